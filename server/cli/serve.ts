@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureDirectory } from '../fs-util.ts';
+import { startHomeport } from '../start.ts';
+import { DataDirLockedError } from '../lock.ts';
+import { parsePort, UsageError, type CliCommand } from './command.ts';
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: 'Run the event-log TCP server, the social server and the UI until stopped (SIGINT/SIGTERM)',
+  options: {
+    host: { type: 'string', env: 'HOMEPORT_HOST', placeholder: 'ADDR', description: 'interface to bind every listener to (default 127.0.0.1)' },
+    'http-port': { type: 'string', env: 'HOMEPORT_HTTP_PORT', placeholder: 'PORT', description: 'HTTP port for the UI and the social server (default 3000; 0 = any free port)' },
+    'tcp-port': { type: 'string', env: 'HOMEPORT_TCP_PORT', placeholder: 'PORT', description: 'event-log TCP port (default 1113; 0 = any free port)' },
+    'tcp-tls-port': { type: 'string', env: 'HOMEPORT_TCP_TLS_PORT', placeholder: 'PORT', description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)' },
+    domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
+    'log-level': { type: 'string', env: 'HOMEPORT_LOG_LEVEL', placeholder: 'LEVEL', description: 'trace, debug, info, warn, error (default info)' },
+  },
+  async run(ctx) {
+    const v = ctx.values as Record<string, string | undefined>;
+    const httpPort = v['http-port'] !== undefined ? parsePort('http-port', v['http-port']) : undefined;
+    const tcpPort = v['tcp-port'] !== undefined ? parsePort('tcp-port', v['tcp-port']) : undefined;
+    const tlsRaw = v['tcp-tls-port'];
+    const tcpTlsPort = tlsRaw === undefined ? undefined : tlsRaw === 'off' ? null : parsePort('tcp-tls-port', tlsRaw);
+    const level = v['log-level'];
+    if (level && !['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level)) {
+      throw new UsageError(`--log-level must be one of trace, debug, info, warn, error, got "${level}"`);
+    }
+    try {
+      ensureDirectory(ctx.dataDir);
+      const probe = path.join(ctx.dataDir, `.write-test-${process.pid}`);
+      fs.writeFileSync(probe, '');
+      fs.rmSync(probe);
+    } catch (err) {
+      throw new UsageError(`data directory ${ctx.dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+
+    let homeport;
+    try {
+      homeport = await startHomeport({ dataDir: ctx.dataDir, host: v.host, httpPort, tcpPort, tcpTlsPort, domain: v.domain, logLevel: level });
+    } catch (err) {
+      if (err instanceof DataDirLockedError) throw new UsageError(err.message);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen: ${(err as Error).message}`);
+      throw err;
+    }
+    for (const l of homeport.listeners) {
+      if (l.name === 'http') ctx.out(`http listening on ${l.url}`);
+      else if (l.name === 'eventlog-tcp') ctx.out(`eventlog tcp listening on ${l.host}:${l.port}`);
+      else ctx.out(`eventlog tls listening on ${l.host}:${l.port}`);
+    }
+    ctx.out(`data directory ${ctx.dataDir}`);
+    const signal = await ctx.stopSignal;
+    ctx.err(`received ${signal}, stopping`);
+    await homeport.close();
+    return 0;
+  },
+};

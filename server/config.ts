@@ -1,0 +1,50 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** Everything `startHomeport` needs; every field but dataDir has a default. */
+export interface HomeportConfig {
+  dataDir: string;
+  /** Interface every listener binds to. Loopback unless the owner says otherwise. */
+  host: string;
+  httpPort: number;
+  tcpPort: number;
+  /** TLS listener for the event log; null turns it off. */
+  tcpTlsPort: number | null;
+  /** Public host[:port] of the social server (used in URLs and federation ids). */
+  domain: string;
+  logLevel: string;
+  /** Directory holding the built renderer (index.html); null serves no UI. */
+  rendererDir: string | null;
+  /** Write log lines to stderr as well as the in-memory log ring. */
+  logToConsole: boolean;
+}
+
+export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
+
+/** The folder Electron's app.getPath('userData') gives for an app named "homeport". */
+export function defaultDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+  const home = os.homedir();
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'homeport');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'homeport');
+  return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'homeport');
+}
+
+export function defaultRendererDir(): string {
+  return path.resolve(import.meta.dirname, '..', 'renderer', 'dist');
+}
+
+export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: string }): HomeportConfig {
+  const host = partial.host ?? '127.0.0.1';
+  const httpPort = partial.httpPort ?? DEFAULT_PORTS.http;
+  return {
+    host,
+    httpPort,
+    tcpPort: partial.tcpPort ?? DEFAULT_PORTS.tcp,
+    tcpTlsPort: partial.tcpTlsPort === undefined ? DEFAULT_PORTS.tcpTls : partial.tcpTlsPort,
+    domain: partial.domain ?? `localhost:${httpPort}`,
+    logLevel: partial.logLevel ?? 'info',
+    rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
+    logToConsole: partial.logToConsole ?? true,
+    dataDir: path.resolve(partial.dataDir),
+  };
+}

@@ -1,0 +1,1 @@
+export { openDatabase, currentSchemaVersion, type Migration, type OpenDatabaseOptions, type Database } from './open.ts';

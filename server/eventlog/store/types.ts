@@ -1,0 +1,261 @@
+/**
+ * The event store's public contract. The TCP protocol layer (../tcp), the subscription engines
+ * (../subscriptions) and the UI API all talk to storage only through these types.
+ *
+ * Numbers: event numbers and positions are JS numbers (safe to 2^53, far beyond what a SQLite log
+ * reaches). The wire's long.MaxValue ("deleted stream") is the sentinel EVENT_NUMBER_DELETED here and
+ * is mapped back to 9223372036854775807 by the codec.
+ */
+
+/** Expected-version constants as EventStoreDB defines them. */
+export const ExpectedVersion = {
+  Any: -2,
+  NoStream: -1,
+  StreamExists: -4,
+} as const;
+
+/** long.MaxValue on the wire: the last event number of a hard-deleted stream and `$tb` of a soft-deleted one. */
+export const EVENT_NUMBER_DELETED = Number.MAX_SAFE_INTEGER;
+/** int.MinValue on the wire: first/last event number reported by a failed write. */
+export const EVENT_NUMBER_INVALID = -2147483648;
+export const MAX_READ_COUNT = 4096;
+
+/** Who is asking. `null` is the anonymous user. */
+export interface Principal {
+  name: string;
+  groups: readonly string[];
+}
+export type Caller = Principal | null;
+
+export interface NewEvent {
+  /** Canonical lower-case UUID text (the codec converts from .NET byte order). */
+  eventId: string;
+  eventType: string;
+  isJson: boolean;
+  data: Uint8Array;
+  metadata: Uint8Array;
+}
+
+export interface RecordedEvent {
+  streamId: string;
+  eventNumber: number;
+  eventId: string;
+  eventType: string;
+  isJson: boolean;
+  data: Uint8Array;
+  metadata: Uint8Array;
+  /** Unix milliseconds of the commit. */
+  created: number;
+  /** `$all` position: events of one transaction share commitPosition and differ in preparePosition. */
+  commitPosition: number;
+  preparePosition: number;
+}
+
+/** A stream read entry: `event` is absent for a link whose target is gone. */
+export interface ResolvedIndexedEvent {
+  event?: RecordedEvent;
+  link?: RecordedEvent;
+}
+
+/** A `$all` read entry; the position is the link's when a link was resolved. */
+export interface ResolvedEvent extends ResolvedIndexedEvent {
+  commitPosition: number;
+  preparePosition: number;
+}
+
+export interface Position {
+  commitPosition: number;
+  preparePosition: number;
+}
+
+export type OperationResult =
+  | 'Success'
+  | 'PrepareTimeout'
+  | 'CommitTimeout'
+  | 'ForwardTimeout'
+  | 'WrongExpectedVersion'
+  | 'StreamDeleted'
+  | 'InvalidTransaction'
+  | 'AccessDenied';
+
+export interface WriteResult {
+  result: OperationResult;
+  message?: string;
+  firstEventNumber: number;
+  lastEventNumber: number;
+  preparePosition: number;
+  commitPosition: number;
+  /** Stream's last event number at check time; set on WrongExpectedVersion. */
+  currentVersion?: number;
+}
+
+export interface DeleteResult {
+  result: OperationResult;
+  message?: string;
+  preparePosition: number;
+  commitPosition: number;
+  currentVersion?: number;
+}
+
+export interface TransactionResult {
+  transactionId: number;
+  result: OperationResult;
+  message?: string;
+}
+
+export interface TransactionCommitResult extends TransactionResult {
+  firstEventNumber: number;
+  lastEventNumber: number;
+  preparePosition: number;
+  commitPosition: number;
+}
+
+export type ReadEventResultCode = 'Success' | 'NotFound' | 'NoStream' | 'StreamDeleted' | 'Error' | 'AccessDenied';
+export interface ReadEventResult {
+  result: ReadEventResultCode;
+  event?: ResolvedIndexedEvent;
+  error?: string;
+}
+
+export type ReadStreamResultCode = 'Success' | 'NoStream' | 'StreamDeleted' | 'NotModified' | 'Error' | 'AccessDenied';
+export interface ReadStreamResult {
+  result: ReadStreamResultCode;
+  events: ResolvedIndexedEvent[];
+  nextEventNumber: number;
+  lastEventNumber: number;
+  isEndOfStream: boolean;
+  lastCommitPosition: number;
+  error?: string;
+}
+
+export type ReadAllResultCode = 'Success' | 'NotModified' | 'Error' | 'AccessDenied';
+export interface ReadAllResult {
+  result: ReadAllResultCode;
+  /** The position actually used (after substituting the end of the log for (-1,-1)). */
+  position: Position;
+  events: ResolvedEvent[];
+  nextPosition: Position;
+  /** Filtered reads only: the scan reached the end (forward) or beginning (backward) of the log. */
+  isEndOfStream: boolean;
+  error?: string;
+}
+
+export interface EventFilter {
+  context: 'StreamId' | 'EventType';
+  type: 'Regex' | 'Prefix';
+  data: string[];
+}
+
+export type ScavengeResultCode = 'Started' | 'InProgress' | 'Unauthorized';
+export interface ScavengeResult {
+  result: ScavengeResultCode;
+  scavengeId?: string;
+}
+
+/** Parsed stream metadata (`$$stream`), reserved keys plus everything else verbatim in `custom`. */
+export interface StreamMetadata {
+  maxCount?: number;
+  maxAge?: number;
+  truncateBefore?: number;
+  cacheControl?: number;
+  acl?: StreamAcl;
+  raw: Record<string, unknown>;
+}
+export interface StreamAcl {
+  readRoles?: string[];
+  writeRoles?: string[];
+  deleteRoles?: string[];
+  metaReadRoles?: string[];
+  metaWriteRoles?: string[];
+}
+
+/** What a commit made visible, in `$all` order; subscriptions are fed from this. */
+export interface CommittedBatch {
+  events: RecordedEvent[];
+  /** Streams deleted by this commit (soft or hard), for dropping their subscribers. */
+  deleted: { streamId: string; hard: boolean }[];
+}
+
+export interface StreamSummary {
+  streamId: string;
+  lastEventNumber: number;
+  eventCount: number;
+  createdAt: number;
+  updatedAt: number;
+  deleted: 'no' | 'soft' | 'hard';
+}
+
+export type StoreStatus = 'starting' | 'ready' | 'closing';
+
+/** Raised by the store when the write queue is past its bound; the TCP layer answers NotHandled TooBusy. */
+export class StoreBusyError extends Error {
+  readonly code = 'HOMEPORT_STORE_BUSY';
+}
+/** Raised when the store is not open yet or is closing; the TCP layer answers NotHandled NotReady. */
+export class StoreNotReadyError extends Error {
+  readonly code = 'HOMEPORT_STORE_NOT_READY';
+}
+
+export interface EventStore {
+  readonly status: StoreStatus;
+
+  // writes: resolve once durable (group commit); AccessDenied etc. come back as results, not throws
+  appendToStream(streamId: string, expectedVersion: number, events: NewEvent[], caller: Caller): Promise<WriteResult>;
+  deleteStream(streamId: string, expectedVersion: number, hardDelete: boolean, caller: Caller): Promise<DeleteResult>;
+  startTransaction(streamId: string, expectedVersion: number, caller: Caller): Promise<TransactionResult>;
+  transactionWrite(transactionId: number, events: NewEvent[], caller: Caller): Promise<TransactionResult>;
+  commitTransaction(transactionId: number, caller: Caller): Promise<TransactionCommitResult>;
+
+  // reads: synchronous over SQLite
+  readEvent(streamId: string, eventNumber: number, resolveLinkTos: boolean, caller: Caller): ReadEventResult;
+  readStreamForward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult;
+  readStreamBackward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult;
+  readAllForward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
+  readAllBackward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
+  filteredReadAllForward(from: Position, maxCount: number, maxSearchWindow: number, filter: EventFilter | null, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
+  filteredReadAllBackward(from: Position, maxCount: number, maxSearchWindow: number, filter: EventFilter | null, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
+
+  /** Read-access check as ReadStreamEvents does it (for subscriptions). `''` or `'$all'` means the global log. */
+  checkReadAccess(streamId: string, caller: Caller): boolean;
+  /** Stream's last event number, -1 if it never existed; pre-deletion number when soft-deleted. */
+  lastEventNumber(streamId: string): number;
+  /** Last committed `$all` commit position (0 on an empty log). */
+  lastCommitPosition(): number;
+  getStreamMetadata(streamId: string): StreamMetadata;
+  /** Resolves a `$>` link record to its target (undefined when gone); used by subscriptions. */
+  resolveLink(link: RecordedEvent, caller: Caller): ResolvedIndexedEvent;
+
+  scavenge(caller: Caller): ScavengeResult;
+
+  /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
+  onCommitted(listener: (batch: CommittedBatch) => void): () => void;
+
+  // browsing (UI API)
+  listStreams(options: { prefix?: string; pattern?: string; orderBy: 'created' | 'updated' | 'name'; limit: number; includeSystem: boolean }): StreamSummary[];
+  streamCategories(limit: number): { category: string; streams: number }[];
+
+  /** Finishes queued writes, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface EventLogUser {
+  name: string;
+  fullName: string;
+  groups: string[];
+  disabled: boolean;
+  createdAt: number;
+}
+
+/**
+ * Event-log accounts (`admin`/`changeit` in `$admins` and `ops`/`changeit` in `$ops` on a new log).
+ * Changes are also recorded as events in `$user-<name>` / `$users` system streams, as EventStoreDB does.
+ */
+export interface EventLogUsers {
+  /** Resolves the principal for good credentials, null for bad ones. Successful checks are cached briefly. */
+  authenticate(name: string, password: string): Promise<Principal | null>;
+  list(): EventLogUser[];
+  get(name: string): EventLogUser | undefined;
+  add(user: { name: string; password: string; fullName?: string; groups?: string[] }): Promise<EventLogUser>;
+  changePassword(name: string, newPassword: string): Promise<void>;
+  remove(name: string): Promise<void>;
+}

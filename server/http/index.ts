@@ -1,0 +1,2 @@
+export { createHttpServer, type HttpServerOptions } from './server.ts';
+export { registerUiApi, type UiApiOptions } from './ui-api.ts';

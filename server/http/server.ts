@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
+import type { Logger } from '../logger.ts';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  /** Built renderer (index.html + assets); null serves no UI. */
+  rendererDir: string | null;
+  /** Subsystem plugins, each encapsulated (fastify's plugin model). */
+  plugins: { name: string; plugin: FastifyPluginAsync; prefix?: string }[];
+  bodyLimit?: number;
+}
+
+/** One fastify instance serves the UI, the UI's own API and the social server. */
+export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
+    trustProxy: false,
+    disableRequestLogging: false,
+    // Rails-style clients send `a[b]=1`; subsystems parse brackets themselves, so keep raw keys here.
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
+
+  for (const { plugin, prefix } of options.plugins) await app.register(plugin, prefix ? { prefix } : {});
+
+  const rendererDir = options.rendererDir;
+  if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {
+    await app.register(fastifyStatic, { root: rendererDir, prefix: '/', index: ['index.html'], wildcard: false });
+    // Client-side routes (e.g. /ui/streams/foo) get the app shell; API paths keep their 404s.
+    app.setNotFoundHandler((req, reply) => {
+      const url = req.url.split('?')[0];
+      if (req.method === 'GET' && url.startsWith('/ui/')) return reply.type('text/html').sendFile('index.html');
+      return reply.code(404).send({ error: 'Record not found' });
+    });
+  } else {
+    app.get('/', async (_req, reply) =>
+      reply.type('text/html').send('<!doctype html><title>Homeport</title><p>Homeport is running. The UI is not built: run <code>npm run build:renderer</code>.</p>'),
+    );
+  }
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { LogRing } from '../logger.ts';
+import { UiSessions, type UiCredentialCheck } from './ui/auth.ts';
+import { logRoutes } from './ui/logs.ts';
+import { serverInfoRoutes, type ServerInfo } from './ui/server-info.ts';
+import { sessionRoutes } from './ui/session.ts';
+
+export { UiSessions, requireOwner, type UiPrincipal, type UiCredentialCheck } from './ui/auth.ts';
+export type { ServerInfo } from './ui/server-info.ts';
+
+export interface UiApiOptions {
+  sessions: UiSessions;
+  checkCredentials: UiCredentialCheck;
+  serverInfo: () => ServerInfo;
+  logs: LogRing;
+  /** Subsystems add their own owner-only routes here (event log browser, subscriptions monitor). */
+  extraRoutes?: FastifyPluginAsync<{ sessions: UiSessions }>[];
+}
+
+export const UI_API_PREFIX = '/api/homeport/v1';
+
+/** The renderer's own versioned JSON API. Every route but sign-in needs the owner's token. */
+export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
+  return async (app) => {
+    sessionRoutes(app, options.sessions, options.checkCredentials);
+    serverInfoRoutes(app, options.sessions, options.serverInfo);
+    logRoutes(app, options.sessions, options.logs);
+    for (const routes of options.extraRoutes ?? []) await app.register(routes, { sessions: options.sessions });
+  };
+}

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { resolveConfig, type HomeportConfig } from './config.ts';
+import { openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer } from './eventlog/index.ts';
+import { createHttpServer, registerUiApi } from './http/index.ts';
+import { UI_API_PREFIX } from './http/ui-api.ts';
+import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
+import { ensureDirectory } from './fs-util.ts';
+import { acquireDataDirLock } from './lock.ts';
+import { createLogger, LogRing, type Logger } from './logger.ts';
+import { openSocial, type Social } from './social/index.ts';
+import { HOMEPORT_VERSION } from './version.ts';
+
+export interface Listener {
+  name: 'http' | 'eventlog-tcp' | 'eventlog-tls';
+  protocol: string;
+  host: string;
+  port: number;
+  /** What a person pastes into a client. */
+  url: string;
+}
+
+export interface Homeport {
+  config: HomeportConfig;
+  listeners: Listener[];
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:3000 */
+  httpUrl: string;
+  tcpPort: number;
+  tlsPort: number | null;
+  /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
+  uiToken: string;
+  eventLog: EventLog;
+  social: Social;
+  http: FastifyInstance;
+  logger: Logger;
+  logs: LogRing;
+  close(): Promise<void>;
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function fileSize(file: string): number {
+  let total = 0;
+  for (const f of [file, `${file}-wal`]) {
+    try {
+      total += fs.statSync(f).size;
+    } catch {
+      /* not there */
+    }
+  }
+  return total;
+}
+
+/**
+ * Starts everything Homeport runs: the event log (SQLite + TCP listeners), the social server and the
+ * HTTP server with the UI. The CLI, the tests and the Electron main process all start Homeport here.
+ */
+export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir: string }): Promise<Homeport> {
+  const config = resolveConfig(partial);
+  ensureDirectory(config.dataDir);
+  const lock = acquireDataDirLock(config.dataDir);
+
+  const logs = new LogRing();
+  const logger = createLogger({ level: config.logLevel, toConsole: config.logToConsole, ring: logs });
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        logger.error({ err }, 'error while shutting down');
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    const eventLog = await openEventLog({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'eventlog' }) });
+    cleanups.push(() => eventLog.close());
+    const social = await openSocial({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'social' }), domain: config.domain });
+    cleanups.push(() => social.close());
+
+    const sessions = new UiSessions();
+    const startedAt = new Date().toISOString();
+    const listeners: Listener[] = [];
+    const checkCredentials = async (username: string, password: string): Promise<UiPrincipal | null> => {
+      const principal = await eventLog.users.authenticate(username, password);
+      if (principal?.groups.includes('$admins')) return { name: principal.name, via: 'eventlog-admin' };
+      const owner = await social.checkOwnerCredentials(username, password);
+      return owner ? { name: owner.name, via: 'social-owner' } : null;
+    };
+    const serverInfo = (): ServerInfo => ({
+      version: HOMEPORT_VERSION,
+      dataDir: config.dataDir,
+      startedAt,
+      listeners: listeners.map((l) => ({ name: l.name, protocol: l.protocol, address: `${l.host}:${l.port}`, url: l.url })),
+      databases: [
+        { name: 'eventlog', file: eventLog.file, bytes: fileSize(eventLog.file) },
+        { name: 'social', file: social.file, bytes: fileSize(social.file) },
+      ],
+    });
+
+    const http = await createHttpServer({
+      logger: logger.child({ subsystem: 'http' }),
+      rendererDir: config.rendererDir,
+      plugins: [
+        { name: 'ui-api', prefix: UI_API_PREFIX, plugin: registerUiApi({ sessions, checkCredentials, serverInfo, logs }) },
+        { name: 'social', plugin: social.plugin },
+      ],
+    });
+    cleanups.push(() => http.close());
+    await http.listen({ host: config.host, port: config.httpPort });
+    const httpAddress = http.server.address() as AddressInfo;
+    const httpUrl = `http://${formatHost(config.host)}:${httpAddress.port}`;
+
+    const tcp: EventLogTcpServer = await startEventLogTcp(eventLog, {
+      host: config.host,
+      port: config.tcpPort,
+      tlsPort: config.tcpTlsPort,
+      dataDir: config.dataDir,
+      logger: logger.child({ subsystem: 'eventlog-tcp' }),
+    });
+    // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
+    cleanups.push(() => tcp.close());
+
+    listeners.push({
+      name: 'eventlog-tcp',
+      protocol: 'tcp',
+      host: config.host,
+      port: tcp.tcp.port,
+      url: `tcp://${formatHost(config.host)}:${tcp.tcp.port}`,
+    });
+    if (tcp.tls) {
+      listeners.push({
+        name: 'eventlog-tls',
+        protocol: 'tls',
+        host: config.host,
+        port: tcp.tls.port,
+        url: `tcp://${formatHost(config.host)}:${tcp.tls.port}`,
+      });
+    }
+    listeners.push({ name: 'http', protocol: 'http', host: config.host, port: httpAddress.port, url: httpUrl });
+
+    const uiToken = sessions.mint({ name: 'owner', via: 'app-token' }, 365 * 24 * 3600 * 1000);
+    logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
+
+    let closing: Promise<void> | null = null;
+    return {
+      config,
+      listeners,
+      httpUrl,
+      tcpPort: tcp.tcp.port,
+      tlsPort: tcp.tls?.port ?? null,
+      uiToken,
+      eventLog,
+      social,
+      http,
+      logger,
+      logs,
+      close() {
+        closing ??= (async () => {
+          logger.info('homeport stopping');
+          await cleanup();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

@@ -96,7 +96,7 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
       out(helpText(command));
       return 0;
     }
-    const values: CliContext['values'] = { ...parsed.values };
+    const values = { ...parsed.values } as CliContext['values'];
     for (const [name, o] of Object.entries(options)) {
       if (values[name] === undefined && o.env && env[o.env] !== undefined && env[o.env] !== '') values[name] = env[o.env];
     }

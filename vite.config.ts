@@ -1,0 +1,25 @@
+import path from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+// One config: `vite build` bundles the renderer into renderer/dist (served by the HTTP server);
+// `vitest` runs unit and integration tests under Node (*.test.ts next to the code they test).
+export default defineConfig({
+  root: path.resolve(import.meta.dirname, 'renderer'),
+  base: '/',
+  plugins: [react()],
+  build: {
+    outDir: path.resolve(import.meta.dirname, 'renderer', 'dist'),
+    emptyOutDir: true,
+    sourcemap: true,
+  },
+  test: {
+    root: import.meta.dirname,
+    include: ['server/**/*.test.ts', 'renderer/src/**/*.test.{ts,tsx}', 'electron/**/*.test.ts', 'bench/**/*.test.ts'],
+    exclude: ['node_modules/**', 'e2e/**', '**/dist/**'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
+import pkg from '../package.json' with { type: 'json' };
 
-const require = createRequire(import.meta.url);
-export const HOMEPORT_VERSION: string = (require('../package.json') as { version: string }).version;
+export const HOMEPORT_VERSION: string = pkg.version;

@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium; Playwright never downloads a browser here.
+export default defineConfig({
+  testDir: import.meta.dirname,
+  testMatch: '**/*.spec.ts',
+  outputDir: path.join(import.meta.dirname, '..', 'test-results', 'e2e'),
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.HOMEPORT_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    },
+  },
+});

@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, shell, Tray, type IpcMainInvokeEvent } from 'electron';
+import { startHomeport, type Homeport } from '../server/index.ts';
+import { IpcChannel, isTrustedSender } from './ipc-channels.ts';
+
+// The main process only starts Homeport (the same function the CLI and the tests call) and shows it.
+let homeport: Homeport | null = null;
+let mainWindow: BrowserWindow | null = null;
+let tray: Tray | null = null;
+let stopped = false;
+
+const appRoot = app.getAppPath();
+const iconPath = path.join(appRoot, 'resources', 'icon.png');
+
+function handle(channel: IpcChannel, fn: (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown): void {
+  ipcMain.handle(channel, (event, ...args) => {
+    const fromOurWindow = mainWindow !== null && BrowserWindow.fromWebContents(event.sender) === mainWindow;
+    if (!homeport || !fromOurWindow || !isTrustedSender(event.senderFrame?.url ?? '', homeport.httpUrl)) {
+      throw new Error('refused: not Homeport’s own window');
+    }
+    return fn(event, ...args);
+  });
+}
+
+function registerIpc(): void {
+  handle(IpcChannel.GetUiToken, () => homeport!.uiToken);
+  handle(IpcChannel.GetListeners, () => homeport!.listeners.map((l) => ({ name: l.name, url: l.url })));
+  handle(IpcChannel.CopyText, (_e, text) => clipboard.writeText(String(text)));
+}
+
+function createWindow(url: string): void {
+  mainWindow = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    title: 'Homeport',
+    icon: iconPath,
+    webPreferences: {
+      preload: path.join(import.meta.dirname, 'preload.cjs'),
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+    },
+  });
+  const origin = new URL(url).origin;
+  // Links to anywhere else open in the system browser, never inside the app window.
+  mainWindow.webContents.setWindowOpenHandler(({ url: target }) => {
+    if (/^https?:/.test(target)) void shell.openExternal(target);
+    return { action: 'deny' };
+  });
+  mainWindow.webContents.on('will-navigate', (event, target) => {
+    if (new URL(target).origin !== origin) {
+      event.preventDefault();
+      void shell.openExternal(target);
+    }
+  });
+  mainWindow.on('closed', () => {
+    mainWindow = null;
+  });
+  void mainWindow.loadURL(url);
+}
+
+function createTray(hp: Homeport): void {
+  tray = new Tray(nativeImage.createFromPath(iconPath).resize({ width: 16, height: 16 }));
+  tray.setToolTip('Homeport');
+  const listenerItems = hp.listeners.map((l) => ({
+    label: `${l.name}: ${l.url}`,
+    click: () => clipboard.writeText(l.url),
+  }));
+  tray.setContextMenu(
+    Menu.buildFromTemplate([
+      { label: 'Open Homeport', click: () => (mainWindow ? mainWindow.show() : createWindow(`${hp.httpUrl}/ui/eventlog`)) },
+      { type: 'separator' },
+      { label: 'Listeners (click to copy)', enabled: false },
+      ...listenerItems,
+      { type: 'separator' },
+      { label: 'Quit', click: () => app.quit() },
+    ]),
+  );
+}
+
+async function start(): Promise<void> {
+  try {
+    homeport = await startHomeport({
+      dataDir: app.getPath('userData'),
+      rendererDir: path.join(appRoot, 'renderer', 'dist'),
+      logToConsole: !app.isPackaged,
+    });
+  } catch (err) {
+    dialog.showErrorBox('Homeport could not start', (err as Error).message);
+    stopped = true;
+    app.quit();
+    return;
+  }
+  registerIpc();
+  createTray(homeport);
+  createWindow(`${homeport.httpUrl}/ui/eventlog`);
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+  });
+  app.on('window-all-closed', () => {
+    // Keep serving from the tray: the servers are the point, the window is a view onto them.
+  });
+  app.on('activate', () => {
+    if (!mainWindow && homeport) createWindow(`${homeport.httpUrl}/ui/eventlog`);
+  });
+  app.on('before-quit', (event) => {
+    if (stopped || !homeport) return;
+    event.preventDefault();
+    stopped = true;
+    void homeport.close().finally(() => {
+      tray?.destroy();
+      app.quit();
+    });
+  });
+  void app.whenReady().then(start);
+}

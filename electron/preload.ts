@@ -1,0 +1,9 @@
+import { contextBridge, ipcRenderer } from 'electron';
+import { IpcChannel } from './ipc-channels.ts';
+
+// The renderer gets exactly this narrow API (window.homeport); no Node, no raw ipcRenderer.
+contextBridge.exposeInMainWorld('homeport', {
+  getUiToken: (): Promise<string> => ipcRenderer.invoke(IpcChannel.GetUiToken),
+  getListeners: (): Promise<{ name: string; url: string }[]> => ipcRenderer.invoke(IpcChannel.GetListeners),
+  copyText: (text: string): Promise<void> => ipcRenderer.invoke(IpcChannel.CopyText, String(text)),
+});

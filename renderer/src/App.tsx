@@ -1,0 +1,61 @@
+import { useEffect, type MouseEvent } from 'react';
+import { Loading } from './components/ui.tsx';
+import { SECTIONS, useRouter, type SectionId } from './stores/router.ts';
+import { useSession } from './stores/session.ts';
+import { EventLogView } from './views/EventLogView.tsx';
+import { ServerView } from './views/ServerView.tsx';
+import { SignIn } from './views/SignIn.tsx';
+import { SocialView } from './views/SocialView.tsx';
+import { SubscriptionsView } from './views/SubscriptionsView.tsx';
+
+const VIEWS: Record<SectionId, () => React.JSX.Element | null> = {
+  eventlog: EventLogView,
+  subscriptions: SubscriptionsView,
+  social: SocialView,
+  server: ServerView,
+};
+
+export function App() {
+  const { status, user, restore, signOut } = useSession();
+  const { section, navigate } = useRouter();
+  useEffect(() => {
+    void restore();
+  }, [restore]);
+
+  if (status === 'checking') return <Loading label="Starting…" />;
+  if (status === 'signed-out') return <SignIn />;
+
+  const View = VIEWS[section];
+  const go = (e: MouseEvent<HTMLAnchorElement>, path: string) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+    e.preventDefault();
+    navigate(path);
+  };
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand">Homeport</span>
+        <nav aria-label="Sections">
+          <ul>
+            {SECTIONS.map((s) => (
+              <li key={s.id}>
+                <a href={`/ui/${s.id}`} aria-current={s.id === section ? 'page' : undefined} onClick={(e) => go(e, `/ui/${s.id}`)}>
+                  {s.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span className="user">
+          {user?.name}{' '}
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main className="content">
+        <View />
+      </main>
+    </div>
+  );
+}

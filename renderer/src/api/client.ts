@@ -1,0 +1,55 @@
+/** The renderer talks to Homeport only over HTTP/WebSocket, so it works the same in Electron and a browser. */
+export const UI_API = '/api/homeport/v1';
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+let token: string | null = null;
+let onUnauthorized: (() => void) | null = null;
+
+export function setApiToken(next: string | null): void {
+  token = next;
+}
+export function getApiToken(): string | null {
+  return token;
+}
+export function setUnauthorizedHandler(handler: (() => void) | null): void {
+  onUnauthorized = handler;
+}
+
+/** JSON request to the UI API; a server error surfaces as an ApiError carrying the server's own message. */
+export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${UI_API}${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'Homeport is not reachable. Is the server running?');
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { error: text };
+  }
+  if (!res.ok) {
+    if (res.status === 401 && onUnauthorized) onUnauthorized();
+    const message = (data as { error?: string; message?: string } | null)?.error ?? (data as { message?: string } | null)?.message;
+    throw new ApiError(res.status, message ?? `${res.status} ${res.statusText}`);
+  }
+  return data as T;
+}

@@ -1,0 +1,16 @@
+/** What Electron's preload exposes (see electron/preload.ts); absent in a plain browser. */
+export interface DesktopBridge {
+  getUiToken(): Promise<string>;
+  getListeners(): Promise<{ name: string; url: string }[]>;
+  copyText(text: string): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    homeport?: DesktopBridge;
+  }
+}
+
+export function desktopBridge(): DesktopBridge | undefined {
+  return typeof window === 'undefined' ? undefined : window.homeport;
+}

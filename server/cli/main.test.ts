@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const cli = path.join(root, 'bin', 'homeport.js');
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+function tempDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-cli-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, cwd: root, timeout: 30_000 });
+}
+
+/** Starts `homeport serve` and resolves with its stdout lines once every listener line is printed. */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; lines: string[] }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0', '--log-level', 'warn', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line.startsWith('data directory')) resolve({ child, lines });
+    });
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+}
+
+describe('homeport CLI', () => {
+  it('documents every command and flag in --help', () => {
+    const r = runCli(['--help']);
+    expect(r.status).toBe(0);
+    for (const word of ['serve', '--data-dir', '--host', '--http-port', '--tcp-port', '--tcp-tls-port', '--domain', 'HOMEPORT_DATA_DIR']) {
+      expect(r.stdout).toContain(word);
+    }
+  });
+
+  it.each([
+    [['serve', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--http-port', '70000'], /--http-port must be a port number/],
+    [['serve', '--tcp-port', 'abc'], /--tcp-port must be a port number/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ])('fails %j with one line and exit code 2', (args, message) => {
+    const r = runCli([...args, '--data-dir', tempDir()]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('refuses an unwritable data directory with exit code 2', () => {
+    const file = path.join(tempDir(), 'not-a-dir');
+    fs.writeFileSync(file, '');
+    const r = runCli(['serve', '--data-dir', path.join(file, 'data'), '--http-port', '0', '--tcp-port', '0']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/data directory .* is not writable/);
+  });
+
+  it('serves, prints one line per listener, and exits 0 on SIGTERM', async () => {
+    const dataDir = tempDir();
+    const { child, lines } = await serve([], { HOMEPORT_DATA_DIR: dataDir });
+    expect(lines.some((l) => /^eventlog tcp listening on 127\.0\.0\.1:\d+$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^eventlog tls listening on 127\.0\.0\.1:\d+$/.test(l))).toBe(true);
+    const http = lines.find((l) => l.startsWith('http listening on '))!.slice('http listening on '.length);
+    expect((await fetch(`${http}/`)).status).toBe(200);
+    expect(lines).toContain(`data directory ${dataDir}`);
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'homeport.lock'))).toBe(false);
+  });
+
+  it('keeps a second server off a data directory in use, but not a second directory', async () => {
+    const dataDir = tempDir();
+    const first = await serve(['--data-dir', dataDir]);
+    const second = runCli(['serve', '--data-dir', dataDir, '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0']);
+    expect(second.status).toBe(2);
+    expect(second.stderr).toMatch(/in use by another Homeport server/);
+    const other = await serve(['--data-dir', tempDir()]);
+    first.child.kill('SIGINT');
+    other.child.kill('SIGINT');
+    expect(await exitOf(first.child)).toBe(0);
+    expect(await exitOf(other.child)).toBe(0);
+  });
+});

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { currentSchemaVersion, openDatabase, type Migration } from './index.ts';
+
+const dirs: string[] = [];
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-db-'));
+  dirs.push(dir);
+  return path.join(dir, 'test.db');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const v1: Migration = { version: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') };
+const v2: Migration = {
+  version: 2,
+  name: 'note titles',
+  up: (db) => {
+    db.exec("ALTER TABLE notes ADD COLUMN title TEXT NOT NULL DEFAULT ''");
+    db.exec("UPDATE notes SET title = substr(body, 1, 3)");
+  },
+};
+
+describe('openDatabase', () => {
+  it('creates a WAL database at the newest version with the requested durability', () => {
+    const db = openDatabase(tempFile(), { migrations: [v1, v2], synchronous: 'FULL' });
+    expect(currentSchemaVersion(db)).toBe(2);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    db.close();
+  });
+
+  it('migrates an old-version file and keeps its data', () => {
+    const file = tempFile();
+    const old = openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' });
+    old.prepare('INSERT INTO notes (body) VALUES (?)').run('hello world');
+    old.close();
+
+    const db = openDatabase(file, { migrations: [v1, v2], synchronous: 'NORMAL' });
+    expect(currentSchemaVersion(db)).toBe(2);
+    expect(db.prepare('SELECT body, title FROM notes').all()).toEqual([{ body: 'hello world', title: 'hel' }]);
+    db.close();
+  });
+
+  it('rolls a failing migration back and leaves the file at the old version', () => {
+    const file = tempFile();
+    openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' }).close();
+    const broken: Migration = {
+      version: 2,
+      name: 'broken',
+      up: (db) => {
+        db.exec('CREATE TABLE half_done (x)');
+        throw new Error('boom');
+      },
+    };
+    expect(() => openDatabase(file, { migrations: [v1, broken], synchronous: 'NORMAL' })).toThrow('boom');
+    const db = openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' });
+    expect(currentSchemaVersion(db)).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it('refuses a file written by a newer Homeport', () => {
+    const file = tempFile();
+    openDatabase(file, { migrations: [v1, v2], synchronous: 'NORMAL' }).close();
+    expect(() => openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' })).toThrow(/newer than this Homeport/);
+  });
+});

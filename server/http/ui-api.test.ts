@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHomeport, type Homeport } from '../index.ts';
+
+let hp: Homeport;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-api-'));
+  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+});
+afterAll(async () => {
+  await hp.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const api = (p: string, init: RequestInit = {}) => fetch(`${hp.httpUrl}/api/homeport/v1${p}`, init);
+const signIn = (username: string, password: string) =>
+  api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+
+describe('UI API', () => {
+  it('answers 401 to every call without credentials', async () => {
+    for (const p of ['/server', '/logs', '/session']) expect((await api(p)).status).toBe(401);
+    expect((await api('/server', { headers: { authorization: 'Bearer not-a-token' } })).status).toBe(401);
+  });
+
+  it('signs the event-log admin in and shows the server facts', async () => {
+    const res = await signIn('admin', 'changeit');
+    expect(res.status).toBe(200);
+    const { token, user } = (await res.json()) as { token: string; user: { name: string } };
+    expect(user.name).toBe('admin');
+    const info = await (await api('/server', { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(info.dataDir).toBe(dataDir);
+    expect(info.listeners.map((l: { name: string }) => l.name)).toContain('eventlog-tcp');
+    expect(info.databases.map((d: { name: string }) => d.name)).toEqual(['eventlog', 'social']);
+
+    expect((await api('/session', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await api('/server', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
+  it('refuses wrong passwords and non-admin event-log users', async () => {
+    expect((await signIn('admin', 'wrong')).status).toBe(401);
+    expect((await signIn('ops', 'changeit')).status).toBe(401);
+  });
+
+  it('rejects malformed sign-in bodies with 400, not 500', async () => {
+    const res = await api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username": 5' });
+    expect(res.status).toBe(400);
+    const missing = await api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(missing.status).toBe(400);
+  });
+
+  it('accepts the token minted for the desktop shell, and keeps passwords out of the log', async () => {
+    const res = await api('/logs?limit=2000', { headers: { authorization: `Bearer ${hp.uiToken}` } });
+    expect(res.status).toBe(200);
+    const { entries } = (await res.json()) as { entries: { line: string }[] };
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.some((e) => e.line.includes('changeit'))).toBe(false);
+  });
+});

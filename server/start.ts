@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type HomeportConfig } from './config.ts';
 import { openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer } from './eventlog/index.ts';
+import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
@@ -31,6 +32,8 @@ export interface Homeport {
   /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
   uiToken: string;
   eventLog: EventLog;
+  /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
+  subscriptions: Subscriptions;
   social: Social;
   http: FastifyInstance;
   logger: Logger;
@@ -80,6 +83,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
   try {
     const eventLog = await openEventLog({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'eventlog' }) });
     cleanups.push(() => eventLog.close());
+    // Closed after the TCP listener and before the store: groups write their final checkpoints.
+    const subscriptions = startSubscriptions(eventLog.store, { logger: logger.child({ subsystem: 'subscriptions' }) });
+    cleanups.push(() => subscriptions.close());
     const social = await openSocial({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'social' }), domain: config.domain });
     cleanups.push(() => social.close());
 
@@ -122,6 +128,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       tlsPort: config.tcpTlsPort,
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'eventlog-tcp' }),
+      handlers: [subscriptionTcpHandlers(subscriptions)],
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
     cleanups.push(() => tcp.close());
@@ -156,6 +163,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       tlsPort: tcp.tls?.port ?? null,
       uiToken,
       eventLog,
+      subscriptions,
       social,
       http,
       logger,

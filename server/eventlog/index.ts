@@ -5,3 +5,25 @@
 export * from './store/types.ts';
 export { openEventLog, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
 export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
+export {
+  startSubscriptions,
+  DEFAULT_PERSISTENT_SETTINGS,
+  CONSUMER_STRATEGIES,
+  checkpointStreamOf,
+  parkedStreamOf,
+  type Subscriptions,
+  type SubscriptionsOptions,
+  type ConsumerStrategyName,
+  type PersistentSubscriptionSettings,
+  type PersistentGroupInfo,
+  type PersistentGroupDetail,
+  type PersistentConnectionInfo,
+  type ParkedMessage,
+  type ParkedPage,
+  type VolatileSubscriptionInfo,
+  type CreateGroupResult,
+  type UpdateGroupResult,
+  type DeleteGroupResult,
+  type GroupStatus,
+} from './subscriptions/index.ts';
+export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';

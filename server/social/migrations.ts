@@ -1,11 +1,653 @@
 import type { Migration } from '../db/index.ts';
 
+/*
+ * The social server's schema (social.db). Conventions:
+ * - ids are snowflakes (ms timestamp << 16 | sequence) stored as INTEGER and read as BigInt
+ *   (the database runs with safeIntegers); the API shows them as decimal strings;
+ * - times are INTEGER milliseconds since the epoch; booleans are INTEGER 0/1;
+ * - accounts cover local and remote (federated) actors: `domain` is NULL for local ones, and a local
+ *   account has a `users` row behind it (e-mail, password, confirmation, approval, role).
+ * Part 2 (statuses, media, polls, timelines, notifications, conversations, scheduled statuses) only adds
+ * to the tables created here.
+ */
 export const socialMigrations: Migration[] = [
   {
     version: 1,
     name: 'settings',
     up(db) {
       db.exec(`CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    },
+  },
+  {
+    version: 2,
+    name: 'accounts, users, oauth, relationships, instance',
+    up(db) {
+      db.exec(`
+        CREATE TABLE accounts (
+          id INTEGER PRIMARY KEY,
+          username TEXT NOT NULL,
+          domain TEXT,                                  -- NULL for local accounts (punycode, lower case otherwise)
+          uri TEXT UNIQUE,                              -- ActivityPub actor id; NULL for local (derived from the domain)
+          url TEXT,                                     -- profile page of a remote account
+          actor_type TEXT NOT NULL DEFAULT 'Person',    -- Person, Service (bot), Group, Application, Organization
+          display_name TEXT NOT NULL DEFAULT '',
+          note TEXT NOT NULL DEFAULT '',                -- plain source text for local accounts, HTML for remote ones
+          fields TEXT NOT NULL DEFAULT '[]',            -- JSON [{name, value, verified_at}]
+          avatar_file TEXT,                             -- path under the media directory
+          avatar_remote_url TEXT,
+          avatar_description TEXT NOT NULL DEFAULT '',
+          header_file TEXT,
+          header_remote_url TEXT,
+          header_description TEXT NOT NULL DEFAULT '',
+          locked INTEGER NOT NULL DEFAULT 0,
+          discoverable INTEGER,
+          indexable INTEGER NOT NULL DEFAULT 0,
+          hide_collections INTEGER,
+          memorial INTEGER NOT NULL DEFAULT 0,
+          moved_to_account_id INTEGER REFERENCES accounts(id) ON DELETE SET NULL,
+          also_known_as TEXT NOT NULL DEFAULT '[]',      -- JSON list of actor URIs
+          attribution_domains TEXT NOT NULL DEFAULT '[]',
+          inbox_url TEXT,
+          shared_inbox_url TEXT,
+          outbox_url TEXT,
+          followers_url TEXT,
+          following_url TEXT,
+          featured_url TEXT,
+          public_key TEXT NOT NULL DEFAULT '',          -- PEM
+          private_key TEXT,                             -- PEM, local accounts only
+          suspended_at INTEGER,
+          silenced_at INTEGER,
+          deleted_at INTEGER,                           -- local account deleted by its owner or staff; the name stays taken
+          last_webfingered_at INTEGER,
+          fetched_at INTEGER,                           -- remote: when the actor document was last read
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX accounts_handle ON accounts (lower(username), coalesce(domain, ''));
+        CREATE INDEX accounts_domain ON accounts (domain) WHERE domain IS NOT NULL;
+        CREATE INDEX accounts_moved_to ON accounts (moved_to_account_id) WHERE moved_to_account_id IS NOT NULL;
+
+        -- Counters of remote accounts as their server reports them (local counters are counted from rows).
+        CREATE TABLE account_stats (
+          account_id INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+          statuses_count INTEGER NOT NULL DEFAULT 0,
+          following_count INTEGER NOT NULL DEFAULT 0,
+          followers_count INTEGER NOT NULL DEFAULT 0,
+          last_status_at INTEGER
+        );
+
+        CREATE TABLE oauth_applications (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          website TEXT,
+          redirect_uris TEXT NOT NULL,                  -- newline separated
+          scopes TEXT NOT NULL,                         -- space separated
+          client_id TEXT NOT NULL UNIQUE,
+          client_secret_hash TEXT NOT NULL,             -- sha256 hex
+          builtin INTEGER NOT NULL DEFAULT 0,           -- Homeport's own (CLI and UI tokens)
+          created_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE users (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL UNIQUE REFERENCES accounts(id) ON DELETE CASCADE,
+          email TEXT NOT NULL,
+          password_hash TEXT,                           -- scrypt$N$r$p$salt$hash
+          role TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('owner', 'admin', 'moderator', 'user')),
+          locale TEXT,
+          confirmed_at INTEGER,
+          confirmation_token_hash TEXT UNIQUE,
+          confirmation_sent_at INTEGER,
+          approved INTEGER NOT NULL DEFAULT 1,
+          disabled INTEGER NOT NULL DEFAULT 0,
+          created_by_application_id INTEGER REFERENCES oauth_applications(id) ON DELETE SET NULL,
+          sign_up_ip TEXT,
+          reason TEXT,
+          date_of_birth TEXT,
+          settings TEXT NOT NULL DEFAULT '{}',          -- JSON: posting defaults, reading preferences
+          current_sign_in_at INTEGER,
+          last_sign_in_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX users_email ON users (lower(email));
+
+        CREATE TABLE oauth_access_grants (
+          id INTEGER PRIMARY KEY,
+          application_id INTEGER NOT NULL REFERENCES oauth_applications(id) ON DELETE CASCADE,
+          user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          code_hash TEXT NOT NULL UNIQUE,
+          redirect_uri TEXT NOT NULL,
+          scopes TEXT NOT NULL,
+          code_challenge TEXT,
+          code_challenge_method TEXT,
+          expires_at INTEGER NOT NULL,
+          used_at INTEGER,
+          created_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE oauth_access_tokens (
+          id INTEGER PRIMARY KEY,
+          application_id INTEGER NOT NULL REFERENCES oauth_applications(id) ON DELETE CASCADE,
+          user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,   -- NULL for client-credentials tokens
+          token_hash TEXT NOT NULL UNIQUE,
+          scopes TEXT NOT NULL,
+          grant_id INTEGER REFERENCES oauth_access_grants(id) ON DELETE SET NULL,
+          created_at INTEGER NOT NULL,
+          last_used_at INTEGER,
+          revoked_at INTEGER
+        );
+        CREATE INDEX oauth_access_tokens_user ON oauth_access_tokens (user_id, application_id);
+
+        -- Browser sessions of the sign-in and consent pages (/oauth/authorize).
+        CREATE TABLE web_sessions (
+          id INTEGER PRIMARY KEY,
+          user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          session_hash TEXT NOT NULL UNIQUE,
+          csrf_token TEXT NOT NULL,
+          ip TEXT,
+          user_agent TEXT,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE follows (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          show_reblogs INTEGER NOT NULL DEFAULT 1,
+          notify INTEGER NOT NULL DEFAULT 0,
+          languages TEXT,                               -- JSON list or NULL for all
+          uri TEXT,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+        CREATE INDEX follows_target ON follows (target_account_id, account_id);
+
+        CREATE TABLE follow_requests (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          show_reblogs INTEGER NOT NULL DEFAULT 1,
+          notify INTEGER NOT NULL DEFAULT 0,
+          languages TEXT,
+          uri TEXT,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+        CREATE INDEX follow_requests_target ON follow_requests (target_account_id, id);
+
+        CREATE TABLE blocks (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          uri TEXT,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+        CREATE INDEX blocks_target ON blocks (target_account_id, account_id);
+
+        CREATE TABLE mutes (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          hide_notifications INTEGER NOT NULL DEFAULT 1,
+          expires_at INTEGER,                           -- NULL = until unmuted
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+        CREATE INDEX mutes_expiry ON mutes (expires_at) WHERE expires_at IS NOT NULL;
+
+        CREATE TABLE account_notes (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          comment TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+
+        -- Accounts a user features on their profile (endorse, formerly "pin").
+        CREATE TABLE account_pins (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, target_account_id)
+        );
+
+        -- A user's own domain blocks (/api/v1/domain_blocks).
+        CREATE TABLE account_domain_blocks (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, domain)
+        );
+
+        CREATE TABLE account_suggestion_dismissals (
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (account_id, target_account_id)
+        );
+
+        -- Server-wide moderation (admin API).
+        CREATE TABLE domain_blocks (
+          id INTEGER PRIMARY KEY,
+          domain TEXT NOT NULL UNIQUE,
+          severity TEXT NOT NULL CHECK (severity IN ('silence', 'suspend', 'noop')),
+          reject_media INTEGER NOT NULL DEFAULT 0,
+          reject_reports INTEGER NOT NULL DEFAULT 0,
+          private_comment TEXT,
+          public_comment TEXT,
+          obfuscate INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE domain_allows (
+          id INTEGER PRIMARY KEY,
+          domain TEXT NOT NULL UNIQUE,
+          created_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE rules (
+          id INTEGER PRIMARY KEY,
+          text TEXT NOT NULL,
+          hint TEXT NOT NULL DEFAULT '',
+          position INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          deleted_at INTEGER
+        );
+
+        -- Every e-mail the server wrote: sent through SMTP when configured, otherwise kept here for the owner's UI.
+        CREATE TABLE email_outbox (
+          id INTEGER PRIMARY KEY,
+          to_address TEXT NOT NULL,
+          subject TEXT NOT NULL,
+          text_body TEXT NOT NULL,
+          html_body TEXT,
+          transport TEXT NOT NULL CHECK (transport IN ('smtp', 'local')),
+          status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'stored')),
+          error TEXT,
+          created_at INTEGER NOT NULL,
+          sent_at INTEGER
+        );
+      `);
+    },
+  },
+  {
+    version: 3,
+    name: 'statuses, media, polls, notifications, conversations, lists, filters, push',
+    up(db) {
+      db.exec(`
+        CREATE TABLE conversations (
+          id INTEGER PRIMARY KEY,
+          uri TEXT UNIQUE,                              -- context/conversation id of a remote thread
+          created_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE statuses (
+          id INTEGER PRIMARY KEY,                       -- remote statuses get ids from their published time
+          uri TEXT UNIQUE,                              -- NULL for local (derived from the domain)
+          url TEXT,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          local INTEGER NOT NULL,
+          in_reply_to_id INTEGER REFERENCES statuses(id) ON DELETE SET NULL,
+          in_reply_to_account_id INTEGER REFERENCES accounts(id) ON DELETE SET NULL,
+          reblog_of_id INTEGER REFERENCES statuses(id) ON DELETE CASCADE,
+          quote_of_id INTEGER REFERENCES statuses(id) ON DELETE SET NULL,
+          quote_state TEXT,                             -- pending, accepted, rejected, revoked, deleted, unauthorized
+          quote_approval_policy TEXT NOT NULL DEFAULT 'public',
+          conversation_id INTEGER REFERENCES conversations(id) ON DELETE SET NULL,
+          text TEXT NOT NULL DEFAULT '',                -- source text (local) or empty (remote)
+          content TEXT NOT NULL DEFAULT '',             -- HTML
+          spoiler_text TEXT NOT NULL DEFAULT '',
+          visibility TEXT NOT NULL CHECK (visibility IN ('public', 'unlisted', 'private', 'direct')),
+          sensitive INTEGER NOT NULL DEFAULT 0,
+          language TEXT,
+          application_id INTEGER REFERENCES oauth_applications(id) ON DELETE SET NULL,
+          poll_id INTEGER,
+          replies_count INTEGER NOT NULL DEFAULT 0,     -- remote counters; local ones are counted from rows
+          reblogs_count INTEGER NOT NULL DEFAULT 0,
+          favourites_count INTEGER NOT NULL DEFAULT 0,
+          edited_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          deleted_at INTEGER
+        );
+        CREATE INDEX statuses_account ON statuses (account_id, id);
+        CREATE INDEX statuses_public ON statuses (id) WHERE deleted_at IS NULL AND visibility = 'public' AND reblog_of_id IS NULL;
+        CREATE INDEX statuses_reblog_of ON statuses (reblog_of_id, account_id) WHERE reblog_of_id IS NOT NULL;
+        CREATE INDEX statuses_in_reply_to ON statuses (in_reply_to_id) WHERE in_reply_to_id IS NOT NULL;
+        CREATE INDEX statuses_conversation ON statuses (conversation_id, id);
+
+        CREATE TABLE status_edits (
+          id INTEGER PRIMARY KEY,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          text TEXT NOT NULL,
+          content TEXT NOT NULL,
+          spoiler_text TEXT NOT NULL DEFAULT '',
+          sensitive INTEGER NOT NULL DEFAULT 0,
+          media_attachment_ids TEXT NOT NULL DEFAULT '[]',
+          media_descriptions TEXT NOT NULL DEFAULT '[]',
+          poll_options TEXT,
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX status_edits_status ON status_edits (status_id, id);
+
+        CREATE TABLE status_pins (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, status_id)
+        );
+
+        CREATE TABLE mentions (
+          id INTEGER PRIMARY KEY,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          silent INTEGER NOT NULL DEFAULT 0,
+          UNIQUE (status_id, account_id)
+        );
+        CREATE INDEX mentions_account ON mentions (account_id, status_id);
+
+        CREATE TABLE tags (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          display_name TEXT,
+          usable INTEGER,
+          trendable INTEGER,
+          listable INTEGER,
+          last_status_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX tags_name ON tags (lower(name));
+
+        CREATE TABLE statuses_tags (
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+          PRIMARY KEY (tag_id, status_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX statuses_tags_status ON statuses_tags (status_id);
+
+        CREATE TABLE tag_follows (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, tag_id)
+        );
+
+        CREATE TABLE featured_tags (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, tag_id)
+        );
+
+        CREATE TABLE scheduled_statuses (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          application_id INTEGER REFERENCES oauth_applications(id) ON DELETE SET NULL,
+          scheduled_at INTEGER NOT NULL,
+          params TEXT NOT NULL,                         -- JSON: the POST /api/v1/statuses parameters
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX scheduled_statuses_due ON scheduled_statuses (scheduled_at);
+
+        CREATE TABLE media_attachments (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          status_id INTEGER REFERENCES statuses(id) ON DELETE SET NULL,
+          scheduled_status_id INTEGER REFERENCES scheduled_statuses(id) ON DELETE SET NULL,
+          type TEXT NOT NULL CHECK (type IN ('image', 'gifv', 'video', 'audio', 'unknown')),
+          file_path TEXT,                               -- under the media directory
+          content_type TEXT,
+          file_size INTEGER,
+          thumbnail_path TEXT,
+          preview_path TEXT,
+          remote_url TEXT,
+          description TEXT,
+          blurhash TEXT,
+          meta TEXT NOT NULL DEFAULT '{}',              -- JSON: original/small sizes, focus, duration
+          processing TEXT NOT NULL DEFAULT 'done' CHECK (processing IN ('queued', 'in_progress', 'done', 'failed')),
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX media_attachments_status ON media_attachments (status_id) WHERE status_id IS NOT NULL;
+        CREATE INDEX media_attachments_unattached ON media_attachments (account_id, created_at) WHERE status_id IS NULL;
+
+        CREATE TABLE polls (
+          id INTEGER PRIMARY KEY,
+          status_id INTEGER REFERENCES statuses(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          options TEXT NOT NULL,                        -- JSON list of titles
+          cached_tallies TEXT NOT NULL DEFAULT '[]',    -- remote polls: counts as reported
+          multiple INTEGER NOT NULL DEFAULT 0,
+          hide_totals INTEGER NOT NULL DEFAULT 0,
+          votes_count INTEGER NOT NULL DEFAULT 0,
+          voters_count INTEGER,
+          expires_at INTEGER,
+          expiry_notified_at INTEGER,                   -- set once, so expiry notifies exactly once
+          last_fetched_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX polls_expiry ON polls (expires_at) WHERE expiry_notified_at IS NULL;
+
+        CREATE TABLE poll_votes (
+          id INTEGER PRIMARY KEY,
+          poll_id INTEGER NOT NULL REFERENCES polls(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          choice INTEGER NOT NULL,
+          uri TEXT,
+          created_at INTEGER NOT NULL,
+          UNIQUE (poll_id, account_id, choice)
+        );
+
+        CREATE TABLE favourites (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          uri TEXT,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, status_id)
+        );
+        CREATE INDEX favourites_status ON favourites (status_id);
+
+        CREATE TABLE bookmarks (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (account_id, status_id)
+        );
+
+        CREATE TABLE conversation_mutes (
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+          PRIMARY KEY (account_id, conversation_id)
+        ) WITHOUT ROWID;
+
+        -- Direct-message threads as one participant sees them (/api/v1/conversations).
+        CREATE TABLE account_conversations (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+          participant_account_ids TEXT NOT NULL DEFAULT '[]',
+          last_status_id INTEGER REFERENCES statuses(id) ON DELETE SET NULL,
+          unread INTEGER NOT NULL DEFAULT 0,
+          updated_at INTEGER NOT NULL,
+          UNIQUE (account_id, conversation_id)
+        );
+
+        CREATE TABLE notifications (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,      -- recipient
+          from_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          type TEXT NOT NULL,                           -- mention, status, reblog, follow, follow_request, favourite, poll, update, quote, admin.sign_up, admin.report, ...
+          status_id INTEGER REFERENCES statuses(id) ON DELETE CASCADE,
+          report_id INTEGER,
+          group_key TEXT,
+          filtered INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX notifications_account ON notifications (account_id, id);
+        CREATE INDEX notifications_from ON notifications (from_account_id, account_id);
+
+        CREATE TABLE lists (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          title TEXT NOT NULL,
+          replies_policy TEXT NOT NULL DEFAULT 'list' CHECK (replies_policy IN ('followed', 'list', 'none')),
+          exclusive INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX lists_account ON lists (account_id);
+        CREATE TABLE list_accounts (
+          id INTEGER PRIMARY KEY,
+          list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          UNIQUE (list_id, account_id)
+        );
+        CREATE INDEX list_accounts_account ON list_accounts (account_id);
+
+        CREATE TABLE markers (
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          timeline TEXT NOT NULL CHECK (timeline IN ('home', 'notifications')),
+          last_read_id INTEGER NOT NULL,
+          version INTEGER NOT NULL DEFAULT 0,
+          updated_at INTEGER NOT NULL,
+          PRIMARY KEY (account_id, timeline)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE filters (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          title TEXT NOT NULL,
+          context TEXT NOT NULL,                        -- JSON list: home, notifications, public, thread, account
+          action TEXT NOT NULL DEFAULT 'warn' CHECK (action IN ('warn', 'hide', 'blur')),
+          expires_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE filter_keywords (
+          id INTEGER PRIMARY KEY,
+          filter_id INTEGER NOT NULL REFERENCES filters(id) ON DELETE CASCADE,
+          keyword TEXT NOT NULL,
+          whole_word INTEGER NOT NULL DEFAULT 1,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE filter_statuses (
+          id INTEGER PRIMARY KEY,
+          filter_id INTEGER NOT NULL REFERENCES filters(id) ON DELETE CASCADE,
+          status_id INTEGER NOT NULL REFERENCES statuses(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          UNIQUE (filter_id, status_id)
+        );
+
+        CREATE TABLE idempotency_keys (
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          key TEXT NOT NULL,
+          status_id INTEGER REFERENCES statuses(id) ON DELETE CASCADE,
+          scheduled_status_id INTEGER REFERENCES scheduled_statuses(id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (account_id, key)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE web_push_subscriptions (
+          id INTEGER PRIMARY KEY,
+          access_token_id INTEGER NOT NULL UNIQUE REFERENCES oauth_access_tokens(id) ON DELETE CASCADE,
+          user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          endpoint TEXT NOT NULL,
+          key_p256dh TEXT NOT NULL,
+          key_auth TEXT NOT NULL,
+          standard INTEGER NOT NULL DEFAULT 0,
+          alerts TEXT NOT NULL DEFAULT '{}',
+          policy TEXT NOT NULL DEFAULT 'all' CHECK (policy IN ('all', 'followed', 'follower', 'none')),
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE announcements (
+          id INTEGER PRIMARY KEY,
+          text TEXT NOT NULL,
+          published INTEGER NOT NULL DEFAULT 1,
+          all_day INTEGER NOT NULL DEFAULT 0,
+          starts_at INTEGER,
+          ends_at INTEGER,
+          published_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE announcement_reactions (
+          id INTEGER PRIMARY KEY,
+          announcement_id INTEGER NOT NULL REFERENCES announcements(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          UNIQUE (announcement_id, account_id, name)
+        );
+        CREATE TABLE announcement_dismissals (
+          announcement_id INTEGER NOT NULL REFERENCES announcements(id) ON DELETE CASCADE,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          PRIMARY KEY (announcement_id, account_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE reports (
+          id INTEGER PRIMARY KEY,
+          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+          status_ids TEXT NOT NULL DEFAULT '[]',
+          rule_ids TEXT NOT NULL DEFAULT '[]',
+          comment TEXT NOT NULL DEFAULT '',
+          category TEXT NOT NULL DEFAULT 'other' CHECK (category IN ('spam', 'legal', 'violation', 'other')),
+          forwarded INTEGER NOT NULL DEFAULT 0,
+          uri TEXT,
+          action_taken_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE custom_emojis (
+          id INTEGER PRIMARY KEY,
+          shortcode TEXT NOT NULL,
+          domain TEXT,
+          uri TEXT,
+          image_path TEXT,
+          image_remote_url TEXT,
+          category TEXT,
+          visible_in_picker INTEGER NOT NULL DEFAULT 1,
+          disabled INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX custom_emojis_shortcode ON custom_emojis (shortcode, coalesce(domain, ''));
+
+        CREATE TABLE preview_cards (
+          id INTEGER PRIMARY KEY,
+          url TEXT NOT NULL UNIQUE,
+          type TEXT NOT NULL DEFAULT 'link',
+          title TEXT NOT NULL DEFAULT '',
+          description TEXT NOT NULL DEFAULT '',
+          data TEXT NOT NULL DEFAULT '{}',              -- JSON: author, provider, html, sizes, image, embed url
+          trendable INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE preview_cards_statuses (
+          status_id INTEGER NOT NULL PRIMARY KEY REFERENCES statuses(id) ON DELETE CASCADE,
+          preview_card_id INTEGER NOT NULL REFERENCES preview_cards(id) ON DELETE CASCADE
+        );
+      `);
     },
   },
 ];

@@ -10,6 +10,8 @@ export class ApiError extends Error {
 }
 
 let token: string | null = null;
+/** Origin of the HTTP server; empty in the app (same origin), set by tests that run outside a page. */
+let base = '';
 let onUnauthorized: (() => void) | null = null;
 
 export function setApiToken(next: string | null): void {
@@ -17,6 +19,12 @@ export function setApiToken(next: string | null): void {
 }
 export function getApiToken(): string | null {
   return token;
+}
+export function setApiBase(origin: string): void {
+  base = origin.replace(/\/$/, '');
+}
+export function getApiBase(): string {
+  return base;
 }
 export function setUnauthorizedHandler(handler: (() => void) | null): void {
   onUnauthorized = handler;
@@ -29,7 +37,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(`${UI_API}${path}`, {
+    res = await fetch(`${base}${UI_API}${path}`, {
       method: init.method ?? 'GET',
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -52,4 +60,20 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     throw new ApiError(res.status, message ?? `${res.status} ${res.statusText}`);
   }
   return data as T;
+}
+
+/** Query string from an object, leaving out undefined/null/empty values. */
+export function qs(params: Record<string, string | number | boolean | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** WebSocket URL for a UI API path; the token rides in the query because browsers cannot set headers on WebSockets. */
+export function wsUrl(path: string, params: Record<string, string | number | boolean | undefined | null> = {}): string {
+  const origin = base || window.location.origin;
+  const url = new URL(`${origin}${UI_API}${path}${qs({ ...params, access_token: token })}`);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
 }

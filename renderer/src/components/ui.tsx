@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
+import { useRouter } from '../stores/router.ts';
 
 /** Shared states every view uses, so loading, empty and error look the same everywhere. */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -26,20 +27,148 @@ export function Empty({ children }: { children: ReactNode }) {
   return <div className="state state-empty">{children}</div>;
 }
 
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/** A notice inside a view (not a full-page state): info, warn or error. */
+export function Notice({ kind = 'info', children }: { kind?: 'info' | 'warn' | 'error'; children: ReactNode }) {
+  return (
+    <div className={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+async function copyToClipboard(text: string): Promise<void> {
+  const bridge = window.homeport;
+  if (bridge) return bridge.copyText(text);
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard API refused (no permission or not a secure context): the old way still works on a user gesture.
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    if (!ok) throw new Error('copy refused');
+  }
+}
+
+export function CopyButton({ text, label, children = 'Copy' }: { text: string; label: string; children?: ReactNode }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const t = setTimeout(() => setState('idle'), 1500);
+    return () => clearTimeout(t);
+  }, [state]);
   return (
     <button
       type="button"
       className="copy"
       aria-label={label}
+      title={label}
       onClick={() => {
-        const bridge = window.homeport;
-        void (bridge ? bridge.copyText(text) : navigator.clipboard.writeText(text));
+        copyToClipboard(text).then(
+          () => setState('copied'),
+          () => setState('failed'),
+        );
       }}
     >
-      Copy
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : children}
+      <span className="visually-hidden" aria-live="polite">
+        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Could not copy' : ''}
+      </span>
     </button>
   );
+}
+
+/** An in-app link: a real <a href> (open in new tab works) that navigates without a reload on a plain click. */
+export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
+  const navigate = useRouter((s) => s.navigate);
+  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || e.button !== 0) return;
+    e.preventDefault();
+    navigate(to);
+  };
+  return (
+    <a href={to} onClick={onClick} {...rest}>
+      {children}
+    </a>
+  );
+}
+
+/**
+ * A modal dialog on the native <dialog> element: focus moves in and is trapped, Escape closes it, and
+ * focus returns to whatever opened it.
+ */
+export function Dialog({ open, title, onClose, children, wide }: { open: boolean; title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className={wide ? 'dialog dialog-wide' : 'dialog'}
+      aria-labelledby={titleId}
+      onClose={onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {open && (
+        <>
+          <header className="dialog-header">
+            <h2 id={titleId}>{title}</h2>
+            <button type="button" className="icon" aria-label="Close" onClick={onClose}>
+              ×
+            </button>
+          </header>
+          <div className="dialog-body">{children}</div>
+        </>
+      )}
+    </dialog>
+  );
+}
+
+/** First/previous/next/last: always in the same place, disabled when there is nowhere to go. */
+export function Pager({
+  label,
+  onMove,
+  can,
+  titles,
+}: {
+  label: string;
+  onMove: (move: 'first' | 'previous' | 'next' | 'last') => void;
+  can: Record<'first' | 'previous' | 'next' | 'last', boolean>;
+  titles: Record<'first' | 'previous' | 'next' | 'last', string>;
+}) {
+  const names = { first: 'First', previous: 'Previous', next: 'Next', last: 'Last' } as const;
+  return (
+    <nav className="pager" aria-label={label}>
+      {(['first', 'previous', 'next', 'last'] as const).map((m) => (
+        <button key={m} type="button" disabled={!can[m]} onClick={() => onMove(m)} title={titles[m]} aria-label={`${names[m]} page: ${titles[m]}`}>
+          {m === 'first' && '⇤ '}
+          {m === 'previous' && '← '}
+          {names[m]}
+          {m === 'next' && ' →'}
+          {m === 'last' && ' ⇥'}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
+/** A small coloured status word, always with text (never colour alone). */
+export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'accent'; children: ReactNode }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
 }
 
 export function formatBytes(bytes: number): string {
@@ -52,4 +181,36 @@ export function formatBytes(bytes: number): string {
     i++;
   }
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export function formatRate(perSecond: number | null, unit = '/s'): string {
+  if (perSecond === null) return '–';
+  if (perSecond >= 100) return `${Math.round(perSecond).toLocaleString()}${unit}`;
+  return `${perSecond.toFixed(perSecond >= 10 ? 1 : 2).replace(/\.?0+$/, '') || '0'}${unit}`;
+}
+
+/** Local date and time with seconds and milliseconds: events are often milliseconds apart. */
+export function formatTime(ms: number): string {
+  if (!ms) return '–';
+  const d = new Date(ms);
+  const date = d.toLocaleDateString(undefined, { year: 'numeric', month: '2-digit', day: '2-digit' });
+  const time = d.toLocaleTimeString(undefined, { hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return `${date} ${time}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return '–';
+  if (seconds < 1) return '< 1 s';
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172800) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${Math.round(seconds / 86400)} days`;
+}
+
+export function formatAge(ms: number, now = Date.now()): string {
+  return formatDuration(Math.max(0, (now - ms) / 1000));
+}
+
+export function formatNumber(n: number | null | undefined): string {
+  return n === null || n === undefined ? '–' : n.toLocaleString();
 }

@@ -1,8 +1,19 @@
+import { useRouter } from '../stores/router.ts';
+import { AllPage } from './eventlog/AllPage.tsx';
+import { EventPage } from './eventlog/EventPage.tsx';
+import { StreamPage } from './eventlog/StreamPage.tsx';
+import { StreamsPage } from './eventlog/StreamsPage.tsx';
+
+/**
+ * Event log routes: /ui/eventlog (streams), /ui/eventlog/streams/<stream>, /ui/eventlog/streams/<stream>/events/<n>,
+ * /ui/eventlog/all ($all).
+ */
 export function EventLogView() {
-  return (
-    <section aria-labelledby="eventlog-title" className="view">
-      <h1 id="eventlog-title">Event log</h1>
-      <p className="muted">Streams, events and the global log of the event store.</p>
-    </section>
-  );
+  const rest = useRouter((s) => s.rest);
+  if (rest[0] === 'all') return <AllPage />;
+  if (rest[0] === 'streams' && rest[1] !== undefined && rest[2] === 'events' && rest[3] !== undefined) {
+    return <EventPage streamId={rest[1]} eventNumber={rest[3]} />;
+  }
+  if (rest[0] === 'streams' && rest[1] !== undefined) return <StreamPage streamId={rest[1]} />;
+  return <StreamsPage />;
 }

@@ -259,3 +259,8 @@ export interface EventLogUsers {
   changePassword(name: string, newPassword: string): Promise<void>;
   remove(name: string): Promise<void>;
 }
+
+/** Raised for malformed requests (empty stream id, an event id that is not a UUID); the TCP layer answers BadRequest. */
+export class StoreBadRequestError extends Error {
+  readonly code = 'HOMEPORT_STORE_BAD_REQUEST';
+}

@@ -21,14 +21,32 @@ export function guidBytesToString(bytes: Uint8Array): string {
   );
 }
 
-const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** Offsets of the 16 hex pairs inside the 36-character canonical text. */
+const PAIR_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34] as const;
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
+for (let i = 0; i < 6; i++) {
+  HEX_VALUE[65 + i] = 10 + i;
+  HEX_VALUE[97 + i] = 10 + i;
+}
+
+function hexDigit(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  const v = code < 128 ? HEX_VALUE[code] : -1;
+  if (v < 0) throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
+  return v;
+}
 
 /** .NET byte order of a canonical GUID text (with dashes). */
 export function guidStringToBytes(text: string): Buffer {
-  if (!UUID_TEXT.test(text)) throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
-  const plain = Buffer.from(text.replace(/-/g, ''), 'hex');
+  if (text.length !== 36 || text[8] !== '-' || text[13] !== '-' || text[18] !== '-' || text[23] !== '-') {
+    throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
+  }
   const out = Buffer.allocUnsafe(GUID_BYTES);
-  for (let i = 0; i < GUID_BYTES; i++) out[TEXT_ORDER[i]] = plain[i];
+  for (let i = 0; i < GUID_BYTES; i++) {
+    const at = PAIR_OFFSETS[i];
+    out[TEXT_ORDER[i]] = (hexDigit(text, at) << 4) | hexDigit(text, at + 1);
+  }
   return out;
 }
 

@@ -1,0 +1,271 @@
+/**
+ * Event-log throughput through the real TCP protocol, next to what SQLite itself can do on this machine.
+ *
+ *   node bench/eventlog-append.ts            (or: npm run bench:eventlog)
+ *   BENCH_SECONDS=5 node bench/eventlog-append.ts
+ *
+ * Appends go through node-eventstore-client 23.10.1 to `homeport serve` running as a separate process
+ * (so the server and the client each get a core), with 1, 10 and 50 connections and many appends in
+ * flight per connection; single-event and 100-event batches. Reads: stream forward/backward and $all
+ * forward. The "ceiling" is the same rows inserted (and selected) straight into a SQLite file with the
+ * event log's schema, WAL and synchronous=FULL, no server in between.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openDatabase } from '../server/db/index.ts';
+import { eventlogMigrations } from '../server/eventlog/store/migrations.ts';
+
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const es: any = require('node-eventstore-client');
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
+const METADATA = Buffer.from(JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }));
+const quietLog = { debug() {}, info() {}, error() {} };
+
+interface Row {
+  scenario: string;
+  eventsPerSec: number;
+  p50?: number;
+  p99?: number;
+  note?: string;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+// ---- raw SQLite ceilings ----
+
+function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
+  const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
+  try {
+    const now = Date.now();
+    db.prepare('INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)').run('ceiling', now, now);
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    const bump = db.prepare('UPDATE streams SET last_event_number = ?, event_count = event_count + ?, updated_at = ? WHERE stream_key = 1');
+    const commit = db.transaction((from: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const n = from + i;
+        insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
+      }
+      bump.run(from + count - 1, count, now);
+    });
+    const started = performance.now();
+    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+    return totalRows / ((performance.now() - started) / 1000);
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function sqliteReadCeiling(totalRows: number): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
+  const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
+  try {
+    const now = Date.now();
+    db.prepare('INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)').run('ceiling', now, now);
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    db.transaction(() => {
+      for (let n = 0; n < totalRows; n++) insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
+    })();
+    const page = db.prepare('SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000');
+    const started = performance.now();
+    let read = 0;
+    for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
+    return read / ((performance.now() - started) / 1000);
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- the server ----
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  dataDir: string;
+}
+
+function startServer(): Promise<Server> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-'));
+  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[2]), dataDir });
+    });
+    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
+  });
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((r) => server.child.once('exit', r));
+  server.child.kill('SIGTERM');
+  await exited;
+  fs.rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+async function connect(port: number, name: string) {
+  const connection = es.createConnection(
+    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxConcurrentItems: 10_000, maxQueueSize: 20_000 },
+    `tcp://127.0.0.1:${port}`,
+    name,
+  );
+  const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
+  await connection.connect();
+  await connected;
+  return connection;
+}
+
+function makeBatch(size: number) {
+  return Array.from({ length: size }, () => es.createEventData(crypto.randomUUID(), 'BenchEvent', true, DATA, METADATA));
+}
+
+// ---- scenarios ----
+
+async function appendScenario(port: number, connections: number, batchSize: number, inFlightPerConnection: number): Promise<Row> {
+  const conns = await Promise.all(Array.from({ length: connections }, (_, i) => connect(port, `bench-${i}`)));
+  const latencies: number[] = [];
+  let events = 0;
+  let stop = false;
+  const loop = async (conn: ReturnType<typeof connect> extends Promise<infer C> ? C : never, stream: string) => {
+    while (!stop) {
+      const batch = makeBatch(batchSize);
+      const t0 = performance.now();
+      await conn.appendToStream(stream, es.expectedVersion.any, batch);
+      latencies.push(performance.now() - t0);
+      events += batchSize;
+    }
+  };
+  // Warm-up, then the measured window.
+  const run = conns.flatMap((conn, c) => Array.from({ length: inFlightPerConnection }, (_, i) => loop(conn, `bench-${connections}x${batchSize}-${c}-${i}`)));
+  await new Promise((r) => setTimeout(r, 500));
+  latencies.length = 0;
+  events = 0;
+  const started = performance.now();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const measured = events;
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = latencies.slice().sort((a, b) => a - b);
+  stop = true;
+  await Promise.all(run);
+  for (const c of conns) c.close();
+  return {
+    scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
+    eventsPerSec: measured / elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+  };
+}
+
+async function seedStream(port: number, stream: string, count: number): Promise<void> {
+  const conn = await connect(port, 'seed');
+  const pending: Promise<unknown>[] = [];
+  for (let n = 0; n < count; n += 500) pending.push(conn.appendToStream(stream, es.expectedVersion.any, makeBatch(Math.min(500, count - n))));
+  await Promise.all(pending);
+  conn.close();
+}
+
+async function readScenario(port: number, label: string, readers: number, read: (conn: Awaited<ReturnType<typeof connect>>, reader: number) => Promise<number>): Promise<Row> {
+  const conns = await Promise.all(Array.from({ length: readers }, (_, i) => connect(port, `reader-${i}`)));
+  const started = performance.now();
+  const counts = await Promise.all(conns.map((c, i) => read(c, i)));
+  const elapsed = (performance.now() - started) / 1000;
+  for (const c of conns) c.close();
+  return { scenario: label, eventsPerSec: counts.reduce((a, b) => a + b, 0) / elapsed };
+}
+
+async function readStreamAll(conn: Awaited<ReturnType<typeof connect>>, stream: string, forward: boolean, page: number): Promise<number> {
+  let read = 0;
+  let from = forward ? 0 : -1;
+  for (;;) {
+    const slice = forward ? await conn.readStreamEventsForward(stream, from, page, false) : await conn.readStreamEventsBackward(stream, from, page, false);
+    read += slice.events.length;
+    if (slice.isEndOfStream) return read;
+    from = slice.nextEventNumber.toNumber();
+  }
+}
+
+async function readAllLog(conn: Awaited<ReturnType<typeof connect>>, page: number, limit: number): Promise<number> {
+  let read = 0;
+  let position = es.positions.start;
+  while (read < limit) {
+    const slice = await conn.readAllEventsForward(position, page, false);
+    read += slice.events.length;
+    if (slice.isEndOfStream) break;
+    position = slice.nextPosition;
+  }
+  return read;
+}
+
+function formatRate(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function printTable(rows: Row[]): void {
+  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'note'];
+  const cells = rows.map((r) => [r.scenario, formatRate(r.eventsPerSec), r.p50 === undefined ? '' : r.p50.toFixed(2), r.p99 === undefined ? '' : r.p99.toFixed(2), r.note ?? '']);
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  console.log(line(headers));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+async function main(): Promise<void> {
+  console.log(`event-log benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario\n`);
+
+  const ceiling100 = sqliteCeiling(100, 50_000);
+  const ceilingBig = sqliteCeiling(5000, 100_000);
+  const ceilingRead = sqliteReadCeiling(100_000);
+
+  const server = await startServer();
+  const rows: Row[] = [];
+  try {
+    for (const [connections, batchSize, inFlight] of [
+      [1, 1, 64], [10, 1, 64], [50, 1, 16],
+      [1, 100, 8], [10, 100, 4], [50, 100, 2],
+    ] as const) {
+      const row = await appendScenario(server.port, connections, batchSize, inFlight);
+      if (batchSize === 100) row.note = `${Math.round((row.eventsPerSec / ceiling100) * 100)}% of the 100-row ceiling`;
+      rows.push(row);
+    }
+
+    const readStream = 'bench-read';
+    await seedStream(server.port, readStream, 50_000);
+    rows.push(await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)));
+    rows.push(await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)));
+    rows.push(await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)));
+    for (const r of rows.slice(-3)) r.note = `${Math.round((r.eventsPerSec / ceilingRead) * 100)}% of the read ceiling`;
+  } finally {
+    await stopServer(server);
+  }
+
+  rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
+  rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });
+  rows.push({ scenario: 'ceiling: SQLite select by stream, 1000-row pages', eventsPerSec: ceilingRead });
+  printTable(rows);
+}
+
+await main();

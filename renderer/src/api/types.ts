@@ -1,0 +1,31 @@
+/** The UI API's JSON shapes, taken from the server's own route modules so both sides agree. */
+export type { UiEvent, UiRecord, UiPayload, UiGroupSummary, UiGroupDetail, UiGroupSettings, UiGroupConnection, UiVolatileSubscription, UiConnectionSource } from '../../../server/http/ui/eventlog-context.ts';
+export type { StreamPage } from '../../../server/http/ui/events.ts';
+export type { AllPage, AllCursor } from '../../../server/http/ui/all.ts';
+export type { UiStreamSummary } from '../../../server/http/ui/streams.ts';
+import type { StreamMetadata, Position } from '../../../server/eventlog/store/types.ts';
+export type { StreamMetadata, Position };
+
+export interface MetadataResponse {
+  streamId: string;
+  /** The document as last written to `$$stream`, null when there is none. */
+  metadata: Record<string, unknown> | null;
+  invalid?: string;
+  /** Event number of that document in `$$stream` (-1: none), for a safe edit. */
+  version: number;
+  effective: StreamMetadata;
+}
+
+export interface EventDetailResponse {
+  event: import('../../../server/http/ui/eventlog-context.ts').UiEvent;
+  previous: number | null;
+  next: number | null;
+}
+
+export interface EventLogUserView {
+  name: string;
+  fullName: string;
+  groups: string[];
+  disabled: boolean;
+  createdAt: number;
+}

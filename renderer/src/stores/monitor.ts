@@ -1,0 +1,103 @@
+import { create } from 'zustand';
+import { api } from '../api/client.ts';
+import type { UiConnectionSource, UiGroupSummary, UiVolatileSubscription } from '../api/types.ts';
+
+export interface ConnectionRow extends UiConnectionSource {
+  /** Bytes per second since the previous sample; null on the first one. */
+  receiveRate: number | null;
+  sendRate: number | null;
+}
+
+export interface GroupRow extends UiGroupSummary {
+  /** Events between the last checkpoint and the last known event. */
+  behind: number | null;
+  /** Seconds to catch up at the current rate; null when unknown or not moving. */
+  catchUpSeconds: number | null;
+}
+
+/** Events behind and the catch-up estimate, as EventStoreDB's subscription list shows them. */
+export function groupRow(g: UiGroupSummary): GroupRow {
+  const behind = g.lastKnownEventNumber === null ? null : Math.max(0, g.lastKnownEventNumber - (g.lastCheckpointedEventNumber ?? -1));
+  const catchUpSeconds = behind !== null && behind > 0 && g.averagePerSecond > 0 ? behind / g.averagePerSecond : behind === 0 ? 0 : null;
+  return { ...g, behind, catchUpSeconds };
+}
+
+/** Rates from two samples of byte counters. */
+export function withRates(previous: Map<string, { at: number; rx: number; tx: number }>, sampledAt: number, list: UiConnectionSource[]): ConnectionRow[] {
+  return list.map((c) => {
+    const p = previous.get(c.id);
+    const dt = p ? (sampledAt - p.at) / 1000 : 0;
+    return {
+      ...c,
+      receiveRate: p && dt > 0 ? Math.max(0, (c.bytesReceived - p.rx) / dt) : null,
+      sendRate: p && dt > 0 ? Math.max(0, (c.bytesSent - p.tx) / dt) : null,
+    };
+  });
+}
+
+/** Groups bucketed by their stream, streams in name order. */
+export function groupsByStream(groups: GroupRow[]): { stream: string; groups: GroupRow[] }[] {
+  const map = new Map<string, GroupRow[]>();
+  for (const g of [...groups].sort((a, b) => a.stream.localeCompare(b.stream) || a.group.localeCompare(b.group))) {
+    const list = map.get(g.stream) ?? [];
+    list.push(g);
+    map.set(g.stream, list);
+  }
+  return [...map].map(([stream, list]) => ({ stream, groups: list }));
+}
+
+interface MonitorState {
+  connections: ConnectionRow[] | null;
+  volatile: UiVolatileSubscription[] | null;
+  groups: GroupRow[] | null;
+  available: boolean;
+  error: string | null;
+  updatedAt: number | null;
+  refresh(): Promise<void>;
+  /** Polls every `intervalMs` until the returned function is called. */
+  watch(intervalMs?: number): () => void;
+}
+
+export const useMonitor = create<MonitorState>((set, get) => {
+  const previous = new Map<string, { at: number; rx: number; tx: number }>();
+  let inFlight = false;
+  return {
+    connections: null,
+    volatile: null,
+    groups: null,
+    available: true,
+    error: null,
+    updatedAt: null,
+    async refresh() {
+      if (inFlight) return;
+      inFlight = true;
+      try {
+        const [conns, subs, groups] = await Promise.all([
+          api<{ sampledAt: number; connections: UiConnectionSource[] }>('/eventlog/connections'),
+          api<{ available: boolean; subscriptions: UiVolatileSubscription[] }>('/eventlog/subscriptions'),
+          api<{ available: boolean; groups: UiGroupSummary[] }>('/eventlog/persistent-groups'),
+        ]);
+        const connections = withRates(previous, conns.sampledAt, conns.connections);
+        previous.clear();
+        for (const c of conns.connections) previous.set(c.id, { at: conns.sampledAt, rx: c.bytesReceived, tx: c.bytesSent });
+        set({
+          connections,
+          volatile: subs.subscriptions,
+          groups: groups.groups.map(groupRow),
+          available: subs.available && groups.available,
+          error: null,
+          updatedAt: Date.now(),
+        });
+      } catch (err) {
+        set({ error: (err as Error).message });
+      } finally {
+        inFlight = false;
+      }
+    },
+    watch(intervalMs = 1000) {
+      void get().refresh();
+      const timer = setInterval(() => void get().refresh(), intervalMs);
+      return () => clearInterval(timer);
+    },
+  };
+});

@@ -1,0 +1,322 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../../logger.ts';
+import { ExpectedVersion, type Caller, type CommittedBatch, type EventStore, type Principal, type RecordedEvent } from '../../store/types.ts';
+import type { Clock } from '../clock.ts';
+import type {
+  CreateGroupResult,
+  DeleteGroupResult,
+  NakAction,
+  ParkedPage,
+  PersistentConnectRequest,
+  PersistentConnectResult,
+  PersistentGroupDetail,
+  PersistentGroupInfo,
+  PersistentSubscriptionSettings,
+  UpdateGroupResult,
+} from '../types.ts';
+import { checkpointStreamOf, groupKey, parkedStreamOf, PersistentGroup, type GroupContext } from './group.ts';
+import { fromStoredEntry, normalizeSettings, toStoredEntry, type StoredGroupEntry } from './settings.ts';
+
+/** Where EventStoreDB keeps persistent subscription definitions; Homeport does the same. */
+export const CONFIG_STREAM = '$persistentSubscriptionConfig';
+const CONFIG_EVENT_TYPE = '$PersistentConfig';
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+interface StoredConfig {
+  version: string;
+  updated: string;
+  updatedBy: string;
+  entries: StoredGroupEntry[];
+}
+
+function mayManage(caller: Caller): boolean {
+  return caller !== null && (caller.groups.includes('$admins') || caller.groups.includes('$ops'));
+}
+
+function isAllStream(streamId: string): boolean {
+  return streamId === '' || streamId === '$all';
+}
+
+export interface PersistentSubscriptionsOptions {
+  store: EventStore;
+  logger: Logger;
+  clock: Clock;
+  system: Principal;
+}
+
+/**
+ * All persistent subscription groups: their definitions (kept in `$persistentSubscriptionConfig`),
+ * management (create/update/delete, with EventStoreDB's results), consumer connections and the
+ * monitor's view.
+ */
+export class PersistentSubscriptions {
+  private readonly store: EventStore;
+  private readonly logger: Logger;
+  private readonly ctx: GroupContext;
+  private readonly groups = new Map<string, PersistentGroup>();
+  private readonly byStream = new Map<string, Set<PersistentGroup>>();
+  /** Definitions in creation order, as stored. */
+  private entries: StoredGroupEntry[] = [];
+  /** Management operations run one at a time: each rewrites the whole definition document. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private stopListening: (() => void) | null = null;
+  private closed = false;
+
+  constructor(options: PersistentSubscriptionsOptions) {
+    this.store = options.store;
+    this.logger = options.logger;
+    this.ctx = { store: options.store, logger: options.logger, clock: options.clock, system: options.system };
+  }
+
+  /** Loads the stored definitions and starts every group from its checkpoint. */
+  start(): void {
+    this.stopListening = this.store.onCommitted((batch) => this.onCommitted(batch));
+    this.entries = this.loadEntries();
+    for (const entry of this.entries) {
+      const settings = fromStoredEntry(entry);
+      if (typeof settings === 'string') {
+        this.logger.error({ stream: entry.stream, group: entry.group, problem: settings }, 'skipping a stored persistent subscription with bad settings');
+        continue;
+      }
+      const group = this.addGroup(entry.stream, entry.group, settings);
+      void group.start().catch((err: unknown) => this.logger.warn({ err, group: group.subscriptionId }, 'initial checkpoint write failed'));
+    }
+    if (this.groups.size > 0) this.logger.info({ groups: this.groups.size }, 'persistent subscriptions started');
+  }
+
+  // ---- management -----------------------------------------------------------------------------------
+
+  create(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller: Caller): Promise<CreateGroupResult> {
+    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
+    if (isAllStream(streamId)) return Promise.resolve({ result: 'Fail', reason: 'Persistent subscriptions to $all are not supported over TCP.' });
+    if (streamId.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Bad stream name.' });
+    if (groupName.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Group name must not be empty.' });
+    const normalized = normalizeSettings(settings);
+    if (typeof normalized === 'string') return Promise.resolve({ result: 'Fail', reason: normalized });
+    return this.serialized(async (): Promise<CreateGroupResult> => {
+      if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
+      const key = groupKey(streamId, groupName);
+      if (this.groups.has(key)) return { result: 'AlreadyExists', reason: `Group '${groupName}' already exists on stream '${streamId}'.` };
+      const entries = [...this.entries, toStoredEntry(streamId, groupName, normalized)];
+      const saved = await this.saveEntries(entries, caller);
+      if (saved) return { result: 'Fail', reason: saved };
+      this.entries = entries;
+      const group = this.addGroup(streamId, groupName, normalized);
+      await group.start();
+      this.logger.info({ group: key, by: caller?.name }, 'persistent subscription created');
+      return { result: 'Success' };
+    });
+  }
+
+  update(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller: Caller): Promise<UpdateGroupResult> {
+    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
+    const normalized = normalizeSettings(settings);
+    if (typeof normalized === 'string') return Promise.resolve({ result: 'Fail', reason: normalized });
+    return this.serialized(async (): Promise<UpdateGroupResult> => {
+      if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
+      const key = groupKey(streamId, groupName);
+      const old = this.groups.get(key);
+      if (!old) return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
+      const entries = this.entries.map((e) => (e.stream === streamId && e.group === groupName ? toStoredEntry(streamId, groupName, normalized) : e));
+      const saved = await this.saveEntries(entries, caller);
+      if (saved) return { result: 'Fail', reason: saved };
+      this.entries = entries;
+      // Consumers are told Unsubscribed (as EventStoreDB does) and reconnect to the new settings.
+      const resumeAfter = old.stop('Unsubscribed');
+      this.removeGroup(old);
+      const group = this.addGroup(streamId, groupName, normalized);
+      await group.start(resumeAfter);
+      this.logger.info({ group: key, by: caller?.name }, 'persistent subscription updated');
+      return { result: 'Success' };
+    });
+  }
+
+  delete(streamId: string, groupName: string, caller: Caller): Promise<DeleteGroupResult> {
+    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
+    return this.serialized(async (): Promise<DeleteGroupResult> => {
+      if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
+      const key = groupKey(streamId, groupName);
+      const group = this.groups.get(key);
+      if (!group) return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
+      const entries = this.entries.filter((e) => !(e.stream === streamId && e.group === groupName));
+      const saved = await this.saveEntries(entries, caller);
+      if (saved) return { result: 'Fail', reason: saved };
+      this.entries = entries;
+      group.stop('Unsubscribed');
+      this.removeGroup(group);
+      await group.flush().catch(() => undefined); // let a checkpoint write in flight land before deleting its stream
+      for (const stream of [checkpointStreamOf(streamId, groupName), parkedStreamOf(streamId, groupName)]) {
+        try {
+          const result = await this.store.deleteStream(stream, ExpectedVersion.Any, false, this.ctx.system);
+          if (result.result !== 'Success') this.logger.warn({ stream, result: result.result }, 'could not delete a persistent subscription stream');
+        } catch (err) {
+          this.logger.warn({ err, stream }, 'could not delete a persistent subscription stream');
+        }
+      }
+      this.logger.info({ group: key, by: caller?.name }, 'persistent subscription deleted');
+      return { result: 'Success' };
+    });
+  }
+
+  // ---- consumers ------------------------------------------------------------------------------------
+
+  connect(request: PersistentConnectRequest): PersistentConnectResult {
+    if (this.closed) return { ok: false, reason: 'ServerShutdown' };
+    if (!this.store.checkReadAccess(request.streamId, request.caller)) return { ok: false, reason: 'AccessDenied' };
+    const group = this.groups.get(groupKey(request.streamId, request.groupName));
+    if (!group) return { ok: false, reason: 'NotFound' };
+    if (group.isFull) return { ok: false, reason: 'SubscriberMaxCountReached' };
+
+    const confirmation = {
+      lastCommitPosition: this.store.lastCommitPosition(),
+      subscriptionId: group.subscriptionId,
+      lastEventNumber: this.store.lastEventNumber(request.streamId),
+    };
+    // The confirmation must reach the client before the first event: hand it out first, then attach.
+    let consumerId: string | null = null;
+    let ended = false;
+    const consumer = {
+      id: '',
+      subscriptionId: group.subscriptionId,
+      ack: (eventIds: readonly string[]) => {
+        if (consumerId) group.ack(consumerId, eventIds);
+      },
+      nak: (eventIds: readonly string[], action: NakAction, message?: string) => {
+        if (consumerId) group.nak(consumerId, eventIds, action, message ?? '');
+      },
+      unsubscribe: () => {
+        if (ended) return;
+        ended = true;
+        if (consumerId) group.removeConsumer(consumerId, 'Unsubscribed');
+        else request.sink.dropped('Unsubscribed');
+      },
+      close: () => {
+        if (ended) return;
+        ended = true;
+        if (consumerId) group.removeConsumer(consumerId, null);
+      },
+      /** Starts delivery; the transport calls this right after sending the confirmation. */
+      start: () => {
+        if (ended || consumerId) return;
+        consumerId = group.addConsumer(request.subscriber, request.sink, request.allowedInFlightMessages).id;
+        consumer.id = consumerId;
+      },
+    };
+    return { ok: true, confirmation, consumer };
+  }
+
+  // ---- monitor --------------------------------------------------------------------------------------
+
+  list(): PersistentGroupInfo[] {
+    return [...this.groups.values()].map((g) => g.info());
+  }
+
+  get(streamId: string, groupName: string): PersistentGroupDetail | undefined {
+    return this.groups.get(groupKey(streamId, groupName))?.detail();
+  }
+
+  listParked(streamId: string, groupName: string, options: { from?: number; count?: number } = {}): ParkedPage | undefined {
+    return this.groups.get(groupKey(streamId, groupName))?.listParked(options.from ?? 0, options.count ?? 50);
+  }
+
+  /** Replays parked messages back into the group; returns how many were queued, or undefined for an unknown group. */
+  replayParked(streamId: string, groupName: string, options: { stopAt?: number } = {}): number | undefined {
+    return this.groups.get(groupKey(streamId, groupName))?.replayParked(options.stopAt);
+  }
+
+  /** Stops every group, writes final checkpoints. Consumers are not notified: their connections are closing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    this.stopListening?.();
+    const groups = [...this.groups.values()];
+    for (const g of groups) g.stop(null);
+    await Promise.all(groups.map((g) => g.flush().catch((err: unknown) => this.logger.warn({ err, group: g.subscriptionId }, 'final checkpoint failed'))));
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private addGroup(streamId: string, groupName: string, settings: PersistentSubscriptionSettings): PersistentGroup {
+    const group = new PersistentGroup(this.ctx, streamId, groupName, settings);
+    this.groups.set(group.subscriptionId, group);
+    let set = this.byStream.get(streamId);
+    if (!set) {
+      set = new Set();
+      this.byStream.set(streamId, set);
+    }
+    set.add(group);
+    return group;
+  }
+
+  private removeGroup(group: PersistentGroup): void {
+    this.groups.delete(group.subscriptionId);
+    const set = this.byStream.get(group.streamId);
+    if (set) {
+      set.delete(group);
+      if (set.size === 0) this.byStream.delete(group.streamId);
+    }
+  }
+
+  private onCommitted(batch: CommittedBatch): void {
+    if (this.byStream.size === 0) return;
+    let perStream: Map<string, RecordedEvent[]> | null = null;
+    for (const event of batch.events) {
+      if (!this.byStream.has(event.streamId)) continue;
+      perStream ??= new Map();
+      let list = perStream.get(event.streamId);
+      if (!list) {
+        list = [];
+        perStream.set(event.streamId, list);
+      }
+      list.push(event);
+    }
+    if (!perStream) return;
+    for (const [streamId, events] of perStream) {
+      for (const group of this.byStream.get(streamId) ?? []) {
+        try {
+          group.onCommitted(events);
+        } catch (err) {
+          this.logger.error({ err, group: group.subscriptionId }, 'persistent subscription failed to take new events');
+        }
+      }
+    }
+  }
+
+  private loadEntries(): StoredGroupEntry[] {
+    const result = this.store.readStreamBackward(CONFIG_STREAM, -1, 1, false, this.ctx.system);
+    if (result.result !== 'Success' || result.events.length === 0 || !result.events[0].event) return [];
+    try {
+      const doc = JSON.parse(utf8Decoder.decode(result.events[0].event.data)) as Partial<StoredConfig>;
+      if (!Array.isArray(doc.entries)) throw new Error('no entries');
+      return doc.entries.filter((e): e is StoredGroupEntry => typeof e?.stream === 'string' && typeof e?.group === 'string');
+    } catch (err) {
+      this.logger.error({ err }, `unreadable ${CONFIG_STREAM}; persistent subscriptions not loaded`);
+      return [];
+    }
+  }
+
+  /** Durably stores the whole definition list; returns an error text on failure. */
+  private async saveEntries(entries: StoredGroupEntry[], caller: Caller): Promise<string | null> {
+    const doc: StoredConfig = { version: '2', updated: new Date(this.ctx.clock.now()).toISOString(), updatedBy: caller?.name ?? '$system', entries };
+    try {
+      const result = await this.store.appendToStream(
+        CONFIG_STREAM,
+        ExpectedVersion.Any,
+        [{ eventId: randomUUID(), eventType: CONFIG_EVENT_TYPE, isJson: true, data: utf8.encode(JSON.stringify(doc)), metadata: new Uint8Array(0) }],
+        this.ctx.system,
+      );
+      return result.result === 'Success' ? null : `Could not store the subscription definition: ${result.result}.`;
+    } catch (err) {
+      this.logger.error({ err }, 'could not store persistent subscription definitions');
+      return `Could not store the subscription definition: ${(err as Error).message}`;
+    }
+  }
+}

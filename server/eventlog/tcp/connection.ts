@@ -1,0 +1,485 @@
+/**
+ * One client connection of the event-log TCP protocol, and the registry of open connections.
+ *
+ * API for modules that plug into the protocol (subscriptions, admin tools):
+ *
+ *   Handlers — register a table on the server's dispatcher (server.registerHandlers or the
+ *   `handlers` option of startEventLogTcp):
+ *     registerHandlers({ [TcpCommand.SubscribeToStream]: { request: 'SubscribeToStream',
+ *       handle(ctx, msg) { ... ctx.replyMessage(TcpCommand.SubscriptionConfirmation, 'SubscriptionConfirmation', {...}) } } })
+ *   `request` names the protobuf message the body is decoded as (undecodable → BadRequest, done for you);
+ *   `authenticate: false` skips per-package credential checks (UnsubscribeFromStream, acks);
+ *   `needsStore: false` lets it run while the store is not ready. ctx.caller is the authenticated
+ *   principal (null = anonymous), ctx.correlationId the request's id (a private copy, keep it as the
+ *   subscription's id). Types: RequestContext / CommandHandler in dispatcher.ts.
+ *
+ *   Sending — connection.send(command, correlationId, body) queues one package and returns false
+ *   when the connection is closed. Encode bodies with encodeMessage (messages.ts), which checks
+ *   required fields. The queue is bounded: past maxSendQueuePackages/maxSendQueueBytes the whole
+ *   connection is dropped (as EventStoreDB does). A subscription should check
+ *   connection.isBacklogged() before pushing an event and drop itself (SubscriptionDropped) when it
+ *   returns true, rather than take the connection down.
+ *
+ *   Cleanup — connection.onClose(fn) runs fn once when the connection ends (any reason); it returns
+ *   an unregister function. connection.closed tells whether it already ended.
+ *
+ *   Facts — id, name (from IdentifyClient), remoteAddress/remotePort, secure (TLS), connectedAt,
+ *   user, bytesIn/bytesOut, packagesIn/packagesOut, pendingSendPackages/pendingSendBytes; info()
+ *   gives them as one plain object. ConnectionRegistry.list() lists every open connection.
+ */
+import crypto from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { Logger } from '../../logger.ts';
+import type { Principal } from '../store/types.ts';
+import { TcpCommand, TcpFlags } from './commands.ts';
+import type { CommandDispatcher } from './dispatcher.ts';
+import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';
+import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
+import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
+
+export type { CommandHandler, CommandHandlerMap, RequestContext } from './dispatcher.ts';
+
+export interface ConnectionLimits {
+  /** Send a heartbeat request after this long without receiving anything (ms). */
+  heartbeatIntervalMs: number;
+  /** Drop the connection when nothing arrives this long after a heartbeat request (ms). */
+  heartbeatTimeoutMs: number;
+  /** Hard bound of the send queue: past it the connection is dropped. */
+  maxSendQueuePackages: number;
+  maxSendQueueBytes: number;
+  /** Soft bound used by isBacklogged() (subscriptions drop themselves past it). */
+  backlogPackages: number;
+  backlogBytes: number;
+  maxFrameBytes: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  heartbeatIntervalMs: 2000,
+  heartbeatTimeoutMs: 1000,
+  maxSendQueuePackages: 50_000,
+  maxSendQueueBytes: 256 * 1024 * 1024,
+  backlogPackages: 10_000,
+  backlogBytes: 32 * 1024 * 1024,
+  maxFrameBytes: MAX_FRAME_BYTES,
+};
+
+/** A snapshot of one connection for the UI. */
+export interface ConnectionInfo {
+  id: string;
+  /** The name the client gave in IdentifyClient ('' until it identifies). */
+  connectionName: string;
+  clientVersion: number | null;
+  remoteAddress: string;
+  remotePort: number;
+  /** Connected through the TLS listener. */
+  tls: boolean;
+  /** Default user (Authenticate), else the last user that sent credentials; null = anonymous so far. */
+  user: string | null;
+  connectedAt: number;
+  bytesReceived: number;
+  bytesSent: number;
+  packagesReceived: number;
+  packagesSent: number;
+  pendingSendPackages: number;
+  pendingSendBytes: number;
+}
+
+/** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
+const MAX_BACKLOG_BEFORE_PAUSE = 4096;
+/** Replies up to this size are copied into their frame buffer; larger bodies are written as-is. */
+const INLINE_BODY_BYTES = 4096;
+/** How long a closing connection may take to flush before it is destroyed. */
+const CLOSE_GRACE_MS = 2000;
+
+export class ClientConnection {
+  readonly id: string = crypto.randomUUID();
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  readonly secure: boolean;
+  readonly connectedAt = Date.now();
+  name: string | null = null;
+  clientVersion: number | null = null;
+  bytesIn = 0;
+  bytesOut = 0;
+  packagesIn = 0;
+  packagesOut = 0;
+
+  private readonly socket: Socket;
+  private readonly dispatcher: CommandDispatcher;
+  private readonly logger: Logger;
+  private readonly limits: ConnectionLimits;
+  private readonly reader: FrameReader;
+
+  private defaultPrincipal: Principal | null = null;
+  private defaultFailed = false;
+  private lastUser: string | null = null;
+
+  private sendQueue: Buffer[] = [];
+  private queuedPackages = 0;
+  private queuedBytes = 0;
+  private flushScheduled = false;
+  private waitingForDrain = false;
+
+  /** Packages waiting while an earlier package's authentication is in progress. */
+  private backlog: TcpPackage[] = [];
+  private blocked = false;
+  private pausedForBacklog = false;
+
+  private receivedSinceCheck = false;
+  private awaitingHeartbeat = false;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+
+  private closeListeners = new Set<(reason: string) => void>();
+  private ending = false;
+  private ended = false;
+  private closeReason = '';
+
+  constructor(socket: Socket, options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean }) {
+    this.socket = socket;
+    this.dispatcher = options.dispatcher;
+    this.limits = options.limits;
+    this.secure = options.secure;
+    this.remoteAddress = socket.remoteAddress ?? '';
+    this.remotePort = socket.remotePort ?? 0;
+    this.logger = options.logger.child({ connection: this.id });
+    this.reader = new FrameReader({ maxFrameBytes: this.limits.maxFrameBytes, minFrameBytes: PACKAGE_HEADER_BYTES });
+
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => {
+      this.waitingForDrain = false;
+      this.flush();
+    });
+    socket.on('error', (err) => {
+      this.logger.debug({ err }, 'connection error');
+      this.finish(`socket error: ${err.message}`);
+    });
+    socket.on('close', () => this.finish(this.closeReason || 'closed by client'));
+    this.scheduleHeartbeat(this.limits.heartbeatIntervalMs);
+  }
+
+  // ---- identity and authentication ----
+
+  /** The user set by a successful Authenticate (0xF2), used for packages without credentials. */
+  get defaultUser(): Principal | null {
+    return this.defaultPrincipal;
+  }
+
+  /** True after an Authenticate with bad credentials: packages without credentials get NotAuthenticated. */
+  get defaultAuthFailed(): boolean {
+    return this.defaultFailed;
+  }
+
+  setDefaultUser(principal: Principal | null): void {
+    this.defaultPrincipal = principal;
+    this.defaultFailed = principal === null;
+    if (principal) this.lastUser = principal.name;
+  }
+
+  /** Records who used the connection last (for the connection list). */
+  noteUser(name: string): void {
+    this.lastUser = name;
+  }
+
+  get user(): string | null {
+    return this.defaultPrincipal?.name ?? this.lastUser;
+  }
+
+  // ---- sending ----
+
+  get closed(): boolean {
+    return this.ending || this.ended;
+  }
+
+  get pendingSendPackages(): number {
+    return this.queuedPackages;
+  }
+
+  get pendingSendBytes(): number {
+    return this.queuedBytes + (this.ended ? 0 : this.socket.writableLength);
+  }
+
+  /** True when the send queue is past the soft bound (default: the connection's backlog limits). */
+  isBacklogged(bound: { packages?: number; bytes?: number } = {}): boolean {
+    return (
+      this.queuedPackages > (bound.packages ?? this.limits.backlogPackages) ||
+      this.pendingSendBytes > (bound.bytes ?? this.limits.backlogBytes)
+    );
+  }
+
+  /** Queues one package (the server never sends credentials). Returns false when the connection is closed. */
+  send(command: number, correlationId: Uint8Array, body?: Uint8Array | null): boolean {
+    if (this.ending || this.ended) return false;
+    this.enqueue(command, correlationId, body ?? null);
+    if (this.queuedPackages > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
+      this.logger.warn({ packages: this.queuedPackages, bytes: this.pendingSendBytes }, 'send queue over its bound; dropping the connection');
+      this.destroy('send queue overflow');
+      return false;
+    }
+    this.scheduleFlush();
+    return true;
+  }
+
+  private enqueue(command: number, correlationId: Uint8Array, body: Uint8Array | null): void {
+    const bodyLength = body?.length ?? 0;
+    const inline = bodyLength <= INLINE_BODY_BYTES;
+    const frame = Buffer.allocUnsafe(4 + PACKAGE_HEADER_BYTES + (inline ? bodyLength : 0));
+    frame.writeInt32LE(PACKAGE_HEADER_BYTES + bodyLength, 0);
+    frame[4] = command;
+    frame[5] = TcpFlags.None;
+    frame.set(correlationId, 6);
+    this.sendQueue.push(frame);
+    if (body && bodyLength) {
+      if (inline) frame.set(body, 4 + PACKAGE_HEADER_BYTES);
+      else this.sendQueue.push(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    }
+    const bytes = 4 + PACKAGE_HEADER_BYTES + bodyLength;
+    this.queuedPackages++;
+    this.queuedBytes += bytes;
+    this.packagesOut++;
+    this.bytesOut += bytes;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.waitingForDrain) return;
+    this.flushScheduled = true;
+    // After the current batch of work (e.g. one group commit resolving many writes): one write per batch.
+    process.nextTick(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.ended || this.waitingForDrain || this.sendQueue.length === 0) return;
+    const chunks = this.sendQueue;
+    const bytes = this.queuedBytes;
+    this.sendQueue = [];
+    this.queuedPackages = 0;
+    this.queuedBytes = 0;
+    let writable: boolean;
+    if (chunks.length === 1) {
+      writable = this.socket.write(chunks[0]);
+    } else if (bytes <= 256 * 1024) {
+      writable = this.socket.write(Buffer.concat(chunks, bytes));
+    } else {
+      this.socket.cork();
+      writable = true;
+      for (const chunk of chunks) writable = this.socket.write(chunk);
+      this.socket.uncork();
+    }
+    if (!writable) this.waitingForDrain = true;
+  }
+
+  // ---- receiving ----
+
+  private onData(chunk: Buffer): void {
+    this.bytesIn += chunk.length;
+    this.receivedSinceCheck = true;
+    if (this.ending || this.ended) return;
+    try {
+      this.reader.push(chunk, (frame) => this.onFrame(frame));
+    } catch (err) {
+      if (err instanceof FramingError) this.closeWithBadRequest(`Invalid TCP frame received: ${err.message}`);
+      else throw err;
+    }
+  }
+
+  private onFrame(frame: Buffer): void {
+    if (this.ending || this.ended) return;
+    this.packagesIn++;
+    let pkg: TcpPackage;
+    try {
+      pkg = parsePackage(frame);
+    } catch (err) {
+      if (err instanceof PackageError) {
+        this.closeWithBadRequest(`Invalid TCP frame received: ${err.message}`);
+        return;
+      }
+      throw err;
+    }
+    this.receive(pkg);
+  }
+
+  private receive(pkg: TcpPackage): void {
+    // Liveness traffic is answered at once, never held behind other packages.
+    if (pkg.command === TcpCommand.HeartbeatRequestCommand) {
+      this.send(TcpCommand.HeartbeatResponseCommand, pkg.correlationId, null);
+      return;
+    }
+    if (pkg.command === TcpCommand.HeartbeatResponseCommand) return;
+    if (pkg.command === TcpCommand.BadRequest) {
+      this.logger.info({ message: pkg.body.toString('utf8', 0, 500) }, 'client reported a bad request');
+      return;
+    }
+    if (pkg.flags & TcpFlags.TrustedWrite) {
+      this.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from('Trusted writes are not accepted on the client interface.'));
+      this.close('trusted write attempted');
+      return;
+    }
+    if (this.blocked) {
+      this.backlog.push(pkg);
+      if (this.backlog.length > MAX_BACKLOG_BEFORE_PAUSE && !this.pausedForBacklog) {
+        this.pausedForBacklog = true;
+        this.socket.pause();
+      }
+      return;
+    }
+    this.run(pkg);
+  }
+
+  private run(pkg: TcpPackage): void {
+    let waiting: void | Promise<void>;
+    try {
+      waiting = this.dispatcher.dispatch(this, pkg);
+    } catch (err) {
+      this.logger.error({ err }, 'dispatch failed');
+      this.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from('Internal server error'));
+      return;
+    }
+    if (!waiting) return;
+    this.blocked = true;
+    void waiting.finally(() => {
+      this.blocked = false;
+      while (!this.blocked && this.backlog.length > 0 && !this.closed) this.run(this.backlog.shift()!);
+      if (!this.blocked && this.pausedForBacklog) {
+        this.pausedForBacklog = false;
+        this.socket.resume();
+      }
+    });
+  }
+
+  // ---- heartbeats ----
+
+  private scheduleHeartbeat(ms: number): void {
+    this.heartbeatTimer = setTimeout(() => this.checkHeartbeat(), ms);
+    this.heartbeatTimer.unref();
+  }
+
+  private checkHeartbeat(): void {
+    if (this.closed) return;
+    if (this.receivedSinceCheck) {
+      this.receivedSinceCheck = false;
+      this.awaitingHeartbeat = false;
+      this.scheduleHeartbeat(this.limits.heartbeatIntervalMs);
+    } else if (!this.awaitingHeartbeat) {
+      this.awaitingHeartbeat = true;
+      this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null);
+      this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
+    } else {
+      this.logger.info({ remote: `${this.remoteAddress}:${this.remotePort}` }, 'heartbeat timeout; closing the connection');
+      this.destroy('heartbeat timeout');
+    }
+  }
+
+  // ---- closing ----
+
+  onClose(listener: (reason: string) => void): () => void {
+    if (this.ended) {
+      queueMicrotask(() => listener(this.closeReason));
+      return () => {};
+    }
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /** Sends a connection-wide BadRequest (zero correlation id) and closes: clients treat it as fatal. */
+  closeWithBadRequest(message: string): void {
+    if (this.closed) return;
+    this.logger.info({ reason: message }, 'closing connection after a broken frame');
+    this.send(TcpCommand.BadRequest, ZERO_CORRELATION_ID, Buffer.from(message));
+    this.close(message);
+  }
+
+  /** Flushes what is queued, then ends the connection (destroyed if the peer does not finish in time). */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.ending = true;
+    this.closeReason = reason;
+    this.flush();
+    this.socket.end();
+    setTimeout(() => this.destroy(reason), CLOSE_GRACE_MS).unref();
+  }
+
+  /** Ends the connection at once, dropping anything queued. */
+  destroy(reason: string): void {
+    if (this.ended) return;
+    this.closeReason ||= reason;
+    this.ending = true;
+    this.socket.destroy();
+    this.finish(reason);
+  }
+
+  private finish(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.ending = true;
+    this.closeReason ||= reason;
+    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.sendQueue = [];
+    this.queuedPackages = 0;
+    this.queuedBytes = 0;
+    this.backlog = [];
+    const listeners = [...this.closeListeners];
+    this.closeListeners.clear();
+    for (const listener of listeners) {
+      try {
+        listener(this.closeReason);
+      } catch (err) {
+        this.logger.error({ err }, 'connection close listener failed');
+      }
+    }
+  }
+
+  /** Resolves once the socket is fully closed. */
+  whenClosed(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => this.onClose(() => resolve()));
+  }
+
+  info(): ConnectionInfo {
+    return {
+      id: this.id,
+      connectionName: this.name ?? '',
+      clientVersion: this.clientVersion,
+      remoteAddress: this.remoteAddress,
+      remotePort: this.remotePort,
+      tls: this.secure,
+      user: this.user,
+      connectedAt: this.connectedAt,
+      bytesReceived: this.bytesIn,
+      bytesSent: this.bytesOut,
+      packagesReceived: this.packagesIn,
+      packagesSent: this.packagesOut,
+      pendingSendPackages: this.pendingSendPackages,
+      pendingSendBytes: this.pendingSendBytes,
+    };
+  }
+}
+
+/** The open connections of one server (TCP and TLS listeners together). */
+export class ConnectionRegistry {
+  private readonly connections = new Map<string, ClientConnection>();
+
+  add(connection: ClientConnection): void {
+    this.connections.set(connection.id, connection);
+    connection.onClose(() => this.connections.delete(connection.id));
+  }
+
+  get(id: string): ClientConnection | undefined {
+    return this.connections.get(id);
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  all(): ClientConnection[] {
+    return [...this.connections.values()];
+  }
+
+  /** Snapshots of every open connection, oldest first. */
+  list(): ConnectionInfo[] {
+    return this.all().map((c) => c.info());
+  }
+}

@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectClient, jsonEvent } from './client-suite.ts';
+
+/**
+ * Crash safety: `homeport serve` is SIGKILLed at random moments while clients append concurrently.
+ * After every restart each acknowledged event must be readable, in order, in its stream and in $all,
+ * with no gaps and no duplicates.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+const ROUNDS = 5;
+const WORKERS = 4;
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<void>;
+}
+
+function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[2]), exited });
+    });
+    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code} before listening\n${out}\n${err}`)));
+  });
+}
+
+describe('crash safety of acknowledged appends', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-crash-'));
+  let server: Server | null = null;
+
+  afterAll(async () => {
+    if (server) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`keeps every acknowledged event across ${ROUNDS} SIGKILLs`, async () => {
+    const es = (await import('node-eventstore-client')).default;
+    /** Acknowledged event ids per stream, with the number the server gave each. */
+    const acknowledged = new Map<string, Map<string, number>>();
+    const streams = Array.from({ length: WORKERS }, (_, w) => `crash-${w}`);
+    for (const s of streams) acknowledged.set(s, new Map());
+
+    for (let round = 0; round < ROUNDS; round++) {
+      server = await startServer(dataDir);
+      const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { maxReconnections: 0, maxRetries: 0 }, `crash-${round}`);
+      conn.on('error', () => {});
+      let stop = false;
+      const worker = async (stream: string) => {
+        // Unacknowledged writes of the previous round may or may not have landed: start from what is there.
+        const last = await conn.readStreamEventsBackward(stream, -1, 1, false);
+        let version = last.status === 'success' ? last.lastEventNumber.toNumber() : -1;
+        while (!stop) {
+          const batch = Array.from({ length: 1 + crypto.randomInt(3) }, (_, i) => jsonEvent(es, 'Crash', { round, i }));
+          try {
+            const r = await conn.appendToStream(stream, version, batch);
+            const next = r.nextExpectedVersion.toNumber();
+            batch.forEach((e: { eventId: string }, i: number) => acknowledged.get(stream)!.set(e.eventId, next - batch.length + 1 + i));
+            version = next;
+          } catch {
+            return; // the server died under us
+          }
+        }
+      };
+      const workers = streams.map(worker);
+      await new Promise((r) => setTimeout(r, 150 + crypto.randomInt(500)));
+      server.child.kill('SIGKILL');
+      await server.exited;
+      stop = true;
+      await Promise.all(workers);
+      conn.close();
+      server = null;
+    }
+
+    server = await startServer(dataDir);
+    const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { defaultUserCredentials: new es.UserCredentials('admin', 'changeit') }, 'verify');
+    try {
+      let total = 0;
+      for (const stream of streams) {
+        const ids: string[] = [];
+        let from = 0;
+        for (;;) {
+          const slice = await conn.readStreamEventsForward(stream, from, 1000, false);
+          slice.events.forEach((e: { event: { eventId: string; eventNumber: { toNumber(): number } } }) => {
+            expect(e.event.eventNumber.toNumber()).toBe(ids.length); // no gaps
+            ids.push(e.event.eventId);
+          });
+          if (slice.isEndOfStream) break;
+          from = slice.nextEventNumber.toNumber();
+        }
+        expect(new Set(ids).size).toBe(ids.length);
+        for (const [id, number] of acknowledged.get(stream)!) expect(ids[number], `acknowledged event ${stream}@${number}`).toBe(id);
+        total += acknowledged.get(stream)!.size;
+      }
+      expect(total).toBeGreaterThan(0);
+
+      // $all: each stream's events once, in stream order, positions strictly increasing.
+      const inAll = new Map<string, number[]>();
+      const allIds = new Set<string>();
+      let position = es.positions.start;
+      let previous: { compareTo(o: unknown): number } | null = null;
+      for (;;) {
+        const slice = await conn.readAllEventsForward(position, 1000, false);
+        for (const e of slice.events) {
+          if (previous) expect(e.originalPosition.compareTo(previous)).toBeGreaterThan(0);
+          previous = e.originalPosition;
+          const rec = e.originalEvent;
+          if (!streams.includes(rec.eventStreamId)) continue;
+          expect(allIds.has(rec.eventId)).toBe(false);
+          allIds.add(rec.eventId);
+          const list = inAll.get(rec.eventStreamId) ?? [];
+          list.push(rec.eventNumber.toNumber());
+          inAll.set(rec.eventStreamId, list);
+        }
+        if (slice.isEndOfStream) break;
+        position = slice.nextPosition;
+      }
+      for (const stream of streams) {
+        const numbers = inAll.get(stream) ?? [];
+        expect(numbers).toEqual(numbers.map((_, i) => i));
+        for (const id of acknowledged.get(stream)!.keys()) expect(allIds.has(id)).toBe(true);
+      }
+    } finally {
+      conn.close();
+    }
+  });
+});

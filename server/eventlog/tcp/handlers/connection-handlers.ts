@@ -1,0 +1,24 @@
+import { TcpCommand } from '../commands.ts';
+import type { CommandHandlerMap } from '../dispatcher.ts';
+import type { IdentifyClientMessage } from '../messages.ts';
+
+/** Connection-level requests that need neither credentials nor the store. Authenticate is built into the dispatcher. */
+export const connectionHandlers: CommandHandlerMap = {
+  [TcpCommand.Ping]: {
+    authenticate: false,
+    needsStore: false,
+    handle(ctx) {
+      ctx.reply(TcpCommand.Pong, ctx.body);
+    },
+  },
+  [TcpCommand.IdentifyClient]: {
+    request: 'IdentifyClient',
+    authenticate: false,
+    needsStore: false,
+    handle(ctx, message: IdentifyClientMessage) {
+      ctx.connection.clientVersion = message.version;
+      ctx.connection.name = message.connectionName ? message.connectionName : null;
+      ctx.reply(TcpCommand.ClientIdentified, null);
+    },
+  },
+};

@@ -1,0 +1,211 @@
+import {
+  MAX_READ_COUNT,
+  type EventFilter,
+  type Position,
+  type ReadAllResult,
+  type ReadAllResultCode,
+  type ReadEventResultCode,
+  type ReadStreamResult,
+  type ReadStreamResultCode,
+} from '../../store/types.ts';
+import {
+  BadRequestError,
+  eventNumberToWire,
+  filterFromWire,
+  int64ToNumber,
+  positionFromWire,
+  resolvedEntryWireSize,
+  resolvedEventToWire,
+  resolvedIndexedEventToWire,
+} from '../codec.ts';
+import { TcpCommand } from '../commands.ts';
+import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
+import { MAX_FRAME_BYTES } from '../framing.ts';
+import {
+  enumTable,
+  type FilteredReadAllEventsMessage,
+  type ReadAllEventsMessage,
+  type ReadEventMessage,
+  type ReadStreamEventsMessage,
+} from '../messages.ts';
+
+/** ReadEvent, ReadStreamEvents forward/backward, ReadAllEvents and FilteredReadAllEvents forward/backward. */
+
+const ReadEventResultCode = enumTable<ReadEventResultCode>('ReadEventCompleted.ReadEventResult');
+const ReadStreamResultWire = enumTable<ReadStreamResultCode>('ReadStreamEventsCompleted.ReadStreamResult');
+const ReadAllResultWire = enumTable<ReadAllResultCode>('ReadAllEventsCompleted.ReadAllResult');
+const FilteredReadAllResultWire = enumTable<ReadAllResultCode>('FilteredReadAllEventsCompleted.FilteredReadAllResult');
+
+/** Replies stay this far under the frame limit (the size estimate is conservative, this is extra room). */
+const REPLY_BUDGET_BYTES = MAX_FRAME_BYTES - 1024 * 1024;
+
+function streamIdOf(id: string): string {
+  if (!id) throw new BadRequestError('Empty stream id.');
+  return id;
+}
+
+function countError(maxCount: number): string | null {
+  if (maxCount > MAX_READ_COUNT) return `Read size too big, should be less than ${MAX_READ_COUNT} items`;
+  if (maxCount <= 0) return `Invalid count ${maxCount}, should be at least 1`;
+  return null;
+}
+
+/** How many leading entries fit in one reply (at least one, so a reader always progresses). */
+function entriesThatFit(entries: readonly Parameters<typeof resolvedEntryWireSize>[0][]): number {
+  let total = 0;
+  for (let i = 0; i < entries.length; i++) {
+    total += resolvedEntryWireSize(entries[i]);
+    if (total > REPLY_BUDGET_BYTES) return Math.max(1, i);
+  }
+  return entries.length;
+}
+
+// ---- ReadEvent ----
+
+function sendReadEvent(ctx: RequestContext, result: ReadEventResultCode, event: object | undefined, error?: string): void {
+  const body: Record<string, unknown> = { result: ReadEventResultCode[result], event: event ?? {} };
+  if (error) body.error = error;
+  ctx.replyMessage(TcpCommand.ReadEventCompleted, 'ReadEventCompleted', body);
+}
+
+function readEvent(ctx: RequestContext, m: ReadEventMessage): void {
+  const streamId = streamIdOf(m.eventStreamId);
+  const eventNumber = int64ToNumber(m.eventNumber);
+  if (eventNumber < -1) return sendReadEvent(ctx, 'Error', undefined, `Invalid event number ${eventNumber}.`);
+  const r = ctx.store.readEvent(streamId, eventNumber, m.resolveLinkTos, ctx.caller);
+  sendReadEvent(ctx, r.result, r.event ? resolvedIndexedEventToWire(r.event) : undefined, r.error);
+}
+
+// ---- ReadStreamEvents ----
+
+function sendReadStream(ctx: RequestContext, command: number, r: ReadStreamResult): void {
+  const body: Record<string, unknown> = {
+    events: r.events.map(resolvedIndexedEventToWire),
+    result: ReadStreamResultWire[r.result],
+    nextEventNumber: eventNumberToWire(r.nextEventNumber),
+    lastEventNumber: eventNumberToWire(r.lastEventNumber),
+    isEndOfStream: r.isEndOfStream,
+    lastCommitPosition: r.lastCommitPosition,
+  };
+  if (r.error) body.error = r.error;
+  ctx.replyMessage(command, 'ReadStreamEventsCompleted', body);
+}
+
+function readStreamError(ctx: RequestContext, error: string): ReadStreamResult {
+  return { result: 'Error', events: [], nextEventNumber: -1, lastEventNumber: -1, isEndOfStream: true, lastCommitPosition: ctx.store.lastCommitPosition(), error };
+}
+
+function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: boolean): void {
+  const command = forward ? TcpCommand.ReadStreamEventsForwardCompleted : TcpCommand.ReadStreamEventsBackwardCompleted;
+  const streamId = streamIdOf(m.eventStreamId);
+  const from = int64ToNumber(m.fromEventNumber);
+  const invalidCount = countError(m.maxCount);
+  if (invalidCount) return sendReadStream(ctx, command, readStreamError(ctx, invalidCount));
+  if (forward ? from < 0 : from < -1) return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
+
+  const r = forward
+    ? ctx.store.readStreamForward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller)
+    : ctx.store.readStreamBackward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller);
+  const fit = entriesThatFit(r.events);
+  if (fit < r.events.length) {
+    // Too big for one frame: return a shorter slice; the client pages on from next_event_number.
+    const kept = r.events.slice(0, fit);
+    const last = kept[kept.length - 1];
+    const lastNumber = (last.link ?? last.event)!.eventNumber;
+    const next = forward ? lastNumber + 1 : lastNumber - 1;
+    return sendReadStream(ctx, command, { ...r, events: kept, nextEventNumber: next < 0 ? -1 : next, isEndOfStream: next < 0 });
+  }
+  sendReadStream(ctx, command, r);
+}
+
+// ---- ReadAllEvents and FilteredReadAllEvents ----
+
+function isHeadOfLog(p: Position): boolean {
+  return p.commitPosition === -1 && p.preparePosition === -1;
+}
+
+function readAllFailure(from: Position, result: ReadAllResultCode, error: string): ReadAllResult {
+  return { result, position: from, events: [], nextPosition: { commitPosition: -1, preparePosition: -1 }, isEndOfStream: false, error };
+}
+
+/** Trims a $all slice that would not fit one frame; the next cursor then points at the first event left out. */
+function fitAllSlice(r: ReadAllResult, forward: boolean): ReadAllResult {
+  const fit = entriesThatFit(r.events);
+  if (fit >= r.events.length) return r;
+  const kept = r.events.slice(0, fit);
+  const boundary = forward ? r.events[fit] : kept[kept.length - 1];
+  return {
+    ...r,
+    events: kept,
+    nextPosition: { commitPosition: boundary.commitPosition, preparePosition: boundary.preparePosition },
+    isEndOfStream: false,
+  };
+}
+
+function allBody(r: ReadAllResult, resultTable: Record<ReadAllResultCode, number>): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    commitPosition: r.position.commitPosition,
+    preparePosition: r.position.preparePosition,
+    events: r.events.map(resolvedEventToWire),
+    nextCommitPosition: r.nextPosition.commitPosition,
+    nextPreparePosition: r.nextPosition.preparePosition,
+    result: resultTable[r.result],
+  };
+  if (r.error) body.error = r.error;
+  return body;
+}
+
+function validateAllRequest(from: Position, maxCount: number): string | null {
+  if (!isHeadOfLog(from) && (from.commitPosition < 0 || from.preparePosition < 0)) return 'Invalid position.';
+  return countError(maxCount);
+}
+
+function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean): void {
+  const command = forward ? TcpCommand.ReadAllEventsForwardCompleted : TcpCommand.ReadAllEventsBackwardCompleted;
+  const from = positionFromWire(m.commitPosition, m.preparePosition);
+  const invalid = validateAllRequest(from, m.maxCount);
+  const r = invalid
+    ? readAllFailure(from, 'Error', invalid)
+    : forward
+      ? ctx.store.readAllForward(from, m.maxCount, m.resolveLinkTos, ctx.caller)
+      : ctx.store.readAllBackward(from, m.maxCount, m.resolveLinkTos, ctx.caller);
+  ctx.replyMessage(command, 'ReadAllEventsCompleted', allBody(fitAllSlice(r, forward), ReadAllResultWire));
+}
+
+function checkFilter(filter: EventFilter | null): string | null {
+  if (filter?.type !== 'Regex') return null;
+  try {
+    new RegExp(filter.data[0]);
+    return null;
+  } catch (err) {
+    return `Invalid filter regular expression: ${(err as Error).message}`;
+  }
+}
+
+function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, forward: boolean): void {
+  const command = forward ? TcpCommand.FilteredReadAllEventsForwardCompleted : TcpCommand.FilteredReadAllEventsBackwardCompleted;
+  const from = positionFromWire(m.commitPosition, m.preparePosition);
+  const filter = filterFromWire(m.filter);
+  const maxSearchWindow = m.maxSearchWindow > 0 ? m.maxSearchWindow : m.maxCount;
+  const invalid = validateAllRequest(from, m.maxCount) ?? checkFilter(filter);
+  const r = invalid
+    ? readAllFailure(from, 'Error', invalid)
+    : forward
+      ? ctx.store.filteredReadAllForward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller)
+      : ctx.store.filteredReadAllBackward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller);
+  const fitted = fitAllSlice(r, forward);
+  ctx.replyMessage(command, 'FilteredReadAllEventsCompleted', {
+    ...allBody(fitted, FilteredReadAllResultWire),
+    isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false,
+  });
+}
+
+export const readHandlers: CommandHandlerMap = {
+  [TcpCommand.ReadEvent]: { request: 'ReadEvent', handle: readEvent },
+  [TcpCommand.ReadStreamEventsForward]: { request: 'ReadStreamEvents', handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, true) },
+  [TcpCommand.ReadStreamEventsBackward]: { request: 'ReadStreamEvents', handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, false) },
+  [TcpCommand.ReadAllEventsForward]: { request: 'ReadAllEvents', handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, true) },
+  [TcpCommand.ReadAllEventsBackward]: { request: 'ReadAllEvents', handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, false) },
+  [TcpCommand.FilteredReadAllEventsForward]: { request: 'FilteredReadAllEvents', handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, true) },
+  [TcpCommand.FilteredReadAllEventsBackward]: { request: 'FilteredReadAllEvents', handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, false) },
+};

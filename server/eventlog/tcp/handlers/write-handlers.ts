@@ -1,0 +1,145 @@
+import {
+  EVENT_NUMBER_INVALID,
+  ExpectedVersion,
+  type DeleteResult,
+  type OperationResult,
+  type TransactionCommitResult,
+  type TransactionResult,
+  type WriteResult,
+} from '../../store/types.ts';
+import { BadRequestError, eventNumberToWire, int64ToNumber, newEventFromWire } from '../codec.ts';
+import { TcpCommand } from '../commands.ts';
+import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
+import {
+  enumTable,
+  type DeleteStreamMessage,
+  type Int64,
+  type NewEventMessage,
+  type TransactionCommitMessage,
+  type TransactionStartMessage,
+  type TransactionWriteMessage,
+  type WriteEventsMessage,
+} from '../messages.ts';
+
+/** WriteEvents, DeleteStream and the three transaction commands. */
+
+const OperationResultCode = enumTable<OperationResult>('OperationResult');
+const ALL_STREAM = '$all';
+
+function streamIdOf(id: string): string {
+  if (!id) throw new BadRequestError('Empty stream id.');
+  return id;
+}
+
+function expectedVersionOf(value: Int64): number {
+  const v = int64ToNumber(value);
+  if (v === ExpectedVersion.Any || v === ExpectedVersion.NoStream || v === ExpectedVersion.StreamExists || v >= 0) return v;
+  throw new BadRequestError(`Invalid expected version ${v}.`);
+}
+
+function eventsOf(events: NewEventMessage[] | undefined) {
+  return (events ?? []).map(newEventFromWire);
+}
+
+function accessDeniedWrite(): WriteResult {
+  return {
+    result: 'AccessDenied',
+    message: 'Access denied.',
+    firstEventNumber: EVENT_NUMBER_INVALID,
+    lastEventNumber: EVENT_NUMBER_INVALID,
+    preparePosition: EVENT_NUMBER_INVALID,
+    commitPosition: EVENT_NUMBER_INVALID,
+  };
+}
+
+function sendWriteCompleted(ctx: RequestContext, r: WriteResult): void {
+  const body: Record<string, unknown> = {
+    result: OperationResultCode[r.result],
+    firstEventNumber: eventNumberToWire(r.firstEventNumber ?? EVENT_NUMBER_INVALID),
+    lastEventNumber: eventNumberToWire(r.lastEventNumber ?? EVENT_NUMBER_INVALID),
+    preparePosition: r.preparePosition ?? EVENT_NUMBER_INVALID,
+    commitPosition: r.commitPosition ?? EVENT_NUMBER_INVALID,
+  };
+  if (r.message) body.message = r.message;
+  if (r.currentVersion !== undefined) body.currentVersion = eventNumberToWire(r.currentVersion);
+  ctx.replyMessage(TcpCommand.WriteEventsCompleted, 'WriteEventsCompleted', body);
+}
+
+function sendDeleteCompleted(ctx: RequestContext, r: DeleteResult): void {
+  const body: Record<string, unknown> = {
+    result: OperationResultCode[r.result],
+    preparePosition: r.preparePosition ?? EVENT_NUMBER_INVALID,
+    commitPosition: r.commitPosition ?? EVENT_NUMBER_INVALID,
+  };
+  if (r.message) body.message = r.message;
+  if (r.currentVersion !== undefined) body.currentVersion = eventNumberToWire(r.currentVersion);
+  ctx.replyMessage(TcpCommand.DeleteStreamCompleted, 'DeleteStreamCompleted', body);
+}
+
+function transactionBody(r: TransactionResult): Record<string, unknown> {
+  const body: Record<string, unknown> = { transactionId: r.transactionId, result: OperationResultCode[r.result] };
+  if (r.message) body.message = r.message;
+  return body;
+}
+
+export const writeHandlers: CommandHandlerMap = {
+  [TcpCommand.WriteEvents]: {
+    request: 'WriteEvents',
+    async handle(ctx, m: WriteEventsMessage) {
+      const streamId = streamIdOf(m.eventStreamId);
+      const expectedVersion = expectedVersionOf(m.expectedVersion);
+      const events = eventsOf(m.events);
+      if (streamId === ALL_STREAM) return sendWriteCompleted(ctx, accessDeniedWrite());
+      sendWriteCompleted(ctx, await ctx.store.appendToStream(streamId, expectedVersion, events, ctx.caller));
+    },
+  },
+
+  [TcpCommand.DeleteStream]: {
+    request: 'DeleteStream',
+    async handle(ctx, m: DeleteStreamMessage) {
+      const streamId = streamIdOf(m.eventStreamId);
+      const expectedVersion = expectedVersionOf(m.expectedVersion);
+      if (streamId === ALL_STREAM) {
+        const denied = accessDeniedWrite();
+        return sendDeleteCompleted(ctx, { ...denied });
+      }
+      sendDeleteCompleted(ctx, await ctx.store.deleteStream(streamId, expectedVersion, m.hardDelete === true, ctx.caller));
+    },
+  },
+
+  [TcpCommand.TransactionStart]: {
+    request: 'TransactionStart',
+    async handle(ctx, m: TransactionStartMessage) {
+      const streamId = streamIdOf(m.eventStreamId);
+      const expectedVersion = expectedVersionOf(m.expectedVersion);
+      const r: TransactionResult =
+        streamId === ALL_STREAM
+          ? { transactionId: -1, result: 'AccessDenied', message: 'Access denied.' }
+          : await ctx.store.startTransaction(streamId, expectedVersion, ctx.caller);
+      ctx.replyMessage(TcpCommand.TransactionStartCompleted, 'TransactionStartCompleted', transactionBody(r));
+    },
+  },
+
+  [TcpCommand.TransactionWrite]: {
+    request: 'TransactionWrite',
+    async handle(ctx, m: TransactionWriteMessage) {
+      const events = eventsOf(m.events);
+      const r = await ctx.store.transactionWrite(int64ToNumber(m.transactionId), events, ctx.caller);
+      ctx.replyMessage(TcpCommand.TransactionWriteCompleted, 'TransactionWriteCompleted', transactionBody(r));
+    },
+  },
+
+  [TcpCommand.TransactionCommit]: {
+    request: 'TransactionCommit',
+    async handle(ctx, m: TransactionCommitMessage) {
+      const r: TransactionCommitResult = await ctx.store.commitTransaction(int64ToNumber(m.transactionId), ctx.caller);
+      ctx.replyMessage(TcpCommand.TransactionCommitCompleted, 'TransactionCommitCompleted', {
+        ...transactionBody(r),
+        firstEventNumber: eventNumberToWire(r.firstEventNumber ?? EVENT_NUMBER_INVALID),
+        lastEventNumber: eventNumberToWire(r.lastEventNumber ?? EVENT_NUMBER_INVALID),
+        preparePosition: r.preparePosition ?? EVENT_NUMBER_INVALID,
+        commitPosition: r.commitPosition ?? EVENT_NUMBER_INVALID,
+      });
+    },
+  },
+};

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { requireOwner, type UiSessions } from './auth.ts';
+import type { EventLogUiDeps } from './eventlog-context.ts';
+
+/** Connected TCP clients and volatile (live) subscriptions. Rates are left to the page: it samples and divides. */
+export function connectionRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
+  const auth = { preHandler: requireOwner(sessions) };
+
+  app.get('/eventlog/connections', auth, async () => ({
+    sampledAt: Date.now(),
+    connections: deps.connections().map((c) => ({ ...c })),
+  }));
+
+  app.get('/eventlog/subscriptions', auth, async () => {
+    const subs = deps.subscriptions();
+    return { sampledAt: Date.now(), available: subs !== null, subscriptions: subs ? subs.listVolatile() : [] };
+  });
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { requireOwner, type UiSessions } from './auth.ts';
+import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
+
+const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#@:]+$' } as const;
+const PASSWORD = { type: 'string', minLength: 1, maxLength: 1024 } as const;
+const GROUP = { type: 'string', minLength: 1, maxLength: 255 } as const;
+
+/** Errors the users store raises for the caller's mistakes carry a message worth showing as-is. */
+function asUserError(err: unknown, name: string): unknown {
+  if (err instanceof UiApiError) return err;
+  const e = err as { code?: string; message?: string; status?: number; statusCode?: number };
+  const text = e.message ?? '';
+  if (/exist|already|duplicate/i.test(text) && !/not exist|does not|doesn't/i.test(text)) return new UiApiError(409, text || `User "${name}" already exists`);
+  if (/not found|not exist|unknown user|no such/i.test(text)) return new UiApiError(404, text || `There is no user "${name}"`);
+  if (/invalid|must|required|empty|too long|not allowed|cannot/i.test(text)) return new UiApiError(400, text);
+  return err;
+}
+
+/** Event-log accounts (the ones TCP clients sign in with): list, add, change password, remove. Administrators only. */
+export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
+  const auth = { preHandler: requireOwner(sessions) };
+  const mustBeAdmin = (req: Parameters<typeof callerOf>[0]) => {
+    if (!callerOf(req, deps).groups.includes('$admins')) throw new UiApiError(403, 'Only members of $admins manage event-log users');
+  };
+
+  app.get('/eventlog/users', auth, async (req, reply) => {
+    try {
+      mustBeAdmin(req);
+      return { users: deps.users.list().map((u) => ({ name: u.name, fullName: u.fullName, groups: u.groups, disabled: u.disabled, createdAt: u.createdAt })) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.post<{ Body: { name: string; password: string; fullName?: string; groups?: string[] } }>(
+    '/eventlog/users',
+    {
+      ...auth,
+      schema: {
+        body: {
+          type: 'object',
+          required: ['name', 'password'],
+          additionalProperties: false,
+          properties: { name: NAME, password: PASSWORD, fullName: { type: 'string', maxLength: 255 }, groups: { type: 'array', maxItems: 64, items: GROUP } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const { name } = req.body;
+      try {
+        mustBeAdmin(req);
+        if (deps.users.get(name)) throw new UiApiError(409, `User "${name}" already exists`);
+        const user = await deps.users.add({ name, password: req.body.password, fullName: req.body.fullName || name, groups: req.body.groups ?? [] });
+        return reply.code(201).send({ user: { name: user.name, fullName: user.fullName, groups: user.groups, disabled: user.disabled, createdAt: user.createdAt } });
+      } catch (err) {
+        return sendError(reply, asUserError(err, name));
+      }
+    },
+  );
+
+  app.put<{ Params: { name: string }; Body: { password: string } }>(
+    '/eventlog/users/:name/password',
+    { ...auth, schema: { body: { type: 'object', required: ['password'], additionalProperties: false, properties: { password: PASSWORD } } } },
+    async (req, reply) => {
+      const { name } = req.params;
+      try {
+        mustBeAdmin(req);
+        if (!deps.users.get(name)) throw new UiApiError(404, `There is no user "${name}"`);
+        await deps.users.changePassword(name, req.body.password);
+        return { changed: true };
+      } catch (err) {
+        return sendError(reply, asUserError(err, name));
+      }
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>('/eventlog/users/:name', auth, async (req, reply) => {
+    const { name } = req.params;
+    try {
+      mustBeAdmin(req);
+      if (!deps.users.get(name)) throw new UiApiError(404, `There is no user "${name}"`);
+      if (req.uiPrincipal?.via === 'eventlog-admin' && req.uiPrincipal.name === name) throw new UiApiError(400, 'You cannot remove the account you are signed in with');
+      await deps.users.remove(name);
+      return { removed: true };
+    } catch (err) {
+      return sendError(reply, asUserError(err, name));
+    }
+  });
+}

@@ -1,0 +1,166 @@
+import { forbidden, notFound, ValidationFailure } from '../errors.ts';
+import { isListed, type Account, type FollowOptions, type SocialStore } from '../store/index.ts';
+
+export const NOTE_COMMENT_MAX = 2000;
+/** The longest mute Mastodon accepts: about 3 years in seconds (clients offer up to 7 days). */
+export const MUTE_DURATION_MAX = 100_000_000;
+
+export interface FollowChanges {
+  reblogs?: boolean;
+  notify?: boolean;
+  languages?: string[] | null;
+}
+
+/**
+ * Follows, follow requests, blocks, mutes, notes, endorsements and domain blocks between accounts, with
+ * their side effects (notifications, severed follows). Federation hooks in later through the same calls.
+ */
+export class RelationshipService {
+  private readonly store: SocialStore;
+  constructor(store: SocialStore) {
+    this.store = store;
+  }
+
+  private ensureActionable(me: Account, target: Account): void {
+    if (me.id === target.id) throw forbidden();
+    if (target.suspendedAt !== null || target.deletedAt !== null) throw forbidden();
+  }
+
+  /**
+   * Follows `target`, or asks to when it is locked or remote (a remote server answers the request).
+   * Following again only changes the options given.
+   */
+  follow(me: Account, target: Account, changes: FollowChanges = {}): void {
+    this.ensureActionable(me, target);
+    const rel = this.store.relationships;
+    if (rel.blocking(target.id, me.id) || rel.blocking(me.id, target.id)) throw forbidden();
+    if (target.domain !== null && rel.domainBlocked(me.id, target.domain)) throw forbidden();
+    if (target.movedToAccountId !== null) throw forbidden();
+    this.store.transaction(() => {
+      const existing = rel.follow(me.id, target.id) ?? rel.followRequest(me.id, target.id);
+      const options: FollowOptions = {
+        showReblogs: changes.reblogs ?? existing?.showReblogs ?? true,
+        notify: changes.notify ?? existing?.notify ?? false,
+        languages: changes.languages !== undefined ? changes.languages : (existing?.languages ?? null),
+      };
+      if (rel.follow(me.id, target.id)) {
+        rel.upsertFollow(me.id, target.id, options);
+      } else if (target.locked || target.domain !== null || rel.followRequest(me.id, target.id)) {
+        const created = rel.upsertFollowRequest(me.id, target.id, options);
+        if (created && target.domain === null) this.store.notifications.insert({ accountId: target.id, fromAccountId: me.id, type: 'follow_request' });
+      } else {
+        rel.upsertFollow(me.id, target.id, options);
+        this.store.notifications.insert({ accountId: target.id, fromAccountId: me.id, type: 'follow' });
+      }
+    });
+  }
+
+  unfollow(me: Account, target: Account): void {
+    this.store.transaction(() => {
+      this.store.relationships.deleteFollow(me.id, target.id);
+      if (this.store.relationships.deleteFollowRequest(me.id, target.id)) {
+        this.store.notifications.deleteBetween(target.id, me.id, 'follow_request');
+      }
+    });
+  }
+
+  /** Accepts a pending request: the follow starts and the accepting user is notified of the new follower. */
+  authorizeFollowRequest(me: Account, requester: Account): void {
+    this.store.transaction(() => {
+      const request = this.store.relationships.followRequest(requester.id, me.id);
+      if (!request) throw notFound();
+      this.store.relationships.upsertFollow(requester.id, me.id, request, request.uri);
+      this.store.relationships.deleteFollowRequest(requester.id, me.id);
+      this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
+      this.store.notifications.insert({ accountId: me.id, fromAccountId: requester.id, type: 'follow' });
+    });
+  }
+
+  rejectFollowRequest(me: Account, requester: Account): void {
+    this.store.transaction(() => {
+      if (!this.store.relationships.deleteFollowRequest(requester.id, me.id)) throw notFound();
+      this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
+    });
+  }
+
+  removeFromFollowers(me: Account, follower: Account): void {
+    this.store.relationships.deleteFollow(follower.id, me.id);
+  }
+
+  /** Blocking ends follows and requests both ways and clears what the blocked account caused in our notifications. */
+  block(me: Account, target: Account): void {
+    if (me.id === target.id) throw forbidden();
+    this.store.transaction(() => {
+      this.store.relationships.insertBlock(me.id, target.id);
+      this.store.relationships.severBetween(me.id, target.id);
+      this.store.relationships.deleteEndorsement(me.id, target.id);
+      this.store.notifications.deleteAllFrom(me.id, target.id);
+    });
+  }
+
+  unblock(me: Account, target: Account): void {
+    this.store.relationships.deleteBlock(me.id, target.id);
+  }
+
+  /** Creates or updates a mute; `durationSeconds` 0 means until unmuted. */
+  mute(me: Account, target: Account, options: { notifications: boolean; durationSeconds: number }): void {
+    if (me.id === target.id) throw forbidden();
+    if (options.durationSeconds < 0 || options.durationSeconds > MUTE_DURATION_MAX) {
+      throw ValidationFailure.single('duration', 'ERR_INVALID', `must be between 0 and ${MUTE_DURATION_MAX} seconds`);
+    }
+    const expiresAt = options.durationSeconds > 0 ? this.store.now() + options.durationSeconds * 1000 : null;
+    this.store.relationships.upsertMute(me.id, target.id, options.notifications, expiresAt);
+  }
+
+  unmute(me: Account, target: Account): void {
+    this.store.relationships.deleteMute(me.id, target.id);
+  }
+
+  setNote(me: Account, target: Account, comment: string): void {
+    if ([...comment].length > NOTE_COMMENT_MAX) throw ValidationFailure.single('comment', 'ERR_TOO_LONG', `is too long (maximum is ${NOTE_COMMENT_MAX} characters)`);
+    this.store.relationships.setNote(me.id, target.id, comment);
+  }
+
+  /** Features an account on one's profile; only accounts one follows may be featured. */
+  endorse(me: Account, target: Account): void {
+    this.ensureActionable(me, target);
+    if (!this.store.relationships.follow(me.id, target.id)) throw ValidationFailure.single('account', 'ERR_INVALID', 'must be an account you follow');
+    this.store.relationships.insertEndorsement(me.id, target.id);
+  }
+
+  unendorse(me: Account, target: Account): void {
+    this.store.relationships.deleteEndorsement(me.id, target.id);
+  }
+
+  /** Hides a whole remote domain for this user and drops follows with its accounts. */
+  blockDomain(me: Account, domain: string, localDomain: string): void {
+    if (domain === localDomain.toLowerCase()) throw ValidationFailure.single('domain', 'ERR_INVALID', 'cannot be your own server');
+    this.store.transaction(() => {
+      this.store.relationships.insertDomainBlock(me.id, domain);
+      this.store.relationships.deleteFollowersFromDomain(me.id, domain);
+    });
+  }
+
+  unblockDomain(me: Account, domain: string): void {
+    this.store.relationships.deleteDomainBlock(me.id, domain);
+  }
+
+  /** The account of an id if the API may show it; otherwise a 404 (unconfirmed, unapproved or deleted accounts). */
+  visibleAccount(id: string): Account {
+    const account = this.store.accounts.byId(id);
+    if (!account || !isListed(account)) throw notFound();
+    return account;
+  }
+}
+
+/** Lower-cased, punycoded host of a domain or URL the user typed; null when it is not a host name. */
+export function normalizeDomain(input: string): string | null {
+  const trimmed = input.trim().toLowerCase();
+  if (!trimmed) return null;
+  try {
+    const host = new URL(trimmed.includes('://') ? trimmed : `https://${trimmed}`).host;
+    return /^[a-z0-9.-]+(:\d+)?$/.test(host) && host.includes('.') || host.startsWith('localhost') ? host : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,159 @@
+import type { Account, AccountCounts, ListedAccount, SocialStore, User } from '../store/index.ts';
+import { formatInline, formatPlainText } from '../text/format.ts';
+import type { SocialUrls } from '../urls.ts';
+import { isoDate, isoTimeOrNull, midnight } from './dates.ts';
+import { serializeAccountRoles, serializeRole } from './role.ts';
+
+export type AccountJson = Record<string, unknown> & { id: string };
+
+/** Serializes accounts (Account, CredentialAccount, MutedAccount), counting followers and statuses in batches. */
+export class AccountPresenter {
+  private readonly store: SocialStore;
+  private readonly urls: SocialUrls;
+
+  constructor(store: SocialStore, urls: SocialUrls) {
+    this.store = store;
+    this.urls = urls;
+  }
+
+  acct(account: Account): string {
+    return account.domain === null ? account.username : `${account.username}@${account.domain}`;
+  }
+
+  uri(account: Account): string {
+    return account.uri ?? this.urls.accountUri(account.username);
+  }
+
+  profileUrl(account: Account): string {
+    return account.url ?? (account.domain === null ? this.urls.profileUrl(account.username) : this.uri(account));
+  }
+
+  avatarUrl(account: Account): string {
+    if (account.suspendedAt !== null) return this.urls.missingAvatar;
+    if (account.avatarFile) return this.urls.media(account.avatarFile);
+    return account.avatarRemoteUrl ?? this.urls.missingAvatar;
+  }
+
+  headerUrl(account: Account): string {
+    if (account.suspendedAt !== null) return this.urls.missingHeader;
+    if (account.headerFile) return this.urls.media(account.headerFile);
+    return account.headerRemoteUrl ?? this.urls.missingHeader;
+  }
+
+  /** HTML of a note: local notes are plain text we format, remote ones are HTML already sanitized on receipt. */
+  noteHtml(account: Account): string {
+    if (account.domain !== null) return account.note;
+    return formatPlainText(account.note, this.formatOptions());
+  }
+
+  private formatOptions() {
+    return {
+      mentionUrl: (username: string, domain: string | null) => {
+        const local = domain === null || domain === this.urls.domain.toLowerCase();
+        const found = this.store.accounts.byHandle(username, local ? null : domain);
+        return found && found.deletedAt === null ? this.profileUrl(found) : null;
+      },
+      tagUrl: (name: string) => this.urls.tagUrl(name),
+    };
+  }
+
+  present(accounts: readonly Account[]): AccountJson[] {
+    const counts = this.store.accounts.counts(accounts);
+    const moved = new Map<string, Account>();
+    for (const a of accounts) {
+      if (a.movedToAccountId && !moved.has(a.movedToAccountId)) {
+        const target = this.store.accounts.byId(a.movedToAccountId);
+        if (target) moved.set(target.id, target);
+      }
+    }
+    const movedJson = new Map<string, AccountJson>();
+    if (moved.size) {
+      const list = [...moved.values()];
+      const movedCounts = this.store.accounts.counts(list);
+      for (const m of list) movedJson.set(m.id, this.serialize(m, movedCounts.get(m.id)!, null));
+    }
+    return accounts.map((a) => this.serialize(a, counts.get(a.id)!, a.movedToAccountId ? (movedJson.get(a.movedToAccountId) ?? null) : null));
+  }
+
+  one(account: Account): AccountJson {
+    return this.present([account])[0];
+  }
+
+  listed(rows: readonly ListedAccount[]): AccountJson[] {
+    return this.present(rows.map((r) => r.account));
+  }
+
+  /** MutedAccount: an Account plus when the mute ends. */
+  muted(rows: readonly ListedAccount[]): AccountJson[] {
+    const json = this.present(rows.map((r) => r.account));
+    return json.map((j, i) => ({ ...j, mute_expires_at: isoTimeOrNull(rows[i].muteExpiresAt ?? null) }));
+  }
+
+  /** CredentialAccount: the signed-in user's own account with its source and role. */
+  credential(account: Account, user: User): AccountJson {
+    const base = this.one(account);
+    const s = user.settings;
+    return {
+      ...base,
+      source: {
+        privacy: s.defaultPrivacy ?? 'public',
+        sensitive: s.defaultSensitive ?? false,
+        language: s.defaultLanguage ?? '',
+        note: account.note,
+        fields: account.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
+        follow_requests_count: this.store.relationships.incomingFollowRequestCount(account.id),
+        hide_collections: account.hideCollections,
+        discoverable: account.discoverable,
+        indexable: account.indexable,
+        attribution_domains: account.attributionDomains,
+        quote_policy: s.defaultQuotePolicy ?? 'public',
+      },
+      role: serializeRole(user.role),
+    };
+  }
+
+  private serialize(a: Account, counts: AccountCounts, moved: AccountJson | null): AccountJson {
+    const unavailable = a.suspendedAt !== null;
+    const json: AccountJson = {
+      id: a.id,
+      username: a.username,
+      acct: this.acct(a),
+      display_name: unavailable ? '' : a.displayName,
+      locked: unavailable ? false : a.locked,
+      bot: unavailable ? false : a.actorType === 'Service' || a.actorType === 'Application',
+      discoverable: unavailable ? false : a.discoverable,
+      indexable: unavailable ? false : a.indexable,
+      group: a.actorType === 'Group',
+      created_at: midnight(a.createdAt),
+      note: unavailable ? '' : this.noteHtml(a),
+      url: this.profileUrl(a),
+      uri: this.uri(a),
+      avatar: this.avatarUrl(a),
+      avatar_static: this.avatarUrl(a),
+      avatar_description: unavailable ? '' : a.avatarDescription,
+      header: this.headerUrl(a),
+      header_static: this.headerUrl(a),
+      header_description: unavailable ? '' : a.headerDescription,
+      followers_count: unavailable ? 0 : counts.followers,
+      following_count: unavailable ? 0 : counts.following,
+      statuses_count: unavailable ? 0 : counts.statuses,
+      last_status_at: unavailable || counts.lastStatusAt === null ? null : isoDate(counts.lastStatusAt),
+      hide_collections: a.hideCollections,
+      emojis: [],
+      roles: unavailable ? [] : serializeAccountRoles(a.user?.role ?? null),
+      fields: unavailable
+        ? []
+        : a.fields.map((f) => ({
+            name: f.name,
+            value: a.domain === null ? formatInline(f.value, this.formatOptions()) : f.value,
+            verified_at: f.verified_at,
+          })),
+    };
+    if (a.domain === null) json.noindex = !a.indexable && a.discoverable === false;
+    if (a.memorial) json.memorial = true;
+    if (unavailable) json.suspended = true;
+    if (a.silencedAt !== null) json.limited = true;
+    if (moved) json.moved = moved;
+    return json;
+  }
+}

@@ -1,0 +1,76 @@
+/** Error details in the shape Mastodon uses for 422 responses: field → [{error: "ERR_…", description}]. */
+export type ErrorDetails = Record<string, { error: string; description: string }[]>;
+
+/** An error the API answers with `{"error": message, ...extra}` and the given status. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.extra = extra;
+    this.headers = headers;
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.message, ...this.extra };
+  }
+}
+
+const ATTRIBUTE_NAMES: Record<string, string> = {
+  agreement: 'Agreement',
+  email: 'Email',
+  password: 'Password',
+  username: 'Username',
+  locale: 'Locale',
+  reason: 'Reason',
+  date_of_birth: 'Date of birth',
+  display_name: 'Display name',
+  note: 'Note',
+  fields: 'Fields',
+  avatar: 'Avatar',
+  header: 'Header',
+};
+
+function humanize(field: string): string {
+  const known = ATTRIBUTE_NAMES[field];
+  if (known) return known;
+  const words = field.replace(/\[\]|\]/g, '').replace(/[_.[]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** 422 "Validation failed: …" with per-field details (every 422 carries details, as clients expect). */
+export class ValidationFailure extends ApiError {
+  readonly details: ErrorDetails;
+  constructor(details: ErrorDetails) {
+    const parts = Object.entries(details).flatMap(([field, errors]) => errors.map((e) => `${humanize(field)} ${e.description}`));
+    super(422, `Validation failed: ${parts.join(', ')}`, { details });
+    this.details = details;
+  }
+
+  static single(field: string, code: string, description: string): ValidationFailure {
+    return new ValidationFailure({ [field]: [{ error: code, description }] });
+  }
+}
+
+/** Collects field errors; `throwIfAny` raises one ValidationFailure with all of them. */
+export class DetailsCollector {
+  readonly details: ErrorDetails = {};
+  add(field: string, code: string, description: string): void {
+    (this.details[field] ??= []).push({ error: code, description });
+  }
+  has(field?: string): boolean {
+    return field ? (this.details[field]?.length ?? 0) > 0 : Object.keys(this.details).length > 0;
+  }
+  throwIfAny(): void {
+    if (this.has()) throw new ValidationFailure(this.details);
+  }
+}
+
+export const notFound = () => new ApiError(404, 'Record not found');
+export const forbidden = (message = 'This action is not allowed') => new ApiError(403, message);
+export const badRequest = (message: string) => new ApiError(400, message);
+export const paramMissing = (name: string) => new ApiError(400, `param is missing or the value is empty: ${name}`);

@@ -1,0 +1,125 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SocialContext } from '../context.ts';
+import { userStateError } from '../domain/accounts.ts';
+import { ApiError } from '../errors.ts';
+import { grantsAny } from '../oauth/scopes.ts';
+import type { Account, AccessToken, OAuthApp, User } from '../store/index.ts';
+
+/**
+ * How a route authenticates (every API route declares one in its `config.auth`):
+ * - public: no token looked at;
+ * - optional: works anonymously, but a presented token must be valid and hold one of `scopes`;
+ * - app: any valid token (client credentials or user) holding one of `scopes`;
+ * - user: a user's token holding one of `scopes`, of a confirmed, approved, enabled user
+ *   (`allowUnconfirmed` lets unconfirmed users through, for e-mail confirmation).
+ * `scopes` are alternatives (any one suffices); umbrella scopes and `follow` cover their children.
+ */
+export type RouteAuth =
+  | { kind: 'public' }
+  | { kind: 'optional'; scopes: string[] }
+  | { kind: 'app'; scopes: string[] }
+  | { kind: 'user'; scopes: string[]; allowUnconfirmed?: boolean };
+
+export const auth = {
+  public: (): RouteAuth => ({ kind: 'public' }),
+  optional: (...scopes: string[]): RouteAuth => ({ kind: 'optional', scopes }),
+  app: (...scopes: string[]): RouteAuth => ({ kind: 'app', scopes }),
+  user: (...scopes: string[]): RouteAuth => ({ kind: 'user', scopes }),
+  unconfirmedUser: (...scopes: string[]): RouteAuth => ({ kind: 'user', scopes, allowUnconfirmed: true }),
+};
+
+export interface Principal {
+  token: AccessToken;
+  app: OAuthApp;
+  user: User | null;
+  account: Account | null;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    /** Date (YYYY-MM-DD) the endpoint was deprecated: answered with a Deprecation header. */
+    deprecated?: string;
+    /** Publicly cacheable responses (instance metadata); everything else is `private, no-store`. */
+    publicCache?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The bearer token of a request: Authorization header, else an access_token parameter. */
+export function presentedToken(req: FastifyRequest): string | null {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return m ? m[1].trim() : null;
+  }
+  const q = (req.query as Record<string, unknown> | undefined)?.access_token;
+  if (typeof q === 'string' && q) return q;
+  const b = (req.body as Record<string, unknown> | undefined)?.access_token;
+  return typeof b === 'string' && b ? b : null;
+}
+
+const INVALID_TOKEN = () => new ApiError(401, 'The access token is invalid', {}, { 'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="invalid_token", error_description="The access token is invalid"' });
+const OUT_OF_SCOPE = () =>
+  new ApiError(403, 'This action is outside the authorized scopes', {}, { 'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token."' });
+
+function resolve(ctx: SocialContext, secret: string): Principal | null {
+  const token = ctx.store.oauth.tokenBySecret(secret);
+  if (!token) return null;
+  const app = ctx.store.oauth.appById(token.applicationId);
+  if (!app) return null;
+  let user: User | null = null;
+  let account: Account | null = null;
+  if (token.userId) {
+    user = ctx.store.users.byId(token.userId);
+    account = user ? ctx.store.accounts.byId(user.accountId) : null;
+    if (!user || !account) return null;
+  }
+  ctx.store.oauth.touchToken(token);
+  return { token, app, user, account };
+}
+
+/** preHandler enforcing a route's RouteAuth, in Mastodon's order: token (401), scope (403), user state (422/403). */
+export function authenticate(ctx: SocialContext) {
+  return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const rule = req.routeOptions.config.auth;
+    req.principal = null;
+    if (!rule || rule.kind === 'public') return;
+    const secret = presentedToken(req);
+    if (!secret) {
+      if (rule.kind === 'optional') return;
+      throw INVALID_TOKEN();
+    }
+    const principal = resolve(ctx, secret);
+    if (!principal) throw INVALID_TOKEN();
+    if (!grantsAny(principal.token.scopes, rule.scopes)) throw OUT_OF_SCOPE();
+    if (rule.kind === 'app') {
+      req.principal = principal;
+      return;
+    }
+    if (!principal.user || !principal.account) {
+      if (rule.kind === 'optional') {
+        req.principal = principal;
+        return;
+      }
+      throw new ApiError(422, 'This method requires an authenticated user', { details: {} });
+    }
+    const state = userStateError(principal.user, principal.account);
+    if (state && !(rule.kind === 'user' && rule.allowUnconfirmed && principal.user.confirmedAt === null && !principal.user.disabled && principal.account.suspendedAt === null)) throw state;
+    req.principal = principal;
+  };
+}
+
+/** The signed-in user of a `user` route (the preHandler guarantees one). */
+export function currentUser(req: FastifyRequest): { user: User; account: Account; token: AccessToken; app: OAuthApp } {
+  const p = req.principal;
+  if (!p?.user || !p.account) throw new ApiError(422, 'This method requires an authenticated user', { details: {} });
+  return { user: p.user, account: p.account, token: p.token, app: p.app };
+}
+
+/** The signed-in account of an `optional` route, or null for anonymous and app-token callers. */
+export function viewer(req: FastifyRequest): Account | null {
+  return req.principal?.account ?? null;
+}

@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DetailsCollector } from '../errors.ts';
+import { isId } from '../ids.ts';
+import type { PageQuery } from '../store/index.ts';
+import type { SocialUrls } from '../urls.ts';
+
+/**
+ * Mastodon cursor pagination: max_id / since_id / min_id / limit in, a Link header out. The limit is
+ * clamped to the endpoint's maximum (as Mastodon does) rather than rejected.
+ */
+export function pageQuery(params: Record<string, unknown>, defaultLimit: number, maxLimit: number): PageQuery {
+  const details = new DetailsCollector();
+  const cursor = (name: string): string | undefined => {
+    const v = params[name];
+    if (v === undefined || v === null || v === '') return undefined;
+    const s = typeof v === 'number' ? String(v) : v;
+    if (!isId(s)) {
+      details.add(name, 'ERR_INVALID', 'is not a valid id');
+      return undefined;
+    }
+    return s;
+  };
+  const maxId = cursor('max_id');
+  const sinceId = cursor('since_id');
+  const minId = cursor('min_id');
+  details.throwIfAny();
+  let limit = defaultLimit;
+  const rawLimit = params.limit;
+  if (rawLimit !== undefined && rawLimit !== '') {
+    const n = typeof rawLimit === 'number' ? rawLimit : typeof rawLimit === 'string' && /^-?\d+$/.test(rawLimit.trim()) ? Number(rawLimit) : NaN;
+    if (Number.isFinite(n) && n > 0) limit = Math.min(Math.floor(n), maxLimit);
+  }
+  return { maxId, sinceId, minId, limit };
+}
+
+/**
+ * Sets `Link: <…max_id=last>; rel="next", <…min_id=first>; rel="prev"` with absolute URLs that keep the
+ * caller's other parameters. `next` only when the page is full, `prev` only when it is not empty, so
+ * paginating clients stop; no header when neither is known.
+ */
+export function setLinkHeader(req: FastifyRequest, reply: FastifyReply, urls: SocialUrls, cursors: readonly string[], page: PageQuery): void {
+  const [path, query = ''] = req.url.split('?');
+  const link = (name: string, value: string) => {
+    const search = new URLSearchParams(query);
+    for (const k of ['max_id', 'since_id', 'min_id']) search.delete(k);
+    search.set(name, value);
+    return `<${urls.absolute(path)}?${search.toString()}>`;
+  };
+  const parts: string[] = [];
+  if (cursors.length > 0 && cursors.length >= page.limit) parts.push(`${link('max_id', cursors[cursors.length - 1])}; rel="next"`);
+  if (cursors.length > 0) parts.push(`${link('min_id', cursors[0])}; rel="prev"`);
+  if (parts.length) reply.header('Link', parts.join(', '));
+}

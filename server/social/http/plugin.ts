@@ -1,0 +1,120 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyMultipart from '@fastify/multipart';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SocialContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { sha256 } from '../store/index.ts';
+import { authenticate, presentedToken } from './auth.ts';
+import { socialErrorHandler } from './errors.ts';
+import { nestFlatPairs, nestJsonKeys, parseQueryString } from './params.ts';
+
+/** Mastodon's general limit: 300 requests per 5 minutes per token, or per IP address without one. */
+export const GENERAL_RATE_LIMIT = { max: 300, timeWindow: 5 * 60 * 1000 };
+/** POST /api/v1/accounts: 5 sign-ups per 30 minutes per IP address. */
+export const SIGN_UP_RATE_LIMIT = { max: 5, timeWindow: 30 * 60 * 1000, keyGenerator: (req: FastifyRequest) => `sign-up:${req.ip}` };
+/** Sign-in form: 25 attempts per 5 minutes per IP address. */
+export const SIGN_IN_RATE_LIMIT = { max: 25, timeWindow: 5 * 60 * 1000, keyGenerator: (req: FastifyRequest) => `sign-in:${req.ip}` };
+
+const MULTIPART_LIMITS = { fileSize: 100 * 1024 * 1024, files: 10, fields: 500, fieldSize: 1024 * 1024, parts: 510 };
+
+interface MultipartField {
+  type: 'file' | 'field';
+  fieldname: string;
+  value?: unknown;
+  filename?: string;
+  mimetype?: string;
+  toBuffer?: () => Promise<Buffer>;
+}
+
+/** Turns @fastify/multipart's field objects into plain values and files, then nests bracketed names. */
+async function flattenMultipart(body: Record<string, MultipartField | MultipartField[]>): Promise<Record<string, unknown>> {
+  const pairs: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(body)) {
+    const list = Array.isArray(raw) ? raw : [raw];
+    const values: unknown[] = [];
+    for (const f of list) {
+      if (f.type === 'file') values.push({ filename: f.filename ?? '', mimetype: f.mimetype ?? 'application/octet-stream', data: await f.toBuffer!() });
+      else values.push(f.value);
+    }
+    pairs[key] = values.length === 1 && !key.endsWith('[]') ? values[0] : values;
+  }
+  return nestFlatPairs(pairs);
+}
+
+/**
+ * The conventions every social endpoint shares, registered once in the social API's own fastify context:
+ * body parsers (JSON, form, multipart) with Rails bracket parameters, CORS, rate limits with X-RateLimit-*
+ * headers, token and scope checks, JSON errors, Cache-Control and Deprecation headers.
+ */
+export async function registerConventions(app: FastifyInstance, ctx: SocialContext): Promise<void> {
+  app.decorateRequest('principal', null);
+
+  // An empty JSON body counts as {} (clients send Content-Type: application/json with no body on POSTs).
+  const defaultJson = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, {});
+    defaultJson(req, body, (err, parsed) => {
+      if (err) return done(new ApiError(400, 'The request body is not valid JSON'), undefined);
+      done(null, parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? nestJsonKeys(parsed as Record<string, unknown>) : parsed);
+    });
+  });
+  await app.register(fastifyFormbody, { parser: (text: string) => parseQueryString(text) });
+  await app.register(fastifyMultipart, { attachFieldsToBody: true, limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
+  await app.register(fastifyCookie);
+  await app.register(fastifyCors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Cache-Control'],
+    exposedHeaders: ['Link', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id', 'Idempotency-Key', 'Deprecation', 'Mastodon-Async-Refresh'],
+    maxAge: 86400,
+  });
+  await app.register(fastifyRateLimit, {
+    global: true,
+    ...GENERAL_RATE_LIMIT,
+    keyGenerator: (req) => {
+      const token = presentedToken(req);
+      return token ? `token:${sha256(token)}` : `ip:${req.ip}`;
+    },
+    errorResponseBuilder: () => new ApiError(429, 'Too many requests'),
+  });
+
+  app.setErrorHandler(socialErrorHandler);
+
+  // Bracketed query parameters (fastify's own parser keeps `types[]` as a flat key).
+  app.addHook('preValidation', async (req) => {
+    const q = req.url.indexOf('?');
+    req.query = q >= 0 ? parseQueryString(req.url.slice(q + 1)) : {};
+    if (req.isMultipart() && req.body && typeof req.body === 'object') {
+      req.body = await flattenMultipart(req.body as Record<string, MultipartField | MultipartField[]>);
+    }
+  });
+  app.addHook('preHandler', authenticate(ctx));
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const config = req.routeOptions.config;
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', config?.publicCache ? 'public, max-age=60' : 'private, no-store');
+    if (config?.deprecated) reply.header('Deprecation', `@${Math.floor(Date.parse(`${config.deprecated}T00:00:00Z`) / 1000)}`);
+    // Mastodon sends the end of the window as a timestamp; @fastify/rate-limit sends seconds until then.
+    const reset = reply.getHeader('x-ratelimit-reset');
+    if (reset !== undefined && /^\d+$/.test(String(reset))) reply.header('X-RateLimit-Reset', new Date(ctx.store.now() + Number(reset) * 1000).toISOString());
+    return payload;
+  });
+
+  app.addHook('onRoute', (route) => {
+    const authRule = route.config?.auth;
+    const url = route.url ?? route.path;
+    if (!authRule) {
+      // CORS preflight and HEAD twins need no rule; every other route must state one.
+      if (route.method === 'OPTIONS' || route.method === 'HEAD') return;
+      throw new Error(`social route ${String(route.method)} ${url} declares no auth rule`);
+    }
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      ctx.routes.push({ method, url, auth: authRule, deprecated: Boolean(route.config?.deprecated) });
+    }
+  });
+}

@@ -1,0 +1,37 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Files the social server stores (avatars, headers, later media attachments) under <dataDir>/media,
+ * served at /system/<relative path>. Names are random so URLs cannot be guessed or cached stale.
+ */
+export class MediaStorage {
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = path.join(dataDir, 'media');
+  }
+
+  /** Writes a file and returns its path relative to the media root (always with forward slashes). */
+  async write(folder: string, extension: string, data: Buffer): Promise<string> {
+    const relative = `${folder}/${crypto.randomBytes(12).toString('hex')}.${extension}`;
+    const absolute = this.absolute(relative);
+    await fs.promises.mkdir(path.dirname(absolute), { recursive: true });
+    const temp = `${absolute}.${process.pid}.tmp`;
+    await fs.promises.writeFile(temp, data);
+    await fs.promises.rename(temp, absolute);
+    return relative;
+  }
+
+  async remove(relative: string | null): Promise<void> {
+    if (!relative) return;
+    await fs.promises.rm(this.absolute(relative), { force: true });
+  }
+
+  absolute(relative: string): string {
+    const resolved = path.resolve(this.root, relative);
+    if (!resolved.startsWith(this.root + path.sep)) throw new Error(`media path escapes the media directory: ${relative}`);
+    return resolved;
+  }
+}

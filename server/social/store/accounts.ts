@@ -1,0 +1,315 @@
+import { bool, boolOrNull, idOrNull, int, intOrNull, jsonOr, placeholders, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
+
+export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export interface ProfileField {
+  name: string;
+  value: string;
+  verified_at: string | null;
+}
+
+/** The state of the user behind a local account, as far as account queries need it. */
+export interface LocalUserState {
+  userId: string;
+  confirmed: boolean;
+  approved: boolean;
+  disabled: boolean;
+  role: UserRole;
+}
+
+export interface Account {
+  id: string;
+  username: string;
+  /** null for local accounts */
+  domain: string | null;
+  uri: string | null;
+  url: string | null;
+  actorType: string;
+  displayName: string;
+  note: string;
+  fields: ProfileField[];
+  avatarFile: string | null;
+  avatarRemoteUrl: string | null;
+  avatarDescription: string;
+  headerFile: string | null;
+  headerRemoteUrl: string | null;
+  headerDescription: string;
+  locked: boolean;
+  discoverable: boolean | null;
+  indexable: boolean;
+  hideCollections: boolean | null;
+  memorial: boolean;
+  movedToAccountId: string | null;
+  alsoKnownAs: string[];
+  attributionDomains: string[];
+  inboxUrl: string | null;
+  sharedInboxUrl: string | null;
+  outboxUrl: string | null;
+  followersUrl: string | null;
+  followingUrl: string | null;
+  featuredUrl: string | null;
+  publicKey: string;
+  privateKey: string | null;
+  suspendedAt: number | null;
+  silencedAt: number | null;
+  deletedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  /** null for remote accounts */
+  user: LocalUserState | null;
+}
+
+export const ACCOUNT_COLUMNS = `a.*, u.id AS u_id, u.confirmed_at AS u_confirmed_at, u.approved AS u_approved, u.disabled AS u_disabled, u.role AS u_role`;
+export const ACCOUNT_FROM = `accounts a LEFT JOIN users u ON u.account_id = a.id`;
+/** Accounts the REST API may show: not deleted, and local ones confirmed and approved. Suspended ones are shown empty. */
+export const ACCOUNT_LISTED = `a.deleted_at IS NULL AND (a.domain IS NOT NULL OR (u.confirmed_at IS NOT NULL AND u.approved = 1))`;
+
+export function toAccount(r: Record<string, unknown>): Account {
+  return {
+    id: str(r.id),
+    username: r.username as string,
+    domain: (r.domain as string | null) ?? null,
+    uri: (r.uri as string | null) ?? null,
+    url: (r.url as string | null) ?? null,
+    actorType: r.actor_type as string,
+    displayName: r.display_name as string,
+    note: r.note as string,
+    fields: jsonOr<ProfileField[]>(r.fields, []),
+    avatarFile: (r.avatar_file as string | null) ?? null,
+    avatarRemoteUrl: (r.avatar_remote_url as string | null) ?? null,
+    avatarDescription: r.avatar_description as string,
+    headerFile: (r.header_file as string | null) ?? null,
+    headerRemoteUrl: (r.header_remote_url as string | null) ?? null,
+    headerDescription: r.header_description as string,
+    locked: bool(r.locked),
+    discoverable: boolOrNull(r.discoverable),
+    indexable: bool(r.indexable),
+    hideCollections: boolOrNull(r.hide_collections),
+    memorial: bool(r.memorial),
+    movedToAccountId: idOrNull(r.moved_to_account_id),
+    alsoKnownAs: jsonOr<string[]>(r.also_known_as, []),
+    attributionDomains: jsonOr<string[]>(r.attribution_domains, []),
+    inboxUrl: (r.inbox_url as string | null) ?? null,
+    sharedInboxUrl: (r.shared_inbox_url as string | null) ?? null,
+    outboxUrl: (r.outbox_url as string | null) ?? null,
+    followersUrl: (r.followers_url as string | null) ?? null,
+    followingUrl: (r.following_url as string | null) ?? null,
+    featuredUrl: (r.featured_url as string | null) ?? null,
+    publicKey: r.public_key as string,
+    privateKey: (r.private_key as string | null) ?? null,
+    suspendedAt: intOrNull(r.suspended_at),
+    silencedAt: intOrNull(r.silenced_at),
+    deletedAt: intOrNull(r.deleted_at),
+    createdAt: int(r.created_at),
+    updatedAt: int(r.updated_at),
+    user:
+      r.u_id === null || r.u_id === undefined
+        ? null
+        : {
+            userId: str(r.u_id),
+            confirmed: r.u_confirmed_at !== null,
+            approved: bool(r.u_approved),
+            disabled: bool(r.u_disabled),
+            role: r.u_role as UserRole,
+          },
+  };
+}
+
+/** An account the REST API may show (see ACCOUNT_LISTED). */
+export function isListed(a: Account): boolean {
+  if (a.deletedAt !== null) return false;
+  if (a.domain !== null) return true;
+  return a.user !== null && a.user.confirmed && a.user.approved;
+}
+
+export interface NewLocalAccount {
+  username: string;
+  displayName?: string;
+  publicKey: string;
+  privateKey: string;
+  discoverable?: boolean | null;
+}
+
+/** Profile attributes an owner may change; undefined leaves a value alone. */
+export interface ProfileChanges {
+  displayName?: string;
+  note?: string;
+  fields?: ProfileField[];
+  avatarFile?: string | null;
+  avatarDescription?: string;
+  headerFile?: string | null;
+  headerDescription?: string;
+  locked?: boolean;
+  actorType?: string;
+  discoverable?: boolean | null;
+  indexable?: boolean;
+  hideCollections?: boolean | null;
+  attributionDomains?: string[];
+}
+
+export interface AccountCounts {
+  statuses: number;
+  followers: number;
+  following: number;
+  lastStatusAt: number | null;
+}
+
+export class AccountRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  byId(id: string): Account | null {
+    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.id = ?`).get(id) as Record<string, unknown> | undefined;
+    return r ? toAccount(r) : null;
+  }
+
+  byIds(ids: readonly string[]): Account[] {
+    if (ids.length === 0) return [];
+    const rows = this.core.db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.id IN (${placeholders(ids.length)})`).all(...ids) as Record<string, unknown>[];
+    const byId = new Map(rows.map((r) => [str(r.id), toAccount(r)]));
+    return ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
+  }
+
+  /** Local account by username (case-insensitive), or remote by username and domain. */
+  byHandle(username: string, domain: string | null): Account | null {
+    const r = this.core
+      .sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE lower(a.username) = lower(?) AND coalesce(a.domain, '') = coalesce(lower(?), '')`)
+      .get(username, domain) as Record<string, unknown> | undefined;
+    return r ? toAccount(r) : null;
+  }
+
+  byUri(uri: string): Account | null {
+    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.uri = ?`).get(uri) as Record<string, unknown> | undefined;
+    return r ? toAccount(r) : null;
+  }
+
+  usernameTaken(username: string): boolean {
+    return this.core.sql('SELECT 1 FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL').get(username) !== undefined;
+  }
+
+  insertLocal(input: NewLocalAccount): string {
+    const id = this.core.ids.next();
+    const now = this.core.now();
+    this.core
+      .sql(
+        `INSERT INTO accounts (id, username, domain, display_name, public_key, private_key, discoverable, created_at, updated_at)
+         VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, input.username, input.displayName ?? '', input.publicKey, input.privateKey, sqlBoolOrNull(input.discoverable), now, now);
+    return id;
+  }
+
+  updateProfile(id: string, changes: ProfileChanges): void {
+    const sets: string[] = [];
+    const params: Record<string, SqlValue> = { id, updated_at: this.core.now() };
+    const put = (column: string, value: SqlValue) => {
+      sets.push(`${column} = @${column}`);
+      params[column] = value;
+    };
+    if (changes.displayName !== undefined) put('display_name', changes.displayName);
+    if (changes.note !== undefined) put('note', changes.note);
+    if (changes.fields !== undefined) put('fields', JSON.stringify(changes.fields));
+    if (changes.avatarFile !== undefined) put('avatar_file', changes.avatarFile);
+    if (changes.avatarDescription !== undefined) put('avatar_description', changes.avatarDescription);
+    if (changes.headerFile !== undefined) put('header_file', changes.headerFile);
+    if (changes.headerDescription !== undefined) put('header_description', changes.headerDescription);
+    if (changes.locked !== undefined) put('locked', sqlBool(changes.locked));
+    if (changes.actorType !== undefined) put('actor_type', changes.actorType);
+    if (changes.discoverable !== undefined) put('discoverable', sqlBoolOrNull(changes.discoverable));
+    if (changes.indexable !== undefined) put('indexable', sqlBool(changes.indexable));
+    if (changes.hideCollections !== undefined) put('hide_collections', sqlBoolOrNull(changes.hideCollections));
+    if (changes.attributionDomains !== undefined) put('attribution_domains', JSON.stringify(changes.attributionDomains));
+    if (sets.length === 0) return;
+    this.core.db.prepare(`UPDATE accounts SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
+  }
+
+  setSuspended(id: string, suspended: boolean): void {
+    this.core.sql('UPDATE accounts SET suspended_at = ?, updated_at = ? WHERE id = ?').run(suspended ? this.core.now() : null, this.core.now(), id);
+  }
+
+  /** Deleting keeps the row (the name stays taken, remote servers may still refer to it) but wipes the profile. */
+  markDeleted(id: string): void {
+    const now = this.core.now();
+    this.core
+      .sql(
+        `UPDATE accounts SET deleted_at = ?, suspended_at = coalesce(suspended_at, ?), display_name = '', note = '', fields = '[]',
+           avatar_file = NULL, header_file = NULL, avatar_description = '', header_description = '', private_key = NULL, updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(now, now, now, id);
+  }
+
+  /** Statuses, followers and following of many accounts at once (local ones counted, remote ones as reported). */
+  counts(accounts: readonly Account[]): Map<string, AccountCounts> {
+    const result = new Map<string, AccountCounts>();
+    if (accounts.length === 0) return result;
+    const ids = accounts.map((a) => a.id);
+    const list = placeholders(ids.length);
+    for (const id of ids) result.set(id, { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
+    const db = this.core.db;
+    const listed = `EXISTS (SELECT 1 FROM ${ACCOUNT_FROM} WHERE a.id = f.account_id AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL)`;
+    const listedTarget = `EXISTS (SELECT 1 FROM ${ACCOUNT_FROM} WHERE a.id = f.target_account_id AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL)`;
+    for (const r of db.prepare(`SELECT target_account_id AS id, COUNT(*) AS n FROM follows f WHERE target_account_id IN (${list}) AND ${listed} GROUP BY target_account_id`).all(...ids) as { id: bigint; n: bigint }[]) {
+      result.get(str(r.id))!.followers = int(r.n);
+    }
+    for (const r of db.prepare(`SELECT account_id AS id, COUNT(*) AS n FROM follows f WHERE account_id IN (${list}) AND ${listedTarget} GROUP BY account_id`).all(...ids) as { id: bigint; n: bigint }[]) {
+      result.get(str(r.id))!.following = int(r.n);
+    }
+    for (const r of db
+      .prepare(`SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (${list}) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id`)
+      .all(...ids) as { id: bigint; n: bigint; last: bigint | null }[]) {
+      const c = result.get(str(r.id))!;
+      c.statuses = int(r.n);
+      c.lastStatusAt = intOrNull(r.last);
+    }
+    // Remote accounts: we hold only part of their graph, so prefer what their server reports when it is larger.
+    const remote = accounts.filter((a) => a.domain !== null).map((a) => a.id);
+    if (remote.length) {
+      for (const r of db.prepare(`SELECT * FROM account_stats WHERE account_id IN (${placeholders(remote.length)})`).all(...remote) as Record<string, unknown>[]) {
+        const c = result.get(str(r.account_id))!;
+        c.statuses = Math.max(c.statuses, int(r.statuses_count));
+        c.followers = Math.max(c.followers, int(r.followers_count));
+        c.following = Math.max(c.following, int(r.following_count));
+        const last = intOrNull(r.last_status_at);
+        if (last !== null && (c.lastStatusAt === null || last > c.lastStatusAt)) c.lastStatusAt = last;
+      }
+    }
+    return result;
+  }
+
+  /** Case-insensitive search over username and display name of listed, unsuspended accounts. */
+  search(q: string, options: { limit: number; offset: number; followingOf?: string; localOnly?: boolean }): Account[] {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = this.core.db
+      .prepare(
+        `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM}
+         WHERE ${ACCOUNT_LISTED} AND a.suspended_at IS NULL
+           AND (a.username LIKE @like ESCAPE '\\' OR a.display_name LIKE @like ESCAPE '\\' OR (a.username || '@' || coalesce(a.domain, '')) LIKE @like ESCAPE '\\')
+           AND (@following IS NULL OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = @following AND f.target_account_id = a.id))
+           AND (@local_only = 0 OR a.domain IS NULL)
+         ORDER BY (lower(a.username) = lower(@q)) DESC, (a.username LIKE @prefix ESCAPE '\\') DESC, (a.domain IS NULL) DESC, a.id
+         LIMIT @limit OFFSET @offset`,
+      )
+      .all({ like, prefix, q, following: options.followingOf ?? null, local_only: options.localOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+    return rows.map(toAccount);
+  }
+
+  /** Number of local users that are confirmed, approved and not suspended. */
+  localUserCount(): number {
+    const r = this.core.sql(`SELECT COUNT(*) AS n FROM ${ACCOUNT_FROM} WHERE a.domain IS NULL AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`).get() as { n: bigint };
+    return int(r.n);
+  }
+
+  localStatusCount(): number {
+    const r = this.core.sql(`SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL`).get() as { n: bigint };
+    return int(r.n);
+  }
+
+  knownDomains(): string[] {
+    return (this.core.sql('SELECT DISTINCT domain FROM accounts WHERE domain IS NOT NULL ORDER BY domain').all() as { domain: string }[]).map((r) => r.domain);
+  }
+}

@@ -1,0 +1,112 @@
+import type { Database } from '../../db/index.ts';
+import { SnowflakeGenerator } from '../ids.ts';
+
+type Statement = ReturnType<Database['prepare']>;
+
+/** Values SQLite accepts as parameters (booleans are stored as 0/1). */
+export type SqlValue = string | number | bigint | null | Buffer;
+
+/**
+ * Shared by the repositories: the database (opened with safe integers, so INTEGER columns read as BigInt),
+ * a snowflake generator and the clock every repository uses for timestamps.
+ */
+export class StoreCore {
+  readonly db: Database;
+  readonly ids: SnowflakeGenerator;
+  readonly now: () => number;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(db: Database, now: () => number) {
+    this.db = db;
+    this.now = now;
+    this.ids = new SnowflakeGenerator(now);
+    db.defaultSafeIntegers(true);
+  }
+
+  /** A prepared statement, compiled once per SQL text. */
+  sql(text: string): Statement {
+    let s = this.statements.get(text);
+    if (!s) {
+      s = this.db.prepare(text);
+      this.statements.set(text, s);
+    }
+    return s;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+}
+
+export function str(v: unknown): string {
+  return typeof v === 'bigint' ? v.toString() : String(v);
+}
+export function idOrNull(v: unknown): string | null {
+  return v === null || v === undefined ? null : str(v);
+}
+export function int(v: unknown): number {
+  return Number(v);
+}
+export function intOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+export function bool(v: unknown): boolean {
+  return v !== null && v !== undefined && v !== 0n && v !== 0;
+}
+export function boolOrNull(v: unknown): boolean | null {
+  return v === null || v === undefined ? null : bool(v);
+}
+export function sqlBool(v: boolean): number {
+  return v ? 1 : 0;
+}
+export function sqlBoolOrNull(v: boolean | null | undefined): number | null {
+  return v === null || v === undefined ? null : v ? 1 : 0;
+}
+export function jsonOr<T>(v: unknown, fallback: T): T {
+  if (typeof v !== 'string') return fallback;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return fallback;
+  }
+}
+/** `?, ?, ?` for an IN list. */
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/** Cursor parameters of a paginated list; ids are decimal strings. */
+export interface PageQuery {
+  maxId?: string;
+  sinceId?: string;
+  minId?: string;
+  limit: number;
+}
+
+/**
+ * SQL for Mastodon cursor pagination over `column`. min_id pages forward (ascending, then reversed by
+ * the caller via `finishPage`); max_id and since_id page backward from the newest.
+ */
+export function cursorWhere(column: string, page: PageQuery): { where: string; order: 'ASC' | 'DESC'; params: Record<string, SqlValue> } {
+  const parts: string[] = [];
+  const params: Record<string, SqlValue> = {};
+  if (page.maxId !== undefined) {
+    parts.push(`${column} < @cursor_max`);
+    params.cursor_max = page.maxId;
+  }
+  if (page.sinceId !== undefined) {
+    parts.push(`${column} > @cursor_since`);
+    params.cursor_since = page.sinceId;
+  }
+  if (page.minId !== undefined) {
+    parts.push(`${column} > @cursor_min`);
+    params.cursor_min = page.minId;
+  }
+  params.cursor_limit = page.limit;
+  return { where: parts.length ? parts.join(' AND ') : '1', order: page.minId !== undefined ? 'ASC' : 'DESC', params };
+}
+
+/** Rows come back newest first whatever the direction of the query. */
+export function finishPage<T>(rows: T[], page: PageQuery): T[] {
+  return page.minId !== undefined ? rows.reverse() : rows;
+}

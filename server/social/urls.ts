@@ -1,0 +1,60 @@
+/**
+ * Every absolute URL the social server hands out, derived from its public domain. The domain may be
+ * set after listening (a server started on port 0 learns its port only then).
+ */
+export class SocialUrls {
+  domain: string;
+  readonly secure: boolean;
+
+  constructor(domain: string, secure = false) {
+    this.domain = domain;
+    this.secure = secure;
+  }
+
+  get base(): string {
+    return `${this.secure ? 'https' : 'http'}://${this.domain}`;
+  }
+
+  /** Host without port, e.g. for the sender address of e-mails. */
+  get hostname(): string {
+    return this.domain.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  }
+
+  /** Streaming base (no path), as instance.configuration.urls.streaming. */
+  get streaming(): string {
+    return `${this.secure ? 'wss' : 'ws'}://${this.domain}`;
+  }
+
+  absolute(pathAndQuery: string): string {
+    return `${this.base}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`;
+  }
+
+  accountUri(username: string): string {
+    return `${this.base}/users/${encodeURIComponent(username)}`;
+  }
+
+  profileUrl(username: string): string {
+    return `${this.base}/@${encodeURIComponent(username)}`;
+  }
+
+  tagUrl(name: string): string {
+    return `${this.base}/tags/${encodeURIComponent(name)}`;
+  }
+
+  /** A file under the media directory. */
+  media(relativePath: string): string {
+    return `${this.base}/system/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  get missingAvatar(): string {
+    return `${this.base}/avatars/original/missing.png`;
+  }
+
+  get missingHeader(): string {
+    return `${this.base}/headers/original/missing.png`;
+  }
+
+  confirmation(token: string): string {
+    return `${this.base}/auth/confirmation?confirmation_token=${encodeURIComponent(token)}`;
+  }
+}

@@ -6,6 +6,8 @@ import { openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer }
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
+import { eventLogUiRoutes } from './http/ui/eventlog-api.ts';
+import { eventLogUiDeps } from './http/ui/eventlog-sources.ts';
 import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
 import { ensureDirectory } from './fs-util.ts';
 import { acquireDataDirLock } from './lock.ts';
@@ -109,11 +111,23 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       ],
     });
 
+    // The TCP listener starts after the HTTP server; the UI's connection list reads it once it runs.
+    let tcpConnections: EventLogTcpServer['connections'] | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
       rendererDir: config.rendererDir,
       plugins: [
-        { name: 'ui-api', prefix: UI_API_PREFIX, plugin: registerUiApi({ sessions, checkCredentials, serverInfo, logs }) },
+        {
+          name: 'ui-api',
+          prefix: UI_API_PREFIX,
+          plugin: registerUiApi({
+            sessions,
+            checkCredentials,
+            serverInfo,
+            logs,
+            extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }))],
+          }),
+        },
         { name: 'social', plugin: social.plugin },
       ],
     });
@@ -121,6 +135,11 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     await http.listen({ host: config.host, port: config.httpPort });
     const httpAddress = http.server.address() as AddressInfo;
     const httpUrl = `http://${formatHost(config.host)}:${httpAddress.port}`;
+    // Started on port 0 without a domain (tests): the social server's URLs need the port it got.
+    if (config.domain.endsWith(':0')) {
+      config.domain = `${formatHost(config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host)}:${httpAddress.port}`;
+      social.setDomain(config.domain);
+    }
 
     const tcp: EventLogTcpServer = await startEventLogTcp(eventLog, {
       host: config.host,
@@ -132,6 +151,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
     cleanups.push(() => tcp.close());
+    tcpConnections = tcp.connections;
 
     listeners.push({
       name: 'eventlog-tcp',

@@ -33,6 +33,9 @@ export function App() {
   };
   return (
     <div className="app">
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">Homeport</span>
         <nav aria-label="Sections">
@@ -53,7 +56,7 @@ export function App() {
           </button>
         </span>
       </header>
-      <main className="content">
+      <main className="content" id="content" tabIndex={-1}>
         <View />
       </main>
     </div>

@@ -1,5 +1,21 @@
 import type { CliCommand } from './command.ts';
+import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
+import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
+import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-rules.ts';
+import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
+import { tokensCreateCommand } from './social-tokens.ts';
 
 /** Every `homeport` command. Subsystems add theirs here (one file each). */
-export const commands: CliCommand[] = [serveCommand];
+export const commands: CliCommand[] = [
+  serveCommand,
+  accountsCreateCommand,
+  ...accountStateCommands,
+  tokensCreateCommand,
+  settingsSetCommand,
+  settingsGetCommand,
+  rulesAddCommand,
+  rulesListCommand,
+  rulesRemoveCommand,
+  ...eventlogUsersCommands,
+];

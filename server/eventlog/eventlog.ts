@@ -1,15 +1,25 @@
-import type { Database } from '../db/index.ts';
+import path from 'node:path';
+import { openDatabase, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
-import type { EventLogUsers, EventStore } from './store/types.ts';
+import { eventlogMigrations } from './store/migrations.ts';
+import { SqliteEventStore, type StoreLimits } from './store/sqlite-store.ts';
+import type { EventLogUsers } from './store/types.ts';
+import { SqliteEventLogUsers } from './store/users.ts';
 
 export interface OpenEventLogOptions {
   dataDir: string;
   logger: Logger;
+  /** Unix milliseconds (tests inject a clock to exercise `$maxAge`). */
+  clock?: () => number;
+  /** Queue bounds, cache sizes and batch sizes of the store (defaults suit a desktop). */
+  limits?: Partial<StoreLimits>;
+  /** How long a successful password check is remembered. */
+  authCacheMs?: number;
 }
 
 /** The opened event log: the store, its users, and the database behind them. */
 export interface EventLog {
-  store: EventStore;
+  store: SqliteEventStore;
   users: EventLogUsers;
   db: Database;
   /** Absolute path of eventlog.db. */
@@ -17,7 +27,28 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-// TODO(store helper): implement: open `<dataDir>/eventlog.db` (WAL, synchronous=FULL, migrations), build the store and users.
-export async function openEventLog(_options: OpenEventLogOptions): Promise<EventLog> {
-  throw new Error('openEventLog is not implemented yet');
+export const EVENTLOG_FILE = 'eventlog.db';
+
+/**
+ * Opens `<dataDir>/eventlog.db` (WAL, synchronous=FULL, migrated to the newest schema), builds the
+ * store and the users, and creates the default users on a new log. Safe to call while another
+ * process (a running server, or the admin CLI) has the same file open.
+ */
+export async function openEventLog(options: OpenEventLogOptions): Promise<EventLog> {
+  const file = path.resolve(options.dataDir, EVENTLOG_FILE);
+  const db = openDatabase(file, { migrations: eventlogMigrations, synchronous: 'FULL' });
+  let store: SqliteEventStore | undefined;
+  try {
+    store = new SqliteEventStore({ db, logger: options.logger, clock: options.clock, limits: options.limits });
+    const users = new SqliteEventLogUsers({ store, authCacheMs: options.authCacheMs });
+    await users.ensureDefaultUsers();
+    store.markReady();
+    const opened = store;
+    options.logger.debug({ file, lastPosition: opened.lastCommitPosition() }, 'event log opened');
+    return { store: opened, users, db, file, close: () => opened.close() };
+  } catch (err) {
+    if (store) await store.close();
+    else db.close();
+    throw err;
+  }
 }

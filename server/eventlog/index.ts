@@ -3,7 +3,9 @@
  * the TCP protocol listeners. Everything else in Homeport uses only what is exported here.
  */
 export * from './store/types.ts';
-export { openEventLog, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
+export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
+export { EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
+export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
 export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
 export {
   startSubscriptions,

@@ -22,6 +22,11 @@ export const UI_API_PREFIX = '/api/homeport/v1';
 /** The renderer's own versioned JSON API. Every route but sign-in needs the owner's token. */
 export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
   return async (app) => {
+    // The UI polls its GET routes every second or two; logging each request would push everything else
+    // out of the in-memory log the Server view shows. Changes (POST/PUT/DELETE) are still logged.
+    app.addHook('onRoute', (route) => {
+      if (route.method === 'GET' || route.method === 'HEAD') route.logLevel ??= 'warn';
+    });
     sessionRoutes(app, options.sessions, options.checkCredentials);
     serverInfoRoutes(app, options.sessions, options.serverInfo);
     logRoutes(app, options.sessions, options.logs);

@@ -1,14 +1,31 @@
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
+import webpush from 'web-push';
 import { openDatabase, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
+import { SocialAdmin } from './admin.ts';
+import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
+import type { RegisteredRoute, SocialContext } from './context.ts';
+import { AccountService } from './domain/accounts.ts';
+import { RelationshipService } from './domain/relationships.ts';
+import { AccountPresenter } from './entities/account.ts';
+import { registerConventions } from './http/plugin.ts';
+import { Mailer } from './mail/mailer.ts';
+import { mediaFileRoutes } from './media/routes.ts';
+import { MediaStorage } from './media/storage.ts';
 import { socialMigrations } from './migrations.ts';
+import { SocialStore, type OutboxEmail } from './store/index.ts';
+import { SocialUrls } from './urls.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
   logger: Logger;
   /** Public host[:port], e.g. "localhost:3000". */
   domain: string;
+  /** Served behind TLS (https/wss URLs, secure cookies). Default false: Homeport itself speaks plain HTTP. */
+  secure?: boolean;
+  /** Clock for every timestamp and expiry (tests inject one). */
+  now?: () => number;
 }
 
 export interface Social {
@@ -16,21 +33,161 @@ export interface Social {
   file: string;
   /** Registered at the root of the HTTP server (/api/v1, /oauth, /.well-known, …). */
   plugin: FastifyPluginAsync;
-  /** The UI accepts the social owner's credentials too. */
+  /** The UI accepts the social owner's credentials too: an owner or admin, by username or e-mail. */
   checkOwnerCredentials(username: string, password: string): Promise<{ name: string } | null>;
+  /** Sets the public domain once the HTTP port is known (a server started on port 0). */
+  setDomain(domain: string): void;
+  /** E-mails the server wrote, newest first (the Server view shows the local outbox). */
+  listOutbox(options?: { limit?: number; to?: string }): OutboxEmail[];
+  /** Owner operations shared with the CLI. */
+  admin: SocialAdmin;
+  /** Every API route with its auth rule, filled when the plugin is registered. */
+  routes: RegisteredRoute[];
+  context: SocialContext;
   close(): Promise<void>;
 }
 
-export async function openSocial(options: OpenSocialOptions): Promise<Social> {
+const MUTE_SWEEP_MS = 60 * 1000;
+const PURGE_MS = 60 * 60 * 1000;
+
+/** Keys that must exist once per database; INSERT OR IGNORE keeps a concurrently starting CLI from replacing them. */
+function ensureServerKeys(store: SocialStore): string {
+  const insert = store.db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
+  if (store.settings.get('vapid_public_key') === null) {
+    const keys = webpush.generateVAPIDKeys();
+    store.transaction(() => {
+      insert.run('vapid_public_key', keys.publicKey);
+      insert.run('vapid_private_key', keys.privateKey);
+    });
+  }
+  insert.run('created_at', String(store.now()));
+  return store.settings.get('vapid_public_key')!;
+}
+
+interface SocialCore {
+  db: Database;
+  file: string;
+  context: SocialContext;
+  admin: SocialAdmin;
+}
+
+function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
+  try {
+    const store = new SocialStore(db, options.now ?? Date.now);
+    const urls = new SocialUrls(options.domain, options.secure ?? false);
+    const vapidPublicKey = ensureServerKeys(store);
+    const mailer = new Mailer(store, urls, options.logger.child({ component: 'mail' }));
+    const accounts = new AccountService(store, urls, mailer, options.logger);
+    const context: SocialContext = {
+      store,
+      urls,
+      logger: options.logger,
+      mailer,
+      media: new MediaStorage(options.dataDir),
+      accounts,
+      relationships: new RelationshipService(store),
+      presenter: new AccountPresenter(store, urls),
+      vapidPublicKey,
+      routes: [],
+    };
+    return { db, file, context, admin: new SocialAdmin(store, accounts) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export async function openSocial(options: OpenSocialOptions): Promise<Social> {
+  const core = openCore(options);
+  const { context: ctx } = core;
+  ctx.store.settings.set('public_url', ctx.urls.base);
+
+  const sweeper = setInterval(() => {
+    try {
+      const ended = ctx.store.relationships.purgeExpiredMutes();
+      if (ended) ctx.logger.debug({ ended }, 'expired mutes removed');
+    } catch (err) {
+      ctx.logger.error({ err }, 'mute expiry sweep failed');
+    }
+  }, MUTE_SWEEP_MS);
+  sweeper.unref();
+  const purger = setInterval(() => {
+    try {
+      ctx.store.oauth.purgeExpired();
+    } catch (err) {
+      ctx.logger.error({ err }, 'session purge failed');
+    }
+  }, PURGE_MS);
+  purger.unref();
+
+  const plugin: FastifyPluginAsync = async (root) => {
+    await root.register(async (files) => mediaFileRoutes(files, ctx.media));
+    await root.register(async (api) => {
+      await registerConventions(api, ctx);
+      for (const routes of SOCIAL_ROUTE_MODULES) routes(api, ctx);
+    });
+  };
+
   return {
-    db,
-    file,
-    plugin: async () => {},
-    checkOwnerCredentials: async () => null,
+    db: core.db,
+    file: core.file,
+    plugin,
+    context: ctx,
+    admin: core.admin,
+    routes: ctx.routes,
+    async checkOwnerCredentials(username, password) {
+      const found = await ctx.accounts.authenticate(username, password);
+      if (!found) return null;
+      const { user, account } = found;
+      if (user.role !== 'owner' && user.role !== 'admin') return null;
+      if (user.disabled || account.suspendedAt !== null) return null;
+      return { name: account.username };
+    },
+    setDomain(domain) {
+      ctx.urls.domain = domain;
+      ctx.store.settings.set('public_url', ctx.urls.base);
+    },
+    listOutbox(listOptions) {
+      return core.admin.listOutbox(listOptions);
+    },
     async close() {
-      db.close();
+      clearInterval(sweeper);
+      clearInterval(purger);
+      await ctx.mailer.idle();
+      ctx.mailer.close();
+      core.db.close();
+    },
+  };
+}
+
+export interface SocialAdminHandle {
+  admin: SocialAdmin;
+  context: SocialContext;
+  /** Waits for e-mails being sent, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens social.db for the admin CLI, next to a running server if there is one (WAL lets both write; no
+ * lock is taken). URLs in e-mails use the public URL the server last recorded.
+ */
+export function openSocialAdmin(options: { dataDir: string; logger: Logger }): SocialAdminHandle {
+  const core = openCore({ dataDir: options.dataDir, logger: options.logger, domain: 'localhost:3000' });
+  const recorded = core.context.store.settings.get('public_url');
+  if (recorded) {
+    const url = new URL(recorded);
+    core.context.urls.domain = url.host;
+    core.context.urls.secure = url.protocol === 'https:';
+  }
+  return {
+    admin: core.admin,
+    context: core.context,
+    async close() {
+      await core.context.mailer.idle();
+      core.context.mailer.close();
+      core.db.close();
     },
   };
 }

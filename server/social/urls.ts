@@ -4,7 +4,7 @@
  */
 export class SocialUrls {
   domain: string;
-  readonly secure: boolean;
+  secure: boolean;
 
   constructor(domain: string, secure = false) {
     this.domain = domain;

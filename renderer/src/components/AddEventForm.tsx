@@ -151,7 +151,9 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
         {!show(problems.data) && isJson && data.trim() && <span className="field-ok">{problems.data ? '' : 'Valid JSON'}</span>}
       </label>
       <label>
-        Metadata <span className="muted">(optional JSON)</span>
+        <span>
+          Metadata <span className="muted">(optional JSON)</span>
+        </span>
         <textarea className="mono" rows={3} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} placeholder='{"correlationId": "…"}' {...field('metadata')} />
         {error('metadata')}
       </label>

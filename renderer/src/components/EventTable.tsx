@@ -39,7 +39,7 @@ interface EventTableProps {
 
 /** Events as a table: one row each, expandable in place to data and metadata (so the browser's find sees them). */
 export function EventTable({ label, events, keyOf, expanded, onToggle, showStream, onAddLike }: EventTableProps) {
-  const columns = showStream ? 7 : 6;
+  const columns = showStream ? 8 : 6;
   return (
     <table className="table events" aria-label={label}>
       <thead>
@@ -47,10 +47,15 @@ export function EventTable({ label, events, keyOf, expanded, onToggle, showStrea
           <th scope="col" className="col-toggle">
             <span className="visually-hidden">Expand</span>
           </th>
+          {showStream && (
+            <th scope="col" className="num">
+              Position
+            </th>
+          )}
+          {showStream && <th scope="col">Stream</th>}
           <th scope="col" className="num">
             #
           </th>
-          {showStream && <th scope="col">Stream</th>}
           <th scope="col">Type</th>
           <th scope="col">Created (local time)</th>
           <th scope="col" className="num">
@@ -79,16 +84,17 @@ export function EventTable({ label, events, keyOf, expanded, onToggle, showStrea
                   {open ? '▾' : '▸'}
                 </button>
               </td>
-              <td className="num">
-                <Link to={eventPath(e.streamId, e.eventNumber)} aria-label={`Open event ${e.eventNumber} in ${e.streamId}`}>
-                  {e.eventNumber}
-                </Link>
-              </td>
+              {showStream && <td className="num muted position">{e.position ? e.position.commitPosition : ''}</td>}
               {showStream && (
                 <td className="stream-cell">
                   <Link to={streamPath(e.streamId)}>{e.streamId}</Link>
                 </td>
               )}
+              <td className="num">
+                <Link to={eventPath(e.streamId, e.eventNumber)} aria-label={`Open event ${e.eventNumber} in ${e.streamId}`}>
+                  {e.eventNumber}
+                </Link>
+              </td>
               <td>
                 <span className="event-type">{e.eventType}</span> <LinkTarget event={e} />
                 {e.target && <span className="muted"> ({e.target.eventType})</span>}

@@ -13,11 +13,11 @@ export const DEFAULT_GROUP_SETTINGS: UiGroupSettings = {
   liveBufferSize: 500,
   readBatchSize: 20,
   historyBufferSize: 500,
-  checkPointAfterMs: 2_000,
-  minCheckPointCount: 10,
-  maxCheckPointCount: 1_000,
+  checkpointAfterMs: 2_000,
+  minCheckpointCount: 10,
+  maxCheckpointCount: 1_000,
   maxSubscriberCount: 0,
-  namedConsumerStrategy: 'RoundRobin',
+  consumerStrategy: 'RoundRobin',
 };
 
 export const groupPath = (stream: string, group: string) => `/eventlog/persistent-groups/${encodeURIComponent(stream)}/${encodeURIComponent(group)}`;

@@ -16,8 +16,8 @@ export interface GroupRow extends UiGroupSummary {
 }
 
 /** Events behind and the catch-up estimate, as EventStoreDB's subscription list shows them. */
-export function groupRow(g: UiGroupSummary): GroupRow {
-  const behind = g.lastKnownEventNumber === null ? null : Math.max(0, g.lastKnownEventNumber - (g.lastCheckpointedEventNumber ?? -1));
+export function groupRow<T extends UiGroupSummary>(g: T): T & GroupRow {
+  const behind = g.lastKnownEventNumber === null ? null : g.behindByMessages;
   const catchUpSeconds = behind !== null && behind > 0 && g.averagePerSecond > 0 ? behind / g.averagePerSecond : behind === 0 ? 0 : null;
   return { ...g, behind, catchUpSeconds };
 }

@@ -1,23 +1,46 @@
 import { useEffect } from 'react';
-import { useServer } from '../stores/server.ts';
-import { CopyButton, ErrorState, formatBytes, Loading } from '../components/ui.tsx';
+import { useServer, type LogEntry } from '../stores/server.ts';
+import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading } from '../components/ui.tsx';
+import { UsersSection } from './server/UsersSection.tsx';
 
-function connectionStrings(listener: { name: string; address: string; url: string }): { label: string; text: string }[] {
+const LISTENER_NAMES: Record<string, string> = {
+  'eventlog-tcp': 'Event log (TCP)',
+  'eventlog-tls': 'Event log (TLS)',
+  http: 'HTTP: this UI and the Mastodon API',
+};
+
+/** What to paste into a client for each listener. */
+export function connectionStrings(listener: { name: string; address: string; url: string }): { label: string; text: string }[] {
   if (listener.name === 'eventlog-tcp') {
     return [
-      { label: 'node-eventstore-client', text: `createConnection({ defaultUserCredentials: new UserCredentials('admin', 'changeit') }, '${listener.url}')` },
+      { label: 'node-eventstore-client', text: `EventStore.createConnection({ defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')` },
       { label: '.NET EventStore.ClientAPI', text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=false` },
     ];
   }
   if (listener.name === 'eventlog-tls') {
     return [
-      { label: 'node-eventstore-client (TLS)', text: `createConnection({ useSslConnection: true, validateServer: false }, '${listener.url}')` },
-      { label: '.NET EventStore.ClientAPI (TLS)', text: `ConnectTo=${listener.url};UseSslConnection=true;ValidateServer=false` },
+      { label: 'node-eventstore-client', text: `EventStore.createConnection({ useSslConnection: true, validateServer: false, defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')` },
+      { label: '.NET EventStore.ClientAPI', text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=true;ValidateServer=false` },
     ];
   }
-  return [{ label: 'Mastodon apps', text: listener.url }];
+  return [{ label: 'Mastodon apps (server address)', text: listener.url }];
 }
 
+const HIDDEN_LOG_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
+
+/** The interesting fields of a log line besides its message (request URL, status, error…), compactly. */
+function logDetails(e: LogEntry): string {
+  try {
+    const parsed = JSON.parse(e.line) as Record<string, unknown>;
+    const rest = Object.fromEntries(Object.entries(parsed).filter(([k]) => !HIDDEN_LOG_KEYS.has(k)));
+    const text = Object.keys(rest).length ? JSON.stringify(rest) : '';
+    return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  } catch {
+    return '';
+  }
+}
+
+/** Listeners with connection strings, the data directory and databases, version, event-log users and the log. */
 export function ServerView() {
   const { info, loading, error, load, logs, loadLogs, logLevel, logQuery, setLogFilter } = useServer();
   useEffect(() => {
@@ -38,7 +61,7 @@ export function ServerView() {
         <dd data-testid="server-version">{info.version}</dd>
         <dt>Data directory</dt>
         <dd>
-          <code>{info.dataDir}</code>
+          <code>{info.dataDir}</code> <CopyButton text={info.dataDir} label="Copy data directory" />
         </dd>
         <dt>Started</dt>
         <dd>{new Date(info.startedAt).toLocaleString()}</dd>
@@ -56,16 +79,21 @@ export function ServerView() {
         <tbody>
           {info.listeners.map((l) => (
             <tr key={l.name}>
-              <td>{l.name}</td>
-              <td>
+              <th scope="row">{LISTENER_NAMES[l.name] ?? l.name}</th>
+              <td className="nowrap">
                 <code>{l.address}</code>
               </td>
               <td>
-                {connectionStrings(l).map((c) => (
-                  <div key={c.label} className="conn">
-                    <span className="muted">{c.label}</span> <code>{c.text}</code> <CopyButton text={c.text} label={`Copy ${c.label} connection string`} />
-                  </div>
-                ))}
+                <dl className="conn-list">
+                  {connectionStrings(l).map((c) => (
+                    <div key={c.label} className="conn">
+                      <dt className="muted">{c.label}</dt>
+                      <dd>
+                        <code>{c.text}</code> <CopyButton text={c.text} label={`Copy ${c.label} connection string for ${LISTENER_NAMES[l.name] ?? l.name}`} />
+                      </dd>
+                    </div>
+                  ))}
+                </dl>
               </td>
             </tr>
           ))}
@@ -78,21 +106,25 @@ export function ServerView() {
           <tr>
             <th scope="col">Database</th>
             <th scope="col">File</th>
-            <th scope="col">Size</th>
+            <th scope="col" className="num">
+              Size
+            </th>
           </tr>
         </thead>
         <tbody>
           {info.databases.map((d) => (
             <tr key={d.name}>
-              <td>{d.name}</td>
+              <th scope="row">{d.name === 'eventlog' ? 'Event log' : d.name === 'social' ? 'Social' : d.name}</th>
               <td>
                 <code>{d.file}</code>
               </td>
-              <td>{formatBytes(d.bytes)}</td>
+              <td className="num">{formatBytes(d.bytes)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+
+      <UsersSection />
 
       <h2>Log</h2>
       <div className="toolbar">
@@ -108,14 +140,22 @@ export function ServerView() {
           Contains
           <input type="search" value={logQuery} onChange={(e) => setLogFilter(logLevel, e.target.value)} />
         </label>
+        <span className="muted">Newest first; refreshed every 2 seconds.</span>
       </div>
-      <ol className="log" aria-label="Server log">
-        {logs.map((e, i) => (
-          <li key={`${e.time}-${i}`} className={`log-${e.level}`}>
-            <time>{new Date(e.time).toLocaleTimeString()}</time> <span className="level">{e.level}</span> {e.msg}
-          </li>
-        ))}
-      </ol>
+      {logs.length === 0 ? (
+        <Empty>No log lines at this level{logQuery ? ' containing that text' : ''}.</Empty>
+      ) : (
+        <ol className="log" aria-label="Server log">
+          {[...logs].reverse().map((e, i) => (
+            <li key={`${e.time}-${i}`} className={`log-${e.level}`}>
+              <time dateTime={new Date(e.time).toISOString()} title={formatTime(e.time)}>
+                {new Date(e.time).toLocaleTimeString()}
+              </time>{' '}
+              <span className="level">{e.level}</span> {e.msg} <span className="muted">{logDetails(e)}</span>
+            </li>
+          ))}
+        </ol>
+      )}
     </section>
   );
 }

@@ -97,7 +97,7 @@ export const eventlogMigrations: readonly Migration[] = [
       `);
       // Existing rows: derive the category and the deletion state (soft deletion lives in `$$stream` metadata).
       const setCategory = db.prepare('UPDATE streams SET category = ? WHERE stream_key = ?');
-      for (const row of db.prepare('SELECT stream_key, stream_id FROM streams').iterate() as Iterable<{ stream_key: number; stream_id: string }>) {
+      for (const row of db.prepare('SELECT stream_key, stream_id FROM streams').all() as { stream_key: number; stream_id: string }[]) {
         const category = categoryOf(row.stream_id);
         if (category) setCategory.run(category, row.stream_key);
       }

@@ -281,10 +281,6 @@ function validateInteger(name: string, value: unknown): asserts value is number 
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new StoreBadRequestError(`${name} must be an integer, got ${String(value)}.`);
 }
 
-function toBuffer(bytes: Uint8Array): Uint8Array {
-  return bytes;
-}
-
 function prepareEvents(events: unknown): PendingEvent[] {
   if (!Array.isArray(events)) throw new StoreBadRequestError('Events must be an array.');
   return events.map((e: NewEvent, i) => {
@@ -300,8 +296,8 @@ function prepareEvents(events: unknown): PendingEvent[] {
       eventId: e.eventId.toLowerCase(),
       eventType: e.eventType,
       isJson: e.isJson === true,
-      data: toBuffer(e.data),
-      metadata: e.metadata ? toBuffer(e.metadata) : EMPTY,
+      data: e.data,
+      metadata: e.metadata ?? EMPTY,
     };
   });
 }
@@ -721,6 +717,12 @@ export class SqliteEventStore implements EventStore {
   onCommitted(listener: (batch: CommittedBatch) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Picks up commits another process (the admin CLI) made since this store last looked. */
+  checkForOutsideChanges(): void {
+    this.ensureOpen();
+    if (!this.batch) this.syncWithDatabase();
   }
 
   /** Called when another process committed to the database (caches were dropped). */
@@ -1500,7 +1502,7 @@ export class SqliteEventStore implements EventStore {
       rows = reachedEnd ? fetched : fetched.slice(0, maxCount);
       lastExamined = rows[rows.length - 1];
     } else {
-      const window = Math.min(Math.max(maxSearchWindow > 0 ? maxSearchWindow : maxCount, maxCount), this.limits.maxSearchWindow);
+      const window = Math.min(Number.isSafeInteger(maxSearchWindow) && maxSearchWindow > 0 ? maxSearchWindow : maxCount, this.limits.maxSearchWindow);
       const matches: number[] = [];
       let examined = 0;
       let key = startKey;

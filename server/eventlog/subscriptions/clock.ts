@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 /**
  * Time as the subscription engines see it. Message timeouts and timed checkpoints run off a Clock so
  * tests can drive them with a ManualClock instead of waiting on wall-clock time.
@@ -9,7 +11,8 @@ export interface Clock {
 }
 
 export const systemClock: Clock = {
-  now: () => Date.now(),
+  // Monotonic (a wall-clock jump must not time out, or freeze, every message in flight), in Unix ms.
+  now: () => performance.timeOrigin + performance.now(),
   every(ms, fn) {
     const timer = setInterval(fn, ms);
     // Subscription housekeeping must never keep the process alive on its own.

@@ -222,6 +222,23 @@ describe('filtered subscriptions', () => {
     expect(!result.ok && result.invalidRequest).toMatch(/regex/);
   });
 
+  it('checkpoints inside a transaction (events sharing a commit position) resume at the next event of that transaction', async () => {
+    const rec = recorder();
+    const filter = { context: 'EventType' as const, type: 'Prefix' as const, data: ['tx'] };
+    subscribe('', rec, { filter, checkpointInterval: 1 });
+    const tx = await log.store.startTransaction('tx-stream', -2, admin);
+    await log.store.transactionWrite(tx.transactionId, [jsonEvent('tx-1', {}), jsonEvent('tx-2', {}), jsonEvent('tx-3', {})], admin);
+    const committed = await log.store.commitTransaction(tx.transactionId, admin);
+    expect(committed.result).toBe('Success');
+    expect(rec.events.map((e) => e.event?.eventType)).toEqual(['tx-1', 'tx-2', 'tx-3']);
+    expect(new Set(rec.events.map((e) => e.commitPosition)).size).toBe(1);
+    expect(rec.checkpoints).toHaveLength(3);
+    for (const [i, cp] of rec.checkpoints.entries()) {
+      const resumed = log.store.filteredReadAllForward(cp, 100, 100, filter, false, admin).events.filter(after(cp));
+      expect(resumed.map((e) => e.event?.eventType)).toEqual(['tx-1', 'tx-2', 'tx-3'].slice(i + 1));
+    }
+  });
+
   it('sends a checkpoint every N seen events, at positions a catch-up resumes from without gaps or repeats', async () => {
     const interval = 4;
     const rec = recorder();

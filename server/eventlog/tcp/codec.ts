@@ -90,8 +90,9 @@ export function newEventFromWire(event: NewEventMessage): NewEvent {
     eventId: guidBytesToString(event.eventId),
     eventType: event.eventType,
     isJson: event.dataContentType === CONTENT_TYPE_JSON,
-    data: event.data,
-    metadata: event.metadata ?? new Uint8Array(0),
+    data: event.data instanceof Uint8Array ? event.data : new Uint8Array(0),
+    // protobufjs gives an absent optional bytes field as its (plain array) default.
+    metadata: event.metadata instanceof Uint8Array ? event.metadata : new Uint8Array(0),
   };
 }
 

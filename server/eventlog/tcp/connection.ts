@@ -84,6 +84,21 @@ export interface ConnectionInfo {
   pendingSendBytes: number;
 }
 
+/** Totals over every connection a server has had, for diagnostics and tests. */
+export interface TcpServerStats {
+  connectionsAccepted: number;
+  packagesReceived: number;
+  packagesSent: number;
+  /** BadRequest replies, per request or connection-wide. */
+  badRequests: number;
+  /** Connections closed for a broken frame, a TrustedWrite, a heartbeat timeout or an overflowing send queue. */
+  connectionsDropped: number;
+}
+
+export function emptyStats(): TcpServerStats {
+  return { connectionsAccepted: 0, packagesReceived: 0, packagesSent: 0, badRequests: 0, connectionsDropped: 0 };
+}
+
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
 const MAX_BACKLOG_BEFORE_PAUSE = 4096;
 /** Replies up to this size are copied into their frame buffer; larger bodies are written as-is. */
@@ -109,6 +124,7 @@ export class ClientConnection {
   private readonly logger: Logger;
   private readonly limits: ConnectionLimits;
   private readonly reader: FrameReader;
+  private readonly stats: TcpServerStats;
 
   private defaultPrincipal: Principal | null = null;
   private defaultFailed = false;
@@ -134,8 +150,10 @@ export class ClientConnection {
   private ended = false;
   private closeReason = '';
 
-  constructor(socket: Socket, options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean }) {
+  constructor(socket: Socket, options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean; stats?: TcpServerStats }) {
     this.socket = socket;
+    this.stats = options.stats ?? emptyStats();
+    this.stats.connectionsAccepted++;
     this.dispatcher = options.dispatcher;
     this.limits = options.limits;
     this.secure = options.secure;
@@ -213,6 +231,7 @@ export class ClientConnection {
     this.enqueue(command, correlationId, body ?? null);
     if (this.queuedPackages > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
       this.logger.warn({ packages: this.queuedPackages, bytes: this.pendingSendBytes }, 'send queue over its bound; dropping the connection');
+      this.stats.connectionsDropped++;
       this.destroy('send queue overflow');
       return false;
     }
@@ -234,6 +253,8 @@ export class ClientConnection {
       else this.sendQueue.push(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     }
     const bytes = 4 + PACKAGE_HEADER_BYTES + bodyLength;
+    this.stats.packagesSent++;
+    if (command === TcpCommand.BadRequest) this.stats.badRequests++;
     this.queuedPackages++;
     this.queuedBytes += bytes;
     this.packagesOut++;
@@ -288,6 +309,7 @@ export class ClientConnection {
   private onFrame(frame: Buffer): void {
     if (this.ending || this.ended) return;
     this.packagesIn++;
+    this.stats.packagesReceived++;
     let pkg: TcpPackage;
     try {
       pkg = parsePackage(frame);
@@ -314,6 +336,7 @@ export class ClientConnection {
     }
     if (pkg.flags & TcpFlags.TrustedWrite) {
       this.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from('Trusted writes are not accepted on the client interface.'));
+      this.stats.connectionsDropped++;
       this.close('trusted write attempted');
       return;
     }
@@ -368,6 +391,7 @@ export class ClientConnection {
       this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
     } else {
       this.logger.info({ remote: `${this.remoteAddress}:${this.remotePort}` }, 'heartbeat timeout; closing the connection');
+      this.stats.connectionsDropped++;
       this.destroy('heartbeat timeout');
     }
   }
@@ -387,6 +411,7 @@ export class ClientConnection {
   closeWithBadRequest(message: string): void {
     if (this.closed) return;
     this.logger.info({ reason: message }, 'closing connection after a broken frame');
+    this.stats.connectionsDropped++;
     this.send(TcpCommand.BadRequest, ZERO_CORRELATION_ID, Buffer.from(message));
     this.close(message);
   }

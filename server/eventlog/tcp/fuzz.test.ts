@@ -16,7 +16,7 @@ import { startTcpFixture, type TcpFixture } from './test-support.ts';
 
 const SEED = Number(process.env.HOMEPORT_FUZZ_SEED ?? crypto.randomInt(2 ** 31));
 const FUZZ_SOCKETS = 4;
-const FRAMES_PER_SOCKET = 1500;
+const FRAMES_PER_SOCKET = Number(process.env.FZ ?? 1500);
 
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -107,10 +107,8 @@ async function fuzzSocket(port: number, random: () => number, frames: number): P
     const socket = net.connect({ port, host: '127.0.0.1' });
     socket.on('error', () => {});
     socket.on('data', () => {});
-    await new Promise<void>((resolve) => {
-      socket.once('connect', () => resolve());
-      socket.once('close', () => resolve());
-    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await Promise.race([new Promise<void>((resolve) => socket.once('connect', () => resolve())), closed]);
     // A socket lives for a few batches, or until the server closes it for a broken frame.
     for (let batch = 0; batch < 10 && sent < frames && !socket.destroyed; batch++) {
       const chunk: Buffer[] = [];
@@ -118,7 +116,11 @@ async function fuzzSocket(port: number, random: () => number, frames: number): P
       socket.write(Buffer.concat(chunk));
       await new Promise((r) => setTimeout(r, 1));
     }
-    socket.destroy();
+    // end(), not destroy(): what was written must reach the server.
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), 2000);
+    await closed;
+    clearTimeout(timer);
     reconnects++;
   }
   return { sent, reconnects };
@@ -170,7 +172,13 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
       const results = await Promise.all(fuzzers);
       fuzzing = false;
       await Promise.all(workers);
+      console.log(`fuzz seed ${SEED}: ${JSON.stringify(fx.server.stats)}; good events ${written.size}; reconnects ${results.reduce((n, r) => n + r.reconnects, 0)}`);
       expect(results.reduce((n, r) => n + r.sent, 0)).toBe(FUZZ_SOCKETS * FRAMES_PER_SOCKET);
+      // The fuzz reached the protocol: many packages were parsed, rejected, and connections dropped.
+      const stats = fx.server.stats;
+      expect(stats.packagesReceived).toBeGreaterThan(FUZZ_SOCKETS * FRAMES_PER_SOCKET * 0.3);
+      expect(stats.badRequests).toBeGreaterThan(100);
+      expect(stats.connectionsDropped).toBeGreaterThan(10);
 
       // Every event written after the fuzzing began is one the good client wrote, whole.
       const seen = new Map<string, number>();

@@ -2,7 +2,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
-import { ClientConnection, ConnectionRegistry, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection.ts';
+import { ClientConnection, ConnectionRegistry, DEFAULT_CONNECTION_LIMITS, emptyStats, type ConnectionLimits, type TcpServerStats } from './connection.ts';
 import { CommandDispatcher, type CommandHandlerMap } from './dispatcher.ts';
 import { adminHandlers } from './handlers/admin-handlers.ts';
 import { connectionHandlers } from './handlers/connection-handlers.ts';
@@ -32,6 +32,8 @@ export interface EventLogTcpServer {
   tls: AddressInfo | null;
   /** Open client connections (both listeners), for the UI's connection list. */
   connections: ConnectionRegistry;
+  /** Running totals (connections, packages, BadRequests, dropped connections). */
+  stats: TcpServerStats;
   /** Adds command handlers (subscriptions plug in here); a command can be registered only once. */
   registerHandlers(map: CommandHandlerMap): void;
   /** Stop accepting, let in-flight writes finish, close connections. */
@@ -65,6 +67,7 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
     dispatcher.registerHandlers(map);
   }
   const connections = new ConnectionRegistry();
+  const stats = emptyStats();
   let closing = false;
 
   const accept = (socket: Socket, secure: boolean) => {
@@ -72,7 +75,7 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
       socket.destroy();
       return;
     }
-    const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure });
+    const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure, stats });
     connections.add(connection);
     logger.debug({ connection: connection.id, remote: `${connection.remoteAddress}:${connection.remotePort}`, secure }, 'client connected');
     connection.onClose((reason) => logger.debug({ connection: connection.id, reason }, 'client disconnected'));
@@ -101,6 +104,7 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
       tcp: tcpAddress,
       tls: tlsAddress,
       connections,
+      stats,
       registerHandlers: (map) => dispatcher.registerHandlers(map),
       close() {
         closed ??= (async () => {

@@ -168,7 +168,7 @@ export function allRoutes(app: FastifyInstance, sessions: UiSessions, deps: Even
   }>(
     '/eventlog/all',
     {
-      preHandler: requireOwner(sessions),
+      onRequest: requireOwner(sessions),
       schema: {
         querystring: {
           type: 'object',

@@ -4,7 +4,7 @@ import type { EventLogUiDeps } from './eventlog-context.ts';
 
 /** Connected TCP clients and volatile (live) subscriptions. Rates are left to the page: it samples and divides. */
 export function connectionRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
 
   app.get('/eventlog/connections', auth, async () => ({
     sampledAt: Date.now(),

@@ -15,10 +15,11 @@ export interface EventLogUiDeps {
   subscriptions: () => UiSubscriptionsSource | null;
 }
 
-/** A connected TCP client as the TCP server's registry describes it. */
+/** A connected TCP client (from the TCP server's connection registry). */
 export interface UiConnectionSource {
   id: string;
   connectionName: string;
+  /** host:port of the client. */
   remoteAddress: string;
   user: string | null;
   connectedAt: number;
@@ -29,7 +30,7 @@ export interface UiConnectionSource {
   tls: boolean;
 }
 
-/** The subscription engines' admin operations the UI uses (adapted from the subscriptions subsystem). */
+/** The subscription engines' admin operations, in the UI API's terms (see eventlog-sources.ts for the adapter). */
 export interface UiSubscriptionsSource {
   listVolatile(): UiVolatileSubscription[];
   listGroups(): UiGroupSummary[];
@@ -42,47 +43,56 @@ export interface UiSubscriptionsSource {
 
 export interface UiGroupOperationResult {
   ok: boolean;
-  /** 'NotFound' | 'AlreadyExists' | 'AccessDenied' | 'Invalid' | … */
+  /** 'DoesNotExist' | 'AlreadyExists' | 'AccessDenied' | 'Fail' */
   code?: string;
   message?: string;
 }
 
 export interface UiVolatileSubscription {
   id: string;
+  /** '$all' for the global log. */
   stream: string;
   filter: string | null;
   connectionId: string;
   connectionName: string;
+  remoteAddress: string;
   user: string | null;
   delivered: number;
   resolveLinkTos: boolean;
   subscribedAt: number;
 }
 
+/** Group settings, named as the .NET client names them (the subscriptions engine's own shape). */
 export interface UiGroupSettings {
   resolveLinkTos: boolean;
   startFrom: number;
-  extraStatistics: boolean;
   messageTimeoutMs: number;
-  maxRetryCount: number;
+  extraStatistics: boolean;
   liveBufferSize: number;
   readBatchSize: number;
   historyBufferSize: number;
-  checkPointAfterMs: number;
-  minCheckPointCount: number;
-  maxCheckPointCount: number;
+  maxRetryCount: number;
+  checkpointAfterMs: number;
+  minCheckpointCount: number;
+  maxCheckpointCount: number;
   maxSubscriberCount: number;
-  namedConsumerStrategy: string;
+  consumerStrategy: string;
 }
 
 export interface UiGroupSummary {
   stream: string;
   group: string;
   status: string;
+  /** Processed messages per second, recent. */
   averagePerSecond: number;
-  totalItems: number;
+  totalItemsProcessed: number;
+  totalItemsDelivered: number;
+  /** null until the first checkpoint. */
   lastCheckpointedEventNumber: number | null;
+  lastProcessedEventNumber: number | null;
+  /** The stream's last event number, null for an empty stream. */
   lastKnownEventNumber: number | null;
+  behindByMessages: number;
   inFlight: number;
   parkedCount: number;
   connectionCount: number;
@@ -97,8 +107,11 @@ export interface UiGroupConnection {
   from: string;
   user: string | null;
   connectionName: string;
+  connectedAt: number;
   averagePerSecond: number;
-  totalItems: number;
+  delivered: number;
+  acked: number;
+  allowedInFlight: number;
   availableSlots: number;
   inFlight: number;
 }
@@ -106,6 +119,8 @@ export interface UiGroupConnection {
 export interface UiGroupDetail extends UiGroupSummary {
   settings: UiGroupSettings;
   connections: UiGroupConnection[];
+  parkedStream: string;
+  checkpointStream: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { EventLogUserError } from '../../eventlog/store/users.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
@@ -6,20 +7,15 @@ const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#
 const PASSWORD = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 const GROUP = { type: 'string', minLength: 1, maxLength: 255 } as const;
 
-/** Errors the users store raises for the caller's mistakes carry a message worth showing as-is. */
-function asUserError(err: unknown, name: string): unknown {
-  if (err instanceof UiApiError) return err;
-  const e = err as { code?: string; message?: string; status?: number; statusCode?: number };
-  const text = e.message ?? '';
-  if (/exist|already|duplicate/i.test(text) && !/not exist|does not|doesn't/i.test(text)) return new UiApiError(409, text || `User "${name}" already exists`);
-  if (/not found|not exist|unknown user|no such/i.test(text)) return new UiApiError(404, text || `There is no user "${name}"`);
-  if (/invalid|must|required|empty|too long|not allowed|cannot/i.test(text)) return new UiApiError(400, text);
-  return err;
+/** The users store reports the caller's mistakes as EventLogUserError; its message is shown as-is. */
+function asUserError(err: unknown): unknown {
+  if (!(err instanceof EventLogUserError)) return err;
+  return new UiApiError(err.code === 'NOT_FOUND' ? 404 : err.code === 'EXISTS' ? 409 : 400, err.message);
 }
 
 /** Event-log accounts (the ones TCP clients sign in with): list, add, change password, remove. Administrators only. */
 export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
   const mustBeAdmin = (req: Parameters<typeof callerOf>[0]) => {
     if (!callerOf(req, deps).groups.includes('$admins')) throw new UiApiError(403, 'Only members of $admins manage event-log users');
   };
@@ -54,7 +50,7 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
         const user = await deps.users.add({ name, password: req.body.password, fullName: req.body.fullName || name, groups: req.body.groups ?? [] });
         return reply.code(201).send({ user: { name: user.name, fullName: user.fullName, groups: user.groups, disabled: user.disabled, createdAt: user.createdAt } });
       } catch (err) {
-        return sendError(reply, asUserError(err, name));
+        return sendError(reply, asUserError(err));
       }
     },
   );
@@ -70,7 +66,7 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
         await deps.users.changePassword(name, req.body.password);
         return { changed: true };
       } catch (err) {
-        return sendError(reply, asUserError(err, name));
+        return sendError(reply, asUserError(err));
       }
     },
   );
@@ -84,7 +80,7 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
       await deps.users.remove(name);
       return { removed: true };
     } catch (err) {
-      return sendError(reply, asUserError(err, name));
+      return sendError(reply, asUserError(err));
     }
   });
 }

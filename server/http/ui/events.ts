@@ -100,7 +100,7 @@ interface AppendBody {
 
 /** A stream's events: keyset pages, one event with its neighbours, and appending an event. */
 export function eventRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
 
   app.get<{ Params: { stream: string }; Querystring: { from?: number; direction?: 'forward' | 'backward'; count?: number } }>(
     '/eventlog/streams/:stream/events',

@@ -152,7 +152,7 @@ export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: Eve
     '/eventlog/live',
     {
       websocket: true,
-      preHandler: requireOwner(sessions),
+      onRequest: requireOwner(sessions),
       schema: {
         querystring: {
           type: 'object',

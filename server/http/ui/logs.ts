@@ -8,7 +8,7 @@ export function logRoutes(app: FastifyInstance, sessions: UiSessions, ring: LogR
   app.get<{ Querystring: { level?: string; q?: string; limit?: number } }>(
     '/logs',
     {
-      preHandler: requireOwner(sessions),
+      onRequest: requireOwner(sessions),
       schema: {
         querystring: {
           type: 'object',

@@ -39,7 +39,7 @@ export function validateMetadata(doc: unknown): Record<string, unknown> {
 
 /** A stream's metadata (`$$stream`): the document as written, the limits the store applies, and its version for safe edits. */
 export function metadataRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
 
   app.get<{ Params: { stream: string } }>('/eventlog/streams/:stream/metadata', auth, async (req, reply) => {
     const stream = req.params.stream;

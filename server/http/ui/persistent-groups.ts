@@ -1,15 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_READ_COUNT } from '../../eventlog/store/types.ts';
+import { CONSUMER_STRATEGIES, parkedStreamOf } from '../../eventlog/subscriptions/index.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
 import { readStreamPage } from './events.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps, type UiGroupOperationResult, type UiGroupSettings, type UiSubscriptionsSource } from './eventlog-context.ts';
 
-export const CONSUMER_STRATEGIES = ['RoundRobin', 'DispatchToSingle', 'Pinned', 'PinnedByCorrelation'] as const;
-
-/** The parked-message stream of a group, as EventStoreDB names it. */
-export function parkedStreamOf(stream: string, group: string): string {
-  return `$persistentsubscription-${stream}::${group}-parked`;
-}
 
 const count = (min = 0) => ({ type: 'integer', minimum: min, maximum: 2147483647 });
 const settingsSchema = {
@@ -24,11 +19,11 @@ const settingsSchema = {
     liveBufferSize: count(1),
     readBatchSize: count(1),
     historyBufferSize: count(1),
-    checkPointAfterMs: count(),
-    minCheckPointCount: count(),
-    maxCheckPointCount: count(),
+    checkpointAfterMs: count(),
+    minCheckpointCount: count(),
+    maxCheckpointCount: count(),
     maxSubscriberCount: count(),
-    namedConsumerStrategy: { type: 'string', enum: CONSUMER_STRATEGIES },
+    consumerStrategy: { type: 'string', enum: CONSUMER_STRATEGIES },
   },
 } as const;
 
@@ -36,14 +31,13 @@ function checkSettings(s: Partial<UiGroupSettings>): void {
   if (s.readBatchSize !== undefined && s.historyBufferSize !== undefined && s.readBatchSize >= s.historyBufferSize) {
     throw new UiApiError(400, `Read batch size (${s.readBatchSize}) must be smaller than the history buffer size (${s.historyBufferSize})`);
   }
-  if (s.minCheckPointCount !== undefined && s.maxCheckPointCount !== undefined && s.minCheckPointCount > s.maxCheckPointCount) {
-    throw new UiApiError(400, `Minimum checkpoint count (${s.minCheckPointCount}) is larger than the maximum (${s.maxCheckPointCount})`);
+  if (s.minCheckpointCount !== undefined && s.maxCheckpointCount !== undefined && s.minCheckpointCount > s.maxCheckpointCount) {
+    throw new UiApiError(400, `Minimum checkpoint count (${s.minCheckpointCount}) is larger than the maximum (${s.maxCheckpointCount})`);
   }
 }
 
 function statusFor(r: UiGroupOperationResult): number {
   switch (r.code) {
-    case 'NotFound':
     case 'DoesNotExist':
       return 404;
     case 'AlreadyExists':
@@ -69,7 +63,7 @@ type GroupParams = { stream: string; group: string };
 
 /** Persistent subscription groups: list with statistics, detail, create/edit/delete, parked messages and replay. */
 export function persistentGroupRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
   const base = '/eventlog/persistent-groups';
 
   app.get(base, auth, async () => {

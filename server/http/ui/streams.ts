@@ -27,7 +27,7 @@ export function findStream(deps: EventLogUiDeps, streamId: string): UiStreamSumm
 
 /** Streams: search (exact, prefix, wildcard), recently created/changed, categories, delete. */
 export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
-  const auth = { preHandler: requireOwner(sessions) };
+  const auth = { onRequest: requireOwner(sessions) };
 
   app.get<{ Querystring: { q?: string; mode?: 'exact' | 'prefix' | 'wildcard'; order?: 'created' | 'updated' | 'name'; limit?: number; system?: boolean } }>(
     '/eventlog/streams',

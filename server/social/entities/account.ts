@@ -98,7 +98,7 @@ export class AccountPresenter {
       source: {
         privacy: s.defaultPrivacy ?? 'public',
         sensitive: s.defaultSensitive ?? false,
-        language: s.defaultLanguage ?? '',
+        language: s.defaultLanguage ?? null,
         note: account.note,
         fields: account.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
         follow_requests_count: this.store.relationships.incomingFollowRequestCount(account.id),

@@ -71,13 +71,14 @@ export const zInt = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test
 export const zId = z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v), z.string().refine(isId, 'is not a valid id'));
 
 /** One value or a list of them (`id=1` as well as `id[]=1&id[]=2`); objects with numeric keys count as lists. */
-export function zList<T extends z.ZodType>(item: T) {
+export function zList<T extends z.ZodType>(item: T, max?: number): z.ZodType<z.output<T>[], unknown> {
+  const list = max === undefined ? z.array(item) : z.array(item).max(max);
   return z.preprocess((v) => {
     if (v === undefined || v === null) return v;
     if (Array.isArray(v)) return v;
     if (typeof v === 'object' && !isUploadedFile(v)) return Object.values(v);
     return [v];
-  }, z.array(item));
+  }, list) as unknown as z.ZodType<z.output<T>[], unknown>;
 }
 
 /** A string that may come as a number; trims nothing (callers decide). */

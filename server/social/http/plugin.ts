@@ -57,12 +57,12 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, {});
-    defaultJson(req, body, (err, parsed) => {
+    defaultJson(req, body as string, (err, parsed) => {
       if (err) return done(new ApiError(400, 'The request body is not valid JSON'), undefined);
       done(null, parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? nestJsonKeys(parsed as Record<string, unknown>) : parsed);
     });
   });
-  await app.register(fastifyFormbody, { parser: (text: string) => parseQueryString(text) });
+  await app.register(fastifyFormbody, { parser: (text) => parseQueryString(String(text)) });
   await app.register(fastifyMultipart, { attachFieldsToBody: true, limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
   await app.register(fastifyCookie);
   await app.register(fastifyCors, {

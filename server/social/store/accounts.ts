@@ -131,6 +131,25 @@ export interface NewLocalAccount {
   discoverable?: boolean | null;
 }
 
+/** A remote actor as federation stores it. */
+export interface NewRemoteAccount {
+  username: string;
+  domain: string;
+  uri: string;
+  url?: string | null;
+  actorType?: string;
+  displayName?: string;
+  /** HTML, sanitized by the caller */
+  note?: string;
+  locked?: boolean;
+  inboxUrl?: string | null;
+  sharedInboxUrl?: string | null;
+  followersUrl?: string | null;
+  publicKey: string;
+  avatarRemoteUrl?: string | null;
+  headerRemoteUrl?: string | null;
+}
+
 /** Profile attributes an owner may change; undefined leaves a value alone. */
 export interface ProfileChanges {
   displayName?: string;
@@ -199,6 +218,38 @@ export class AccountRepository {
          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, input.username, input.displayName ?? '', input.publicKey, input.privateKey, sqlBoolOrNull(input.discoverable), now, now);
+    return id;
+  }
+
+  insertRemote(input: NewRemoteAccount): string {
+    const id = this.core.ids.next();
+    const now = this.core.now();
+    this.core
+      .sql(
+        `INSERT INTO accounts (id, username, domain, uri, url, actor_type, display_name, note, locked, inbox_url, shared_inbox_url, followers_url,
+           public_key, avatar_remote_url, header_remote_url, fetched_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        input.username,
+        input.domain.toLowerCase(),
+        input.uri,
+        input.url ?? null,
+        input.actorType ?? 'Person',
+        input.displayName ?? '',
+        input.note ?? '',
+        sqlBool(input.locked ?? false),
+        input.inboxUrl ?? null,
+        input.sharedInboxUrl ?? null,
+        input.followersUrl ?? null,
+        input.publicKey,
+        input.avatarRemoteUrl ?? null,
+        input.headerRemoteUrl ?? null,
+        now,
+        now,
+        now,
+      );
     return id;
   }
 

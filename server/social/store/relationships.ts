@@ -1,4 +1,4 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_FROM, ACCOUNT_LISTED, toAccount, type Account } from './accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount, type Account } from './accounts.ts';
 import { bool, cursorWhere, finishPage, int, intOrNull, jsonOr, placeholders, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
 export interface FollowOptions {
@@ -149,7 +149,7 @@ export class RelationshipRepository {
   /** Followers of `accountId` as `viewerId` may see them (blocked, blocking and muted accounts left out). */
   followers(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN ${ACCOUNT_FROM} ON a.id = f.account_id
+      `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN accounts a ON a.id = f.account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE f.target_account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
       page,
@@ -159,7 +159,7 @@ export class RelationshipRepository {
 
   following(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN ${ACCOUNT_FROM} ON a.id = f.target_account_id
+      `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN accounts a ON a.id = f.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE f.account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
       page,
@@ -170,7 +170,7 @@ export class RelationshipRepository {
   /** Pending requests to follow `accountId`. */
   incomingFollowRequests(accountId: string, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT r.id AS cursor, ${ACCOUNT_COLUMNS} FROM follow_requests r JOIN ${ACCOUNT_FROM} ON a.id = r.account_id
+      `SELECT r.id AS cursor, ${ACCOUNT_COLUMNS} FROM follow_requests r JOIN accounts a ON a.id = r.account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE r.target_account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`,
       { account: accountId },
       page,
@@ -180,7 +180,7 @@ export class RelationshipRepository {
 
   incomingFollowRequestCount(accountId: string): number {
     const r = this.core
-      .sql(`SELECT COUNT(*) AS n FROM follow_requests r JOIN ${ACCOUNT_FROM} ON a.id = r.account_id WHERE r.target_account_id = ? AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`)
+      .sql(`SELECT COUNT(*) AS n FROM follow_requests r JOIN accounts a ON a.id = r.account_id LEFT JOIN users u ON u.account_id = a.id WHERE r.target_account_id = ? AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`)
       .get(accountId) as { n: bigint };
     return int(r.n);
   }
@@ -190,7 +190,7 @@ export class RelationshipRepository {
     const rows = this.core.db
       .prepare(
         `SELECT ${ACCOUNT_COLUMNS} FROM follows mine JOIN follows theirs ON theirs.account_id = mine.target_account_id
-         JOIN ${ACCOUNT_FROM} ON a.id = mine.target_account_id
+         JOIN accounts a ON a.id = mine.target_account_id LEFT JOIN users u ON u.account_id = a.id
          WHERE mine.account_id = @viewer AND theirs.target_account_id = @target AND a.id != @viewer
            AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}
          ORDER BY mine.id DESC LIMIT @limit`,
@@ -215,7 +215,7 @@ export class RelationshipRepository {
 
   blocks(accountId: string, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT b.id AS cursor, ${ACCOUNT_COLUMNS} FROM blocks b JOIN ${ACCOUNT_FROM} ON a.id = b.target_account_id WHERE b.account_id = @account AND a.deleted_at IS NULL`,
+      `SELECT b.id AS cursor, ${ACCOUNT_COLUMNS} FROM blocks b JOIN accounts a ON a.id = b.target_account_id LEFT JOIN users u ON u.account_id = a.id WHERE b.account_id = @account AND a.deleted_at IS NULL`,
       { account: accountId },
       page,
       'b.id',
@@ -247,7 +247,7 @@ export class RelationshipRepository {
 
   mutes(accountId: string, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT m.id AS cursor, m.expires_at AS mute_expires_at, ${ACCOUNT_COLUMNS} FROM mutes m JOIN ${ACCOUNT_FROM} ON a.id = m.target_account_id
+      `SELECT m.id AS cursor, m.expires_at AS mute_expires_at, ${ACCOUNT_COLUMNS} FROM mutes m JOIN accounts a ON a.id = m.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE m.account_id = @account AND (m.expires_at IS NULL OR m.expires_at > @now) AND a.deleted_at IS NULL`,
       { account: accountId },
       page,
@@ -296,7 +296,7 @@ export class RelationshipRepository {
 
   endorsements(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
     return this.listAccounts(
-      `SELECT p.id AS cursor, ${ACCOUNT_COLUMNS} FROM account_pins p JOIN ${ACCOUNT_FROM} ON a.id = p.target_account_id
+      `SELECT p.id AS cursor, ${ACCOUNT_COLUMNS} FROM account_pins p JOIN accounts a ON a.id = p.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE p.account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
       page,

@@ -1,7 +1,8 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../../db/index.ts';
 import { SnowflakeGenerator } from '../ids.ts';
 
-type Statement = ReturnType<Database['prepare']>;
+type Statement = BetterSqlite3.Statement<unknown[]>;
 
 /** Values SQLite accepts as parameters (booleans are stored as 0/1). */
 export type SqlValue = string | number | bigint | null | Buffer;

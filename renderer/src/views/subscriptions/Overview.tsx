@@ -14,6 +14,13 @@ export function statusTone(status: string): 'good' | 'warn' | 'bad' | 'neutral' 
   return 'neutral';
 }
 
+/** "caught up", an estimate, or "not moving" for a group that is behind with no consumers working. */
+export function catchUpText(behind: number | null, seconds: number | null): string {
+  if (behind === null) return '';
+  if (behind === 0) return 'caught up';
+  return seconds === null ? 'not moving' : `catch-up ≈ ${formatDuration(seconds)}`;
+}
+
 function GroupTable({ stream, groups }: { stream: string; groups: GroupRow[] }) {
   return (
     <table className="table groups" aria-label={`Groups on ${stream}`}>
@@ -64,7 +71,7 @@ function GroupTable({ stream, groups }: { stream: string; groups: GroupRow[] }) 
             <td className="num">{formatNumber(g.lastCheckpointedEventNumber)}</td>
             <td className="num">{formatNumber(g.lastKnownEventNumber)}</td>
             <td className="num">{formatNumber(g.behind)}</td>
-            <td className="num">{formatDuration(g.catchUpSeconds)}</td>
+            <td className="num nowrap">{catchUpText(g.behind, g.catchUpSeconds) || '–'}</td>
             <td className="num">{formatNumber(g.inFlight)}</td>
             <td className="num" data-testid="group-parked">
               {g.parkedCount > 0 ? <Badge tone="warn">{formatNumber(g.parkedCount)}</Badge> : '0'}

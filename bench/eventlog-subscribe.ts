@@ -1,0 +1,437 @@
+/**
+ * Event-log subscription throughput and delivery latency through the real TCP protocol.
+ *
+ *   node bench/eventlog-subscribe.ts            (or: npm run bench:subscribe)
+ *   BENCH_SECONDS=10 BENCH_SUBSCRIBERS=100 BENCH_RATE=5000 node bench/eventlog-subscribe.ts
+ *
+ * `homeport serve` runs as a separate process. Scenarios:
+ *
+ * 1. Fan-out: 100 volatile subscribers on `$all` (one TCP connection each) while one writer
+ *    (node-eventstore-client 23.10.1) appends single events at a paced 5,000 events/s. Reports events/s
+ *    delivered over all subscribers and the delivery latency (write sent → event received). Every
+ *    subscriber counts every frame; latency is taken from every event on a sample of the subscribers
+ *    (decoding 500,000 protobuf messages a second would measure this process, not the server).
+ * 2. Competing consumers: a stream pre-filled with events, one persistent group (RoundRobin), 4
+ *    consumers with an in-flight window of 500 that acknowledge what they received once per socket read
+ *    (several ids per Ack, as the protocol allows). Reports acked events/s. The same with
+ *    node-eventstore-client's own persistent subscription (auto-ack, one Ack per event) for comparison.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { TcpCommand, TcpFlags } from '../server/eventlog/tcp/commands.ts';
+import { FrameReader } from '../server/eventlog/tcp/framing.ts';
+import { decodeMessage, encodeMessage } from '../server/eventlog/tcp/messages.ts';
+import { encodeFrame, parsePackage, type TcpPackage } from '../server/eventlog/tcp/package.ts';
+
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const es: any = require('node-eventstore-client');
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
+const RATE = Number(process.env.BENCH_RATE ?? 5_000);
+const LATENCY_SAMPLE = Number(process.env.BENCH_LATENCY_SUBSCRIBERS ?? 10);
+const GROUP_EVENTS = Number(process.env.BENCH_GROUP_EVENTS ?? 100_000);
+const CONSUMERS = 4;
+const ADMIN = { flags: TcpFlags.Authenticated, login: 'admin', password: 'changeit' };
+const quietLog = { debug() {}, info() {}, error() {} };
+const PADDING = 'x'.repeat(200);
+
+function percentile(sorted: Float64Array | number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+// ---- the server ----
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  dataDir: string;
+}
+
+function startServer(): Promise<Server> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-subs-'));
+  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[2]), dataDir });
+    });
+    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
+  });
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((r) => server.child.once('exit', r));
+  server.child.kill('SIGTERM');
+  await exited;
+  fs.rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+async function connectClient(port: number, name: string) {
+  const connection = es.createConnection(
+    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxConcurrentItems: 20_000, maxQueueSize: 50_000 },
+    `tcp://127.0.0.1:${port}`,
+    name,
+  );
+  const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
+  await connection.connect();
+  await connected;
+  return connection;
+}
+
+// ---- a lean protocol client (frames and messages through the server's own codec) ----
+
+class WireClient {
+  readonly socket: net.Socket;
+  private readonly reader = new FrameReader();
+  private readonly waiting = new Map<string, (p: TcpPackage) => void>();
+  onPackage: (p: TcpPackage) => void = () => {};
+  /** When set, frames are only classified by their command byte (no package parsing) once subscribed. */
+  countOnly: ((command: number) => void) | null = null;
+  /** Called after each socket read has been fully processed. */
+  onReadDone: () => void = () => {};
+
+  private constructor(socket: net.Socket) {
+    this.socket = socket;
+    socket.on('data', (chunk: Buffer) => {
+      this.reader.push(chunk, (frame) => {
+        if (this.countOnly && frame[0] !== TcpCommand.HeartbeatRequestCommand && this.waiting.size === 0) {
+          this.countOnly(frame[0]);
+          return;
+        }
+        const pkg = parsePackage(frame);
+        if (pkg.command === TcpCommand.HeartbeatRequestCommand) {
+          this.socket.write(encodeFrame(TcpCommand.HeartbeatResponseCommand, pkg.correlationId, null));
+          return;
+        }
+        const key = pkg.correlationId.toString('hex');
+        const waiter = this.waiting.get(key);
+        if (waiter) {
+          this.waiting.delete(key);
+          waiter(pkg);
+        } else this.onPackage(pkg);
+      });
+      this.onReadDone();
+    });
+    socket.on('error', () => {});
+  }
+
+  static connect(port: number): Promise<WireClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ port, host: '127.0.0.1', noDelay: true }, () => resolve(new WireClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  request(command: number, body: Uint8Array | null, correlationId = crypto.randomBytes(16), options = ADMIN): Promise<TcpPackage> {
+    return new Promise((resolve) => {
+      this.waiting.set(correlationId.toString('hex'), resolve);
+      this.socket.write(encodeFrame(command, correlationId, body, options));
+    });
+  }
+
+  send(command: number, correlationId: Buffer, body: Uint8Array | null): void {
+    this.socket.write(encodeFrame(command, correlationId, body, ADMIN));
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+// ---- scenario 1: fan-out to volatile $all subscribers ----
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+interface FanOutResult {
+  commitP50: number;
+  commitP99: number;
+  appendP50: number;
+  appendP99: number;
+  serverCpu: number;
+  benchCpu: number;
+  subscribers: number;
+  targetRate: number;
+  written: number;
+  writtenPerSec: number;
+  deliveredPerSec: number;
+  expectedDeliveries: number;
+  delivered: number;
+  p50: number;
+  p99: number;
+  max: number;
+  dropped: number;
+}
+
+async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
+  const stream = `bench-fanout-${crypto.randomUUID().slice(0, 8)}`;
+  const clients = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => WireClient.connect(port)));
+  const latencies: number[] = [];
+  const fromCommit: number[] = [];
+  const appendLatencies: number[] = [];
+  let delivered = 0;
+  let dropped = 0;
+  let measuring = false;
+  await Promise.all(
+    clients.map(async (client, i) => {
+      await client.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-sub-${i}` }));
+      const sampled = i < LATENCY_SAMPLE;
+      client.onPackage = (pkg) => {
+        if (pkg.command === TcpCommand.StreamEventAppeared) {
+          if (!measuring) return;
+          delivered++;
+          if (sampled) {
+            const m = decodeMessage<{ event: { event?: { eventStreamId: string; data: Uint8Array; createdEpoch: number | { toNumber(): number } } } }>(
+              'StreamEventAppeared',
+              pkg.body,
+            );
+            const record = m.event.event;
+            if (record?.eventStreamId === stream) {
+              const receivedAt = now();
+              latencies.push(receivedAt - JSON.parse(Buffer.from(record.data).toString()).t);
+              const created = typeof record.createdEpoch === 'number' ? record.createdEpoch : record.createdEpoch.toNumber();
+              fromCommit.push(Date.now() - created);
+            }
+          }
+        } else if (pkg.command === TcpCommand.SubscriptionDropped) dropped++;
+      };
+      // Unsampled subscribers only count frames: parsing 500,000 packages a second here would measure this process.
+      if (!sampled) client.countOnly = (command) => {
+        if (command === TcpCommand.StreamEventAppeared) {
+          if (measuring) delivered++;
+        } else if (command === TcpCommand.SubscriptionDropped) dropped++;
+      };
+      const reply = await client.request(TcpCommand.SubscribeToStream, encodeMessage('SubscribeToStream', { eventStreamId: '', resolveLinkTos: false }));
+      if (reply.command !== TcpCommand.SubscriptionConfirmation) throw new Error(`subscribe failed with command ${reply.command}`);
+    }),
+  );
+
+  const writer = await connectClient(port, 'bench-writer');
+  // Paced: every millisecond-ish tick, send the appends that are due; appends are pipelined.
+  let written = 0;
+  let failures = 0;
+  const pending = new Set<Promise<unknown>>();
+  measuring = true;
+  const serverCpuBefore = processCpuSeconds(serverPid);
+  const benchCpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = (performance.now() - started) / 1000;
+      if (elapsed >= SECONDS) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
+      const due = Math.floor(elapsed * RATE) - written;
+      for (let k = 0; k < due; k++) {
+        const t = now();
+        const data = Buffer.from(JSON.stringify({ t, n: written, padding: PADDING }));
+        const p = writer.appendToStream(stream, es.expectedVersion.any, es.createEventData(crypto.randomUUID(), 'BenchEvent', true, data, null)).then(
+          () => appendLatencies.push(now() - t),
+          () => {
+            failures++;
+          },
+        );
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+        written++;
+      }
+    }, 1);
+  });
+  const writeSeconds = (performance.now() - started) / 1000;
+  await Promise.all(pending);
+  // Let the last deliveries arrive (bounded; a stalled server shows up as a shortfall, not a hang).
+  const expected = written * SUBSCRIBERS;
+  const drainStarted = performance.now();
+  while (delivered < expected - dropped * written && performance.now() - drainStarted < 10_000) await new Promise((r) => setTimeout(r, 10));
+  const totalSeconds = (performance.now() - started) / 1000;
+  measuring = false;
+  const serverCpu = (processCpuSeconds(serverPid) - serverCpuBefore) / totalSeconds;
+  const benchCpuUsed = process.cpuUsage(benchCpuBefore);
+  const benchCpu = (benchCpuUsed.user + benchCpuUsed.system) / 1e6 / totalSeconds;
+  writer.close();
+  for (const c of clients) c.close();
+  if (failures > 0) console.warn(`  ${failures} appends failed`);
+  latencies.sort((a, b) => a - b);
+  fromCommit.sort((a, b) => a - b);
+  appendLatencies.sort((a, b) => a - b);
+  return {
+    commitP50: percentile(fromCommit, 50),
+    commitP99: percentile(fromCommit, 99),
+    appendP50: percentile(appendLatencies, 50),
+    appendP99: percentile(appendLatencies, 99),
+    serverCpu,
+    benchCpu,
+    subscribers: SUBSCRIBERS,
+    targetRate: RATE,
+    written,
+    writtenPerSec: written / writeSeconds,
+    deliveredPerSec: delivered / totalSeconds,
+    expectedDeliveries: expected,
+    delivered,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    dropped,
+  };
+}
+
+// ---- scenario 2: one persistent group, four consumers ----
+
+async function fillStream(port: number, stream: string, count: number): Promise<void> {
+  const writer = await connectClient(port, 'bench-filler');
+  const batch = 500;
+  const inFlight: Promise<unknown>[] = [];
+  for (let n = 0; n < count; n += batch) {
+    const events = Array.from({ length: Math.min(batch, count - n) }, (_, i) =>
+      es.createEventData(crypto.randomUUID(), 'BenchEvent', true, Buffer.from(JSON.stringify({ n: n + i, padding: PADDING })), null),
+    );
+    inFlight.push(writer.appendToStream(stream, es.expectedVersion.any, events));
+    if (inFlight.length >= 8) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  writer.close();
+}
+
+async function createGroup(port: number, stream: string, group: string): Promise<void> {
+  const conn = await connectClient(port, 'bench-admin');
+  const settings = es.PersistentSubscriptionSettings.create();
+  settings.startFrom = 0;
+  settings.readBatchSize = 500;
+  settings.historyBufferSize = 2000;
+  settings.liveBufferSize = 2000;
+  await conn.createPersistentSubscription(stream, group, settings);
+  conn.close();
+}
+
+async function groupWireConsumers(port: number): Promise<{ acked: number; seconds: number }> {
+  const stream = `bench-group-${crypto.randomUUID().slice(0, 8)}`;
+  await fillStream(port, stream, GROUP_EVENTS);
+  await createGroup(port, stream, 'workers');
+  let acked = 0;
+  let started = 0;
+  let finished = 0;
+  const done = new Promise<void>((resolve) => {
+    void Promise.all(
+      Array.from({ length: CONSUMERS }, async (_, i) => {
+        const client = await WireClient.connect(port);
+        await client.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-consumer-${i}` }));
+        const correlationId = crypto.randomBytes(16);
+        let subscriptionId = '';
+        let toAck: Uint8Array[] = [];
+        client.onPackage = (pkg) => {
+          if (pkg.command !== TcpCommand.PersistentSubscriptionStreamEventAppeared) return;
+          const m = decodeMessage<{ event: { event?: { eventId: Uint8Array }; link?: { eventId: Uint8Array } } }>('PersistentSubscriptionStreamEventAppeared', pkg.body);
+          toAck.push((m.event.link ?? m.event.event)!.eventId);
+        };
+        client.onReadDone = () => {
+          if (toAck.length === 0) return;
+          client.send(TcpCommand.PersistentSubscriptionAckEvents, correlationId, encodeMessage('PersistentSubscriptionAckEvents', { subscriptionId, processedEventIds: toAck }));
+          acked += toAck.length;
+          toAck = [];
+          if (acked >= GROUP_EVENTS && !finished) {
+            finished = performance.now();
+            resolve();
+          }
+        };
+        started ||= performance.now();
+        const confirmation = await client.request(
+          TcpCommand.ConnectToPersistentSubscription,
+          encodeMessage('ConnectToPersistentSubscription', { subscriptionId: 'workers', eventStreamId: stream, allowedInFlightMessages: 500 }),
+          correlationId,
+        );
+        subscriptionId = decodeMessage<{ subscriptionId: string }>('PersistentSubscriptionConfirmation', confirmation.body).subscriptionId;
+        await new Promise<void>((r) => {
+          const wait = () => (finished ? r() : setTimeout(wait, 20));
+          wait();
+        });
+        client.close();
+      }),
+    );
+  });
+  await done;
+  return { acked, seconds: (finished - started) / 1000 };
+}
+
+async function groupNodeClientConsumers(port: number, events: number): Promise<{ acked: number; seconds: number }> {
+  const stream = `bench-group-nec-${crypto.randomUUID().slice(0, 8)}`;
+  await fillStream(port, stream, events);
+  await createGroup(port, stream, 'workers');
+  const conns = await Promise.all(Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`)));
+  let processed = 0;
+  const started = performance.now();
+  let finished = 0;
+  const subs = await new Promise<unknown[]>((resolve) => {
+    const list: Promise<unknown>[] = conns.map((c) =>
+      c.connectToPersistentSubscription(stream, 'workers', () => {
+        processed++;
+        if (processed === events) finished = performance.now();
+      }, undefined, undefined, 500, true),
+    );
+    void Promise.all(list).then(resolve);
+  });
+  while (!finished) await new Promise((r) => setTimeout(r, 20));
+  for (const s of subs as { stop(): void }[]) s.stop();
+  for (const c of conns) c.close();
+  return { acked: processed, seconds: (finished - started) / 1000 };
+}
+
+// ---- main ----
+
+function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+}
+
+async function main(): Promise<void> {
+  console.log(`event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}\n`);
+  const server = await startServer();
+  try {
+    const f = await fanOut(server.port, server.child.pid!);
+    console.log(`1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`);
+    console.log(`   written:    ${fmt(f.written)} events (${fmt(f.writtenPerSec)} events/s)`);
+    console.log(`   delivered:  ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (${fmt(f.deliveredPerSec)} events/s over all subscribers), dropped subscriptions: ${f.dropped}`);
+    console.log(`   latency (write sent -> received, ${Math.min(LATENCY_SAMPLE, f.subscribers)} sampled subscribers): p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms`);
+    console.log(`   latency (event committed -> received, server timestamp, 1 ms resolution): p50 ${fmt(f.commitP50, 0)} ms, p99 ${fmt(f.commitP99, 0)} ms`);
+    console.log(`   for context, the writer's append round trip: p50 ${fmt(f.appendP50, 2)} ms, p99 ${fmt(f.appendP99, 2)} ms`);
+    console.log(`   CPU: server ${fmt(f.serverCpu * 100)}% of a core, benchmark clients ${fmt(f.benchCpu * 100)}%`);
+    console.log(`   targets: p99 < 10 ms -> ${f.p99 < 10 ? 'met' : 'NOT met'}\n`);
+
+    const g = await groupWireConsumers(server.port);
+    const rate = g.acked / g.seconds;
+    console.log(`2. one persistent group, ${CONSUMERS} consumers (window 500, batched acks), ${fmt(GROUP_EVENTS)} events pre-written`);
+    console.log(`   acked: ${fmt(g.acked)} in ${fmt(g.seconds, 2)} s = ${fmt(rate)} events/s   target > 20,000/s -> ${rate > 20_000 ? 'met' : 'NOT met'}`);
+
+    const necEvents = Math.min(GROUP_EVENTS, 20_000);
+    const n = await groupNodeClientConsumers(server.port, necEvents);
+    console.log(`   same with node-eventstore-client (auto-ack, one Ack per event), ${fmt(necEvents)} events: ${fmt(n.acked / n.seconds)} events/s`);
+  } finally {
+    await stopServer(server);
+  }
+}
+
+await main();

@@ -1,0 +1,76 @@
+import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction } from '../social/index.ts';
+import { ValidationFailure } from '../social/errors.ts';
+import { createLogger, LogRing } from '../logger.ts';
+import { requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
+
+/** Opens social.db next to a possibly running server and turns admin and validation errors into CLI errors. */
+export async function withSocialAdmin<T>(ctx: CliContext, fn: (admin: ReturnType<typeof openSocialAdmin>['admin']) => Promise<T> | T): Promise<T> {
+  const handle = openSocialAdmin({ dataDir: ctx.dataDir, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
+  try {
+    return await fn(handle.admin);
+  } catch (err) {
+    if (err instanceof AdminError) throw new UsageError(err.message);
+    if (err instanceof ValidationFailure) {
+      throw new UsageError(Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; '));
+    }
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
+function onePositional(ctx: CliContext, what: string): string {
+  if (ctx.positionals.length !== 1) throw new UsageError(`give exactly one ${what}`);
+  return ctx.positionals[0];
+}
+
+export const accountsCreateCommand: CliCommand = {
+  name: 'accounts create',
+  summary: 'Create a local social account (prints the generated password when none is given)',
+  args: 'USER',
+  options: {
+    email: { type: 'string', placeholder: 'EMAIL', description: 'e-mail address of the new user (required)' },
+    password: { type: 'string', placeholder: 'PASSWORD', description: 'password (8-72 characters); generated when left out' },
+    role: { type: 'string', placeholder: 'ROLE', description: 'owner, admin, moderator or user (default user)' },
+    confirmed: { type: 'boolean', description: 'skip e-mail confirmation' },
+    approved: { type: 'boolean', description: 'mark the sign-up approved (default: approved)' },
+  },
+  async run(ctx) {
+    const username = onePositional(ctx, 'USER name');
+    const email = requireString(ctx, 'email');
+    const created = await withSocialAdmin(ctx, (admin) =>
+      admin.createAccount({
+        username,
+        email,
+        password: typeof ctx.values.password === 'string' ? ctx.values.password : undefined,
+        role: typeof ctx.values.role === 'string' ? ctx.values.role : undefined,
+        confirmed: ctx.values.confirmed === true,
+        approved: ctx.values.approved === false ? false : true,
+      }),
+    );
+    ctx.out(`Created @${created.account.username} (id ${created.account.id}, role ${created.user.role}${created.user.confirmedAt === null ? ', unconfirmed: a confirmation e-mail was written' : ''})`);
+    if (created.password) ctx.out(`New password: ${created.password}`);
+    return 0;
+  },
+};
+
+const STATE_SUMMARIES: Record<UserAction, string> = {
+  confirm: 'Confirm the e-mail address of a local account',
+  approve: 'Approve a pending sign-up',
+  suspend: 'Suspend a local account (ends its sessions; reversible)',
+  unsuspend: 'Lift a suspension',
+  delete: 'Delete a local account (its name stays reserved)',
+};
+
+export const accountStateCommands: CliCommand[] = USER_ACTIONS.map((action) => ({
+  name: `accounts ${action}`,
+  summary: STATE_SUMMARIES[action],
+  args: 'USER',
+  options: {},
+  async run(ctx: CliContext) {
+    const username = onePositional(ctx, 'USER name');
+    const account = await withSocialAdmin(ctx, (admin) => admin.applyUserAction(username, action));
+    ctx.out(`@${account.username}: ${action === 'delete' ? 'deleted' : `${action}${action.endsWith('e') ? 'd' : 'ed'}`}`);
+    return 0;
+  },
+}));

@@ -1,0 +1,226 @@
+/**
+ * Event-log accounts. The `users` table is what authentication reads; every change is also written,
+ * in the same SQLite transaction, as EventStoreDB records it: `$UserCreated` / `$UserUpdated` in
+ * `$user-<name>` (ACL: admins write, delete and change metadata), `$User` in `$users`, and
+ * `$PasswordChanged` in `$users-password-notifications`; removing a user soft-deletes `$user-<name>`.
+ * Password hashes stay in the table only, never in events.
+ */
+import crypto from 'node:crypto';
+import { metastreamOf, SystemEventTypes, SystemRoles, SystemStreams } from './metadata.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import type { SqliteEventStore, SystemWriter } from './sqlite-store.ts';
+import { ExpectedVersion, type EventLogUser, type EventLogUsers, type NewEvent, type Principal } from './types.ts';
+
+export type EventLogUserErrorCode = 'NOT_FOUND' | 'EXISTS' | 'INVALID';
+
+/** A user-management request that cannot be done as asked; the message is fit to show. */
+export class EventLogUserError extends Error {
+  readonly code: EventLogUserErrorCode;
+  constructor(code: EventLogUserErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export const DEFAULT_USERS = [
+  { name: 'admin', fullName: 'Event Store Administrator', groups: [SystemRoles.Admins] },
+  { name: 'ops', fullName: 'Event Store Operations', groups: [SystemRoles.Ops] },
+] as const;
+const DEFAULT_PASSWORD = 'changeit';
+const DEFAULT_USERS_FLAG = 'default_users_created';
+/** TCP packages carry credentials with a one-byte length. */
+const MAX_CREDENTIAL_BYTES = 255;
+const MAX_GROUPS = 64;
+
+interface UserRow {
+  name: string;
+  full_name: string;
+  groups: string;
+  password_hash: string;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+function toUser(row: UserRow): EventLogUser {
+  return { name: row.name, fullName: row.full_name, groups: JSON.parse(row.groups) as string[], disabled: row.disabled === 1, createdAt: row.created_at };
+}
+
+function jsonEvent(eventType: string, body: unknown): NewEvent {
+  return { eventId: crypto.randomUUID(), eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: new Uint8Array(0) };
+}
+
+function validateName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name === '') throw new EventLogUserError('INVALID', 'user name must not be empty');
+  if (Buffer.byteLength(name) > MAX_CREDENTIAL_BYTES) throw new EventLogUserError('INVALID', `user name must be at most ${MAX_CREDENTIAL_BYTES} bytes`);
+  if (/[\s\p{Cc}:]/u.test(name)) throw new EventLogUserError('INVALID', 'user name must not contain spaces, control characters or ":"');
+  if (name.startsWith('$')) throw new EventLogUserError('INVALID', 'user name must not start with "$" (reserved for groups)');
+}
+
+function validatePassword(password: unknown): asserts password is string {
+  if (typeof password !== 'string' || password === '') throw new EventLogUserError('INVALID', 'password must not be empty');
+  if (Buffer.byteLength(password) > MAX_CREDENTIAL_BYTES) {
+    throw new EventLogUserError('INVALID', `password must be at most ${MAX_CREDENTIAL_BYTES} bytes (the TCP protocol's limit)`);
+  }
+}
+
+function validateGroups(groups: unknown): string[] {
+  if (groups === undefined) return [];
+  if (!Array.isArray(groups) || groups.length > MAX_GROUPS) throw new EventLogUserError('INVALID', `groups must be a list of at most ${MAX_GROUPS} names`);
+  for (const g of groups) {
+    if (typeof g !== 'string' || g === '' || /[\s\p{Cc}]/u.test(g) || Buffer.byteLength(g) > MAX_CREDENTIAL_BYTES) {
+      throw new EventLogUserError('INVALID', `group name "${String(g)}" is invalid: it must be non-empty, without spaces`);
+    }
+  }
+  return [...new Set(groups as string[])];
+}
+
+export interface SqliteEventLogUsersOptions {
+  store: SqliteEventStore;
+  /** How long a successful password check is remembered (scrypt is deliberately slow). */
+  authCacheMs?: number;
+}
+
+export class SqliteEventLogUsers implements EventLogUsers {
+  private readonly store: SqliteEventStore;
+  private readonly authCacheMs: number;
+  private readonly authCache = new Map<string, { digest: Buffer; principal: Principal; expires: number }>();
+  /** Keys the cached password digests, so the cache never holds anything reusable outside this process. */
+  private readonly cacheKey = crypto.randomBytes(32);
+  /** Bumped on every change; a check that started before a change is not cached. */
+  private generation = 0;
+  private readonly sql;
+
+  constructor(options: SqliteEventLogUsersOptions) {
+    this.store = options.store;
+    this.authCacheMs = options.authCacheMs ?? 60_000;
+    const db = this.store.db;
+    this.sql = {
+      get: db.prepare('SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users WHERE name = ?'),
+      list: db.prepare('SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users ORDER BY name'),
+      insert: db.prepare(
+        'INSERT INTO users (name, full_name, groups, password_hash, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
+      ),
+      setPassword: db.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE name = ?'),
+      remove: db.prepare('DELETE FROM users WHERE name = ?'),
+      getFlag: db.prepare('SELECT value FROM log_settings WHERE key = ?').pluck(),
+      setFlag: db.prepare('INSERT INTO log_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+    this.store.onExternalChange(() => this.invalidate());
+  }
+
+  /** Creates admin/changeit ($admins) and ops/changeit ($ops) the first time a log is opened. */
+  async ensureDefaultUsers(): Promise<void> {
+    if (this.sql.getFlag.get(DEFAULT_USERS_FLAG)) return;
+    const hashes = await Promise.all(DEFAULT_USERS.map(() => hashPassword(DEFAULT_PASSWORD)));
+    await this.store.runSystemWrite(
+      (w) => {
+        // Another process (the CLI) may have done it while we were hashing.
+        if (this.sql.getFlag.get(DEFAULT_USERS_FLAG)) return;
+        DEFAULT_USERS.forEach((u, i) => {
+          if (!this.sql.get.get(u.name)) this.createInBatch(w, u.name, u.fullName, [...u.groups], hashes[i]);
+        });
+        this.sql.setFlag.run(DEFAULT_USERS_FLAG, String(w.now));
+      },
+      { internal: true },
+    );
+    this.invalidate();
+  }
+
+  async authenticate(name: string, password: string): Promise<Principal | null> {
+    if (typeof name !== 'string' || typeof password !== 'string' || name === '') return null;
+    this.store.checkForOutsideChanges();
+    const digest = crypto.createHmac('sha256', this.cacheKey).update(name).update('\0').update(password).digest();
+    const cached = this.authCache.get(name);
+    if (cached && cached.expires > Date.now() && crypto.timingSafeEqual(cached.digest, digest)) return cached.principal;
+    const generation = this.generation;
+    const row = this.sql.get.get(name) as UserRow | undefined;
+    if (!row || row.disabled === 1) return null;
+    if (!(await verifyPassword(password, row.password_hash))) return null;
+    const principal: Principal = Object.freeze({ name: row.name, groups: Object.freeze(JSON.parse(row.groups) as string[]) });
+    if (generation === this.generation) {
+      if (this.authCache.size >= 10_000) this.authCache.clear();
+      this.authCache.set(name, { digest, principal, expires: Date.now() + this.authCacheMs });
+    }
+    return principal;
+  }
+
+  list(): EventLogUser[] {
+    return (this.sql.list.all() as UserRow[]).map(toUser);
+  }
+
+  get(name: string): EventLogUser | undefined {
+    const row = this.sql.get.get(name) as UserRow | undefined;
+    return row ? toUser(row) : undefined;
+  }
+
+  async add(user: { name: string; password: string; fullName?: string; groups?: string[] }): Promise<EventLogUser> {
+    validateName(user?.name);
+    validatePassword(user.password);
+    const groups = validateGroups(user.groups);
+    const fullName = user.fullName === undefined || user.fullName === '' ? user.name : user.fullName;
+    if (typeof fullName !== 'string' || fullName.length > 1024) throw new EventLogUserError('INVALID', 'full name must be a string of at most 1024 characters');
+    const hash = await hashPassword(user.password);
+    const created = await this.store.runSystemWrite((w) => {
+      if (this.sql.get.get(user.name)) throw new EventLogUserError('EXISTS', `user "${user.name}" already exists`);
+      this.createInBatch(w, user.name, fullName, groups, hash);
+      return toUser(this.sql.get.get(user.name) as UserRow);
+    });
+    this.invalidate();
+    return created;
+  }
+
+  async changePassword(name: string, newPassword: string): Promise<void> {
+    validateName(name);
+    validatePassword(newPassword);
+    const hash = await hashPassword(newPassword);
+    await this.store.runSystemWrite((w) => {
+      const row = this.sql.get.get(name) as UserRow | undefined;
+      if (!row) throw new EventLogUserError('NOT_FOUND', `user "${name}" not found`);
+      this.sql.setPassword.run(hash, w.now, name);
+      w.append(`$user-${name}`, ExpectedVersion.Any, [jsonEvent('$UserUpdated', this.userData(toUser(row)))]);
+      this.notifyPasswordChanged(w, name);
+    });
+    this.invalidate();
+  }
+
+  async remove(name: string): Promise<void> {
+    validateName(name);
+    await this.store.runSystemWrite((w) => {
+      if (!this.sql.get.get(name)) throw new EventLogUserError('NOT_FOUND', `user "${name}" not found`);
+      this.sql.remove.run(name);
+      w.deleteStream(`$user-${name}`, ExpectedVersion.Any, false);
+      this.notifyPasswordChanged(w, name);
+    });
+    this.invalidate();
+  }
+
+  private createInBatch(w: SystemWriter, name: string, fullName: string, groups: string[], hash: string): void {
+    this.sql.insert.run(name, fullName, JSON.stringify(groups), hash, w.now, w.now);
+    const userStream = `$user-${name}`;
+    w.append(metastreamOf(userStream), ExpectedVersion.Any, [
+      jsonEvent(SystemEventTypes.Metadata, { $acl: { $w: SystemRoles.Admins, $d: SystemRoles.Admins, $mw: SystemRoles.Admins } }),
+    ]);
+    w.append(userStream, ExpectedVersion.Any, [jsonEvent('$UserCreated', { loginName: name, fullName, groups, disabled: false })]);
+    w.append(SystemStreams.Users, ExpectedVersion.Any, [
+      { eventId: crypto.randomUUID(), eventType: '$User', isJson: false, data: Buffer.from(name), metadata: new Uint8Array(0) },
+    ]);
+  }
+
+  private userData(user: EventLogUser): Record<string, unknown> {
+    return { loginName: user.name, fullName: user.fullName, groups: user.groups, disabled: user.disabled };
+  }
+
+  private notifyPasswordChanged(w: SystemWriter, name: string): void {
+    const stream = SystemStreams.PasswordNotifications;
+    if (w.streamInfo(metastreamOf(stream)).lastEventNumber < 0) {
+      w.append(metastreamOf(stream), ExpectedVersion.Any, [jsonEvent(SystemEventTypes.Metadata, { $maxAge: 3600 })]);
+    }
+    w.append(stream, ExpectedVersion.Any, [jsonEvent('$PasswordChanged', { loginName: name })]);
+  }
+
+  private invalidate(): void {
+    this.generation++;
+    this.authCache.clear();
+  }
+}

@@ -1,0 +1,121 @@
+import type { AccountService } from './domain/accounts.ts';
+import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
+import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type OutboxEmail, type ServerRule, type SocialStore, type User, type UserRole } from './store/index.ts';
+
+export const USER_ACTIONS = ['confirm', 'approve', 'suspend', 'unsuspend', 'delete'] as const;
+export type UserAction = (typeof USER_ACTIONS)[number];
+
+/** A mistake in an admin request (unknown user, bad scope…), reported to the owner as is. */
+export class AdminError extends Error {}
+
+/**
+ * What the owner does outside the API: from the CLI (`homeport accounts …`, `tokens create`, `settings set`,
+ * `rules …`) while the server runs on the same data directory, and from the Homeport UI.
+ */
+export class SocialAdmin {
+  private readonly store: SocialStore;
+  private readonly accounts: AccountService;
+
+  constructor(store: SocialStore, accounts: AccountService) {
+    this.store = store;
+    this.accounts = accounts;
+  }
+
+  private localUser(username: string): { user: User; account: Account } {
+    const found = this.accounts.findUser(username);
+    if (!found || found.account.deletedAt !== null) throw new AdminError(`no local account "${username}"`);
+    return found;
+  }
+
+  async createAccount(input: { username: string; email: string; password?: string; role?: string; confirmed?: boolean; approved?: boolean }): Promise<{ account: Account; user: User; password: string | null }> {
+    const role = (input.role ?? 'user') as UserRole;
+    if (!USER_ROLES.includes(role)) throw new AdminError(`--role must be one of ${USER_ROLES.join(', ')}`);
+    const created = await this.accounts.create({
+      username: input.username.replace(/^@/, ''),
+      email: input.email,
+      password: input.password,
+      role,
+      confirmed: input.confirmed ?? false,
+      approved: input.approved ?? true,
+    });
+    return { account: created.account, user: created.user, password: created.generatedPassword };
+  }
+
+  applyUserAction(username: string, action: UserAction): Account {
+    const { user, account } = this.localUser(username);
+    switch (action) {
+      case 'confirm':
+        this.accounts.confirm(user.id);
+        break;
+      case 'approve':
+        this.accounts.approve(user.id);
+        break;
+      case 'suspend':
+        this.accounts.suspend(account.id);
+        break;
+      case 'unsuspend':
+        this.accounts.unsuspend(account.id);
+        break;
+      case 'delete':
+        this.accounts.deleteLocal(account.id);
+        break;
+    }
+    return this.store.accounts.byId(account.id)!;
+  }
+
+  async setPassword(username: string, password: string): Promise<void> {
+    const { user } = this.localUser(username);
+    await this.accounts.setPassword(user.id, password);
+  }
+
+  setRole(username: string, role: string): void {
+    if (!USER_ROLES.includes(role as UserRole)) throw new AdminError(`role must be one of ${USER_ROLES.join(', ')}`);
+    this.store.users.setRole(this.localUser(username).user.id, role as UserRole);
+  }
+
+  /** A bearer token for a local user, issued to Homeport's own application. */
+  createToken(username: string, scopeText: string): { token: string; scopes: string[] } {
+    const { user } = this.localUser(username);
+    const scopes = parseScopes(scopeText);
+    if (scopes.length === 0) throw new AdminError('give at least one scope, e.g. --scopes "read write follow push"');
+    const unknown = scopes.filter((s) => !ALL_SCOPES.includes(s));
+    if (unknown.length) throw new AdminError(`unknown scope ${unknown.join(', ')}`);
+    const app = this.store.oauth.builtinApp();
+    const { secret } = this.store.oauth.createToken({ applicationId: app.id, userId: user.id, scopes });
+    return { token: secret, scopes };
+  }
+
+  setSetting(key: string, value: string): string {
+    try {
+      const stored = this.store.settings.setOwner(key, value);
+      if (key === 'extended_description' || key === 'privacy_policy') this.store.settings.set(`${key}_updated_at`, String(this.store.now()));
+      return stored;
+    } catch (err) {
+      throw new AdminError((err as Error).message);
+    }
+  }
+
+  getSetting(key: string): string {
+    if (!isOwnerSettingKey(key)) throw new AdminError(`unknown setting "${key}"; known: ${Object.keys(OWNER_SETTINGS).join(', ')}`);
+    return this.store.settings.owner(key);
+  }
+
+  addRule(text: string, hint = ''): ServerRule {
+    if (!text.trim()) throw new AdminError('a rule needs text');
+    if (text.length > 300 || hint.length > 2000) throw new AdminError('a rule is at most 300 characters (hint 2000)');
+    return this.store.rules.add(text.trim(), hint.trim());
+  }
+
+  listRules(): ServerRule[] {
+    return this.store.rules.list();
+  }
+
+  removeRule(id: string): void {
+    if (!/^\d+$/.test(id) || !this.store.rules.remove(id)) throw new AdminError(`no rule with id ${id}`);
+  }
+
+  /** E-mails written by the server, newest first (the local outbox is what the UI shows without SMTP). */
+  listOutbox(options: { limit?: number; to?: string } = {}): OutboxEmail[] {
+    return this.store.outbox.list(options);
+  }
+}

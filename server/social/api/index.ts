@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { SocialContext } from '../context.ts';
+import { oauthRoutes } from '../oauth/routes.ts';
+import { aboutRoutes } from './about.ts';
+import { accountReadRoutes } from './v1/accounts/accounts.ts';
+import { accountCollectionRoutes } from './v1/accounts/collections.ts';
+import { credentialRoutes } from './v1/accounts/credentials.ts';
+import { registrationRoutes } from './v1/accounts/registration.ts';
+import { relationshipRoutes } from './v1/accounts/relationships.ts';
+import { appRoutes } from './v1/apps.ts';
+import { blockRoutes } from './v1/blocks.ts';
+import { domainBlockRoutes } from './v1/domain-blocks.ts';
+import { emailRoutes } from './v1/emails.ts';
+import { followRequestRoutes } from './v1/follow-requests.ts';
+import { followRoutes } from './v1/follows.ts';
+import { instanceRoutes } from './v1/instance.ts';
+import { muteRoutes } from './v1/mutes.ts';
+import { preferenceRoutes } from './v1/preferences.ts';
+import { instanceV2Routes } from './v2/instance.ts';
+import { wellKnownRoutes } from './well-known.ts';
+
+/** Every route module of the social server, one per Mastodon resource (part 2 appends its own here). */
+export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) => void)[] = [
+  wellKnownRoutes,
+  aboutRoutes,
+  oauthRoutes,
+  appRoutes,
+  registrationRoutes,
+  credentialRoutes,
+  // Fixed paths (/accounts/relationships, /accounts/lookup…) and /accounts/:id coexist: fastify's router prefers static segments.
+  relationshipRoutes,
+  accountReadRoutes,
+  accountCollectionRoutes,
+  followRequestRoutes,
+  followRoutes,
+  blockRoutes,
+  muteRoutes,
+  domainBlockRoutes,
+  emailRoutes,
+  preferenceRoutes,
+  instanceRoutes,
+  instanceV2Routes,
+];

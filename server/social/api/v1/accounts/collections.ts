@@ -1,0 +1,88 @@
+// https://docs.joinmastodon.org/methods/accounts/ (followers, following, endorsements, featured_tags, lists)
+import type { FastifyInstance } from 'fastify';
+import type { SocialContext } from '../../../context.ts';
+import { isoDate } from '../../../entities/dates.ts';
+import { auth, currentUser, viewer } from '../../../http/auth.ts';
+import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
+import { pathId, requestParams } from '../../../http/params.ts';
+import { intOrNull, str } from '../../../store/store.ts';
+import type { Account } from '../../../store/index.ts';
+
+export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  /**
+   * Whether `target`'s collections are hidden from the caller: suspended accounts, accounts that hide them
+   * (except from themselves), and accounts that block the caller show nothing.
+   */
+  function hidden(target: Account, me: Account | null): boolean {
+    if (target.suspendedAt !== null) return true;
+    if (me && me.id === target.id) return false;
+    if (target.hideCollections) return true;
+    return me !== null && ctx.store.relationships.blocking(target.id, me.id);
+  }
+
+  for (const kind of ['followers', 'following'] as const) {
+    app.get(`/api/v1/accounts/:id/${kind}`, { config: { auth: auth.optional('read:accounts') } }, async (req, reply) => {
+      const target = ctx.relationships.visibleAccount(pathId(req));
+      const me = viewer(req);
+      const page = pageQuery(requestParams(req), 40, 80);
+      if (hidden(target, me)) return [];
+      const rows = kind === 'followers' ? ctx.store.relationships.followers(target.id, me?.id ?? null, page) : ctx.store.relationships.following(target.id, me?.id ?? null, page);
+      setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+      return ctx.presenter.listed(rows);
+    });
+  }
+
+  app.get('/api/v1/accounts/:id/endorsements', { config: { auth: auth.optional('read:accounts') } }, async (req, reply) => {
+    const target = ctx.relationships.visibleAccount(pathId(req));
+    const me = viewer(req);
+    const page = pageQuery(requestParams(req), 40, 80);
+    if (target.suspendedAt !== null || (me && ctx.store.relationships.blocking(target.id, me.id))) return [];
+    const rows = ctx.store.relationships.endorsements(target.id, me?.id ?? null, page);
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    return ctx.presenter.listed(rows);
+  });
+
+  // The caller's own featured accounts.
+  app.get('/api/v1/endorsements', { config: { auth: auth.user('read:accounts') } }, async (req, reply) => {
+    const { account } = currentUser(req);
+    const page = pageQuery(requestParams(req), 40, 80);
+    const rows = ctx.store.relationships.endorsements(account.id, account.id, page);
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    return ctx.presenter.listed(rows);
+  });
+
+  app.get('/api/v1/accounts/:id/featured_tags', { config: { auth: auth.optional('read:accounts') } }, async (req) => {
+    const target = ctx.relationships.visibleAccount(pathId(req));
+    if (target.suspendedAt !== null) return [];
+    const rows = ctx.store.db
+      .prepare(
+        `SELECT ft.id, t.name,
+           (SELECT COUNT(*) FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+              WHERE st.tag_id = t.id AND s.account_id = ft.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS statuses_count,
+           (SELECT MAX(s.created_at) FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+              WHERE st.tag_id = t.id AND s.account_id = ft.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS last_status_at
+         FROM featured_tags ft JOIN tags t ON t.id = ft.tag_id WHERE ft.account_id = ? ORDER BY ft.id`,
+      )
+      .all(target.id) as Record<string, unknown>[];
+    return rows.map((r) => {
+      const last = intOrNull(r.last_status_at);
+      return {
+        id: str(r.id),
+        name: r.name as string,
+        url: `${ctx.presenter.profileUrl(target)}/tagged/${encodeURIComponent(r.name as string)}`,
+        statuses_count: str(r.statuses_count),
+        last_status_at: last === null ? null : isoDate(last),
+      };
+    });
+  });
+
+  // The caller's lists that contain the account.
+  app.get('/api/v1/accounts/:id/lists', { config: { auth: auth.user('read:lists') } }, async (req) => {
+    const { account: me } = currentUser(req);
+    const target = ctx.relationships.visibleAccount(pathId(req));
+    const rows = ctx.store.db
+      .prepare('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = ? AND la.account_id = ? ORDER BY l.id')
+      .all(me.id, target.id) as Record<string, unknown>[];
+    return rows.map((r) => ({ id: str(r.id), title: r.title as string, replies_policy: r.replies_policy as string, exclusive: r.exclusive !== 0n }));
+  });
+}

@@ -1,0 +1,49 @@
+// https://docs.joinmastodon.org/methods/accounts/#create
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../../context.ts';
+import { serializeToken } from '../../../entities/application.ts';
+import { ApiError } from '../../../errors.ts';
+import { auth } from '../../../http/auth.ts';
+import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
+import { SIGN_UP_RATE_LIMIT } from '../../../http/plugin.ts';
+
+const registrationParams = z.object({
+  username: zString.optional(),
+  email: zString.optional(),
+  password: zString.optional(),
+  agreement: zBool.optional(),
+  locale: zString.optional(),
+  reason: zString.optional(),
+  date_of_birth: zString.optional(),
+});
+
+export function registrationRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  /**
+   * Sign-up with an application token. The user starts unconfirmed (and unapproved when registrations
+   * need approval), gets a confirmation e-mail, and receives a token for the calling application.
+   */
+  app.post('/api/v1/accounts', { config: { auth: auth.app('write:accounts'), rateLimit: SIGN_UP_RATE_LIMIT } }, async (req) => {
+    const mode = ctx.store.settings.registrationMode();
+    if (mode === 'closed') throw new ApiError(403, ctx.store.settings.owner('registrations_message') || 'Registrations are closed on this server');
+    const p = parseParams(registrationParams, requestParams(req));
+    const principal = req.principal!;
+    const { user } = await ctx.accounts.create({
+      username: (p.username ?? '').trim(),
+      email: (p.email ?? '').trim(),
+      password: p.password ?? '',
+      requireAgreement: true,
+      agreement: p.agreement,
+      locale: p.locale?.trim() || null,
+      reason: p.reason?.trim() || null,
+      dateOfBirth: p.date_of_birth?.trim() || null,
+      role: 'user',
+      confirmed: false,
+      approved: mode === 'open',
+      createdByApplicationId: principal.app.id,
+      signUpIp: req.ip,
+    });
+    const { token, secret } = ctx.store.oauth.createToken({ applicationId: principal.app.id, userId: user.id, scopes: principal.token.scopes });
+    return serializeToken(secret, token.scopes, token.createdAt);
+  });
+}

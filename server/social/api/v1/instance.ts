@@ -1,0 +1,74 @@
+// https://docs.joinmastodon.org/methods/instance/
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { SocialContext } from '../../context.ts';
+import { isoTime } from '../../entities/dates.ts';
+import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
+import { notFound } from '../../errors.ts';
+import { auth } from '../../http/auth.ts';
+import { int } from '../../store/store.ts';
+import { formatPlainText } from '../../text/format.ts';
+import { languageList } from '../../text/languages.ts';
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  const cached = { auth: auth.public(), publicCache: true } as const;
+
+  app.get('/api/v1/instance', { config: { ...cached, deprecated: '2022-11-14' } }, async () => serializeInstanceV1(ctx));
+
+  app.get('/api/v1/instance/rules', { config: cached }, async () => serializeRules(ctx));
+
+  app.get('/api/v1/instance/peers', { config: cached }, async () => ctx.store.accounts.knownDomains());
+
+  // Twelve weeks of local activity, newest first; all numbers as strings, as Mastodon sends them.
+  app.get('/api/v1/instance/activity', { config: cached }, async () => {
+    const now = ctx.store.now();
+    const weekStart = now - (now % WEEK_MS);
+    const count = (sql: string, from: number, to: number) => String(int((ctx.store.db.prepare(sql).get(from, to) as { n: bigint }).n));
+    return Array.from({ length: 12 }, (_, i) => {
+      const from = weekStart - i * WEEK_MS;
+      const to = from + WEEK_MS;
+      return {
+        week: String(Math.floor(from / 1000)),
+        statuses: count('SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND created_at >= ? AND created_at < ?', from, to),
+        logins: count('SELECT COUNT(*) AS n FROM users WHERE current_sign_in_at >= ? AND current_sign_in_at < ?', from, to),
+        registrations: count('SELECT COUNT(*) AS n FROM users WHERE created_at >= ? AND created_at < ?', from, to),
+      };
+    });
+  });
+
+  app.get('/api/v1/instance/languages', { config: cached }, async () => languageList());
+
+  app.get('/api/v1/instance/translation_languages', { config: cached }, async () => ({}));
+
+  const textPage = (key: 'extended_description' | 'privacy_policy', fallback: string) => {
+    const content = ctx.store.settings.owner(key) || fallback;
+    const updatedAt = Number(ctx.store.settings.get(`${key}_updated_at`) ?? ctx.store.settings.get('created_at') ?? ctx.store.now());
+    return { updated_at: isoTime(updatedAt), content: content ? formatPlainText(content) : '' };
+  };
+
+  app.get('/api/v1/instance/extended_description', { config: cached }, async () => textPage('extended_description', ''));
+
+  app.get('/api/v1/instance/privacy_policy', { config: cached }, async () =>
+    textPage(
+      'privacy_policy',
+      `${ctx.store.settings.owner('title')} is a personal server. It stores what you post and the data your account needs, shares public posts with other servers you interact with, and does not sell or analyse your data.`,
+    ),
+  );
+
+  // No terms of service are published (Mastodon answers 404 then).
+  app.get('/api/v1/instance/terms_of_service', { config: cached }, async () => {
+    throw notFound();
+  });
+
+  /** The server's moderated domains; shown to signed-in, confirmed, approved users. */
+  app.get('/api/v1/instance/domain_blocks', { config: { auth: auth.user() } }, async () => {
+    const rows = ctx.store.db.prepare(`SELECT domain, severity, public_comment FROM domain_blocks WHERE severity IN ('silence', 'suspend') ORDER BY domain`).all() as {
+      domain: string;
+      severity: string;
+      public_comment: string | null;
+    }[];
+    return rows.map((r) => ({ domain: r.domain, digest: crypto.createHash('sha256').update(r.domain).digest('hex'), severity: r.severity, comment: r.public_comment }));
+  });
+}

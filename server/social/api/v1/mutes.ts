@@ -1,0 +1,16 @@
+// https://docs.joinmastodon.org/methods/mutes/
+import type { FastifyInstance } from 'fastify';
+import type { SocialContext } from '../../context.ts';
+import { auth, currentUser } from '../../http/auth.ts';
+import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
+import { requestParams } from '../../http/params.ts';
+
+export function muteRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  app.get('/api/v1/mutes', { config: { auth: auth.user('read:mutes') } }, async (req, reply) => {
+    const { account } = currentUser(req);
+    const page = pageQuery(requestParams(req), 40, 80);
+    const rows = ctx.store.relationships.mutes(account.id, page);
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    return ctx.presenter.muted(rows);
+  });
+}

@@ -1,0 +1,231 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+/*
+ * Validates JSON bodies of the social API against the Mastodon OpenAPI document (abraham/mastodon-openapi,
+ * pinned in shared/fixtures). Tests wrap their clients' transport with it, so every body a real client
+ * receives is checked: `findResponseSchema(method, path, status)` finds the documented schema,
+ * `validateResponse` checks a body against it.
+ */
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Where the pinned document lives: shared/ sits beside the repository (locally and in CI). */
+export const OPENAPI_FILE = process.env.HOMEPORT_MASTODON_OPENAPI ?? path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'mastodon-openapi', 'schema.json');
+
+/**
+ * Where we deliberately differ from the document, each with its reason. Applied to the in-memory copy only.
+ */
+export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): void }[] = [
+  {
+    description: 'Relationship.blocked_by is left out: our API seed removes it (a blocked user must not learn who blocks them).',
+    apply(doc) {
+      const rel = doc.components.schemas.Relationship as { required: string[]; properties: Record<string, unknown> };
+      rel.required = rel.required.filter((k) => k !== 'blocked_by');
+    },
+  },
+];
+
+interface OpenApiOperation {
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  deprecated?: boolean;
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+interface PathTemplate {
+  template: string;
+  pattern: RegExp;
+  params: number;
+}
+
+interface Loaded {
+  doc: OpenApiDocument;
+  ajv: Ajv2020;
+  templates: PathTemplate[];
+  compiled: Map<string, ValidateFunction>;
+}
+
+let loaded: Loaded | null = null;
+
+function load(): Loaded {
+  if (loaded) return loaded;
+  const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
+  for (const d of DEVIATIONS) d.apply(doc);
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  ajv.addFormat('iso-639-1', /^[a-z]{2,3}$/);
+  ajv.addSchema(doc as unknown as object, 'mastodon-openapi');
+  const templates = Object.keys(doc.paths).map((template) => {
+    const params = (template.match(/\{[^}]+\}/g) ?? []).length;
+    const source = template
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    return { template, pattern: new RegExp(`^${source}$`), params };
+  });
+  // Static paths win over templated ones (/api/v1/accounts/lookup before /api/v1/accounts/{id}).
+  templates.sort((a, b) => a.params - b.params);
+  loaded = { doc, ajv, templates, compiled: new Map() };
+  return loaded;
+}
+
+function pointerPart(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export interface SchemaLookup {
+  /** The documented path template, e.g. /api/v1/accounts/{id} */
+  template: string;
+  status: string;
+  /** JSON pointer into the document, usable as an Ajv reference. */
+  pointer: string;
+}
+
+/**
+ * The JSON schema the document gives for a response, or the reason there is none: the path or method is
+ * not documented, or the status carries no JSON schema. Undocumented error statuses fall back to Error.
+ */
+export function findResponseSchema(method: string, urlPath: string, status: number): SchemaLookup | { missing: string } {
+  const { doc, templates } = load();
+  const pathname = urlPath.split('?')[0].replace(/\/+$/, '') || '/';
+  const match = templates.find((t) => t.pattern.test(pathname));
+  if (!match) return { missing: `path ${pathname} is not in the OpenAPI document` };
+  const op = doc.paths[match.template][method.toLowerCase()];
+  if (!op) return { missing: `${method.toUpperCase()} ${match.template} is not in the OpenAPI document` };
+  const responses = op.responses ?? {};
+  const key = String(status);
+  const base = `mastodon-openapi#/paths/${pointerPart(match.template)}/${method.toLowerCase()}/responses`;
+  const response = responses[key];
+  if (response) {
+    if (response.content?.['application/json']?.schema) return { template: match.template, status: key, pointer: `${base}/${key}/content/application~1json/schema` };
+    if (status < 400) return { missing: `${method.toUpperCase()} ${match.template} ${key} has no JSON schema` };
+  } else if (status < 400) {
+    return { missing: `${method.toUpperCase()} ${match.template} does not document status ${key}` };
+  }
+  // An error status the operation does not list (or lists without a schema): every error is an Error.
+  return { template: match.template, status: key, pointer: 'mastodon-openapi#/components/schemas/Error' };
+}
+
+export class OpenApiViolation extends Error {
+  readonly errors: unknown[];
+  constructor(message: string, errors: unknown[]) {
+    super(message);
+    this.name = 'OpenApiViolation';
+    this.errors = errors;
+  }
+}
+
+export interface ValidationOutcome {
+  checked: boolean;
+  template?: string;
+  /** Why nothing was checked (undocumented path, status without schema). */
+  reason?: string;
+}
+
+/** Validates one response body; throws OpenApiViolation listing every mismatch. */
+export function validateResponse(method: string, urlPath: string, status: number, body: unknown): ValidationOutcome {
+  const state = load();
+  const found = findResponseSchema(method, urlPath, status);
+  if ('missing' in found) return { checked: false, reason: found.missing };
+  let validate = state.compiled.get(found.pointer);
+  if (!validate) {
+    validate = state.ajv.getSchema(found.pointer);
+    if (!validate) throw new Error(`cannot compile ${found.pointer}`);
+    state.compiled.set(found.pointer, validate);
+  }
+  if (!validate(body)) {
+    const errors = validate.errors ?? [];
+    const summary = errors
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+      .join('; ');
+    throw new OpenApiViolation(`${method.toUpperCase()} ${urlPath} → ${status} does not match ${found.template} ${found.status}: ${summary}`, errors);
+  }
+  return { checked: true, template: found.template };
+}
+
+/** Counts what a test run validated, and which responses had no schema to check against. */
+export class OpenApiRecorder {
+  checked = 0;
+  readonly unchecked = new Map<string, string>();
+  readonly violations: OpenApiViolation[] = [];
+
+  record(method: string, url: string, status: number, body: unknown): void {
+    const pathname = new URL(url, 'http://x').pathname;
+    try {
+      const outcome = validateResponse(method, pathname, status, body);
+      if (outcome.checked) this.checked++;
+      else this.unchecked.set(`${method.toUpperCase()} ${pathname.replace(/\/\d+(?=\/|$)/g, '/:id')} ${status}`, outcome.reason ?? '');
+    } catch (err) {
+      if (err instanceof OpenApiViolation) this.violations.push(err);
+      throw err;
+    }
+  }
+}
+
+function isJson(contentType: string | null | undefined): boolean {
+  return typeof contentType === 'string' && /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
+}
+
+/**
+ * A fetch that validates every JSON response against the document before handing it on (masto.js and
+ * direct calls in tests use it). A mismatch rejects the call with the OpenApiViolation.
+ */
+export function validatingFetch(recorder: OpenApiRecorder, base: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const response = await base(request);
+    if (isJson(response.headers.get('content-type'))) {
+      const text = await response.clone().text();
+      if (text !== '') recorder.record(request.method, request.url, response.status, JSON.parse(text));
+    }
+    return response;
+  };
+}
+
+/** Minimal structural view of an axios instance, so this helper does not depend on axios' types. */
+interface AxiosLike {
+  interceptors: {
+    response: {
+      use(onFulfilled: (r: AxiosResponseLike) => AxiosResponseLike, onRejected: (e: { response?: AxiosResponseLike }) => unknown): number;
+    };
+  };
+}
+interface AxiosResponseLike {
+  status: number;
+  data: unknown;
+  headers: Record<string, unknown> | { get?: (name: string) => unknown };
+  config: { method?: string; url?: string; baseURL?: string };
+}
+
+function axiosHeader(r: AxiosResponseLike, name: string): string | undefined {
+  const h = r.headers as Record<string, unknown> & { get?: (n: string) => unknown };
+  const v = typeof h.get === 'function' ? h.get(name) : (h[name] ?? h[name.toLowerCase()]);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Adds the same validation to an axios instance (megalodon accepts one). */
+export function validateAxios(instance: AxiosLike, recorder: OpenApiRecorder): void {
+  const check = (r: AxiosResponseLike) => {
+    if (!isJson(axiosHeader(r, 'content-type'))) return;
+    const url = new URL(r.config.url ?? '', r.config.baseURL ?? 'http://localhost').toString();
+    const body = typeof r.data === 'string' ? (r.data === '' ? undefined : JSON.parse(r.data)) : r.data;
+    if (body !== undefined) recorder.record(r.config.method ?? 'get', url, r.status, body);
+  };
+  instance.interceptors.response.use(
+    (r) => {
+      check(r);
+      return r;
+    },
+    (e) => {
+      if (e.response) check(e.response);
+      throw e;
+    },
+  );
+}

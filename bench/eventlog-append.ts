@@ -26,6 +26,11 @@ const es: any = require('node-eventstore-client');
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,reads,ceiling (default: everything). */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
+/** Extra node flags for the server process, e.g. BENCH_SERVER_FLAGS=--cpu-prof. */
+const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+const wanted = (name: string) => ONLY === null || ONLY.has(name);
 const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
 const METADATA = Buffer.from(JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }));
 const quietLog = { debug() {}, info() {}, error() {} };
@@ -104,7 +109,7 @@ interface Server {
 
 function startServer(): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-'));
-  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [...SERVER_FLAGS, 'bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -236,9 +241,11 @@ function printTable(rows: Row[]): void {
 async function main(): Promise<void> {
   console.log(`event-log benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario\n`);
 
-  const ceiling100 = sqliteCeiling(100, 50_000);
-  const ceilingBig = sqliteCeiling(5000, 100_000);
-  const ceilingRead = sqliteReadCeiling(100_000);
+  const ceilings = wanted('ceiling');
+  const ceiling100 = ceilings ? sqliteCeiling(100, 50_000) : NaN;
+  const ceilingBig = ceilings ? sqliteCeiling(5000, 100_000) : NaN;
+  const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
+  const share = (rate: number, ceiling: number, what: string) => (Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`);
 
   const server = await startServer();
   const rows: Row[] = [];
@@ -247,24 +254,32 @@ async function main(): Promise<void> {
       [1, 1, 64], [10, 1, 64], [50, 1, 16],
       [1, 100, 8], [10, 100, 4], [50, 100, 2],
     ] as const) {
+      if (!wanted(`${connections}x${batchSize}`)) continue;
       const row = await appendScenario(server.port, connections, batchSize, inFlight);
-      if (batchSize === 100) row.note = `${Math.round((row.eventsPerSec / ceiling100) * 100)}% of the 100-row ceiling`;
+      row.note = share(row.eventsPerSec, batchSize === 100 ? ceiling100 : ceilingBig, batchSize === 100 ? '100-row ceiling' : '5000-row ceiling');
       rows.push(row);
     }
 
-    const readStream = 'bench-read';
-    await seedStream(server.port, readStream, 50_000);
-    rows.push(await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)));
-    rows.push(await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)));
-    rows.push(await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)));
-    for (const r of rows.slice(-3)) r.note = `${Math.round((r.eventsPerSec / ceilingRead) * 100)}% of the read ceiling`;
+    if (wanted('reads')) {
+      const readStream = 'bench-read';
+      await seedStream(server.port, readStream, 50_000);
+      const reads = [
+        await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)),
+        await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)),
+        await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)),
+      ];
+      for (const r of reads) r.note = share(r.eventsPerSec, ceilingRead, 'read ceiling');
+      rows.push(...reads);
+    }
   } finally {
     await stopServer(server);
   }
 
-  rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
-  rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });
-  rows.push({ scenario: 'ceiling: SQLite select by stream, 1000-row pages', eventsPerSec: ceilingRead });
+  if (ceilings) {
+    rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
+    rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });
+    rows.push({ scenario: 'ceiling: SQLite select by stream, 1000-row pages', eventsPerSec: ceilingRead });
+  }
   printTable(rows);
 }
 

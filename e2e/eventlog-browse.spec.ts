@@ -27,13 +27,13 @@ test.describe('browsing the event log', () => {
 
     // A * makes it a wildcard search.
     await page.getByLabel('Find streams').fill('*-1');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect(results.getByRole('link')).toHaveText(['invoice-1', 'payment-1']);
 
     // Exact name that does not exist offers to open it anyway.
-    await page.getByLabel('Match').selectOption('exact');
+    await page.getByRole('combobox', { name: 'Match' }).selectOption('exact');
     await page.getByLabel('Find streams').fill('invoice-3');
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect(page.getByText('No stream matches “invoice-3”.')).toBeVisible();
 
     // Categories lead to a prefix search.
@@ -128,7 +128,7 @@ test.describe('browsing the event log', () => {
     await page.getByRole('link', { name: 'Open event 1 in cart-9' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Event 1 in cart-9');
     await expect(page.getByTestId('event-number')).toHaveText('1');
-    await expect(page.getByRole('region', { name: 'Data' })).toContainText('"MUG-07"');
+    await expect(page.getByRole('region', { name: 'Data', exact: true })).toContainText('"MUG-07"');
     await page.getByRole('link', { name: 'Next event (2)' }).click();
     await expect(page.getByTestId('event-number')).toHaveText('2');
     await expect(page.getByRole('button', { name: 'Next event (none)' })).toBeDisabled();

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { eventlogMigrations } from './store/migrations.ts';
 import { SqliteEventStore, type StoreLimits } from './store/sqlite-store.ts';
-import type { EventLogUsers } from './store/types.ts';
+import type { EventLogUsers, EventStore } from './store/types.ts';
 import { SqliteEventLogUsers } from './store/users.ts';
 
 export interface OpenEventLogOptions {
@@ -19,7 +19,7 @@ export interface OpenEventLogOptions {
 
 /** The opened event log: the store, its users, and the database behind them. */
 export interface EventLog {
-  store: SqliteEventStore;
+  store: EventStore;
   users: EventLogUsers;
   db: Database;
   /** Absolute path of eventlog.db. */

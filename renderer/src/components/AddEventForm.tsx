@@ -1,6 +1,6 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
-import { Dialog } from './ui.tsx';
+import { Dialog, Field } from './ui.tsx';
 
 export interface AddedEvent {
   streamId: string;
@@ -64,7 +64,6 @@ export function AddEventDialog({
 }
 
 function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: string; draft?: AddEventDraft; onAdded: (a: AddedEvent) => void; onCancel: () => void }) {
-  const ids = useId();
   const [stream, setStream] = useState(streamId ?? '');
   const [eventType, setEventType] = useState(draft?.eventType ?? '');
   const [eventId, setEventId] = useState(newId);
@@ -104,59 +103,44 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
     }
   };
 
-  const field = (name: keyof typeof problems) => ({
-    'aria-invalid': show(problems[name]) ? true : undefined,
-    'aria-describedby': show(problems[name]) ? `${ids}-${name}-error` : undefined,
-  });
-  const error = (name: keyof typeof problems) =>
-    show(problems[name]) && (
-      <span className="field-error" id={`${ids}-${name}-error`}>
-        {problems[name]}
-      </span>
-    );
-
   return (
     <form className="form" onSubmit={submit} noValidate>
       {streamId === undefined && (
-        <label>
-          Stream
-          <input value={stream} onChange={(e) => setStream(e.target.value)} placeholder="order-1234" autoFocus required {...field('stream')} />
-          {error('stream')}
-        </label>
+        <Field label="Stream" error={show(problems.stream)}>
+          {(p) => <input {...p} value={stream} onChange={(e) => setStream(e.target.value)} placeholder="order-1234" autoFocus required />}
+        </Field>
       )}
       <div className="form-row">
-        <label className="grow">
-          Event type
-          <input value={eventType} onChange={(e) => setEventType(e.target.value)} placeholder="OrderPlaced" required autoFocus={streamId !== undefined} {...field('eventType')} />
-          {error('eventType')}
-        </label>
-        <label className="grow">
-          Event id
-          <span className="input-with-button">
-            <input className="mono" value={eventId} onChange={(e) => setEventId(e.target.value.trim())} {...field('eventId')} />
-            <button type="button" onClick={() => setEventId(newId())}>
-              New id
-            </button>
-          </span>
-          {error('eventId')}
-        </label>
+        <Field label="Event type" error={show(problems.eventType)} className="grow">
+          {(p) => <input {...p} value={eventType} onChange={(e) => setEventType(e.target.value)} placeholder="OrderPlaced" required autoFocus={streamId !== undefined} />}
+        </Field>
+        <Field label="Event id" error={show(problems.eventId)} className="grow">
+          {(p) => (
+            <span className="input-with-button">
+              <input {...p} className="mono" value={eventId} onChange={(e) => setEventId(e.target.value.trim())} />
+              <button type="button" onClick={() => setEventId(newId())}>
+                New id
+              </button>
+            </span>
+          )}
+        </Field>
       </div>
       <label className="checkbox">
         <input type="checkbox" checked={isJson} onChange={(e) => setIsJson(e.target.checked)} /> Data is JSON
       </label>
-      <label>
-        Data
-        <textarea className="mono" rows={8} value={data} onChange={(e) => setData(e.target.value)} spellCheck={false} {...field('data')} />
-        {error('data')}
-        {!show(problems.data) && isJson && data.trim() && <span className="field-ok">{problems.data ? '' : 'Valid JSON'}</span>}
-      </label>
-      <label>
-        <span>
-          Metadata <span className="muted">(optional JSON)</span>
-        </span>
-        <textarea className="mono" rows={3} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} placeholder='{"correlationId": "…"}' {...field('metadata')} />
-        {error('metadata')}
-      </label>
+      <Field label="Data" error={show(problems.data)} help={!show(problems.data) && isJson && data.trim() && !problems.data ? <span className="field-ok">Valid JSON</span> : undefined}>
+        {(p) => <textarea {...p} className="mono" rows={8} value={data} onChange={(e) => setData(e.target.value)} spellCheck={false} />}
+      </Field>
+      <Field
+        label={
+          <>
+            Metadata <span className="muted">(optional JSON)</span>
+          </>
+        }
+        error={show(problems.metadata)}
+      >
+        {(p) => <textarea {...p} className="mono" rows={3} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} placeholder='{"correlationId": "…"}' />}
+      </Field>
       {serverError && (
         <p className="form-error" role="alert">
           {serverError}

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { MetadataResponse } from '../api/types.ts';
-import { formatDuration, formatNumber } from './ui.tsx';
+import { Field, formatDuration, formatNumber } from './ui.tsx';
 
 const ACL = [
   { key: '$r', label: 'Read' },
@@ -115,31 +115,18 @@ export function MetadataForm({
   return (
     <form className="form" onSubmit={submit} noValidate>
       <div className="form-grid">
-        <label>
-          Max count
-          <input inputMode="numeric" value={maxCount} onChange={(e) => setMaxCount(e.target.value)} placeholder="no limit" aria-describedby="meta-maxcount-help" />
-          <span className="help" id="meta-maxcount-help">
-            Keep only the newest N events.
-          </span>
-        </label>
-        <label>
-          Max age (seconds)
-          <input inputMode="numeric" value={maxAge} onChange={(e) => setMaxAge(e.target.value)} placeholder="no limit" aria-describedby="meta-maxage-help" />
-          <span className="help" id="meta-maxage-help">
-            Hide events older than this (86400 = one day).
-          </span>
-        </label>
-        <label>
-          Truncate before (tb)
-          <input inputMode="numeric" value={tb} onChange={(e) => setTb(e.target.value)} placeholder="none" aria-describedby="meta-tb-help" />
-          <span className="help" id="meta-tb-help">
-            Events numbered below this become unreadable (the stream's last event is {lastEventNumber}).
-          </span>
-        </label>
-        <label>
-          Cache control (seconds)
-          <input inputMode="numeric" value={cacheControl} onChange={(e) => setCacheControl(e.target.value)} placeholder="none" />
-        </label>
+        <Field label="Max count" help="Keep only the newest N events.">
+          {(p) => <input {...p} inputMode="numeric" value={maxCount} onChange={(e) => setMaxCount(e.target.value)} placeholder="no limit" />}
+        </Field>
+        <Field label="Max age (seconds)" help="Hide events older than this (86400 = one day).">
+          {(p) => <input {...p} inputMode="numeric" value={maxAge} onChange={(e) => setMaxAge(e.target.value)} placeholder="no limit" />}
+        </Field>
+        <Field label="Truncate before (tb)" help={`Events numbered below this become unreadable (the stream's last event is ${lastEventNumber}).`}>
+          {(p) => <input {...p} inputMode="numeric" value={tb} onChange={(e) => setTb(e.target.value)} placeholder="none" />}
+        </Field>
+        <Field label="Cache control (seconds)">
+          {(p) => <input {...p} inputMode="numeric" value={cacheControl} onChange={(e) => setCacheControl(e.target.value)} placeholder="none" />}
+        </Field>
       </div>
       <fieldset>
         <legend>Access control (role or user names, comma separated; $all = everyone, $admins = administrators)</legend>

@@ -214,3 +214,46 @@ export function formatAge(ms: number, now = Date.now()): string {
 export function formatNumber(n: number | null | undefined): string {
   return n === null || n === undefined ? '–' : n.toLocaleString();
 }
+
+export interface FieldControlProps {
+  id: string;
+  'aria-describedby'?: string;
+  'aria-invalid'?: true;
+}
+
+/**
+ * A labelled form control with optional help and error text. The label names the control alone; help and
+ * error are tied to it with aria-describedby, so a screen reader reads them after the name.
+ */
+export function Field({
+  label,
+  help,
+  error,
+  className,
+  children,
+}: {
+  label: ReactNode;
+  help?: ReactNode;
+  error?: string | null;
+  className?: string;
+  children: (props: FieldControlProps) => ReactNode;
+}) {
+  const id = useId();
+  const described = [help ? `${id}-help` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div className={className ? `field ${className}` : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-describedby': described || undefined, 'aria-invalid': error ? true : undefined })}
+      {help && (
+        <span className="help" id={`${id}-help`}>
+          {help}
+        </span>
+      )}
+      {error && (
+        <span className="field-error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

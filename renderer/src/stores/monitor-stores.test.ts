@@ -67,7 +67,9 @@ describe('monitor helpers', () => {
     };
     expect(groupRow(g)).toMatchObject({ behind: 100, catchUpSeconds: 5 });
     expect(groupRow({ ...g, averagePerSecond: 0 }).catchUpSeconds).toBeNull();
-    expect(groupRow({ ...g, behindByMessages: 0 }).catchUpSeconds).toBe(0);
+    // Everything read and handed out: caught up, even while the checkpoint trails.
+    expect(groupRow({ ...g, lastProcessedEventNumber: 110 })).toMatchObject({ behind: 0, catchUpSeconds: 0 });
+    expect(groupRow({ ...g, lastKnownEventNumber: null }).behind).toBeNull();
     expect(groupsByStream([groupRow({ ...g, stream: 'b', group: 'y' }), groupRow({ ...g, stream: 'a' }), groupRow({ ...g, stream: 'b', group: 'x' })]).map((s) => [s.stream, s.groups.map((x) => x.group)])).toEqual([
       ['a', ['g']],
       ['b', ['x', 'y']],

@@ -17,7 +17,9 @@ export interface GroupRow extends UiGroupSummary {
 
 /** Events behind and the catch-up estimate, as EventStoreDB's subscription list shows them. */
 export function groupRow<T extends UiGroupSummary>(g: T): T & GroupRow {
-  const behind = g.lastKnownEventNumber === null ? null : g.behindByMessages;
+  // Behind = not yet read and handed out (EventStoreDB's UI: last known - last processed); the checkpoint
+  // trails by design (it is written every N events or seconds), so it is shown apart, not counted here.
+  const behind = g.lastKnownEventNumber === null ? null : Math.max(0, g.lastKnownEventNumber - (g.lastProcessedEventNumber ?? -1));
   const catchUpSeconds = behind !== null && behind > 0 && g.averagePerSecond > 0 ? behind / g.averagePerSecond : behind === 0 ? 0 : null;
   return { ...g, behind, catchUpSeconds };
 }

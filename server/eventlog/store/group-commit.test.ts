@@ -107,9 +107,12 @@ describe('group commit', () => {
       { streamId: 'hard', hard: true },
     ]);
     expect(batches[0].events.map((e) => `${e.streamId}:${e.eventType}`)).toEqual(['$$soft:$metadata', 'hard:$streamDeleted']);
+    await t.store.appendToStream('by-hand', Any, events(1), null);
+    await t.store.appendToStream('$$by-hand', Any, [event('$metadata', { $tb: Number.MAX_SAFE_INTEGER })], null);
+    expect(batches[2].deleted).toEqual([{ streamId: 'by-hand', hard: false }]);
     off();
     await t.store.appendToStream('x', Any, events(1), null);
-    expect(batches).toHaveLength(1);
+    expect(batches).toHaveLength(3);
   });
 
   it('finishes queued writes on close, then refuses new ones', async () => {

@@ -27,7 +27,7 @@ function newEvent(): NewEvent {
 
 export interface ThroughputReport {
   singleEventAppends: { writers: number; eventsPerSecond: number }[];
-  batchAppends: { writers: number; batchSize: number; eventsPerSecond: number };
+  batchAppends: { writers: number; batchSize: number; eventsPerSecond: number }[];
   rawSqliteBatchInserts: { batchSize: number; eventsPerSecond: number };
   streamReads: { pageSize: number; eventsPerSecond: number };
   allReads: { pageSize: number; eventsPerSecond: number };
@@ -125,7 +125,8 @@ export async function measureStoreThroughput(options: { seconds?: number } = {})
   const seconds = options.seconds ?? 3;
   const singleEventAppends = [];
   for (const writers of [10, 100, 1000]) singleEventAppends.push({ writers, eventsPerSecond: await appendFor(seconds, writers, 1) });
-  const batchAppends = { writers: 4, batchSize: 100, eventsPerSecond: await appendFor(seconds, 4, 100) };
+  const batchAppends = [];
+  for (const writers of [1, 4]) batchAppends.push({ writers, batchSize: 100, eventsPerSecond: await appendFor(seconds, writers, 100) });
   const rawSqliteBatchInserts = { batchSize: 100, eventsPerSecond: rawSqlite(seconds, 100) };
   const reads = await readRates(seconds);
   return {
@@ -147,9 +148,11 @@ if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new 
   } else {
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
     for (const s of report.singleEventAppends) console.log(`single-event appends, ${s.writers} concurrent writers: ${f(s.eventsPerSecond)} events/s`);
-    console.log(`100-event batch appends, ${report.batchAppends.writers} writers: ${f(report.batchAppends.eventsPerSecond)} events/s`);
-    console.log(`raw SQLite, 100-row transactions: ${f(report.rawSqliteBatchInserts.eventsPerSecond)} events/s`);
-    console.log(`  store / raw for 100-event batches: ${Math.round((100 * report.batchAppends.eventsPerSecond) / report.rawSqliteBatchInserts.eventsPerSecond)}%`);
+    const raw = report.rawSqliteBatchInserts.eventsPerSecond;
+    console.log(`raw SQLite, 100-row transactions: ${f(raw)} events/s`);
+    for (const b of report.batchAppends) {
+      console.log(`100-event batch appends, ${b.writers} writer(s): ${f(b.eventsPerSecond)} events/s (${Math.round((100 * b.eventsPerSecond) / raw)}% of raw SQLite)`);
+    }
     console.log(`stream reads (pages of 500): ${f(report.streamReads.eventsPerSecond)} events/s`);
     console.log(`$all reads (pages of 1000): ${f(report.allReads.eventsPerSecond)} events/s`);
   }

@@ -3,7 +3,8 @@
  * following EventStoreDB: a metadata document with a malformed reserved key counts as empty metadata,
  * and role lists fall back from the stream's `$acl` to `$settings` to the built-in defaults.
  */
-import { EVENT_NUMBER_DELETED, type Caller, type StreamAcl, type StreamMetadata } from './types.ts';
+import crypto from 'node:crypto';
+import { EVENT_NUMBER_DELETED, type Caller, type NewEvent, type StreamAcl, type StreamMetadata } from './types.ts';
 
 export const SystemStreams = {
   All: '$all',
@@ -210,4 +211,9 @@ export function serializeMetadataDocument(doc: Record<string, unknown>): Buffer 
     return Buffer.from(JSON.stringify({ ...doc, $tb: marker }).replace(`"${marker}"`, '9223372036854775807'));
   }
   return Buffer.from(JSON.stringify(doc));
+}
+
+/** A JSON event with a fresh id, for the records the store and its users write themselves. */
+export function jsonEvent(eventType: string, body: unknown): NewEvent {
+  return { eventId: crypto.randomUUID(), eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: new Uint8Array(0) };
 }

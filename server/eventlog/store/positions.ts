@@ -20,7 +20,7 @@ export function comparePositions(a: Position, b: Position): number {
 /** The forward cursor just after an event at (commit, prepare). */
 export function forwardCursorAfter(commitPosition: number, preparePosition: number): Position {
   const lastOfGroup = preparePosition === commitPosition || preparePosition + 1 === commitPosition;
-  return position(commitPosition + 1, 0);
+  return lastOfGroup ? position(commitPosition + 1, 0) : position(commitPosition, preparePosition + 1);
 }
 
 /** A committed explicit transaction: its prepares occupy [firstPosition, commitPosition). */

@@ -10,9 +10,9 @@
 import crypto from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
-import { isMetastream, metastreamOf, minReadableEventNumber, originalStreamOf, SystemEventTypes, SystemStreams } from './metadata.ts';
+import { isMetastream, jsonEvent, metastreamOf, minReadableEventNumber, originalStreamOf, SystemEventTypes, SystemStreams } from './metadata.ts';
 import type { SystemWriter } from './sqlite-store.ts';
-import { EVENT_NUMBER_DELETED, ExpectedVersion, type NewEvent, type ScavengeResult } from './types.ts';
+import { EVENT_NUMBER_DELETED, ExpectedVersion, type ScavengeResult } from './types.ts';
 
 export interface ScavengeHost {
   readonly db: Database;
@@ -33,10 +33,6 @@ interface StepResult {
 }
 
 const STREAMS_PER_STEP = 64;
-
-function jsonEvent(eventType: string, body: unknown): NewEvent {
-  return { eventId: crypto.randomUUID(), eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: new Uint8Array(0) };
-}
 
 export class Scavenger {
   private readonly host: ScavengeHost;

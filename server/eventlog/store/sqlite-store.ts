@@ -5,7 +5,7 @@
  * Writes queue up; every request waiting when a commit starts shares one SQLite transaction and each
  * promise settles only after COMMIT returned (synchronous=FULL, so acknowledged means durable). Requests
  * are checked against the in-transaction state before they write anything, so a wrong expected version
- * fails alone; an unexpected exception rolls the group back and its requests are retried one by one.
+ * fails alone; a request that throws is rejected and the group runs again without it.
  *
  * Reads are synchronous and index based. Stream heads and parsed metadata are cached in memory; the
  * caches are updated from a commit's working copies only after COMMIT, and dropped whenever another
@@ -272,6 +272,11 @@ function failedCommit(transactionId: number, result: TransactionCommitResult['re
   };
 }
 
+/** Failure-shaped stream read: no events, next -1, end of stream. */
+function failedStreamRead(result: ReadStreamResult['result'], lastCommitPosition: number, lastEventNumber: number, error?: string): ReadStreamResult {
+  return { result, events: [], nextEventNumber: -1, lastEventNumber, isEndOfStream: true, lastCommitPosition, ...(error ? { error } : {}) };
+}
+
 function validateStreamId(streamId: unknown): asserts streamId is string {
   if (typeof streamId !== 'string' || streamId === '') throw new StoreBadRequestError('Empty stream id.');
   if (streamId === '$$') throw new StoreBadRequestError('Stream id "$$" names the metadata of an empty stream id.');
@@ -322,6 +327,8 @@ export class SqliteEventStore implements EventStore {
 
   private readonly sql;
   private readonly cache = new Map<string, StreamState>();
+  /** listStreams statements by SQL text (a handful of filter/order combinations). */
+  private readonly listStatements = new Map<string, ReturnType<Database['prepare']>>();
   private settings: SystemSettings | undefined;
   private batch: WriteBatch | null = null;
   private readonly queue: QueuedOp[] = [];
@@ -559,15 +566,7 @@ export class SqliteEventStore implements EventStore {
     this.ensureOpen();
     this.syncWithDatabase();
     const lastCommitPosition = this.lastPosition;
-    const fail = (result: ReadStreamResult['result'], lastEventNumber = -1, error?: string): ReadStreamResult => ({
-      result,
-      events: [],
-      nextEventNumber: -1,
-      lastEventNumber,
-      isEndOfStream: true,
-      lastCommitPosition,
-      ...(error ? { error } : {}),
-    });
+    const fail = (result: ReadStreamResult['result'], lastEventNumber = -1, error?: string) => failedStreamRead(result, lastCommitPosition, lastEventNumber, error);
     const invalid = this.validateStreamRead(streamId, maxCount);
     if (invalid) return fail('Error', -1, invalid);
     if (!Number.isSafeInteger(from) || from < 0) return fail('Error', -1, `Invalid from event number ${from}.`);
@@ -607,15 +606,7 @@ export class SqliteEventStore implements EventStore {
     this.ensureOpen();
     this.syncWithDatabase();
     const lastCommitPosition = this.lastPosition;
-    const fail = (result: ReadStreamResult['result'], lastEventNumber = -1, error?: string): ReadStreamResult => ({
-      result,
-      events: [],
-      nextEventNumber: -1,
-      lastEventNumber,
-      isEndOfStream: true,
-      lastCommitPosition,
-      ...(error ? { error } : {}),
-    });
+    const fail = (result: ReadStreamResult['result'], lastEventNumber = -1, error?: string) => failedStreamRead(result, lastCommitPosition, lastEventNumber, error);
     const invalid = this.validateStreamRead(streamId, maxCount);
     if (invalid) return fail('Error', -1, invalid);
     if (!Number.isSafeInteger(from)) return fail('Error', -1, `Invalid from event number ${from}.`);
@@ -762,13 +753,15 @@ export class SqliteEventStore implements EventStore {
           ? 'updated_at DESC, stream_key DESC'
           : 'stream_id';
     const limit = Math.max(0, Math.min(Math.trunc(options.limit) || 0, 10_000));
-    const rows = this.db
-      .prepare(
-        `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${
-          where.length ? `WHERE ${where.join(' AND ')}` : ''
-        } ORDER BY ${order} LIMIT ?`,
-      )
-      .all(...params, limit) as (StreamRow & { stream_id: string; deleted: number })[];
+    const sql = `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${
+      where.length ? `WHERE ${where.join(' AND ')}` : ''
+    } ORDER BY ${order} LIMIT ?`;
+    let statement = this.listStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.listStatements.set(sql, statement);
+    }
+    const rows = statement.all([...params, limit]) as (StreamRow & { stream_id: string; deleted: number })[];
     return rows.map((r) => ({
       streamId: r.stream_id,
       lastEventNumber: r.last_event_number,
@@ -853,19 +846,31 @@ export class SqliteEventStore implements EventStore {
     return this.queue.splice(0, n);
   }
 
+  /**
+   * Runs requests in one transaction. A request that throws (a bug, or an internal writer refusing)
+   * is rejected alone: the transaction is rolled back and the others run again without it. A failure
+   * outside the requests (BEGIN, COMMIT: locked or broken database) fails the whole group.
+   */
   private runGroup(ops: QueuedOp[]): void {
     const results: unknown[] = new Array(ops.length);
+    let failedIndex = -1;
     try {
       this.inTransaction((b) => {
-        for (let i = 0; i < ops.length; i++) results[i] = ops[i].run(b);
+        for (let i = 0; i < ops.length; i++) {
+          failedIndex = i;
+          results[i] = ops[i].run(b);
+        }
+        failedIndex = -1;
       });
     } catch (err) {
-      if (ops.length === 1) {
-        ops[0].reject(err);
+      if (failedIndex < 0) {
+        this.logger.error({ err, requests: ops.length }, 'a group commit failed');
+        for (const op of ops) op.reject(err);
         return;
       }
-      this.logger.warn({ err, requests: ops.length }, 'a group commit failed; retrying its requests one by one');
-      for (const op of ops) this.runGroup([op]);
+      ops[failedIndex].reject(err);
+      const rest = ops.filter((_, i) => i !== failedIndex);
+      if (rest.length > 0) this.runGroup(rest);
       return;
     }
     for (let i = 0; i < ops.length; i++) ops[i].resolve(results[i]);
@@ -1233,6 +1238,8 @@ export class SqliteEventStore implements EventStore {
       const original = this.writable(originalStreamOf(streamId));
       original.meta = parseStreamMetadata(lastEvent.isJson, lastEvent.data);
       if (original.key !== 0) original.dirty = true;
+      // `$tb` = deleted is a soft delete, whether DeleteStream or a client wrote it.
+      if (original.meta.metadata.truncateBefore === EVENT_NUMBER_DELETED) b.deleted.push({ streamId: original.id, hard: false });
     } else if (streamId === SystemStreams.Settings) {
       b.settings = parseSystemSettings(lastEvent.isJson, lastEvent.data);
     }
@@ -1295,7 +1302,6 @@ export class SqliteEventStore implements EventStore {
     // EventStoreDB 20+: soft-deleting a stream that never existed (nor its metadata) is a wrong expected version.
     if (this.stream(streamId).last < 0 && this.lastNumberOf(meta) < 0) return failedDelete('WrongExpectedVersion', 'Wrong expected version.', -1);
     const written = this.writeEvents(b, meta, this.lastNumberOf(meta), [systemEvent(SystemEventTypes.Metadata, SOFT_DELETE_METADATA)], false);
-    b.deleted.push({ streamId, hard: false });
     return { result: 'Success', preparePosition: written.lastPosition, commitPosition: written.commitPosition };
   }
 

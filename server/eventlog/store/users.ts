@@ -6,10 +6,10 @@
  * Password hashes stay in the table only, never in events.
  */
 import crypto from 'node:crypto';
-import { metastreamOf, SystemEventTypes, SystemRoles, SystemStreams } from './metadata.ts';
+import { jsonEvent, metastreamOf, SystemEventTypes, SystemRoles, SystemStreams } from './metadata.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { SqliteEventStore, SystemWriter } from './sqlite-store.ts';
-import { ExpectedVersion, type EventLogUser, type EventLogUsers, type NewEvent, type Principal } from './types.ts';
+import { ExpectedVersion, type EventLogUser, type EventLogUsers, type Principal } from './types.ts';
 
 export type EventLogUserErrorCode = 'NOT_FOUND' | 'EXISTS' | 'INVALID';
 
@@ -28,6 +28,7 @@ export const DEFAULT_USERS = [
 ] as const;
 const DEFAULT_PASSWORD = 'changeit';
 const DEFAULT_USERS_FLAG = 'default_users_created';
+let defaultPasswordHash: Promise<string> | undefined;
 /** TCP packages carry credentials with a one-byte length. */
 const MAX_CREDENTIAL_BYTES = 255;
 const MAX_GROUPS = 64;
@@ -44,10 +45,6 @@ interface UserRow {
 
 function toUser(row: UserRow): EventLogUser {
   return { name: row.name, fullName: row.full_name, groups: JSON.parse(row.groups) as string[], disabled: row.disabled === 1, createdAt: row.created_at };
-}
-
-function jsonEvent(eventType: string, body: unknown): NewEvent {
-  return { eventId: crypto.randomUUID(), eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: new Uint8Array(0) };
 }
 
 function validateName(name: unknown): asserts name is string {
@@ -112,13 +109,15 @@ export class SqliteEventLogUsers implements EventLogUsers {
   /** Creates admin/changeit ($admins) and ops/changeit ($ops) the first time a log is opened. */
   async ensureDefaultUsers(): Promise<void> {
     if (this.sql.getFlag.get(DEFAULT_USERS_FLAG)) return;
-    const hashes = await Promise.all(DEFAULT_USERS.map(() => hashPassword(DEFAULT_PASSWORD)));
+    // The default password is public, so one hash per process serves every new log (tests open many).
+    defaultPasswordHash ??= hashPassword(DEFAULT_PASSWORD);
+    const hash = await defaultPasswordHash;
     await this.store.runSystemWrite(
       (w) => {
         // Another process (the CLI) may have done it while we were hashing.
         if (this.sql.getFlag.get(DEFAULT_USERS_FLAG)) return;
-        DEFAULT_USERS.forEach((u, i) => {
-          if (!this.sql.get.get(u.name)) this.createInBatch(w, u.name, u.fullName, [...u.groups], hashes[i]);
+        DEFAULT_USERS.forEach((u) => {
+          if (!this.sql.get.get(u.name)) this.createInBatch(w, u.name, u.fullName, [...u.groups], hash);
         });
         this.sql.setFlag.run(DEFAULT_USERS_FLAG, String(w.now));
       },

@@ -1,5 +1,5 @@
 import type { ResolvedEvent } from '../store/types.ts';
-import { BadRequestError, filterFromWire, int64ToNumber, resolvedEventToWire, resolvedIndexedEventToWire } from '../tcp/codec.ts';
+import { BadRequestError, eventNumberToWire, filterFromWire, int64ToNumber, resolvedEventToWire, resolvedIndexedEventToWire } from '../tcp/codec.ts';
 import { TcpCommand } from '../tcp/commands.ts';
 import type { ClientConnection } from '../tcp/connection.ts';
 import type { CommandHandlerMap, RequestContext } from '../tcp/dispatcher.ts';
@@ -283,7 +283,10 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions): CommandHa
           return;
         }
         state.byCorrelation.set(key, { kind: 'persistent', handle: result.consumer });
-        ctx.replyMessage(TcpCommand.PersistentSubscriptionConfirmation, 'PersistentSubscriptionConfirmation', result.confirmation);
+        ctx.replyMessage(TcpCommand.PersistentSubscriptionConfirmation, 'PersistentSubscriptionConfirmation', {
+          ...result.confirmation,
+          lastEventNumber: eventNumberToWire(result.confirmation.lastEventNumber),
+        });
         result.consumer.start();
       },
     },

@@ -70,6 +70,18 @@ describe('events', () => {
     expect(() => newEventFromWire({ eventId: Buffer.alloc(3), eventType: 't', dataContentType: 0, metadataContentType: 0, data: Buffer.alloc(0) })).toThrow(BadRequestError);
   });
 
+  it('gives an absent NewEvent.metadata as empty bytes', () => {
+    const bytes = strict.WriteEvents.encode({
+      eventStreamId: 's', expectedVersion: -2, requireMaster: true,
+      events: [{ eventId: guidStringToBytes(record.eventId), eventType: 't', dataContentType: 0, metadataContentType: 0, data: Buffer.from('x') }],
+    }).finish();
+    const decoded = decodeMessage<{ events: Parameters<typeof newEventFromWire>[0][] }>('WriteEvents', bytes);
+    const event = newEventFromWire(decoded.events[0]);
+    expect(event.metadata).toBeInstanceOf(Uint8Array);
+    expect(event.metadata.length).toBe(0);
+    expect(Buffer.from(event.data).toString()).toBe('x');
+  });
+
   it('writes every required field of an all-zero EventRecord so the strict client accepts it', () => {
     const bytes = encodeMessage('EventRecord', eventRecordToWire(record));
     const decoded = strict.EventRecord.decode(bytes);

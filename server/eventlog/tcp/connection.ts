@@ -21,11 +21,13 @@
  *   returns true, rather than take the connection down.
  *
  *   Cleanup — connection.onClose(fn) runs fn once when the connection ends (any reason); it returns
- *   an unregister function. connection.closed tells whether it already ended.
+ *   an unregister function. connection.closed tells whether it is ending or ended.
  *
  *   Facts — id, name (from IdentifyClient), remoteAddress/remotePort, secure (TLS), connectedAt,
  *   user, bytesIn/bytesOut, packagesIn/packagesOut, pendingSendPackages/pendingSendBytes; info()
- *   gives them as one plain object. ConnectionRegistry.list() lists every open connection.
+ *   gives them as one plain object (ConnectionInfo, the UI's field names).
+ *   EventLogTcpServer.connections (ConnectionRegistry) lists every open connection;
+ *   EventLogTcpServer.stats keeps totals.
  */
 import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -201,6 +203,11 @@ export class ClientConnection {
 
   get user(): string | null {
     return this.defaultPrincipal?.name ?? this.lastUser;
+  }
+
+  /** The largest package this connection sends or accepts. */
+  get maxFrameBytes(): number {
+    return this.limits.maxFrameBytes;
   }
 
   // ---- sending ----

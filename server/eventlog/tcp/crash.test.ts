@@ -86,8 +86,8 @@ describe('crash safety of acknowledged appends', () => {
       server.child.kill('SIGKILL');
       await server.exited;
       stop = true;
+      conn.close(); // fails the appends that were in flight
       await Promise.all(workers);
-      conn.close();
       server = null;
     }
 
@@ -112,6 +112,7 @@ describe('crash safety of acknowledged appends', () => {
         total += acknowledged.get(stream)!.size;
       }
       expect(total).toBeGreaterThan(0);
+      console.log(`crash test: ${total} acknowledged events over ${ROUNDS} SIGKILLs`);
 
       // $all: each stream's events once, in stream order, positions strictly increasing.
       const inAll = new Map<string, number[]>();

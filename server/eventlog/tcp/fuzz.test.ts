@@ -16,7 +16,7 @@ import { startTcpFixture, type TcpFixture } from './test-support.ts';
 
 const SEED = Number(process.env.HOMEPORT_FUZZ_SEED ?? crypto.randomInt(2 ** 31));
 const FUZZ_SOCKETS = 4;
-const FRAMES_PER_SOCKET = Number(process.env.FZ ?? 1500);
+const FRAMES_PER_SOCKET = Number(process.env.HOMEPORT_FUZZ_FRAMES ?? 2500);
 
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -56,15 +56,15 @@ function templates(): Buffer[] {
 function fuzzFrame(random: () => number, base: Buffer[]): Buffer {
   const int = (n: number) => Math.floor(random() * n);
   const template = Buffer.from(base[int(base.length)]);
-  const kind = int(9);
+  // Mostly well-framed damage (it reaches decoding and dispatch); now and then a frame that breaks the
+  // connection (random framing, lying length, random flags), which costs the fuzzer its socket.
+  const roll = random();
+  const kind = roll < 0.01 ? 2 : roll < 0.02 ? 7 : roll < 0.03 ? 6 : [0, 1, 3, 4, 5, 8][int(6)];
   switch (kind) {
-    case 0: // random bytes with a consistent length prefix
+    case 0: // a known command with a random body
     case 1: {
       const body = crypto.randomBytes(int(120));
-      const frame = Buffer.alloc(4 + body.length);
-      frame.writeInt32LE(body.length, 0);
-      body.copy(frame, 4);
-      return frame;
+      return encodeFrame(kind === 0 ? template[4] : int(256), crypto.randomBytes(16), body);
     }
     case 2: // random bytes, framing included
       return crypto.randomBytes(1 + int(64));
@@ -91,7 +91,7 @@ function fuzzFrame(random: () => number, base: Buffer[]): Buffer {
       return template;
     default: {
       // bytes inserted in the middle, consistent length
-      const at = 4 + int(template.length - 4);
+      const at = 22 + int(template.length - 22);
       const grown = Buffer.concat([template.subarray(0, at), crypto.randomBytes(1 + int(8)), template.subarray(at)]);
       grown.writeInt32LE(grown.length - 4, 0);
       return grown;
@@ -176,7 +176,7 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
       expect(results.reduce((n, r) => n + r.sent, 0)).toBe(FUZZ_SOCKETS * FRAMES_PER_SOCKET);
       // The fuzz reached the protocol: many packages were parsed, rejected, and connections dropped.
       const stats = fx.server.stats;
-      expect(stats.packagesReceived).toBeGreaterThan(FUZZ_SOCKETS * FRAMES_PER_SOCKET * 0.3);
+      expect(stats.packagesReceived).toBeGreaterThan(FUZZ_SOCKETS * FRAMES_PER_SOCKET * 0.2);
       expect(stats.badRequests).toBeGreaterThan(100);
       expect(stats.connectionsDropped).toBeGreaterThan(10);
 

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openEventLog, type EventLog } from '../eventlog.ts';
+import { openEventLog, type EventLog, type OpenEventLogOptions } from '../eventlog.ts';
 import { TcpCommand } from './commands.ts';
 import { FrameReader } from './framing.ts';
 import { encodeFrame, parsePackage, type TcpPackage } from './package.ts';
@@ -21,10 +21,10 @@ export interface TcpFixture {
 }
 
 /** An event log plus its TCP listener in a fresh temporary directory (no HTTP, no social server). */
-export async function startTcpFixture(options: Partial<EventLogTcpOptions> = {}): Promise<TcpFixture> {
+export async function startTcpFixture(options: Partial<EventLogTcpOptions> = {}, eventLogOptions: Partial<OpenEventLogOptions> = {}): Promise<TcpFixture> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tcp-raw-'));
   const logger = pino({ level: 'silent' });
-  const eventLog = await openEventLog({ dataDir, logger });
+  const eventLog = await openEventLog({ dataDir, logger, ...eventLogOptions });
   const server = await startEventLogTcp(eventLog, { host: '127.0.0.1', port: 0, tlsPort: null, dataDir, logger, ...options });
   return {
     dataDir,

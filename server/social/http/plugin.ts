@@ -20,28 +20,27 @@ export const SIGN_IN_RATE_LIMIT = { max: 25, timeWindow: 5 * 60 * 1000, keyGener
 
 const MULTIPART_LIMITS = { fileSize: 100 * 1024 * 1024, files: 10, fields: 500, fieldSize: 1024 * 1024, parts: 510 };
 
-interface MultipartField {
-  type: 'file' | 'field';
-  fieldname: string;
-  value?: unknown;
-  filename?: string;
-  mimetype?: string;
-  toBuffer?: () => Promise<Buffer>;
-}
-
-/** Turns @fastify/multipart's field objects into plain values and files, then nests bracketed names. */
-async function flattenMultipart(body: Record<string, MultipartField | MultipartField[]>): Promise<Record<string, unknown>> {
-  const pairs: Record<string, unknown> = {};
-  for (const [key, raw] of Object.entries(body)) {
-    const list = Array.isArray(raw) ? raw : [raw];
-    const values: unknown[] = [];
-    for (const f of list) {
-      if (f.type === 'file') values.push({ filename: f.filename ?? '', mimetype: f.mimetype ?? 'application/octet-stream', data: await f.toBuffer!() });
-      else values.push(f.value);
+/**
+ * Reads a multipart body into plain values and files (kept in memory, within MULTIPART_LIMITS), then nests
+ * bracketed names. A malformed body is a 400, an oversized file a 413.
+ */
+async function readMultipart(req: FastifyRequest): Promise<Record<string, unknown>> {
+  const pairs: Record<string, unknown[]> = {};
+  try {
+    for await (const part of req.parts()) {
+      const value =
+        part.type === 'file'
+          ? { filename: part.filename ?? '', mimetype: part.mimetype || 'application/octet-stream', data: await part.toBuffer() }
+          : (part as { value: unknown }).value;
+      (pairs[part.fieldname] ??= []).push(value);
     }
-    pairs[key] = values.length === 1 && !key.endsWith('[]') ? values[0] : values;
+  } catch (err) {
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status === 413) throw new ApiError(413, 'The request body is too large');
+    throw new ApiError(400, `The multipart body is malformed: ${(err as Error).message}`);
   }
-  return nestFlatPairs(pairs);
+  const flat = Object.fromEntries(Object.entries(pairs).map(([k, v]) => [k, v.length === 1 && !k.endsWith('[]') ? v[0] : v]));
+  return nestFlatPairs(flat);
 }
 
 /**
@@ -63,7 +62,13 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     });
   });
   await app.register(fastifyFormbody, { parser: (text) => parseQueryString(String(text)) });
-  await app.register(fastifyMultipart, { attachFieldsToBody: true, limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
+  await app.register(fastifyMultipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
+  // Browsers send text/plain for fetch() with a string body; an empty one is fine, anything else is not ours to read.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => {
+    if (String(body).trim() === '') return done(null, {});
+    done(new ApiError(415, `Unsupported content type ${req.headers['content-type'] ?? ''}; send JSON, a form or multipart/form-data`), undefined);
+  });
   await app.register(fastifyCookie);
   await app.register(fastifyCors, {
     origin: '*',
@@ -88,9 +93,7 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.addHook('preValidation', async (req) => {
     const q = req.url.indexOf('?');
     req.query = q >= 0 ? parseQueryString(req.url.slice(q + 1)) : {};
-    if (req.isMultipart() && req.body && typeof req.body === 'object') {
-      req.body = await flattenMultipart(req.body as Record<string, MultipartField | MultipartField[]>);
-    }
+    if (req.isMultipart()) req.body = await readMultipart(req);
   });
   app.addHook('preHandler', authenticate(ctx));
 

@@ -83,6 +83,9 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
     megalodon: (token) => generator('mastodon', url, token ?? null, 'homeport-tests', makeAxios()),
     axios: makeAxios,
     async close() {
+      if (process.env.HOMEPORT_OPENAPI_REPORT) {
+        process.stderr.write(`OpenAPI: ${recorder.checked} bodies validated; without schema: ${JSON.stringify([...recorder.unchecked.entries()], null, 1)}\n`);
+      }
       globalThis.fetch = original;
       await closeServer();
       fs.rmSync(dir, { recursive: true, force: true });

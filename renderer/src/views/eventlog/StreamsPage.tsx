@@ -51,9 +51,11 @@ export function StreamsPage() {
   const [adding, setAdding] = useState(false);
   const [added, setAdded] = useState<{ streamId: string; eventNumber: number; eventId: string } | null>(null);
 
+  // Recent streams and categories change as clients write: refresh them while the page is open.
   useEffect(() => {
-    void s.loadOverview();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    void useStreams.getState().loadOverview();
+    const timer = setInterval(() => void useStreams.getState().loadOverview(), 3000);
+    return () => clearInterval(timer);
   }, []);
 
   // ?q=…&mode=… in the URL runs that search (so a search can be bookmarked and Back returns to it).
@@ -84,7 +86,7 @@ export function StreamsPage() {
       </div>
       <EventLogTabs current="streams" />
 
-      <form className="toolbar search" role="search" aria-label="Find streams" onSubmit={submit}>
+      <form className="toolbar search" role="search" aria-label="Stream search" onSubmit={submit}>
         <label className="grow">
           Find streams
           <input type="search" value={s.query} onChange={(e) => s.setQuery(e.target.value)} placeholder="order-, order-42 or order-*-2024" />
@@ -137,7 +139,7 @@ export function StreamsPage() {
           {!s.searching && s.results.length > 0 && <StreamList label="Matching streams" streams={s.results} time="updatedAt" />}
           {s.results.length >= 200 && <p className="muted">Showing the first 200 matches; narrow the search to see others.</p>}
         </section>
-      ) : s.error ? (
+      ) : s.error && !s.recent ? (
         <ErrorState message={s.error} onRetry={() => void s.loadOverview()} />
       ) : s.loading || !s.recent ? (
         <Loading />
@@ -148,6 +150,7 @@ export function StreamsPage() {
         </Empty>
       ) : (
         <div className="columns">
+          {s.error && <Notice kind="error">Could not refresh: {s.error}</Notice>}
           <section aria-labelledby="changed-title">
             <h2 id="changed-title">Recently changed</h2>
             <StreamList label="Recently changed streams" streams={s.recent.changed} time="updatedAt" />

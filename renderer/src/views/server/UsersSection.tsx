@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Dialog, Empty, ErrorState, formatTime, Loading, Notice } from '../../components/ui.tsx';
+import { Dialog, Empty, ErrorState, Field, formatTime, Loading, Notice } from '../../components/ui.tsx';
 import { useUsers } from '../../stores/users.ts';
 
 function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
@@ -50,13 +50,9 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
           Password
           <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />
         </label>
-        <label>
-          Groups
-          <input value={groups} onChange={(e) => setGroups(e.target.value)} placeholder="$admins, $ops or your own" aria-describedby="groups-help" />
-          <span className="help" id="groups-help">
-            Comma separated. $admins may do anything; $ops may manage subscriptions.
-          </span>
-        </label>
+        <Field label="Groups" help="Comma separated. $admins may do anything; $ops may manage subscriptions.">
+          {(p) => <input {...p} value={groups} onChange={(e) => setGroups(e.target.value)} placeholder="$admins, $ops or your own" />}
+        </Field>
       </div>
       {error && (
         <p className="form-error" role="alert">

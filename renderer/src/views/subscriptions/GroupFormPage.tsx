@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import type { UiGroupDetail, UiGroupSettings } from '../../api/types.ts';
-import { ErrorState, Link, Loading } from '../../components/ui.tsx';
+import { ErrorState, Field, Link, Loading } from '../../components/ui.tsx';
 import { createGroup, DEFAULT_GROUP_SETTINGS, groupPath } from '../../stores/group.ts';
 import { routePath, useRouter } from '../../stores/router.ts';
 import { SETTING_LABELS } from './GroupPage.tsx';
@@ -148,14 +148,9 @@ export function GroupFormPage({ mode, stream: fixedStream, group: fixedGroup }: 
           </label>
           <div className="form-grid">
             {NUMBER_FIELDS.map((k) => (
-              <label key={k}>
-                {SETTING_LABELS[k].label}
-                {SETTING_LABELS[k].unit ? ` (${SETTING_LABELS[k].unit})` : ''}
-                <input inputMode="numeric" value={text[k]} onChange={(e) => setText({ ...text, [k]: e.target.value })} aria-describedby={`help-${k}`} />
-                <span className="help" id={`help-${k}`}>
-                  {SETTING_LABELS[k].help}
-                </span>
-              </label>
+              <Field key={k} label={`${SETTING_LABELS[k].label}${SETTING_LABELS[k].unit ? ` (${SETTING_LABELS[k].unit})` : ''}`} help={SETTING_LABELS[k].help}>
+                {(p) => <input {...p} inputMode="numeric" value={text[k]} onChange={(e) => setText({ ...text, [k]: e.target.value })} />}
+              </Field>
             ))}
           </div>
           <label className="checkbox">

@@ -728,6 +728,11 @@ export class PersistentGroup {
     return candidate;
   }
 
+  /** Waits for checkpoint writes in flight (e.g. before the checkpoint stream is deleted). */
+  async settled(): Promise<void> {
+    while (this.checkpointWriting) await this.checkpointWriting;
+  }
+
   /** Writes the final checkpoint (after stop) and waits for checkpoint writes in flight. */
   async flush(): Promise<void> {
     const candidate = this.checkpointCandidate();

@@ -145,7 +145,7 @@ export class PersistentSubscriptions {
       this.entries = entries;
       group.stop('Unsubscribed');
       this.removeGroup(group);
-      await group.flush().catch(() => undefined); // let a checkpoint write in flight land before deleting its stream
+      await group.settled(); // a checkpoint write in flight lands before its stream is deleted
       for (const stream of [checkpointStreamOf(streamId, groupName), parkedStreamOf(streamId, groupName)]) {
         try {
           const result = await this.store.deleteStream(stream, ExpectedVersion.Any, false, this.ctx.system);

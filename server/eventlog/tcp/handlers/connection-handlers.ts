@@ -17,7 +17,8 @@ export const connectionHandlers: CommandHandlerMap = {
     needsStore: false,
     handle(ctx, message: IdentifyClientMessage) {
       ctx.connection.clientVersion = message.version;
-      ctx.connection.name = message.connectionName ? message.connectionName : null;
+      // Shown in the UI's connection list; a name is a label, not a payload.
+      ctx.connection.name = message.connectionName ? message.connectionName.slice(0, 256) : null;
       ctx.reply(TcpCommand.ClientIdentified, null);
     },
   },

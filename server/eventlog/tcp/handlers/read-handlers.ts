@@ -20,7 +20,6 @@ import {
 } from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
 import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
-import { MAX_FRAME_BYTES } from '../framing.ts';
 import {
   enumTable,
   type FilteredReadAllEventsMessage,
@@ -36,8 +35,11 @@ const ReadStreamResultWire = enumTable<ReadStreamResultCode>('ReadStreamEventsCo
 const ReadAllResultWire = enumTable<ReadAllResultCode>('ReadAllEventsCompleted.ReadAllResult');
 const FilteredReadAllResultWire = enumTable<ReadAllResultCode>('FilteredReadAllEventsCompleted.FilteredReadAllResult');
 
-/** Replies stay this far under the frame limit (the size estimate is conservative, this is extra room). */
-const REPLY_BUDGET_BYTES = MAX_FRAME_BYTES - 1024 * 1024;
+/** Replies stay under the connection's frame limit, with room to spare (the size estimate is conservative too). */
+function replyBudget(ctx: RequestContext): number {
+  const limit = ctx.connection.maxFrameBytes;
+  return limit - Math.min(1024 * 1024, Math.floor(limit / 16));
+}
 
 function streamIdOf(id: string): string {
   if (!id) throw new BadRequestError('Empty stream id.');
@@ -51,11 +53,11 @@ function countError(maxCount: number): string | null {
 }
 
 /** How many leading entries fit in one reply (at least one, so a reader always progresses). */
-function entriesThatFit(entries: readonly Parameters<typeof resolvedEntryWireSize>[0][]): number {
+function entriesThatFit(entries: readonly Parameters<typeof resolvedEntryWireSize>[0][], budget: number): number {
   let total = 0;
   for (let i = 0; i < entries.length; i++) {
     total += resolvedEntryWireSize(entries[i]);
-    if (total > REPLY_BUDGET_BYTES) return Math.max(1, i);
+    if (total > budget) return Math.max(1, i);
   }
   return entries.length;
 }
@@ -106,7 +108,7 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
   const r = forward
     ? ctx.store.readStreamForward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller)
     : ctx.store.readStreamBackward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  const fit = entriesThatFit(r.events);
+  const fit = entriesThatFit(r.events, replyBudget(ctx));
   if (fit < r.events.length) {
     // Too big for one frame: return a shorter slice; the client pages on from next_event_number.
     const kept = r.events.slice(0, fit);
@@ -129,8 +131,8 @@ function readAllFailure(from: Position, result: ReadAllResultCode, error: string
 }
 
 /** Trims a $all slice that would not fit one frame; the next cursor then points at the first event left out. */
-function fitAllSlice(r: ReadAllResult, forward: boolean): ReadAllResult {
-  const fit = entriesThatFit(r.events);
+function fitAllSlice(r: ReadAllResult, forward: boolean, budget: number): ReadAllResult {
+  const fit = entriesThatFit(r.events, budget);
   if (fit >= r.events.length) return r;
   const kept = r.events.slice(0, fit);
   const boundary = forward ? r.events[fit] : kept[kept.length - 1];
@@ -169,7 +171,7 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
     : forward
       ? ctx.store.readAllForward(from, m.maxCount, m.resolveLinkTos, ctx.caller)
       : ctx.store.readAllBackward(from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  ctx.replyMessage(command, 'ReadAllEventsCompleted', allBody(fitAllSlice(r, forward), ReadAllResultWire));
+  ctx.replyMessage(command, 'ReadAllEventsCompleted', allBody(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire));
 }
 
 function checkFilter(filter: EventFilter | null): string | null {
@@ -193,7 +195,7 @@ function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, f
     : forward
       ? ctx.store.filteredReadAllForward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller)
       : ctx.store.filteredReadAllBackward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller);
-  const fitted = fitAllSlice(r, forward);
+  const fitted = fitAllSlice(r, forward, replyBudget(ctx));
   ctx.replyMessage(command, 'FilteredReadAllEventsCompleted', {
     ...allBody(fitted, FilteredReadAllResultWire),
     isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false,

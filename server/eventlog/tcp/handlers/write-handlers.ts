@@ -21,10 +21,9 @@ import {
   type WriteEventsMessage,
 } from '../messages.ts';
 
-/** WriteEvents, DeleteStream and the three transaction commands. */
+/** WriteEvents, DeleteStream and the three transaction commands. Access rules (e.g. no writes to `$all`) are the store's. */
 
 const OperationResultCode = enumTable<OperationResult>('OperationResult');
-const ALL_STREAM = '$all';
 
 function streamIdOf(id: string): string {
   if (!id) throw new BadRequestError('Empty stream id.');
@@ -39,17 +38,6 @@ function expectedVersionOf(value: Int64): number {
 
 function eventsOf(events: NewEventMessage[] | undefined) {
   return (events ?? []).map(newEventFromWire);
-}
-
-function accessDeniedWrite(): WriteResult {
-  return {
-    result: 'AccessDenied',
-    message: 'Access denied.',
-    firstEventNumber: EVENT_NUMBER_INVALID,
-    lastEventNumber: EVENT_NUMBER_INVALID,
-    preparePosition: EVENT_NUMBER_INVALID,
-    commitPosition: EVENT_NUMBER_INVALID,
-  };
 }
 
 function sendWriteCompleted(ctx: RequestContext, r: WriteResult): void {
@@ -89,7 +77,6 @@ export const writeHandlers: CommandHandlerMap = {
       const streamId = streamIdOf(m.eventStreamId);
       const expectedVersion = expectedVersionOf(m.expectedVersion);
       const events = eventsOf(m.events);
-      if (streamId === ALL_STREAM) return sendWriteCompleted(ctx, accessDeniedWrite());
       sendWriteCompleted(ctx, await ctx.store.appendToStream(streamId, expectedVersion, events, ctx.caller));
     },
   },
@@ -99,10 +86,6 @@ export const writeHandlers: CommandHandlerMap = {
     async handle(ctx, m: DeleteStreamMessage) {
       const streamId = streamIdOf(m.eventStreamId);
       const expectedVersion = expectedVersionOf(m.expectedVersion);
-      if (streamId === ALL_STREAM) {
-        const denied = accessDeniedWrite();
-        return sendDeleteCompleted(ctx, { ...denied });
-      }
       sendDeleteCompleted(ctx, await ctx.store.deleteStream(streamId, expectedVersion, m.hardDelete === true, ctx.caller));
     },
   },
@@ -112,10 +95,7 @@ export const writeHandlers: CommandHandlerMap = {
     async handle(ctx, m: TransactionStartMessage) {
       const streamId = streamIdOf(m.eventStreamId);
       const expectedVersion = expectedVersionOf(m.expectedVersion);
-      const r: TransactionResult =
-        streamId === ALL_STREAM
-          ? { transactionId: -1, result: 'AccessDenied', message: 'Access denied.' }
-          : await ctx.store.startTransaction(streamId, expectedVersion, ctx.caller);
+      const r = await ctx.store.startTransaction(streamId, expectedVersion, ctx.caller);
       ctx.replyMessage(TcpCommand.TransactionStartCompleted, 'TransactionStartCompleted', transactionBody(r));
     },
   },

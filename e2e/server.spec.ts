@@ -1,0 +1,78 @@
+import { connectClient, es, jsonEvent } from './es-client.ts';
+import { expect, screenshotPath, test } from './fixtures.ts';
+
+test('server view: copyable connection strings, event-log users, and the log with filters', async ({ signedIn: page, homeport, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Server' }).click();
+
+  // The node-eventstore-client connection string points at this server's TCP port.
+  const copy = page.getByRole('button', { name: 'Copy node-eventstore-client connection string for Event log (TCP)' });
+  await copy.click();
+  const text = await page.evaluate(() => navigator.clipboard.readText());
+  expect(text).toContain(`tcp://127.0.0.1:${homeport.tcpPort}`);
+  await expect(page.getByRole('table', { name: 'Databases' })).toContainText('eventlog.db');
+
+  // Add a user, who can then write through a real client.
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const add = page.getByRole('dialog', { name: 'Add an event-log user' });
+  await add.getByLabel('User name').fill('writer');
+  await add.getByLabel('Full name').fill('Batch Writer');
+  await add.getByLabel('Password').fill('w-secret-1');
+  await add.getByLabel('Groups').fill('$ops, writers');
+  await add.getByRole('button', { name: 'Add user' }).click();
+  const users = page.getByRole('table', { name: 'Event-log users' });
+  await expect(users).toContainText('Batch Writer');
+  await expect(users.getByRole('row', { name: /writer/ })).toContainText('$ops, writers');
+
+  const asWriter = async (password: string) => {
+    const conn = es.createConnection({ defaultUserCredentials: new es.UserCredentials('writer', password), log: { debug() {}, info() {}, error() {} } }, `tcp://127.0.0.1:${homeport.tcpPort}`);
+    const connected = new Promise((r) => conn.once('connected', r));
+    await conn.connect();
+    await connected;
+    try {
+      await conn.appendToStream('writer-check', es.expectedVersion.any, [jsonEvent('Checked', { password })]);
+      return 'ok';
+    } catch (err) {
+      return (err as Error).name;
+    } finally {
+      conn.close();
+    }
+  };
+  expect(await asWriter('w-secret-1')).toBe('ok');
+
+  // Change the password: the old one stops working, the new one works.
+  await page.getByRole('button', { name: 'Change password of writer' }).click();
+  const pw = page.getByRole('dialog', { name: 'Change the password of writer' });
+  await pw.getByLabel('New password').fill('w-secret-2');
+  await pw.getByLabel('Repeat it').fill('w-secret-3');
+  await pw.getByRole('button', { name: 'Change password' }).click();
+  await expect(pw.getByRole('alert')).toHaveText('The two passwords differ');
+  await pw.getByLabel('Repeat it').fill('w-secret-2');
+  await pw.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByText('Changed the password of writer.')).toBeVisible();
+  await expect.poll(() => asWriter('w-secret-2')).toBe('ok');
+  await expect.poll(() => asWriter('w-secret-1')).not.toBe('ok');
+  await page.screenshot({ path: screenshotPath('server-users'), fullPage: true });
+
+  // Remove the user.
+  await page.getByRole('button', { name: 'Remove writer' }).click();
+  const remove = page.getByRole('dialog', { name: 'Remove user writer' });
+  await remove.getByRole('button', { name: 'Remove user' }).click();
+  await expect(page.getByText('Removed user writer.')).toBeVisible();
+  await expect(users).not.toContainText('Batch Writer');
+
+  // The log tail: the user changes were logged; filters narrow it down.
+  const log = page.getByRole('list', { name: 'Server log' });
+  await page.getByLabel('Contains').fill('/eventlog/users');
+  await expect(log).toContainText('request completed');
+  await page.getByLabel('Level').selectOption('error');
+  await expect(page.getByText('No log lines at this level containing that text.')).toBeVisible();
+  await page.getByLabel('Level').selectOption('info');
+  await page.getByLabel('Contains').fill('');
+  await expect(log.locator('li').first()).toBeVisible();
+
+  const client = await connectClient(homeport.tcpPort, 'server-view-check');
+  await client.appendToStream('server-check', es.expectedVersion.any, [jsonEvent('Ping', {})]);
+  client.close();
+  await page.screenshot({ path: screenshotPath('server-view-full'), fullPage: true });
+});

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RegisteredRoute } from '../context.ts';
+import { ALL_SCOPES, grants } from '../oauth/scopes.ts';
+import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
+
+let server: SocialTestServer;
+let owner: TestUser;
+let other: TestUser;
+
+beforeAll(async () => {
+  server = await startSocialTestServer();
+  owner = await server.createUser('owner', { role: 'owner' });
+  other = await server.createUser('other');
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A concrete URL for a route pattern: path parameters name the other user. */
+function concrete(route: RegisteredRoute): string {
+  return route.url.replace(/:(id|account_id)\b/g, other.accountId).replace(/:\w+/g, 'x');
+}
+
+function scopedRoutes(): (RegisteredRoute & { scopes: string[] })[] {
+  return server.social.routes.flatMap((r) => (r.auth.kind !== 'public' && r.auth.scopes.length > 0 ? [{ ...r, scopes: r.auth.scopes }] : []));
+}
+
+describe('scopes', () => {
+  it('registers every API route with an auth rule, and only the expected ones are public', () => {
+    const routes = server.social.routes;
+    expect(routes.length).toBeGreaterThan(50);
+    const publicApi = routes.filter((r) => r.auth.kind === 'public' && r.url.startsWith('/api/')).map((r) => `${r.method} ${r.url}`);
+    expect(publicApi.sort()).toEqual(
+      [
+        'GET /api/v1/instance',
+        'GET /api/v1/instance/activity',
+        'GET /api/v1/instance/extended_description',
+        'GET /api/v1/instance/languages',
+        'GET /api/v1/instance/peers',
+        'GET /api/v1/instance/privacy_policy',
+        'GET /api/v1/instance/rules',
+        'GET /api/v1/instance/terms_of_service',
+        'GET /api/v1/instance/translation_languages',
+        'GET /api/v2/instance',
+        'POST /api/v1/apps',
+      ].sort(),
+    );
+  });
+
+  it('answers 403 on every endpoint when the token lacks the endpoint’s scope', async () => {
+    const routes = scopedRoutes();
+    expect(routes.length).toBeGreaterThan(40);
+    const failures: string[] = [];
+    for (const route of routes) {
+      // Everything except what would satisfy the route (umbrellas and the deprecated follow included).
+      const lacking = ALL_SCOPES.filter((s) => !route.scopes.some((required) => grants([s], required)));
+      const { token } = server.admin.createToken(owner.username, lacking.join(' '));
+      const res = await server.fetch(`${server.url}${concrete(route)}`, { method: route.method, headers: { Authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { error?: string };
+      if (res.status !== 403 || body.error !== 'This action is outside the authorized scopes') failures.push(`${route.method} ${route.url} → ${res.status} ${JSON.stringify(body)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('accepts umbrella scopes and follow for its parts', () => {
+    expect(grants(['read'], 'read:accounts')).toBe(true);
+    expect(grants(['follow'], 'read:follows')).toBe(true);
+    expect(grants(['follow'], 'write:mutes')).toBe(true);
+    expect(grants(['follow'], 'read:accounts')).toBe(false);
+    expect(grants(['follow'], 'write:statuses')).toBe(false);
+    expect(grants(['admin:read'], 'admin:read:accounts')).toBe(true);
+    expect(grants(['write'], 'read:accounts')).toBe(false);
+    expect(grants(['read:accounts'], 'read')).toBe(false);
+  });
+
+  it('answers 401 without a token and 422 with an app token on user endpoints', async () => {
+    const me = await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`);
+    expect(me.status).toBe(401);
+    expect(me.headers.get('www-authenticate')).toContain('invalid_token');
+    const bogus = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}`, { headers: { Authorization: 'Bearer not-a-token' } });
+    expect(bogus.status).toBe(401);
+  });
+});
+
+describe('input handling', () => {
+  const BAD_BODIES: { contentType: string; body: string }[] = [
+    { contentType: 'application/json', body: '{"unterminated": ' },
+    { contentType: 'application/json', body: '[1, 2, 3]' },
+    { contentType: 'application/json', body: '"a string"' },
+    {
+      contentType: 'application/json',
+      body: JSON.stringify({ id: { $gt: 1 }, limit: 'many', duration: [1], notifications: { a: 1 }, comment: 42, domain: ['x'], uri: null, note: { x: 1 }, source: 'weird', fields_attributes: 'nope', acct: ['a'], q: {}, email: 7 }),
+    },
+    { contentType: 'application/x-www-form-urlencoded', body: 'id[][x]=1&limit[]=2&source[privacy][]=a&fields_attributes[0]=x&__proto__[polluted]=1&duration=abc' },
+    { contentType: 'text/plain', body: 'hello' },
+    { contentType: 'multipart/form-data; boundary=broken', body: '--broken\r\nContent-Disposition: form-data; name="note"\r\n\r\nunterminated' },
+  ];
+
+  it('never answers 500, whatever the body, on every route', async () => {
+    const failures: string[] = [];
+    for (const route of server.social.routes) {
+      if (route.url === '/api/v1/accounts' && route.method === 'POST') continue; // rate limited to 5; covered in registration tests
+      const { token } = server.admin.createToken(owner.username, 'read write follow push profile');
+      for (const bad of BAD_BODIES) {
+        const withBody = route.method !== 'GET';
+        const res = await fetch(`${server.url}${concrete(route)}?limit=abc&max_id=zz&id[]=nope`, {
+          method: route.method,
+          headers: { Authorization: `Bearer ${token}`, ...(withBody ? { 'Content-Type': bad.contentType } : {}) },
+          body: withBody ? bad.body : undefined,
+        });
+        const text = await res.text();
+        if (res.status >= 500) failures.push(`${route.method} ${route.url} [${bad.contentType}] → ${res.status} ${text.slice(0, 200)}`);
+        if (res.headers.get('content-type')?.startsWith('application/json') && text === '') failures.push(`${route.method} ${route.url} → empty JSON body`);
+        if (res.status === 204) failures.push(`${route.method} ${route.url} → 204`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('answers malformed JSON with 400, unsupported types with 415, bad ids with 404, bad values with 422 details', async () => {
+    const auth = { Authorization: `Bearer ${owner.token}` };
+    const badJson = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/mute`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"duration": ' });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toEqual({ error: 'The request body is not valid JSON' });
+    const plain = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/note`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'x' });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: string }).error).toMatch(/Unsupported content type/);
+    for (const id of ['abc', '99999999999999999999999', '-1', '12345']) {
+      const res = await server.fetch(`${server.url}/api/v1/accounts/${id}`, { headers: auth });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: 'Record not found' });
+    }
+    const badCursor = await server.fetch(`${server.url}/api/v1/blocks?max_id=abc`, { headers: auth });
+    expect(badCursor.status).toBe(422);
+    expect(((await badCursor.json()) as { details: object }).details).toHaveProperty('max_id');
+    const missing = await server.fetch(`${server.url}/api/v1/accounts/lookup`, { headers: auth });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({ error: 'param is missing or the value is empty: acct' });
+    const emptyJson = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}/follow`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } });
+    expect(emptyJson.status).toBe(200);
+  });
+
+  it('parses Rails bracket parameters in query, form and multipart bodies', async () => {
+    const auth = { Authorization: `Bearer ${owner.token}` };
+    const rels = (await (await server.fetch(`${server.url}/api/v1/accounts/relationships?id[]=${other.accountId}&id[]=${owner.accountId}`, { headers: auth })).json()) as { id: string }[];
+    expect(rels.map((r) => r.id)).toEqual([other.accountId, owner.accountId]);
+    const single = (await (await server.fetch(`${server.url}/api/v1/accounts/relationships?id=${other.accountId}`, { headers: auth })).json()) as { id: string }[];
+    expect(single.map((r) => r.id)).toEqual([other.accountId]);
+
+    const form = await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, {
+      method: 'PATCH',
+      headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'source[privacy]=private&fields_attributes[0][name]=A&fields_attributes[0][value]=1&fields_attributes[1][name]=B&fields_attributes[1][value]=2',
+    });
+    const formJson = (await form.json()) as { source: { privacy: string }; fields: { name: string }[] };
+    expect(formJson.source.privacy).toBe('private');
+    expect(formJson.fields.map((f) => f.name)).toEqual(['A', 'B']);
+
+    const multipart = new FormData();
+    multipart.append('source[sensitive]', 'true');
+    multipart.append('fields_attributes[0][name]', 'C');
+    multipart.append('fields_attributes[0][value]', '3');
+    const mp = (await (await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: auth, body: multipart })).json()) as {
+      source: { sensitive: boolean };
+      fields: { name: string }[];
+    };
+    expect(mp.source.sensitive).toBe(true);
+    expect(mp.fields.map((f) => f.name)).toEqual(['C']);
+  });
+
+  it('marks responses private, no-store, deprecated endpoints with a Deprecation header, and sends rate-limit headers', async () => {
+    const res = await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${owner.token}` } });
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(300);
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(300);
+    expect(new Date(res.headers.get('x-ratelimit-reset')!).toISOString()).toBe(res.headers.get('x-ratelimit-reset'));
+    const v1 = await server.fetch(`${server.url}/api/v1/instance`);
+    expect(v1.headers.get('deprecation')).toMatch(/^@\d+$/);
+    const preflight = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://elk.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});

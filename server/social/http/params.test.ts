@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiError, ValidationFailure } from '../errors.ts';
+import { nestFlatPairs, nestJsonKeys, parseParams, parseQueryString, zBool, zId, zInt, zList } from './params.ts';
+
+describe('Rails-style parameters', () => {
+  it('nests brackets in query strings', () => {
+    expect(parseQueryString('types[]=mention&types[]=follow&id=5&source[privacy]=public&fields_attributes[0][name]=a&fields_attributes[1][name]=b')).toEqual({
+      types: ['mention', 'follow'],
+      id: '5',
+      source: { privacy: 'public' },
+      fields_attributes: [{ name: 'a' }, { name: 'b' }],
+    });
+    expect(parseQueryString('__proto__[x]=1&constructor[prototype][y]=2')).toEqual({});
+  });
+
+  it('nests flat multipart pairs, keeping files as they are', () => {
+    const file = { filename: 'a.png', mimetype: 'image/png', data: Buffer.alloc(1_000_000) };
+    expect(nestFlatPairs({ 'source[privacy]': 'private', avatar: file, 'id[]': ['1', '2'], 'poll[options][]': ['a'] })).toEqual({
+      source: { privacy: 'private' },
+      avatar: file,
+      id: ['1', '2'],
+      poll: { options: ['a'] },
+    });
+    expect(nestJsonKeys({ 'source[language]': 'de', note: 'x' })).toEqual({ source: { language: 'de' }, note: 'x' });
+  });
+
+  it('casts booleans, integers, ids and lists as Rails does', () => {
+    const schema = z.object({ a: zBool, b: zBool, c: zBool, n: zInt, id: zId, ids: zList(zId, 2) });
+    expect(parseParams(schema, { a: 'false', b: '1', c: '', n: '42', id: 7, ids: '3' })).toEqual({ a: false, b: true, c: false, n: 42, id: '7', ids: ['3'] });
+    expect(parseParams(schema, { a: true, b: 'off', c: 'on', n: -1, id: '8', ids: { 0: '1', 1: '2' } })).toEqual({ a: true, b: false, c: true, n: -1, id: '8', ids: ['1', '2'] });
+  });
+
+  it('answers a missing required parameter with 400 and bad values with 422 details', () => {
+    const schema = z.object({ domain: z.string(), limit: zInt.optional(), tags: zList(z.string(), 1).optional() });
+    try {
+      parseParams(schema, {});
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).statusCode).toBe(400);
+      expect((err as ApiError).message).toBe('param is missing or the value is empty: domain');
+    }
+    try {
+      parseParams(schema, { domain: 'x', limit: 'lots', tags: ['a', 'b'] });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ValidationFailure);
+      expect((err as ValidationFailure).details).toEqual({
+        limit: [{ error: 'ERR_INVALID', description: 'is invalid (expected number)' }],
+        tags: [{ error: 'ERR_TOO_LONG', description: 'has too many entries (maximum is 1)' }],
+      });
+      expect((err as ValidationFailure).message).toBe('Validation failed: Limit is invalid (expected number), Tags has too many entries (maximum is 1)');
+    }
+  });
+});

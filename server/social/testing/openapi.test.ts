@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { DEVIATIONS, findResponseSchema, OpenApiViolation, validateResponse } from './openapi.ts';
+
+describe('OpenAPI response validation', () => {
+  it('finds schemas, preferring static paths over templated ones', () => {
+    expect(findResponseSchema('GET', '/api/v1/accounts/lookup', 200)).toMatchObject({ template: '/api/v1/accounts/lookup' });
+    expect(findResponseSchema('GET', '/api/v1/accounts/123', 200)).toMatchObject({ template: '/api/v1/accounts/{id}' });
+    expect(findResponseSchema('GET', '/api/v1/accounts/123', 418)).toMatchObject({ pointer: 'mastodon-openapi#/components/schemas/Error' });
+    expect(findResponseSchema('GET', '/nodeinfo/2.0', 200)).toEqual({ missing: 'path /nodeinfo/2.0 is not in the OpenAPI document' });
+    expect(findResponseSchema('GET', '/nodeinfo/2.0', 404)).toMatchObject({ pointer: 'mastodon-openapi#/components/schemas/Error' });
+    expect(findResponseSchema('POST', '/api/v1/follows', 200)).toMatchObject({ pointer: 'mastodon-openapi#/components/schemas/Account' });
+  });
+
+  it('rejects bodies that do not match and accepts ones that do', () => {
+    expect(() => validateResponse('GET', '/api/v1/instance/rules', 200, [{ id: 1, text: 'x' }])).toThrow(OpenApiViolation);
+    expect(validateResponse('GET', '/api/v1/instance/rules', 200, [{ id: '1', text: 'x', hint: '' }])).toEqual({ checked: true, template: '/api/v1/instance/rules' });
+    expect(() => validateResponse('GET', '/api/v1/blocks', 403, { message: 'no error key' })).toThrow(OpenApiViolation);
+  });
+
+  it('documents every deviation it applies', () => {
+    expect(DEVIATIONS.map((d) => d.description)).toEqual([expect.stringContaining('blocked_by')]);
+    const relationship = { id: '1', following: false, showing_reblogs: false, notifying: false, followed_by: false, blocking: false, muting: false, muting_notifications: false, requested: false, requested_by: false, domain_blocking: false, endorsed: false, note: '' };
+    expect(validateResponse('GET', '/api/v1/accounts/relationships', 200, [relationship]).checked).toBe(true);
+  });
+});

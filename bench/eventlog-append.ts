@@ -21,7 +21,6 @@ import { openDatabase } from '../server/db/index.ts';
 import { eventlogMigrations } from '../server/eventlog/store/migrations.ts';
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const es: any = require('node-eventstore-client');
 
 const ROOT = path.resolve(import.meta.dirname, '..');

@@ -1,9 +1,23 @@
 import { connectClient, es, jsonEvent } from './es-client.ts';
 import { expect, screenshotPath, test } from './fixtures.ts';
+import { startHomeportProcess, type RunningHomeport } from './homeport.ts';
 
-test('server view: copyable connection strings, event-log users, and the log with filters', async ({ signedIn: page, homeport, context }) => {
+// This test reads info-level log lines, so it runs its own Homeport (the shared one logs warnings only).
+let homeport: RunningHomeport;
+test.beforeAll(async () => {
+  homeport = await startHomeportProcess(['--log-level', 'info']);
+});
+test.afterAll(async () => {
+  await homeport.stop();
+});
+
+test('server view: copyable connection strings, event-log users, and the log with filters', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Server' }).click();
+  await page.goto(`${homeport.httpUrl}/ui/server`);
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill('changeit');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Server' })).toBeVisible();
 
   // The node-eventstore-client connection string points at this server's TCP port.
   const copy = page.getByRole('button', { name: 'Copy node-eventstore-client connection string for Event log (TCP)' });
@@ -64,7 +78,10 @@ test('server view: copyable connection strings, event-log users, and the log wit
   // The log tail: the user changes were logged; filters narrow it down.
   const log = page.getByRole('list', { name: 'Server log' });
   await page.getByLabel('Contains').fill('/eventlog/users');
-  await expect(log).toContainText('request completed');
+  await expect(log).toContainText('DELETE');
+  await expect(log).toContainText('/api/homeport/v1/eventlog/users/writer/password');
+  // The UI's own polling (GET) stays out of the log.
+  await expect(log).not.toContainText('"method":"GET"');
   await page.getByLabel('Level').selectOption('error');
   await expect(page.getByText('No log lines at this level containing that text.')).toBeVisible();
   await page.getByLabel('Level').selectOption('info');

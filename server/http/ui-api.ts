@@ -25,7 +25,7 @@ export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
     // The UI polls its GET routes every second or two; logging each request would push everything else
     // out of the in-memory log the Server view shows. Changes (POST/PUT/DELETE) are still logged.
     app.addHook('onRoute', (route) => {
-      if (route.method === 'GET' || route.method === 'HEAD') route.logLevel ??= 'warn';
+      if ((route.method === 'GET' || route.method === 'HEAD') && !route.logLevel) route.logLevel = 'warn';
     });
     sessionRoutes(app, options.sessions, options.checkCredentials);
     serverInfoRoutes(app, options.sessions, options.serverInfo);

@@ -252,7 +252,7 @@ for (const client of clients) {
 
       it('handles every nak action: Park, Retry, Skip, Stop (redelivered after the message timeout)', async () => {
         const stream = streamName('nak');
-        await conn.createPersistentSubscription(stream, 'g', groupSettings({ messageTimeout: 50, maxRetryCount: 5 }), admin);
+        await conn.createPersistentSubscription(stream, 'g', groupSettings({ messageTimeout: 500, maxRetryCount: 5 }), admin);
         const Nak = es.PersistentSubscriptionNakEventAction;
         const deliveries: number[] = [];
         const actions: Record<number, number | null> = { 0: Nak.Park, 1: Nak.Retry, 2: Nak.Skip, 3: Nak.Stop, 4: null };

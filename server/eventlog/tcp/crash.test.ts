@@ -112,7 +112,6 @@ describe('crash safety of acknowledged appends', () => {
         total += acknowledged.get(stream)!.size;
       }
       expect(total).toBeGreaterThan(0);
-      console.log(`crash test: ${total} acknowledged events over ${ROUNDS} SIGKILLs`);
 
       // $all: each stream's events once, in stream order, positions strictly increasing.
       const inAll = new Map<string, number[]>();

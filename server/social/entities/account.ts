@@ -149,7 +149,8 @@ export class AccountPresenter {
             verified_at: f.verified_at,
           })),
     };
-    if (a.domain === null) json.noindex = !a.indexable && a.discoverable === false;
+    // Local accounts that did not opt in to search indexing ask search engines not to index them either.
+    if (a.domain === null) json.noindex = !a.indexable;
     if (a.memorial) json.memorial = true;
     if (unavailable) json.suspended = true;
     if (a.silencedAt !== null) json.limited = true;

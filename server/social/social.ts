@@ -155,7 +155,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     async close() {
       clearInterval(sweeper);
       clearInterval(purger);
-      await ctx.mailer.idle();
+      await ctx.mailer.idle(5_000);
       ctx.mailer.close();
       core.db.close();
     },
@@ -185,7 +185,8 @@ export function openSocialAdmin(options: { dataDir: string; logger: Logger }): S
     admin: core.admin,
     context: core.context,
     async close() {
-      await core.context.mailer.idle();
+      // The CLI waits for its e-mail to be handed to the SMTP server (bounded), so the command reports after sending.
+      await core.context.mailer.idle(60_000);
       core.context.mailer.close();
       core.db.close();
     },

@@ -41,9 +41,20 @@ export class Mailer {
     return id;
   }
 
-  /** Resolves when every delivery started so far has finished (used on shutdown and by tests). */
-  async idle(): Promise<void> {
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  /**
+   * Resolves when every delivery started so far has finished (tests), or after `maxWaitMs` (shutdown must
+   * not hang on a slow mail server; unsent messages stay marked pending in the outbox).
+   */
+  async idle(maxWaitMs = Infinity): Promise<void> {
+    const deadline = Date.now() + maxWaitMs;
+    while (this.inFlight.size) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = Number.isFinite(left) ? new Promise<void>((resolve) => (timer = setTimeout(resolve, left))) : null;
+      await Promise.race([Promise.allSettled([...this.inFlight]), ...(timeout ? [timeout] : [])]);
+      clearTimeout(timer);
+    }
   }
 
   close(): void {
@@ -54,7 +65,8 @@ export class Mailer {
   private transporter(url: string): Transporter {
     if (this.transport?.url !== url) {
       this.transport?.transporter.close();
-      this.transport = { url, transporter: nodemailer.createTransport(url) };
+      // Bounded waits: a stalled mail server must not hold deliveries (or shutdown) for nodemailer's default 10 minutes.
+      this.transport = { url, transporter: nodemailer.createTransport({ url, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 }) };
     }
     return this.transport.transporter;
   }

@@ -101,9 +101,15 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
           Group {group} <span className="muted">on</span> <span className="stream-name">{stream}</span>
         </h1>
         <div className="actions">
-          <Link className="button" to={groupRoute(stream, group, 'edit')}>
-            Edit settings
-          </Link>
+          {d ? (
+            <Link className="button" to={groupRoute(stream, group, 'edit')}>
+              Edit settings
+            </Link>
+          ) : (
+            <button type="button" disabled>
+              Edit settings
+            </button>
+          )}
           <button
             type="button"
             onClick={() => {

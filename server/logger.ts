@@ -53,6 +53,13 @@ const REDACT = [
   '*.client_secret',
 ];
 
+/** Query parameters that carry credentials (OAuth codes, tokens, e-mail confirmation links). */
+const SECRET_QUERY_PARAMS = /([?&](?:access_token|token|code|confirmation_token|reset_password_token|password|client_secret|code_verifier)=)[^&#]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]');
+}
+
 export function createLogger(options: { level: string; toConsole: boolean; ring: LogRing }): Logger {
   const ringStream = new Writable({
     write(chunk, _enc, cb) {
@@ -63,5 +70,19 @@ export function createLogger(options: { level: string; toConsole: boolean; ring:
   const streams: pino.StreamEntry[] = [{ level: 'trace', stream: ringStream }];
   // stderr, so stdout stays for the CLI's own output (the listener lines).
   if (options.toConsole) streams.push({ level: 'trace', stream: pino.destination({ fd: 2, sync: true }) });
-  return pino({ level: options.level, redact: REDACT, base: undefined }, pino.multistream(streams));
+  return pino(
+    {
+      level: options.level,
+      redact: REDACT,
+      base: undefined,
+      serializers: {
+        req: (req: { method?: string; url?: string; socket?: { remoteAddress?: string } }) => ({
+          method: req.method,
+          url: req.url === undefined ? undefined : redactUrl(req.url),
+          remoteAddress: req.socket?.remoteAddress,
+        }),
+      },
+    },
+    pino.multistream(streams),
+  );
 }

@@ -78,7 +78,10 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
       return 0;
     }
     const found = findCommand(argv);
-    if (!found) throw new UsageError(`unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}" (see homeport --help)`);
+    if (!found) {
+      const words = argv.slice(0, Math.max(1, argv.findIndex((a) => a.startsWith('-')))).filter((a) => !a.startsWith('-'));
+      throw new UsageError(`unknown command "${words.join(' ')}" (see homeport --help)`);
+    }
     const { command, rest } = found;
     const options = { ...command.options, ...GLOBAL_OPTIONS };
     let parsed;

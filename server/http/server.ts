@@ -20,7 +20,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     trustProxy: false,
-    disableRequestLogging: false,
     // Rails-style clients send `a[b]=1`; subsystems parse brackets themselves, so keep raw keys here.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   });

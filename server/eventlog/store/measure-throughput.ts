@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../db/index.ts';
 import { eventlogMigrations } from './migrations.ts';
+import { tuneEventLogConnection } from './sqlite-store.ts';
 import { openTestStore } from './testing.ts';
 import { ExpectedVersion, type NewEvent, type Principal } from './types.ts';
 
@@ -62,7 +63,7 @@ function rawSqlite(seconds: number, batchSize: number): number {
   const file = path.join(t.dir, 'raw.db');
   const db = openDatabase(file, { migrations: eventlogMigrations, synchronous: 'FULL' });
   try {
-    db.pragma('cache_size = -65536');
+    tuneEventLogConnection(db);
     const insert = db.prepare(
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );

@@ -141,7 +141,7 @@ class WireClient {
     });
   }
 
-  request(command: number, body: Uint8Array | null, correlationId = crypto.randomBytes(16), options = ADMIN): Promise<TcpPackage> {
+  request(command: number, body: Uint8Array | null, correlationId = crypto.randomBytes(16), options: { flags?: number; login?: string; password?: string } = ADMIN): Promise<TcpPackage> {
     return new Promise((resolve) => {
       this.waiting.set(correlationId.toString('hex'), resolve);
       this.socket.write(encodeFrame(command, correlationId, body, options));
@@ -272,7 +272,8 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
             },
           ],
         });
-        const p = writer.request(TcpCommand.WriteEvents, body).then((reply) => {
+        // Anonymous, as most writers to ordinary streams are: no per-request credential check.
+        const p = writer.request(TcpCommand.WriteEvents, body, undefined, {}).then((reply) => {
           if (reply.command === TcpCommand.WriteEventsCompleted && decodeMessage<{ result: number }>('WriteEventsCompleted', reply.body).result === 0) {
             appendLatencies.push(now() - t);
           } else failures++;

@@ -18,7 +18,7 @@ export interface CliContext {
   err: (line: string) => void;
   env: NodeJS.ProcessEnv;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
-  stopSignal: Promise<string>;
+  waitForStop(): Promise<string>;
 }
 
 export interface CliCommand {

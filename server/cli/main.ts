@@ -104,13 +104,14 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
       if (values[name] === undefined && o.env && env[o.env] !== undefined && env[o.env] !== '') values[name] = env[o.env];
     }
     const dataDir = (values['data-dir'] as string | undefined) ?? defaultDataDir();
-    const stopSignal =
+    // Signal handlers only for commands that wait for them (serve), not for every admin command.
+    const waitForStop = () =>
       io.stopSignal ??
       new Promise<string>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
-    return await command.run({ values, positionals: parsed.positionals, dataDir, out, err, env, stopSignal });
+    return await command.run({ values, positionals: parsed.positionals, dataDir, out, err, env, waitForStop });
   } catch (e) {
     if (e instanceof UsageError) {
       err(`homeport: ${e.message}`);

@@ -50,7 +50,7 @@ export const serveCommand: CliCommand = {
       else ctx.out(`eventlog tls listening on ${l.host}:${l.port}`);
     }
     ctx.out(`data directory ${ctx.dataDir}`);
-    const signal = await ctx.stopSignal;
+    const signal = await ctx.waitForStop();
     ctx.err(`received ${signal}, stopping`);
     await homeport.close();
     return 0;

@@ -309,16 +309,26 @@ export class AccountRepository {
     for (const r of db.prepare(`SELECT account_id AS id, COUNT(*) AS n FROM follows f WHERE account_id IN (${list}) AND ${listedTarget} GROUP BY account_id`).all(...ids) as { id: bigint; n: bigint }[]) {
       result.get(str(r.id))!.following = int(r.n);
     }
-    for (const r of db
-      .prepare(`SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (${list}) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id`)
-      .all(...ids) as { id: bigint; n: bigint; last: bigint | null }[]) {
-      const c = result.get(str(r.id))!;
-      c.statuses = int(r.n);
-      c.lastStatusAt = intOrNull(r.last);
+    // Local accounts: counters kept by the status repository (counting rows per request was too slow).
+    const local = accounts.filter((a) => a.domain === null).map((a) => a.id);
+    if (local.length) {
+      for (const r of db.prepare(`SELECT account_id, statuses_count, last_status_at FROM account_stats WHERE account_id IN (${placeholders(local.length)})`).all(...local) as Record<string, unknown>[]) {
+        const c = result.get(str(r.account_id))!;
+        c.statuses = int(r.statuses_count);
+        c.lastStatusAt = intOrNull(r.last_status_at);
+      }
     }
     // Remote accounts: we hold only part of their graph, so prefer what their server reports when it is larger.
     const remote = accounts.filter((a) => a.domain !== null).map((a) => a.id);
     if (remote.length) {
+      const remoteList = placeholders(remote.length);
+      for (const r of db
+        .prepare(`SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (${remoteList}) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id`)
+        .all(...remote) as { id: bigint; n: bigint; last: bigint | null }[]) {
+        const c = result.get(str(r.id))!;
+        c.statuses = int(r.n);
+        c.lastStatusAt = intOrNull(r.last);
+      }
       for (const r of db.prepare(`SELECT * FROM account_stats WHERE account_id IN (${placeholders(remote.length)})`).all(...remote) as Record<string, unknown>[]) {
         const c = result.get(str(r.account_id))!;
         c.statuses = Math.max(c.statuses, int(r.statuses_count));

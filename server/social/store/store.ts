@@ -71,6 +71,14 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
     return fallback;
   }
 }
+/**
+ * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
+ * text whatever the list's length, so it is prepared once.
+ */
+export function jsonIds(ids: readonly string[]): string {
+  return `[${ids.join(',')}]`;
+}
+
 /** `?, ?, ?` for an IN list. */
 export function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');

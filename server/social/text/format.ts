@@ -24,33 +24,47 @@ function linkUrl(url: string): string {
   return `<a href="${escapeHtml(url)}" target="_blank" rel="nofollow noopener" translate="no"><span class="invisible">${escapeHtml(prefix)}</span><span${ellipsis}>${shown}</span></a>`;
 }
 
-/** One line of text with links, mentions and hashtags turned into HTML. */
-export function formatInline(text: string, options: FormatOptions = {}): string {
-  let out = '';
+export type TextToken =
+  | { kind: 'text'; text: string }
+  | { kind: 'url'; url: string; trailing: string }
+  | { kind: 'mention'; text: string; username: string; domain: string | null }
+  | { kind: 'hashtag'; text: string; name: string };
+
+/** Splits text into plain runs, URLs, @mentions and #hashtags (the same recognition the HTML uses). */
+export function tokenize(text: string): TextToken[] {
+  const tokens: TextToken[] = [];
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
     const index = m.index ?? 0;
-    out += escapeHtml(text.slice(last, index));
-    let token = m[0];
+    if (index > last) tokens.push({ kind: 'text', text: text.slice(last, index) });
     if (m[1]) {
-      const trailing = token.match(TRAILING_PUNCTUATION)?.[0] ?? '';
-      const url = token.slice(0, token.length - trailing.length);
-      out += linkUrl(url) + escapeHtml(trailing);
+      const trailing = m[0].match(TRAILING_PUNCTUATION)?.[0] ?? '';
+      tokens.push({ kind: 'url', url: m[0].slice(0, m[0].length - trailing.length), trailing });
     } else if (m[2]) {
-      const username = m[3];
-      const domain = m[4] ? m[4].toLowerCase() : null;
-      const href = options.mentionUrl?.(username, domain) ?? null;
-      token = m[2];
-      out += href ? `<span class="h-card" translate="no"><a href="${escapeHtml(href)}" class="u-url mention">@<span>${escapeHtml(username)}</span></a></span>` : escapeHtml(token);
-    } else if (m[5] && options.tagUrl) {
-      const name = m[6];
-      out += `<a href="${escapeHtml(options.tagUrl(name))}" class="mention hashtag" rel="tag">#<span>${escapeHtml(name)}</span></a>`;
+      tokens.push({ kind: 'mention', text: m[2], username: m[3], domain: m[4] ? m[4].toLowerCase() : null });
     } else {
-      out += escapeHtml(token);
+      tokens.push({ kind: 'hashtag', text: m[5], name: m[6] });
     }
     last = index + m[0].length;
   }
-  return out + escapeHtml(text.slice(last));
+  if (last < text.length) tokens.push({ kind: 'text', text: text.slice(last) });
+  return tokens;
+}
+
+/** One line of text with links, mentions and hashtags turned into HTML. */
+export function formatInline(text: string, options: FormatOptions = {}): string {
+  let out = '';
+  for (const token of tokenize(text)) {
+    if (token.kind === 'text') out += escapeHtml(token.text);
+    else if (token.kind === 'url') out += linkUrl(token.url) + escapeHtml(token.trailing);
+    else if (token.kind === 'mention') {
+      const href = options.mentionUrl?.(token.username, token.domain) ?? null;
+      out += href ? `<span class="h-card" translate="no"><a href="${escapeHtml(href)}" class="u-url mention">@<span>${escapeHtml(token.username)}</span></a></span>` : escapeHtml(token.text);
+    } else if (options.tagUrl) {
+      out += `<a href="${escapeHtml(options.tagUrl(token.name))}" class="mention hashtag" rel="tag">#<span>${escapeHtml(token.name)}</span></a>`;
+    } else out += escapeHtml(token.text);
+  }
+  return out;
 }
 
 /** Paragraphs split on blank lines, single line breaks as <br />. Empty text gives "". */
@@ -70,4 +84,26 @@ export function htmlToText(html: string): string {
     .replace(/<\/p>\s*<p>/gi, '\n\n')
     .replace(/<[^>]*>/g, '')
     .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Length of a status text as Mastodon counts it: user-perceived characters, every URL as
+ * `urlLength` characters, and a remote mention only by its username part.
+ */
+export function countableLength(text: string, urlLength: number): number {
+  let n = 0;
+  for (const token of tokenize(text)) {
+    if (token.kind === 'url') n += urlLength + graphemeLength(token.trailing);
+    else if (token.kind === 'mention') n += graphemeLength(`@${token.username}`);
+    else n += graphemeLength(token.text);
+  }
+  return n;
+}
+
+export function graphemeLength(text: string): number {
+  let n = 0;
+  for (const _ of graphemes.segment(text)) n++;
+  return n;
 }

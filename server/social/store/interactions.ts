@@ -1,0 +1,101 @@
+import { idOrNull, int, jsonIds, str, type StoreCore } from './store.ts';
+
+/** What one account did to a set of statuses, for the flags of the Status entity. */
+export interface ViewerFlags {
+  favourited: Set<string>;
+  reblogged: Set<string>;
+  bookmarked: Set<string>;
+  pinned: Set<string>;
+  /** Conversation ids the viewer muted. */
+  mutedConversations: Set<string>;
+}
+
+/** Favourites, bookmarks, pins and conversation mutes. */
+export class InteractionRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  favourite(accountId: string, statusId: string): boolean {
+    return this.core.sql('INSERT INTO favourites (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0;
+  }
+
+  unfavourite(accountId: string, statusId: string): boolean {
+    return this.core.sql('DELETE FROM favourites WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes > 0;
+  }
+
+  bookmark(accountId: string, statusId: string): void {
+    this.core.sql('INSERT INTO bookmarks (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now());
+  }
+
+  unbookmark(accountId: string, statusId: string): void {
+    this.core.sql('DELETE FROM bookmarks WHERE account_id = ? AND status_id = ?').run(accountId, statusId);
+  }
+
+  pin(accountId: string, statusId: string): boolean {
+    return this.core.sql('INSERT INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0;
+  }
+
+  unpin(accountId: string, statusId: string): void {
+    this.core.sql('DELETE FROM status_pins WHERE account_id = ? AND status_id = ?').run(accountId, statusId);
+  }
+
+  /** Pins of an account whose statuses still exist. */
+  pinCount(accountId: string): number {
+    const r = this.core.sql('SELECT COUNT(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL').get(accountId) as { n: bigint };
+    return int(r.n);
+  }
+
+  muteConversation(accountId: string, conversationId: string): void {
+    this.core.sql('INSERT OR IGNORE INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?)').run(accountId, conversationId);
+  }
+
+  unmuteConversation(accountId: string, conversationId: string): void {
+    this.core.sql('DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?').run(accountId, conversationId);
+  }
+
+  conversationMuted(accountId: string, conversationId: string | null): boolean {
+    if (conversationId === null) return false;
+    return this.core.sql('SELECT 1 FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?').get(accountId, conversationId) !== undefined;
+  }
+
+  /** Removes what refers to deleted statuses: pins and bookmarks. */
+  forgetStatuses(statusIds: readonly string[]): void {
+    if (statusIds.length === 0) return;
+    const list = jsonIds(statusIds);
+    this.core.sql('DELETE FROM status_pins WHERE status_id IN (SELECT value FROM json_each(?))').run(list);
+    this.core.sql('DELETE FROM bookmarks WHERE status_id IN (SELECT value FROM json_each(?))').run(list);
+  }
+
+  flags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): ViewerFlags {
+    const ids = jsonIds(statusIds);
+    const set = (sql: string, list: string, column: string) => new Set((this.core.sql(sql).all(viewerId, list) as Record<string, unknown>[]).map((r) => str(r[column])));
+    const empty = statusIds.length === 0;
+    return {
+      favourited: empty ? new Set() : set('SELECT status_id FROM favourites WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
+      reblogged: empty ? new Set() : set('SELECT reblog_of_id FROM statuses WHERE account_id = ? AND reblog_of_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL', ids, 'reblog_of_id'),
+      bookmarked: empty ? new Set() : set('SELECT status_id FROM bookmarks WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
+      pinned: empty ? new Set() : set('SELECT status_id FROM status_pins WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
+      mutedConversations:
+        conversationIds.length === 0
+          ? new Set()
+          : set('SELECT conversation_id FROM conversation_mutes WHERE account_id = ? AND conversation_id IN (SELECT value FROM json_each(?))', jsonIds(conversationIds), 'conversation_id'),
+    };
+  }
+
+  /** Local accounts that reblogged a status (for edit notifications). */
+  localRebloggers(statusId: string): string[] {
+    return (
+      this.core.sql('SELECT DISTINCT s.account_id FROM statuses s JOIN accounts a ON a.id = s.account_id WHERE s.reblog_of_id = ? AND s.deleted_at IS NULL AND a.domain IS NULL').all(statusId) as {
+        account_id: bigint;
+      }[]
+    ).map((r) => str(r.account_id));
+  }
+
+  /** The row id of a favourite, for cursors. */
+  favouriteId(accountId: string, statusId: string): string | null {
+    const r = this.core.sql('SELECT id FROM favourites WHERE account_id = ? AND status_id = ?').get(accountId, statusId) as { id: bigint } | undefined;
+    return r ? idOrNull(r.id) : null;
+  }
+}

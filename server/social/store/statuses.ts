@@ -1,0 +1,370 @@
+import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
+
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const QUOTE_POLICIES = ['public', 'followers', 'nobody'] as const;
+export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
+
+export interface StatusRow {
+  id: string;
+  uri: string | null;
+  url: string | null;
+  accountId: string;
+  local: boolean;
+  inReplyToId: string | null;
+  inReplyToAccountId: string | null;
+  reblogOfId: string | null;
+  conversationId: string | null;
+  quoteApprovalPolicy: QuotePolicy;
+  /** Source text of local statuses. */
+  text: string;
+  content: string;
+  spoilerText: string;
+  visibility: Visibility;
+  sensitive: boolean;
+  language: string | null;
+  applicationId: string | null;
+  pollId: string | null;
+  /** Counters a remote server reported (local ones are counted from rows). */
+  remoteCounts: { replies: number; reblogs: number; favourites: number };
+  editedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+export function toStatus(r: Record<string, unknown>): StatusRow {
+  return {
+    id: str(r.id),
+    uri: (r.uri as string | null) ?? null,
+    url: (r.url as string | null) ?? null,
+    accountId: str(r.account_id),
+    local: bool(r.local),
+    inReplyToId: idOrNull(r.in_reply_to_id),
+    inReplyToAccountId: idOrNull(r.in_reply_to_account_id),
+    reblogOfId: idOrNull(r.reblog_of_id),
+    conversationId: idOrNull(r.conversation_id),
+    quoteApprovalPolicy: (r.quote_approval_policy as QuotePolicy) ?? 'public',
+    text: r.text as string,
+    content: r.content as string,
+    spoilerText: r.spoiler_text as string,
+    visibility: r.visibility as Visibility,
+    sensitive: bool(r.sensitive),
+    language: (r.language as string | null) ?? null,
+    applicationId: idOrNull(r.application_id),
+    pollId: idOrNull(r.poll_id),
+    remoteCounts: { replies: int(r.replies_count), reblogs: int(r.reblogs_count), favourites: int(r.favourites_count) },
+    editedAt: intOrNull(r.edited_at),
+    createdAt: int(r.created_at),
+    updatedAt: int(r.updated_at),
+    deletedAt: intOrNull(r.deleted_at),
+  };
+}
+
+export interface NewStatus {
+  accountId: string;
+  local: boolean;
+  uri?: string | null;
+  url?: string | null;
+  inReplyToId?: string | null;
+  inReplyToAccountId?: string | null;
+  reblogOfId?: string | null;
+  conversationId?: string | null;
+  quoteApprovalPolicy?: QuotePolicy;
+  text?: string;
+  content?: string;
+  spoilerText?: string;
+  visibility: Visibility;
+  sensitive?: boolean;
+  language?: string | null;
+  applicationId?: string | null;
+  pollId?: string | null;
+  /** Remote statuses keep their publication time. */
+  createdAt?: number;
+}
+
+export interface StatusEditRow {
+  id: string;
+  statusId: string;
+  accountId: string;
+  text: string;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  mediaAttachmentIds: string[];
+  mediaDescriptions: (string | null)[];
+  pollOptions: string[] | null;
+  createdAt: number;
+}
+
+export interface StatusCounts {
+  replies: number;
+  reblogs: number;
+  favourites: number;
+}
+
+export interface MentionRow {
+  statusId: string;
+  accountId: string;
+  silent: boolean;
+}
+
+/** Statuses (and reblogs, which are statuses too), their edits, mentions, tags and per-status counters. */
+export class StatusRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  /** A status whether deleted or not. */
+  byId(id: string): StatusRow | null {
+    const r = this.core.sql('SELECT * FROM statuses WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    return r ? toStatus(r) : null;
+  }
+
+  /** Statuses in the order of `ids` (missing ones left out). */
+  byIds(ids: readonly string[]): StatusRow[] {
+    if (ids.length === 0) return [];
+    const rows = this.core.sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))').all(jsonIds(ids)) as Record<string, unknown>[];
+    const byId = new Map(rows.map((r) => [str(r.id), toStatus(r)]));
+    return ids.map((id) => byId.get(id)).filter((s): s is StatusRow => s !== undefined);
+  }
+
+  /** Inserts a status; a local one that is not direct counts towards its author's statuses. */
+  insert(input: NewStatus): string {
+    const createdAt = input.createdAt ?? this.core.now();
+    const id = this.core.ids.next();
+    this.core
+      .sql(
+        `INSERT INTO statuses (id, uri, url, account_id, local, in_reply_to_id, in_reply_to_account_id, reblog_of_id, conversation_id,
+           quote_approval_policy, text, content, spoiler_text, visibility, sensitive, language, application_id, poll_id, created_at, updated_at)
+         VALUES (@id, @uri, @url, @account, @local, @reply, @reply_account, @reblog, @conversation, @quote_policy, @text, @content, @spoiler,
+           @visibility, @sensitive, @language, @application, @poll, @created, @created)`,
+      )
+      .run({
+        id,
+        uri: input.uri ?? null,
+        url: input.url ?? null,
+        account: input.accountId,
+        local: sqlBool(input.local),
+        reply: input.inReplyToId ?? null,
+        reply_account: input.inReplyToAccountId ?? null,
+        reblog: input.reblogOfId ?? null,
+        conversation: input.conversationId ?? null,
+        quote_policy: input.quoteApprovalPolicy ?? 'public',
+        text: input.text ?? '',
+        content: input.content ?? '',
+        spoiler: input.spoilerText ?? '',
+        visibility: input.visibility,
+        sensitive: sqlBool(input.sensitive ?? false),
+        language: input.language ?? null,
+        application: input.applicationId ?? null,
+        poll: input.pollId ?? null,
+        created: createdAt,
+      });
+    if (input.local && input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
+    return id;
+  }
+
+  private bumpAccountCounter(accountId: string, delta: number, at: number | null): void {
+    this.core
+      .sql(
+        `INSERT INTO account_stats (account_id, statuses_count, last_status_at) VALUES (@account, max(@delta, 0), @at)
+         ON CONFLICT (account_id) DO UPDATE SET statuses_count = max(statuses_count + @delta, 0),
+           last_status_at = CASE WHEN @at IS NULL THEN last_status_at ELSE max(coalesce(last_status_at, 0), @at) END`,
+      )
+      .run({ account: accountId, delta, at });
+  }
+
+  /** The edited parts of a status (an edit replaces them all). */
+  updateContent(id: string, changes: { text: string; content: string; spoilerText: string; sensitive: boolean; language: string | null; pollId: string | null; editedAt: number }): void {
+    this.core
+      .sql('UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id')
+      .run({ id, text: changes.text, content: changes.content, spoiler: changes.spoilerText, sensitive: sqlBool(changes.sensitive), language: changes.language, poll: changes.pollId, edited: changes.editedAt });
+  }
+
+  setPoll(id: string, pollId: string | null): void {
+    this.core.sql('UPDATE statuses SET poll_id = ? WHERE id = ?').run(pollId, id);
+  }
+
+  /** Marks a status deleted (the row stays as a tombstone) and takes it off its author's counter. */
+  markDeleted(status: StatusRow): void {
+    const changed = this.core.sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(this.core.now(), status.id).changes;
+    if (changed && status.local && status.visibility !== 'direct') this.bumpAccountCounter(status.accountId, -1, null);
+  }
+
+  /** The undeleted reblogs of a status. */
+  reblogsOf(statusId: string): StatusRow[] {
+    return (this.core.sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL').all(statusId) as Record<string, unknown>[]).map(toStatus);
+  }
+
+  /** `accountId`'s reblog of a status, if it has one. */
+  reblogBy(accountId: string, statusId: string): StatusRow | null {
+    const r = this.core.sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND account_id = ? AND deleted_at IS NULL').get(statusId, accountId) as Record<string, unknown> | undefined;
+    return r ? toStatus(r) : null;
+  }
+
+  // ---- conversations (threads)
+
+  newConversation(): string {
+    const id = this.core.ids.next();
+    this.core.sql('INSERT INTO conversations (id, created_at) VALUES (?, ?)').run(id, this.core.now());
+    return id;
+  }
+
+  // ---- mentions and tags
+
+  insertMentions(statusId: string, accountIds: readonly string[], silent = false): void {
+    const insert = this.core.sql('INSERT INTO mentions (id, status_id, account_id, silent) VALUES (?, ?, ?, ?) ON CONFLICT (status_id, account_id) DO UPDATE SET silent = excluded.silent');
+    for (const accountId of accountIds) insert.run(this.core.ids.next(), statusId, accountId, sqlBool(silent));
+  }
+
+  /** Replaces the mentions of an edited status; returns the accounts that were not mentioned before. */
+  replaceMentions(statusId: string, accountIds: readonly string[]): string[] {
+    const before = new Set(this.mentions([statusId]).map((m) => m.accountId));
+    this.core.sql('DELETE FROM mentions WHERE status_id = ? AND account_id NOT IN (SELECT value FROM json_each(?))').run(statusId, jsonIds(accountIds));
+    this.insertMentions(statusId, accountIds);
+    return accountIds.filter((id) => !before.has(id));
+  }
+
+  mentions(statusIds: readonly string[]): MentionRow[] {
+    if (statusIds.length === 0) return [];
+    return (this.core.sql('SELECT status_id, account_id, silent FROM mentions WHERE status_id IN (SELECT value FROM json_each(?)) ORDER BY id').all(jsonIds(statusIds)) as Record<string, unknown>[]).map((r) => ({
+      statusId: str(r.status_id),
+      accountId: str(r.account_id),
+      silent: bool(r.silent),
+    }));
+  }
+
+  /** The id of a tag by name (case-insensitive), created when `create` and unknown. */
+  tagId(name: string, create: boolean): string | null {
+    const found = this.core.sql('SELECT id FROM tags WHERE lower(name) = lower(?)').get(name) as { id: bigint } | undefined;
+    if (found) return str(found.id);
+    if (!create) return null;
+    const id = this.core.ids.next();
+    const now = this.core.now();
+    this.core.sql('INSERT INTO tags (id, name, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, name.toLowerCase(), name, now, now);
+    return id;
+  }
+
+  /** Tag ids of names that exist (unknown names are left out). */
+  tagIds(names: readonly string[]): string[] {
+    return names.map((n) => this.tagId(n, false)).filter((id): id is string => id !== null);
+  }
+
+  setTags(statusId: string, names: readonly string[]): void {
+    this.core.sql('DELETE FROM statuses_tags WHERE status_id = ?').run(statusId);
+    const now = this.core.now();
+    const insert = this.core.sql('INSERT OR IGNORE INTO statuses_tags (status_id, tag_id) VALUES (?, ?)');
+    for (const name of names) {
+      const tagId = this.tagId(name, true)!;
+      insert.run(statusId, tagId);
+      this.core.sql('UPDATE tags SET last_status_at = ?, updated_at = ? WHERE id = ?').run(now, now, tagId);
+    }
+  }
+
+  /** Tag names per status. */
+  tags(statusIds: readonly string[]): Map<string, string[]> {
+    const result = new Map<string, string[]>();
+    if (statusIds.length === 0) return result;
+    const rows = this.core
+      .sql('SELECT st.status_id, t.name FROM statuses_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id IN (SELECT value FROM json_each(?)) ORDER BY t.name')
+      .all(jsonIds(statusIds)) as { status_id: bigint; name: string }[];
+    for (const r of rows) {
+      const key = str(r.status_id);
+      const list = result.get(key) ?? [];
+      list.push(r.name.toLowerCase());
+      result.set(key, list);
+    }
+    return result;
+  }
+
+  // ---- counters
+
+  /** Replies (not direct), reblogs and favourites of many statuses, counted from rows. */
+  counts(statusIds: readonly string[]): Map<string, StatusCounts> {
+    const result = new Map<string, StatusCounts>();
+    for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0 });
+    if (statusIds.length === 0) return result;
+    const list = jsonIds(statusIds);
+    for (const r of this.core
+      .sql("SELECT in_reply_to_id AS id, COUNT(*) AS n FROM statuses WHERE in_reply_to_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY in_reply_to_id")
+      .all(list) as { id: bigint; n: bigint }[]) {
+      result.get(str(r.id))!.replies = int(r.n);
+    }
+    for (const r of this.core.sql('SELECT reblog_of_id AS id, COUNT(*) AS n FROM statuses WHERE reblog_of_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL GROUP BY reblog_of_id').all(list) as {
+      id: bigint;
+      n: bigint;
+    }[]) {
+      result.get(str(r.id))!.reblogs = int(r.n);
+    }
+    for (const r of this.core.sql('SELECT status_id AS id, COUNT(*) AS n FROM favourites WHERE status_id IN (SELECT value FROM json_each(?)) GROUP BY status_id').all(list) as { id: bigint; n: bigint }[]) {
+      result.get(str(r.id))!.favourites = int(r.n);
+    }
+    return result;
+  }
+
+  // ---- edits
+
+  insertEdit(edit: Omit<StatusEditRow, 'id'>): void {
+    this.core
+      .sql(
+        `INSERT INTO status_edits (id, status_id, account_id, text, content, spoiler_text, sensitive, media_attachment_ids, media_descriptions, poll_options, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        this.core.ids.next(),
+        edit.statusId,
+        edit.accountId,
+        edit.text,
+        edit.content,
+        edit.spoilerText,
+        sqlBool(edit.sensitive),
+        JSON.stringify(edit.mediaAttachmentIds),
+        JSON.stringify(edit.mediaDescriptions),
+        edit.pollOptions ? JSON.stringify(edit.pollOptions) : null,
+        edit.createdAt,
+      );
+  }
+
+  /** Edits of a status, oldest first. */
+  edits(statusId: string): StatusEditRow[] {
+    return (this.core.sql('SELECT * FROM status_edits WHERE status_id = ? ORDER BY id').all(statusId) as Record<string, unknown>[]).map((r) => ({
+      id: str(r.id),
+      statusId: str(r.status_id),
+      accountId: str(r.account_id),
+      text: r.text as string,
+      content: r.content as string,
+      spoilerText: r.spoiler_text as string,
+      sensitive: bool(r.sensitive),
+      mediaAttachmentIds: jsonOr<string[]>(r.media_attachment_ids, []),
+      mediaDescriptions: jsonOr<(string | null)[]>(r.media_descriptions, []),
+      pollOptions: jsonOr<string[] | null>(r.poll_options, null),
+      createdAt: int(r.created_at),
+    }));
+  }
+
+  // ---- idempotency
+
+  /** The status or scheduled status a key produced within `windowMs`. */
+  idempotent(accountId: string, key: string, windowMs: number): { statusId: string | null; scheduledStatusId: string | null } | null {
+    const r = this.core.sql('SELECT status_id, scheduled_status_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at > ?').get(accountId, key, this.core.now() - windowMs) as
+      | { status_id: bigint | null; scheduled_status_id: bigint | null }
+      | undefined;
+    return r ? { statusId: idOrNull(r.status_id), scheduledStatusId: idOrNull(r.scheduled_status_id) } : null;
+  }
+
+  rememberIdempotencyKey(accountId: string, key: string, target: { statusId?: string; scheduledStatusId?: string }): void {
+    this.core
+      .sql(
+        `INSERT INTO idempotency_keys (account_id, key, status_id, scheduled_status_id, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (account_id, key) DO UPDATE SET status_id = excluded.status_id, scheduled_status_id = excluded.scheduled_status_id, created_at = excluded.created_at`,
+      )
+      .run(accountId, key, target.statusId ?? null, target.scheduledStatusId ?? null, this.core.now());
+  }
+
+  purgeIdempotencyKeys(olderThan: number): number {
+    return this.core.sql('DELETE FROM idempotency_keys WHERE created_at < ?').run(olderThan).changes;
+  }
+}

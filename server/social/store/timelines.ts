@@ -1,0 +1,262 @@
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import type { ListedAccount } from './relationships.ts';
+import { toStatus, type StatusRow } from './statuses.ts';
+import { cursorWhere, finishPage, jsonIds, str, type PageQuery, type SqlValue, type StoreCore } from './store.ts';
+
+/*
+ * Which statuses an account may read, as SQL over a status alias, and the listings built from it: home,
+ * public, hashtag, account, favourites, bookmarks, threads. Everything is filtered inside the query, so a
+ * page is full whenever more rows exist (clients stop paging at the first short page).
+ */
+
+/** The author of status `a` is neither suspended nor deleted. */
+function available(a: string): string {
+  return `EXISTS (SELECT 1 FROM accounts ${a}_author WHERE ${a}_author.id = ${a}.account_id AND ${a}_author.suspended_at IS NULL AND ${a}_author.deleted_at IS NULL)`;
+}
+
+/**
+ * Status `a` is one @viewer may read (NULL viewer: public and unlisted ones): its own, public or unlisted
+ * unless the author blocks the viewer, private to followers, and anything that mentions the viewer.
+ */
+function visible(a: string): string {
+  return `(${a}.account_id = @viewer
+    OR (${a}.visibility IN ('public', 'unlisted') AND NOT EXISTS (SELECT 1 FROM blocks ${a}_vb WHERE ${a}_vb.account_id = ${a}.account_id AND ${a}_vb.target_account_id = @viewer))
+    OR (${a}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows ${a}_vf WHERE ${a}_vf.account_id = @viewer AND ${a}_vf.target_account_id = ${a}.account_id))
+    OR EXISTS (SELECT 1 FROM mentions ${a}_vm WHERE ${a}_vm.status_id = ${a}.id AND ${a}_vm.account_id = @viewer))`;
+}
+
+/** Which of the viewer's filters exist at all (queries leave out the checks that cannot match). */
+export interface ViewerScope {
+  viewerId: string | null;
+  blocks: boolean;
+  mutes: boolean;
+  domainBlocks: boolean;
+}
+
+/** The account `accountExpr` is not hidden from the viewer: no block either way, no active mute, no domain block. */
+function notHidden(accountExpr: string, scope: ViewerScope, tag: string): string {
+  if (scope.viewerId === null) return '1';
+  const parts: string[] = [];
+  if (scope.blocks) {
+    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b1 WHERE ${tag}_b1.account_id = @viewer AND ${tag}_b1.target_account_id = ${accountExpr})`);
+    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b2 WHERE ${tag}_b2.account_id = ${accountExpr} AND ${tag}_b2.target_account_id = @viewer)`);
+  }
+  if (scope.mutes) parts.push(`NOT EXISTS (SELECT 1 FROM mutes ${tag}_m WHERE ${tag}_m.account_id = @viewer AND ${tag}_m.target_account_id = ${accountExpr} AND (${tag}_m.expires_at IS NULL OR ${tag}_m.expires_at > @now))`);
+  if (scope.domainBlocks) {
+    parts.push(`NOT EXISTS (SELECT 1 FROM accounts ${tag}_da JOIN account_domain_blocks ${tag}_d ON ${tag}_d.domain = ${tag}_da.domain AND ${tag}_d.account_id = @viewer WHERE ${tag}_da.id = ${accountExpr})`);
+  }
+  return parts.length ? parts.join(' AND ') : '1';
+}
+
+/** A reblog wrapper `a` is shown only when the reblogged status is readable and its author not hidden. */
+function reblogReadable(a: string, scope: ViewerScope): string {
+  return `(${a}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses ${a}_r WHERE ${a}_r.id = ${a}.reblog_of_id AND ${a}_r.deleted_at IS NULL
+    AND ${available(`${a}_r`)} AND ${visible(`${a}_r`)} AND ${notHidden(`${a}_r.account_id`, scope, `${a}_rh`)}))`;
+}
+
+/** Not a reply, or a reply to oneself (Mastodon's "without replies"). */
+const WITHOUT_REPLIES = (a: string) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id)`;
+const WITH_MEDIA = (a: string) => `EXISTS (SELECT 1 FROM media_attachments ${a}_media WHERE ${a}_media.status_id = ${a}.id)`;
+
+export interface PublicTimelineOptions {
+  local?: boolean;
+  remote?: boolean;
+  onlyMedia?: boolean;
+}
+
+export interface TagTimelineOptions extends PublicTimelineOptions {
+  anyTagIds: string[];
+  allTagIds: string[];
+  noneTagIds: string[];
+}
+
+export interface AccountTimelineOptions {
+  pinned?: boolean;
+  excludeReplies?: boolean;
+  excludeReblogs?: boolean;
+  onlyMedia?: boolean;
+  taggedId?: string | null;
+}
+
+/** A status with the cursor of the row that listed it (a favourite, bookmark… or the status itself). */
+export interface ListedStatus {
+  cursor: string;
+  status: StatusRow;
+}
+
+export class TimelineRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  /** Which filters the viewer has (one cheap query that lets the listings skip the others). */
+  scope(viewerId: string | null): ViewerScope {
+    if (viewerId === null) return { viewerId, blocks: false, mutes: false, domainBlocks: false };
+    const r = this.core
+      .sql(
+        `SELECT EXISTS (SELECT 1 FROM blocks WHERE account_id = @v) OR EXISTS (SELECT 1 FROM blocks WHERE target_account_id = @v) AS blocks,
+                EXISTS (SELECT 1 FROM mutes WHERE account_id = @v) AS mutes,
+                EXISTS (SELECT 1 FROM account_domain_blocks WHERE account_id = @v) AS domains`,
+      )
+      .get({ v: viewerId }) as { blocks: bigint; mutes: bigint; domains: bigint };
+    return { viewerId, blocks: r.blocks !== 0n, mutes: r.mutes !== 0n, domainBlocks: r.domains !== 0n };
+  }
+
+  private page(sql: (where: string, order: string) => string, column: string, params: Record<string, SqlValue>, page: PageQuery): ListedStatus[] {
+    const c = cursorWhere(column, page);
+    const rows = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as Record<string, unknown>[];
+    return finishPage(
+      rows.map((r) => ({ cursor: str(r.cursor ?? r.id), status: toStatus(r) })),
+      page,
+    );
+  }
+
+  home(scope: ViewerScope, page: PageQuery): ListedStatus[] {
+    return this.page(
+      (where, order) => `SELECT s.* FROM home_feed f JOIN statuses s ON s.id = f.status_id
+        WHERE f.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')} AND ${reblogReadable('s', scope)}
+        ORDER BY f.status_id ${order} LIMIT @cursor_limit`,
+      'f.status_id',
+      { viewer: scope.viewerId },
+      page,
+    );
+  }
+
+  public(scope: ViewerScope, options: PublicTimelineOptions, page: PageQuery): ListedStatus[] {
+    const origin = options.local ? 'AND s.local = 1' : options.remote ? 'AND s.local = 0' : '';
+    return this.page(
+      (where, order) => `SELECT s.* FROM statuses s
+        WHERE s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL ${origin} AND ${where}
+          AND ${WITHOUT_REPLIES('s')} ${options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : ''}
+          AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')}
+        ORDER BY s.id ${order} LIMIT @cursor_limit`,
+      's.id',
+      { viewer: scope.viewerId },
+      page,
+    );
+  }
+
+  tag(scope: ViewerScope, options: TagTimelineOptions, page: PageQuery): ListedStatus[] {
+    const origin = options.local ? 'AND s.local = 1' : options.remote ? 'AND s.local = 0' : '';
+    const all = options.allTagIds.map((_, i) => `AND EXISTS (SELECT 1 FROM statuses_tags ta${i} WHERE ta${i}.status_id = s.id AND ta${i}.tag_id = @all_${i})`).join(' ');
+    const none = options.noneTagIds.length ? `AND NOT EXISTS (SELECT 1 FROM statuses_tags tn WHERE tn.status_id = s.id AND tn.tag_id IN (SELECT value FROM json_each(@none_tags)))` : '';
+    const filters = `s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL ${origin} ${all} ${none}
+      ${options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : ''} AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')}`;
+    const params: Record<string, SqlValue> = { viewer: scope.viewerId, tag: options.anyTagIds[0] ?? null, any_tags: jsonIds(options.anyTagIds), none_tags: jsonIds(options.noneTagIds) };
+    options.allTagIds.forEach((id, i) => (params[`all_${i}`] = id));
+    if (options.anyTagIds.length === 1) {
+      // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting.
+      return this.page(
+        (where, order) => `SELECT s.* FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+          WHERE st.tag_id = @tag AND ${where} AND ${filters} ORDER BY st.status_id ${order} LIMIT @cursor_limit`,
+        'st.status_id',
+        params,
+        page,
+      );
+    }
+    return this.page(
+      (where, order) => `SELECT s.* FROM statuses s
+        WHERE s.id IN (SELECT status_id FROM statuses_tags WHERE tag_id IN (SELECT value FROM json_each(@any_tags))) AND ${where} AND ${filters}
+        ORDER BY s.id ${order} LIMIT @cursor_limit`,
+      's.id',
+      params,
+      page,
+    );
+  }
+
+  account(scope: ViewerScope, accountId: string, options: AccountTimelineOptions, page: PageQuery): ListedStatus[] {
+    const parts = [
+      options.excludeReplies ? `AND ${WITHOUT_REPLIES('s')}` : '',
+      options.excludeReblogs ? 'AND s.reblog_of_id IS NULL' : '',
+      options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : '',
+      options.taggedId ? 'AND EXISTS (SELECT 1 FROM statuses_tags tt WHERE tt.status_id = s.id AND tt.tag_id = @tagged)' : '',
+    ].join(' ');
+    const pinned = options.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = @account' : '';
+    return this.page(
+      (where, order) => `SELECT s.* FROM statuses s ${pinned}
+        WHERE s.account_id = @account AND s.deleted_at IS NULL AND ${where} AND ${visible('s')} ${parts} AND ${reblogReadable('s', scope)}
+        ORDER BY s.id ${order} LIMIT @cursor_limit`,
+      's.id',
+      { viewer: scope.viewerId, account: accountId, tagged: options.taggedId ?? null },
+      page,
+    );
+  }
+
+  /** The viewer's favourites or bookmarks, newest first; the cursor is the favourite's or bookmark's id. */
+  marked(kind: 'favourites' | 'bookmarks', scope: ViewerScope, page: PageQuery): ListedStatus[] {
+    return this.page(
+      (where, order) => `SELECT x.id AS cursor, s.* FROM ${kind} x JOIN statuses s ON s.id = x.status_id
+        WHERE x.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')}
+        ORDER BY x.id ${order} LIMIT @cursor_limit`,
+      'x.id',
+      { viewer: scope.viewerId },
+      page,
+    );
+  }
+
+  /** The status if the viewer may open it (reblog wrappers also need their reblogged status readable). */
+  readable(viewerId: string | null, statusId: string): StatusRow | null {
+    const scope: ViewerScope = { viewerId, blocks: false, mutes: false, domainBlocks: false };
+    const r = this.core
+      .sql(`SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`)
+      .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
+    return r ? toStatus(r) : null;
+  }
+
+  /** Of `ids`, those the viewer may read and has not hidden (threads leave out blocked and muted accounts). */
+  readableIds(scope: ViewerScope, ids: readonly string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    const rows = this.core
+      .sql(
+        `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')}
+           AND (s.account_id = @viewer OR (${notHidden('s.account_id', scope, 'h')}))`,
+      )
+      .all({ ids: jsonIds(ids), viewer: scope.viewerId, now: this.core.now() }) as { id: bigint }[];
+    return new Set(rows.map((r) => str(r.id)));
+  }
+
+  /** Ids of the statuses above one in its thread, nearest first (at most `limit`). */
+  ancestorIds(statusId: string, limit: number): string[] {
+    const rows = this.core
+      .sql(
+        `WITH RECURSIVE up(id, depth) AS (
+           SELECT in_reply_to_id, 1 FROM statuses WHERE id = @id AND in_reply_to_id IS NOT NULL
+           UNION ALL
+           SELECT s.in_reply_to_id, up.depth + 1 FROM statuses s JOIN up ON s.id = up.id WHERE s.in_reply_to_id IS NOT NULL AND up.depth < @limit
+         ) SELECT id FROM up`,
+      )
+      .all({ id: statusId, limit }) as { id: bigint }[];
+    return rows.map((r) => str(r.id));
+  }
+
+  /** The replies below a status, with their parents, breadth first (at most `limit`). */
+  descendantRows(statusId: string, limit: number): { id: string; parentId: string }[] {
+    const rows = this.core
+      .sql(
+        `WITH RECURSIVE down(id, parent, depth) AS (
+           SELECT id, in_reply_to_id, 1 FROM statuses WHERE in_reply_to_id = @id
+           UNION ALL
+           SELECT s.id, s.in_reply_to_id, down.depth + 1 FROM statuses s JOIN down ON s.in_reply_to_id = down.id WHERE down.depth < 256
+         ) SELECT id, parent FROM down ORDER BY id LIMIT @limit`,
+      )
+      .all({ id: statusId, limit }) as { id: bigint; parent: bigint }[];
+    return rows.map((r) => ({ id: str(r.id), parentId: str(r.parent) }));
+  }
+
+  /** Accounts that reblogged (cursor: the reblog's id) or favourited (cursor: the favourite's id) a status. */
+  interactors(kind: 'reblogs' | 'favourites', scope: ViewerScope, statusId: string, page: PageQuery): ListedAccount[] {
+    const from =
+      kind === 'reblogs'
+        ? `statuses x JOIN accounts a ON a.id = x.account_id LEFT JOIN users u ON u.account_id = a.id WHERE x.reblog_of_id = @status AND x.deleted_at IS NULL AND ${visible('x')}`
+        : `favourites x JOIN accounts a ON a.id = x.account_id LEFT JOIN users u ON u.account_id = a.id WHERE x.status_id = @status`;
+    const c = cursorWhere('x.id', page);
+    const rows = this.core
+      .sql(`SELECT x.id AS cursor, ${ACCOUNT_COLUMNS} FROM ${from} AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${notHidden('a.id', scope, 'h')} AND ${c.where} ORDER BY x.id ${c.order} LIMIT @cursor_limit`)
+      .all({ status: statusId, viewer: scope.viewerId, now: this.core.now(), ...c.params }) as Record<string, unknown>[];
+    return finishPage(
+      rows.map((r) => ({ cursor: str(r.cursor), account: toAccount(r) })),
+      page,
+    );
+  }
+}

@@ -58,7 +58,7 @@ async function appendFor(seconds: number, writers: number, batchSize: number): P
 }
 
 /** The same schema and pragmas, 100-row transactions, no store logic: the ceiling to compare with. */
-function rawSqlite(seconds: number, batchSize: number): number {
+async function rawSqlite(seconds: number, batchSize: number): Promise<number> {
   const t = openTestStore();
   const file = path.join(t.dir, 'raw.db');
   const db = openDatabase(file, { migrations: eventlogMigrations, synchronous: 'FULL' });
@@ -82,7 +82,7 @@ function rawSqlite(seconds: number, batchSize: number): number {
     return position / ((performance.now() - start) / 1000);
   } finally {
     db.close();
-    void t.close();
+    await t.close();
   }
 }
 
@@ -128,7 +128,7 @@ export async function measureStoreThroughput(options: { seconds?: number } = {})
   for (const writers of [10, 100, 1000]) singleEventAppends.push({ writers, eventsPerSecond: await appendFor(seconds, writers, 1) });
   const batchAppends = [];
   for (const writers of [1, 4]) batchAppends.push({ writers, batchSize: 100, eventsPerSecond: await appendFor(seconds, writers, 100) });
-  const rawSqliteBatchInserts = { batchSize: 100, eventsPerSecond: rawSqlite(seconds, 100) };
+  const rawSqliteBatchInserts = { batchSize: 100, eventsPerSecond: await rawSqlite(seconds, 100) };
   const reads = await readRates(seconds);
   return {
     singleEventAppends,

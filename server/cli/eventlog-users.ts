@@ -14,7 +14,7 @@ async function withEventLog<T>(ctx: CliContext, create: boolean, fn: (log: Event
   const file = path.join(ctx.dataDir, EVENTLOG_FILE);
   if (create) ensureDirectory(ctx.dataDir);
   else if (!fs.existsSync(file)) throw new Error(`no event log in ${ctx.dataDir} (run "homeport serve" once, or add a user first)`);
-  const log = await openEventLog({ dataDir: ctx.dataDir, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
+  const log = await openEventLog({ dataDir: ctx.dataDir, backgroundCheckpoint: false, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
   try {
     return await fn(log);
   } catch (err) {

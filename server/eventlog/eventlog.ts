@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openDatabase, type Database } from '../db/index.ts';
+import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { eventlogMigrations } from './store/migrations.ts';
 import { SqliteEventStore, type StoreLimits } from './store/sqlite-store.ts';
@@ -15,6 +15,8 @@ export interface OpenEventLogOptions {
   limits?: Partial<StoreLimits>;
   /** How long a successful password check is remembered. */
   authCacheMs?: number;
+  /** Checkpoint the WAL from a worker thread instead of inside commits (default true; the admin CLI skips it). */
+  backgroundCheckpoint?: boolean;
 }
 
 /** The opened event log: the store, its users, and the database behind them. */
@@ -45,7 +47,20 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
     store.markReady();
     const opened = store;
     options.logger.debug({ file, lastPosition: opened.lastCommitPosition() }, 'event log opened');
-    return { store: opened, users, db, file, close: () => opened.close() };
+    const checkpointer =
+      options.backgroundCheckpoint === false
+        ? null
+        : startBackgroundCheckpointer(db, { onError: (err) => options.logger.warn({ err }, 'background WAL checkpoints stopped; SQLite checkpoints inside commits again') });
+    return {
+      store: opened,
+      users,
+      db,
+      file,
+      close: async () => {
+        await checkpointer?.stop();
+        await opened.close();
+      },
+    };
   } catch (err) {
     if (store) await store.close();
     else db.close();

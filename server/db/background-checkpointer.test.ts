@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, startBackgroundCheckpointer } from './index.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('background WAL checkpointer', () => {
+  it('copies committed pages into the database file from a worker and hands checkpoints back on stop', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ckpt-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'test.db');
+    const db = openDatabase(file, {
+      migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)') }],
+      synchronous: 'FULL',
+    });
+    db.pragma('wal_autocheckpoint = 1000');
+    const checkpointer = startBackgroundCheckpointer(db, { intervalMs: 20 });
+    // The writer itself no longer checkpoints.
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+
+    const sizeBefore = fs.statSync(file).size;
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 500; i++) insert.run(Buffer.alloc(1024, i));
+    })();
+    // The pages reach the main database file without any checkpoint on this connection.
+    await vi.waitFor(() => expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 400 * 1024), { timeout: 10_000, interval: 20 });
+
+    await checkpointer.stop();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(500);
+    db.close();
+  });
+});

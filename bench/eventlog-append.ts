@@ -10,20 +10,16 @@
  * forward. The "ceiling" is the same rows inserted (and selected) straight into a SQLite file with the
  * event log's schema, WAL and synchronous=FULL, no server in between.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '../server/db/index.ts';
+import type BetterSqlite3 from 'better-sqlite3';
+import { openDatabase, type Database } from '../server/db/index.ts';
 import { eventlogMigrations } from '../server/eventlog/store/migrations.ts';
+import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
-const require = createRequire(import.meta.url);
-const es: any = require('node-eventstore-client');
-
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 /** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,reads,ceiling (default: everything). */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
@@ -32,7 +28,6 @@ const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Bo
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
 const METADATA = Buffer.from(JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }));
-const quietLog = { debug() {}, info() {}, error() {} };
 
 interface Row {
   scenario: string;
@@ -42,14 +37,13 @@ interface Row {
   note?: string;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 // ---- raw SQLite ceilings ----
 
-function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
+/**
+ * Runs `measure` on a fresh event-log database (the server's schema, WAL, synchronous=FULL) holding one
+ * stream, key 1, with the statement that inserts its events; the database is gone afterwards.
+ */
+function withCeilingDatabase<T>(measure: (db: Database, insert: BetterSqlite3.Statement<unknown[]>, now: number) => T): T {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
   const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
   try {
@@ -58,6 +52,15 @@ function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
     const insert = db.prepare(
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
     );
+    return measure(db, insert, now);
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
+  return withCeilingDatabase((db, insert, now) => {
     const bump = db.prepare('UPDATE streams SET last_event_number = ?, event_count = event_count + ?, updated_at = ? WHERE stream_key = 1');
     const commit = db.transaction((from: number, count: number) => {
       for (let i = 0; i < count; i++) {
@@ -69,21 +72,11 @@ function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
     const started = performance.now();
     for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
     return totalRows / ((performance.now() - started) / 1000);
-  } finally {
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 function sqliteReadCeiling(totalRows: number): number {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
-  const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
-  try {
-    const now = Date.now();
-    db.prepare('INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)').run('ceiling', now, now);
-    const insert = db.prepare(
-      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
-    );
+  return withCeilingDatabase((db, insert, now) => {
     db.transaction(() => {
       for (let n = 0; n < totalRows; n++) insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
     })();
@@ -92,55 +85,12 @@ function sqliteReadCeiling(totalRows: number): number {
     let read = 0;
     for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
     return read / ((performance.now() - started) / 1000);
-  } finally {
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-// ---- the server ----
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  dataDir: string;
-}
-
-function startServer(): Promise<Server> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-'));
-  const child = spawn(process.execPath, [...SERVER_FLAGS, 'bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[2]), dataDir });
-    });
-    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
   });
 }
 
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGTERM');
-  await exited;
-  fs.rmSync(server.dataDir, { recursive: true, force: true });
-}
+// ---- the client ----
 
-async function connect(port: number, name: string) {
-  const connection = es.createConnection(
-    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxConcurrentItems: 10_000, maxQueueSize: 20_000 },
-    `tcp://127.0.0.1:${port}`,
-    name,
-  );
-  const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
-  await connection.connect();
-  await connected;
-  return connection;
-}
+const connect = (port: number, name: string) => connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
 
 function makeBatch(size: number) {
   return Array.from({ length: size }, () => es.createEventData(crypto.randomUUID(), 'BenchEvent', true, DATA, METADATA));
@@ -246,7 +196,7 @@ async function main(): Promise<void> {
   const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
   const share = (rate: number, ceiling: number, what: string) => (Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`);
 
-  const server = await startServer();
+  const server = await startServer('homeport-bench-', SERVER_FLAGS);
   const rows: Row[] = [];
   try {
     for (const [connections, batchSize, inFlight] of [

@@ -17,25 +17,18 @@
  *    (several ids per Ack, as the protocol allows). Reports acked events/s. The same with
  *    node-eventstore-client's own persistent subscription (auto-ack, one Ack per event) for comparison.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TcpCommand, TcpFlags } from '../server/eventlog/tcp/commands.ts';
 import { FrameReader } from '../server/eventlog/tcp/framing.ts';
 import { decodeMessage, encodeMessage } from '../server/eventlog/tcp/messages.ts';
 import { encodeFrame, parsePackage, type TcpPackage } from '../server/eventlog/tcp/package.ts';
 import { guidStringToBytes } from '../server/eventlog/tcp/guid.ts';
+import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
-const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const es: any = require('node-eventstore-client');
-
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const RATE = Number(process.env.BENCH_RATE ?? 5_000);
@@ -43,59 +36,11 @@ const LATENCY_SAMPLE = Number(process.env.BENCH_LATENCY_SUBSCRIBERS ?? 2);
 const GROUP_EVENTS = Number(process.env.BENCH_GROUP_EVENTS ?? 100_000);
 const CONSUMERS = 4;
 const ADMIN = { flags: TcpFlags.Authenticated, login: 'admin', password: 'changeit' };
-const quietLog = { debug() {}, info() {}, error() {} };
 const PADDING = 'x'.repeat(200);
-
-function percentile(sorted: Float64Array | number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
+/** node-eventstore-client's request queue, sized for the fill and the persistent-group comparison. */
+const CLIENT_LIMITS = { maxConcurrentItems: 20_000, maxQueueSize: 50_000 };
 
 const now = () => performance.timeOrigin + performance.now();
-
-// ---- the server ----
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  dataDir: string;
-}
-
-function startServer(): Promise<Server> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-subs-'));
-  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[2]), dataDir });
-    });
-    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
-  });
-}
-
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGTERM');
-  await exited;
-  fs.rmSync(server.dataDir, { recursive: true, force: true });
-}
-
-async function connectClient(port: number, name: string) {
-  const connection = es.createConnection(
-    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxConcurrentItems: 20_000, maxQueueSize: 50_000 },
-    `tcp://127.0.0.1:${port}`,
-    name,
-  );
-  const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
-  await connection.connect();
-  await connected;
-  return connection;
-}
 
 // ---- a lean protocol client (frames and messages through the server's own codec) ----
 
@@ -327,7 +272,7 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
 // ---- scenario 2: one persistent group, four consumers ----
 
 async function fillStream(port: number, stream: string, count: number): Promise<void> {
-  const writer = await connectClient(port, 'bench-filler');
+  const writer = await connectClient(port, 'bench-filler', CLIENT_LIMITS);
   const batch = 500;
   const inFlight: Promise<unknown>[] = [];
   for (let n = 0; n < count; n += batch) {
@@ -342,7 +287,7 @@ async function fillStream(port: number, stream: string, count: number): Promise<
 }
 
 async function createGroup(port: number, stream: string, group: string): Promise<void> {
-  const conn = await connectClient(port, 'bench-admin');
+  const conn = await connectClient(port, 'bench-admin', CLIENT_LIMITS);
   const settings = es.PersistentSubscriptionSettings.create();
   settings.startFrom = 0;
   settings.readBatchSize = 500;
@@ -405,7 +350,7 @@ async function groupNodeClientConsumers(port: number, events: number): Promise<{
   const stream = `bench-group-nec-${crypto.randomUUID().slice(0, 8)}`;
   await fillStream(port, stream, events);
   await createGroup(port, stream, 'workers');
-  const conns = await Promise.all(Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`)));
+  const conns = await Promise.all(Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`, CLIENT_LIMITS)));
   let processed = 0;
   const started = performance.now();
   let finished = 0;
@@ -432,7 +377,7 @@ function fmt(n: number, digits = 0): string {
 
 async function main(): Promise<void> {
   console.log(`event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}\n`);
-  const server = await startServer();
+  const server = await startServer('homeport-bench-subs-');
   try {
     const f = await fanOut(server.port, server.child.pid!);
     console.log(`1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`);

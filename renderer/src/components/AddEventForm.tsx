@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
-import { Dialog, Field } from './ui.tsx';
+import { Dialog, Field, FormFooter, useAction } from './ui.tsx';
 
 export interface AddedEvent {
   streamId: string;
@@ -71,8 +71,7 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
   const [data, setData] = useState(draft?.data ?? '{\n  \n}');
   const [metadata, setMetadata] = useState(draft?.metadata ?? '');
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [serverError, setServerError] = useState<string | null>(null);
+  const { busy, error: serverError, setError: setServerError, run } = useAction();
 
   const problems = {
     stream: !stream.trim() ? 'Required' : stream === '$all' ? 'Events go to a named stream, not $all' : null,
@@ -89,18 +88,13 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
     setTouched(true);
     setServerError(null);
     if (invalid) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const r = await api<{ eventNumber: number; eventId: string }>(`/eventlog/streams/${encodeURIComponent(stream.trim())}/events`, {
         method: 'POST',
         body: { eventId, eventType: eventType.trim(), data, metadata, isJson },
       });
       onAdded({ streamId: stream.trim(), eventId: r.eventId, eventNumber: r.eventNumber });
-    } catch (err) {
-      setServerError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -141,19 +135,11 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
       >
         {(p) => <textarea {...p} className="mono" rows={3} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} placeholder='{"correlationId": "…"}' />}
       </Field>
-      {serverError && (
-        <p className="form-error" role="alert">
-          {serverError}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+      <FormFooter error={serverError} onCancel={onCancel}>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Adding…' : 'Add event'}
         </button>
-      </div>
+      </FormFooter>
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { MetadataResponse } from '../api/types.ts';
-import { Field, formatDuration, formatNumber } from './ui.tsx';
+import { Field, formatDuration, formatNumber, FormFooter, useAction } from './ui.tsx';
 
 const ACL = [
   { key: '$r', label: 'Read' },
@@ -71,8 +71,7 @@ export function MetadataForm({
   const [aclText, setAclText] = useState<Record<string, string>>(Object.fromEntries(ACL.map((a) => [a.key, roles(acl[a.key])])));
   const custom = Object.fromEntries(Object.entries(doc).filter(([k]) => !RESERVED.has(k)));
   const [customText, setCustomText] = useState(Object.keys(custom).length ? JSON.stringify(custom, null, 2) : '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -102,14 +101,7 @@ export function MetadataForm({
       setError((err as Error).message);
       return;
     }
-    setBusy(true);
-    try {
-      await onSave(next);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    await run(() => onSave(next));
   };
 
   return (
@@ -143,19 +135,11 @@ export function MetadataForm({
         Other keys (JSON object)
         <textarea className="mono" rows={3} value={customText} onChange={(e) => setCustomText(e.target.value)} spellCheck={false} placeholder='{"owner": "billing"}' />
       </label>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+      <FormFooter error={error} onCancel={onCancel}>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save metadata'}
         </button>
-      </div>
+      </FormFooter>
     </form>
   );
 }

@@ -138,7 +138,10 @@ export function Dialog({ open, title, onClose, children, wide }: { open: boolean
   );
 }
 
-/** First/previous/next/last: always in the same place, disabled when there is nowhere to go. */
+/**
+ * First/previous/next/last: always in the same place, disabled when there is nowhere to go. `can` takes the
+ * page's moves as they are: a move with nothing (null) behind it is disabled.
+ */
 export function Pager({
   label,
   onMove,
@@ -147,7 +150,7 @@ export function Pager({
 }: {
   label: string;
   onMove: (move: 'first' | 'previous' | 'next' | 'last') => void;
-  can: Record<'first' | 'previous' | 'next' | 'last', boolean>;
+  can: Record<'first' | 'previous' | 'next' | 'last', unknown>;
   titles: Record<'first' | 'previous' | 'next' | 'last', string>;
 }) {
   const names = { first: 'First', previous: 'Previous', next: 'Next', last: 'Last' } as const;
@@ -163,6 +166,82 @@ export function Pager({
         </button>
       ))}
     </nav>
+  );
+}
+
+/**
+ * An async action behind a form's or dialog's button: `busy` while `run` runs it (to disable the button and
+ * say so), and the message it failed with in `error`.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (action: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    try {
+      await action();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/** A form's or dialog's error message, read out as soon as it appears; nothing while there is none. */
+export function FormError({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="form-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/**
+ * The foot of a form or dialog: its error message, then its buttons, right-aligned with Cancel first. The
+ * Cancel button is drawn for `onCancel`; the other buttons (or a Cancel link) come as children.
+ */
+export function FormFooter({ error, onCancel, children }: { error: string | null; onCancel?: () => void; children: ReactNode }) {
+  return (
+    <>
+      <FormError message={error} />
+      <div className="form-actions">
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        {children}
+      </div>
+    </>
+  );
+}
+
+export type TableColumn = string | { label: ReactNode; num?: boolean };
+
+/** A right-aligned column of numbers. */
+export const numeric = (label: string): TableColumn => ({ label, num: true });
+
+/** A table's column headings; `num` columns are right-aligned like their cells. */
+export function TableHead({ columns }: { columns: readonly TableColumn[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c, i) =>
+          typeof c === 'string' ? (
+            <th key={i} scope="col">
+              {c}
+            </th>
+          ) : (
+            <th key={i} scope="col" className={c.num ? 'num' : undefined}>
+              {c.label}
+            </th>
+          ),
+        )}
+      </tr>
+    </thead>
   );
 }
 

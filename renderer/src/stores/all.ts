@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { api, qs } from '../api/client.ts';
 import { openLive, type LiveConnection, type LiveStatus } from '../api/live.ts';
 import type { AllPage, UiEvent } from '../api/types.ts';
+import { expandEvery, liveStatusHandler, pauseControls, toggleExpanded } from './live-tail.ts';
 
 export interface AllCursorState {
   direction: 'forward' | 'backward';
@@ -99,9 +100,11 @@ export const useAll = create<AllState>((set, get) => {
   let live: LiveConnection | null = null;
   let liveFilters: AllFilters | null = null;
   let loadSeq = 0;
-  let wasReconnecting = false;
-  let pausedAtNewest = false;
   const atNewest = () => isAllNewest(get().cursor) || (get().page !== null && !get().page!.hasNewer);
+  const onLiveStatus = liveStatusHandler(
+    () => void get().reload(),
+    (status) => set({ live: status }),
+  );
 
   const onLiveEvents = (events: UiEvent[]) => {
     const s = get();
@@ -138,13 +141,7 @@ export const useAll = create<AllState>((set, get) => {
       { hideSystem: filters.hideSystem, streamPrefix: filters.streamPrefix || undefined, eventType: filters.eventType || undefined },
       {
         onStatus: (status) => {
-          if (liveFilters !== mine) return;
-          if (status === 'reconnecting') wasReconnecting = true;
-          if (status === 'live' && wasReconnecting) {
-            wasReconnecting = false;
-            void get().reload();
-          }
-          set({ live: status });
+          if (liveFilters === mine) onLiveStatus(status);
         },
         onMessage: (m) => {
           if (liveFilters !== mine) return;
@@ -207,28 +204,18 @@ export const useAll = create<AllState>((set, get) => {
       await load();
     },
     toggleRow(key) {
-      const expanded = { ...get().expanded };
-      if (expanded[key]) delete expanded[key];
-      else expanded[key] = true;
-      set({ expanded });
+      set({ expanded: toggleExpanded(get().expanded, key) });
     },
     expandAll() {
-      set({ expanded: Object.fromEntries((get().page?.events ?? []).map((e) => [eventKey(e), true])) });
+      set({ expanded: expandEvery(get().page?.events, eventKey) });
     },
     collapseAll() {
       set({ expanded: {} });
     },
-    pause() {
-      pausedAtNewest = atNewest();
-      set({ paused: true, arrived: 0 });
-    },
-    async resume() {
-      set({ paused: false, arrived: 0 });
-      if (pausedAtNewest) {
-        set({ cursor: ALL_NEWEST });
-        await load();
-      }
-    },
+    ...pauseControls(atNewest, set, async () => {
+      set({ cursor: ALL_NEWEST });
+      await load();
+    }),
     close() {
       live?.close();
       live = null;

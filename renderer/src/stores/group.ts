@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { api, qs } from '../api/client.ts';
 import type { StreamPage, UiGroupDetail, UiGroupSettings } from '../api/types.ts';
+import { expandEvery, toggleExpanded } from './live-tail.ts';
 import { NEWEST, sameCursor, type StreamCursor } from './stream.ts';
 
 /** Settings a new group starts with: the .NET client's defaults, except that it reads the stream from its beginning. */
@@ -106,13 +107,10 @@ export const useGroup = create<GroupState>((set, get) => ({
     }
   },
   toggleParked(n) {
-    const e = { ...get().parkedExpanded };
-    if (e[n]) delete e[n];
-    else e[n] = true;
-    set({ parkedExpanded: e });
+    set({ parkedExpanded: toggleExpanded(get().parkedExpanded, n) });
   },
   expandAllParked() {
-    set({ parkedExpanded: Object.fromEntries((get().parked?.events ?? []).map((e) => [e.eventNumber, true])) });
+    set({ parkedExpanded: expandEvery(get().parked?.events, (e) => e.eventNumber) });
   },
   collapseAllParked() {
     set({ parkedExpanded: {} });

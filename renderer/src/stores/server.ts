@@ -1,13 +1,9 @@
 import { create } from 'zustand';
 import { api } from '../api/client.ts';
+import type { ServerInfo } from '../../../server/http/ui/server-info.ts';
 
-export interface ServerInfo {
-  version: string;
-  dataDir: string;
-  startedAt: string;
-  listeners: { name: string; protocol: string; address: string; url: string }[];
-  databases: { name: string; file: string; bytes: number }[];
-}
+/** The server view's shape, taken from the server's own route module so both sides agree. */
+export type { ServerInfo };
 
 export interface LogEntry {
   time: number;

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { api, qs } from '../api/client.ts';
 import { openLive, type LiveConnection, type LiveStatus } from '../api/live.ts';
 import type { MetadataResponse, StreamPage, UiEvent, UiStreamSummary } from '../api/types.ts';
+import { expandEvery, liveStatusHandler, pauseControls, toggleExpanded } from './live-tail.ts';
 
 export interface StreamCursor {
   from: number;
@@ -88,8 +89,10 @@ export const useStream = create<StreamState>((set, get) => {
   let live: LiveConnection | null = null;
   let liveFor: string | null = null;
   let loadSeq = 0;
-  let wasReconnecting = false;
-  let pausedAtNewest = false;
+  const onLiveStatus = liveStatusHandler(
+    () => void get().reload(),
+    (status) => set({ live: status }),
+  );
 
   const onLiveEvents = (events: UiEvent[]) => {
     const s = get();
@@ -121,14 +124,7 @@ export const useStream = create<StreamState>((set, get) => {
       { stream: streamId },
       {
         onStatus: (status) => {
-          if (liveFor !== streamId) return;
-          if (status === 'reconnecting') wasReconnecting = true;
-          if (status === 'live' && wasReconnecting) {
-            // Events may have been written while we were away: the page is stale.
-            wasReconnecting = false;
-            void get().reload();
-          }
-          set({ live: status });
+          if (liveFor === streamId) onLiveStatus(status);
         },
         onMessage: (m) => {
           if (liveFor !== streamId) return;
@@ -199,29 +195,22 @@ export const useStream = create<StreamState>((set, get) => {
       await get().reload();
     },
     toggleRow(n) {
-      const expanded = { ...get().expanded };
-      if (expanded[n]) delete expanded[n];
-      else expanded[n] = true;
-      set({ expanded });
+      set({ expanded: toggleExpanded(get().expanded, n) });
     },
     expandAll() {
-      set({ expanded: Object.fromEntries((get().page?.events ?? []).map((e) => [e.eventNumber, true])) });
+      set({ expanded: expandEvery(get().page?.events, (e) => e.eventNumber) });
     },
     collapseAll() {
       set({ expanded: {} });
     },
-    pause() {
-      pausedAtNewest = isNewestView(get());
-      set({ paused: true, arrived: 0 });
-    },
-    async resume() {
-      set({ paused: false, arrived: 0 });
-      if (pausedAtNewest) {
-        // Back to following the stream: show the newest page again, with whatever arrived meanwhile.
+    ...pauseControls(
+      () => isNewestView(get()),
+      set,
+      async () => {
         set({ cursor: NEWEST });
         await get().reload();
-      }
-    },
+      },
+    ),
     async loadMetadata() {
       const { streamId } = get();
       if (!streamId) return;

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useServer, type LogEntry } from '../stores/server.ts';
-import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading } from '../components/ui.tsx';
+import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading, numeric, TableHead } from '../components/ui.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
@@ -69,13 +69,7 @@ export function ServerView() {
 
       <h2>Listeners</h2>
       <table className="table" aria-label="Listeners">
-        <thead>
-          <tr>
-            <th scope="col">Listener</th>
-            <th scope="col">Address</th>
-            <th scope="col">Connect with</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Listener', 'Address', 'Connect with']} />
         <tbody>
           {info.listeners.map((l) => (
             <tr key={l.name}>
@@ -102,15 +96,7 @@ export function ServerView() {
 
       <h2>Databases</h2>
       <table className="table" aria-label="Databases">
-        <thead>
-          <tr>
-            <th scope="col">Database</th>
-            <th scope="col">File</th>
-            <th scope="col" className="num">
-              Size
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Database', 'File', numeric('Size')]} />
         <tbody>
           {info.databases.map((d) => (
             <tr key={d.name}>

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { FormError } from '../components/ui.tsx';
 import { useSession } from '../stores/session.ts';
 
 export function SignIn() {
@@ -25,11 +26,7 @@ export function SignIn() {
           Password
           <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
         </label>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError message={error} />
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { EventTable } from '../../components/EventTable.tsx';
-import { Empty, ErrorState, formatNumber, Loading, Notice, Pager } from '../../components/ui.tsx';
+import { Empty, ErrorState, Loading, Notice } from '../../components/ui.tsx';
 import {
   allCursorFromQuery,
   allCursorQuery,
@@ -14,9 +14,9 @@ import {
   type AllFilters,
 } from '../../stores/all.ts';
 import { routePath, useRouter } from '../../stores/router.ts';
-import { PAGE_SIZES } from '../../stores/stream.ts';
 import { EventLogTabs } from './EventLogTabs.tsx';
 import { LiveControl } from './LiveControl.tsx';
+import { EventPageToolbar, LiveTailNotices } from './PageControls.tsx';
 
 const TITLES = { first: 'oldest events in the log', previous: 'older events', next: 'newer events', last: 'newest events' } as const;
 
@@ -79,44 +79,9 @@ export function AllPage() {
         </button>
       </form>
 
-      {s.skipped > 0 && (
-        <Notice kind="warn">
-          {formatNumber(s.skipped)} live events were skipped because this page could not keep up.{' '}
-          <button type="button" onClick={() => void s.reload()}>
-            Reload
-          </button>
-        </Notice>
-      )}
-      {s.arrived > 0 && (
-        <Notice>
-          {formatNumber(s.arrived)} new {s.arrived === 1 ? 'event' : 'events'} {s.paused ? 'while paused' : 'since this page was shown'}.{' '}
-          {!s.paused && (
-            <button type="button" onClick={() => go('last')}>
-              Show newest
-            </button>
-          )}
-        </Notice>
-      )}
+      <LiveTailNotices state={s} onShowNewest={() => go('last')} />
 
-      <div className="table-toolbar">
-        <Pager label="$all pages" onMove={go} can={{ first: !!moves.first, previous: !!moves.previous, next: !!moves.next, last: !!moves.last }} titles={TITLES} />
-        <label className="inline-label">
-          Per page
-          <select value={s.count} onChange={(e) => void s.setCount(Number(e.target.value))}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" onClick={s.expandAll} disabled={!page?.events.length}>
-          Expand all
-        </button>
-        <button type="button" onClick={s.collapseAll} disabled={!Object.keys(s.expanded).length}>
-          Collapse all
-        </button>
-      </div>
+      <EventPageToolbar state={s} pagerLabel="$all pages" titles={TITLES} moves={moves} onMove={go} />
       {page?.searchLimited && (
         <Notice>
           The filter matched few events in the part of the log searched so far; use {page.events.length ? 'the paging buttons' : 'Previous or Next'} to search further.

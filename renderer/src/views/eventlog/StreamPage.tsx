@@ -5,10 +5,11 @@ import { AddEventDialog, type AddEventDraft } from '../../components/AddEventFor
 import { EventTable, streamPath } from '../../components/EventTable.tsx';
 import { formatPayloadText } from '../../components/JsonView.tsx';
 import { MetadataForm, MetadataSummary } from '../../components/MetadataEditor.tsx';
-import { Badge, CopyButton, Dialog, Empty, ErrorState, formatNumber, formatTime, Link, Loading, Notice, Pager } from '../../components/ui.tsx';
+import { Badge, CopyButton, Dialog, Empty, ErrorState, formatNumber, formatTime, FormFooter, Link, Loading, Notice, useAction } from '../../components/ui.tsx';
 import { routePath, useRouter } from '../../stores/router.ts';
-import { cursorFromQuery, cursorQuery, pageMoves, PAGE_SIZES, sameCursor, useStream } from '../../stores/stream.ts';
+import { cursorFromQuery, cursorQuery, pageMoves, sameCursor, useStream } from '../../stores/stream.ts';
 import { LiveControl } from './LiveControl.tsx';
+import { EventPageToolbar, LiveTailNotices } from './PageControls.tsx';
 
 const PAGE_TITLES = {
   first: 'oldest events, from event 0',
@@ -21,8 +22,7 @@ const PAGE_TITLES = {
 function DeleteStreamDialog({ streamId, lastEventNumber, open, onClose, onDeleted }: { streamId: string; lastEventNumber: number; open: boolean; onClose: () => void; onDeleted: (hard: boolean) => void }) {
   const [hard, setHard] = useState(false);
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   useEffect(() => {
     if (open) {
       setHard(false);
@@ -31,17 +31,12 @@ function DeleteStreamDialog({ streamId, lastEventNumber, open, onClose, onDelete
     }
   }, [open]);
   const confirmNeeded = hard && typed !== streamId;
-  const run = async () => {
-    setBusy(true);
+  const remove = () => {
     setError(null);
-    try {
+    return run(async () => {
       await api(`/eventlog/streams/${encodeURIComponent(streamId)}${qs({ hard })}`, { method: 'DELETE' });
       onDeleted(hard);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog open={open} title={`Delete stream ${streamId}`} onClose={onClose}>
@@ -68,19 +63,11 @@ function DeleteStreamDialog({ streamId, lastEventNumber, open, onClose, onDelete
           <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
         </label>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="button" className="danger" disabled={busy || confirmNeeded} onClick={() => void run()}>
+      <FormFooter error={error} onCancel={onClose}>
+        <button type="button" className="danger" disabled={busy || confirmNeeded} onClick={() => void remove()}>
           {busy ? 'Deleting…' : hard ? 'Delete permanently' : 'Soft delete stream'}
         </button>
-      </div>
+      </FormFooter>
     </Dialog>
   );
 }
@@ -166,49 +153,15 @@ export function StreamPage({ streamId }: { streamId: string }) {
 
       {notice && <Notice>{notice}</Notice>}
       {s.deleted && <Notice kind="warn">This stream was {s.deleted.hard ? 'hard' : 'soft'} deleted.</Notice>}
-      {s.skipped > 0 && (
-        <Notice kind="warn">
-          {formatNumber(s.skipped)} live events were skipped because this page could not keep up.{' '}
-          <button type="button" onClick={() => void s.reload()}>
-            Reload
-          </button>
-        </Notice>
-      )}
-      {s.arrived > 0 && (
-        <Notice>
-          {formatNumber(s.arrived)} new {s.arrived === 1 ? 'event' : 'events'} {s.paused ? 'while paused' : 'since this page was shown'}.{' '}
-          {!s.paused && (
-            <button type="button" onClick={() => go('last')}>
-              Show newest
-            </button>
-          )}
-        </Notice>
-      )}
+      <LiveTailNotices state={s} onShowNewest={() => go('last')} />
 
-      <div className="table-toolbar">
-        <Pager label="Stream pages" onMove={go} can={{ first: !!moves.first, previous: !!moves.previous, next: !!moves.next, last: !!moves.last }} titles={PAGE_TITLES} />
-        <label className="inline-label">
-          Per page
-          <select value={s.count} onChange={(e) => void s.setCount(Number(e.target.value))}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" onClick={s.expandAll} disabled={!page?.events.length}>
-          Expand all
-        </button>
-        <button type="button" onClick={s.collapseAll} disabled={!Object.keys(s.expanded).length}>
-          Collapse all
-        </button>
+      <EventPageToolbar state={s} pagerLabel="Stream pages" titles={PAGE_TITLES} moves={moves} onMove={go}>
         {page && page.events.length > 0 && (
           <span className="muted page-range" aria-live="polite">
             Events {formatNumber(page.events[0].eventNumber)}–{formatNumber(page.events[page.events.length - 1].eventNumber)} of {formatNumber(page.lastEventNumber + 1)}
           </span>
         )}
-      </div>
+      </EventPageToolbar>
 
       {s.error ? (
         <ErrorState message={s.error} onRetry={() => void s.reload()} />

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { AddEventDialog } from '../../components/AddEventForm.tsx';
 import { streamPath } from '../../components/EventTable.tsx';
-import { Empty, ErrorState, formatAge, formatNumber, formatTime, Link, Loading, Notice } from '../../components/ui.tsx';
+import { Empty, ErrorState, formatAge, formatNumber, formatTime, Link, Loading, Notice, numeric, TableHead } from '../../components/ui.tsx';
 import type { UiStreamSummary } from '../../api/types.ts';
 import { useRouter } from '../../stores/router.ts';
 import { effectiveMode, useStreams, type SearchMode } from '../../stores/streams.ts';
@@ -11,15 +11,7 @@ function StreamList({ label, streams, time }: { label: string; streams: UiStream
   if (!streams.length) return <Empty>No streams yet.</Empty>;
   return (
     <table className="table" aria-label={label}>
-      <thead>
-        <tr>
-          <th scope="col">Stream</th>
-          <th scope="col" className="num">
-            Events
-          </th>
-          <th scope="col">{time === 'createdAt' ? 'Created' : 'Changed'}</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Stream', numeric('Events'), time === 'createdAt' ? 'Created' : 'Changed']} />
       <tbody>
         {streams.map((s) => (
           <tr key={s.streamId}>

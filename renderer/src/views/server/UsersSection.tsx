@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Dialog, Empty, ErrorState, Field, formatTime, Loading, Notice } from '../../components/ui.tsx';
+import { Dialog, Empty, ErrorState, Field, FormFooter, formatTime, Loading, Notice, TableHead, useAction } from '../../components/ui.tsx';
 import { useUsers } from '../../stores/users.ts';
 
 function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
@@ -8,8 +8,7 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
   const [fullName, setFullName] = useState('');
   const [password, setPassword] = useState('');
   const [groups, setGroups] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
@@ -17,8 +16,7 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
       setError('A user needs a name and a password');
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       await add({
         name: name.trim(),
         password,
@@ -29,11 +27,7 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
           .filter(Boolean),
       });
       onDone(name.trim());
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="form" onSubmit={submit} noValidate>
@@ -54,16 +48,11 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
           {(p) => <input {...p} value={groups} onChange={(e) => setGroups(e.target.value)} placeholder="$admins, $ops or your own" />}
         </Field>
       </div>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="form-actions">
+      <FormFooter error={error}>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Adding…' : 'Add user'}
         </button>
-      </div>
+      </FormFooter>
     </form>
   );
 }
@@ -72,22 +61,16 @@ function PasswordForm({ name, onDone }: { name: string; onDone: () => void }) {
   const change = useUsers((s) => s.changePassword);
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     if (!password) return setError('Enter a new password');
     if (password !== repeat) return setError('The two passwords differ');
-    setBusy(true);
-    try {
+    await run(async () => {
       await change(name, password);
       onDone();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="form" onSubmit={submit} noValidate>
@@ -99,19 +82,11 @@ function PasswordForm({ name, onDone }: { name: string; onDone: () => void }) {
         Repeat it
         <input type="password" value={repeat} onChange={(e) => setRepeat(e.target.value)} autoComplete="new-password" />
       </label>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
+      <FormFooter error={error} onCancel={onDone}>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Change password'}
         </button>
-      </div>
+      </FormFooter>
     </form>
   );
 }
@@ -145,17 +120,7 @@ export function UsersSection() {
         <Empty>No users.</Empty>
       ) : (
         <table className="table" aria-label="Event-log users">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Full name</th>
-              <th scope="col">Groups</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['User', 'Full name', 'Groups', 'Created', { label: <span className="visually-hidden">Actions</span> }]} />
           <tbody>
             {users.map((u) => (
               <tr key={u.name}>
@@ -211,15 +176,7 @@ export function UsersSection() {
         <p>
           <strong>{removing}</strong> will no longer be able to sign in. Streams whose ACL names this user keep the name; nobody else gets their access.
         </p>
-        {removeError && (
-          <p className="form-error" role="alert">
-            {removeError}
-          </p>
-        )}
-        <div className="form-actions">
-          <button type="button" onClick={() => setRemoving(null)}>
-            Cancel
-          </button>
+        <FormFooter error={removeError} onCancel={() => setRemoving(null)}>
           <button
             type="button"
             className="danger"
@@ -236,7 +193,7 @@ export function UsersSection() {
           >
             Remove user
           </button>
-        </div>
+        </FormFooter>
       </Dialog>
     </section>
   );

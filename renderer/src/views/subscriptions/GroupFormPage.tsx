@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import type { UiGroupDetail, UiGroupSettings } from '../../api/types.ts';
-import { ErrorState, Field, Link, Loading } from '../../components/ui.tsx';
+import { ErrorState, Field, FormFooter, Link, Loading } from '../../components/ui.tsx';
 import { createGroup, DEFAULT_GROUP_SETTINGS, groupPath } from '../../stores/group.ts';
 import { routePath, useRouter } from '../../stores/router.ts';
 import { SETTING_LABELS } from './GroupPage.tsx';
@@ -160,19 +160,14 @@ export function GroupFormPage({ mode, stream: fixedStream, group: fixedGroup }: 
           <label className="checkbox">
             <input type="checkbox" checked={settings.extraStatistics} onChange={(e) => setSettings({ ...settings, extraStatistics: e.target.checked })} /> Record extra statistics
           </label>
-          {error && (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
-          )}
-          <div className="form-actions">
+          <FormFooter error={error}>
             <Link className="button" to={mode === 'create' ? routePath('subscriptions') : groupRoute(fixedStream!, fixedGroup!)}>
               Cancel
             </Link>
             <button type="submit" className="primary" disabled={busy}>
               {busy ? 'Saving…' : mode === 'create' ? 'Create group' : 'Save settings'}
             </button>
-          </div>
+          </FormFooter>
         </form>
       )}
     </section>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { UiGroupSettings } from '../../api/types.ts';
 import { EventTable, streamPath } from '../../components/EventTable.tsx';
-import { Badge, Dialog, Empty, ErrorState, formatDuration, formatNumber, formatRate, Link, Loading, Notice, Pager } from '../../components/ui.tsx';
+import { Badge, Dialog, Empty, ErrorState, formatNumber, formatRate, FormFooter, Link, Loading, Notice, numeric, Pager, TableHead } from '../../components/ui.tsx';
 import { useGroup } from '../../stores/group.ts';
 import { groupRow } from '../../stores/monitor.ts';
 import { routePath, useRouter } from '../../stores/router.ts';
@@ -206,28 +206,7 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
             <h2 id="consumers-title">Connected consumers</h2>
             {d.connections.length ? (
               <table className="table" aria-label="Connected consumers">
-                <thead>
-                  <tr>
-                    <th scope="col">Connection</th>
-                    <th scope="col">From</th>
-                    <th scope="col">User</th>
-                    <th scope="col" className="num">
-                      Rate
-                    </th>
-                    <th scope="col" className="num">
-                      Delivered
-                    </th>
-                    <th scope="col" className="num">
-                      Acked
-                    </th>
-                    <th scope="col" className="num">
-                      In flight
-                    </th>
-                    <th scope="col" className="num">
-                      Free slots
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Connection', 'From', 'User', numeric('Rate'), numeric('Delivered'), numeric('Acked'), numeric('In flight'), numeric('Free slots')]} />
                 <tbody>
                   {d.connections.map((c) => (
                     <tr key={c.id}>
@@ -273,7 +252,7 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
               <Pager
                 label="Parked message pages"
                 onMove={(m) => moves[m] && void g.loadParked(moves[m]!)}
-                can={{ first: !!moves.first, previous: !!moves.previous, next: !!moves.next, last: !!moves.last }}
+                can={moves}
                 titles={PARKED_TITLES}
               />
               <button type="button" onClick={g.expandAllParked} disabled={!g.parked?.events.length}>
@@ -317,38 +296,22 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
             <input aria-label="Number of parked messages to replay" inputMode="numeric" value={stopAt} onChange={(e) => setStopAt(e.target.value)} onFocus={() => setReplayAll(false)} size={6} />
           </label>
         </fieldset>
-        {actionError && (
-          <p className="form-error" role="alert">
-            {actionError}
-          </p>
-        )}
-        <div className="form-actions">
-          <button type="button" onClick={() => setReplaying(false)}>
-            Cancel
-          </button>
+        <FormFooter error={actionError} onCancel={() => setReplaying(false)}>
           <button type="button" className="primary" disabled={busy} onClick={() => void replay()}>
             {busy ? 'Replaying…' : 'Replay'}
           </button>
-        </div>
+        </FormFooter>
       </Dialog>
       <Dialog open={deleting} title={`Delete group ${group}`} onClose={() => setDeleting(false)}>
         <p>
           Deleting <strong>{group}</strong> disconnects its {d ? formatNumber(d.connectionCount) : ''} consumers, and removes its checkpoint and its {d ? formatNumber(d.parkedCount) : ''} parked
           messages. The events in <code>{stream}</code> are not touched.
         </p>
-        {actionError && (
-          <p className="form-error" role="alert">
-            {actionError}
-          </p>
-        )}
-        <div className="form-actions">
-          <button type="button" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
+        <FormFooter error={actionError} onCancel={() => setDeleting(false)}>
           <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
             {busy ? 'Deleting…' : 'Delete group'}
           </button>
-        </div>
+        </FormFooter>
       </Dialog>
     </section>
   );

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { streamPath } from '../../components/EventTable.tsx';
-import { Badge, Empty, ErrorState, formatAge, formatBytes, formatDuration, formatNumber, formatRate, formatTime, Link, Loading, Notice } from '../../components/ui.tsx';
+import { Badge, Empty, ErrorState, formatAge, formatBytes, formatDuration, formatNumber, formatRate, formatTime, Link, Loading, Notice, numeric, TableHead } from '../../components/ui.tsx';
 import { groupsByStream, useMonitor, type GroupRow } from '../../stores/monitor.ts';
 import { routePath } from '../../stores/router.ts';
 
@@ -24,36 +24,9 @@ export function catchUpText(behind: number | null, seconds: number | null): stri
 function GroupTable({ stream, groups }: { stream: string; groups: GroupRow[] }) {
   return (
     <table className="table groups" aria-label={`Groups on ${stream}`}>
-      <thead>
-        <tr>
-          <th scope="col">Group</th>
-          <th scope="col">Status</th>
-          <th scope="col" className="num">
-            Rate
-          </th>
-          <th scope="col" className="num">
-            Last checkpoint
-          </th>
-          <th scope="col" className="num">
-            Last known
-          </th>
-          <th scope="col" className="num">
-            Behind
-          </th>
-          <th scope="col" className="num">
-            Catch-up
-          </th>
-          <th scope="col" className="num">
-            In flight
-          </th>
-          <th scope="col" className="num">
-            Parked
-          </th>
-          <th scope="col" className="num">
-            Connections
-          </th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={['Group', 'Status', numeric('Rate'), numeric('Last checkpoint'), numeric('Last known'), numeric('Behind'), numeric('Catch-up'), numeric('In flight'), numeric('Parked'), numeric('Connections')]}
+      />
       <tbody>
         {groups.map((g) => (
           <tr key={g.group} data-testid={`group-row-${g.stream}::${g.group}`}>
@@ -135,23 +108,7 @@ export function SubscriptionsOverview() {
             <h2 id="connections-title">Connected clients</h2>
             {m.connections && m.connections.length ? (
               <table className="table" aria-label="Connected clients">
-                <thead>
-                  <tr>
-                    <th scope="col">Connection</th>
-                    <th scope="col">Address</th>
-                    <th scope="col">User</th>
-                    <th scope="col">Connected</th>
-                    <th scope="col" className="num">
-                      Received
-                    </th>
-                    <th scope="col" className="num">
-                      Sent
-                    </th>
-                    <th scope="col" className="num">
-                      Pending send
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Connection', 'Address', 'User', 'Connected', numeric('Received'), numeric('Sent'), numeric('Pending send')]} />
                 <tbody>
                   {m.connections.map((c) => (
                     <tr key={c.id}>
@@ -187,18 +144,7 @@ export function SubscriptionsOverview() {
             <h2 id="volatile-title">Live subscriptions</h2>
             {m.volatile && m.volatile.length ? (
               <table className="table" aria-label="Live subscriptions">
-                <thead>
-                  <tr>
-                    <th scope="col">Stream</th>
-                    <th scope="col">Filter</th>
-                    <th scope="col">Client</th>
-                    <th scope="col">User</th>
-                    <th scope="col" className="num">
-                      Delivered
-                    </th>
-                    <th scope="col">Since</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Stream', 'Filter', 'Client', 'User', numeric('Delivered'), 'Since']} />
                 <tbody>
                   {m.volatile.map((v) => (
                     <tr key={v.id}>

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { appPath } from './app-root.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -30,7 +31,7 @@ export function defaultDataDir(platform: NodeJS.Platform = process.platform, env
 }
 
 export function defaultRendererDir(): string {
-  return path.resolve(import.meta.dirname, '..', 'renderer', 'dist');
+  return appPath('renderer', 'dist');
 }
 
 export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: string }): HomeportConfig {

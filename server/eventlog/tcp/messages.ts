@@ -1,5 +1,5 @@
-import path from 'node:path';
 import protobuf from 'protobufjs';
+import { appPath } from '../../app-root.ts';
 
 /**
  * The protocol's protobuf messages, loaded by reflection from proto/ClientMessageDtos.proto.
@@ -10,7 +10,7 @@ import protobuf from 'protobufjs';
  * (recursively) first: a strict client (node-eventstore-client 0.2.x) rejects a reply missing one.
  */
 
-const PROTO_FILE = path.resolve(import.meta.dirname, '..', '..', '..', 'proto', 'ClientMessageDtos.proto');
+const PROTO_FILE = appPath('proto', 'ClientMessageDtos.proto');
 const PACKAGE = 'EventStore.Client.Messages';
 
 const root = protobuf.loadSync(PROTO_FILE);

@@ -7,7 +7,8 @@ import type { Database } from './open.ts';
  * crosses the threshold and copies the whole WAL into the database file there and then, which stalls
  * every connection, subscriber and request for that long. A worker thread with its own connection runs
  * PASSIVE checkpoints instead (they never block writers or readers), and the writer connection's
- * automatic checkpoint is switched off while the worker is alive.
+ * automatic checkpoint is switched off while the worker is alive. Once a second: often enough to keep
+ * the WAL short, rare enough that hot index pages are copied once for many commits.
  */
 export interface BackgroundCheckpointer {
   stop(): Promise<void>;
@@ -42,7 +43,7 @@ tick();
 export function startBackgroundCheckpointer(db: Database, options: { intervalMs?: number; onError?: (err: Error) => void } = {}): BackgroundCheckpointer {
   const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: db.name, sqliteModule, intervalMs: options.intervalMs ?? 200 } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: db.name, sqliteModule, intervalMs: options.intervalMs ?? 1000 } });
   worker.unref();
   db.pragma('wal_autocheckpoint = 0');
   let stopped = false;

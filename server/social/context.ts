@@ -1,7 +1,13 @@
 import type { Logger } from '../logger.ts';
 import type { AccountService } from './domain/accounts.ts';
+import type { DueJobs } from './domain/jobs.ts';
+import type { MediaService } from './domain/media.ts';
+import type { NotificationService } from './domain/notifications.ts';
+import type { PollService } from './domain/polls.ts';
 import type { RelationshipService } from './domain/relationships.ts';
+import type { StatusService } from './domain/statuses.ts';
 import type { AccountPresenter } from './entities/account.ts';
+import type { StatusPresenter } from './entities/status.ts';
 import type { RouteAuth } from './http/auth.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { MediaStorage } from './media/storage.ts';
@@ -25,7 +31,15 @@ export interface SocialContext {
   accounts: AccountService;
   relationships: RelationshipService;
   presenter: AccountPresenter;
+  notifications: NotificationService;
+  statuses: StatusService;
+  statusPresenter: StatusPresenter;
+  mediaService: MediaService;
+  polls: PollService;
+  jobs: DueJobs;
   vapidPublicKey: string;
+  /** Mastodon's 300 requests per 5 minutes per token or address; false only for benchmarks. */
+  generalRateLimit: boolean;
   /** Every API route with its auth rule (the scope test walks this list). */
   routes: RegisteredRoute[];
 }

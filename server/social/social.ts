@@ -7,8 +7,14 @@ import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
+import { DueJobs } from './domain/jobs.ts';
+import { MediaService } from './domain/media.ts';
+import { NotificationService } from './domain/notifications.ts';
+import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
+import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses.ts';
 import { AccountPresenter } from './entities/account.ts';
+import { StatusPresenter } from './entities/status.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -26,6 +32,8 @@ export interface OpenSocialOptions {
   secure?: boolean;
   /** Clock for every timestamp and expiry (tests inject one). */
   now?: () => number;
+  /** Default true. A benchmark turns the general API rate limit off; sign-up and sign-in limits stay. */
+  generalRateLimit?: boolean;
 }
 
 export interface Social {
@@ -44,6 +52,10 @@ export interface Social {
   /** Every API route with its auth rule, filled when the plugin is registered. */
   routes: RegisteredRoute[];
   context: SocialContext;
+  /** Publishes due scheduled statuses and ends due polls now (the timer does this by itself; tests with a clock call it). */
+  runDueJobs(): { published: number; pollsEnded: number };
+  /** Resolves when queued media processing has finished. */
+  mediaIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,7 +83,7 @@ interface SocialCore {
   admin: SocialAdmin;
 }
 
-function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number }): SocialCore {
+function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number; generalRateLimit?: boolean }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
   try {
@@ -80,16 +92,30 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
     const vapidPublicKey = ensureServerKeys(store);
     const mailer = new Mailer(store, urls, options.logger.child({ component: 'mail' }));
     const accounts = new AccountService(store, urls, mailer, options.logger);
+    const media = new MediaStorage(options.dataDir);
+    const notifications = new NotificationService(store);
+    const presenter = new AccountPresenter(store, urls);
+    const statuses = new StatusService(store, urls, notifications, media, options.logger.child({ component: 'statuses' }));
+    const polls = new PollService(store, notifications, options.logger.child({ component: 'polls' }));
+    const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }));
+    statuses.onScheduleChange = () => jobs.reschedule();
     const context: SocialContext = {
       store,
       urls,
       logger: options.logger,
       mailer,
-      media: new MediaStorage(options.dataDir),
+      media,
       accounts,
-      relationships: new RelationshipService(store),
-      presenter: new AccountPresenter(store, urls),
+      relationships: new RelationshipService(store, notifications),
+      presenter,
+      notifications,
+      statuses,
+      statusPresenter: new StatusPresenter(store, urls, presenter),
+      mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
+      polls,
+      jobs,
       vapidPublicKey,
+      generalRateLimit: options.generalRateLimit ?? true,
       routes: [],
     };
     return { db, file, context, admin: new SocialAdmin(store, accounts) };
@@ -116,11 +142,15 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const purger = setInterval(() => {
     try {
       ctx.store.oauth.purgeExpired();
+      ctx.store.statuses.purgeIdempotencyKeys(ctx.store.now() - IDEMPOTENCY_WINDOW_MS);
     } catch (err) {
       ctx.logger.error({ err }, 'session purge failed');
     }
   }, PURGE_MS);
   purger.unref();
+  // Scheduled statuses and polls that fell due while the server was stopped are handled now.
+  ctx.jobs.start();
+  ctx.mediaService.resumeUnfinished();
 
   const plugin: FastifyPluginAsync = async (root) => {
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
@@ -152,9 +182,13 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     listOutbox(listOptions) {
       return core.admin.listOutbox(listOptions);
     },
+    runDueJobs: () => ctx.jobs.runDue(),
+    mediaIdle: () => ctx.mediaService.idle(),
     async close() {
       clearInterval(sweeper);
       clearInterval(purger);
+      ctx.jobs.stop();
+      await ctx.mediaService.close();
       await ctx.mailer.idle(5_000);
       ctx.mailer.close();
       core.db.close();

@@ -37,6 +37,16 @@ export class SocialUrls {
     return `${this.base}/@${encodeURIComponent(username)}`;
   }
 
+  /** ActivityPub id of a local status (a reblog's is its Announce activity). */
+  statusUri(username: string, id: string, reblog = false): string {
+    return `${this.accountUri(username)}/statuses/${id}${reblog ? '/activity' : ''}`;
+  }
+
+  /** HTML permalink of a local status. */
+  statusUrl(username: string, id: string): string {
+    return `${this.profileUrl(username)}/${id}`;
+  }
+
   tagUrl(name: string): string {
     return `${this.base}/tags/${encodeURIComponent(name)}`;
   }

@@ -4,19 +4,31 @@ import { oauthRoutes } from '../oauth/routes.ts';
 import { aboutRoutes } from './about.ts';
 import { accountReadRoutes } from './v1/accounts/accounts.ts';
 import { accountCollectionRoutes } from './v1/accounts/collections.ts';
+import { accountStatusRoutes } from './v1/accounts/statuses.ts';
 import { credentialRoutes } from './v1/accounts/credentials.ts';
 import { registrationRoutes } from './v1/accounts/registration.ts';
 import { relationshipRoutes } from './v1/accounts/relationships.ts';
 import { appRoutes } from './v1/apps.ts';
 import { blockRoutes } from './v1/blocks.ts';
+import { bookmarksRoutes } from './v1/bookmarks.ts';
+import { conversationRoutes } from './v1/conversations.ts';
 import { domainBlockRoutes } from './v1/domain-blocks.ts';
 import { emailRoutes } from './v1/emails.ts';
+import { favouritesRoutes } from './v1/favourites.ts';
 import { followRequestRoutes } from './v1/follow-requests.ts';
 import { followRoutes } from './v1/follows.ts';
 import { instanceRoutes } from './v1/instance.ts';
+import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
+import { notificationRoutes } from './v1/notifications.ts';
+import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
+import { scheduledStatusRoutes } from './v1/scheduled-statuses.ts';
+import { statusActionRoutes } from './v1/statuses/actions.ts';
+import { statusRoutes } from './v1/statuses/statuses.ts';
+import { timelineRoutes } from './v1/timelines.ts';
 import { instanceV2Routes } from './v2/instance.ts';
+import { mediaV2Routes } from './v2/media.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
 /** Every route module of the social server, one per Mastodon resource (part 2 appends its own here). */
@@ -40,4 +52,17 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   preferenceRoutes,
   instanceRoutes,
   instanceV2Routes,
+  // Part 2: statuses, timelines, notifications, conversations, media, polls, scheduled statuses.
+  statusRoutes,
+  statusActionRoutes,
+  accountStatusRoutes,
+  timelineRoutes,
+  favouritesRoutes,
+  bookmarksRoutes,
+  notificationRoutes,
+  conversationRoutes,
+  mediaRoutes,
+  mediaV2Routes,
+  pollRoutes,
+  scheduledStatusRoutes,
 ];

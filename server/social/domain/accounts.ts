@@ -221,6 +221,11 @@ export class AccountService {
       }
       db.prepare('DELETE FROM account_domain_blocks WHERE account_id = ?').run(accountId);
       db.prepare('DELETE FROM notifications WHERE account_id = ? OR from_account_id = ?').run(accountId, accountId);
+      // Statuses go with the account (their rows stay as tombstones); so do its home feed and scheduled posts.
+      db.prepare('DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)').run(accountId, accountId);
+      db.prepare('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL').run(this.store.now(), accountId);
+      db.prepare('UPDATE account_stats SET statuses_count = 0 WHERE account_id = ?').run(accountId);
+      db.prepare('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
       const user = this.store.users.byAccountId(accountId);
       if (user) this.store.users.delete(user.id);
       this.store.accounts.markDeleted(accountId);

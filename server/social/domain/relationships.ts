@@ -1,5 +1,9 @@
 import { forbidden, notFound, ValidationFailure } from '../errors.ts';
 import { isListed, type Account, type FollowOptions, type SocialStore } from '../store/index.ts';
+import type { NotificationService } from './notifications.ts';
+
+/** How many of an account's latest statuses enter a new follower's home feed (Mastodon merges 200). */
+export const FOLLOW_MERGE_LIMIT = 200;
 
 export const NOTE_COMMENT_MAX = 2000;
 /** The longest mute Mastodon accepts: about 3 years in seconds (clients offer up to 7 days). */
@@ -17,8 +21,15 @@ export interface FollowChanges {
  */
 export class RelationshipService {
   private readonly store: SocialStore;
-  constructor(store: SocialStore) {
+  private readonly notifications: NotificationService;
+  constructor(store: SocialStore, notifications: NotificationService) {
     this.store = store;
+    this.notifications = notifications;
+  }
+
+  /** A follow started: a local follower's home feed gets the account's recent statuses. */
+  private followStarted(followerId: string, targetId: string): void {
+    this.store.feeds.merge(followerId, targetId, FOLLOW_MERGE_LIMIT);
   }
 
   private ensureActionable(me: Account, target: Account): void {
@@ -47,17 +58,18 @@ export class RelationshipService {
         rel.upsertFollow(me.id, target.id, options);
       } else if (target.locked || target.domain !== null || rel.followRequest(me.id, target.id)) {
         const created = rel.upsertFollowRequest(me.id, target.id, options);
-        if (created && target.domain === null) this.store.notifications.insert({ accountId: target.id, fromAccountId: me.id, type: 'follow_request' });
+        if (created && target.domain === null) this.notifications.notify(target.id, me.id, 'follow_request');
       } else {
         rel.upsertFollow(me.id, target.id, options);
-        this.store.notifications.insert({ accountId: target.id, fromAccountId: me.id, type: 'follow' });
+        this.followStarted(me.id, target.id);
+        this.notifications.notify(target.id, me.id, 'follow');
       }
     });
   }
 
   unfollow(me: Account, target: Account): void {
     this.store.transaction(() => {
-      this.store.relationships.deleteFollow(me.id, target.id);
+      if (this.store.relationships.deleteFollow(me.id, target.id)) this.store.feeds.unmerge(me.id, target.id);
       if (this.store.relationships.deleteFollowRequest(me.id, target.id)) {
         this.store.notifications.deleteBetween(target.id, me.id, 'follow_request');
       }
@@ -71,8 +83,9 @@ export class RelationshipService {
       if (!request) throw notFound();
       this.store.relationships.upsertFollow(requester.id, me.id, request, request.uri);
       this.store.relationships.deleteFollowRequest(requester.id, me.id);
+      if (requester.domain === null) this.followStarted(requester.id, me.id);
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
-      this.store.notifications.insert({ accountId: me.id, fromAccountId: requester.id, type: 'follow' });
+      this.notifications.notify(me.id, requester.id, 'follow');
     });
   }
 
@@ -84,7 +97,9 @@ export class RelationshipService {
   }
 
   removeFromFollowers(me: Account, follower: Account): void {
-    this.store.relationships.deleteFollow(follower.id, me.id);
+    this.store.transaction(() => {
+      if (this.store.relationships.deleteFollow(follower.id, me.id)) this.store.feeds.unmerge(follower.id, me.id);
+    });
   }
 
   /** Blocking ends follows and requests both ways and clears what the blocked account caused in our notifications. */
@@ -93,6 +108,8 @@ export class RelationshipService {
     this.store.transaction(() => {
       this.store.relationships.insertBlock(me.id, target.id);
       this.store.relationships.severBetween(me.id, target.id);
+      this.store.feeds.unmerge(me.id, target.id);
+      this.store.feeds.unmerge(target.id, me.id);
       this.store.relationships.deleteEndorsement(me.id, target.id);
       this.store.notifications.deleteAllFrom(me.id, target.id);
     });

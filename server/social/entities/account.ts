@@ -1,3 +1,4 @@
+import { LruCache } from '../cache.ts';
 import type { Account, AccountCounts, ListedAccount, SocialStore, User } from '../store/index.ts';
 import { formatInline, formatPlainText } from '../text/format.ts';
 import type { SocialUrls } from '../urls.ts';
@@ -10,6 +11,7 @@ export type AccountJson = Record<string, unknown> & { id: string };
 export class AccountPresenter {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
+  private readonly cache = new LruCache<string, AccountJson>(5_000);
 
   constructor(store: SocialStore, urls: SocialUrls) {
     this.store = store;
@@ -72,7 +74,19 @@ export class AccountPresenter {
       const movedCounts = this.store.accounts.counts(list);
       for (const m of list) movedJson.set(m.id, this.serialize(m, movedCounts.get(m.id)!, null));
     }
-    return accounts.map((a) => this.serialize(a, counts.get(a.id)!, a.movedToAccountId ? (movedJson.get(a.movedToAccountId) ?? null) : null));
+    return accounts.map((a) => {
+      const c = counts.get(a.id)!;
+      if (a.movedToAccountId) return this.serialize(a, c, movedJson.get(a.movedToAccountId) ?? null);
+      // Everything but the counters depends only on the row (and its user's role): reuse it while the row is unchanged.
+      const key = `${this.urls.base}|${a.id}|${a.updatedAt}|${a.user?.role ?? ''}|${a.user?.confirmed ?? ''}|${a.suspendedAt ?? ''}|${a.silencedAt ?? ''}|${a.deletedAt ?? ''}`;
+      let base = this.cache.get(key);
+      if (!base) {
+        base = this.serialize(a, { statuses: 0, followers: 0, following: 0, lastStatusAt: null }, null);
+        this.cache.set(key, base);
+      }
+      if (a.suspendedAt !== null) return { ...base };
+      return { ...base, followers_count: c.followers, following_count: c.following, statuses_count: c.statuses, last_status_at: c.lastStatusAt === null ? null : isoDate(c.lastStatusAt) };
+    });
   }
 
   one(account: Account): AccountJson {

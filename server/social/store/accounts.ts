@@ -1,4 +1,4 @@
-import { bool, boolOrNull, idOrNull, int, intOrNull, jsonOr, placeholders, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
+import { bool, boolOrNull, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -49,8 +49,6 @@ export interface Account {
   followersUrl: string | null;
   followingUrl: string | null;
   featuredUrl: string | null;
-  publicKey: string;
-  privateKey: string | null;
   suspendedAt: number | null;
   silencedAt: number | null;
   deletedAt: number | null;
@@ -60,7 +58,18 @@ export interface Account {
   user: LocalUserState | null;
 }
 
-export const ACCOUNT_COLUMNS = `a.*, u.id AS u_id, u.confirmed_at AS u_confirmed_at, u.approved AS u_approved, u.disabled AS u_disabled, u.role AS u_role`;
+/**
+ * Every account column except the key pair: PEM keys are kilobytes per row and only signing needs them
+ * (AccountRepository.keyPair), so listings do not copy them into every Account.
+ */
+const ACCOUNT_FIELDS = [
+  'id', 'username', 'domain', 'uri', 'url', 'actor_type', 'display_name', 'note', 'fields', 'avatar_file', 'avatar_remote_url', 'avatar_description',
+  'header_file', 'header_remote_url', 'header_description', 'locked', 'discoverable', 'indexable', 'hide_collections', 'memorial', 'moved_to_account_id',
+  'also_known_as', 'attribution_domains', 'inbox_url', 'shared_inbox_url', 'outbox_url', 'followers_url', 'following_url', 'featured_url', 'suspended_at',
+  'silenced_at', 'deleted_at', 'last_webfingered_at', 'fetched_at', 'created_at', 'updated_at',
+];
+const ACCOUNT_ROW = ACCOUNT_FIELDS.map((c) => `a.${c}`).join(', ');
+export const ACCOUNT_COLUMNS = `${ACCOUNT_ROW}, u.id AS u_id, u.confirmed_at AS u_confirmed_at, u.approved AS u_approved, u.disabled AS u_disabled, u.role AS u_role`;
 export const ACCOUNT_FROM = `accounts a LEFT JOIN users u ON u.account_id = a.id`;
 /** Accounts the REST API may show: not deleted, and local ones confirmed and approved. Suspended ones are shown empty. */
 export const ACCOUNT_LISTED = `a.deleted_at IS NULL AND (a.domain IS NOT NULL OR (u.confirmed_at IS NOT NULL AND u.approved = 1))`;
@@ -96,8 +105,6 @@ export function toAccount(r: Record<string, unknown>): Account {
     followersUrl: (r.followers_url as string | null) ?? null,
     followingUrl: (r.following_url as string | null) ?? null,
     featuredUrl: (r.featured_url as string | null) ?? null,
-    publicKey: r.public_key as string,
-    privateKey: (r.private_key as string | null) ?? null,
     suspendedAt: intOrNull(r.suspended_at),
     silencedAt: intOrNull(r.silenced_at),
     deletedAt: intOrNull(r.deleted_at),
@@ -180,15 +187,38 @@ export class AccountRepository {
     this.core = core;
   }
 
+  /** The account's key pair (PEM); the private key only for local accounts. */
+  keyPair(id: string): { publicKey: string; privateKey: string | null } | null {
+    const r = this.core.sql('SELECT public_key, private_key FROM accounts WHERE id = ?').get(id) as { public_key: string; private_key: string | null } | undefined;
+    return r ? { publicKey: r.public_key, privateKey: r.private_key } : null;
+  }
+
+  /*
+   * By-id reads query accounts and users separately: any join in these statements (even one SQLite
+   * eliminates) made each read several times slower, and they run for every request and status.
+   */
+  private withUsers(rows: Record<string, unknown>[]): Account[] {
+    const local = rows.filter((r) => r.domain === null).map((r) => str(r.id));
+    const users = new Map<string, Record<string, unknown>>();
+    if (local.length) {
+      for (const u of this.core
+        .sql('SELECT account_id, id AS u_id, confirmed_at AS u_confirmed_at, approved AS u_approved, disabled AS u_disabled, role AS u_role FROM users WHERE account_id IN (SELECT value FROM json_each(?))')
+        .all(jsonIds(local)) as Record<string, unknown>[]) {
+        users.set(str(u.account_id), u);
+      }
+    }
+    return rows.map((r) => toAccount({ ...r, ...(users.get(str(r.id)) ?? { u_id: null }) }));
+  }
+
   byId(id: string): Account | null {
-    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.id = ?`).get(id) as Record<string, unknown> | undefined;
-    return r ? toAccount(r) : null;
+    const r = this.core.sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id = ?`).get(id) as Record<string, unknown> | undefined;
+    return r ? this.withUsers([r])[0] : null;
   }
 
   byIds(ids: readonly string[]): Account[] {
     if (ids.length === 0) return [];
-    const rows = this.core.db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.id IN (${placeholders(ids.length)})`).all(...ids) as Record<string, unknown>[];
-    const byId = new Map(rows.map((r) => [str(r.id), toAccount(r)]));
+    const rows = this.core.sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id IN (SELECT value FROM json_each(?))`).all(jsonIds(ids)) as Record<string, unknown>[];
+    const byId = new Map(this.withUsers(rows).map((a) => [a.id, a]));
     return ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   }
 
@@ -297,39 +327,37 @@ export class AccountRepository {
   counts(accounts: readonly Account[]): Map<string, AccountCounts> {
     const result = new Map<string, AccountCounts>();
     if (accounts.length === 0) return result;
-    const ids = accounts.map((a) => a.id);
-    const list = placeholders(ids.length);
-    for (const id of ids) result.set(id, { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
-    const db = this.core.db;
+    for (const a of accounts) result.set(a.id, { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
+    // One statement text per query whatever the number of accounts (json_each), so each is prepared once.
+    const list = jsonIds(accounts.map((a) => a.id));
     const listed = `EXISTS (SELECT 1 FROM ${ACCOUNT_FROM} WHERE a.id = f.account_id AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL)`;
     const listedTarget = `EXISTS (SELECT 1 FROM ${ACCOUNT_FROM} WHERE a.id = f.target_account_id AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL)`;
-    for (const r of db.prepare(`SELECT target_account_id AS id, COUNT(*) AS n FROM follows f WHERE target_account_id IN (${list}) AND ${listed} GROUP BY target_account_id`).all(...ids) as { id: bigint; n: bigint }[]) {
-      result.get(str(r.id))!.followers = int(r.n);
-    }
-    for (const r of db.prepare(`SELECT account_id AS id, COUNT(*) AS n FROM follows f WHERE account_id IN (${list}) AND ${listedTarget} GROUP BY account_id`).all(...ids) as { id: bigint; n: bigint }[]) {
-      result.get(str(r.id))!.following = int(r.n);
-    }
-    // Local accounts: counters kept by the status repository (counting rows per request was too slow).
-    const local = accounts.filter((a) => a.domain === null).map((a) => a.id);
-    if (local.length) {
-      for (const r of db.prepare(`SELECT account_id, statuses_count, last_status_at FROM account_stats WHERE account_id IN (${placeholders(local.length)})`).all(...local) as Record<string, unknown>[]) {
-        const c = result.get(str(r.account_id))!;
-        c.statuses = int(r.statuses_count);
-        c.lastStatusAt = intOrNull(r.last_status_at);
-      }
+    // Followers, following and (local accounts: counters kept by the status repository) statuses in one statement.
+    const rows = this.core
+      .sql(
+        `SELECT 'followers' AS k, target_account_id AS id, COUNT(*) AS n, NULL AS last FROM follows f
+           WHERE target_account_id IN (SELECT value FROM json_each(@ids)) AND ${listed} GROUP BY target_account_id
+         UNION ALL SELECT 'following', account_id, COUNT(*), NULL FROM follows f WHERE account_id IN (SELECT value FROM json_each(@ids)) AND ${listedTarget} GROUP BY account_id
+         UNION ALL SELECT 'statuses', account_id, statuses_count, last_status_at FROM account_stats WHERE account_id IN (SELECT value FROM json_each(@local))`,
+      )
+      .all({ ids: list, local: jsonIds(accounts.filter((a) => a.domain === null).map((a) => a.id)) }) as { k: 'followers' | 'following' | 'statuses'; id: bigint; n: bigint; last: bigint | null }[];
+    for (const r of rows) {
+      const c = result.get(str(r.id))!;
+      c[r.k] = int(r.n);
+      if (r.k === 'statuses') c.lastStatusAt = intOrNull(r.last);
     }
     // Remote accounts: we hold only part of their graph, so prefer what their server reports when it is larger.
     const remote = accounts.filter((a) => a.domain !== null).map((a) => a.id);
     if (remote.length) {
-      const remoteList = placeholders(remote.length);
-      for (const r of db
-        .prepare(`SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (${remoteList}) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id`)
-        .all(...remote) as { id: bigint; n: bigint; last: bigint | null }[]) {
+      const remoteList = jsonIds(remote);
+      for (const r of this.core
+        .sql("SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id")
+        .all(remoteList) as { id: bigint; n: bigint; last: bigint | null }[]) {
         const c = result.get(str(r.id))!;
         c.statuses = int(r.n);
         c.lastStatusAt = intOrNull(r.last);
       }
-      for (const r of db.prepare(`SELECT * FROM account_stats WHERE account_id IN (${placeholders(remote.length)})`).all(...remote) as Record<string, unknown>[]) {
+      for (const r of this.core.sql('SELECT * FROM account_stats WHERE account_id IN (SELECT value FROM json_each(?))').all(remoteList) as Record<string, unknown>[]) {
         const c = result.get(str(r.account_id))!;
         c.statuses = Math.max(c.statuses, int(r.statuses_count));
         c.followers = Math.max(c.followers, int(r.followers_count));

@@ -1,15 +1,31 @@
 import type { Database } from '../../db/index.ts';
 import { AccountRepository } from './accounts.ts';
+import { ConversationRepository } from './conversations.ts';
+import { HomeFeedRepository } from './feeds.ts';
+import { InteractionRepository } from './interactions.ts';
+import { MediaRepository } from './media.ts';
 import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { OutboxRepository } from './outbox.ts';
+import { PollRepository } from './polls.ts';
 import { RelationshipRepository } from './relationships.ts';
 import { RuleRepository } from './rules.ts';
+import { ScheduledStatusRepository } from './scheduled.ts';
 import { SettingsRepository } from './settings.ts';
+import { StatusRepository } from './statuses.ts';
 import { StoreCore } from './store.ts';
+import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
 
 export * from './accounts.ts';
+export * from './conversations.ts';
+export * from './feeds.ts';
+export * from './interactions.ts';
+export * from './media.ts';
+export * from './polls.ts';
+export * from './scheduled.ts';
+export * from './statuses.ts';
+export * from './timelines.ts';
 export * from './notifications.ts';
 export * from './oauth.ts';
 export * from './outbox.ts';
@@ -30,6 +46,14 @@ export class SocialStore {
   readonly notifications: NotificationRepository;
   readonly outbox: OutboxRepository;
   readonly rules: RuleRepository;
+  readonly statuses: StatusRepository;
+  readonly interactions: InteractionRepository;
+  readonly timelines: TimelineRepository;
+  readonly feeds: HomeFeedRepository;
+  readonly media: MediaRepository;
+  readonly polls: PollRepository;
+  readonly scheduled: ScheduledStatusRepository;
+  readonly conversations: ConversationRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -41,6 +65,14 @@ export class SocialStore {
     this.notifications = new NotificationRepository(this.core);
     this.outbox = new OutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
+    this.statuses = new StatusRepository(this.core);
+    this.interactions = new InteractionRepository(this.core);
+    this.timelines = new TimelineRepository(this.core);
+    this.feeds = new HomeFeedRepository(this.core);
+    this.media = new MediaRepository(this.core);
+    this.polls = new PollRepository(this.core);
+    this.scheduled = new ScheduledStatusRepository(this.core);
+    this.conversations = new ConversationRepository(this.core);
   }
 
   get db(): Database {

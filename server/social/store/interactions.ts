@@ -68,20 +68,23 @@ export class InteractionRepository {
     this.core.sql('DELETE FROM bookmarks WHERE status_id IN (SELECT value FROM json_each(?))').run(list);
   }
 
+  /** All five flags in one statement (a timeline page asks this once per request). */
   flags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): ViewerFlags {
-    const ids = jsonIds(statusIds);
-    const set = (sql: string, list: string, column: string) => new Set((this.core.sql(sql).all(viewerId, list) as Record<string, unknown>[]).map((r) => str(r[column])));
-    const empty = statusIds.length === 0;
-    return {
-      favourited: empty ? new Set() : set('SELECT status_id FROM favourites WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
-      reblogged: empty ? new Set() : set('SELECT reblog_of_id FROM statuses WHERE account_id = ? AND reblog_of_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL', ids, 'reblog_of_id'),
-      bookmarked: empty ? new Set() : set('SELECT status_id FROM bookmarks WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
-      pinned: empty ? new Set() : set('SELECT status_id FROM status_pins WHERE account_id = ? AND status_id IN (SELECT value FROM json_each(?))', ids, 'status_id'),
-      mutedConversations:
-        conversationIds.length === 0
-          ? new Set()
-          : set('SELECT conversation_id FROM conversation_mutes WHERE account_id = ? AND conversation_id IN (SELECT value FROM json_each(?))', jsonIds(conversationIds), 'conversation_id'),
-    };
+    const flags: ViewerFlags = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
+    if (statusIds.length === 0 && conversationIds.length === 0) return flags;
+    const rows = this.core
+      .sql(
+        `WITH ids(id) AS MATERIALIZED (SELECT value FROM json_each(@ids)), conversations(id) AS MATERIALIZED (SELECT value FROM json_each(@conversations))
+         SELECT 'f' AS k, status_id AS id FROM favourites WHERE account_id = @viewer AND status_id IN ids
+         UNION ALL SELECT 'r', reblog_of_id FROM statuses WHERE account_id = @viewer AND reblog_of_id IN ids AND deleted_at IS NULL
+         UNION ALL SELECT 'b', status_id FROM bookmarks WHERE account_id = @viewer AND status_id IN ids
+         UNION ALL SELECT 'p', status_id FROM status_pins WHERE account_id = @viewer AND status_id IN ids
+         UNION ALL SELECT 'm', conversation_id FROM conversation_mutes WHERE account_id = @viewer AND conversation_id IN conversations`,
+      )
+      .all({ viewer: viewerId, ids: jsonIds(statusIds), conversations: jsonIds(conversationIds) }) as { k: string; id: bigint }[];
+    const target = { f: flags.favourited, r: flags.reblogged, b: flags.bookmarked, p: flags.pinned, m: flags.mutedConversations } as Record<string, Set<string>>;
+    for (const r of rows) target[r.k].add(str(r.id));
+    return flags;
   }
 
   /** Local accounts that reblogged a status (for edit notifications). */

@@ -1,20 +1,23 @@
-import { int, str, type StoreCore } from './store.ts';
+import { ACCOUNT_LISTED } from './accounts.ts';
+import { cursorWhere, finishPage, idOrNull, int, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
 
-export type NotificationType =
-  | 'mention'
-  | 'status'
-  | 'reblog'
-  | 'follow'
-  | 'follow_request'
-  | 'favourite'
-  | 'poll'
-  | 'update'
-  | 'quote'
-  | 'quoted_update'
-  | 'admin.sign_up'
-  | 'admin.report'
-  | 'severed_relationships'
-  | 'moderation_warning';
+export const NOTIFICATION_TYPES = [
+  'mention',
+  'status',
+  'reblog',
+  'follow',
+  'follow_request',
+  'favourite',
+  'poll',
+  'update',
+  'quote',
+  'quoted_update',
+  'admin.sign_up',
+  'admin.report',
+  'severed_relationships',
+  'moderation_warning',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export interface NotificationRow {
   id: string;
@@ -22,10 +25,36 @@ export interface NotificationRow {
   fromAccountId: string;
   type: NotificationType;
   statusId: string | null;
+  groupKey: string | null;
   createdAt: number;
 }
 
-/** Notification rows. Part 1 writes follow, follow_request and admin.sign_up; the listing API comes with part 2. */
+function toNotification(r: Record<string, unknown>): NotificationRow {
+  return {
+    id: str(r.id),
+    accountId: str(r.account_id),
+    fromAccountId: str(r.from_account_id),
+    type: r.type as NotificationType,
+    statusId: idOrNull(r.status_id),
+    groupKey: (r.group_key as string | null) ?? null,
+    createdAt: int(r.created_at),
+  };
+}
+
+export interface NotificationFilter {
+  types?: string[];
+  excludeTypes?: string[];
+  fromAccountId?: string;
+}
+
+/**
+ * Notifications a user may list: from accounts that are listed (staff also see sign-ups of pending ones)
+ * and not suspended, about statuses that still exist.
+ */
+const LISTABLE = `EXISTS (SELECT 1 FROM accounts a LEFT JOIN users u ON u.account_id = a.id
+    WHERE a.id = n.from_account_id AND a.suspended_at IS NULL AND a.deleted_at IS NULL AND (n.type LIKE 'admin.%' OR ${ACCOUNT_LISTED}))
+  AND (n.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL))`;
+
 export class NotificationRepository {
   private readonly core: StoreCore;
   constructor(core: StoreCore) {
@@ -40,9 +69,25 @@ export class NotificationRepository {
     return id;
   }
 
+  /** Whether a notification of this kind exists already (polls notify once per voter). */
+  exists(accountId: string, fromAccountId: string, type: NotificationType, statusId: string | null): boolean {
+    return this.core.sql('SELECT 1 FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ? AND status_id IS ?').get(accountId, fromAccountId, type, statusId) !== undefined;
+  }
+
   /** Removes notifications of one kind between two accounts (e.g. a follow request that was withdrawn). */
   deleteBetween(accountId: string, fromAccountId: string, type: NotificationType): void {
     this.core.sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ?').run(accountId, fromAccountId, type);
+  }
+
+  /** Removes what an undone action caused (an unfavourite, an unreblog). */
+  deleteFor(fromAccountId: string, type: NotificationType, statusId: string): void {
+    this.core.sql('DELETE FROM notifications WHERE from_account_id = ? AND type = ? AND status_id = ?').run(fromAccountId, type, statusId);
+  }
+
+  /** Removes every notification about the given statuses (they were deleted). */
+  deleteForStatuses(statusIds: readonly string[]): void {
+    if (statusIds.length === 0) return;
+    this.core.sql('DELETE FROM notifications WHERE status_id IN (SELECT value FROM json_each(?))').run(jsonIds(statusIds));
   }
 
   /** Removes what one account caused in another's notifications (after a block). */
@@ -50,15 +95,51 @@ export class NotificationRepository {
     this.core.sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ?').run(accountId, fromAccountId);
   }
 
+  byId(accountId: string, id: string): NotificationRow | null {
+    const r = this.core.sql(`SELECT n.* FROM notifications n WHERE n.id = ? AND n.account_id = ? AND ${LISTABLE}`).get(id, accountId) as Record<string, unknown> | undefined;
+    return r ? toNotification(r) : null;
+  }
+
+  list(accountId: string, filter: NotificationFilter, page: PageQuery): NotificationRow[] {
+    const c = cursorWhere('n.id', page);
+    const where = [
+      filter.types?.length ? 'n.type IN (SELECT value FROM json_each(@types))' : '',
+      filter.excludeTypes?.length ? 'n.type NOT IN (SELECT value FROM json_each(@exclude))' : '',
+      filter.fromAccountId ? 'n.from_account_id = @from' : '',
+    ]
+      .filter(Boolean)
+      .map((w) => `AND ${w}`)
+      .join(' ');
+    const rows = this.core
+      .sql(`SELECT n.* FROM notifications n WHERE n.account_id = @account ${where} AND ${c.where} AND ${LISTABLE} ORDER BY n.id ${c.order} LIMIT @cursor_limit`)
+      .all({
+        account: accountId,
+        types: JSON.stringify(filter.types ?? []),
+        exclude: JSON.stringify(filter.excludeTypes ?? []),
+        from: filter.fromAccountId ?? null,
+        ...c.params,
+      }) as Record<string, unknown>[];
+    return finishPage(rows.map(toNotification), page);
+  }
+
+  /** Unread notifications after a marker (capped). */
+  countAfter(accountId: string, afterId: string | null, limit: number): number {
+    const r = this.core
+      .sql(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications n WHERE n.account_id = ? AND n.id > ? AND ${LISTABLE} LIMIT ?)`)
+      .get(accountId, afterId ?? '0', limit) as { n: bigint };
+    return int(r.n);
+  }
+
+  dismiss(accountId: string, id: string): boolean {
+    return this.core.sql('DELETE FROM notifications WHERE id = ? AND account_id = ?').run(id, accountId).changes > 0;
+  }
+
+  clear(accountId: string): void {
+    this.core.sql('DELETE FROM notifications WHERE account_id = ?').run(accountId);
+  }
+
   forAccount(accountId: string, limit = 40): NotificationRow[] {
     const rows = this.core.sql('SELECT * FROM notifications WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      id: str(r.id),
-      accountId: str(r.account_id),
-      fromAccountId: str(r.from_account_id),
-      type: r.type as NotificationType,
-      statusId: r.status_id === null ? null : str(r.status_id),
-      createdAt: int(r.created_at),
-    }));
+    return rows.map(toNotification);
   }
 }

@@ -1,5 +1,5 @@
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount, type Account } from './accounts.ts';
-import { bool, cursorWhere, finishPage, int, intOrNull, jsonOr, placeholders, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
+import { bool, cursorWhere, finishPage, int, intOrNull, jsonIds, jsonOr, placeholders, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
 export interface FollowOptions {
   showReblogs: boolean;
@@ -112,6 +112,14 @@ export class RelationshipRepository {
       .sql('INSERT INTO follow_requests (id, account_id, target_account_id, show_reblogs, notify, languages, uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(this.core.ids.next(), accountId, targetId, sqlBool(options.showReblogs), sqlBool(options.notify), options.languages ? JSON.stringify(options.languages) : null, uri, this.core.now());
     return true;
+  }
+
+  /** Which of `targetIds` `accountId` follows. */
+  followedAmong(accountId: string, targetIds: readonly string[]): string[] {
+    if (targetIds.length === 0) return [];
+    return (this.core.sql('SELECT target_account_id FROM follows WHERE account_id = ? AND target_account_id IN (SELECT value FROM json_each(?))').all(accountId, jsonIds(targetIds)) as { target_account_id: bigint }[]).map((r) =>
+      str(r.target_account_id),
+    );
   }
 
   deleteFollow(accountId: string, targetId: string): boolean {

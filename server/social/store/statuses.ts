@@ -287,21 +287,15 @@ export class StatusRepository {
     const result = new Map<string, StatusCounts>();
     for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0 });
     if (statusIds.length === 0) return result;
-    const list = jsonIds(statusIds);
-    for (const r of this.core
-      .sql("SELECT in_reply_to_id AS id, COUNT(*) AS n FROM statuses WHERE in_reply_to_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY in_reply_to_id")
-      .all(list) as { id: bigint; n: bigint }[]) {
-      result.get(str(r.id))!.replies = int(r.n);
-    }
-    for (const r of this.core.sql('SELECT reblog_of_id AS id, COUNT(*) AS n FROM statuses WHERE reblog_of_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL GROUP BY reblog_of_id').all(list) as {
-      id: bigint;
-      n: bigint;
-    }[]) {
-      result.get(str(r.id))!.reblogs = int(r.n);
-    }
-    for (const r of this.core.sql('SELECT status_id AS id, COUNT(*) AS n FROM favourites WHERE status_id IN (SELECT value FROM json_each(?)) GROUP BY status_id').all(list) as { id: bigint; n: bigint }[]) {
-      result.get(str(r.id))!.favourites = int(r.n);
-    }
+    const rows = this.core
+      .sql(
+        `SELECT 'replies' AS k, in_reply_to_id AS id, COUNT(*) AS n FROM statuses
+           WHERE in_reply_to_id IN (SELECT value FROM json_each(@ids)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY in_reply_to_id
+         UNION ALL SELECT 'reblogs', reblog_of_id, COUNT(*) FROM statuses WHERE reblog_of_id IN (SELECT value FROM json_each(@ids)) AND deleted_at IS NULL GROUP BY reblog_of_id
+         UNION ALL SELECT 'favourites', status_id, COUNT(*) FROM favourites WHERE status_id IN (SELECT value FROM json_each(@ids)) GROUP BY status_id`,
+      )
+      .all({ ids: jsonIds(statusIds) }) as { k: keyof StatusCounts; id: bigint; n: bigint }[];
+    for (const r of rows) result.get(str(r.id))![r.k] = int(r.n);
     return result;
   }
 

@@ -48,7 +48,7 @@ export interface SocialTestServer {
   close(): Promise<void>;
 }
 
-function build(url: string, dir: string, social: Social, closeServer: () => Promise<void>): SocialTestServer {
+function build(url: string, dir: string, social: Social, closeServer: () => Promise<void>, keepData = false): SocialTestServer {
   const recorder = new OpenApiRecorder();
   const original = globalThis.fetch;
   const checkedFetch = validatingFetch(recorder, original);
@@ -88,7 +88,7 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
       }
       globalThis.fetch = original;
       await closeServer();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!keepData) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -102,19 +102,26 @@ export async function startSocialTestServer(): Promise<SocialTestServer & { hp: 
 
 /**
  * The social server alone with an injected clock, on a real HTTP listener (for expiry tests: no sleeping).
+ * `dataDir` reopens an existing data directory (a restart); `keepData` leaves it in place when closing.
  */
-export async function startSocialWithClock(now: () => number): Promise<SocialTestServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-clock-'));
+export async function startSocialWithClock(now: () => number, options: { dataDir?: string; keepData?: boolean } = {}): Promise<SocialTestServer> {
+  const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-clock-'));
   const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(100) });
   const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now });
   const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;
   social.setDomain(`127.0.0.1:${port}`);
-  return build(`http://127.0.0.1:${port}`, dir, social, async () => {
-    await http.close();
-    await social.close();
-  });
+  return build(
+    `http://127.0.0.1:${port}`,
+    dir,
+    social,
+    async () => {
+      await http.close();
+      await social.close();
+    },
+    options.keepData,
+  );
 }
 
 /** Registers an OAuth application through the API and returns its credentials. */

@@ -27,6 +27,15 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       rel.required = rel.required.filter((k) => k !== 'blocked_by');
     },
   },
+  {
+    description:
+      'ScheduledStatus.params.in_reply_to_id and application_id are strings: the document says integer (copying a Mastodon quirk), but a 64-bit id does not survive a JSON number.',
+    apply(doc) {
+      const params = (doc.components.schemas.ScheduledStatus as { properties: { params: { properties: Record<string, unknown> } } }).properties.params.properties;
+      params.in_reply_to_id = { type: ['string', 'null'] };
+      params.application_id = { type: ['string', 'null'] };
+    },
+  },
 ];
 
 /**
@@ -37,6 +46,8 @@ export const SUPPLEMENTS: Record<string, string> = {
   'GET /api/v1/preferences 200': '#/components/schemas/Preferences',
   // The legacy remote follow (removed from the document) answers with the followed Account.
   'POST /api/v1/follows 200': '#/components/schemas/Account',
+  // An attachment still being processed is answered with 206 and the attachment (url null).
+  'GET /api/v1/media/{id} 206': '#/components/schemas/MediaAttachment',
 };
 
 const ERROR_POINTER = 'mastodon-openapi#/components/schemas/Error';

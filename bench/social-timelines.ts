@@ -1,0 +1,257 @@
+/**
+ * Social server read and write speed over loopback HTTP, with autocannon.
+ *
+ *   node bench/social-timelines.ts            (or: npm run bench:social)
+ *   BENCH_STATUSES=20000 BENCH_SECONDS=5 node bench/social-timelines.ts
+ *   BENCH_DATA_DIR=/tmp/seeded node bench/social-timelines.ts     (seeds once, reuses it afterwards)
+ *   BENCH_SERVER_NODE_FLAGS=--cpu-prof BENCH_ENDPOINTS=home node bench/social-timelines.ts   (profile the server)
+ *
+ * 1. Seeds a data directory through the social server's own services (the code the API runs): 200
+ *    accounts, 200,000 statuses with hashtags, mentions, links, replies and reblogs; the owner follows 150
+ *    accounts, every other account follows a few, so posting fans out to home feeds as it does in use.
+ * 2. Starts the social server in a child process (the general API rate limit off, everything else as
+ *    served), plus an empty fastify route on the same server: the ceiling of this HTTP stack.
+ * 3. Runs autocannon with 50 connections against: the empty route, the owner's home timeline, a hashtag
+ *    timeline and status creation, and reports requests/s, p50 and p99 latency and each endpoint as a
+ *    fraction of the ceiling. Target: home timeline ≥ 2,000 requests/s with p99 < 50 ms.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createHttpServer } from '../server/http/index.ts';
+import { createLogger, LogRing } from '../server/logger.ts';
+import { openSocial, openSocialAdmin } from '../server/social/index.ts';
+import type { Account } from '../server/social/store/index.ts';
+
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
+const STATUSES = Number(process.env.BENCH_STATUSES ?? 200_000);
+const OWNER_FOLLOWS = Math.min(Number(process.env.BENCH_OWNER_FOLLOWS ?? 150), ACCOUNTS - 1);
+const OTHER_FOLLOWS = 3;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const TAGS = ['photography', 'music', 'homeport', 'cats', 'dogs', 'coffee', 'books', 'cycling', 'gardening', 'linux', 'art', 'travel', 'food', 'science', 'history', 'running', 'fediverse', 'sqlite', 'typescript', 'weather'];
+const HASHTAG = 'homeport';
+/** Which endpoints to measure besides the ceiling: home, tag, post (all by default). */
+const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,post').split(',');
+const SEEDED_MARKER = 'bench-social-seeded.json';
+
+const logger = () => createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
+
+/** A small deterministic random generator, so every run seeds the same data. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+interface Seeded {
+  ownerToken: string;
+  accounts: number;
+  statuses: number;
+}
+
+async function seed(dataDir: string): Promise<Seeded> {
+  const marker = path.join(dataDir, SEEDED_MARKER);
+  if (fs.existsSync(marker)) {
+    const seeded = JSON.parse(fs.readFileSync(marker, 'utf8')) as Seeded;
+    if (seeded.accounts === ACCOUNTS && seeded.statuses === STATUSES) {
+      console.log(`reusing seeded data in ${dataDir}`);
+      return seeded;
+    }
+    throw new Error(`${dataDir} holds a different seed (${seeded.accounts} accounts, ${seeded.statuses} statuses); use another BENCH_DATA_DIR`);
+  }
+  const started = Date.now();
+  const handle = openSocialAdmin({ dataDir, logger: logger() });
+  const ctx = handle.context;
+  const rand = random(42);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)];
+
+  // Accounts (key pairs are generated on the thread pool: a few at a time).
+  const names = Array.from({ length: ACCOUNTS }, (_, i) => (i === 0 ? 'owner' : `user${i}`));
+  const accounts: Account[] = [];
+  for (let i = 0; i < names.length; i += 8) {
+    const batch = await Promise.all(
+      names.slice(i, i + 8).map((username) => ctx.accounts.create({ username, email: `${username}@bench.example`, password: `pw-${username}-bench`, confirmed: true, approved: true })),
+    );
+    accounts.push(...batch.map((c) => c.account));
+  }
+  const owner = accounts[0];
+  const others = accounts.slice(1);
+  const users = new Map(accounts.map((a) => [a.id, ctx.store.users.byAccountId(a.id)]));
+  console.log(`${ACCOUNTS} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  // Follows: the owner follows OWNER_FOLLOWS accounts; everyone else follows a few.
+  for (const target of others.slice(0, OWNER_FOLLOWS)) ctx.relationships.follow(owner, target);
+  for (const account of others) {
+    for (let k = 0; k < OTHER_FOLLOWS; k++) {
+      const target = pick(accounts);
+      if (target.id !== account.id) ctx.relationships.follow(account, target);
+    }
+  }
+
+  // Statuses, posted through the status service in batches of one transaction each.
+  const t0 = Date.now();
+  const recent: string[] = [];
+  const BATCH = 2_000;
+  let posted = 0;
+  while (posted < STATUSES) {
+    ctx.store.transaction(() => {
+      for (let i = 0; i < BATCH && posted < STATUSES; i++, posted++) {
+        const author = rand() < 0.05 ? owner : pick(accounts);
+        const poster = { account: author, user: users.get(author.id) ?? null, applicationId: null };
+        const roll = rand();
+        if (roll < 0.05 && recent.length > 0) {
+          try {
+            ctx.statuses.reblog(poster, pick(recent), 'public');
+            continue;
+          } catch {
+            // reblogging one's own or an already reblogged status: post instead
+          }
+        }
+        const tags = [pick(TAGS), ...(rand() < 0.3 ? [pick(TAGS)] : [])].map((t) => `#${t}`).join(' ');
+        const mention = rand() < 0.2 ? ` @${pick(names)}` : '';
+        const link = rand() < 0.15 ? ` https://example.org/articles/${posted}` : '';
+        const visibility = rand() < 0.85 ? 'public' : rand() < 0.5 ? 'unlisted' : 'private';
+        const inReplyToId = roll > 0.9 && recent.length > 0 ? pick(recent) : null;
+        const result = ctx.statuses.post(poster, { text: `Status number ${posted} about things${mention}${link} ${tags}`, visibility, inReplyToId });
+        if (result.kind === 'status' && visibility === 'public') {
+          recent.push(result.status.id);
+          if (recent.length > 500) recent.shift();
+        }
+      }
+    });
+    if (posted % 20_000 === 0) console.log(`  ${posted} statuses (${Math.round(posted / ((Date.now() - t0) / 1000))}/s)`);
+  }
+  console.log(`${STATUSES} statuses in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const { token } = handle.admin.createToken('owner', 'read write follow');
+  ctx.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  ctx.store.db.exec('ANALYZE');
+  await handle.close();
+  const seeded: Seeded = { ownerToken: token, accounts: ACCOUNTS, statuses: STATUSES };
+  fs.writeFileSync(marker, JSON.stringify(seeded));
+  return seeded;
+}
+
+/** The server side (child process): the social server plus an empty route, on a free loopback port. */
+async function serve(dataDir: string): Promise<void> {
+  const log = logger();
+  const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false });
+  const http = await createHttpServer({
+    logger: log,
+    rendererDir: null,
+    plugins: [
+      { name: 'social', plugin: social.plugin },
+      {
+        name: 'ceiling',
+        plugin: async (app) => {
+          app.get('/bench/empty', async () => ({}));
+          // The server's CPU time so far: CPU per request does not depend on how busy the machine is.
+          app.get('/bench/cpu', async () => process.cpuUsage());
+        },
+      },
+    ],
+  });
+  await http.listen({ host: '127.0.0.1', port: 0 });
+  const port = (http.server.address() as { port: number }).port;
+  social.setDomain(`127.0.0.1:${port}`);
+  process.stdout.write(`listening ${port}\n`);
+  const stop = async () => {
+    await http.close();
+    await social.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+}
+
+function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
+  const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, import.meta.filename, 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  /** Server CPU time (user + system) per request, in microseconds. */
+  cpuPerRequest: number;
+}
+
+async function serverCpu(base: string): Promise<number> {
+  const usage = (await (await fetch(`${base}/bench/cpu`)).json()) as { user: number; system: number };
+  return usage.user + usage.system;
+}
+
+async function measure(base: string, name: string, options: autocannon.Options): Promise<Measured> {
+  // A short warm-up (JIT, SQLite page cache), then the measured run.
+  await autocannon({ ...options, duration: 2 });
+  const before = await serverCpu(base);
+  const r = await autocannon({ ...options, duration: SECONDS });
+  const cpu = (await serverCpu(base)) - before;
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuPerRequest: cpu / Math.max(1, r.requests.total) };
+}
+
+async function main(): Promise<void> {
+  const dataDir = process.env.BENCH_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-social-'));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const seeded = await seed(dataDir);
+  const { child, port } = await startChild(dataDir);
+  const base = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${seeded.ownerToken}` };
+  try {
+    const home = await fetch(`${base}/api/v1/timelines/home`, { headers: auth });
+    const page = (await home.json()) as unknown[];
+    if (home.status !== 200 || page.length !== 20) throw new Error(`home timeline check failed: ${home.status}, ${page.length} statuses`);
+    const results: Measured[] = [];
+    const common = { connections: CONNECTIONS, pipelining: 1 };
+    const wanted = (name: string) => ENDPOINTS.includes(name);
+    results.push(await measure(base, 'empty fastify route (ceiling)', { ...common, url: `${base}/bench/empty` }));
+    if (wanted('home')) results.push(await measure(base, 'GET home timeline', { ...common, url: `${base}/api/v1/timelines/home`, headers: auth }));
+    if (wanted('tag')) results.push(await measure(base, `GET hashtag timeline #${HASHTAG}`, { ...common, url: `${base}/api/v1/timelines/tag/${HASHTAG}`, headers: auth }));
+    let n = 0;
+    if (wanted('post')) {
+      results.push(
+        await measure(base, 'POST status', {
+          ...common,
+          url: `${base}/api/v1/statuses`,
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ status: `bench post ${n++} #${HASHTAG} @user7 https://example.org/${n}` }) }) }],
+        }),
+      );
+    }
+    const ceiling = results[0].rps;
+    console.log(`\n${STATUSES} statuses, ${ACCOUNTS} accounts, owner follows ${OWNER_FOLLOWS}; ${CONNECTIONS} connections, ${SECONDS} s per endpoint, ${os.cpus().length} cores\n`);
+    console.log('endpoint                          req/s      p50 ms   p99 ms   of ceiling   server CPU/req   errors/non-2xx');
+    for (const r of results) {
+      console.log(
+        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${((r.rps / ceiling) * 100).toFixed(1).padStart(8)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs     ${r.errors}/${r.non2xx}`,
+      );
+    }
+    const homeResult = results.find((r) => r.name === 'GET home timeline');
+    if (homeResult) console.log(`\nhome timeline target (>= 2000 req/s, p99 < 50 ms): ${homeResult.rps >= 2_000 && homeResult.p99 < 50 ? 'met' : 'NOT met'}`);
+    if (results.some((r) => r.errors > 0 || r.non2xx > 0)) process.exitCode = 1;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    if (!process.env.BENCH_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'serve') await serve(process.argv[3]);
+else await main();

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+
+/* Notifications of every type, their filters, dismissal and suppression; direct-message conversations. */
+
+let server: SocialTestServer;
+let alice: TestUser;
+let bob: TestUser;
+let carol: TestUser;
+
+beforeAll(async () => {
+  server = await startSocialTestServer();
+  [alice, bob, carol] = await Promise.all([server.createUser('alice'), server.createUser('bob'), server.createUser('carol')]);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('notifications', () => {
+  it('notifies of mentions, subscribed statuses, reblogs, follows, follow requests, favourites and edits', async () => {
+    const a = server.masto(alice.token);
+    const b = server.masto(bob.token);
+    await b.v1.accounts.$select(alice.accountId).follow({ notify: true }); // follow (+ "notify me" subscription)
+    const post = await a.v1.statuses.create({ status: 'hello followers' }); // status, for bob
+    await b.v1.statuses.$select(post.id).favourite(); // favourite
+    await b.v1.statuses.$select(post.id).reblog(); // reblog
+    await a.v1.statuses.$select(post.id).update({ status: 'hello followers (edited)' }); // update, for bob who reblogged
+    const mention = await b.v1.statuses.create({ status: '@alice look' }); // mention
+    await a.v1.accounts.updateCredentials({ locked: true });
+    await server.masto(carol.token).v1.accounts.$select(alice.accountId).follow(); // follow_request
+
+    const forAlice = await a.v1.notifications.list({ limit: 80 });
+    expect(forAlice.map((n) => n.type)).toEqual(['follow_request', 'mention', 'reblog', 'favourite', 'follow']);
+    expect(forAlice.find((n) => n.type === 'mention')?.status?.id).toBe(mention.id);
+    expect(forAlice.find((n) => n.type === 'favourite')?.status?.favouritesCount).toBe(1);
+    expect(forAlice.every((n) => n.groupKey === `ungrouped-${n.id}`)).toBe(true);
+    const forBob = await b.v1.notifications.list();
+    expect(forBob.map((n) => n.type)).toEqual(['update', 'status']);
+    expect(forBob[0].status?.content).toContain('edited');
+
+    // Filters: types[], exclude_types[], account_id (megalodon sends exclude_types).
+    expect((await a.v1.notifications.list({ types: ['favourite', 'reblog'] })).map((n) => n.type)).toEqual(['reblog', 'favourite']);
+    const excluded = await server.megalodon(alice.token).getNotifications({ exclude_types: ['follow', 'follow_request'] as never });
+    expect(excluded.data.map((n) => n.type)).toEqual(['mention', 'reblog', 'favourite']);
+    expect((await a.v1.notifications.list({ accountId: carol.accountId })).map((n) => n.type)).toEqual(['follow_request']);
+
+    // One notification; dismiss; clear.
+    const one = await a.v1.notifications.$select(forAlice[1].id).fetch();
+    expect(one.type).toBe('mention');
+    await a.v1.notifications.$select(forAlice[1].id).dismiss();
+    const missing = await server.fetch(`${server.url}/api/v1/notifications/${forAlice[1].id}`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    expect(missing.status).toBe(404);
+    expect(await b.v1.notifications.$select(forAlice[0].id).fetch().catch((e: { statusCode: number }) => e.statusCode)).toBe(404);
+    await a.v1.notifications.clear();
+    expect(await a.v1.notifications.list()).toEqual([]);
+    await a.v1.accounts.updateCredentials({ locked: false });
+  });
+
+  it('suppresses notifications from accounts muted with notifications, but not from plain mutes', async () => {
+    const a = server.masto(alice.token);
+    const post = await a.v1.statuses.create({ status: 'mute test' });
+    await a.v1.accounts.$select(carol.accountId).mute({ notifications: false });
+    await server.masto(carol.token).v1.statuses.$select(post.id).favourite();
+    // A mention from a muted account is dropped even when the mute keeps notifications.
+    await server.masto(carol.token).v1.statuses.create({ status: '@alice muted mention' });
+    expect((await a.v1.notifications.list()).map((n) => `${n.type}:${n.account.id}`)).toEqual([`favourite:${carol.accountId}`]);
+    await a.v1.accounts.$select(carol.accountId).mute({ notifications: true });
+    await server.masto(carol.token).v1.statuses.$select(post.id).reblog();
+    expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['favourite']);
+    await a.v1.accounts.$select(carol.accountId).unmute();
+    await server.masto(carol.token).v1.statuses.$select(post.id).unreblog();
+    await server.masto(carol.token).v1.statuses.$select(post.id).reblog();
+    expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['reblog', 'favourite']);
+    // Unfavouriting removes what the favourite caused.
+    await server.masto(carol.token).v1.statuses.$select(post.id).unfavourite();
+    expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['reblog']);
+    await a.v1.notifications.clear();
+  });
+
+  it('answers the unread count after the notifications marker', async () => {
+    const res = await server.fetch(`${server.url}/api/v1/notifications/unread_count`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    expect(await res.json()).toEqual({ count: 0 });
+  });
+});
+
+describe('conversations', () => {
+  it('tracks direct threads per participant with unread and last_status; read and remove', async () => {
+    const a = server.masto(alice.token);
+    const b = server.masto(bob.token);
+    const first = await a.v1.statuses.create({ status: '@bob @carol secret plan', visibility: 'direct' });
+    const reply = await b.v1.statuses.create({ status: '@alice @carol agreed', visibility: 'direct', inReplyToId: first.id });
+
+    const mine = await a.v1.conversations.list();
+    expect(mine).toHaveLength(1);
+    expect(mine[0].lastStatus?.id).toBe(reply.id);
+    expect(mine[0].unread).toBe(true);
+    expect(mine[0].accounts.map((x) => x.id).sort()).toEqual([bob.accountId, carol.accountId].sort());
+    const bobs = await b.v1.conversations.list();
+    expect(bobs[0].unread).toBe(false); // bob wrote the last message
+    const carols = (await server.megalodon(carol.token).getConversationTimeline()).data;
+    expect(carols[0].last_status?.id).toBe(reply.id);
+    expect(carols[0].unread).toBe(true);
+
+    const read = await a.v1.conversations.$select(mine[0].id).read();
+    expect(read.unread).toBe(false);
+    // Deleting the last message falls back to the one before it.
+    await b.v1.statuses.$select(reply.id).remove();
+    expect((await a.v1.conversations.list())[0].lastStatus?.id).toBe(first.id);
+    await a.v1.conversations.$select(mine[0].id).remove();
+    expect(await a.v1.conversations.list()).toEqual([]);
+    expect((await server.fetch(`${server.url}/api/v1/conversations/${carols[0].id}/read`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` } })).status).toBe(404);
+  });
+});

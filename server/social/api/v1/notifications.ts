@@ -1,0 +1,56 @@
+// https://docs.joinmastodon.org/methods/notifications/ (v1)
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../context.ts';
+import { presentNotifications } from '../../entities/notification.ts';
+import { notFound } from '../../errors.ts';
+import { auth, currentUser } from '../../http/auth.ts';
+import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
+import { parseParams, pathId, requestParams, zId, zInt, zList, zString } from '../../http/params.ts';
+
+const listSchema = z.object({
+  types: zList(zString, 50).optional(),
+  exclude_types: zList(zString, 50).optional(),
+  account_id: z.preprocess((v) => (v === '' ? undefined : v), zId.optional()),
+});
+
+export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  app.get('/api/v1/notifications', { config: { auth: auth.user('read:notifications') } }, async (req, reply) => {
+    const { account } = currentUser(req);
+    const params = requestParams(req);
+    const p = parseParams(listSchema, params);
+    const page = pageQuery(params, 40, 80);
+    const rows = ctx.store.notifications.list(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id }, page);
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    return presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, rows, account);
+  });
+
+  // Unread notifications after the notifications marker (Mastodon 4.3), capped at `limit`.
+  app.get('/api/v1/notifications/unread_count', { config: { auth: auth.user('read:notifications') } }, async (req) => {
+    const { account } = currentUser(req);
+    const { limit } = parseParams(z.object({ limit: zInt.optional() }), requestParams(req));
+    const marker = ctx.store.db.prepare("SELECT last_read_id FROM markers WHERE account_id = ? AND timeline = 'notifications'").get(account.id) as { last_read_id: bigint } | undefined;
+    const cap = Math.min(Math.max(limit ?? 100, 1), 1000);
+    return { count: ctx.store.notifications.countAfter(account.id, marker ? marker.last_read_id.toString() : null, cap) };
+  });
+
+  app.get('/api/v1/notifications/:id', { config: { auth: auth.user('read:notifications') } }, async (req) => {
+    const { account } = currentUser(req);
+    const row = ctx.store.notifications.byId(account.id, pathId(req));
+    const json = row ? presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [row], account)[0] : undefined;
+    if (!json) throw notFound();
+    return json;
+  });
+
+  app.post('/api/v1/notifications/clear', { config: { auth: auth.user('write:notifications') } }, async (req) => {
+    const { account } = currentUser(req);
+    ctx.store.notifications.clear(account.id);
+    return {};
+  });
+
+  app.post('/api/v1/notifications/:id/dismiss', { config: { auth: auth.user('write:notifications') } }, async (req) => {
+    const { account } = currentUser(req);
+    if (!ctx.store.notifications.dismiss(account.id, pathId(req))) throw notFound();
+    return {};
+  });
+}

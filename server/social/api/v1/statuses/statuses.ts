@@ -1,0 +1,77 @@
+// https://docs.joinmastodon.org/methods/statuses/ (create, view, edit, delete, context, history, source)
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../../context.ts';
+import { UnexpectedMentions } from '../../../domain/statuses.ts';
+import { presentScheduled } from '../../../entities/scheduled-status.ts';
+import { ApiError, notFound } from '../../../errors.ts';
+import { auth, currentUser, viewer } from '../../../http/auth.ts';
+import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
+import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
+
+const MAX_BATCH = 20;
+
+export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  app.post('/api/v1/statuses', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+    const { user, account, app: client } = currentUser(req);
+    const input = postInput(parseParams(postSchema, requestParams(req)), req);
+    try {
+      const result = ctx.statuses.post({ account, user, applicationId: client.id }, input);
+      if (result.kind === 'scheduled') return presentScheduled(ctx.store, ctx.urls, [result.scheduled])[0];
+      return ctx.statusPresenter.one(result.status, account);
+    } catch (err) {
+      if (err instanceof UnexpectedMentions) throw new ApiError(422, err.message, { ...err.extra, unexpected_accounts: ctx.presenter.present(err.accounts) });
+      throw err;
+    }
+  });
+
+  app.get('/api/v1/statuses', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
+    const { id: ids } = parseParams(z.object({ id: zList(zId, MAX_BATCH) }), requestParams(req));
+    const me = viewer(req);
+    const readable = [...new Set(ids)].map((id) => ctx.store.timelines.readable(me?.id ?? null, id)).filter((s) => s !== null);
+    return ctx.statusPresenter.present(readable, me);
+  });
+
+  app.get('/api/v1/statuses/:id', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
+    const me = viewer(req);
+    return ctx.statusPresenter.one(ctx.statuses.readable(me, pathId(req)), me);
+  });
+
+  app.put('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+    const { account } = currentUser(req);
+    const input = editInput(parseParams(editSchema, requestParams(req)));
+    return ctx.statusPresenter.one(ctx.statuses.edit(account, pathId(req), input), account);
+  });
+
+  /** Answers with the deleted status and its source text, so clients can redraft it. */
+  app.delete('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+    const { account } = currentUser(req);
+    const { delete_media: deleteMedia } = parseParams(z.object({ delete_media: zBool.optional() }), requestParams(req));
+    const status = ctx.statuses.readable(account, pathId(req));
+    if (status.accountId !== account.id) throw notFound();
+    const json = ctx.statusPresenter.one(status, account, { source: true });
+    await ctx.statuses.delete(account, status, deleteMedia ?? false);
+    return json;
+  });
+
+  app.get('/api/v1/statuses/:id/context', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
+    const me = viewer(req);
+    const status = ctx.statuses.readable(me, pathId(req));
+    const { ancestors, descendants } = ctx.statuses.context(me, status);
+    const json = ctx.statusPresenter.present([...ancestors, ...descendants], me);
+    return { ancestors: json.slice(0, ancestors.length), descendants: json.slice(ancestors.length) };
+  });
+
+  app.get('/api/v1/statuses/:id/history', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
+    const status = ctx.statuses.readable(viewer(req), pathId(req));
+    if (status.reblogOfId !== null) throw notFound();
+    return ctx.statusPresenter.history(status, ctx.store.statuses.edits(status.id));
+  });
+
+  app.get('/api/v1/statuses/:id/source', { config: { auth: auth.user('read:statuses') } }, async (req) => {
+    const { account } = currentUser(req);
+    const status = ctx.statuses.readable(account, pathId(req));
+    if (status.accountId !== account.id || status.reblogOfId !== null) throw notFound();
+    return { id: status.id, text: status.text, spoiler_text: status.spoilerText };
+  });
+}

@@ -1,0 +1,57 @@
+// https://docs.joinmastodon.org/methods/timelines/ (home, public, tag)
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../context.ts';
+import { auth, currentUser, viewer } from '../../http/auth.ts';
+import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
+import { parseParams, requestParams, zBool, zList, zString } from '../../http/params.ts';
+import type { Account, ListedStatus } from '../../store/index.ts';
+
+const flags = {
+  local: zBool.optional(),
+  remote: zBool.optional(),
+  only_media: zBool.optional(),
+};
+const tagList = zList(zString.transform((s) => s.trim().replace(/^#/, '')), 10).optional();
+
+export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  /** Serializes a page and sets its Link header (cursors are status ids). */
+  const respond = (req: FastifyRequest, reply: FastifyReply, rows: ListedStatus[], page: ReturnType<typeof pageQuery>, me: Account | null) => {
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    return ctx.statusPresenter.present(rows.map((r) => r.status), me);
+  };
+
+  app.get('/api/v1/timelines/home', { config: { auth: auth.user('read:statuses') } }, async (req, reply) => {
+    const { account } = currentUser(req);
+    const page = pageQuery(requestParams(req), 20, 40);
+    return respond(req, reply, ctx.store.timelines.home(ctx.store.timelines.scope(account.id), page), page, account);
+  });
+
+  app.get('/api/v1/timelines/public', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) => {
+    const me = viewer(req);
+    const params = requestParams(req);
+    const p = parseParams(z.object(flags), params);
+    const page = pageQuery(params, 20, 40);
+    const rows = ctx.store.timelines.public(ctx.store.timelines.scope(me?.id ?? null), { local: p.local, remote: p.remote, onlyMedia: p.only_media }, page);
+    return respond(req, reply, rows, page, me);
+  });
+
+  app.get('/api/v1/timelines/tag/:hashtag', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) => {
+    const me = viewer(req);
+    const params = requestParams(req);
+    const p = parseParams(z.object({ ...flags, any: tagList, all: tagList, none: tagList }), params);
+    const page = pageQuery(params, 20, 40);
+    const hashtag = decodeURIComponent((req.params as { hashtag: string }).hashtag).replace(/^#/, '');
+    // Unknown tags match nothing: an `any` tag that does not exist just adds nothing, an unknown `all` tag empties the result.
+    const anyTagIds = ctx.store.statuses.tagIds([hashtag, ...(p.any ?? [])]);
+    const allNames = p.all ?? [];
+    const allTagIds = ctx.store.statuses.tagIds(allNames);
+    if (anyTagIds.length === 0 || allTagIds.length < allNames.length) return [];
+    const rows = ctx.store.timelines.tag(
+      ctx.store.timelines.scope(me?.id ?? null),
+      { local: p.local, remote: p.remote, onlyMedia: p.only_media, anyTagIds: [...new Set(anyTagIds)], allTagIds, noneTagIds: ctx.store.statuses.tagIds(p.none ?? []) },
+      page,
+    );
+    return respond(req, reply, rows, page, me);
+  });
+}

@@ -1,0 +1,44 @@
+import type { NotificationType, SocialStore } from '../store/index.ts';
+
+/** Types whose notifications are about a status. */
+const STATUS_TYPES: ReadonlySet<NotificationType> = new Set(['mention', 'status', 'reblog', 'favourite', 'poll', 'update', 'quote', 'quoted_update']);
+
+/**
+ * Creates notifications for local users, dropping those Mastodon drops: to remote or unavailable accounts,
+ * from oneself (except a poll's own end), from blocked accounts or domains, from accounts muted with
+ * notifications, mentions from any muted account, and anything about a conversation the user muted.
+ */
+export class NotificationService {
+  private readonly store: SocialStore;
+  constructor(store: SocialStore) {
+    this.store = store;
+  }
+
+  /** Why a notification would be dropped, or null when it is delivered. */
+  dropReason(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null): string | null {
+    const recipient = this.store.accounts.byId(recipientId);
+    if (!recipient || recipient.domain !== null || recipient.suspendedAt !== null || recipient.deletedAt !== null) return 'recipient unavailable';
+    if (recipientId === fromAccountId && type !== 'poll') return 'from self';
+    const sender = this.store.accounts.byId(fromAccountId);
+    if (!sender || sender.suspendedAt !== null || sender.deletedAt !== null) return 'sender unavailable';
+    const rel = this.store.relationships;
+    if (recipientId !== fromAccountId) {
+      if (rel.blocking(recipientId, fromAccountId)) return 'sender blocked';
+      if (sender.domain !== null && rel.domainBlocked(recipientId, sender.domain)) return 'domain blocked';
+      const mute = rel.mute(recipientId, fromAccountId);
+      if (mute && (mute.hideNotifications || type === 'mention')) return 'sender muted';
+    }
+    if (statusId !== null && STATUS_TYPES.has(type)) {
+      const status = this.store.statuses.byId(statusId);
+      if (!status || status.deletedAt !== null) return 'status gone';
+      if (this.store.interactions.conversationMuted(recipientId, status.conversationId)) return 'conversation muted';
+    }
+    return null;
+  }
+
+  /** Notifies a local user unless the notification is dropped; returns the id, or null when dropped. */
+  notify(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string | null {
+    if (this.dropReason(recipientId, fromAccountId, type, statusId) !== null) return null;
+    return this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId });
+  }
+}

@@ -1,0 +1,29 @@
+import type { Account, NotificationRow, SocialStore } from '../store/index.ts';
+import type { AccountPresenter } from './account.ts';
+import { isoTime } from './dates.ts';
+import type { StatusPresenter } from './status.ts';
+
+/** The Notification entity, for many notifications at once (accounts and statuses serialized in batches). */
+export function presentNotifications(store: SocialStore, accounts: AccountPresenter, statuses: StatusPresenter, rows: readonly NotificationRow[], viewer: Account): Record<string, unknown>[] {
+  const fromRows = store.accounts.byIds([...new Set(rows.map((n) => n.fromAccountId))]);
+  const fromJson = new Map(accounts.present(fromRows).map((json) => [json.id, json]));
+  const statusRows = store.statuses.byIds([...new Set(rows.map((n) => n.statusId).filter((id): id is string => id !== null))]);
+  const statusJson = new Map(statuses.present(statusRows, viewer).map((json) => [json.id, json]));
+  return rows.flatMap((n) => {
+    const account = fromJson.get(n.fromAccountId);
+    if (!account) return [];
+    const json: Record<string, unknown> = {
+      id: n.id,
+      type: n.type,
+      created_at: isoTime(n.createdAt),
+      group_key: n.groupKey ?? `ungrouped-${n.id}`,
+      account,
+    };
+    if (n.statusId !== null) {
+      const status = statusJson.get(n.statusId);
+      if (!status) return [];
+      json.status = status;
+    }
+    return [json];
+  });
+}

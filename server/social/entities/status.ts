@@ -1,0 +1,227 @@
+import { LruCache } from '../cache.ts';
+import type { Account, MediaRow, QuotePolicy, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
+import type { SocialUrls } from '../urls.ts';
+import type { AccountJson, AccountPresenter } from './account.ts';
+import { isoTime, isoTimeOrNull } from './dates.ts';
+import { serializeMedia } from './media.ts';
+import { serializePoll } from './poll.ts';
+
+export type StatusJson = Record<string, unknown> & { id: string };
+
+interface FixedParts {
+  media_attachments: Record<string, unknown>[];
+  mentions: Record<string, unknown>[];
+  tags: { name: string; url: string }[];
+  application: { name: string; website: string | null } | null;
+}
+
+export interface PresentOptions {
+  /** Adds `text`, the plain source (the DELETE response, for delete and redraft). */
+  source?: boolean;
+}
+
+/**
+ * Serializes statuses for one viewer in a fixed number of batched queries per page: authors, reblogged
+ * statuses, mentions, tags, media, polls, counters and the viewer's own flags (favourited, reblogged,
+ * bookmarked, muted, pinned).
+ */
+export class StatusPresenter {
+  private readonly store: SocialStore;
+  private readonly urls: SocialUrls;
+  private readonly accounts: AccountPresenter;
+  private readonly fixedCache = new LruCache<string, FixedParts>(20_000);
+
+  constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter) {
+    this.store = store;
+    this.urls = urls;
+    this.accounts = accounts;
+  }
+
+  uri(status: StatusRow, author: Account): string {
+    return status.uri ?? this.urls.statusUri(author.username, status.id, status.reblogOfId !== null);
+  }
+
+  url(status: StatusRow, author: Account): string | null {
+    if (status.url) return status.url;
+    if (status.reblogOfId !== null) return null;
+    return status.local ? this.urls.statusUrl(author.username, status.id) : status.uri;
+  }
+
+  one(status: StatusRow, viewer: Account | null, options: PresentOptions = {}): StatusJson {
+    return this.present([status], viewer, options)[0];
+  }
+
+  present(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): StatusJson[] {
+    if (statuses.length === 0) return [];
+    const byId = new Map(statuses.map((s) => [s.id, s]));
+    const missing = [...new Set(statuses.map((s) => s.reblogOfId).filter((id): id is string => id !== null && !byId.has(id)))];
+    for (const s of this.store.statuses.byIds(missing)) byId.set(s.id, s);
+    const all = [...byId.values()];
+    const content = all.filter((s) => s.reblogOfId === null);
+    const contentIds = content.map((s) => s.id);
+
+    const authorRows = this.store.accounts.byIds([...new Set(all.map((s) => s.accountId))]);
+    const authors = new Map(authorRows.map((a) => [a.id, a]));
+    const authorJson = new Map<string, AccountJson>();
+    this.accounts.present(authorRows).forEach((json, i) => authorJson.set(authorRows[i].id, json));
+    const fixed = this.fixedParts(content, authors);
+
+    const counts = this.store.statuses.counts(contentIds);
+    const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
+    const polls = this.store.polls.byIds(pollIds);
+    const tallies = this.store.polls.tallies([...polls.values()]);
+    const ownVotes = viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>();
+    const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];
+    const flags = viewer ? this.store.interactions.flags(viewer.id, all.map((s) => s.id), conversationIds) : null;
+    const following = viewer && all.some((s) => s.quoteApprovalPolicy === 'followers') ? this.viewerFollows(viewer, [...authors.keys()]) : new Set<string>();
+    const now = this.store.now();
+
+    const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => {
+      const author = authors.get(s.accountId)!;
+      const c = counts.get(s.id);
+      const poll = s.pollId ? polls.get(s.pollId) : undefined;
+      const parts = fixed.get(s.id) ?? { media_attachments: [], mentions: [], tags: [], application: null };
+      const json: StatusJson = {
+        id: s.id,
+        created_at: isoTime(s.createdAt),
+        in_reply_to_id: s.inReplyToId,
+        in_reply_to_account_id: s.inReplyToAccountId,
+        sensitive: s.sensitive,
+        spoiler_text: s.spoilerText,
+        visibility: s.visibility,
+        language: s.language,
+        uri: this.uri(s, author),
+        url: this.url(s, author),
+        replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
+        reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
+        favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
+        quotes_count: 0,
+        edited_at: isoTimeOrNull(s.editedAt),
+        content: s.content,
+        reblog,
+        application: parts.application,
+        account: authorJson.get(s.accountId)!,
+        media_attachments: parts.media_attachments,
+        mentions: parts.mentions,
+        tags: parts.tags,
+        emojis: [],
+        quote: null,
+        quote_approval: this.quoteApproval(s, viewer, following),
+        card: null,
+        poll: poll ? serializePoll(poll, tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: ownVotes.get(poll.id) ?? [] } : null, now) : null,
+      };
+      if (flags && viewer) {
+        json.favourited = flags.favourited.has(s.id);
+        json.reblogged = flags.reblogged.has(s.id);
+        json.muted = s.conversationId !== null && flags.mutedConversations.has(s.conversationId);
+        json.bookmarked = flags.bookmarked.has(s.id);
+        if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = flags.pinned.has(s.id);
+        json.filtered = [];
+      }
+      if (options.source) json.text = s.text;
+      return json;
+    };
+
+    const built = new Map<string, StatusJson>();
+    for (const s of content) built.set(s.id, build(s, null));
+    return statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, s.reblogOfId && built.has(s.reblogOfId) ? built.get(s.reblogOfId)! : null)));
+  }
+
+  /**
+   * Media, mentions, tags and application of statuses: they change only when the status is edited (which
+   * bumps updated_at), so they are cached per status version and queried only for statuses not seen yet.
+   */
+  private fixedParts(statuses: readonly StatusRow[], authors: Map<string, Account>): Map<string, FixedParts> {
+    const result = new Map<string, FixedParts>();
+    const key = (s: StatusRow) => `${this.urls.base}|${s.id}|${s.updatedAt}`;
+    const misses: StatusRow[] = [];
+    for (const s of statuses) {
+      const hit = this.fixedCache.get(key(s));
+      if (hit) result.set(s.id, hit);
+      else misses.push(s);
+    }
+    if (misses.length === 0) return result;
+    const ids = misses.map((s) => s.id);
+    const mentions = this.store.statuses.mentions(ids);
+    const mentioned = new Map(this.store.accounts.byIds([...new Set(mentions.map((m) => m.accountId))].filter((id) => !authors.has(id))).map((a) => [a.id, a]));
+    const media = this.store.media.forStatuses(ids);
+    const tags = this.store.statuses.tags(ids);
+    for (const s of misses) {
+      let application: FixedParts['application'] = null;
+      if (s.applicationId && s.local) {
+        const app = this.store.oauth.appById(s.applicationId);
+        if (app) application = { name: app.name, website: app.website };
+      }
+      const parts: FixedParts = {
+        media_attachments: (media.get(s.id) ?? []).map((m: MediaRow) => serializeMedia(this.urls, m)),
+        mentions: mentions
+          .filter((m) => m.statusId === s.id && !m.silent)
+          .flatMap((m) => {
+            const a = authors.get(m.accountId) ?? mentioned.get(m.accountId);
+            return a ? [{ id: a.id, username: a.username, url: this.accounts.profileUrl(a), acct: this.accounts.acct(a) }] : [];
+          }),
+        tags: (tags.get(s.id) ?? []).map((name) => ({ name, url: this.urls.tagUrl(name) })),
+        application,
+      };
+      this.fixedCache.set(key(s), parts);
+      result.set(s.id, parts);
+    }
+    return result;
+  }
+
+  private viewerFollows(viewer: Account, accountIds: string[]): Set<string> {
+    return new Set(this.store.relationships.followedAmong(viewer.id, accountIds));
+  }
+
+  /** Mastodon 4.5's quote policy as shown to the viewer (we do not create quotes, but clients read this). */
+  private quoteApproval(s: StatusRow, viewer: Account | null, following: Set<string>) {
+    const policy: QuotePolicy = s.visibility === 'private' || s.visibility === 'direct' ? 'nobody' : s.quoteApprovalPolicy;
+    const automatic = policy === 'public' ? ['public'] : policy === 'followers' ? ['followers'] : [];
+    let currentUser: 'automatic' | 'manual' | 'denied' | 'unknown';
+    if (!viewer) currentUser = 'unknown';
+    else if (viewer.id === s.accountId) currentUser = 'automatic';
+    else if (policy === 'public') currentUser = 'automatic';
+    else if (policy === 'followers') currentUser = following.has(s.accountId) ? 'automatic' : 'denied';
+    else currentUser = 'denied';
+    return { automatic, manual: [], current_user: currentUser };
+  }
+
+  /** StatusEdit entities, oldest first; a status never edited has its current state as the only entry. */
+  history(status: StatusRow, edits: readonly StatusEditRow[]): Record<string, unknown>[] {
+    const author = this.store.accounts.byId(status.accountId)!;
+    const accountJson = this.accounts.one(author);
+    const currentMedia = this.store.media.forStatuses([status.id]).get(status.id) ?? [];
+    const currentPoll = status.pollId ? this.store.polls.byId(status.pollId) : null;
+    if (edits.length === 0) {
+      return [
+        {
+          content: status.content,
+          spoiler_text: status.spoilerText,
+          sensitive: status.sensitive,
+          created_at: isoTime(status.createdAt),
+          account: accountJson,
+          poll: currentPoll ? { options: currentPoll.options.map((title) => ({ title })) } : null,
+          media_attachments: currentMedia.map((m) => serializeMedia(this.urls, m)),
+          emojis: [],
+        },
+      ];
+    }
+    const mediaIds = [...new Set(edits.flatMap((e) => e.mediaAttachmentIds))];
+    const media = new Map(this.store.media.byIds(mediaIds).map((m) => [m.id, m]));
+    return edits.map((e) => ({
+      content: e.content,
+      spoiler_text: e.spoilerText,
+      sensitive: e.sensitive,
+      created_at: isoTime(e.createdAt),
+      account: accountJson,
+      poll: e.pollOptions ? { options: e.pollOptions.map((title) => ({ title })) } : null,
+      media_attachments: e.mediaAttachmentIds
+        .map((id, i) => {
+          const m = media.get(id);
+          return m ? { ...serializeMedia(this.urls, m), description: e.mediaDescriptions[i] ?? null } : null;
+        })
+        .filter((m) => m !== null),
+      emojis: [],
+    }));
+  }
+}

@@ -1,0 +1,94 @@
+import { jsonIds, type StoreCore } from './store.ts';
+
+/** How a status reaches home feeds; see HomeFeedRepository.distribute. */
+export interface Distribution {
+  statusId: string;
+  authorId: string;
+  /** The status a reblog reblogs (reblogs go only to followers showing reblogs, once per feed). */
+  reblogOfId: string | null;
+  inReplyToAccountId: string | null;
+  isReply: boolean;
+  language: string | null;
+  /** Public, unlisted and private statuses go to all local followers; direct ones only to these. */
+  toFollowers: boolean;
+  /** Local accounts mentioned by a direct status that follow its author. */
+  mentionedIds: string[];
+}
+
+/**
+ * Home feeds of local users (fan-out on write, as Mastodon). Mutes, blocks and deletions are applied when
+ * the feed is read, so undoing them needs no rewrite; follows and unfollows merge and unmerge rows.
+ */
+export class HomeFeedRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  /**
+   * Inserts a status into the author's feed (if local) and the feeds of local followers, skipping (as
+   * Mastodon's home filter) replies to accounts the follower does not follow, posts in languages the
+   * follow excludes, reblogs from follows that hide them, and reblogs of a status the feed holds already.
+   * Returns the local followers that received it (for "notify" subscriptions).
+   */
+  distribute(d: Distribution): string[] {
+    const params = {
+      status: d.statusId,
+      author: d.authorId,
+      reblog: d.reblogOfId,
+      reply: d.isReply ? 1 : 0,
+      reply_account: d.inReplyToAccountId,
+      language: d.language,
+      mentioned: jsonIds(d.mentionedIds),
+      to_followers: d.toFollowers ? 1 : 0,
+    };
+    const notAlreadyReblogged = (who: string) => `(@reblog IS NULL OR (
+        NOT EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = @reblog)
+        AND NOT EXISTS (SELECT 1 FROM statuses x JOIN home_feed h ON h.account_id = ${who} AND h.status_id = x.id WHERE x.reblog_of_id = @reblog AND x.deleted_at IS NULL)))`;
+    this.core
+      .sql(`INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL AND ${notAlreadyReblogged('a.id')}`)
+      .run(params);
+    const receivers = this.core
+      .sql(
+        `SELECT f.account_id FROM follows f JOIN accounts a ON a.id = f.account_id
+         WHERE f.target_account_id = @author AND a.domain IS NULL
+           AND (@to_followers = 1 OR f.account_id IN (SELECT value FROM json_each(@mentioned)))
+           AND (@reply = 0 OR (@reply_account IS NOT NULL AND (@reply_account = @author OR @reply_account = f.account_id
+                OR EXISTS (SELECT 1 FROM follows g WHERE g.account_id = f.account_id AND g.target_account_id = @reply_account))))
+           AND (@reblog IS NULL OR f.show_reblogs = 1)
+           AND (@reblog IS NOT NULL OR f.languages IS NULL OR @language IS NULL OR EXISTS (SELECT 1 FROM json_each(f.languages) WHERE value = @language))
+           AND ${notAlreadyReblogged('f.account_id')}`,
+      )
+      .all(params) as { account_id: bigint }[];
+    const insert = this.core.sql('INSERT OR IGNORE INTO home_feed (account_id, status_id) VALUES (?, ?)');
+    for (const r of receivers) insert.run(r.account_id, d.statusId);
+    return receivers.map((r) => String(r.account_id));
+  }
+
+  /** Removes statuses from every feed (after deletion or unreblog). */
+  remove(statusIds: readonly string[]): void {
+    if (statusIds.length === 0) return;
+    this.core.sql('DELETE FROM home_feed WHERE status_id IN (SELECT value FROM json_each(?))').run(jsonIds(statusIds));
+  }
+
+  /** After a follow starts: the followed account's recent statuses the follower may read enter the feed. */
+  merge(followerId: string, targetId: string, limit: number): void {
+    this.core
+      .sql(
+        `INSERT OR IGNORE INTO home_feed (account_id, status_id)
+         SELECT @follower, s.id FROM statuses s
+         WHERE s.account_id = @target AND s.deleted_at IS NULL
+           AND (s.visibility IN ('public', 'unlisted', 'private') OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = @follower))
+           AND (s.reblog_of_id IS NULL OR (SELECT show_reblogs FROM follows WHERE account_id = @follower AND target_account_id = @target) = 1)
+           AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id OR s.in_reply_to_account_id = @follower
+                OR EXISTS (SELECT 1 FROM follows g WHERE g.account_id = @follower AND g.target_account_id = s.in_reply_to_account_id))
+         ORDER BY s.id DESC LIMIT @limit`,
+      )
+      .run({ follower: followerId, target: targetId, limit });
+  }
+
+  /** After an unfollow: the account's statuses and reblogs leave the feed. */
+  unmerge(followerId: string, targetId: string): void {
+    this.core.sql('DELETE FROM home_feed WHERE account_id = ? AND status_id IN (SELECT id FROM statuses WHERE account_id = ?)').run(followerId, targetId);
+  }
+}

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../../eventlog/store/types.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
 import {
@@ -98,30 +98,38 @@ interface AppendBody {
   expectedVersion?: number;
 }
 
+export type StreamPageQuery = { from?: number; direction?: 'forward' | 'backward'; count?: number };
+
+/** Query of every keyset-paged stream listing (a stream's events, a group's parked messages). */
+export const STREAM_PAGE_QUERY = {
+  type: 'object',
+  properties: {
+    from: { type: 'integer', minimum: -1, default: -1 },
+    direction: { type: 'string', enum: ['forward', 'backward'], default: 'backward' },
+    count: { type: 'integer', minimum: 1, maximum: MAX_READ_COUNT, default: 20 },
+  },
+} as const;
+
+/** One page of a stream as the signed-in owner may read it, from a validated STREAM_PAGE_QUERY. */
+export function readStreamPageRequest(deps: EventLogUiDeps, streamId: string, query: StreamPageQuery, req: FastifyRequest): StreamPage {
+  const { from = -1, direction = 'backward', count = 20 } = query;
+  if (direction === 'forward' && from < 0) throw new UiApiError(400, 'A forward read starts at an event number ≥ 0');
+  return readStreamPage(deps.store, streamId, from, direction, count, callerOf(req, deps));
+}
+
 /** A stream's events: keyset pages, one event with its neighbours, and appending an event. */
 export function eventRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
   const auth = { onRequest: requireOwner(sessions) };
 
-  app.get<{ Params: { stream: string }; Querystring: { from?: number; direction?: 'forward' | 'backward'; count?: number } }>(
+  app.get<{ Params: { stream: string }; Querystring: StreamPageQuery }>(
     '/eventlog/streams/:stream/events',
     {
       ...auth,
-      schema: {
-        querystring: {
-          type: 'object',
-          properties: {
-            from: { type: 'integer', minimum: -1, default: -1 },
-            direction: { type: 'string', enum: ['forward', 'backward'], default: 'backward' },
-            count: { type: 'integer', minimum: 1, maximum: MAX_READ_COUNT, default: 20 },
-          },
-        },
-      },
+      schema: { querystring: STREAM_PAGE_QUERY },
     },
     async (req, reply) => {
-      const { from = -1, direction = 'backward', count = 20 } = req.query;
       try {
-        if (direction === 'forward' && from < 0) throw new UiApiError(400, 'A forward read starts at an event number ≥ 0');
-        return readStreamPage(deps.store, req.params.stream, from, direction, count, callerOf(req, deps));
+        return readStreamPageRequest(deps, req.params.stream, req.query, req);
       } catch (err) {
         return sendError(reply, err);
       }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { MAX_READ_COUNT } from '../../eventlog/store/types.ts';
 import { CONSUMER_STRATEGIES, parkedStreamOf } from '../../eventlog/subscriptions/index.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
-import { readStreamPage } from './events.ts';
+import { readStreamPageRequest, STREAM_PAGE_QUERY, type StreamPageQuery } from './events.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps, type UiGroupOperationResult, type UiGroupSettings, type UiSubscriptionsSource } from './eventlog-context.ts';
 
 
@@ -114,26 +113,15 @@ export function persistentGroupRoutes(app: FastifyInstance, sessions: UiSessions
     }
   });
 
-  app.get<{ Params: GroupParams; Querystring: { from?: number; direction?: 'forward' | 'backward'; count?: number } }>(
+  app.get<{ Params: GroupParams; Querystring: StreamPageQuery }>(
     `${base}/:stream/:group/parked`,
     {
       ...auth,
-      schema: {
-        querystring: {
-          type: 'object',
-          properties: {
-            from: { type: 'integer', minimum: -1, default: -1 },
-            direction: { type: 'string', enum: ['forward', 'backward'], default: 'backward' },
-            count: { type: 'integer', minimum: 1, maximum: MAX_READ_COUNT, default: 20 },
-          },
-        },
-      },
+      schema: { querystring: STREAM_PAGE_QUERY },
     },
     async (req, reply) => {
-      const { from = -1, direction = 'backward', count = 20 } = req.query;
       try {
-        if (direction === 'forward' && from < 0) throw new UiApiError(400, 'A forward read starts at an event number ≥ 0');
-        return readStreamPage(deps.store, parkedStreamOf(req.params.stream, req.params.group), from, direction, count, callerOf(req, deps));
+        return readStreamPageRequest(deps, parkedStreamOf(req.params.stream, req.params.group), req.query, req);
       } catch (err) {
         return sendError(reply, err);
       }

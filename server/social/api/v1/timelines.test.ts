@@ -84,6 +84,32 @@ describe('home timeline', () => {
     expect(ids(await o.v1.timelines.home.list({ limit: 40 }))).not.toContain(followed.id);
   });
 
+  it('shows a status once: reblogs of a status the feed holds already, or has a reblog of, stay out', async () => {
+    const o = server.masto(owner.token);
+    const original = await server.masto(stranger.token).v1.statuses.create({ status: 'worth sharing' });
+    const firstBoost = await server.masto(booster.token).v1.statuses.$select(original.id).reblog();
+    const secondBoost = await server.masto(writer.token).v1.statuses.$select(original.id).reblog();
+    let home = ids(await o.v1.timelines.home.list({ limit: 40 }));
+    expect(home).toContain(firstBoost.id);
+    expect(home).not.toContain(secondBoost.id);
+    // The reblogger's own feed has no other copy, so it holds the reblog.
+    expect(ids(await server.masto(writer.token).v1.timelines.home.list({ limit: 40 }))).toContain(secondBoost.id);
+
+    const followed = await server.masto(writer.token).v1.statuses.create({ status: 'from writer again' });
+    const boostOfFollowed = await server.masto(booster.token).v1.statuses.$select(followed.id).reblog();
+    home = ids(await o.v1.timelines.home.list({ limit: 40 }));
+    expect(home).toContain(followed.id);
+    expect(home).not.toContain(boostOfFollowed.id);
+
+    // Once the feed's reblog is withdrawn, a later reblog of the same status comes in.
+    await server.masto(booster.token).v1.statuses.$select(original.id).unreblog();
+    await server.masto(writer.token).v1.statuses.$select(original.id).unreblog();
+    const thirdBoost = await server.masto(writer.token).v1.statuses.$select(original.id).reblog();
+    home = ids(await o.v1.timelines.home.list({ limit: 40 }));
+    expect(home).not.toContain(firstBoost.id);
+    expect(home).toContain(thirdBoost.id);
+  });
+
   it('needs a user token; no Link header on an empty page', async () => {
     expect((await get(null, '/api/v1/timelines/home')).status).toBe(401);
     const empty = await get(stranger.token, '/api/v1/timelines/home?max_id=1');

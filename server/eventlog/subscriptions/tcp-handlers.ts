@@ -6,7 +6,7 @@ import type { CommandHandlerMap, RequestContext } from '../tcp/dispatcher.ts';
 import { GUID_BYTES, guidBytesToString } from '../tcp/guid.ts';
 import { encodeMessage, enumTable, type FilterMessage, type Int64 } from '../tcp/messages.ts';
 import type { Subscriptions } from './index.ts';
-import { settingsFromWire } from './persistent/settings.ts';
+import { settingsFromWire, type WirePersistentSettings } from './persistent/settings.ts';
 import type {
   CreateGroupResult,
   DropReason,
@@ -72,23 +72,11 @@ interface FilteredSubscribeToStreamMessage extends SubscribeToStreamMessage {
   filter: FilterMessage;
   checkpointInterval: number;
 }
-interface PersistentSettingsMessage {
+/** Create/UpdatePersistentSubscription as decoded: the wire settings plus the group's address. */
+interface PersistentSettingsMessage extends Omit<WirePersistentSettings, 'startFrom'> {
   subscriptionGroupName: string;
   eventStreamId: string;
-  resolveLinkTos: boolean;
   startFrom: Int64;
-  messageTimeoutMilliseconds: number;
-  recordStatistics: boolean;
-  liveBufferSize: number;
-  readBatchSize: number;
-  bufferSize: number;
-  maxRetryCount: number;
-  preferRoundRobin: boolean;
-  checkpointAfterTime: number;
-  checkpointMaxCount: number;
-  checkpointMinCount: number;
-  subscriberMaxCount: number;
-  namedConsumerStrategy?: string;
 }
 interface DeletePersistentSubscriptionMessage {
   subscriptionGroupName: string;
@@ -199,23 +187,7 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions): CommandHa
     ctx.replyMessage(TcpCommand.SubscriptionConfirmation, 'SubscriptionConfirmation', confirmation);
   };
 
-  const settingsOf = (m: PersistentSettingsMessage) =>
-    settingsFromWire({
-      resolveLinkTos: m.resolveLinkTos,
-      startFrom: int64ToNumber(m.startFrom),
-      messageTimeoutMilliseconds: m.messageTimeoutMilliseconds,
-      recordStatistics: m.recordStatistics,
-      liveBufferSize: m.liveBufferSize,
-      readBatchSize: m.readBatchSize,
-      bufferSize: m.bufferSize,
-      maxRetryCount: m.maxRetryCount,
-      preferRoundRobin: m.preferRoundRobin,
-      checkpointAfterTime: m.checkpointAfterTime,
-      checkpointMaxCount: m.checkpointMaxCount,
-      checkpointMinCount: m.checkpointMinCount,
-      subscriberMaxCount: m.subscriberMaxCount,
-      namedConsumerStrategy: m.namedConsumerStrategy,
-    });
+  const settingsOf = (m: PersistentSettingsMessage) => settingsFromWire({ ...m, startFrom: int64ToNumber(m.startFrom) });
 
   const consumerFor = (ctx: RequestContext): PersistentConsumerHandle | undefined => {
     const open = perConnection.get(ctx.connection.id)?.byCorrelation.get(ctx.correlationId.toString('hex'));

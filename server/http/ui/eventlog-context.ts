@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../../eventlog/store/types.ts';
+import type { PersistentSubscriptionSettings } from '../../eventlog/subscriptions/types.ts';
 import type { UiPrincipal } from './auth.ts';
 
 /**
@@ -62,22 +63,8 @@ export interface UiVolatileSubscription {
   subscribedAt: number;
 }
 
-/** Group settings, named as the .NET client names them (the subscriptions engine's own shape). */
-export interface UiGroupSettings {
-  resolveLinkTos: boolean;
-  startFrom: number;
-  messageTimeoutMs: number;
-  extraStatistics: boolean;
-  liveBufferSize: number;
-  readBatchSize: number;
-  historyBufferSize: number;
-  maxRetryCount: number;
-  checkpointAfterMs: number;
-  minCheckpointCount: number;
-  maxCheckpointCount: number;
-  maxSubscriberCount: number;
-  consumerStrategy: string;
-}
+/** Group settings, named as the .NET client names them: the subscriptions engine's own shape. */
+export type UiGroupSettings = Omit<PersistentSubscriptionSettings, 'consumerStrategy'> & { consumerStrategy: string };
 
 export interface UiGroupSummary {
   stream: string;

@@ -8,6 +8,7 @@ import type { RelationshipService } from './domain/relationships.ts';
 import type { StatusService } from './domain/statuses.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
+import type { SocialEvents } from './events.ts';
 import type { RouteAuth } from './http/auth.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { MediaStorage } from './media/storage.ts';
@@ -26,6 +27,8 @@ export interface SocialContext {
   store: SocialStore;
   urls: SocialUrls;
   logger: Logger;
+  /** Domain events, delivered after commit: streaming, Web Push and federation listen here. */
+  events: SocialEvents;
   mailer: Mailer;
   media: MediaStorage;
   accounts: AccountService;

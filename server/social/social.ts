@@ -89,6 +89,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
   try {
     const store = new SocialStore(db, options.now ?? Date.now);
     const urls = new SocialUrls(options.domain, options.secure ?? false);
+    store.events.onListenerError = (type, error) => options.logger.error({ err: error, event: type }, 'social event listener failed');
     const vapidPublicKey = ensureServerKeys(store);
     const mailer = new Mailer(store, urls, options.logger.child({ component: 'mail' }));
     const accounts = new AccountService(store, urls, mailer, options.logger);
@@ -103,6 +104,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       store,
       urls,
       logger: options.logger,
+      events: store.events,
       mailer,
       media,
       accounts,

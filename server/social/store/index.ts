@@ -83,6 +83,11 @@ export class SocialStore {
     return this.core.now();
   }
 
+  /** The domain-event bus, delivering after commit (see events.ts). */
+  get events() {
+    return this.core.events;
+  }
+
   transaction<T>(fn: () => T): T {
     return this.core.transaction(fn);
   }

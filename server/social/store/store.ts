@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../../db/index.ts';
+import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
@@ -15,6 +16,8 @@ export class StoreCore {
   readonly db: Database;
   readonly ids: SnowflakeGenerator;
   readonly now: () => number;
+  /** Domain events emitted inside `transaction` are delivered after it commits (see events.ts). */
+  readonly events = new SocialEvents();
   private readonly statements = new Map<string, Statement>();
 
   constructor(db: Database, now: () => number) {
@@ -35,7 +38,8 @@ export class StoreCore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    // Nested calls run as savepoints; the bus holds their events until the outermost commit.
+    return this.events.batch(() => this.db.transaction(fn).immediate());
   }
 }
 

@@ -1,0 +1,116 @@
+import type { NotificationType, StatusRow } from './store/index.ts';
+
+/**
+ * The social server's domain events: what happened, told after the SQLite transaction that made it
+ * commits. Streaming, Web Push and federation subscribe here; route handlers never call them directly.
+ * Events carry ids and, where a reader needs the state as it was (a deleted status), a snapshot.
+ */
+export type RelationshipChange =
+  | 'follow'
+  | 'unfollow'
+  | 'follow_request'
+  | 'follow_request_authorized'
+  | 'follow_request_rejected'
+  | 'block'
+  | 'unblock'
+  | 'mute'
+  | 'unmute';
+
+export interface SocialEventMap {
+  /** A new status (reblogs included: `status.reblogOfId` is set). `homeRecipients`: local accounts whose home feed got it. */
+  'status.created': { status: StatusRow; homeRecipients: string[] };
+  /** A status's content changed (an edit, or a poll's counts). */
+  'status.updated': { status: StatusRow };
+  /** A status (or a reblog) was deleted; `status` is the row as it was before deletion. */
+  'status.deleted': { status: StatusRow; homeRecipients: string[] };
+  'status.favourited': { statusId: string; accountId: string };
+  'status.unfavourited': { statusId: string; accountId: string };
+  'notification.created': { notificationId: string; accountId: string; fromAccountId: string; notificationType: NotificationType; statusId: string | null };
+  /** A direct conversation of `accountId` got a new or changed last status. */
+  'conversation.updated': { conversationId: string; accountId: string };
+  /** A user's filters changed (one event per edit). */
+  'filters.changed': { accountId: string };
+  'announcement.published': { announcementId: string };
+  'announcement.reaction': { announcementId: string; name: string; count: number };
+  'announcement.deleted': { announcementId: string };
+  /** Profile, fields, avatar, header, keys or settings of an account changed. */
+  'account.updated': { accountId: string };
+  /** `accountId` did `change` to `targetAccountId`. */
+  'relationship.changed': { change: RelationshipChange; accountId: string; targetAccountId: string };
+}
+
+export type SocialEventType = keyof SocialEventMap;
+export type SocialEventListener<K extends SocialEventType> = (event: SocialEventMap[K]) => void;
+
+interface Pending {
+  type: SocialEventType;
+  event: unknown;
+}
+
+/**
+ * A typed in-process bus. `emit` inside a transaction (see `StoreCore.transaction`) is held until the
+ * outermost transaction commits and dropped if it rolls back; outside a transaction it is delivered at
+ * once. A listener that throws is logged and never affects the writer or the other listeners.
+ */
+export class SocialEvents {
+  private readonly listeners = new Map<SocialEventType, Set<(event: unknown) => void>>();
+  private depth = 0;
+  private pending: Pending[] = [];
+  /** Told when a listener throws (openSocial logs it). */
+  onListenerError: (type: SocialEventType, error: unknown) => void;
+
+  constructor(onListenerError: (type: SocialEventType, error: unknown) => void = () => {}) {
+    this.onListenerError = onListenerError;
+  }
+
+  on<K extends SocialEventType>(type: K, listener: SocialEventListener<K>): () => void {
+    let set = this.listeners.get(type);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(type, set);
+    }
+    const wrapped = listener as (event: unknown) => void;
+    set.add(wrapped);
+    return () => set.delete(wrapped);
+  }
+
+  emit<K extends SocialEventType>(type: K, event: SocialEventMap[K]): void {
+    if (this.depth > 0) this.pending.push({ type, event });
+    else this.deliver(type, event);
+  }
+
+  /** Runs `fn` as a unit: events emitted inside are delivered after it returns, dropped if it throws. */
+  batch<T>(fn: () => T): T {
+    this.depth++;
+    const mark = this.pending.length;
+    let ok = false;
+    let result: T;
+    try {
+      result = fn();
+      ok = true;
+    } finally {
+      this.depth--;
+      if (this.depth === 0) {
+        const pending = this.pending;
+        this.pending = [];
+        if (ok) for (const p of pending) this.deliver(p.type, p.event);
+      } else if (!ok) {
+        // An inner unit failed (its savepoint rolled back) while the outer one may still commit: drop only its events.
+        this.pending.length = mark;
+      }
+    }
+    return result!;
+  }
+
+  private deliver(type: SocialEventType, event: unknown): void {
+    const set = this.listeners.get(type);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.onListenerError(type, error);
+      }
+    }
+  }
+}

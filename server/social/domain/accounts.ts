@@ -234,7 +234,11 @@ export class AccountService {
 
   private notifyStaffOfSignUp(account: Account): void {
     const staff = this.store.db.prepare(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`).all() as { account_id: bigint }[];
-    for (const s of staff) this.store.notifications.insert({ accountId: s.account_id.toString(), fromAccountId: account.id, type: 'admin.sign_up' });
+    for (const s of staff) {
+      const accountId = s.account_id.toString();
+      const notificationId = this.store.notifications.insert({ accountId, fromAccountId: account.id, type: 'admin.sign_up' });
+      this.store.events.emit('notification.created', { notificationId, accountId, fromAccountId: account.id, notificationType: 'admin.sign_up', statusId: null });
+    }
   }
 }
 

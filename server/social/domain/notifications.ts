@@ -39,6 +39,13 @@ export class NotificationService {
   /** Notifies a local user unless the notification is dropped; returns the id, or null when dropped. */
   notify(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string | null {
     if (this.dropReason(recipientId, fromAccountId, type, statusId) !== null) return null;
-    return this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId });
+    return this.insert(recipientId, fromAccountId, type, statusId);
+  }
+
+  /** Inserts without the drop rules (admin notifications) and tells the bus once the write commits. */
+  insert(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string {
+    const notificationId = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId });
+    this.store.events.emit('notification.created', { notificationId, accountId: recipientId, fromAccountId, notificationType: type, statusId });
+    return notificationId;
   }
 }

@@ -91,7 +91,6 @@ export class AccountService {
       else if (Buffer.byteLength(input.password) > PASSWORD_MAX) details.add('password', 'ERR_TOO_LONG', `is too long (maximum is ${PASSWORD_MAX} characters)`);
     }
     if (input.requireAgreement && input.agreement !== true) details.add('agreement', 'ERR_ACCEPTED', 'must be accepted');
-    if (input.locale && !LOCALE_PATTERN.test(input.locale)) details.add('locale', 'ERR_INCLUSION', 'is not included in the list');
     if (input.reason && input.reason.length > REASON_MAX) details.add('reason', 'ERR_TOO_LONG', `is too long (maximum is ${REASON_MAX} characters)`);
     if (input.dateOfBirth && (!DATE_PATTERN.test(input.dateOfBirth) || Number.isNaN(Date.parse(input.dateOfBirth)))) details.add('date_of_birth', 'ERR_INVALID', 'is invalid');
     return details;
@@ -118,7 +117,8 @@ export class AccountService {
         email: input.email,
         passwordHash,
         role,
-        locale: normalizeLocale(input.locale),
+        // Mastodon quietly drops a locale it does not know.
+        locale: input.locale && LOCALE_PATTERN.test(input.locale) ? normalizeLocale(input.locale) : null,
         confirmed: input.confirmed ?? false,
         approved: input.approved ?? true,
         createdByApplicationId: input.createdByApplicationId ?? null,

@@ -36,6 +36,14 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       params.application_id = { type: ['string', 'null'] };
     },
   },
+  {
+    description:
+      'ExtendedDescription.updated_at is null when the description was never set: Mastodon serializes `updated_at&.iso8601` (the document says string).',
+    apply(doc) {
+      const page = doc.components.schemas.ExtendedDescription as { properties: Record<string, unknown> };
+      page.properties.updated_at = { type: ['string', 'null'], format: 'date-time' };
+    },
+  },
 ];
 
 /**

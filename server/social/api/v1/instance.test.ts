@@ -54,9 +54,12 @@ describe('instance', () => {
     expect(activity[0].registrations).toBe('1');
     const languages = (await (await server.fetch(`${server.url}/api/v1/instance/languages`)).json()) as { code: string; name: string }[];
     expect(languages).toContainEqual({ code: 'de', name: 'German' });
+    const never = (await (await server.fetch(`${server.url}/api/v1/instance/extended_description`)).json()) as { updated_at: string | null };
+    expect(never.updated_at).toBeNull();
     server.admin.setSetting('extended_description', 'A harbour for friends.\nWelcome!');
     const about = await client.v1.instance.extendedDescription.fetch();
     expect(about.content).toBe('<p>A harbour for friends.<br />Welcome!</p>');
+    expect(about.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     const privacy = (await (await server.fetch(`${server.url}/api/v1/instance/privacy_policy`)).json()) as { content: string };
     expect(privacy.content).toContain('Test Harbour');
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).status).toBe(404);

@@ -44,8 +44,10 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
 
   const textPage = (key: 'extended_description' | 'privacy_policy', fallback: string) => {
     const content = ctx.store.settings.owner(key) || fallback;
-    const updatedAt = Number(ctx.store.settings.get(`${key}_updated_at`) ?? ctx.store.settings.get('created_at') ?? ctx.store.now());
-    return { updated_at: isoTime(updatedAt), content: content ? formatPlainText(content) : '' };
+    const updatedAt = ctx.store.settings.get(`${key}_updated_at`);
+    // Mastodon gives null for an extended description never set, and its default policy's date for the privacy policy.
+    if (updatedAt === null && key === 'extended_description') return { updated_at: null, content: content ? formatPlainText(content) : '' };
+    return { updated_at: isoTime(Number(updatedAt ?? ctx.store.settings.get('created_at') ?? ctx.store.now())), content: content ? formatPlainText(content) : '' };
   };
 
   app.get('/api/v1/instance/extended_description', { config: cached }, async () => textPage('extended_description', ''));

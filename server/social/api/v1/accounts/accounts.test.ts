@@ -104,6 +104,12 @@ describe('profile', () => {
     const res = await megalodon.updateCredentials({ note: 'Bob here', locked: true, fields_attributes: [{ name: 'Home', value: 'Earth' }], source: { privacy: 'private' } });
     expect(res.data).toMatchObject({ locked: true, fields: [{ name: 'Home', value: 'Earth', verified_at: null }] });
     expect(res.data.source?.privacy).toBe('private');
+
+    // An entry that is not an object (masto.js sends "undefined" for an unset field) is ignored, as Mastodon does.
+    const mixed = new URLSearchParams({ 'fields_attributes[0]': 'undefined', 'fields_attributes[1][name]': 'Pet', 'fields_attributes[1][value]': 'Cat' });
+    const patched = await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { Authorization: `Bearer ${bob.token}` }, body: mixed });
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as { fields: { name: string }[] }).fields.map((f) => f.name)).toEqual(['Pet']);
   });
 
   it('looks accounts up by handle (spaces tolerated) and shows suspended accounts empty', async () => {

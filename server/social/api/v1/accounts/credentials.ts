@@ -44,7 +44,12 @@ const updateSchema = z.object({
   hide_collections: zBool.optional(),
   indexable: zBool.optional(),
   attribution_domains: zList(zString).optional(),
-  fields_attributes: z.preprocess((v) => (v === '' ? [] : v), zList(fieldSchema)).optional(),
+  // Mastodon ignores entries that are not objects (masto.js sends the text "undefined" for an unset field).
+  fields_attributes: z
+    .preprocess((v) => (v === '' ? [] : v), zList(z.unknown()))
+    .transform((list) => list.filter((f): f is object => typeof f === 'object' && f !== null && !Array.isArray(f)))
+    .pipe(z.array(fieldSchema))
+    .optional(),
   source: sourceSchema.optional(),
 });
 

@@ -36,7 +36,8 @@ export function registrationRoutes(app: FastifyInstance, ctx: SocialContext): vo
       agreement: p.agreement,
       locale: p.locale?.trim() || null,
       reason: p.reason?.trim() || null,
-      dateOfBirth: p.date_of_birth?.trim() || null,
+      // Clients such as masto.js send a full timestamp; Mastodon takes its date part.
+      dateOfBirth: p.date_of_birth?.trim().replace(/^(\d{4}-\d{2}-\d{2})T[\d:.]+(Z|[+-]\d{2}:?\d{2})?$/, '$1') || null,
       role: 'user',
       confirmed: false,
       approved: mode === 'open',

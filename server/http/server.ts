@@ -28,18 +28,28 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   for (const { plugin, prefix } of options.plugins) await app.register(plugin, prefix ? { prefix } : {});
 
   const rendererDir = options.rendererDir;
-  if (rendererDir && fs.existsSync(path.join(rendererDir, 'index.html'))) {
-    await app.register(fastifyStatic, { root: rendererDir, prefix: '/', index: ['index.html'], wildcard: false });
-    // Client-side routes (e.g. /ui/streams/foo) get the app shell; API paths keep their 404s.
-    app.setNotFoundHandler((req, reply) => {
-      const url = req.url.split('?')[0];
-      if (req.method === 'GET' && url.startsWith('/ui/')) return reply.type('text/html').sendFile('index.html');
-      return reply.code(404).send({ error: 'Record not found' });
-    });
+  const hasRenderer = Boolean(rendererDir && fs.existsSync(path.join(rendererDir, 'index.html')));
+  if (hasRenderer) {
+    await app.register(fastifyStatic, { root: rendererDir!, prefix: '/', index: ['index.html'], wildcard: false });
   } else {
     app.get('/', async (_req, reply) =>
       reply.type('text/html').send('<!doctype html><title>Homeport</title><p>Homeport is running. The UI is not built: run <code>npm run build:renderer</code>.</p>'),
     );
   }
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0];
+    // Client-side routes (e.g. /ui/streams/foo) get the app shell; API paths keep their 404s.
+    if (hasRenderer && req.method === 'GET' && url.startsWith('/ui/')) return reply.type('text/html').sendFile('index.html');
+    // Unrouted API paths (removed endpoints included) answer like every API response, CORS included: a browser
+    // client then sees a 404 it can fall back from, not a network failure.
+    if (isApiPath(url)) reply.header('Access-Control-Allow-Origin', '*').header('Cache-Control', 'private, no-store');
+    return reply.code(404).send({ error: 'Record not found' });
+  });
   return app;
+}
+
+const API_PREFIXES = ['/api/', '/oauth/', '/.well-known/', '/nodeinfo/'];
+
+function isApiPath(url: string): boolean {
+  return API_PREFIXES.some((prefix) => url.startsWith(prefix));
 }

@@ -53,4 +53,8 @@ export const LIMITS = {
 
 /** The Mastodon API level we implement, as clients compare it (see instance `version` and `api_versions`). */
 export const MASTODON_COMPAT_VERSION = '4.5.0';
-export const MASTODON_API_VERSION = 7;
+/**
+ * `api_versions.mastodon`: 2 and above tell clients grouped notifications (`/api/v2/notifications`) exist, and
+ * clients that see it never fall back to v1. Raise it only with the features each level brings.
+ */
+export const MASTODON_API_VERSION = 1;

@@ -119,6 +119,19 @@ describe('input handling', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('answers unrouted API paths (removed endpoints too) with a 404 that carries the CORS and cache headers', async () => {
+    for (const url of ['/api/v1/search?q=x', '/api/v2/notifications', '/api/v9/nothing/here']) {
+      const res = await fetch(`${server.url}${url}`, { headers: { Origin: 'https://client.example', Authorization: `Bearer ${owner.token}` } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+      expect(await res.json()).toEqual({ error: 'Record not found' });
+    }
+    const preflight = await fetch(`${server.url}/api/v1/search`, { method: 'OPTIONS', headers: { Origin: 'https://client.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('answers malformed JSON with 400, unsupported types with 415, bad ids with 404, bad values with 422 details', async () => {
     const auth = { Authorization: `Bearer ${owner.token}` };
     const badJson = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/mute`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"duration": ' });

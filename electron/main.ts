@@ -23,7 +23,7 @@ function handle(channel: IpcChannel, fn: (event: IpcMainInvokeEvent, ...args: un
 }
 
 function registerIpc(): void {
-  handle(IpcChannel.GetUiToken, () => homeport!.uiToken);
+  handle(IpcChannel.GetUiToken, () => homeport!.mintUiToken());
   handle(IpcChannel.GetListeners, () => homeport!.listeners.map((l) => ({ name: l.name, url: l.url })));
   handle(IpcChannel.CopyText, (_e, text) => clipboard.writeText(String(text)));
 }

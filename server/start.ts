@@ -32,7 +32,10 @@ export interface Homeport {
   tcpPort: number;
   tlsPort: number | null;
   /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
+  /** An owner token for the UI API minted at start (12 hours; tests and the CLI use it). */
   uiToken: string;
+  /** Mints a fresh owner token (the Electron window asks for one whenever it needs to sign in). */
+  mintUiToken(): string;
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
@@ -91,11 +94,20 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const social = await openSocial({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'social' }), domain: config.domain });
     cleanups.push(() => social.close());
 
-    const sessions = new UiSessions();
+    // A UI session lasts while its credentials do: removing, disabling or re-keying the account ends it.
+    const sessions = new UiSessions({
+      credentialStamp: (principal) => {
+        if (principal.via === 'app-token') return 'app';
+        if (principal.via === 'social-owner') return social.ownerCredentialStamp(principal.name);
+        const user = eventLog.users.get(principal.name);
+        if (!user || user.disabled || !user.groups.includes('$admins')) return null;
+        return eventLog.users.credentialStamp(principal.name);
+      },
+    });
     const startedAt = new Date().toISOString();
     const listeners: Listener[] = [];
-    const checkCredentials = async (username: string, password: string): Promise<UiPrincipal | null> => {
-      const principal = await eventLog.users.authenticate(username, password);
+    const checkCredentials = async (username: string, password: string, from: string): Promise<UiPrincipal | null> => {
+      const principal = await eventLog.users.authenticate(username, password, from);
       if (principal?.groups.includes('$admins')) return { name: principal.name, via: 'eventlog-admin' };
       const owner = await social.checkOwnerCredentials(username, password);
       return owner ? { name: owner.name, via: 'social-owner' } : null;
@@ -171,7 +183,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     }
     listeners.push({ name: 'http', protocol: 'http', host: config.host, port: httpAddress.port, url: httpUrl });
 
-    const uiToken = sessions.mint({ name: 'owner', via: 'app-token' }, 365 * 24 * 3600 * 1000);
+    // The desktop window's token is short-lived; the preload asks for a fresh one when it ends.
+    const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
+    const uiToken = mintUiToken();
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
 
     let closing: Promise<void> | null = null;
@@ -182,6 +196,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       tcpPort: tcp.tcp.port,
       tlsPort: tcp.tls?.port ?? null,
       uiToken,
+      mintUiToken,
       eventLog,
       subscriptions,
       social,

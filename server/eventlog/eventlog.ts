@@ -42,7 +42,7 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
   let store: SqliteEventStore | undefined;
   try {
     store = new SqliteEventStore({ db, logger: options.logger, clock: options.clock, limits: options.limits });
-    const users = new SqliteEventLogUsers({ store, authCacheMs: options.authCacheMs });
+    const users = new SqliteEventLogUsers({ store, authCacheMs: options.authCacheMs, logger: options.logger.child({ component: 'auth' }) });
     await users.ensureDefaultUsers();
     store.markReady();
     const opened = store;

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import webpush from 'web-push';
@@ -43,6 +44,8 @@ export interface Social {
   plugin: FastifyPluginAsync;
   /** The UI accepts the social owner's credentials too: an owner or admin, by username or e-mail. */
   checkOwnerCredentials(username: string, password: string): Promise<{ name: string } | null>;
+  /** A digest of an owner's credential state, null when `username` is no longer an enabled owner or admin (UI sessions end then). */
+  ownerCredentialStamp(username: string): string | null;
   /** Sets the public domain once the HTTP port is known (a server started on port 0). */
   setDomain(domain: string): void;
   /** E-mails the server wrote, newest first (the Server view shows the local outbox). */
@@ -169,6 +172,12 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     context: ctx,
     admin: core.admin,
     routes: ctx.routes,
+    ownerCredentialStamp(username) {
+      const account = ctx.store.accounts.byHandle(username, null);
+      const user = account ? ctx.store.users.byAccountId(account.id) : null;
+      if (!account || !user || (user.role !== 'owner' && user.role !== 'admin') || user.disabled || account.suspendedAt !== null || account.deletedAt !== null) return null;
+      return crypto.createHash('sha256').update(`${user.passwordHash}\0${user.role}`).digest('base64url');
+    },
     async checkOwnerCredentials(username, password) {
       const found = await ctx.accounts.authenticate(username, password);
       if (!found) return null;

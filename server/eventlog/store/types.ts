@@ -251,10 +251,18 @@ export interface EventLogUser {
  * Changes are also recorded as events in `$user-<name>` / `$users` system streams, as EventStoreDB does.
  */
 export interface EventLogUsers {
-  /** Resolves the principal for good credentials, null for bad ones. Successful checks are cached briefly. */
-  authenticate(name: string, password: string): Promise<Principal | null>;
+  /**
+   * Resolves the principal for good credentials, null for bad ones. Successful checks are cached briefly.
+   * `from` (the client's address) throttles repeated failures per address as well as per user.
+   */
+  authenticate(name: string, password: string, from?: string): Promise<Principal | null>;
   list(): EventLogUser[];
   get(name: string): EventLogUser | undefined;
+  /**
+   * A digest of the user's credential state (password hash, groups, disabled flag), null for an unknown user:
+   * sessions compare it to end when the password changes or the user is disabled or removed.
+   */
+  credentialStamp(name: string): string | null;
   add(user: { name: string; password: string; fullName?: string; groups?: string[] }): Promise<EventLogUser>;
   changePassword(name: string, newPassword: string): Promise<void>;
   remove(name: string): Promise<void>;

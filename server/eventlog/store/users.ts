@@ -7,6 +7,8 @@
  */
 import crypto from 'node:crypto';
 import { jsonEvent, metastreamOf, SystemEventTypes, SystemRoles, SystemStreams } from './metadata.ts';
+import { CredentialThrottle } from '../../security/index.ts';
+import type { Logger } from '../../logger.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { SqliteEventStore, SystemWriter } from './sqlite-store.ts';
 import { ExpectedVersion, type EventLogUser, type EventLogUsers, type Principal } from './types.ts';
@@ -76,7 +78,16 @@ export interface SqliteEventLogUsersOptions {
   store: SqliteEventStore;
   /** How long a successful password check is remembered (scrypt is deliberately slow). */
   authCacheMs?: number;
+  /** Failed checks are logged here (user and address, never the password). */
+  logger?: Logger;
+  /** Repeated failures per address and per user are refused without a password check (tests inject a clock). */
+  throttle?: CredentialThrottle;
+  /** The password check (tests count calls to prove unknown users take the same path). */
+  verifyPassword?: (password: string, stored: string) => Promise<boolean>;
 }
+
+/** Checked for unknown or disabled users, so they cost as much as a wrong password (no timing oracle). */
+let dummyHash: Promise<string> | null = null;
 
 export class SqliteEventLogUsers implements EventLogUsers {
   private readonly store: SqliteEventStore;
@@ -87,10 +98,17 @@ export class SqliteEventLogUsers implements EventLogUsers {
   /** Bumped on every change; a check that started before a change is not cached. */
   private generation = 0;
   private readonly sql;
+  private readonly logger: Logger | undefined;
+  readonly throttle: CredentialThrottle;
+  private readonly verifyPassword: (password: string, stored: string) => Promise<boolean>;
 
   constructor(options: SqliteEventLogUsersOptions) {
     this.store = options.store;
     this.authCacheMs = options.authCacheMs ?? 60_000;
+    this.logger = options.logger;
+    this.throttle = options.throttle ?? new CredentialThrottle();
+    this.verifyPassword = options.verifyPassword ?? verifyPassword;
+    dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
     const db = this.store.db;
     this.sql = {
       get: db.prepare('SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users WHERE name = ?'),
@@ -126,16 +144,28 @@ export class SqliteEventLogUsers implements EventLogUsers {
     this.invalidate();
   }
 
-  async authenticate(name: string, password: string): Promise<Principal | null> {
+  async authenticate(name: string, password: string, from = 'local'): Promise<Principal | null> {
     if (typeof name !== 'string' || typeof password !== 'string' || name === '') return null;
     this.store.checkForOutsideChanges();
     const digest = crypto.createHmac('sha256', this.cacheKey).update(name).update('\0').update(password).digest();
     const cached = this.authCache.get(name);
+    // Credentials proven moments ago pass even while the name is throttled: an attacker's guesses must not lock out a working client.
     if (cached && cached.expires > Date.now() && crypto.timingSafeEqual(cached.digest, digest)) return cached.principal;
+    const wait = this.throttle.retryAfter(from, name);
+    if (wait > 0) {
+      this.logger?.warn({ user: name, from, retryAfterSeconds: wait }, 'event-log sign-in refused: too many failed attempts');
+      return null;
+    }
     const generation = this.generation;
     const row = this.sql.get.get(name) as UserRow | undefined;
-    if (!row || row.disabled === 1) return null;
-    if (!(await verifyPassword(password, row.password_hash))) return null;
+    const usable = row !== undefined && row.disabled !== 1;
+    // Unknown and disabled users cost one scrypt check too, so timing does not tell which names exist.
+    const ok = (await this.verifyPassword(password, usable ? row.password_hash : await dummyHash!)) && usable;
+    this.throttle.record(from, name, ok);
+    if (!ok) {
+      this.logger?.warn({ user: name, from, reason: row === undefined ? 'unknown user' : row.disabled === 1 ? 'disabled' : 'wrong password' }, 'event-log sign-in failed');
+      return null;
+    }
     const principal: Principal = Object.freeze({ name: row.name, groups: Object.freeze(JSON.parse(row.groups) as string[]) });
     if (generation === this.generation) {
       if (this.authCache.size >= 10_000) this.authCache.clear();
@@ -146,6 +176,13 @@ export class SqliteEventLogUsers implements EventLogUsers {
 
   list(): EventLogUser[] {
     return (this.sql.list.all() as UserRow[]).map(toUser);
+  }
+
+  credentialStamp(name: string): string | null {
+    this.store.checkForOutsideChanges();
+    const row = this.sql.get.get(name) as UserRow | undefined;
+    if (!row) return null;
+    return crypto.createHash('sha256').update(`${row.password_hash}\0${row.groups}\0${row.disabled}`).digest('base64url');
   }
 
   get(name: string): EventLogUser | undefined {

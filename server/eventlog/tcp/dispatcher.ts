@@ -148,7 +148,7 @@ export class CommandDispatcher {
     if (handler.authenticate !== false) {
       if (pkg.flags & TcpFlags.Authenticated) {
         const users = this.eventLog.users;
-        return users.authenticate(pkg.login ?? '', pkg.password ?? '').then(
+        return users.authenticate(pkg.login ?? '', pkg.password ?? '', connection.remoteAddress).then(
           (principal) => {
             if (!principal) {
               connection.send(TcpCommand.NotAuthenticated, pkg.correlationId, Buffer.from('Not Authenticated'));
@@ -211,7 +211,7 @@ export class CommandDispatcher {
       connection.send(TcpCommand.NotAuthenticated, pkg.correlationId, Buffer.from('No user credentials provided.'));
       return;
     }
-    return this.eventLog.users.authenticate(pkg.login ?? '', pkg.password ?? '').then(
+    return this.eventLog.users.authenticate(pkg.login ?? '', pkg.password ?? '', connection.remoteAddress).then(
       (principal) => {
         connection.setDefaultUser(principal);
         if (principal) connection.send(TcpCommand.Authenticated, pkg.correlationId, null);

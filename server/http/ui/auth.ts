@@ -7,21 +7,45 @@ export interface UiPrincipal {
   via: 'app-token' | 'eventlog-admin' | 'social-owner';
 }
 
-/** Verifies owner credentials for the UI API; returns null when they are wrong or not an owner's. */
-export type UiCredentialCheck = (username: string, password: string) => Promise<UiPrincipal | null>;
+/** Verifies owner credentials for the UI API; returns null when they are wrong or not an owner's. `from`: the client address. */
+export type UiCredentialCheck = (username: string, password: string, from: string) => Promise<UiPrincipal | null>;
 
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const MAX_SESSIONS = 1000;
+
+export interface UiSessionsOptions {
+  now?: () => number;
+  /**
+   * The current credential state of a principal (e.g. a digest of its password hash and groups), or null when
+   * it may no longer sign in (removed, disabled, no longer an administrator). A session whose stamp changed
+   * since sign-in has ended: removing a user, disabling it or changing its password signs it out everywhere.
+   */
+  credentialStamp?: (principal: UiPrincipal) => string | null;
+}
 
 /**
- * Bearer tokens for the UI's own API. The Electron main process gets a token minted at start
- * (handed to the renderer by the preload); a browser signs in with owner credentials for a session token.
+ * Bearer tokens for the UI's own API. The Electron main process mints short-lived tokens for its window (the
+ * preload hands them over and a new one is asked for when one ends); a browser signs in with owner credentials.
  */
 export class UiSessions {
-  private sessions = new Map<string, { principal: UiPrincipal; expiresAt: number }>();
+  private sessions = new Map<string, { principal: UiPrincipal; expiresAt: number; stamp: string }>();
+  private readonly now: () => number;
+  private readonly stampOf: (principal: UiPrincipal) => string | null;
 
+  constructor(options: UiSessionsOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.stampOf = options.credentialStamp ?? (() => 'static');
+  }
+
+  /** A token for `principal`; throws when its credentials are not valid now. */
   mint(principal: UiPrincipal, ttlMs: number = SESSION_TTL_MS): string {
+    const stamp = this.stampOf(principal);
+    if (stamp === null) throw new Error(`${principal.name} may not sign in`);
+    this.evictExpired();
+    // Bounded: the oldest sessions go first when a flood of sign-ins would grow the map without end.
+    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const token = crypto.randomBytes(32).toString('base64url');
-    this.sessions.set(token, { principal, expiresAt: Date.now() + ttlMs });
+    this.sessions.set(token, { principal, expiresAt: this.now() + ttlMs, stamp });
     return token;
   }
 
@@ -29,7 +53,7 @@ export class UiSessions {
     if (!token) return null;
     const s = this.sessions.get(token);
     if (!s) return null;
-    if (s.expiresAt < Date.now()) {
+    if (s.expiresAt <= this.now() || this.stampOf(s.principal) !== s.stamp) {
       this.sessions.delete(token);
       return null;
     }
@@ -38,6 +62,16 @@ export class UiSessions {
 
   revoke(token: string): void {
     this.sessions.delete(token);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Drops every expired session (run on each sign-in, so the map never grows with dead entries). */
+  evictExpired(): void {
+    const now = this.now();
+    for (const [token, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(token);
   }
 }
 

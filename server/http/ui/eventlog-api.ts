@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { allRoutes } from './all.ts';
 import type { UiSessions } from './auth.ts';
 import { connectionRoutes } from './connections.ts';
-import type { EventLogUiDeps } from './eventlog-context.ts';
+import { UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 import { eventLogUserRoutes } from './eventlog-users.ts';
 import { eventRoutes } from './events.ts';
 import { DEFAULT_LIVE_LIMITS, liveRoutes, type LiveTailLimits } from './live.ts';
@@ -15,6 +15,7 @@ export type { EventLogUiDeps } from './eventlog-context.ts';
 /** The event-log pages of the UI API (streams, events, `$all`, live tails, subscriptions, users), all owner-only. */
 export function eventLogUiRoutes(deps: EventLogUiDeps, options: { live?: LiveTailLimits } = {}): FastifyPluginAsync<{ sessions: UiSessions }> {
   return async (app, { sessions }) => {
+    app.setErrorHandler((err, _req, reply) => (err instanceof UiApiError ? reply.code(err.status).send({ error: err.message }) : reply.send(err)));
     streamRoutes(app, sessions, deps);
     eventRoutes(app, sessions, deps);
     metadataRoutes(app, sessions, deps);

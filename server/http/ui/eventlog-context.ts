@@ -111,15 +111,18 @@ export interface UiGroupDetail extends UiGroupSummary {
 }
 
 /**
- * The event-log principal the UI acts as, so stream ACLs apply: the signed-in event-log account itself,
- * or an administrator for the desktop app's token and the social owner (both are the machine's owner).
+ * The event-log principal the UI acts as, so stream ACLs apply: the signed-in event-log account itself, or,
+ * for the desktop app's token and the social owner (both the machine's owner), an administrator named after
+ * them. An event-log account that is gone or disabled acts as nobody: its session has ended.
  */
 export function principalFor(ui: UiPrincipal | undefined, users: EventLogUsers): Principal {
   if (ui?.via === 'eventlog-admin') {
     const user = users.get(ui.name);
     if (user && !user.disabled) return { name: user.name, groups: user.groups };
+    throw new UiApiError(401, 'Your session ended. Sign in again.');
   }
-  return { name: 'admin', groups: ['$admins'] };
+  if (ui?.via === 'app-token' || ui?.via === 'social-owner') return { name: ui.name, groups: ['$admins'] };
+  throw new UiApiError(401, 'Sign in as the owner to use this API');
 }
 
 export function callerOf(req: FastifyRequest, deps: EventLogUiDeps): Principal {

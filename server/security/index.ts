@@ -1,0 +1,2 @@
+/** Defences shared by the servers: credential throttling and the HTTP Host check. */
+export { CredentialThrottle, FailureThrottle, type FailureThrottleOptions } from './failure-throttle.ts';

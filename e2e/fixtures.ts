@@ -1,5 +1,5 @@
 import { test as base, expect, type Page } from '@playwright/test';
-import { startHomeportProcess, type RunningHomeport } from './homeport.ts';
+import { OWNER, startHomeportProcess, type RunningHomeport } from './homeport.ts';
 
 /** One Homeport server per worker; each test gets a page already signed in as the owner. */
 export const test = base.extend<{ signedIn: Page }, { homeport: RunningHomeport }>({
@@ -14,8 +14,8 @@ export const test = base.extend<{ signedIn: Page }, { homeport: RunningHomeport 
   ],
   signedIn: async ({ page, homeport }, use) => {
     await page.goto(`${homeport.httpUrl}/ui/eventlog`);
-    await page.getByLabel('User name').fill('admin');
-    await page.getByLabel('Password').fill('changeit');
+    await page.getByLabel('User name').fill(OWNER.name);
+    await page.getByLabel('Password').fill(OWNER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('navigation', { name: 'Sections' })).toBeVisible();
     await use(page);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,19 @@ export interface RunningHomeport {
 }
 
 const root = path.resolve(import.meta.dirname, '..');
+
+/** The UI's owner in these tests: an event-log administrator with a password of its own (the default one only allows changing it). */
+export const OWNER = { name: 'owner', password: 'owner-e2e-password' };
+
+/** Adds the owner account through the real CLI, which works while `serve` runs. */
+function addOwner(dataDir: string): void {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), 'eventlog', 'users', 'add', OWNER.name, '--group', '$admins', '--password-stdin', '--data-dir', dataDir], {
+    cwd: root,
+    input: `${OWNER.password}\n`,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`could not add the owner account: ${r.stderr}`);
+}
 
 /** Starts the real CLI (`homeport serve`) on free ports in a fresh data directory and waits for its listener lines. */
 export async function startHomeportProcess(extraArgs: string[] = []): Promise<RunningHomeport> {
@@ -37,6 +50,7 @@ export async function startHomeportProcess(extraArgs: string[] = []): Promise<Ru
       if (httpUrl && tcpPort) resolve();
     });
   });
+  addOwner(dataDir);
   return {
     httpUrl,
     tcpPort,

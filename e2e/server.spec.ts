@@ -1,6 +1,6 @@
 import { connectClient, es, jsonEvent } from './es-client.ts';
 import { expect, screenshotPath, test } from './fixtures.ts';
-import { startHomeportProcess, type RunningHomeport } from './homeport.ts';
+import { OWNER, startHomeportProcess, type RunningHomeport } from './homeport.ts';
 
 // This test reads info-level log lines, so it runs its own Homeport (the shared one logs warnings only).
 let homeport: RunningHomeport;
@@ -14,8 +14,8 @@ test.afterAll(async () => {
 test('server view: copyable connection strings, event-log users, and the log with filters', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto(`${homeport.httpUrl}/ui/server`);
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill('changeit');
+  await page.getByLabel('User name').fill(OWNER.name);
+  await page.getByLabel('Password').fill(OWNER.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Server' })).toBeVisible();
 

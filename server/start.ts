@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type HomeportConfig } from './config.ts';
-import { openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer } from './eventlog/index.ts';
+import { DEFAULT_PASSWORD, openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer } from './eventlog/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
@@ -13,6 +13,7 @@ import { ensureDirectory } from './fs-util.ts';
 import { acquireDataDirLock } from './lock.ts';
 import { createLogger, LogRing, type Logger } from './logger.ts';
 import { openSocial, type Social } from './social/index.ts';
+import { isLoopbackHost } from './security/index.ts';
 import { HOMEPORT_VERSION } from './version.ts';
 
 export interface Listener {
@@ -108,7 +109,8 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const listeners: Listener[] = [];
     const checkCredentials = async (username: string, password: string, from: string): Promise<UiPrincipal | null> => {
       const principal = await eventLog.users.authenticate(username, password, from);
-      if (principal?.groups.includes('$admins')) return { name: principal.name, via: 'eventlog-admin' };
+      // Anyone can read the default password in the documentation: such a session may only change it.
+      if (principal?.groups.includes('$admins')) return { name: principal.name, via: 'eventlog-admin', ...(password === DEFAULT_PASSWORD ? { mustChangePassword: true } : {}) };
       const owner = await social.checkOwnerCredentials(username, password);
       return owner ? { name: owner.name, via: 'social-owner' } : null;
     };
@@ -127,6 +129,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     let tcpConnections: EventLogTcpServer['connections'] | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
+      allowedHostNames: () => [config.domain, config.host],
       rendererDir: config.rendererDir,
       plugins: [
         {
@@ -135,6 +138,17 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
           plugin: registerUiApi({
             sessions,
             checkCredentials,
+            changePassword: async (principal, currentPassword, newPassword) => {
+              if (principal.via !== 'eventlog-admin') return 'unsupported';
+              if (newPassword === DEFAULT_PASSWORD) return 'invalid';
+              if (!(await eventLog.users.authenticate(principal.name, currentPassword))) return 'wrong-password';
+              try {
+                await eventLog.users.changePassword(principal.name, newPassword);
+              } catch {
+                return 'invalid';
+              }
+              return 'changed';
+            },
             serverInfo,
             logs,
             extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }))],
@@ -187,6 +201,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
     const uiToken = mintUiToken();
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
+    if (!isLoopbackHost(config.host) && (await eventLog.users.authenticate('admin', DEFAULT_PASSWORD))) {
+      logger.warn(
+        { host: config.host },
+        'the listeners are reachable from other machines and the event-log admin still has the default password "changeit": change it (homeport eventlog users passwd admin) or listen on 127.0.0.1',
+      );
+    }
 
     let closing: Promise<void> | null = null;
     return {

@@ -4,7 +4,7 @@ import { SECTIONS, useRouter, type SectionId } from './stores/router.ts';
 import { useSession } from './stores/session.ts';
 import { EventLogView } from './views/EventLogView.tsx';
 import { ServerView } from './views/ServerView.tsx';
-import { SignIn } from './views/SignIn.tsx';
+import { ChangeDefaultPassword, SignIn } from './views/SignIn.tsx';
 import { SocialView } from './views/SocialView.tsx';
 import { SubscriptionsView } from './views/SubscriptionsView.tsx';
 
@@ -24,6 +24,7 @@ export function App() {
 
   if (status === 'checking') return <Loading label="Starting…" />;
   if (status === 'signed-out') return <SignIn />;
+  if (status === 'must-change-password') return <ChangeDefaultPassword />;
 
   const View = VIEWS[section];
   const go = (e: MouseEvent<HTMLAnchorElement>, path: string) => {

@@ -4,7 +4,7 @@
  */
 export * from './store/types.ts';
 export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
-export { EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
+export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
 export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
 export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionInfo, type ConnectionLimits, type ConnectionRegistry, type TcpServerStats } from './tcp/connection.ts';

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import type { Logger } from '../logger.ts';
+import { isAllowedHost } from '../security/index.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -12,6 +13,11 @@ export interface HttpServerOptions {
   /** Subsystem plugins, each encapsulated (fastify's plugin model). */
   plugins: { name: string; plugin: FastifyPluginAsync; prefix?: string }[];
   bodyLimit?: number;
+  /**
+   * Host names served besides loopback names and IP literals (the configured domain, the public URL). Every
+   * other `Host` is refused with 421 before any route runs, WebSocket upgrades included (DNS rebinding).
+   */
+  allowedHostNames?: () => readonly string[];
 }
 
 /** One fastify instance serves the UI, the UI's own API and the social server. */
@@ -22,6 +28,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     trustProxy: false,
     // Rails-style clients send `a[b]=1`; subsystems parse brackets themselves, so keep raw keys here.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  });
+  const allowedHostNames = options.allowedHostNames ?? (() => []);
+  app.addHook('onRequest', async (req, reply) => {
+    if (isAllowedHost(req.headers.host, allowedHostNames())) return;
+    req.log.warn({ host: req.headers.host ?? null, url: req.url.split('?')[0] }, 'request for a host this server does not serve refused');
+    if (req.headers.upgrade) {
+      // A WebSocket upgrade owns its raw socket: answer on it and close it, or it would linger until shutdown.
+      reply.hijack();
+      req.raw.socket.end('HTTP/1.1 421 Misdirected Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    return reply.code(421).header('Cache-Control', 'no-store').send({ error: 'This server does not serve that host name (Misdirected Request)' });
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 

@@ -25,8 +25,30 @@ describe('UI API', () => {
     expect((await api('/server', { headers: { authorization: 'Bearer not-a-token' } })).status).toBe(401);
   });
 
-  it('signs the event-log admin in and shows the server facts', async () => {
+  it('lets a session with the default password do nothing but change it', async () => {
     const res = await signIn('admin', 'changeit');
+    expect(res.status).toBe(200);
+    const { token, user } = (await res.json()) as { token: string; user: { mustChangePassword?: boolean } };
+    expect(user.mustChangePassword).toBe(true);
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    for (const p of ['/server', '/logs', '/eventlog/streams']) {
+      const refused = await api(p, { headers: auth });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: 'Change the default password first', mustChangePassword: true });
+    }
+    expect((await api('/session', { headers: auth })).status).toBe(200);
+    const put = (body: object) => api('/session/password', { method: 'PUT', headers: auth, body: JSON.stringify(body) });
+    expect((await put({ currentPassword: 'wrong', newPassword: 'a better password' })).status).toBe(422);
+    expect((await put({ currentPassword: 'changeit', newPassword: 'short' })).status).toBe(422);
+    expect((await put({ currentPassword: 'changeit', newPassword: 'changeit' })).status).toBe(422);
+    expect((await put({ currentPassword: 'changeit', newPassword: 'a better password' })).status).toBe(200);
+    // The change ends the session; the new password signs in without restrictions, the old one no longer does.
+    expect((await api('/session', { headers: auth })).status).toBe(401);
+    expect((await signIn('admin', 'changeit')).status).toBe(401);
+  });
+
+  it('signs the event-log admin in and shows the server facts', async () => {
+    const res = await signIn('admin', 'a better password');
     expect(res.status).toBe(200);
     const { token, user } = (await res.json()) as { token: string; user: { name: string } };
     expect(user.name).toBe('admin');

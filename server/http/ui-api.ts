@@ -3,14 +3,16 @@ import type { LogRing } from '../logger.ts';
 import { UiSessions, type UiCredentialCheck } from './ui/auth.ts';
 import { logRoutes } from './ui/logs.ts';
 import { serverInfoRoutes, type ServerInfo } from './ui/server-info.ts';
-import { sessionRoutes } from './ui/session.ts';
+import { sessionRoutes, type UiPasswordChange } from './ui/session.ts';
 
 export { UiSessions, requireOwner, type UiPrincipal, type UiCredentialCheck } from './ui/auth.ts';
 export type { ServerInfo } from './ui/server-info.ts';
+export type { UiPasswordChange } from './ui/session.ts';
 
 export interface UiApiOptions {
   sessions: UiSessions;
   checkCredentials: UiCredentialCheck;
+  changePassword: UiPasswordChange;
   serverInfo: () => ServerInfo;
   logs: LogRing;
   /** Subsystems add their own owner-only routes here (event log browser, subscriptions monitor). */
@@ -27,7 +29,7 @@ export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       if ((route.method === 'GET' || route.method === 'HEAD') && !route.logLevel) route.logLevel = 'warn';
     });
-    sessionRoutes(app, options.sessions, options.checkCredentials);
+    sessionRoutes(app, options.sessions, options.checkCredentials, options.changePassword);
     serverInfoRoutes(app, options.sessions, options.serverInfo);
     logRoutes(app, options.sessions, options.logs);
     for (const routes of options.extraRoutes ?? []) await app.register(routes, { sessions: options.sessions });

@@ -7,16 +7,20 @@ const STORAGE_KEY = 'homeport.uiToken';
 export interface SessionUser {
   name: string;
   via: string;
+  /** Signed in with the public default password: the UI shows only the change-password screen. */
+  mustChangePassword?: boolean;
 }
 
 interface SessionState {
-  status: 'checking' | 'signed-out' | 'signed-in';
+  status: 'checking' | 'signed-out' | 'must-change-password' | 'signed-in';
   user: SessionUser | null;
   error: string | null;
   /** Restores a session: Electron's minted token first, then the one this browser tab stored. */
   restore(): Promise<void>;
   signIn(username: string, password: string): Promise<void>;
   signOut(): Promise<void>;
+  /** Replaces the default password, then signs in again with the new one (the change ends the old session). */
+  changeDefaultPassword(currentPassword: string, newPassword: string): Promise<void>;
 }
 
 export const useSession = create<SessionState>((set) => {
@@ -31,7 +35,7 @@ export const useSession = create<SessionState>((set) => {
     setApiToken(token);
     const { user } = await api<{ user: SessionUser }>('/session');
     sessionStorage.setItem(STORAGE_KEY, token);
-    set({ status: 'signed-in', user, error: null });
+    set({ status: user.mustChangePassword ? 'must-change-password' : 'signed-in', user, error: null });
   };
 
   return {
@@ -59,6 +63,18 @@ export const useSession = create<SessionState>((set) => {
       } catch (err) {
         signedOut((err as Error).message);
       }
+    },
+    async changeDefaultPassword(currentPassword, newPassword) {
+      const name = useSession.getState().user?.name;
+      set({ error: null });
+      try {
+        await api('/session/password', { method: 'PUT', body: { currentPassword, newPassword } });
+      } catch (err) {
+        set({ error: (err as Error).message });
+        return;
+      }
+      const { token } = await api<{ token: string }>('/session', { method: 'POST', body: { username: name, password: newPassword } });
+      await adopt(token);
     },
     async signOut() {
       await api('/session', { method: 'DELETE' }).catch(() => undefined);

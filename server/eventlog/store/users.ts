@@ -28,7 +28,8 @@ export const DEFAULT_USERS = [
   { name: 'admin', fullName: 'Event Store Administrator', groups: [SystemRoles.Admins] },
   { name: 'ops', fullName: 'Event Store Operations', groups: [SystemRoles.Ops] },
 ] as const;
-const DEFAULT_PASSWORD = 'changeit';
+/** The password of the default accounts of a new log (EventStoreDB's); the UI makes the owner change it. */
+export const DEFAULT_PASSWORD = 'changeit';
 const DEFAULT_USERS_FLAG = 'default_users_created';
 let defaultPasswordHash: Promise<string> | undefined;
 /** TCP packages carry credentials with a one-byte length. */

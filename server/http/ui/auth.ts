@@ -5,6 +5,8 @@ export interface UiPrincipal {
   name: string;
   /** How the owner proved who they are. */
   via: 'app-token' | 'eventlog-admin' | 'social-owner';
+  /** Signed in with the public default password: only changing it is allowed until then. */
+  mustChangePassword?: boolean;
 }
 
 /** Verifies owner credentials for the UI API; returns null when they are wrong or not an owner's. `from`: the client address. */
@@ -87,12 +89,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     uiPrincipal?: UiPrincipal;
   }
+  interface FastifyContextConfig {
+    /** The route stays open to a session that must first change the default password. */
+    allowWithDefaultPassword?: boolean;
+  }
 }
 
 export function requireOwner(sessions: UiSessions) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const principal = sessions.verify(tokenOf(req));
     if (!principal) return reply.code(401).send({ error: 'Sign in as the owner to use this API' });
+    if (principal.mustChangePassword && !req.routeOptions.config?.allowWithDefaultPassword) {
+      return reply.code(403).send({ error: 'Change the default password first', mustChangePassword: true });
+    }
     req.uiPrincipal = principal;
   };
 }

@@ -24,10 +24,12 @@ let token: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-eventlog-'));
   hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  // A session signed in with the default password may only change it; these tests act as a real administrator.
+  await hp.eventLog.users.changePassword('admin', 'admin-test-password');
   const res = await fetch(`${hp.httpUrl}${UI_API_PREFIX}/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'changeit' }),
+    body: JSON.stringify({ username: 'admin', password: 'admin-test-password' }),
   });
   token = ((await res.json()) as { token: string }).token;
 });
@@ -334,6 +336,7 @@ describe('event-log UI API', () => {
           plugin: registerUiApi({
             sessions,
             checkCredentials: async () => null,
+            changePassword: async () => 'unsupported',
             serverInfo: () => {
               throw new Error('unused');
             },

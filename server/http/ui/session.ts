@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { CredentialThrottle } from '../../security/index.ts';
-import { requireOwner, tokenOf, type UiCredentialCheck, type UiSessions } from './auth.ts';
+import { requireOwner, tokenOf, type UiCredentialCheck, type UiPrincipal, type UiSessions } from './auth.ts';
+
+/** Changes the signed-in account's own password (the UI's forced change of the default one). */
+export type UiPasswordChange = (principal: UiPrincipal, currentPassword: string, newPassword: string) => Promise<'changed' | 'wrong-password' | 'unsupported' | 'invalid'>;
+
+const MIN_NEW_PASSWORD = 8;
 
 const signInBody = {
   type: 'object',
@@ -12,7 +17,17 @@ const signInBody = {
   },
 } as const;
 
-export function sessionRoutes(app: FastifyInstance, sessions: UiSessions, check: UiCredentialCheck, throttle = new CredentialThrottle()): void {
+const passwordBody = {
+  type: 'object',
+  required: ['currentPassword', 'newPassword'],
+  additionalProperties: false,
+  properties: {
+    currentPassword: { type: 'string', minLength: 1, maxLength: 1024 },
+    newPassword: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const;
+
+export function sessionRoutes(app: FastifyInstance, sessions: UiSessions, check: UiCredentialCheck, changePassword: UiPasswordChange, throttle = new CredentialThrottle()): void {
   app.post<{ Body: { username: string; password: string } }>('/session', { schema: { body: signInBody } }, async (req, reply) => {
     const { username, password } = req.body;
     const wait = throttle.retryAfter(req.ip, username);
@@ -29,9 +44,26 @@ export function sessionRoutes(app: FastifyInstance, sessions: UiSessions, check:
     return { token: sessions.mint(principal), user: principal };
   });
 
-  app.get('/session', { preHandler: requireOwner(sessions) }, async (req) => ({ user: req.uiPrincipal }));
+  const open = { preHandler: requireOwner(sessions), config: { allowWithDefaultPassword: true } };
+  app.get('/session', open, async (req) => ({ user: req.uiPrincipal }));
 
-  app.delete('/session', { preHandler: requireOwner(sessions) }, async (req) => {
+  app.put<{ Body: { currentPassword: string; newPassword: string } }>(
+    '/session/password',
+    { ...open, schema: { body: passwordBody } },
+    async (req, reply) => {
+      const { currentPassword, newPassword } = req.body;
+      if (newPassword === currentPassword) return reply.code(422).send({ error: 'Choose a new password, not the old one' });
+      if ([...newPassword].length < MIN_NEW_PASSWORD) return reply.code(422).send({ error: `The new password needs at least ${MIN_NEW_PASSWORD} characters` });
+      const outcome = await changePassword(req.uiPrincipal!, currentPassword, newPassword);
+      if (outcome === 'wrong-password') return reply.code(422).send({ error: 'The current password is wrong' });
+      if (outcome === 'unsupported') return reply.code(400).send({ error: 'This session has no password of its own to change' });
+      if (outcome === 'invalid') return reply.code(422).send({ error: 'The new password is not valid (it may not be the default one)' });
+      // The account's sessions have ended with the change (this one too): the UI signs in again with the new password.
+      return { changed: true };
+    },
+  );
+
+  app.delete('/session', open, async (req) => {
     const token = tokenOf(req);
     if (token) sessions.revoke(token);
     return {};

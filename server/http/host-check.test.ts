@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startHomeport, type Homeport } from '../index.ts';
+
+let hp: Homeport;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-host-check-'));
+  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, domain: 'social.example.org' });
+});
+afterAll(async () => {
+  await hp.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A request with a chosen Host header (fetch does not let a page, or us, set it). */
+function request(pathname: string, host: string, body?: object): Promise<{ status: number; body: string }> {
+  const url = new URL(hp.httpUrl);
+  return new Promise((resolve, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: pathname, method: body ? 'POST' : 'GET', headers: { host, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+describe('DNS rebinding: only expected Host values are served', () => {
+  it('refuses the sign-in of a rebinding page (Host: evil.example) with 421, and serves loopback and configured names', async () => {
+    const signIn = { username: 'admin', password: 'changeit' };
+    const evil = await request('/api/homeport/v1/session', 'evil.example:80', signIn);
+    expect(evil.status).toBe(421);
+    expect(evil.body).not.toContain('token');
+    const port = new URL(hp.httpUrl).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'social.example.org']) expect((await request('/api/homeport/v1/session', host, signIn)).status, host).toBe(200);
+    for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/']) expect((await request(url, 'attacker.example')).status, url).toBe(421);
+  });
+
+  it('refuses WebSocket upgrades for a foreign Host', async () => {
+    const url = `${hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${hp.uiToken}`;
+    const status = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(url, { headers: { host: 'evil.example' } });
+      ws.on('unexpected-response', (req, res) => {
+        resolve(res.statusCode!);
+        req.destroy();
+      });
+      ws.on('open', () => {
+        ws.close();
+        resolve(101);
+      });
+      ws.on('error', reject);
+    });
+    expect(status).toBe(421);
+  });
+});

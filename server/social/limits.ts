@@ -58,3 +58,11 @@ export const MASTODON_COMPAT_VERSION = '4.5.0';
  * clients that see it never fall back to v1. Raise it only with the features each level brings.
  */
 export const MASTODON_API_VERSION = 1;
+
+/** Files each upload route accepts in one multipart body, each at most `fileSize` bytes (the type's own limit is checked after). */
+export const UPLOADS = {
+  /** A media attachment (image, video or audio) and its optional thumbnail. */
+  media: { files: 2, fileSize: LIMITS.media_attachments.video_size_limit },
+  /** Images only: a new thumbnail, or an avatar and a header. */
+  images: { files: 2, fileSize: LIMITS.media_attachments.image_size_limit },
+} as const;

@@ -42,21 +42,32 @@ declare module 'fastify' {
     deprecated?: string;
     /** Publicly cacheable responses (instance metadata); everything else is `private, no-store`. */
     publicCache?: boolean;
+    /** Files a multipart body may carry (none unless a route says so); the body is read only after the token check. */
+    uploads?: { files: number; fileSize: number };
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The route's token rule has been enforced (early, from headers, or after the body for a token sent in it). */
+    authChecked: boolean;
   }
 }
 
-/** The bearer token of a request: Authorization header, else an access_token parameter. */
-export function presentedToken(req: FastifyRequest): string | null {
+/** The bearer token a request carries before its body: Authorization header, else an access_token query parameter. */
+export function tokenBeforeBody(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
   if (header) {
     const m = /^Bearer\s+(.+)$/i.exec(header.trim());
     return m ? m[1].trim() : null;
   }
   const q = (req.query as Record<string, unknown> | undefined)?.access_token;
-  if (typeof q === 'string' && q) return q;
+  return typeof q === 'string' && q ? q : null;
+}
+
+/** The bearer token of a request: Authorization header, else an access_token parameter (query or body). */
+export function presentedToken(req: FastifyRequest): string | null {
+  if (req.headers.authorization) return tokenBeforeBody(req);
+  const early = tokenBeforeBody(req);
+  if (early) return early;
   const b = (req.body as Record<string, unknown> | undefined)?.access_token;
   return typeof b === 'string' && b ? b : null;
 }
@@ -81,9 +92,30 @@ function resolve(ctx: SocialContext, secret: string): Principal | null {
   return { token, app, user, account };
 }
 
+function isMultipart(req: FastifyRequest): boolean {
+  return /^multipart\//i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * onRequest: enforces the token rule before any body byte is read when the token came in a header or the
+ * query (nearly always), and refuses a multipart body that brings no such token: uploads are never read for
+ * a caller who may not make them. A token sent inside a small form or JSON body is checked after parsing.
+ */
+export function authenticateBeforeBody(ctx: SocialContext) {
+  const check = authenticate(ctx);
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const rule = req.routeOptions.config?.auth;
+    if (!rule || rule.kind === 'public') return;
+    if (tokenBeforeBody(req) || req.headers.authorization) return check(req, reply);
+    if (isMultipart(req) && rule.kind !== 'optional') throw INVALID_TOKEN();
+  };
+}
+
 /** preHandler enforcing a route's RouteAuth, in Mastodon's order: token (401), scope (403), user state (422/403). */
 export function authenticate(ctx: SocialContext) {
   return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    if (req.authChecked) return;
+    req.authChecked = true;
     const rule = req.routeOptions.config.auth;
     req.principal = null;
     if (!rule || rule.kind === 'public') return;
@@ -94,7 +126,10 @@ export function authenticate(ctx: SocialContext) {
     }
     const principal = resolve(ctx, secret);
     if (!principal) throw INVALID_TOKEN();
+    // Verified, if not sufficient: rate limits count this caller's requests, not its address's.
+    req.principal = principal;
     if (!grantsAny(principal.token.scopes, rule.scopes)) throw OUT_OF_SCOPE();
+    req.principal = null;
     if (rule.kind === 'app') {
       req.principal = principal;
       return;

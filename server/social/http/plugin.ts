@@ -6,8 +6,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { sha256 } from '../store/index.ts';
-import { authenticate, presentedToken } from './auth.ts';
+import { authenticate, authenticateBeforeBody } from './auth.ts';
 import { socialErrorHandler } from './errors.ts';
 import { nestFlatPairs, nestJsonKeys, parseQueryString } from './params.ts';
 
@@ -18,7 +17,9 @@ export const SIGN_UP_RATE_LIMIT = { max: 5, timeWindow: 30 * 60 * 1000, keyGener
 /** Sign-in form: 25 attempts per 5 minutes per IP address. */
 export const SIGN_IN_RATE_LIMIT = { max: 25, timeWindow: 5 * 60 * 1000, keyGenerator: (req: FastifyRequest) => `sign-in:${req.ip}` };
 
-const MULTIPART_LIMITS = { fileSize: 100 * 1024 * 1024, files: 10, fields: 500, fieldSize: 1024 * 1024, parts: 510 };
+/** Bounds of every multipart body; files are allowed per route (`config.uploads`), none by default. */
+const MULTIPART_LIMITS = { fields: 200, fieldSize: 64 * 1024, parts: 210 };
+const NO_UPLOADS = { files: 0, fileSize: 0 };
 
 /**
  * Reads a multipart body into plain values and files (kept in memory, within MULTIPART_LIMITS), then nests
@@ -26,8 +27,9 @@ const MULTIPART_LIMITS = { fileSize: 100 * 1024 * 1024, files: 10, fields: 500, 
  */
 async function readMultipart(req: FastifyRequest): Promise<Record<string, unknown>> {
   const pairs: Record<string, unknown[]> = {};
+  const uploads = req.routeOptions.config?.uploads ?? NO_UPLOADS;
   try {
-    for await (const part of req.parts()) {
+    for await (const part of req.parts({ limits: { ...MULTIPART_LIMITS, files: uploads.files, fileSize: uploads.fileSize } })) {
       const value =
         part.type === 'file'
           ? { filename: part.filename ?? '', mimetype: part.mimetype || 'application/octet-stream', data: await part.toBuffer() }
@@ -36,7 +38,7 @@ async function readMultipart(req: FastifyRequest): Promise<Record<string, unknow
     }
   } catch (err) {
     const status = (err as { statusCode?: number }).statusCode;
-    if (status === 413) throw new ApiError(413, 'The request body is too large');
+    if (status === 413) throw new ApiError(413, uploads.files === 0 ? 'This endpoint takes no file uploads' : 'The request body is too large');
     throw new ApiError(400, `The multipart body is malformed: ${(err as Error).message}`);
   }
   const flat = Object.fromEntries(Object.entries(pairs).map(([k, v]) => [k, v.length === 1 && !k.endsWith('[]') ? v[0] : v]));
@@ -50,6 +52,9 @@ async function readMultipart(req: FastifyRequest): Promise<Record<string, unknow
  */
 export async function registerConventions(app: FastifyInstance, ctx: SocialContext): Promise<void> {
   app.decorateRequest('principal', null);
+  app.decorateRequest('authChecked', false);
+  // Before the rate limit and before any body is read: the token, its scopes and its user.
+  app.addHook('onRequest', authenticateBeforeBody(ctx));
 
   // An empty JSON body counts as {} (clients send Content-Type: application/json with no body on POSTs).
   const defaultJson = app.getDefaultJsonParser('remove', 'remove');
@@ -62,7 +67,7 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     });
   });
   await app.register(fastifyFormbody, { parser: (text) => parseQueryString(String(text)) });
-  await app.register(fastifyMultipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
+  await app.register(fastifyMultipart, { limits: { ...MULTIPART_LIMITS, ...NO_UPLOADS }, throwFileSizeLimit: true });
   // Browsers send text/plain for fetch() with a string body; an empty one is fine, anything else is not ours to read.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => {
@@ -81,9 +86,12 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     // Off only where the owner turned the general limit off (a benchmark); per-route limits stay.
     global: ctx.generalRateLimit,
     ...GENERAL_RATE_LIMIT,
+    // Keyed by who was verified, never by a token string as presented (a made-up one would get a fresh bucket).
     keyGenerator: (req) => {
-      const token = presentedToken(req);
-      return token ? `token:${sha256(token)}` : `ip:${req.ip}`;
+      const p = req.principal;
+      if (p?.account) return `account:${p.account.id}`;
+      if (p) return `app:${p.app.id}`;
+      return `ip:${req.ip}`;
     },
     errorResponseBuilder: () => new ApiError(429, 'Too many requests'),
   });

@@ -1,5 +1,6 @@
 // https://docs.joinmastodon.org/methods/media/ (v1 upload, view, update, delete)
 import type { FastifyInstance } from 'fastify';
+import { UPLOADS } from '../../limits.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
@@ -22,7 +23,7 @@ const updateSchema = z.object({
 
 export function mediaRoutes(app: FastifyInstance, ctx: SocialContext): void {
   // Synchronous upload (deprecated in favour of v2): answers when the file is processed.
-  app.post('/api/v1/media', { config: { auth: auth.user('write:media'), deprecated: '2020-04-03' } }, async (req) => {
+  app.post('/api/v1/media', { config: { auth: auth.user('write:media'), deprecated: '2020-04-03', uploads: UPLOADS.media } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(uploadSchema, requestParams(req));
     return serializeMedia(ctx.urls, await ctx.mediaService.create(account, p, 'sync'));
@@ -37,7 +38,7 @@ export function mediaRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return serializeMedia(ctx.urls, row);
   });
 
-  app.put('/api/v1/media/:id', { config: { auth: auth.user('write:media') } }, async (req) => {
+  app.put('/api/v1/media/:id', { config: { auth: auth.user('write:media'), uploads: UPLOADS.images } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(updateSchema, requestParams(req));
     return serializeMedia(ctx.urls, await ctx.mediaService.update(account, pathId(req), p));

@@ -1,5 +1,6 @@
 // https://docs.joinmastodon.org/methods/accounts/#verify_credentials and #update_credentials
 import type { FastifyInstance } from 'fastify';
+import { UPLOADS } from '../../../limits.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { DetailsCollector } from '../../../errors.ts';
@@ -65,7 +66,7 @@ export function credentialRoutes(app: FastifyInstance, ctx: SocialContext): void
     return ctx.presenter.credential(account, user);
   });
 
-  app.patch('/api/v1/accounts/update_credentials', { config: { auth: auth.user('write:accounts') } }, async (req) => {
+  app.patch('/api/v1/accounts/update_credentials', { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } }, async (req) => {
     const { account, user } = currentUser(req);
     const p: UpdateParams = parseParams(updateSchema, requestParams(req));
     const details = new DetailsCollector();

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { appPath } from './app-root.ts';
+import type { ConnectionLimits } from './eventlog/index.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -18,6 +19,8 @@ export interface HomeportConfig {
   rendererDir: string | null;
   /** Write log lines to stderr as well as the in-memory log ring. */
   logToConsole: boolean;
+  /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
+  tcpLimits: Partial<ConnectionLimits>;
 }
 
 export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
@@ -46,6 +49,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
+    tcpLimits: partial.tcpLimits ?? {},
     dataDir: path.resolve(partial.dataDir),
   };
 }

@@ -173,6 +173,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       tlsPort: config.tcpTlsPort,
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'eventlog-tcp' }),
+      limits: config.tcpLimits,
       handlers: [subscriptionTcpHandlers(subscriptions)],
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.

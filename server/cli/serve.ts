@@ -14,6 +14,8 @@ export const serveCommand: CliCommand = {
     'tcp-port': { type: 'string', env: 'HOMEPORT_TCP_PORT', placeholder: 'PORT', description: 'event-log TCP port (default 1113; 0 = any free port)' },
     'tcp-tls-port': { type: 'string', env: 'HOMEPORT_TCP_TLS_PORT', placeholder: 'PORT', description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)' },
     domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
+    'tcp-max-connections': { type: 'string', env: 'HOMEPORT_TCP_MAX_CONNECTIONS', placeholder: 'N', description: 'open event-log connections allowed at once (default 1000)' },
+    'tcp-max-package-mb': { type: 'string', env: 'HOMEPORT_TCP_MAX_PACKAGE_MB', placeholder: 'MB', description: 'largest package an event-log client may send, 1-64 (default 16)' },
     'log-level': { type: 'string', env: 'HOMEPORT_LOG_LEVEL', placeholder: 'LEVEL', description: 'trace, debug, info, warn, error (default info)' },
   },
   async run(ctx) {
@@ -22,6 +24,8 @@ export const serveCommand: CliCommand = {
     const tcpPort = v['tcp-port'] !== undefined ? parsePort('tcp-port', v['tcp-port']) : undefined;
     const tlsRaw = v['tcp-tls-port'];
     const tcpTlsPort = tlsRaw === undefined ? undefined : tlsRaw === 'off' ? null : parsePort('tcp-tls-port', tlsRaw);
+    const tcpMaxConnections = v['tcp-max-connections'] !== undefined ? parseCount('tcp-max-connections', v['tcp-max-connections'], 1, 1_000_000) : undefined;
+    const packageMb = v['tcp-max-package-mb'] !== undefined ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64) : undefined;
     const level = v['log-level'];
     if (level && !['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level)) {
       throw new UsageError(`--log-level must be one of trace, debug, info, warn, error, got "${level}"`);
@@ -37,7 +41,16 @@ export const serveCommand: CliCommand = {
 
     let homeport;
     try {
-      homeport = await startHomeport({ dataDir: ctx.dataDir, host: v.host, httpPort, tcpPort, tcpTlsPort, domain: v.domain, logLevel: level });
+      homeport = await startHomeport({
+        dataDir: ctx.dataDir,
+        host: v.host,
+        httpPort,
+        tcpPort,
+        tcpTlsPort,
+        domain: v.domain,
+        logLevel: level,
+        tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },
+      });
     } catch (err) {
       if (err instanceof DataDirLockedError) throw new UsageError(err.message);
       const code = (err as NodeJS.ErrnoException).code;
@@ -56,3 +69,9 @@ export const serveCommand: CliCommand = {
     return 0;
   },
 };
+
+function parseCount(flag: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return n;
+}

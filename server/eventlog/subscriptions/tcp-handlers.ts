@@ -55,6 +55,7 @@ type Open = { kind: 'volatile'; handle: VolatileSubscriptionHandle } | { kind: '
 /** Per connection: open subscriptions by the hex of their correlation id. */
 class ConnectionSubscriptions {
   readonly byCorrelation = new Map<string, Open>();
+  warnedOverLimit = false;
   constructor(connection: ClientConnection, onGone: () => void) {
     connection.onClose(() => {
       onGone();
@@ -114,8 +115,12 @@ function eventIdsOf(raw: readonly Uint8Array[]): string[] {
   return ids;
 }
 
+/** Subscriptions one connection may hold open (volatile and persistent together). */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
+
 /** Command handlers to pass to startEventLogTcp (`handlers`) or `registerHandlers`. */
-export function subscriptionTcpHandlers(subscriptions: Subscriptions): CommandHandlerMap {
+export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: { maxPerConnection?: number } = {}): CommandHandlerMap {
+  const maxPerConnection = options.maxPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
   const perConnection = new Map<string, ConnectionSubscriptions>();
   // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once.
   const encodedEvents = new WeakMap<ResolvedEvent, Uint8Array>();
@@ -142,11 +147,23 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions): CommandHa
     connection.send(TcpCommand.SubscriptionDropped, correlationId, encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }));
   };
 
+  /** Each connection's subscriptions are bounded: one more than allowed is dropped at once (it would hold memory forever). */
+  const overLimit = (ctx: RequestContext, state: ConnectionSubscriptions, key: string): boolean => {
+    if (state.byCorrelation.has(key) || state.byCorrelation.size < maxPerConnection) return false;
+    ctx.connection.send(TcpCommand.SubscriptionDropped, ctx.correlationId, encodeMessage('SubscriptionDropped', { reason: DropReasonWire.SubscriberMaxCountReached }));
+    if (!state.warnedOverLimit) {
+      state.warnedOverLimit = true;
+      ctx.logger.warn({ connection: ctx.connection.id, limit: maxPerConnection }, 'connection reached its subscription limit; further subscriptions are dropped');
+    }
+    return true;
+  };
+
   const subscribeVolatile = (ctx: RequestContext, message: SubscribeToStreamMessage, filtered: FilteredSubscribeToStreamMessage | null) => {
     const { connection, correlationId } = ctx;
     if (connection.closed) return;
     const state = stateOf(connection);
     const key = correlationId.toString('hex');
+    if (overLimit(ctx, state, key)) return;
     state.byCorrelation.get(key)?.handle.close(); // a re-used correlation id replaces the old subscription
     state.byCorrelation.delete(key);
 
@@ -226,6 +243,7 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions): CommandHa
         if (connection.closed) return;
         const state = stateOf(connection);
         const key = correlationId.toString('hex');
+        if (overLimit(ctx, state, key)) return;
         state.byCorrelation.get(key)?.handle.close();
         state.byCorrelation.delete(key);
 

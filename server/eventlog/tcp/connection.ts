@@ -52,7 +52,16 @@ export interface ConnectionLimits {
   /** Soft bound used by isBacklogged() (subscriptions drop themselves past it). */
   backlogPackages: number;
   backlogBytes: number;
+  /** The largest package a client may send (EventStoreDB clients cap at 64 MB; a desktop store needs far less). */
   maxFrameBytes: number;
+  /** The largest reply: the clients' own limit; longer reads are cut into slices that page on. */
+  maxReplyBytes: number;
+  /** A frame that has started must be complete within this long (slow senders hold memory otherwise). */
+  frameDeadlineMs: number;
+  /** Bytes of incomplete frames buffered across all connections; the connection that would pass it is closed. */
+  maxBufferedBytesTotal: number;
+  /** Open connections; more are refused at accept. */
+  maxConnections: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
@@ -62,8 +71,13 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxSendQueueBytes: 256 * 1024 * 1024,
   backlogPackages: 10_000,
   backlogBytes: 32 * 1024 * 1024,
-  maxFrameBytes: MAX_FRAME_BYTES,
+  maxFrameBytes: 16 * 1024 * 1024,
+  maxReplyBytes: MAX_FRAME_BYTES,
+  frameDeadlineMs: 30_000,
+  maxBufferedBytesTotal: 256 * 1024 * 1024,
+  maxConnections: 1000,
 };
+
 
 /** A snapshot of one connection for the UI. */
 export interface ConnectionInfo {
@@ -95,10 +109,14 @@ export interface TcpServerStats {
   badRequests: number;
   /** Connections closed for a broken frame, a TrustedWrite, a heartbeat timeout or an overflowing send queue. */
   connectionsDropped: number;
+  /** Connections refused at accept because `maxConnections` were open. */
+  connectionsRefused: number;
+  /** Bytes of incomplete frames buffered now, over all connections. */
+  bufferedBytes: number;
 }
 
 export function emptyStats(): TcpServerStats {
-  return { connectionsAccepted: 0, packagesReceived: 0, packagesSent: 0, badRequests: 0, connectionsDropped: 0 };
+  return { connectionsAccepted: 0, packagesReceived: 0, packagesSent: 0, badRequests: 0, connectionsDropped: 0, connectionsRefused: 0, bufferedBytes: 0 };
 }
 
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
@@ -146,6 +164,9 @@ export class ClientConnection {
   private receivedSinceCheck = false;
   private awaitingHeartbeat = false;
   private heartbeatTimer: NodeJS.Timeout | null = null;
+  private frameTimer: NodeJS.Timeout | null = null;
+  /** This connection's share of stats.bufferedBytes. */
+  private bufferedBytes = 0;
 
   private closeListeners = new Set<(reason: string) => void>();
   private ending = false;
@@ -205,9 +226,9 @@ export class ClientConnection {
     return this.defaultPrincipal?.name ?? this.lastUser;
   }
 
-  /** The largest package this connection sends or accepts. */
+  /** The largest package this connection sends (what it accepts is `limits.maxFrameBytes`). */
   get maxFrameBytes(): number {
-    return this.limits.maxFrameBytes;
+    return this.limits.maxReplyBytes;
   }
 
   // ---- sending ----
@@ -308,9 +329,44 @@ export class ClientConnection {
     try {
       this.reader.push(chunk, (frame) => this.onFrame(frame));
     } catch (err) {
-      if (err instanceof FramingError) this.closeWithBadRequest(`Invalid TCP frame received: ${err.message}`);
-      else throw err;
+      if (!(err instanceof FramingError)) throw err;
+      this.closeWithBadRequest(`Invalid TCP frame received: ${err.message}`);
     }
+    // A closing connection reads no more: its partial package no longer counts against the shared bound.
+    if (this.ending || this.ended) {
+      this.trackBuffered(0);
+      this.clearFrameTimer();
+      return;
+    }
+    this.trackBuffered(this.reader.bufferedBytes);
+    if (this.stats.bufferedBytes > this.limits.maxBufferedBytesTotal) {
+      this.stats.connectionsDropped++;
+      this.closeWithBadRequest('The server is holding too many incomplete packages; this connection is closed');
+      this.trackBuffered(0);
+      return;
+    }
+    // A started frame must finish in time: a sender trickling bytes would hold its buffer for ever.
+    if (this.bufferedBytes === 0) this.clearFrameTimer();
+    else if (!this.frameTimer) {
+      this.frameTimer = setTimeout(() => {
+        this.frameTimer = null;
+        if (this.ended || this.bufferedBytes === 0) return;
+        this.stats.connectionsDropped++;
+        this.closeWithBadRequest(`A package was not completed within ${Math.round(this.limits.frameDeadlineMs / 100) / 10} s`);
+        this.trackBuffered(0);
+      }, this.limits.frameDeadlineMs);
+      this.frameTimer.unref();
+    }
+  }
+
+  private trackBuffered(bytes: number): void {
+    this.stats.bufferedBytes += bytes - this.bufferedBytes;
+    this.bufferedBytes = bytes;
+  }
+
+  private clearFrameTimer(): void {
+    if (this.frameTimer) clearTimeout(this.frameTimer);
+    this.frameTimer = null;
   }
 
   private onFrame(frame: Buffer): void {
@@ -448,6 +504,8 @@ export class ClientConnection {
     this.ending = true;
     this.closeReason ||= reason;
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.clearFrameTimer();
+    this.trackBuffered(0);
     this.sendQueue = [];
     this.queuedPackages = 0;
     this.queuedBytes = 0;

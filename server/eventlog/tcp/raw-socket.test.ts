@@ -294,7 +294,7 @@ describe('event-log TCP when the store is over its write-queue bound', () => {
 
 describe('event-log TCP replies larger than a frame', () => {
   it('returns shorter slices that page on instead of a frame over the limit', async () => {
-    const fx = await startTcpFixture({ limits: { maxFrameBytes: 1024 * 1024 } });
+    const fx = await startTcpFixture({ limits: { maxReplyBytes: 1024 * 1024 } });
     const c = await RawClient.connect(fx.port);
     try {
       const s = stream('huge');

@@ -70,9 +70,20 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
   const stats = emptyStats();
   let closing = false;
 
+  let lastRefusalLog = 0;
   const accept = (socket: Socket, secure: boolean) => {
     if (closing) {
       socket.destroy();
+      return;
+    }
+    if (connections.size >= limits.maxConnections) {
+      stats.connectionsRefused++;
+      socket.destroy();
+      // One line per minute at most: a flood must not push everything else out of the log.
+      if (Date.now() - lastRefusalLog > 60_000) {
+        lastRefusalLog = Date.now();
+        logger.warn({ limit: limits.maxConnections, remote: socket.remoteAddress, refusedSoFar: stats.connectionsRefused }, 'connection limit reached; refusing new connections');
+      }
       return;
     }
     const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure, stats });

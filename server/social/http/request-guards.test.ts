@@ -53,7 +53,7 @@ function announceUpload(pathname: string, headers: Record<string, string>, decla
 
 describe('request guards', () => {
   it('answers an unauthenticated 50 MB upload with 401 after its first 64 KB, without reading the rest', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer made-up-token' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer made-up-token' }] as Record<string, string>[]) {
       const { statusLine } = await announceUpload('/api/v2/media', headers, 50 * 1024 * 1024);
       expect(statusLine).toBe('HTTP/1.1 401 Unauthorized');
     }

@@ -263,6 +263,14 @@ describe('filtered $all reads', () => {
     expect(t.store.filteredReadAllForward(START, 100, 100, { context: 'StreamId', type: 'Regex', data: ['('] }, false, ADMIN)).toMatchObject({ result: 'Error' });
   });
 
+  it('runs a catastrophic regex over crafted stream names in linear time (regex DoS)', async () => {
+    // Anyone who may write can name streams; with a backtracking engine `^(a+)+$` over these would never finish.
+    for (let i = 0; i < 20; i++) await t.store.appendToStream(`${'a'.repeat(30 + i)}!`, Any, events(1), null);
+    await t.store.appendToStream('aaaa', Any, events(1), null);
+    const r = t.store.filteredReadAllForward(START, 100, 1000, { context: 'StreamId', type: 'Regex', data: ['^(a+)+$'] }, false, ADMIN);
+    expect(r.events.map((e) => e.event!.streamId)).toEqual(['aaaa']);
+  });
+
   it('is at the end when started at the head', async () => {
     await typedLog();
     const r = t.store.filteredReadAllForward(END, 10, 10, byType, false, ADMIN);

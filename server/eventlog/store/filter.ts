@@ -1,4 +1,15 @@
+import { RE2JS } from 're2js';
 import { StoreBadRequestError, type EventFilter } from './types.ts';
+
+/**
+ * Compiles a client's filter regex with RE2 semantics (re2js): matching takes time linear in the text, so a
+ * pattern such as `^(a+)+$` over crafted stream names cannot stall the event loop every client shares.
+ * Backreferences and lookaround, which need backtracking, are refused as invalid. Throws with RE2's reason.
+ */
+export function compileLinearRegex(pattern: string): (text: string) => boolean {
+  const re = RE2JS.compile(pattern);
+  return (text) => re.matcher(text).find();
+}
 
 /** Decides whether an event passes a filtered `$all` read. */
 export type EventPredicate = (streamId: string, eventType: string) => boolean;
@@ -17,11 +28,11 @@ export function compileEventFilter(filter: EventFilter | null): EventPredicate |
       return prefixes.some((p) => value.startsWith(p));
     };
   }
-  let regex: RegExp;
+  let matches: (text: string) => boolean;
   try {
-    regex = new RegExp(filter.data[0]);
+    matches = compileLinearRegex(filter.data[0]);
   } catch (err) {
     throw new StoreBadRequestError(`Invalid filter regex "${filter.data[0]}": ${(err as Error).message}`);
   }
-  return (s, t) => regex.test(pick(s, t));
+  return (s, t) => matches(pick(s, t));
 }

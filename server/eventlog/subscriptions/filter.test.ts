@@ -23,6 +23,15 @@ describe('subscription filters', () => {
     expect(() => compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['('] })).toThrow(InvalidFilterError);
   });
 
+  it('matches in linear time: a catastrophic pattern over crafted names answers at once (a backtracking engine would not finish)', () => {
+    const evil = compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['^(a+)+$'] });
+    const crafted = `${'a'.repeat(40)}!`;
+    for (let i = 0; i < 100; i++) expect(evil(event(crafted, 'x'))).toBe(false);
+    expect(evil(event('aaaa', 'x'))).toBe(true);
+    // Backreferences need backtracking: refused as an invalid filter, with the reason.
+    expect(() => compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['(a)\\1'] })).toThrow(/invalid filter regex/);
+  });
+
   it('no filter or no patterns lets everything through', () => {
     expect(compileEventFilter(null)(event('$x', '$y'))).toBe(true);
     expect(compileEventFilter({ context: 'StreamId', type: 'Prefix', data: [] })(event('a', 'b'))).toBe(true);

@@ -1,3 +1,4 @@
+import { compileLinearRegex } from '../store/filter.ts';
 import type { EventFilter, RecordedEvent } from '../store/types.ts';
 
 /** A compiled subscription filter: true when the event should be delivered. */
@@ -26,13 +27,13 @@ export function compileEventFilter(filter: EventFilter | null | undefined): Even
       return prefixes.some((p) => text.startsWith(p));
     };
   }
-  let regex: RegExp;
+  let matches: (text: string) => boolean;
   try {
-    regex = new RegExp(filter.data[0]);
+    matches = compileLinearRegex(filter.data[0]);
   } catch (err) {
     throw new InvalidFilterError(`invalid filter regex ${JSON.stringify(filter.data[0])}: ${(err as Error).message}`);
   }
-  return (e) => regex.test(pick(e));
+  return (e) => matches(pick(e));
 }
 
 /** Short human form for the monitor, e.g. `EventType prefix [order-, invoice-]`. */

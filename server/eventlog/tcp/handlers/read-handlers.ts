@@ -1,3 +1,4 @@
+import { compileLinearRegex } from '../../store/filter.ts';
 import {
   MAX_READ_COUNT,
   type EventFilter,
@@ -177,7 +178,7 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
 function checkFilter(filter: EventFilter | null): string | null {
   if (filter?.type !== 'Regex') return null;
   try {
-    new RegExp(filter.data[0]);
+    compileLinearRegex(filter.data[0]);
     return null;
   } catch (err) {
     return `Invalid filter regular expression: ${(err as Error).message}`;

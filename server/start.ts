@@ -9,7 +9,8 @@ import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './http/ui/eventlog-api.ts';
 import { eventLogUiDeps } from './http/ui/eventlog-sources.ts';
 import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
-import { ensureDirectory } from './fs-util.ts';
+import { checkIntegrityInBackground, DamagedDatabaseError } from './db/index.ts';
+import { ensureDirectory, makePrivate } from './fs-util.ts';
 import { acquireDataDirLock } from './lock.ts';
 import { createLogger, LogRing, type Logger } from './logger.ts';
 import { openSocial, type Social } from './social/index.ts';
@@ -70,6 +71,7 @@ function fileSize(file: string): number {
 export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir: string }): Promise<Homeport> {
   const config = resolveConfig(partial);
   ensureDirectory(config.dataDir);
+  const tightened = makePrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir);
 
   const logs = new LogRing();
@@ -202,6 +204,13 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
     const uiToken = mintUiToken();
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
+    // A full check reads every page: in the background, reported if anything is wrong.
+    for (const file of [eventLog.file, social.file]) {
+      void checkIntegrityInBackground(file).then((problems) => {
+        if (problems.length > 0) logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
+      });
+    }
+    if (tightened > 0) logger.warn({ dataDir: config.dataDir, entries: tightened }, 'the data directory was readable by other users; it is now private to you');
     if (!isLoopbackHost(config.host) && (await eventLog.users.authenticate('admin', DEFAULT_PASSWORD))) {
       logger.warn(
         { host: config.host },

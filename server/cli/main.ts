@@ -111,6 +111,8 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+    // Whatever an admin command creates in the data directory is private to the user, as the server's files are.
+    if (process.platform !== 'win32') process.umask(0o077);
     return await command.run({ values, positionals: parsed.positionals, dataDir, out, err, env, waitForStop });
   } catch (e) {
     if (e instanceof UsageError) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentSchemaVersion, openDatabase, type Migration } from './index.ts';
+import { checkIntegrityInBackground, currentSchemaVersion, DamagedDatabaseError, openDatabase, type Migration } from './index.ts';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -67,5 +67,38 @@ describe('openDatabase', () => {
     const file = tempFile();
     openDatabase(file, { migrations: [v1, v2], synchronous: 'NORMAL' }).close();
     expect(() => openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' })).toThrow(/newer than this Homeport/);
+  });
+});
+
+describe('damaged databases', () => {
+  it('refuses a file that is no database with a message saying what to do', () => {
+    const file = tempFile();
+    fs.writeFileSync(file, Buffer.alloc(8192, 0x5a));
+    let error: unknown;
+    try {
+      openDatabase(file, { migrations: [v1], synchronous: 'FULL' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(DamagedDatabaseError);
+    expect((error as Error).message).toMatch(/is damaged .*homeport restore/);
+  });
+
+  it('finds damaged pages with a background quick_check, and none in a sound file', async () => {
+    const file = tempFile();
+    const db = openDatabase(file, { migrations: [v1], synchronous: 'FULL' });
+    const insert = db.prepare('INSERT INTO notes (body) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(`note ${i} ${'x'.repeat(200)}`);
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    expect(await checkIntegrityInBackground(file)).toEqual([]);
+    // Scribble over the middle of the table's pages (not the header), as a failing disk would.
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(4096, 0xff), 0, 4096, 40 * 4096 + 100);
+    fs.closeSync(fd);
+    const problems = await checkIntegrityInBackground(file);
+    expect(problems.length).toBeGreaterThan(0);
   });
 });

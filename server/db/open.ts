@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
 export type Database = BetterSqlite3.Database;
@@ -11,7 +13,7 @@ export interface Migration {
 
 export interface OpenDatabaseOptions {
   migrations: readonly Migration[];
-  /** FULL for the event log (acknowledged means on disk); NORMAL is enough elsewhere under WAL. */
+  /** FULL: a commit is on disk before it is acknowledged (both databases use it). */
   synchronous: 'FULL' | 'NORMAL';
   readonly?: boolean;
 }
@@ -20,8 +22,35 @@ export function currentSchemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-/** Opens a SQLite file in WAL mode and brings its schema up to the newest migration. */
+/** A database file SQLite cannot read: what happened and what the owner can do about it. */
+export class DamagedDatabaseError extends Error {
+  readonly code = 'HOMEPORT_DAMAGED_DATABASE';
+  constructor(file: string, detail: string) {
+    super(
+      `${file} is damaged (${detail}). Stop Homeport, then restore it from a backup (homeport restore DIR), or move the file ` +
+        `(and its -wal and -shm files) aside to start that part afresh; keep the damaged copy, "sqlite3 FILE .recover" can often rescue data from it.`,
+    );
+  }
+}
+
+const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_VTAB', 'SQLITE_IOERR_SHORT_READ']);
+
+/**
+ * Opens a SQLite file in WAL mode and brings its schema up to the newest migration. A file SQLite finds
+ * damaged while opening it is a DamagedDatabaseError with what to do; a deeper check runs in the background
+ * (see checkIntegrityInBackground).
+ */
 export function openDatabase(file: string, options: OpenDatabaseOptions): Database {
+  try {
+    return openUnchecked(file, options);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (DAMAGE_CODES.has(code) || code.startsWith('SQLITE_CORRUPT')) throw new DamagedDatabaseError(file, (err as Error).message);
+    throw err;
+  }
+}
+
+function openUnchecked(file: string, options: OpenDatabaseOptions): Database {
   const db = new BetterSqlite3(file, { readonly: options.readonly ?? false });
   try {
     db.pragma('busy_timeout = 5000');
@@ -53,4 +82,34 @@ function migrate(db: Database, migrations: readonly Migration[], file: string): 
     throw new Error(`${file} has schema version ${version}, newer than this Homeport knows (${newest}); upgrade Homeport`);
   }
   for (const m of sorted.slice(version)) step.immediate(m);
+}
+
+// Plain CommonJS source (eval worker), as the background checkpointer's, so it runs from sources and bundles alike.
+const INTEGRITY_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.sqliteModule);
+let problems;
+try {
+  const db = new Database(workerData.file, { readonly: true });
+  db.pragma('busy_timeout = 5000');
+  problems = db.pragma('quick_check(20)', { simple: false }).map((row) => row.quick_check).filter((line) => line !== 'ok');
+  db.close();
+} catch (err) {
+  problems = [String(err && err.message || err)];
+}
+parentPort.postMessage(problems);
+`;
+
+/**
+ * Runs SQLite's quick_check over `file` on a worker thread with its own read-only connection (it reads the
+ * whole file, seconds for a large log, so never on the event loop). Resolves with the problems found, [] when sound.
+ */
+export function checkIntegrityInBackground(file: string): Promise<string[]> {
+  const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
+  return new Promise((resolve) => {
+    const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqliteModule } });
+    worker.unref();
+    worker.once('message', (problems: string[]) => resolve(problems));
+    worker.once('error', (err) => resolve([err.message]));
+  });
 }

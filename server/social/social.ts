@@ -88,7 +88,7 @@ interface SocialCore {
 
 function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number; generalRateLimit?: boolean }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
-  const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
+  const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL' });
   try {
     const store = new SocialStore(db, options.now ?? Date.now);
     const urls = new SocialUrls(options.domain, options.secure ?? false);

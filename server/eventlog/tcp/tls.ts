@@ -72,7 +72,7 @@ export async function loadTlsMaterial(options: { dataDir: string; host: string; 
   // Key first and private; the pair only counts as present once the certificate is written too.
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, pems.private, { mode: 0o600 });
-  fs.writeFileSync(certFile, pems.cert, { mode: 0o644 });
+  fs.writeFileSync(certFile, pems.cert, { mode: 0o600 });
   options.logger.info({ certFile, fingerprint: pems.fingerprint }, 'generated a self-signed certificate for the event-log TLS listener');
   return { cert: pems.cert, key: pems.private, source: 'generated' };
 }

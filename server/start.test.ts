@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, startHomeport, type Homeport } from './index.ts';
+import { isDataDirLocked } from './lock.ts';
 
 const running: Homeport[] = [];
 const dirs: string[] = [];
@@ -85,6 +86,6 @@ describe('startHomeport', () => {
     const busyPort = (blocker.address() as net.AddressInfo).port;
     await expect(startHomeport({ dataDir: dir, httpPort: busyPort, tcpPort: 0, tcpTlsPort: null, logToConsole: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     blocker.close();
-    expect(fs.existsSync(path.join(dir, 'homeport.lock'))).toBe(false);
+    expect(isDataDirLocked(dir)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isDataDirLocked } from '../lock.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const cli = path.join(root, 'bin', 'homeport.js');
@@ -86,7 +87,7 @@ describe('homeport CLI', () => {
     expect(lines).toContain(`data directory ${dataDir}`);
     child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(0);
-    expect(fs.existsSync(path.join(dataDir, 'homeport.lock'))).toBe(false);
+    expect(isDataDirLocked(dataDir)).toBe(false);
   });
 
   it('keeps a second server off a data directory in use, but not a second directory', async () => {
@@ -100,5 +101,43 @@ describe('homeport CLI', () => {
     other.child.kill('SIGINT');
     expect(await exitOf(first.child)).toBe(0);
     expect(await exitOf(other.child)).toBe(0);
+  });
+
+  it('takes a data directory over at once after its server was SIGKILLed, and names the holder while it runs', async () => {
+    const dataDir = tempDir();
+    const first = await serve(['--data-dir', dataDir]);
+    const refused = runCli(['serve', '--data-dir', dataDir, '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0']);
+    expect(refused.stderr).toContain(`(pid ${first.child.pid})`);
+    first.child.kill('SIGKILL');
+    await exitOf(first.child);
+    // The operating system dropped the dead server's lock with its process: nothing stale to judge.
+    expect(isDataDirLocked(dataDir)).toBe(false);
+    const second = await serve(['--data-dir', dataDir]);
+    expect(second.lines).toContain(`data directory ${dataDir}`);
+    const stopped = new Promise<string>((r) => second.child.once('exit', (code, signal) => r(`${code} ${signal}`)));
+    second.child.kill('SIGTERM');
+    expect(await stopped).toBe('0 null');
+  });
+
+  it('lets exactly one of several processes racing for a fresh data directory have it', async () => {
+    const dataDir = tempDir();
+    const racer = `
+      import { acquireDataDirLock } from ${JSON.stringify(path.join(root, 'server', 'lock.ts'))};
+      process.stdin.once('data', () => {
+        try { acquireDataDirLock(${JSON.stringify(dataDir)}); console.log('got it'); setTimeout(() => {}, 1500); }
+        catch (err) { console.log(err.code); }
+      });`;
+    const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', racer], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const outputs = racers.map((child) => new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.once('exit', () => resolve(out.trim()));
+    }));
+    // Let every process load first, then start them together.
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const child of racers) child.stdin!.end('go');
+    const results = await Promise.all(outputs);
+    expect(results.filter((r) => r === 'got it')).toHaveLength(1);
+    expect(results.filter((r) => r === 'HOMEPORT_DATA_DIR_LOCKED')).toHaveLength(5);
   });
 });

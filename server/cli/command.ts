@@ -46,3 +46,27 @@ export function requireString(ctx: CliContext, name: string): string {
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** --password (visible to other local users in the process list) or --password-stdin (the first line of standard input). */
+export const PASSWORD_OPTIONS: Record<string, CliOption> = {
+  password: { type: 'string', placeholder: 'PASSWORD', description: 'the password (visible to other local users; prefer --password-stdin)' },
+  'password-stdin': { type: 'boolean', description: 'read the password from the first line of standard input' },
+};
+
+/** The password from --password or the first line of stdin (--password-stdin); undefined when neither was given. */
+export async function passwordOption(ctx: CliContext): Promise<string | undefined> {
+  const given = ctx.values.password;
+  const fromStdin = ctx.values['password-stdin'] === true;
+  if (typeof given === 'string' && fromStdin) throw new UsageError('give either --password or --password-stdin, not both');
+  if (typeof given === 'string') return given;
+  if (!fromStdin) return undefined;
+  const text = (await readStdin()).split(/\r?\n/)[0];
+  if (!text) throw new UsageError('no password on standard input');
+  return text;
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { EVENTLOG_FILE, EventLogUserError, openEventLog, type EventLog } from '../eventlog/index.ts';
 import { ensureDirectory } from '../fs-util.ts';
 import { createLogger, LogRing } from '../logger.ts';
-import { UsageError, type CliCommand, type CliContext, type CliOption } from './command.ts';
+import { PASSWORD_OPTIONS, passwordOption, UsageError, type CliCommand, type CliContext } from './command.ts';
 
 /**
  * `homeport eventlog users list|add|passwd|remove`: event-log accounts (the ones TCP clients sign in
@@ -29,29 +29,6 @@ function userName(ctx: CliContext): string {
   if (ctx.positionals.length !== 1) throw new UsageError('give exactly one USER name');
   return ctx.positionals[0];
 }
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The new password from --password or the first line of stdin (--password-stdin). */
-async function password(ctx: CliContext): Promise<string> {
-  const given = ctx.values.password;
-  const fromStdin = ctx.values['password-stdin'] === true;
-  if (typeof given === 'string' && fromStdin) throw new UsageError('give either --password or --password-stdin, not both');
-  if (typeof given === 'string') return given;
-  if (!fromStdin) throw new UsageError('--password or --password-stdin is required');
-  const text = (await readStdin()).split(/\r?\n/)[0];
-  if (!text) throw new UsageError('no password on standard input');
-  return text;
-}
-
-const PASSWORD_OPTIONS: Record<string, CliOption> = {
-  password: { type: 'string', placeholder: 'PASSWORD', description: 'the password (visible to other local users; prefer --password-stdin)' },
-  'password-stdin': { type: 'boolean', description: 'read the password from the first line of standard input' },
-};
 
 export const eventlogUsersListCommand: CliCommand = {
   name: 'eventlog users list',
@@ -120,3 +97,10 @@ export const eventlogUsersRemoveCommand: CliCommand = {
 };
 
 export const eventlogUsersCommands: CliCommand[] = [eventlogUsersListCommand, eventlogUsersAddCommand, eventlogUsersPasswdCommand, eventlogUsersRemoveCommand];
+
+/** The new password of an event-log user: one is required. */
+async function password(ctx: CliContext): Promise<string> {
+  const pw = await passwordOption(ctx);
+  if (pw === undefined) throw new UsageError('--password or --password-stdin is required');
+  return pw;
+}

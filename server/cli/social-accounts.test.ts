@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,6 +86,18 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
     expect(bad.err[0]).toMatch(/invalid value for registrations/);
     expect((await cli('settings', 'set', 'nonsense', 'x')).err[0]).toMatch(/unknown setting "nonsense"/);
     expect((await cli('settings', 'get', 'registrations')).out).toEqual(['registrations = "approval"']);
+  });
+
+  it('reads the password of a new account from standard input, never from the command line', async () => {
+    const r = spawnSync(process.execPath, [BIN, 'accounts', 'create', 'purser', '--email', 'purser@example.org', '--password-stdin', '--confirmed', '--data-dir', dir], {
+      input: 'purser secret pw\n',
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toMatch(/New password/);
+    expect(await hp.social.context.accounts.authenticate('purser', 'purser secret pw')).not.toBeNull();
+    const both = await cli('accounts', 'create', 'x2', '--email', 'x2@example.org', '--password', 'abcdefghij', '--password-stdin');
+    expect(both.err[0]).toBe('homeport: give either --password or --password-stdin, not both');
   });
 
   it('confirms, approves, suspends, unsuspends and deletes accounts', async () => {

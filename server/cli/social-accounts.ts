@@ -1,7 +1,7 @@
 import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction } from '../social/index.ts';
 import { ValidationFailure } from '../social/errors.ts';
 import { createLogger, LogRing } from '../logger.ts';
-import { requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
+import { PASSWORD_OPTIONS, passwordOption, requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
 
 /** Opens social.db next to a possibly running server and turns admin and validation errors into CLI errors. */
 export async function withSocialAdmin<T>(ctx: CliContext, fn: (admin: ReturnType<typeof openSocialAdmin>['admin']) => Promise<T> | T): Promise<T> {
@@ -26,11 +26,11 @@ function onePositional(ctx: CliContext, what: string): string {
 
 export const accountsCreateCommand: CliCommand = {
   name: 'accounts create',
-  summary: 'Create a local social account (prints the generated password when none is given)',
+  summary: 'Create a local social account; password (8-72 characters) from --password-stdin, generated and printed when none is given',
   args: 'USER',
   options: {
     email: { type: 'string', placeholder: 'EMAIL', description: 'e-mail address of the new user (required)' },
-    password: { type: 'string', placeholder: 'PASSWORD', description: 'password (8-72 characters); generated when left out' },
+    ...PASSWORD_OPTIONS,
     role: { type: 'string', placeholder: 'ROLE', description: 'owner, admin, moderator or user (default user)' },
     confirmed: { type: 'boolean', description: 'skip e-mail confirmation' },
     approved: { type: 'boolean', description: 'mark the sign-up approved (default: approved)' },
@@ -38,11 +38,12 @@ export const accountsCreateCommand: CliCommand = {
   async run(ctx) {
     const username = onePositional(ctx, 'USER name');
     const email = requireString(ctx, 'email');
+    const password = await passwordOption(ctx);
     const created = await withSocialAdmin(ctx, (admin) =>
       admin.createAccount({
         username,
         email,
-        password: typeof ctx.values.password === 'string' ? ctx.values.password : undefined,
+        password,
         role: typeof ctx.values.role === 'string' ? ctx.values.role : undefined,
         confirmed: ctx.values.confirmed === true,
         approved: ctx.values.approved === false ? false : true,

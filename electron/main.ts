@@ -2,6 +2,7 @@ import path from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, shell, Tray, type IpcMainInvokeEvent } from 'electron';
 import { startHomeport, type Homeport } from '../server/index.ts';
 import { IpcChannel, isTrustedSender } from './ipc-channels.ts';
+import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
 
 // The main process only starts Homeport (the same function the CLI and the tests call) and shows it.
 let homeport: Homeport | null = null;
@@ -42,17 +43,23 @@ function createWindow(url: string): void {
     },
   });
   const origin = new URL(url).origin;
-  // Links to anywhere else open in the system browser, never inside the app window.
-  mainWindow.webContents.setWindowOpenHandler(({ url: target }) => {
-    if (/^https?:/.test(target)) void shell.openExternal(target);
+  const contents = mainWindow.webContents;
+  // Links to anywhere else open in the system browser (web links only), never inside the app window.
+  contents.setWindowOpenHandler(({ url: target }) => {
+    if (isExternalWebUrl(target)) void shell.openExternal(target);
     return { action: 'deny' };
   });
-  mainWindow.webContents.on('will-navigate', (event, target) => {
-    if (new URL(target).origin !== origin) {
-      event.preventDefault();
-      void shell.openExternal(target);
-    }
-  });
+  const keepInApp = (event: Electron.Event, target: string) => {
+    if (staysInApp(target, origin)) return;
+    event.preventDefault();
+    if (isExternalWebUrl(target)) void shell.openExternal(target);
+  };
+  contents.on('will-navigate', keepInApp);
+  contents.on('will-redirect', keepInApp);
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  // Camera, microphone, location and the rest are refused; notifications and clipboard writes for our pages only.
+  contents.session.setPermissionRequestHandler((wc, permission, callback) => callback(permissionAllowed(permission, wc.getURL(), origin)));
+  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin, origin));
   mainWindow.on('closed', () => {
     mainWindow = null;
   });

@@ -35,6 +35,18 @@ function request(pathname: string, host: string, body?: object): Promise<{ statu
   });
 }
 
+describe('the UI pages', () => {
+  it('carry a strict Content-Security-Policy', async () => {
+    const page = await request('/', `127.0.0.1:${new URL(hp.httpUrl).port}`);
+    expect(page.status).toBe(200);
+    const res = await fetch(`${hp.httpUrl}/`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+  });
+});
+
 describe('DNS rebinding: only expected Host values are served', () => {
   it('refuses the sign-in of a rebinding page (Host: evil.example) with 421, and serves loopback and configured names', async () => {
     const signIn = { username: 'admin', password: 'changeit' };

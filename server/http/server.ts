@@ -45,6 +45,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 
   for (const { plugin, prefix } of options.plugins) await app.register(plugin, prefix ? { prefix } : {});
 
+  // The UI's pages get a strict policy: scripts only from this server, nothing framed, no plugins. Images and
+  // media may come from other servers (remote avatars and attachments); the social client talks to other
+  // Mastodon-compatible servers over https.
+  app.addHook('onSend', async (req, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (type.startsWith('text/html') && !isApiPath(req.url.split('?')[0])) reply.header('Content-Security-Policy', UI_CONTENT_SECURITY_POLICY);
+    return payload;
+  });
+
   const rendererDir = options.rendererDir;
   const hasRenderer = Boolean(rendererDir && fs.existsSync(path.join(rendererDir, 'index.html')));
   if (hasRenderer) {
@@ -67,6 +76,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 }
 
 const API_PREFIXES = ['/api/', '/oauth/', '/.well-known/', '/nodeinfo/'];
+
+export const UI_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: https:",
+  "media-src 'self' blob: https:",
+  "connect-src 'self' https: wss:",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 function isApiPath(url: string): boolean {
   return API_PREFIXES.some((prefix) => url.startsWith(prefix));

@@ -144,18 +144,26 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     }
   }, MUTE_SWEEP_MS);
   sweeper.unref();
-  const purger = setInterval(() => {
+  const purge = () => {
     try {
       ctx.store.oauth.purgeExpired();
       ctx.store.statuses.purgeIdempotencyKeys(ctx.store.now() - IDEMPOTENCY_WINDOW_MS);
     } catch (err) {
       ctx.logger.error({ err }, 'session purge failed');
     }
-  }, PURGE_MS);
+    ctx.mediaService.purgeUnattached().then(
+      (n) => n > 0 && ctx.logger.info({ removed: n }, 'unattached media older than a day removed'),
+      (err: unknown) => ctx.logger.error({ err }, 'unattached media purge failed'),
+    );
+  };
+  const purger = setInterval(purge, PURGE_MS);
   purger.unref();
   // Scheduled statuses and polls that fell due while the server was stopped are handled now.
   ctx.jobs.start();
   ctx.mediaService.resumeUnfinished();
+  // Uploads a crash cut short left *.tmp files behind; nothing is being written yet.
+  await ctx.media.removeInterruptedWrites().then((n) => n > 0 && ctx.logger.info({ removed: n }, 'half-written media files of an interrupted run removed'));
+  purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));

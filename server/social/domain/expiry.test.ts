@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { blob, pngImage } from '../testing/media-fixtures.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApp, startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
 
@@ -56,5 +59,32 @@ describe('expiry', () => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('removes uploads never attached to a post after a day, files included, and keeps attached ones', async () => {
+    const client = server.masto(alice.token);
+    const lonely = await client.v1.media.create({ file: blob(await pngImage(40, 30), 'image/png') });
+    const used = await client.v1.media.create({ file: blob(await pngImage(40, 30), 'image/png') });
+    await client.v1.statuses.create({ status: 'with a picture', mediaIds: [used.id] });
+    const media = server.social.context.media;
+    const lonelyFile = media.absolute(server.social.context.store.media.byId(lonely.id)!.filePath!);
+    expect(fs.existsSync(lonelyFile)).toBe(true);
+
+    now += 23 * 3600 * 1000;
+    expect(await server.social.context.mediaService.purgeUnattached()).toBe(0);
+    now += 2 * 3600 * 1000;
+    expect(await server.social.context.mediaService.purgeUnattached()).toBe(1);
+    expect(fs.existsSync(lonelyFile)).toBe(false);
+    expect((await server.fetch(`${server.url}/api/v1/media/${lonely.id}`, { headers: { Authorization: `Bearer ${alice.token}` } })).status).toBe(404);
+    expect(server.social.context.store.media.byId(used.id)).not.toBeNull();
+  });
+
+  it('cleans half-written files of interrupted uploads (start-up runs this before serving)', async () => {
+    const dir = path.join(server.social.context.media.root, 'media_attachments', 'files');
+    fs.mkdirSync(dir, { recursive: true });
+    const stale = path.join(dir, 'abc.png.4242.tmp');
+    fs.writeFileSync(stale, 'half');
+    expect(await server.social.context.media.removeInterruptedWrites()).toBe(1);
+    expect(fs.existsSync(stale)).toBe(false);
   });
 });

@@ -49,6 +49,9 @@ const rejection = (field: string, err: unknown): never => {
  * Media attachments: uploads checked on arrival, processed at once (v1) or after the response (v2) one at a
  * time, files under the media directory; descriptions, focus and thumbnails editable until attached.
  */
+/** Uploads never attached to a post are removed after this long (Mastodon: a day). */
+export const UNATTACHED_MEDIA_TTL_MS = 24 * 60 * 60 * 1000;
+
 export class MediaService {
   private readonly store: SocialStore;
   private readonly storage: MediaStorage;
@@ -219,6 +222,20 @@ export class MediaService {
     });
     if (thumbnail && row.thumbnailPath) await this.storage.remove(row.thumbnailPath);
     return this.store.media.byId(id)!;
+  }
+
+  /**
+   * Removes uploads nobody attached to a post within a day (Mastodon's rule), files included, in batches so a
+   * large backlog never holds the event loop. Returns how many went.
+   */
+  async purgeUnattached(maxAgeMs = UNATTACHED_MEDIA_TTL_MS): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const batch = this.store.media.unattachedBefore(this.store.now() - maxAgeMs, 100);
+      for (const row of batch) await this.discard(row);
+      purged += batch.length;
+      if (batch.length < 100) return purged;
+    }
   }
 
   /** Deletes an unattached attachment and its files. */

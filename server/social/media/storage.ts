@@ -24,6 +24,29 @@ export class MediaStorage {
     return relative;
   }
 
+  /** Deletes the half-written files of uploads a crash interrupted (call before serving); returns how many. */
+  async removeInterruptedWrites(): Promise<number> {
+    let removed = 0;
+    const visit = async (dir: string): Promise<void> => {
+      let entries: fs.Dirent[];
+      try {
+        entries = await fs.promises.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) await visit(p);
+        else if (e.name.endsWith('.tmp')) {
+          await fs.promises.rm(p, { force: true });
+          removed++;
+        }
+      }
+    };
+    await visit(this.root);
+    return removed;
+  }
+
   async remove(relative: string | null): Promise<void> {
     if (!relative) return;
     await fs.promises.rm(this.absolute(relative), { force: true });

@@ -134,6 +134,15 @@ export class MediaRepository {
     this.core.db.prepare(`UPDATE media_attachments SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
   }
 
+  /** Attachments never used by a post (nor a scheduled one) that were uploaded before `cutoff`, oldest first. */
+  unattachedBefore(cutoff: number, limit: number): MediaRow[] {
+    return (
+      this.core
+        .sql('SELECT * FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? ORDER BY created_at LIMIT ?')
+        .all(cutoff, limit) as Record<string, unknown>[]
+    ).map(toMedia);
+  }
+
   /** Attachments of many statuses, in the order their author gave. */
   forStatuses(statusIds: readonly string[]): Map<string, MediaRow[]> {
     const result = new Map<string, MediaRow[]>();

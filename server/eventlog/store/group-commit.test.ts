@@ -42,6 +42,25 @@ describe('group commit', () => {
     expect(t.store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([0, 1, 2]);
   });
 
+  it('fails the whole group at once when the database cannot take writes (disk full), instead of retrying request by request', async () => {
+    t = openTestStore();
+    let runs = 0;
+    const diskFull = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        t.store.runSystemWrite(() => {
+          runs++;
+          throw diskFull();
+        }),
+      ),
+    );
+    expect(results.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SQLITE_FULL')).toBe(true);
+    // One transaction tried, not one per request (which stalls every client for seconds on a full disk).
+    expect(runs).toBe(1);
+    // The store goes on once writes can succeed again.
+    expect((await t.store.appendToStream('after', NoStream, events(1), null)).result).toBe('Success');
+  });
+
   it('an unexpected error in one request rolls back only that request', async () => {
     t = openTestStore();
     const results = await Promise.allSettled([

@@ -874,7 +874,9 @@ export class SqliteEventStore implements EventStore {
         failedIndex = -1;
       });
     } catch (err) {
-      if (failedIndex < 0) {
+      // The database itself failing (disk full, I/O error, read-only file) is no request's fault: retrying
+      // the others one by one would repeat the failing transaction for each of them on the event loop.
+      if (failedIndex < 0 || isDatabaseFailure(err)) {
         this.logger.error({ err, requests: ops.length }, 'a group commit failed');
         for (const op of ops) op.reject(err);
         return;
@@ -1580,4 +1582,10 @@ export class SqliteEventStore implements EventStore {
 /** The smallest string greater than every string starting with `prefix`. */
 function prefixUpperBound(prefix: string): string {
   return prefix + '\u{10FFFF}';
+}
+
+/** SQLite errors that say the database cannot take writes now, whatever the request. */
+function isDatabaseFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PROTOCOL|NOLFS)/.test(code);
 }

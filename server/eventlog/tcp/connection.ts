@@ -37,6 +37,7 @@ import { TcpCommand, TcpFlags } from './commands.ts';
 import type { CommandDispatcher } from './dispatcher.ts';
 import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';
 import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
+import { LogThrottle } from '../../security/index.ts';
 import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
 
 export type { CommandHandler, CommandHandlerMap, RequestContext } from './dispatcher.ts';
@@ -173,7 +174,14 @@ export class ClientConnection {
   private ended = false;
   private closeReason = '';
 
-  constructor(socket: Socket, options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean; stats?: TcpServerStats }) {
+  /** Lines any client can cause at will go through one throttle shared by the server's connections. */
+  private readonly protocolLog: LogThrottle;
+
+  constructor(
+    socket: Socket,
+    options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean; stats?: TcpServerStats; protocolLog?: LogThrottle },
+  ) {
+    this.protocolLog = options.protocolLog ?? new LogThrottle();
     this.socket = socket;
     this.stats = options.stats ?? emptyStats();
     this.stats.connectionsAccepted++;
@@ -359,6 +367,10 @@ export class ClientConnection {
     }
   }
 
+  private noisy(write: () => void): void {
+    this.protocolLog.log(write, (suppressed) => this.logger.warn({ suppressed }, 'more protocol errors from clients were not logged (too many)'));
+  }
+
   private trackBuffered(bytes: number): void {
     this.stats.bufferedBytes += bytes - this.bufferedBytes;
     this.bufferedBytes = bytes;
@@ -394,7 +406,7 @@ export class ClientConnection {
     }
     if (pkg.command === TcpCommand.HeartbeatResponseCommand) return;
     if (pkg.command === TcpCommand.BadRequest) {
-      this.logger.info({ message: pkg.body.toString('utf8', 0, 500) }, 'client reported a bad request');
+      this.noisy(() => this.logger.info({ message: pkg.body.toString('utf8', 0, 500) }, 'client reported a bad request'));
       return;
     }
     if (pkg.flags & TcpFlags.TrustedWrite) {
@@ -453,7 +465,7 @@ export class ClientConnection {
       this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null);
       this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
     } else {
-      this.logger.info({ remote: `${this.remoteAddress}:${this.remotePort}` }, 'heartbeat timeout; closing the connection');
+      this.noisy(() => this.logger.info({ remote: `${this.remoteAddress}:${this.remotePort}` }, 'heartbeat timeout; closing the connection'));
       this.stats.connectionsDropped++;
       this.destroy('heartbeat timeout');
     }
@@ -473,7 +485,7 @@ export class ClientConnection {
   /** Sends a connection-wide BadRequest (zero correlation id) and closes: clients treat it as fatal. */
   closeWithBadRequest(message: string): void {
     if (this.closed) return;
-    this.logger.info({ reason: message }, 'closing connection after a broken frame');
+    this.noisy(() => this.logger.info({ remote: this.remoteAddress, reason: message }, 'closing connection after a broken frame'));
     this.stats.connectionsDropped++;
     this.send(TcpCommand.BadRequest, ZERO_CORRELATION_ID, Buffer.from(message));
     this.close(message);

@@ -117,3 +117,31 @@ describe('event-log TCP limits', () => {
     c.destroy();
   });
 });
+
+describe('a flood of broken packages', () => {
+  it('cannot push the rest of the log out of the Server view', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { startHomeport } = await import('../../index.ts');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-log-flood-'));
+    const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'info' });
+    try {
+      const lines: string[] = [];
+      const off = hp.logs.subscribe((e) => lines.push(e.msg));
+      for (let i = 0; i < 300; i++) {
+        const c = await RawClient.connect(hp.tcpPort);
+        c.write(lengthPrefix(3)); // shorter than a package header: broken
+        await c.closed;
+      }
+      off();
+      const brokenLines = lines.filter((m) => m === 'closing connection after a broken frame');
+      expect(brokenLines.length).toBeGreaterThan(0);
+      expect(brokenLines.length).toBeLessThanOrEqual(20);
+      expect(hp.logs.entries.some((e) => e.msg === 'homeport started')).toBe(true);
+    } finally {
+      await hp.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

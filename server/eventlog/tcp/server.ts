@@ -2,6 +2,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
+import { LogThrottle } from '../../security/index.ts';
 import { ClientConnection, ConnectionRegistry, DEFAULT_CONNECTION_LIMITS, emptyStats, type ConnectionLimits, type TcpServerStats } from './connection.ts';
 import { CommandDispatcher, type CommandHandlerMap } from './dispatcher.ts';
 import { adminHandlers } from './handlers/admin-handlers.ts';
@@ -71,6 +72,7 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
   let closing = false;
 
   let lastRefusalLog = 0;
+  const protocolLog = new LogThrottle();
   const accept = (socket: Socket, secure: boolean) => {
     if (closing) {
       socket.destroy();
@@ -86,7 +88,7 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
       }
       return;
     }
-    const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure, stats });
+    const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure, stats, protocolLog });
     connections.add(connection);
     logger.debug({ connection: connection.id, remote: `${connection.remoteAddress}:${connection.remotePort}`, secure }, 'client connected');
     connection.onClose((reason) => logger.debug({ connection: connection.id, reason }, 'client disconnected'));

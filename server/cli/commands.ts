@@ -1,3 +1,4 @@
+import { backupCommand, restoreCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
 import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
@@ -18,4 +19,6 @@ export const commands: CliCommand[] = [
   rulesListCommand,
   rulesRemoveCommand,
   ...eventlogUsersCommands,
+  backupCommand,
+  restoreCommand,
 ];

@@ -1,0 +1,2 @@
+/** Online backups of a data directory and their restore (CLI `homeport backup|restore`, the Server view). */
+export { backupDataDir, restoreDataDir, BackupError, type BackupManifest, type BackupProgress } from './backup.ts';

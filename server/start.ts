@@ -153,6 +153,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
             },
             serverInfo,
             logs,
+            dataDir: config.dataDir,
             extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }))],
           }),
         },

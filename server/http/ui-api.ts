@@ -1,12 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { LogRing } from '../logger.ts';
 import { UiSessions, type UiCredentialCheck } from './ui/auth.ts';
+import { backupRoutes } from './ui/backup.ts';
 import { logRoutes } from './ui/logs.ts';
 import { serverInfoRoutes, type ServerInfo } from './ui/server-info.ts';
 import { sessionRoutes, type UiPasswordChange } from './ui/session.ts';
 
 export { UiSessions, requireOwner, type UiPrincipal, type UiCredentialCheck } from './ui/auth.ts';
 export type { ServerInfo } from './ui/server-info.ts';
+export type { BackupJob } from './ui/backup.ts';
 export type { UiPasswordChange } from './ui/session.ts';
 
 export interface UiApiOptions {
@@ -15,6 +17,8 @@ export interface UiApiOptions {
   changePassword: UiPasswordChange;
   serverInfo: () => ServerInfo;
   logs: LogRing;
+  /** The data directory the Server view's backup button copies. */
+  dataDir: string;
   /** Subsystems add their own owner-only routes here (event log browser, subscriptions monitor). */
   extraRoutes?: FastifyPluginAsync<{ sessions: UiSessions }>[];
 }
@@ -32,6 +36,7 @@ export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
     sessionRoutes(app, options.sessions, options.checkCredentials, options.changePassword);
     serverInfoRoutes(app, options.sessions, options.serverInfo);
     logRoutes(app, options.sessions, options.logs);
+    backupRoutes(app, options.sessions, options.dataDir);
     for (const routes of options.extraRoutes ?? []) await app.register(routes, { sessions: options.sessions });
   };
 }

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useServer, type LogEntry } from '../stores/server.ts';
 import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading, numeric, TableHead } from '../components/ui.tsx';
+import { BackupSection } from './server/BackupSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
@@ -109,6 +110,8 @@ export function ServerView() {
           ))}
         </tbody>
       </table>
+
+      <BackupSection />
 
       <UsersSection />
 

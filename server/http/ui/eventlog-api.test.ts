@@ -341,6 +341,7 @@ describe('event-log UI API', () => {
               throw new Error('unused');
             },
             logs: hp.logs,
+            dataDir: hp.config.dataDir,
             extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog: hp.eventLog, subscriptions: hp.subscriptions, connections: () => [] }), { live: { maxBuffered: 5, maxBatch: 2, highWaterBytes: 1 << 20 } })],
           }),
         },

@@ -1,43 +1,54 @@
-// `npm test`: type-check, unit + integration (vitest), end-to-end (Playwright with Debian Chromium),
-// then one plain closing line "N passed, N failed" counting vitest and Playwright tests together.
+// `npm test`: type-check, unit + integration (vitest), end-to-end (Playwright with Debian Chromium), then
+// one plain closing line "N passed, N failed, N skipped" counting vitest and Playwright tests together.
+// Anything that keeps a test from running honestly counts as a failure in that line: a failed type-check or
+// build, a test file that does not load, an error outside a test, tests left pending by a failing hook.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { countPlaywright, countVitest } from './test-counts.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'test-results');
-fs.mkdirSync(out, { recursive: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-const only = process.argv[2]; // optional: "unit" or "e2e"
+const args = process.argv.slice(2);
+const only = args[0]; // optional: "unit" or "e2e"
+if (args.length > 1 || (only !== undefined && only !== 'unit' && only !== 'e2e')) {
+  console.error(`usage: node scripts/run-tests.mjs [unit|e2e] (got: ${args.join(' ')})`);
+  process.exit(2);
+}
+fs.mkdirSync(out, { recursive: true });
 
-function run(label, cmd, args, extraEnv = {}) {
-  console.log(`\n=== ${label}: ${[path.basename(cmd), ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
+function run(label, cmd, cmdArgs, extraEnv = {}) {
+  console.log(`\n=== ${label}: ${[path.basename(cmd), ...cmdArgs].join(' ')}`);
+  const r = spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
   return r.status ?? 1;
 }
 
-let passed = 0;
-let failed = 0;
-let problems = [];
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const problems = [];
+const add = (counts) => {
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped;
+  problems.push(...counts.problems);
+};
 
 if (!only) {
   if (run('type-check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) problems.push('type-check failed');
-  // The UI under test is the built renderer the server serves.
-  if (run('build renderer', bin('vite'), ['build', '--logLevel', 'warn']) !== 0) problems.push('renderer build failed');
   if (run('bundle electron shell', process.execPath, ['scripts/build-electron.mjs']) !== 0) problems.push('electron bundle failed');
+}
+if (!only || only === 'e2e') {
+  // The UI under test is the renderer built from the sources as they are now, never an older dist.
+  fs.rmSync(path.join(root, 'renderer', 'dist'), { recursive: true, force: true });
+  if (run('build renderer', bin('vite'), ['build', '--logLevel', 'warn']) !== 0) problems.push('renderer build failed');
 }
 
 if (!only || only === 'unit') {
   const report = path.join(out, 'vitest.json');
   fs.rmSync(report, { force: true });
   const code = run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
-  if (fs.existsSync(report)) {
-    const r = JSON.parse(fs.readFileSync(report, 'utf8'));
-    passed += r.numPassedTests;
-    failed += r.numFailedTests;
-    if (code !== 0 && r.numFailedTests === 0) problems.push(`vitest exited ${code} (a suite failed to load or an error escaped a test)`);
-  } else problems.push(`vitest exited ${code} without a report`);
+  add(countVitest(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
 }
 
 if (!only || only === 'e2e') {
@@ -46,14 +57,11 @@ if (!only || only === 'e2e') {
   const code = run('end-to-end (playwright)', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts', '--reporter=list,json'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: report,
   });
-  if (fs.existsSync(report)) {
-    const s = JSON.parse(fs.readFileSync(report, 'utf8')).stats;
-    passed += s.expected + (s.flaky ?? 0);
-    failed += s.unexpected;
-    if (code !== 0 && s.unexpected === 0) problems.push(`playwright exited ${code}`);
-  } else problems.push(`playwright exited ${code} without a report`);
+  add(countPlaywright(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
 }
 
 for (const p of problems) console.log(`problem: ${p}`);
-console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(failed > 0 || problems.length > 0 ? 1 : 0);
+// Each problem is a failure the test counts alone would not show.
+const failed = totals.failed + problems.length;
+console.log(`\n${totals.passed} passed, ${failed} failed, ${totals.skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);

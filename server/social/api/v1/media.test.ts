@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isBlurhashValid } from 'blurhash';
 import sharp from 'sharp';
@@ -99,12 +101,25 @@ describe('uploads', () => {
     expect([cover.width, cover.height]).toEqual([300, 300]);
   });
 
-  it('stores video, with a preview only when an ffmpeg binary is available', async () => {
+  it('stores video with a preview frame made by ffmpeg (CI installs Debian ffmpeg)', async () => {
+    const ffmpeg = await findFfmpeg();
+    expect(ffmpeg, 'ffmpeg is needed for video previews: apt-get install ffmpeg').not.toBeNull();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-video-'));
+    const file = path.join(dir, 'clip.mp4');
+    const made = spawnSync(ffmpeg!, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=320x240:rate=10', '-pix_fmt', 'yuv420p', file]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    const video = await upload(alice.token, '/api/v1/media', blob(fs.readFileSync(file), 'video/mp4'));
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(video.status).toBe(200);
+    expect(video.body.type).toBe('video');
+    expect(video.body.preview_url).toMatch(/\.(png|jpe?g|webp)$/);
+    const frame = await sharp(Buffer.from(await (await fetch(video.body.preview_url)).arrayBuffer())).metadata();
+    expect([frame.width, frame.height]).toEqual([320, 240]);
+    expect(video.body.meta.original).toMatchObject({ width: 320, height: 240 });
+
     const res = await upload(alice.token, '/api/v1/media', blob(mp4Stub(), 'video/mp4'));
     expect(res.status).toBe(200);
-    expect(res.body.type).toBe('video');
     expect(res.body.url).toMatch(/\.mp4$/);
-    if ((await findFfmpeg()) === null) expect(res.body.preview_url).toBeNull();
     // A custom thumbnail becomes the preview.
     const form = new FormData();
     form.append('thumbnail', blob(await pngImage(640, 360), 'image/png'), 'thumb.png');

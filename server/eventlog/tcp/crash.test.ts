@@ -60,11 +60,13 @@ describe('crash safety of acknowledged appends', () => {
     const streams = Array.from({ length: WORKERS }, (_, w) => `crash-${w}`);
     for (const s of streams) acknowledged.set(s, new Map());
 
+    const unexpected: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       server = await startServer(dataDir);
       const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { maxReconnections: 0, maxRetries: 0 }, `crash-${round}`);
       conn.on('error', () => {});
       let stop = false;
+      let killed = false;
       const worker = async (stream: string) => {
         // Unacknowledged writes of the previous round may or may not have landed: start from what is there.
         const last = await conn.readStreamEventsBackward(stream, -1, 1, false);
@@ -76,13 +78,16 @@ describe('crash safety of acknowledged appends', () => {
             const next = r.nextExpectedVersion.toNumber();
             batch.forEach((e: { eventId: string }, i: number) => acknowledged.get(stream)!.set(e.eventId, next - batch.length + 1 + i));
             version = next;
-          } catch {
-            return; // the server died under us
+          } catch (err) {
+            // Only the kill may end a writer: a WrongExpectedVersion or any other refusal before it is a failure.
+            if (!killed) unexpected.push(`${stream}: ${(err as Error)?.name ?? ''} ${(err as Error)?.message ?? String(err)}`);
+            return;
           }
         }
       };
       const workers = streams.map(worker);
       await new Promise((r) => setTimeout(r, 150 + crypto.randomInt(500)));
+      killed = true;
       server.child.kill('SIGKILL');
       await server.exited;
       stop = true;
@@ -91,6 +96,7 @@ describe('crash safety of acknowledged appends', () => {
       server = null;
     }
 
+    expect(unexpected).toEqual([]);
     server = await startServer(dataDir);
     const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { defaultUserCredentials: new es.UserCredentials('admin', 'changeit') }, 'verify');
     try {

@@ -89,6 +89,9 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
       globalThis.fetch = original;
       await closeServer();
       if (!keepData) fs.rmSync(dir, { recursive: true, force: true });
+      // A response the document has no schema for passes no check: only the known ones may stay unchecked.
+      const unexpected = recorder.unexpectedUnchecked();
+      if (unexpected.length > 0) throw new Error(`responses without an OpenAPI schema to check them against (add a SUPPLEMENTS entry, or KNOWN_UNCHECKED knowingly):\n${unexpected.join('\n')}`);
     },
   };
 }

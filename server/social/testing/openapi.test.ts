@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEVIATIONS, findResponseSchema, OpenApiViolation, validateResponse } from './openapi.ts';
+import { DEVIATIONS, findResponseSchema, OpenApiRecorder, OpenApiViolation, validateResponse } from './openapi.ts';
 
 describe('OpenAPI response validation', () => {
   it('finds schemas, preferring static paths over templated ones', () => {
@@ -24,5 +24,12 @@ describe('OpenAPI response validation', () => {
     expect(validateResponse('GET', '/api/v1/scheduled_statuses/1', 200, scheduled).checked).toBe(true);
     const relationship = { id: '1', following: false, showing_reblogs: false, notifying: false, followed_by: false, blocking: false, muting: false, muting_notifications: false, requested: false, requested_by: false, domain_blocking: false, endorsed: false, note: '' };
     expect(validateResponse('GET', '/api/v1/accounts/relationships', 200, [relationship]).checked).toBe(true);
+  });
+
+  it('lists responses without a schema, and tells the known ones from new ones', () => {
+    const recorder = new OpenApiRecorder();
+    recorder.record('POST', 'http://x/api/v1/notifications/clear', 200, {});
+    recorder.record('GET', 'http://x/api/v9/made-up', 200, {});
+    expect(recorder.unexpectedUnchecked()).toEqual([expect.stringMatching(/^GET \/api\/v9\/made-up 200 \(.*not in the OpenAPI document\)$/)]);
   });
 });

@@ -39,12 +39,52 @@ describe('persistent subscription settings', () => {
     expect(settingsFromWire({ ...wire, namedConsumerStrategy: 'Random' })).toBe('Consumer strategy Random does not exist.');
   });
 
-  it('fills gaps with the .NET client defaults and rejects nonsense', () => {
-    expect(normalizeSettings({})).toEqual(DEFAULT_PERSISTENT_SETTINGS);
+  it('fills gaps with EventStoreDB’s own defaults for groups created without settings, and rejects nonsense', () => {
+    // EventStoreDB's HTTP API and admin UI defaults (what a group made in its UI gets), written out, not copied from our constant.
+    expect(normalizeSettings({})).toEqual({
+      resolveLinkTos: false,
+      startFrom: -1,
+      messageTimeoutMs: 30_000,
+      extraStatistics: false,
+      liveBufferSize: 500,
+      readBatchSize: 20,
+      historyBufferSize: 500,
+      maxRetryCount: 10,
+      checkpointAfterMs: 2_000,
+      minCheckpointCount: 10,
+      maxCheckpointCount: 1_000,
+      maxSubscriberCount: 0,
+      consumerStrategy: 'RoundRobin',
+    });
     expect(normalizeSettings({ startFrom: -2 })).toMatch(/startFrom/);
     expect(normalizeSettings({ messageTimeoutMs: 1.5 })).toMatch(/messageTimeoutMs/);
     expect(normalizeSettings({ historyBufferSize: 0 })).toMatch(/historyBufferSize/);
     expect(normalizeSettings({ resolveLinkTos: 'yes' as never })).toMatch(/resolveLinkTos/);
+  });
+
+  it('takes the client’s own defaults as sent (node-eventstore-client, the port of the .NET ClientAPI)', async () => {
+    const es = (await import('node-eventstore-client')).default;
+    // The client's typings declare the settings opaque; its object carries the .NET-named fields.
+    const c = es.PersistentSubscriptionSettings.create() as unknown as Record<string, never>;
+    const fromClient = settingsFromWire({
+      ...wire,
+      resolveLinkTos: c.resolveLinkTos,
+      startFrom: -1,
+      messageTimeoutMilliseconds: c.messageTimeout,
+      recordStatistics: c.extraStatistics,
+      liveBufferSize: c.liveBufferSize,
+      readBatchSize: c.readBatchSize,
+      bufferSize: c.historyBufferSize,
+      maxRetryCount: c.maxRetryCount,
+      preferRoundRobin: false,
+      checkpointAfterTime: c.checkPointAfter,
+      checkpointMinCount: c.minCheckPointCount,
+      checkpointMaxCount: c.maxCheckPointCount,
+      subscriberMaxCount: c.maxSubscriberCount,
+      namedConsumerStrategy: c.namedConsumerStrategy,
+    });
+    // The client's published defaults: 500 retries, batches of 10, a history buffer of 20.
+    expect(fromClient).toMatchObject({ maxRetryCount: 500, readBatchSize: 10, historyBufferSize: 20, liveBufferSize: 500, messageTimeoutMs: 30_000, consumerStrategy: 'RoundRobin' });
   });
 
   it('round-trips through the stored form', () => {

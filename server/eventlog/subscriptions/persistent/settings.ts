@@ -1,6 +1,6 @@
 import { CONSUMER_STRATEGIES, type ConsumerStrategyName, type PersistentSubscriptionSettings } from '../types.ts';
 
-/** What `PersistentSubscriptionSettings.Create()` of the .NET client sends; used when the UI leaves a field out. */
+/** What EventStoreDB's HTTP API and admin UI give a group created without settings; the UI's create form starts from these. */
 export const DEFAULT_PERSISTENT_SETTINGS: Readonly<PersistentSubscriptionSettings> = Object.freeze({
   resolveLinkTos: false,
   startFrom: -1,

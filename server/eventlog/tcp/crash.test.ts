@@ -149,4 +149,47 @@ describe('crash safety of acknowledged appends', () => {
       conn.close();
     }
   });
+
+  it('keeps an open explicit transaction across a clean restart and across a SIGKILL', async () => {
+    const es = (await import('node-eventstore-client')).default;
+    const admin = new es.UserCredentials('admin', 'changeit');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tx-restart-'));
+    let running: Server | null = null;
+    try {
+      for (const stop of ['SIGTERM', 'SIGKILL'] as const) {
+        const stream = `tx-across-${stop}`;
+        running = await startServer(dir);
+        const first = await connectClient(es, `tcp://127.0.0.1:${running.port}`, { defaultUserCredentials: admin, maxReconnections: 0 }, `tx-${stop}-1`);
+        first.on('error', () => {});
+        const tx = await first.startTransaction(stream, es.expectedVersion.noStream);
+        await tx.write([jsonEvent(es, 'InTx', { n: 1 }), jsonEvent(es, 'InTx', { n: 2 })]);
+        const transactionId = tx.transactionId;
+        first.close();
+        running.child.kill(stop);
+        await running.exited;
+
+        running = await startServer(dir);
+        const second = await connectClient(es, `tcp://127.0.0.1:${running.port}`, { defaultUserCredentials: admin }, `tx-${stop}-2`);
+        try {
+          // Nothing is visible before the commit, after the restart as before it.
+          expect((await second.readStreamEventsForward(stream, 0, 10, false)).status).toBe('streamNotFound');
+          const resumed = second.continueTransaction(transactionId);
+          await resumed.write([jsonEvent(es, 'InTx', { n: 3 })]);
+          const result = await resumed.commit();
+          expect(result.nextExpectedVersion.toNumber()).toBe(2);
+          const read = await second.readStreamEventsForward(stream, 0, 10, false);
+          expect(read.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([1, 2, 3]);
+        } finally {
+          second.close();
+        }
+        const exited = running.exited;
+        running.child.kill('SIGTERM');
+        await exited;
+        running = null;
+      }
+    } finally {
+      if (running) running.child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

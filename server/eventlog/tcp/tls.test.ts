@@ -44,3 +44,41 @@ describe('TLS certificate of the event-log listener', () => {
     await expect(loadTlsMaterial({ dataDir, host: '127.0.0.1', logger, tlsCert: '/nonexistent.pem', tlsKey: keyFile })).rejects.toThrow(/cannot read/);
   });
 });
+
+describe('the running TLS listener', () => {
+  it('presents the certificate in the data directory, which a validating client accepts for 127.0.0.1 and localhost', async () => {
+    const { startHomeport } = await import('../../index.ts');
+    const { encodeFrame, parsePackage } = await import('./package.ts');
+    const { FrameReader } = await import('./framing.ts');
+    const { TcpCommand } = await import('./commands.ts');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tls-live-'));
+    const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+    try {
+      const ca = fs.readFileSync(path.join(dataDir, TLS_DIR, TLS_CERT_FILE));
+      for (const host of ['127.0.0.1', 'localhost']) {
+        const reply = await new Promise<number>((resolve, reject) => {
+          // rejectUnauthorized (the default) and the host name check: a real verification, not validateServer: false.
+          const socket = tls.connect({ host, port: hp.tlsPort!, ca, servername: host === 'localhost' ? 'localhost' : undefined }, () => {
+            socket.write(encodeFrame(TcpCommand.Ping, Buffer.alloc(16, 1), null));
+          });
+          const reader = new FrameReader();
+          socket.on('data', (d) => reader.push(d, (frame) => {
+            resolve(parsePackage(frame).command);
+            socket.destroy();
+          }));
+          socket.once('error', reject);
+        });
+        expect(reply).toBe(TcpCommand.Pong);
+      }
+      // A client trusting nothing but the system's authorities refuses it: the verification above was real.
+      const refused = await new Promise<string>((resolve) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: hp.tlsPort! }, () => resolve('connected'));
+        socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+      });
+      expect(refused).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/);
+    } finally {
+      await hp.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

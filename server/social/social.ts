@@ -35,6 +35,8 @@ export interface OpenSocialOptions {
   now?: () => number;
   /** Default true. A benchmark turns the general API rate limit off; sign-up and sign-in limits stay. */
   generalRateLimit?: boolean;
+  /** Longest sleep of the due-jobs timer (default a minute); tests that move the clock make it short. */
+  dueJobsMaxWaitMs?: number;
 }
 
 export interface Social {
@@ -86,7 +88,7 @@ interface SocialCore {
   admin: SocialAdmin;
 }
 
-function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number; generalRateLimit?: boolean }): SocialCore {
+function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number; generalRateLimit?: boolean; dueJobsMaxWaitMs?: number }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL' });
   try {
@@ -101,7 +103,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
     const presenter = new AccountPresenter(store, urls);
     const statuses = new StatusService(store, urls, notifications, media, options.logger.child({ component: 'statuses' }));
     const polls = new PollService(store, notifications, options.logger.child({ component: 'polls' }));
-    const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }));
+    const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }), options.dueJobsMaxWaitMs);
     statuses.onScheduleChange = () => jobs.reschedule();
     const context: SocialContext = {
       store,

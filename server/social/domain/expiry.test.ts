@@ -87,4 +87,29 @@ describe('expiry', () => {
     expect(await server.social.context.media.removeInterruptedWrites()).toBe(1);
     expect(fs.existsSync(stale)).toBe(false);
   });
+
+  it('publishes scheduled statuses by its own timer once the clock reaches them, and drops or adapts those that can no longer go out as written', async () => {
+    const client = server.masto(alice.token);
+    const parent = await server.masto(bob.token).v1.statuses.create({ status: 'a parent that will be gone' });
+    const at = new Date(now + 10 * 60 * 1000).toISOString();
+    const plain = await client.v1.statuses.create({ status: 'scheduled hello', scheduledAt: at });
+    const reply = await client.v1.statuses.create({ status: 'a reply to a vanished post', inReplyToId: parent.id, scheduledAt: at });
+    const carol = await server.createUser('carol');
+    const doomed = await server.masto(carol.token).v1.statuses.create({ status: 'from an account about to be suspended', scheduledAt: at });
+    await server.masto(bob.token).v1.statuses.$select(parent.id).remove();
+    server.admin.applyUserAction('carol', 'suspend');
+
+    now += 11 * 60 * 1000;
+    // Nobody calls the job: the timer notices the moved clock on its next look.
+    await expect.poll(async () => (await client.v1.accounts.$select(alice.accountId).statuses.list()).map((s) => s.content), { timeout: 5000, interval: 50 }).toEqual(
+      expect.arrayContaining(['<p>scheduled hello</p>', '<p>a reply to a vanished post</p>']),
+    );
+    const published = await client.v1.accounts.$select(alice.accountId).statuses.list();
+    // The reply's parent is gone: it goes out as a new thread, as Mastodon does.
+    expect(published.find((s) => s.content === '<p>a reply to a vanished post</p>')!.inReplyToId).toBeNull();
+    // The suspended account's status is dropped, not published, and no longer scheduled.
+    expect(server.social.context.store.scheduled.due(now, 10)).toEqual([]);
+    const carolsStatuses = server.social.context.store.db.prepare('SELECT COUNT(*) AS n FROM statuses WHERE account_id = ?').get(carol.accountId) as { n: bigint };
+    expect(Number(carolsStatuses.n)).toBe(0);
+  });
 });

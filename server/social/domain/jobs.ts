@@ -18,12 +18,15 @@ export class DueJobs {
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  private readonly maxWaitMs: number;
 
-  constructor(store: SocialStore, statuses: StatusService, polls: PollService, logger: Logger) {
+  /** `maxWaitMs`: the longest sleep between looks (tests with a moved clock make it short). */
+  constructor(store: SocialStore, statuses: StatusService, polls: PollService, logger: Logger, maxWaitMs = MAX_WAIT_MS) {
     this.store = store;
     this.statuses = statuses;
     this.polls = polls;
     this.logger = logger;
+    this.maxWaitMs = maxWaitMs;
   }
 
   /** Publishes due scheduled statuses and notifies ended polls; returns what it did. */
@@ -76,7 +79,7 @@ export class DueJobs {
   private arm(): void {
     if (this.stopped) return;
     const next = [this.store.scheduled.nextDue(), this.store.polls.nextExpiry()].filter((t): t is number => t !== null);
-    const wait = next.length ? Math.min(Math.max(Math.min(...next) - this.store.now(), 0), MAX_WAIT_MS) : MAX_WAIT_MS;
+    const wait = next.length ? Math.min(Math.max(Math.min(...next) - this.store.now(), 0), this.maxWaitMs) : this.maxWaitMs;
     this.timer = setTimeout(() => this.tick(), wait);
     this.timer.unref();
   }

@@ -177,6 +177,7 @@ describe('users store', () => {
     await expect(u.add({ name: 'analyst', password: 'two', groups: [] })).rejects.toThrow(/already exists/);
     await u.changePassword('analyst', 'two');
     expect(await hp.eventLog.users.authenticate('analyst', 'two')).not.toBeNull();
+    expect(await hp.eventLog.users.authenticate('analyst', 'one')).toBeNull();
     await u.remove('analyst');
     expect(useUsers.getState().users!.some((x) => x.name === 'analyst')).toBe(false);
   });

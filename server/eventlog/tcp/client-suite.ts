@@ -73,7 +73,11 @@ export function clientScenarios(client: ClientUnderTest): void {
       const V = es.expectedVersion;
       const first = await conn.appendToStream(s, V.noStream, [jsonEvent(es, 'A', { n: 0 }), jsonEvent(es, 'A', { n: 1 })]);
       expect(numberOf(first.nextExpectedVersion)).toBe(1);
-      expect(first.logPosition).toBeTruthy();
+      // The reported position is the one $all shows for the last event written.
+      const newest = await conn.readAllEventsBackward(es.positions.end, 10, false, admin);
+      const own = newest.events.find((e: { originalEvent: { eventStreamId: string; eventNumber: unknown } }) => e.originalEvent.eventStreamId === s && numberOf(e.originalEvent.eventNumber as never) === 1);
+      expect(String(own.originalPosition.commitPosition)).toBe(String(first.logPosition.commitPosition));
+      expect(String(own.originalPosition.preparePosition)).toBe(String(first.logPosition.preparePosition));
       await expect(conn.appendToStream(s, V.noStream, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });
       expect(numberOf((await conn.appendToStream(s, 1, jsonEvent(es, 'A', { n: 2 }))).nextExpectedVersion)).toBe(2);
       await expect(conn.appendToStream(s, 1, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });

@@ -412,6 +412,7 @@ describe('event-log UI API', () => {
 
     expect((await call('/eventlog/users/reporter/password', { method: 'PUT', body: { password: 'second-pass' } })).status).toBe(200);
     expect(await hp.eventLog.users.authenticate('reporter', 'second-pass')).not.toBeNull();
+    expect(await hp.eventLog.users.authenticate('reporter', 'first-pass')).toBeNull();
     expect((await call('/eventlog/users/nobody/password', { method: 'PUT', body: { password: 'x' } })).status).toBe(404);
 
     expect((await call('/eventlog/users/admin', { method: 'DELETE' })).status).toBe(400);

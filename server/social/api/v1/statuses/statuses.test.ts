@@ -48,7 +48,7 @@ describe('posting', () => {
     expect(status.tags.map((t) => t.name).sort()).toEqual(['café', 'homeport']);
     expect(status.language).toBe('en');
     expect(status.account.id).toBe(alice.accountId);
-    expect(status.application?.name).toBeTruthy();
+    expect(status.application).toEqual({ name: 'Homeport', website: null }); // the app of the token: the built-in one
     expect(status.uri).toBe(`${server.url}/users/alice/statuses/${status.id}`);
     expect(status.url).toBe(`${server.url}/@alice/${status.id}`);
     expect([status.favourited, status.reblogged, status.bookmarked, status.muted, status.pinned]).toEqual([false, false, false, false, false]);

@@ -47,7 +47,7 @@ test('server view: copyable connection strings, event-log users, and the log wit
       await conn.appendToStream('writer-check', es.expectedVersion.any, [jsonEvent('Checked', { password })]);
       return 'ok';
     } catch (err) {
-      return (err as Error).name;
+      return `${(err as Error).name}: ${(err as Error).message}`;
     } finally {
       conn.close();
     }
@@ -65,7 +65,8 @@ test('server view: copyable connection strings, event-log users, and the log wit
   await pw.getByRole('button', { name: 'Change password' }).click();
   await expect(page.getByText('Changed the password of writer.')).toBeVisible();
   await expect.poll(() => asWriter('w-secret-2')).toBe('ok');
-  await expect.poll(() => asWriter('w-secret-1')).toBe('NotAuthenticatedError');
+  // The server's NotAuthenticated reply, as the client reports it (not a timeout or another failure).
+  await expect.poll(() => asWriter('w-secret-1')).toMatch(/authenticat/i);
   await page.screenshot({ path: screenshotPath('server-users'), fullPage: true });
 
   // Remove the user.

@@ -733,46 +733,22 @@ export class SqliteEventStore implements EventStore {
     return () => this.externalChangeListeners.delete(listener);
   }
 
-  listStreams(options: {
-    prefix?: string;
-    pattern?: string;
-    orderBy: 'created' | 'updated' | 'name';
-    limit: number;
-    includeSystem: boolean;
-  }): StreamSummary[] {
+  /** SQLite's plan for the query listStreams runs with these options (the browse tests check it uses an index). */
+  explainListStreams(options: StreamListing): string {
+    const { sql, params } = listStreamsQuery(options);
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((r) => r.detail).join('; ');
+  }
+
+  listStreams(options: StreamListing): StreamSummary[] {
     this.ensureOpen();
     this.syncWithDatabase();
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (options.prefix) {
-      where.push('stream_id >= ?', 'stream_id < ?');
-      params.push(options.prefix, prefixUpperBound(options.prefix));
-    }
-    if (options.pattern) {
-      if (/[*?[]/.test(options.pattern)) {
-        where.push('stream_id GLOB ?');
-      } else {
-        where.push('stream_id = ?');
-      }
-      params.push(options.pattern);
-    }
-    if (!options.includeSystem) where.push("substr(stream_id, 1, 1) <> '$'");
-    const order =
-      options.orderBy === 'created'
-        ? 'created_at DESC, stream_key DESC'
-        : options.orderBy === 'updated'
-          ? 'updated_at DESC, stream_key DESC'
-          : 'stream_id';
-    const limit = Math.max(0, Math.min(Math.trunc(options.limit) || 0, 10_000));
-    const sql = `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${
-      where.length ? `WHERE ${where.join(' AND ')}` : ''
-    } ORDER BY ${order} LIMIT ?`;
+    const { sql, params } = listStreamsQuery(options);
     let statement = this.listStatements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
       this.listStatements.set(sql, statement);
     }
-    const rows = statement.all([...params, limit]) as (StreamRow & { stream_id: string; deleted: number })[];
+    const rows = statement.all(params) as (StreamRow & { stream_id: string; deleted: number })[];
     return rows.map((r) => ({
       streamId: r.stream_id,
       lastEventNumber: r.last_event_number,
@@ -1588,4 +1564,30 @@ function prefixUpperBound(prefix: string): string {
 function isDatabaseFailure(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PROTOCOL|NOLFS)/.test(code);
+}
+
+export interface StreamListing {
+  prefix?: string;
+  pattern?: string;
+  orderBy: 'created' | 'updated' | 'name';
+  limit: number;
+  includeSystem: boolean;
+}
+
+function listStreamsQuery(options: StreamListing): { sql: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (options.prefix) {
+    where.push('stream_id >= ?', 'stream_id < ?');
+    params.push(options.prefix, prefixUpperBound(options.prefix));
+  }
+  if (options.pattern) {
+    where.push(/[*?[]/.test(options.pattern) ? 'stream_id GLOB ?' : 'stream_id = ?');
+    params.push(options.pattern);
+  }
+  if (!options.includeSystem) where.push("substr(stream_id, 1, 1) <> '$'");
+  const order = options.orderBy === 'created' ? 'created_at DESC, stream_key DESC' : options.orderBy === 'updated' ? 'updated_at DESC, stream_key DESC' : 'stream_id';
+  params.push(Math.max(0, Math.min(Math.trunc(options.limit) || 0, 10_000)));
+  const sql = `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+  return { sql, params };
 }

@@ -72,6 +72,24 @@ describe('request guards', () => {
     expect(statusLine).toBe('HTTP/1.1 403 Forbidden');
   });
 
+  it('answers bodies over the limit with 413 and a JSON error, on every kind of body', async () => {
+    const huge = 'x'.repeat(17 * 1024 * 1024);
+    for (const [contentType, body] of [
+      ['application/json', JSON.stringify({ status: huge })],
+      ['application/x-www-form-urlencoded', `status=${huge}`],
+    ] as const) {
+      const res = await fetch(`${server.url}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': contentType }, body });
+      expect(res.status, contentType).toBe(413);
+      expect(((await res.json()) as { error: string }).error).toBeTruthy();
+    }
+    // A multipart field over its bound (64 KB) is refused the same way, long before the body limit.
+    const form = new FormData();
+    form.append('status', 'x'.repeat(100 * 1024));
+    const multipart = await fetch(`${server.url}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+    expect(multipart.status).toBeGreaterThanOrEqual(400);
+    expect(multipart.status).toBeLessThan(500);
+  });
+
   it('keys the general rate limit by the verified caller, so made-up tokens share their address bucket', async () => {
     let limited: Response | null = null;
     for (let i = 0; i < 305 && !limited; i++) {

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import type { Logger } from '../../logger.ts';
 import { DetailsCollector, notFound, ValidationFailure } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
-import type { UploadedFile } from '../media/images.ts';
+import { uploadHead, type UploadedFile } from '../media/images.ts';
 import { checkUpload, CONTENT_TYPES, extensionOf, MediaRejection, processThumbnail, processUpload, sniff, type ProcessedFile } from '../media/processing.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import type { Account, MediaMeta, MediaRow, SocialStore } from '../store/index.ts';
@@ -66,6 +66,12 @@ export class MediaService {
     this.logger = logger;
   }
 
+  /** A custom thumbnail: an image at most the image limit, read whole (it is decoded anyway). */
+  private async thumbnailOf(file: UploadedFile): Promise<Awaited<ReturnType<typeof processThumbnail>>> {
+    if (file.size > LIMITS.media_attachments.image_size_limit) rejection('thumbnail', new MediaRejection('ERR_TOO_LARGE', 'is too large'));
+    return processThumbnail(await fs.promises.readFile(file.path)).catch((err) => rejection('thumbnail', err));
+  }
+
   private async writeOutput(folder: string, file: ProcessedFile): Promise<string> {
     return this.storage.write(folder, file.extension, file.data);
   }
@@ -78,18 +84,18 @@ export class MediaService {
     details.throwIfAny();
     let kind;
     try {
-      kind = checkUpload(input.file.data);
+      kind = checkUpload(await uploadHead(input.file), input.file.size);
     } catch (err) {
       rejection('file', err);
     }
     if (kind!.kind === 'image') {
       // Reading the header is cheap: a file that is no image is refused now, not after the 202.
-      await sharp(input.file.data, { limitInputPixels: false })
+      await sharp(input.file.path, { limitInputPixels: false })
         .metadata()
         .catch(() => rejection('file', new MediaRejection('ERR_INVALID', 'is not a readable image')));
     }
-    const thumbnail = input.thumbnail ? await processThumbnail(input.thumbnail.data).catch((err) => rejection('thumbnail', err)) : null;
-    const uploaded = await this.storage.write('media_attachments/files', extensionOf(kind!), input.file.data);
+    const thumbnail = input.thumbnail ? await this.thumbnailOf(input.thumbnail) : null;
+    const uploaded = await this.storage.adopt('media_attachments/files', extensionOf(kind!), input.file.path);
     const thumbnailPath = thumbnail ? await this.writeOutput('media_attachments/thumbnails', thumbnail.preview) : null;
     const id = this.store.media.insert({
       accountId: account.id,
@@ -98,7 +104,7 @@ export class MediaService {
       meta: focus ? { focus } : {},
       processing: mode === 'sync' ? 'in_progress' : 'queued',
       contentType: CONTENT_TYPES[kind!.kind === 'image' ? kind!.format : kind!.container] ?? null,
-      fileSize: input.file.data.length,
+      fileSize: input.file.size,
     });
     this.store.media.update(id, { filePath: uploaded, thumbnailPath, blurhash: thumbnail?.blurhash ?? null });
     if (mode === 'sync') {
@@ -209,7 +215,7 @@ export class MediaService {
     checkDescription(input.description, details);
     const focus = parseFocus(input.focus, details);
     details.throwIfAny();
-    const thumbnail = input.thumbnail ? await processThumbnail(input.thumbnail.data).catch((err) => rejection('thumbnail', err)) : null;
+    const thumbnail = input.thumbnail ? await this.thumbnailOf(input.thumbnail) : null;
     const thumbnailPath = thumbnail ? await this.writeOutput('media_attachments/thumbnails', thumbnail.preview) : undefined;
     const meta: MediaMeta = { ...row.meta };
     if (focus === null) delete meta.focus;

@@ -49,6 +49,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The route's token rule has been enforced (early, from headers, or after the body for a token sent in it). */
     authChecked: boolean;
+    /** Temporary files this request's multipart body was streamed to (removed when it ends). */
+    uploadedFiles: string[];
   }
 }
 

@@ -1,3 +1,7 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import fastifyFormbody from '@fastify/formbody';
@@ -25,15 +29,22 @@ const NO_UPLOADS = { files: 0, fileSize: 0 };
  * Reads a multipart body into plain values and files (kept in memory, within MULTIPART_LIMITS), then nests
  * bracketed names. A malformed body is a 400, an oversized file a 413.
  */
-async function readMultipart(req: FastifyRequest): Promise<Record<string, unknown>> {
+async function readMultipart(req: FastifyRequest, incomingDir: string): Promise<Record<string, unknown>> {
   const pairs: Record<string, unknown[]> = {};
   const uploads = req.routeOptions.config?.uploads ?? NO_UPLOADS;
   try {
     for await (const part of req.parts({ limits: { ...MULTIPART_LIMITS, files: uploads.files, fileSize: uploads.fileSize } })) {
-      const value =
-        part.type === 'file'
-          ? { filename: part.filename ?? '', mimetype: part.mimetype || 'application/octet-stream', data: await part.toBuffer() }
-          : (part as { value: unknown }).value;
+      let value: unknown;
+      if (part.type === 'file') {
+        // Streamed to disk as it arrives: a 99 MB video never sits in memory. Removed when the request ends
+        // unless storage adopted it.
+        await fs.promises.mkdir(incomingDir, { recursive: true });
+        const file = path.join(incomingDir, `${crypto.randomBytes(12).toString('hex')}.upload.tmp`);
+        req.uploadedFiles.push(file);
+        await pipeline(part.file, fs.createWriteStream(file, { mode: 0o600 }));
+        if (part.file.truncated) throw Object.assign(new Error('file too large'), { statusCode: 413 });
+        value = { filename: part.filename ?? '', mimetype: part.mimetype || 'application/octet-stream', path: file, size: (await fs.promises.stat(file)).size };
+      } else value = (part as { value: unknown }).value;
       (pairs[part.fieldname] ??= []).push(value);
     }
   } catch (err) {
@@ -53,6 +64,16 @@ async function readMultipart(req: FastifyRequest): Promise<Record<string, unknow
 export async function registerConventions(app: FastifyInstance, ctx: SocialContext): Promise<void> {
   app.decorateRequest('principal', null);
   app.decorateRequest('authChecked', false);
+  app.decorateRequest('uploadedFiles', null as unknown as string[]);
+  app.addHook('onRequest', async (req) => {
+    req.uploadedFiles = [];
+  });
+  // Temporary upload files that storage did not adopt go when the response is sent (or the client went away).
+  const dropUploads = async (req: FastifyRequest) => {
+    for (const file of req.uploadedFiles ?? []) await fs.promises.rm(file, { force: true }).catch(() => undefined);
+  };
+  app.addHook('onResponse', dropUploads);
+  app.addHook('onRequestAbort', dropUploads);
   // Before the rate limit and before any body is read: the token, its scopes and its user.
   app.addHook('onRequest', authenticateBeforeBody(ctx));
 
@@ -102,7 +123,7 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.addHook('preValidation', async (req) => {
     const q = req.url.indexOf('?');
     req.query = q >= 0 ? parseQueryString(req.url.slice(q + 1)) : {};
-    if (req.isMultipart()) req.body = await readMultipart(req);
+    if (req.isMultipart()) req.body = await readMultipart(req, ctx.media.incomingDir);
   });
   app.addHook('preHandler', authenticate(ctx));
 

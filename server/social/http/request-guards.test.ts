@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
 
@@ -57,6 +59,32 @@ describe('request guards', () => {
       const { statusLine } = await announceUpload('/api/v2/media', headers, 50 * 1024 * 1024);
       expect(statusLine).toBe('HTTP/1.1 401 Unauthorized');
     }
+  });
+
+  it('streams an upload to a temporary file as it arrives, and removes it when the client goes away', async () => {
+    const url = new URL(server.url);
+    const incoming = server.social.context.media.incomingDir;
+    const socket = net.connect(Number(url.port), url.hostname);
+    const boundary = 'streamboundary';
+    socket.write(
+      [
+        'POST /api/v2/media HTTP/1.1',
+        `Host: ${url.host}`,
+        `Authorization: Bearer ${alice.token}`,
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        `Content-Length: ${60 * 1024 * 1024}`,
+        '',
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+      ].join('\r\n'),
+    );
+    const chunk = Buffer.alloc(256 * 1024, 0x42);
+    for (let i = 0; i < 8; i++) socket.write(chunk);
+    // The 2 MB sent so far are on disk in the incoming folder, not waiting in memory for the rest.
+    await expect
+      .poll(() => (fs.existsSync(incoming) ? fs.readdirSync(incoming).map((f) => fs.statSync(path.join(incoming, f)).size) : []), { timeout: 5000, interval: 50 })
+      .toEqual([2 * 1024 * 1024]);
+    socket.destroy();
+    await expect.poll(() => fs.readdirSync(incoming), { timeout: 5000, interval: 50 }).toEqual([]);
   });
 
   it('refuses files on routes that take none, and checks the scope before reading an upload', async () => {

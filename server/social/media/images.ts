@@ -1,15 +1,33 @@
+import fs from 'node:fs';
 import sharp from 'sharp';
 import { ValidationFailure } from '../errors.ts';
 
-/** An uploaded file as the request parser hands it over. */
+/**
+ * An uploaded file as the request parser hands it over: streamed to a temporary file on disk, never held whole
+ * in memory by the HTTP layer. The file is removed when the request ends unless it was moved into storage.
+ */
 export interface UploadedFile {
   filename: string;
   mimetype: string;
-  data: Buffer;
+  /** Absolute path of the temporary file. */
+  path: string;
+  size: number;
 }
 
 export function isUploadedFile(v: unknown): v is UploadedFile {
-  return typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data) && typeof (v as UploadedFile).mimetype === 'string';
+  return typeof v === 'object' && v !== null && typeof (v as UploadedFile).path === 'string' && typeof (v as UploadedFile).size === 'number' && typeof (v as UploadedFile).mimetype === 'string';
+}
+
+/** The first `bytes` of an upload (enough to tell its type). */
+export async function uploadHead(file: UploadedFile, bytes = 4096): Promise<Buffer> {
+  const handle = await fs.promises.open(file.path, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(bytes, file.size));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 export const PROFILE_IMAGE_LIMIT = 8 * 1024 * 1024;
@@ -28,11 +46,11 @@ const OUTPUT: Record<string, { format: 'jpeg' | 'png' | 'webp'; extension: strin
  * headers 1500×500), honouring EXIF rotation and dropping metadata. Bad files are a 422 on `field`.
  */
 export async function processProfileImage(field: 'avatar' | 'header', file: UploadedFile, width: number, height: number): Promise<{ data: Buffer; extension: string }> {
-  if (file.data.length === 0) throw ValidationFailure.single(field, 'ERR_BLANK', "can't be blank");
-  if (file.data.length > PROFILE_IMAGE_LIMIT) throw ValidationFailure.single(field, 'ERR_TOO_LARGE', `file size must be less than ${PROFILE_IMAGE_LIMIT / 1024 / 1024} MB`);
+  if (file.size === 0) throw ValidationFailure.single(field, 'ERR_BLANK', "can't be blank");
+  if (file.size > PROFILE_IMAGE_LIMIT) throw ValidationFailure.single(field, 'ERR_TOO_LARGE', `file size must be less than ${PROFILE_IMAGE_LIMIT / 1024 / 1024} MB`);
   let format: string | undefined;
   try {
-    const meta = await sharp(file.data, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
+    const meta = await sharp(file.path, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
     format = meta.format;
   } catch {
     throw ValidationFailure.single(field, 'ERR_INVALID', 'is not a readable image (accepted: JPEG, PNG, GIF, WebP)');
@@ -40,7 +58,7 @@ export async function processProfileImage(field: 'avatar' | 'header', file: Uplo
   const output = format ? OUTPUT[format] : undefined;
   if (!output) throw ValidationFailure.single(field, 'ERR_INVALID', `has an unsupported type ${format ?? 'unknown'} (accepted: JPEG, PNG, GIF, WebP)`);
   try {
-    const data = await sharp(file.data, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
+    const data = await sharp(file.path, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
       .rotate()
       .resize(width, height, { fit: 'cover', withoutEnlargement: false })
       .toFormat(output.format)

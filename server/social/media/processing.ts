@@ -65,12 +65,13 @@ export function sniff(data: Buffer): SniffedKind | null {
 }
 
 /** Checks kind and size; throws a MediaRejection with the reason. */
-export function checkUpload(data: Buffer): SniffedKind {
-  if (data.length === 0) throw new MediaRejection('ERR_BLANK', "can't be blank");
-  const kind = sniff(data);
+/** `head`: the first bytes of the file (its type is told by them); `size`: its whole length. */
+export function checkUpload(head: Buffer, size: number): SniffedKind {
+  if (size === 0) throw new MediaRejection('ERR_BLANK', "can't be blank");
+  const kind = sniff(head);
   if (!kind) throw new MediaRejection('ERR_INVALID', `has an unsupported type (accepted: ${ACCEPTED})`);
   const limit = kind.kind === 'image' ? LIMITS.media_attachments.image_size_limit : LIMITS.media_attachments.video_size_limit;
-  if (data.length > limit) throw new MediaRejection('ERR_TOO_LARGE', `is too large: ${kind.kind} files must be less than ${Math.round(limit / 1024 / 1024)} MB`);
+  if (size > limit) throw new MediaRejection('ERR_TOO_LARGE', `is too large: ${kind.kind} files must be less than ${Math.round(limit / 1024 / 1024)} MB`);
   return kind;
 }
 

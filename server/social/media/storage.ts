@@ -47,6 +47,26 @@ export class MediaStorage {
     return removed;
   }
 
+  /** Moves an uploaded temporary file into storage (no copy in memory); returns its relative path. */
+  async adopt(folder: string, extension: string, file: string): Promise<string> {
+    const relative = `${folder}/${crypto.randomBytes(12).toString('hex')}.${extension}`;
+    const absolute = this.absolute(relative);
+    await fs.promises.mkdir(path.dirname(absolute), { recursive: true });
+    try {
+      await fs.promises.rename(file, absolute);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      await fs.promises.copyFile(file, absolute);
+      await fs.promises.rm(file, { force: true });
+    }
+    return relative;
+  }
+
+  /** Where request bodies stream their files (inside the media folder, so adopting one is a rename). */
+  get incomingDir(): string {
+    return path.join(this.root, 'incoming');
+  }
+
   async remove(relative: string | null): Promise<void> {
     if (!relative) return;
     await fs.promises.rm(this.absolute(relative), { force: true });

@@ -69,7 +69,11 @@ export class RelationshipService {
 
   unfollow(me: Account, target: Account): void {
     this.store.transaction(() => {
-      if (this.store.relationships.deleteFollow(me.id, target.id)) this.store.feeds.unmerge(me.id, target.id);
+      if (this.store.relationships.deleteFollow(me.id, target.id)) {
+        this.store.feeds.unmerge(me.id, target.id);
+        // Mastodon deletes the follow notification with the follow.
+        this.store.notifications.deleteBetween(target.id, me.id, 'follow');
+      }
       if (this.store.relationships.deleteFollowRequest(me.id, target.id)) {
         this.store.notifications.deleteBetween(target.id, me.id, 'follow_request');
       }

@@ -111,10 +111,12 @@ export class StatusPresenter {
         poll: poll ? serializePoll(poll, tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: ownVotes.get(poll.id) ?? [] } : null, now) : null,
       };
       if (flags && viewer) {
-        json.favourited = flags.favourited.has(s.id);
-        json.reblogged = flags.reblogged.has(s.id);
+        // A reblog's own flags are those of the status it reblogs, as Mastodon's (`status.proper`).
+        const proper = s.reblogOfId ?? s.id;
+        json.favourited = flags.favourited.has(proper);
+        json.reblogged = flags.reblogged.has(proper);
         json.muted = s.conversationId !== null && flags.mutedConversations.has(s.conversationId);
-        json.bookmarked = flags.bookmarked.has(s.id);
+        json.bookmarked = flags.bookmarked.has(proper);
         if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = flags.pinned.has(s.id);
         json.filtered = [];
       }

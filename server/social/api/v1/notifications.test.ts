@@ -111,4 +111,14 @@ describe('conversations', () => {
     expect(await a.v1.conversations.list()).toEqual([]);
     expect((await server.fetch(`${server.url}/api/v1/conversations/${carols[0].id}/read`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` } })).status).toBe(404);
   });
+
+  it('takes the follow notification away with an unfollow, as Mastodon does', async () => {
+    const [host, guest] = await Promise.all([server.createUser('host'), server.createUser('guest')]);
+    const h = server.masto(host.token);
+    const g = server.masto(guest.token);
+    await g.v1.accounts.$select(host.accountId).follow();
+    expect((await h.v1.notifications.list({ types: ['follow'] })).map((n) => n.account.id)).toEqual([guest.accountId]);
+    await g.v1.accounts.$select(host.accountId).unfollow();
+    expect(await h.v1.notifications.list({ types: ['follow'] })).toEqual([]);
+  });
 });

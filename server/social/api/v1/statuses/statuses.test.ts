@@ -245,6 +245,8 @@ describe('reblogs, favourites, bookmarks, pins and conversation mutes', () => {
     expect(reblog.reblog?.id).toBe(pub.id);
     expect(reblog.visibility).toBe('unlisted');
     expect(reblog.reblog?.reblogged).toBe(true);
+    // The wrapper's own flag follows the reblogged status, as Mastodon's does.
+    expect(reblog.reblogged).toBe(true);
     expect(reblog.content).toBe('');
     const again = await server.masto(bob.token).v1.statuses.$select(pub.id).reblog();
     expect(again.id).toBe(reblog.id);

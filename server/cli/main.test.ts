@@ -114,6 +114,8 @@ describe('homeport CLI', () => {
     expect(isDataDirLocked(dataDir)).toBe(false);
     const second = await serve(['--data-dir', dataDir]);
     expect(second.lines).toContain(`data directory ${dataDir}`);
+    const url = second.lines.find((l) => l.startsWith('http listening on '))!.slice('http listening on '.length);
+    expect((await fetch(`${url}/`)).status).toBe(200);
     const stopped = new Promise<string>((r) => second.child.once('exit', (code, signal) => r(`${code} ${signal}`)));
     second.child.kill('SIGTERM');
     expect(await stopped).toBe('0 null');

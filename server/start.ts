@@ -207,7 +207,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
     // A full check reads every page: in the background, reported if anything is wrong.
     for (const file of [eventLog.file, social.file]) {
-      void checkIntegrityInBackground(file).then((problems) => {
+      const check = checkIntegrityInBackground(file);
+      cleanups.push(() => check.stop());
+      void check.result.then((problems) => {
         if (problems.length > 0) logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
       });
     }

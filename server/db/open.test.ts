@@ -93,12 +93,12 @@ describe('damaged databases', () => {
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    expect(await checkIntegrityInBackground(file)).toEqual([]);
+    expect(await checkIntegrityInBackground(file).result).toEqual([]);
     // Scribble over the middle of the table's pages (not the header), as a failing disk would.
     const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, Buffer.alloc(4096, 0xff), 0, 4096, 40 * 4096 + 100);
     fs.closeSync(fd);
-    const problems = await checkIntegrityInBackground(file);
+    const problems = await checkIntegrityInBackground(file).result;
     expect(problems.length).toBeGreaterThan(0);
   });
 });

@@ -102,14 +102,24 @@ parentPort.postMessage(problems);
 
 /**
  * Runs SQLite's quick_check over `file` on a worker thread with its own read-only connection (it reads the
- * whole file, seconds for a large log, so never on the event loop). Resolves with the problems found, [] when sound.
+ * whole file, seconds for a large log, so never on the event loop). `result` resolves with the problems found
+ * ([] when sound, or when stopped first); `stop()` ends the check (a closing server must not leave it reading).
  */
-export function checkIntegrityInBackground(file: string): Promise<string[]> {
+export function checkIntegrityInBackground(file: string): { result: Promise<string[]>; stop(): Promise<void> } {
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
-  return new Promise((resolve) => {
-    const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqliteModule } });
-    worker.unref();
-    worker.once('message', (problems: string[]) => resolve(problems));
-    worker.once('error', (err) => resolve([err.message]));
+  const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqliteModule } });
+  worker.unref();
+  let stopped = false;
+  const result = new Promise<string[]>((resolve) => {
+    worker.once('message', (problems: string[]) => resolve(stopped ? [] : problems));
+    worker.once('error', (err) => resolve(stopped ? [] : [err.message]));
+    worker.once('exit', () => resolve([]));
   });
+  return {
+    result,
+    async stop() {
+      stopped = true;
+      await worker.terminate();
+    },
+  };
 }

@@ -21,6 +21,8 @@ export interface HomeportConfig {
   logToConsole: boolean;
   /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
   tcpLimits: Partial<ConnectionLimits>;
+  /** A reverse proxy or tunnel sits in front: client addresses come from X-Forwarded-For. */
+  trustProxy: boolean;
 }
 
 export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
@@ -50,6 +52,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
     tcpLimits: partial.tcpLimits ?? {},
+    trustProxy: partial.trustProxy ?? false,
     dataDir: path.resolve(partial.dataDir),
   };
 }

@@ -132,6 +132,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
       allowedHostNames: () => [config.domain, config.host],
+      trustProxy: config.trustProxy,
       rendererDir: config.rendererDir,
       plugins: [
         {

@@ -16,6 +16,7 @@ export const serveCommand: CliCommand = {
     domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
     'tcp-max-connections': { type: 'string', env: 'HOMEPORT_TCP_MAX_CONNECTIONS', placeholder: 'N', description: 'open event-log connections allowed at once (default 1000)' },
     'tcp-max-package-mb': { type: 'string', env: 'HOMEPORT_TCP_MAX_PACKAGE_MB', placeholder: 'MB', description: 'largest package an event-log client may send, 1-64 (default 16)' },
+    'trust-proxy': { type: 'boolean', env: 'HOMEPORT_TRUST_PROXY', description: 'a reverse proxy or tunnel is in front: client addresses come from X-Forwarded-For' },
     'log-level': { type: 'string', env: 'HOMEPORT_LOG_LEVEL', placeholder: 'LEVEL', description: 'trace, debug, info, warn, error (default info)' },
   },
   async run(ctx) {
@@ -49,6 +50,7 @@ export const serveCommand: CliCommand = {
         tcpTlsPort,
         domain: v.domain,
         logLevel: level,
+        trustProxy: ctx.values['trust-proxy'] === true || ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
         tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },
       });
     } catch (err) {

@@ -13,6 +13,8 @@ export interface HttpServerOptions {
   /** Subsystem plugins, each encapsulated (fastify's plugin model). */
   plugins: { name: string; plugin: FastifyPluginAsync; prefix?: string }[];
   bodyLimit?: number;
+  /** Behind a reverse proxy or tunnel: take the client address (rate limits, throttles, logs) from X-Forwarded-For. */
+  trustProxy?: boolean;
   /**
    * Host names served besides loopback names and IP literals (the configured domain, the public URL). Every
    * other `Host` is refused with 421 before any route runs, WebSocket upgrades included (DNS rebinding).
@@ -25,7 +27,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     // Rails-style clients send `a[b]=1`; subsystems parse brackets themselves, so keep raw keys here.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   });

@@ -1,0 +1,126 @@
+import type { MessageQueue, MessageQueueDepth, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
+import type { Database } from '../../db/index.ts';
+
+export interface SqliteQueueOptions {
+  /** Messages handled at once (deliveries wait on other servers, so a few run in parallel). */
+  concurrency?: number;
+  /** Longest sleep between looks at the table (another process may have enqueued; a sleeping machine woke). */
+  maxIdleMs?: number;
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+interface Row {
+  id: bigint;
+  message: string;
+  ordering_key: string | null;
+}
+
+/**
+ * Fedify's message queue in social.db (outgoing deliveries with their retries, inbox work). A message stays
+ * in the table until its handler returns, so a process killed mid-delivery delivers it again at the next
+ * start (at least once; Fedify's inbox idempotence absorbs repeats). Fedify schedules retries itself by
+ * enqueueing again with a delay, so a failed handler's message is dropped here.
+ */
+export class SqliteMessageQueue implements MessageQueue {
+  readonly nativeRetrial = false;
+  private readonly db: Database;
+  private readonly concurrency: number;
+  private readonly maxIdleMs: number;
+  private readonly now: () => number;
+  private readonly onError: (err: unknown) => void;
+  private wake: (() => void) | null = null;
+  /** Ids being handled in this process, and ordering keys in use (one message per key at a time). */
+  private readonly running = new Set<string>();
+  private readonly busyKeys = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(db: Database, options: SqliteQueueOptions = {}) {
+    this.db = db;
+    this.concurrency = options.concurrency ?? 8;
+    this.maxIdleMs = options.maxIdleMs ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.onError = options.onError ?? (() => {});
+  }
+
+  async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
+    await this.enqueueMany([message], options);
+  }
+
+  async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
+    const delay = options?.delay ? Math.max(0, options.delay.total({ unit: 'millisecond' })) : 0;
+    const now = this.now();
+    const insert = this.db.prepare('INSERT INTO federation_queue (message, ordering_key, deliver_at, created_at) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const m of messages) insert.run(JSON.stringify(m), options?.orderingKey ?? null, Math.round(now + delay), now);
+    })();
+    this.wake?.();
+  }
+
+  async getDepth(): Promise<MessageQueueDepth> {
+    const r = this.db.prepare('SELECT COUNT(*) AS queued, COUNT(*) FILTER (WHERE deliver_at <= ?) AS ready FROM federation_queue').get(this.now()) as { queued: bigint; ready: bigint };
+    return { queued: Number(r.queued), ready: Number(r.ready), delayed: Number(r.queued) - Number(r.ready) };
+  }
+
+  /** Handles due messages until `signal` aborts; resolves once the handlers it started have finished. */
+  async listen(handler: (message: unknown) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
+    const signal = options?.signal;
+    while (!signal?.aborted) {
+      const row = this.running.size < this.concurrency ? this.nextDue() : null;
+      if (row) {
+        this.start(row, handler);
+        continue;
+      }
+      await this.sleep(this.running.size < this.concurrency ? this.idleDelay() : this.maxIdleMs, signal);
+    }
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private start(row: Row, handler: (message: unknown) => Promise<void> | void): void {
+    const id = String(row.id);
+    this.running.add(id);
+    if (row.ordering_key !== null) this.busyKeys.add(row.ordering_key);
+    const run = async () => {
+      try {
+        await handler(JSON.parse(row.message));
+      } catch (err) {
+        this.onError(err);
+      } finally {
+        this.db.prepare('DELETE FROM federation_queue WHERE id = ?').run(row.id);
+        this.running.delete(id);
+        if (row.ordering_key !== null) this.busyKeys.delete(row.ordering_key);
+        this.wake?.();
+      }
+    };
+    const task = run().finally(() => this.inFlight.delete(task));
+    this.inFlight.add(task);
+  }
+
+  private nextDue(): Row | null {
+    const rows = this.db
+      .prepare('SELECT id, message, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?')
+      .all(this.now(), this.concurrency + this.running.size + this.busyKeys.size) as Row[];
+    return rows.find((r) => !this.running.has(String(r.id)) && (r.ordering_key === null || !this.busyKeys.has(r.ordering_key))) ?? null;
+  }
+
+  /** Until the next delayed message is due, at most maxIdleMs. */
+  private idleDelay(): number {
+    const r = this.db.prepare('SELECT MIN(deliver_at) AS next FROM federation_queue WHERE deliver_at > ?').get(this.now()) as { next: bigint | null };
+    if (r.next === null) return this.maxIdleMs;
+    return Math.max(1, Math.min(this.maxIdleMs, Number(r.next) - this.now()));
+  }
+
+  private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        if (this.wake === done) this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../db/index.ts';
+import { socialMigrations } from '../migrations.ts';
+import { SqliteKvStore } from './kv.ts';
+import { SqliteMessageQueue } from './queue.ts';
+import { duration } from './time.ts';
+
+const dirs: string[] = [];
+const open: Database[] = [];
+function database(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-fed-store-'))): { db: Database; dir: string } {
+  if (!dirs.includes(dir)) dirs.push(dir);
+  const db = openDatabase(path.join(dir, 'social.db'), { migrations: socialMigrations, synchronous: 'FULL' });
+  db.defaultSafeIntegers(true);
+  open.push(db);
+  return { db, dir };
+}
+afterEach(() => {
+  for (const db of open.splice(0)) if (db.open) db.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SqliteKvStore', () => {
+  it('gets, sets, deletes, expires, lists by prefix and compares-and-swaps', async () => {
+    let now = 1_000_000;
+    const kv = new SqliteKvStore(database().db, () => now);
+    await kv.set(['key', 'a'], { n: 1 });
+    await kv.set(['key', 'a', 'b'], 'nested');
+    await kv.set(['key', 'ab'], 'not under ["key","a"]');
+    await kv.set(['other'], [1, 2]);
+    expect(await kv.get(['key', 'a'])).toEqual({ n: 1 });
+    expect(await kv.get(['missing'])).toBeUndefined();
+    const listed = [];
+    for await (const e of kv.list(['key', 'a'])) listed.push(e);
+    expect(listed.sort((x, y) => x.key.length - y.key.length)).toEqual([
+      { key: ['key', 'a'], value: { n: 1 } },
+      { key: ['key', 'a', 'b'], value: 'nested' },
+    ]);
+
+    await kv.set(['ttl'], 'short', { ttl: duration(10_000) });
+    expect(await kv.get(['ttl'])).toBe('short');
+    now += 10_001;
+    expect(await kv.get(['ttl'])).toBeUndefined();
+    expect(kv.sweep()).toBe(1);
+
+    expect(await kv.cas(['counter'], undefined, 1)).toBe(true);
+    expect(await kv.cas(['counter'], 2, 3)).toBe(false);
+    expect(await kv.cas(['counter'], 1, 2)).toBe(true);
+    expect(await kv.get(['counter'])).toBe(2);
+    await kv.delete(['counter']);
+    expect(await kv.get(['counter'])).toBeUndefined();
+  });
+});
+
+describe('SqliteMessageQueue', () => {
+  it('handles messages, waits out delays and keeps one message per ordering key at a time', async () => {
+    const queue = new SqliteMessageQueue(database().db, { maxIdleMs: 20 });
+    const seen: string[] = [];
+    let active = 0;
+    let maxActiveForKey = 0;
+    const controller = new AbortController();
+    const done = new Promise<void>((resolve) => {
+      void queue.listen(
+        async (m) => {
+          const { name } = m as { name: string };
+          if (name.startsWith('k')) {
+            active++;
+            maxActiveForKey = Math.max(maxActiveForKey, active);
+            await new Promise((r) => setTimeout(r, 5));
+            active--;
+          }
+          seen.push(name);
+          if (seen.length === 4) resolve();
+        },
+        { signal: controller.signal },
+      );
+    });
+    await queue.enqueue({ name: 'late' }, { delay: duration(60) });
+    await queue.enqueueMany([{ name: 'k1' }, { name: 'k2' }], { orderingKey: 'same' });
+    await queue.enqueue({ name: 'now' });
+    await done;
+    controller.abort();
+    // The last message leaves the table once its handler has returned.
+    while ((await queue.getDepth()).queued > 0) await new Promise((r) => setTimeout(r, 5));
+    expect(seen.at(-1)).toBe('late');
+    expect(seen.indexOf('k1')).toBeLessThan(seen.indexOf('k2'));
+    expect(maxActiveForKey).toBe(1);
+  });
+
+  it('keeps messages nobody handled, and a message whose handler never finished, for the next start', async () => {
+    const first = database();
+    const queue = new SqliteMessageQueue(first.db, { maxIdleMs: 20 });
+    await queue.enqueue({ name: 'waiting' });
+    await queue.enqueue({ name: 'cut short' });
+    const stop = new AbortController();
+    let taken = 0;
+    const started = new Promise<void>((resolve) => {
+      // The handlers never return: the process "dies" with both messages taken.
+      void queue.listen(
+        () => {
+          if (++taken === 2) resolve();
+          return new Promise<void>(() => {});
+        },
+        { signal: stop.signal },
+      );
+    });
+    await started;
+    stop.abort();
+    first.db.close();
+
+    const second = new SqliteMessageQueue(database(first.dir).db, { maxIdleMs: 20 });
+    expect((await second.getDepth()).queued).toBe(2);
+    const names: string[] = [];
+    const controller = new AbortController();
+    await new Promise<void>((resolve) => {
+      void second.listen(
+        (m) => {
+          names.push((m as { name: string }).name);
+          if (names.length === 2) resolve();
+        },
+        { signal: controller.signal },
+      );
+    });
+    controller.abort();
+    expect(names.sort()).toEqual(['cut short', 'waiting']);
+  });
+});

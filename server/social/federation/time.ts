@@ -1,0 +1,13 @@
+import { Temporal as TemporalPolyfill } from '@js-temporal/polyfill';
+
+/**
+ * A Temporal.Duration for Fedify's options (Node 22 has no Temporal; Fedify uses the polyfill, whose types
+ * differ from the standard library's declarations Fedify's typings name).
+ */
+export function duration(ms: number): Temporal.Duration {
+  return TemporalPolyfill.Duration.from({ milliseconds: Math.round(ms) }) as unknown as Temporal.Duration;
+}
+
+export function durationMs(d: Temporal.Duration | Temporal.DurationLike): number {
+  return TemporalPolyfill.Duration.from(d as TemporalPolyfill.DurationLike).total({ unit: 'millisecond' });
+}

@@ -12,7 +12,7 @@ import type { SocialEvents } from './events.ts';
 import type { RouteAuth } from './http/auth.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { MediaStorage } from './media/storage.ts';
-import type { SocialStore } from './store/index.ts';
+import type { Account, SocialStore } from './store/index.ts';
 import type { SocialUrls } from './urls.ts';
 
 export interface RegisteredRoute {
@@ -45,4 +45,12 @@ export interface SocialContext {
   generalRateLimit: boolean;
   /** Every API route with its auth rule (the scope test walks this list). */
   routes: RegisteredRoute[];
+  /** ActivityPub, when the server runs (the admin CLI opens the database without it). */
+  federation?: RemoteAccounts;
+}
+
+/** What the Mastodon API needs of federation: accounts on other servers, by handle or URL. */
+export interface RemoteAccounts {
+  /** Known accounts, or unknown ones looked up through WebFinger; null when there is none. */
+  resolveAccount(input: string): Promise<Account | null>;
 }

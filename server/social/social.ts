@@ -23,6 +23,7 @@ import { MediaStorage } from './media/storage.ts';
 import { socialMigrations } from './migrations.ts';
 import { SocialStore, type OutboxEmail } from './store/index.ts';
 import { SocialUrls } from './urls.ts';
+import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -37,6 +38,8 @@ export interface OpenSocialOptions {
   generalRateLimit?: boolean;
   /** Longest sleep of the due-jobs timer (default a minute); tests that move the clock make it short. */
   dueJobsMaxWaitMs?: number;
+  /** ActivityPub settings (tests allow private addresses and short retries); false runs without federation. */
+  federation?: FederationSetupOptions | false;
 }
 
 export interface Social {
@@ -61,6 +64,8 @@ export interface Social {
   runDueJobs(): { published: number; pollsEnded: number };
   /** Resolves when queued media processing has finished. */
   mediaIdle(): Promise<void>;
+  /** ActivityPub (null when started without it). */
+  federation: Federation | null;
   close(): Promise<void>;
 }
 
@@ -135,7 +140,15 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
 export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const core = openCore(options);
   const { context: ctx } = core;
+  try {
+    checkPublicUrl(ctx, ctx.urls.base);
+  } catch (err) {
+    core.db.close();
+    throw err;
+  }
   ctx.store.settings.set('public_url', ctx.urls.base);
+  const federation = options.federation === false ? null : startFederation(ctx, core.db, options.federation ?? {});
+  ctx.federation = federation ?? undefined;
 
   const sweeper = setInterval(() => {
     try {
@@ -169,6 +182,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
 
   const plugin: FastifyPluginAsync = async (root) => {
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
+    if (federation) await root.register(async (ap) => federation.routes(ap));
     await root.register(async (api) => {
       await registerConventions(api, ctx);
       for (const routes of SOCIAL_ROUTE_MODULES) routes(api, ctx);
@@ -203,11 +217,13 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     listOutbox(listOptions) {
       return core.admin.listOutbox(listOptions);
     },
+    federation,
     runDueJobs: () => ctx.jobs.runDue(),
     mediaIdle: () => ctx.mediaService.idle(),
     async close() {
       clearInterval(sweeper);
       clearInterval(purger);
+      await federation?.close();
       ctx.jobs.stop();
       await ctx.mediaService.close();
       await ctx.mailer.idle(5_000);

@@ -64,19 +64,24 @@ export class RelationshipService {
         this.followStarted(me.id, target.id);
         this.notifications.notify(target.id, me.id, 'follow');
       }
+      this.store.events.emit('relationship.changed', { change: 'follow', accountId: me.id, targetAccountId: target.id });
     });
   }
 
   unfollow(me: Account, target: Account): void {
     this.store.transaction(() => {
+      let ended = false;
       if (this.store.relationships.deleteFollow(me.id, target.id)) {
+        ended = true;
         this.store.feeds.unmerge(me.id, target.id);
         // Mastodon deletes the follow notification with the follow.
         this.store.notifications.deleteBetween(target.id, me.id, 'follow');
       }
       if (this.store.relationships.deleteFollowRequest(me.id, target.id)) {
+        ended = true;
         this.store.notifications.deleteBetween(target.id, me.id, 'follow_request');
       }
+      if (ended) this.store.events.emit('relationship.changed', { change: 'unfollow', accountId: me.id, targetAccountId: target.id });
     });
   }
 
@@ -90,6 +95,7 @@ export class RelationshipService {
       if (requester.domain === null) this.followStarted(requester.id, me.id);
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
       this.notifications.notify(me.id, requester.id, 'follow');
+      this.store.events.emit('relationship.changed', { change: 'follow_request_authorized', accountId: me.id, targetAccountId: requester.id });
     });
   }
 
@@ -97,6 +103,7 @@ export class RelationshipService {
     this.store.transaction(() => {
       if (!this.store.relationships.deleteFollowRequest(requester.id, me.id)) throw notFound();
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
+      this.store.events.emit('relationship.changed', { change: 'follow_request_rejected', accountId: me.id, targetAccountId: requester.id });
     });
   }
 

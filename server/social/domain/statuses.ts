@@ -411,6 +411,7 @@ export class StatusService {
       }
     }
     if (p.idempotencyKey) this.store.statuses.rememberIdempotencyKey(author.id, p.idempotencyKey, { statusId: id });
+    this.store.events.emit('status.created', { status, homeRecipients: receivers });
     return status;
   }
 
@@ -547,6 +548,7 @@ export class StatusService {
         createdAt: now,
       });
       for (const accountId of this.store.interactions.localRebloggers(status.id)) this.notifications.notify(accountId, author.id, 'update', status.id);
+      this.store.events.emit('status.updated', { status: this.store.statuses.byId(status.id)! });
       return newly;
     });
     for (const accountId of newlyMentioned) {
@@ -574,6 +576,7 @@ export class StatusService {
       this.store.notifications.deleteForStatuses(ids);
       this.store.interactions.forgetStatuses(ids);
       if (status.visibility === 'direct') this.store.conversations.forgetStatus(status.id);
+      for (const s of [status, ...reblogs]) this.store.events.emit('status.deleted', { status: s, homeRecipients: [] });
       const media = this.store.media.forStatuses([status.id]).get(status.id) ?? [];
       if (deleteMedia) {
         for (const m of media) this.store.media.delete(m.id);

@@ -44,7 +44,8 @@ export function serializeMedia(urls: SocialUrls, m: MediaRow): Record<string, un
   return {
     id: m.id,
     type: m.type,
-    url: done && m.filePath ? urls.media(m.filePath) : null,
+    // Remote attachments are links to their origin (not downloaded).
+    url: done && m.filePath ? urls.media(m.filePath) : m.remoteUrl,
     preview_url: done && preview ? urls.media(preview) : null,
     remote_url: m.remoteUrl,
     preview_remote_url: null,

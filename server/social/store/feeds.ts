@@ -1,3 +1,4 @@
+import type { StatusRow } from './statuses.ts';
 import { jsonIds, type StoreCore } from './store.ts';
 
 /** How a status reaches home feeds; see HomeFeedRepository.distribute. */
@@ -67,6 +68,20 @@ export class HomeFeedRepository {
     const insert = this.core.sql('INSERT OR IGNORE INTO home_feed (account_id, status_id) VALUES (?, ?)');
     for (const r of receivers) insert.run(r.account_id, d.statusId);
     return receivers.map((r) => String(r.account_id));
+  }
+
+  /** `distribute` for a status as stored: followers get it unless it is direct; `mentionedIds` (local) always may. */
+  distributeStatus(status: StatusRow, mentionedIds: string[]): string[] {
+    return this.distribute({
+      statusId: status.id,
+      authorId: status.accountId,
+      reblogOfId: status.reblogOfId,
+      inReplyToAccountId: status.inReplyToAccountId,
+      isReply: status.inReplyToId !== null,
+      language: status.language,
+      toFollowers: status.visibility !== 'direct',
+      mentionedIds,
+    });
   }
 
   /** Removes statuses from every feed (after deletion or unreblog). */

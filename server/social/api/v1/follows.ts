@@ -1,5 +1,6 @@
 // Legacy remote follow (removed from Mastodon's docs, kept because our API seed names it):
 // POST /api/v1/follows with `uri` = user@domain (or an actor URL); succeeds when already following.
+// Accounts unknown here are resolved through federation.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
@@ -7,6 +8,7 @@ import { ApiError } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../http/params.ts';
 import { isListed, type Account } from '../../store/index.ts';
+import { resolveRemote } from './accounts/accounts.ts';
 
 export function followRoutes(app: FastifyInstance, ctx: SocialContext): void {
   function resolve(uri: string): Account | null {
@@ -27,8 +29,8 @@ export function followRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const { account: me } = currentUser(req);
     const { uri } = parseParams(z.object({ uri: zString }), requestParams(req));
     if (!uri.trim()) throw new ApiError(400, 'param is missing or the value is empty: uri');
-    const target = resolve(uri);
-    // Resolving unknown remote accounts (WebFinger) arrives with federation.
+    // Unknown remote accounts are looked up on their server (WebFinger, then the actor).
+    const target = resolve(uri) ?? (await resolveRemote(ctx, uri));
     if (!target || !isListed(target)) throw new ApiError(404, 'Record not found');
     ctx.relationships.follow(me, target);
     return ctx.presenter.one(target);

@@ -7,8 +7,19 @@ import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../../http/params.ts';
 import type { Account } from '../../../store/index.ts';
 import { isListed } from '../../../store/index.ts';
+import { RejectedDocument } from '../../../federation/index.ts';
 
 const MAX_IDS = 40;
+
+/** A remote account by handle or URL through federation; a document that cannot be used answers 422 with why. */
+export async function resolveRemote(ctx: SocialContext, input: string): Promise<Account | null> {
+  try {
+    return (await ctx.federation?.resolveAccount(input)) ?? null;
+  } catch (err) {
+    if (err instanceof RejectedDocument) throw new ApiError(422, `Validation failed: ${err.message}`);
+    throw err;
+  }
+}
 
 export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/accounts/:id', { config: { auth: auth.optional('read:accounts') } }, async (req) => {
@@ -30,7 +41,9 @@ export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const username = at >= 0 ? handle.slice(0, at) : handle;
     let domain: string | null = at >= 0 ? handle.slice(at + 1).toLowerCase() : null;
     if (domain !== null && (domain === ctx.urls.domain.toLowerCase() || domain === ctx.urls.hostname.toLowerCase())) domain = null;
-    const account = username ? ctx.store.accounts.byHandle(username, domain) : null;
+    let account = username ? ctx.store.accounts.byHandle(username, domain) : null;
+    // An account on another server is looked up there (WebFinger) when unknown here.
+    if (!account && username && domain !== null && ctx.federation) account = await resolveRemote(ctx, `${username}@${domain}`);
     if (!account || account.deletedAt !== null) throw notFound();
     return ctx.presenter.one(account);
   });
@@ -51,7 +64,10 @@ export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const offset = Math.max(p.offset ?? 0, 0);
     let found: Account[];
     const at = q.indexOf('@');
-    if (at > 0) {
+    if (p.resolve && ctx.federation && offset === 0 && (/^https?:\/\//i.test(q) || at > 0)) {
+      const resolved = await resolveRemote(ctx, q);
+      found = resolved && isListed(resolved) && resolved.suspendedAt === null ? [resolved] : [];
+    } else if (at > 0) {
       // An exact handle first; remote resolution (WebFinger) arrives with federation.
       const domainPart = q.slice(at + 1).toLowerCase();
       const local = domainPart === ctx.urls.domain.toLowerCase() || domainPart === ctx.urls.hostname.toLowerCase();

@@ -1,0 +1,167 @@
+import type { InboxContext } from '@fedify/fedify';
+import { Accept, Article, Create, Delete, Follow, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
+import type { Account } from '../store/index.ts';
+import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
+import { actorUri } from './objects.ts';
+import { accountForActorId, persistActor, recipientOf } from './remote.ts';
+import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
+
+type Ctx = InboxContext<FedDeps>;
+
+const DEFAULT_FOLLOW = { showReblogs: true, notify: false, languages: null };
+
+function isStatusObject(object: unknown): object is Note | Question | Article {
+  return object instanceof Note || object instanceof Question || object instanceof Article;
+}
+
+/** The sender as an account (fetched and stored when new); null when it cannot be resolved. */
+async function sender(c: Ctx, activity: { actorId: URL | null }): Promise<Account | null> {
+  if (!activity.actorId) return null;
+  const account = await accountForActorId(c, activity.actorId);
+  return account && account.domain !== null ? account : null;
+}
+
+/** Sends Accept (or Reject) of a remote Follow from the local account it targets. */
+export async function answerFollow(c: Ctx | Parameters<typeof accountForActorId>[0], kind: 'accept' | 'reject', local: Account, remote: Account, followUri: string | null): Promise<void> {
+  const deps = c.data;
+  const me = new URL(actorUri(deps, local));
+  const follow = new Follow({ id: followUri ? new URL(followUri) : null, actor: new URL(remote.uri!), object: me });
+  const Answer = kind === 'accept' ? Accept : Reject;
+  const id = new URL(`${me.href}#${kind}s/follows/${deps.social.store.core.ids.next()}`);
+  await c.sendActivity({ identifier: local.username }, recipientOf(remote), new Answer({ id, actor: me, object: follow }));
+}
+
+async function onFollow(c: Ctx, follow: Follow): Promise<void> {
+  const deps = c.data;
+  const store = deps.social.store;
+  if (!follow.id || !follow.objectId) return;
+  const target = localAccountByUri(deps, follow.objectId.href);
+  const follower = await sender(c, follow);
+  if (!target || !follower) return;
+  if (store.relationships.blocking(target.id, follower.id) || target.suspendedAt !== null) {
+    await answerFollow(c, 'reject', target, follower, follow.id.href);
+    return;
+  }
+  const rel = store.relationships;
+  if (rel.follow(follower.id, target.id)) {
+    // Already following (their Accept got lost): answer again.
+    await answerFollow(c, 'accept', target, follower, follow.id.href);
+    return;
+  }
+  if (target.locked) {
+    store.transaction(() => {
+      if (rel.upsertFollowRequest(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href)) deps.social.notifications.notify(target.id, follower.id, 'follow_request');
+    });
+    return;
+  }
+  store.transaction(() => {
+    rel.upsertFollow(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href);
+    deps.social.notifications.notify(target.id, follower.id, 'follow');
+  });
+  await answerFollow(c, 'accept', target, follower, follow.id.href);
+}
+
+/** The local → remote follow an Accept or Reject answers: by the Follow's id, else by who follows whom. */
+async function answeredFollow(c: Ctx, activity: Accept | Reject): Promise<{ local: Account; remote: Account } | null> {
+  const deps = c.data;
+  const remote = await sender(c, activity);
+  if (!remote || !activity.objectId) return null;
+  const known = deps.repo.followByUri(activity.objectId.href);
+  if (known) {
+    const local = deps.social.store.accounts.byId(known.accountId);
+    return local && local.domain === null && known.targetId === remote.id ? { local, remote } : null;
+  }
+  const object = await activity.getObject().catch(() => null);
+  if (!(object instanceof Follow) || !object.actorId || object.objectId?.href !== remote.uri) return null;
+  const local = localAccountByUri(deps, object.actorId.href);
+  return local ? { local, remote } : null;
+}
+
+async function onAccept(c: Ctx, accept: Accept): Promise<void> {
+  const found = await answeredFollow(c, accept);
+  if (!found) return;
+  const { local, remote } = found;
+  const store = c.data.social.store;
+  store.transaction(() => {
+    const request = store.relationships.followRequest(local.id, remote.id);
+    if (!request) return;
+    store.relationships.upsertFollow(local.id, remote.id, request, request.uri);
+    store.relationships.deleteFollowRequest(local.id, remote.id);
+    store.feeds.merge(local.id, remote.id, 200);
+  });
+}
+
+async function onReject(c: Ctx, reject: Reject): Promise<void> {
+  const found = await answeredFollow(c, reject);
+  if (!found) return;
+  const store = c.data.social.store;
+  store.transaction(() => {
+    store.relationships.deleteFollowRequest(found.local.id, found.remote.id);
+    if (store.relationships.deleteFollow(found.local.id, found.remote.id)) store.feeds.unmerge(found.local.id, found.remote.id);
+  });
+}
+
+async function onUndo(c: Ctx, undo: Undo): Promise<void> {
+  const deps = c.data;
+  const remote = await sender(c, undo);
+  if (!remote) return;
+  const object = await undo.getObject().catch(() => null);
+  const followUri = object instanceof Follow ? object.id?.href : undo.objectId?.href;
+  const byUri = followUri ? deps.repo.followByUri(followUri) : null;
+  let target: Account | null = null;
+  if (byUri && byUri.accountId === remote.id) target = deps.social.store.accounts.byId(byUri.targetId);
+  else if (object instanceof Follow && object.actorId?.href === remote.uri && object.objectId) target = localAccountByUri(deps, object.objectId.href);
+  if (!target || target.domain !== null) return;
+  deps.social.relationships.unfollow(remote, target);
+}
+
+/** Mastodon keeps a remote status only when someone here has a reason to see it. */
+function relevant(deps: FedDeps, author: Account, object: Note | Question | Article): boolean {
+  if (deps.repo.hasLocalFollower(author.id)) return true;
+  if (object.replyTargetId && localStatusId(deps, object.replyTargetId.href)) return true;
+  return [...object.toIds, ...object.ccIds].some((u) => localAccountByUri(deps, u.href) !== null);
+}
+
+async function onCreate(c: Ctx, create: Create): Promise<void> {
+  const author = await sender(c, create);
+  if (!author) return;
+  const object = await create.getObject().catch(() => null);
+  if (!isStatusObject(object) || !relevant(c.data, author, object)) return;
+  await createRemoteStatus(c, object, author);
+}
+
+async function onUpdate(c: Ctx, update: Update): Promise<void> {
+  const author = await sender(c, update);
+  if (!author) return;
+  const object = await update.getObject().catch(() => null);
+  if (isStatusObject(object)) await updateRemoteStatus(c, object, author);
+  else if (isActor(object) && object.id?.href === author.uri) await persistActor(c.data, object);
+}
+
+async function onDelete(c: Ctx, del: Delete): Promise<void> {
+  const deps = c.data;
+  if (!del.actorId || !del.objectId) return;
+  // Mastodon ignores deletes of accounts it never knew (no fetch storm when a big server deletes someone).
+  const author = deps.social.store.accounts.byUri(del.actorId.href);
+  if (!author || author.domain === null) return;
+  if (del.objectId.href === author.uri) {
+    deps.repo.forgetRemoteAccount(author.id);
+    return;
+  }
+  deleteRemoteStatus(c, del.objectId.href, author);
+}
+
+/** Inbox listeners (personal inboxes and the shared one); signatures are verified by Fedify before any runs. */
+export function registerInbox(federation: Fed): void {
+  federation
+    .setInboxListeners('/users/{identifier}/inbox', '/inbox')
+    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    .on(Follow, onFollow)
+    .on(Accept, onAccept)
+    .on(Reject, onReject)
+    .on(Undo, onUndo)
+    .on(Create, onCreate)
+    .on(Update, onUpdate)
+    .on(Delete, onDelete)
+    .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
+}

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/index.ts';
+import type { SocialContext } from '../context.ts';
+import type { Account } from '../store/index.ts';
+import type { Fed, FedContext, FedDeps } from './deps.ts';
+import { Outbound } from './outbound.ts';
+import { resolveAccount, RejectedDocument } from './remote.ts';
+import { federationRoutes } from './routes.ts';
+import { buildFederation, type FederationSetupOptions } from './setup.ts';
+import { FederationRepository } from './store.ts';
+
+export { RejectedDocument } from './remote.ts';
+export { mastodonRetryPolicy, type FederationSetupOptions } from './setup.ts';
+export { sanitizeRemoteHtml } from './html.ts';
+
+/** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
+export interface Federation {
+  fedify: Fed;
+  /** Registers the ActivityPub routes (WebFinger, actors, inboxes, objects, collections, host-meta). */
+  routes(app: FastifyInstance): void;
+  /** A Fedify context for work outside a request (lookups, sending). */
+  context(): FedContext;
+  /** An account by handle or URL, looked up through WebFinger when unknown (see resolveAccount). */
+  resolveAccount(input: string): Promise<Account | null>;
+  /** Resolves once every activity handed over so far is queued (tests, shutdown). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Refuses a public URL other than the one the instance federated under: other servers keep our actor and
+ * status ids, and a new origin would orphan every follow (Mastodon's LOCAL_DOMAIN rule).
+ */
+export function checkPublicUrl(social: SocialContext, base: string): void {
+  const origin = new FederationRepository(social.store).federatedOrigin();
+  if (origin !== null && origin !== base) {
+    throw new PublicUrlChangedError(
+      `this instance has federated as ${origin}; it cannot become ${base} (other servers know its accounts and posts by ${origin} ids). Start it with --public-url ${origin}, or use a new data directory for a new identity.`,
+    );
+  }
+}
+
+export class PublicUrlChangedError extends Error {}
+
+export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
+  const logger = social.logger.child({ component: 'federation' });
+  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger };
+  const { federation, kv } = buildFederation(db, options, (err) => logger.warn({ err }, 'a queued federation task failed'));
+  const context = () => federation.createContext(new URL(social.urls.base), deps);
+  const outbound = new Outbound(deps, context);
+  const stopListening = outbound.listen();
+  const stopQueue = new AbortController();
+  const queueDone = federation.startQueue(deps, { signal: stopQueue.signal });
+  const sweeper = setInterval(() => {
+    try {
+      kv.sweep();
+    } catch (err) {
+      logger.error({ err }, 'federation cache sweep failed');
+    }
+  }, 60 * 60 * 1000);
+  sweeper.unref();
+  return {
+    fedify: federation,
+    routes: (app) => federationRoutes(app, federation, deps),
+    context,
+    async resolveAccount(input) {
+      try {
+        return await resolveAccount(context(), input);
+      } catch (err) {
+        if (err instanceof RejectedDocument) throw err;
+        logger.info({ err, input }, 'remote account could not be resolved');
+        return null;
+      }
+    },
+    idle: () => outbound.idle(),
+    async close() {
+      clearInterval(sweeper);
+      stopListening();
+      await outbound.idle();
+      stopQueue.abort();
+      // Deliveries still in flight stay in the queue table and run again at the next start.
+      await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { Announce, Create, Delete, Follow, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import type { Account, StatusRow } from '../store/index.ts';
+import type { SocialEventMap } from '../events.ts';
+import type { FedContext, FedDeps } from './deps.ts';
+import { personOf } from './actors.ts';
+import { answerFollow } from './inbox.ts';
+import { actorUri, noteOf, statusUri } from './objects.ts';
+import { recipientOf } from './remote.ts';
+import type { RemoteRecipient } from './store.ts';
+
+/**
+ * Outgoing activities, driven by the social domain events (delivered after the write commits): follows and
+ * their answers, statuses created, edited and deleted, reblogs, profile changes. Everything goes through
+ * Fedify's queue (persistent, retried), to shared inboxes where a server has one.
+ */
+export class Outbound {
+  private readonly deps: FedDeps;
+  private readonly context: () => FedContext;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(deps: FedDeps, context: () => FedContext) {
+    this.deps = deps;
+    this.context = context;
+  }
+
+  /** Subscribes to the bus; returns the unsubscribe function. */
+  listen(): () => void {
+    const events = this.deps.social.events;
+    const offs = [
+      events.on('relationship.changed', (e) => this.track(this.relationship(e))),
+      events.on('status.created', (e) => this.track(this.statusCreated(e.status))),
+      events.on('status.updated', (e) => this.track(this.statusUpdated(e.status))),
+      events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
+      events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
+    ];
+    return () => offs.forEach((off) => off());
+  }
+
+  /** Resolves when every activity handed over so far is in the queue. */
+  async idle(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  private track(work: Promise<void>): void {
+    const p = work.catch((err: unknown) => this.deps.logger.error({ err }, 'an outgoing activity could not be queued'));
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  private local(id: string): Account | null {
+    const a = this.deps.social.store.accounts.byId(id);
+    return a && a.domain === null && a.deletedAt === null ? a : null;
+  }
+
+  private remote(id: string): Account | null {
+    const a = this.deps.social.store.accounts.byId(id);
+    return a && a.domain !== null && a.uri ? a : null;
+  }
+
+  private async send(from: Account, recipients: Recipient[], activity: Activity): Promise<void> {
+    if (recipients.length === 0) return;
+    await this.context().sendActivity({ identifier: from.username }, recipients, activity, { preferSharedInbox: true });
+  }
+
+  private async relationship(e: SocialEventMap['relationship.changed']): Promise<void> {
+    const repo = this.deps.repo;
+    const me = this.local(e.accountId);
+    const other = this.remote(e.targetAccountId);
+    if (!me || !other) return;
+    const meUri = new URL(actorUri(this.deps, me));
+    const store = this.deps.social.store;
+    switch (e.change) {
+      case 'follow': {
+        // A remote follow starts as a request the other server answers; options changes send nothing.
+        if (!store.relationships.followRequest(me.id, other.id)) return;
+        const uri = repo.followUri(me.id, other.id) ?? `${meUri.href}#follows/${store.core.ids.next()}`;
+        repo.setFollowRequestUri(me.id, other.id, uri);
+        repo.rememberSentFollow(me.id, other.id, uri);
+        await this.send(me, [recipientOf(other)], new Follow({ id: new URL(uri), actor: meUri, object: new URL(other.uri!) }));
+        return;
+      }
+      case 'unfollow': {
+        const uri = repo.sentFollowUri(me.id, other.id);
+        const follow = new Follow({ id: uri ? new URL(uri) : null, actor: meUri, object: new URL(other.uri!) });
+        await this.send(me, [recipientOf(other)], new Undo({ id: new URL(`${meUri.href}#follows/undo/${store.core.ids.next()}`), actor: meUri, object: follow }));
+        return;
+      }
+      case 'follow_request_authorized':
+        await answerFollow(this.context(), 'accept', me, other, repo.followUri(other.id, me.id));
+        return;
+      case 'follow_request_rejected':
+        await answerFollow(this.context(), 'reject', me, other, null);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Remote followers (unless direct) and remote mentioned accounts of a status. */
+  private audience(status: StatusRow, author: Account): Recipient[] {
+    const store = this.deps.social.store;
+    const mentioned = this.deps.repo.remoteRecipients(store.statuses.mentions([status.id]).map((m) => m.accountId));
+    return this.recipients([...(status.visibility === 'direct' ? [] : this.deps.repo.remoteFollowers(author.id)), ...mentioned]);
+  }
+
+  private recipients(list: RemoteRecipient[]): Recipient[] {
+    const seen = new Set<string>();
+    const out: Recipient[] = [];
+    for (const r of list) {
+      if (seen.has(r.accountId)) continue;
+      seen.add(r.accountId);
+      out.push({ id: new URL(r.uri), inboxId: new URL(r.inboxUrl), endpoints: r.sharedInboxUrl ? { sharedInbox: new URL(r.sharedInboxUrl) } : null });
+    }
+    return out;
+  }
+
+  private async statusCreated(status: StatusRow): Promise<void> {
+    const author = this.local(status.accountId);
+    if (!author || !status.local) return;
+    const c = this.context();
+    if (status.reblogOfId) {
+      const original = this.deps.social.store.statuses.byId(status.reblogOfId);
+      if (!original || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return;
+      const originalAuthor = this.deps.social.store.accounts.byId(original.accountId);
+      const recipients = this.audience(status, author);
+      if (originalAuthor?.domain) recipients.push(recipientOf(originalAuthor));
+      const me = c.getActorUri(author.username);
+      await this.send(author, recipients, new Announce({
+        id: new URL(this.deps.social.urls.statusUri(author.username, status.id, true)),
+        actor: me,
+        object: new URL(statusUri(this.deps, original)),
+        tos: [PUBLIC_COLLECTION],
+        ccs: [c.getFollowersUri(author.username), ...(originalAuthor ? [new URL(actorUri(this.deps, originalAuthor))] : [])],
+      }));
+      return;
+    }
+    const note = noteOf(c, status);
+    if (!note) return;
+    await this.send(author, this.audience(status, author), new Create({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
+  }
+
+  private async statusUpdated(status: StatusRow): Promise<void> {
+    const author = this.local(status.accountId);
+    if (!author || !status.local || status.reblogOfId) return;
+    const c = this.context();
+    const note = noteOf(c, status);
+    if (!note) return;
+    const id = new URL(`${note.id!.href}#updates/${status.editedAt ?? status.updatedAt}`);
+    await this.send(author, this.audience(status, author), new Update({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }));
+  }
+
+  private async statusDeleted(status: StatusRow): Promise<void> {
+    const author = this.local(status.accountId);
+    if (!author || !status.local) return;
+    const c = this.context();
+    const me = c.getActorUri(author.username);
+    const recipients = this.audience(status, author);
+    if (status.reblogOfId) {
+      const original = this.deps.social.store.statuses.byId(status.reblogOfId);
+      const originalAuthor = original ? this.deps.social.store.accounts.byId(original.accountId) : null;
+      if (originalAuthor?.domain) recipients.push(recipientOf(originalAuthor));
+      const announceId = new URL(this.deps.social.urls.statusUri(author.username, status.id, true));
+      await this.send(author, recipients, new Undo({ id: new URL(`${announceId.href}#undo`), actor: me, object: new Announce({ id: announceId, actor: me, object: original ? new URL(statusUri(this.deps, original)) : null }) }));
+      return;
+    }
+    const id = new URL(statusUri(this.deps, status, author));
+    await this.send(author, recipients, new Delete({ id: new URL(`${id.href}#delete`), actor: me, object: new Tombstone({ id }), tos: [PUBLIC_COLLECTION] }));
+  }
+
+  private async accountUpdated(accountId: string): Promise<void> {
+    const account = this.local(accountId);
+    if (!account) return;
+    const c = this.context();
+    const actor = await personOf(c, this.deps, account);
+    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), new Update({ id: new URL(`${actor.id!.href}#updates/${account.updatedAt}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] }));
+  }
+}

@@ -1,0 +1,163 @@
+import { Application, Group, Image, isActor, Link, Organization, PropertyValue, Service, type Actor, type Recipient } from '@fedify/vocab';
+import { exportSpki } from '@fedify/vocab-runtime';
+import type { Account } from '../store/index.ts';
+import type { FedContext, FedDeps } from './deps.ts';
+import { localAccountByUri } from './deps.ts';
+import { sanitizeRemoteHtml, stripHtml } from './html.ts';
+import type { RemoteActorData } from './store.ts';
+
+/** A remote profile older than this is read again when someone looks it up (Mastodon: a day). */
+export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Longest profile texts kept (bytes of HTML); longer ones are cut, not refused. */
+const MAX_NOTE = 20_000;
+const MAX_FIELDS = 16;
+
+/** Why a remote document was not taken (shown in logs and to the API as the 422/404 reason). */
+export class RejectedDocument extends Error {}
+
+function linkHref(value: URL | Link | null | undefined): string | null {
+  if (!value) return null;
+  if (value instanceof URL) return value.href;
+  return value.href?.href ?? null;
+}
+
+function actorType(actor: Actor): string {
+  if (actor instanceof Service) return 'Service';
+  if (actor instanceof Application) return 'Application';
+  if (actor instanceof Group) return 'Group';
+  if (actor instanceof Organization) return 'Organization';
+  return 'Person';
+}
+
+async function imageUrl(get: () => Promise<Image | null>): Promise<string | null> {
+  try {
+    const image = await get();
+    const url = image ? linkHref(image.url as URL | Link | null) : null;
+    return url && /^https?:\/\//.test(url) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What we keep of a remote actor document; throws RejectedDocument when it cannot be followed or shown. */
+export async function actorData(actor: Actor): Promise<RemoteActorData> {
+  const id = actor.id;
+  if (!id || (id.protocol !== 'https:' && id.protocol !== 'http:')) throw new RejectedDocument('the actor has no http(s) id');
+  const username = actor.preferredUsername?.toString();
+  if (!username || username.length > 255) throw new RejectedDocument('the actor has no preferredUsername (an OStatus-only or legacy account cannot be followed)');
+  if (!actor.inboxId) throw new RejectedDocument('the actor has no inbox');
+  const key = await actor.getPublicKey().catch(() => null);
+  if (!key?.publicKey) throw new RejectedDocument('the actor has no usable public key');
+  if (key.ownerId && key.ownerId.href !== id.href) throw new RejectedDocument('the public key belongs to another actor');
+  const fields: RemoteActorData['fields'] = [];
+  try {
+    for await (const attachment of actor.getAttachments()) {
+      if (fields.length >= MAX_FIELDS) break;
+      if (attachment instanceof PropertyValue) {
+        fields.push({ name: stripHtml(attachment.name?.toString() ?? '').slice(0, 255), value: sanitizeRemoteHtml(attachment.value?.toString() ?? '').slice(0, 2_000), verified_at: null });
+      }
+    }
+  } catch {
+    // Attachments that cannot be read (a link to nowhere) leave the profile without fields.
+  }
+  return {
+    username,
+    domain: id.host.toLowerCase(),
+    uri: id.href,
+    url: linkHref(actor.url as URL | Link | null) ?? id.href,
+    actorType: actorType(actor),
+    displayName: stripHtml(actor.name?.toString() ?? '').slice(0, 255),
+    note: sanitizeRemoteHtml(actor.summary?.toString() ?? '').slice(0, MAX_NOTE),
+    fields,
+    locked: actor.manuallyApprovesFollowers ?? false,
+    discoverable: actor.discoverable ?? null,
+    indexable: actor.indexable ?? false,
+    inboxUrl: actor.inboxId.href,
+    sharedInboxUrl: actor.endpoints?.sharedInbox?.href ?? null,
+    outboxUrl: actor.outboxId?.href ?? null,
+    followersUrl: actor.followersId?.href ?? null,
+    followingUrl: actor.followingId?.href ?? null,
+    featuredUrl: actor.featuredId?.href ?? null,
+    publicKey: await exportSpki(key.publicKey),
+    avatarRemoteUrl: await imageUrl(() => actor.getIcon()),
+    headerRemoteUrl: await imageUrl(() => actor.getImage()),
+    alsoKnownAs: actor.aliasIds.map((u) => u.href),
+    suspended: actor.suspended ?? false,
+    counts: null,
+  };
+}
+
+/** Stores (or refreshes) a remote actor; a local actor id gives the local account. */
+export async function persistActor(deps: FedDeps, actor: Actor): Promise<Account> {
+  if (actor.id) {
+    const local = localAccountByUri(deps, actor.id.href);
+    if (local) return local;
+  }
+  const data = await actorData(actor);
+  const id = deps.repo.upsertRemoteAccount(data);
+  deps.repo.recordFederatedOrigin(deps.social.urls.base);
+  deps.social.store.events.emit('account.updated', { accountId: id });
+  return deps.social.store.accounts.byId(id)!;
+}
+
+/**
+ * The account a handle (`user@host`, `@user@host`, `acct:user@host`) or an actor/profile URL names: known
+ * ones from the database (refreshed when older than a day), unknown ones through WebFinger and the actor
+ * document. Null when nothing is there; RejectedDocument when what is there cannot be used.
+ */
+export async function resolveAccount(c: FedContext, input: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
+  const deps = c.data;
+  const text = input.trim().replace(/^acct:/i, '').replace(/^@/, '');
+  let known: Account | null = null;
+  let lookup: string;
+  if (/^https?:\/\//i.test(text)) {
+    const local = localAccountByUri(deps, text);
+    if (local) return local;
+    known = deps.social.store.accounts.byUri(text);
+    lookup = text;
+  } else {
+    const at = text.indexOf('@');
+    if (at <= 0) return null;
+    const username = text.slice(0, at);
+    const domain = text.slice(at + 1).toLowerCase();
+    if (!/^[a-z0-9.-]+(:\d+)?$/.test(domain)) return null;
+    if (domain === deps.social.urls.domain.toLowerCase() || domain === deps.social.urls.hostname.toLowerCase()) return deps.social.store.accounts.byHandle(username, null);
+    known = deps.social.store.accounts.byHandle(username, domain);
+    lookup = `acct:${username}@${domain}`;
+  }
+  if (known && known.domain !== null) {
+    const fetched = deps.repo.fetchedAt(known.id);
+    const stale = fetched === null || deps.social.store.now() - fetched > REFRESH_AFTER_MS;
+    if (!stale && !options.refresh) return known;
+    lookup = known.uri ?? lookup;
+  }
+  let found;
+  try {
+    found = await c.lookupObject(lookup);
+  } catch (err) {
+    deps.logger.info({ err, lookup }, 'remote account lookup failed');
+    return known;
+  }
+  if (!found || !isActor(found)) return known;
+  return persistActor(deps, found);
+}
+
+/** The account behind an actor id, fetched (and stored) if unknown. */
+export async function accountForActorId(c: FedContext, id: URL): Promise<Account | null> {
+  const deps = c.data;
+  const local = localAccountByUri(deps, id.href);
+  if (local) return local;
+  const known = deps.social.store.accounts.byUri(id.href);
+  if (known) return known;
+  const actor = await c.lookupObject(id).catch(() => null);
+  return actor && isActor(actor) ? persistActor(deps, actor) : null;
+}
+
+/** Where activities for a remote account go (its inbox, and its server's shared inbox). */
+export function recipientOf(account: Account): Recipient {
+  return {
+    id: account.uri ? new URL(account.uri) : null,
+    inboxId: account.inboxUrl ? new URL(account.inboxUrl) : null,
+    endpoints: account.sharedInboxUrl ? { sharedInbox: new URL(account.sharedInboxUrl) } : null,
+  };
+}

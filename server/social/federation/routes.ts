@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../text/format.ts';
+import { localAccount, type Fed, type FedDeps } from './deps.ts';
+
+/** Largest activity an inbox takes (Mastodon's limit is 1 MB as well). */
+export const INBOX_BODY_LIMIT = 1024 * 1024;
+
+const AP_TYPES = ['application/activity+json', 'application/ld+json'];
+
+function wantsActivityStreams(req: FastifyRequest): boolean {
+  const accept = String(req.headers.accept ?? '');
+  return AP_TYPES.some((t) => accept.includes(t));
+}
+
+/**
+ * The fastify side of Fedify: each ActivityPub route hands Fedify a Web Request carrying the body exactly as
+ * it arrived (so Digest and Content-Digest checks hold) and the public URL (so ids and signatures match
+ * what peers see). Requests Fedify does not serve (a browser asking for a profile) get HTML instead.
+ */
+export function federationRoutes(app: FastifyInstance, federation: Fed, deps: FedDeps): void {
+  // Only this plugin's routes: raw bytes for every content type, bounded.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOX_BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+  const toFedify = async (req: FastifyRequest, reply: FastifyReply, path = req.url, html?: () => string | null): Promise<FastifyReply> => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    const body = req.method === 'POST' && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : undefined;
+    const request = new Request(new URL(path, deps.social.urls.base), { method: req.method, headers, body });
+    let unserved = false;
+    const response = await federation.fetch(request, {
+      contextData: deps,
+      onNotFound: () => ((unserved = true), new Response(null, { status: 404 })),
+      onNotAcceptable: () => ((unserved = true), new Response(null, { status: 406 })),
+    });
+    if (unserved) {
+      const page = html?.();
+      if (page) return reply.code(200).type('text/html; charset=utf-8').header('Vary', 'Accept').send(page);
+      return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
+    }
+    reply.code(response.status);
+    response.headers.forEach((value, name) => reply.header(name, value));
+    if (!response.headers.has('vary')) reply.header('Vary', 'Accept');
+    return reply.send(Buffer.from(await response.arrayBuffer()));
+  };
+
+  const profilePage = (username: string) => () => {
+    const account = localAccount(deps, username);
+    if (!account || account.suspendedAt !== null) return null;
+    const actor = deps.social.urls.accountUri(account.username);
+    return page(`${account.displayName || account.username} (@${account.username}@${deps.social.urls.domain})`, actor, deps.social.presenter.noteHtml(account));
+  };
+  const statusPage = (username: string, id: string) => () => {
+    const account = localAccount(deps, username);
+    const status = account && /^\d+$/.test(id) ? deps.social.store.statuses.byId(id) : null;
+    if (!account || !status || status.accountId !== account.id || status.deletedAt !== null || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return null;
+    return page(`${account.displayName || account.username}: ${status.spoilerText || 'post'}`, deps.social.urls.statusUri(account.username, status.id), status.spoilerText ? `<p>${escapeHtml(status.spoilerText)}</p>` : status.content);
+  };
+
+  const get = (url: string) => app.get(url, (req, reply) => toFedify(req, reply));
+  get('/.well-known/webfinger');
+  get('/actor');
+  get('/users/:username/followers');
+  get('/users/:username/following');
+  get('/users/:username/outbox');
+  get('/users/:username/collections/featured');
+  app.get<{ Params: { username: string } }>('/users/:username', (req, reply) => toFedify(req, reply, req.url, profilePage(req.params.username)));
+  app.get<{ Params: { username: string; id: string } }>('/users/:username/statuses/:id', (req, reply) => toFedify(req, reply, req.url, statusPage(req.params.username, req.params.id)));
+  app.post('/inbox', (req, reply) => toFedify(req, reply));
+  app.post('/users/:username/inbox', (req, reply) => toFedify(req, reply));
+
+  // Profile and status pages answer ActivityStreams too when asked for it (Mastodon does).
+  app.get<{ Params: { username: string } }>('/@:username', (req, reply) => {
+    const html = profilePage(req.params.username);
+    if (!wantsActivityStreams(req)) return sendPage(reply, html());
+    return toFedify(req, reply, `/users/${encodeURIComponent(req.params.username)}`, html);
+  });
+  app.get<{ Params: { username: string; id: string } }>('/@:username/:id', (req, reply) => {
+    const html = statusPage(req.params.username, req.params.id);
+    if (!wantsActivityStreams(req)) return sendPage(reply, html());
+    return toFedify(req, reply, `/users/${encodeURIComponent(req.params.username)}/statuses/${encodeURIComponent(req.params.id)}`, html);
+  });
+
+  // host-meta (XRD): peers that get no WebFinger answer look here for its template (Fedify does not serve it).
+  app.get('/.well-known/host-meta', (_req, reply) =>
+    reply
+      .type('application/xrd+xml; charset=utf-8')
+      .send(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${escapeHtml(deps.social.urls.base)}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
+      ),
+  );
+}
+
+function sendPage(reply: FastifyReply, html: string | null): FastifyReply {
+  if (!html) return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
+  return reply.code(200).type('text/html; charset=utf-8').header('Vary', 'Accept').send(html);
+}
+
+/** A minimal public page: the title, the HTML body (already sanitized), and the ActivityPub alternate. */
+function page(title: string, activityUrl: string, body: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><link rel="alternate" type="application/activity+json" href="${escapeHtml(activityUrl)}"></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}

@@ -1,0 +1,64 @@
+import { createFederation, type RetryPolicy } from '@fedify/fedify';
+import type { Database } from '../../db/index.ts';
+import { HOMEPORT_VERSION } from '../../version.ts';
+import { registerActors } from './actors.ts';
+import type { Fed, FedDeps } from './deps.ts';
+import { registerInbox } from './inbox.ts';
+import { SqliteKvStore } from './kv.ts';
+import { registerObjects } from './objects.ts';
+import { SqliteMessageQueue } from './queue.ts';
+import { duration } from './time.ts';
+
+export interface FederationSetupOptions {
+  /** Tests only: lets remote fetches and deliveries reach loopback and private addresses. */
+  allowPrivateAddress?: boolean;
+  /** Delivery retries (default: Mastodon's schedule, see mastodonRetryPolicy). */
+  retryPolicy?: RetryPolicy;
+  /** Longest sleep of the delivery queue between looks at its table. */
+  queueIdleMs?: number;
+  /** Clock of the queue and key-value store (tests move it). */
+  now?: () => number;
+}
+
+/** Retries Mastodon's delivery worker makes before dropping an activity. */
+export const MASTODON_RETRIES = 16;
+
+/**
+ * Mastodon's delivery schedule (federation.md §3.2): retry n waits n⁴ + 15 s plus up to half of n⁴ of jitter,
+ * 16 retries, about two to three days in all — long enough for a desktop that sleeps or goes offline.
+ */
+export const mastodonRetryPolicy: RetryPolicy = ({ attempts }) => {
+  if (attempts > MASTODON_RETRIES) return null;
+  const n = attempts - 1;
+  return duration((n ** 4 + 15 + Math.random() * 0.5 * n ** 4) * 1000);
+};
+
+/** Fedify, set up for Homeport: SQLite cache and queue, cavage signatures first, Mastodon's retries. */
+export function buildFederation(db: Database, options: FederationSetupOptions, onQueueError: (err: unknown) => void): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
+  const kv = new SqliteKvStore(db, options.now);
+  const queue = new SqliteMessageQueue(db, { maxIdleMs: options.queueIdleMs, now: options.now, onError: onQueueError });
+  const federation = createFederation<FedDeps>({
+    kv,
+    queue,
+    manuallyStartQueue: true,
+    // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
+    firstKnock: 'draft-cavage-http-signatures-12',
+    signatureTimeWindow: { hours: 1 },
+    outboxRetryPolicy: options.retryPolicy ?? mastodonRetryPolicy,
+    permanentFailureStatusCodes: [410],
+    allowPrivateAddress: options.allowPrivateAddress ?? false,
+    userAgent: { software: `Homeport/${HOMEPORT_VERSION}` },
+  });
+  registerActors(federation);
+  registerObjects(federation);
+  registerInbox(federation);
+  federation.setOutboxPermanentFailureHandler((c, failure) => {
+    // 410 Gone: the recipient no longer exists; it stops following us.
+    for (const actorId of failure.actorIds) {
+      const account = c.data.social.store.accounts.byUri(actorId.href);
+      if (account && account.domain !== null) c.data.repo.dropFollowersFrom(account.id);
+    }
+    c.data.logger.info({ inbox: failure.inbox.href, status: failure.statusCode }, 'a recipient is gone; it no longer follows anyone here');
+  });
+  return { federation, kv, queue };
+}

@@ -1,0 +1,196 @@
+import { Audio, Document, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Article, type Object as APObject } from '@fedify/vocab';
+import type { Account, StatusRow, Visibility } from '../store/index.ts';
+import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
+import { sanitizeRemoteHtml, stripHtml } from './html.ts';
+import { RejectedDocument } from './remote.ts';
+
+/** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
+export const MAX_REMOTE_CONTENT = 100_000;
+const MAX_ATTACHMENTS = 16;
+const MAX_TAGS = 64;
+
+/** Object types a remote status may be (Mastodon shows Article, Page, Event… through their summary and link). */
+export type StatusObject = Note | Question | Article | APObject;
+
+const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
+
+/** Mastodon's reading of to/cc (federation.md §1.5): public, unlisted, followers-only or direct. */
+export function visibilityOf(object: APObject, followersUri: string | null): Visibility {
+  const to = object.toIds.map((u) => u.href);
+  const cc = object.ccIds.map((u) => u.href);
+  if (to.some((u) => PUBLIC_IDS.has(u))) return 'public';
+  if (cc.some((u) => PUBLIC_IDS.has(u))) return 'unlisted';
+  if (followersUri && [...to, ...cc].includes(followersUri)) return 'private';
+  return 'direct';
+}
+
+function mediaType(attachment: APObject, contentType: string | null): 'image' | 'gifv' | 'video' | 'audio' | 'unknown' {
+  if (attachment instanceof Image || contentType?.startsWith('image/')) return contentType === 'image/gif' ? 'gifv' : 'image';
+  if (attachment instanceof Video || contentType?.startsWith('video/')) return 'video';
+  if (attachment instanceof Audio || contentType?.startsWith('audio/')) return 'audio';
+  return 'unknown';
+}
+
+interface ParsedStatus {
+  uri: string;
+  url: string | null;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  visibility: Visibility;
+  inReplyToUri: string | null;
+  mentionUris: string[];
+  tags: string[];
+  attachments: { type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown'; url: string; description: string | null; contentType: string | null; blurhash: string | null }[];
+  publishedAt: number | null;
+}
+
+/**
+ * Reads a remote status object into our model, or throws RejectedDocument with the reason. The author must
+ * be the object's attributedTo and the object must live on the author's server (the signer owns it).
+ */
+export async function parseStatus(object: StatusObject, author: Account): Promise<ParsedStatus> {
+  const id = object.id;
+  if (!id) throw new RejectedDocument('the object has no id');
+  if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
+  const attributed = object.attributionIds.map((u) => u.href);
+  if (!attributed.includes(author.uri)) throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
+  if (id.origin !== new URL(author.uri).origin) throw new RejectedDocument("the object's id is not on its author's server");
+  const raw = object.content?.toString() ?? '';
+  if (raw.length > MAX_REMOTE_CONTENT) throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
+  let content = sanitizeRemoteHtml(raw);
+  // Article, Page, Event…: Mastodon shows the name and a link instead of the whole text.
+  if (!(object instanceof Note) && !(object instanceof Question) && object.name) {
+    const url = object.url instanceof URL ? object.url.href : id.href;
+    content = sanitizeRemoteHtml(`<p>${stripHtml(object.name.toString())}</p><p><a href="${url}">${url}</a></p>`);
+  }
+  const language = object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ?? null;
+  const mentionUris: string[] = [];
+  const tags: string[] = [];
+  let count = 0;
+  for await (const tag of object.getTags()) {
+    if (++count > MAX_TAGS) break;
+    if (tag instanceof Mention && tag.href) mentionUris.push(tag.href.href);
+    else if (tag instanceof Hashtag && tag.name) {
+      const name = tag.name.toString().replace(/^#/, '');
+      if (/^[\p{L}\p{N}_]{1,100}$/u.test(name)) tags.push(name.toLowerCase());
+    }
+  }
+  const attachments: ParsedStatus['attachments'] = [];
+  for await (const a of object.getAttachments()) {
+    if (attachments.length >= MAX_ATTACHMENTS) break;
+    if (!(a instanceof Document) && !(a instanceof Image) && !(a instanceof Video) && !(a instanceof Audio)) continue;
+    const link = a.url;
+    const url = link instanceof URL ? link.href : link instanceof Link ? (link.href?.href ?? null) : null;
+    if (!url || !/^https?:\/\//.test(url)) continue;
+    const contentType = a.mediaType ?? null;
+    attachments.push({ type: mediaType(a, contentType), url, description: a.name?.toString().slice(0, 1500) ?? null, contentType, blurhash: null });
+  }
+  return {
+    uri: id.href,
+    url: object.url instanceof URL ? object.url.href : object.url instanceof Link ? (object.url.href?.href ?? null) : null,
+    content,
+    spoilerText: stripHtml(object.summary?.toString() ?? '').slice(0, 1000),
+    sensitive: object.sensitive ?? false,
+    language,
+    visibility: visibilityOf(object, author.followersUrl),
+    inReplyToUri: object.replyTargetId?.href ?? null,
+    mentionUris: [...new Set(mentionUris)],
+    tags: [...new Set(tags)],
+    attachments,
+    publishedAt: object.published ? object.published.epochMilliseconds : null,
+  };
+}
+
+/**
+ * Stores a remote status (Create) with its mentions, hashtags, attachments and thread, puts it in the home
+ * feeds of local followers (and mentioned users), and notifies mentioned local users. Returns the status, or
+ * the existing one when the id is known already.
+ */
+export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account): Promise<StatusRow> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const parsed = await parseStatus(object, author);
+  const existing = deps.repo.statusByUri(parsed.uri);
+  if (existing) return store.statuses.byId(existing)!;
+  const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
+  const parentId = parsed.inReplyToUri ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri)) : null;
+  const parent = parentId ? store.statuses.byId(parentId) : null;
+  return store.transaction(() => {
+    const conversationId = parent?.conversationId ?? store.statuses.newConversation();
+    const id = store.statuses.insert({
+      accountId: author.id,
+      local: false,
+      uri: parsed.uri,
+      url: parsed.url,
+      inReplyToId: parent?.id ?? null,
+      inReplyToAccountId: parent?.accountId ?? null,
+      conversationId,
+      content: parsed.content,
+      spoilerText: parsed.spoilerText,
+      visibility: parsed.visibility,
+      sensitive: parsed.sensitive || parsed.spoilerText !== '',
+      language: parsed.language,
+      createdAt: parsed.publishedAt !== null && parsed.publishedAt <= store.now() ? parsed.publishedAt : store.now(),
+    });
+    store.statuses.insertMentions(id, mentioned.map((a) => a.id));
+    store.statuses.setTags(id, parsed.tags);
+    parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+    const status = store.statuses.byId(id)!;
+    const localMentioned = mentioned.filter((a) => a.domain === null);
+    const homeRecipients = store.feeds.distributeStatus(status, localMentioned.map((a) => a.id));
+    for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);
+    store.events.emit('status.created', { status, homeRecipients });
+    return status;
+  });
+}
+
+/** Applies an Update of a remote status its author sent (content, warnings, mentions, hashtags). */
+export async function updateRemoteStatus(c: FedContext, object: StatusObject, author: Account): Promise<StatusRow | null> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const parsed = await parseStatus(object, author);
+  const id = deps.repo.statusByUri(parsed.uri);
+  const status = id ? store.statuses.byId(id) : null;
+  if (!status || status.accountId !== author.id || status.deletedAt !== null) return null;
+  const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
+  return store.transaction(() => {
+    store.statuses.updateContent(status.id, {
+      text: '',
+      content: parsed.content,
+      spoilerText: parsed.spoilerText,
+      sensitive: parsed.sensitive || parsed.spoilerText !== '',
+      language: parsed.language,
+      pollId: status.pollId,
+      editedAt: store.now(),
+    });
+    const newly = store.statuses.replaceMentions(status.id, mentioned.map((a) => a.id));
+    store.statuses.setTags(status.id, parsed.tags);
+    for (const accountId of newly) {
+      if (mentioned.find((a) => a.id === accountId)?.domain === null) deps.social.notifications.notify(accountId, author.id, 'mention', status.id);
+    }
+    const updated = store.statuses.byId(status.id)!;
+    store.events.emit('status.updated', { status: updated });
+    return updated;
+  });
+}
+
+/** Deletes a remote status on its author's word: off every feed, with its notifications and reblogs. */
+export function deleteRemoteStatus(c: FedContext, uri: string, author: Account): boolean {
+  const deps = c.data;
+  const store = deps.social.store;
+  const id = deps.repo.statusByUri(uri);
+  const status = id ? store.statuses.byId(id) : null;
+  if (!status || status.accountId !== author.id || status.deletedAt !== null) return false;
+  store.transaction(() => {
+    const reblogs = store.statuses.reblogsOf(status.id);
+    for (const s of [status, ...reblogs]) store.statuses.markDeleted(s);
+    const ids = [status.id, ...reblogs.map((r) => r.id)];
+    store.feeds.remove(ids);
+    store.notifications.deleteForStatuses(ids);
+    store.interactions.forgetStatuses(ids);
+    store.events.emit('status.deleted', { status, homeRecipients: [] });
+  });
+  return true;
+}

@@ -3,7 +3,7 @@ import { Accept, Article, Create, Delete, Follow, Note, Question, Reject, Undo, 
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
-import { accountForActorId, persistActor, recipientOf } from './remote.ts';
+import { accountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
@@ -151,17 +151,29 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
   deleteRemoteStatus(c, del.objectId.href, author);
 }
 
+/** A listener whose refusals (RejectedDocument) are logged, not retried: the same document would fail again. */
+function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx, activity: T) => Promise<void> {
+  return async (c, activity) => {
+    try {
+      await listener(c, activity);
+    } catch (err) {
+      if (!(err instanceof RejectedDocument)) throw err;
+      c.data.logger.info({ reason: err.message, activity: (activity as { id?: URL | null }).id?.href ?? null }, 'an inbox activity was refused');
+    }
+  };
+}
+
 /** Inbox listeners (personal inboxes and the shared one); signatures are verified by Fedify before any runs. */
 export function registerInbox(federation: Fed): void {
   federation
     .setInboxListeners('/users/{identifier}/inbox', '/inbox')
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
-    .on(Follow, onFollow)
-    .on(Accept, onAccept)
-    .on(Reject, onReject)
-    .on(Undo, onUndo)
-    .on(Create, onCreate)
-    .on(Update, onUpdate)
-    .on(Delete, onDelete)
+    .on(Follow, refusing(onFollow))
+    .on(Accept, refusing(onAccept))
+    .on(Reject, refusing(onReject))
+    .on(Undo, refusing(onUndo))
+    .on(Create, refusing(onCreate))
+    .on(Update, refusing(onUpdate))
+    .on(Delete, refusing(onDelete))
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

@@ -23,6 +23,26 @@ export interface HomeportConfig {
   tcpLimits: Partial<ConnectionLimits>;
   /** A reverse proxy or tunnel sits in front: client addresses come from X-Forwarded-For. */
   trustProxy: boolean;
+  /**
+   * The address other servers reach this instance at (https://host): the identity of every federated id. It
+   * sets `domain`; null keeps the local default (http://localhost:<port>, not reachable by other servers).
+   */
+  publicUrl: string | null;
+}
+
+/** `https://host[:port]` → its origin; throws with what is wrong otherwise. */
+export function parsePublicUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`the public URL must be like https://social.example.org, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the public URL must start with https:// (or http:// for a test), got "${raw}"`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new Error(`the public URL is the server's origin only, without a path, query or credentials (e.g. https://${url.host}), got "${raw}"`);
+  }
+  return url;
 }
 
 export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
@@ -47,12 +67,13 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     httpPort,
     tcpPort: partial.tcpPort ?? DEFAULT_PORTS.tcp,
     tcpTlsPort: partial.tcpTlsPort === undefined ? DEFAULT_PORTS.tcpTls : partial.tcpTlsPort,
-    domain: partial.domain ?? `localhost:${httpPort}`,
+    domain: partial.publicUrl ? parsePublicUrl(partial.publicUrl).host : (partial.domain ?? `localhost:${httpPort}`),
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
     tcpLimits: partial.tcpLimits ?? {},
     trustProxy: partial.trustProxy ?? false,
+    publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
     dataDir: path.resolve(partial.dataDir),
   };
 }

@@ -94,7 +94,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // Closed after the TCP listener and before the store: groups write their final checkpoints.
     const subscriptions = startSubscriptions(eventLog.store, { logger: logger.child({ subsystem: 'subscriptions' }) });
     cleanups.push(() => subscriptions.close());
-    const social = await openSocial({ dataDir: config.dataDir, logger: logger.child({ subsystem: 'social' }), domain: config.domain });
+    const social = await openSocial({
+      dataDir: config.dataDir,
+      logger: logger.child({ subsystem: 'social' }),
+      domain: config.domain,
+      secure: config.publicUrl?.startsWith('https:') ?? false,
+    });
     cleanups.push(() => social.close());
 
     // A UI session lasts while its credentials do: removing, disabling or re-keying the account ends it.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ensureDirectory } from '../fs-util.ts';
 import { startHomeport } from '../start.ts';
 import { DataDirLockedError } from '../lock.ts';
+import { PublicUrlChangedError } from '../social/federation/index.ts';
 import { parsePort, UsageError, type CliCommand } from './command.ts';
 
 export const serveCommand: CliCommand = {
@@ -14,6 +15,7 @@ export const serveCommand: CliCommand = {
     'tcp-port': { type: 'string', env: 'HOMEPORT_TCP_PORT', placeholder: 'PORT', description: 'event-log TCP port (default 1113; 0 = any free port)' },
     'tcp-tls-port': { type: 'string', env: 'HOMEPORT_TCP_TLS_PORT', placeholder: 'PORT', description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)' },
     domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
+    'public-url': { type: 'string', env: 'HOMEPORT_PUBLIC_URL', placeholder: 'URL', description: 'address other servers reach this instance at, e.g. https://social.example.org (its federation identity; cannot change once federated)' },
     'tcp-max-connections': { type: 'string', env: 'HOMEPORT_TCP_MAX_CONNECTIONS', placeholder: 'N', description: 'open event-log connections allowed at once (default 1000)' },
     'tcp-max-package-mb': { type: 'string', env: 'HOMEPORT_TCP_MAX_PACKAGE_MB', placeholder: 'MB', description: 'largest package an event-log client may send, 1-64 (default 16)' },
     'trust-proxy': { type: 'boolean', env: 'HOMEPORT_TRUST_PROXY', description: 'a reverse proxy or tunnel is in front: client addresses come from X-Forwarded-For' },
@@ -49,12 +51,14 @@ export const serveCommand: CliCommand = {
         tcpPort,
         tcpTlsPort,
         domain: v.domain,
+        publicUrl: v['public-url'],
         logLevel: level,
         trustProxy: ctx.values['trust-proxy'] === true || ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
         tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },
       });
     } catch (err) {
-      if (err instanceof DataDirLockedError) throw new UsageError(err.message);
+      if (err instanceof DataDirLockedError || err instanceof PublicUrlChangedError) throw new UsageError(err.message);
+      if (err instanceof Error && err.message.startsWith('the public URL')) throw new UsageError(`--public-url: ${err.message}`);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen: ${(err as Error).message}`);
       throw err;

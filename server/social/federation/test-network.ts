@@ -24,12 +24,14 @@ export interface TestInstance {
   /** Replaces this instance's answer to a request (a failing or vanished inbox); return null to answer normally. */
   intercept: ((req: Request) => Response | null | Promise<Response | null>) | null;
   createUser(username: string, options?: { locked?: boolean }): Promise<{ accountId: string; token: string; client: mastodon.rest.Client }>;
-  close(): Promise<void>;
+  /** Stops the instance; `keepData` leaves its data directory for a restart. */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export interface TestNetwork {
   instances: Map<string, TestInstance>;
-  add(host: string, options?: { retryDelayMs?: number }): Promise<TestInstance>;
+  /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData. */
+  add(host: string, options?: { retryDelayMs?: number; dataDir?: string }): Promise<TestInstance>;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
   log: { method: string; url: string; status: number }[];
   close(): Promise<void>;
@@ -72,7 +74,7 @@ export function createTestNetwork(): TestNetwork {
     instances,
     log,
     async add(host, options = {}) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `homeport-fed-${host}-`));
+      const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `homeport-fed-${host}-`));
       const logger = createLogger({ level: process.env.HOMEPORT_TEST_LOG ?? 'warn', toConsole: Boolean(process.env.HOMEPORT_TEST_LOG), ring: new LogRing(200) });
       const social = await openSocial({
         dataDir: dir,
@@ -100,18 +102,18 @@ export function createTestNetwork(): TestNetwork {
           if (userOptions.locked) await client.v1.accounts.updateCredentials({ locked: true });
           return { accountId: account.id, token, client };
         },
-        async close() {
+        async close(closeOptions = {}) {
+          if (instances.get(host) === instance) instances.delete(host);
           await http.close();
           await social.close();
-          fs.rmSync(dir, { recursive: true, force: true });
+          if (!closeOptions.keepData) fs.rmSync(dir, { recursive: true, force: true });
         },
       };
       instances.set(host, instance);
       return instance;
     },
     async close() {
-      for (const instance of instances.values()) await instance.close();
-      instances.clear();
+      for (const instance of [...instances.values()]) await instance.close();
       globalThis.fetch = original;
     },
   };

@@ -1,10 +1,10 @@
 import { createFederation, type RetryPolicy } from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
-import { HOMEPORT_VERSION } from '../../version.ts';
 import { registerActors } from './actors.ts';
 import type { Fed, FedDeps } from './deps.ts';
 import { registerInbox } from './inbox.ts';
 import { SqliteKvStore } from './kv.ts';
+import { contextLoaderFactory, documentLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { SqliteMessageQueue } from './queue.ts';
 import { duration } from './time.ts';
@@ -46,8 +46,9 @@ export function buildFederation(db: Database, options: FederationSetupOptions, o
     signatureTimeWindow: { hours: 1 },
     outboxRetryPolicy: options.retryPolicy ?? mastodonRetryPolicy,
     permanentFailureStatusCodes: [410],
-    allowPrivateAddress: options.allowPrivateAddress ?? false,
-    userAgent: { software: `Homeport/${HOMEPORT_VERSION}` },
+    // Tests reach loopback peers; Fedify allows that switch only with its own loaders, and Homeport peers
+    // use no context beyond the preloaded ones. Everywhere else: contexts never fetched, fetches time-limited.
+    ...(options.allowPrivateAddress ? { allowPrivateAddress: true } : { contextLoaderFactory, documentLoaderFactory }),
   });
   registerActors(federation);
   registerObjects(federation);

@@ -87,12 +87,14 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
     const contentType = a.mediaType ?? null;
     attachments.push({ type: mediaType(a, contentType), url, description: a.name?.toString().slice(0, 1500) ?? null, contentType, blurhash: null });
   }
+  const spoilerText = stripHtml(object.summary?.toString() ?? '').slice(0, 1000);
   return {
     uri: id.href,
     url: object.url instanceof URL ? object.url.href : object.url instanceof Link ? (object.url.href?.href ?? null) : null,
     content,
-    spoilerText: stripHtml(object.summary?.toString() ?? '').slice(0, 1000),
-    sensitive: object.sensitive ?? false,
+    spoilerText,
+    // A content warning makes a status sensitive, as Mastodon shows it.
+    sensitive: (object.sensitive ?? false) || spoilerText !== '',
     language,
     visibility: visibilityOf(object, author.followersUrl),
     inReplyToUri: object.replyTargetId?.href ?? null,
@@ -130,7 +132,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
       content: parsed.content,
       spoilerText: parsed.spoilerText,
       visibility: parsed.visibility,
-      sensitive: parsed.sensitive || parsed.spoilerText !== '',
+      sensitive: parsed.sensitive,
       language: parsed.language,
       createdAt: parsed.publishedAt !== null && parsed.publishedAt <= store.now() ? parsed.publishedAt : store.now(),
     });
@@ -160,7 +162,7 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
       text: '',
       content: parsed.content,
       spoilerText: parsed.spoilerText,
-      sensitive: parsed.sensitive || parsed.spoilerText !== '',
+      sensitive: parsed.sensitive,
       language: parsed.language,
       pollId: status.pollId,
       editedAt: store.now(),

@@ -53,4 +53,6 @@ export interface SocialContext {
 export interface RemoteAccounts {
   /** Known accounts, or unknown ones looked up through WebFinger; null when there is none. */
   resolveAccount(input: string): Promise<Account | null>;
+  /** Looks up the remote accounts a text mentions that are not known yet, so posting links and notifies them. */
+  resolveMentions(text: string): Promise<void>;
 }

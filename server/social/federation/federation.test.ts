@@ -89,6 +89,14 @@ describe('federation between two Homeports', () => {
     await eventually(async () => (await alice.client.v1.statuses.$select(post.id).context.fetch()).descendants.length === 0, 'reply deleted at a');
   });
 
+  it('mentions someone never seen before: the account is looked up while posting and notified', async () => {
+    const erin = await b.createUser('erin');
+    const post = await alice.client.v1.statuses.create({ status: 'Welcome @erin@b.test!', visibility: 'direct' });
+    expect(post.mentions.map((m) => m.acct)).toEqual(['erin@b.test']);
+    const mention = await eventually(async () => (await erin.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri), 'erin notified');
+    expect(mention.status?.visibility).toBe('direct');
+  });
+
   it('unfollowing reaches the other server', async () => {
     const remoteBob = await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' });
     await alice.client.v1.accounts.$select(remoteBob.id).unfollow();

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { Account } from '../store/index.ts';
+import { tokenize } from '../text/format.ts';
 import type { Fed, FedContext, FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';
 import { resolveAccount, RejectedDocument } from './remote.ts';
@@ -10,6 +11,9 @@ import { buildFederation, type FederationSetupOptions } from './setup.ts';
 import { FederationRepository } from './store.ts';
 
 export { RejectedDocument } from './remote.ts';
+
+/** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
+const MAX_MENTION_LOOKUPS = 10;
 export { mastodonRetryPolicy, type FederationSetupOptions } from './setup.ts';
 export { sanitizeRemoteHtml } from './html.ts';
 
@@ -22,6 +26,7 @@ export interface Federation {
   context(): FedContext;
   /** An account by handle or URL, looked up through WebFinger when unknown (see resolveAccount). */
   resolveAccount(input: string): Promise<Account | null>;
+  resolveMentions(text: string): Promise<void>;
   /** Resolves once every activity handed over so far is queued (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -71,6 +76,15 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
         logger.info({ err, input }, 'remote account could not be resolved');
         return null;
       }
+    },
+    async resolveMentions(text) {
+      const unknown = new Set<string>();
+      for (const token of tokenize(text)) {
+        if (token.kind !== 'mention' || token.domain === null || unknown.size >= MAX_MENTION_LOOKUPS) continue;
+        if (token.domain === social.urls.domain.toLowerCase() || token.domain === social.urls.hostname.toLowerCase()) continue;
+        if (!social.store.accounts.byHandle(token.username, token.domain)) unknown.add(`${token.username}@${token.domain}`);
+      }
+      await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },
     idle: () => outbound.idle(),
     async close() {

@@ -15,6 +15,8 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.post('/api/v1/statuses', { config: { auth: auth.user('write:statuses') } }, async (req) => {
     const { user, account, app: client } = currentUser(req);
     const input = postInput(parseParams(postSchema, requestParams(req)), req);
+    // Remote accounts mentioned for the first time are looked up first, so the mention links and reaches them.
+    await ctx.federation?.resolveMentions(input.text);
     try {
       const result = ctx.statuses.post({ account, user, applicationId: client.id }, input);
       if (result.kind === 'scheduled') return presentScheduled(ctx.store, ctx.urls, [result.scheduled])[0];
@@ -40,6 +42,7 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.put('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
     const { account } = currentUser(req);
     const input = editInput(parseParams(editSchema, requestParams(req)));
+    await ctx.federation?.resolveMentions(input.text);
     return ctx.statusPresenter.one(ctx.statuses.edit(account, pathId(req), input), account);
   });
 

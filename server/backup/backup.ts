@@ -41,11 +41,10 @@ export async function backupDataDir(dataDir: string, target: string, onProgress:
   ensureDirectory(dest);
   fs.chmodSync(dest, 0o700);
 
-  const files = BACKUP_FOLDERS.flatMap((folder) => listFiles(path.join(source, folder)).map((f) => path.relative(source, f)));
   const databases = BACKUP_DATABASES.filter((name) => fs.existsSync(path.join(source, name)));
   // Progress: each database counts as its share of pages, the files together as one share.
-  const steps = databases.length + (files.length > 0 ? 1 : 0);
-  const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), databases: [], files: files.length };
+  const steps = databases.length + 1;
+  const manifest: BackupManifest = { format: 1, createdAt: new Date().toISOString(), databases: [], files: 0 };
 
   for (const [i, name] of databases.entries()) {
     const db = new BetterSqlite3(path.join(source, name), { readonly: true, fileMustExist: true });
@@ -64,10 +63,18 @@ export async function backupDataDir(dataDir: string, target: string, onProgress:
     onProgress({ step: name, fraction: (i + 1) / steps });
   }
 
+  // Files are listed after the database snapshots, so every file they refer to is there; one deleted meanwhile
+  // (a purge, a replaced avatar) is no longer needed and is skipped.
+  const files = BACKUP_FOLDERS.flatMap((folder) => listFiles(path.join(source, folder)).map((f) => path.relative(source, f)));
   for (const [i, relative] of files.entries()) {
     const to = path.join(dest, relative);
     ensureDirectory(path.dirname(to));
-    await fs.promises.copyFile(path.join(source, relative), to);
+    try {
+      await fs.promises.copyFile(path.join(source, relative), to);
+      manifest.files++;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
     if (i % 20 === 0 || i === files.length - 1) onProgress({ step: 'files', fraction: (databases.length + (i + 1) / files.length) / steps });
   }
   fs.writeFileSync(path.join(dest, MANIFEST), JSON.stringify(manifest, null, 2));

@@ -103,7 +103,7 @@ parentPort.postMessage(problems);
 /**
  * Runs SQLite's quick_check over `file` on a worker thread with its own read-only connection (it reads the
  * whole file, seconds for a large log, so never on the event loop). `result` resolves with the problems found
- * ([] when sound, or when stopped first); `stop()` ends the check (a closing server must not leave it reading).
+ * ([] when sound, or when stopped first); `stop()` waits for the check to end and drops its findings (a closing server must not leave it reading).
  */
 export function checkIntegrityInBackground(file: string): { result: Promise<string[]>; stop(): Promise<void> } {
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -118,8 +118,10 @@ export function checkIntegrityInBackground(file: string): { result: Promise<stri
   return {
     result,
     async stop() {
+      // Terminating a worker inside a native SQLite call aborts the whole process (napi fatal error): let the
+      // check finish instead, and ignore what it finds.
       stopped = true;
-      await worker.terminate();
+      await result;
     },
   };
 }

@@ -175,9 +175,9 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purger.unref();
   // Scheduled statuses and polls that fell due while the server was stopped are handled now.
   ctx.jobs.start();
-  ctx.mediaService.resumeUnfinished();
-  // Uploads a crash cut short left *.tmp files behind; nothing is being written yet.
+  // Uploads a crash cut short left *.tmp files behind; cleaned before resumed processing writes new ones.
   await ctx.media.removeInterruptedWrites().then((n) => n > 0 && ctx.logger.info({ removed: n }, 'half-written media files of an interrupted run removed'));
+  ctx.mediaService.resumeUnfinished();
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {

@@ -1,0 +1,185 @@
+/**
+ * Federation delivery benchmark (`node bench/federation-delivery.ts`).
+ *
+ * Outbound: one post by an account with 5,000 remote followers spread over 200 peer servers (real HTTP
+ * servers on loopback ports, each verifying the draft-cavage signature and the Digest of every POST it gets)
+ * is delivered through their shared inboxes. Reports the time to the last delivery, deliveries per second,
+ * Fedify's signing cost per request, and — in the same run — the ceiling of plain signed POSTs one process
+ * makes to the same peers.
+ * Inbound: signed Create activities from a followed remote actor POSTed to the shared inbox; reports how
+ * many per second are accepted and land in the follower's home timeline.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { signRequest } from '@fedify/fedify';
+import { createHttpServer } from '../server/http/index.ts';
+import { createLogger, LogRing } from '../server/logger.ts';
+import { FederationRepository } from '../server/social/federation/store.ts';
+import { duration } from '../server/social/federation/time.ts';
+import { openSocial } from '../server/social/social.ts';
+
+const PEERS = Number(process.env.PEERS ?? 200);
+const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);
+const INBOUND = Number(process.env.INBOUND ?? 500);
+const CEILING_REQUESTS = Number(process.env.CEILING ?? 1000);
+
+interface Peer {
+  port: number;
+  server: http.Server;
+  received: number;
+  rejected: number;
+}
+
+/** Checks a draft-cavage signature (rsa-sha256 over the listed headers) and the SHA-256 Digest of the body. */
+function verifyCavage(req: http.IncomingMessage, body: Buffer, publicKey: crypto.KeyObject): boolean {
+  const header = String(req.headers.signature ?? '');
+  const params = Object.fromEntries([...header.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  if (!params.headers || !params.signature) return false;
+  const digest = `SHA-256=${crypto.createHash('sha256').update(body).digest('base64')}`;
+  if (req.headers.digest !== digest) return false;
+  const signed = params.headers
+    .split(' ')
+    .map((h) => (h === '(request-target)' ? `(request-target): ${req.method!.toLowerCase()} ${req.url}` : `${h}: ${req.headers[h]}`))
+    .join('\n');
+  return crypto.verify('sha256', Buffer.from(signed), publicKey, Buffer.from(params.signature, 'base64'));
+}
+
+async function startPeer(publicKey: () => crypto.KeyObject, actorDoc?: (port: number) => object): Promise<Peer> {
+  const peer: Peer = { port: 0, server: http.createServer(), received: 0, rejected: 0 };
+  peer.server.on('request', (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET' && actorDoc) {
+        res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actorDoc(peer.port)));
+        return;
+      }
+      const ok = verifyCavage(req, Buffer.concat(chunks), publicKey());
+      if (ok) peer.received++;
+      else peer.rejected++;
+      res.writeHead(ok ? 202 : 401).end();
+    });
+  });
+  await new Promise<void>((r) => peer.server.listen(0, '127.0.0.1', r));
+  peer.port = (peer.server.address() as AddressInfo).port;
+  return peer;
+}
+
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 5));
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-fed-'));
+const logger = createLogger({ level: 'error', toConsole: true, ring: new LogRing(10) });
+const social = await openSocial({
+  dataDir: dir,
+  logger,
+  domain: '127.0.0.1:1',
+  generalRateLimit: false,
+  // Loopback peers need the test switch; retries never happen here (every peer answers 202).
+  federation: { allowPrivateAddress: true, queueIdleMs: 5, retryPolicy: () => duration(1000) },
+});
+const app = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const port = (app.server.address() as AddressInfo).port;
+social.setDomain(`127.0.0.1:${port}`);
+const ctx = social.context;
+const { account: alice } = await social.admin.createAccount({ username: 'alice', email: 'alice@example.org', password: 'correct-horse-battery', role: 'owner', confirmed: true, approved: true });
+const alicePem = ctx.store.accounts.keyPair(alice.id)!;
+const alicePublic = crypto.createPublicKey(alicePem.publicKey);
+
+// ---- outbound: 5,000 followers on 200 peers
+const peers = await Promise.all(Array.from({ length: PEERS }, () => startPeer(() => alicePublic)));
+const repo = new FederationRepository(ctx.store);
+const perPeer = Math.ceil(FOLLOWERS / PEERS);
+ctx.store.transaction(() => {
+  for (const [i, peer] of peers.entries()) {
+    for (let j = 0; j < perPeer && i * perPeer + j < FOLLOWERS; j++) {
+      const base = `http://127.0.0.1:${peer.port}`;
+      const id = repo.upsertRemoteAccount({
+        username: `u${j}`, domain: `127.0.0.1:${peer.port}`, uri: `${base}/users/u${j}`, url: null, actorType: 'Person', displayName: '', note: '', fields: [],
+        locked: false, discoverable: null, indexable: false, inboxUrl: `${base}/users/u${j}/inbox`, sharedInboxUrl: `${base}/inbox`, outboxUrl: null,
+        followersUrl: null, followingUrl: null, featuredUrl: null, publicKey: alicePem.publicKey, avatarRemoteUrl: null, headerRemoteUrl: null, alsoKnownAs: [], suspended: false, counts: null,
+      });
+      ctx.store.relationships.upsertFollow(id, alice.id, { showReblogs: true, notify: false, languages: null });
+    }
+  }
+});
+const user = ctx.store.users.byAccountId(alice.id);
+const started = performance.now();
+ctx.statuses.post({ account: alice, user, applicationId: null }, { text: 'Hello, 5,000 followers', visibility: 'public' });
+await waitFor(() => peers.reduce((n, p) => n + p.received + p.rejected, 0) >= PEERS);
+const elapsed = performance.now() - started;
+const rejected = peers.reduce((n, p) => n + p.rejected, 0);
+
+// Fedify's signing cost per request, and the ceiling of plain signed POSTs from this process to the same peers.
+const key = await crypto.subtle.importKey('pkcs8', crypto.createPrivateKey(alicePem.privateKey!).export({ type: 'pkcs8', format: 'der' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
+const keyId = new URL(`http://127.0.0.1:${port}/users/alice#main-key`);
+const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', type: 'Create', id: 'x' });
+const signStart = performance.now();
+for (let i = 0; i < 200; i++) {
+  await signRequest(new Request(`http://127.0.0.1:${peers[i % PEERS].port}/inbox`, { method: 'POST', body, headers: { 'content-type': 'application/activity+json' } }), key, keyId, { spec: 'draft-cavage-http-signatures-12' });
+}
+const signMs = (performance.now() - signStart) / 200;
+for (const p of peers) p.received = 0;
+const ceilingStart = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (next < CEILING_REQUESTS) {
+      const peer = peers[next++ % PEERS];
+      const request = await signRequest(new Request(`http://127.0.0.1:${peer.port}/inbox`, { method: 'POST', body, headers: { 'content-type': 'application/activity+json' } }), key, keyId, { spec: 'draft-cavage-http-signatures-12' });
+      await (await fetch(request)).arrayBuffer();
+    }
+  }),
+);
+const ceilingPerSec = CEILING_REQUESTS / ((performance.now() - ceilingStart) / 1000);
+
+// ---- inbound: a followed remote actor's signed Creates to the shared inbox, until they are in alice's home feed
+const bobKeys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const bobPem = bobKeys.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+const bobPeer = await startPeer(() => bobKeys.publicKey, (p) => ({
+  '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+  id: `http://127.0.0.1:${p}/users/bob`, type: 'Person', preferredUsername: 'bob', inbox: `http://127.0.0.1:${p}/users/bob/inbox`,
+  endpoints: { sharedInbox: `http://127.0.0.1:${p}/inbox` },
+  publicKey: { id: `http://127.0.0.1:${p}/users/bob#main-key`, owner: `http://127.0.0.1:${p}/users/bob`, publicKeyPem: bobPem },
+}));
+const bobBase = `http://127.0.0.1:${bobPeer.port}`;
+const bobAccount = (await social.federation!.resolveAccount(`${bobBase}/users/bob`))!;
+ctx.store.relationships.upsertFollow(alice.id, bobAccount.id, { showReblogs: true, notify: false, languages: null });
+const bobKey = await crypto.subtle.importKey('pkcs8', bobKeys.privateKey.export({ type: 'pkcs8', format: 'der' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
+const homeCount = () => Number((ctx.store.db.prepare('SELECT COUNT(*) AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id WHERE h.account_id = ? AND s.account_id = ?').get(alice.id, bobAccount.id) as { n: bigint }).n);
+const inboundStart = performance.now();
+let sent = 0;
+let accepted = 0;
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (sent < INBOUND) {
+      const n = sent++;
+      const note = { id: `${bobBase}/users/bob/statuses/${n}`, type: 'Note', attributedTo: `${bobBase}/users/bob`, content: `<p>note ${n}</p>`, to: ['https://www.w3.org/ns/activitystreams#Public'], published: new Date().toISOString() };
+      const activity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${note.id}/activity`, type: 'Create', actor: `${bobBase}/users/bob`, to: note.to, object: note };
+      const request = await signRequest(new Request(`http://127.0.0.1:${port}/inbox`, { method: 'POST', body: JSON.stringify(activity), headers: { 'content-type': 'application/activity+json' } }), bobKey, new URL(`${bobBase}/users/bob#main-key`), { spec: 'draft-cavage-http-signatures-12' });
+      const res = await fetch(request);
+      await res.arrayBuffer();
+      if (res.status === 202) accepted++;
+    }
+  }),
+);
+const acceptedMs = performance.now() - inboundStart;
+await waitFor(() => homeCount() >= accepted);
+const landedMs = performance.now() - inboundStart;
+
+console.log(`outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`);
+console.log(`  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elapsed / 1000)).toFixed(0)} deliveries/s`);
+console.log(`  signing (Fedify, draft-cavage, RSA 2048) ${(signMs * 1000).toFixed(0)} µs per request`);
+console.log(`  ceiling: plain signed POSTs from one process, 8 at a time: ${ceilingPerSec.toFixed(0)}/s`);
+console.log(`inbound: ${INBOUND} signed Creates to the shared inbox: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`);
+
+for (const p of [...peers, bobPeer]) p.server.close();
+await app.close();
+await social.close();
+fs.rmSync(dir, { recursive: true, force: true });

@@ -1,8 +1,7 @@
 import type { ResolvedEvent } from '../store/types.ts';
 import { BadRequestError, eventNumberToWire, filterFromWire, int64ToNumber, resolvedEventToWire, resolvedIndexedEventToWire } from '../tcp/codec.ts';
 import { TcpCommand } from '../tcp/commands.ts';
-import type { ClientConnection } from '../tcp/connection.ts';
-import type { CommandHandlerMap, RequestContext } from '../tcp/dispatcher.ts';
+import type { CommandHandlerMap, PeerConnection, RequestContext } from '../tcp/dispatcher.ts';
 import { GUID_BYTES, guidBytesToString } from '../tcp/guid.ts';
 import { encodeMessage, enumTable, type FilterMessage, type Int64 } from '../tcp/messages.ts';
 import type { Subscriptions } from './index.ts';
@@ -56,7 +55,7 @@ type Open = { kind: 'volatile'; handle: VolatileSubscriptionHandle } | { kind: '
 class ConnectionSubscriptions {
   readonly byCorrelation = new Map<string, Open>();
   warnedOverLimit = false;
-  constructor(connection: ClientConnection, onGone: () => void) {
+  constructor(connection: PeerConnection, onGone: () => void) {
     connection.onClose(() => {
       onGone();
       for (const open of this.byCorrelation.values()) open.handle.close();
@@ -97,7 +96,7 @@ interface NakMessage extends AckMessage {
   action: number;
 }
 
-function subscriberOf(connection: ClientConnection, caller: RequestContext['caller']): SubscriberInfo {
+function subscriberOf(connection: PeerConnection, caller: RequestContext['caller']): SubscriberInfo {
   return {
     connectionId: connection.id,
     // A getter: the client may name itself (IdentifyClient) only after it subscribed.
@@ -125,7 +124,7 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
   // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once.
   const encodedEvents = new WeakMap<ResolvedEvent, Uint8Array>();
 
-  const stateOf = (connection: ClientConnection): ConnectionSubscriptions => {
+  const stateOf = (connection: PeerConnection): ConnectionSubscriptions => {
     let state = perConnection.get(connection.id);
     if (!state) {
       state = new ConnectionSubscriptions(connection, () => perConnection.delete(connection.id));
@@ -143,7 +142,7 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
     return body;
   };
 
-  const sendDropped = (connection: ClientConnection, correlationId: Uint8Array, reason: DropReason, persistent: boolean) => {
+  const sendDropped = (connection: PeerConnection, correlationId: Uint8Array, reason: DropReason, persistent: boolean) => {
     connection.send(TcpCommand.SubscriptionDropped, correlationId, encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }));
   };
 

@@ -34,7 +34,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../../logger.ts';
 import type { Principal } from '../store/types.ts';
 import { TcpCommand, TcpFlags } from './commands.ts';
-import type { CommandDispatcher } from './dispatcher.ts';
+import type { CommandDispatcher, PeerConnection } from './dispatcher.ts';
 import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';
 import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
 import { LogThrottle } from '../../security/index.ts';
@@ -127,7 +127,7 @@ const INLINE_BODY_BYTES = 4096;
 /** How long a closing connection may take to flush before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
 
-export class ClientConnection {
+export class ClientConnection implements PeerConnection {
   readonly id: string = crypto.randomUUID();
   readonly remoteAddress: string;
   readonly remotePort: number;

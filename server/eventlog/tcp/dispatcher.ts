@@ -1,9 +1,8 @@
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
-import type { Caller, EventStore } from '../store/types.ts';
+import type { Caller, EventStore, Principal } from '../store/types.ts';
 import { BadRequestError } from './codec.ts';
 import { commandName, TcpCommand, TcpFlags } from './commands.ts';
-import type { ClientConnection } from './connection.ts';
 import { decodeMessage, encodeMessage, enumTable, type MessageName } from './messages.ts';
 import type { TcpPackage } from './package.ts';
 
@@ -13,9 +12,38 @@ import type { TcpPackage } from './package.ts';
  * See connection.ts for the API overview.
  */
 
+/**
+ * What the dispatcher and handlers need of a client connection (connection.ts implements it). Declared
+ * here so the command table does not depend on the transport that feeds it.
+ */
+export interface PeerConnection {
+  readonly id: string;
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  /** Set by IdentifyClient. */
+  name: string | null;
+  clientVersion: number | null;
+  /** The largest package this connection sends. */
+  readonly maxFrameBytes: number;
+  readonly closed: boolean;
+  /** The user set by Authenticate (null: anonymous). */
+  readonly defaultUser: Principal | null;
+  /** The last Authenticate failed: packages without their own credentials are refused. */
+  readonly defaultAuthFailed: boolean;
+  setDefaultUser(principal: Principal | null): void;
+  /** Records who used the connection last (per-package credentials), for the UI's connection list. */
+  noteUser(name: string): void;
+  /** Sends one package; false when the connection is gone. */
+  send(command: number, correlationId: Uint8Array, body?: Uint8Array | null): boolean;
+  /** True past the connection's send backlog bound: subscriptions drop themselves rather than queue. */
+  isBacklogged(bound?: { packages?: number; bytes?: number }): boolean;
+  /** Runs `listener` once when the connection ends; returns an unsubscribe. */
+  onClose(listener: (reason: string) => void): () => void;
+}
+
 /** What a handler gets for one request package. */
 export interface RequestContext {
-  readonly connection: ClientConnection;
+  readonly connection: PeerConnection;
   readonly command: number;
   readonly flags: number;
   /** The request's 16 correlation bytes (a private copy; safe to keep). */
@@ -53,7 +81,7 @@ export type CommandHandlerMap = Readonly<Record<number, CommandHandler>>;
 const NotHandledReason = enumTable<'NotReady' | 'TooBusy' | 'NotLeader' | 'IsReadOnly'>('NotHandled.NotHandledReason');
 
 class Request implements RequestContext {
-  readonly connection: ClientConnection;
+  readonly connection: PeerConnection;
   readonly command: number;
   readonly flags: number;
   readonly correlationId: Buffer;
@@ -62,7 +90,7 @@ class Request implements RequestContext {
   readonly eventLog: EventLog;
   readonly logger: Logger;
 
-  constructor(connection: ClientConnection, pkg: TcpPackage, caller: Caller, eventLog: EventLog, logger: Logger) {
+  constructor(connection: PeerConnection, pkg: TcpPackage, caller: Caller, eventLog: EventLog, logger: Logger) {
     this.connection = connection;
     this.command = pkg.command;
     this.flags = pkg.flags;
@@ -126,7 +154,7 @@ export class CommandDispatcher {
    * Runs one package. Returns a promise only while it waits for authentication, so the connection
    * can hold later packages back and keep them in arrival order; the handler's own work is not awaited.
    */
-  dispatch(connection: ClientConnection, pkg: TcpPackage): void | Promise<void> {
+  dispatch(connection: PeerConnection, pkg: TcpPackage): void | Promise<void> {
     if (pkg.command === TcpCommand.Authenticate) return this.authenticateConnection(connection, pkg);
 
     const handler = this.handlers.get(pkg.command);
@@ -168,7 +196,7 @@ export class CommandDispatcher {
     this.invoke(connection, pkg, handler, message, connection.defaultUser);
   }
 
-  private invoke(connection: ClientConnection, pkg: TcpPackage, handler: CommandHandler, message: unknown, caller: Caller): void {
+  private invoke(connection: PeerConnection, pkg: TcpPackage, handler: CommandHandler, message: unknown, caller: Caller): void {
     if (handler.needsStore !== false && (this.stopping || this.eventLog.store.status !== 'ready')) {
       this.notHandled(connection, pkg, NotHandledReason.NotReady);
       return;
@@ -188,7 +216,7 @@ export class CommandDispatcher {
     }
   }
 
-  private fail(connection: ClientConnection, pkg: TcpPackage, err: unknown): void {
+  private fail(connection: PeerConnection, pkg: TcpPackage, err: unknown): void {
     if (err instanceof BadRequestError || isStoreError(err, 'HOMEPORT_STORE_BAD_REQUEST')) {
       connection.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from((err as Error).message));
     } else if (isStoreError(err, 'HOMEPORT_STORE_BUSY')) {
@@ -201,12 +229,12 @@ export class CommandDispatcher {
     }
   }
 
-  private notHandled(connection: ClientConnection, pkg: TcpPackage, reason: number): void {
+  private notHandled(connection: PeerConnection, pkg: TcpPackage, reason: number): void {
     connection.send(TcpCommand.NotHandled, pkg.correlationId, encodeMessage('NotHandled', { reason }));
   }
 
   /** Authenticate (0xF2): sets the connection's default user for packages without credentials. */
-  private authenticateConnection(connection: ClientConnection, pkg: TcpPackage): void | Promise<void> {
+  private authenticateConnection(connection: PeerConnection, pkg: TcpPackage): void | Promise<void> {
     if (!(pkg.flags & TcpFlags.Authenticated)) {
       connection.send(TcpCommand.NotAuthenticated, pkg.correlationId, Buffer.from('No user credentials provided.'));
       return;

@@ -202,6 +202,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'GET /api/v1/instance/languages 200',
   'GET /api/v1/instance/translation_languages 200',
   'GET /nodeinfo/2.0 200',
+  'GET /nodeinfo/2.1 200',
   'GET /oauth/userinfo 200',
   'POST /api/v1/domain_blocks 200',
   'POST /api/v1/emails/confirmations 200',

@@ -5,7 +5,7 @@ import type { MediaService } from './domain/media.ts';
 import type { NotificationService } from './domain/notifications.ts';
 import type { PollService } from './domain/polls.ts';
 import type { RelationshipService } from './domain/relationships.ts';
-import type { StatusService } from './domain/statuses.ts';
+import type { StatusService } from './domain/statuses/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';

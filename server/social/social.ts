@@ -13,7 +13,7 @@ import { MediaService } from './domain/media.ts';
 import { NotificationService } from './domain/notifications.ts';
 import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
-import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses.ts';
+import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
 import { registerConventions } from './http/plugin.ts';

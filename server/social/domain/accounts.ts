@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.ts';
 import { DetailsCollector, ApiError } from '../errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { confirmationEmail } from '../mail/templates.ts';
-import { randomSecret, sha256, type Account, type SocialStore, type User, type UserRole } from '../store/index.ts';
+import { randomSecret, sha256, type Account, type ProfileChanges, type SocialStore, type User, type UserRole, type UserSettings } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { generatePassword, hashPassword, verifyPassword } from './password.ts';
 
@@ -197,6 +197,15 @@ export class AccountService {
   }
 
   /** Suspends an account: its sessions and tokens end, the API shows it empty. Reversible. */
+  /** Changes a profile (and, when given, the user's posting settings) in one commit; tells `account.updated`. */
+  updateProfile(accountId: string, changes: ProfileChanges, settings?: { userId: string; settings: UserSettings }): void {
+    this.store.transaction(() => {
+      this.store.accounts.updateProfile(accountId, changes);
+      if (settings) this.store.users.setSettings(settings.userId, settings.settings);
+      this.store.events.emit('account.updated', { accountId });
+    });
+  }
+
   suspend(accountId: string): void {
     this.store.transaction(() => {
       this.store.accounts.setSuspended(accountId, true);

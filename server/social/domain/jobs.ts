@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.ts';
 import type { SocialStore } from '../store/index.ts';
 import type { PollService } from './polls.ts';
-import type { StatusService } from './statuses.ts';
+import type { StatusService } from './statuses/index.ts';
 
 /** The longest the timer sleeps before looking again (a changed clock or another writer is noticed by then). */
 const MAX_WAIT_MS = 60_000;

@@ -123,11 +123,12 @@ export class RelationshipService {
       this.store.feeds.unmerge(target.id, me.id);
       this.store.relationships.deleteEndorsement(me.id, target.id);
       this.store.notifications.deleteAllFrom(me.id, target.id);
+      this.store.events.emit('relationship.changed', { change: 'block', accountId: me.id, targetAccountId: target.id });
     });
   }
 
   unblock(me: Account, target: Account): void {
-    this.store.relationships.deleteBlock(me.id, target.id);
+    if (this.store.relationships.deleteBlock(me.id, target.id)) this.store.events.emit('relationship.changed', { change: 'unblock', accountId: me.id, targetAccountId: target.id });
   }
 
   /** Creates or updates a mute; `durationSeconds` 0 means until unmuted. */
@@ -138,10 +139,11 @@ export class RelationshipService {
     }
     const expiresAt = options.durationSeconds > 0 ? this.store.now() + options.durationSeconds * 1000 : null;
     this.store.relationships.upsertMute(me.id, target.id, options.notifications, expiresAt);
+    this.store.events.emit('relationship.changed', { change: 'mute', accountId: me.id, targetAccountId: target.id });
   }
 
   unmute(me: Account, target: Account): void {
-    this.store.relationships.deleteMute(me.id, target.id);
+    if (this.store.relationships.deleteMute(me.id, target.id)) this.store.events.emit('relationship.changed', { change: 'unmute', accountId: me.id, targetAccountId: target.id });
   }
 
   setNote(me: Account, target: Account, comment: string): void {

@@ -41,6 +41,12 @@ export class ConversationRepository {
       .run({ id: this.core.ids.next(), account: accountId, conversation: conversationId, participants: JSON.stringify(participantIds), last: lastStatusId, unread: unread ? 1 : 0, now: this.core.now() });
   }
 
+  /** One participant's view of a conversation. */
+  ofAccount(accountId: string, conversationId: string): AccountConversationRow | null {
+    const r = this.core.sql('SELECT * FROM account_conversations WHERE account_id = ? AND conversation_id = ?').get(accountId, conversationId) as Record<string, unknown> | undefined;
+    return r ? toRow(r) : null;
+  }
+
   byId(id: string): AccountConversationRow | null {
     const r = this.core.sql('SELECT * FROM account_conversations WHERE id = ?').get(id) as Record<string, unknown> | undefined;
     return r ? toRow(r) : null;

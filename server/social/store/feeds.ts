@@ -84,6 +84,13 @@ export class HomeFeedRepository {
     });
   }
 
+  /** Local accounts whose home feed holds any of the statuses (told of a deletion). */
+  holders(statusIds: readonly string[]): string[] {
+    if (statusIds.length === 0) return [];
+    const rows = this.core.sql('SELECT DISTINCT account_id FROM home_feed WHERE status_id IN (SELECT value FROM json_each(?))').all(jsonIds(statusIds)) as { account_id: bigint }[];
+    return rows.map((r) => String(r.account_id));
+  }
+
   /** Removes statuses from every feed (after deletion or unreblog). */
   remove(statusIds: readonly string[]): void {
     if (statusIds.length === 0) return;

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { MIN_SCHEDULE_OFFSET_MS } from '../../domain/statuses.ts';
+import { MIN_SCHEDULE_OFFSET_MS } from '../../domain/statuses/index.ts';
 import { presentScheduled } from '../../entities/scheduled-status.ts';
 import { notFound, ValidationFailure } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';

@@ -140,10 +140,7 @@ export function credentialRoutes(app: FastifyInstance, ctx: SocialContext): void
       if (p.source.language !== undefined) settings.defaultLanguage = p.source.language || null;
       if (p.source.quote_policy !== undefined) settings.defaultQuotePolicy = p.source.quote_policy;
     }
-    ctx.store.transaction(() => {
-      ctx.store.accounts.updateProfile(account.id, changes);
-      ctx.store.users.setSettings(user.id, settings);
-    });
+    ctx.accounts.updateProfile(account.id, changes, { userId: user.id, settings });
     await removeReplaced(ctx, account, changes);
     const updated = ctx.store.accounts.byId(account.id)!;
     return ctx.presenter.credential(updated, ctx.store.users.byId(user.id)!);
@@ -153,7 +150,7 @@ export function credentialRoutes(app: FastifyInstance, ctx: SocialContext): void
     app.delete(`/api/v1/profile/${image}`, { config: { auth: auth.user('write:accounts') } }, async (req) => {
       const { account, user } = currentUser(req);
       const changes: ProfileChanges = image === 'avatar' ? { avatarFile: null, avatarDescription: '' } : { headerFile: null, headerDescription: '' };
-      ctx.store.accounts.updateProfile(account.id, changes);
+      ctx.accounts.updateProfile(account.id, changes);
       await removeReplaced(ctx, account, changes);
       return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, user);
     });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DetailsCollector, ValidationFailure } from '../../../errors.ts';
 import { zBool, zFile, zId, zInt, zList, zString } from '../../../http/params.ts';
 import { QUOTE_POLICIES, VISIBILITIES } from '../../../store/index.ts';
-import type { EditInput, MediaAttributeInput, PollInput, PostInput } from '../../../domain/statuses.ts';
+import type { EditInput, MediaAttributeInput, PollInput, PostInput } from '../../../domain/statuses/index.ts';
 import { parseFocus } from '../../../domain/media.ts';
 
 /** Empty strings (forms send them for unset fields) and nulls count as absent. */

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { UnexpectedMentions } from '../../../domain/statuses.ts';
+import { UnexpectedMentions } from '../../../domain/statuses/index.ts';
 import { presentScheduled } from '../../../entities/scheduled-status.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import { auth, currentUser, viewer } from '../../../http/auth.ts';

@@ -24,6 +24,7 @@ import { socialMigrations } from './migrations.ts';
 import { SocialStore, type OutboxEmail } from './store/index.ts';
 import { SocialUrls } from './urls.ts';
 import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
+import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -40,6 +41,8 @@ export interface OpenSocialOptions {
   dueJobsMaxWaitMs?: number;
   /** ActivityPub settings (tests allow private addresses and short retries); false runs without federation. */
   federation?: FederationSetupOptions | false;
+  /** Streaming connection limits (tests make heartbeats and buffers small). */
+  streaming?: Partial<StreamingLimits>;
 }
 
 export interface Social {
@@ -66,6 +69,8 @@ export interface Social {
   mediaIdle(): Promise<void>;
   /** ActivityPub (null when started without it). */
   federation: Federation | null;
+  /** The streaming API (WebSocket and SSE). */
+  streaming: Streaming;
   close(): Promise<void>;
 }
 
@@ -149,6 +154,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   ctx.store.settings.set('public_url', ctx.urls.base);
   const federation = options.federation === false ? null : startFederation(ctx, core.db, options.federation ?? {});
   ctx.federation = federation ?? undefined;
+  const streaming = startStreaming(ctx, options.streaming);
 
   const sweeper = setInterval(() => {
     try {
@@ -186,6 +192,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     await root.register(async (api) => {
       await registerConventions(api, ctx);
       for (const routes of SOCIAL_ROUTE_MODULES) routes(api, ctx);
+      streaming.routes(api);
     });
   };
 
@@ -218,11 +225,13 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       return core.admin.listOutbox(listOptions);
     },
     federation,
+    streaming,
     runDueJobs: () => ctx.jobs.runDue(),
     mediaIdle: () => ctx.mediaService.idle(),
     async close() {
       clearInterval(sweeper);
       clearInterval(purger);
+      streaming.close();
       await federation?.close();
       ctx.jobs.stop();
       await ctx.mediaService.close();

@@ -130,6 +130,37 @@ export class StatusPresenter {
   }
 
   /**
+   * The same statuses rendered for many viewers (streaming fan-out): viewers whose rendering cannot differ
+   * (no own favourite, reblog, bookmark, pin, vote or conversation mute; not an author; the same answer to
+   * "follows the author" where a quote policy asks it) share one rendering, so a post to a thousand
+   * subscribers is rendered a handful of times, not a thousand.
+   */
+  presentForViewers(statuses: readonly StatusRow[], viewers: readonly Account[]): { viewers: Account[]; json: StatusJson[] }[] {
+    if (viewers.length === 0) return [];
+    const rows = [...statuses];
+    const reblogged = this.store.statuses.byIds(rows.map((s) => s.reblogOfId).filter((id): id is string => id !== null));
+    const all = [...rows, ...reblogged];
+    const viewerIds = viewers.map((v) => v.id);
+    const marked = this.store.interactions.viewersWithMarks(
+      viewerIds,
+      all.map((s) => s.id),
+      [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))],
+      all.map((s) => s.pollId).filter((id): id is string => id !== null),
+    );
+    const authors = new Set(all.map((s) => s.accountId));
+    const askFollows = [...new Set(all.filter((s) => s.quoteApprovalPolicy === 'followers').map((s) => s.accountId))];
+    const follows = this.store.relationships.followPairs(viewerIds, askFollows);
+    const groups = new Map<string, Account[]>();
+    for (const viewer of viewers) {
+      const key = authors.has(viewer.id) || marked.has(viewer.id) ? `own:${viewer.id}` : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
+      const group = groups.get(key);
+      if (group) group.push(viewer);
+      else groups.set(key, [viewer]);
+    }
+    return [...groups.values()].map((group) => ({ viewers: group, json: this.present(statuses, group[0]) }));
+  }
+
+  /**
    * Media, mentions, tags and application of statuses: they change only when the status is edited (which
    * bumps updated_at), so they are cached per status version and queried only for statuses not seen yet.
    */

@@ -189,10 +189,11 @@ export function deleteRemoteStatus(c: FedContext, uri: string, author: Account):
     const reblogs = store.statuses.reblogsOf(status.id);
     for (const s of [status, ...reblogs]) store.statuses.markDeleted(s);
     const ids = [status.id, ...reblogs.map((r) => r.id)];
+    const homeRecipients = store.feeds.holders(ids);
     store.feeds.remove(ids);
     store.notifications.deleteForStatuses(ids);
     store.interactions.forgetStatuses(ids);
-    store.events.emit('status.deleted', { status, homeRecipients: [] });
+    store.events.emit('status.deleted', { status, homeRecipients });
   });
   return true;
 }

@@ -54,7 +54,7 @@ declare module 'fastify' {
   }
 }
 
-/** The bearer token a request carries before its body: Authorization header, else an access_token query parameter. */
+/** The bearer token a request carries before its body: Authorization header, else an access_token query parameter, else (WebSocket) the subprotocol. */
 export function tokenBeforeBody(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
   if (header) {
@@ -62,7 +62,10 @@ export function tokenBeforeBody(req: FastifyRequest): string | null {
     return m ? m[1].trim() : null;
   }
   const q = (req.query as Record<string, unknown> | undefined)?.access_token;
-  return typeof q === 'string' && q ? q : null;
+  if (typeof q === 'string' && q) return q;
+  // A browser's WebSocket cannot send headers: masto.js offers the token as the subprotocol (the server echoes it).
+  const protocol = req.headers.upgrade?.toLowerCase() === 'websocket' ? req.headers['sec-websocket-protocol'] : undefined;
+  return protocol ? protocol.split(',')[0].trim() || null : null;
 }
 
 /** The bearer token of a request: Authorization header, else an access_token parameter (query or body). */
@@ -147,6 +150,12 @@ export function authenticate(ctx: SocialContext) {
     if (state && !(rule.kind === 'user' && rule.allowUnconfirmed && principal.user.confirmedAt === null && !principal.user.disabled && principal.account.suspendedAt === null)) throw state;
     req.principal = principal;
   };
+}
+
+/** Whether a token still stands for an active user (long-lived connections ask again from time to time). */
+export function tokenStillValid(ctx: SocialContext, secret: string): boolean {
+  const principal = resolve(ctx, secret);
+  return principal !== null && principal.user !== null && principal.account !== null && userStateError(principal.user, principal.account) === null;
 }
 
 /** The signed-in user of a `user` route (the preHandler guarantees one). */

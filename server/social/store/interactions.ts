@@ -88,6 +88,25 @@ export class InteractionRepository {
     return flags;
   }
 
+  /**
+   * Of `viewerIds`, those with a mark of their own on any of the statuses (favourite, reblog, bookmark,
+   * pin, poll vote) or their conversations (mute): the viewers whose rendering of them differs from a stranger's.
+   */
+  viewersWithMarks(viewerIds: readonly string[], statusIds: readonly string[], conversationIds: readonly string[], pollIds: readonly string[]): Set<string> {
+    if (viewerIds.length === 0) return new Set();
+    const rows = this.core
+      .sql(
+        `SELECT x.account_id AS v FROM favourites x WHERE x.status_id IN (SELECT value FROM json_each(@ids)) AND x.account_id IN (SELECT value FROM json_each(@viewers))
+         UNION SELECT x.account_id FROM statuses x WHERE x.reblog_of_id IN (SELECT value FROM json_each(@ids)) AND x.deleted_at IS NULL AND x.account_id IN (SELECT value FROM json_each(@viewers))
+         UNION SELECT x.account_id FROM bookmarks x WHERE x.status_id IN (SELECT value FROM json_each(@ids)) AND x.account_id IN (SELECT value FROM json_each(@viewers))
+         UNION SELECT x.account_id FROM status_pins x WHERE x.status_id IN (SELECT value FROM json_each(@ids)) AND x.account_id IN (SELECT value FROM json_each(@viewers))
+         UNION SELECT x.account_id FROM conversation_mutes x WHERE x.conversation_id IN (SELECT value FROM json_each(@conversations)) AND x.account_id IN (SELECT value FROM json_each(@viewers))
+         UNION SELECT x.account_id FROM poll_votes x WHERE x.poll_id IN (SELECT value FROM json_each(@polls)) AND x.account_id IN (SELECT value FROM json_each(@viewers))`,
+      )
+      .all({ viewers: jsonIds(viewerIds), ids: jsonIds(statusIds), conversations: jsonIds(conversationIds), polls: jsonIds(pollIds) }) as { v: bigint }[];
+    return new Set(rows.map((r) => str(r.v)));
+  }
+
   /** Local accounts that reblogged a status (for edit notifications). */
   localRebloggers(statusId: string): string[] {
     return (

@@ -122,6 +122,15 @@ export class RelationshipRepository {
     );
   }
 
+  /** Which of `accountIds` follow which of `targetIds`, as `follower>target` pairs. */
+  followPairs(accountIds: readonly string[], targetIds: readonly string[]): Set<string> {
+    if (accountIds.length === 0 || targetIds.length === 0) return new Set();
+    const rows = this.core
+      .sql('SELECT account_id, target_account_id FROM follows WHERE target_account_id IN (SELECT value FROM json_each(?)) AND account_id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(targetIds), jsonIds(accountIds)) as { account_id: bigint; target_account_id: bigint }[];
+    return new Set(rows.map((r) => `${str(r.account_id)}>${str(r.target_account_id)}`));
+  }
+
   deleteFollow(accountId: string, targetId: string): boolean {
     return this.core.sql('DELETE FROM follows WHERE account_id = ? AND target_account_id = ?').run(accountId, targetId).changes > 0;
   }

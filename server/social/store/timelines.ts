@@ -21,11 +21,11 @@ function available(a: string): string {
  * Status `a` is one @viewer may read (NULL viewer: public and unlisted ones): its own, public or unlisted
  * unless the author blocks the viewer, private to followers, and anything that mentions the viewer.
  */
-function visible(a: string): string {
-  return `(${a}.account_id = @viewer
-    OR (${a}.visibility IN ('public', 'unlisted') AND NOT EXISTS (SELECT 1 FROM blocks ${a}_vb WHERE ${a}_vb.account_id = ${a}.account_id AND ${a}_vb.target_account_id = @viewer))
-    OR (${a}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows ${a}_vf WHERE ${a}_vf.account_id = @viewer AND ${a}_vf.target_account_id = ${a}.account_id))
-    OR EXISTS (SELECT 1 FROM mentions ${a}_vm WHERE ${a}_vm.status_id = ${a}.id AND ${a}_vm.account_id = @viewer))`;
+function visible(a: string, viewer = '@viewer'): string {
+  return `(${a}.account_id = ${viewer}
+    OR (${a}.visibility IN ('public', 'unlisted') AND NOT EXISTS (SELECT 1 FROM blocks ${a}_vb WHERE ${a}_vb.account_id = ${a}.account_id AND ${a}_vb.target_account_id = ${viewer}))
+    OR (${a}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows ${a}_vf WHERE ${a}_vf.account_id = ${viewer} AND ${a}_vf.target_account_id = ${a}.account_id))
+    OR EXISTS (SELECT 1 FROM mentions ${a}_vm WHERE ${a}_vm.status_id = ${a}.id AND ${a}_vm.account_id = ${viewer}))`;
 }
 
 /** Which of the viewer's filters exist at all (queries leave out the checks that cannot match). */
@@ -37,24 +37,24 @@ export interface ViewerScope {
 }
 
 /** The account `accountExpr` is not hidden from the viewer: no block either way, no active mute, no domain block. */
-function notHidden(accountExpr: string, scope: ViewerScope, tag: string): string {
+function notHidden(accountExpr: string, scope: ViewerScope, tag: string, viewer = '@viewer'): string {
   if (scope.viewerId === null) return '1';
   const parts: string[] = [];
   if (scope.blocks) {
-    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b1 WHERE ${tag}_b1.account_id = @viewer AND ${tag}_b1.target_account_id = ${accountExpr})`);
-    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b2 WHERE ${tag}_b2.account_id = ${accountExpr} AND ${tag}_b2.target_account_id = @viewer)`);
+    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b1 WHERE ${tag}_b1.account_id = ${viewer} AND ${tag}_b1.target_account_id = ${accountExpr})`);
+    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b2 WHERE ${tag}_b2.account_id = ${accountExpr} AND ${tag}_b2.target_account_id = ${viewer})`);
   }
-  if (scope.mutes) parts.push(`NOT EXISTS (SELECT 1 FROM mutes ${tag}_m WHERE ${tag}_m.account_id = @viewer AND ${tag}_m.target_account_id = ${accountExpr} AND (${tag}_m.expires_at IS NULL OR ${tag}_m.expires_at > @now))`);
+  if (scope.mutes) parts.push(`NOT EXISTS (SELECT 1 FROM mutes ${tag}_m WHERE ${tag}_m.account_id = ${viewer} AND ${tag}_m.target_account_id = ${accountExpr} AND (${tag}_m.expires_at IS NULL OR ${tag}_m.expires_at > @now))`);
   if (scope.domainBlocks) {
-    parts.push(`NOT EXISTS (SELECT 1 FROM accounts ${tag}_da JOIN account_domain_blocks ${tag}_d ON ${tag}_d.domain = ${tag}_da.domain AND ${tag}_d.account_id = @viewer WHERE ${tag}_da.id = ${accountExpr})`);
+    parts.push(`NOT EXISTS (SELECT 1 FROM accounts ${tag}_da JOIN account_domain_blocks ${tag}_d ON ${tag}_d.domain = ${tag}_da.domain AND ${tag}_d.account_id = ${viewer} WHERE ${tag}_da.id = ${accountExpr})`);
   }
   return parts.length ? parts.join(' AND ') : '1';
 }
 
 /** A reblog wrapper `a` is shown only when the reblogged status is readable and its author not hidden. */
-function reblogReadable(a: string, scope: ViewerScope): string {
+function reblogReadable(a: string, scope: ViewerScope, viewer = '@viewer'): string {
   return `(${a}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses ${a}_r WHERE ${a}_r.id = ${a}.reblog_of_id AND ${a}_r.deleted_at IS NULL
-    AND ${available(`${a}_r`)} AND ${visible(`${a}_r`)} AND ${notHidden(`${a}_r.account_id`, scope, `${a}_rh`)}))`;
+    AND ${available(`${a}_r`)} AND ${visible(`${a}_r`, viewer)} AND ${notHidden(`${a}_r.account_id`, scope, `${a}_rh`, viewer)}))`;
 }
 
 /** Not a reply, or a reply to oneself (Mastodon's "without replies"). */
@@ -241,6 +241,23 @@ export class TimelineRepository {
       .sql(`SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`)
       .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
     return r ? toStatus(r) : null;
+  }
+
+  /**
+   * Of `viewerIds`, those who may read the status and hide neither its author nor, for a reblog, the
+   * reblogged status's: the check a timeline page makes, asked for many viewers at once (streaming).
+   */
+  audience(statusId: string, viewerIds: readonly string[]): Set<string> {
+    if (viewerIds.length === 0) return new Set();
+    const all: ViewerScope = { viewerId: '', blocks: true, mutes: true, domainBlocks: true };
+    const rows = this.core
+      .sql(
+        `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
+         WHERE s.deleted_at IS NULL AND ${available('s')} AND ${visible('s', 'v.value')} AND ${reblogReadable('s', all, 'v.value')}
+           AND (s.account_id = v.value OR (${notHidden('s.account_id', all, 'h', 'v.value')}))`,
+      )
+      .all({ viewers: jsonIds(viewerIds), id: statusId, now: this.core.now() }) as { viewer: bigint | string }[];
+    return new Set(rows.map((r) => str(r.viewer)));
   }
 
   /** Of `ids`, those the viewer may read and has not hidden (threads leave out blocked and muted accounts). */

@@ -44,6 +44,16 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       page.properties.updated_at = { type: ['string', 'null'], format: 'date-time' };
     },
   },
+  {
+    description:
+      'Instance contact.email (v2) and email (v1) are "" while no contact address is set and no staff account exists: Mastodon serializes Setting.site_contact_email, whose default is "" (the document says format email).',
+    apply(doc) {
+      const v2 = doc.components.schemas.Instance as { properties: { contact: { properties: Record<string, unknown> } } };
+      v2.properties.contact.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
+      const v1 = doc.components.schemas.V1Instance as { properties: Record<string, unknown> } | undefined;
+      if (v1) v1.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
+    },
+  },
 ];
 
 /**

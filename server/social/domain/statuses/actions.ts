@@ -38,7 +38,7 @@ export class StatusActions {
       });
       this.d.notifications.notify(original.accountId, me.account.id, 'reblog', original.id);
       const reblog = this.d.store.statuses.byId(id)!;
-      this.d.store.events.emit('status.created', { status: reblog, homeRecipients });
+      this.d.store.events.emit('status.created', { status: reblog, homeRecipients: [me.account.id, ...homeRecipients] });
       return reblog;
     });
   }

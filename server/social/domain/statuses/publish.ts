@@ -193,7 +193,8 @@ export class StatusPublisher {
       }
     }
     if (p.idempotencyKey) this.d.store.statuses.rememberIdempotencyKey(author.id, p.idempotencyKey, { statusId: id });
-    this.d.store.events.emit('status.created', { status, homeRecipients: receivers });
+    // The author's own feed holds it too (and their user stream shows it).
+    this.d.store.events.emit('status.created', { status, homeRecipients: [author.id, ...receivers] });
     return status;
   }
 

@@ -1,0 +1,212 @@
+import type { SocialContext } from '../context.ts';
+import { presentConversations } from '../entities/conversation.ts';
+import { presentNotifications } from '../entities/notification.ts';
+import type { SocialEventMap } from '../events.ts';
+import type { Account, StatusRow } from '../store/index.ts';
+import { channelKey, userStreamGetsNotifications, type Channel } from './channels.ts';
+
+/** A connection that receives events (a WebSocket or an SSE response). */
+export interface StreamSink {
+  readonly accountId: string;
+  readonly scopes: readonly string[];
+  /** Sends one event on one of its channels; `payload` undefined for `filters_changed`. Never throws. */
+  send(channel: Channel, event: string, payload: string | undefined): void;
+}
+
+type Targets = Map<StreamSink, Channel[]>;
+
+/**
+ * Routes the social domain events to the subscribed connections. Each event is handled after the request
+ * that caused it has been answered (a queue drained on the next turn of the event loop), so fan-out never
+ * slows a write. Every subscriber gets only what the REST API would show it: the same visibility, block,
+ * mute and domain-block rules, checked for all subscribers of an event in one query.
+ */
+export class StreamingHub {
+  private readonly ctx: SocialContext;
+  /** channel key → subscribed sinks, with the channel as each asked for it (the tag's spelling). */
+  private readonly byKey = new Map<string, Map<StreamSink, Channel>>();
+  private readonly keysOf = new Map<StreamSink, Set<string>>();
+  private readonly queue: (() => void)[] = [];
+  private draining = false;
+  private readonly offs: (() => void)[];
+  /** Events routed and frames handed to sinks since start (the server view and the benchmark read them). */
+  readonly counters = { events: 0, frames: 0 };
+
+  constructor(ctx: SocialContext) {
+    this.ctx = ctx;
+    const on = <K extends keyof SocialEventMap>(type: K, handle: (e: SocialEventMap[K]) => void) => ctx.events.on(type, (e) => this.enqueue(() => handle(e)));
+    this.offs = [
+      on('status.created', (e) => this.statusEvent('update', e.status, e.homeRecipients)),
+      on('status.updated', (e) => this.statusEvent('status.update', e.status, this.ctx.store.feeds.holders([e.status.id]))),
+      on('status.deleted', (e) => this.statusDeleted(e.status, e.homeRecipients)),
+      on('notification.created', (e) => this.notification(e.accountId, e.notificationId)),
+      on('conversation.updated', (e) => this.conversation(e.accountId, e.conversationId)),
+      on('filters.changed', (e) => this.sendAll(this.targets([`user|${e.accountId}`]), 'filters_changed', undefined)),
+    ];
+  }
+
+  /** The owner of a list, or null when there is none (lists register their lookup here when they exist). */
+  listOwner: (listId: string) => string | null = () => null;
+
+  /** Adds a subscription; false when the sink already had it (subscribing twice is a no-op). */
+  subscribe(sink: StreamSink, channel: Channel): boolean {
+    let sinks = this.byKey.get(channel.key);
+    if (!sinks) this.byKey.set(channel.key, (sinks = new Map()));
+    if (sinks.has(sink)) return false;
+    sinks.set(sink, channel);
+    let keys = this.keysOf.get(sink);
+    if (!keys) this.keysOf.set(sink, (keys = new Set()));
+    keys.add(channel.key);
+    return true;
+  }
+
+  unsubscribe(sink: StreamSink, channel: Channel): void {
+    const sinks = this.byKey.get(channel.key);
+    sinks?.delete(sink);
+    if (sinks?.size === 0) this.byKey.delete(channel.key);
+    this.keysOf.get(sink)?.delete(channel.key);
+  }
+
+  /** Forgets a closed connection. */
+  remove(sink: StreamSink): void {
+    for (const key of this.keysOf.get(sink) ?? []) {
+      const sinks = this.byKey.get(key);
+      sinks?.delete(sink);
+      if (sinks?.size === 0) this.byKey.delete(key);
+    }
+    this.keysOf.delete(sink);
+  }
+
+  get connections(): number {
+    return this.keysOf.size;
+  }
+
+  get subscriptions(): number {
+    let n = 0;
+    for (const keys of this.keysOf.values()) n += keys.size;
+    return n;
+  }
+
+  /** Resolves when every event received so far has been routed. */
+  async idle(): Promise<void> {
+    while (this.queue.length || this.draining) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  close(): void {
+    for (const off of this.offs) off();
+    this.queue.length = 0;
+  }
+
+  private enqueue(work: () => void): void {
+    this.queue.push(work);
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => {
+      try {
+        while (this.queue.length) {
+          const next = this.queue.shift()!;
+          this.counters.events++;
+          try {
+            next();
+          } catch (err) {
+            this.ctx.logger.error({ err }, 'a streaming event could not be routed');
+          }
+        }
+      } finally {
+        this.draining = false;
+      }
+    });
+  }
+
+  private targets(keys: Iterable<string>, accept: (sink: StreamSink, channel: Channel) => boolean = () => true): Targets {
+    const targets: Targets = new Map();
+    for (const key of keys) {
+      for (const [sink, channel] of this.byKey.get(key) ?? []) {
+        if (!accept(sink, channel)) continue;
+        const list = targets.get(sink);
+        if (list) list.push(channel);
+        else targets.set(sink, [channel]);
+      }
+    }
+    return targets;
+  }
+
+  private sendAll(targets: Targets, event: string, payload: string | undefined): void {
+    for (const [sink, channels] of targets) {
+      for (const channel of channels) {
+        this.counters.frames++;
+        sink.send(channel, event, payload);
+      }
+    }
+  }
+
+  /** The shared streams a status appears on (Mastodon's public and hashtag broadcast rules). */
+  private publicKeys(status: StatusRow): string[] {
+    if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
+    const keys: string[] = [];
+    const tags = this.ctx.store.statuses.tags([status.id]).get(status.id) ?? [];
+    for (const tag of tags) {
+      keys.push(channelKey('hashtag', tag, ''));
+      if (status.local) keys.push(channelKey('hashtag:local', tag, ''));
+    }
+    // Replies to others stay off the public streams (they still reach hashtag streams).
+    if (status.inReplyToId !== null && status.inReplyToAccountId !== status.accountId) return keys;
+    const origin = status.local ? 'public:local' : 'public:remote';
+    keys.push('public', origin);
+    if ((this.ctx.store.media.forStatuses([status.id]).get(status.id) ?? []).length > 0) keys.push('public:media', `${origin}:media`);
+    return keys;
+  }
+
+  private statusEvent(event: 'update' | 'status.update', status: StatusRow, homeRecipients: readonly string[]): void {
+    const targets = this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]);
+    if (targets.size === 0) return;
+    const store = this.ctx.store;
+    const current = store.statuses.byId(status.id);
+    if (!current || current.deletedAt !== null) return;
+    const bySubscriber = new Map<string, StreamSink[]>();
+    for (const sink of targets.keys()) {
+      const list = bySubscriber.get(sink.accountId);
+      if (list) list.push(sink);
+      else bySubscriber.set(sink.accountId, [sink]);
+    }
+    const allowed = store.timelines.audience(current.id, [...bySubscriber.keys()]);
+    const viewers: Account[] = store.accounts.byIds([...allowed]);
+    for (const group of this.ctx.statusPresenter.presentForViewers([current], viewers)) {
+      const payload = JSON.stringify(group.json[0]);
+      for (const viewer of group.viewers) {
+        for (const sink of bySubscriber.get(viewer.id) ?? []) {
+          for (const channel of targets.get(sink)!) {
+            this.counters.frames++;
+            sink.send(channel, event, payload);
+          }
+        }
+      }
+    }
+  }
+
+  private statusDeleted(status: StatusRow, homeRecipients: readonly string[]): void {
+    this.sendAll(this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]), 'delete', status.id);
+  }
+
+  private notification(accountId: string, notificationId: string): void {
+    const targets = this.targets([`user|${accountId}`, `user:notification|${accountId}`], (sink, channel) => channel.name !== 'user' || userStreamGetsNotifications(sink.scopes));
+    if (targets.size === 0) return;
+    const { store } = this.ctx;
+    const row = store.notifications.byId(accountId, notificationId);
+    const viewer = store.accounts.byId(accountId);
+    if (!row || !viewer) return;
+    const [json] = presentNotifications(store, this.ctx.presenter, this.ctx.statusPresenter, [row], viewer);
+    if (json) this.sendAll(targets, 'notification', JSON.stringify(json));
+  }
+
+  private conversation(accountId: string, conversationId: string): void {
+    const targets = this.targets([`direct|${accountId}`]);
+    if (targets.size === 0) return;
+    const { store } = this.ctx;
+    const row = store.conversations.ofAccount(accountId, conversationId);
+    const viewer = store.accounts.byId(accountId);
+    if (!row || !viewer) return;
+    const [json] = presentConversations(store, this.ctx.presenter, this.ctx.statusPresenter, [row], viewer);
+    if (json) this.sendAll(targets, 'conversation', JSON.stringify(json));
+  }
+}

@@ -28,6 +28,27 @@ export interface HomeportConfig {
    * sets `domain`; null keeps the local default (http://localhost:<port>, not reachable by other servers).
    */
   publicUrl: string | null;
+  /**
+   * A separate streaming base (wss://host) when a proxy routes streaming to another host name; instance
+   * documents report it and streaming requests reaching the main host are redirected there. Null: same host.
+   */
+  streamingUrl: string | null;
+}
+
+/** `wss://host[:port]` (or https://) → its ws/wss origin; throws with what is wrong otherwise. */
+export function parseStreamingUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`the streaming URL must be like wss://streaming.example.org, got "${raw}"`);
+  }
+  const scheme = { 'wss:': 'wss', 'https:': 'wss', 'ws:': 'ws', 'http:': 'ws' }[url.protocol];
+  if (!scheme) throw new Error(`the streaming URL must start with wss:// (or ws:// for a test), got "${raw}"`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new Error(`the streaming URL is an origin only, without a path, query or credentials (e.g. wss://${url.host}), got "${raw}"`);
+  }
+  return `${scheme}://${url.host}`;
 }
 
 /** `https://host[:port]` → its origin; throws with what is wrong otherwise. */
@@ -74,6 +95,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     tcpLimits: partial.tcpLimits ?? {},
     trustProxy: partial.trustProxy ?? false,
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
+    streamingUrl: partial.streamingUrl ? parseStreamingUrl(partial.streamingUrl) : null,
     dataDir: path.resolve(partial.dataDir),
   };
 }

@@ -99,6 +99,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       logger: logger.child({ subsystem: 'social' }),
       domain: config.domain,
       secure: config.publicUrl?.startsWith('https:') ?? false,
+      streamingUrl: config.streamingUrl,
     });
     cleanups.push(() => social.close());
 
@@ -136,7 +137,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     let tcpConnections: EventLogTcpServer['connections'] | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
-      allowedHostNames: () => [config.domain, config.host],
+      allowedHostNames: () => [config.domain, config.host, ...(config.streamingUrl ? [new URL(config.streamingUrl).host] : [])],
       trustProxy: config.trustProxy,
       rendererDir: config.rendererDir,
       plugins: [

@@ -16,6 +16,7 @@ export const serveCommand: CliCommand = {
     'tcp-tls-port': { type: 'string', env: 'HOMEPORT_TCP_TLS_PORT', placeholder: 'PORT', description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)' },
     domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
     'public-url': { type: 'string', env: 'HOMEPORT_PUBLIC_URL', placeholder: 'URL', description: 'address other servers reach this instance at, e.g. https://social.example.org (its federation identity; cannot change once federated)' },
+    'streaming-url': { type: 'string', env: 'HOMEPORT_STREAMING_URL', placeholder: 'URL', description: 'separate streaming address, e.g. wss://streaming.example.org (default: the public address)' },
     'tcp-max-connections': { type: 'string', env: 'HOMEPORT_TCP_MAX_CONNECTIONS', placeholder: 'N', description: 'open event-log connections allowed at once (default 1000)' },
     'tcp-max-package-mb': { type: 'string', env: 'HOMEPORT_TCP_MAX_PACKAGE_MB', placeholder: 'MB', description: 'largest package an event-log client may send, 1-64 (default 16)' },
     'trust-proxy': { type: 'boolean', env: 'HOMEPORT_TRUST_PROXY', description: 'a reverse proxy or tunnel is in front: client addresses come from X-Forwarded-For' },
@@ -52,6 +53,7 @@ export const serveCommand: CliCommand = {
         tcpTlsPort,
         domain: v.domain,
         publicUrl: v['public-url'],
+        streamingUrl: v['streaming-url'],
         logLevel: level,
         trustProxy: ctx.values['trust-proxy'] === true || ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
         tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },
@@ -59,6 +61,7 @@ export const serveCommand: CliCommand = {
     } catch (err) {
       if (err instanceof DataDirLockedError || err instanceof PublicUrlChangedError) throw new UsageError(err.message);
       if (err instanceof Error && err.message.startsWith('the public URL')) throw new UsageError(`--public-url: ${err.message}`);
+      if (err instanceof Error && err.message.startsWith('the streaming URL')) throw new UsageError(`--streaming-url: ${err.message}`);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen: ${(err as Error).message}`);
       throw err;

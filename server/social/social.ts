@@ -33,6 +33,8 @@ export interface OpenSocialOptions {
   domain: string;
   /** Served behind TLS (https/wss URLs, secure cookies). Default false: Homeport itself speaks plain HTTP. */
   secure?: boolean;
+  /** A separate streaming base (wss://host); null or absent: streaming is served on the main host. */
+  streamingUrl?: string | null;
   /** Clock for every timestamp and expiry (tests inject one). */
   now?: () => number;
   /** Default true. A benchmark turns the general API rate limit off; sign-up and sign-in limits stay. */
@@ -98,12 +100,13 @@ interface SocialCore {
   admin: SocialAdmin;
 }
 
-function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; now?: () => number; generalRateLimit?: boolean; dueJobsMaxWaitMs?: number }): SocialCore {
+function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; streamingUrl?: string | null; now?: () => number; generalRateLimit?: boolean; dueJobsMaxWaitMs?: number }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL' });
   try {
     const store = new SocialStore(db, options.now ?? Date.now);
     const urls = new SocialUrls(options.domain, options.secure ?? false);
+    urls.separateStreaming = options.streamingUrl ?? null;
     store.events.onListenerError = (type, error) => options.logger.error({ err: error, event: type }, 'social event listener failed');
     const vapidPublicKey = ensureServerKeys(store);
     const mailer = new Mailer(store, urls, options.logger.child({ component: 'mail' }));

@@ -20,9 +20,12 @@ export class SocialUrls {
     return this.domain.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   }
 
+  /** A streaming base on another host (wss://host), when configured. */
+  separateStreaming: string | null = null;
+
   /** Streaming base (no path), as instance.configuration.urls.streaming. */
   get streaming(): string {
-    return `${this.secure ? 'wss' : 'ws'}://${this.domain}`;
+    return this.separateStreaming ?? `${this.secure ? 'wss' : 'ws'}://${this.domain}`;
   }
 
   absolute(pathAndQuery: string): string {

@@ -30,7 +30,7 @@ export function startStreaming(ctx: SocialContext, limits: Partial<StreamingLimi
     limits: effective,
     routes(app) {
       webSocketRoute(app, ctx, hub, effective, open);
-      eventStreamRoutes(app, hub, effective, open);
+      eventStreamRoutes(app, ctx, hub, effective, open);
     },
     idle: () => hub.idle(),
     stats: () => ({ connections: hub.connections, subscriptions: hub.subscriptions, ...hub.counters }),

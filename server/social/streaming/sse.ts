@@ -4,6 +4,7 @@ import { ApiError } from '../errors.ts';
 import { currentUser } from '../http/auth.ts';
 import { isChannelError, parseChannel, SSE_PATHS, type Channel } from './channels.ts';
 import type { StreamingHub, StreamSink } from './hub.ts';
+import { redirectToStreamingHost } from './host.ts';
 import { streamAuth, type StreamingLimits } from './limits.ts';
 
 interface SseQuery {
@@ -59,11 +60,12 @@ class EventStreamSubscriber implements StreamSink {
 }
 
 /** `GET /api/v1/streaming/<path>` for each SSE path, and `/api/v1/streaming/health`. */
-export function eventStreamRoutes(app: FastifyInstance, hub: StreamingHub, limits: StreamingLimits, open: Set<{ shutDown(): void }>): void {
-  app.get('/api/v1/streaming/health', { config: { auth: { kind: 'public' } } }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+export function eventStreamRoutes(app: FastifyInstance, ctx: SocialContext, hub: StreamingHub, limits: StreamingLimits, open: Set<{ shutDown(): void }>): void {
+  const redirect = redirectToStreamingHost(ctx.urls);
+  app.get('/api/v1/streaming/health', { config: { auth: { kind: 'public' } }, onRequest: redirect }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
 
   for (const [path, streams] of Object.entries(SSE_PATHS)) {
-    app.get<{ Querystring: SseQuery }>(`/api/v1/streaming/${path}`, { config: { auth: streamAuth(streams.stream) } }, async (req: FastifyRequest<{ Querystring: SseQuery }>, reply) => {
+    app.get<{ Querystring: SseQuery }>(`/api/v1/streaming/${path}`, { config: { auth: streamAuth(streams.stream) }, onRequest: redirect }, async (req: FastifyRequest<{ Querystring: SseQuery }>, reply) => {
       const { account, token } = currentUser(req);
       const onlyMedia = req.query.only_media !== undefined && !FALSE_VALUES.has(req.query.only_media);
       const stream = onlyMedia && streams.media ? streams.media : streams.stream;

@@ -326,3 +326,20 @@ describe('connection upkeep', () => {
     }
   });
 });
+
+describe('a separate streaming host', () => {
+  it('is reported by both instance documents, and streaming requests to the main host are redirected there', async () => {
+    const port = new URL(server.url).port;
+    const urls = server.social.context.urls;
+    urls.separateStreaming = `ws://127.0.0.2:${port}`;
+    try {
+      expect((await server.masto(bob.token).v2.instance.fetch()).configuration.urls.streaming).toBe(`ws://127.0.0.2:${port}`);
+      expect((await server.masto(bob.token).v1.instance.fetch()).urls.streamingApi).toBe(`ws://127.0.0.2:${port}`);
+      const res = await fetch(`${server.url}/api/v1/streaming/public?only_media=1`, { headers: { Authorization: `Bearer ${bob.token}` }, redirect: 'manual' });
+      expect(res.status).toBe(301);
+      expect(res.headers.get('location')).toBe(`http://127.0.0.2:${port}/api/v1/streaming/public?only_media=1`);
+    } finally {
+      urls.separateStreaming = null;
+    }
+  });
+});

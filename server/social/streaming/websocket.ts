@@ -4,6 +4,7 @@ import type { SocialContext } from '../context.ts';
 import { currentUser, tokenBeforeBody, tokenStillValid } from '../http/auth.ts';
 import { isChannelError, parseChannel, streamField, type Channel, type ChannelRequest } from './channels.ts';
 import type { StreamingHub, StreamSink } from './hub.ts';
+import { redirectToStreamingHost } from './host.ts';
 import { STREAM_AUTH, type StreamingLimits } from './limits.ts';
 
 const CLOSE_POLICY = 1008;
@@ -14,7 +15,7 @@ const CLOSE_POLICY = 1008;
  * rather than let a slow reader hold memory; a ping every `heartbeatMs` drops peers that stopped answering
  * and sockets whose token was revoked.
  */
-class WebSocketSubscriber implements StreamSink {
+export class WebSocketSubscriber implements StreamSink {
   readonly accountId: string;
   readonly scopes: readonly string[];
   private readonly channels = new Map<string, Channel>();
@@ -130,7 +131,7 @@ interface StreamQuery {
 
 /** `GET /api/v1/streaming` (WebSocket upgrade): token checked before the upgrade (401 refuses the handshake). */
 export function webSocketRoute(app: FastifyInstance, ctx: SocialContext, hub: StreamingHub, limits: StreamingLimits, open: Set<{ shutDown(): void }>): void {
-  app.get<{ Querystring: StreamQuery }>('/api/v1/streaming', { websocket: true, config: { auth: STREAM_AUTH() } }, (socket, req: FastifyRequest<{ Querystring: StreamQuery }>) => {
+  app.get<{ Querystring: StreamQuery }>('/api/v1/streaming', { websocket: true, config: { auth: STREAM_AUTH() }, onRequest: redirectToStreamingHost(ctx.urls) }, (socket, req: FastifyRequest<{ Querystring: StreamQuery }>) => {
     const { account, token } = currentUser(req);
     const subscriber = new WebSocketSubscriber(socket, hub, ctx, tokenBeforeBody(req) ?? '', limits, { accountId: account.id, scopes: token.scopes });
     open.add(subscriber);

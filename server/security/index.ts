@@ -2,3 +2,4 @@
 export { CredentialThrottle, FailureThrottle, type FailureThrottleOptions } from './failure-throttle.ts';
 export { hostName, isAllowedHost, isLoopbackHost } from './host-check.ts';
 export { LogThrottle } from './log-throttle.ts';
+export { isPrivateAddress, publicOnlyLookup } from './private-address.ts';

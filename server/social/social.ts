@@ -25,6 +25,7 @@ import { SocialStore, type OutboxEmail } from './store/index.ts';
 import { SocialUrls } from './urls.ts';
 import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
 import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
+import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -45,6 +46,8 @@ export interface OpenSocialOptions {
   federation?: FederationSetupOptions | false;
   /** Streaming connection limits (tests make heartbeats and buffers small). */
   streaming?: Partial<StreamingLimits>;
+  /** Web Push delivery settings (tests let endpoints live on loopback and retry quickly). */
+  push?: WebPushOptions;
 }
 
 export interface Social {
@@ -73,6 +76,8 @@ export interface Social {
   federation: Federation | null;
   /** The streaming API (WebSocket and SSE). */
   streaming: Streaming;
+  /** Web Push delivery. */
+  push: WebPush;
   close(): Promise<void>;
 }
 
@@ -158,6 +163,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const federation = options.federation === false ? null : startFederation(ctx, core.db, options.federation ?? {});
   ctx.federation = federation ?? undefined;
   const streaming = startStreaming(ctx, options.streaming);
+  const push = startWebPush(ctx, options.push);
 
   const sweeper = setInterval(() => {
     try {
@@ -229,12 +235,14 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     },
     federation,
     streaming,
+    push,
     runDueJobs: () => ctx.jobs.runDue(),
     mediaIdle: () => ctx.mediaService.idle(),
     async close() {
       clearInterval(sweeper);
       clearInterval(purger);
       streaming.close();
+      await push.close();
       await federation?.close();
       ctx.jobs.stop();
       await ctx.mediaService.close();

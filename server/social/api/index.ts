@@ -23,6 +23,7 @@ import { muteRoutes } from './v1/mutes.ts';
 import { notificationRoutes } from './v1/notifications.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
+import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
 import { scheduledStatusRoutes } from './v1/scheduled-statuses.ts';
 import { statusActionRoutes } from './v1/statuses/actions.ts';
 import { statusRoutes } from './v1/statuses/statuses.ts';
@@ -50,6 +51,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   domainBlockRoutes,
   emailRoutes,
   preferenceRoutes,
+  pushSubscriptionRoutes,
   instanceRoutes,
   instanceV2Routes,
   // Part 2: statuses, timelines, notifications, conversations, media, polls, scheduled statuses.

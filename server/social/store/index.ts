@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { OutboxRepository } from './outbox.ts';
 import { PollRepository } from './polls.ts';
+import { PushRepository } from './push.ts';
 import { RelationshipRepository } from './relationships.ts';
 import { RuleRepository } from './rules.ts';
 import { ScheduledStatusRepository } from './scheduled.ts';
@@ -23,6 +24,7 @@ export * from './feeds.ts';
 export * from './interactions.ts';
 export * from './media.ts';
 export * from './polls.ts';
+export * from './push.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
 export * from './timelines.ts';
@@ -54,6 +56,7 @@ export class SocialStore {
   readonly polls: PollRepository;
   readonly scheduled: ScheduledStatusRepository;
   readonly conversations: ConversationRepository;
+  readonly push: PushRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -71,6 +74,7 @@ export class SocialStore {
     this.feeds = new HomeFeedRepository(this.core);
     this.media = new MediaRepository(this.core);
     this.polls = new PollRepository(this.core);
+    this.push = new PushRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);
   }

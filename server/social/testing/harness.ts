@@ -8,7 +8,7 @@ import { startHomeport, type Homeport } from '../../index.ts';
 import { createHttpServer } from '../../http/index.ts';
 import { createLogger, LogRing } from '../../logger.ts';
 import type { SocialAdmin } from '../admin.ts';
-import { openSocial, type Social } from '../social.ts';
+import { openSocial, type OpenSocialOptions, type Social } from '../social.ts';
 import { OpenApiRecorder, validateAxios, validatingFetch } from './openapi.ts';
 
 /*
@@ -107,11 +107,11 @@ export async function startSocialTestServer(): Promise<SocialTestServer & { hp: 
  * The social server alone with an injected clock, on a real HTTP listener (for expiry tests: no sleeping).
  * `dataDir` reopens an existing data directory (a restart); `keepData` leaves it in place when closing.
  */
-export async function startSocialWithClock(now: () => number, options: { dataDir?: string; keepData?: boolean } = {}): Promise<SocialTestServer> {
+export async function startSocialWithClock(now: () => number, options: { dataDir?: string; keepData?: boolean; social?: Partial<OpenSocialOptions> } = {}): Promise<SocialTestServer> {
   const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-clock-'));
   const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(100) });
   // The due-jobs timer looks often, so moving the clock is enough for it to act (no job is run by hand).
-  const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now, dueJobsMaxWaitMs: 50 });
+  const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now, dueJobsMaxWaitMs: 50, ...options.social });
   const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;

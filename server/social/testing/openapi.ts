@@ -207,6 +207,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'DELETE /api/v1/conversations/:id 200',
   'DELETE /api/v1/domain_blocks 200',
   'DELETE /api/v1/media/:id 200',
+  'DELETE /api/v1/push/subscription 200',
   'DELETE /api/v1/scheduled_statuses/:id 200',
   'GET /.well-known/nodeinfo 200',
   'GET /api/v1/instance/languages 200',

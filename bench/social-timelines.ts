@@ -149,6 +149,14 @@ async function serve(dataDir: string): Promise<void> {
         name: 'ceiling',
         plugin: async (app) => {
           app.get('/bench/empty', async () => ({}));
+          // A fixed JSON body of N bytes: the ceiling for moving a response as large as a timeline page.
+          const bodies = new Map<number, string>();
+          app.get<{ Params: { n: string } }>('/bench/bytes/:n', async (req, reply) => {
+            const n = Math.min(Number(req.params.n), 1_000_000);
+            let body = bodies.get(n);
+            if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
+            return reply.type('application/json; charset=utf-8').send(body);
+          });
           // The server's CPU time so far: CPU per request does not depend on how busy the machine is.
           app.get('/bench/cpu', async () => process.cpuUsage());
         },
@@ -215,12 +223,15 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${seeded.ownerToken}` };
   try {
     const home = await fetch(`${base}/api/v1/timelines/home`, { headers: auth });
-    const page = (await home.json()) as unknown[];
+    const homeBody = await home.text();
+    const page = JSON.parse(homeBody) as unknown[];
     if (home.status !== 200 || page.length !== 20) throw new Error(`home timeline check failed: ${home.status}, ${page.length} statuses`);
     const results: Measured[] = [];
     const common = { connections: CONNECTIONS, pipelining: 1 };
     const wanted = (name: string) => ENDPOINTS.includes(name);
     results.push(await measure(base, 'empty fastify route (ceiling)', { ...common, url: `${base}/bench/empty` }));
+    const bytes = Buffer.byteLength(homeBody);
+    const sameSize = await measure(base, `fixed ${(bytes / 1024).toFixed(0)} KB body (size ceiling)`, { ...common, url: `${base}/bench/bytes/${bytes}` });
     if (wanted('home')) results.push(await measure(base, 'GET home timeline', { ...common, url: `${base}/api/v1/timelines/home`, headers: auth }));
     if (wanted('tag')) results.push(await measure(base, `GET hashtag timeline #${HASHTAG}`, { ...common, url: `${base}/api/v1/timelines/tag/${HASHTAG}`, headers: auth }));
     let n = 0;
@@ -236,13 +247,15 @@ async function main(): Promise<void> {
       );
     }
     const ceiling = results[0].rps;
+    results.splice(1, 0, sameSize);
     console.log(`\n${STATUSES} statuses, ${ACCOUNTS} accounts, owner follows ${OWNER_FOLLOWS}; ${CONNECTIONS} connections, ${SECONDS} s per endpoint, ${os.cpus().length} cores\n`);
-    console.log('endpoint                          req/s      p50 ms   p99 ms   of ceiling   server CPU/req   errors/non-2xx');
+    console.log('endpoint                          req/s      p50 ms   p99 ms   of ceiling   of size ceiling   server CPU/req   errors/non-2xx');
     for (const r of results) {
       console.log(
-        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${((r.rps / ceiling) * 100).toFixed(1).padStart(8)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs     ${r.errors}/${r.non2xx}`,
+        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${((r.rps / ceiling) * 100).toFixed(1).padStart(8)} %   ${((r.rps / sameSize.rps) * 100).toFixed(1).padStart(13)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs     ${r.errors}/${r.non2xx}`,
       );
     }
+    console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);
     const homeResult = results.find((r) => r.name === 'GET home timeline');
     if (homeResult) console.log(`\nhome timeline target (>= 2000 req/s, p99 < 50 ms): ${homeResult.rps >= 2_000 && homeResult.p99 < 50 ? 'met' : 'NOT met'}`);
     if (results.some((r) => r.errors > 0 || r.non2xx > 0)) process.exitCode = 1;

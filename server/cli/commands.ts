@@ -3,6 +3,7 @@ import type { CliCommand } from './command.ts';
 import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
 import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
+import { federationCheckCommand } from './social-federation.ts';
 import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-rules.ts';
 import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
 import { tokensCreateCommand } from './social-tokens.ts';
@@ -18,6 +19,7 @@ export const commands: CliCommand[] = [
   rulesAddCommand,
   rulesListCommand,
   rulesRemoveCommand,
+  federationCheckCommand,
   ...eventlogUsersCommands,
   backupCommand,
   restoreCommand,

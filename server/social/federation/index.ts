@@ -16,6 +16,7 @@ export { RejectedDocument } from './remote.ts';
 const MAX_MENTION_LOOKUPS = 10;
 export { mastodonRetryPolicy, type FederationSetupOptions } from './setup.ts';
 export { sanitizeRemoteHtml } from './html.ts';
+export { checkInstance, formatReport, runSelfCheck, type CheckResult, type SelfCheckReport } from './self-check.ts';
 
 /** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
 export interface Federation {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/format.ts';
 import { localAccount, type Fed, type FedDeps } from './deps.ts';
+import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
 
 /** Largest activity an inbox takes (Mastodon's limit is 1 MB as well). */
 export const INBOX_BODY_LIMIT = 1024 * 1024;
@@ -85,6 +86,26 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   });
 
   // host-meta (XRD): peers that get no WebFinger answer look here for its template (Fedify does not serve it).
+  // The self-check's probe: confirms a nonce issued for this data directory and shows what the request looked
+  // like on arrival (Host, forwarded headers), so a check run through the public URL can tell a proxy's work.
+  app.get<{ Params: { nonce: string } }>(`${PROBE_PATH}/:nonce`, async (req, reply) => {
+    if (!knownProbeNonce(deps.social.store, req.params.nonce)) return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    };
+    const echo: ProbeEcho = {
+      instance: 'homeport',
+      host: header('host'),
+      forwardedProto: header('x-forwarded-proto'),
+      forwardedFor: header('x-forwarded-for'),
+      clientAddress: req.ip,
+      // With a forwarded address, a trusted proxy makes req.ip the client's instead of the proxy's.
+      trustProxy: header('x-forwarded-for') === null ? null : req.ip !== req.socket.remoteAddress,
+    };
+    return reply.header('Cache-Control', 'no-store').send(echo);
+  });
+
   app.get('/.well-known/host-meta', (_req, reply) =>
     reply
       .type('application/xrd+xml; charset=utf-8')

@@ -13,7 +13,7 @@ import { checkIntegrityInBackground, DamagedDatabaseError } from './db/index.ts'
 import { ensureDirectory, makePrivate } from './fs-util.ts';
 import { acquireDataDirLock } from './lock.ts';
 import { createLogger, LogRing, type Logger } from './logger.ts';
-import { openSocial, type Social } from './social/index.ts';
+import { openSocial, socialUiRoutes, type Social } from './social/index.ts';
 import { isLoopbackHost } from './security/index.ts';
 import { HOMEPORT_VERSION } from './version.ts';
 
@@ -161,7 +161,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
             serverInfo,
             logs,
             dataDir: config.dataDir,
-            extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }))],
+            extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] })), socialUiRoutes(social.context)],
           }),
         },
         { name: 'social', plugin: social.plugin },

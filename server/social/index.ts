@@ -3,3 +3,4 @@ export { openSocial, openSocialAdmin, type Social, type SocialAdminHandle, type 
 export { SocialAdmin, AdminError, USER_ACTIONS, type UserAction } from './admin.ts';
 export { OWNER_SETTINGS, REGISTRATION_MODES, type RegistrationMode, type OutboxEmail } from './store/index.ts';
 export { ValidationFailure } from './errors.ts';
+export { socialUiRoutes, type SelfCheckReport } from './ui-routes.ts';

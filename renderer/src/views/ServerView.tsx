@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useServer, type LogEntry } from '../stores/server.ts';
 import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading, numeric, TableHead } from '../components/ui.tsx';
 import { BackupSection } from './server/BackupSection.tsx';
+import { FederationCheckSection } from './server/FederationCheckSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
@@ -112,6 +113,7 @@ export function ServerView() {
       </table>
 
       <BackupSection />
+      <FederationCheckSection />
 
       <UsersSection />
 

@@ -116,6 +116,6 @@ export class SocialAdmin {
 
   /** E-mails written by the server, newest first (the local outbox is what the UI shows without SMTP). */
   listOutbox(options: { limit?: number; to?: string } = {}): OutboxEmail[] {
-    return this.store.outbox.list(options);
+    return this.store.mailOutbox.list(options);
   }
 }

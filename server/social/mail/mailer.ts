@@ -31,7 +31,7 @@ export class Mailer {
   /** Records the message and starts delivery; returns the outbox id. */
   send(message: MailMessage): string {
     const smtpUrl = this.store.settings.owner('smtp_url');
-    const id = this.store.outbox.insert({ to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, transport: smtpUrl ? 'smtp' : 'local' });
+    const id = this.store.mailOutbox.insert({ to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, transport: smtpUrl ? 'smtp' : 'local' });
     if (smtpUrl) {
       const delivery = this.deliver(id, smtpUrl, message).finally(() => this.inFlight.delete(delivery));
       this.inFlight.add(delivery);
@@ -75,12 +75,12 @@ export class Mailer {
     const from = this.store.settings.owner('smtp_from') || `Homeport <notifications@${this.urls.hostname}>`;
     try {
       await this.transporter(smtpUrl).sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
-      this.store.outbox.markSent(id);
+      this.store.mailOutbox.markSent(id);
       this.logger.info({ outboxId: id }, 'e-mail sent');
     } catch (err) {
       // The SMTP URL may hold a password: log only the error message.
       const reason = err instanceof Error ? err.message : String(err);
-      this.store.outbox.markFailed(id, reason);
+      this.store.mailOutbox.markFailed(id, reason);
       this.logger.warn({ outboxId: id, reason }, 'e-mail could not be sent');
     }
   }

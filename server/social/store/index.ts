@@ -6,7 +6,7 @@ import { InteractionRepository } from './interactions.ts';
 import { MediaRepository } from './media.ts';
 import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
-import { OutboxRepository } from './outbox.ts';
+import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
 import { PushRepository } from './push.ts';
 import { RelationshipRepository } from './relationships.ts';
@@ -30,7 +30,7 @@ export * from './statuses.ts';
 export * from './timelines.ts';
 export * from './notifications.ts';
 export * from './oauth.ts';
-export * from './outbox.ts';
+export * from './mail-outbox.ts';
 export * from './relationships.ts';
 export * from './rules.ts';
 export * from './settings.ts';
@@ -46,7 +46,8 @@ export class SocialStore {
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
   readonly notifications: NotificationRepository;
-  readonly outbox: OutboxRepository;
+  /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
+  readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
   readonly statuses: StatusRepository;
   readonly interactions: InteractionRepository;
@@ -66,7 +67,7 @@ export class SocialStore {
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
     this.notifications = new NotificationRepository(this.core);
-    this.outbox = new OutboxRepository(this.core);
+    this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);
     this.interactions = new InteractionRepository(this.core);

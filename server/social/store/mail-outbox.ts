@@ -29,7 +29,7 @@ function toEmail(r: Record<string, unknown>): OutboxEmail {
 }
 
 /** Every e-mail the server wrote, newest first; local ones are what the owner's UI shows. */
-export class OutboxRepository {
+export class MailOutboxRepository {
   private readonly core: StoreCore;
   constructor(core: StoreCore) {
     this.core = core;

@@ -33,6 +33,11 @@ export interface HomeportConfig {
    * documents report it and streaming requests reaching the main host are redirected there. Null: same host.
    */
   streamingUrl: string | null;
+  /**
+   * Tests only (HOMEPORT_TEST_PRIVATE_NETWORK=1): federation may reach peers on loopback and private
+   * addresses, as the multi-process tests' servers live in a network namespace of their own.
+   */
+  federationAllowPrivateAddress: boolean;
 }
 
 /** `wss://host[:port]` (or https://) → its ws/wss origin; throws with what is wrong otherwise. */
@@ -96,6 +101,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     trustProxy: partial.trustProxy ?? false,
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
     streamingUrl: partial.streamingUrl ? parseStreamingUrl(partial.streamingUrl) : null,
+    federationAllowPrivateAddress: partial.federationAllowPrivateAddress ?? false,
     dataDir: path.resolve(partial.dataDir),
   };
 }

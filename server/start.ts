@@ -100,6 +100,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       domain: config.domain,
       secure: config.publicUrl?.startsWith('https:') ?? false,
       streamingUrl: config.streamingUrl,
+      ...(config.federationAllowPrivateAddress ? { federation: { allowPrivateAddress: true } } : {}),
     });
     cleanups.push(() => social.close());
 
@@ -220,6 +221,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         if (problems.length > 0) logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
       });
     }
+    if (config.federationAllowPrivateAddress) logger.warn('HOMEPORT_TEST_PRIVATE_NETWORK is set: federation reaches private addresses (for tests only)');
     if (tightened > 0) logger.warn({ dataDir: config.dataDir, entries: tightened }, 'the data directory was readable by other users; it is now private to you');
     if (!isLoopbackHost(config.host) && (await eventLog.users.authenticate('admin', DEFAULT_PASSWORD))) {
       logger.warn(

@@ -54,6 +54,8 @@ export const serveCommand: CliCommand = {
         domain: v.domain,
         publicUrl: v['public-url'],
         streamingUrl: v['streaming-url'],
+        // Only the multi-process federation tests set this; it is not a command-line option.
+        federationAllowPrivateAddress: process.env.HOMEPORT_TEST_PRIVATE_NETWORK === '1',
         logLevel: level,
         trustProxy: ctx.values['trust-proxy'] === true || ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
         tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },

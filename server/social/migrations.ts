@@ -1,3 +1,4 @@
+import { searchableText } from './store/search.ts';
 import type { Migration } from '../db/index.ts';
 
 /*
@@ -791,6 +792,24 @@ export const socialMigrations: Migration[] = [
         );
         CREATE INDEX push_deliveries_due ON push_deliveries (next_attempt_at, id);
       `);
+    },
+  },
+  {
+    version: 9,
+    name: 'full-text search over statuses; statuses by ActivityPub id and address',
+    up(db) {
+      // Inbound activities and pasted links name remote statuses by uri or url: without these, each lookup read every status.
+      db.exec(`
+        CREATE INDEX statuses_uri ON statuses (uri) WHERE uri IS NOT NULL;
+        CREATE INDEX statuses_url ON statuses (url) WHERE url IS NOT NULL;
+      `);
+      // The words of each status (content warning and text; remote ones from their HTML), for /api/v2/search.
+      // Deleted statuses stay in the index and are left out by the query, which joins statuses.
+      db.exec(`CREATE VIRTUAL TABLE statuses_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`);
+      const insert = db.prepare('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)');
+      for (const r of db.prepare('SELECT id, text, content, spoiler_text FROM statuses WHERE reblog_of_id IS NULL AND deleted_at IS NULL').iterate() as Iterable<{ id: bigint; text: string; content: string; spoiler_text: string }>) {
+        insert.run(r.id, searchableText(r.spoiler_text, r.text, r.content));
+      }
     },
   },
 ];

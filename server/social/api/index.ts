@@ -29,6 +29,7 @@ import { statusActionRoutes } from './v1/statuses/actions.ts';
 import { statusRoutes } from './v1/statuses/statuses.ts';
 import { timelineRoutes } from './v1/timelines.ts';
 import { instanceV2Routes } from './v2/instance.ts';
+import { searchV2Routes } from './v2/search.ts';
 import { mediaV2Routes } from './v2/media.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
@@ -54,6 +55,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   pushSubscriptionRoutes,
   instanceRoutes,
   instanceV2Routes,
+  searchV2Routes,
   // Part 2: statuses, timelines, notifications, conversations, media, polls, scheduled statuses.
   statusRoutes,
   statusActionRoutes,

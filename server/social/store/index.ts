@@ -9,6 +9,7 @@ import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
 import { PushRepository } from './push.ts';
+import { SearchRepository } from './search.ts';
 import { RelationshipRepository } from './relationships.ts';
 import { RuleRepository } from './rules.ts';
 import { ScheduledStatusRepository } from './scheduled.ts';
@@ -25,6 +26,7 @@ export * from './interactions.ts';
 export * from './media.ts';
 export * from './polls.ts';
 export * from './push.ts';
+export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
 export * from './timelines.ts';
@@ -58,6 +60,7 @@ export class SocialStore {
   readonly scheduled: ScheduledStatusRepository;
   readonly conversations: ConversationRepository;
   readonly push: PushRepository;
+  readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -76,6 +79,7 @@ export class SocialStore {
     this.media = new MediaRepository(this.core);
     this.polls = new PollRepository(this.core);
     this.push = new PushRepository(this.core);
+    this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);
   }

@@ -1,3 +1,4 @@
+import { indexStatusWords } from './search.ts';
 import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
 
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
@@ -131,6 +132,12 @@ export class StatusRepository {
     return ids.map((id) => byId.get(id)).filter((s): s is StatusRow => s !== undefined);
   }
 
+  /** A remote status known here by its ActivityPub id or its web address. */
+  idByUriOrUrl(address: string): string | null {
+    const r = this.core.sql('SELECT id FROM statuses WHERE uri = @a UNION SELECT id FROM statuses WHERE url = @a LIMIT 1').get({ a: address }) as { id: bigint } | undefined;
+    return r ? str(r.id) : null;
+  }
+
   /** Inserts a status; a local one that is not direct counts towards its author's statuses. */
   insert(input: NewStatus): string {
     const createdAt = input.createdAt ?? this.core.now();
@@ -164,6 +171,7 @@ export class StatusRepository {
         created: createdAt,
       });
     if (input.local && input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
+    if (!input.reblogOfId) indexStatusWords(this.core, id, { spoilerText: input.spoilerText ?? '', text: input.text ?? '', content: input.content ?? '' });
     return id;
   }
 
@@ -182,6 +190,7 @@ export class StatusRepository {
     this.core
       .sql('UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id')
       .run({ id, text: changes.text, content: changes.content, spoiler: changes.spoilerText, sensitive: sqlBool(changes.sensitive), language: changes.language, poll: changes.pollId, edited: changes.editedAt });
+    indexStatusWords(this.core, id, changes);
   }
 
   setPoll(id: string, pollId: string | null): void {

@@ -1,0 +1,13 @@
+import type { TagDay, TagRow } from '../store/index.ts';
+import type { SocialUrls } from '../urls.ts';
+
+/** The Tag entity: its uses over the last week (days as Unix-time strings, counts as strings, as Mastodon). */
+export function serializeTag(urls: SocialUrls, tag: TagRow, history: readonly TagDay[], following: boolean | null): Record<string, unknown> {
+  return {
+    id: tag.id,
+    name: tag.displayName,
+    url: urls.tagUrl(tag.name),
+    history: history.map((d) => ({ day: String(d.day / 1000), uses: String(d.uses), accounts: String(d.accounts) })),
+    ...(following === null ? {} : { following }),
+  };
+}

@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
 import { SearchRepository } from './search.ts';
 import { RelationshipRepository } from './relationships.ts';
@@ -26,6 +27,7 @@ export * from './interactions.ts';
 export * from './media.ts';
 export * from './polls.ts';
 export * from './push.ts';
+export * from './markers.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -60,6 +62,7 @@ export class SocialStore {
   readonly scheduled: ScheduledStatusRepository;
   readonly conversations: ConversationRepository;
   readonly push: PushRepository;
+  readonly markers: MarkerRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -79,6 +82,7 @@ export class SocialStore {
     this.media = new MediaRepository(this.core);
     this.polls = new PollRepository(this.core);
     this.push = new PushRepository(this.core);
+    this.markers = new MarkerRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

@@ -29,9 +29,8 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
   app.get('/api/v1/notifications/unread_count', { config: { auth: auth.user('read:notifications') } }, async (req) => {
     const { account } = currentUser(req);
     const { limit } = parseParams(z.object({ limit: zInt.optional() }), requestParams(req));
-    const marker = ctx.store.db.prepare("SELECT last_read_id FROM markers WHERE account_id = ? AND timeline = 'notifications'").get(account.id) as { last_read_id: bigint } | undefined;
     const cap = Math.min(Math.max(limit ?? 100, 1), 1000);
-    return { count: ctx.store.notifications.countAfter(account.id, marker ? marker.last_read_id.toString() : null, cap) };
+    return { count: ctx.store.notifications.countAfter(account.id, ctx.store.markers.lastReadId(account.id, 'notifications'), cap) };
   });
 
   app.get('/api/v1/notifications/:id', { config: { auth: auth.user('read:notifications') } }, async (req) => {

@@ -18,6 +18,7 @@ import { favouritesRoutes } from './v1/favourites.ts';
 import { followRequestRoutes } from './v1/follow-requests.ts';
 import { followRoutes } from './v1/follows.ts';
 import { instanceRoutes } from './v1/instance.ts';
+import { listRoutes } from './v1/lists.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
@@ -54,6 +55,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   emailRoutes,
   preferenceRoutes,
   markerRoutes,
+  listRoutes,
   pushSubscriptionRoutes,
   instanceRoutes,
   instanceV2Routes,

@@ -74,6 +74,8 @@ export class RelationshipService {
       if (this.store.relationships.deleteFollow(me.id, target.id)) {
         ended = true;
         this.store.feeds.unmerge(me.id, target.id);
+        // One's lists hold only accounts one follows.
+        this.store.lists.removeFromOwnerLists(me.id, target.id);
         // Mastodon deletes the follow notification with the follow.
         this.store.notifications.deleteBetween(target.id, me.id, 'follow');
       }
@@ -121,6 +123,8 @@ export class RelationshipService {
       this.store.relationships.severBetween(me.id, target.id);
       this.store.feeds.unmerge(me.id, target.id);
       this.store.feeds.unmerge(target.id, me.id);
+      this.store.lists.removeFromOwnerLists(me.id, target.id);
+      this.store.lists.removeFromOwnerLists(target.id, me.id);
       this.store.relationships.deleteEndorsement(me.id, target.id);
       this.store.notifications.deleteAllFrom(me.id, target.id);
       this.store.events.emit('relationship.changed', { change: 'block', accountId: me.id, targetAccountId: target.id });

@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { ListRepository } from './lists.ts';
 import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
 import { SearchRepository } from './search.ts';
@@ -28,6 +29,7 @@ export * from './media.ts';
 export * from './polls.ts';
 export * from './push.ts';
 export * from './markers.ts';
+export * from './lists.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -63,6 +65,7 @@ export class SocialStore {
   readonly conversations: ConversationRepository;
   readonly push: PushRepository;
   readonly markers: MarkerRepository;
+  readonly lists: ListRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -83,6 +86,7 @@ export class SocialStore {
     this.polls = new PollRepository(this.core);
     this.push = new PushRepository(this.core);
     this.markers = new MarkerRepository(this.core);
+    this.lists = new ListRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

@@ -34,6 +34,8 @@ export interface ViewerScope {
   blocks: boolean;
   mutes: boolean;
   domainBlocks: boolean;
+  /** The viewer has exclusive lists: their members' posts stay out of home (absent: none). */
+  exclusiveLists?: boolean;
 }
 
 /** The account `accountExpr` is not hidden from the viewer: no block either way, no active mute, no domain block. */
@@ -56,6 +58,18 @@ function reblogReadable(a: string, scope: ViewerScope, viewer = '@viewer'): stri
   return `(${a}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses ${a}_r WHERE ${a}_r.id = ${a}.reblog_of_id AND ${a}_r.deleted_at IS NULL
     AND ${available(`${a}_r`)} AND ${visible(`${a}_r`, viewer)} AND ${notHidden(`${a}_r.account_id`, scope, `${a}_rh`, viewer)}))`;
 }
+
+/** The author of `a` is not a member of one of the viewer's exclusive lists (whose posts stay out of home). */
+const NOT_IN_EXCLUSIVE_LIST = (a: string) =>
+  `NOT EXISTS (SELECT 1 FROM list_accounts ${a}_la JOIN lists ${a}_l ON ${a}_l.id = ${a}_la.list_id WHERE ${a}_la.account_id = ${a}.account_id AND ${a}_l.account_id = @viewer AND ${a}_l.exclusive = 1)`;
+
+/**
+ * A reply in `a` belongs in list @list per its replies policy (Mastodon's): replies to oneself and to the
+ * list's owner always; `followed`: to anyone the owner follows; `list`: to a member; `none`: no others.
+ */
+const LIST_REPLIES = (a: string) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id OR ${a}.in_reply_to_account_id = @viewer
+  OR (@policy = 'followed' AND EXISTS (SELECT 1 FROM follows ${a}_rf WHERE ${a}_rf.account_id = @viewer AND ${a}_rf.target_account_id = ${a}.in_reply_to_account_id))
+  OR (@policy = 'list' AND EXISTS (SELECT 1 FROM list_accounts ${a}_rl WHERE ${a}_rl.list_id = @list AND ${a}_rl.account_id = ${a}.in_reply_to_account_id)))`;
 
 /** Not a reply, or a reply to oneself (Mastodon's "without replies"). */
 const WITHOUT_REPLIES = (a: string) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id)`;
@@ -100,10 +114,11 @@ export class TimelineRepository {
       .sql(
         `SELECT EXISTS (SELECT 1 FROM blocks WHERE account_id = @v) OR EXISTS (SELECT 1 FROM blocks WHERE target_account_id = @v) AS blocks,
                 EXISTS (SELECT 1 FROM mutes WHERE account_id = @v) AS mutes,
-                EXISTS (SELECT 1 FROM account_domain_blocks WHERE account_id = @v) AS domains`,
+                EXISTS (SELECT 1 FROM account_domain_blocks WHERE account_id = @v) AS domains,
+                EXISTS (SELECT 1 FROM lists WHERE account_id = @v AND exclusive = 1) AS exclusive`,
       )
-      .get({ v: viewerId }) as { blocks: bigint; mutes: bigint; domains: bigint };
-    return { viewerId, blocks: r.blocks !== 0n, mutes: r.mutes !== 0n, domainBlocks: r.domains !== 0n };
+      .get({ v: viewerId }) as { blocks: bigint; mutes: bigint; domains: bigint; exclusive: bigint };
+    return { viewerId, blocks: r.blocks !== 0n, mutes: r.mutes !== 0n, domainBlocks: r.domains !== 0n, exclusiveLists: r.exclusive !== 0n };
   }
 
   /**
@@ -130,6 +145,7 @@ export class TimelineRepository {
       this.page(
         (where, order) => `SELECT s.id, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
           WHERE f.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')}
+            ${scope.exclusiveLists ? `AND ${NOT_IN_EXCLUSIVE_LIST('s')}` : ''}
           ORDER BY f.status_id ${order} LIMIT @cursor_limit`,
         'f.status_id',
         { viewer: scope.viewerId },
@@ -158,6 +174,30 @@ export class TimelineRepository {
     }
     if (kept.length <= page.limit) return kept;
     return page.minId !== undefined ? kept.slice(kept.length - page.limit) : kept.slice(0, page.limit);
+  }
+
+  /** A list's timeline: its members' statuses (and boosts) the owner may read, replies per the list's policy. */
+  list(scope: ViewerScope, list: { id: string; repliesPolicy: string }, page: PageQuery): ListedStatus[] {
+    return this.withReadableReblogs(scope, page, (p) =>
+      this.page(
+        (where, order) => `SELECT s.id, s.id AS cursor FROM list_accounts la JOIN statuses s ON s.account_id = la.account_id
+          WHERE la.list_id = @list AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${LIST_REPLIES('s')}
+            AND ${notHidden('s.account_id', scope, 'h')}
+          ORDER BY s.id ${order} LIMIT @cursor_limit`,
+        's.id',
+        { viewer: scope.viewerId, list: list.id, policy: list.repliesPolicy },
+        p,
+      ),
+    );
+  }
+
+  /** Whether a status belongs in a list's timeline as its owner reads it (streaming's check for one status). */
+  inList(statusId: string, list: { id: string; accountId: string; repliesPolicy: string }): boolean {
+    return (
+      this.core
+        .sql(`SELECT 1 FROM statuses s WHERE s.id = @id AND EXISTS (SELECT 1 FROM list_accounts la WHERE la.list_id = @list AND la.account_id = s.account_id) AND ${LIST_REPLIES('s')}`)
+        .get({ id: statusId, list: list.id, viewer: list.accountId, policy: list.repliesPolicy }) !== undefined
+    );
   }
 
   public(scope: ViewerScope, options: PublicTimelineOptions, page: PageQuery): ListedStatus[] {

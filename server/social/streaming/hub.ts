@@ -45,8 +45,10 @@ export class StreamingHub {
     ];
   }
 
-  /** The owner of a list, or null when there is none (lists register their lookup here when they exist). */
-  listOwner: (listId: string) => string | null = () => null;
+  /** The owner of a list, or null when there is none. */
+  listOwner(listId: string): string | null {
+    return this.ctx.store.lists.byId(listId)?.accountId ?? null;
+  }
 
   /** Adds a subscription; false when the sink already had it (subscribing twice is a no-op). */
   subscribe(sink: StreamSink, channel: Channel): boolean {
@@ -157,8 +159,24 @@ export class StreamingHub {
     return keys;
   }
 
+  /** Lists where the status appears (its author is a member; replies per each list's policy), and who keeps it out of home. */
+  private listsOf(status: StatusRow): { keys: string[]; exclusiveOwners: Set<string> } {
+    const lists = this.ctx.store.lists.withMember(status.accountId);
+    const keys: string[] = [];
+    const exclusiveOwners = new Set<string>();
+    for (const list of lists) {
+      if (!this.ctx.store.timelines.inList(status.id, list)) continue;
+      if (this.byKey.has(`list|${list.id}`)) keys.push(`list|${list.id}`);
+      if (list.exclusive) exclusiveOwners.add(list.accountId);
+    }
+    return { keys, exclusiveOwners };
+  }
+
   private statusEvent(event: 'update' | 'status.update', status: StatusRow, homeRecipients: readonly string[]): void {
-    const targets = this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]);
+    const lists = this.listsOf(status);
+    // Members of an exclusive list stay out of its owner's home, and so out of their user stream.
+    const home = homeRecipients.filter((id) => !lists.exclusiveOwners.has(id));
+    const targets = this.targets([...home.map((id) => `user|${id}`), ...this.publicKeys(status), ...lists.keys]);
     if (targets.size === 0) return;
     const store = this.ctx.store;
     const current = store.statuses.byId(status.id);

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
 import { isoDate } from '../../../entities/dates.ts';
+import { serializeList } from '../../../entities/list.ts';
 import { auth, currentUser, viewer } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { pathId, requestParams } from '../../../http/params.ts';
@@ -80,9 +81,6 @@ export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext
   app.get('/api/v1/accounts/:id/lists', { config: { auth: auth.user('read:lists') } }, async (req) => {
     const { account: me } = currentUser(req);
     const target = ctx.relationships.visibleAccount(pathId(req));
-    const rows = ctx.store.db
-      .prepare('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = ? AND la.account_id = ? ORDER BY l.id')
-      .all(me.id, target.id) as Record<string, unknown>[];
-    return rows.map((r) => ({ id: str(r.id), title: r.title as string, replies_policy: r.replies_policy as string, exclusive: r.exclusive !== 0n }));
+    return ctx.store.lists.holding(me.id, target.id).map(serializeList);
   });
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.ts';
 import type { AccountService } from './domain/accounts.ts';
+import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
 import type { NotificationService } from './domain/notifications.ts';
@@ -37,6 +38,8 @@ export interface SocialContext {
   notifications: NotificationService;
   statuses: StatusService;
   statusPresenter: StatusPresenter;
+  /** Content filters: their editing, and applying them to what each user is shown. */
+  filters: FilterService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

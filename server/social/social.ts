@@ -8,6 +8,7 @@ import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
+import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
 import { MediaService } from './domain/media.ts';
 import { NotificationService } from './domain/notifications.ts';
@@ -120,6 +121,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
     const notifications = new NotificationService(store);
     const presenter = new AccountPresenter(store, urls);
     const statuses = new StatusService(store, urls, notifications, media, options.logger.child({ component: 'statuses' }));
+    const filters = new FilterService(store, store.events);
     const polls = new PollService(store, notifications, options.logger.child({ component: 'polls' }));
     const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }), options.dueJobsMaxWaitMs);
     statuses.onScheduleChange = () => jobs.reschedule();
@@ -135,7 +137,8 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       presenter,
       notifications,
       statuses,
-      statusPresenter: new StatusPresenter(store, urls, presenter),
+      statusPresenter: new StatusPresenter(store, urls, presenter, filters),
+      filters,
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

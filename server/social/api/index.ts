@@ -18,6 +18,7 @@ import { favouritesRoutes } from './v1/favourites.ts';
 import { followRequestRoutes } from './v1/follow-requests.ts';
 import { followRoutes } from './v1/follows.ts';
 import { instanceRoutes } from './v1/instance.ts';
+import { filterV1Routes } from './v1/filters.ts';
 import { listRoutes } from './v1/lists.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
@@ -32,6 +33,7 @@ import { statusRoutes } from './v1/statuses/statuses.ts';
 import { timelineRoutes } from './v1/timelines.ts';
 import { instanceV2Routes } from './v2/instance.ts';
 import { searchV2Routes } from './v2/search.ts';
+import { filterV2Routes } from './v2/filters.ts';
 import { mediaV2Routes } from './v2/media.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
@@ -56,6 +58,8 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   preferenceRoutes,
   markerRoutes,
   listRoutes,
+  filterV1Routes,
+  filterV2Routes,
   pushSubscriptionRoutes,
   instanceRoutes,
   instanceV2Routes,

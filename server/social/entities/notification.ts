@@ -8,7 +8,7 @@ export function presentNotifications(store: SocialStore, accounts: AccountPresen
   const fromRows = store.accounts.byIds([...new Set(rows.map((n) => n.fromAccountId))]);
   const fromJson = new Map(accounts.present(fromRows).map((json) => [json.id, json]));
   const statusRows = store.statuses.byIds([...new Set(rows.map((n) => n.statusId).filter((id): id is string => id !== null))]);
-  const statusJson = new Map(statuses.present(statusRows, viewer).map((json) => [json.id, json]));
+  const statusJson = new Map(statuses.present(statusRows, viewer, { context: 'notifications' }).map((json) => [json.id, json]));
   return rows.flatMap((n) => {
     const account = fromJson.get(n.fromAccountId);
     if (!account) return [];

@@ -1,5 +1,7 @@
 import { LruCache } from '../cache.ts';
-import type { Account, MediaRow, QuotePolicy, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
+import type { FilterService } from '../domain/filters.ts';
+import type { Account, FilterContext, MediaRow, QuotePolicy, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
+import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
@@ -18,6 +20,8 @@ interface FixedParts {
 export interface PresentOptions {
   /** Adds `text`, the plain source (the DELETE response, for delete and redraft). */
   source?: boolean;
+  /** Where the statuses are shown: only filters of this context apply (all of them when absent). */
+  context?: FilterContext;
 }
 
 /**
@@ -30,11 +34,13 @@ export class StatusPresenter {
   private readonly urls: SocialUrls;
   private readonly accounts: AccountPresenter;
   private readonly fixedCache = new LruCache<string, FixedParts>(20_000);
+  private readonly filters: FilterService;
 
-  constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter) {
+  constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter, filters: FilterService) {
     this.store = store;
     this.urls = urls;
     this.accounts = accounts;
+    this.filters = filters;
   }
 
   uri(status: StatusRow, author: Account): string {
@@ -75,6 +81,7 @@ export class StatusPresenter {
     const flags = viewer ? this.store.interactions.flags(viewer.id, all.map((s) => s.id), conversationIds) : null;
     const following = viewer && all.some((s) => s.quoteApprovalPolicy === 'followers') ? this.viewerFollows(viewer, [...authors.keys()]) : new Set<string>();
     const now = this.store.now();
+    const filtering = viewer !== null && this.filters.any(viewer.id);
 
     const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => {
       const author = authors.get(s.accountId)!;
@@ -118,7 +125,7 @@ export class StatusPresenter {
         json.muted = s.conversationId !== null && flags.mutedConversations.has(s.conversationId);
         json.bookmarked = flags.bookmarked.has(proper);
         if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = flags.pinned.has(s.id);
-        json.filtered = [];
+        json.filtered = filtering ? this.filters.matches(viewer.id, byId.get(proper) ?? s, options.context).map(serializeFilterResult) : [];
       }
       if (options.source) json.text = s.text;
       return json;
@@ -152,7 +159,8 @@ export class StatusPresenter {
     const follows = this.store.relationships.followPairs(viewerIds, askFollows);
     const groups = new Map<string, Account[]>();
     for (const viewer of viewers) {
-      const key = authors.has(viewer.id) || marked.has(viewer.id) ? `own:${viewer.id}` : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
+      const own = authors.has(viewer.id) || marked.has(viewer.id) || this.filters.any(viewer.id);
+      const key = own ? `own:${viewer.id}` : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
       const group = groups.get(key);
       if (group) group.push(viewer);
       else groups.set(key, [viewer]);

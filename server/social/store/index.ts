@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { FilterRepository } from './filters.ts';
 import { ListRepository } from './lists.ts';
 import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
@@ -30,6 +31,7 @@ export * from './polls.ts';
 export * from './push.ts';
 export * from './markers.ts';
 export * from './lists.ts';
+export * from './filters.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -66,6 +68,7 @@ export class SocialStore {
   readonly push: PushRepository;
   readonly markers: MarkerRepository;
   readonly lists: ListRepository;
+  readonly filters: FilterRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -87,6 +90,7 @@ export class SocialStore {
     this.push = new PushRepository(this.core);
     this.markers = new MarkerRepository(this.core);
     this.lists = new ListRepository(this.core);
+    this.filters = new FilterRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

@@ -2,7 +2,7 @@ import type { SocialContext } from '../context.ts';
 import { presentConversations } from '../entities/conversation.ts';
 import { presentNotifications } from '../entities/notification.ts';
 import type { SocialEventMap } from '../events.ts';
-import type { Account, StatusRow } from '../store/index.ts';
+import type { Account, FilterContext, StatusRow } from '../store/index.ts';
 import { channelKey, userStreamGetsNotifications, type Channel } from './channels.ts';
 
 /** A connection that receives events (a WebSocket or an SSE response). */
@@ -14,6 +14,11 @@ export interface StreamSink {
 }
 
 type Targets = Map<StreamSink, Channel[]>;
+
+/** The filter context of the timeline a stream mirrors: home for user and list streams, public for the rest. */
+function filterContextOf(channel: Channel): FilterContext {
+  return channel.name === 'user' || channel.name === 'list' ? 'home' : 'public';
+}
 
 /**
  * Routes the social domain events to the subscribed connections. Each event is handled after the request
@@ -189,11 +194,15 @@ export class StreamingHub {
     }
     const allowed = store.timelines.audience(current.id, [...bySubscriber.keys()]);
     const viewers: Account[] = store.accounts.byIds([...allowed]);
+    const proper = current.reblogOfId ? (store.statuses.byId(current.reblogOfId) ?? current) : current;
     for (const group of this.ctx.statusPresenter.presentForViewers([current], viewers)) {
       const payload = JSON.stringify(group.json[0]);
       for (const viewer of group.viewers) {
+        const filtering = this.ctx.filters.any(viewer.id);
         for (const sink of bySubscriber.get(viewer.id) ?? []) {
           for (const channel of targets.get(sink)!) {
+            // A hide filter keeps the status off this stream, as off the timeline it mirrors.
+            if (filtering && this.ctx.filters.hides(viewer.id, proper, filterContextOf(channel))) continue;
             this.counters.frames++;
             sink.send(channel, event, payload);
           }
@@ -213,6 +222,8 @@ export class StreamingHub {
     const row = store.notifications.byId(accountId, notificationId);
     const viewer = store.accounts.byId(accountId);
     if (!row || !viewer) return;
+    const status = row.statusId ? store.statuses.byId(row.statusId) : null;
+    if (status && this.ctx.filters.any(accountId) && this.ctx.filters.hides(accountId, status, 'notifications')) return;
     const [json] = presentNotifications(store, this.ctx.presenter, this.ctx.statusPresenter, [row], viewer);
     if (json) this.sendAll(targets, 'notification', JSON.stringify(json));
   }

@@ -54,6 +54,14 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       if (v1) v1.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
     },
   },
+  {
+    description:
+      'GET /api/v1/filters answers an array of V1Filter (Mastodon renders every keyword; its documentation says "Array of V1::Filter"); the document gives a single V1Filter.',
+    apply(doc) {
+      const op = (doc.paths['/api/v1/filters'] as { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }).get;
+      op.responses['200'].content['application/json'].schema = { type: 'array', items: { $ref: '#/components/schemas/V1Filter' } };
+    },
+  },
 ];
 
 /**
@@ -206,9 +214,14 @@ export function validateResponse(method: string, urlPath: string, status: number
 export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'DELETE /api/v1/conversations/:id 200',
   'DELETE /api/v1/domain_blocks 200',
+  'DELETE /api/v1/filters/:id 200',
+  'DELETE /api/v1/lists/:id 200',
+  'DELETE /api/v1/lists/:id/accounts 200',
   'DELETE /api/v1/media/:id 200',
   'DELETE /api/v1/push/subscription 200',
   'DELETE /api/v1/scheduled_statuses/:id 200',
+  'DELETE /api/v2/filters/:id 200',
+  'DELETE /api/v2/filters/keywords/:id 200',
   'GET /.well-known/nodeinfo 200',
   'GET /api/v1/instance/languages 200',
   'GET /api/v1/instance/translation_languages 200',
@@ -216,6 +229,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'GET /nodeinfo/2.1 200',
   'GET /oauth/userinfo 200',
   'POST /api/v1/domain_blocks 200',
+  'POST /api/v1/lists/:id/accounts 200',
   'POST /api/v1/emails/confirmations 200',
   'POST /api/v1/notifications/:id/dismiss 200',
   'POST /api/v1/notifications/clear 200',

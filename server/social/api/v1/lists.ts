@@ -101,6 +101,8 @@ export function listRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const page = pageQuery(requestParams(req), 20, 40);
     const rows = ctx.store.timelines.list(ctx.store.timelines.scope(account.id), list, page);
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return ctx.statusPresenter.present(rows.map((r) => r.status), account);
+    // Lists are read with the home filters, as Mastodon's.
+    const shown = ctx.filters.visible(account, rows, (r) => r.status, 'home');
+    return ctx.statusPresenter.present(shown.map((r) => r.status), account, { context: 'home' });
   });
 }

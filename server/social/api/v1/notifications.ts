@@ -22,7 +22,10 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     const page = pageQuery(params, 40, 80);
     const rows = ctx.store.notifications.list(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id }, page);
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, rows, account);
+    // Notifications about statuses a hide filter covers in the notifications context are left out.
+    const statuses = new Map(ctx.store.statuses.byIds(rows.flatMap((n) => n.statusId ?? [])).map((s) => [s.id, s]));
+    const shown = ctx.filters.visible(account, rows, (n) => (n.statusId ? (statuses.get(n.statusId) ?? null) : null), 'notifications');
+    return presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, shown, account);
   });
 
   // Unread notifications after the notifications marker (Mastodon 4.3), capped at `limit`.

@@ -5,7 +5,7 @@ import type { SocialContext } from '../../context.ts';
 import { auth, currentUser, viewer } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
 import { parseParams, requestParams, zBool, zList, zString } from '../../http/params.ts';
-import type { Account, ListedStatus } from '../../store/index.ts';
+import type { Account, FilterContext, ListedStatus } from '../../store/index.ts';
 
 const flags = {
   local: zBool.optional(),
@@ -16,15 +16,17 @@ const tagList = zList(zString.transform((s) => s.trim().replace(/^#/, '')), 10).
 
 export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
   /** Serializes a page and sets its Link header (cursors are status ids). */
-  const respond = (req: FastifyRequest, reply: FastifyReply, rows: ListedStatus[], page: ReturnType<typeof pageQuery>, me: Account | null) => {
+  const respond = (req: FastifyRequest, reply: FastifyReply, rows: ListedStatus[], page: ReturnType<typeof pageQuery>, me: Account | null, context: FilterContext) => {
+    // The Link header follows the rows read, so paging continues past statuses a filter hides (as Mastodon's).
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return ctx.statusPresenter.present(rows.map((r) => r.status), me);
+    const shown = ctx.filters.visible(me, rows, (r) => r.status, context);
+    return ctx.statusPresenter.present(shown.map((r) => r.status), me, { context });
   };
 
   app.get('/api/v1/timelines/home', { config: { auth: auth.user('read:statuses') } }, async (req, reply) => {
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 20, 40);
-    return respond(req, reply, ctx.store.timelines.home(ctx.store.timelines.scope(account.id), page), page, account);
+    return respond(req, reply, ctx.store.timelines.home(ctx.store.timelines.scope(account.id), page), page, account, 'home');
   });
 
   app.get('/api/v1/timelines/public', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) => {
@@ -33,7 +35,7 @@ export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const p = parseParams(z.object(flags), params);
     const page = pageQuery(params, 20, 40);
     const rows = ctx.store.timelines.public(ctx.store.timelines.scope(me?.id ?? null), { local: p.local, remote: p.remote, onlyMedia: p.only_media }, page);
-    return respond(req, reply, rows, page, me);
+    return respond(req, reply, rows, page, me, 'public');
   });
 
   app.get('/api/v1/timelines/tag/:hashtag', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) => {
@@ -52,6 +54,6 @@ export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
       { local: p.local, remote: p.remote, onlyMedia: p.only_media, anyTagIds: [...new Set(anyTagIds)], allTagIds, noneTagIds: ctx.store.statuses.tagIds(p.none ?? []) },
       page,
     );
-    return respond(req, reply, rows, page, me);
+    return respond(req, reply, rows, page, me, 'public');
   });
 }

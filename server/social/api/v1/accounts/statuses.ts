@@ -36,6 +36,7 @@ export function accountStatusRoutes(app: FastifyInstance, ctx: SocialContext): v
       page,
     );
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return ctx.statusPresenter.present(rows.map((r) => r.status), me);
+    const shown = ctx.filters.visible(me, rows, (r) => r.status, 'account');
+    return ctx.statusPresenter.present(shown.map((r) => r.status), me, { context: 'account' });
   });
 }

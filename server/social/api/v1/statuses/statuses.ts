@@ -60,8 +60,10 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/statuses/:id/context', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
     const me = viewer(req);
     const status = ctx.statuses.readable(me, pathId(req));
-    const { ancestors, descendants } = ctx.statuses.context(me, status);
-    const json = ctx.statusPresenter.present([...ancestors, ...descendants], me);
+    const thread = ctx.statuses.context(me, status);
+    const ancestors = ctx.filters.visible(me, thread.ancestors, (s) => s, 'thread');
+    const descendants = ctx.filters.visible(me, thread.descendants, (s) => s, 'thread');
+    const json = ctx.statusPresenter.present([...ancestors, ...descendants], me, { context: 'thread' });
     return { ancestors: json.slice(0, ancestors.length), descendants: json.slice(ancestors.length) };
   });
 

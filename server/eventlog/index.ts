@@ -3,6 +3,7 @@
  * the TCP protocol listeners. Everything else in Homeport uses only what is exported here.
  */
 export * from './store/types.ts';
+export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/links.ts';
 export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
 export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';

@@ -14,6 +14,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
+import { LINK_EVENT_TYPE, parseLink } from './links.ts';
 import { compileEventFilter, type EventPredicate } from './filter.ts';
 import {
   aclAllows,
@@ -1412,16 +1413,12 @@ export class SqliteEventStore implements EventStore {
    * the caller may not read makes the whole read AccessDenied (EventStoreDB's ResolveLinkToEvent).
    */
   private resolve(record: RecordedEvent, caller: Caller): ResolvedIndexedEvent | 'denied' {
-    if (record.eventType !== SystemEventTypes.LinkTo) return { event: record };
-    const text = Buffer.from(record.data.buffer, record.data.byteOffset, record.data.byteLength).toString('utf8');
-    const at = text.indexOf('@');
-    const numberText = at < 0 ? text : text.slice(0, at);
-    if (at < 0 || !/^-?\d+$/.test(numberText.trim())) return { event: record };
-    const target = text.slice(at + 1);
-    const eventNumber = Number(numberText.trim());
-    if (target === '' || !Number.isSafeInteger(eventNumber) || eventNumber < -1) return { link: record };
-    if (!this.canAccess(target, 'read', caller)) return 'denied';
-    const found = this.readOne(target, eventNumber);
+    if (record.eventType !== LINK_EVENT_TYPE) return { event: record };
+    const parsed = parseLink(record.data);
+    if (parsed.kind === 'not-a-link') return { event: record };
+    if (parsed.kind === 'broken') return { link: record };
+    if (!this.canAccess(parsed.streamId, 'read', caller)) return 'denied';
+    const found = this.readOne(parsed.streamId, parsed.eventNumber);
     return found.result === 'Success' && found.record ? { event: found.record, link: record } : { link: record };
   }
 

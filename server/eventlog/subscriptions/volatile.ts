@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../logger.ts';
+import { LINK_EVENT_TYPE } from '../store/links.ts';
 import {
   EVENT_NUMBER_DELETED,
   type Caller,
@@ -19,7 +20,6 @@ import type {
 } from './types.ts';
 
 const ALL = '';
-const LINK_EVENT_TYPE = '$>';
 const SETTINGS_STREAM = '$settings';
 
 interface VolatileSubscription {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../../eventlog/store/types.ts';
 import type { PersistentSubscriptionSettings } from '../../eventlog/subscriptions/types.ts';
+import { LINK_EVENT_TYPE, parseLink } from '../../eventlog/index.ts';
 import type { UiPrincipal } from './auth.ts';
 
 /**
@@ -236,15 +237,10 @@ export function uiRecord(r: RecordedEvent, limit: number, withPosition: boolean)
   return rec;
 }
 
-export const LINK_EVENT_TYPE = '$>';
-
+/** Where a link event points, for the UI (the event log's one link parser; `-1`, "the end", is not shown as a target). */
 export function parseLinkData(data: Uint8Array): { streamId: string; eventNumber: number } | undefined {
-  const text = Buffer.from(data).toString('utf8');
-  const at = text.indexOf('@');
-  if (at <= 0) return undefined;
-  const n = Number(text.slice(0, at));
-  if (!Number.isSafeInteger(n) || n < 0) return undefined;
-  return { streamId: text.slice(at + 1), eventNumber: n };
+  const parsed = parseLink(data);
+  return parsed.kind === 'link' && parsed.eventNumber >= 0 ? { streamId: parsed.streamId, eventNumber: parsed.eventNumber } : undefined;
 }
 
 /** Converts a read entry; `position` is the `$all` position to show (the link's for resolved links). */

@@ -3,7 +3,8 @@ import type { WebSocket } from 'ws';
 import type { CommittedBatch, EventStore, Principal, RecordedEvent } from '../../eventlog/store/types.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
-import { callerOf, LINK_EVENT_TYPE, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
+import { LINK_EVENT_TYPE } from '../../eventlog/index.ts';
+import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface LiveTailLimits {
   /** Events held for one socket while it catches up; beyond this they are dropped and counted. */

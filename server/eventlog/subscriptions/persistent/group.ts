@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger.ts';
+import { LINK_EVENT_TYPE, parseLink } from '../../store/links.ts';
 import {
   EVENT_NUMBER_DELETED,
   ExpectedVersion,
@@ -26,7 +27,6 @@ import type {
 import { Deque, PendingNumbers } from './deque.ts';
 import { createStrategy, type ConsumerStrategy, type StrategyClient } from './strategies.ts';
 
-const LINK_EVENT_TYPE = '$>';
 const CHECKPOINT_EVENT_TYPE = 'SubscriptionCheckpoint';
 const METADATA_EVENT_TYPE = '$metadata';
 /** How often timeouts, timed checkpoints and statistics are looked at (EventStoreDB uses 1 s too). */
@@ -843,9 +843,8 @@ export class PersistentGroup {
 }
 
 function linkTargetStream(link: RecordedEvent): string | null {
-  const text = utf8Decoder.decode(link.data);
-  const at = text.indexOf('@');
-  return at > 0 ? text.slice(at + 1) : null;
+  const parsed = parseLink(link.data);
+  return parsed.kind === 'link' ? parsed.streamId : null;
 }
 
 function round2(n: number): number {

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import { isMetastream, jsonEvent, metastreamOf, minReadableEventNumber, originalStreamOf, SystemEventTypes, SystemStreams } from './metadata.ts';
-import type { SystemWriter } from './sqlite-store.ts';
+import type { SystemWriter } from './system-writer.ts';
 import { EVENT_NUMBER_DELETED, ExpectedVersion, type ScavengeResult } from './types.ts';
 
 export interface ScavengeHost {

@@ -39,6 +39,9 @@ import {
 import { EventFlags } from './migrations.ts';
 import { backwardEndKey, comparePositions, forwardCursorAfter, forwardStartKey, position, type CommittedTransactionSpan } from './positions.ts';
 import { Scavenger } from './scavenge.ts';
+import type { StreamInfo, SystemWriter } from './system-writer.ts';
+
+export type { StreamInfo, SystemWriter } from './system-writer.ts';
 import {
   EVENT_NUMBER_DELETED,
   EVENT_NUMBER_INVALID,
@@ -111,25 +114,6 @@ export interface SqliteEventStoreOptions {
   /** Unix milliseconds; injectable so `$maxAge` can be tested without waiting. */
   clock?: () => number;
   limits?: Partial<StoreLimits>;
-}
-
-/** What internal writers (users, scavenge) may do inside a group commit. */
-export interface SystemWriter {
-  readonly now: number;
-  readonly db: Database;
-  append(streamId: string, expectedVersion: number, events: NewEvent[]): WriteResult;
-  deleteStream(streamId: string, expectedVersion: number, hardDelete: boolean): DeleteResult;
-  streamInfo(streamId: string): StreamInfo;
-  /** Scavenge removed rows of a stream: keeps the stream's event count right. */
-  eventsRemoved(streamId: string, count: number): void;
-}
-
-export interface StreamInfo {
-  key: number;
-  lastEventNumber: number;
-  tombstoned: boolean;
-  eventCount: number;
-  metadata: StreamMetadata;
 }
 
 interface StreamState {

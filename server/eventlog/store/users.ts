@@ -10,7 +10,8 @@ import { jsonEvent, metastreamOf, SystemEventTypes, SystemRoles, SystemStreams }
 import { CredentialThrottle } from '../../security/index.ts';
 import type { Logger } from '../../logger.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import type { SqliteEventStore, SystemWriter } from './sqlite-store.ts';
+import type { SqliteEventStore } from './sqlite-store.ts';
+import type { SystemWriter } from './system-writer.ts';
 import { ExpectedVersion, type EventLogUser, type EventLogUsers, type Principal } from './types.ts';
 
 export type EventLogUserErrorCode = 'NOT_FOUND' | 'EXISTS' | 'INVALID';

@@ -57,7 +57,7 @@ export const MASTODON_COMPAT_VERSION = '4.5.0';
  * `api_versions.mastodon`: 2 and above tell clients grouped notifications (`/api/v2/notifications`) exist, and
  * clients that see it never fall back to v1. Raise it only with the features each level brings.
  */
-export const MASTODON_API_VERSION = 1;
+export const MASTODON_API_VERSION = 2;
 
 /** Files each upload route accepts in one multipart body, each at most `fileSize` bytes (the type's own limit is checked after). */
 export const UPLOADS = {

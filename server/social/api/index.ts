@@ -34,6 +34,7 @@ import { timelineRoutes } from './v1/timelines.ts';
 import { instanceV2Routes } from './v2/instance.ts';
 import { searchV2Routes } from './v2/search.ts';
 import { filterV2Routes } from './v2/filters.ts';
+import { notificationV2Routes } from './v2/notifications.ts';
 import { mediaV2Routes } from './v2/media.ts';
 import { wellKnownRoutes } from './well-known.ts';
 
@@ -60,6 +61,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   listRoutes,
   filterV1Routes,
   filterV2Routes,
+  notificationV2Routes,
   pushSubscriptionRoutes,
   instanceRoutes,
   instanceV2Routes,

@@ -1,5 +1,10 @@
 import type { NotificationType, SocialStore } from '../store/index.ts';
 
+/** Types whose notifications gather into groups (Mastodon 4.3's), and how long one group may span. */
+export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set(['favourite', 'reblog', 'follow', 'admin.sign_up']);
+const HOUR_MS = 60 * 60 * 1000;
+const MAXIMUM_GROUP_SPAN_HOURS = 12;
+
 /** Types whose notifications are about a status. */
 const STATUS_TYPES: ReadonlySet<NotificationType> = new Set(['mention', 'status', 'reblog', 'favourite', 'poll', 'update', 'quote', 'quoted_update']);
 
@@ -44,8 +49,23 @@ export class NotificationService {
 
   /** Inserts without the drop rules (admin notifications) and tells the bus once the write commits. */
   insert(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string {
-    const notificationId = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId });
+    const groupKey = this.groupKey(recipientId, type, statusId);
+    const notificationId = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId, groupKey });
     this.store.events.emit('notification.created', { notificationId, accountId: recipientId, fromAccountId, notificationType: type, statusId });
     return notificationId;
+  }
+
+  /**
+   * Mastodon's group key: favourites and reblogs of one status, follows, sign-ups, in hour buckets; a new
+   * notification joins the previous group of its kind while that group is less than 12 hours old.
+   */
+  private groupKey(recipientId: string, type: NotificationType, statusId: string | null): string | null {
+    if (!GROUPABLE_TYPES.has(type)) return null;
+    const prefix = type === 'favourite' || type === 'reblog' ? `${type}-${statusId}` : type;
+    let bucket = Math.floor(this.store.now() / HOUR_MS);
+    const previous = this.store.notifications.latestGroupKey(recipientId, prefix);
+    const previousBucket = previous ? Number(previous.slice(prefix.length + 1)) : NaN;
+    if (Number.isSafeInteger(previousBucket) && bucket < previousBucket + MAXIMUM_GROUP_SPAN_HOURS) bucket = previousBucket;
+    return `${prefix}-${bucket}`;
   }
 }

@@ -69,6 +69,65 @@ export class NotificationRepository {
     return id;
   }
 
+  /** The group key of the account's latest notification whose key starts with `prefix-` (its newest group of that kind). */
+  latestGroupKey(accountId: string, prefix: string): string | null {
+    // A range over the (account, group key) index: keys from "prefix-" up to the next character after "-".
+    const r = this.core
+      .sql('SELECT group_key FROM notifications WHERE account_id = ? AND group_key >= ? AND group_key < ? ORDER BY id DESC LIMIT 1')
+      .get(accountId, `${prefix}-`, `${prefix}.`) as { group_key: string } | undefined;
+    return r?.group_key ?? null;
+  }
+
+  /** A page of notifications as rows to group (see the grouped API): newest first from the cursor, at most `scan`. */
+  scan(accountId: string, filter: NotificationFilter, cursor: { maxId?: string; sinceId?: string; minId?: string }, scan: number): NotificationRow[] {
+    const ascending = cursor.minId !== undefined;
+    const rows = this.core
+      .sql(
+        `SELECT n.* FROM notifications n WHERE n.account_id = @account
+           AND (@types IS NULL OR n.type IN (SELECT value FROM json_each(@types)))
+           AND (@exclude IS NULL OR n.type NOT IN (SELECT value FROM json_each(@exclude)))
+           AND (@from IS NULL OR n.from_account_id = @from)
+           AND (@max IS NULL OR n.id < @max) AND (@since IS NULL OR n.id > @since) AND (@min IS NULL OR n.id > @min)
+           AND ${LISTABLE}
+         ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT @scan`,
+      )
+      .all({
+        account: accountId,
+        types: filter.types?.length ? JSON.stringify(filter.types) : null,
+        exclude: filter.excludeTypes?.length ? JSON.stringify(filter.excludeTypes) : null,
+        from: filter.fromAccountId ?? null,
+        max: cursor.maxId ?? null,
+        since: cursor.sinceId ?? null,
+        min: cursor.minId ?? null,
+        scan,
+      }) as Record<string, unknown>[];
+    const list = rows.map(toNotification);
+    return ascending ? list.reverse() : list;
+  }
+
+  /** Every listable notification of one group, newest first (bounded). */
+  ofGroup(accountId: string, groupKey: string, limit = 1000): NotificationRow[] {
+    const rows = this.core.sql(`SELECT n.* FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE} ORDER BY n.id DESC LIMIT ?`).all(accountId, groupKey, limit) as Record<string, unknown>[];
+    return rows.map(toNotification);
+  }
+
+  /** Size and newest accounts of groups (over all their notifications, not one page). */
+  groupSummaries(accountId: string, groupKeys: readonly string[]): Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }> {
+    const result = new Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }>();
+    for (const key of groupKeys) {
+      const r = this.core.sql(`SELECT COUNT(*) AS n, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE}`).get(accountId, key) as { n: bigint; latest: bigint | null };
+      const samples = this.core
+        .sql(`SELECT n.from_account_id AS a, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE} GROUP BY n.from_account_id ORDER BY latest DESC LIMIT 8`)
+        .all(accountId, key) as { a: bigint }[];
+      if (r.latest !== null) result.set(key, { count: int(r.n), mostRecentId: str(r.latest), sampleAccountIds: samples.map((s) => str(s.a)) });
+    }
+    return result;
+  }
+
+  deleteGroup(accountId: string, groupKey: string): void {
+    this.core.sql('DELETE FROM notifications WHERE account_id = ? AND group_key = ?').run(accountId, groupKey);
+  }
+
   /** Whether a notification of this kind exists already (polls notify once per voter). */
   exists(accountId: string, fromAccountId: string, type: NotificationType, statusId: string | null): boolean {
     return this.core.sql('SELECT 1 FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ? AND status_id IS ?').get(accountId, fromAccountId, type, statusId) !== undefined;

@@ -25,9 +25,9 @@ describe('instance', () => {
     expect(instance.domain).toBe(host);
     expect(instance.title).toBe('Test Harbour');
     expect(instance.version).toMatch(/^4\.5\.0\+homeport\./);
-    // Only what exists is advertised: no grouped notifications yet, so no level that promises them.
-    expect(instance.apiVersions).toEqual({ mastodon: 1 });
-    expect((await server.fetch(`${server.url}/api/v2/notifications`)).status).toBe(404);
+    // Level 2 promises grouped notifications, which exist (answering 401 without a token, not 404).
+    expect(instance.apiVersions).toEqual({ mastodon: 2 });
+    expect((await server.fetch(`${server.url}/api/v2/notifications`)).status).toBe(401);
     expect(instance.configuration.urls.streaming).toBe(`ws://${host}`);
     expect(instance.configuration.statuses.maxCharacters).toBe(LIMITS.statuses.max_characters);
     expect(instance.configuration.accounts.maxFeaturedTags).toBe(10);

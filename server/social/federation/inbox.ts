@@ -1,9 +1,10 @@
 import type { InboxContext } from '@fedify/fedify';
-import { Accept, Article, Create, Delete, Follow, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Follow, Like, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
+import { onAnnounce, onBlock, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
@@ -106,6 +107,9 @@ async function onUndo(c: Ctx, undo: Undo): Promise<void> {
   const remote = await sender(c, undo);
   if (!remote) return;
   const object = await undo.getObject().catch(() => null);
+  if (object instanceof Like || object instanceof EmojiReact) return undoLike(c, remote, object.objectId);
+  if (object instanceof Announce) return undoAnnounce(c, remote, object.id);
+  if (object instanceof Block) return undoBlock(c, remote, object.objectId);
   const followUri = object instanceof Follow ? object.id?.href : undo.objectId?.href;
   const byUri = followUri ? deps.repo.followByUri(followUri) : null;
   let target: Account | null = null;
@@ -175,5 +179,9 @@ export function registerInbox(federation: Fed): void {
     .on(Create, refusing(onCreate))
     .on(Update, refusing(onUpdate))
     .on(Delete, refusing(onDelete))
+    .on(Like, refusing(onLike))
+    .on(EmojiReact, refusing(onLike))
+    .on(Announce, refusing(onAnnounce))
+    .on(Block, refusing(onBlock))
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

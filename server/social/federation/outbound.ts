@@ -1,4 +1,4 @@
-import { Announce, Create, Delete, Follow, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import { Announce, Block, Create, Delete, Follow, Like, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import type { FedContext, FedDeps } from './deps.ts';
@@ -32,6 +32,8 @@ export class Outbound {
       events.on('status.updated', (e) => this.track(this.statusUpdated(e.status))),
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
+      events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
+      events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
     ];
     return () => offs.forEach((off) => off());
   }
@@ -91,6 +93,13 @@ export class Outbound {
       case 'follow_request_rejected':
         await answerFollow(this.context(), 'reject', me, other, null);
         return;
+      case 'block':
+      case 'unblock': {
+        // One id per pair, so the Undo names the Block it undoes.
+        const block = new Block({ id: new URL(`${meUri.href}#blocks/${other.id}`), actor: meUri, object: new URL(other.uri!) });
+        await this.send(me, [recipientOf(other)], e.change === 'block' ? block : new Undo({ id: new URL(`${meUri.href}#blocks/${other.id}/undo/${store.core.ids.next()}`), actor: meUri, object: block }));
+        return;
+      }
       default:
         return;
     }
@@ -137,6 +146,18 @@ export class Outbound {
     const note = noteOf(c, status);
     if (!note) return;
     await this.send(author, this.audience(status, author), new Create({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
+  }
+
+  /** A favourite of a remote status goes to its author as Like (Undo(Like) when taken back). */
+  private async favourite(accountId: string, statusId: string, on: boolean): Promise<void> {
+    const me = this.local(accountId);
+    const store = this.deps.social.store;
+    const status = store.statuses.byId(statusId);
+    const author = status ? this.remote(status.accountId) : null;
+    if (!me || !status || !author || !status.uri) return;
+    const meUri = new URL(actorUri(this.deps, me));
+    const like = new Like({ id: new URL(`${meUri.href}#likes/${status.id}`), actor: meUri, object: new URL(status.uri) });
+    await this.send(me, [recipientOf(author)], on ? like : new Undo({ id: new URL(`${meUri.href}#likes/${status.id}/undo/${store.core.ids.next()}`), actor: meUri, object: like }));
   }
 
   private async statusUpdated(status: StatusRow): Promise<void> {

@@ -1,0 +1,138 @@
+import type { InboxContext } from '@fedify/fedify';
+import { Article, Note, Question, type Announce, type Block, type EmojiReact, type Like } from '@fedify/vocab';
+import type { Account, StatusRow } from '../store/index.ts';
+import { localAccountByUri, localStatusId, type FedDeps } from './deps.ts';
+import { accountForActorId } from './remote.ts';
+import { createRemoteStatus, visibilityOf } from './statuses-inbound.ts';
+
+/*
+ * Favourites, boosts and blocks from other servers: Like (and Misskey's and Pleroma's emoji reactions, taken
+ * as favourites), Announce, Block, and their Undo. Each lands as the same rows a local action makes, with
+ * its notification and domain event, so timelines, counts and streams see it.
+ */
+
+type Ctx = InboxContext<FedDeps>;
+
+/** The remote account sending an activity (fetched when new); null for unknown or local actors. */
+async function remoteSender(c: Ctx, actorId: URL | null): Promise<Account | null> {
+  if (!actorId) return null;
+  const account = await accountForActorId(c, actorId);
+  return account && account.domain !== null ? account : null;
+}
+
+/** A status of ours the sender may see, by its ActivityPub id. */
+function localStatusFor(deps: FedDeps, objectId: URL | null, sender: Account): StatusRow | null {
+  const id = objectId ? localStatusId(deps, objectId.href) : null;
+  if (!id) return null;
+  const status = deps.social.store.timelines.readable(sender.id, id);
+  return status && status.reblogOfId === null ? status : null;
+}
+
+/** Like, or an emoji reaction (received as a favourite, as Mastodon does). */
+export async function onLike(c: Ctx, like: Like | EmojiReact): Promise<void> {
+  const deps = c.data;
+  const sender = await remoteSender(c, like.actorId);
+  if (!sender) return;
+  const status = localStatusFor(deps, like.objectId, sender);
+  if (!status) return;
+  const store = deps.social.store;
+  store.transaction(() => {
+    if (!store.interactions.favourite(sender.id, status.id)) return;
+    deps.social.notifications.notify(status.accountId, sender.id, 'favourite', status.id);
+    store.events.emit('status.favourited', { statusId: status.id, accountId: sender.id });
+  });
+}
+
+export async function undoLike(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {
+  const deps = c.data;
+  const id = objectId ? localStatusId(deps, objectId.href) : null;
+  if (!id) return;
+  const store = deps.social.store;
+  store.transaction(() => {
+    if (!store.interactions.unfavourite(sender.id, id)) return;
+    store.notifications.deleteFor(sender.id, 'favourite', id);
+    store.events.emit('status.unfavourited', { statusId: id, accountId: sender.id });
+  });
+}
+
+/**
+ * A boost: of a status of ours (counted and notified), or of a status we hold because someone here follows
+ * the booster. It becomes a reblog row in the booster's name, delivered to local followers' home feeds.
+ */
+export async function onAnnounce(c: Ctx, announce: Announce): Promise<void> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const booster = await remoteSender(c, announce.actorId);
+  if (!booster || !announce.id || !announce.objectId) return;
+  if (deps.repo.statusByUri(announce.id.href)) return;
+  const objectHref = announce.objectId.href;
+  const localId = localStatusId(deps, objectHref);
+  let original: StatusRow | null = null;
+  if (localId) original = store.timelines.readable(booster.id, localId);
+  else {
+    // A boost of someone else's status matters here only to those who follow the booster.
+    if (!deps.repo.hasLocalFollower(booster.id)) return;
+    const known = deps.repo.statusByUri(objectHref);
+    original = known ? store.statuses.byId(known) : await fetchBoosted(c, announce);
+  }
+  if (!original || original.reblogOfId !== null || original.deletedAt !== null) return;
+  if (original.visibility !== 'public' && original.visibility !== 'unlisted') return;
+  // A boost is public, unlisted or to the booster's followers; one addressed to nobody is not one.
+  const visibility = visibilityOf(announce, booster.followersUrl ?? null);
+  if (visibility === 'direct') return;
+  store.transaction(() => {
+    const id = store.statuses.insert({ accountId: booster.id, local: false, uri: announce.id!.href, reblogOfId: original.id, visibility });
+    const reblog = store.statuses.byId(id)!;
+    const homeRecipients = store.feeds.distributeStatus(reblog, []);
+    const author = store.accounts.byId(original.accountId);
+    if (author && author.domain === null) deps.social.notifications.notify(author.id, booster.id, 'reblog', original.id);
+    store.events.emit('status.created', { status: reblog, homeRecipients });
+  });
+}
+
+/** The boosted status from its origin, stored with its author (fetched through the guarded document loader). */
+async function fetchBoosted(c: Ctx, announce: Announce): Promise<StatusRow | null> {
+  const object = await announce.getObject().catch(() => null);
+  if (!(object instanceof Note || object instanceof Question || object instanceof Article) || !object.attributionId) return null;
+  const author = await accountForActorId(c, object.attributionId);
+  if (!author || author.domain === null) return null;
+  return createRemoteStatus(c, object, author);
+}
+
+export async function undoAnnounce(c: Ctx, sender: Account, announceId: URL | null): Promise<void> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const id = announceId ? deps.repo.statusByUri(announceId.href) : null;
+  const reblog = id ? store.statuses.byId(id) : null;
+  if (!reblog || reblog.accountId !== sender.id || reblog.reblogOfId === null || reblog.deletedAt !== null) return;
+  store.transaction(() => {
+    store.statuses.markDeleted(reblog);
+    const homeRecipients = store.feeds.holders([reblog.id]);
+    store.feeds.remove([reblog.id]);
+    store.notifications.deleteFor(sender.id, 'reblog', reblog.reblogOfId!);
+    store.events.emit('status.deleted', { status: reblog, homeRecipients });
+  });
+}
+
+/** A remote account blocks one of ours: follows end both ways and its posts and ours stay apart (Mastodon keeps the block). */
+export async function onBlock(c: Ctx, block: Block): Promise<void> {
+  const deps = c.data;
+  const blocker = await remoteSender(c, block.actorId);
+  const target = block.objectId ? localAccountByUri(deps, block.objectId.href) : null;
+  if (!blocker || !target) return;
+  const store = deps.social.store;
+  store.transaction(() => {
+    store.relationships.insertBlock(blocker.id, target.id);
+    store.relationships.severBetween(blocker.id, target.id);
+    store.feeds.unmerge(blocker.id, target.id);
+    store.feeds.unmerge(target.id, blocker.id);
+    store.lists.removeFromOwnerLists(target.id, blocker.id);
+    store.notifications.deleteAllFrom(target.id, blocker.id);
+  });
+}
+
+export async function undoBlock(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {
+  const deps = c.data;
+  const target = objectId ? localAccountByUri(deps, objectId.href) : null;
+  if (target) deps.social.store.relationships.deleteBlock(sender.id, target.id);
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+
+/*
+ * Favourites, boosts and blocks across two Homeports (a.test and b.test in this process, real signed HTTP
+ * between them), each side acting through masto.js: Like and Undo(Like), Announce and Undo(Announce) in
+ * both directions with counts and notifications, a boost of a third account's post fetched from its
+ * origin, and Block ending follows both ways.
+ */
+
+let net: TestNetwork;
+let a: TestInstance;
+let b: TestInstance;
+type User = Awaited<ReturnType<TestInstance['createUser']>>;
+let alice: User;
+let bob: User;
+let dave: User;
+let bobOnA: string;
+let aliceOnB: string;
+
+beforeAll(async () => {
+  net = createTestNetwork();
+  a = await net.add('a.test');
+  b = await net.add('b.test');
+  alice = await a.createUser('alice');
+  bob = await b.createUser('bob');
+  dave = await b.createUser('dave');
+  bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
+  aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
+  await alice.client.v1.accounts.$select(bobOnA).follow();
+  await bob.client.v1.accounts.$select(aliceOnB).follow();
+  await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+  await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following, 'bob follows alice');
+});
+
+afterAll(async () => {
+  await net?.close();
+});
+
+describe('interactions across servers', () => {
+  it('a favourite of a remote post reaches its author as a Like, counted and notified, and is taken back', async () => {
+    const post = await bob.client.v1.statuses.create({ status: 'like me from afar' });
+    const copy = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'bob’s post on a');
+    await alice.client.v1.statuses.$select(copy.id).favourite();
+    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 1, 'the like counted on b');
+    const notes = await bob.client.v1.notifications.list({ types: ['favourite'] });
+    expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['alice@a.test', post.id]]);
+    expect((await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).map((x) => x.acct)).toEqual(['alice@a.test']);
+
+    await alice.client.v1.statuses.$select(copy.id).unfavourite();
+    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0, 'the like undone on b');
+    expect(await bob.client.v1.notifications.list({ types: ['favourite'] })).toEqual([]);
+  });
+
+  it('a boost of a local post by a remote account is counted, notified and undone', async () => {
+    const post = await alice.client.v1.statuses.create({ status: 'boost me' });
+    const copy = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'alice’s post on b');
+    await bob.client.v1.statuses.$select(copy.id).reblog();
+    await eventually(async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 1, 'the boost counted on a');
+    const notes = await alice.client.v1.notifications.list({ types: ['reblog'] });
+    expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['bob@b.test', post.id]]);
+    expect((await alice.client.v1.statuses.$select(post.id).rebloggedBy.list()).map((x) => x.acct)).toEqual(['bob@b.test']);
+
+    await bob.client.v1.statuses.$select(copy.id).unreblog();
+    await eventually(async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 0, 'the boost undone on a');
+    expect(await alice.client.v1.notifications.list({ types: ['reblog'] })).toEqual([]);
+  });
+
+  it('a boost of a post alice never saw reaches her home, fetched from its origin', async () => {
+    const post = await dave.client.v1.statuses.create({ status: 'dave, whom alice does not follow' });
+    const daveOnB = await bob.client.v1.statuses.$select(post.id).fetch();
+    await bob.client.v1.statuses.$select(daveOnB.id).reblog();
+    const boost = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.reblog?.uri === post.uri), 'bob’s boost of dave’s post on a');
+    expect(boost.account.acct).toBe('bob@b.test');
+    expect(boost.reblog!.account.acct).toBe('dave@b.test');
+    expect(boost.reblog!.content).toContain('whom alice does not follow');
+  });
+
+  it('a remote block ends follows both ways', async () => {
+    await bob.client.v1.accounts.$select(aliceOnB).block();
+    await eventually(async () => {
+      const [rel] = await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] });
+      return !rel.following && !rel.followedBy;
+    }, 'the follows between alice and bob ended on a');
+    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((x) => x.acct)).not.toContain('bob@b.test');
+  });
+});

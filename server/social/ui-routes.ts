@@ -1,18 +1,67 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireOwner, type UiSessions } from '../http/ui-api.ts';
 import type { SocialContext } from './context.ts';
+import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';
 
 export type { SelfCheckReport };
 
-/** The social server's routes in the Homeport UI's API (owner only): the federation self-check. */
+/** What the Social tab needs to know before its client signs in: is there a profile yet. */
+export interface SocialSetup {
+  hasAccounts: boolean;
+  domain: string;
+  publicUrl: string;
+  /** Local only until a public https address is configured. */
+  federating: boolean;
+}
+
+const profileBody = {
+  type: 'object',
+  required: ['username', 'email', 'password'],
+  additionalProperties: false,
+  properties: {
+    username: { type: 'string', minLength: 1, maxLength: 30 },
+    displayName: { type: 'string', maxLength: 30 },
+    email: { type: 'string', minLength: 3, maxLength: 320 },
+    password: { type: 'string', minLength: 8, maxLength: 72 },
+    note: { type: 'string', maxLength: 500 },
+  },
+} as const;
+
+/** The social server's routes in the Homeport UI's API (owner only): first run and the federation self-check. */
 export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ sessions: UiSessions }> {
   return async (app, { sessions }) => {
+    const owner = { preHandler: requireOwner(sessions) };
     let running: Promise<SelfCheckReport> | null = null;
-    app.post('/federation/self-check', { preHandler: requireOwner(sessions) }, async () => {
+    app.post('/federation/self-check', owner, async () => {
       // One check at a time: a second click waits for the first instead of fetching everything again.
       running ??= checkInstance(ctx).finally(() => (running = null));
       return running;
+    });
+
+    app.get('/social/setup', owner, async (): Promise<SocialSetup> => ({
+      hasAccounts: ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null,
+      domain: ctx.urls.domain,
+      publicUrl: ctx.urls.base,
+      federating: ctx.urls.base.startsWith('https://'),
+    }));
+
+    // First run: the owner's profile, made from the UI instead of the CLI; refused once any account exists.
+    app.post<{ Body: { username: string; displayName?: string; email: string; password: string; note?: string } }>('/social/setup', { ...owner, schema: { body: profileBody } }, async (req, reply) => {
+      if (ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null) return reply.code(409).send({ error: 'A profile exists already: sign in with it' });
+      const input = req.body;
+      try {
+        const created = await ctx.accounts.create({ username: input.username.trim().replace(/^@/, ''), email: input.email.trim(), password: input.password, role: 'owner', confirmed: true, approved: true });
+        const changes = { displayName: input.displayName?.trim() ?? '', note: input.note ?? '' };
+        ctx.accounts.updateProfile(created.account.id, changes);
+        return reply.code(201).send({ username: created.account.username });
+      } catch (err) {
+        if (err instanceof ValidationFailure) {
+          const detail = Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; ');
+          return reply.code(422).send({ error: `The profile could not be created: ${detail}` });
+        }
+        throw err;
+      }
     });
   };
 }

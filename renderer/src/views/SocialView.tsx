@@ -1,45 +1,57 @@
 import { useEffect, useState } from 'react';
+import { api } from '../api/client.ts';
 import { ErrorState, Loading } from '../components/ui.tsx';
+import { useSocialClient } from '../stores/social-client.ts';
+import { Client } from './social/Client.tsx';
+import { FirstRun } from './social/FirstRun.tsx';
+import { InstanceFacts } from './social/InstanceFacts.tsx';
 
-interface InstanceSummary {
-  domain: string;
-  title: string;
-  version: string;
-  usage?: { users?: { active_month?: number } };
-  registrations?: { enabled: boolean; approval_required: boolean };
+interface SocialSetup {
+  hasAccounts: boolean;
+  publicUrl: string;
+  federating: boolean;
 }
 
-/** The social server as Mastodon apps see it (its public instance document). */
+/** The Social tab: the first-run profile, then a Mastodon client signed in through OAuth like any app. */
 export function SocialView() {
-  const [instance, setInstance] = useState<InstanceSummary | null>(null);
+  const [setup, setSetup] = useState<SocialSetup | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { token, me, signIn, completeSignIn, restore, error: clientError } = useSocialClient();
   const load = () => {
     setError(null);
-    fetch('/api/v2/instance', { headers: { accept: 'application/json' } })
-      .then(async (r) => {
-        if (!r.ok) throw new Error(`The social server answered ${r.status}`);
-        setInstance((await r.json()) as InstanceSummary);
-      })
+    api<SocialSetup>('/social/setup')
+      .then(setSetup)
       .catch((e: Error) => setError(e.message));
   };
-  useEffect(load, []);
+  useEffect(() => {
+    load();
+    const query = new URLSearchParams(location.search);
+    void completeSignIn(query).then((handled) => {
+      // The code is spent: keep it out of the address bar and history.
+      if (handled) history.replaceState(null, '', '/ui/social');
+      else void restore();
+    });
+  }, [completeSignIn, restore]);
   return (
     <section aria-labelledby="social-title" className="view">
       <h1 id="social-title">Social</h1>
       {error && <ErrorState message={error} onRetry={load} />}
-      {!error && !instance && <Loading />}
-      {instance && (
-        <dl className="facts">
-          <dt>Domain</dt>
-          <dd>{instance.domain}</dd>
-          <dt>Title</dt>
-          <dd>{instance.title}</dd>
-          <dt>Mastodon API version</dt>
-          <dd>{instance.version}</dd>
-          <dt>Registrations</dt>
-          <dd>{instance.registrations?.enabled ? (instance.registrations.approval_required ? 'open, with approval' : 'open') : 'closed'}</dd>
-        </dl>
+      {!error && !setup && <Loading />}
+      {setup && !setup.hasAccounts && <FirstRun publicUrl={setup.publicUrl} federating={setup.federating} onCreated={load} />}
+      {setup?.hasAccounts && !token && (
+        <div className="sign-in-client">
+          <p>Sign in to your profile to read and post. Homeport’s client signs in like any Mastodon app (OAuth), so you authorize it on the server’s own page.</p>
+          <button type="button" className="primary" onClick={() => void signIn()}>
+            Sign in to the social client
+          </button>
+        </div>
       )}
+      {clientError && !me && <ErrorState message={clientError} />}
+      {token && me && <Client />}
+      <details>
+        <summary>About this server</summary>
+        <InstanceFacts />
+      </details>
     </section>
   );
 }

@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { OWNER, startHomeportProcess, type RunningHomeport } from './homeport.ts';
+
+/*
+ * The path the social client issue names: a new user creates a profile in the Social tab, signs the client
+ * in through OAuth like any app, posts, finds and follows another local account, and sees its posts arrive
+ * live (the "new posts" button), all in the browser. A Homeport of its own: the first-run screen needs a
+ * server without social accounts.
+ */
+
+let hp: RunningHomeport;
+test.beforeAll(async () => {
+  hp = await startHomeportProcess();
+});
+test.afterAll(async () => {
+  await hp?.stop();
+});
+
+const root = path.resolve(import.meta.dirname, '..');
+function cli(args: string[], input?: string): string {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], { encoding: 'utf8', input });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout;
+}
+
+test('first run to a live home timeline, without a terminal', async ({ page }) => {
+  await page.goto(`${hp.httpUrl}/ui/social`);
+  await page.getByLabel('User name').fill(OWNER.name);
+  await page.getByLabel('Password').fill(OWNER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  // First run: the owner's profile.
+  const form = page.getByRole('form', { name: 'Create your profile' });
+  await expect(form).toContainText('only this computer can reach it');
+  await form.getByLabel('Username').fill('alice');
+  await form.getByLabel('Display name').fill('Alice Harbour');
+  await form.getByLabel('E-mail address').fill('alice@example.org');
+  await form.getByLabel('Password').fill('alice-long-password');
+  await form.getByLabel('Bio').fill('Sailing, mostly.');
+  await form.getByRole('button', { name: 'Create profile' }).click();
+
+  // The client signs in through the server's own OAuth pages (PKCE), as a third-party app would.
+  await page.getByRole('button', { name: 'Sign in to the social client' }).click();
+  await page.getByLabel('Username or e-mail address').fill('alice');
+  await page.getByLabel('Password').fill('alice-long-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Authorize' }).click();
+  await expect(page.getByText('Signed in as')).toContainText('@alice');
+  await expect(page).toHaveURL(`${hp.httpUrl}/ui/social`);
+  await expect(page.getByText('live', { exact: true })).toBeVisible();
+
+  // Posting, with the character counter.
+  const compose = page.getByRole('form', { name: 'Compose' });
+  await compose.getByLabel('What’s on your mind?').fill('Hello from my own harbour');
+  await expect(compose.getByLabel('Characters left')).toHaveText('475');
+  await compose.getByRole('button', { name: 'Post' }).click();
+  await expect(page.getByRole('article', { name: 'Post by Alice Harbour' }).first()).toContainText('Hello from my own harbour');
+
+  // Another local account (made with the CLI), found and followed from the client.
+  cli(['accounts', 'create', 'bob', '--email', 'bob@example.org', '--password-stdin', '--confirmed'], 'bob-long-password\n');
+  const bobToken = cli(['tokens', 'create', 'bob', '--scopes', 'read write']).trim();
+  await page.getByLabel('Name or @user@server').fill('bob');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('button', { name: 'Follow @bob' }).click();
+  await expect(page.getByRole('button', { name: 'Follow @bob' })).toHaveText('Following');
+
+  // Bob posts: it arrives live behind a "new post" button, then shows on top.
+  const posted = await fetch(`${hp.httpUrl}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'Ahoy Alice!' }) });
+  expect(posted.status).toBe(200);
+  await page.getByRole('button', { name: '1 new post' }).click();
+  const bobsPost = page.getByRole('article', { name: 'Post by bob' });
+  await expect(bobsPost).toContainText('Ahoy Alice!');
+
+  // Favourite, shown at once and kept by the server.
+  await bobsPost.getByRole('button', { name: /Favourite/ }).click();
+  await expect(bobsPost.getByRole('button', { name: /Unfavourite \(1\)/ })).toBeVisible();
+  const check = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string; favourites_count: number }[];
+  expect(check.find((s) => s.content.includes('Ahoy Alice!'))?.favourites_count).toBe(1);
+  await page.screenshot({ path: 'test-results/screenshots/social-client.png', fullPage: true });
+});

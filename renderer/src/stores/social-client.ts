@@ -1,0 +1,262 @@
+import { create } from 'zustand';
+
+/*
+ * The social client signs in like any third-party Mastodon app (OAuth 2.0 with PKCE) and then speaks only
+ * the Mastodon API and its streaming API, so it works against this Homeport or any other server. Its token
+ * is kept per server in this origin's storage.
+ */
+
+const SCOPES = 'read write follow';
+const PENDING_KEY = 'homeport.social.pending';
+const tokenKey = (server: string) => `homeport.social.token.${server}`;
+
+export interface SocialAccount {
+  id: string;
+  username: string;
+  acct: string;
+  display_name: string;
+  avatar: string;
+  url: string;
+}
+
+export interface SocialStatus {
+  id: string;
+  uri: string;
+  url: string | null;
+  created_at: string;
+  content: string;
+  spoiler_text: string;
+  visibility: string;
+  account: SocialAccount;
+  reblog: SocialStatus | null;
+  favourited?: boolean;
+  reblogged?: boolean;
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
+}
+
+interface Pending {
+  server: string;
+  clientId: string;
+  clientSecret: string;
+  verifier: string;
+  state: string;
+  redirectUri: string;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function randomString(bytes = 32): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+async function challengeOf(verifier: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+}
+
+/** The page the server sends the user back to: the Social tab itself (its query carries the code). */
+function redirectUri(): string {
+  return `${location.origin}/ui/social`;
+}
+
+export class MastodonError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+interface SocialClientState {
+  server: string;
+  token: string | null;
+  me: SocialAccount | null;
+  home: SocialStatus[];
+  /** Statuses that arrived live and wait behind the "new posts" button (reading position is kept). */
+  incoming: SocialStatus[];
+  maxCharacters: number;
+  error: string | null;
+  live: boolean;
+  /** Starts the OAuth flow against a server (this one by default): registers the app, then leaves for its sign-in page. */
+  signIn(server?: string): Promise<void>;
+  /** Finishes the flow on return: trades the code for a token (PKCE). True when a code was handled. */
+  completeSignIn(query: URLSearchParams): Promise<boolean>;
+  restore(): Promise<void>;
+  signOut(): void;
+  request<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  loadHome(): Promise<void>;
+  showIncoming(): void;
+  post(input: { status: string; spoilerText?: string; visibility?: string }): Promise<void>;
+  toggleFavourite(status: SocialStatus): Promise<void>;
+  connectStream(): () => void;
+}
+
+export const useSocialClient = create<SocialClientState>((set, get) => ({
+  server: location.origin,
+  token: null,
+  me: null,
+  home: [],
+  incoming: [],
+  maxCharacters: 500,
+  error: null,
+  live: false,
+
+  async signIn(server = location.origin) {
+    set({ error: null });
+    try {
+      const app = await fetch(`${server}/api/v1/apps`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Homeport', redirect_uris: redirectUri(), scopes: SCOPES, website: location.origin }),
+      });
+      if (!app.ok) throw new MastodonError(app.status, `The server refused to register this app (${app.status})`);
+      const { client_id: clientId, client_secret: clientSecret } = (await app.json()) as { client_id: string; client_secret: string };
+      const pending: Pending = { server, clientId, clientSecret, verifier: randomString(48), state: randomString(16), redirectUri: redirectUri() };
+      sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: pending.redirectUri,
+        scope: SCOPES,
+        state: pending.state,
+        code_challenge: await challengeOf(pending.verifier),
+        code_challenge_method: 'S256',
+      });
+      location.assign(`${server}/oauth/authorize?${query.toString()}`);
+    } catch (err) {
+      set({ error: (err as Error).message });
+    }
+  },
+
+  async completeSignIn(query) {
+    const code = query.get('code');
+    const raw = sessionStorage.getItem(PENDING_KEY);
+    if (!code || !raw) return false;
+    sessionStorage.removeItem(PENDING_KEY);
+    const pending = JSON.parse(raw) as Pending;
+    if (query.get('state') !== pending.state) {
+      set({ error: 'The sign-in answer did not match the request (state); please sign in again.' });
+      return true;
+    }
+    const res = await fetch(`${pending.server}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'authorization_code', code, client_id: pending.clientId, client_secret: pending.clientSecret, redirect_uri: pending.redirectUri, code_verifier: pending.verifier, scope: SCOPES }),
+    });
+    if (!res.ok) {
+      set({ error: `The server did not grant a token (${res.status})` });
+      return true;
+    }
+    const { access_token: token } = (await res.json()) as { access_token: string };
+    localStorage.setItem(tokenKey(pending.server), token);
+    set({ server: pending.server, token });
+    await get().restore();
+    return true;
+  },
+
+  async restore() {
+    const server = get().server;
+    const token = get().token ?? localStorage.getItem(tokenKey(server));
+    if (!token) return;
+    set({ token });
+    try {
+      const me = await get().request<SocialAccount>('/api/v1/accounts/verify_credentials');
+      const instance = await get().request<{ configuration?: { statuses?: { max_characters?: number } } }>('/api/v2/instance');
+      set({ me, maxCharacters: instance.configuration?.statuses?.max_characters ?? 500 });
+      await get().loadHome();
+    } catch (err) {
+      if ((err as MastodonError).status === 401) get().signOut();
+      else set({ error: (err as Error).message });
+    }
+  },
+
+  signOut() {
+    localStorage.removeItem(tokenKey(get().server));
+    set({ token: null, me: null, home: [], incoming: [] });
+  },
+
+  async request<T>(path: string, init: { method?: string; body?: unknown } = {}) {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = get().token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${get().server}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    const body = (await res.json().catch(() => ({}))) as T & { error?: string };
+    if (!res.ok) throw new MastodonError(res.status, body.error ?? `The server answered ${res.status}`);
+    return body;
+  },
+
+  async loadHome() {
+    const home = await get().request<SocialStatus[]>('/api/v1/timelines/home?limit=40');
+    set({ home, incoming: [], error: null });
+  },
+
+  showIncoming() {
+    const { incoming, home } = get();
+    const seen = new Set(home.map((s) => s.id));
+    set({ home: [...incoming.filter((s) => !seen.has(s.id)), ...home], incoming: [] });
+  },
+
+  async post(input) {
+    const status = await get().request<SocialStatus>('/api/v1/statuses', {
+      method: 'POST',
+      body: { status: input.status, spoiler_text: input.spoilerText || undefined, visibility: input.visibility ?? 'public' },
+    });
+    // One's own post goes straight to the top; the stream's copy of it is then skipped.
+    set({ home: [status, ...get().home.filter((s) => s.id !== status.id)], incoming: get().incoming.filter((s) => s.id !== status.id) });
+  },
+
+  async toggleFavourite(status) {
+    const target = status.reblog ?? status;
+    const on = !target.favourited;
+    const patch = (list: SocialStatus[], value: Partial<SocialStatus>) =>
+      list.map((s) => (s.id === status.id ? (s.reblog ? { ...s, reblog: { ...s.reblog, ...value } } : { ...s, ...value }) : s));
+    // Optimistic: shown at once, rolled back if the server refuses.
+    set({ home: patch(get().home, { favourited: on, favourites_count: target.favourites_count + (on ? 1 : -1) }) });
+    try {
+      const updated = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? 'favourite' : 'unfavourite'}`, { method: 'POST' });
+      set({ home: patch(get().home, { favourited: updated.favourited, favourites_count: updated.favourites_count }) });
+    } catch (err) {
+      set({ home: patch(get().home, { favourited: target.favourited, favourites_count: target.favourites_count }), error: (err as Error).message });
+    }
+  },
+
+  connectStream() {
+    const { server, token } = get();
+    if (!token) return () => {};
+    let closed = false;
+    let socket: WebSocket | null = null;
+    let retry: ReturnType<typeof setTimeout> | null = null;
+    const open = (delay: number) => {
+      // The token travels as the subprotocol, as masto.js sends it (browsers cannot set headers on a WebSocket).
+      socket = new WebSocket(`${server.replace(/^http/, 'ws')}/api/v1/streaming?stream=user`, [token]);
+      socket.onopen = () => set({ live: true });
+      socket.onmessage = (e) => {
+        const frame = JSON.parse(String(e.data)) as { event?: string; payload?: string };
+        if (frame.event === 'update' && frame.payload) {
+          const status = JSON.parse(frame.payload) as SocialStatus;
+          if (get().home.some((s) => s.id === status.id) || get().incoming.some((s) => s.id === status.id)) return;
+          set({ incoming: [status, ...get().incoming] });
+        } else if (frame.event === 'delete' && frame.payload) {
+          const id = frame.payload;
+          set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });
+        }
+      };
+      socket.onclose = () => {
+        set({ live: false });
+        if (!closed) retry = setTimeout(() => open(Math.min(delay * 2, 30_000)), delay);
+      };
+    };
+    open(1000);
+    return () => {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      socket?.close();
+    };
+  },
+}));

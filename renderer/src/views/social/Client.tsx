@@ -1,0 +1,171 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Empty, FormError } from '../../components/ui.tsx';
+import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
+
+/** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
+function length(text: string): number {
+  return [...text].length;
+}
+
+function Compose() {
+  const { post, maxCharacters } = useSocialClient();
+  const [text, setText] = useState('');
+  const [spoiler, setSpoiler] = useState('');
+  const [visibility, setVisibility] = useState('public');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const left = maxCharacters - length(text) - length(spoiler);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await post({ status: text, spoilerText: spoiler, visibility });
+      setText('');
+      setSpoiler('');
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="compose" onSubmit={(e) => void submit(e)} aria-label="Compose">
+      <label>
+        Content warning (optional)
+        <input value={spoiler} onChange={(e) => setSpoiler(e.target.value)} />
+      </label>
+      <label>
+        What’s on your mind?
+        <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} required />
+      </label>
+      <div className="toolbar">
+        <label>
+          Visibility
+          <select value={visibility} onChange={(e) => setVisibility(e.target.value)}>
+            <option value="public">Public</option>
+            <option value="unlisted">Quiet public</option>
+            <option value="private">Followers</option>
+            <option value="direct">Mentioned people only</option>
+          </select>
+        </label>
+        <span className={left < 0 ? 'counter over' : 'counter'} aria-live="polite" aria-label="Characters left">
+          {left}
+        </span>
+        <button type="submit" className="primary" disabled={busy || left < 0 || text.trim() === ''}>
+          Post
+        </button>
+      </div>
+      <FormError message={error} />
+    </form>
+  );
+}
+
+function StatusItem({ status }: { status: SocialStatus }) {
+  const { toggleFavourite } = useSocialClient();
+  const shown = status.reblog ?? status;
+  const [open, setOpen] = useState(false);
+  return (
+    <article className="status" aria-label={`Post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
+      {status.reblog && <p className="muted">{status.account.display_name || status.account.username} boosted</p>}
+      <header>
+        <img src={shown.account.avatar} alt="" width={40} height={40} />
+        <span className="name">{shown.account.display_name || shown.account.username}</span> <span className="muted">@{shown.account.acct}</span>{' '}
+        <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
+      </header>
+      {shown.spoiler_text ? (
+        <p>
+          <strong>{shown.spoiler_text}</strong>{' '}
+          <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
+            {open ? 'Show less' : 'Show more'}
+          </button>
+        </p>
+      ) : null}
+      {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
+      {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
+      <footer className="toolbar">
+        <button type="button" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggleFavourite(status)}>
+          {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
+        </button>
+      </footer>
+    </article>
+  );
+}
+
+function FollowSearch() {
+  const { request } = useSocialClient();
+  const [q, setQ] = useState('');
+  const [results, setResults] = useState<(SocialAccount & { following?: boolean })[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const search = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const found = await request<{ accounts: SocialAccount[] }>(`/api/v2/search?type=accounts&resolve=true&q=${encodeURIComponent(q)}`);
+      const ids = found.accounts.map((a) => `id[]=${a.id}`).join('&');
+      const rels = found.accounts.length ? await request<{ id: string; following: boolean; requested: boolean }[]>(`/api/v1/accounts/relationships?${ids}`) : [];
+      setResults(found.accounts.map((a) => ({ ...a, following: rels.find((r) => r.id === a.id)?.following })));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const follow = async (account: SocialAccount) => {
+    try {
+      const rel = await request<{ following: boolean; requested: boolean }>(`/api/v1/accounts/${account.id}/follow`, { method: 'POST' });
+      setResults(results.map((r) => (r.id === account.id ? { ...r, following: rel.following || rel.requested } : r)));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="find-title" className="find">
+      <h2 id="find-title">Find people</h2>
+      <form className="toolbar" role="search" onSubmit={(e) => void search(e)}>
+        <label>
+          Name or @user@server
+          <input value={q} onChange={(e) => setQ(e.target.value)} required />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      <FormError message={error} />
+      <ul className="accounts">
+        {results.map((a) => (
+          <li key={a.id}>
+            <span className="name">{a.display_name || a.username}</span> <span className="muted">@{a.acct}</span>{' '}
+            <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
+              {a.following ? 'Following' : 'Follow'}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The signed-in client: compose, the home timeline kept live by the streaming API, and finding people. */
+export function Client() {
+  const { me, home, incoming, showIncoming, connectStream, signOut, error, live } = useSocialClient();
+  useEffect(() => connectStream(), [connectStream]);
+  return (
+    <div className="social-client">
+      <p className="toolbar">
+        Signed in as <strong>@{me?.acct}</strong> <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
+        <button type="button" onClick={signOut}>
+          Sign out of the client
+        </button>
+      </p>
+      <Compose />
+      <FormError message={error} />
+      <section aria-labelledby="home-title">
+        <h2 id="home-title">Home</h2>
+        {incoming.length > 0 && (
+          <button type="button" className="primary new-posts" onClick={showIncoming}>
+            {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
+          </button>
+        )}
+        {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} />)}
+      </section>
+      <FollowSearch />
+    </div>
+  );
+}

@@ -820,4 +820,11 @@ export const socialMigrations: Migration[] = [
       db.exec('CREATE INDEX notifications_group ON notifications (account_id, group_key) WHERE group_key IS NOT NULL');
     },
   },
+  {
+    version: 11,
+    name: 'the first web push table, never used, gives way to push_subscriptions',
+    up(db) {
+      db.exec('DROP TABLE IF EXISTS web_push_subscriptions');
+    },
+  },
 ];

@@ -20,6 +20,7 @@ import { followRoutes } from './v1/follows.ts';
 import { instanceRoutes } from './v1/instance.ts';
 import { filterV1Routes } from './v1/filters.ts';
 import { listRoutes } from './v1/lists.ts';
+import { tagRoutes } from './v1/tags.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
@@ -59,6 +60,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   preferenceRoutes,
   markerRoutes,
   listRoutes,
+  tagRoutes,
   filterV1Routes,
   filterV2Routes,
   notificationV2Routes,

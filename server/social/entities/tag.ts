@@ -1,4 +1,5 @@
-import type { TagDay, TagRow } from '../store/index.ts';
+import type { FeaturedTagRow, TagDay, TagRow } from '../store/index.ts';
+import { isoDate } from './dates.ts';
 import type { SocialUrls } from '../urls.ts';
 
 /** The Tag entity: its uses over the last week (days as Unix-time strings, counts as strings, as Mastodon). */
@@ -11,3 +12,16 @@ export function serializeTag(urls: SocialUrls, tag: TagRow, history: readonly Ta
     ...(following === null ? {} : { following }),
   };
 }
+
+/** The FeaturedTag entity: the tag as featured on a profile, with the account's own use of it. */
+export function serializeFeaturedTag(profileUrl: string, f: FeaturedTagRow): Record<string, unknown> {
+  return {
+    id: f.id,
+    name: f.tag.displayName,
+    url: `${profileUrl}/tagged/${encodeURIComponent(f.tag.name)}`,
+    statuses_count: String(f.statusesCount),
+    last_status_at: f.lastStatusAt === null ? null : isoDate(f.lastStatusAt),
+  };
+}
+
+

@@ -141,7 +141,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
     const status = store.statuses.byId(id)!;
     const localMentioned = mentioned.filter((a) => a.domain === null);
-    const homeRecipients = store.feeds.distributeStatus(status, localMentioned.map((a) => a.id));
+    const homeRecipients = [...store.feeds.distributeStatus(status, localMentioned.map((a) => a.id)), ...store.feeds.distributeToTagFollowers(status)];
     for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);
     store.events.emit('status.created', { status, homeRecipients });
     return status;

@@ -84,6 +84,24 @@ export class HomeFeedRepository {
     });
   }
 
+  /**
+   * A public status with hashtags enters the home feeds of local accounts following any of them (not the
+   * author's, which has it already); returns who got it.
+   */
+  distributeToTagFollowers(status: { id: string; accountId: string; visibility: string; reblogOfId: string | null }): string[] {
+    if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
+    const rows = this.core
+      .sql(
+        `SELECT DISTINCT f.account_id FROM statuses_tags st JOIN tag_follows f ON f.tag_id = st.tag_id JOIN accounts a ON a.id = f.account_id
+         WHERE st.status_id = @status AND a.domain IS NULL AND f.account_id <> @author`,
+      )
+      .all({ status: status.id, author: status.accountId }) as { account_id: bigint }[];
+    const insert = this.core.sql('INSERT OR IGNORE INTO home_feed (account_id, status_id) VALUES (?, ?)');
+    const got: string[] = [];
+    for (const r of rows) if (insert.run(r.account_id, status.id).changes > 0) got.push(String(r.account_id));
+    return got;
+  }
+
   /** Local accounts whose home feed holds any of the statuses (told of a deletion). */
   holders(statusIds: readonly string[]): string[] {
     if (statusIds.length === 0) return [];

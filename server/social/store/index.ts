@@ -9,6 +9,7 @@ import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
 import { FilterRepository } from './filters.ts';
+import { TagRepository } from './tags.ts';
 import { ListRepository } from './lists.ts';
 import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
@@ -32,6 +33,7 @@ export * from './push.ts';
 export * from './markers.ts';
 export * from './lists.ts';
 export * from './filters.ts';
+export * from './tags.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -69,6 +71,7 @@ export class SocialStore {
   readonly markers: MarkerRepository;
   readonly lists: ListRepository;
   readonly filters: FilterRepository;
+  readonly tags: TagRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -91,6 +94,7 @@ export class SocialStore {
     this.markers = new MarkerRepository(this.core);
     this.lists = new ListRepository(this.core);
     this.filters = new FilterRepository(this.core);
+    this.tags = new TagRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

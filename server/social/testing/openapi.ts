@@ -222,6 +222,7 @@ export function validateResponse(method: string, urlPath: string, status: number
 export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'DELETE /api/v1/conversations/:id 200',
   'DELETE /api/v1/domain_blocks 200',
+  'DELETE /api/v1/featured_tags/:id 200',
   'DELETE /api/v1/filters/:id 200',
   'DELETE /api/v1/lists/:id 200',
   'DELETE /api/v1/lists/:id/accounts 200',

@@ -194,7 +194,9 @@ export class StatusPublisher {
     }
     if (p.idempotencyKey) this.d.store.statuses.rememberIdempotencyKey(author.id, p.idempotencyKey, { statusId: id });
     // The author's own feed holds it too (and their user stream shows it).
-    this.d.store.events.emit('status.created', { status, homeRecipients: [author.id, ...receivers] });
+    // Followers of its hashtags get a public status in home too (after the follower fan-out, so none twice).
+    const tagFollowers = this.d.store.feeds.distributeToTagFollowers(status);
+    this.d.store.events.emit('status.created', { status, homeRecipients: [author.id, ...receivers, ...tagFollowers] });
     return status;
   }
 

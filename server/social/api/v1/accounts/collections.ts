@@ -1,12 +1,11 @@
 // https://docs.joinmastodon.org/methods/accounts/ (followers, following, endorsements, featured_tags, lists)
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { isoDate } from '../../../entities/dates.ts';
 import { serializeList } from '../../../entities/list.ts';
+import { serializeFeaturedTag } from '../../../entities/tag.ts';
 import { auth, currentUser, viewer } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { pathId, requestParams } from '../../../http/params.ts';
-import { intOrNull, str } from '../../../store/store.ts';
 import type { Account } from '../../../store/index.ts';
 
 export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext): void {
@@ -55,26 +54,7 @@ export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext
   app.get('/api/v1/accounts/:id/featured_tags', { config: { auth: auth.optional('read:accounts') } }, async (req) => {
     const target = ctx.relationships.visibleAccount(pathId(req));
     if (target.suspendedAt !== null) return [];
-    const rows = ctx.store.db
-      .prepare(
-        `SELECT ft.id, t.name,
-           (SELECT COUNT(*) FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-              WHERE st.tag_id = t.id AND s.account_id = ft.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS statuses_count,
-           (SELECT MAX(s.created_at) FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-              WHERE st.tag_id = t.id AND s.account_id = ft.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS last_status_at
-         FROM featured_tags ft JOIN tags t ON t.id = ft.tag_id WHERE ft.account_id = ? ORDER BY ft.id`,
-      )
-      .all(target.id) as Record<string, unknown>[];
-    return rows.map((r) => {
-      const last = intOrNull(r.last_status_at);
-      return {
-        id: str(r.id),
-        name: r.name as string,
-        url: `${ctx.presenter.profileUrl(target)}/tagged/${encodeURIComponent(r.name as string)}`,
-        statuses_count: str(r.statuses_count),
-        last_status_at: last === null ? null : isoDate(last),
-      };
-    });
+    return ctx.store.tags.featured(target.id).map((f) => serializeFeaturedTag(ctx.presenter.profileUrl(target), f));
   });
 
   // The caller's lists that contain the account.

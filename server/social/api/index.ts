@@ -21,6 +21,7 @@ import { instanceRoutes } from './v1/instance.ts';
 import { filterV1Routes } from './v1/filters.ts';
 import { listRoutes } from './v1/lists.ts';
 import { tagRoutes } from './v1/tags.ts';
+import { directoryRoutes } from './v1/directory.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
@@ -61,6 +62,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   markerRoutes,
   listRoutes,
   tagRoutes,
+  directoryRoutes,
   filterV1Routes,
   filterV2Routes,
   notificationV2Routes,

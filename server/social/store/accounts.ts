@@ -394,6 +394,23 @@ export class AccountRepository {
     return rows.map(toAccount);
   }
 
+  /**
+   * The profile directory: accounts that chose to be discoverable, listed, not suspended, moved or memorial;
+   * `active` orders by latest post, `new` by creation.
+   */
+  directory(options: { order: 'active' | 'new'; localOnly: boolean; limit: number; offset: number }): Account[] {
+    const order = options.order === 'new' ? 'a.created_at DESC, a.id DESC' : 's.last_status_at DESC NULLS LAST, a.id DESC';
+    const rows = this.core
+      .sql(
+        `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} LEFT JOIN account_stats s ON s.account_id = a.id
+         WHERE ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND a.discoverable = 1 AND a.memorial = 0 AND a.moved_to_account_id IS NULL
+           AND (@local = 0 OR a.domain IS NULL)
+         ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+      )
+      .all({ local: options.localOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+    return rows.map(toAccount);
+  }
+
   /** Number of local users that are confirmed, approved and not suspended. */
   localUserCount(): number {
     const r = this.core.sql(`SELECT COUNT(*) AS n FROM ${ACCOUNT_FROM} WHERE a.domain IS NULL AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`).get() as { n: bigint };

@@ -37,6 +37,33 @@ afterAll(async () => {
   await net?.close();
 });
 
+describe('remote statuses live', () => {
+  it('a post arriving from another server reaches the streaming API: home and public:remote', async () => {
+    const frames: { stream: string; event: string; payload?: string }[] = [];
+    const sink = { accountId: alice.accountId, scopes: ['read'], send: (channel: { name: string }, event: string, payload?: string) => void frames.push({ stream: channel.name, event, payload }) };
+    const hub = a.social.streaming.hub;
+    hub.subscribe(sink, { name: 'user', param: null, key: `user|${alice.accountId}` });
+    hub.subscribe(sink, { name: 'public:remote', param: null, key: 'public:remote' });
+    try {
+      const post = await bob.client.v1.statuses.create({ status: 'live from b' });
+      await eventually(async () => {
+        await a.social.streaming.idle();
+        return frames.filter((f) => f.event === 'update').length >= 2;
+      }, 'bob’s post on alice’s streams');
+      const updates = frames.filter((f) => f.event === 'update');
+      expect(updates.map((f) => f.stream).sort()).toEqual(['public:remote', 'user']);
+      expect(updates.every((f) => (JSON.parse(f.payload!) as { uri: string }).uri === post.uri)).toBe(true);
+      await bob.client.v1.statuses.$select(post.id).remove();
+      await eventually(async () => {
+        await a.social.streaming.idle();
+        return frames.filter((f) => f.event === 'delete').length >= 2;
+      }, 'the deletion on alice’s streams');
+    } finally {
+      hub.remove(sink);
+    }
+  });
+});
+
 describe('interactions across servers', () => {
   it('a favourite of a remote post reaches its author as a Like, counted and notified, and is taken back', async () => {
     const post = await bob.client.v1.statuses.create({ status: 'like me from afar' });

@@ -101,7 +101,8 @@ describe('homeport CLI', () => {
     other.child.kill('SIGINT');
     expect(await exitOf(first.child)).toBe(0);
     expect(await exitOf(other.child)).toBe(0);
-  });
+    // Three server starts (two of them making TLS keys): on a loaded 2-core machine this takes well over the default minute.
+  }, 180_000);
 
   it('takes a data directory over at once after its server was SIGKILLed, and names the holder while it runs', async () => {
     const dataDir = tempDir();

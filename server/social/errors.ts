@@ -1,7 +1,32 @@
 /** Error details in the shape Mastodon uses for 422 responses: field → [{error: "ERR_…", description}]. */
 export type ErrorDetails = Record<string, { error: string; description: string }[]>;
 
-/** An error the API answers with `{"error": message, ...extra}` and the given status. */
+/**
+ * What went wrong, in the social server's own terms. Domain code throws these (never HTTP statuses); the
+ * error handler in social/http/errors.ts is the one place that turns each kind into Mastodon's answer.
+ */
+export type DomainErrorKind = 'bad_request' | 'forbidden' | 'not_found' | 'conflict' | 'invalid';
+
+export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+  readonly extra: Record<string, unknown>;
+
+  constructor(kind: DomainErrorKind, message: string, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.kind = kind;
+    this.extra = extra;
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.message, ...this.extra };
+  }
+}
+
+/**
+ * An error of the HTTP layer itself (token checks with their WWW-Authenticate header, body sizes, rate
+ * limits): answered with `{"error": message, ...extra}` and the given status. Domain code throws DomainError.
+ */
 export class ApiError extends Error {
   readonly statusCode: number;
   readonly extra: Record<string, unknown>;
@@ -42,12 +67,12 @@ function humanize(field: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** 422 "Validation failed: …" with per-field details (every 422 carries details, as clients expect). */
-export class ValidationFailure extends ApiError {
+/** "Validation failed: …" with per-field details (answered 422, every one carrying details, as clients expect). */
+export class ValidationFailure extends DomainError {
   readonly details: ErrorDetails;
   constructor(details: ErrorDetails) {
     const parts = Object.entries(details).flatMap(([field, errors]) => errors.map((e) => `${humanize(field)} ${e.description}`));
-    super(422, `Validation failed: ${parts.join(', ')}`, { details });
+    super('invalid', `Validation failed: ${parts.join(', ')}`, { details });
     this.details = details;
   }
 
@@ -70,7 +95,9 @@ export class DetailsCollector {
   }
 }
 
-export const notFound = () => new ApiError(404, 'Record not found');
-export const forbidden = (message = 'This action is not allowed') => new ApiError(403, message);
-export const badRequest = (message: string) => new ApiError(400, message);
-export const paramMissing = (name: string) => new ApiError(400, `param is missing or the value is empty: ${name}`);
+export const notFound = (message = 'Record not found') => new DomainError('not_found', message);
+export const forbidden = (message = 'This action is not allowed') => new DomainError('forbidden', message);
+export const badRequest = (message: string) => new DomainError('bad_request', message);
+export const paramMissing = (name: string) => new DomainError('bad_request', `param is missing or the value is empty: ${name}`);
+/** A request the domain refuses as a whole (no single field to blame): answered 422 without details. */
+export const refused = (message: string) => new DomainError('invalid', `Validation failed: ${message}`);

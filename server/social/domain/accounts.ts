@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Logger } from '../../logger.ts';
-import { DetailsCollector, ApiError } from '../errors.ts';
+import { DetailsCollector, DomainError, forbidden } from '../errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { confirmationEmail } from '../mail/templates.ts';
 import { randomSecret, sha256, type Account, type ProfileChanges, type SocialStore, type User, type UserRole, type UserSettings } from '../store/index.ts';
@@ -252,10 +252,10 @@ export class AccountService {
 }
 
 /** Raised for a login state that forbids using the API (the message is what Mastodon says). */
-export function userStateError(user: User, account: Account): ApiError | null {
-  if (user.disabled || account.suspendedAt !== null || account.deletedAt !== null) return new ApiError(403, 'Your login is currently disabled');
-  if (user.confirmedAt === null) return new ApiError(403, 'Your login is missing a confirmed e-mail address');
-  if (!user.approved) return new ApiError(403, 'Your login is currently pending approval');
+export function userStateError(user: User, account: Account): DomainError | null {
+  if (user.disabled || account.suspendedAt !== null || account.deletedAt !== null) return forbidden('Your login is currently disabled');
+  if (user.confirmedAt === null) return forbidden('Your login is missing a confirmed e-mail address');
+  if (!user.approved) return forbidden('Your login is currently pending approval');
   return null;
 }
 

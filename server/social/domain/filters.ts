@@ -1,4 +1,4 @@
-import { ApiError, DetailsCollector, notFound } from '../errors.ts';
+import { DetailsCollector, notFound, refused } from '../errors.ts';
 import type { SocialEvents } from '../events.ts';
 import { FILTER_CONTEXTS, type Account, type FilterAction, type FilterContext, type FilterRow, type SocialStore, type StatusRow } from '../store/index.ts';
 import { htmlToText } from '../text/format.ts';
@@ -177,7 +177,7 @@ export class FilterService {
 
   create(me: Account, input: FilterInput): FilterRow {
     const fields = this.checked(input, null);
-    if (this.store.filters.count(me.id) >= FILTER_LIMITS.filters) throw new ApiError(422, `Validation failed: you cannot have more than ${FILTER_LIMITS.filters} filters`);
+    if (this.store.filters.count(me.id) >= FILTER_LIMITS.filters) throw refused(`you cannot have more than ${FILTER_LIMITS.filters} filters`);
     const id = this.store.transaction(() => {
       const id = this.store.filters.create(me.id, fields);
       this.applyKeywords(id, [], input.keywords ?? []);
@@ -263,7 +263,7 @@ export class FilterService {
 
   addStatus(me: Account, filterId: string, status: StatusRow): string {
     const filter = this.ownFilter(me, filterId);
-    if (filter.statuses.length >= FILTER_LIMITS.statuses) throw new ApiError(422, `Validation failed: a filter cannot hold more than ${FILTER_LIMITS.statuses} statuses`);
+    if (filter.statuses.length >= FILTER_LIMITS.statuses) throw refused(`a filter cannot hold more than ${FILTER_LIMITS.statuses} statuses`);
     return this.store.transaction(() => {
       const id = this.store.filters.addStatus(filter.id, status.id);
       this.changed(me.id);

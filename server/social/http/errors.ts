@@ -1,12 +1,19 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError, DomainError, type DomainErrorKind } from '../errors.ts';
+
+/** Each domain error kind as Mastodon answers it. */
+const STATUS_OF: Record<DomainErrorKind, number> = { bad_request: 400, forbidden: 403, not_found: 404, conflict: 409, invalid: 422 };
 
 /**
- * Every error leaves as JSON `{"error": …}`: our ApiErrors with their status, fastify's own client errors
+ * Every error leaves as JSON `{"error": …}`: domain errors with the status of their kind, our ApiErrors with theirs, fastify's own client errors
  * (bad JSON, unsupported media type, body too large) with theirs, anything unexpected as a logged 500
  * that reveals nothing internal.
  */
 export function socialErrorHandler(err: FastifyError | ApiError | Error, req: FastifyRequest, reply: FastifyReply): void {
+  if (err instanceof DomainError) {
+    reply.code(STATUS_OF[err.kind]).send(err.body());
+    return;
+  }
   if (err instanceof ApiError) {
     reply.code(err.statusCode).headers(err.headers).send(err.body());
     return;

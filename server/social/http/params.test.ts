@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, ValidationFailure } from '../errors.ts';
+import { DomainError, ValidationFailure } from '../errors.ts';
 import { nestFlatPairs, nestJsonKeys, parseParams, parseQueryString, zBool, zId, zInt, zList } from './params.ts';
 
 describe('Rails-style parameters', () => {
@@ -37,9 +37,10 @@ describe('Rails-style parameters', () => {
       parseParams(schema, {});
       expect.unreachable();
     } catch (err) {
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).statusCode).toBe(400);
-      expect((err as ApiError).message).toBe('param is missing or the value is empty: domain');
+      // A domain error of kind bad_request: the HTTP layer answers it with 400.
+      expect(err).toBeInstanceOf(DomainError);
+      expect((err as DomainError).kind).toBe('bad_request');
+      expect((err as DomainError).message).toBe('param is missing or the value is empty: domain');
     }
     try {
       parseParams(schema, { domain: 'x', limit: 'lots', tags: ['a', 'b'] });

@@ -1,4 +1,4 @@
-import { ApiError, DetailsCollector } from '../../errors.ts';
+import { DetailsCollector, ValidationFailure } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
 import { isListed, type Account, type MediaRow, type SocialStore } from '../../store/index.ts';
 import { countableLength, formatPlainText, graphemeLength } from '../../text/format.ts';
@@ -102,10 +102,10 @@ export class StatusComposer {
 }
 
 /** 422 when a post mentions accounts outside `allowed_mentions` (the extra key lists them). */
-export class UnexpectedMentions extends ApiError {
+export class UnexpectedMentions extends ValidationFailure {
   readonly accounts: Account[];
   constructor(accounts: Account[]) {
-    super(422, 'Validation failed: Text mentions accounts that were not allowed', { details: { text: [{ error: 'ERR_INVALID', description: 'mentions accounts that were not allowed' }] } });
+    super({ text: [{ error: 'ERR_INVALID', description: 'mentions accounts that were not allowed' }] });
     this.accounts = accounts;
   }
 }

@@ -17,7 +17,7 @@ export { UnexpectedMentions } from './compose.ts';
 /**
  * Posting, editing, deleting and every action on statuses, with their effects: home feeds, direct
  * conversations, notifications, idempotency, scheduling, and the domain events told after each commit.
- * A facade over one part per concern; routes call this and it throws ApiErrors.
+ * A facade over one part per concern; routes call this and it throws domain errors (social/errors.ts).
  */
 export class StatusService {
   /** Called when a poll or scheduled status is created, so the job timer can look again. */

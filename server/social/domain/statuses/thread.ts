@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import type { Account, SocialStore, StatusRow } from '../../store/index.ts';
 import { MAX_ANCESTORS, MAX_DESCENDANTS } from './inputs.ts';
 
@@ -53,7 +53,7 @@ export class StatusReader {
   replyTarget(author: Account, id: string): StatusRow {
     const thread = this.d.store.timelines.readable(author.id, id);
     const target = thread?.reblogOfId ? this.d.store.timelines.readable(author.id, thread.reblogOfId) : thread;
-    if (!target) throw new ApiError(404, 'The post you are trying to reply to does not appear to exist.');
+    if (!target) throw notFound('The post you are trying to reply to does not appear to exist.');
     return target;
   }
 }

@@ -807,8 +807,14 @@ export const socialMigrations: Migration[] = [
       // Deleted statuses stay in the index and are left out by the query, which joins statuses.
       db.exec(`CREATE VIRTUAL TABLE statuses_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`);
       const insert = db.prepare('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)');
-      for (const r of db.prepare('SELECT id, text, content, spoiler_text FROM statuses WHERE reblog_of_id IS NULL AND deleted_at IS NULL').iterate() as Iterable<{ id: bigint; text: string; content: string; spoiler_text: string }>) {
-        insert.run(r.id, searchableText(r.spoiler_text, r.text, r.content));
+      // In batches by id: a connection may not write while one of its reads is still open (no iterate() here).
+      const batch = db.prepare('SELECT id, text, content, spoiler_text FROM statuses WHERE id > ? AND reblog_of_id IS NULL AND deleted_at IS NULL ORDER BY id LIMIT 2000').safeIntegers(true);
+      let after = -1n;
+      for (;;) {
+        const rows = batch.all(after) as { id: bigint; text: string; content: string; spoiler_text: string }[];
+        if (rows.length === 0) break;
+        for (const r of rows) insert.run(r.id, searchableText(r.spoiler_text, r.text, r.content));
+        after = rows[rows.length - 1].id;
       }
     },
   },

@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/index.ts';
+import { socialMigrations } from './migrations.ts';
+import { SocialStore } from './store/index.ts';
+
+/*
+ * Upgrading a social.db that already holds data: the full-text index is built for every existing status
+ * (more than one batch of them, remote HTML read as text), as a server started on an older database does.
+ */
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-migrations-'));
+const file = path.join(dir, 'social.db');
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('social.db migrations on existing data', () => {
+  it('index every status of a database from before full-text search', () => {
+    const before = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
+    before.defaultSafeIntegers(true);
+    const store = new SocialStore(before);
+    const remote = store.accounts.insertRemote({ username: 'far', domain: 'far.example', uri: 'https://far.example/users/far', publicKey: 'not checked here' });
+    for (let i = 0; i < 2_500; i++) store.statuses.insert({ accountId: remote, local: false, visibility: 'public', content: `<p>old <b>post</b> number${i}</p>`, uri: `https://far.example/s/${i}` });
+    // Back to the schema as it was before version 9: no index, no words indexed.
+    before.exec('DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; PRAGMA user_version = 8');
+    before.close();
+
+    const after = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
+    after.defaultSafeIntegers(true);
+    try {
+      expect(Number(after.pragma('user_version', { simple: true }))).toBe(socialMigrations.length);
+      expect(Number((after.prepare('SELECT COUNT(*) AS n FROM statuses_fts').get() as { n: bigint }).n)).toBe(2_500);
+      const hit = after.prepare("SELECT body FROM statuses_fts WHERE statuses_fts MATCH '\"number2499\"'").get() as { body: string };
+      expect(hit.body).toBe('old post number2499');
+    } finally {
+      after.close();
+    }
+  });
+});

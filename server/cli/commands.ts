@@ -4,6 +4,7 @@ import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
 import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
 import { federationCheckCommand } from './social-federation.ts';
+import { announcementsAddCommand, announcementsListCommand, announcementsRemoveCommand } from './social-announcements.ts';
 import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-rules.ts';
 import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
 import { tokensCreateCommand } from './social-tokens.ts';
@@ -20,6 +21,9 @@ export const commands: CliCommand[] = [
   rulesListCommand,
   rulesRemoveCommand,
   federationCheckCommand,
+  announcementsAddCommand,
+  announcementsListCommand,
+  announcementsRemoveCommand,
   ...eventlogUsersCommands,
   backupCommand,
   restoreCommand,

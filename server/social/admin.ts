@@ -1,6 +1,7 @@
+import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
-import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type OutboxEmail, type ServerRule, type SocialStore, type User, type UserRole } from './store/index.ts';
+import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type SocialStore, type User, type UserRole } from './store/index.ts';
 
 export const USER_ACTIONS = ['confirm', 'approve', 'suspend', 'unsuspend', 'delete'] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
@@ -112,6 +113,20 @@ export class SocialAdmin {
 
   removeRule(id: string): void {
     if (!/^\d+$/.test(id) || !this.store.rules.remove(id)) throw new AdminError(`no rule with id ${id}`);
+  }
+
+  /** Publishes an announcement (times in ms since the epoch). */
+  publishAnnouncement(input: { text: string; allDay?: boolean; startsAt?: number | null; endsAt?: number | null }): string {
+    return new AnnouncementService(this.store).publish(input);
+  }
+
+  listAnnouncements(): AnnouncementRow[] {
+    return this.store.announcements.current(null, true);
+  }
+
+  removeAnnouncement(id: string): void {
+    if (!/^\d+$/.test(id) || !this.store.announcements.byId(id)) throw new AdminError(`no announcement with id ${id}`);
+    new AnnouncementService(this.store).remove(id);
   }
 
   /** E-mails written by the server, newest first (the local outbox is what the UI shows without SMTP). */

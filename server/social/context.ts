@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.ts';
 import type { AccountService } from './domain/accounts.ts';
+import type { AnnouncementService } from './domain/announcements.ts';
 import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
@@ -40,6 +41,7 @@ export interface SocialContext {
   statusPresenter: StatusPresenter;
   /** Content filters: their editing, and applying them to what each user is shown. */
   filters: FilterService;
+  announcements: AnnouncementService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

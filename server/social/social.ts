@@ -8,6 +8,7 @@ import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
+import { AnnouncementService } from './domain/announcements.ts';
 import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
 import { MediaService } from './domain/media.ts';
@@ -139,6 +140,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       statuses,
       statusPresenter: new StatusPresenter(store, urls, presenter, filters),
       filters,
+      announcements: new AnnouncementService(store),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

@@ -22,6 +22,7 @@ import { filterV1Routes } from './v1/filters.ts';
 import { listRoutes } from './v1/lists.ts';
 import { tagRoutes } from './v1/tags.ts';
 import { directoryRoutes } from './v1/directory.ts';
+import { announcementRoutes } from './v1/announcements.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
@@ -63,6 +64,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   listRoutes,
   tagRoutes,
   directoryRoutes,
+  announcementRoutes,
   filterV1Routes,
   filterV2Routes,
   notificationV2Routes,

@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { AnnouncementRepository } from './announcements.ts';
 import { FilterRepository } from './filters.ts';
 import { TagRepository } from './tags.ts';
 import { ListRepository } from './lists.ts';
@@ -34,6 +35,7 @@ export * from './markers.ts';
 export * from './lists.ts';
 export * from './filters.ts';
 export * from './tags.ts';
+export * from './announcements.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -72,6 +74,7 @@ export class SocialStore {
   readonly lists: ListRepository;
   readonly filters: FilterRepository;
   readonly tags: TagRepository;
+  readonly announcements: AnnouncementRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -95,6 +98,7 @@ export class SocialStore {
     this.lists = new ListRepository(this.core);
     this.filters = new FilterRepository(this.core);
     this.tags = new TagRepository(this.core);
+    this.announcements = new AnnouncementRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

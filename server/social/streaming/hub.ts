@@ -1,4 +1,5 @@
 import type { SocialContext } from '../context.ts';
+import { serializeAnnouncement } from '../entities/announcement.ts';
 import { presentConversations } from '../entities/conversation.ts';
 import { presentNotifications } from '../entities/notification.ts';
 import type { SocialEventMap } from '../events.ts';
@@ -47,6 +48,9 @@ export class StreamingHub {
       on('notification.created', (e) => this.notification(e.accountId, e.notificationId)),
       on('conversation.updated', (e) => this.conversation(e.accountId, e.conversationId)),
       on('filters.changed', (e) => this.sendAll(this.targets([`user|${e.accountId}`]), 'filters_changed', undefined)),
+      on('announcement.published', (e) => this.announcement(e.announcementId)),
+      on('announcement.reaction', (e) => this.sendAll(this.allUserStreams(), 'announcement.reaction', JSON.stringify({ name: e.name, count: e.count, announcement_id: e.announcementId }))),
+      on('announcement.deleted', (e) => this.sendAll(this.allUserStreams(), 'announcement.delete', e.announcementId)),
     ];
   }
 
@@ -209,6 +213,21 @@ export class StreamingHub {
         }
       }
     }
+  }
+
+  /** Every `user` subscription (announcements are for everyone on the instance). */
+  private allUserStreams(): Targets {
+    const keys = [...this.byKey.keys()].filter((k) => k.startsWith('user|'));
+    return this.targets(keys);
+  }
+
+  private announcement(id: string): void {
+    const targets = this.allUserStreams();
+    if (targets.size === 0) return;
+    const row = this.ctx.store.announcements.byId(id);
+    if (!row) return;
+    // Just published: nobody has read it or reacted yet, so one rendering serves everyone.
+    this.sendAll(targets, 'announcement', JSON.stringify(serializeAnnouncement(this.ctx.urls, { ...row, read: false }, [])));
   }
 
   private statusDeleted(status: StatusRow, homeRecipients: readonly string[]): void {

@@ -237,6 +237,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'GET /nodeinfo/2.0 200',
   'GET /nodeinfo/2.1 200',
   'GET /oauth/userinfo 200',
+  'POST /api/v1/announcements/:id/dismiss 200',
   'POST /api/v1/domain_blocks 200',
   'POST /api/v1/lists/:id/accounts 200',
   'POST /api/v1/emails/confirmations 200',
@@ -244,6 +245,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'POST /api/v1/notifications/clear 200',
   'POST /api/v2/notifications/:group_key/dismiss 200',
   'POST /oauth/revoke 200',
+  'PUT /api/v1/announcements/:id/reactions/:name 200',
   'POST /oauth/userinfo 200',
 ]);
 

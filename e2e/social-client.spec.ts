@@ -79,4 +79,21 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   const check = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string; favourites_count: number }[];
   expect(check.find((s) => s.content.includes('Ahoy Alice!'))?.favourites_count).toBe(1);
   await page.screenshot({ path: 'test-results/screenshots/social-client.png', fullPage: true });
+
+  // Bob favourites and boosts Alice's post: live, a badge counts it, the notifications list groups it.
+  const own = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { id: string; content: string }[];
+  const alicesPost = own.find((s) => s.content.includes('Hello from my own harbour'))!;
+  for (const action of ['favourite', 'reblog']) {
+    const res = await fetch(`${hp.httpUrl}/api/v1/statuses/${alicesPost.id}/${action}`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}` } });
+    expect(res.status).toBe(200);
+  }
+  const tab = page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: /Notifications/ });
+  await expect(tab).toHaveText('Notifications (2)');
+  await tab.click();
+  const list = page.getByRole('region', { name: 'Notifications' }).getByRole('listitem');
+  await expect(list.filter({ hasText: 'favourited your post' })).toContainText('bob');
+  await expect(list.filter({ hasText: 'boosted your post' })).toContainText('Hello from my own harbour');
+  // Opening the list moves the notifications marker: the badge clears.
+  await expect(tab).toHaveText('Notifications');
+  await page.screenshot({ path: 'test-results/screenshots/social-notifications.png', fullPage: true });
 });

@@ -36,6 +36,22 @@ export interface SocialStatus {
   replies_count: number;
 }
 
+/** One group of the grouped notifications API, with its accounts and status resolved. */
+export interface NotificationGroupView {
+  key: string;
+  type: string;
+  count: number;
+  accounts: SocialAccount[];
+  status: SocialStatus | null;
+  latest: string;
+}
+
+interface GroupedResults {
+  accounts: SocialAccount[];
+  statuses: SocialStatus[];
+  notification_groups: { group_key: string; type: string; notifications_count: number; sample_account_ids: string[]; status_id?: string | null; latest_page_notification_at?: string; most_recent_notification_id: string }[];
+}
+
 interface Pending {
   server: string;
   clientId: string;
@@ -82,6 +98,9 @@ interface SocialClientState {
   maxCharacters: number;
   error: string | null;
   live: boolean;
+  notifications: NotificationGroupView[];
+  /** Notifications newer than the reading position (the notifications marker). */
+  unread: number;
   /** Starts the OAuth flow against a server (this one by default): registers the app, then leaves for its sign-in page. */
   signIn(server?: string): Promise<void>;
   /** Finishes the flow on return: trades the code for a token (PKCE). True when a code was handled. */
@@ -93,6 +112,10 @@ interface SocialClientState {
   showIncoming(): void;
   post(input: { status: string; spoilerText?: string; visibility?: string }): Promise<void>;
   toggleFavourite(status: SocialStatus): Promise<void>;
+  loadNotifications(): Promise<void>;
+  /** Moves the notifications marker to the newest one shown (read on every device). */
+  markNotificationsRead(): Promise<void>;
+  refreshUnread(): Promise<void>;
   connectStream(): () => void;
 }
 
@@ -105,6 +128,8 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   maxCharacters: 500,
   error: null,
   live: false,
+  notifications: [],
+  unread: 0,
 
   async signIn(server = location.origin) {
     set({ error: null });
@@ -169,6 +194,7 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
       const instance = await get().request<{ configuration?: { statuses?: { max_characters?: number } } }>('/api/v2/instance');
       set({ me, maxCharacters: instance.configuration?.statuses?.max_characters ?? 500 });
       await get().loadHome();
+      await get().refreshUnread();
     } catch (err) {
       if ((err as MastodonError).status === 401) get().signOut();
       else set({ error: (err as Error).message });
@@ -226,6 +252,34 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     }
   },
 
+  async loadNotifications() {
+    const results = await get().request<GroupedResults>('/api/v2/notifications?limit=40');
+    const accounts = new Map(results.accounts.map((a) => [a.id, a]));
+    const statuses = new Map(results.statuses.map((st) => [st.id, st]));
+    set({
+      notifications: results.notification_groups.map((g) => ({
+        key: g.group_key,
+        type: g.type,
+        count: g.notifications_count,
+        accounts: g.sample_account_ids.flatMap((id) => accounts.get(id) ?? []),
+        status: g.status_id ? (statuses.get(g.status_id) ?? null) : null,
+        latest: g.most_recent_notification_id,
+      })),
+    });
+  },
+
+  async markNotificationsRead() {
+    const newest = get().notifications.map((n) => n.latest).sort((a, b) => (BigInt(a) > BigInt(b) ? -1 : 1))[0];
+    if (!newest) return;
+    await get().request('/api/v1/markers', { method: 'POST', body: { notifications: { last_read_id: newest } } });
+    set({ unread: 0 });
+  },
+
+  async refreshUnread() {
+    const { count } = await get().request<{ count: number }>('/api/v2/notifications/unread_count');
+    set({ unread: count });
+  },
+
   connectStream() {
     const { server, token } = get();
     if (!token) return () => {};
@@ -242,6 +296,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
           const status = JSON.parse(frame.payload) as SocialStatus;
           if (get().home.some((s) => s.id === status.id) || get().incoming.some((s) => s.id === status.id)) return;
           set({ incoming: [status, ...get().incoming] });
+        } else if (frame.event === 'notification') {
+          void get().refreshUnread();
+          void get().loadNotifications();
         } else if (frame.event === 'delete' && frame.payload) {
           const id = frame.payload;
           set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });

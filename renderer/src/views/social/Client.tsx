@@ -142,9 +142,48 @@ function FollowSearch() {
   );
 }
 
-/** The signed-in client: compose, the home timeline kept live by the streaming API, and finding people. */
+const WHAT: Record<string, string> = {
+  favourite: 'favourited your post',
+  reblog: 'boosted your post',
+  follow: 'followed you',
+  follow_request: 'asked to follow you',
+  mention: 'mentioned you',
+  status: 'posted',
+  poll: 'a poll has ended',
+  update: 'edited a post',
+  'admin.sign_up': 'signed up',
+};
+
+function Notifications() {
+  const { notifications, loadNotifications, markNotificationsRead } = useSocialClient();
+  useEffect(() => {
+    void loadNotifications().then(() => markNotificationsRead());
+  }, [loadNotifications, markNotificationsRead]);
+  if (notifications.length === 0) return <Empty>No notifications yet.</Empty>;
+  return (
+    <ol className="notifications">
+      {notifications.map((n) => {
+        const first = n.accounts[0];
+        const who = first ? first.display_name || first.username : 'Someone';
+        const others = n.count - 1;
+        return (
+          <li key={n.key} data-type={n.type}>
+            <p>
+              <strong>{who}</strong>
+              {others > 0 ? ` and ${others} ${others === 1 ? 'other' : 'others'}` : ''} {WHAT[n.type] ?? n.type}
+            </p>
+            {n.status && <div className="content muted" dangerouslySetInnerHTML={{ __html: (n.status.reblog ?? n.status).content }} />}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
-  const { me, home, incoming, showIncoming, connectStream, signOut, error, live } = useSocialClient();
+  const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
+  const [tab, setTab] = useState<'home' | 'notifications'>('home');
   useEffect(() => connectStream(), [connectStream]);
   return (
     <div className="social-client">
@@ -156,15 +195,30 @@ export function Client() {
       </p>
       <Compose />
       <FormError message={error} />
-      <section aria-labelledby="home-title">
-        <h2 id="home-title">Home</h2>
-        {incoming.length > 0 && (
-          <button type="button" className="primary new-posts" onClick={showIncoming}>
-            {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
-          </button>
-        )}
-        {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} />)}
-      </section>
+      <div className="toolbar" role="group" aria-label="Timelines">
+        <button type="button" aria-pressed={tab === 'home'} onClick={() => setTab('home')}>
+          Home
+        </button>
+        <button type="button" aria-pressed={tab === 'notifications'} onClick={() => setTab('notifications')}>
+          Notifications{unread > 0 ? ` (${unread})` : ''}
+        </button>
+      </div>
+      {tab === 'home' ? (
+        <section aria-labelledby="home-title">
+          <h2 id="home-title">Home</h2>
+          {incoming.length > 0 && (
+            <button type="button" className="primary new-posts" onClick={showIncoming}>
+              {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
+            </button>
+          )}
+          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} />)}
+        </section>
+      ) : (
+        <section aria-labelledby="notifications-title">
+          <h2 id="notifications-title">Notifications</h2>
+          <Notifications />
+        </section>
+      )}
       <FollowSearch />
     </div>
   );

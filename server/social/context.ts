@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { AnnouncementService } from './domain/announcements.ts';
+import type { ReportService } from './domain/reports.ts';
 import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
@@ -42,6 +43,7 @@ export interface SocialContext {
   /** Content filters: their editing, and applying them to what each user is shown. */
   filters: FilterService;
   announcements: AnnouncementService;
+  reports: ReportService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

@@ -33,6 +33,8 @@ export interface SocialEventMap {
   'announcement.published': { announcementId: string };
   'announcement.reaction': { announcementId: string; name: string; count: number };
   'announcement.deleted': { announcementId: string };
+  /** A user filed a report; `forward`: the reported account's server should get a copy. */
+  'report.created': { reportId: string; forward: boolean };
   /** Profile, fields, avatar, header, keys or settings of an account changed. */
   'account.updated': { accountId: string };
   /** `accountId` did `change` to `targetAccountId`. */

@@ -833,4 +833,12 @@ export const socialMigrations: Migration[] = [
       db.exec('DROP TABLE IF EXISTS web_push_subscriptions');
     },
   },
+  {
+    version: 12,
+    name: 'reports by the account they are about',
+    up(db) {
+      // (notifications.report_id, which admin.report notifications fill, exists since the first schema.)
+      db.exec('CREATE INDEX reports_target ON reports (target_account_id, id)');
+    },
+  },
 ];

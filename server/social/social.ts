@@ -9,6 +9,7 @@ import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
 import { AnnouncementService } from './domain/announcements.ts';
+import { ReportService } from './domain/reports.ts';
 import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
 import { MediaService } from './domain/media.ts';
@@ -141,6 +142,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       statusPresenter: new StatusPresenter(store, urls, presenter, filters),
       filters,
       announcements: new AnnouncementService(store),
+      reports: new ReportService(store),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

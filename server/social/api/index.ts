@@ -23,6 +23,7 @@ import { listRoutes } from './v1/lists.ts';
 import { tagRoutes } from './v1/tags.ts';
 import { directoryRoutes } from './v1/directory.ts';
 import { announcementRoutes } from './v1/announcements.ts';
+import { reportRoutes } from './v1/reports.ts';
 import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
@@ -65,6 +66,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   tagRoutes,
   directoryRoutes,
   announcementRoutes,
+  reportRoutes,
   filterV1Routes,
   filterV2Routes,
   notificationV2Routes,

@@ -1,6 +1,7 @@
 import type { Account, NotificationRow, SocialStore } from '../store/index.ts';
 import type { AccountPresenter } from './account.ts';
 import { isoTime } from './dates.ts';
+import { serializeReport } from './report.ts';
 import type { StatusPresenter } from './status.ts';
 
 /** The Notification entity, for many notifications at once (accounts and statuses serialized in batches). */
@@ -9,6 +10,8 @@ export function presentNotifications(store: SocialStore, accounts: AccountPresen
   const fromJson = new Map(accounts.present(fromRows).map((json) => [json.id, json]));
   const statusRows = store.statuses.byIds([...new Set(rows.map((n) => n.statusId).filter((id): id is string => id !== null))]);
   const statusJson = new Map(statuses.present(statusRows, viewer, { context: 'notifications' }).map((json) => [json.id, json]));
+  const reports = new Map(store.reports.byIds([...new Set(rows.flatMap((n) => n.reportId ?? []))]).map((r) => [r.id, r]));
+  const reportTargets = new Map(accounts.present(store.accounts.byIds([...new Set([...reports.values()].map((r) => r.targetAccountId))])).map((json) => [json.id, json]));
   return rows.flatMap((n) => {
     const account = fromJson.get(n.fromAccountId);
     if (!account) return [];
@@ -19,6 +22,12 @@ export function presentNotifications(store: SocialStore, accounts: AccountPresen
       group_key: n.groupKey ?? `ungrouped-${n.id}`,
       account,
     };
+    if (n.reportId !== null) {
+      const report = reports.get(n.reportId);
+      const target = report ? reportTargets.get(report.targetAccountId) : undefined;
+      if (!report || !target) return [];
+      json.report = serializeReport(report, target);
+    }
     if (n.statusId !== null) {
       const status = statusJson.get(n.statusId);
       if (!status) return [];

@@ -1,10 +1,10 @@
 import type { InboxContext } from '@fedify/fedify';
-import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Follow, Like, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
-import { onAnnounce, onBlock, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
+import { onAnnounce, onBlock, onFlag, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
@@ -183,5 +183,6 @@ export function registerInbox(federation: Fed): void {
     .on(EmojiReact, refusing(onLike))
     .on(Announce, refusing(onAnnounce))
     .on(Block, refusing(onBlock))
+    .on(Flag, refusing(onFlag))
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

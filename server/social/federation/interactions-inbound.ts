@@ -1,5 +1,5 @@
 import type { InboxContext } from '@fedify/fedify';
-import { Article, Note, Question, type Announce, type Block, type EmojiReact, type Like } from '@fedify/vocab';
+import { Article, Note, Question, type Announce, type Block, type EmojiReact, type Flag, type Like } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedDeps } from './deps.ts';
 import { accountForActorId } from './remote.ts';
@@ -135,4 +135,21 @@ export async function undoBlock(c: Ctx, sender: Account, objectId: URL | null): 
   const deps = c.data;
   const target = objectId ? localAccountByUri(deps, objectId.href) : null;
   if (target) deps.social.store.relationships.deleteBlock(sender.id, target.id);
+}
+
+/** A report forwarded by another server about accounts of ours: filed in the name of its sender (its instance actor), for our staff. */
+export async function onFlag(c: Ctx, flag: Flag): Promise<void> {
+  const deps = c.data;
+  const from = await remoteSender(c, flag.actorId);
+  if (!from) return;
+  const objects = flag.objectIds.map((u) => u.href);
+  const target = objects.map((u) => localAccountByUri(deps, u)).find((a) => a !== null) ?? null;
+  if (!target) return;
+  const statusIds = objects.flatMap((u) => {
+    const id = localStatusId(deps, u);
+    const status = id ? deps.social.store.statuses.byId(id) : null;
+    return status && status.accountId === target.id ? [status.id] : [];
+  });
+  const comment = typeof flag.content === 'string' ? flag.content : (flag.content?.toString() ?? '');
+  deps.social.store.transaction(() => deps.social.reports.receive(from, target.id, statusIds, comment));
 }

@@ -103,6 +103,21 @@ describe('interactions across servers', () => {
     expect(boost.reblog!.content).toContain('whom alice does not follow');
   });
 
+  it('a report asked to be forwarded reaches the reported account’s server as a Flag, for its staff', async () => {
+    const moderator = await a.createUser('harbourmaster');
+    a.social.context.store.db.prepare("UPDATE users SET role = 'moderator' WHERE account_id = ?").run(moderator.accountId);
+    const post = await alice.client.v1.statuses.create({ status: 'reportable' });
+    const copy = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'alice’s post on b');
+    const report = await bob.client.v1.reports.create({ accountId: aliceOnB, statusIds: [copy.id], comment: 'please look', forward: true });
+    expect(report.forwarded).toBe(true);
+    const note = await eventually(async () => (await moderator.client.v1.notifications.list({ types: ['admin.report'] }))[0], 'the forwarded report on a');
+    expect(note.report?.targetAccount.id).toBe(alice.accountId);
+    expect(note.report?.statusIds).toEqual([post.id]);
+    expect(note.report?.comment).toBe('please look');
+    // Forwarded in the name of b's instance actor, never of the reporter.
+    expect(note.account?.acct).not.toBe('bob@b.test');
+  });
+
   it('a remote block ends follows both ways', async () => {
     await bob.client.v1.accounts.$select(aliceOnB).block();
     await eventually(async () => {

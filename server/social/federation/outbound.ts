@@ -1,7 +1,7 @@
-import { Announce, Block, Create, Delete, Follow, Like, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import { Announce, Block, Create, Delete, Flag, Follow, Like, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
-import type { FedContext, FedDeps } from './deps.ts';
+import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
 import { personOf } from './actors.ts';
 import { answerFollow } from './inbox.ts';
 import { actorUri, noteOf, statusUri } from './objects.ts';
@@ -34,6 +34,9 @@ export class Outbound {
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
       events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
       events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
+      events.on('report.created', (e) => {
+        if (e.forward) this.track(this.forwardReport(e.reportId));
+      }),
     ];
     return () => offs.forEach((off) => off());
   }
@@ -146,6 +149,18 @@ export class Outbound {
     const note = noteOf(c, status);
     if (!note) return;
     await this.send(author, this.audience(status, author), new Create({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
+  }
+
+  /** A report the reporter asked to forward: Flag from the instance actor (never naming the reporter), to the reported account's server. */
+  private async forwardReport(reportId: string): Promise<void> {
+    const store = this.deps.social.store;
+    const report = store.reports.byId(reportId);
+    const target = report ? this.remote(report.targetAccountId) : null;
+    if (!report || !target) return;
+    const c = this.context();
+    const statusUris = store.statuses.byIds(report.statusIds).flatMap((s) => (s.uri ? [new URL(s.uri)] : []));
+    const flag = new Flag({ id: new URL(`${c.getActorUri(INSTANCE_ACTOR).href}#reports/${report.id}`), actor: c.getActorUri(INSTANCE_ACTOR), objects: [new URL(target.uri!), ...statusUris], content: report.comment });
+    await c.sendActivity({ identifier: INSTANCE_ACTOR }, [recipientOf(target)], flag, { preferSharedInbox: true });
   }
 
   /** A favourite of a remote status goes to its author as Like (Undo(Like) when taken back). */

@@ -9,6 +9,7 @@ import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
 import { AnnouncementRepository } from './announcements.ts';
+import { ReportRepository } from './reports.ts';
 import { FilterRepository } from './filters.ts';
 import { TagRepository } from './tags.ts';
 import { ListRepository } from './lists.ts';
@@ -36,6 +37,7 @@ export * from './lists.ts';
 export * from './filters.ts';
 export * from './tags.ts';
 export * from './announcements.ts';
+export * from './reports.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
 export * from './statuses.ts';
@@ -75,6 +77,7 @@ export class SocialStore {
   readonly filters: FilterRepository;
   readonly tags: TagRepository;
   readonly announcements: AnnouncementRepository;
+  readonly reports: ReportRepository;
   readonly search: SearchRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -99,6 +102,7 @@ export class SocialStore {
     this.filters = new FilterRepository(this.core);
     this.tags = new TagRepository(this.core);
     this.announcements = new AnnouncementRepository(this.core);
+    this.reports = new ReportRepository(this.core);
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);

@@ -26,6 +26,8 @@ export interface NotificationRow {
   type: NotificationType;
   statusId: string | null;
   groupKey: string | null;
+  /** The report an admin.report notification is about. */
+  reportId: string | null;
   createdAt: number;
 }
 
@@ -37,6 +39,7 @@ function toNotification(r: Record<string, unknown>): NotificationRow {
     type: r.type as NotificationType,
     statusId: idOrNull(r.status_id),
     groupKey: (r.group_key as string | null) ?? null,
+    reportId: idOrNull(r.report_id),
     createdAt: int(r.created_at),
   };
 }
@@ -61,11 +64,11 @@ export class NotificationRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null }): string {
+  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, this.core.now());
+      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, this.core.now());
     return id;
   }
 

@@ -189,6 +189,12 @@ export class UserRepository {
   }
 
   /** The first owner, or else the first admin: the server's contact. */
+  /** Accounts of the staff who see reports: owners, admins and moderators, not disabled. */
+  staffAccountIds(): string[] {
+    const rows = this.core.sql(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`).all() as { account_id: bigint }[];
+    return rows.map((r) => String(r.account_id));
+  }
+
   staffContact(): User | null {
     const r = this.core
       .sql(`SELECT * FROM users WHERE role IN ('owner', 'admin') AND disabled = 0 ORDER BY CASE role WHEN 'owner' THEN 0 ELSE 1 END, id LIMIT 1`)

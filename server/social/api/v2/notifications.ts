@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { GROUPABLE_TYPES } from '../../domain/notifications.ts';
 import { isoTime } from '../../entities/dates.ts';
+import { serializeReport } from '../../entities/report.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, requestParams, zId, zInt, zList, zString } from '../../http/params.ts';
@@ -36,6 +37,13 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
   /** A notification's group: its key when its type is grouped in this request, else a group of its own. */
   const keyOf = (n: NotificationRow, grouped: ReadonlySet<string>) => (n.groupKey && grouped.has(n.type) ? n.groupKey : `ungrouped-${n.id}`);
 
+  /** The Report of an admin.report group (those are never grouped: one notification, one report). */
+  const report = (g: Group) => {
+    const row = g.type === 'admin.report' && g.rows[0].reportId ? ctx.store.reports.byId(g.rows[0].reportId) : null;
+    const target = row ? ctx.store.accounts.byId(row.targetAccountId) : null;
+    return row && target ? serializeReport(row, ctx.presenter.one(target)) : null;
+  };
+
   /** GroupedNotificationsResults for groups read from one page: counts and samples over each whole group. */
   const results = (me: Account, groups: Group[]) => {
     const real = groups.filter((g) => !g.key.startsWith('ungrouped-')).map((g) => g.key);
@@ -53,6 +61,7 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
         latest_page_notification_at: isoTime(g.rows[0].createdAt),
         sample_account_ids: summary?.sampleAccountIds ?? [...new Set(g.rows.map((r) => r.fromAccountId))].slice(0, 8),
         ...(g.statusId ? { status_id: g.statusId } : {}),
+        ...(report(g) ? { report: report(g) } : {}),
       };
     });
     const accountIds = [...new Set(notificationGroups.flatMap((g) => g.sample_account_ids))];

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+
+/* Reports through masto.js: filed with statuses, rules and a category, checked, and shown to the staff as admin.report notifications carrying the report. */
+
+let server: SocialTestServer;
+let owner: TestUser;
+let alice: TestUser;
+let bob: TestUser;
+
+beforeAll(async () => {
+  server = await startSocialTestServer();
+  owner = await server.createUser('owner', { role: 'owner' });
+  [alice, bob] = await Promise.all([server.createUser('alice'), server.createUser('bob')]);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('reports', () => {
+  it('are filed about an account and its statuses, and reach the staff', async () => {
+    const rule = server.social.admin.addRule('Be kind');
+    const rude = await server.masto(bob.token).v1.statuses.create({ status: 'something rude' });
+    const report = await server.masto(alice.token).v1.reports.create({ accountId: bob.accountId, statusIds: [rude.id], ruleIds: [rule.id], comment: 'not kind', category: 'violation' });
+    expect(report).toMatchObject({ category: 'violation', comment: 'not kind', forwarded: false, actionTaken: false, statusIds: [rude.id], ruleIds: [rule.id] });
+    expect(report.targetAccount.id).toBe(bob.accountId);
+
+    const [note] = await server.masto(owner.token).v1.notifications.list({ types: ['admin.report'] });
+    expect(note.account?.id).toBe(alice.accountId);
+    expect(note.report?.id).toBe(report.id);
+    const grouped = await server.masto(owner.token).v2.notifications.list({ types: ['admin.report'] } as never);
+    expect(grouped.notificationGroups[0]).toMatchObject({ type: 'admin.report', report: { id: report.id } });
+    // Not for users who are not staff.
+    expect(await server.masto(bob.token).v1.notifications.list({ types: ['admin.report'] })).toEqual([]);
+  });
+
+  it('refuses statuses of someone else, unknown rules, rules outside the violation category, and unknown accounts', async () => {
+    const mine = await server.masto(alice.token).v1.statuses.create({ status: 'mine' });
+    const file = (body: Record<string, unknown>) =>
+      server.fetch(`${server.url}/api/v1/reports`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await file({ account_id: bob.accountId, status_ids: [mine.id] })).status).toBe(422);
+    expect((await file({ account_id: bob.accountId, rule_ids: ['999'] })).status).toBe(422);
+    const rule = server.social.admin.addRule('No spam');
+    expect((await file({ account_id: bob.accountId, rule_ids: [rule.id], category: 'spam' })).status).toBe(422);
+    expect((await file({ account_id: alice.accountId })).status).toBe(422);
+    expect((await file({ account_id: '123456789' })).status).toBe(404);
+    const readOnly = server.social.admin.createToken('alice', 'read').token;
+    expect((await server.fetch(`${server.url}/api/v1/reports`, { method: 'POST', headers: { Authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ account_id: bob.accountId }) })).status).toBe(403);
+  });
+});

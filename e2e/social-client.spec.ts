@@ -96,4 +96,17 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // Opening the list moves the notifications marker: the badge clears.
   await expect(tab).toHaveText('Notifications');
   await page.screenshot({ path: 'test-results/screenshots/social-notifications.png', fullPage: true });
+
+  // A thread: Bob's post with a reply written here, which mentions and notifies him.
+  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Home' }).click();
+  await page.getByRole('article', { name: 'Post by bob' }).getByRole('button', { name: /Thread/ }).click();
+  const thread = page.getByRole('region', { name: 'Thread' });
+  await thread.getByLabel('Your reply').fill('Thanks Bob!');
+  await thread.getByRole('button', { name: 'Reply' }).click();
+  await expect(thread.getByRole('article', { name: 'Post by Alice Harbour' })).toContainText('Thanks Bob!');
+  const mentions = (await (await fetch(`${hp.httpUrl}/api/v1/notifications?types[]=mention`, { headers: { Authorization: `Bearer ${bobToken}` } })).json()) as { status: { content: string } }[];
+  expect(mentions.map((n) => n.status.content).join()).toContain('Thanks Bob!');
+  await page.screenshot({ path: 'test-results/screenshots/social-thread.png', fullPage: true });
+  await thread.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
 });

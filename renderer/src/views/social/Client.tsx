@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
 
@@ -61,7 +61,7 @@ function Compose() {
   );
 }
 
-function StatusItem({ status }: { status: SocialStatus }) {
+function StatusItem({ status, onOpen }: { status: SocialStatus; onOpen?: (id: string) => void }) {
   const { toggleFavourite } = useSocialClient();
   const shown = status.reblog ?? status;
   const [open, setOpen] = useState(false);
@@ -87,8 +87,76 @@ function StatusItem({ status }: { status: SocialStatus }) {
         <button type="button" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggleFavourite(status)}>
           {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
         </button>
+        {onOpen && (
+          <button type="button" onClick={() => onOpen(shown.id)}>
+            Thread ({shown.replies_count} {shown.replies_count === 1 ? 'reply' : 'replies'})
+          </button>
+        )}
       </footer>
     </article>
+  );
+}
+
+/** A status with the posts above and below it, and a reply form. */
+function Thread({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
+  const { request } = useSocialClient();
+  const [thread, setThread] = useState<{ ancestors: SocialStatus[]; status: SocialStatus; descendants: SocialStatus[] } | null>(null);
+  const [reply, setReply] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const [status, context] = await Promise.all([request<SocialStatus>(`/api/v1/statuses/${id}`), request<{ ancestors: SocialStatus[]; descendants: SocialStatus[] }>(`/api/v1/statuses/${id}/context`)]);
+      setThread({ status, ...context });
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }, [id, request]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const send = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!thread) return;
+    setError(null);
+    try {
+      const mention = thread.status.account.acct === useSocialClient.getState().me?.acct ? '' : `@${thread.status.account.acct} `;
+      await request('/api/v1/statuses', { method: 'POST', body: { status: `${mention}${reply}`, in_reply_to_id: thread.status.id, visibility: thread.status.visibility === 'public' ? 'public' : thread.status.visibility } });
+      setReply('');
+      await load();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="thread-title" className="thread">
+      <h2 id="thread-title">Thread</h2>
+      <button type="button" onClick={onClose}>
+        Back
+      </button>
+      <FormError message={error} />
+      {thread && (
+        <>
+          {thread.ancestors.map((s) => (
+            <StatusItem key={s.id} status={s} onOpen={onOpen} />
+          ))}
+          <div className="focused">
+            <StatusItem status={thread.status} />
+          </div>
+          <form className="compose" onSubmit={(e) => void send(e)} aria-label="Reply">
+            <label>
+              Your reply
+              <textarea value={reply} onChange={(e) => setReply(e.target.value)} rows={2} required />
+            </label>
+            <button type="submit" className="primary" disabled={reply.trim() === ''}>
+              Reply
+            </button>
+          </form>
+          {thread.descendants.map((s) => (
+            <StatusItem key={s.id} status={s} onOpen={onOpen} />
+          ))}
+        </>
+      )}
+    </section>
   );
 }
 
@@ -184,6 +252,7 @@ function Notifications() {
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
   const [tab, setTab] = useState<'home' | 'notifications'>('home');
+  const [thread, setThread] = useState<string | null>(null);
   useEffect(() => connectStream(), [connectStream]);
   return (
     <div className="social-client">
@@ -203,7 +272,9 @@ export function Client() {
           Notifications{unread > 0 ? ` (${unread})` : ''}
         </button>
       </div>
-      {tab === 'home' ? (
+      {thread ? (
+        <Thread id={thread} onClose={() => setThread(null)} onOpen={setThread} />
+      ) : tab === 'home' ? (
         <section aria-labelledby="home-title">
           <h2 id="home-title">Home</h2>
           {incoming.length > 0 && (
@@ -211,7 +282,7 @@ export function Client() {
               {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
             </button>
           )}
-          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} />)}
+          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} onOpen={setThread} />)}
         </section>
       ) : (
         <section aria-labelledby="notifications-title">

@@ -107,6 +107,18 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   const mentions = (await (await fetch(`${hp.httpUrl}/api/v1/notifications?types[]=mention`, { headers: { Authorization: `Bearer ${bobToken}` } })).json()) as { status: { content: string } }[];
   expect(mentions.map((n) => n.status.content).join()).toContain('Thanks Bob!');
   await page.screenshot({ path: 'test-results/screenshots/social-thread.png', fullPage: true });
-  await thread.getByRole('button', { name: 'Back' }).click();
+  // Bob's profile, from his name: his posts, his numbers, and unfollowing him.
+  await thread.getByRole('button', { name: 'bob', exact: true }).click();
+  const profile = page.getByRole('region', { name: 'bob' });
+  await expect(profile).toContainText('@bob');
+  await expect(profile.getByRole('article', { name: 'Post by bob' })).toContainText('Ahoy Alice!');
+  await expect(profile).toContainText('1 followers');
+  await profile.getByRole('button', { name: 'Unfollow' }).click();
+  await expect(profile.getByRole('button', { name: 'Follow' })).toBeVisible();
+  await expect(profile).toContainText('0 followers');
+  await page.screenshot({ path: 'test-results/screenshots/social-profile.png', fullPage: true });
+  await profile.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('region', { name: 'Thread' })).toBeVisible();
+  await page.getByRole('region', { name: 'Thread' }).getByRole('button', { name: 'Back' }).click();
   await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
 });

@@ -17,6 +17,10 @@ export interface SocialAccount {
   display_name: string;
   avatar: string;
   url: string;
+  note?: string;
+  followers_count?: number;
+  following_count?: number;
+  statuses_count?: number;
 }
 
 export interface SocialStatus {

@@ -31,7 +31,7 @@ function cli(dataDir: string, args: string[], input?: string): string {
 async function start(name: string, address: string): Promise<Instance> {
   const host = `${name}.test`;
   const dataDir = path.join(workDir, name);
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--host', address, '--http-port', '3000', '--tcp-port', '0', '--tcp-tls-port', 'off', '--public-url', `https://${host}`, '--trust-proxy', '--log-level', 'warn'], {
     env: { ...process.env, HOMEPORT_TEST_PRIVATE_NETWORK: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],

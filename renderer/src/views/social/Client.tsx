@@ -61,7 +61,13 @@ function Compose() {
   );
 }
 
-function StatusItem({ status, onOpen }: { status: SocialStatus; onOpen?: (id: string) => void }) {
+/** Where a status can lead: its thread, its author's profile. */
+interface Navigate {
+  onOpen?: (id: string) => void;
+  onProfile?: (accountId: string) => void;
+}
+
+function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
   const { toggleFavourite } = useSocialClient();
   const shown = status.reblog ?? status;
   const [open, setOpen] = useState(false);
@@ -70,7 +76,14 @@ function StatusItem({ status, onOpen }: { status: SocialStatus; onOpen?: (id: st
       {status.reblog && <p className="muted">{status.account.display_name || status.account.username} boosted</p>}
       <header>
         <img src={shown.account.avatar} alt="" width={40} height={40} />
-        <span className="name">{shown.account.display_name || shown.account.username}</span> <span className="muted">@{shown.account.acct}</span>{' '}
+        {onProfile ? (
+          <button type="button" className="link name" onClick={() => onProfile(shown.account.id)}>
+            {shown.account.display_name || shown.account.username}
+          </button>
+        ) : (
+          <span className="name">{shown.account.display_name || shown.account.username}</span>
+        )}{' '}
+        <span className="muted">@{shown.account.acct}</span>{' '}
         <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
       </header>
       {shown.spoiler_text ? (
@@ -98,7 +111,7 @@ function StatusItem({ status, onOpen }: { status: SocialStatus; onOpen?: (id: st
 }
 
 /** A status with the posts above and below it, and a reply form. */
-function Thread({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
+function Thread({ id, onClose, onOpen, onProfile }: { id: string; onClose: () => void; onOpen: (id: string) => void; onProfile: (accountId: string) => void }) {
   const { request } = useSocialClient();
   const [thread, setThread] = useState<{ ancestors: SocialStatus[]; status: SocialStatus; descendants: SocialStatus[] } | null>(null);
   const [reply, setReply] = useState('');
@@ -137,10 +150,10 @@ function Thread({ id, onClose, onOpen }: { id: string; onClose: () => void; onOp
       {thread && (
         <>
           {thread.ancestors.map((s) => (
-            <StatusItem key={s.id} status={s} onOpen={onOpen} />
+            <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
           ))}
           <div className="focused">
-            <StatusItem status={thread.status} />
+            <StatusItem status={thread.status} onProfile={onProfile} />
           </div>
           <form className="compose" onSubmit={(e) => void send(e)} aria-label="Reply">
             <label>
@@ -152,8 +165,72 @@ function Thread({ id, onClose, onOpen }: { id: string; onClose: () => void; onOp
             </button>
           </form>
           {thread.descendants.map((s) => (
-            <StatusItem key={s.id} status={s} onOpen={onOpen} />
+            <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
           ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** An account's page: who they are, their numbers, follow or unfollow, and their posts. */
+function Profile({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
+  const { request, me } = useSocialClient();
+  const [account, setAccount] = useState<SocialAccount | null>(null);
+  const [posts, setPosts] = useState<SocialStatus[]>([]);
+  const [following, setFollowing] = useState<boolean | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const [found, statuses, relationships] = await Promise.all([
+        request<SocialAccount>(`/api/v1/accounts/${id}`),
+        request<SocialStatus[]>(`/api/v1/accounts/${id}/statuses?limit=20`),
+        request<{ following: boolean; requested: boolean }[]>(`/api/v1/accounts/relationships?id[]=${id}`),
+      ]);
+      setAccount(found);
+      setPosts(statuses);
+      setFollowing(relationships[0] ? relationships[0].following || relationships[0].requested : false);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }, [id, request]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const toggle = async () => {
+    try {
+      await request(`/api/v1/accounts/${id}/${following ? 'unfollow' : 'follow'}`, { method: 'POST' });
+      await load();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="profile-title" className="profile">
+      <button type="button" onClick={onClose}>
+        Back
+      </button>
+      <FormError message={error} />
+      {account && (
+        <>
+          <header className="profile-head">
+            <img src={account.avatar} alt="" width={64} height={64} />
+            <div>
+              <h2 id="profile-title">{account.display_name || account.username}</h2>
+              <p className="muted">@{account.acct}</p>
+            </div>
+          </header>
+          {/* The bio is HTML the server formatted (local) or sanitized (remote). */}
+          {account.note && <div className="content" dangerouslySetInnerHTML={{ __html: account.note }} />}
+          <p className="muted">
+            {account.statuses_count ?? 0} posts · {account.following_count ?? 0} following · {account.followers_count ?? 0} followers
+          </p>
+          {me && me.id !== account.id && following !== null && (
+            <button type="button" className={following ? '' : 'primary'} onClick={() => void toggle()}>
+              {following ? 'Unfollow' : 'Follow'}
+            </button>
+          )}
+          {posts.length === 0 ? <Empty>No posts yet.</Empty> : posts.map((p) => <StatusItem key={p.id} status={p} onOpen={onOpen} />)}
         </>
       )}
     </section>
@@ -253,6 +330,11 @@ export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
   const [tab, setTab] = useState<'home' | 'notifications'>('home');
   const [thread, setThread] = useState<string | null>(null);
+  const [profile, setProfile] = useState<string | null>(null);
+  const openThread = (id: string) => {
+    setProfile(null);
+    setThread(id);
+  };
   useEffect(() => connectStream(), [connectStream]);
   return (
     <div className="social-client">
@@ -272,8 +354,10 @@ export function Client() {
           Notifications{unread > 0 ? ` (${unread})` : ''}
         </button>
       </div>
-      {thread ? (
-        <Thread id={thread} onClose={() => setThread(null)} onOpen={setThread} />
+      {profile ? (
+        <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
+      ) : thread ? (
+        <Thread id={thread} onClose={() => setThread(null)} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'home' ? (
         <section aria-labelledby="home-title">
           <h2 id="home-title">Home</h2>
@@ -282,7 +366,7 @@ export function Client() {
               {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
             </button>
           )}
-          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} onOpen={setThread} />)}
+          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} onOpen={openThread} onProfile={setProfile} />)}
         </section>
       ) : (
         <section aria-labelledby="notifications-title">

@@ -121,4 +121,15 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(page.getByRole('region', { name: 'Thread' })).toBeVisible();
   await page.getByRole('region', { name: 'Thread' }).getByRole('button', { name: 'Back' }).click();
   await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
+
+  // A picture with its description: uploaded with progress, reminded of the missing description, posted.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4kWIERAwQCgAorgV5QuEn7gAAAABJRU5ErkJggg==', 'base64');
+  await compose.getByLabel('Add images, video or audio').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: png });
+  await expect(compose.getByRole('progressbar', { name: 'Upload of harbour.png' })).toHaveAttribute('value', '100');
+  await expect(compose).toContainText('Add a description for people who cannot see it.');
+  await compose.getByLabel('Description of harbour.png').fill('The harbour at dawn');
+  await compose.getByLabel('What’s on your mind?').fill('Morning view');
+  await compose.getByRole('button', { name: 'Post' }).click();
+  const pictured = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Morning view' });
+  await expect(pictured.getByRole('img', { name: 'The harbour at dawn' })).toBeVisible();
 });

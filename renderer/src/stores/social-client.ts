@@ -38,6 +38,16 @@ export interface SocialStatus {
   favourites_count: number;
   reblogs_count: number;
   replies_count: number;
+  sensitive?: boolean;
+  media_attachments?: SocialMedia[];
+}
+
+export interface SocialMedia {
+  id: string;
+  type: string;
+  url: string | null;
+  preview_url: string | null;
+  description: string | null;
 }
 
 /** One group of the grouped notifications API, with its accounts and status resolved. */
@@ -114,7 +124,9 @@ interface SocialClientState {
   request<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   loadHome(): Promise<void>;
   showIncoming(): void;
-  post(input: { status: string; spoilerText?: string; visibility?: string }): Promise<void>;
+  post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[] }): Promise<void>;
+  /** Uploads a file (progress 0..1 as it goes) and resolves once the server has processed it. */
+  upload(file: File, onProgress: (fraction: number) => void): Promise<SocialMedia>;
   toggleFavourite(status: SocialStatus): Promise<void>;
   loadNotifications(): Promise<void>;
   /** Moves the notifications marker to the newest one shown (read on every device). */
@@ -235,10 +247,45 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async post(input) {
     const status = await get().request<SocialStatus>('/api/v1/statuses', {
       method: 'POST',
-      body: { status: input.status, spoiler_text: input.spoilerText || undefined, visibility: input.visibility ?? 'public' },
+      body: { status: input.status, spoiler_text: input.spoilerText || undefined, visibility: input.visibility ?? 'public', media_ids: input.mediaIds?.length ? input.mediaIds : undefined },
     });
     // One's own post goes straight to the top; the stream's copy of it is then skipped.
     set({ home: [status, ...get().home.filter((s) => s.id !== status.id)], incoming: get().incoming.filter((s) => s.id !== status.id) });
+  },
+
+  upload(file, onProgress) {
+    const { server, token } = get();
+    return new Promise<SocialMedia>((resolve, reject) => {
+      // XMLHttpRequest, not fetch: only it reports upload progress.
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', `${server}/api/v2/media`);
+      if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+      xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+      xhr.onerror = () => reject(new MastodonError(0, 'The upload failed'));
+      xhr.onload = async () => {
+        let media: SocialMedia & { error?: string };
+        try {
+          media = JSON.parse(xhr.responseText) as SocialMedia & { error?: string };
+        } catch {
+          reject(new MastodonError(xhr.status, `The upload was answered ${xhr.status}`));
+          return;
+        }
+        if (xhr.status >= 400) {
+          reject(new MastodonError(xhr.status, media.error ?? `The upload was answered ${xhr.status}`));
+          return;
+        }
+        // 202: still being processed; ask until it is.
+        for (let i = 0; media.url === null && i < 120; i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          media = await get().request<SocialMedia>(`/api/v1/media/${media.id}`);
+        }
+        onProgress(1);
+        resolve(media);
+      };
+      const form = new FormData();
+      form.append('file', file);
+      xhr.send(form);
+    });
   },
 
   async toggleFavourite(status) {

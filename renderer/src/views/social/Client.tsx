@@ -1,14 +1,35 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
+import { useSocialClient, type SocialAccount, type SocialMedia, type SocialStatus } from '../../stores/social-client.ts';
 
 /** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
 function length(text: string): number {
   return [...text].length;
 }
 
+interface Attachment {
+  file: string;
+  progress: number;
+  media: SocialMedia | null;
+  description: string;
+}
+
 function Compose() {
-  const { post, maxCharacters } = useSocialClient();
+  const { post, maxCharacters, upload, request } = useSocialClient();
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const attach = (files: FileList | null) => {
+    for (const file of [...(files ?? [])].slice(0, 4 - attachments.length)) {
+      const entry: Attachment = { file: file.name, progress: 0, media: null, description: '' };
+      setAttachments((list) => [...list, entry]);
+      const update = (patch: Partial<Attachment>) => setAttachments((list) => list.map((a) => (a.file === entry.file ? { ...a, ...patch } : a)));
+      upload(file, (progress) => update({ progress }))
+        .then((media) => update({ media, progress: 1 }))
+        .catch((err: Error) => {
+          setError(err.message);
+          setAttachments((list) => list.filter((a) => a.file !== entry.file));
+        });
+    }
+  };
   const [text, setText] = useState('');
   const [spoiler, setSpoiler] = useState('');
   const [visibility, setVisibility] = useState('public');
@@ -20,9 +41,12 @@ function Compose() {
     setBusy(true);
     setError(null);
     try {
-      await post({ status: text, spoilerText: spoiler, visibility });
+      // Descriptions go with the media before the post that shows them.
+      for (const a of attachments) if (a.media && a.description) await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
+      await post({ status: text, spoilerText: spoiler, visibility, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])) });
       setText('');
       setSpoiler('');
+      setAttachments([]);
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -37,8 +61,23 @@ function Compose() {
       </label>
       <label>
         What’s on your mind?
-        <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} required />
+        <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} required={attachments.length === 0} />
       </label>
+      <label>
+        Add images, video or audio
+        <input type="file" accept="image/*,video/*,audio/*" multiple disabled={attachments.length >= 4} onChange={(e) => attach(e.target.files)} />
+      </label>
+      {attachments.map((a) => (
+        <div key={a.file} className="attachment">
+          <progress max={100} value={Math.round(a.progress * 100)} aria-label={`Upload of ${a.file}`} />
+          {a.media?.preview_url && <img src={a.media.preview_url} alt="" width={80} />}
+          <label>
+            Description of {a.file}
+            <input value={a.description} onChange={(e) => setAttachments((list) => list.map((x) => (x.file === a.file ? { ...x, description: e.target.value } : x)))} />
+          </label>
+          {a.media && !a.description && <p className="muted">Add a description for people who cannot see it.</p>}
+        </div>
+      ))}
       <div className="toolbar">
         <label>
           Visibility
@@ -52,12 +91,38 @@ function Compose() {
         <span className={left < 0 ? 'counter over' : 'counter'} aria-live="polite" aria-label="Characters left">
           {left}
         </span>
-        <button type="submit" className="primary" disabled={busy || left < 0 || text.trim() === ''}>
+        <button type="submit" className="primary" disabled={busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)}>
           Post
         </button>
       </div>
       <FormError message={error} />
     </form>
+  );
+}
+
+/** A status's media; sensitive ones stay hidden until asked for. */
+function MediaList({ status }: { status: SocialStatus }) {
+  const [shown, setShown] = useState(!status.sensitive);
+  if (!shown)
+    return (
+      <button type="button" onClick={() => setShown(true)}>
+        Show sensitive media
+      </button>
+    );
+  return (
+    <div className="media">
+      {status.media_attachments!.map((m) =>
+        m.type === 'image' || m.type === 'gifv' ? (
+          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
+            <img src={m.preview_url ?? m.url ?? ''} alt={m.description ?? ''} />
+          </a>
+        ) : (
+          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
+            {m.type} {m.description ? `(${m.description})` : ''}
+          </a>
+        ),
+      )}
+    </div>
   );
 }
 
@@ -96,6 +161,7 @@ function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Na
       ) : null}
       {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
+      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown} />}
       <footer className="toolbar">
         <button type="button" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggleFavourite(status)}>
           {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})

@@ -132,4 +132,21 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose.getByRole('button', { name: 'Post' }).click();
   const pictured = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Morning view' });
   await expect(pictured.getByRole('img', { name: 'The harbour at dawn' })).toBeVisible();
+
+  // A poll: made here, voted on by Bob, its results read in the local timeline.
+  await compose.getByRole('button', { name: 'Add a poll' }).click();
+  await compose.getByLabel('Choice 1').fill('Tea');
+  await compose.getByLabel('Choice 2').fill('Coffee');
+  await compose.getByLabel('What’s on your mind?').fill('Tea or coffee?');
+  await compose.getByRole('button', { name: 'Post' }).click();
+  await expect(page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Tea or coffee?' })).toBeVisible();
+  const local = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string; poll: { id: string } | null }[];
+  const pollId = local.find((p) => p.content.includes('Tea or coffee?'))!.poll!.id;
+  const voted = await fetch(`${hp.httpUrl}/api/v1/polls/${pollId}/votes`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ choices: [1] }) });
+  expect(voted.status).toBe(200);
+  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
+  const results = page.getByRole('region', { name: 'Local' }).getByRole('article').filter({ hasText: 'Tea or coffee?' }).getByRole('list', { name: 'Poll results' });
+  await expect(results).toContainText('1 vote');
+  await expect(results.getByRole('meter', { name: 'Coffee' })).toHaveAttribute('value', '1');
+  await page.screenshot({ path: 'test-results/screenshots/social-local.png', fullPage: true });
 });

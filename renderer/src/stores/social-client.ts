@@ -40,6 +40,18 @@ export interface SocialStatus {
   replies_count: number;
   sensitive?: boolean;
   media_attachments?: SocialMedia[];
+  poll?: SocialPoll | null;
+}
+
+export interface SocialPoll {
+  id: string;
+  expired: boolean;
+  expires_at: string | null;
+  multiple: boolean;
+  votes_count: number;
+  voted?: boolean;
+  own_votes?: number[];
+  options: { title: string; votes_count: number | null }[];
 }
 
 export interface SocialMedia {
@@ -124,7 +136,9 @@ interface SocialClientState {
   request<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   loadHome(): Promise<void>;
   showIncoming(): void;
-  post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[] }): Promise<void>;
+  post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<void>;
+  /** Votes in a poll and puts its new counts in whatever list shows it. */
+  vote(poll: SocialPoll, choices: number[]): Promise<SocialPoll>;
   /** Uploads a file (progress 0..1 as it goes) and resolves once the server has processed it. */
   upload(file: File, onProgress: (fraction: number) => void): Promise<SocialMedia>;
   toggleFavourite(status: SocialStatus): Promise<void>;
@@ -247,7 +261,13 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async post(input) {
     const status = await get().request<SocialStatus>('/api/v1/statuses', {
       method: 'POST',
-      body: { status: input.status, spoiler_text: input.spoilerText || undefined, visibility: input.visibility ?? 'public', media_ids: input.mediaIds?.length ? input.mediaIds : undefined },
+      body: {
+        status: input.status,
+        spoiler_text: input.spoilerText || undefined,
+        visibility: input.visibility ?? 'public',
+        media_ids: input.mediaIds?.length ? input.mediaIds : undefined,
+        poll: input.poll ? { options: input.poll.options, expires_in: input.poll.expiresIn } : undefined,
+      },
     });
     // One's own post goes straight to the top; the stream's copy of it is then skipped.
     set({ home: [status, ...get().home.filter((s) => s.id !== status.id)], incoming: get().incoming.filter((s) => s.id !== status.id) });
@@ -286,6 +306,14 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
       form.append('file', file);
       xhr.send(form);
     });
+  },
+
+  async vote(poll, choices) {
+    const updated = await get().request<SocialPoll>(`/api/v1/polls/${poll.id}/votes`, { method: 'POST', body: { choices } });
+    const patch = (list: SocialStatus[]) =>
+      list.map((s) => (s.poll?.id === poll.id ? { ...s, poll: updated } : s.reblog?.poll?.id === poll.id ? { ...s, reblog: { ...s.reblog, poll: updated } } : s));
+    set({ home: patch(get().home) });
+    return updated;
   },
 
   async toggleFavourite(status) {

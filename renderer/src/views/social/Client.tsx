@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialAccount, type SocialMedia, type SocialStatus } from '../../stores/social-client.ts';
+import { useSocialClient, type SocialAccount, type SocialMedia, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
 
 /** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
 function length(text: string): number {
@@ -17,6 +17,7 @@ interface Attachment {
 function Compose() {
   const { post, maxCharacters, upload, request } = useSocialClient();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [poll, setPoll] = useState<{ options: string[]; expiresIn: number } | null>(null);
   const attach = (files: FileList | null) => {
     for (const file of [...(files ?? [])].slice(0, 4 - attachments.length)) {
       const entry: Attachment = { file: file.name, progress: 0, media: null, description: '' };
@@ -43,10 +44,11 @@ function Compose() {
     try {
       // Descriptions go with the media before the post that shows them.
       for (const a of attachments) if (a.media && a.description) await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
-      await post({ status: text, spoilerText: spoiler, visibility, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])) });
+      await post({ status: text, spoilerText: spoiler, visibility, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])), poll: poll ?? undefined });
       setText('');
       setSpoiler('');
       setAttachments([]);
+      setPoll(null);
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -65,8 +67,47 @@ function Compose() {
       </label>
       <label>
         Add images, video or audio
-        <input type="file" accept="image/*,video/*,audio/*" multiple disabled={attachments.length >= 4} onChange={(e) => attach(e.target.files)} />
+        <input
+          type="file"
+          accept="image/*,video/*,audio/*"
+          multiple
+          disabled={attachments.length >= 4}
+          onChange={(e) => {
+            attach(e.target.files);
+            // Cleared, so the same file can be chosen again and the field does not name a file already sent.
+            e.target.value = '';
+          }}
+        />
       </label>
+      {attachments.length === 0 && (
+        <button type="button" aria-pressed={poll !== null} onClick={() => setPoll(poll ? null : { options: ['', ''], expiresIn: 86_400 })}>
+          {poll ? 'Remove the poll' : 'Add a poll'}
+        </button>
+      )}
+      {poll && (
+        <fieldset className="poll-editor">
+          <legend>Poll</legend>
+          {poll.options.map((option, i) => (
+            <label key={i}>
+              Choice {i + 1}
+              <input value={option} maxLength={50} required onChange={(e) => setPoll({ ...poll, options: poll.options.map((o, j) => (j === i ? e.target.value : o)) })} />
+            </label>
+          ))}
+          {poll.options.length < 4 && (
+            <button type="button" onClick={() => setPoll({ ...poll, options: [...poll.options, ''] })}>
+              Add a choice
+            </button>
+          )}
+          <label>
+            Open for
+            <select value={poll.expiresIn} onChange={(e) => setPoll({ ...poll, expiresIn: Number(e.target.value) })}>
+              <option value={3_600}>1 hour</option>
+              <option value={86_400}>1 day</option>
+              <option value={604_800}>7 days</option>
+            </select>
+          </label>
+        </fieldset>
+      )}
       {attachments.map((a) => (
         <div key={a.file} className="attachment">
           <progress max={100} value={Math.round(a.progress * 100)} aria-label={`Upload of ${a.file}`} />
@@ -95,6 +136,62 @@ function Compose() {
           Post
         </button>
       </div>
+      <FormError message={error} />
+    </form>
+  );
+}
+
+/** A poll: choices to vote for while it is open and not voted in, then its results. */
+function PollView({ poll: initial }: { poll: SocialPoll }) {
+  const { vote } = useSocialClient();
+  const [poll, setPoll] = useState(initial);
+  const [chosen, setChosen] = useState<number[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setPoll(initial), [initial]);
+  const results = poll.voted || poll.expired;
+  const total = poll.votes_count || 1;
+  if (results)
+    return (
+      <ul className="poll" aria-label="Poll results">
+        {poll.options.map((o, i) => (
+          <li key={i}>
+            <span>
+              {o.title}
+              {poll.own_votes?.includes(i) ? ' ✓' : ''}
+            </span>{' '}
+            <meter min={0} max={total} value={o.votes_count ?? 0} aria-label={o.title} /> <span className="muted">{Math.round(((o.votes_count ?? 0) / total) * 100)}%</span>
+          </li>
+        ))}
+        <li className="muted">
+          {poll.votes_count} {poll.votes_count === 1 ? 'vote' : 'votes'}
+          {poll.expired ? ' · closed' : ''}
+        </li>
+      </ul>
+    );
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      setPoll(await vote(poll, chosen));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form className="poll" aria-label="Poll" onSubmit={(e) => void submit(e)}>
+      {poll.options.map((o, i) => (
+        <label key={i}>
+          <input
+            type={poll.multiple ? 'checkbox' : 'radio'}
+            name={`poll-${poll.id}`}
+            checked={chosen.includes(i)}
+            onChange={(e) => setChosen(poll.multiple ? (e.target.checked ? [...chosen, i] : chosen.filter((c) => c !== i)) : [i])}
+          />{' '}
+          {o.title}
+        </label>
+      ))}
+      <button type="submit" disabled={chosen.length === 0}>
+        Vote
+      </button>
       <FormError message={error} />
     </form>
   );
@@ -162,6 +259,7 @@ function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Na
       {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
       {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown} />}
+      {shown.poll && <PollView poll={shown.poll} />}
       <footer className="toolbar">
         <button type="button" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggleFavourite(status)}>
           {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
@@ -391,10 +489,46 @@ function Notifications() {
   );
 }
 
+/** The public timelines: this server's posts (local) or every post it knows (federated), older ones on request. */
+function PublicTimeline({ local, onOpen, onProfile }: { local: boolean } & Navigate) {
+  const { request } = useSocialClient();
+  const [posts, setPosts] = useState<SocialStatus[]>([]);
+  const [more, setMore] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    async (maxId?: string) => {
+      try {
+        const page = await request<SocialStatus[]>(`/api/v1/timelines/public?limit=20${local ? '&local=true' : ''}${maxId ? `&max_id=${maxId}` : ''}`);
+        setPosts((list) => (maxId ? [...list, ...page] : page));
+        setMore(page.length === 20);
+      } catch (err) {
+        setError((err as Error).message);
+      }
+    },
+    [local, request],
+  );
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const title = local ? 'Local' : 'Federated';
+  return (
+    <section aria-labelledby="public-title">
+      <h2 id="public-title">{title}</h2>
+      <FormError message={error} />
+      {posts.length === 0 ? <Empty>No public posts yet.</Empty> : posts.map((s) => <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />)}
+      {more && posts.length > 0 && (
+        <button type="button" onClick={() => void load(posts[posts.length - 1].id)}>
+          Load older posts
+        </button>
+      )}
+    </section>
+  );
+}
+
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'notifications'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   const openThread = (id: string) => {
@@ -416,6 +550,12 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'home'} onClick={() => setTab('home')}>
           Home
         </button>
+        <button type="button" aria-pressed={tab === 'local'} onClick={() => setTab('local')}>
+          Local
+        </button>
+        <button type="button" aria-pressed={tab === 'federated'} onClick={() => setTab('federated')}>
+          Federated
+        </button>
         <button type="button" aria-pressed={tab === 'notifications'} onClick={() => setTab('notifications')}>
           Notifications{unread > 0 ? ` (${unread})` : ''}
         </button>
@@ -434,6 +574,8 @@ export function Client() {
           )}
           {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} onOpen={openThread} onProfile={setProfile} />)}
         </section>
+      ) : tab === 'local' || tab === 'federated' ? (
+        <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
       ) : (
         <section aria-labelledby="notifications-title">
           <h2 id="notifications-title">Notifications</h2>

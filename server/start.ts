@@ -6,8 +6,8 @@ import { DEFAULT_PASSWORD, openEventLog, startEventLogTcp, type EventLog, type E
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
-import { eventLogUiRoutes } from './http/ui/eventlog-api.ts';
-import { eventLogUiDeps } from './http/ui/eventlog-sources.ts';
+import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
+import { eventLogUiDeps } from './eventlog/ui/eventlog-sources.ts';
 import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
 import { checkIntegrityInBackground, DamagedDatabaseError } from './db/index.ts';
 import { ensureDirectory, makePrivate } from './fs-util.ts';

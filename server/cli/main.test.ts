@@ -36,16 +36,37 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    const timer = setTimeout(() => reject(new Error(`serve printed no "data directory" line within 60 s; stdout: ${lines.join(' | ')}; stderr: ${stderr}`)), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${stderr}`));
+    });
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
-      if (line.startsWith('data directory')) resolve({ child, lines });
+      if (line.startsWith('data directory')) {
+        clearTimeout(timer);
+        resolve({ child, lines });
+      }
     });
   });
 }
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+/**
+ * The exit code of a child, once it has exited (null when a signal ended it). Bounded: a child still running
+ * after `ms` is killed and reported, so a stuck shutdown fails the test with its stderr instead of hanging it.
+ */
+function exitOf(child: ChildProcess, ms = 60_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`pid ${child.pid} did not exit within ${ms / 1000} s`));
+    }, ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
 }
 
 describe('homeport CLI', () => {

@@ -1,4 +1,4 @@
-import type { LiveMessage } from '../../../server/http/ui/live.ts';
+import type { LiveMessage } from '../../../server/eventlog/ui/contract.ts';
 import { wsUrl } from './client.ts';
 
 export type { LiveMessage };

@@ -1,9 +1,9 @@
 /** The UI API's JSON shapes, taken from the server's own route modules so both sides agree. */
-export type { UiEvent, UiRecord, UiPayload, UiGroupSummary, UiGroupDetail, UiGroupSettings, UiGroupConnection, UiVolatileSubscription, UiConnectionSource } from '../../../server/http/ui/eventlog-context.ts';
-export type { StreamPage } from '../../../server/http/ui/events.ts';
-export type { AllPage, AllCursor } from '../../../server/http/ui/all.ts';
-export type { UiStreamSummary } from '../../../server/http/ui/streams.ts';
-import type { StreamMetadata, Position } from '../../../server/eventlog/store/types.ts';
+export type { UiEvent, UiRecord, UiPayload, UiGroupSummary, UiGroupDetail, UiGroupSettings, UiGroupConnection, UiVolatileSubscription, UiConnectionSource } from '../../../server/eventlog/ui/contract.ts';
+export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
+export type { AllPage, AllCursor } from '../../../server/eventlog/ui/contract.ts';
+export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
+import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata, Position };
 
 export interface MetadataResponse {
@@ -17,7 +17,7 @@ export interface MetadataResponse {
 }
 
 export interface EventDetailResponse {
-  event: import('../../../server/http/ui/eventlog-context.ts').UiEvent;
+  event: import('../../../server/eventlog/ui/contract.ts').UiEvent;
   previous: number | null;
   next: number | null;
 }

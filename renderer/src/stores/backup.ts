@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { api } from '../api/client.ts';
-import type { BackupJob } from '../../../server/http/ui/backup.ts';
+import type { BackupJob } from '../../../server/http/ui-api.ts';
 
 export type { BackupJob };
 

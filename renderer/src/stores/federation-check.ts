@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { api } from '../api/client.ts';
-import type { SelfCheckReport } from '../../../server/social/federation/self-check.ts';
+import type { SelfCheckReport } from '../../../server/social/index.ts';
 
 export type { SelfCheckReport };
 

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { api } from '../api/client.ts';
-import type { ServerInfo } from '../../../server/http/ui/server-info.ts';
+import type { ServerInfo } from '../../../server/http/ui-api.ts';
 
 /** The server view's shape, taken from the server's own route module so both sides agree. */
 export type { ServerInfo };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { EventLogUserError } from '../../eventlog/store/users.ts';
-import { requireOwner, type UiSessions } from './auth.ts';
+import { EventLogUserError } from '../store/users.ts';
+import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
 const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#@:]+$' } as const;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { MAX_READ_COUNT, type EventFilter, type EventStore, type Position, type Principal, type ReadAllResult, type ResolvedEvent } from '../../eventlog/store/types.ts';
-import { requireOwner, type UiSessions } from './auth.ts';
+import { MAX_READ_COUNT, type EventFilter, type EventStore, type Position, type Principal, type ReadAllResult, type ResolvedEvent } from '../store/types.ts';
+import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
 import { callerOf, errorForResult, pageFieldLimit, sendError, UiApiError, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface AllFilter {

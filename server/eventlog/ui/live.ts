@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { CommittedBatch, EventStore, Principal, RecordedEvent } from '../../eventlog/store/types.ts';
+import type { CommittedBatch, EventStore, Principal, RecordedEvent } from '../store/types.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
-import { requireOwner, type UiSessions } from './auth.ts';
-import { LINK_EVENT_TYPE } from '../../eventlog/index.ts';
+import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { LINK_EVENT_TYPE } from '../index.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface LiveTailLimits {

@@ -1,4 +1,4 @@
-import type { EventLog } from '../../eventlog/eventlog.ts';
+import type { EventLog } from '../eventlog.ts';
 import type {
   CreateGroupResult,
   PersistentGroupDetail,
@@ -7,8 +7,8 @@ import type {
   Subscriptions,
   UpdateGroupResult,
   VolatileSubscriptionInfo,
-} from '../../eventlog/subscriptions/index.ts';
-import type { ConnectionInfo } from '../../eventlog/tcp/connection.ts';
+} from '../subscriptions/index.ts';
+import type { ConnectionInfo } from '../tcp/connection.ts';
 import type { EventLogUiDeps, UiConnectionSource, UiGroupDetail, UiGroupOperationResult, UiGroupSummary, UiSubscriptionsSource, UiVolatileSubscription } from './eventlog-context.ts';
 
 const orNull = (n: number) => (n < 0 ? null : n);

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../../eventlog/store/types.ts';
-import type { PersistentSubscriptionSettings } from '../../eventlog/subscriptions/types.ts';
-import { LINK_EVENT_TYPE, parseLink } from '../../eventlog/index.ts';
-import type { UiPrincipal } from './auth.ts';
+import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../store/types.ts';
+import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
+import { LINK_EVENT_TYPE, parseLink } from '../index.ts';
+import type { UiPrincipal } from '../../http/ui-api.ts';
 
 /**
  * What the event-log pages of the UI API need. Everything is reached through getters because the TCP

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { CONSUMER_STRATEGIES, parkedStreamOf } from '../../eventlog/subscriptions/index.ts';
-import { requireOwner, type UiSessions } from './auth.ts';
+import { CONSUMER_STRATEGIES, parkedStreamOf } from '../subscriptions/index.ts';
+import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
 import { readStreamPageRequest, STREAM_PAGE_QUERY, type StreamPageQuery } from './events.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps, type UiGroupOperationResult, type UiGroupSettings, type UiSubscriptionsSource } from './eventlog-context.ts';
 

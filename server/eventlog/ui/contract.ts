@@ -1,0 +1,20 @@
+/**
+ * The event log's UI API as the renderer sees it: types only. The renderer imports this file and nothing
+ * else of the event log, so the store and the routes can change behind it.
+ */
+export type {
+  UiEvent,
+  UiRecord,
+  UiPayload,
+  UiGroupSummary,
+  UiGroupDetail,
+  UiGroupSettings,
+  UiGroupConnection,
+  UiVolatileSubscription,
+  UiConnectionSource,
+} from './eventlog-context.ts';
+export type { StreamPage } from './events.ts';
+export type { AllPage, AllCursor } from './all.ts';
+export type { UiStreamSummary } from './streams.ts';
+export type { LiveMessage } from './live.ts';
+export type { StreamMetadata, Position } from '../store/types.ts';

@@ -7,11 +7,21 @@ import { serializeAccountRoles, serializeRole } from './role.ts';
 
 export type AccountJson = Record<string, unknown> & { id: string };
 
+/** An account's serialization without counters, as an object and as JSON text without its braces. */
+interface CachedAccount {
+  json: AccountJson;
+  text: string;
+}
+
+function countFields(c: AccountCounts) {
+  return { followers_count: c.followers, following_count: c.following, statuses_count: c.statuses, last_status_at: c.lastStatusAt === null ? null : isoDate(c.lastStatusAt) };
+}
+
 /** Serializes accounts (Account, CredentialAccount, MutedAccount), counting followers and statuses in batches. */
 export class AccountPresenter {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
-  private readonly cache = new LruCache<string, AccountJson>(5_000);
+  private readonly cache = new LruCache<string, CachedAccount>(5_000);
 
   constructor(store: SocialStore, urls: SocialUrls) {
     this.store = store;
@@ -77,16 +87,40 @@ export class AccountPresenter {
     return accounts.map((a) => {
       const c = counts.get(a.id)!;
       if (a.movedToAccountId) return this.serialize(a, c, movedJson.get(a.movedToAccountId) ?? null);
-      // Everything but the counters depends only on the row (and its user's role): reuse it while the row is unchanged.
-      const key = `${this.urls.base}|${a.id}|${a.updatedAt}|${a.user?.role ?? ''}|${a.user?.confirmed ?? ''}|${a.suspendedAt ?? ''}|${a.silencedAt ?? ''}|${a.deletedAt ?? ''}`;
-      let base = this.cache.get(key);
-      if (!base) {
-        base = this.serialize(a, { statuses: 0, followers: 0, following: 0, lastStatusAt: null }, null);
-        this.cache.set(key, base);
-      }
+      const base = this.base(a).json;
       if (a.suspendedAt !== null) return { ...base };
-      return { ...base, followers_count: c.followers, following_count: c.following, statuses_count: c.statuses, last_status_at: c.lastStatusAt === null ? null : isoDate(c.lastStatusAt) };
+      return { ...base, ...countFields(c) };
     });
+  }
+
+  /**
+   * The same as `present`, as JSON text (list responses): the row-dependent part is stringified once per
+   * account version and reused, only the counters are written per call.
+   */
+  presentText(accounts: readonly Account[]): string[] {
+    const plain = accounts.filter((a) => !a.movedToAccountId && a.suspendedAt === null);
+    const counts = this.store.accounts.counts(plain);
+    const special = accounts.filter((a) => a.movedToAccountId || a.suspendedAt !== null);
+    const specialJson = new Map(this.present(special).map((json) => [json.id, JSON.stringify(json)]));
+    return accounts.map((a) => {
+      const text = specialJson.get(a.id);
+      if (text !== undefined) return text;
+      const c = countFields(counts.get(a.id)!);
+      return `{${this.base(a).text},"followers_count":${c.followers_count},"following_count":${c.following_count},"statuses_count":${c.statuses_count},"last_status_at":${c.last_status_at === null ? 'null' : `"${c.last_status_at}"`}}`;
+    });
+  }
+
+  /** Everything but the counters depends only on the row (and its user's role): kept while the row is unchanged. */
+  private base(a: Account): CachedAccount {
+    const key = `${this.urls.base}|${a.id}|${a.updatedAt}|${a.user?.role ?? ''}|${a.user?.confirmed ?? ''}|${a.suspendedAt ?? ''}|${a.silencedAt ?? ''}|${a.deletedAt ?? ''}`;
+    let cached = this.cache.get(key);
+    if (!cached) {
+      const json = this.serialize(a, { statuses: 0, followers: 0, following: 0, lastStatusAt: null }, null);
+      const { followers_count: _a, following_count: _b, statuses_count: _c, last_status_at: _d, ...rest } = json;
+      cached = { json, text: JSON.stringify(rest).slice(1, -1) };
+      this.cache.set(key, cached);
+    }
+    return cached;
   }
 
   one(account: Account): AccountJson {

@@ -15,6 +15,34 @@ interface FixedParts {
   mentions: Record<string, unknown>[];
   tags: { name: string; url: string }[];
   application: { name: string; website: string | null } | null;
+  /** The status's row-dependent fields, made on first use. */
+  stable?: StableParts;
+}
+
+/** The row-dependent fields of a status as an object and as JSON text without braces. */
+interface StableParts {
+  json: Record<string, unknown> & { id: string };
+  text: string;
+}
+
+/** What `gather` reads for a page of statuses. */
+interface Gathered {
+  viewer: Account | null;
+  options: PresentOptions;
+  byId: Map<string, StatusRow>;
+  content: StatusRow[];
+  authors: Map<string, Account>;
+  authorJson: Map<string, AccountJson>;
+  authorText: Map<string, string>;
+  fixed: Map<string, FixedParts>;
+  counts: ReturnType<SocialStore['statuses']['counts']>;
+  polls: ReturnType<SocialStore['polls']['byIds']>;
+  tallies: ReturnType<SocialStore['polls']['tallies']>;
+  ownVotes: Map<string, number[]>;
+  flags: ReturnType<SocialStore['interactions']['flags']> | null;
+  following: Set<string>;
+  now: number;
+  filtering: boolean;
 }
 
 export interface PresentOptions {
@@ -59,81 +87,124 @@ export class StatusPresenter {
 
   present(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): StatusJson[] {
     if (statuses.length === 0) return [];
+    const g = this.gather(statuses, viewer, options, false);
+    const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => ({ ...this.stable(s, g).json, ...this.varying(s, g), account: g.authorJson.get(s.accountId)!, reblog });
+    const built = new Map<string, StatusJson>();
+    for (const s of g.content) built.set(s.id, build(s, null));
+    return statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, built.get(s.reblogOfId) ?? null)));
+  }
+
+  /**
+   * The same as `present`, as one JSON array text (timeline pages): the viewer-independent part of each
+   * status and account is stringified once per version and reused; only counters, the viewer's flags,
+   * polls and filter results are written per request.
+   */
+  presentText(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): string {
+    if (statuses.length === 0) return '[]';
+    const g = this.gather(statuses, viewer, options, true);
+    const build = (s: StatusRow, reblog: string | null): string =>
+      `{${this.stable(s, g).text},${JSON.stringify(this.varying(s, g)).slice(1, -1)},"account":${g.authorText.get(s.accountId)!},"reblog":${reblog ?? 'null'}}`;
+    const built = new Map<string, string>();
+    for (const s of g.content) built.set(s.id, build(s, null));
+    return `[${statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, built.get(s.reblogOfId) ?? null))).join(',')}]`;
+  }
+
+  /** Everything a page of statuses needs, in a fixed number of batched queries. */
+  private gather(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions, asText: boolean): Gathered {
     const byId = new Map(statuses.map((s) => [s.id, s]));
     const missing = [...new Set(statuses.map((s) => s.reblogOfId).filter((id): id is string => id !== null && !byId.has(id)))];
     for (const s of this.store.statuses.byIds(missing)) byId.set(s.id, s);
     const all = [...byId.values()];
     const content = all.filter((s) => s.reblogOfId === null);
-    const contentIds = content.map((s) => s.id);
-
     const authorRows = this.store.accounts.byIds([...new Set(all.map((s) => s.accountId))]);
     const authors = new Map(authorRows.map((a) => [a.id, a]));
     const authorJson = new Map<string, AccountJson>();
-    this.accounts.present(authorRows).forEach((json, i) => authorJson.set(authorRows[i].id, json));
-    const fixed = this.fixedParts(content, authors);
-
-    const counts = this.store.statuses.counts(contentIds);
+    const authorText = new Map<string, string>();
+    if (asText) this.accounts.presentText(authorRows).forEach((text, i) => authorText.set(authorRows[i].id, text));
+    else this.accounts.present(authorRows).forEach((json, i) => authorJson.set(authorRows[i].id, json));
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
-    const tallies = this.store.polls.tallies([...polls.values()]);
-    const ownVotes = viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>();
     const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];
-    const flags = viewer ? this.store.interactions.flags(viewer.id, all.map((s) => s.id), conversationIds) : null;
-    const following = viewer && all.some((s) => s.quoteApprovalPolicy === 'followers') ? this.viewerFollows(viewer, [...authors.keys()]) : new Set<string>();
-    const now = this.store.now();
-    const filtering = viewer !== null && this.filters.any(viewer.id);
-
-    const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => {
-      const author = authors.get(s.accountId)!;
-      const c = counts.get(s.id);
-      const poll = s.pollId ? polls.get(s.pollId) : undefined;
-      const parts = fixed.get(s.id) ?? { media_attachments: [], mentions: [], tags: [], application: null };
-      const json: StatusJson = {
-        id: s.id,
-        created_at: isoTime(s.createdAt),
-        in_reply_to_id: s.inReplyToId,
-        in_reply_to_account_id: s.inReplyToAccountId,
-        sensitive: s.sensitive,
-        spoiler_text: s.spoilerText,
-        visibility: s.visibility,
-        language: s.language,
-        uri: this.uri(s, author),
-        url: this.url(s, author),
-        replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
-        reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
-        favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
-        quotes_count: 0,
-        edited_at: isoTimeOrNull(s.editedAt),
-        content: s.content,
-        reblog,
-        application: parts.application,
-        account: authorJson.get(s.accountId)!,
-        media_attachments: parts.media_attachments,
-        mentions: parts.mentions,
-        tags: parts.tags,
-        emojis: [],
-        quote: null,
-        quote_approval: this.quoteApproval(s, viewer, following),
-        card: null,
-        poll: poll ? serializePoll(poll, tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: ownVotes.get(poll.id) ?? [] } : null, now) : null,
-      };
-      if (flags && viewer) {
-        // A reblog's own flags are those of the status it reblogs, as Mastodon's (`status.proper`).
-        const proper = s.reblogOfId ?? s.id;
-        json.favourited = flags.favourited.has(proper);
-        json.reblogged = flags.reblogged.has(proper);
-        json.muted = s.conversationId !== null && flags.mutedConversations.has(s.conversationId);
-        json.bookmarked = flags.bookmarked.has(proper);
-        if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = flags.pinned.has(s.id);
-        json.filtered = filtering ? this.filters.matches(viewer.id, byId.get(proper) ?? s, options.context).map(serializeFilterResult) : [];
-      }
-      if (options.source) json.text = s.text;
-      return json;
+    return {
+      viewer,
+      options,
+      byId,
+      content,
+      authors,
+      authorJson,
+      authorText,
+      fixed: this.fixedParts(content, authors),
+      counts: this.store.statuses.counts(content.map((s) => s.id)),
+      polls,
+      tallies: this.store.polls.tallies([...polls.values()]),
+      ownVotes: viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>(),
+      flags: viewer ? this.store.interactions.flags(viewer.id, all.map((s) => s.id), conversationIds) : null,
+      following: viewer && all.some((s) => s.quoteApprovalPolicy === 'followers') ? this.viewerFollows(viewer, [...authors.keys()]) : new Set<string>(),
+      now: this.store.now(),
+      filtering: viewer !== null && this.filters.any(viewer.id),
     };
+  }
 
-    const built = new Map<string, StatusJson>();
-    for (const s of content) built.set(s.id, build(s, null));
-    return statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, s.reblogOfId && built.has(s.reblogOfId) ? built.get(s.reblogOfId)! : null)));
+  /** The part of a status that depends only on its row version (cached with its media, mentions and tags). */
+  private stable(s: StatusRow, g: Gathered): StableParts {
+    const parts = g.fixed.get(s.id) ?? this.emptyParts();
+    if (parts.stable) return parts.stable;
+    const author = g.authors.get(s.accountId)!;
+    const json = {
+      id: s.id,
+      created_at: isoTime(s.createdAt),
+      in_reply_to_id: s.inReplyToId,
+      in_reply_to_account_id: s.inReplyToAccountId,
+      sensitive: s.sensitive,
+      spoiler_text: s.spoilerText,
+      visibility: s.visibility,
+      language: s.language,
+      uri: this.uri(s, author),
+      url: this.url(s, author),
+      edited_at: isoTimeOrNull(s.editedAt),
+      content: s.content,
+      application: parts.application,
+      media_attachments: parts.media_attachments,
+      mentions: parts.mentions,
+      tags: parts.tags,
+      emojis: [],
+      quote: null,
+      card: null,
+    };
+    parts.stable = { json, text: JSON.stringify(json).slice(1, -1) };
+    return parts.stable;
+  }
+
+  /** Reblog wrappers have no media, mentions or tags of their own (they are not in the fixed-parts cache). */
+  private emptyParts(): FixedParts {
+    return { media_attachments: [], mentions: [], tags: [], application: null };
+  }
+
+  /** Counters, poll, quote approval and the viewer's own flags: written per request. */
+  private varying(s: StatusRow, g: Gathered): Record<string, unknown> {
+    const c = g.counts.get(s.id);
+    const poll = s.pollId ? g.polls.get(s.pollId) : undefined;
+    const viewer = g.viewer;
+    const json: Record<string, unknown> = {
+      replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
+      reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
+      favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
+      quotes_count: 0,
+      quote_approval: this.quoteApproval(s, viewer, g.following),
+      poll: poll ? serializePoll(poll, g.tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null, g.now) : null,
+    };
+    if (g.flags && viewer) {
+      // A reblog's own flags are those of the status it reblogs, as Mastodon's (`status.proper`).
+      const proper = s.reblogOfId ?? s.id;
+      json.favourited = g.flags.favourited.has(proper);
+      json.reblogged = g.flags.reblogged.has(proper);
+      json.muted = s.conversationId !== null && g.flags.mutedConversations.has(s.conversationId);
+      json.bookmarked = g.flags.bookmarked.has(proper);
+      if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = g.flags.pinned.has(s.id);
+      json.filtered = g.filtering ? this.filters.matches(viewer.id, g.byId.get(proper) ?? s, g.options.context).map(serializeFilterResult) : [];
+    }
+    if (g.options.source) json.text = s.text;
+    return json;
   }
 
   /**

@@ -74,13 +74,13 @@ export class InteractionRepository {
     if (statusIds.length === 0 && conversationIds.length === 0) return flags;
     const rows = this.core
       .sql(
-        // Driven from the id lists (CROSS JOIN keeps that order): starting from the viewer's own rows would
-        // walk all their statuses or favourites.
-        `SELECT 'f' AS k, x.status_id AS id FROM json_each(@ids) j CROSS JOIN favourites x ON x.account_id = @viewer AND x.status_id = j.value
-         UNION ALL SELECT 'r', x.reblog_of_id FROM json_each(@ids) j CROSS JOIN statuses x ON x.reblog_of_id = j.value AND x.account_id = @viewer WHERE x.deleted_at IS NULL
-         UNION ALL SELECT 'b', x.status_id FROM json_each(@ids) j CROSS JOIN bookmarks x ON x.account_id = @viewer AND x.status_id = j.value
-         UNION ALL SELECT 'p', x.status_id FROM json_each(@ids) j CROSS JOIN status_pins x ON x.account_id = @viewer AND x.status_id = j.value
-         UNION ALL SELECT 'm', x.conversation_id FROM json_each(@conversations) j CROSS JOIN conversation_mutes x ON x.account_id = @viewer AND x.conversation_id = j.value`,
+        // IN over the id lists makes each part one lookup per id in the (account, status) index; the plan
+        // shows it (LIST SUBQUERY), and it took half the time of joining from json_each.
+        `SELECT 'f' AS k, status_id AS id FROM favourites WHERE account_id = @viewer AND status_id IN (SELECT value FROM json_each(@ids))
+         UNION ALL SELECT 'r', reblog_of_id FROM statuses WHERE reblog_of_id IN (SELECT value FROM json_each(@ids)) AND account_id = @viewer AND deleted_at IS NULL
+         UNION ALL SELECT 'b', status_id FROM bookmarks WHERE account_id = @viewer AND status_id IN (SELECT value FROM json_each(@ids))
+         UNION ALL SELECT 'p', status_id FROM status_pins WHERE account_id = @viewer AND status_id IN (SELECT value FROM json_each(@ids))
+         UNION ALL SELECT 'm', conversation_id FROM conversation_mutes WHERE account_id = @viewer AND conversation_id IN (SELECT value FROM json_each(@conversations))`,
       )
       .all({ viewer: viewerId, ids: jsonIds(statusIds), conversations: jsonIds(conversationIds) }) as { k: string; id: bigint }[];
     const target = { f: flags.favourited, r: flags.reblogged, b: flags.bookmarked, p: flags.pinned, m: flags.mutedConversations } as Record<string, Set<string>>;

@@ -185,16 +185,15 @@ export class StatusRepository {
       .run({ account: accountId, delta, at });
   }
 
-  /** The edited parts of a status (an edit replaces them all). */
+  /**
+   * The edited parts of a status (an edit replaces them all). Every change to a row's content must move
+   * updated_at: timelines and the status presenter reuse what they made of a row while it stands.
+   */
   updateContent(id: string, changes: { text: string; content: string; spoilerText: string; sensitive: boolean; language: string | null; pollId: string | null; editedAt: number }): void {
     this.core
       .sql('UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id')
       .run({ id, text: changes.text, content: changes.content, spoiler: changes.spoilerText, sensitive: sqlBool(changes.sensitive), language: changes.language, poll: changes.pollId, edited: changes.editedAt });
     indexStatusWords(this.core, id, changes);
-  }
-
-  setPoll(id: string, pollId: string | null): void {
-    this.core.sql('UPDATE statuses SET poll_id = ? WHERE id = ?').run(pollId, id);
   }
 
   /** Marks a status deleted (the row stays as a tombstone) and takes it off its author's counter. */

@@ -1,3 +1,4 @@
+import { LruCache } from '../cache.ts';
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
 import type { ListedAccount } from './relationships.ts';
 import { toStatus, type StatusRow } from './statuses.ts';
@@ -103,6 +104,8 @@ export interface ListedStatus {
 
 export class TimelineRepository {
   private readonly core: StoreCore;
+  /** Status rows of recent pages by id and version: a page re-read (the usual case) skips reading them again. */
+  private readonly rowCache = new LruCache<string, StatusRow>(10_000, { max: 16 * 1024 * 1024, weigh: (s) => 2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400 });
   constructor(core: StoreCore) {
     this.core = core;
   }
@@ -127,10 +130,27 @@ export class TimelineRepository {
    */
   private page(sql: (where: string, order: string) => string, column: string, params: Record<string, SqlValue>, page: PageQuery): ListedStatus[] {
     const c = cursorWhere(column, page);
-    const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as { id: bigint; cursor: bigint }[];
+    const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as { id: bigint; version: bigint; cursor: bigint }[];
     if (hits.length === 0) return [];
-    const rows = this.core.sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))').all(`[${hits.map((h) => h.id).join(',')}]`) as Record<string, unknown>[];
-    const byId = new Map(rows.map((r) => [str(r.id), toStatus(r)]));
+    // Rows are reused while their version (updated_at, bumped by every edit) stands; deleted ones never get here.
+    const key = (id: string, version: bigint | number) => `${id}|${version}`;
+    const byId = new Map<string, StatusRow>();
+    const misses: string[] = [];
+    for (const h of hits) {
+      const id = str(h.id);
+      const cached = this.rowCache.get(key(id, h.version));
+      if (cached) byId.set(id, cached);
+      else misses.push(id);
+    }
+    if (misses.length) {
+      for (const r of this.core.sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))').all(`[${misses.join(',')}]`) as Record<string, unknown>[]) {
+        // Frozen: one row object now serves many requests.
+        const status = Object.freeze(toStatus(r));
+        Object.freeze(status.remoteCounts);
+        byId.set(status.id, status);
+        this.rowCache.set(key(status.id, status.updatedAt), status);
+      }
+    }
     return finishPage(
       hits.flatMap((h) => {
         const status = byId.get(str(h.id));
@@ -143,7 +163,7 @@ export class TimelineRepository {
   home(scope: ViewerScope, page: PageQuery): ListedStatus[] {
     return this.withReadableReblogs(scope, page, (p) =>
       this.page(
-        (where, order) => `SELECT s.id, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
+        (where, order) => `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
           WHERE f.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')}
             ${scope.exclusiveLists ? `AND ${NOT_IN_EXCLUSIVE_LIST('s')}` : ''}
           ORDER BY f.status_id ${order} LIMIT @cursor_limit`,
@@ -180,7 +200,7 @@ export class TimelineRepository {
   list(scope: ViewerScope, list: { id: string; repliesPolicy: string }, page: PageQuery): ListedStatus[] {
     return this.withReadableReblogs(scope, page, (p) =>
       this.page(
-        (where, order) => `SELECT s.id, s.id AS cursor FROM list_accounts la JOIN statuses s ON s.account_id = la.account_id
+        (where, order) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM list_accounts la JOIN statuses s ON s.account_id = la.account_id
           WHERE la.list_id = @list AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${LIST_REPLIES('s')}
             AND ${notHidden('s.account_id', scope, 'h')}
           ORDER BY s.id ${order} LIMIT @cursor_limit`,
@@ -203,7 +223,7 @@ export class TimelineRepository {
   public(scope: ViewerScope, options: PublicTimelineOptions, page: PageQuery): ListedStatus[] {
     const origin = options.local ? 'AND s.local = 1' : options.remote ? 'AND s.local = 0' : '';
     return this.page(
-      (where, order) => `SELECT s.id, s.id AS cursor FROM statuses s
+      (where, order) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM statuses s
         WHERE s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL ${origin} AND ${where}
           AND ${WITHOUT_REPLIES('s')} ${options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : ''}
           AND ${available('s')} AND ${notHidden('s.account_id', scope, 'h')}
@@ -225,7 +245,7 @@ export class TimelineRepository {
     if (options.anyTagIds.length === 1) {
       // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting.
       return this.page(
-        (where, order) => `SELECT s.id, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        (where, order) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
           WHERE st.tag_id = @tag AND ${where} AND ${filters} ORDER BY st.status_id ${order} LIMIT @cursor_limit`,
         'st.status_id',
         params,
@@ -233,7 +253,7 @@ export class TimelineRepository {
       );
     }
     return this.page(
-      (where, order) => `SELECT s.id, s.id AS cursor FROM statuses s
+      (where, order) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM statuses s
         WHERE s.id IN (SELECT status_id FROM statuses_tags WHERE tag_id IN (SELECT value FROM json_each(@any_tags))) AND ${where} AND ${filters}
         ORDER BY s.id ${order} LIMIT @cursor_limit`,
       's.id',
@@ -252,7 +272,7 @@ export class TimelineRepository {
     const pinned = options.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = @account' : '';
     return this.withReadableReblogs(scope, page, (p) =>
       this.page(
-        (where, order) => `SELECT s.id, s.id AS cursor FROM statuses s ${pinned}
+        (where, order) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM statuses s ${pinned}
           WHERE s.account_id = @account AND s.deleted_at IS NULL AND ${where} AND ${visible('s')} ${parts}
           ORDER BY s.id ${order} LIMIT @cursor_limit`,
         's.id',
@@ -265,7 +285,7 @@ export class TimelineRepository {
   /** The viewer's favourites or bookmarks, newest first; the cursor is the favourite's or bookmark's id. */
   marked(kind: 'favourites' | 'bookmarks', scope: ViewerScope, page: PageQuery): ListedStatus[] {
     return this.page(
-      (where, order) => `SELECT s.id, x.id AS cursor FROM ${kind} x JOIN statuses s ON s.id = x.status_id
+      (where, order) => `SELECT s.id, s.updated_at AS version, x.id AS cursor FROM ${kind} x JOIN statuses s ON s.id = x.status_id
         WHERE x.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')}
         ORDER BY x.id ${order} LIMIT @cursor_limit`,
       'x.id',

@@ -20,7 +20,8 @@ export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
     // The Link header follows the rows read, so paging continues past statuses a filter hides (as Mastodon's).
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
     const shown = ctx.filters.visible(me, rows, (r) => r.status, context);
-    return ctx.statusPresenter.present(shown.map((r) => r.status), me, { context });
+    // Pages are written as JSON text from each status's cached serialization (the hottest read of a client).
+    return reply.type('application/json; charset=utf-8').send(ctx.statusPresenter.presentText(shown.map((r) => r.status), me, { context }));
   };
 
   app.get('/api/v1/timelines/home', { config: { auth: auth.user('read:statuses') } }, async (req, reply) => {

@@ -1,0 +1,78 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
+
+/*
+ * Timeline pages are written as JSON text from cached pieces (presentText); every other response builds
+ * objects (present). Both must say the same thing to every viewer, before and after the statuses change.
+ */
+
+let server: SocialTestServer;
+let author: TestUser;
+let reader: TestUser;
+
+beforeAll(async () => {
+  server = await startSocialTestServer();
+  [author, reader] = await Promise.all([server.createUser('author'), server.createUser('reader')]);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function renderings(statusIds: string[], viewerId: string | null) {
+  const { store, statusPresenter } = server.social.context;
+  const rows = statusIds.map((id) => store.statuses.byId(id)!);
+  const viewer = viewerId === null ? null : store.accounts.byId(viewerId);
+  return { objects: statusPresenter.present(rows, viewer, { context: 'home' }), text: JSON.parse(statusPresenter.presentText(rows, viewer, { context: 'home' })) as unknown };
+}
+
+describe('status JSON as text', () => {
+  it('says what the object rendering says, for every viewer, and follows edits, counts and votes', async () => {
+    const a = server.masto(author.token);
+    const r = server.masto(reader.token);
+    await r.v1.accounts.$select(author.accountId).follow();
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#abcdef' } }).png().toBuffer();
+    const media = await a.v1.media.create({ file: new Blob([new Uint8Array(png)], { type: 'image/png' }), description: 'a tiny square' });
+    const withMedia = await a.v1.statuses.create({ status: 'picture for @reader #tiny "quoted" \\ \u2028 ünïcode 🏠', mediaIds: [media.id], spoilerText: 'cw', sensitive: true });
+    const poll = await a.v1.statuses.create({ status: 'choose', poll: { options: ['one', 'two'], expiresIn: 3600 } });
+    const privately = await a.v1.statuses.create({ status: 'followers only', visibility: 'private' });
+    const boost = await r.v1.statuses.$select(withMedia.id).reblog();
+    await r.v1.statuses.$select(poll.id).favourite();
+    await r.v1.statuses.$select(withMedia.id).bookmark();
+    await a.v1.statuses.$select(poll.id).pin();
+    await r.v2.filters.create({ title: 'no polls', context: ['home'], filterAction: 'warn', keywordsAttributes: [{ keyword: 'choose' }] });
+
+    const ids = [boost.id, privately.id, poll.id, withMedia.id];
+    for (const viewer of [reader.accountId, author.accountId, null]) {
+      const { objects, text } = renderings(ids, viewer);
+      expect(text).toEqual(objects);
+    }
+    const before = renderings(ids, reader.accountId);
+    expect((before.text as { reblog: { bookmarked: boolean } }[])[0].reblog.bookmarked).toBe(true);
+    expect((before.text as { filtered: unknown[] }[])[2].filtered).toHaveLength(1);
+
+    // Edits, votes and counters change what the cached pieces must not hide.
+    await a.v1.statuses.$select(withMedia.id).update({ status: 'edited picture', mediaIds: [media.id] });
+    await r.v1.polls.$select(poll.poll!.id).votes.create({ choices: [1] });
+    await a.v1.statuses.$select(poll.id).favourite();
+    await a.v1.accounts.updateCredentials({ displayName: 'Renamed Author' });
+    const after = renderings(ids, reader.accountId);
+    expect(after.text).toEqual(after.objects);
+    const [boosted, , polled] = after.text as { reblog: { content: string; edited_at: string | null; account: { display_name: string } }; favourites_count: number; poll: { voted: boolean; votes_count: number } }[];
+    expect(boosted.reblog.content).toContain('edited picture');
+    expect(boosted.reblog.edited_at).not.toBeNull();
+    expect(boosted.reblog.account.display_name).toBe('Renamed Author');
+    expect(polled.favourites_count).toBe(2);
+    expect(polled.poll).toMatchObject({ voted: true, votes_count: 1 });
+  });
+
+  it('writes timeline pages the clients read as before', async () => {
+    const home = await server.masto(reader.token).v1.timelines.home.list({ limit: 40 });
+    expect(home.length).toBeGreaterThan(0);
+    const res = await server.fetch(`${server.url}/api/v1/timelines/home`, { headers: { Authorization: `Bearer ${reader.token}` } });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // server.fetch validates the body against the OpenAPI schema.
+    expect(((await res.json()) as { id: string }[]).map((s) => s.id)).toEqual(home.slice(0, 20).map((s) => s.id));
+  });
+});

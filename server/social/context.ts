@@ -2,6 +2,7 @@ import type { Logger } from '../logger.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { AnnouncementService } from './domain/announcements.ts';
 import type { ReportService } from './domain/reports.ts';
+import type { SuggestionService } from './domain/suggestions.ts';
 import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
@@ -44,6 +45,7 @@ export interface SocialContext {
   filters: FilterService;
   announcements: AnnouncementService;
   reports: ReportService;
+  suggestions: SuggestionService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

@@ -9,6 +9,7 @@ import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
 import { AnnouncementService } from './domain/announcements.ts';
+import { SuggestionService } from './domain/suggestions.ts';
 import { ReportService } from './domain/reports.ts';
 import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
@@ -143,6 +144,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       filters,
       announcements: new AnnouncementService(store),
       reports: new ReportService(store),
+      suggestions: new SuggestionService(store),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

@@ -28,6 +28,8 @@ import { markerRoutes } from './v1/markers.ts';
 import { mediaRoutes } from './v1/media.ts';
 import { muteRoutes } from './v1/mutes.ts';
 import { notificationRoutes } from './v1/notifications.ts';
+import { notificationRequestRoutes } from './v1/notification-requests.ts';
+import { suggestionRoutes } from './v1/suggestions.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -65,6 +67,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   listRoutes,
   tagRoutes,
   directoryRoutes,
+  suggestionRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,
@@ -82,6 +85,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   favouritesRoutes,
   bookmarksRoutes,
   notificationRoutes,
+  notificationRequestRoutes,
   conversationRoutes,
   mediaRoutes,
   mediaV2Routes,

@@ -1,9 +1,14 @@
-import type { NotificationType, SocialStore } from '../store/index.ts';
+import type { Account, NotificationType, PolicyVerdict, SocialStore } from '../store/index.ts';
 
 /** Types whose notifications gather into groups (Mastodon 4.3's), and how long one group may span. */
 export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set(['favourite', 'reblog', 'follow', 'admin.sign_up']);
 const HOUR_MS = 60 * 60 * 1000;
 const MAXIMUM_GROUP_SPAN_HOURS = 12;
+
+/** Types a notification policy never holds back (Mastodon's NON_FILTERABLE_TYPES). */
+const UNFILTERABLE_TYPES: ReadonlySet<NotificationType> = new Set(['admin.sign_up', 'admin.report', 'poll', 'update', 'quoted_update']);
+const NEW_ACCOUNT_MS = 30 * 24 * HOUR_MS;
+const SEVERITY: Record<PolicyVerdict, number> = { accept: 0, filter: 1, drop: 2 };
 
 /** Types whose notifications are about a status. */
 const STATUS_TYPES: ReadonlySet<NotificationType> = new Set(['mention', 'status', 'reblog', 'favourite', 'poll', 'update', 'quote', 'quoted_update']);
@@ -41,10 +46,46 @@ export class NotificationService {
     return null;
   }
 
-  /** Notifies a local user unless the notification is dropped; returns the id, or null when dropped. */
+  /**
+   * Notifies a local user unless the notification is dropped, by the rules above or by the user's
+   * notification policy; one the policy filters is kept out of sight in the sender's notification request
+   * (and neither streamed nor pushed). Returns the id, or null when dropped.
+   */
   notify(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string | null {
     if (this.dropReason(recipientId, fromAccountId, type, statusId) !== null) return null;
+    const verdict = this.policyVerdict(recipientId, fromAccountId, type, statusId);
+    if (verdict === 'drop') return null;
+    if (verdict === 'filter') {
+      const id = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId, groupKey: this.groupKey(recipientId, type, statusId), filtered: true });
+      this.store.notificationRequests.record(recipientId, fromAccountId, statusId);
+      return id;
+    }
     return this.insert(recipientId, fromAccountId, type, statusId);
+  }
+
+  /**
+   * What the recipient's notification policy says of this notification (Mastodon 4.3's rules): the most
+   * severe verdict of the policy's conditions the sender meets. Staff, accepted senders, and replies to
+   * the recipient's own posts always pass.
+   */
+  policyVerdict(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null): PolicyVerdict {
+    if (recipientId === fromAccountId || UNFILTERABLE_TYPES.has(type)) return 'accept';
+    const policy = this.store.notificationRequests.policy(recipientId);
+    if (Object.values(policy).every((v) => v === 'accept')) return 'accept';
+    const sender = this.store.accounts.byId(fromAccountId);
+    if (!sender || isStaff(sender) || this.store.notificationRequests.permitted(recipientId, fromAccountId)) return 'accept';
+    const status = statusId ? this.store.statuses.byId(statusId) : null;
+    if (status && type === 'mention' && status.inReplyToAccountId === recipientId) return 'accept';
+    const rel = this.store.relationships;
+    const following = rel.follow(recipientId, fromAccountId) !== null;
+    const followedBy = rel.follow(fromAccountId, recipientId) !== null;
+    const applies: PolicyVerdict[] = [];
+    if (!following) applies.push(policy.for_not_following);
+    if (!followedBy) applies.push(policy.for_not_followers);
+    if (this.store.now() - sender.createdAt < NEW_ACCOUNT_MS) applies.push(policy.for_new_accounts);
+    if (type === 'mention' && status?.visibility === 'direct' && !following) applies.push(policy.for_private_mentions);
+    if (sender.silencedAt !== null && !following) applies.push(policy.for_limited_accounts);
+    return applies.reduce<PolicyVerdict>((worst, v) => (SEVERITY[v] > SEVERITY[worst] ? v : worst), 'accept');
   }
 
   /** Inserts without the drop rules (admin notifications) and tells the bus once the write commits. */
@@ -68,4 +109,9 @@ export class NotificationService {
     if (Number.isSafeInteger(previousBucket) && bucket < previousBucket + MAXIMUM_GROUP_SPAN_HOURS) bucket = previousBucket;
     return `${prefix}-${bucket}`;
   }
+}
+
+function isStaff(account: Account): boolean {
+  const role = account.user?.role;
+  return role === 'owner' || role === 'admin' || role === 'moderator';
 }

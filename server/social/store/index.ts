@@ -5,6 +5,8 @@ import { HomeFeedRepository } from './feeds.ts';
 import { InteractionRepository } from './interactions.ts';
 import { MediaRepository } from './media.ts';
 import { NotificationRepository } from './notifications.ts';
+import { NotificationRequestRepository } from './notification-requests.ts';
+import { SuggestionRepository } from './suggestions.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -43,6 +45,8 @@ export * from './scheduled.ts';
 export * from './statuses.ts';
 export * from './timelines.ts';
 export * from './notifications.ts';
+export * from './notification-requests.ts';
+export * from './suggestions.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -60,6 +64,8 @@ export class SocialStore {
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
   readonly notifications: NotificationRepository;
+  readonly notificationRequests: NotificationRequestRepository;
+  readonly suggestions: SuggestionRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -88,6 +94,8 @@ export class SocialStore {
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
     this.notifications = new NotificationRepository(this.core);
+    this.notificationRequests = new NotificationRequestRepository(this.core);
+    this.suggestions = new SuggestionRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

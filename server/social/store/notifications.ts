@@ -48,6 +48,8 @@ export interface NotificationFilter {
   types?: string[];
   excludeTypes?: string[];
   fromAccountId?: string;
+  /** Also those the user's notification policy filtered (pending in a notification request). */
+  includeFiltered?: boolean;
 }
 
 /**
@@ -64,11 +66,11 @@ export class NotificationRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null }): string {
+  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null; filtered?: boolean }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, this.core.now());
+      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, filtered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, input.filtered ? 1 : 0, this.core.now());
     return id;
   }
 
@@ -90,6 +92,7 @@ export class NotificationRepository {
            AND (@types IS NULL OR n.type IN (SELECT value FROM json_each(@types)))
            AND (@exclude IS NULL OR n.type NOT IN (SELECT value FROM json_each(@exclude)))
            AND (@from IS NULL OR n.from_account_id = @from)
+           AND (@filtered = 1 OR n.filtered = 0)
            AND (@max IS NULL OR n.id < @max) AND (@since IS NULL OR n.id > @since) AND (@min IS NULL OR n.id > @min)
            AND ${LISTABLE}
          ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT @scan`,
@@ -99,6 +102,7 @@ export class NotificationRepository {
         types: filter.types?.length ? JSON.stringify(filter.types) : null,
         exclude: filter.excludeTypes?.length ? JSON.stringify(filter.excludeTypes) : null,
         from: filter.fromAccountId ?? null,
+        filtered: filter.includeFiltered ? 1 : 0,
         max: cursor.maxId ?? null,
         since: cursor.sinceId ?? null,
         min: cursor.minId ?? null,
@@ -110,7 +114,7 @@ export class NotificationRepository {
 
   /** Every listable notification of one group, newest first (bounded). */
   ofGroup(accountId: string, groupKey: string, limit = 1000): NotificationRow[] {
-    const rows = this.core.sql(`SELECT n.* FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE} ORDER BY n.id DESC LIMIT ?`).all(accountId, groupKey, limit) as Record<string, unknown>[];
+    const rows = this.core.sql(`SELECT n.* FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} ORDER BY n.id DESC LIMIT ?`).all(accountId, groupKey, limit) as Record<string, unknown>[];
     return rows.map(toNotification);
   }
 
@@ -118,9 +122,9 @@ export class NotificationRepository {
   groupSummaries(accountId: string, groupKeys: readonly string[]): Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }> {
     const result = new Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }>();
     for (const key of groupKeys) {
-      const r = this.core.sql(`SELECT COUNT(*) AS n, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE}`).get(accountId, key) as { n: bigint; latest: bigint | null };
+      const r = this.core.sql(`SELECT COUNT(*) AS n, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE}`).get(accountId, key) as { n: bigint; latest: bigint | null };
       const samples = this.core
-        .sql(`SELECT n.from_account_id AS a, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND ${LISTABLE} GROUP BY n.from_account_id ORDER BY latest DESC LIMIT 8`)
+        .sql(`SELECT n.from_account_id AS a, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} GROUP BY n.from_account_id ORDER BY latest DESC LIMIT 8`)
         .all(accountId, key) as { a: bigint }[];
       if (r.latest !== null) result.set(key, { count: int(r.n), mostRecentId: str(r.latest), sampleAccountIds: samples.map((s) => str(s.a)) });
     }
@@ -168,6 +172,7 @@ export class NotificationRepository {
       filter.types?.length ? 'n.type IN (SELECT value FROM json_each(@types))' : '',
       filter.excludeTypes?.length ? 'n.type NOT IN (SELECT value FROM json_each(@exclude))' : '',
       filter.fromAccountId ? 'n.from_account_id = @from' : '',
+      filter.includeFiltered ? '' : 'n.filtered = 0',
     ]
       .filter(Boolean)
       .map((w) => `AND ${w}`)
@@ -187,7 +192,7 @@ export class NotificationRepository {
   /** Unread notifications after a marker (capped). */
   countAfter(accountId: string, afterId: string | null, limit: number): number {
     const r = this.core
-      .sql(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications n WHERE n.account_id = ? AND n.id > ? AND ${LISTABLE} LIMIT ?)`)
+      .sql(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications n WHERE n.account_id = ? AND n.id > ? AND n.filtered = 0 AND ${LISTABLE} LIMIT ?)`)
       .get(accountId, afterId ?? '0', limit) as { n: bigint };
     return int(r.n);
   }

@@ -22,6 +22,11 @@ export const OWNER_SETTINGS = {
   },
   extended_description: { description: 'longer "about" text (plain text)', schema: z.string().max(20000), default: '' },
   privacy_policy: { description: 'privacy policy (plain text); empty shows a short default', schema: z.string().max(50000), default: '' },
+  featured_accounts: {
+    description: 'comma-separated local usernames suggested to new users who follow no one yet (staff picks)',
+    schema: z.string().regex(/^([A-Za-z0-9_]+(,[A-Za-z0-9_]+)*)?$/, 'must be comma-separated usernames like "alice,bob"'),
+    default: '',
+  },
   registrations_message: { description: 'message shown when registrations are closed', schema: z.string().max(2000), default: '' },
   contact_email: { description: 'contact e-mail address (defaults to the owner\'s)', schema: z.union([z.literal(''), z.email()]), default: '' },
   contact_username: { description: 'local username shown as the contact account (defaults to the owner)', schema: z.string().max(30), default: '' },

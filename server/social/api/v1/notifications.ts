@@ -6,12 +6,13 @@ import { presentNotifications } from '../../entities/notification.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zId, zInt, zList, zString } from '../../http/params.ts';
+import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
 
 const listSchema = z.object({
   types: zList(zString, 50).optional(),
   exclude_types: zList(zString, 50).optional(),
   account_id: z.preprocess((v) => (v === '' ? undefined : v), zId.optional()),
+  include_filtered: zBool.optional(),
 });
 
 export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): void {
@@ -20,7 +21,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     const params = requestParams(req);
     const p = parseParams(listSchema, params);
     const page = pageQuery(params, 40, 80);
-    const rows = ctx.store.notifications.list(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id }, page);
+    const rows = ctx.store.notifications.list(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id, includeFiltered: p.include_filtered }, page);
     setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
     // Notifications about statuses a hide filter covers in the notifications context are left out.
     const statuses = new Map(ctx.store.statuses.byIds(rows.flatMap((n) => n.statusId ?? [])).map((s) => [s.id, s]));

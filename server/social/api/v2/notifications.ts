@@ -7,7 +7,7 @@ import { isoTime } from '../../entities/dates.ts';
 import { serializeReport } from '../../entities/report.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zId, zInt, zList, zString } from '../../http/params.ts';
+import { parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
 import type { Account, NotificationRow } from '../../store/index.ts';
 
 const listSchema = z.object({
@@ -20,7 +20,7 @@ const listSchema = z.object({
   min_id: zId.optional(),
   limit: zInt.optional(),
   expand_accounts: zString.optional(),
-  include_filtered: zString.optional(),
+  include_filtered: zBool.optional(),
 });
 
 /** Notifications read per page to gather `limit` groups (each group may hold many). */
@@ -108,7 +108,7 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
     const p = parseParams(listSchema, requestParams(req));
     const limit = Math.min(Math.max(p.limit ?? 40, 1), 80);
     const grouped = new Set(p.grouped_types ?? [...GROUPABLE_TYPES]);
-    const rows = ctx.store.notifications.scan(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id }, { maxId: p.max_id, sinceId: p.since_id, minId: p.min_id }, limit * SCAN_PER_GROUP);
+    const rows = ctx.store.notifications.scan(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id, includeFiltered: p.include_filtered }, { maxId: p.max_id, sinceId: p.since_id, minId: p.min_id }, limit * SCAN_PER_GROUP);
     const { groups, scanned } = gather(account, rows, grouped, limit);
     link(req, reply, scanned);
     return results(account, groups);

@@ -8,6 +8,7 @@ import { announcementsAddCommand, announcementsListCommand, announcementsRemoveC
 import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-rules.ts';
 import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
 import { tokensCreateCommand } from './social-tokens.ts';
+import { trendsCommands } from './social-trends.ts';
 
 /** Every `homeport` command. Subsystems add theirs here (one file each). */
 export const commands: CliCommand[] = [
@@ -24,6 +25,7 @@ export const commands: CliCommand[] = [
   announcementsAddCommand,
   announcementsListCommand,
   announcementsRemoveCommand,
+  ...trendsCommands,
   ...eventlogUsersCommands,
   backupCommand,
   restoreCommand,

@@ -1,7 +1,7 @@
 import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
-import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type SocialStore, type User, type UserRole } from './store/index.ts';
+import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
 
 export const USER_ACTIONS = ['confirm', 'approve', 'suspend', 'unsuspend', 'delete'] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
@@ -113,6 +113,18 @@ export class SocialAdmin {
 
   removeRule(id: string): void {
     if (!/^\d+$/.test(id) || !this.store.rules.remove(id)) throw new AdminError(`no rule with id ${id}`);
+  }
+
+  /** Hashtags used in public posts lately, with staff's review of each (only allowed ones trend). */
+  trendingTagCandidates(limit = 40): TagUsage[] {
+    return this.store.trends.tags({ allowedOnly: false, limit, offset: 0 });
+  }
+
+  /** Allows a hashtag to appear in trends, or keeps it out. */
+  reviewTrendingTag(name: string, allowed: boolean): void {
+    const tag = this.store.tags.byName(name.replace(/^#/, ''));
+    if (!tag) throw new AdminError(`no hashtag #${name.replace(/^#/, '')} has been used here`);
+    this.store.trends.setTrendable(tag.id, allowed);
   }
 
   /** Publishes an announcement (times in ms since the epoch). */

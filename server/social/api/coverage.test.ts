@@ -37,9 +37,8 @@ const NOT_YET = new Set<string>([
   'POST /api/v1/statuses/{id}/translate',
   'GET /api/v1/timelines/direct',
   'GET /api/v1/timelines/link',
+  // Trending links need preview cards, which Homeport does not fetch yet.
   'GET /api/v1/trends/links',
-  'GET /api/v1/trends/statuses',
-  'GET /api/v1/trends/tags',
 ]);
 
 let server: SocialTestServer;

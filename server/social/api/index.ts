@@ -30,6 +30,7 @@ import { muteRoutes } from './v1/mutes.ts';
 import { notificationRoutes } from './v1/notifications.ts';
 import { notificationRequestRoutes } from './v1/notification-requests.ts';
 import { suggestionRoutes } from './v1/suggestions.ts';
+import { trendRoutes } from './v1/trends.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -68,6 +69,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   tagRoutes,
   directoryRoutes,
   suggestionRoutes,
+  trendRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

@@ -7,6 +7,7 @@ import { MediaRepository } from './media.ts';
 import { NotificationRepository } from './notifications.ts';
 import { NotificationRequestRepository } from './notification-requests.ts';
 import { SuggestionRepository } from './suggestions.ts';
+import { TrendRepository } from './trends.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -47,6 +48,7 @@ export * from './timelines.ts';
 export * from './notifications.ts';
 export * from './notification-requests.ts';
 export * from './suggestions.ts';
+export * from './trends.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -66,6 +68,7 @@ export class SocialStore {
   readonly notifications: NotificationRepository;
   readonly notificationRequests: NotificationRequestRepository;
   readonly suggestions: SuggestionRepository;
+  readonly trends: TrendRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -96,6 +99,7 @@ export class SocialStore {
     this.notifications = new NotificationRepository(this.core);
     this.notificationRequests = new NotificationRequestRepository(this.core);
     this.suggestions = new SuggestionRepository(this.core);
+    this.trends = new TrendRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

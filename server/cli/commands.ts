@@ -9,6 +9,7 @@ import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-
 import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
 import { tokensCreateCommand } from './social-tokens.ts';
 import { trendsCommands } from './social-trends.ts';
+import { emojisAddCommand, emojisListCommand, emojisRemoveCommand } from './social-emojis.ts';
 
 /** Every `homeport` command. Subsystems add theirs here (one file each). */
 export const commands: CliCommand[] = [
@@ -26,6 +27,9 @@ export const commands: CliCommand[] = [
   announcementsListCommand,
   announcementsRemoveCommand,
   ...trendsCommands,
+  emojisAddCommand,
+  emojisListCommand,
+  emojisRemoveCommand,
   ...eventlogUsersCommands,
   backupCommand,
   restoreCommand,

@@ -1,7 +1,13 @@
+import fs from 'node:fs';
+import sharp from 'sharp';
 import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
+import type { MediaStorage } from './media/storage.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
-import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
+import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type CustomEmojiRow, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
+
+/** Mastodon's size limit for a custom emoji image. */
+export const CUSTOM_EMOJI_MAX_BYTES = 256 * 1024;
 
 export const USER_ACTIONS = ['confirm', 'approve', 'suspend', 'unsuspend', 'delete'] as const;
 export type UserAction = (typeof USER_ACTIONS)[number];
@@ -17,9 +23,12 @@ export class SocialAdmin {
   private readonly store: SocialStore;
   private readonly accounts: AccountService;
 
-  constructor(store: SocialStore, accounts: AccountService) {
+  private readonly media: MediaStorage;
+
+  constructor(store: SocialStore, accounts: AccountService, media: MediaStorage) {
     this.store = store;
     this.accounts = accounts;
+    this.media = media;
   }
 
   private localUser(username: string): { user: User; account: Account } {
@@ -125,6 +134,46 @@ export class SocialAdmin {
     const tag = this.store.tags.byName(name.replace(/^#/, ''));
     if (!tag) throw new AdminError(`no hashtag #${name.replace(/^#/, '')} has been used here`);
     this.store.trends.setTrendable(tag.id, allowed);
+  }
+
+  /**
+   * Adds (or replaces) a custom emoji from a PNG, GIF or WebP file of at most 256 KB (Mastodon's limit);
+   * an animated one also gets a still PNG for clients that do not animate.
+   */
+  async addCustomEmoji(shortcode: string, file: string, options: { category?: string | null; visibleInPicker?: boolean } = {}): Promise<CustomEmojiRow> {
+    if (!/^[a-zA-Z0-9_]{2,30}$/.test(shortcode)) throw new AdminError('a shortcode is 2 to 30 letters, digits or underscores');
+    const category = options.category?.trim() || null;
+    if (category && category.length > 100) throw new AdminError('a category is at most 100 characters');
+    let data: Buffer;
+    try {
+      data = await fs.promises.readFile(file);
+    } catch {
+      throw new AdminError(`cannot read ${file}`);
+    }
+    if (data.length > CUSTOM_EMOJI_MAX_BYTES) throw new AdminError(`an emoji image is at most ${CUSTOM_EMOJI_MAX_BYTES / 1024} KB`);
+    const meta = await sharp(data, { animated: true }).metadata().catch(() => null);
+    if (!meta || !['png', 'gif', 'webp'].includes(meta.format ?? '')) throw new AdminError('an emoji image must be PNG, GIF or WebP');
+    const imagePath = await this.media.write('custom_emojis', meta.format!, data);
+    const staticPath = (meta.pages ?? 1) > 1 || meta.format !== 'png' ? await this.media.write('custom_emojis', 'png', await sharp(data).png().toBuffer()) : imagePath;
+    const previous = this.store.emojis.byShortcode(shortcode);
+    this.store.emojis.put({ shortcode, imagePath, staticPath, category, visibleInPicker: options.visibleInPicker ?? true });
+    if (previous) await this.removeEmojiFiles(previous);
+    return this.store.emojis.byShortcode(shortcode)!;
+  }
+
+  listCustomEmojis(): CustomEmojiRow[] {
+    return this.store.emojis.local();
+  }
+
+  async removeCustomEmoji(shortcode: string): Promise<void> {
+    const removed = this.store.emojis.remove(shortcode);
+    if (!removed) throw new AdminError(`no custom emoji :${shortcode}:`);
+    await this.removeEmojiFiles(removed);
+  }
+
+  private async removeEmojiFiles(emoji: CustomEmojiRow): Promise<void> {
+    await this.media.remove(emoji.imagePath);
+    if (emoji.staticPath !== emoji.imagePath) await this.media.remove(emoji.staticPath);
   }
 
   /** Publishes an announcement (times in ms since the epoch). */

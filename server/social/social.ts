@@ -152,7 +152,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       generalRateLimit: options.generalRateLimit ?? true,
       routes: [],
     };
-    return { db, file, context, admin: new SocialAdmin(store, accounts) };
+    return { db, file, context, admin: new SocialAdmin(store, accounts, media) };
   } catch (err) {
     db.close();
     throw err;

@@ -31,6 +31,7 @@ import { notificationRoutes } from './v1/notifications.ts';
 import { notificationRequestRoutes } from './v1/notification-requests.ts';
 import { suggestionRoutes } from './v1/suggestions.ts';
 import { trendRoutes } from './v1/trends.ts';
+import { customEmojiRoutes } from './v1/custom-emojis.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -70,6 +71,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   directoryRoutes,
   suggestionRoutes,
   trendRoutes,
+  customEmojiRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications.ts';
 import { NotificationRequestRepository } from './notification-requests.ts';
 import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
+import { EmojiRepository } from './emojis.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -49,6 +50,7 @@ export * from './notifications.ts';
 export * from './notification-requests.ts';
 export * from './suggestions.ts';
 export * from './trends.ts';
+export * from './emojis.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -69,6 +71,7 @@ export class SocialStore {
   readonly notificationRequests: NotificationRequestRepository;
   readonly suggestions: SuggestionRepository;
   readonly trends: TrendRepository;
+  readonly emojis: EmojiRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -100,6 +103,7 @@ export class SocialStore {
     this.notificationRequests = new NotificationRequestRepository(this.core);
     this.suggestions = new SuggestionRepository(this.core);
     this.trends = new TrendRepository(this.core);
+    this.emojis = new EmojiRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { MediaStorage } from './media/storage.ts';
+import { publishTermsOfService } from './domain/terms-of-service.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
 import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type CustomEmojiRow, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
 
@@ -99,6 +100,7 @@ export class SocialAdmin {
     try {
       const stored = this.store.settings.setOwner(key, value);
       if (key === 'extended_description' || key === 'privacy_policy') this.store.settings.set(`${key}_updated_at`, String(this.store.now()));
+      if (key === 'terms_of_service') publishTermsOfService(this.store, stored);
       return stored;
     } catch (err) {
       throw new AdminError((err as Error).message);

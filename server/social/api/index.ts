@@ -32,6 +32,9 @@ import { notificationRequestRoutes } from './v1/notification-requests.ts';
 import { suggestionRoutes } from './v1/suggestions.ts';
 import { trendRoutes } from './v1/trends.ts';
 import { customEmojiRoutes } from './v1/custom-emojis.ts';
+import { oembedRoutes } from './oembed.ts';
+import { statusTranslateRoutes } from './v1/statuses/translate.ts';
+import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -72,6 +75,8 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   suggestionRoutes,
   trendRoutes,
   customEmojiRoutes,
+  oembedRoutes,
+  asyncRefreshRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,
@@ -84,6 +89,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   // Part 2: statuses, timelines, notifications, conversations, media, polls, scheduled statuses.
   statusRoutes,
   statusActionRoutes,
+  statusTranslateRoutes,
   accountStatusRoutes,
   timelineRoutes,
   favouritesRoutes,

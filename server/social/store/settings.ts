@@ -27,6 +27,11 @@ export const OWNER_SETTINGS = {
     schema: z.string().regex(/^([A-Za-z0-9_]+(,[A-Za-z0-9_]+)*)?$/, 'must be comma-separated usernames like "alice,bob"'),
     default: '',
   },
+  terms_of_service: {
+    description: 'terms of service (plain text); each change is published as the version of that day, earlier versions stay readable',
+    schema: z.string().max(50000),
+    default: '',
+  },
   registrations_message: { description: 'message shown when registrations are closed', schema: z.string().max(2000), default: '' },
   contact_email: { description: 'contact e-mail address (defaults to the owner\'s)', schema: z.union([z.literal(''), z.email()]), default: '' },
   contact_username: { description: 'local username shown as the contact account (defaults to the owner)', schema: z.string().max(30), default: '' },

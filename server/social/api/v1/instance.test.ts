@@ -88,4 +88,16 @@ describe('instance', () => {
     const prefs = await server.megalodon(owner.token).getPreferences();
     expect(prefs.data).toMatchObject({ 'posting:default:visibility': 'public', 'posting:default:sensitive': false, 'reading:expand:spoilers': false });
   });
+
+  it('publishes terms of service in dated versions once the owner sets them', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/${today}`)).status).toBe(404);
+    server.admin.setSetting('terms_of_service', 'Be excellent to each other.');
+    server.admin.setSetting('terms_of_service', 'Be excellent to each other.\n\nParty on.');
+    const current = (await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).json()) as Record<string, unknown>;
+    expect(current).toEqual({ effective_date: today, effective: true, content: '<p>Be excellent to each other.</p><p>Party on.</p>', succeeded_by: null });
+    expect(await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service/${today}`)).json()).toEqual(current);
+    expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/2001-01-01`)).status).toBe(404);
+    expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/yesterday`)).status).toBe(404);
+  });
 });

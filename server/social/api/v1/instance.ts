@@ -1,6 +1,7 @@
 // https://docs.joinmastodon.org/methods/instance/
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { termsVersions } from '../../domain/terms-of-service.ts';
 import type { SocialContext } from '../../context.ts';
 import { isoTime } from '../../entities/dates.ts';
 import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
@@ -59,9 +60,19 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
     ),
   );
 
-  // No terms of service are published (Mastodon answers 404 then).
-  app.get('/api/v1/instance/terms_of_service', { config: cached }, async () => {
-    throw notFound();
+  /** TermsOfService: a published version; 404 while none is (as Mastodon). */
+  const terms = (date: string | null) => {
+    const versions = termsVersions(ctx.store);
+    const today = new Date(ctx.store.now()).toISOString().slice(0, 10);
+    const index = date === null ? versions.findLastIndex((v) => v.effectiveDate <= today) : versions.findIndex((v) => v.effectiveDate === date);
+    if (index < 0) throw notFound();
+    const version = versions[index];
+    return { effective_date: version.effectiveDate, effective: version.effectiveDate <= today, content: formatPlainText(version.content), succeeded_by: versions[index + 1]?.effectiveDate ?? null };
+  };
+  app.get('/api/v1/instance/terms_of_service', { config: cached }, async () => terms(null));
+  app.get<{ Params: { date: string } }>('/api/v1/instance/terms_of_service/:date', { config: cached }, async (req) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(req.params.date)) throw notFound();
+    return terms(req.params.date);
   });
 
   /** The server's moderated domains; shown to signed-in, confirmed, approved users. */

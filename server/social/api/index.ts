@@ -35,6 +35,7 @@ import { customEmojiRoutes } from './v1/custom-emojis.ts';
 import { oembedRoutes } from './oembed.ts';
 import { statusTranslateRoutes } from './v1/statuses/translate.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
+import { profileRoutes } from './v1/profile.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -77,6 +78,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   customEmojiRoutes,
   oembedRoutes,
   asyncRefreshRoutes,
+  profileRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

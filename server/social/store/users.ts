@@ -10,6 +10,10 @@ export interface UserSettings {
   expandMedia?: 'default' | 'show_all' | 'hide_all';
   expandSpoilers?: boolean;
   autoplayGifs?: boolean;
+  /** What the profile shows (Mastodon 4.6's profile settings; all true unless turned off). */
+  showMedia?: boolean;
+  showMediaReplies?: boolean;
+  showFeatured?: boolean;
 }
 
 export interface User {

@@ -7,7 +7,7 @@ import { DetailsCollector } from '../../../errors.ts';
 import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, requestParams, zBool, zFile, zList, zString } from '../../../http/params.ts';
 import { processProfileImage, type UploadedFile } from '../../../media/images.ts';
-import type { Account, ProfileChanges, ProfileField, UserSettings } from '../../../store/index.ts';
+import type { Account, ProfileChanges, ProfileField, User, UserSettings } from '../../../store/index.ts';
 
 export const PROFILE_LIMITS = {
   displayName: 30,
@@ -32,7 +32,7 @@ const sourceSchema = z.preprocess(
   }),
 );
 
-const updateSchema = z.object({
+export const updateSchema = z.object({
   display_name: zString.optional(),
   note: zString.optional(),
   avatar: zFile.optional(),
@@ -54,7 +54,7 @@ const updateSchema = z.object({
   source: sourceSchema.optional(),
 });
 
-type UpdateParams = z.output<typeof updateSchema>;
+export type UpdateParams = z.output<typeof updateSchema>;
 
 function countChars(s: string): number {
   return [...s].length;
@@ -68,96 +68,92 @@ export function credentialRoutes(app: FastifyInstance, ctx: SocialContext): void
 
   app.patch('/api/v1/accounts/update_credentials', { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } }, async (req) => {
     const { account, user } = currentUser(req);
-    const p: UpdateParams = parseParams(updateSchema, requestParams(req));
-    const details = new DetailsCollector();
-    const changes: ProfileChanges = {};
-
-    if (p.display_name !== undefined) {
-      if (countChars(p.display_name) > PROFILE_LIMITS.displayName) details.add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.displayName} characters)`);
-      changes.displayName = p.display_name.trim();
-    }
-    if (p.note !== undefined) {
-      // Multipart bodies carry CRLF line breaks (the form encoding's rule); store plain LF.
-      const note = p.note.replace(/\r\n?/g, '\n');
-      if (countChars(note) > PROFILE_LIMITS.note) details.add('note', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.note} characters)`);
-      changes.note = note;
-    }
-    for (const key of ['avatar_description', 'header_description'] as const) {
-      const v = p[key];
-      if (v === undefined) continue;
-      if (countChars(v) > PROFILE_LIMITS.imageDescription) details.add(key, 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.imageDescription} characters)`);
-      if (key === 'avatar_description') changes.avatarDescription = v;
-      else changes.headerDescription = v;
-    }
-    if (p.fields_attributes !== undefined) {
-      const fields: ProfileField[] = p.fields_attributes
-        .map((f) => ({ name: (f.name ?? '').trim(), value: (f.value ?? '').trim() }))
-        .filter((f) => f.name !== '' || f.value !== '')
-        .map((f) => {
-          const previous = account.fields.find((old) => old.name === f.name && old.value === f.value);
-          return { ...f, verified_at: previous?.verified_at ?? null };
-        });
-      if (fields.length > PROFILE_LIMITS.fields) details.add('fields', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.fields})`);
-      if (fields.some((f) => countChars(f.name) > PROFILE_LIMITS.fieldName)) details.add('fields', 'ERR_TOO_LONG', `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`);
-      if (fields.some((f) => countChars(f.value) > PROFILE_LIMITS.fieldValue)) details.add('fields', 'ERR_TOO_LONG', `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`);
-      changes.fields = fields;
-    }
-    if (p.attribution_domains !== undefined) {
-      const domains = [...new Set(p.attribution_domains.map((d) => d.trim().toLowerCase()).filter(Boolean))];
-      if (domains.length > PROFILE_LIMITS.attributionDomains) details.add('attribution_domains', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.attributionDomains})`);
-      if (domains.some((d) => !/^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d))) details.add('attribution_domains', 'ERR_INVALID', 'must be domain names');
-      changes.attributionDomains = domains;
-    }
-    if (p.locked !== undefined) changes.locked = p.locked;
-    if (p.bot !== undefined) changes.actorType = p.bot ? 'Service' : 'Person';
-    if (p.discoverable !== undefined) changes.discoverable = p.discoverable;
-    if (p.hide_collections !== undefined) changes.hideCollections = p.hide_collections;
-    if (p.indexable !== undefined) changes.indexable = p.indexable;
-    details.throwIfAny();
-
-    // Images last: only once everything else is valid, so a rejected request leaves no stray files.
-    const images: { field: 'avatar' | 'header'; file: UploadedFile }[] = [];
-    if (p.avatar) images.push({ field: 'avatar', file: p.avatar });
-    if (p.header) images.push({ field: 'header', file: p.header });
-    const written: string[] = [];
-    try {
-      for (const { field, file } of images) {
-        const processed = field === 'avatar' ? await processProfileImage('avatar', file, 400, 400) : await processProfileImage('header', file, 1500, 500);
-        const path = await ctx.media.write(`accounts/${field}s/${account.id}`, processed.extension, processed.data);
-        written.push(path);
-        if (field === 'avatar') changes.avatarFile = path;
-        else changes.headerFile = path;
-      }
-    } catch (err) {
-      for (const path of written) await ctx.media.remove(path);
-      throw err;
-    }
-
-    const settings: UserSettings = { ...user.settings };
-    if (p.source) {
-      if (p.source.privacy !== undefined) settings.defaultPrivacy = p.source.privacy;
-      if (p.source.sensitive !== undefined) settings.defaultSensitive = p.source.sensitive;
-      if (p.source.language !== undefined) settings.defaultLanguage = p.source.language || null;
-      if (p.source.quote_policy !== undefined) settings.defaultQuotePolicy = p.source.quote_policy;
-    }
-    ctx.accounts.updateProfile(account.id, changes, { userId: user.id, settings });
-    await removeReplaced(ctx, account, changes);
-    const updated = ctx.store.accounts.byId(account.id)!;
-    return ctx.presenter.credential(updated, ctx.store.users.byId(user.id)!);
+    await updateProfile(ctx, account, user, parseParams(updateSchema, requestParams(req)));
+    return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
   });
-
-  for (const image of ['avatar', 'header'] as const) {
-    app.delete(`/api/v1/profile/${image}`, { config: { auth: auth.user('write:accounts') } }, async (req) => {
-      const { account, user } = currentUser(req);
-      const changes: ProfileChanges = image === 'avatar' ? { avatarFile: null, avatarDescription: '' } : { headerFile: null, headerDescription: '' };
-      ctx.accounts.updateProfile(account.id, changes);
-      await removeReplaced(ctx, account, changes);
-      return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, user);
-    });
-  }
 }
 
-async function removeReplaced(ctx: SocialContext, before: Account, changes: ProfileChanges): Promise<void> {
+/**
+ * Applies a profile update (update_credentials and the newer /api/v1/profile take the same fields): checks
+ * everything, then writes the images, then the row, and removes the images it replaced.
+ */
+export async function updateProfile(ctx: SocialContext, account: Account, user: User, p: UpdateParams, extraSettings: Partial<UserSettings> = {}): Promise<void> {
+  const details = new DetailsCollector();
+  const changes: ProfileChanges = {};
+
+  if (p.display_name !== undefined) {
+    if (countChars(p.display_name) > PROFILE_LIMITS.displayName) details.add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.displayName} characters)`);
+    changes.displayName = p.display_name.trim();
+  }
+  if (p.note !== undefined) {
+    // Multipart bodies carry CRLF line breaks (the form encoding's rule); store plain LF.
+    const note = p.note.replace(/\r\n?/g, '\n');
+    if (countChars(note) > PROFILE_LIMITS.note) details.add('note', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.note} characters)`);
+    changes.note = note;
+  }
+  for (const key of ['avatar_description', 'header_description'] as const) {
+    const v = p[key];
+    if (v === undefined) continue;
+    if (countChars(v) > PROFILE_LIMITS.imageDescription) details.add(key, 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.imageDescription} characters)`);
+    if (key === 'avatar_description') changes.avatarDescription = v;
+    else changes.headerDescription = v;
+  }
+  if (p.fields_attributes !== undefined) {
+    const fields: ProfileField[] = p.fields_attributes
+      .map((f) => ({ name: (f.name ?? '').trim(), value: (f.value ?? '').trim() }))
+      .filter((f) => f.name !== '' || f.value !== '')
+      .map((f) => {
+        const previous = account.fields.find((old) => old.name === f.name && old.value === f.value);
+        return { ...f, verified_at: previous?.verified_at ?? null };
+      });
+    if (fields.length > PROFILE_LIMITS.fields) details.add('fields', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.fields})`);
+    if (fields.some((f) => countChars(f.name) > PROFILE_LIMITS.fieldName)) details.add('fields', 'ERR_TOO_LONG', `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`);
+    if (fields.some((f) => countChars(f.value) > PROFILE_LIMITS.fieldValue)) details.add('fields', 'ERR_TOO_LONG', `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`);
+    changes.fields = fields;
+  }
+  if (p.attribution_domains !== undefined) {
+    const domains = [...new Set(p.attribution_domains.map((d) => d.trim().toLowerCase()).filter(Boolean))];
+    if (domains.length > PROFILE_LIMITS.attributionDomains) details.add('attribution_domains', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.attributionDomains})`);
+    if (domains.some((d) => !/^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d))) details.add('attribution_domains', 'ERR_INVALID', 'must be domain names');
+    changes.attributionDomains = domains;
+  }
+  if (p.locked !== undefined) changes.locked = p.locked;
+  if (p.bot !== undefined) changes.actorType = p.bot ? 'Service' : 'Person';
+  if (p.discoverable !== undefined) changes.discoverable = p.discoverable;
+  if (p.hide_collections !== undefined) changes.hideCollections = p.hide_collections;
+  if (p.indexable !== undefined) changes.indexable = p.indexable;
+  details.throwIfAny();
+
+  // Images last: only once everything else is valid, so a rejected request leaves no stray files.
+  const images: { field: 'avatar' | 'header'; file: UploadedFile }[] = [];
+  if (p.avatar) images.push({ field: 'avatar', file: p.avatar });
+  if (p.header) images.push({ field: 'header', file: p.header });
+  const written: string[] = [];
+  try {
+    for (const { field, file } of images) {
+      const processed = field === 'avatar' ? await processProfileImage('avatar', file, 400, 400) : await processProfileImage('header', file, 1500, 500);
+      const path = await ctx.media.write(`accounts/${field}s/${account.id}`, processed.extension, processed.data);
+      written.push(path);
+      if (field === 'avatar') changes.avatarFile = path;
+      else changes.headerFile = path;
+    }
+  } catch (err) {
+    for (const path of written) await ctx.media.remove(path);
+    throw err;
+  }
+
+  const settings: UserSettings = { ...user.settings, ...extraSettings };
+  if (p.source) {
+    if (p.source.privacy !== undefined) settings.defaultPrivacy = p.source.privacy;
+    if (p.source.sensitive !== undefined) settings.defaultSensitive = p.source.sensitive;
+    if (p.source.language !== undefined) settings.defaultLanguage = p.source.language || null;
+    if (p.source.quote_policy !== undefined) settings.defaultQuotePolicy = p.source.quote_policy;
+  }
+  ctx.accounts.updateProfile(account.id, changes, { userId: user.id, settings });
+  await removeReplaced(ctx, account, changes);
+}
+
+export async function removeReplaced(ctx: SocialContext, before: Account, changes: ProfileChanges): Promise<void> {
   if (changes.avatarFile !== undefined && before.avatarFile && before.avatarFile !== changes.avatarFile) await ctx.media.remove(before.avatarFile);
   if (changes.headerFile !== undefined && before.headerFile && before.headerFile !== changes.headerFile) await ctx.media.remove(before.headerFile);
 }

@@ -25,7 +25,6 @@ const NOT_YET = new Set<string>([
   'GET /api/v1/collections/{id}',
   'PATCH /api/v1/collections/{id}',
   'DELETE /api/v1/collections/{id}',
-  'PUT /api/v1/statuses/{id}/interaction_policy',
   'GET /api/v1/statuses/{id}/quotes',
   'POST /api/v1/statuses/{id}/quotes/{quoting_status_id}/revoke',
   'GET /api/v1/timelines/link',

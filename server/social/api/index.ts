@@ -34,6 +34,7 @@ import { trendRoutes } from './v1/trends.ts';
 import { customEmojiRoutes } from './v1/custom-emojis.ts';
 import { oembedRoutes } from './oembed.ts';
 import { statusTranslateRoutes } from './v1/statuses/translate.ts';
+import { statusInteractionPolicyRoutes } from './v1/statuses/interaction-policy.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
 import { pollRoutes } from './v1/polls.ts';
@@ -92,6 +93,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   statusRoutes,
   statusActionRoutes,
   statusTranslateRoutes,
+  statusInteractionPolicyRoutes,
   accountStatusRoutes,
   timelineRoutes,
   favouritesRoutes,

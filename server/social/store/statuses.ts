@@ -196,6 +196,11 @@ export class StatusRepository {
     indexStatusWords(this.core, id, changes);
   }
 
+  /** Who may quote the status (a change of who may interact, not an edit: no history entry, but a new version). */
+  setQuotePolicy(id: string, policy: QuotePolicy): void {
+    this.core.sql('UPDATE statuses SET quote_approval_policy = ?, updated_at = max(updated_at + 1, ?) WHERE id = ?').run(policy, this.core.now(), id);
+  }
+
   /** Marks a status deleted (the row stays as a tombstone) and takes it off its author's counter. */
   markDeleted(status: StatusRow): void {
     const changed = this.core.sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(this.core.now(), status.id).changes;

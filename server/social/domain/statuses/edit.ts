@@ -1,6 +1,6 @@
 import { DetailsCollector, notFound } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
-import type { Account, StatusRow } from '../../store/index.ts';
+import type { Account, QuotePolicy, StatusRow } from '../../store/index.ts';
 import { graphemeLength } from '../../text/format.ts';
 import type { StatusDeps } from './deps.ts';
 import type { EditInput } from './inputs.ts';
@@ -112,6 +112,18 @@ export class StatusEditor {
       if (account && account.domain === null) this.d.notifications.notify(accountId, author.id, 'mention', status.id);
     }
     if (pollChanged && input.poll) this.d.scheduleChanged();
+    return this.d.store.statuses.byId(status.id)!;
+  }
+
+  /** Changes who may quote an own status (Mastodon 4.5's interaction policy); told like an edit. */
+  setQuotePolicy(author: Account, statusId: string, policy: QuotePolicy): StatusRow {
+    const status = this.d.reader.readable(author, statusId);
+    if (status.accountId !== author.id || status.reblogOfId !== null) throw notFound();
+    if (status.quoteApprovalPolicy === policy) return status;
+    this.d.store.transaction(() => {
+      this.d.store.statuses.setQuotePolicy(status.id, policy);
+      this.d.store.events.emit('status.updated', { status: this.d.store.statuses.byId(status.id)! });
+    });
     return this.d.store.statuses.byId(status.id)!;
   }
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../logger.ts';
 import type { MediaStorage } from '../../media/storage.ts';
-import type { Account, ScheduledStatusRow, SocialStore, StatusRow, Visibility } from '../../store/index.ts';
+import type { Account, QuotePolicy, ScheduledStatusRow, SocialStore, StatusRow, Visibility } from '../../store/index.ts';
 import type { SocialUrls } from '../../urls.ts';
 import type { NotificationService } from '../notifications.ts';
 import { StatusActions } from './actions.ts';
@@ -62,6 +62,9 @@ export class StatusService {
   }
   edit(author: Account, statusId: string, input: EditInput): StatusRow {
     return this.editor.edit(author, statusId, input);
+  }
+  setQuotePolicy(author: Account, statusId: string, policy: QuotePolicy): StatusRow {
+    return this.editor.setQuotePolicy(author, statusId, policy);
   }
   delete(author: Account, status: StatusRow, deleteMedia: boolean): Promise<void> {
     return this.remover.delete(author, status, deleteMedia);

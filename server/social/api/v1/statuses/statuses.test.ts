@@ -331,4 +331,19 @@ describe('reblogs, favourites, bookmarks, pins and conversation mutes', () => {
     await server.masto(carol.token).v1.statuses.$select(root.id).favourite();
     expect((await server.masto(alice.token).v1.notifications.list({ types: ['favourite'] })).some((n) => n.status?.id === root.id)).toBe(true);
   });
+
+  it('changes who may quote an own post after posting, as followers see it', async () => {
+    const post = await server.masto(alice.token).v1.statuses.create({ status: 'quote me, maybe' });
+    expect(post.quoteApproval).toMatchObject({ automatic: ['public'], currentUser: 'automatic' });
+    const changed = await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'followers' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.quote_approval).toMatchObject({ automatic: ['followers'], current_user: 'automatic' });
+    expect((await api(bob.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe('automatic');
+    expect((await api(dave.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe('denied');
+    expect((await api(bob.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'public' })).status).toBe(404);
+    expect((await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'everyone' })).status).toBe(422);
+    // A timeline page written from cached pieces shows the new policy too.
+    const own = (await api(alice.token, 'GET', '/api/v1/timelines/home')).body.find((s: { id: string }) => s.id === post.id);
+    expect(own.quote_approval.automatic).toEqual(['followers']);
+  });
 });

@@ -3,6 +3,7 @@ import type { AccountService } from './domain/accounts.ts';
 import type { AnnouncementService } from './domain/announcements.ts';
 import type { ReportService } from './domain/reports.ts';
 import type { SuggestionService } from './domain/suggestions.ts';
+import type { CollectionService } from './domain/collections.ts';
 import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
@@ -46,6 +47,7 @@ export interface SocialContext {
   announcements: AnnouncementService;
   reports: ReportService;
   suggestions: SuggestionService;
+  collections: CollectionService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

@@ -10,6 +10,7 @@ import type { RegisteredRoute, SocialContext } from './context.ts';
 import { AccountService } from './domain/accounts.ts';
 import { AnnouncementService } from './domain/announcements.ts';
 import { SuggestionService } from './domain/suggestions.ts';
+import { CollectionService } from './domain/collections.ts';
 import { ReportService } from './domain/reports.ts';
 import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
@@ -145,6 +146,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       announcements: new AnnouncementService(store),
       reports: new ReportService(store),
       suggestions: new SuggestionService(store),
+      collections: new CollectionService(store),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

@@ -37,6 +37,7 @@ import { statusTranslateRoutes } from './v1/statuses/translate.ts';
 import { statusInteractionPolicyRoutes } from './v1/statuses/interaction-policy.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
+import { collectionRoutes } from './v1/collections.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -80,6 +81,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   oembedRoutes,
   asyncRefreshRoutes,
   profileRoutes,
+  collectionRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

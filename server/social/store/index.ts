@@ -9,6 +9,7 @@ import { NotificationRequestRepository } from './notification-requests.ts';
 import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
+import { CollectionRepository } from './collections.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -51,6 +52,7 @@ export * from './notification-requests.ts';
 export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
+export * from './collections.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -72,6 +74,7 @@ export class SocialStore {
   readonly suggestions: SuggestionRepository;
   readonly trends: TrendRepository;
   readonly emojis: EmojiRepository;
+  readonly collections: CollectionRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -104,6 +107,7 @@ export class SocialStore {
     this.suggestions = new SuggestionRepository(this.core);
     this.trends = new TrendRepository(this.core);
     this.emojis = new EmojiRepository(this.core);
+    this.collections = new CollectionRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

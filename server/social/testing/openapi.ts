@@ -70,6 +70,16 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       group.properties.most_recent_notification_id = { type: 'string' };
     },
   },
+  {
+    description:
+      'Collections answers are named in the document (WrappedCollection, WrappedCollectionItem, Collections) but have no schema: added as the wrappers masto.js types them ({collection}, {collection_item}, {collections}).',
+    apply(doc) {
+      const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+      doc.components.schemas.WrappedCollection = { type: 'object', required: ['collection'], properties: { collection: ref('Collection') } };
+      doc.components.schemas.WrappedCollectionItem = { type: 'object', required: ['collection_item'], properties: { collection_item: ref('CollectionItem') } };
+      doc.components.schemas.Collections = { type: 'object', required: ['collections'], properties: { collections: { type: 'array', items: ref('Collection') } } };
+    },
+  },
 ];
 
 /**
@@ -82,6 +92,12 @@ export const SUPPLEMENTS: Record<string, string> = {
   'POST /api/v1/follows 200': '#/components/schemas/Account',
   // An attachment still being processed is answered with 206 and the attachment (url null).
   'GET /api/v1/media/{id} 206': '#/components/schemas/MediaAttachment',
+  // Collections (Mastodon 4.6) wrap their entities; the document names the wrappers but gives no schema.
+  'POST /api/v1/collections 200': '#/components/schemas/WrappedCollection',
+  'PATCH /api/v1/collections/{id} 200': '#/components/schemas/WrappedCollection',
+  'POST /api/v1/collections/{collection_id}/items 200': '#/components/schemas/WrappedCollectionItem',
+  'GET /api/v1/accounts/{account_id}/collections 200': '#/components/schemas/Collections',
+  'GET /api/v1/accounts/{account_id}/in_collections 200': '#/components/schemas/Collections',
 };
 
 const ERROR_POINTER = 'mastodon-openapi#/components/schemas/Error';
@@ -220,6 +236,8 @@ export function validateResponse(method: string, urlPath: string, status: number
  * endpoint must bring its schema (in SUPPLEMENTS) or be added here knowingly.
  */
 export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
+  'DELETE /api/v1/collections/:id 200',
+  'DELETE /api/v1/collections/:id/items/:id 200',
   'DELETE /api/v1/conversations/:id 200',
   'DELETE /api/v1/domain_blocks 200',
   'DELETE /api/v1/featured_tags/:id 200',
@@ -239,6 +257,7 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'GET /nodeinfo/2.1 200',
   'GET /oauth/userinfo 200',
   'POST /api/v1/announcements/:id/dismiss 200',
+  'POST /api/v1/collections/:id/items/:id/revoke 200',
   'POST /api/v1/domain_blocks 200',
   'POST /api/v1/lists/:id/accounts 200',
   'POST /api/v1/emails/confirmations 200',

@@ -878,20 +878,6 @@ export const socialMigrations: Migration[] = [
   },
   {
     version: 14,
-    name: 'dismissed follow suggestions',
-    up(db) {
-      db.exec(`
-        CREATE TABLE suggestion_dismissals (
-          account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-          target_account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-          created_at INTEGER NOT NULL,
-          PRIMARY KEY (account_id, target_account_id)
-        ) WITHOUT ROWID;
-      `);
-    },
-  },
-  {
-    version: 15,
     name: 'collections of accounts',
     up(db) {
       db.exec(`

@@ -47,6 +47,8 @@ describe('scopes', () => {
     const publicApi = routes.filter((r) => r.auth.kind === 'public' && r.url.startsWith('/api/')).map((r) => `${r.method} ${r.url}`);
     expect(publicApi.sort()).toEqual(
       [
+        'GET /api/oembed',
+        'GET /api/v1/custom_emojis',
         'GET /api/v1/instance',
         'GET /api/v1/instance/activity',
         'GET /api/v1/instance/extended_description',
@@ -55,6 +57,7 @@ describe('scopes', () => {
         'GET /api/v1/instance/privacy_policy',
         'GET /api/v1/instance/rules',
         'GET /api/v1/instance/terms_of_service',
+        'GET /api/v1/instance/terms_of_service/:date',
         'GET /api/v1/instance/translation_languages',
         'GET /api/v1/streaming/health',
         'GET /api/v2/instance',

@@ -29,7 +29,7 @@ export class SuggestionRepository {
     AND a.memorial = 0 AND a.discoverable = 1
     AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = @viewer AND f.target_account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM follow_requests fr WHERE fr.account_id = @viewer AND fr.target_account_id = a.id)
-    AND NOT EXISTS (SELECT 1 FROM suggestion_dismissals d WHERE d.account_id = @viewer AND d.target_account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM account_suggestion_dismissals d WHERE d.account_id = @viewer AND d.target_account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = @viewer AND b.target_account_id = a.id) OR (b.account_id = a.id AND b.target_account_id = @viewer))
     AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = @viewer AND m.target_account_id = a.id)
     AND (a.domain IS NULL OR NOT EXISTS (SELECT 1 FROM account_domain_blocks db WHERE db.account_id = @viewer AND db.domain = a.domain))`;
@@ -88,7 +88,7 @@ export class SuggestionRepository {
   }
 
   dismiss(viewerId: string, targetId: string): void {
-    this.core.sql('INSERT OR IGNORE INTO suggestion_dismissals (account_id, target_account_id, created_at) VALUES (?, ?, ?)').run(viewerId, targetId, this.core.now());
+    this.core.sql('INSERT OR IGNORE INTO account_suggestion_dismissals (account_id, target_account_id, created_at) VALUES (?, ?, ?)').run(viewerId, targetId, this.core.now());
   }
 
   /** Accounts the viewer follows (none means a cold start). */

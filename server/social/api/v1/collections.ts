@@ -20,7 +20,7 @@ const fields = {
 const createSchema = z.object({ ...fields, name: zString, account_ids: zList(zId, 100).optional() });
 const pageSchema = z.object({ limit: zInt.optional(), offset: zInt.optional() });
 
-/** Collections answer refused input as Mastodon's collections controller does: the usual 422 body inside `error` (its items controller does not). */
+/** Creating and editing a collection answer refused input as Mastodon's do: the usual 422 body inside `error`. */
 function collectionErrors(err: Error, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof DomainError && err.kind === 'invalid') {
     reply.code(422).send({ error: err.body() });
@@ -83,18 +83,18 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
     return { collections: serialize(viewer(req), rows) };
   };
 
-  app.get('/api/v1/accounts/:id/collections', { config: { auth: auth.optional('read:collections') }, errorHandler: collectionErrors }, async (req, reply) => {
+  app.get('/api/v1/accounts/:id/collections', { config: { auth: auth.optional('read:collections') } }, async (req, reply) => {
     const account = ctx.store.accounts.byId(pathId(req));
     if (!account || account.deletedAt !== null || account.suspendedAt !== null) return reply.code(404).send({ error: 'Record not found' });
     return page(req, reply, (limit, offset) => ctx.store.collections.ofAccount(account.id, { discoverableOnly: false, limit, offset }));
   });
 
-  app.get('/api/v1/accounts/:id/in_collections', { config: { auth: auth.user('read:collections') }, errorHandler: collectionErrors }, async (req, reply) => {
+  app.get('/api/v1/accounts/:id/in_collections', { config: { auth: auth.user('read:collections') } }, async (req, reply) => {
     const accountId = pathId(req);
     return page(req, reply, (limit, offset) => ctx.store.collections.featuring(accountId, { limit, offset }));
   });
 
-  app.get('/api/v1/collections/:id', { config: { auth: auth.optional('read:collections') }, errorHandler: collectionErrors }, async (req) => {
+  app.get('/api/v1/collections/:id', { config: { auth: auth.optional('read:collections') } }, async (req) => {
     const me = viewer(req);
     const collection = ctx.collections.visible(me, pathId(req));
     const [json] = serialize(me, [collection]);
@@ -115,7 +115,7 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
     return { collection: serialize(account, [ctx.collections.update(account, pathId(req), input(p))])[0] };
   });
 
-  app.delete('/api/v1/collections/:id', { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors }, async (req) => {
+  app.delete('/api/v1/collections/:id', { config: { auth: auth.user('write:collections') } }, async (req) => {
     const { account } = currentUser(req);
     ctx.collections.delete(account, pathId(req));
     return {};

@@ -4,6 +4,7 @@ import type { AnnouncementService } from './domain/announcements.ts';
 import type { ReportService } from './domain/reports.ts';
 import type { SuggestionService } from './domain/suggestions.ts';
 import type { CollectionService } from './domain/collections.ts';
+import type { ModerationService } from './domain/moderation.ts';
 import type { FilterService } from './domain/filters.ts';
 import type { DueJobs } from './domain/jobs.ts';
 import type { MediaService } from './domain/media.ts';
@@ -48,6 +49,8 @@ export interface SocialContext {
   reports: ReportService;
   suggestions: SuggestionService;
   collections: CollectionService;
+  /** What staff do through the admin API. */
+  moderation: ModerationService;
   mediaService: MediaService;
   polls: PollService;
   jobs: DueJobs;

@@ -26,7 +26,7 @@ describe('social.db migrations on existing data', () => {
     const remote = store.accounts.insertRemote({ username: 'far', domain: 'far.example', uri: 'https://far.example/users/far', publicKey: 'not checked here' });
     for (let i = 0; i < 2_500; i++) store.statuses.insert({ accountId: remote, local: false, visibility: 'public', content: `<p>old <b>post</b> number${i}</p>`, uri: `https://far.example/s/${i}` });
     // Back to the schema as it was before version 9: what versions 9 and later add is taken away.
-    before.exec('DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; PRAGMA user_version = 8');
+    before.exec('DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; DROP TABLE email_domain_blocks; DROP TABLE canonical_email_blocks; DROP TABLE ip_blocks; DROP INDEX reports_open; ALTER TABLE reports DROP COLUMN assigned_account_id; ALTER TABLE reports DROP COLUMN action_taken_by_account_id; ALTER TABLE accounts DROP COLUMN sensitized_at; PRAGMA user_version = 8');
     before.close();
 
     const after = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });

@@ -11,6 +11,7 @@ import { AccountService } from './domain/accounts.ts';
 import { AnnouncementService } from './domain/announcements.ts';
 import { SuggestionService } from './domain/suggestions.ts';
 import { CollectionService } from './domain/collections.ts';
+import { ModerationService } from './domain/moderation.ts';
 import { ReportService } from './domain/reports.ts';
 import { FilterService } from './domain/filters.ts';
 import { DueJobs } from './domain/jobs.ts';
@@ -147,6 +148,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       reports: new ReportService(store),
       suggestions: new SuggestionService(store),
       collections: new CollectionService(store),
+      moderation: new ModerationService(store, accounts),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
       jobs,

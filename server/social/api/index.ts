@@ -38,6 +38,11 @@ import { statusInteractionPolicyRoutes } from './v1/statuses/interaction-policy.
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
 import { collectionRoutes } from './v1/collections.ts';
+import { adminAccountRoutes } from './v1/admin/accounts.ts';
+import { adminDomainRoutes } from './v1/admin/domain-blocks.ts';
+import { adminReportRoutes } from './v1/admin/reports.ts';
+import { adminEmailBlockRoutes } from './v1/admin/email-blocks.ts';
+import { adminIpBlockRoutes } from './v1/admin/ip-blocks.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -82,6 +87,11 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   asyncRefreshRoutes,
   profileRoutes,
   collectionRoutes,
+  adminAccountRoutes,
+  adminDomainRoutes,
+  adminReportRoutes,
+  adminEmailBlockRoutes,
+  adminIpBlockRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { userStateError } from '../domain/accounts.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, forbidden } from '../errors.ts';
+import { hasPermission } from '../entities/role.ts';
 import { grantsAny } from '../oauth/scopes.ts';
 import type { Account, AccessToken, OAuthApp, User } from '../store/index.ts';
 
@@ -168,4 +169,11 @@ export function currentUser(req: FastifyRequest): { user: User; account: Account
 /** The signed-in account of an `optional` route, or null for anonymous and app-token callers. */
 export function viewer(req: FastifyRequest): Account | null {
   return req.principal?.account ?? null;
+}
+
+/** The signed-in user, who must hold a staff permission (Mastodon's role permissions); 403 otherwise. */
+export function currentStaff(req: FastifyRequest, permission: number): { user: User; account: Account } {
+  const { user, account } = currentUser(req);
+  if (!hasPermission(user.role, permission)) throw forbidden();
+  return { user, account };
 }

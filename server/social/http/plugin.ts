@@ -9,6 +9,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
+import { ActionLimiter } from './action-limits.ts';
 import { ApiError } from '../errors.ts';
 import { authenticate, authenticateBeforeBody } from './auth.ts';
 import { socialErrorHandler } from './errors.ts';
@@ -67,6 +68,8 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.decorateRequest('uploadedFiles', null as unknown as string[]);
   app.addHook('onRequest', async (req) => {
     req.uploadedFiles = [];
+    // Addresses staff cut off entirely (a no_access IP block) get nothing, as Mastodon's blocklist.
+    if (ctx.moderation.accessDenied(req.ip)) throw new ApiError(403, 'Forbidden');
   });
   // Temporary upload files that storage did not adopt go when the response is sent (or the client went away).
   const dropUploads = async (req: FastifyRequest) => {
@@ -126,6 +129,8 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     if (req.isMultipart()) req.body = await readMultipart(req, ctx.media.incomingDir);
   });
   app.addHook('preHandler', authenticate(ctx));
+  // Per-account limits of posting, uploads, follows and reports (after the token is known).
+  app.addHook('preHandler', new ActionLimiter(() => ctx.store.now()).hook(ctx.generalRateLimit));
 
   app.addHook('onSend', async (req, reply, payload) => {
     const config = req.routeOptions.config;

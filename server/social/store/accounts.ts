@@ -51,6 +51,8 @@ export interface Account {
   featuredUrl: string | null;
   suspendedAt: number | null;
   silencedAt: number | null;
+  /** Staff marked all its media sensitive. */
+  sensitizedAt: number | null;
   deletedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -66,7 +68,7 @@ const ACCOUNT_FIELDS = [
   'id', 'username', 'domain', 'uri', 'url', 'actor_type', 'display_name', 'note', 'fields', 'avatar_file', 'avatar_remote_url', 'avatar_description',
   'header_file', 'header_remote_url', 'header_description', 'locked', 'discoverable', 'indexable', 'hide_collections', 'memorial', 'moved_to_account_id',
   'also_known_as', 'attribution_domains', 'inbox_url', 'shared_inbox_url', 'outbox_url', 'followers_url', 'following_url', 'featured_url', 'suspended_at',
-  'silenced_at', 'deleted_at', 'last_webfingered_at', 'fetched_at', 'created_at', 'updated_at',
+  'silenced_at', 'sensitized_at', 'deleted_at', 'last_webfingered_at', 'fetched_at', 'created_at', 'updated_at',
 ];
 const ACCOUNT_ROW = ACCOUNT_FIELDS.map((c) => `a.${c}`).join(', ');
 export const ACCOUNT_COLUMNS = `${ACCOUNT_ROW}, u.id AS u_id, u.confirmed_at AS u_confirmed_at, u.approved AS u_approved, u.disabled AS u_disabled, u.role AS u_role`;
@@ -107,6 +109,7 @@ export function toAccount(r: Record<string, unknown>): Account {
     featuredUrl: (r.featured_url as string | null) ?? null,
     suspendedAt: intOrNull(r.suspended_at),
     silencedAt: intOrNull(r.silenced_at),
+    sensitizedAt: intOrNull(r.sensitized_at),
     deletedAt: intOrNull(r.deleted_at),
     createdAt: int(r.created_at),
     updatedAt: int(r.updated_at),
@@ -309,6 +312,14 @@ export class AccountRepository {
 
   setSuspended(id: string, suspended: boolean): void {
     this.core.sql('UPDATE accounts SET suspended_at = ?, updated_at = ? WHERE id = ?').run(suspended ? this.core.now() : null, this.core.now(), id);
+  }
+
+  setSilenced(id: string, silenced: boolean): void {
+    this.core.sql('UPDATE accounts SET silenced_at = ?, updated_at = ? WHERE id = ?').run(silenced ? this.core.now() : null, this.core.now(), id);
+  }
+
+  setSensitized(id: string, sensitized: boolean): void {
+    this.core.sql('UPDATE accounts SET sensitized_at = ?, updated_at = ? WHERE id = ?').run(sensitized ? this.core.now() : null, this.core.now(), id);
   }
 
   /** Deleting keeps the row (the name stays taken, remote servers may still refer to it) but wipes the profile. */

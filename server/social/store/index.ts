@@ -10,6 +10,8 @@ import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
 import { CollectionRepository } from './collections.ts';
+import { ModerationRepository } from './moderation.ts';
+import { AdminAccountRepository } from './admin-accounts.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -53,6 +55,8 @@ export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
 export * from './collections.ts';
+export * from './moderation.ts';
+export * from './admin-accounts.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -75,6 +79,8 @@ export class SocialStore {
   readonly trends: TrendRepository;
   readonly emojis: EmojiRepository;
   readonly collections: CollectionRepository;
+  readonly moderation: ModerationRepository;
+  readonly adminAccounts: AdminAccountRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -108,6 +114,8 @@ export class SocialStore {
     this.trends = new TrendRepository(this.core);
     this.emojis = new EmojiRepository(this.core);
     this.collections = new CollectionRepository(this.core);
+    this.moderation = new ModerationRepository(this.core);
+    this.adminAccounts = new AdminAccountRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

@@ -1,4 +1,4 @@
-import { bool, int, intOrNull, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
+import { bool, cursorWhere, finishPage, idOrNull, int, intOrNull, jsonOr, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
 export type ReportCategory = 'spam' | 'legal' | 'violation' | 'other';
 
@@ -12,7 +12,10 @@ export interface ReportRow {
   category: ReportCategory;
   forwarded: boolean;
   actionTakenAt: number | null;
+  actionTakenByAccountId: string | null;
+  assignedAccountId: string | null;
   createdAt: number;
+  updatedAt: number;
 }
 
 function toReport(r: Record<string, unknown>): ReportRow {
@@ -26,7 +29,10 @@ function toReport(r: Record<string, unknown>): ReportRow {
     category: r.category as ReportCategory,
     forwarded: bool(r.forwarded),
     actionTakenAt: intOrNull(r.action_taken_at),
+    actionTakenByAccountId: idOrNull(r.action_taken_by_account_id),
+    assignedAccountId: idOrNull(r.assigned_account_id),
     createdAt: int(r.created_at),
+    updatedAt: int(r.updated_at),
   };
 }
 
@@ -37,7 +43,7 @@ export class ReportRepository {
     this.core = core;
   }
 
-  insert(input: Omit<ReportRow, 'id' | 'actionTakenAt' | 'createdAt'>): string {
+  insert(input: Omit<ReportRow, 'id' | 'actionTakenAt' | 'actionTakenByAccountId' | 'assignedAccountId' | 'createdAt' | 'updatedAt'>): string {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
@@ -54,5 +60,34 @@ export class ReportRepository {
   byIds(ids: readonly string[]): ReportRow[] {
     if (ids.length === 0) return [];
     return (this.core.sql('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?))').all(`[${ids.join(',')}]`) as Record<string, unknown>[]).map(toReport);
+  }
+
+  /** Reports for the staff, newest first: open ones unless `resolved`, optionally by reporter or target. */
+  list(filter: { resolved: boolean; accountId?: string; targetAccountId?: string }, page: PageQuery): ReportRow[] {
+    const c = cursorWhere('id', page);
+    const rows = this.core
+      .sql(
+        `SELECT * FROM reports WHERE (action_taken_at IS NOT NULL) = @resolved AND (@account IS NULL OR account_id = @account) AND (@target IS NULL OR target_account_id = @target)
+           AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`,
+      )
+      .all({ resolved: filter.resolved ? 1 : 0, account: filter.accountId ?? null, target: filter.targetAccountId ?? null, ...c.params }) as Record<string, unknown>[];
+    return finishPage(rows.map(toReport), page);
+  }
+
+  update(id: string, changes: { category?: ReportCategory; ruleIds?: string[] }): void {
+    const r = this.byId(id)!;
+    this.core
+      .sql('UPDATE reports SET category = ?, rule_ids = ?, updated_at = ? WHERE id = ?')
+      .run(changes.category ?? r.category, JSON.stringify(changes.ruleIds ?? r.ruleIds), this.core.now(), id);
+  }
+
+  assign(id: string, accountId: string | null): void {
+    this.core.sql('UPDATE reports SET assigned_account_id = ?, updated_at = ? WHERE id = ?').run(accountId, this.core.now(), id);
+  }
+
+  /** Marks the report handled (by whom), or open again. */
+  resolve(id: string, byAccountId: string | null): void {
+    const now = this.core.now();
+    this.core.sql('UPDATE reports SET action_taken_at = ?, action_taken_by_account_id = ?, updated_at = ? WHERE id = ?').run(byAccountId === null ? null : now, byAccountId, now, id);
   }
 }

@@ -168,6 +168,10 @@ export class UserRepository {
     this.update(id, { approved: sqlBool(approved) });
   }
 
+  setDisabled(id: string, disabled: boolean): void {
+    this.core.sql('UPDATE users SET disabled = ?, updated_at = ? WHERE id = ?').run(disabled ? 1 : 0, this.core.now(), id);
+  }
+
   setRole(id: string, role: UserRole): void {
     this.update(id, { role });
   }

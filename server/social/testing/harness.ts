@@ -39,6 +39,8 @@ export interface SocialTestServer {
   recorder: OpenApiRecorder;
   /** fetch that validates JSON responses (also installed as the global fetch, which masto.js uses). */
   fetch: typeof fetch;
+  /** One JSON request through the validating fetch: a token (or none), a method, a path and an optional JSON body. */
+  call(token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
   /** A confirmed, approved local user with a token of the Homeport application. */
   createUser(username: string, options?: { role?: string; scopes?: string; confirmed?: boolean; approved?: boolean }): Promise<TestUser>;
   masto(token?: string): mastodon.rest.Client;
@@ -65,6 +67,13 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
     admin: social.admin,
     recorder,
     fetch: checkedFetch,
+    async call(token, method, urlPath, body) {
+      const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await checkedFetch(`${url}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+    },
     async createUser(username, options = {}) {
       const email = `${username}@example.org`;
       const password = `pw-${username}-correct-horse`;

@@ -80,6 +80,54 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       doc.components.schemas.Collections = { type: 'object', required: ['collections'], properties: { collections: { type: 'array', items: ref('Collection') } } };
     },
   },
+  {
+    description:
+      'The admin API is left out of the document, though its Admin* entities are in it: its operations are added with those entities as their answers (as Mastodon’s documentation of the admin API gives them).',
+    apply(doc) {
+      const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+      const many = (name: string) => ({ type: 'array', items: one(name) });
+      const empty = { type: 'object', maxProperties: 0 };
+      const answers: [string, string, unknown][] = [
+        ['get', '/api/v1/admin/accounts', many('AdminAccount')],
+        ['get', '/api/v2/admin/accounts', many('AdminAccount')],
+        ['get', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
+        ['delete', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
+        ['post', '/api/v1/admin/accounts/{id}/action', empty],
+        ...['approve', 'reject', 'enable', 'unsilence', 'unsuspend', 'unsensitive'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/accounts/{id}/${a}`, one('AdminAccount')]),
+        ['get', '/api/v1/admin/domain_blocks', many('AdminDomainBlock')],
+        ['post', '/api/v1/admin/domain_blocks', one('AdminDomainBlock')],
+        ['get', '/api/v1/admin/domain_blocks/{id}', one('AdminDomainBlock')],
+        ['put', '/api/v1/admin/domain_blocks/{id}', one('AdminDomainBlock')],
+        ['delete', '/api/v1/admin/domain_blocks/{id}', empty],
+        ['get', '/api/v1/admin/domain_allows', many('AdminDomainAllow')],
+        ['post', '/api/v1/admin/domain_allows', one('AdminDomainAllow')],
+        ['get', '/api/v1/admin/domain_allows/{id}', one('AdminDomainAllow')],
+        ['delete', '/api/v1/admin/domain_allows/{id}', empty],
+        ['get', '/api/v1/admin/reports', many('AdminReport')],
+        ['get', '/api/v1/admin/reports/{id}', one('AdminReport')],
+        ['put', '/api/v1/admin/reports/{id}', one('AdminReport')],
+        ...['assign_to_self', 'unassign', 'resolve', 'reopen'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/reports/{id}/${a}`, one('AdminReport')]),
+        ['get', '/api/v1/admin/email_domain_blocks', many('AdminEmailDomainBlock')],
+        ['post', '/api/v1/admin/email_domain_blocks', one('AdminEmailDomainBlock')],
+        ['get', '/api/v1/admin/email_domain_blocks/{id}', one('AdminEmailDomainBlock')],
+        ['delete', '/api/v1/admin/email_domain_blocks/{id}', empty],
+        ['get', '/api/v1/admin/canonical_email_blocks', many('AdminCanonicalEmailBlock')],
+        ['post', '/api/v1/admin/canonical_email_blocks', one('AdminCanonicalEmailBlock')],
+        ['post', '/api/v1/admin/canonical_email_blocks/test', many('AdminCanonicalEmailBlock')],
+        ['get', '/api/v1/admin/canonical_email_blocks/{id}', one('AdminCanonicalEmailBlock')],
+        ['delete', '/api/v1/admin/canonical_email_blocks/{id}', empty],
+        ['get', '/api/v1/admin/ip_blocks', many('AdminIpBlock')],
+        ['post', '/api/v1/admin/ip_blocks', one('AdminIpBlock')],
+        ['get', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
+        ['put', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
+        ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
+      ];
+      for (const [method, path, schema] of answers) {
+        const ops = (doc.paths[path] ??= {});
+        ops[method] = { responses: { '200': { content: { 'application/json': { schema } } } } };
+      }
+    },
+  },
 ];
 
 /**

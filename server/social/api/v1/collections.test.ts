@@ -20,12 +20,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function call(token: string | null, method: string, path: string, body?: unknown) {
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await server.fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any, link: res.headers.get('link') };
-}
+const call = (token: string | null, method: string, path: string, body?: unknown) => server.call(token, method, path, body);
 
 describe('collections', () => {
   it('creates, shows, edits and deletes a collection of accounts', async () => {

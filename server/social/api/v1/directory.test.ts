@@ -8,7 +8,9 @@ let users: TestUser[];
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  users = await Promise.all(['ann', 'ben', 'cat'].map((name) => server.createUser(name)));
+  // One after the other: the directory's "new" order is the order of creation.
+  users = [];
+  for (const name of ['ann', 'ben', 'cat']) users.push(await server.createUser(name));
 });
 
 afterAll(async () => {

@@ -23,7 +23,7 @@ const updateSchema = z.object({
 
 export function mediaRoutes(app: FastifyInstance, ctx: SocialContext): void {
   // Synchronous upload (deprecated in favour of v2): answers when the file is processed.
-  app.post('/api/v1/media', { config: { auth: auth.user('write:media'), deprecated: '2020-04-03', uploads: UPLOADS.media } }, async (req) => {
+  app.post('/api/v1/media', { config: { auth: auth.user('write:media'), deprecated: '2020-04-03', uploads: UPLOADS.media, actionLimit: 'media' } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(uploadSchema, requestParams(req));
     return serializeMedia(ctx.urls, await ctx.mediaService.create(account, p, 'sync'));

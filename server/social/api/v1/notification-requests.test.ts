@@ -22,14 +22,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const res = await server.fetch(`${server.url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (token: string | null, method: string, path: string, body?: unknown) => server.call(token, method, path, body);
 
 const notificationIds = async (query = '') => ((await call(reader.token, 'GET', `/api/v1/notifications${query}`)).body as { id: string; account: { id: string } }[]).map((n) => n.account.id);
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { serializeToken } from '../../../entities/application.ts';
-import { ApiError } from '../../../errors.ts';
+import { ApiError, ValidationFailure } from '../../../errors.ts';
 import { auth } from '../../../http/auth.ts';
 import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
 import { SIGN_UP_RATE_LIMIT } from '../../../http/plugin.ts';
@@ -28,6 +28,10 @@ export function registrationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     if (mode === 'closed') throw new ApiError(403, ctx.store.settings.owner('registrations_message') || 'Registrations are closed on this server');
     const p = parseParams(registrationParams, requestParams(req));
     const principal = req.principal!;
+    // The server's e-mail and IP blocks (admin API): refused, or left waiting for approval.
+    const ipBlock = ctx.moderation.ipBlockFor(req.ip);
+    if (ipBlock?.severity === 'sign_up_block') throw ValidationFailure.single('base', 'ERR_BLOCKED', 'sign-ups from your network are not allowed');
+    if (p.email && ctx.moderation.emailBlocked(p.email)) throw ValidationFailure.single('email', 'ERR_BLOCKED', 'is not allowed');
     const { user } = await ctx.accounts.create({
       username: (p.username ?? '').trim(),
       email: (p.email ?? '').trim(),
@@ -40,7 +44,7 @@ export function registrationRoutes(app: FastifyInstance, ctx: SocialContext): vo
       dateOfBirth: p.date_of_birth?.trim().replace(/^(\d{4}-\d{2}-\d{2})T[\d:.]+(Z|[+-]\d{2}:?\d{2})?$/, '$1') || null,
       role: 'user',
       confirmed: false,
-      approved: mode === 'open',
+      approved: mode === 'open' && ipBlock?.severity !== 'sign_up_requires_approval',
       createdByApplicationId: principal.app.id,
       signUpIp: req.ip,
     });

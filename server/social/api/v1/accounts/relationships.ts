@@ -43,7 +43,7 @@ export function relationshipRoutes(app: FastifyInstance, ctx: SocialContext): vo
     });
   });
 
-  app.post('/api/v1/accounts/:id/follow', { config: { auth: auth.user('write:follows') } }, async (req) => {
+  app.post('/api/v1/accounts/:id/follow', { config: { auth: auth.user('write:follows'), actionLimit: 'follows' } }, async (req) => {
     const { account: me } = currentUser(req);
     const other = target(req);
     const p = parseParams(followSchema, requestParams(req));

@@ -10,14 +10,14 @@ import { VISIBILITIES } from '../../../store/index.ts';
 export function statusActionRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const answer = (statusId: string, me: Parameters<typeof ctx.statusPresenter.one>[1]) => ctx.statusPresenter.one(ctx.store.statuses.byId(statusId)!, me);
 
-  app.post('/api/v1/statuses/:id/reblog', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+  app.post('/api/v1/statuses/:id/reblog', { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } }, async (req) => {
     const { account, user, app: client } = currentUser(req);
     const { visibility } = parseParams(z.object({ visibility: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(VISIBILITIES).optional()) }), requestParams(req));
     const reblog = ctx.statuses.reblog({ account, user, applicationId: client.id }, pathId(req), visibility);
     return answer(reblog.id, account);
   });
 
-  app.post('/api/v1/statuses/:id/unreblog', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+  app.post('/api/v1/statuses/:id/unreblog', { config: { auth: auth.user('write:statuses'), actionLimit: 'deletes' } }, async (req) => {
     const { account } = currentUser(req);
     return answer(ctx.statuses.unreblog(account, pathId(req)).id, account);
   });

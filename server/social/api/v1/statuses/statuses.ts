@@ -12,7 +12,7 @@ import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
 const MAX_BATCH = 20;
 
 export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  app.post('/api/v1/statuses', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+  app.post('/api/v1/statuses', { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } }, async (req) => {
     const { user, account, app: client } = currentUser(req);
     const input = postInput(parseParams(postSchema, requestParams(req)), req);
     // Remote accounts mentioned for the first time are looked up first, so the mention links and reaches them.
@@ -39,7 +39,7 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return ctx.statusPresenter.one(ctx.statuses.readable(me, pathId(req)), me);
   });
 
-  app.put('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+  app.put('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } }, async (req) => {
     const { account } = currentUser(req);
     const input = editInput(parseParams(editSchema, requestParams(req)));
     await ctx.federation?.resolveMentions(input.text);
@@ -47,7 +47,7 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
   });
 
   /** Answers with the deleted status and its source text, so clients can redraft it. */
-  app.delete('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
+  app.delete('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses'), actionLimit: 'deletes' } }, async (req) => {
     const { account } = currentUser(req);
     const { delete_media: deleteMedia } = parseParams(z.object({ delete_media: zBool.optional() }), requestParams(req));
     const status = ctx.statuses.readable(account, pathId(req));

@@ -1,0 +1,74 @@
+// https://docs.joinmastodon.org/methods/admin/ip_blocks/
+import net from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../../context.ts';
+import { serializeIpBlock } from '../../../entities/admin.ts';
+import { PERMISSION } from '../../../entities/role.ts';
+import { notFound, ValidationFailure } from '../../../errors.ts';
+import { auth, currentStaff } from '../../../http/auth.ts';
+import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
+import { parseParams, pathId, requestParams, zInt, zString } from '../../../http/params.ts';
+import { IP_BLOCK_SEVERITIES } from '../../../store/index.ts';
+
+/** An address or CIDR range, written the way it is stored (a bare address becomes /32 or /128). */
+const ipRange = zString.transform((v, c) => {
+  const [address, bits] = v.trim().split('/');
+  const family = net.isIP(address);
+  const max = family === 6 ? 128 : 32;
+  const prefix = bits === undefined ? max : Number(bits);
+  if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
+    c.addIssue({ code: 'custom', message: 'is not a valid IP address or range' });
+    return z.NEVER;
+  }
+  return `${address.toLowerCase()}/${prefix}`;
+});
+const fields = { severity: z.enum(IP_BLOCK_SEVERITIES), comment: zString.refine((s) => s.length <= 1000, 'is too long (maximum is 1000 characters)').optional(), expires_in: zInt.optional() };
+
+export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  const staff = (req: FastifyRequest) => currentStaff(req, PERMISSION.manageBlocks).account;
+  const m = ctx.store.moderation;
+  const expiry = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds > 0 ? ctx.store.now() + seconds * 1000 : null);
+
+  app.get('/api/v1/admin/ip_blocks', { config: { auth: auth.user('admin:read:ip_blocks') } }, async (req, reply) => {
+    staff(req);
+    const page = pageQuery(requestParams(req), 100, 200);
+    const rows = m.ipBlocks(page);
+    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    return rows.map(serializeIpBlock);
+  });
+
+  app.get('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:read:ip_blocks') } }, async (req) => {
+    staff(req);
+    const row = m.ipBlock(pathId(req));
+    if (!row) throw notFound();
+    return serializeIpBlock(row);
+  });
+
+  app.post('/api/v1/admin/ip_blocks', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
+    staff(req);
+    const p = parseParams(z.object({ ip: ipRange, ...fields }), requestParams(req));
+    if (m.activeIpBlocks().some((b) => b.ip === p.ip)) throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
+    ctx.moderation.ipBlocksChanged();
+    const id = m.insertIpBlock({ ip: p.ip, severity: p.severity, comment: p.comment ?? '', expiresAt: expiry(p.expires_in) ?? null });
+    return serializeIpBlock(m.ipBlock(id)!);
+  });
+
+  app.put('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
+    staff(req);
+    const row = m.ipBlock(pathId(req));
+    if (!row) throw notFound();
+    const p = parseParams(z.object({ ip: ipRange.optional(), severity: fields.severity.optional(), comment: fields.comment, expires_in: fields.expires_in }), requestParams(req));
+    const expiresAt = expiry(p.expires_in);
+    ctx.moderation.ipBlocksChanged();
+    m.updateIpBlock(row.id, { ip: p.ip ?? row.ip, severity: p.severity ?? row.severity, comment: p.comment ?? row.comment, expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt });
+    return serializeIpBlock(m.ipBlock(row.id)!);
+  });
+
+  app.delete('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
+    staff(req);
+    if (!m.removeIpBlock(pathId(req))) throw notFound();
+    ctx.moderation.ipBlocksChanged();
+    return {};
+  });
+}

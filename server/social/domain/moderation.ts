@@ -1,0 +1,168 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import { forbidden, notFound, refused } from '../errors.ts';
+import type { Account, DomainBlockInput, DomainBlockRow, IpBlockRow, IpBlockSeverity, SocialStore, UserRole } from '../store/index.ts';
+import type { AccountService } from './accounts.ts';
+
+export const ACCOUNT_ACTIONS = ['none', 'sensitive', 'disable', 'silence', 'suspend'] as const;
+export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
+
+/** The permissions the admin API asks of staff (Mastodon's: moderators manage users and reports, admins also federation and blocks). */
+export type StaffPermission = 'manageUsers' | 'manageReports' | 'manageFederation' | 'manageBlocks';
+const RANK: Record<UserRole, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
+
+/** An e-mail address reduced as Mastodon does before hashing: lower case, no dots or +tags in the local part. */
+export function canonicalEmailHash(email: string): string {
+  const [local, domain] = email.trim().toLowerCase().split('@');
+  const canonical = `${(local ?? '').replace(/\+.*$/, '').replaceAll('.', '')}@${domain ?? ''}`;
+  return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * What staff do to accounts and to the server's moderation lists (the admin API). Staff never act on a
+ * member of the staff ranked as high as they are, and a report an action answers is resolved with it.
+ */
+export class ModerationService {
+  private readonly store: SocialStore;
+  private readonly accounts: AccountService;
+  constructor(store: SocialStore, accounts: AccountService) {
+    this.store = store;
+    this.accounts = accounts;
+  }
+
+  /** The account staff act on; refused when it belongs to someone ranked as high as the actor. */
+  private target(actor: Account, accountId: string): Account {
+    const account = this.store.accounts.byId(accountId);
+    if (!account) throw notFound();
+    if (account.id !== actor.id && account.user && RANK[account.user.role] >= RANK[actor.user?.role ?? 'user']) throw forbidden();
+    return account;
+  }
+
+  private pendingUser(actor: Account, accountId: string) {
+    const account = this.target(actor, accountId);
+    const user = this.store.users.byAccountId(account.id);
+    if (!user || user.approved) throw forbidden();
+    return { account, user };
+  }
+
+  approve(actor: Account, accountId: string): void {
+    this.accounts.approve(this.pendingUser(actor, accountId).user.id);
+  }
+
+  /** Rejecting a sign-up deletes it (the name stays reserved, as for every deleted account). */
+  reject(actor: Account, accountId: string): void {
+    this.accounts.deleteLocal(this.pendingUser(actor, accountId).account.id);
+  }
+
+  act(actor: Account, accountId: string, action: AccountAction, reportId: string | null): void {
+    const account = this.target(actor, accountId);
+    const report = reportId ? this.store.reports.byId(reportId) : null;
+    if (reportId && (!report || report.targetAccountId !== account.id)) throw refused('the report is not about this account');
+    const user = this.store.users.byAccountId(account.id);
+    if (action === 'disable' && !user) throw refused('only local accounts can be disabled');
+    this.store.transaction(() => {
+      if (action === 'sensitive') this.store.accounts.setSensitized(account.id, true);
+      if (action === 'silence') this.store.accounts.setSilenced(account.id, true);
+      if (action === 'disable') {
+        this.store.users.setDisabled(user!.id, true);
+        this.store.oauth.revokeUserTokens(user!.id);
+        this.store.oauth.deleteUserSessions(user!.id);
+      }
+      if (action === 'suspend') this.accounts.suspend(account.id);
+      if (report) this.store.reports.resolve(report.id, actor.id);
+      this.store.events.emit('account.updated', { accountId: account.id });
+    });
+  }
+
+  undo(actor: Account, accountId: string, what: 'enable' | 'unsilence' | 'unsuspend' | 'unsensitive'): void {
+    const account = this.target(actor, accountId);
+    if (what === 'enable') {
+      const user = this.store.users.byAccountId(account.id);
+      if (!user) throw refused('only local accounts can be enabled');
+      this.store.users.setDisabled(user.id, false);
+    }
+    if (what === 'unsilence') this.store.accounts.setSilenced(account.id, false);
+    if (what === 'unsuspend') {
+      if (account.deletedAt !== null) throw forbidden();
+      this.accounts.unsuspend(account.id);
+    }
+    if (what === 'unsensitive') this.store.accounts.setSensitized(account.id, false);
+    this.store.events.emit('account.updated', { accountId: account.id });
+  }
+
+  /** Deletes the data of a suspended account (Mastodon asks for the suspension first). */
+  deleteSuspended(actor: Account, accountId: string): void {
+    const account = this.target(actor, accountId);
+    if (account.suspendedAt === null || account.deletedAt !== null) throw forbidden();
+    if (account.domain === null) this.accounts.deleteLocal(account.id);
+    else this.store.accounts.markDeleted(account.id);
+  }
+
+  /** Whether sign-ups with this address are refused: its domain (or a parent) or its canonical form is blocked. */
+  emailBlocked(email: string): boolean {
+    const domain = email.trim().toLowerCase().split('@')[1] ?? '';
+    const parts = domain.split('.');
+    for (let i = 0; i < parts.length - 1; i++) if (this.store.moderation.emailDomainBlocks.byValue(parts.slice(i).join('.'))) return true;
+    return this.store.moderation.canonicalEmailBlocks.byValue(canonicalEmailHash(email)) !== null;
+  }
+
+  private noAccess: { at: number; ranges: string[] } | null = null;
+
+  /**
+   * Whether every request from this address is refused (a `no_access` IP block). Asked on every request, so
+   * it reads the blocks at most once a second (or right after this process changed them).
+   */
+  accessDenied(ip: string): boolean {
+    const now = Date.now();
+    if (!this.noAccess || now - this.noAccess.at > 1000) {
+      this.noAccess = { at: now, ranges: this.store.moderation.activeIpBlocks().filter((b) => b.severity === 'no_access').map((b) => b.ip) };
+    }
+    return this.noAccess.ranges.some((range) => ipInRange(ip, range));
+  }
+
+  /** Tells the request check that IP blocks changed. */
+  ipBlocksChanged(): void {
+    this.noAccess = null;
+  }
+
+  /** The strictest IP block in force that covers an address, or null. */
+  ipBlockFor(ip: string): IpBlockRow | null {
+    const order: IpBlockSeverity[] = ['no_access', 'sign_up_block', 'sign_up_requires_approval'];
+    const matching = this.store.moderation.activeIpBlocks().filter((b) => ipInRange(ip, b.ip));
+    return matching.sort((a, b) => order.indexOf(a.severity) - order.indexOf(b.severity))[0] ?? null;
+  }
+
+  /**
+   * Blocks a domain. A block of the same domain, or a stricter one covering it, already in place is
+   * refused with that block (Mastodon's `existing_domain_block`).
+   */
+  blockDomain(input: DomainBlockInput): { created: DomainBlockRow } | { conflict: DomainBlockRow } {
+    const domain = normalizeDomain(input.domain);
+    const existing = this.store.moderation.domainBlockCovering(domain);
+    const strictness = { noop: 0, silence: 1, suspend: 2 };
+    if (existing && (existing.domain === domain || strictness[existing.severity] >= strictness[input.severity])) return { conflict: existing };
+    const id = this.store.moderation.insertDomainBlock({ ...input, domain });
+    return { created: this.store.moderation.domainBlock(id)! };
+  }
+}
+
+/** A domain as blocks store it: lower case, no scheme, path, port or trailing dot, IDN as punycode. */
+export function normalizeDomain(input: string): string {
+  const trimmed = input.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
+  try {
+    return new URL(`http://${trimmed}`).hostname;
+  } catch {
+    return trimmed;
+  }
+}
+
+/** Whether an address lies in a CIDR range (IPv4-mapped IPv6 addresses count as IPv4). */
+export function ipInRange(ip: string, range: string): boolean {
+  const [address, bits] = range.split('/');
+  const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const list = new net.BlockList();
+  list.addSubnet(address, Number(bits), family);
+  const plain = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const type = net.isIP(plain) === 6 ? 'ipv6' : 'ipv4';
+  return net.isIP(plain) !== 0 && list.check(plain, type);
+}

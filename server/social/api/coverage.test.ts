@@ -16,8 +16,6 @@ const NOT_YET = new Set<string>([
   'POST /api/v1/annual_reports/{year}/generate',
   'POST /api/v1/annual_reports/{year}/read',
   'GET /api/v1/annual_reports/{year}/state',
-  'GET /api/v1/statuses/{id}/quotes',
-  'POST /api/v1/statuses/{id}/quotes/{quoting_status_id}/revoke',
   'GET /api/v1/timelines/link',
   // Trending links need preview cards, which Homeport does not fetch yet.
   'GET /api/v1/trends/links',

@@ -35,6 +35,7 @@ import { customEmojiRoutes } from './v1/custom-emojis.ts';
 import { oembedRoutes } from './oembed.ts';
 import { statusTranslateRoutes } from './v1/statuses/translate.ts';
 import { statusInteractionPolicyRoutes } from './v1/statuses/interaction-policy.ts';
+import { statusQuoteRoutes } from './v1/statuses/quotes.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
 import { collectionRoutes } from './v1/collections.ts';
@@ -106,6 +107,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   statusActionRoutes,
   statusTranslateRoutes,
   statusInteractionPolicyRoutes,
+  statusQuoteRoutes,
   accountStatusRoutes,
   timelineRoutes,
   favouritesRoutes,

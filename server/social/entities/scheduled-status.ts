@@ -25,7 +25,7 @@ export function presentScheduled(store: SocialStore, urls: SocialUrls, rows: rea
         scheduled_at: null,
         idempotency: p.idempotency,
         with_rate_limit: false,
-        quoted_status_id: null,
+        quoted_status_id: p.quotedStatusId ?? null,
         // Present only when the client chose one (as Mastodon echoes the parameters it was given).
         ...(p.quoteApprovalPolicy ? { quote_approval_policy: p.quoteApprovalPolicy } : {}),
       },

@@ -43,7 +43,8 @@ describe('status JSON as text', () => {
     await a.v1.statuses.$select(poll.id).pin();
     await r.v2.filters.create({ title: 'no polls', context: ['home'], filterAction: 'warn', keywordsAttributes: [{ keyword: 'choose' }] });
 
-    const ids = [boost.id, privately.id, poll.id, withMedia.id];
+    const quoting = await r.v1.statuses.create({ status: 'quoting it', quotedStatusId: withMedia.id } as never);
+    const ids = [boost.id, privately.id, poll.id, withMedia.id, quoting.id];
     for (const viewer of [reader.accountId, author.accountId, null]) {
       const { objects, text } = renderings(ids, viewer);
       expect(text).toEqual(objects);

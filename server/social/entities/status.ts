@@ -1,6 +1,6 @@
 import { LruCache } from '../cache.ts';
 import type { FilterService } from '../domain/filters.ts';
-import type { Account, FilterContext, MediaRow, QuotePolicy, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
+import type { Account, FilterContext, MediaRow, QuotePolicy, QuoteRow, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
@@ -29,6 +29,10 @@ interface StableParts {
 interface Gathered {
   viewer: Account | null;
   options: PresentOptions;
+  quotes: Map<string, QuoteRow>;
+  quotesCount: Map<string, number>;
+  /** The Quote entity of each quote (by quote id), as this viewer may see it. */
+  quoted: Map<string, Record<string, unknown>>;
   byId: Map<string, StatusRow>;
   content: StatusRow[];
   authors: Map<string, Account>;
@@ -50,6 +54,8 @@ export interface PresentOptions {
   source?: boolean;
   /** Where the statuses are shown: only filters of this context apply (all of them when absent). */
   context?: FilterContext;
+  /** Quotes as ShallowQuote (id only): how a quoted status shows its own quote. */
+  shallowQuotes?: boolean;
 }
 
 /**
@@ -125,9 +131,14 @@ export class StatusPresenter {
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
     const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];
+    const contentIds = content.map((s) => s.id);
+    const quotes = this.store.quotes.ofStatuses(contentIds);
     return {
       viewer,
       options,
+      quotes,
+      quotesCount: this.store.quotes.counts(contentIds),
+      quoted: options.shallowQuotes ? new Map() : this.quotedStatuses([...quotes.values()], viewer, options),
       byId,
       content,
       authors,
@@ -168,7 +179,6 @@ export class StatusPresenter {
       mentions: parts.mentions,
       tags: parts.tags,
       emojis: [],
-      quote: null,
       card: null,
     };
     parts.stable = { json, text: JSON.stringify(json).slice(1, -1) };
@@ -180,6 +190,42 @@ export class StatusPresenter {
     return { media_attachments: [], mentions: [], tags: [], application: null };
   }
 
+  /** The status's Quote (or ShallowQuote when it is itself shown as a quote), or null when it quotes nothing. */
+  private quote(s: StatusRow, g: Gathered): Record<string, unknown> | null {
+    const q = g.quotes.get(s.id);
+    if (!q) return null;
+    if (g.options.shallowQuotes) return { state: q.state === 'accepted' && q.quotedStatusId === null ? 'deleted' : q.state, quoted_status_id: q.quotedStatusId };
+    return g.quoted.get(q.id) ?? { state: q.state, quoted_status: null };
+  }
+
+  /**
+   * The Quote entities of a page's quotes as the viewer may see them (Mastodon 4.5's states): accepted ones
+   * carry the quoted status, unless it is gone (`deleted`) or the viewer may not read it (`unauthorized`);
+   * one whose author the viewer blocks or mutes says so (`blocked_account`, `muted_account`) and still carries
+   * it, for clients to show behind a warning, as Mastodon does.
+   */
+  private quotedStatuses(quotes: QuoteRow[], viewer: Account | null, options: PresentOptions): Map<string, Record<string, unknown>> {
+    const result = new Map<string, Record<string, unknown>>();
+    const accepted = quotes.filter((q) => q.state === 'accepted');
+    const ids = accepted.map((q) => q.quotedStatusId).filter((id): id is string => id !== null);
+    const rows = new Map(this.store.statuses.byIds(ids).map((s) => [s.id, s]));
+    // Readable by visibility alone: blocks and mutes show as states instead of hiding the quote.
+    const readable = ids.length ? this.store.timelines.readableIds({ viewerId: viewer?.id ?? null, blocks: false, mutes: false, domainBlocks: false }, ids) : new Set<string>();
+    const shown = [...readable].map((id) => rows.get(id)).filter((s): s is StatusRow => s !== undefined);
+    const json = new Map(this.present(shown, viewer, { ...options, shallowQuotes: true }).map((j) => [j.id, j]));
+    for (const q of accepted) {
+      const row = q.quotedStatusId ? rows.get(q.quotedStatusId) : undefined;
+      let state = 'accepted';
+      if (!row || row.deletedAt !== null) state = 'deleted';
+      else if (!json.has(row.id)) state = 'unauthorized';
+      else if (viewer && this.store.relationships.blocking(viewer.id, row.accountId)) state = 'blocked_account';
+      else if (viewer && this.store.relationships.mute(viewer.id, row.accountId)) state = 'muted_account';
+      const carried = state === 'accepted' || state === 'blocked_account' || state === 'muted_account';
+      result.set(q.id, { state, quoted_status: carried ? json.get(row!.id)! : null });
+    }
+    return result;
+  }
+
   /** Counters, poll, quote approval and the viewer's own flags: written per request. */
   private varying(s: StatusRow, g: Gathered): Record<string, unknown> {
     const c = g.counts.get(s.id);
@@ -189,7 +235,8 @@ export class StatusPresenter {
       replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
       reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
       favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
-      quotes_count: 0,
+      quotes_count: g.quotesCount.get(s.id) ?? 0,
+      quote: this.quote(s, g),
       quote_approval: this.quoteApproval(s, viewer, g.following),
       poll: poll ? serializePoll(poll, g.tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null, g.now) : null,
     };
@@ -228,9 +275,12 @@ export class StatusPresenter {
     const authors = new Set(all.map((s) => s.accountId));
     const askFollows = [...new Set(all.filter((s) => s.quoteApprovalPolicy === 'followers').map((s) => s.accountId))];
     const follows = this.store.relationships.followPairs(viewerIds, askFollows);
+    // Whether a quoted post is shown depends on the viewer's blocks and mutes of its author.
+    const quotedAuthors = [...this.store.quotes.ofStatuses(all.map((s) => s.id)).values()].map((q) => q.quotedAccountId).filter((id): id is string => id !== null);
+    const hidesQuoted = (viewer: Account) => quotedAuthors.some((a) => this.store.relationships.blocking(viewer.id, a) || this.store.relationships.mute(viewer.id, a) !== null);
     const groups = new Map<string, Account[]>();
     for (const viewer of viewers) {
-      const own = authors.has(viewer.id) || marked.has(viewer.id) || this.filters.any(viewer.id);
+      const own = authors.has(viewer.id) || marked.has(viewer.id) || this.filters.any(viewer.id) || hidesQuoted(viewer);
       const key = own ? `own:${viewer.id}` : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
       const group = groups.get(key);
       if (group) group.push(viewer);

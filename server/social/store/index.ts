@@ -12,6 +12,7 @@ import { EmojiRepository } from './emojis.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
+import { QuoteRepository } from './quotes.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -57,6 +58,7 @@ export * from './emojis.ts';
 export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
+export * from './quotes.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -81,6 +83,7 @@ export class SocialStore {
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
+  readonly quotes: QuoteRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -116,6 +119,7 @@ export class SocialStore {
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
+    this.quotes = new QuoteRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

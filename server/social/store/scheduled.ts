@@ -11,6 +11,8 @@ export interface ScheduledParams {
   mediaIds: string[] | null;
   poll: { options: string[]; expiresIn: number; multiple: boolean; hideTotals: boolean } | null;
   quoteApprovalPolicy: 'public' | 'followers' | 'nobody' | null;
+  /** The status to quote (optional: older scheduled posts have none). */
+  quotedStatusId?: string | null;
   idempotency: string | null;
   allowedMentions: string[] | null;
 }

@@ -26,6 +26,8 @@ export interface PostInput {
   mediaIds?: string[];
   poll?: PollInput | null;
   quoteApprovalPolicy?: QuotePolicy | null;
+  /** The status this post quotes (Mastodon 4.5 quote posts). */
+  quotedStatusId?: string | null;
   /** ms since the epoch; makes a ScheduledStatus instead of a status. */
   scheduledAt?: number | null;
   idempotencyKey?: string | null;

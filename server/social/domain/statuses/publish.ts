@@ -48,6 +48,7 @@ export class StatusPublisher {
     }
     details.throwIfAny();
     const thread = input.inReplyToId ? this.d.reader.replyTarget(author, input.inReplyToId) : null;
+    const quoted = input.quotedStatusId ? this.d.reader.quoteTarget(author, input.quotedStatusId) : null;
     const formatted = this.d.composer.format(input.text);
     if (input.allowedMentions) {
       const allowed = new Set(input.allowedMentions);
@@ -68,6 +69,7 @@ export class StatusPublisher {
         mediaIds: mediaIds.length ? mediaIds : null,
         poll: input.poll ? { options: input.poll.options, expiresIn: input.poll.expiresIn, multiple: input.poll.multiple ?? false, hideTotals: input.poll.hideTotals ?? false } : null,
         quoteApprovalPolicy: input.quoteApprovalPolicy ?? null,
+        quotedStatusId: quoted?.id ?? null,
         idempotency: input.idempotencyKey ?? null,
         allowedMentions: input.allowedMentions ?? null,
       };
@@ -95,6 +97,7 @@ export class StatusPublisher {
         mediaIds,
         poll: input.poll ?? null,
         quotePolicy,
+        quoted,
         idempotencyKey: input.idempotencyKey ?? null,
       }),
     );
@@ -117,6 +120,8 @@ export class StatusPublisher {
       mediaIds: string[];
       poll: PollInput | null;
       quotePolicy: QuotePolicy;
+      /** The status quoted, already checked (quoteTarget). */
+      quoted?: StatusRow | null;
       idempotencyKey: string | null;
       createdAt?: number;
     },
@@ -150,6 +155,10 @@ export class StatusPublisher {
       pollId,
     });
     if (pollId) this.d.store.polls.setStatus(pollId, id);
+    if (p.quoted) {
+      this.d.store.quotes.insert(id, p.quoted.id, p.quoted.accountId, 'accepted');
+      if (p.quoted.accountId !== author.id) this.d.notifications.notify(p.quoted.accountId, author.id, 'quote', id);
+    }
     const mentionedIds = p.formatted.mentioned.map((a) => a.id);
     this.d.store.statuses.insertMentions(id, mentionedIds);
     this.d.store.statuses.setTags(id, p.formatted.tags);
@@ -217,6 +226,13 @@ export class StatusPublisher {
     });
     const spoilerText = params.spoilerText ?? '';
     const sensitive = (params.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText.trim() !== '';
+    // A quote whose post went away or may no longer be quoted is left out, as a reply's parent is.
+    let quoted: StatusRow | null = null;
+    try {
+      quoted = params.quotedStatusId ? this.d.reader.quoteTarget(account, params.quotedStatusId) : null;
+    } catch {
+      quoted = null;
+    }
     const status = this.d.store.transaction(() => {
       if (!this.d.store.scheduled.delete(scheduled.id)) return null; // published by someone else meanwhile
       return this.publish(
@@ -232,6 +248,7 @@ export class StatusPublisher {
           mediaIds,
           poll: params.poll,
           quotePolicy: params.visibility === 'private' || params.visibility === 'direct' ? 'nobody' : (params.quoteApprovalPolicy ?? 'public'),
+          quoted,
           idempotencyKey: params.idempotency,
         },
       );

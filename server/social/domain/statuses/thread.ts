@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import type { Account, SocialStore, StatusRow } from '../../store/index.ts';
 import { MAX_ANCESTORS, MAX_DESCENDANTS } from './inputs.ts';
 
@@ -55,5 +55,19 @@ export class StatusReader {
     const target = thread?.reblogOfId ? this.d.store.timelines.readable(author.id, thread.reblogOfId) : thread;
     if (!target) throw notFound('The post you are trying to reply to does not appear to exist.');
     return target;
+  }
+
+  /**
+   * The status a new post quotes: one the author may read (a reblog stands for the status it reblogs) and
+   * whose quote policy lets the author quote it automatically (Mastodon 4.5: public, followers of its
+   * author, or nobody but the author; private and direct posts are never quotable by others).
+   */
+  quoteTarget(author: Account, id: string): StatusRow {
+    const status = this.actionTarget(author, id);
+    if (status.accountId === author.id) return status;
+    const policy = status.visibility === 'private' || status.visibility === 'direct' ? 'nobody' : status.quoteApprovalPolicy;
+    const allowed = policy === 'public' || (policy === 'followers' && this.d.store.relationships.follow(author.id, status.accountId) !== null);
+    if (!allowed || this.d.store.relationships.blocking(status.accountId, author.id)) throw forbidden('The author does not allow quoting this post');
+    return status;
   }
 }

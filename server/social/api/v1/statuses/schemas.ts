@@ -33,8 +33,7 @@ export const postSchema = z.object({
   in_reply_to_id: optional(zId),
   scheduled_at: optional(zString),
   allowed_mentions: optional(zList(zId, 100)),
-  // Quote posts are not supported; the parameter is accepted and ignored as a server without quotes would.
-  quoted_status_id: z.unknown().optional(),
+  quoted_status_id: optional(zId),
 });
 
 export const editSchema = z.object({
@@ -76,6 +75,7 @@ export function postInput(p: z.output<typeof postSchema>, req: FastifyRequest): 
     mediaIds: p.media_ids,
     poll: pollInput(p.poll) ?? null,
     quoteApprovalPolicy: p.quote_approval_policy ?? null,
+    quotedStatusId: p.quoted_status_id ?? null,
     scheduledAt: parseSchedule(p.scheduled_at),
     idempotencyKey: typeof key === 'string' && key.trim() ? key.trim().slice(0, 255) : null,
     allowedMentions: p.allowed_mentions ?? null,

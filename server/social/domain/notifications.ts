@@ -1,4 +1,4 @@
-import type { Account, NotificationType, PolicyVerdict, SocialStore } from '../store/index.ts';
+import type { Account, NotificationType, PolicyVerdict, SocialStore, WarningAction } from '../store/index.ts';
 
 /** Types whose notifications gather into groups (Mastodon 4.3's), and how long one group may span. */
 export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set(['favourite', 'reblog', 'follow', 'admin.sign_up']);
@@ -94,6 +94,14 @@ export class NotificationService {
     const notificationId = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId, groupKey });
     this.store.events.emit('notification.created', { notificationId, accountId: recipientId, fromAccountId, notificationType: type, statusId });
     return notificationId;
+  }
+
+  /** Tells an account of a moderation decision about it (an AccountWarning), past every drop rule and policy. */
+  warn(moderatorId: string, targetAccountId: string, action: WarningAction, statusIds: string[], text = ''): string {
+    const warningId = this.store.warnings.insert({ accountId: moderatorId, targetAccountId, action, text, statusIds });
+    const notificationId = this.store.notifications.insert({ accountId: targetAccountId, fromAccountId: moderatorId, type: 'moderation_warning', accountWarningId: warningId });
+    this.store.events.emit('notification.created', { notificationId, accountId: targetAccountId, fromAccountId: moderatorId, notificationType: 'moderation_warning', statusId: null });
+    return warningId;
   }
 
   /**

@@ -13,6 +13,7 @@ import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
 import { QuoteRepository } from './quotes.ts';
+import { AccountWarningRepository } from './warnings.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
@@ -59,6 +60,7 @@ export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
 export * from './quotes.ts';
+export * from './warnings.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
 export * from './relationships.ts';
@@ -84,6 +86,7 @@ export class SocialStore {
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
   readonly quotes: QuoteRepository;
+  readonly warnings: AccountWarningRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
@@ -120,6 +123,7 @@ export class SocialStore {
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
     this.quotes = new QuoteRepository(this.core);
+    this.warnings = new AccountWarningRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);

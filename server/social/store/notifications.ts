@@ -28,6 +28,8 @@ export interface NotificationRow {
   groupKey: string | null;
   /** The report an admin.report notification is about. */
   reportId: string | null;
+  /** The moderation warning of a moderation_warning notification. */
+  accountWarningId: string | null;
   createdAt: number;
 }
 
@@ -40,6 +42,7 @@ function toNotification(r: Record<string, unknown>): NotificationRow {
     statusId: idOrNull(r.status_id),
     groupKey: (r.group_key as string | null) ?? null,
     reportId: idOrNull(r.report_id),
+    accountWarningId: idOrNull(r.account_warning_id),
     createdAt: int(r.created_at),
   };
 }
@@ -66,11 +69,11 @@ export class NotificationRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null; filtered?: boolean }): string {
+  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null; accountWarningId?: string | null; filtered?: boolean }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, filtered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, input.filtered ? 1 : 0, this.core.now());
+      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, account_warning_id, filtered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, input.accountWarningId ?? null, input.filtered ? 1 : 0, this.core.now());
     return id;
   }
 

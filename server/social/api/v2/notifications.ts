@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { GROUPABLE_TYPES } from '../../domain/notifications.ts';
 import { isoTime } from '../../entities/dates.ts';
+import { presentNotifications } from '../../entities/notification.ts';
 import { serializeReport } from '../../entities/report.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
@@ -62,6 +63,7 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
         sample_account_ids: summary?.sampleAccountIds ?? [...new Set(g.rows.map((r) => r.fromAccountId))].slice(0, 8),
         ...(g.statusId ? { status_id: g.statusId } : {}),
         ...(report(g) ? { report: report(g) } : {}),
+        ...(g.type === 'moderation_warning' ? { moderation_warning: presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [g.rows[0]], me)[0]?.moderation_warning ?? null } : {}),
       };
     });
     const accountIds = [...new Set(notificationGroups.flatMap((g) => g.sample_account_ids))];

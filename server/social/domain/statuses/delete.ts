@@ -14,8 +14,12 @@ export class StatusRemover {
    * Deletes an own status (with its reblogs, notifications, feed entries, pins and bookmarks). Its media
    * are kept unattached for a redraft unless `deleteMedia`.
    */
-  async delete(author: Account, status: StatusRow, deleteMedia: boolean): Promise<void> {
-    if (status.accountId !== author.id) throw notFound();
+  /**
+   * Deletes a status: by its author, or by a moderator (the caller checked the permission), whose deletion
+   * is told to the author as a moderation warning (as Mastodon's report action "delete posts").
+   */
+  async delete(actor: Account, status: StatusRow, deleteMedia: boolean, asModerator = false): Promise<void> {
+    if (status.accountId !== actor.id && !asModerator) throw notFound();
     const doomedFiles: MediaRow[] = [];
     this.d.store.transaction(() => {
       const reblogs = this.d.store.statuses.reblogsOf(status.id);
@@ -27,6 +31,8 @@ export class StatusRemover {
       this.d.store.interactions.forgetStatuses(ids);
       if (status.visibility === 'direct') this.d.store.conversations.forgetStatus(status.id);
       for (const s of [status, ...reblogs]) this.d.store.events.emit('status.deleted', { status: s, homeRecipients });
+      const author = this.d.store.accounts.byId(status.accountId);
+      if (status.accountId !== actor.id && author?.domain === null) this.d.notifications.warn(actor.id, status.accountId, 'delete_statuses', [status.id]);
       const media = this.d.store.media.forStatuses([status.id]).get(status.id) ?? [];
       if (deleteMedia) {
         for (const m of media) this.d.store.media.delete(m.id);

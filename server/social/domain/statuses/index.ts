@@ -69,6 +69,10 @@ export class StatusService {
   delete(author: Account, status: StatusRow, deleteMedia: boolean): Promise<void> {
     return this.remover.delete(author, status, deleteMedia);
   }
+  /** A moderator's deletion of someone else's status (the author is told with a moderation warning). */
+  deleteAsModerator(moderator: Account, status: StatusRow): Promise<void> {
+    return this.remover.delete(moderator, status, false, true);
+  }
   reblog(me: Poster, statusId: string, visibility: Visibility | undefined): StatusRow {
     return this.actions.reblog(me, statusId, visibility);
   }

@@ -123,3 +123,18 @@ describe('reports', () => {
     expect((await call(reporter.token, 'GET', '/api/v1/admin/reports')).status).toBe(403);
   });
 });
+
+describe('moderator deletion', () => {
+  it('lets staff who handle reports delete anyone’s status, and tells its author with a moderation warning', async () => {
+    const post = await server.masto(troll.token).v1.statuses.create({ status: 'over the line' });
+    expect((await call(reporter.token, 'DELETE', `/api/v1/statuses/${post.id}`)).status).toBe(404);
+    const removed = await call(moderator.token, 'DELETE', `/api/v1/statuses/${post.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.text).toBe('over the line');
+    expect((await call(troll.token, 'GET', `/api/v1/statuses/${post.id}`)).status).toBe(404);
+    const [note] = (await call(troll.token, 'GET', '/api/v1/notifications?types[]=moderation_warning')).body;
+    expect(note).toMatchObject({ type: 'moderation_warning', account: { username: 'moddy' }, moderation_warning: { action: 'delete_statuses', status_ids: [post.id], target_account: { id: troll.accountId } } });
+    const grouped = await call(troll.token, 'GET', '/api/v2/notifications?types[]=moderation_warning');
+    expect(grouped.body.notification_groups[0].moderation_warning.action).toBe('delete_statuses');
+  });
+});

@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from '../oauth/cookies.ts';
 import type { SocialContext } from '../context.ts';
 import { userStateError } from '../domain/accounts.ts';
 import { ApiError, forbidden } from '../errors.ts';
@@ -98,6 +100,35 @@ function resolve(ctx: SocialContext, secret: string): Principal | null {
   return { token, app, user, account };
 }
 
+/** What a signed-in web session may do through the API: the admin API only (Mastodon's web admin), with every admin scope. */
+const SESSION_SCOPES = ['admin:read', 'admin:write'];
+
+/**
+ * The principal of a signed-in browser session (the server's sign-in cookie) on an admin route. Such a
+ * request must carry the session's CSRF token in X-CSRF-Token (the server's own pages hold it), so another
+ * site the user visits cannot act with the cookie; bearer-token requests need none (the seed's rule).
+ */
+function sessionPrincipal(ctx: SocialContext, req: FastifyRequest): Principal | null {
+  if (!/^\/api\/v[12]\/admin\//.test(req.url)) return null;
+  const cookie = req.cookies?.[SESSION_COOKIE];
+  if (!cookie) return null;
+  const session = ctx.store.oauth.sessionBySecret(cookie);
+  if (!session) return null;
+  const presented = req.headers['x-csrf-token'];
+  if (typeof presented !== 'string' || !safeEqual(presented, session.csrfToken)) throw new ApiError(422, "Can't verify CSRF token authenticity.");
+  const user = ctx.store.users.byId(session.userId);
+  const account = user ? ctx.store.accounts.byId(user.accountId) : null;
+  if (!user || !account) return null;
+  const app = ctx.store.oauth.builtinApp();
+  return { token: { id: `session:${session.id}`, applicationId: app.id, userId: user.id, scopes: SESSION_SCOPES, createdAt: 0, lastUsedAt: null, revokedAt: null }, app, user, account };
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
 function isMultipart(req: FastifyRequest): boolean {
   return /^multipart\//i.test(req.headers['content-type'] ?? '');
 }
@@ -126,11 +157,12 @@ export function authenticate(ctx: SocialContext) {
     req.principal = null;
     if (!rule || rule.kind === 'public') return;
     const secret = presentedToken(req);
-    if (!secret) {
+    const session = secret ? null : sessionPrincipal(ctx, req);
+    if (!secret && !session) {
       if (rule.kind === 'optional') return;
       throw INVALID_TOKEN();
     }
-    const principal = resolve(ctx, secret);
+    const principal = session ?? resolve(ctx, secret!);
     if (!principal) throw INVALID_TOKEN();
     // Verified, if not sufficient: rate limits count this caller's requests, not its address's.
     req.principal = principal;

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from './cookies.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
 import { userStateError } from '../domain/accounts.ts';
@@ -13,8 +14,6 @@ import { codePage, consentPage, messagePage, PAGE_CSP, signInPage } from './page
 import { ALL_SCOPES, DEFAULT_SCOPES, parseScopes, withinRegistered } from './scopes.ts';
 
 export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
-const SESSION_COOKIE = 'homeport_session';
-const SIGN_IN_CSRF_COOKIE = 'homeport_csrf';
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const DESCRIPTIONS = {

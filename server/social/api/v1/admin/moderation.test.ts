@@ -138,3 +138,34 @@ describe('moderator deletion', () => {
     expect(grouped.body.notification_groups[0].moderation_warning.action).toBe('delete_statuses');
   });
 });
+
+describe('admin API through a signed-in session', () => {
+  it('accepts the sign-in cookie on admin routes only with the session’s CSRF token', async () => {
+    const app = await registerApp(server, { redirectUris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' });
+    const authorize = `/oauth/authorize?client_id=${app.clientId}&redirect_uri=urn:ietf:wg:oauth:2.0:oob&response_type=code&scope=read`;
+    // The sign-in form (its CSRF cookie and field), then the session cookie.
+    const form = await fetch(`${server.url}${authorize}`);
+    const formCookie = (form.headers.get('set-cookie') ?? '').split(';')[0];
+    const formCsrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())![1];
+    const signedIn = await fetch(`${server.url}/auth/sign_in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
+      body: new URLSearchParams({ login: 'moddy', password: 'pw-moddy-correct-horse', return_to: authorize, csrf_token: formCsrf }),
+    });
+    expect(signedIn.status).toBe(303);
+    const session = (signedIn.headers.getSetCookie().find((c) => c.startsWith('homeport_session=')) ?? '').split(';')[0];
+    // The server's own signed-in pages carry the session's CSRF token.
+    const consent = await fetch(`${server.url}${authorize}`, { headers: { cookie: session } });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await consent.text())![1];
+
+    const withSession = (headers: Record<string, string>) => server.fetch(`${server.url}/api/v1/admin/reports?resolved=true`, { headers: { cookie: session, ...headers } });
+    expect((await withSession({})).status).toBe(422);
+    expect((await withSession({ 'x-csrf-token': 'forged' })).status).toBe(422);
+    const ok = await withSession({ 'x-csrf-token': csrf });
+    expect(ok.status).toBe(200);
+    expect(Array.isArray(await ok.json())).toBe(true);
+    // Outside the admin API the cookie is no credential.
+    expect((await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { cookie: session, 'x-csrf-token': csrf } })).status).toBe(401);
+  });
+});

@@ -133,6 +133,40 @@ export class ModerationService {
   }
 
   /**
+   * What the server's domain blocks and allows say of a remote domain (a block or allow of a parent domain
+   * covers its subdomains): refused domains neither send nor receive anything (suspended, or not allowed
+   * in limited federation mode); silenced ones' accounts are limited; some blocks also refuse media or reports.
+   */
+  domainPolicy(domain: string): { refused: boolean; silenced: boolean; rejectMedia: boolean; rejectReports: boolean } {
+    const host = normalizeDomain(domain);
+    const block = this.store.moderation.domainBlockCovering(host);
+    const limited = this.store.settings.owner('federation_mode') === 'limited';
+    const parts = host.split('.');
+    const allowed = !limited || parts.some((_, i) => this.store.moderation.domainAllows.byValue(parts.slice(i).join('.')) !== null);
+    return {
+      refused: block?.severity === 'suspend' || !allowed,
+      silenced: block?.severity === 'silence',
+      rejectMedia: block?.rejectMedia === true || block?.severity === 'suspend',
+      rejectReports: block?.rejectReports === true || block?.severity === 'suspend',
+    };
+  }
+
+  /** Puts a domain block's severity on the accounts of the domain already known (new ones get it on arrival). */
+  applyDomainBlock(domain: string): void {
+    const policy = this.domainPolicy(domain);
+    const accounts = this.store.db.prepare('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?').all(domain, `%.${domain}`) as { id: bigint }[];
+    this.store.transaction(() => {
+      for (const { id } of accounts) {
+        const accountId = id.toString();
+        const account = this.store.accounts.byId(accountId);
+        if (!account) continue;
+        if ((account.suspendedAt !== null) !== policy.refused) this.store.accounts.setSuspended(accountId, policy.refused);
+        if ((account.silencedAt !== null) !== policy.silenced) this.store.accounts.setSilenced(accountId, policy.silenced);
+      }
+    });
+  }
+
+  /**
    * Blocks a domain. A block of the same domain, or a stricter one covering it, already in place is
    * refused with that block (Mastodon's `existing_domain_block`).
    */
@@ -142,6 +176,7 @@ export class ModerationService {
     const strictness = { noop: 0, silence: 1, suspend: 2 };
     if (existing && (existing.domain === domain || strictness[existing.severity] >= strictness[input.severity])) return { conflict: existing };
     const id = this.store.moderation.insertDomainBlock({ ...input, domain });
+    this.applyDomainBlock(domain);
     return { created: this.store.moderation.domainBlock(id)! };
   }
 }

@@ -158,6 +158,15 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
 /** A listener whose refusals (RejectedDocument) are logged, not retried: the same document would fail again. */
 function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx, activity: T) => Promise<void> {
   return async (c, activity) => {
+    // The server's domain policy first: nothing from refused domains, no reports where reports are refused.
+    const actorHost = (activity as { actorId?: URL | null }).actorId?.hostname;
+    if (actorHost) {
+      const policy = c.data.social.moderation.domainPolicy(actorHost);
+      if (policy.refused || (activity instanceof Flag && policy.rejectReports)) {
+        c.data.logger.info({ domain: actorHost, activity: (activity as { id?: URL | null }).id?.href ?? null }, 'an inbox activity from a blocked domain was dropped');
+        return;
+      }
+    }
     try {
       await listener(c, activity);
     } catch (err) {

@@ -63,8 +63,17 @@ export class Outbound {
   }
 
   private async send(from: Account, recipients: Recipient[], activity: Activity): Promise<void> {
-    if (recipients.length === 0) return;
-    await this.context().sendActivity({ identifier: from.username }, recipients, activity, { preferSharedInbox: true });
+    const allowed = this.deliverable(recipients);
+    if (allowed.length === 0) return;
+    await this.context().sendActivity({ identifier: from.username }, allowed, activity, { preferSharedInbox: true });
+  }
+
+  /** Recipients on servers the domain policy does not refuse (suspended domains get nothing). */
+  private deliverable(recipients: Recipient[]): Recipient[] {
+    return recipients.filter((r) => {
+      const host = (r.inboxId ?? r.id)?.hostname;
+      return host !== undefined && !this.deps.social.moderation.domainPolicy(host).refused;
+    });
   }
 
   private async relationship(e: SocialEventMap['relationship.changed']): Promise<void> {
@@ -160,7 +169,8 @@ export class Outbound {
     const c = this.context();
     const statusUris = store.statuses.byIds(report.statusIds).flatMap((s) => (s.uri ? [new URL(s.uri)] : []));
     const flag = new Flag({ id: new URL(`${c.getActorUri(INSTANCE_ACTOR).href}#reports/${report.id}`), actor: c.getActorUri(INSTANCE_ACTOR), objects: [new URL(target.uri!), ...statusUris], content: report.comment });
-    await c.sendActivity({ identifier: INSTANCE_ACTOR }, [recipientOf(target)], flag, { preferSharedInbox: true });
+    const recipients = this.deliverable([recipientOf(target)]);
+    if (recipients.length) await c.sendActivity({ identifier: INSTANCE_ACTOR }, recipients, flag, { preferSharedInbox: true });
   }
 
   /** A favourite of a remote status goes to its author as Like (Undo(Like) when taken back). */

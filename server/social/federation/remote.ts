@@ -95,6 +95,14 @@ export async function persistActor(deps: FedDeps, actor: Actor): Promise<Account
   }
   const data = await actorData(actor);
   const id = deps.repo.upsertRemoteAccount(data);
+  // Accounts of blocked domains carry the block (suspended or limited) from their first arrival.
+  const host = actor.id?.hostname;
+  if (host) {
+    const policy = deps.social.moderation.domainPolicy(host);
+    const known = deps.social.store.accounts.byId(id)!;
+    if (policy.refused && known.suspendedAt === null) deps.social.store.accounts.setSuspended(id, true);
+    if (policy.silenced && known.silencedAt === null) deps.social.store.accounts.setSilenced(id, true);
+  }
   deps.repo.recordFederatedOrigin(deps.social.urls.base);
   deps.social.store.events.emit('account.updated', { accountId: id });
   return deps.social.store.accounts.byId(id)!;
@@ -131,6 +139,9 @@ export async function resolveAccount(c: FedContext, input: string, options: { re
     if (!stale && !options.refresh) return known;
     lookup = known.uri ?? lookup;
   }
+  // Servers the domain policy refuses are not looked up at all.
+  const lookupHost = /^https?:\/\//i.test(lookup) ? new URL(lookup).hostname : lookup.slice(lookup.lastIndexOf('@') + 1);
+  if (deps.social.moderation.domainPolicy(lookupHost).refused) return known;
   let found;
   try {
     found = await c.lookupObject(lookup);

@@ -70,8 +70,29 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   get('/users/:username/collections/featured');
   app.get<{ Params: { username: string } }>('/users/:username', (req, reply) => toFedify(req, reply, req.url, profilePage(req.params.username)));
   app.get<{ Params: { username: string; id: string } }>('/users/:username/statuses/:id', (req, reply) => toFedify(req, reply, req.url, statusPage(req.params.username, req.params.id)));
-  app.post('/inbox', (req, reply) => toFedify(req, reply));
-  app.post('/users/:username/inbox', (req, reply) => toFedify(req, reply));
+  // Activities from domains the server's policy refuses are dropped on arrival (answered 202, as accepted
+  // and ignored), before any signature key is fetched from them.
+  const refusedSender = (req: FastifyRequest): string | null => {
+    if (!Buffer.isBuffer(req.body)) return null;
+    try {
+      const activity = JSON.parse(req.body.toString('utf8')) as { actor?: unknown };
+      const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown } | undefined)?.id;
+      const host = typeof actor === 'string' ? new URL(actor).hostname : null;
+      return host && deps.social.moderation.domainPolicy(host).refused ? host : null;
+    } catch {
+      return null;
+    }
+  };
+  const inbox = (req: FastifyRequest, reply: FastifyReply) => {
+    const refused = refusedSender(req);
+    if (refused) {
+      deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
+      return reply.code(202).send();
+    }
+    return toFedify(req, reply);
+  };
+  app.post('/inbox', inbox);
+  app.post('/users/:username/inbox', inbox);
 
   // Profile and status pages answer ActivityStreams too when asked for it (Mastodon does).
   app.get<{ Params: { username: string } }>('/@:username', (req, reply) => {

@@ -138,7 +138,8 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     });
     store.statuses.insertMentions(id, mentioned.map((a) => a.id));
     store.statuses.setTags(id, parsed.tags);
-    parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+    // A domain block with reject_media keeps that server's media out.
+    if (!author.domain || !deps.social.moderation.domainPolicy(author.domain).rejectMedia) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
     const status = store.statuses.byId(id)!;
     const localMentioned = mentioned.filter((a) => a.domain === null);
     const homeRecipients = [...store.feeds.distributeStatus(status, localMentioned.map((a) => a.id)), ...store.feeds.distributeToTagFollowers(status)];

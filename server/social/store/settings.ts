@@ -32,6 +32,11 @@ export const OWNER_SETTINGS = {
     schema: z.string().max(50000),
     default: '',
   },
+  federation_mode: {
+    description: 'open (federate with every server not blocked) or limited (only with servers on the domain allow list)',
+    schema: z.enum(['open', 'limited']),
+    default: 'open',
+  },
   registrations_message: { description: 'message shown when registrations are closed', schema: z.string().max(2000), default: '' },
   contact_email: { description: 'contact e-mail address (defaults to the owner\'s)', schema: z.union([z.literal(''), z.email()]), default: '' },
   contact_username: { description: 'local username shown as the contact account (defaults to the owner)', schema: z.string().max(30), default: '' },

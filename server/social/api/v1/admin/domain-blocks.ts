@@ -66,12 +66,15 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     if (!row) throw notFound();
     const p = parseParams(z.object(blockFields), requestParams(req));
     blocks.updateDomainBlock(row.id, input({ ...p, domain: row.domain }, row));
+    ctx.moderation.applyDomainBlock(row.domain);
     return serializeDomainBlock(blocks.domainBlock(row.id)!);
   });
 
   app.delete('/api/v1/admin/domain_blocks/:id', { config: { auth: auth.user('admin:write:domain_blocks') } }, async (req) => {
     staff(req);
-    if (!blocks.removeDomainBlock(pathId(req))) throw notFound();
+    const row = blocks.domainBlock(pathId(req));
+    if (!row || !blocks.removeDomainBlock(row.id)) throw notFound();
+    ctx.moderation.applyDomainBlock(row.domain);
     return {};
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
 
 /*
  * The server's domain blocks applied to federation, between two Homeports: a suspended domain neither sends
@@ -17,17 +17,7 @@ let bobOnA: string;
 let aliceOnB: string;
 
 beforeAll(async () => {
-  net = createTestNetwork();
-  a = await net.add('a.test');
-  b = await net.add('b.test');
-  alice = await a.createUser('alice');
-  bob = await b.createUser('bob');
-  bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
-  aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
-  await alice.client.v1.accounts.$select(bobOnA).follow();
-  await bob.client.v1.accounts.$select(aliceOnB).follow();
-  await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following, 'bob follows alice');
-  await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+  ({ net, a, b, alice, bob, bobOnA, aliceOnB } = await followingPair());
 });
 
 afterAll(async () => {

@@ -133,3 +133,24 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, a
   }
   throw new Error(`never happened: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
+
+type TestUser = Awaited<ReturnType<TestInstance['createUser']>>;
+
+/**
+ * The usual starting point of two-server tests: a.test and b.test on a new network, alice on a and bob on b
+ * following each other, with the id each has of the other.
+ */
+export async function followingPair(): Promise<{ net: TestNetwork; a: TestInstance; b: TestInstance; alice: TestUser; bob: TestUser; bobOnA: string; aliceOnB: string }> {
+  const net = createTestNetwork();
+  const a = await net.add('a.test');
+  const b = await net.add('b.test');
+  const alice = await a.createUser('alice');
+  const bob = await b.createUser('bob');
+  const bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
+  const aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
+  await alice.client.v1.accounts.$select(bobOnA).follow();
+  await bob.client.v1.accounts.$select(aliceOnB).follow();
+  await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+  await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following, 'bob follows alice');
+  return { net, a, b, alice, bob, bobOnA, aliceOnB };
+}

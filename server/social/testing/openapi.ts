@@ -91,6 +91,14 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
   },
   {
     description:
+      'The v1 notification policy (Mastodon 4.3, deprecated by v2) is left out of the document, though its V1NotificationPolicy entity is in it: its path is added with that entity as the answer.',
+    apply(doc) {
+      const answer = { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/V1NotificationPolicy' } } } } } };
+      doc.paths['/api/v1/notifications/policy'] = { get: answer, put: answer };
+    },
+  },
+  {
+    description:
       'The admin API is left out of the document, though its Admin* entities are in it: its operations are added with those entities as their answers (as Mastodon’s documentation of the admin API gives them).',
     apply(doc) {
       const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });

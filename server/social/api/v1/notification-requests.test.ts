@@ -85,6 +85,14 @@ describe('notification policy and requests', () => {
     expect((await call(reader.token, 'GET', '/api/v1/notifications/requests')).body).toEqual([]);
   });
 
+  it('shows and sets the policy through the v1 booleans too', async () => {
+    const v1 = await call(friend.token, 'GET', '/api/v1/notifications/policy');
+    expect(v1.body).toEqual({ filter_not_following: false, filter_not_followers: false, filter_new_accounts: false, filter_private_mentions: true, summary: { pending_requests_count: 0, pending_notifications_count: 0 } });
+    const put = await call(friend.token, 'PUT', '/api/v1/notifications/policy', { filter_new_accounts: true, filter_private_mentions: false });
+    expect(put.body).toMatchObject({ filter_new_accounts: true, filter_private_mentions: false });
+    expect((await call(friend.token, 'GET', '/api/v2/notifications/policy')).body).toMatchObject({ for_new_accounts: 'filter', for_private_mentions: 'accept' });
+  });
+
   it('needs the notification scopes', async () => {
     const readOnly = (await server.createUser('scoped', { scopes: 'read' })).token;
     expect((await call(readOnly, 'GET', '/api/v2/notifications/policy')).status).toBe(200);

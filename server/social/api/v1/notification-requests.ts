@@ -6,7 +6,7 @@ import { isoTime } from '../../entities/dates.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zId, zList } from '../../http/params.ts';
+import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../http/params.ts';
 import { POLICY_KEYS, POLICY_VERDICTS, type Account, type NotificationPolicy, type NotificationRequestRow } from '../../store/index.ts';
 
 const policySchema = z.object(Object.fromEntries(POLICY_KEYS.map((k) => [k, z.enum(POLICY_VERDICTS).optional()])) as Record<(typeof POLICY_KEYS)[number], z.ZodOptional<z.ZodEnum<{ accept: 'accept'; filter: 'filter'; drop: 'drop' }>>>);
@@ -50,6 +50,33 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
     const policy = { ...ctx.store.notificationRequests.policy(account.id), ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as NotificationPolicy;
     ctx.store.notificationRequests.setPolicy(account.id, policy);
     return policyJson(account, policy);
+  });
+
+  // The v1 policy of Mastodon 4.3 (deprecated by v2): a boolean per condition, true meaning "filter".
+  const V1_KEYS = { filter_not_following: 'for_not_following', filter_not_followers: 'for_not_followers', filter_new_accounts: 'for_new_accounts', filter_private_mentions: 'for_private_mentions' } as const;
+  const v1Json = (me: Account, policy: NotificationPolicy) => {
+    const summary = ctx.store.notificationRequests.summary(me.id);
+    const flags = Object.fromEntries(Object.entries(V1_KEYS).map(([v1, v2]) => [v1, policy[v2] !== 'accept']));
+    return { ...flags, summary: { pending_requests_count: summary.requests, pending_notifications_count: summary.notifications } };
+  };
+  const v1Schema = z.object(Object.fromEntries(Object.keys(V1_KEYS).map((k) => [k, zBool.optional()])) as Record<keyof typeof V1_KEYS, z.ZodOptional<typeof zBool>>);
+
+  app.get('/api/v1/notifications/policy', { config: { auth: auth.user('read:notifications'), deprecated: '2024-10-08' } }, async (req) => {
+    const { account } = currentUser(req);
+    return v1Json(account, ctx.store.notificationRequests.policy(account.id));
+  });
+
+  app.put('/api/v1/notifications/policy', { config: { auth: auth.user('write:notifications'), deprecated: '2024-10-08' } }, async (req) => {
+    const { account } = currentUser(req);
+    const changes = parseParams(v1Schema, requestParams(req));
+    const policy = { ...ctx.store.notificationRequests.policy(account.id) };
+    for (const [v1, v2] of Object.entries(V1_KEYS) as [keyof typeof V1_KEYS, (typeof V1_KEYS)[keyof typeof V1_KEYS]][]) {
+      const filter = changes[v1];
+      // "Filter" keeps a stricter drop chosen through v2; "do not filter" accepts.
+      if (filter !== undefined) policy[v2] = filter ? (policy[v2] === 'accept' ? 'filter' : policy[v2]) : 'accept';
+    }
+    ctx.store.notificationRequests.setPolicy(account.id, policy);
+    return v1Json(account, policy);
   });
 
   app.get('/api/v1/notifications/requests', { config: { auth: auth.user('read:notifications') } }, async (req, reply) => {

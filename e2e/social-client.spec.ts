@@ -149,4 +149,44 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(results).toContainText('1 vote');
   await expect(results.getByRole('meter', { name: 'Coffee' })).toHaveAttribute('value', '1');
   await page.screenshot({ path: 'test-results/screenshots/social-local.png', fullPage: true });
+
+  // Keyboard only: j and k move between posts, f, b and s favourite, boost and bookmark the one in focus,
+  // ? lists the shortcuts, n goes to the compose box, / to finding people.
+  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Home' }).click();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('j');
+  const inFocus = page.locator('article.status:focus');
+  await expect(inFocus).toContainText('Tea or coffee?');
+  await page.keyboard.press('f');
+  await expect(inFocus.getByRole('button', { name: 'Unfavourite (1)' })).toBeVisible();
+  await page.keyboard.press('b');
+  await expect(inFocus.getByRole('button', { name: 'Unboost (1)' })).toBeVisible();
+  await page.keyboard.press('s');
+  await expect(inFocus.getByRole('button', { name: 'Remove bookmark' })).toBeVisible();
+  const bookmarks = (await (await fetch(`${hp.httpUrl}/api/v1/bookmarks`, { headers: { Authorization: `Bearer ${cli(['tokens', 'create', 'alice', '--scopes', 'read']).trim()}` } })).json()) as { content: string }[];
+  expect(bookmarks.map((b) => b.content).join()).toContain('Tea or coffee?');
+  await page.keyboard.press('j');
+  await expect(inFocus).not.toContainText('Tea or coffee?');
+  await page.keyboard.press('k');
+  await expect(inFocus).toContainText('Tea or coffee?');
+  await page.keyboard.press('?');
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(help).toContainText('boost the post in focus');
+  await page.keyboard.press('Escape');
+  await expect(help).toBeHidden();
+  await page.keyboard.press('n');
+  await expect(compose.getByLabel('What’s on your mind?')).toBeFocused();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('/');
+  await expect(page.getByLabel('Name or @user@server')).toBeFocused();
+
+  // Light and dark: chosen in the top bar, kept across a reload.
+  await page.getByLabel('Theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect(page.locator('body')).toHaveCSS('background-color', 'rgb(20, 23, 27)');
+  await page.screenshot({ path: 'test-results/screenshots/social-client-dark.png', fullPage: true });
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByLabel('Theme').selectOption('light');
+  await expect(page.locator('body')).toHaveCSS('background-color', 'rgb(255, 255, 255)');
 });

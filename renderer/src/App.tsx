@@ -2,6 +2,7 @@ import { useEffect, type MouseEvent } from 'react';
 import { Loading } from './components/ui.tsx';
 import { SECTIONS, useRouter, type SectionId } from './stores/router.ts';
 import { useSession } from './stores/session.ts';
+import { useTheme, type Theme } from './stores/theme.ts';
 import { EventLogView } from './views/EventLogView.tsx';
 import { ServerView } from './views/ServerView.tsx';
 import { ChangeDefaultPassword, SignIn } from './views/SignIn.tsx';
@@ -18,6 +19,7 @@ const VIEWS: Record<SectionId, () => React.JSX.Element | null> = {
 export function App() {
   const { status, user, restore, signOut } = useSession();
   const { section, navigate } = useRouter();
+  const { theme, setTheme } = useTheme();
   useEffect(() => {
     void restore();
   }, [restore]);
@@ -51,6 +53,13 @@ export function App() {
           </ul>
         </nav>
         <span className="user">
+          <label className="theme-switch">
+            <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)} aria-label="Theme">
+              <option value="system">System theme</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
           {user?.name}{' '}
           <button type="button" onClick={() => void signOut()}>
             Sign out

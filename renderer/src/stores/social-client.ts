@@ -35,6 +35,7 @@ export interface SocialStatus {
   reblog: SocialStatus | null;
   favourited?: boolean;
   reblogged?: boolean;
+  bookmarked?: boolean;
   favourites_count: number;
   reblogs_count: number;
   replies_count: number;
@@ -42,6 +43,15 @@ export interface SocialStatus {
   media_attachments?: SocialMedia[];
   poll?: SocialPoll | null;
 }
+
+export type StatusAction = 'favourite' | 'reblog' | 'bookmark';
+
+/** The flag each action sets on a status, and the counter it moves (bookmarks have none). */
+const ACTIONS: Record<StatusAction, { flag: 'favourited' | 'reblogged' | 'bookmarked'; count: 'favourites_count' | 'reblogs_count' | null }> = {
+  favourite: { flag: 'favourited', count: 'favourites_count' },
+  reblog: { flag: 'reblogged', count: 'reblogs_count' },
+  bookmark: { flag: 'bookmarked', count: null },
+};
 
 export interface SocialPoll {
   id: string;
@@ -142,6 +152,8 @@ interface SocialClientState {
   /** Uploads a file (progress 0..1 as it goes) and resolves once the server has processed it. */
   upload(file: File, onProgress: (fraction: number) => void): Promise<SocialMedia>;
   toggleFavourite(status: SocialStatus): Promise<void>;
+  /** Favourite, boost or bookmark (or undo it), shown at once and rolled back if the server refuses. */
+  toggle(status: SocialStatus, action: StatusAction): Promise<void>;
   loadNotifications(): Promise<void>;
   /** Moves the notifications marker to the newest one shown (read on every device). */
   markNotificationsRead(): Promise<void>;
@@ -316,18 +328,27 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     return updated;
   },
 
-  async toggleFavourite(status) {
+  toggleFavourite(status) {
+    return get().toggle(status, 'favourite');
+  },
+
+  async toggle(status, action) {
     const target = status.reblog ?? status;
-    const on = !target.favourited;
+    const flag = ACTIONS[action].flag;
+    const count = ACTIONS[action].count;
+    const on = !target[flag];
     const patch = (list: SocialStatus[], value: Partial<SocialStatus>) =>
       list.map((s) => (s.id === status.id ? (s.reblog ? { ...s, reblog: { ...s.reblog, ...value } } : { ...s, ...value }) : s));
+    const shownAs = (flagValue: boolean | undefined, countValue: number | undefined): Partial<SocialStatus> => ({ [flag]: flagValue, ...(count ? { [count]: countValue } : {}) });
     // Optimistic: shown at once, rolled back if the server refuses.
-    set({ home: patch(get().home, { favourited: on, favourites_count: target.favourites_count + (on ? 1 : -1) }) });
+    set({ home: patch(get().home, shownAs(on, count ? target[count] + (on ? 1 : -1) : undefined)) });
     try {
-      const updated = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? 'favourite' : 'unfavourite'}`, { method: 'POST' });
-      set({ home: patch(get().home, { favourited: updated.favourited, favourites_count: updated.favourites_count }) });
+      const answer = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? action : `un${action}`}`, { method: 'POST' });
+      // A boost answers with the boost itself; the flags are those of the boosted post.
+      const updated = answer.reblog && action === 'reblog' ? answer.reblog : answer;
+      set({ home: patch(get().home, shownAs(updated[flag], count ? updated[count] : undefined)) });
     } catch (err) {
-      set({ home: patch(get().home, { favourited: target.favourited, favourites_count: target.favourites_count }), error: (err as Error).message });
+      set({ home: patch(get().home, shownAs(target[flag], count ? target[count] : undefined)), error: (err as Error).message });
     }
   },
 

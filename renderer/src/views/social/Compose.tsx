@@ -1,0 +1,142 @@
+import { useState, type FormEvent } from 'react';
+import { FormError } from '../../components/ui.tsx';
+import { useSocialClient, type SocialMedia } from '../../stores/social-client.ts';
+
+/** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
+function length(text: string): number {
+  return [...text].length;
+}
+
+interface Attachment {
+  file: string;
+  progress: number;
+  media: SocialMedia | null;
+  description: string;
+}
+
+export function Compose() {
+  const { post, maxCharacters, upload, request } = useSocialClient();
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [poll, setPoll] = useState<{ options: string[]; expiresIn: number } | null>(null);
+  const attach = (files: FileList | null) => {
+    for (const file of [...(files ?? [])].slice(0, 4 - attachments.length)) {
+      const entry: Attachment = { file: file.name, progress: 0, media: null, description: '' };
+      setAttachments((list) => [...list, entry]);
+      const update = (patch: Partial<Attachment>) => setAttachments((list) => list.map((a) => (a.file === entry.file ? { ...a, ...patch } : a)));
+      upload(file, (progress) => update({ progress }))
+        .then((media) => update({ media, progress: 1 }))
+        .catch((err: Error) => {
+          setError(err.message);
+          setAttachments((list) => list.filter((a) => a.file !== entry.file));
+        });
+    }
+  };
+  const [text, setText] = useState('');
+  const [spoiler, setSpoiler] = useState('');
+  const [visibility, setVisibility] = useState('public');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const left = maxCharacters - length(text) - length(spoiler);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      // Descriptions go with the media before the post that shows them.
+      for (const a of attachments) if (a.media && a.description) await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
+      await post({ status: text, spoilerText: spoiler, visibility, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])), poll: poll ?? undefined });
+      setText('');
+      setSpoiler('');
+      setAttachments([]);
+      setPoll(null);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="compose" onSubmit={(e) => void submit(e)} aria-label="Compose">
+      <label>
+        Content warning (optional)
+        <input value={spoiler} onChange={(e) => setSpoiler(e.target.value)} />
+      </label>
+      <label>
+        What’s on your mind?
+        <textarea id="compose-text" value={text} onChange={(e) => setText(e.target.value)} rows={3} required={attachments.length === 0} />
+      </label>
+      <label>
+        Add images, video or audio
+        <input
+          type="file"
+          accept="image/*,video/*,audio/*"
+          multiple
+          disabled={attachments.length >= 4}
+          onChange={(e) => {
+            attach(e.target.files);
+            // Cleared, so the same file can be chosen again and the field does not name a file already sent.
+            e.target.value = '';
+          }}
+        />
+      </label>
+      {attachments.length === 0 && (
+        <button type="button" aria-pressed={poll !== null} onClick={() => setPoll(poll ? null : { options: ['', ''], expiresIn: 86_400 })}>
+          {poll ? 'Remove the poll' : 'Add a poll'}
+        </button>
+      )}
+      {poll && (
+        <fieldset className="poll-editor">
+          <legend>Poll</legend>
+          {poll.options.map((option, i) => (
+            <label key={i}>
+              Choice {i + 1}
+              <input value={option} maxLength={50} required onChange={(e) => setPoll({ ...poll, options: poll.options.map((o, j) => (j === i ? e.target.value : o)) })} />
+            </label>
+          ))}
+          {poll.options.length < 4 && (
+            <button type="button" onClick={() => setPoll({ ...poll, options: [...poll.options, ''] })}>
+              Add a choice
+            </button>
+          )}
+          <label>
+            Open for
+            <select value={poll.expiresIn} onChange={(e) => setPoll({ ...poll, expiresIn: Number(e.target.value) })}>
+              <option value={3_600}>1 hour</option>
+              <option value={86_400}>1 day</option>
+              <option value={604_800}>7 days</option>
+            </select>
+          </label>
+        </fieldset>
+      )}
+      {attachments.map((a) => (
+        <div key={a.file} className="attachment">
+          <progress max={100} value={Math.round(a.progress * 100)} aria-label={`Upload of ${a.file}`} />
+          {a.media?.preview_url && <img src={a.media.preview_url} alt="" width={80} />}
+          <label>
+            Description of {a.file}
+            <input value={a.description} onChange={(e) => setAttachments((list) => list.map((x) => (x.file === a.file ? { ...x, description: e.target.value } : x)))} />
+          </label>
+          {a.media && !a.description && <p className="muted">Add a description for people who cannot see it.</p>}
+        </div>
+      ))}
+      <div className="toolbar">
+        <label>
+          Visibility
+          <select value={visibility} onChange={(e) => setVisibility(e.target.value)}>
+            <option value="public">Public</option>
+            <option value="unlisted">Quiet public</option>
+            <option value="private">Followers</option>
+            <option value="direct">Mentioned people only</option>
+          </select>
+        </label>
+        <span className={left < 0 ? 'counter over' : 'counter'} aria-live="polite" aria-label="Characters left">
+          {left}
+        </span>
+        <button type="submit" className="primary" disabled={busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)}>
+          Post
+        </button>
+      </div>
+      <FormError message={error} />
+    </form>
+  );
+}

@@ -1,0 +1,146 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { FormError } from '../../components/ui.tsx';
+import { useSocialClient, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
+
+/** A poll: choices to vote for while it is open and not voted in, then its results. */
+function PollView({ poll: initial }: { poll: SocialPoll }) {
+  const { vote } = useSocialClient();
+  const [poll, setPoll] = useState(initial);
+  const [chosen, setChosen] = useState<number[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setPoll(initial), [initial]);
+  const results = poll.voted || poll.expired;
+  const total = poll.votes_count || 1;
+  if (results)
+    return (
+      <ul className="poll" aria-label="Poll results">
+        {poll.options.map((o, i) => (
+          <li key={i}>
+            <span>
+              {o.title}
+              {poll.own_votes?.includes(i) ? ' ✓' : ''}
+            </span>{' '}
+            <meter min={0} max={total} value={o.votes_count ?? 0} aria-label={o.title} /> <span className="muted">{Math.round(((o.votes_count ?? 0) / total) * 100)}%</span>
+          </li>
+        ))}
+        <li className="muted">
+          {poll.votes_count} {poll.votes_count === 1 ? 'vote' : 'votes'}
+          {poll.expired ? ' · closed' : ''}
+        </li>
+      </ul>
+    );
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      setPoll(await vote(poll, chosen));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form className="poll" aria-label="Poll" onSubmit={(e) => void submit(e)}>
+      {poll.options.map((o, i) => (
+        <label key={i}>
+          <input
+            type={poll.multiple ? 'checkbox' : 'radio'}
+            name={`poll-${poll.id}`}
+            checked={chosen.includes(i)}
+            onChange={(e) => setChosen(poll.multiple ? (e.target.checked ? [...chosen, i] : chosen.filter((c) => c !== i)) : [i])}
+          />{' '}
+          {o.title}
+        </label>
+      ))}
+      <button type="submit" disabled={chosen.length === 0}>
+        Vote
+      </button>
+      <FormError message={error} />
+    </form>
+  );
+}
+
+/** A status's media; sensitive ones stay hidden until asked for. */
+function MediaList({ status }: { status: SocialStatus }) {
+  const [shown, setShown] = useState(!status.sensitive);
+  if (!shown)
+    return (
+      <button type="button" onClick={() => setShown(true)}>
+        Show sensitive media
+      </button>
+    );
+  return (
+    <div className="media">
+      {status.media_attachments!.map((m) =>
+        m.type === 'image' || m.type === 'gifv' ? (
+          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
+            <img src={m.preview_url ?? m.url ?? ''} alt={m.description ?? ''} />
+          </a>
+        ) : (
+          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
+            {m.type} {m.description ? `(${m.description})` : ''}
+          </a>
+        ),
+      )}
+    </div>
+  );
+}
+
+/** Where a status can lead: its thread, its author's profile. */
+export interface Navigate {
+  onOpen?: (id: string) => void;
+  onProfile?: (accountId: string) => void;
+}
+
+export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
+  const { toggle } = useSocialClient();
+  const shown = status.reblog ?? status;
+  const [open, setOpen] = useState(false);
+  return (
+    // Focusable, so the keyboard can move between posts (j/k) and act on the one in focus.
+    <article className="status" tabIndex={-1} aria-label={`Post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
+      {status.reblog && <p className="muted">{status.account.display_name || status.account.username} boosted</p>}
+      <header>
+        <img src={shown.account.avatar} alt="" width={40} height={40} />
+        {onProfile ? (
+          <button type="button" className="link name" onClick={() => onProfile(shown.account.id)}>
+            {shown.account.display_name || shown.account.username}
+          </button>
+        ) : (
+          <span className="name">{shown.account.display_name || shown.account.username}</span>
+        )}{' '}
+        <span className="muted">@{shown.account.acct}</span>{' '}
+        <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
+      </header>
+      {shown.spoiler_text ? (
+        <p>
+          <strong>{shown.spoiler_text}</strong>{' '}
+          <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
+            {open ? 'Show less' : 'Show more'}
+          </button>
+        </p>
+      ) : null}
+      {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
+      {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
+      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown} />}
+      {shown.poll && <PollView poll={shown.poll} />}
+      <footer className="toolbar">
+        <button type="button" data-action="favourite" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggle(status, 'favourite')}>
+          {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
+        </button>
+        {/* Private and direct posts cannot be boosted by others (Mastodon refuses them). */}
+        {(shown.visibility === 'public' || shown.visibility === 'unlisted') && (
+          <button type="button" data-action="boost" aria-pressed={Boolean(shown.reblogged)} onClick={() => void toggle(status, 'reblog')}>
+            {shown.reblogged ? 'Unboost' : 'Boost'} ({shown.reblogs_count})
+          </button>
+        )}
+        <button type="button" data-action="bookmark" aria-pressed={Boolean(shown.bookmarked)} onClick={() => void toggle(status, 'bookmark')}>
+          {shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
+        </button>
+        {onOpen && (
+          <button type="button" data-action="thread" onClick={() => onOpen(shown.id)}>
+            Thread ({shown.replies_count} {shown.replies_count === 1 ? 'reply' : 'replies'})
+          </button>
+        )}
+      </footer>
+    </article>
+  );
+}

@@ -94,6 +94,11 @@ test.describe('subscriptions', () => {
     try {
       await expect(row.getByTestId('group-rate')).not.toHaveText('0/s', { timeout: 15_000 });
       await expect(row).toContainText('Live');
+      // The live charts follow the same writes and deliveries.
+      const charts = page.getByRole('group', { name: 'Activity over the last five minutes' });
+      await expect(charts.getByRole('figure', { name: /Events written/ }).getByTestId('chart-current')).not.toHaveText('0/s', { timeout: 15_000 });
+      await expect(charts.getByRole('figure', { name: /Deliveries/ }).getByTestId('chart-current')).not.toHaveText('0/s', { timeout: 15_000 });
+      await expect(charts.getByRole('figure', { name: /Lag of orders-live\/shipping/ })).toBeVisible();
       await page.screenshot({ path: screenshotPath('subscriptions-overview-rate'), fullPage: true });
     } finally {
       clearInterval(pace);

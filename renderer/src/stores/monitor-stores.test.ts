@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHomeport, type Homeport } from '../../../server/index.ts';
 import { setApiBase, setApiToken } from '../api/client.ts';
 import { createGroup, useGroup } from './group.ts';
-import { groupRow, groupsByStream, useMonitor, withRates } from './monitor.ts';
+import { groupRow, groupsByStream, nextSample, useMonitor, withRates } from './monitor.ts';
 import { useUsers } from './users.ts';
 
 // A real Homeport and a real TCP client (node-eventstore-client), watched through the stores.
@@ -77,6 +77,15 @@ describe('monitor helpers', () => {
   });
 });
 
+describe('activity samples', () => {
+  it('turns two readings of the counters into rates, never below zero, with each group’s lag', () => {
+    expect(nextSample(null, { at: 1000, written: 5, delivered: 5 }, [])).toBeNull();
+    const group = groupRow({ stream: 's', group: 'g', status: 'Live', averagePerSecond: 0, totalItemsProcessed: 0, totalItemsDelivered: 0, lastCheckpointedEventNumber: null, lastProcessedEventNumber: 4, lastKnownEventNumber: 9, behindByMessages: 5, inFlight: 0, parkedCount: 0, connectionCount: 0, readBufferCount: 0, liveBufferCount: 0, retryBufferCount: 0, outstandingMessagesCount: 0 });
+    const sample = nextSample({ at: 1000, written: 5, delivered: 50 }, { at: 3000, written: 45, delivered: 20 }, [group]);
+    expect(sample).toEqual({ at: 3000, writtenPerSecond: 20, deliveredPerSecond: 0, lag: { 's/g': 5 } });
+  });
+});
+
 describe('subscription stores', () => {
   it('lists the connected client, its live subscription and the groups', async () => {
     await client.subscribeToStream('watched-1', false, () => undefined);
@@ -97,6 +106,11 @@ describe('subscription stores', () => {
       await useMonitor.getState().refresh();
       expect(useMonitor.getState().volatile!.find((v) => v.stream === 'watched-1')!.delivered).toBe(1);
     });
+    // The activity history: the written event and its delivery show in the samples' rates.
+    const activity = useMonitor.getState().activity;
+    expect(activity.length).toBeGreaterThan(0);
+    expect(activity.some((a) => a.writtenPerSecond > 0)).toBe(true);
+    expect(activity.some((a) => a.deliveredPerSecond > 0)).toBe(true);
   });
 
   it('follows a group: a Nak with Park shows up as a parked message, and replay hands it back', async () => {

@@ -48,6 +48,37 @@ export function groupsByStream(groups: GroupRow[]): { stream: string; groups: Gr
   return [...map].map(([stream, list]) => ({ stream, groups: list }));
 }
 
+/** One second of activity: events written and delivered per second, and each persistent group's lag. */
+export interface ActivitySample {
+  at: number;
+  writtenPerSecond: number;
+  deliveredPerSecond: number;
+  /** Events behind, by "stream/group". */
+  lag: Record<string, number>;
+}
+
+/** How much activity the charts keep: the last five minutes at one sample a second. */
+export const ACTIVITY_WINDOW_MS = 5 * 60 * 1000;
+
+/** Counters as sampled from the server (totals since start; subscriptions that end take their counts away). */
+export interface ActivityCounters {
+  at: number;
+  written: number;
+  delivered: number;
+}
+
+/** The next sample from two readings of the counters (rates never below zero: counts leave with subscriptions). */
+export function nextSample(previous: ActivityCounters | null, current: ActivityCounters, groups: GroupRow[]): ActivitySample | null {
+  if (!previous || current.at <= previous.at) return null;
+  const seconds = (current.at - previous.at) / 1000;
+  return {
+    at: current.at,
+    writtenPerSecond: Math.max(0, (current.written - previous.written) / seconds),
+    deliveredPerSecond: Math.max(0, (current.delivered - previous.delivered) / seconds),
+    lag: Object.fromEntries(groups.map((g) => [`${g.stream}/${g.group}`, g.behind ?? 0])),
+  };
+}
+
 interface MonitorState {
   connections: ConnectionRow[] | null;
   volatile: UiVolatileSubscription[] | null;
@@ -55,6 +86,8 @@ interface MonitorState {
   available: boolean;
   error: string | null;
   updatedAt: number | null;
+  /** The last minutes of activity, oldest first. */
+  activity: ActivitySample[];
   refresh(): Promise<void>;
   /** Polls every `intervalMs` until the returned function is called. */
   watch(intervalMs?: number): () => void;
@@ -62,6 +95,7 @@ interface MonitorState {
 
 export const useMonitor = create<MonitorState>((set, get) => {
   const previous = new Map<string, { at: number; rx: number; tx: number }>();
+  let counters: ActivityCounters | null = null;
   let inFlight = false;
   return {
     connections: null,
@@ -70,22 +104,31 @@ export const useMonitor = create<MonitorState>((set, get) => {
     available: true,
     error: null,
     updatedAt: null,
+    activity: [],
     async refresh() {
       if (inFlight) return;
       inFlight = true;
       try {
-        const [conns, subs, groups] = await Promise.all([
+        const [conns, subs, groups, activity] = await Promise.all([
           api<{ sampledAt: number; connections: UiConnectionSource[] }>('/eventlog/connections'),
           api<{ available: boolean; subscriptions: UiVolatileSubscription[] }>('/eventlog/subscriptions'),
           api<{ available: boolean; groups: UiGroupSummary[] }>('/eventlog/persistent-groups'),
+          api<{ sampledAt: number; eventsWritten: number }>('/eventlog/activity'),
         ]);
+        const groupRows = groups.groups.map(groupRow);
+        const delivered = subs.subscriptions.reduce((n, v) => n + v.delivered, 0) + groups.groups.reduce((n, g) => n + g.totalItemsDelivered, 0);
+        const current = { at: activity.sampledAt, written: activity.eventsWritten, delivered };
+        const sample = nextSample(counters, current, groupRows);
+        counters = current;
+        const history = sample ? [...get().activity, sample].filter((a) => a.at > sample.at - ACTIVITY_WINDOW_MS) : get().activity;
         const connections = withRates(previous, conns.sampledAt, conns.connections);
         previous.clear();
         for (const c of conns.connections) previous.set(c.id, { at: conns.sampledAt, rx: c.bytesReceived, tx: c.bytesSent });
         set({
           connections,
           volatile: subs.subscriptions,
-          groups: groups.groups.map(groupRow),
+          groups: groupRows,
+          activity: history,
           available: subs.available && groups.available,
           error: null,
           updatedAt: Date.now(),

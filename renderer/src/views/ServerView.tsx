@@ -4,6 +4,8 @@ import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading, numeri
 import { BackupSection } from './server/BackupSection.tsx';
 import { FederationCheckSection } from './server/FederationCheckSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
+import { useMonitor } from '../stores/monitor.ts';
+import { ActivityCharts } from './subscriptions/ActivityCharts.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
   'eventlog-tcp': 'Event log (TCP)',
@@ -45,6 +47,9 @@ function logDetails(e: LogEntry): string {
 /** Listeners with connection strings, the data directory and databases, version, event-log users and the log. */
 export function ServerView() {
   const { info, loading, error, load, logs, loadLogs, logLevel, logQuery, setLogFilter } = useServer();
+  const activity = useMonitor((m) => m.activity);
+  // The activity charts sample the event log every second while this view is open.
+  useEffect(() => useMonitor.getState().watch(1000), []);
   useEffect(() => {
     void load();
     void loadLogs();
@@ -68,6 +73,9 @@ export function ServerView() {
         <dt>Started</dt>
         <dd>{new Date(info.startedAt).toLocaleString()}</dd>
       </dl>
+
+      <h2>Activity</h2>
+      <ActivityCharts activity={activity} groups={false} />
 
       <h2>Listeners</h2>
       <table className="table" aria-label="Listeners">

@@ -72,6 +72,7 @@ describe('event-log UI API', () => {
       ['PUT', '/eventlog/streams/x/metadata'],
       ['GET', '/eventlog/all'],
       ['GET', '/eventlog/connections'],
+      ['GET', '/eventlog/activity'],
       ['GET', '/eventlog/subscriptions'],
       ['GET', '/eventlog/persistent-groups'],
       ['GET', '/eventlog/persistent-groups/s/g'],

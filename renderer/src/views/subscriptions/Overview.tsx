@@ -3,6 +3,7 @@ import { streamPath } from '../../components/EventTable.tsx';
 import { Badge, Empty, ErrorState, formatAge, formatBytes, formatDuration, formatNumber, formatRate, formatTime, Link, Loading, Notice, numeric, TableHead } from '../../components/ui.tsx';
 import { groupsByStream, useMonitor, type GroupRow } from '../../stores/monitor.ts';
 import { routePath } from '../../stores/router.ts';
+import { ActivityCharts } from './ActivityCharts.tsx';
 
 export const groupRoute = (stream: string, group: string, ...more: string[]) => routePath('subscriptions', ['groups', stream, group, ...more]);
 
@@ -75,6 +76,7 @@ export function SubscriptionsOverview() {
         Updated every second{m.updatedAt ? `; last update ${new Date(m.updatedAt).toLocaleTimeString()}` : ''}.
       </p>
       {m.error && !firstLoad && <Notice kind="error">Could not refresh: {m.error}</Notice>}
+      <ActivityCharts activity={m.activity} />
       {!m.available && <Notice kind="warn">The subscription service is not running yet; persistent groups and live subscriptions appear once it is.</Notice>}
 
       {firstLoad && m.error ? (

@@ -180,6 +180,21 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.keyboard.press('/');
   await expect(page.getByLabel('Name or @user@server')).toBeFocused();
 
+  // Bookmarks and favourites have their own lists; what is done there shows everywhere.
+  const timelines = page.getByRole('group', { name: 'Timelines' });
+  await timelines.getByRole('button', { name: 'Bookmarks' }).click();
+  const bookmarked = page.getByRole('region', { name: 'Bookmarks' }).getByRole('article');
+  await expect(bookmarked).toHaveCount(1);
+  await expect(bookmarked).toContainText('Tea or coffee?');
+  await bookmarked.getByRole('button', { name: 'Remove bookmark' }).click();
+  await expect(bookmarked.getByRole('button', { name: 'Bookmark', exact: true })).toBeVisible();
+  await timelines.getByRole('button', { name: 'Favourites' }).click();
+  const favourites = page.getByRole('region', { name: 'Favourites' });
+  await expect(favourites.getByRole('article')).toHaveCount(2);
+  await expect(favourites).toContainText('Ahoy Alice!');
+  await timelines.getByRole('button', { name: 'Home' }).click();
+  await expect(page.getByRole('article').filter({ hasText: 'Tea or coffee?' }).first().getByRole('button', { name: 'Bookmark', exact: true })).toBeVisible();
+
   // Light and dark: chosen in the top bar, kept across a reload.
   await page.getByLabel('Theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');

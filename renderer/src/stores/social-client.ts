@@ -144,6 +144,10 @@ interface SocialClientState {
   restore(): Promise<void>;
   signOut(): void;
   request<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  /** One page of a list and the path of the next one (from the Link header), or null at the end. */
+  page<T>(path: string): Promise<{ items: T[]; next: string | null }>;
+  /** The latest flags and counters of statuses the user acted on, by status id (every list shows them). */
+  overrides: Record<string, Partial<SocialStatus>>;
   loadHome(): Promise<void>;
   showIncoming(): void;
   post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<void>;
@@ -172,6 +176,7 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   live: false,
   notifications: [],
   unread: 0,
+  overrides: {},
 
   async signIn(server = location.origin) {
     set({ error: null });
@@ -259,6 +264,17 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     return body;
   },
 
+  async page<T>(path: string) {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = get().token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(`${get().server}${path}`, { headers });
+    const body = (await res.json().catch(() => ({}))) as T[] & { error?: string };
+    if (!res.ok) throw new MastodonError(res.status, body.error ?? `The server answered ${res.status}`);
+    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
+    return { items: body, next: next ? next.replace(get().server, '') : null };
+  },
+
   async loadHome() {
     const home = await get().request<SocialStatus[]>('/api/v1/timelines/home?limit=40');
     set({ home, incoming: [], error: null });
@@ -333,22 +349,30 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   },
 
   async toggle(status, action) {
-    const target = status.reblog ?? status;
+    // The post as last seen anywhere in the client (another list may have changed it since this one loaded).
+    const target = { ...(status.reblog ?? status), ...get().overrides[(status.reblog ?? status).id] };
     const flag = ACTIONS[action].flag;
     const count = ACTIONS[action].count;
     const on = !target[flag];
     const patch = (list: SocialStatus[], value: Partial<SocialStatus>) =>
       list.map((s) => (s.id === status.id ? (s.reblog ? { ...s, reblog: { ...s.reblog, ...value } } : { ...s, ...value }) : s));
     const shownAs = (flagValue: boolean | undefined, countValue: number | undefined): Partial<SocialStatus> => ({ [flag]: flagValue, ...(count ? { [count]: countValue } : {}) });
-    // Optimistic: shown at once, rolled back if the server refuses.
-    set({ home: patch(get().home, shownAs(on, count ? target[count] + (on ? 1 : -1) : undefined)) });
+    const remember = (value: Partial<SocialStatus>) => set({ overrides: { ...get().overrides, [target.id]: { ...get().overrides[target.id], ...value } } });
+    // Optimistic: shown at once (here and in every other list), rolled back if the server refuses.
+    const optimistic = shownAs(on, count ? target[count] + (on ? 1 : -1) : undefined);
+    set({ home: patch(get().home, optimistic) });
+    remember(optimistic);
     try {
       const answer = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? action : `un${action}`}`, { method: 'POST' });
       // A boost answers with the boost itself; the flags are those of the boosted post.
       const updated = answer.reblog && action === 'reblog' ? answer.reblog : answer;
-      set({ home: patch(get().home, shownAs(updated[flag], count ? updated[count] : undefined)) });
+      const confirmed = shownAs(updated[flag], count ? updated[count] : undefined);
+      set({ home: patch(get().home, confirmed) });
+      remember(confirmed);
     } catch (err) {
-      set({ home: patch(get().home, shownAs(target[flag], count ? target[count] : undefined)), error: (err as Error).message });
+      const previous = shownAs(target[flag], count ? target[count] : undefined);
+      set({ home: patch(get().home, previous), error: (err as Error).message });
+      remember(previous);
     }
   },
 

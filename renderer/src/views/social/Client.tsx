@@ -6,12 +6,12 @@ import { FollowSearch, Profile } from './Profile.tsx';
 import { StatusItem } from './Status.tsx';
 import { Thread } from './Thread.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
-import { Notifications, PublicTimeline } from './Timelines.tsx';
+import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   const openThread = (id: string) => {
@@ -47,6 +47,12 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'notifications'} onClick={() => setTab('notifications')}>
           Notifications{unread > 0 ? ` (${unread})` : ''}
         </button>
+        <button type="button" aria-pressed={tab === 'bookmarks'} onClick={() => setTab('bookmarks')}>
+          Bookmarks
+        </button>
+        <button type="button" aria-pressed={tab === 'favourites'} onClick={() => setTab('favourites')}>
+          Favourites
+        </button>
       </div>
       {profile ? (
         <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
@@ -64,6 +70,10 @@ export function Client() {
         </section>
       ) : tab === 'local' || tab === 'federated' ? (
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
+      ) : tab === 'bookmarks' ? (
+        <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
+      ) : tab === 'favourites' ? (
+        <PagedStatuses key={tab} title="Favourites" path="/api/v1/favourites?limit=20" empty="No favourites yet." onOpen={openThread} onProfile={setProfile} />
       ) : (
         <section aria-labelledby="notifications-title">
           <h2 id="notifications-title">Notifications</h2>

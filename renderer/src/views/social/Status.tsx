@@ -91,8 +91,10 @@ export interface Navigate {
 }
 
 export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
-  const { toggle } = useSocialClient();
-  const shown = status.reblog ?? status;
+  const { toggle, overrides } = useSocialClient();
+  const original = status.reblog ?? status;
+  // What the user did to this post anywhere in the client shows here too.
+  const shown = { ...original, ...overrides[original.id] };
   const [open, setOpen] = useState(false);
   return (
     // Focusable, so the keyboard can move between posts (j/k) and act on the one in focus.

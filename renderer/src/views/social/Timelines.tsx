@@ -41,38 +41,47 @@ export function Notifications() {
   );
 }
 
-/** The public timelines: this server's posts (local) or every post it knows (federated), older ones on request. */
-export function PublicTimeline({ local, onOpen, onProfile }: { local: boolean } & Navigate) {
-  const { request } = useSocialClient();
+/** A list of posts read page by page, following the server's Link header (timelines, bookmarks, favourites). */
+export function PagedStatuses({ title, path, empty, onOpen, onProfile }: { title: string; path: string; empty: string } & Navigate) {
+  const { page } = useSocialClient();
   const [posts, setPosts] = useState<SocialStatus[]>([]);
-  const [more, setMore] = useState(true);
+  const [next, setNext] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(
-    async (maxId?: string) => {
+    async (from: string) => {
       try {
-        const page = await request<SocialStatus[]>(`/api/v1/timelines/public?limit=20${local ? '&local=true' : ''}${maxId ? `&max_id=${maxId}` : ''}`);
-        setPosts((list) => (maxId ? [...list, ...page] : page));
-        setMore(page.length === 20);
+        const result = await page<SocialStatus>(from);
+        setPosts((list) => (from === path ? result.items : [...list, ...result.items]));
+        setNext(result.items.length ? result.next : null);
+        setLoaded(true);
       } catch (err) {
         setError((err as Error).message);
       }
     },
-    [local, request],
+    [page, path],
   );
   useEffect(() => {
-    void load();
-  }, [load]);
-  const title = local ? 'Local' : 'Federated';
+    void load(path);
+  }, [load, path]);
+  const id = `${title.toLowerCase().replace(/\W+/g, '-')}-title`;
   return (
-    <section aria-labelledby="public-title">
-      <h2 id="public-title">{title}</h2>
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
       <FormError message={error} />
-      {posts.length === 0 ? <Empty>No public posts yet.</Empty> : posts.map((s) => <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />)}
-      {more && posts.length > 0 && (
-        <button type="button" onClick={() => void load(posts[posts.length - 1].id)}>
+      {loaded && posts.length === 0 ? <Empty>{empty}</Empty> : posts.map((s) => <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />)}
+      {next && (
+        <button type="button" onClick={() => void load(next)}>
           Load older posts
         </button>
       )}
     </section>
+  );
+}
+
+/** The public timelines: this server's posts (local) or every post it knows (federated). */
+export function PublicTimeline({ local, onOpen, onProfile }: { local: boolean } & Navigate) {
+  return (
+    <PagedStatuses title={local ? 'Local' : 'Federated'} path={`/api/v1/timelines/public?limit=20${local ? '&local=true' : ''}`} empty="No public posts yet." onOpen={onOpen} onProfile={onProfile} />
   );
 }

@@ -195,6 +195,25 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await timelines.getByRole('button', { name: 'Home' }).click();
   await expect(page.getByRole('article').filter({ hasText: 'Tea or coffee?' }).first().getByRole('button', { name: 'Bookmark', exact: true })).toBeVisible();
 
+  // Lists: made here, filled with people one follows, each with its own timeline.
+  const aliceToken = cli(['tokens', 'create', 'alice', '--scopes', 'read write follow']).trim();
+  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${(await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id}/follow`, { method: 'POST', headers: { Authorization: `Bearer ${aliceToken}` } })).status).toBe(200);
+  await timelines.getByRole('button', { name: 'Lists' }).click();
+  const newList = page.getByRole('form', { name: 'New list' });
+  await newList.getByLabel('New list').fill('Crew');
+  await newList.getByLabel('Replies shown').selectOption('list');
+  await newList.getByRole('button', { name: 'Create list' }).click();
+  const listPage = page.getByRole('region', { name: 'Crew', exact: true });
+  await expect(listPage).toContainText('Nobody yet');
+  await listPage.getByLabel('Add someone you follow').fill('bob');
+  await listPage.getByRole('button', { name: 'Find' }).click();
+  await listPage.getByRole('button', { name: 'Add @bob' }).click();
+  await expect(listPage.getByRole('list', { name: 'Members' })).toContainText('@bob');
+  await expect(page.getByRole('region', { name: 'Crew: posts' })).toContainText('Ahoy Alice!');
+  await page.screenshot({ path: 'test-results/screenshots/social-lists.png', fullPage: true });
+  await listPage.getByRole('button', { name: 'Back to lists' }).click();
+  await expect(page.getByRole('list', { name: 'Your lists' })).toContainText('Crew');
+
   // Light and dark: chosen in the top bar, kept across a reload.
   await page.getByLabel('Theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');

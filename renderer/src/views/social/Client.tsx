@@ -6,12 +6,13 @@ import { FollowSearch, Profile } from './Profile.tsx';
 import { StatusItem } from './Status.tsx';
 import { Thread } from './Thread.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
+import { Lists } from './Lists.tsx';
 import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   const openThread = (id: string) => {
@@ -53,6 +54,9 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'favourites'} onClick={() => setTab('favourites')}>
           Favourites
         </button>
+        <button type="button" aria-pressed={tab === 'lists'} onClick={() => setTab('lists')}>
+          Lists
+        </button>
       </div>
       {profile ? (
         <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
@@ -72,6 +76,8 @@ export function Client() {
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'bookmarks' ? (
         <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
+      ) : tab === 'lists' ? (
+        <Lists onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'favourites' ? (
         <PagedStatuses key={tab} title="Favourites" path="/api/v1/favourites?limit=20" empty="No favourites yet." onOpen={openThread} onProfile={setProfile} />
       ) : (

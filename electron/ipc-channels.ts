@@ -3,7 +3,11 @@ export const IpcChannel = {
   GetUiToken: 'homeport:get-ui-token',
   GetListeners: 'homeport:get-listeners',
   CopyText: 'homeport:copy-text',
+  Notify: 'homeport:notify',
 } as const;
+
+/** What a desktop notification may carry (the renderer's text is cut to these lengths). */
+export const NOTIFICATION_LIMITS = { title: 200, body: 500 } as const;
 export type IpcChannel = (typeof IpcChannel)[keyof typeof IpcChannel];
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, shell, Tray, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, shell, Tray, type IpcMainInvokeEvent } from 'electron';
 import { startHomeport, type Homeport } from '../server/index.ts';
-import { IpcChannel, isTrustedSender } from './ipc-channels.ts';
+import { IpcChannel, isTrustedSender, NOTIFICATION_LIMITS } from './ipc-channels.ts';
 import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
 
 // The main process only starts Homeport (the same function the CLI and the tests call) and shows it.
@@ -27,6 +27,18 @@ function registerIpc(): void {
   handle(IpcChannel.GetUiToken, () => homeport!.mintUiToken());
   handle(IpcChannel.GetListeners, () => homeport!.listeners.map((l) => ({ name: l.name, url: l.url })));
   handle(IpcChannel.CopyText, (_e, text) => clipboard.writeText(String(text)));
+  // New social notifications while the window is in the background: the system's notification, which brings
+  // the window back when clicked.
+  handle(IpcChannel.Notify, (event, title, body) => {
+    if (!Notification.isSupported()) return;
+    const notice = new Notification({ title: String(title).slice(0, NOTIFICATION_LIMITS.title), body: String(body).slice(0, NOTIFICATION_LIMITS.body) });
+    notice.on('click', () => {
+      const window = BrowserWindow.fromWebContents(event.sender);
+      window?.show();
+      window?.focus();
+    });
+    notice.show();
+  });
 }
 
 function createWindow(url: string): void {

@@ -6,4 +6,5 @@ contextBridge.exposeInMainWorld('homeport', {
   getUiToken: (): Promise<string> => ipcRenderer.invoke(IpcChannel.GetUiToken),
   getListeners: (): Promise<{ name: string; url: string }[]> => ipcRenderer.invoke(IpcChannel.GetListeners),
   copyText: (text: string): Promise<void> => ipcRenderer.invoke(IpcChannel.CopyText, String(text)),
+  notify: (title: string, body: string): Promise<void> => ipcRenderer.invoke(IpcChannel.Notify, String(title), String(body)),
 });

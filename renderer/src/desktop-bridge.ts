@@ -3,6 +3,8 @@ export interface DesktopBridge {
   getUiToken(): Promise<string>;
   getListeners(): Promise<{ name: string; url: string }[]>;
   copyText(text: string): Promise<void>;
+  /** Shows a system notification (the desktop app, for new social notifications while in the background). */
+  notify?(title: string, body: string): Promise<void>;
 }
 
 declare global {

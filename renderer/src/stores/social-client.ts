@@ -1,4 +1,6 @@
 import { create } from 'zustand';
+import { desktopBridge } from '../desktop-bridge.ts';
+import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
 
 /*
  * The social client signs in like any third-party Mastodon app (OAuth 2.0 with PKCE) and then speaks only
@@ -423,6 +425,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
         } else if (frame.event === 'notification') {
           void get().refreshUnread();
           void get().loadNotifications();
+          // In the desktop app, a notification arriving while the window is in the background shows on the desktop.
+          const bridge = desktopBridge();
+          if (bridge?.notify && document.hidden && frame.payload) void bridge.notify(...desktopNotice(JSON.parse(frame.payload) as StreamedNotification)).catch(() => undefined);
         } else if (frame.event === 'delete' && frame.payload) {
           const id = frame.payload;
           set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });

@@ -61,7 +61,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // Another local account (made with the CLI), found and followed from the client.
   cli(['accounts', 'create', 'bob', '--email', 'bob@example.org', '--password-stdin', '--confirmed'], 'bob-long-password\n');
   const bobToken = cli(['tokens', 'create', 'bob', '--scopes', 'read write']).trim();
-  await page.getByLabel('Name or @user@server').fill('bob');
+  await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('button', { name: 'Follow @bob' }).click();
   await expect(page.getByRole('button', { name: 'Follow @bob' })).toHaveText('Following');
@@ -178,7 +178,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(compose.getByLabel('What’s on your mind?')).toBeFocused();
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.keyboard.press('/');
-  await expect(page.getByLabel('Name or @user@server')).toBeFocused();
+  await expect(page.getByLabel('People, #hashtags or posts')).toBeFocused();
 
   // Bookmarks and favourites have their own lists; what is done there shows everywhere.
   const timelines = page.getByRole('group', { name: 'Timelines' });
@@ -213,6 +213,11 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.screenshot({ path: 'test-results/screenshots/social-lists.png', fullPage: true });
   await listPage.getByRole('button', { name: 'Back to lists' }).click();
   await expect(page.getByRole('list', { name: 'Your lists' })).toContainText('Crew');
+
+  // Search: people, hashtags and posts (full text over one's own posts, as Mastodon scopes it).
+  await page.getByLabel('People, #hashtags or posts').fill('harbour');
+  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByRole('region', { name: 'Posts found' })).toContainText('Hello from my own harbour');
 
   // Light and dark: chosen in the top bar, kept across a reload.
   await page.getByLabel('Theme').selectOption('dark');

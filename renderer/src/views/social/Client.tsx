@@ -86,7 +86,7 @@ export function Client() {
           <Notifications />
         </section>
       )}
-      <FollowSearch />
+      <FollowSearch onOpen={openThread} onProfile={setProfile} />
     </div>
   );
 }

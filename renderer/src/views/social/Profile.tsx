@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
-import { StatusItem } from './Status.tsx';
+import { StatusItem, type Navigate } from './Status.tsx';
+import { PagedStatuses } from './Timelines.tsx';
 
 /** An account's page: who they are, their numbers, follow or unfollow, and their posts. */
 export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
@@ -67,19 +68,31 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
   );
 }
 
-export function FollowSearch() {
+interface SearchResults {
+  accounts: (SocialAccount & { following?: boolean })[];
+  hashtags: { name: string; history?: { uses: string }[] }[];
+  statuses: SocialStatus[];
+}
+
+/**
+ * Search as Mastodon's v2 search answers it: people (remote handles and profile links looked up on their
+ * server, then followed from here), hashtags (opened as their timeline) and posts.
+ */
+export function FollowSearch({ onOpen, onProfile }: Navigate) {
   const { request } = useSocialClient();
   const [q, setQ] = useState('');
-  const [results, setResults] = useState<(SocialAccount & { following?: boolean })[]>([]);
+  const [results, setResults] = useState<SearchResults | null>(null);
+  const [tag, setTag] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const search = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
+    setTag(null);
     try {
-      const found = await request<{ accounts: SocialAccount[] }>(`/api/v2/search?type=accounts&resolve=true&q=${encodeURIComponent(q)}`);
+      const found = await request<SearchResults>(`/api/v2/search?resolve=true&limit=10&q=${encodeURIComponent(q)}`);
       const ids = found.accounts.map((a) => `id[]=${a.id}`).join('&');
       const rels = found.accounts.length ? await request<{ id: string; following: boolean; requested: boolean }[]>(`/api/v1/accounts/relationships?${ids}`) : [];
-      setResults(found.accounts.map((a) => ({ ...a, following: rels.find((r) => r.id === a.id)?.following })));
+      setResults({ ...found, accounts: found.accounts.map((a) => ({ ...a, following: rels.find((r) => r.id === a.id)?.following })) });
     } catch (err) {
       setError((err as Error).message);
     }
@@ -87,32 +100,60 @@ export function FollowSearch() {
   const follow = async (account: SocialAccount) => {
     try {
       const rel = await request<{ following: boolean; requested: boolean }>(`/api/v1/accounts/${account.id}/follow`, { method: 'POST' });
-      setResults(results.map((r) => (r.id === account.id ? { ...r, following: rel.following || rel.requested } : r)));
+      setResults((r) => (r ? { ...r, accounts: r.accounts.map((x) => (x.id === account.id ? { ...x, following: rel.following || rel.requested } : x)) } : r));
     } catch (err) {
       setError((err as Error).message);
     }
   };
+  const nothing = results && results.accounts.length === 0 && results.hashtags.length === 0 && results.statuses.length === 0;
   return (
     <section aria-labelledby="find-title" className="find">
-      <h2 id="find-title">Find people</h2>
+      <h2 id="find-title">Search</h2>
       <form className="toolbar" role="search" onSubmit={(e) => void search(e)}>
         <label>
-          Name or @user@server
+          People, #hashtags or posts
           <input id="find-people" value={q} onChange={(e) => setQ(e.target.value)} required />
         </label>
         <button type="submit">Search</button>
       </form>
       <FormError message={error} />
-      <ul className="accounts">
-        {results.map((a) => (
-          <li key={a.id}>
-            <span className="name">{a.display_name || a.username}</span> <span className="muted">@{a.acct}</span>{' '}
-            <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
-              {a.following ? 'Following' : 'Follow'}
-            </button>
-          </li>
-        ))}
-      </ul>
+      {nothing && <Empty>Nothing found.</Empty>}
+      {results && results.accounts.length > 0 && (
+        <ul className="accounts" aria-label="People">
+          {results.accounts.map((a) => (
+            <li key={a.id}>
+              <span className="name">{a.display_name || a.username}</span> <span className="muted">@{a.acct}</span>{' '}
+              <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
+                {a.following ? 'Following' : 'Follow'}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {results && results.hashtags.length > 0 && (
+        <ul className="accounts" aria-label="Hashtags">
+          {results.hashtags.map((h) => (
+            <li key={h.name}>
+              <button type="button" className="link" onClick={() => setTag(h.name)} aria-pressed={tag === h.name}>
+                #{h.name}
+              </button>{' '}
+              <span className="muted">{(h.history ?? []).reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {tag ? (
+        <PagedStatuses key={tag} title={`#${tag}`} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
+      ) : (
+        results &&
+        results.statuses.length > 0 && (
+          <section aria-label="Posts found">
+            {results.statuses.map((s) => (
+              <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
+            ))}
+          </section>
+        )
+      )}
     </section>
   );
 }

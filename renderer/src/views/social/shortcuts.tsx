@@ -10,7 +10,7 @@ export const SHORTCUTS: [string, string][] = [
   ['s', 'bookmark the post in focus'],
   ['r', 'reply: open the thread of the post in focus'],
   ['n', 'write a new post'],
-  ['/', 'find people'],
+  ['/', 'search'],
   ['?', 'show these shortcuts'],
 ];
 

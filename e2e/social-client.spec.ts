@@ -214,6 +214,22 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await listPage.getByRole('button', { name: 'Back to lists' }).click();
   await expect(page.getByRole('list', { name: 'Your lists' })).toContainText('Crew');
 
+  // Filters: made here, applied by the server to others' posts; a warning filter keeps them behind its name.
+  await timelines.getByRole('button', { name: 'Filters' }).click();
+  const newFilter = page.getByRole('form', { name: 'New filter' });
+  await newFilter.getByLabel('Name').fill('No sailors');
+  await newFilter.getByLabel('Words or phrases (comma separated)').fill('ahoy');
+  await newFilter.getByRole('button', { name: 'Create filter' }).click();
+  await expect(page.getByRole('list', { name: 'Your filters' })).toContainText('No sailors');
+  await timelines.getByRole('button', { name: 'Home' }).click();
+  const hidden = page.getByRole('article', { name: 'Filtered post by bob' }).first();
+  await expect(hidden).toContainText('Filtered: No sailors');
+  await hidden.getByRole('button', { name: 'Show anyway' }).click();
+  await expect(page.getByRole('article', { name: 'Post by bob' }).filter({ hasText: 'Ahoy Alice!' }).first()).toBeVisible();
+  await timelines.getByRole('button', { name: 'Filters' }).click();
+  await page.getByRole('button', { name: 'Delete the filter No sailors' }).click();
+  await expect(page.getByRole('region', { name: 'Filters' })).toContainText('No filters');
+
   // Search: people, hashtags and posts (full text over one's own posts, as Mastodon scopes it).
   await page.getByLabel('People, #hashtags or posts').fill('harbour');
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();

@@ -38,6 +38,8 @@ export interface SocialStatus {
   favourited?: boolean;
   reblogged?: boolean;
   bookmarked?: boolean;
+  /** Which of the user's filters match, with the action each asks for. */
+  filtered?: { filter: { title: string; filter_action: 'warn' | 'hide' | 'blur' }; keyword_matches: string[] | null }[];
   favourites_count: number;
   reblogs_count: number;
   replies_count: number;
@@ -428,6 +430,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
           // In the desktop app, a notification arriving while the window is in the background shows on the desktop.
           const bridge = desktopBridge();
           if (bridge?.notify && document.hidden && frame.payload) void bridge.notify(...desktopNotice(JSON.parse(frame.payload) as StreamedNotification)).catch(() => undefined);
+        } else if (frame.event === 'filters_changed') {
+          // Filters apply on the server: the timeline is read again to carry the new matches.
+          void get().loadHome();
         } else if (frame.event === 'delete' && frame.payload) {
           const id = frame.payload;
           set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });

@@ -6,13 +6,14 @@ import { FollowSearch, Profile } from './Profile.tsx';
 import { StatusItem } from './Status.tsx';
 import { Thread } from './Thread.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
+import { Filters } from './Filters.tsx';
 import { Lists } from './Lists.tsx';
 import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   const openThread = (id: string) => {
@@ -57,6 +58,9 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'lists'} onClick={() => setTab('lists')}>
           Lists
         </button>
+        <button type="button" aria-pressed={tab === 'filters'} onClick={() => setTab('filters')}>
+          Filters
+        </button>
       </div>
       {profile ? (
         <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
@@ -76,6 +80,8 @@ export function Client() {
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'bookmarks' ? (
         <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
+      ) : tab === 'filters' ? (
+        <Filters />
       ) : tab === 'lists' ? (
         <Lists onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'favourites' ? (

@@ -95,7 +95,22 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   const original = status.reblog ?? status;
   // What the user did to this post anywhere in the client shows here too.
   const shown = { ...original, ...overrides[original.id] };
+  // A filter that warns keeps the post behind its name until asked (the server leaves out those that hide).
+  const warning = shown.filtered?.find((f) => f.filter.filter_action === 'warn');
+  const [revealed, setRevealed] = useState(false);
   const [open, setOpen] = useState(false);
+  if (warning && !revealed) {
+    return (
+      <article className="status filtered" tabIndex={-1} aria-label={`Filtered post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
+        <p className="muted">
+          Filtered: {warning.filter.title}{' '}
+          <button type="button" onClick={() => setRevealed(true)}>
+            Show anyway
+          </button>
+        </p>
+      </article>
+    );
+  }
   return (
     // Focusable, so the keyboard can move between posts (j/k) and act on the one in focus.
     <article className="status" tabIndex={-1} aria-label={`Post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
@@ -122,7 +137,7 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
       ) : null}
       {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
-      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown} />}
+      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown} />}
       {shown.poll && <PollView poll={shown.poll} />}
       <footer className="toolbar">
         <button type="button" data-action="favourite" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggle(status, 'favourite')}>

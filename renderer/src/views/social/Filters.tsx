@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
-import { useSocialClient } from '../../stores/social-client.ts';
+import { useResource } from './use-resource.ts';
 
 interface SocialFilter {
   id: string;
@@ -27,44 +27,21 @@ const ACTIONS: Record<SocialFilter['filter_action'], string> = {
 
 /** Server-side filters (Mastodon's v2): words to watch for, where, and what to do with matching posts. */
 export function Filters() {
-  const { request } = useSocialClient();
-  const [filters, setFilters] = useState<SocialFilter[] | null>(null);
+  const { data: filters, error, act, request } = useResource<SocialFilter[]>('/api/v2/filters');
   const [title, setTitle] = useState('');
   const [keywords, setKeywords] = useState('');
   const [contexts, setContexts] = useState<string[]>(['home', 'public']);
   const [action, setAction] = useState<SocialFilter['filter_action']>('warn');
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(async () => {
-    try {
-      setFilters(await request<SocialFilter[]>('/api/v2/filters'));
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }, [request]);
-  useEffect(() => {
-    void load();
-  }, [load]);
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
     const words = keywords.split(',').map((w) => w.trim()).filter(Boolean);
-    try {
-      await request('/api/v2/filters', { method: 'POST', body: { title, context: contexts, filter_action: action, keywords_attributes: words.map((keyword) => ({ keyword, whole_word: true })) } });
+    const made = await act(() => request('/api/v2/filters', { method: 'POST', body: { title, context: contexts, filter_action: action, keywords_attributes: words.map((keyword) => ({ keyword, whole_word: true })) } }));
+    if (made) {
       setTitle('');
       setKeywords('');
-      await load();
-    } catch (err) {
-      setError((err as Error).message);
     }
   };
-  const remove = async (filter: SocialFilter) => {
-    try {
-      await request(`/api/v2/filters/${filter.id}`, { method: 'DELETE' });
-      await load();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const remove = (filter: SocialFilter) => act(() => request(`/api/v2/filters/${filter.id}`, { method: 'DELETE' }));
   return (
     <section aria-labelledby="filters-title">
       <h2 id="filters-title">Filters</h2>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Empty, FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount } from '../../stores/social-client.ts';
+import { useResource } from './use-resource.ts';
 import type { Navigate } from './Status.tsx';
 import { PagedStatuses } from './Timelines.tsx';
 
@@ -117,32 +118,17 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
 
 /** The user's lists: made here (title, which replies show, exclusive or not), each opened to its timeline. */
 export function Lists({ onOpen, onProfile }: Navigate) {
-  const { request } = useSocialClient();
-  const [lists, setLists] = useState<SocialList[] | null>(null);
+  const { data: lists, error, act, reload: load, request } = useResource<SocialList[]>('/api/v1/lists');
   const [open, setOpen] = useState<SocialList | null>(null);
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<SocialList['replies_policy']>('list');
   const [exclusive, setExclusive] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(async () => {
-    try {
-      setLists(await request<SocialList[]>('/api/v1/lists'));
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }, [request]);
-  useEffect(() => {
-    void load();
-  }, [load]);
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    try {
-      const list = await request<SocialList>('/api/v1/lists', { method: 'POST', body: { title, replies_policy: policy, exclusive } });
+    const list = await act(() => request<SocialList>('/api/v1/lists', { method: 'POST', body: { title, replies_policy: policy, exclusive } }));
+    if (list) {
       setTitle('');
-      await load();
       setOpen(list);
-    } catch (err) {
-      setError((err as Error).message);
     }
   };
   if (open) {

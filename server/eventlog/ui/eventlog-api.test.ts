@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ExpectedVersion, type NewEvent, type Principal } from '../index.ts';
 import { startHomeport, type Homeport } from '../../index.ts';
@@ -320,8 +320,16 @@ describe('event-log UI API', () => {
     const fromAll = await all.until((events) => events.length >= 3);
     expect(fromAll.map((e) => e.streamId)).toEqual(['live-other', 'live-1', 'live-1']);
     expect(fromAll[0].position).toBeDefined();
+    // Each tail is a volatile subscription like a TCP client's: the subscription monitor lists it.
+    const listed = await call<{ subscriptions: { stream: string; connectionName: string; user: string | null }[] }>('/eventlog/subscriptions');
+    const tails = listed.body.subscriptions.filter((v) => v.connectionName === 'Homeport UI (live tail)');
+    expect(tails.map((v) => v.stream).sort()).toEqual(['$all', 'live-1']);
     stream.close();
     all.close();
+    await vi.waitFor(async () => {
+      const after = await call<{ subscriptions: { connectionName: string }[] }>('/eventlog/subscriptions');
+      expect(after.body.subscriptions.filter((v) => v.connectionName === 'Homeport UI (live tail)')).toEqual([]);
+    });
   });
 
   it('drops and counts events for a live tail that cannot keep up, instead of holding up writers', async () => {

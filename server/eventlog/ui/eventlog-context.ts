@@ -1,3 +1,4 @@
+import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../store/types.ts';
 import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
@@ -15,6 +16,8 @@ export interface EventLogUiDeps {
   connections: () => readonly UiConnectionSource[];
   /** The subscription engines' admin face; null until they run. */
   subscriptions: () => UiSubscriptionsSource | null;
+  /** Subscribes the UI's live tail as a volatile subscription; absent while the engine does not run. */
+  subscribeLive?: (request: VolatileSubscribeRequest) => VolatileSubscribeResult;
 }
 
 /** A connected TCP client (from the TCP server's connection registry). */

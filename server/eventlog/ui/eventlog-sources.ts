@@ -121,5 +121,6 @@ export function eventLogUiDeps(options: { eventLog: EventLog; subscriptions: Sub
     users: options.eventLog.users,
     connections: () => options.connections().map(connectionView),
     subscriptions: () => subs,
+    subscribeLive: (request) => options.subscriptions.volatile.subscribe(request),
   };
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { CommittedBatch, EventStore, Principal, RecordedEvent } from '../store/types.ts';
+import { randomUUID } from 'node:crypto';
+import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/types.ts';
+import type { DropReason, SubscriberInfo, VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
 import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
-import { LINK_EVENT_TYPE } from '../index.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface LiveTailLimits {
@@ -27,31 +28,39 @@ export type LiveMessage =
 /** WebSocket close code for "your credentials do not allow this stream". */
 export const CLOSE_ACCESS_DENIED = 4403;
 
+/** How a live tail subscribes: the volatile subscription engine's own entry point. */
+export type LiveSubscribe = (request: VolatileSubscribeRequest) => VolatileSubscribeResult;
+
 /**
- * A live tail for one socket. The store calls `onBatch` synchronously inside its commit path, so that
- * part only filters and keeps references in a bounded buffer; converting and sending happen later on a
- * macrotask. A slow or stalled page makes the tail drop (and count) events; it never makes a writer wait.
+ * A live tail for one socket: a volatile subscription like any TCP client's (it shows in the subscription
+ * monitor, and the engine ends it when an ACL change takes the owner's access away). The engine hands events
+ * over synchronously in the commit path, so that part only filters and keeps references in a bounded buffer;
+ * converting and sending happen later on a macrotask. A slow or stalled page makes the tail drop (and count)
+ * events; it never makes a writer wait. Stream deletions come from the store's commit feed.
  */
 export class LiveTail {
   private readonly socket: WebSocket;
-  private readonly store: EventStore;
-  private readonly caller: Principal;
   private readonly matches: (e: RecordedEvent) => boolean;
   private readonly matchesDeleted: (streamId: string) => boolean;
   private readonly withPosition: boolean;
-  private readonly resolveLinks: boolean;
   private readonly limits: LiveTailLimits;
-  private buffer: RecordedEvent[] = [];
+  private buffer: ResolvedEvent[] = [];
   private deletions: { streamId: string; hard: boolean }[] = [];
   private skipped = 0;
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   private closed = false;
-  private unsubscribe: () => void;
+  private readonly stopDeletions: () => void;
+  private subscription: { close(): void } | null = null;
+  /** Where the live feed starts (what the page's catch-up read must reach). */
+  readonly confirmation: { lastEventNumber: number | null; lastCommitPosition: number } | null;
 
   constructor(options: {
     socket: WebSocket;
     store: EventStore;
-    caller: Principal;
+    subscribe: LiveSubscribe;
+    caller: Caller;
+    subscriber: SubscriberInfo;
+    streamId: string;
     matches: (e: RecordedEvent) => boolean;
     matchesDeleted: (streamId: string) => boolean;
     withPosition: boolean;
@@ -59,27 +68,49 @@ export class LiveTail {
     limits: LiveTailLimits;
   }) {
     this.socket = options.socket;
-    this.store = options.store;
-    this.caller = options.caller;
     this.matches = options.matches;
     this.matchesDeleted = options.matchesDeleted;
     this.withPosition = options.withPosition;
-    this.resolveLinks = options.resolveLinks;
     this.limits = options.limits;
-    this.unsubscribe = this.store.onCommitted((batch) => this.onBatch(batch));
+    this.stopDeletions = options.store.onCommitted((batch) => this.onDeletions(batch));
+    const result = options.subscribe({
+      streamId: options.streamId,
+      resolveLinkTos: options.resolveLinks,
+      caller: options.caller,
+      subscriber: options.subscriber,
+      sink: {
+        eventAppeared: (event) => {
+          this.onEvent(event);
+          return true;
+        },
+        checkpointReached: () => true,
+        dropped: (reason) => this.onDropped(reason),
+      },
+    });
+    if (!result.ok) {
+      this.confirmation = null;
+      this.onDropped(result.reason);
+      return;
+    }
+    this.subscription = result.subscription;
+    this.confirmation = result.confirmation;
     this.socket.on('close', () => this.close());
     this.socket.on('error', () => this.close());
   }
 
-  private onBatch(batch: CommittedBatch): void {
+  private onEvent(resolved: ResolvedEvent): void {
+    if (this.closed) return;
+    // The record as written (a link, for a resolved link), for the tail's own filters.
+    const original = resolved.link ?? resolved.event;
+    if (!original || !this.matches(original)) return;
+    if (this.buffer.length >= this.limits.maxBuffered) this.skipped++;
+    else this.buffer.push(resolved);
+    this.schedule(0);
+  }
+
+  private onDeletions(batch: CommittedBatch): void {
     if (this.closed) return;
     let added = false;
-    for (const e of batch.events) {
-      if (!this.matches(e)) continue;
-      if (this.buffer.length >= this.limits.maxBuffered) this.skipped++;
-      else this.buffer.push(e);
-      added = true;
-    }
     for (const d of batch.deleted) {
       if (this.matchesDeleted(d.streamId)) {
         this.deletions.push(d);
@@ -87,6 +118,14 @@ export class LiveTail {
       }
     }
     if (added) this.schedule(0);
+  }
+
+  /** The engine ended the subscription: access withdrawn, or the server going away (a deleted stream just stays quiet). */
+  private onDropped(reason: DropReason): void {
+    if (reason === 'StreamDeleted') return;
+    const code = reason === 'AccessDenied' ? CLOSE_ACCESS_DENIED : 1001;
+    this.close();
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason === 'AccessDenied' ? 'Access was withdrawn' : reason);
   }
 
   private schedule(delayMs: number): void {
@@ -114,9 +153,9 @@ export class LiveTail {
       const batch = this.buffer.splice(0, this.limits.maxBatch);
       const limit = pageFieldLimit(batch.length);
       const events: UiEvent[] = [];
-      for (const rec of batch) {
-        const entry = this.resolveLinks && rec.eventType === LINK_EVENT_TYPE ? { ...this.store.resolveLink(rec, this.caller), link: rec } : { event: rec };
-        const ev = uiEvent(entry, limit, this.withPosition ? { commitPosition: rec.commitPosition, preparePosition: rec.preparePosition } : undefined);
+      for (const resolved of batch) {
+        // The position the event has in $all (ResolvedEvent carries it).
+        const ev = uiEvent(resolved, limit, this.withPosition ? { commitPosition: resolved.commitPosition, preparePosition: resolved.preparePosition } : undefined);
         if (ev) events.push(ev);
       }
       this.send({ type: 'events', events });
@@ -128,7 +167,8 @@ export class LiveTail {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.unsubscribe();
+    this.stopDeletions();
+    this.subscription?.close();
     if (this.scheduled) {
       clearTimeout(this.scheduled as NodeJS.Timeout);
       clearImmediate(this.scheduled as NodeJS.Immediate);
@@ -175,17 +215,26 @@ export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: Eve
         return;
       }
       const filter: AllFilter = { hideSystem: req.query.hideSystem ?? true, streamPrefix: req.query.streamPrefix || undefined, eventType: req.query.eventType || undefined };
-      new LiveTail({
+      const subscribe = deps.subscribeLive;
+      if (!subscribe) {
+        socket.close(1013, 'The subscription service is not running yet');
+        return;
+      }
+      const tail = new LiveTail({
         socket,
         store,
+        subscribe,
         caller,
+        subscriber: { connectionId: `ui-live-${randomUUID()}`, connectionName: 'Homeport UI (live tail)', remoteAddress: `${req.ip}:${req.socket.remotePort ?? 0}`, caller },
+        streamId: stream ?? '$all',
         matches: stream ? (e) => e.streamId === stream : (e) => matchesAllFilter(filter, e.streamId, e.eventType),
         matchesDeleted: stream ? (s) => s === stream : (s) => matchesAllFilter(filter, s, ''),
         withPosition: !stream,
         resolveLinks: Boolean(stream),
         limits,
       });
-      const message: LiveMessage = { type: 'subscribed', lastEventNumber: stream ? store.lastEventNumber(stream) : null, lastCommitPosition: store.lastCommitPosition() };
+      if (!tail.confirmation) return;
+      const message: LiveMessage = { type: 'subscribed', lastEventNumber: tail.confirmation.lastEventNumber, lastCommitPosition: tail.confirmation.lastCommitPosition };
       socket.send(JSON.stringify(message));
     },
   );

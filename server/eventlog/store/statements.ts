@@ -1,0 +1,153 @@
+/** eventlog.db's prepared statements, the row shapes they return, and the connection tuning. */
+import type { Database } from '../../db/index.ts';
+import { EventFlags } from './migrations.ts';
+import type { RecordedEvent } from './types.ts';
+import { bytesToUuid } from './uuid.ts';
+
+export interface EventRow {
+  position: number;
+  commit_position: number;
+  event_number: number;
+  event_id: Buffer;
+  event_type: string;
+  flags: number;
+  data: Buffer;
+  metadata: Buffer;
+  created: number;
+}
+export interface AllEventRow extends EventRow {
+  stream_id: string;
+}
+/** What a filtered `$all` read needs to decide on a row before loading it. */
+export interface LightRow {
+  position: number;
+  commit_position: number;
+  stream_id: string;
+  event_type: string;
+}
+export interface StreamRow {
+  stream_key: number;
+  last_event_number: number;
+  tombstoned: number;
+  event_count: number;
+  created_at: number;
+  updated_at: number;
+}
+export interface TransactionRow {
+  transaction_id: number;
+  stream_id: string;
+  expected_version: number;
+  committed: number;
+  first_event_number: number | null;
+  last_event_number: number | null;
+  prepare_position: number | null;
+  commit_position: number | null;
+}
+
+const EVENT_COLUMNS = 'position, commit_position, event_number, event_id, event_type, flags, data, metadata, created';
+const ALL_COLUMNS =
+  'e.position, e.commit_position, e.event_number, e.event_id, e.event_type, e.flags, e.data, e.metadata, e.created, s.stream_id';
+
+/** Connection settings for eventlog.db on top of openDatabase's WAL + synchronous=FULL. */
+export function tuneEventLogConnection(db: Database): void {
+  // Bigger page cache: the event-id index takes random inserts.
+  db.pragma('cache_size = -65536');
+  // Checkpoint every ~64 MiB of WAL instead of 4 MiB: index pages rewritten by many commits reach the
+  // database file once per checkpoint (measured ~25% more appends/s); the WAL file is cut back after.
+  db.pragma('wal_autocheckpoint = 16384');
+  db.pragma('journal_size_limit = 67108864');
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+export function prepareStatements(db: Database) {
+  return {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
+    lastPosition: db.prepare('SELECT last_position FROM log_state WHERE id = 1').pluck(),
+    setLastPosition: db.prepare('UPDATE log_state SET last_position = ? WHERE id = 1'),
+    streamById: db.prepare(
+      'SELECT stream_key, last_event_number, tombstoned, event_count, created_at, updated_at FROM streams WHERE stream_id = ?',
+    ),
+    insertStream: db.prepare(
+      'INSERT INTO streams (stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, category, deleted) VALUES (?, ?, 0, 0, ?, ?, ?, 0)',
+    ),
+    updateStream: db.prepare(
+      'UPDATE streams SET last_event_number = ?, tombstoned = ?, event_count = ?, updated_at = ?, deleted = ? WHERE stream_key = ?',
+    ),
+    bumpCategory: db.prepare(
+      'INSERT INTO stream_categories (category, streams) VALUES (?, 1) ON CONFLICT (category) DO UPDATE SET streams = streams + 1',
+    ),
+    insertEvent: db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    // The index keeps equal ids in rowid (position) order, so LIMIT 1 is the first occurrence;
+    // spelling out ORDER BY position makes the lookup twice as slow.
+    firstByEventId: db.prepare('SELECT stream_key, event_number FROM events WHERE event_id = ? LIMIT 1'),
+    eventIdAt: db.prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
+    eventAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
+    streamForward: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+    ),
+    streamBackward: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
+    ),
+    firstUnexpired: db
+      .prepare('SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1')
+      .pluck(),
+    allForward: db.prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
+    ),
+    allBackward: db.prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
+    ),
+    allRange: db.prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
+    ),
+    allAt: db.prepare(`SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`),
+    lightForward: db.prepare(
+      'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?',
+    ),
+    lightBackward: db.prepare(
+      'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?',
+    ),
+    anyAfter: db.prepare('SELECT 1 FROM events WHERE position > ? LIMIT 1').pluck(),
+    anyBefore: db.prepare('SELECT 1 FROM events WHERE position < ? LIMIT 1').pluck(),
+    transactionSpan: db.prepare(
+      'SELECT first_position AS firstPosition, commit_position AS commitPosition FROM committed_transactions WHERE commit_position >= ? ORDER BY commit_position LIMIT 1',
+    ),
+    insertTransactionSpan: db.prepare('INSERT INTO committed_transactions (commit_position, first_position) VALUES (?, ?)'),
+    insertTransaction: db.prepare('INSERT INTO transactions (stream_id, expected_version, created_at) VALUES (?, ?, ?)'),
+    transactionById: db.prepare(
+      'SELECT transaction_id, stream_id, expected_version, committed, first_event_number, last_event_number, prepare_position, commit_position FROM transactions WHERE transaction_id = ?',
+    ),
+    nextTransactionSeq: db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) FROM transaction_events WHERE transaction_id = ?').pluck(),
+    insertTransactionEvent: db.prepare(
+      'INSERT INTO transaction_events (transaction_id, seq, event_id, event_type, flags, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    transactionEvents: db.prepare(
+      'SELECT event_id, event_type, flags, data, metadata FROM transaction_events WHERE transaction_id = ? ORDER BY seq',
+    ),
+    markTransactionCommitted: db.prepare(
+      'UPDATE transactions SET committed = 1, first_event_number = ?, last_event_number = ?, prepare_position = ?, commit_position = ? WHERE transaction_id = ?',
+    ),
+    deleteTransactionEvents: db.prepare('DELETE FROM transaction_events WHERE transaction_id = ?'),
+  };
+}
+
+export function toRecorded(row: EventRow, streamId: string): RecordedEvent {
+  return {
+    streamId,
+    eventNumber: row.event_number,
+    eventId: bytesToUuid(row.event_id),
+    eventType: row.event_type,
+    isJson: (row.flags & EventFlags.IsJson) !== 0,
+    data: row.data,
+    metadata: row.metadata,
+    created: row.created,
+    commitPosition: row.commit_position,
+    preparePosition: row.position,
+  };
+}

@@ -20,7 +20,7 @@ import { VolatileSubscriptions } from './volatile.ts';
 
 export * from './types.ts';
 export { DEFAULT_PERSISTENT_SETTINGS } from './persistent/settings.ts';
-export { checkpointStreamOf, parkedStreamOf } from './persistent/group.ts';
+export { checkpointStreamOf, parkedStreamOf } from './persistent/group-streams.ts';
 export { CONFIG_STREAM as PERSISTENT_SUBSCRIPTION_CONFIG_STREAM } from './persistent/service.ts';
 export { systemClock, ManualClock, type Clock } from './clock.ts';
 export { compileEventFilter, describeFilter, InvalidFilterError } from './filter.ts';

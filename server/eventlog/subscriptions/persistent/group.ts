@@ -1,142 +1,52 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger.ts';
-import { LINK_EVENT_TYPE, parseLink } from '../../store/links.ts';
-import {
-  EVENT_NUMBER_DELETED,
-  ExpectedVersion,
-  MAX_READ_COUNT,
-  type EventStore,
-  type Principal,
-  type RecordedEvent,
-  type ResolvedIndexedEvent,
-} from '../../store/types.ts';
-import type { Clock } from '../clock.ts';
+import { LINK_EVENT_TYPE } from '../../store/links.ts';
+import { EVENT_NUMBER_DELETED, MAX_READ_COUNT, type EventStore, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/types.ts';
 import type {
   DropReason,
   GroupStatus,
   NakAction,
-  ParkedMessage,
   ParkedPage,
-  PersistentConnectionInfo,
   PersistentGroupDetail,
   PersistentGroupInfo,
   PersistentSink,
   PersistentSubscriptionSettings,
   SubscriberInfo,
 } from '../types.ts';
+import { Checkpoints } from './checkpoints.ts';
+import { Consumer, InFlightMessages, type Outstanding } from './consumers.ts';
 import { Deque, PendingNumbers } from './deque.ts';
-import { createStrategy, type ConsumerStrategy, type StrategyClient } from './strategies.ts';
+import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
+import { messageFor, type Message, type PinKeying } from './messages.ts';
+import { ParkedMessages } from './parked.ts';
+import { createStrategy, type ConsumerStrategy } from './strategies.ts';
 
-const CHECKPOINT_EVENT_TYPE = 'SubscriptionCheckpoint';
-const METADATA_EVENT_TYPE = '$metadata';
 /** How often timeouts, timed checkpoints and statistics are looked at (EventStoreDB uses 1 s too). */
 export const GROUP_TICK_MS = 1_000;
-const PARK_WRITE_ATTEMPTS = 5;
-const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
-
-export function groupKey(streamId: string, groupName: string): string {
-  return `${streamId}::${groupName}`;
-}
-export function checkpointStreamOf(streamId: string, groupName: string): string {
-  return `$persistentsubscription-${groupKey(streamId, groupName)}-checkpoint`;
-}
-export function parkedStreamOf(streamId: string, groupName: string): string {
-  return `$persistentsubscription-${groupKey(streamId, groupName)}-parked`;
-}
-
-export interface GroupContext {
-  store: EventStore;
-  logger: Logger;
-  clock: Clock;
-  /** The identity the group reads and writes its own streams with. */
-  system: Principal;
-}
-
-/** A slice of replayed parked messages; the parked stream is truncated once all of a slice are done. */
-interface ReplaySlice {
-  /** First parked event number after this slice. */
-  parkedUpTo: number;
-  remaining: number;
-}
-
-interface Message {
-  event: ResolvedIndexedEvent;
-  /** The original event's id: the link's when a link was resolved. What clients ack. */
-  id: string;
-  /** The original event's number in the group's stream. */
-  number: number;
-  retryCount: number;
-  /** Pinned strategies: the source stream or correlation id. */
-  pinKey: string;
-  /** Set for messages replayed from the parked stream: they do not hold the checkpoint back. */
-  replay: ReplaySlice | null;
-}
-
-interface Outstanding {
-  message: Message;
-  consumer: Consumer;
-  sentAt: number;
-  seq: number;
-  /** Next outstanding message with the same event id (ids are not unique in a stream). */
-  sameId: Outstanding | undefined;
-}
-
-class Consumer implements StrategyClient {
-  readonly id = randomUUID();
-  readonly subscriber: SubscriberInfo;
-  readonly sink: PersistentSink;
-  readonly maxInFlight: number;
-  readonly connectedAt: number;
-  readonly inFlight = new Set<Outstanding>();
-  delivered = 0;
-  acked = 0;
-  rate = 0;
-  private deliveredAtLastTick = 0;
-
-  constructor(subscriber: SubscriberInfo, sink: PersistentSink, maxInFlight: number, now: number) {
-    this.subscriber = subscriber;
-    this.sink = sink;
-    this.maxInFlight = maxInFlight;
-    this.connectedAt = now;
-  }
-
-  hasCapacity(): boolean {
-    return this.inFlight.size < this.maxInFlight;
-  }
-
-  tickStats(seconds: number): void {
-    this.rate = seconds > 0 ? (this.delivered - this.deliveredAtLastTick) / seconds : 0;
-    this.deliveredAtLastTick = this.delivered;
-  }
-}
 
 /**
  * One persistent subscription group at run time: reads its stream (paging while behind, straight from
  * commits while live), hands messages to consumers through the group's strategy within each consumer's
  * in-flight window, retries on nak/timeout/disconnect, parks after max retries, and checkpoints the
  * event before the lowest unfinished message so a restart resumes without losing anything.
+ * Consumers and in-flight bookkeeping, checkpoints and parked messages live beside it.
  */
 export class PersistentGroup {
   readonly streamId: string;
   readonly groupName: string;
   readonly subscriptionId: string;
   readonly settings: PersistentSubscriptionSettings;
-  readonly checkpointStreamId: string;
-  readonly parkedStreamId: string;
 
   private readonly ctx: GroupContext;
   private readonly logger: Logger;
   private readonly strategy: ConsumerStrategy<Consumer>;
+  private readonly keying: PinKeying;
   private readonly consumers = new Map<string, Consumer>();
   private freeSlots = 0;
 
   private readonly buffer = new Deque<Message>();
   private liveBuffered = 0;
   private readonly retryQueue = new Deque<Message>();
-  private readonly outstandingBySeq = new Map<number, Outstanding>();
-  private readonly outstandingById = new Map<string, Outstanding>();
-  private seq = 0;
+  private readonly inFlight = new InFlightMessages();
   private readonly pending = new PendingNumbers();
   private parking = 0;
 
@@ -146,16 +56,8 @@ export class PersistentGroup {
   private live = false;
   private readRetryAt = 0;
 
-  private lastCheckpointRequested: number | null = null;
-  private lastCheckpointWritten: number | null = null;
-  private lastCheckpointAt: number;
-  private checkpointToWrite: number | null = null;
-  private checkpointWriting: Promise<void> | null = null;
-  private checkpointMetadataChecked = false;
-
-  private readonly replaySlices: ReplaySlice[] = [];
-  private replayCursor = 0;
-  private parkedTruncateBefore = 0;
+  private readonly checkpoints: Checkpoints;
+  private readonly parked: ParkedMessages;
 
   private totalProcessed = 0;
   private totalDelivered = 0;
@@ -173,12 +75,20 @@ export class PersistentGroup {
     this.groupName = groupName;
     this.subscriptionId = groupKey(streamId, groupName);
     this.settings = settings;
-    this.checkpointStreamId = checkpointStreamOf(streamId, groupName);
-    this.parkedStreamId = parkedStreamOf(streamId, groupName);
     this.logger = ctx.logger.child({ group: this.subscriptionId });
     this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
-    this.lastCheckpointAt = ctx.clock.now();
+    this.keying = !this.strategy.keyed ? 'none' : this.strategy.name === 'PinnedByCorrelation' ? 'correlation' : 'stream';
+    this.checkpoints = new Checkpoints(ctx, checkpointStreamOf(streamId, groupName), settings, this.logger);
+    this.parked = new ParkedMessages(ctx, parkedStreamOf(streamId, groupName), this.logger);
     this.lastTickAt = ctx.clock.now();
+  }
+
+  get checkpointStreamId(): string {
+    return this.checkpoints.streamId;
+  }
+
+  get parkedStreamId(): string {
+    return this.parked.streamId;
   }
 
   /**
@@ -188,23 +98,27 @@ export class PersistentGroup {
    * Returns the initial checkpoint write (if any) so callers can wait for it.
    */
   start(resumeAfter?: number): Promise<void> {
-    const stored = resumeAfter ?? this.readCheckpoint();
     let initialWrite: Promise<void> = Promise.resolve();
-    if (stored !== null) {
-      this.nextReadNumber = stored + 1;
-      this.lastCheckpointRequested = stored;
-      if (resumeAfter === undefined) this.lastCheckpointWritten = stored;
-      else initialWrite = this.requestCheckpoint(stored);
-    } else if (this.settings.startFrom >= 0) {
-      this.nextReadNumber = this.settings.startFrom;
-      this.lastCheckpointRequested = this.settings.startFrom - 1;
+    if (resumeAfter !== undefined) {
+      this.nextReadNumber = resumeAfter + 1;
+      this.checkpoints.startsAfter(resumeAfter);
+      initialWrite = this.checkpoints.request(resumeAfter);
     } else {
-      const last = this.ctx.store.lastEventNumber(this.streamId);
-      const current = last === EVENT_NUMBER_DELETED ? -1 : last;
-      this.nextReadNumber = current + 1;
-      initialWrite = this.requestCheckpoint(current);
+      const stored = this.checkpoints.read();
+      if (stored !== null) {
+        this.nextReadNumber = stored + 1;
+        this.checkpoints.resumedFrom(stored);
+      } else if (this.settings.startFrom >= 0) {
+        this.nextReadNumber = this.settings.startFrom;
+        this.checkpoints.startsAfter(this.settings.startFrom - 1);
+      } else {
+        const last = this.ctx.store.lastEventNumber(this.streamId);
+        const current = last === EVENT_NUMBER_DELETED ? -1 : last;
+        this.nextReadNumber = current + 1;
+        initialWrite = this.checkpoints.request(current);
+      }
     }
-    this.refreshParkedState();
+    this.parked.refresh();
     this.stopTimer = this.ctx.clock.every(GROUP_TICK_MS, () => this.tick());
     return initialWrite;
   }
@@ -282,7 +196,7 @@ export class PersistentGroup {
       if (event.eventNumber === EVENT_NUMBER_DELETED) continue; // a hard-delete tombstone is not a message
       if (event.eventNumber < this.nextReadNumber) continue; // already read while paging
       if (this.live && event.eventNumber === this.nextReadNumber && this.liveBuffered < this.settings.liveBufferSize) {
-        this.enqueue(this.messageFor(this.resolve(event)), true);
+        this.enqueue(this.toMessage(this.resolve(event)), true);
         this.nextReadNumber = event.eventNumber + 1;
       } else {
         // Behind, a gap (e.g. a recreated stream) or the live buffer is full: page from the store instead.
@@ -350,7 +264,7 @@ export class PersistentGroup {
           const original = entry.link ?? entry.event;
           if (!original || original.eventNumber === EVENT_NUMBER_DELETED) continue;
           if (original.eventNumber < this.nextReadNumber) continue;
-          this.enqueue(this.messageFor(entry), false);
+          this.enqueue(this.toMessage(entry), false);
           this.nextReadNumber = original.eventNumber + 1;
         }
         if (result.nextEventNumber > this.nextReadNumber) this.nextReadNumber = result.nextEventNumber;
@@ -376,15 +290,7 @@ export class PersistentGroup {
   }
 
   private send(consumer: Consumer, message: Message): void {
-    const o: Outstanding = { message, consumer, sentAt: this.ctx.clock.now(), seq: ++this.seq, sameId: undefined };
-    this.outstandingBySeq.set(o.seq, o);
-    const first = this.outstandingById.get(message.id);
-    if (first) {
-      let last = first;
-      while (last.sameId) last = last.sameId;
-      last.sameId = o;
-    } else this.outstandingById.set(message.id, o);
-    consumer.inFlight.add(o);
+    this.inFlight.add(message, consumer, this.ctx.clock.now());
     this.freeSlots--;
     consumer.delivered++;
     this.totalDelivered++;
@@ -398,38 +304,15 @@ export class PersistentGroup {
     if (!accepted) this.removeConsumer(consumer.id, 'SlowSubscriber');
   }
 
-  /** Finds and removes the outstanding message with this id, preferring the given consumer's. */
+  /** Finds and forgets the outstanding message with this id, preferring the given consumer's. */
   private take(id: string, consumer: Consumer | undefined): Outstanding | undefined {
-    let o = this.outstandingById.get(id);
-    if (!o) return undefined;
-    if (consumer && o.consumer !== consumer) {
-      for (let c: Outstanding | undefined = o; c; c = c.sameId) {
-        if (c.consumer === consumer) {
-          o = c;
-          break;
-        }
-      }
-    }
-    this.forget(o);
+    const o = this.inFlight.find(id, consumer);
+    if (o) this.forget(o);
     return o;
   }
 
   private forget(o: Outstanding): void {
-    this.outstandingBySeq.delete(o.seq);
-    const first = this.outstandingById.get(o.message.id);
-    if (first === o) {
-      if (o.sameId) this.outstandingById.set(o.message.id, o.sameId);
-      else this.outstandingById.delete(o.message.id);
-    } else {
-      for (let c = first; c; c = c.sameId) {
-        if (c.sameId === o) {
-          c.sameId = o.sameId;
-          break;
-        }
-      }
-    }
-    o.sameId = undefined;
-    if (o.consumer.inFlight.delete(o) && this.consumers.has(o.consumer.id)) this.freeSlots++;
+    if (this.inFlight.forget(o) && this.consumers.has(o.consumer.id)) this.freeSlots++;
   }
 
   private retry(message: Message, reason: string): void {
@@ -444,17 +327,15 @@ export class PersistentGroup {
   /** The message is done with: acked, skipped or parked. */
   private completed(message: Message): void {
     this.totalProcessed++;
-    if (message.replay) {
-      message.replay.remaining--;
-      this.truncateReplayedParked();
-    } else this.pending.remove(message.number);
+    if (message.replay) this.parked.finished(message.replay);
+    else this.pending.remove(message.number);
   }
 
   // ---- parking --------------------------------------------------------------------------------------
 
   private park(message: Message, reason: string): void {
     this.parking++;
-    void this.writeParked(message, reason).then((ok) => {
+    void this.parked.park(message, reason).then((ok) => {
       this.parking--;
       if (this.stopped) return;
       if (ok) this.completed(message);
@@ -464,73 +345,12 @@ export class PersistentGroup {
     });
   }
 
-  private async writeParked(message: Message, reason: string): Promise<boolean> {
-    const original = message.event.link ?? message.event.event;
-    if (!original) return true;
-    const metadata = { Added: new Date(this.ctx.clock.now()).toISOString(), Reason: reason, SubscriptionEventNumber: message.number };
-    for (let attempt = 1; attempt <= PARK_WRITE_ATTEMPTS; attempt++) {
-      try {
-        const result = await this.ctx.store.appendToStream(
-          this.parkedStreamId,
-          ExpectedVersion.Any,
-          [
-            {
-              eventId: randomUUID(),
-              eventType: LINK_EVENT_TYPE,
-              isJson: false,
-              data: utf8.encode(`${original.eventNumber}@${original.streamId}`),
-              metadata: utf8.encode(JSON.stringify(metadata)),
-            },
-          ],
-          this.ctx.system,
-        );
-        if (result.result === 'Success') return true;
-        this.logger.warn({ result: result.result, attempt }, 'could not park message');
-      } catch (err) {
-        this.logger.warn({ err, attempt }, 'could not park message');
-      }
-    }
-    return false;
-  }
-
-  private refreshParkedState(): void {
-    const metadata = this.ctx.store.getStreamMetadata(this.parkedStreamId);
-    const tb = metadata.truncateBefore ?? 0;
-    this.parkedTruncateBefore = tb === EVENT_NUMBER_DELETED ? this.ctx.store.lastEventNumber(this.parkedStreamId) + 1 : tb;
-    if (this.replayCursor < this.parkedTruncateBefore) this.replayCursor = this.parkedTruncateBefore;
-  }
-
   parkedMessageCount(): number {
-    const last = this.ctx.store.lastEventNumber(this.parkedStreamId);
-    if (last < 0 || last === EVENT_NUMBER_DELETED) return 0;
-    this.refreshParkedState();
-    return Math.max(0, last + 1 - this.replayCursor);
+    return this.parked.count();
   }
 
   listParked(from: number, count: number): ParkedPage {
-    this.refreshParkedState();
-    const start = Math.max(from, this.parkedTruncateBefore);
-    const total = this.parkedMessageCount();
-    const result = this.ctx.store.readStreamForward(this.parkedStreamId, start, Math.min(Math.max(1, count), MAX_READ_COUNT), true, this.ctx.system);
-    if (result.result !== 'Success') return { messages: [], nextEventNumber: null, total };
-    const messages: ParkedMessage[] = result.events.map((entry) => {
-      const parked = entry.link ?? entry.event;
-      let meta: { Added?: string; Reason?: string; SubscriptionEventNumber?: number } = {};
-      try {
-        meta = parked && parked.metadata.length > 0 ? JSON.parse(utf8Decoder.decode(parked.metadata)) : {};
-      } catch {
-        /* not ours or damaged: show what we can */
-      }
-      const target = entry.link ? entry.event : undefined;
-      return {
-        parkedEventNumber: parked?.eventNumber ?? -1,
-        event: target ? { event: target } : {},
-        eventNumber: typeof meta.SubscriptionEventNumber === 'number' ? meta.SubscriptionEventNumber : (target?.eventNumber ?? -1),
-        parkedAt: typeof meta.Added === 'string' ? meta.Added : null,
-        reason: typeof meta.Reason === 'string' ? meta.Reason : null,
-      };
-    });
-    return { messages, nextEventNumber: result.isEndOfStream ? null : result.nextEventNumber, total };
+    return this.parked.list(from, count);
   }
 
   /**
@@ -540,53 +360,10 @@ export class PersistentGroup {
    */
   replayParked(stopAt?: number): number {
     if (this.stopped) return 0;
-    this.refreshParkedState();
-    const last = this.ctx.store.lastEventNumber(this.parkedStreamId);
-    if (last < this.replayCursor || last === EVENT_NUMBER_DELETED) return 0;
-    const limit = stopAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, stopAt);
-    const messages: Message[] = [];
-    let cursor = this.replayCursor;
-    while (cursor <= last && messages.length < limit) {
-      const count = Math.min(500, MAX_READ_COUNT, limit - messages.length, last - cursor + 1);
-      const page = this.ctx.store.readStreamForward(this.parkedStreamId, cursor, count, true, this.ctx.system);
-      if (page.result !== 'Success') break;
-      for (const entry of page.events) {
-        const parked = entry.link ?? entry.event;
-        if (!parked || parked.eventNumber > last) continue;
-        cursor = parked.eventNumber + 1;
-        const target = entry.link ? entry.event : undefined;
-        if (!target) continue; // the parked event is gone (deleted/truncated): nothing to redeliver
-        const resolved =
-          this.settings.resolveLinkTos && target.eventType === LINK_EVENT_TYPE ? this.ctx.store.resolveLink(target, this.ctx.system) : { event: target };
-        const message = this.messageFor(resolved.link || resolved.event ? resolved : { event: target });
-        message.number = target.eventNumber;
-        messages.push(message);
-      }
-      if (page.events.length === 0) cursor = Math.max(cursor, page.nextEventNumber);
-      if (page.isEndOfStream || page.events.length === 0) break;
-    }
-    if (cursor <= this.replayCursor) return 0;
-    const slice: ReplaySlice = { parkedUpTo: cursor, remaining: messages.length };
-    this.replayCursor = cursor;
-    this.replaySlices.push(slice);
-    for (const m of messages) {
-      m.replay = slice;
-      this.retryQueue.pushBack(m);
-    }
-    this.truncateReplayedParked();
+    const messages = this.parked.takeForReplay(stopAt, this.settings.resolveLinkTos, (entry) => messageFor(entry, this.keying));
+    for (const m of messages) this.retryQueue.pushBack(m);
     this.pump();
     return messages.length;
-  }
-
-  private truncateReplayedParked(): void {
-    let upTo: number | null = null;
-    while (this.replaySlices.length > 0 && this.replaySlices[0].remaining <= 0) upTo = this.replaySlices.shift()!.parkedUpTo;
-    if (upTo === null || upTo <= this.parkedTruncateBefore) return;
-    this.parkedTruncateBefore = upTo;
-    const raw = { ...this.ctx.store.getStreamMetadata(this.parkedStreamId).raw, $tb: upTo };
-    void this.writeMetadata(this.parkedStreamId, raw).catch((err: unknown) =>
-      this.logger.warn({ err }, 'could not truncate the parked stream after replay'),
-    );
   }
 
   // ---- checkpoints ----------------------------------------------------------------------------------
@@ -598,89 +375,7 @@ export class PersistentGroup {
   }
 
   private maybeCheckpoint(timed: boolean): void {
-    if (this.stopped) return;
-    const candidate = this.checkpointCandidate();
-    const since = this.lastCheckpointRequested ?? -1;
-    const difference = candidate - since;
-    if (difference <= 0 && this.lastCheckpointRequested !== null) return;
-    const dueByTime =
-      timed && this.settings.checkpointAfterMs > 0 && this.ctx.clock.now() - this.lastCheckpointAt >= this.settings.checkpointAfterMs;
-    if (difference >= this.settings.maxCheckpointCount || (dueByTime && difference >= this.settings.minCheckpointCount)) {
-      void this.requestCheckpoint(candidate);
-    }
-  }
-
-  /** Writes `value` as the checkpoint (at most one write in flight; later requests coalesce). */
-  private requestCheckpoint(value: number): Promise<void> {
-    if (this.lastCheckpointRequested !== null && value <= this.lastCheckpointRequested && this.lastCheckpointWritten !== null) {
-      return this.checkpointWriting ?? Promise.resolve();
-    }
-    this.lastCheckpointRequested = value;
-    this.lastCheckpointAt = this.ctx.clock.now();
-    this.checkpointToWrite = value;
-    this.checkpointWriting ??= this.writeCheckpoints().finally(() => {
-      this.checkpointWriting = null;
-    });
-    return this.checkpointWriting;
-  }
-
-  private async writeCheckpoints(): Promise<void> {
-    while (this.checkpointToWrite !== null) {
-      const value = this.checkpointToWrite;
-      this.checkpointToWrite = null;
-      try {
-        if (!this.checkpointMetadataChecked) {
-          this.checkpointMetadataChecked = true;
-          const metadata = this.ctx.store.getStreamMetadata(this.checkpointStreamId);
-          if (metadata.maxCount !== 2) {
-            const { $tb, ...rest } = metadata.raw;
-            const keep = $tb === EVENT_NUMBER_DELETED || $tb === '9223372036854775807' ? rest : metadata.raw;
-            await this.writeMetadata(this.checkpointStreamId, {
-              ...keep,
-              $maxCount: 2,
-              $acl: { $r: '$admins', $w: '$admins', $d: '$admins', $mr: '$all', $mw: '$admins' },
-            });
-          }
-        }
-        const result = await this.ctx.store.appendToStream(
-          this.checkpointStreamId,
-          ExpectedVersion.Any,
-          [{ eventId: randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, isJson: true, data: utf8.encode(JSON.stringify(value)), metadata: new Uint8Array(0) }],
-          this.ctx.system,
-        );
-        if (result.result === 'Success') {
-          if (this.lastCheckpointWritten === null || value > this.lastCheckpointWritten) this.lastCheckpointWritten = value;
-        } else this.logger.warn({ result: result.result, checkpoint: value }, 'checkpoint write failed');
-      } catch (err) {
-        this.logger.warn({ err, checkpoint: value }, 'checkpoint write failed');
-      }
-    }
-  }
-
-  private async writeMetadata(streamId: string, raw: Record<string, unknown>): Promise<void> {
-    const result = await this.ctx.store.appendToStream(
-      `$$${streamId}`,
-      ExpectedVersion.Any,
-      [{ eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, isJson: true, data: utf8.encode(JSON.stringify(raw)), metadata: new Uint8Array(0) }],
-      this.ctx.system,
-    );
-    if (result.result !== 'Success') throw new Error(`metadata write to $$${streamId} failed: ${result.result}`);
-  }
-
-  private readCheckpoint(): number | null {
-    const result = this.ctx.store.readStreamBackward(this.checkpointStreamId, -1, 1, false, this.ctx.system);
-    if (result.result !== 'Success' || result.events.length === 0) return null;
-    const record = result.events[0].event;
-    if (!record) return null;
-    try {
-      // EventStoreDB 5 wrote a JSON number, 20+ a JSON string: accept both.
-      const value = Number(JSON.parse(utf8Decoder.decode(record.data)));
-      if (Number.isSafeInteger(value) && value >= -1) return value;
-    } catch {
-      /* fall through */
-    }
-    this.logger.warn({ stream: this.checkpointStreamId }, 'unreadable checkpoint; starting from the group settings');
-    return null;
+    if (!this.stopped) this.checkpoints.consider(this.checkpointCandidate(), timed);
   }
 
   // ---- timer ----------------------------------------------------------------------------------------
@@ -692,7 +387,7 @@ export class PersistentGroup {
     const timeout = this.settings.messageTimeoutMs;
     if (timeout > 0) {
       // Insertion order is send order, so the first message not yet due ends the scan.
-      for (const o of this.outstandingBySeq.values()) {
+      for (const o of this.inFlight.inSendOrder()) {
         if (o.sentAt + timeout > now) break;
         this.forget(o);
         this.retry(o.message, 'Message timed out.');
@@ -729,15 +424,13 @@ export class PersistentGroup {
   }
 
   /** Waits for checkpoint writes in flight (e.g. before the checkpoint stream is deleted). */
-  async settled(): Promise<void> {
-    while (this.checkpointWriting) await this.checkpointWriting;
+  settled(): Promise<void> {
+    return this.checkpoints.settled();
   }
 
   /** Writes the final checkpoint (after stop) and waits for checkpoint writes in flight. */
-  async flush(): Promise<void> {
-    const candidate = this.checkpointCandidate();
-    if (this.lastCheckpointWritten === null || candidate > this.lastCheckpointWritten) await this.requestCheckpoint(candidate);
-    while (this.checkpointWriting) await this.checkpointWriting;
+  flush(): Promise<void> {
+    return this.checkpoints.flush(this.checkpointCandidate());
   }
 
   private notifyDropped(consumer: Consumer, reason: DropReason): void {
@@ -757,36 +450,8 @@ export class PersistentGroup {
     return { event: target.event, link: target.link ?? event };
   }
 
-  private messageFor(entry: ResolvedIndexedEvent): Message {
-    const original = (entry.link ?? entry.event) as RecordedEvent;
-    return {
-      event: entry,
-      id: original.eventId,
-      number: original.eventNumber,
-      retryCount: 0,
-      pinKey: this.strategy.keyed ? this.pinKeyOf(entry) : '',
-      replay: null,
-    };
-  }
-
-  /** Pinned: the source stream (the target's, or parsed from an unresolved link); ByCorrelation: `$correlationId`. */
-  private pinKeyOf(entry: ResolvedIndexedEvent): string {
-    const event = entry.event;
-    let source = event?.streamId ?? '';
-    if (event && event.eventType === LINK_EVENT_TYPE && !entry.link) source = linkTargetStream(event) ?? source;
-    else if (!event && entry.link) source = linkTargetStream(entry.link) ?? entry.link.streamId;
-    if (this.strategy.name === 'PinnedByCorrelation') {
-      const carrier = event ?? entry.link;
-      if (carrier && carrier.metadata.length > 0) {
-        try {
-          const meta = JSON.parse(utf8Decoder.decode(carrier.metadata)) as { $correlationId?: unknown };
-          if (typeof meta.$correlationId === 'string' && meta.$correlationId !== '') return meta.$correlationId;
-        } catch {
-          /* not JSON: fall back to the stream */
-        }
-      }
-    }
-    return source;
+  private toMessage(entry: ResolvedIndexedEvent): Message {
+    return messageFor(entry, this.keying);
   }
 
   // ---- statistics -----------------------------------------------------------------------------------
@@ -799,21 +464,8 @@ export class PersistentGroup {
   info(): PersistentGroupInfo {
     const last = this.ctx.store.lastEventNumber(this.streamId);
     const lastKnown = last === EVENT_NUMBER_DELETED ? this.nextReadNumber - 1 : last;
-    const checkpointed = this.lastCheckpointWritten ?? -1;
-    const connections: PersistentConnectionInfo[] = [...this.consumers.values()].map((c) => ({
-      id: c.id,
-      connectionId: c.subscriber.connectionId,
-      connectionName: c.subscriber.connectionName,
-      remoteAddress: c.subscriber.remoteAddress,
-      user: c.subscriber.caller?.name ?? null,
-      connectedAt: c.connectedAt,
-      allowedInFlightMessages: c.maxInFlight,
-      inFlightMessages: c.inFlight.size,
-      availableSlots: c.maxInFlight - c.inFlight.size,
-      itemsDelivered: c.delivered,
-      itemsAcked: c.acked,
-      averageItemsPerSecond: round2(c.rate),
-    }));
+    const checkpointed = this.checkpoints.lastWritten ?? -1;
+    const connections = [...this.consumers.values()].map((c) => c.info());
     return {
       streamId: this.streamId,
       groupName: this.groupName,
@@ -822,11 +474,11 @@ export class PersistentGroup {
       averageItemsPerSecond: round2(this.rate),
       totalItemsProcessed: this.totalProcessed,
       totalItemsDelivered: this.totalDelivered,
-      totalInFlightMessages: this.outstandingBySeq.size,
+      totalInFlightMessages: this.inFlight.size,
       readBufferCount: this.buffer.length - Math.min(this.liveBuffered, this.buffer.length),
       liveBufferCount: Math.min(this.liveBuffered, this.buffer.length),
       retryBufferCount: this.retryQueue.length,
-      outstandingMessagesCount: this.outstandingBySeq.size + this.parking,
+      outstandingMessagesCount: this.inFlight.size + this.parking,
       parkedMessageCount: this.parkedMessageCount(),
       lastCheckpointedEventNumber: checkpointed,
       lastProcessedEventNumber: this.nextReadNumber - 1,
@@ -840,11 +492,6 @@ export class PersistentGroup {
   detail(): PersistentGroupDetail {
     return { ...this.info(), settings: { ...this.settings }, parkedStreamId: this.parkedStreamId, checkpointStreamId: this.checkpointStreamId };
   }
-}
-
-function linkTargetStream(link: RecordedEvent): string | null {
-  const parsed = parseLink(link.data);
-  return parsed.kind === 'link' ? parsed.streamId : null;
 }
 
 function round2(n: number): number {

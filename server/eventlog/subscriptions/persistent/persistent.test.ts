@@ -19,7 +19,7 @@ import {
 } from '../test-support.ts';
 import type { Caller } from '../../store/types.ts';
 import type { DropReason, NakAction, PersistentSubscriptionSettings } from '../types.ts';
-import { checkpointStreamOf, parkedStreamOf } from './group.ts';
+import { checkpointStreamOf, parkedStreamOf } from './group-streams.ts';
 import { PersistentSubscriptions } from './service.ts';
 
 let log: TempEventLog;

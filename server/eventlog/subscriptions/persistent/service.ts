@@ -14,7 +14,8 @@ import type {
   PersistentSubscriptionSettings,
   UpdateGroupResult,
 } from '../types.ts';
-import { checkpointStreamOf, groupKey, parkedStreamOf, PersistentGroup, type GroupContext } from './group.ts';
+import { PersistentGroup } from './group.ts';
+import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
 import { fromStoredEntry, normalizeSettings, toStoredEntry, type StoredGroupEntry } from './settings.ts';
 
 /** Where EventStoreDB keeps persistent subscription definitions; Homeport does the same. */

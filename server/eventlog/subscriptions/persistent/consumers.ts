@@ -1,0 +1,123 @@
+/** A group's consumers and the messages they hold: in flight until acked, nak'ed or timed out. */
+import { randomUUID } from 'node:crypto';
+import type { PersistentConnectionInfo, PersistentSink, SubscriberInfo } from '../types.ts';
+import type { Message } from './messages.ts';
+import type { StrategyClient } from './strategies.ts';
+
+export interface Outstanding {
+  message: Message;
+  consumer: Consumer;
+  sentAt: number;
+  seq: number;
+  /** Next outstanding message with the same event id (ids are not unique in a stream). */
+  sameId: Outstanding | undefined;
+}
+
+export class Consumer implements StrategyClient {
+  readonly id = randomUUID();
+  readonly subscriber: SubscriberInfo;
+  readonly sink: PersistentSink;
+  readonly maxInFlight: number;
+  readonly connectedAt: number;
+  readonly inFlight = new Set<Outstanding>();
+  delivered = 0;
+  acked = 0;
+  rate = 0;
+  private deliveredAtLastTick = 0;
+
+  constructor(subscriber: SubscriberInfo, sink: PersistentSink, maxInFlight: number, now: number) {
+    this.subscriber = subscriber;
+    this.sink = sink;
+    this.maxInFlight = maxInFlight;
+    this.connectedAt = now;
+  }
+
+  hasCapacity(): boolean {
+    return this.inFlight.size < this.maxInFlight;
+  }
+
+  tickStats(seconds: number): void {
+    this.rate = seconds > 0 ? (this.delivered - this.deliveredAtLastTick) / seconds : 0;
+    this.deliveredAtLastTick = this.delivered;
+  }
+
+  info(): PersistentConnectionInfo {
+    return {
+      id: this.id,
+      connectionId: this.subscriber.connectionId,
+      connectionName: this.subscriber.connectionName,
+      remoteAddress: this.subscriber.remoteAddress,
+      user: this.subscriber.caller?.name ?? null,
+      connectedAt: this.connectedAt,
+      allowedInFlightMessages: this.maxInFlight,
+      inFlightMessages: this.inFlight.size,
+      availableSlots: this.maxInFlight - this.inFlight.size,
+      itemsDelivered: this.delivered,
+      itemsAcked: this.acked,
+      averageItemsPerSecond: Math.round(this.rate * 100) / 100,
+    };
+  }
+}
+
+/** Every message sent and not yet finished, in send order and by event id. */
+export class InFlightMessages {
+  private readonly bySeq = new Map<number, Outstanding>();
+  private readonly byId = new Map<string, Outstanding>();
+  private seq = 0;
+
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  /** Oldest first: a timeout scan can stop at the first message not yet due. */
+  inSendOrder(): IterableIterator<Outstanding> {
+    return this.bySeq.values();
+  }
+
+  add(message: Message, consumer: Consumer, now: number): Outstanding {
+    const o: Outstanding = { message, consumer, sentAt: now, seq: ++this.seq, sameId: undefined };
+    this.bySeq.set(o.seq, o);
+    const first = this.byId.get(message.id);
+    if (first) {
+      let last = first;
+      while (last.sameId) last = last.sameId;
+      last.sameId = o;
+    } else this.byId.set(message.id, o);
+    consumer.inFlight.add(o);
+    return o;
+  }
+
+  /** The outstanding message with this id, preferring the given consumer's. */
+  find(id: string, consumer: Consumer | undefined): Outstanding | undefined {
+    let o = this.byId.get(id);
+    if (!o) return undefined;
+    if (consumer && o.consumer !== consumer) {
+      for (let c: Outstanding | undefined = o; c; c = c.sameId) {
+        if (c.consumer === consumer) {
+          o = c;
+          break;
+        }
+      }
+    }
+    return o;
+  }
+
+  /** Forgets a message; true when it still held a slot of its consumer's window. */
+  forget(o: Outstanding): boolean {
+    this.bySeq.delete(o.seq);
+    const first = this.byId.get(o.message.id);
+    if (first === o) {
+      if (o.sameId) this.byId.set(o.message.id, o.sameId);
+      else this.byId.delete(o.message.id);
+    } else {
+      for (let c = first; c; c = c.sameId) {
+        if (c.sameId === o) {
+          c.sameId = o.sameId;
+          break;
+        }
+      }
+    }
+    o.sameId = undefined;
+    return o.consumer.inFlight.delete(o);
+  }
+}

@@ -3,6 +3,7 @@
  *
  *   node bench/eventlog-subscribe.ts            (or: npm run bench:subscribe)
  *   BENCH_SECONDS=10 BENCH_SUBSCRIBERS=100 BENCH_RATE=5000 node bench/eventlog-subscribe.ts
+ *   BENCH_SERVER_FLAGS=--cpu-prof node bench/eventlog-subscribe.ts   (extra node flags for the server)
  *
  * `homeport serve` runs as a separate process. Scenarios:
  *
@@ -377,7 +378,7 @@ function fmt(n: number, digits = 0): string {
 
 async function main(): Promise<void> {
   console.log(`event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}\n`);
-  const server = await startServer('homeport-bench-subs-');
+  const server = await startServer('homeport-bench-subs-', (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean));
   try {
     const f = await fanOut(server.port, server.child.pid!);
     console.log(`1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`);

@@ -38,6 +38,7 @@ import type { CommandDispatcher, PeerConnection } from './dispatcher.ts';
 import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';
 import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
 import { LogThrottle } from '../../security/index.ts';
+import { OutgoingPackages } from './outgoing.ts';
 import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
 
 export type { CommandHandler, CommandHandlerMap, RequestContext } from './dispatcher.ts';
@@ -122,8 +123,6 @@ export function emptyStats(): TcpServerStats {
 
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
 const MAX_BACKLOG_BEFORE_PAUSE = 4096;
-/** Replies up to this size are copied into their frame buffer; larger bodies are written as-is. */
-const INLINE_BODY_BYTES = 4096;
 /** How long a closing connection may take to flush before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -151,9 +150,7 @@ export class ClientConnection implements PeerConnection {
   private defaultFailed = false;
   private lastUser: string | null = null;
 
-  private sendQueue: Buffer[] = [];
-  private queuedPackages = 0;
-  private queuedBytes = 0;
+  private readonly sendQueue = new OutgoingPackages();
   private flushScheduled = false;
   private waitingForDrain = false;
 
@@ -246,17 +243,17 @@ export class ClientConnection implements PeerConnection {
   }
 
   get pendingSendPackages(): number {
-    return this.queuedPackages;
+    return this.sendQueue.count;
   }
 
   get pendingSendBytes(): number {
-    return this.queuedBytes + (this.ended ? 0 : this.socket.writableLength);
+    return this.sendQueue.bytes + (this.ended ? 0 : this.socket.writableLength);
   }
 
   /** True when the send queue is past the soft bound (default: the connection's backlog limits). */
   isBacklogged(bound: { packages?: number; bytes?: number } = {}): boolean {
     return (
-      this.queuedPackages > (bound.packages ?? this.limits.backlogPackages) ||
+      this.sendQueue.count > (bound.packages ?? this.limits.backlogPackages) ||
       this.pendingSendBytes > (bound.bytes ?? this.limits.backlogBytes)
     );
   }
@@ -265,8 +262,8 @@ export class ClientConnection implements PeerConnection {
   send(command: number, correlationId: Uint8Array, body?: Uint8Array | null): boolean {
     if (this.ending || this.ended) return false;
     this.enqueue(command, correlationId, body ?? null);
-    if (this.queuedPackages > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
-      this.logger.warn({ packages: this.queuedPackages, bytes: this.pendingSendBytes }, 'send queue over its bound; dropping the connection');
+    if (this.sendQueue.count > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
+      this.logger.warn({ packages: this.sendQueue.count, bytes: this.pendingSendBytes }, 'send queue over its bound; dropping the connection');
       this.stats.connectionsDropped++;
       this.destroy('send queue overflow');
       return false;
@@ -276,23 +273,9 @@ export class ClientConnection implements PeerConnection {
   }
 
   private enqueue(command: number, correlationId: Uint8Array, body: Uint8Array | null): void {
-    const bodyLength = body?.length ?? 0;
-    const inline = bodyLength <= INLINE_BODY_BYTES;
-    const frame = Buffer.allocUnsafe(4 + PACKAGE_HEADER_BYTES + (inline ? bodyLength : 0));
-    frame.writeInt32LE(PACKAGE_HEADER_BYTES + bodyLength, 0);
-    frame[4] = command;
-    frame[5] = TcpFlags.None;
-    frame.set(correlationId, 6);
-    this.sendQueue.push(frame);
-    if (body && bodyLength) {
-      if (inline) frame.set(body, 4 + PACKAGE_HEADER_BYTES);
-      else this.sendQueue.push(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-    }
-    const bytes = 4 + PACKAGE_HEADER_BYTES + bodyLength;
+    const bytes = this.sendQueue.push(command, correlationId, body);
     this.stats.packagesSent++;
     if (command === TcpCommand.BadRequest) this.stats.badRequests++;
-    this.queuedPackages++;
-    this.queuedBytes += bytes;
     this.packagesOut++;
     this.bytesOut += bytes;
   }
@@ -308,17 +291,11 @@ export class ClientConnection implements PeerConnection {
   }
 
   private flush(): void {
-    if (this.ended || this.waitingForDrain || this.sendQueue.length === 0) return;
-    const chunks = this.sendQueue;
-    const bytes = this.queuedBytes;
-    this.sendQueue = [];
-    this.queuedPackages = 0;
-    this.queuedBytes = 0;
+    if (this.ended || this.waitingForDrain || this.sendQueue.count === 0) return;
+    const chunks = this.sendQueue.take();
     let writable: boolean;
     if (chunks.length === 1) {
       writable = this.socket.write(chunks[0]);
-    } else if (bytes <= 256 * 1024) {
-      writable = this.socket.write(Buffer.concat(chunks, bytes));
     } else {
       this.socket.cork();
       writable = true;
@@ -518,9 +495,7 @@ export class ClientConnection implements PeerConnection {
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     this.clearFrameTimer();
     this.trackBuffered(0);
-    this.sendQueue = [];
-    this.queuedPackages = 0;
-    this.queuedBytes = 0;
+    this.sendQueue.clear();
     this.backlog = [];
     const listeners = [...this.closeListeners];
     this.closeListeners.clear();

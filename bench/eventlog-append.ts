@@ -8,7 +8,9 @@
  * (so the server and the client each get a core), with 1, 10 and 50 connections and many appends in
  * flight per connection; single-event and 100-event batches. Reads: stream forward/backward and $all
  * forward. The "ceiling" is the same rows inserted (and selected) straight into a SQLite file with the
- * event log's schema, WAL and synchronous=FULL, no server in between.
+ * event log's schema, WAL and synchronous=FULL, no server in between. The client's own limit is measured
+ * too: the same scenarios against bench/ack-server.ts, which acknowledges every write without storing it
+ * (on a 2-core machine the client process takes one core, so no server can be measured above that).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,10 +20,11 @@ import { performance } from 'node:perf_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../server/db/index.ts';
 import { eventlogMigrations } from '../server/eventlog/store/migrations.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-/** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,reads,ceiling (default: everything). */
+/** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling (default: everything). */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 /** Extra node flags for the server process, e.g. BENCH_SERVER_FLAGS=--cpu-prof. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
@@ -85,6 +88,22 @@ function sqliteReadCeiling(totalRows: number): number {
     let read = 0;
     for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
     return read / ((performance.now() - started) / 1000);
+  });
+}
+
+// ---- the client's own limit ----
+
+/** Starts bench/ack-server.ts in its own process (as the real server runs in its own). */
+function startAckServer(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on \S+:(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`ack server exited with ${code}: ${out}`)));
   });
 }
 
@@ -196,16 +215,35 @@ async function main(): Promise<void> {
   const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
   const share = (rate: number, ceiling: number, what: string) => (Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`);
 
+  const scenarios = (
+    [
+      [1, 1, 64], [10, 1, 64], [50, 1, 16],
+      [1, 100, 8], [10, 100, 4], [50, 100, 2],
+    ] as const
+  ).filter(([connections, batchSize]) => wanted(`${connections}x${batchSize}`));
+
+  const clientLimits: Row[] = [];
+  if (wanted('client')) {
+    const ack = await startAckServer();
+    try {
+      for (const [connections, batchSize, inFlight] of scenarios) {
+        const row = await appendScenario(ack.port, connections, batchSize, inFlight);
+        row.scenario = `client limit: ${row.scenario.replace('append ', '')} (server acks, stores nothing)`;
+        clientLimits.push(row);
+      }
+    } finally {
+      ack.child.kill('SIGTERM');
+    }
+  }
+
   const server = await startServer('homeport-bench-', SERVER_FLAGS);
   const rows: Row[] = [];
   try {
-    for (const [connections, batchSize, inFlight] of [
-      [1, 1, 64], [10, 1, 64], [50, 1, 16],
-      [1, 100, 8], [10, 100, 4], [50, 100, 2],
-    ] as const) {
-      if (!wanted(`${connections}x${batchSize}`)) continue;
+    for (const [i, [connections, batchSize, inFlight]] of scenarios.entries()) {
       const row = await appendScenario(server.port, connections, batchSize, inFlight);
-      row.note = share(row.eventsPerSec, batchSize === 100 ? ceiling100 : ceilingBig, batchSize === 100 ? '100-row ceiling' : '5000-row ceiling');
+      const notes = [share(row.eventsPerSec, batchSize === 100 ? ceiling100 : ceilingBig, batchSize === 100 ? '100-row ceiling' : '5000-row ceiling')];
+      if (clientLimits[i]) notes.push(share(row.eventsPerSec, clientLimits[i].eventsPerSec, 'client limit'));
+      row.note = notes.filter(Boolean).join(', ');
       rows.push(row);
     }
 
@@ -224,6 +262,7 @@ async function main(): Promise<void> {
     await stopServer(server);
   }
 
+  rows.push(...clientLimits);
   if (ceilings) {
     rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
     rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });

@@ -38,6 +38,7 @@ export interface Written {
 /** EventStoreDB's IndexWriter.CheckCommit: expected version, idempotency by event id, deletion. */
 export function checkCommit(ctx: StoreContext, streamId: string, expected: number, ids: Buffer[]): CommitCheck {
   const { streams, sql } = ctx;
+  const batch = streams.batch;
   const current = streams.lastNumberOf(streamId);
   if (current === EVENT_NUMBER_DELETED) return { decision: 'deleted', current };
   if (expected === ExpectedVersion.StreamExists) {
@@ -50,13 +51,13 @@ export function checkCommit(ctx: StoreContext, streamId: string, expected: numbe
     let first = -1;
     let last = -1;
     for (let i = 0; i < ids.length; i++) {
-      const hit = key === 0 ? undefined : (sql.firstByEventId.get(ids[i]) as { stream_key: number; event_number: number } | undefined);
-      if (!hit || hit.stream_key !== key) {
+      const hit = key === 0 ? undefined : (batch?.eventIds.get(ids[i]) ?? ctx.recentIds.get(ids[i]));
+      if (!hit || hit.streamKey !== key) {
         // First id unknown: a new write. A later one unknown: "corrupted idempotency".
         return i === 0 ? { decision: 'ok', current, softDeleted: streams.isSoftDeleted(streamId) } : { decision: 'wrong', current };
       }
-      if (i === 0) first = hit.event_number;
-      last = hit.event_number;
+      if (i === 0) first = hit.eventNumber;
+      last = hit.eventNumber;
     }
     return { decision: 'idempotent', current, first, last };
   }
@@ -158,6 +159,7 @@ export function writeEvents(ctx: StoreContext, b: WriteBatch, streamId: string, 
     p = firstPosition + i * stride;
     const c = transactional ? commit : p;
     sql.insertEvent.run(p, c, s.key, first + i, e.id, e.eventType, e.isJson ? EventFlags.IsJson : 0, e.data, e.metadata, b.now);
+    b.eventIds.add(e.id, s.key, first + i);
     b.events.push({
       streamId,
       eventNumber: first + i,

@@ -172,12 +172,39 @@ describe('idempotent writes (same event ids)', () => {
     expect(numbers('dup')).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('idempotency holds across a restart (the event-id index is persistent)', async () => {
+  it('idempotency holds across a restart (recent ids are loaded from the log)', async () => {
     const batch = events(2);
     const first = await t.store.appendToStream('s', Any, batch, null);
     await t.store.close();
     const store = t.reopen();
     expect(await store.appendToStream('s', Any, batch, null)).toEqual(first);
     expect(store.lastEventNumber('s')).toBe(1);
+  });
+
+  it('an Any retry older than the idempotency window is a new write, as in EventStoreDB', async () => {
+    await t.close();
+    t = openTestStore({ limits: { idempotencyWindow: 3 } });
+    const old = events(1);
+    await t.store.appendToStream('s', Any, old, null);
+    await t.store.appendToStream('s', Any, events(2), null);
+    // Still inside the window (3 ids): idempotent.
+    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({ firstEventNumber: 0, lastEventNumber: 0 });
+    await t.store.appendToStream('s', Any, events(1), null);
+    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({ result: 'Success', firstEventNumber: 4, lastEventNumber: 4 });
+    // An exact-version retry compares the stored ids, whatever the window.
+    expect(await t.store.appendToStream('s', -1, old, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 0 });
+    expect(numbers('s')).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('the window after a restart holds the newest ids of the log', async () => {
+    await t.close();
+    t = openTestStore({ limits: { idempotencyWindow: 2 } });
+    const [a, b, c] = [events(1), events(1), events(1)];
+    for (const e of [a, b, c]) await t.store.appendToStream('s', Any, e, null);
+    await t.store.close();
+    const store = t.reopen();
+    expect(await store.appendToStream('s', Any, c, null)).toMatchObject({ firstEventNumber: 2, lastEventNumber: 2 });
+    expect(await store.appendToStream('s', Any, b, null)).toMatchObject({ firstEventNumber: 1, lastEventNumber: 1 });
+    expect(await store.appendToStream('s', Any, a, null)).toMatchObject({ firstEventNumber: 3, lastEventNumber: 3 });
   });
 });

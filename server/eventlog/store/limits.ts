@@ -15,6 +15,8 @@ export interface StoreLimits {
   maxSearchWindow: number;
   /** Rows one scavenge step may delete before it yields. */
   scavengeChunkRows: number;
+  /** Recent event ids kept for the idempotency check of ExpectedVersion.Any (about 80 bytes each). */
+  idempotencyWindow: number;
 }
 
 export const DEFAULT_STORE_LIMITS: StoreLimits = {
@@ -27,4 +29,5 @@ export const DEFAULT_STORE_LIMITS: StoreLimits = {
   externalPollMs: 500,
   maxSearchWindow: 100_000,
   scavengeChunkRows: 5_000,
+  idempotencyWindow: 200_000,
 };

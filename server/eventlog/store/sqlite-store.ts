@@ -24,6 +24,7 @@ import { GroupCommitQueue } from './group-commit.ts';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits.ts';
 import { SystemRoles, SystemStreams } from './metadata.ts';
 import { bytesOf, prepareEvents, validateInteger, validateStreamId, type PendingEvent } from './requests.ts';
+import { RecentEventIds } from './recent-event-ids.ts';
 import { Scavenger } from './scavenge.ts';
 import { prepareStatements, tuneEventLogConnection, type Statements } from './statements.ts';
 import { StreamCache, WriteBatch } from './stream-cache.ts';
@@ -99,8 +100,10 @@ export class SqliteEventStore implements EventStore {
       clock: this.clock,
       limits: this.limits,
       streams: new StreamCache(this.sql, this.limits.streamCacheSize),
+      recentIds: new RecentEventIds(this.limits.idempotencyWindow),
       lastPosition: this.sql.lastPosition.get() as number,
     };
+    this.ctx.recentIds.warm(this.db);
     this.feed = new ChangeFeed(this.ctx, () => !this.closed && this.ctx.streams.batch === null);
     this.writes = new GroupCommitQueue<WriteBatch>({
       limits: this.limits,
@@ -354,6 +357,7 @@ export class SqliteEventStore implements EventStore {
     }
     ctx.streams.batch = null;
     ctx.streams.committed(batch);
+    batch.eventIds.commitTo(ctx.recentIds);
     ctx.lastPosition = batch.lastPosition;
     this.feed.committed(batch);
   }

@@ -83,9 +83,6 @@ export function prepareStatements(db: Database) {
     insertEvent: db.prepare(
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    // The index keeps equal ids in rowid (position) order, so LIMIT 1 is the first occurrence;
-    // spelling out ORDER BY position makes the lookup twice as slow.
-    firstByEventId: db.prepare('SELECT stream_key, event_number FROM events WHERE event_id = ? LIMIT 1'),
     eventIdAt: db.prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
     eventAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
     streamForward: db.prepare(

@@ -16,6 +16,7 @@ import {
   type SystemSettings,
 } from './metadata.ts';
 import { EventFlags } from './migrations.ts';
+import { BatchEventIds } from './recent-event-ids.ts';
 import type { EventRow, Statements, StreamRow } from './statements.ts';
 import { EVENT_NUMBER_DELETED, type RecordedEvent, type StreamMetadata } from './types.ts';
 
@@ -42,6 +43,7 @@ export class WriteBatch {
   readonly streams = new Map<string, StreamState>();
   readonly events: RecordedEvent[] = [];
   readonly deleted: { streamId: string; hard: boolean }[] = [];
+  readonly eventIds = new BatchEventIds();
   settings: SystemSettings | undefined;
   constructor(now: number, lastPosition: number) {
     this.now = now;

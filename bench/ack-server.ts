@@ -4,8 +4,15 @@
  * the same node-eventstore-client scenarios, it shows how many appends per second the client process can
  * issue on this machine; the real server cannot be measured above that.
  *
+ * With UPSTREAM=<port> it also answers reads: the first time a read request (same command, same body)
+ * arrives it is forwarded to the real server at that port and the answer kept; later identical requests
+ * get the kept answer at once. Reading the same pages twice, the second pass measures what the client
+ * can read when the server costs nothing.
+ *
  *   node bench/ack-server.ts     (prints "ack server listening on 127.0.0.1:<port>")
+ *   UPSTREAM=1113 node bench/ack-server.ts
  */
+import crypto from 'node:crypto';
 import net from 'node:net';
 import { TcpCommand } from '../server/eventlog/tcp/commands.ts';
 import { FrameReader } from '../server/eventlog/tcp/framing.ts';
@@ -20,11 +27,53 @@ interface WriteEvents {
 const lastByStream = new Map<string, number>();
 let position = 0;
 
+const READS = new Set<number>([
+  TcpCommand.ReadStreamEventsForward,
+  TcpCommand.ReadStreamEventsBackward,
+  TcpCommand.ReadAllEventsForward,
+  TcpCommand.ReadAllEventsBackward,
+]);
+/** Answers to read requests by command and request body: [reply command, reply body]. */
+const readAnswers = new Map<string, Promise<[number, Buffer]>>();
+const upstream = process.env.UPSTREAM ? connectUpstream(Number(process.env.UPSTREAM)) : null;
+
+function connectUpstream(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  const waiting = new Map<string, (reply: [number, Buffer]) => void>();
+  const reader = new FrameReader({ maxFrameBytes: 64 * 1024 * 1024, minFrameBytes: 18 });
+  socket.on('data', (chunk) =>
+    reader.push(chunk, (frame) => {
+      const pkg = parsePackage(frame);
+      if (pkg.command === TcpCommand.HeartbeatRequestCommand) {
+        socket.write(encodeFrame(TcpCommand.HeartbeatResponseCommand, pkg.correlationId, null));
+        return;
+      }
+      const key = pkg.correlationId.toString('hex');
+      const done = waiting.get(key);
+      if (!done) return;
+      waiting.delete(key);
+      done([pkg.command, Buffer.from(pkg.body)]);
+    }),
+  );
+  return {
+    request(command: number, body: Buffer, login: string | null, password: string | null): Promise<[number, Buffer]> {
+      const correlationId = crypto.randomBytes(16);
+      return new Promise((resolve) => {
+        waiting.set(correlationId.toString('hex'), resolve);
+        socket.write(encodeFrame(command, correlationId, body, login === null ? {} : { login, password: password ?? '' }));
+      });
+    },
+  };
+}
+
 const server = net.createServer((socket) => {
   socket.setNoDelay(true);
   const reader = new FrameReader({ maxFrameBytes: 64 * 1024 * 1024, minFrameBytes: 18 });
   let out: Buffer[] = [];
   let scheduled = false;
+  /** Credentials the client authenticated this connection with (sent upstream with its reads). */
+  let credentials: { login: string | null; password: string | null } = { login: null, password: null };
   const send = (command: number, correlationId: Uint8Array, body?: Uint8Array) => {
     out.push(encodeFrame(command, correlationId, body ?? new Uint8Array(0)));
     if (scheduled) return;
@@ -41,6 +90,10 @@ const server = net.createServer((socket) => {
       const pkg = parsePackage(frame);
       if (pkg.command === TcpCommand.HeartbeatRequestCommand) send(TcpCommand.HeartbeatResponseCommand, pkg.correlationId);
       else if (pkg.command === TcpCommand.IdentifyClient) send(TcpCommand.ClientIdentified, pkg.correlationId);
+      else if (pkg.command === TcpCommand.Authenticate) {
+        credentials = { login: pkg.login, password: pkg.password };
+        send(TcpCommand.Authenticated, pkg.correlationId);
+      }
       else if (pkg.command === TcpCommand.WriteEvents) {
         const request = decodeMessage<WriteEvents>('WriteEvents', pkg.body);
         const first = (lastByStream.get(request.eventStreamId) ?? -1) + 1;
@@ -52,6 +105,16 @@ const server = net.createServer((socket) => {
           pkg.correlationId,
           encodeMessage('WriteEventsCompleted', { result: 0, firstEventNumber: first, lastEventNumber: last, preparePosition: position, commitPosition: position }),
         );
+      } else if (upstream && READS.has(pkg.command)) {
+        const login = pkg.login ?? credentials.login;
+        const key = `${pkg.command}:${login}:${pkg.body.toString('base64')}`;
+        let answer = readAnswers.get(key);
+        if (!answer) {
+          answer = upstream.request(pkg.command, Buffer.from(pkg.body), login, pkg.login === null ? credentials.password : pkg.password);
+          readAnswers.set(key, answer);
+        }
+        const correlationId = pkg.correlationId;
+        void answer.then(([command, body]) => send(command, correlationId, body));
       } else send(TcpCommand.BadRequest, pkg.correlationId);
     });
   });

@@ -94,8 +94,9 @@ function sqliteReadCeiling(totalRows: number): number {
 // ---- the client's own limit ----
 
 /** Starts bench/ack-server.ts in its own process (as the real server runs in its own). */
-function startAckServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
+  const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'], env });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -255,7 +256,25 @@ async function main(): Promise<void> {
         await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)),
         await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)),
       ];
-      for (const r of reads) r.note = share(r.eventsPerSec, ceilingRead, 'read ceiling');
+      if (wanted('client')) {
+        // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
+        const proxy = await startAckServer(server.port);
+        try {
+          const replayed = async () => [
+            await readScenario(proxy.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)),
+            await readScenario(proxy.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)),
+            await readScenario(proxy.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)),
+          ];
+          await replayed(); // fills the proxy's answers
+          for (const [i, limit] of (await replayed()).entries()) {
+            reads[i].note = [share(reads[i].eventsPerSec, ceilingRead, 'read ceiling'), share(reads[i].eventsPerSec, limit.eventsPerSec, 'client limit')].filter(Boolean).join(', ');
+            limit.scenario = `client limit: ${limit.scenario.replace('read ', 'reading ')} (answers replayed)`;
+            clientLimits.push(limit);
+          }
+        } finally {
+          proxy.child.kill('SIGTERM');
+        }
+      } else for (const r of reads) r.note = share(r.eventsPerSec, ceilingRead, 'read ceiling');
       rows.push(...reads);
     }
   } finally {

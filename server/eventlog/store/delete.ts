@@ -34,6 +34,7 @@ function writeTombstone(ctx: StoreContext, b: WriteBatch, streamId: string): Del
     streamId,
     eventNumber: EVENT_NUMBER_DELETED,
     eventId: tombstone.eventId,
+    eventIdBytes: tombstone.id,
     eventType: tombstone.eventType,
     isJson: false,
     data: EMPTY,

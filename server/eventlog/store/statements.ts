@@ -139,6 +139,7 @@ export function toRecorded(row: EventRow, streamId: string): RecordedEvent {
     streamId,
     eventNumber: row.event_number,
     eventId: bytesToUuid(row.event_id),
+    eventIdBytes: row.event_id,
     eventType: row.event_type,
     isJson: (row.flags & EventFlags.IsJson) !== 0,
     data: row.data,

@@ -40,6 +40,8 @@ export interface RecordedEvent {
   streamId: string;
   eventNumber: number;
   eventId: string;
+  /** The same id as the store keeps it (16 bytes, text order), when at hand: saves parsing the text again. */
+  eventIdBytes?: Uint8Array;
   eventType: string;
   isJson: boolean;
   data: Uint8Array;

@@ -1,8 +1,9 @@
 import type { ResolvedEvent } from '../store/types.ts';
-import { BadRequestError, eventNumberToWire, filterFromWire, int64ToNumber, resolvedEventToWire, resolvedIndexedEventToWire } from '../tcp/codec.ts';
+import { BadRequestError, eventNumberToWire, filterFromWire, int64ToNumber, resolvedIndexedEventToWire } from '../tcp/codec.ts';
 import { TcpCommand } from '../tcp/commands.ts';
 import type { CommandHandlerMap, PeerConnection, RequestContext } from '../tcp/dispatcher.ts';
 import { GUID_BYTES, guidBytesToString } from '../tcp/guid.ts';
+import { encodeStreamEventAppeared } from '../tcp/event-encoder.ts';
 import { encodeMessage, enumTable, type FilterMessage, type Int64 } from '../tcp/messages.ts';
 import type { Subscriptions } from './index.ts';
 import { settingsFromWire, type WirePersistentSettings } from './persistent/settings.ts';
@@ -136,7 +137,7 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
   const encodeEventAppeared = (event: ResolvedEvent): Uint8Array => {
     let body = encodedEvents.get(event);
     if (!body) {
-      body = encodeMessage('StreamEventAppeared', { event: resolvedEventToWire(event) });
+      body = encodeStreamEventAppeared(event);
       encodedEvents.set(event, body);
     }
     return body;

@@ -9,18 +9,10 @@ import {
   type ReadStreamResult,
   type ReadStreamResultCode,
 } from '../../store/types.ts';
-import {
-  BadRequestError,
-  eventNumberToWire,
-  filterFromWire,
-  int64ToNumber,
-  positionFromWire,
-  resolvedEntryWireSize,
-  resolvedEventToWire,
-  resolvedIndexedEventToWire,
-} from '../codec.ts';
+import { BadRequestError, filterFromWire, int64ToNumber, positionFromWire, resolvedEntryWireSize, resolvedIndexedEventToWire } from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
 import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
+import { encodeReadAllEventsCompleted, encodeReadStreamEventsCompleted, type ReadAllReply } from '../event-encoder.ts';
 import {
   enumTable,
   type FilteredReadAllEventsMessage,
@@ -82,16 +74,18 @@ function readEvent(ctx: RequestContext, m: ReadEventMessage): void {
 // ---- ReadStreamEvents ----
 
 function sendReadStream(ctx: RequestContext, command: number, r: ReadStreamResult): void {
-  const body: Record<string, unknown> = {
-    events: r.events.map(resolvedIndexedEventToWire),
-    result: ReadStreamResultWire[r.result],
-    nextEventNumber: eventNumberToWire(r.nextEventNumber),
-    lastEventNumber: eventNumberToWire(r.lastEventNumber),
-    isEndOfStream: r.isEndOfStream,
-    lastCommitPosition: r.lastCommitPosition,
-  };
-  if (r.error) body.error = r.error;
-  ctx.replyMessage(command, 'ReadStreamEventsCompleted', body);
+  ctx.reply(
+    command,
+    encodeReadStreamEventsCompleted({
+      events: r.events,
+      result: ReadStreamResultWire[r.result],
+      nextEventNumber: r.nextEventNumber,
+      lastEventNumber: r.lastEventNumber,
+      isEndOfStream: r.isEndOfStream,
+      lastCommitPosition: r.lastCommitPosition,
+      ...(r.error ? { error: r.error } : {}),
+    }),
+  );
 }
 
 function readStreamError(ctx: RequestContext, error: string): ReadStreamResult {
@@ -145,17 +139,16 @@ function fitAllSlice(r: ReadAllResult, forward: boolean, budget: number): ReadAl
   };
 }
 
-function allBody(r: ReadAllResult, resultTable: Record<ReadAllResultCode, number>): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+function allReply(r: ReadAllResult, resultTable: Record<ReadAllResultCode, number>): ReadAllReply {
+  return {
     commitPosition: r.position.commitPosition,
     preparePosition: r.position.preparePosition,
-    events: r.events.map(resolvedEventToWire),
+    events: r.events,
     nextCommitPosition: r.nextPosition.commitPosition,
     nextPreparePosition: r.nextPosition.preparePosition,
     result: resultTable[r.result],
+    ...(r.error ? { error: r.error } : {}),
   };
-  if (r.error) body.error = r.error;
-  return body;
 }
 
 function validateAllRequest(from: Position, maxCount: number): string | null {
@@ -172,7 +165,7 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
     : forward
       ? ctx.store.readAllForward(from, m.maxCount, m.resolveLinkTos, ctx.caller)
       : ctx.store.readAllBackward(from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  ctx.replyMessage(command, 'ReadAllEventsCompleted', allBody(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire));
+  ctx.reply(command, encodeReadAllEventsCompleted(allReply(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire)));
 }
 
 function checkFilter(filter: EventFilter | null): string | null {
@@ -197,10 +190,10 @@ function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, f
       ? ctx.store.filteredReadAllForward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller)
       : ctx.store.filteredReadAllBackward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller);
   const fitted = fitAllSlice(r, forward, replyBudget(ctx));
-  ctx.replyMessage(command, 'FilteredReadAllEventsCompleted', {
-    ...allBody(fitted, FilteredReadAllResultWire),
-    isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false,
-  });
+  ctx.reply(
+    command,
+    encodeReadAllEventsCompleted({ ...allReply(fitted, FilteredReadAllResultWire), isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false }),
+  );
 }
 
 export const readHandlers: CommandHandlerMap = {

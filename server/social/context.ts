@@ -11,6 +11,7 @@ import type { MediaService } from './domain/media.ts';
 import type { NotificationService } from './domain/notifications.ts';
 import type { PollService } from './domain/polls.ts';
 import type { RelationshipService } from './domain/relationships.ts';
+import type { AccountMoves } from './domain/moves.ts';
 import type { StatusService } from './domain/statuses/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
@@ -39,6 +40,8 @@ export interface SocialContext {
   media: MediaStorage;
   accounts: AccountService;
   relationships: RelationshipService;
+  /** Aliases and account moves, out and in. */
+  moves: AccountMoves;
   presenter: AccountPresenter;
   notifications: NotificationService;
   statuses: StatusService;
@@ -65,8 +68,8 @@ export interface SocialContext {
 
 /** What the Mastodon API needs of federation: accounts on other servers, by handle or URL. */
 export interface RemoteAccounts {
-  /** Known accounts, or unknown ones looked up through WebFinger; null when there is none. */
-  resolveAccount(input: string): Promise<Account | null>;
+  /** Known accounts, or unknown ones looked up through WebFinger; null when there is none. `refresh`: fetch even a known one again. */
+  resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
   /** Looks up the remote accounts a text mentions that are not known yet, so posting links and notifies them. */
   resolveMentions(text: string): Promise<void>;
 }

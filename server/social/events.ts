@@ -37,6 +37,8 @@ export interface SocialEventMap {
   'report.created': { reportId: string; forward: boolean };
   /** Profile, fields, avatar, header, keys or settings of an account changed. */
   'account.updated': { accountId: string };
+  /** A local account moved to `targetAccountId` (its followers elsewhere are told with Move). */
+  'account.moved': { accountId: string; targetAccountId: string };
   /** `accountId` did `change` to `targetAccountId`. */
   'relationship.changed': { change: RelationshipChange; accountId: string; targetAccountId: string };
 }

@@ -19,6 +19,7 @@ import { MediaService } from './domain/media.ts';
 import { NotificationService } from './domain/notifications.ts';
 import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
+import { AccountMoves } from './domain/moves.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
@@ -127,6 +128,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
     const presenter = new AccountPresenter(store, urls);
     const statuses = new StatusService(store, urls, notifications, media, options.logger.child({ component: 'statuses' }));
     const filters = new FilterService(store, store.events);
+    const relationships = new RelationshipService(store, notifications);
     const polls = new PollService(store, notifications, options.logger.child({ component: 'polls' }));
     const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }), options.dueJobsMaxWaitMs);
     statuses.onScheduleChange = () => jobs.reschedule();
@@ -138,7 +140,8 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       mailer,
       media,
       accounts,
-      relationships: new RelationshipService(store, notifications),
+      relationships,
+      moves: new AccountMoves(store, urls, relationships),
       presenter,
       notifications,
       statuses,

@@ -38,6 +38,7 @@ import { statusInteractionPolicyRoutes } from './v1/statuses/interaction-policy.
 import { statusQuoteRoutes } from './v1/statuses/quotes.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
+import { accountMigrationRoutes } from './v1/accounts/migration.ts';
 import { collectionRoutes } from './v1/collections.ts';
 import { adminAccountRoutes } from './v1/admin/accounts.ts';
 import { adminDomainRoutes } from './v1/admin/domain-blocks.ts';
@@ -87,6 +88,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   oembedRoutes,
   asyncRefreshRoutes,
   profileRoutes,
+  accountMigrationRoutes,
   collectionRoutes,
   adminAccountRoutes,
   adminDomainRoutes,

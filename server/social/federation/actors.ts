@@ -61,6 +61,12 @@ function mediaTypeOf(file: string): string {
   return ext === 'png' ? 'image/png' : ext === 'gif' ? 'image/gif' : ext === 'webp' ? 'image/webp' : 'image/jpeg';
 }
 
+/** Where a moved account went (as:movedTo), or null. */
+function movedToUri(deps: FedDeps, account: Account): URL | null {
+  const target = account.movedToAccountId ? deps.social.store.accounts.byId(account.movedToAccountId) : null;
+  return target ? new URL(target.uri ?? deps.social.urls.accountUri(target.username)) : null;
+}
+
 /** The Person (or Service for bots) Mastodon expects of a local account; a suspended one shows only its keys. */
 export async function personOf(c: FedContext, deps: FedDeps, account: Account): Promise<Actor> {
   const identifier = account.username;
@@ -81,6 +87,8 @@ export async function personOf(c: FedContext, deps: FedDeps, account: Account): 
     assertionMethods: keys.map((k) => k.multikey),
     manuallyApprovesFollowers: account.locked,
     published: instant(account.createdAt),
+    aliases: account.alsoKnownAs.flatMap((u) => (URL.canParse(u) ? [new URL(u)] : [])),
+    successor: movedToUri(deps, account),
     ...(suspended
       ? { suspended: true, name: account.username }
       : {

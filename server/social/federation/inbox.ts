@@ -1,9 +1,9 @@
 import type { InboxContext } from '@fedify/fedify';
-import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
-import { accountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
+import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import { onAnnounce, onBlock, onFlag, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
 
@@ -155,6 +155,23 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
   deleteRemoteStatus(c, del.objectId.href, author);
 }
 
+/**
+ * A remote account moved (Mastodon's rule): the Move comes from the old account about itself, and the new
+ * account, fetched afresh, names the old one in alsoKnownAs. Then followers here follow the new account.
+ */
+async function onMove(c: Ctx, move: Move): Promise<void> {
+  const deps = c.data;
+  const old = await sender(c, move);
+  if (!old || !old.uri || move.objectId?.href !== old.uri || !move.targetId) return;
+  const target = await freshAccountForActorId(c, move.targetId);
+  if (!target || target.id === old.id) return;
+  if (!target.alsoKnownAs.includes(old.uri)) {
+    deps.logger.info({ from: old.uri, to: target.uri }, 'a Move was refused: the new account does not name the old one as an alias');
+    return;
+  }
+  if (deps.social.moves.remoteMoved(old, target)) deps.logger.info({ from: old.uri, to: target.uri }, 'a followed account moved');
+}
+
 /** A listener whose refusals (RejectedDocument) are logged, not retried: the same document would fail again. */
 function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx, activity: T) => Promise<void> {
   return async (c, activity) => {
@@ -193,5 +210,6 @@ export function registerInbox(federation: Fed): void {
     .on(Announce, refusing(onAnnounce))
     .on(Block, refusing(onBlock))
     .on(Flag, refusing(onFlag))
+    .on(Move, refusing(onMove))
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

@@ -26,7 +26,7 @@ export interface Federation {
   /** A Fedify context for work outside a request (lookups, sending). */
   context(): FedContext;
   /** An account by handle or URL, looked up through WebFinger when unknown (see resolveAccount). */
-  resolveAccount(input: string): Promise<Account | null>;
+  resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
   resolveMentions(text: string): Promise<void>;
   /** Resolves once every activity handed over so far is queued (tests, shutdown). */
   idle(): Promise<void>;
@@ -69,9 +69,9 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
     fedify: federation,
     routes: (app) => federationRoutes(app, federation, deps),
     context,
-    async resolveAccount(input) {
+    async resolveAccount(input, options) {
       try {
-        return await resolveAccount(context(), input);
+        return await resolveAccount(context(), input, options);
       } catch (err) {
         if (err instanceof RejectedDocument) throw err;
         logger.info({ err, input }, 'remote account could not be resolved');

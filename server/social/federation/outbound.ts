@@ -1,4 +1,4 @@
-import { Announce, Block, Create, Delete, Flag, Follow, Like, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import { Announce, Block, Create, Delete, Flag, Follow, Like, Move, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
@@ -32,6 +32,7 @@ export class Outbound {
       events.on('status.updated', (e) => this.track(this.statusUpdated(e.status))),
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
+      events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
       events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
       events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
       events.on('report.created', (e) => {
@@ -219,5 +220,23 @@ export class Outbound {
     const c = this.context();
     const actor = await personOf(c, this.deps, account);
     await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), new Update({ id: new URL(`${actor.id!.href}#updates/${account.updatedAt}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] }));
+  }
+
+  /** A local account moved: its profile (now pointing to the new account) and a Move go to its remote followers. */
+  private async accountMoved(accountId: string, targetAccountId: string): Promise<void> {
+    const account = this.local(accountId);
+    const target = this.deps.social.store.accounts.byId(targetAccountId);
+    if (!account || !target) return;
+    await this.accountUpdated(accountId);
+    const c = this.context();
+    const me = c.getActorUri(account.username);
+    const move = new Move({
+      id: new URL(`${me.href}#moves/${this.deps.social.store.core.ids.next()}`),
+      actor: me,
+      object: me,
+      target: new URL(actorUri(this.deps, target)),
+      tos: [c.getFollowersUri(account.username)],
+    });
+    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), move);
   }
 }

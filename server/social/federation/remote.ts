@@ -2,7 +2,7 @@ import { Application, Group, Image, isActor, Link, Organization, PropertyValue, 
 import { exportSpki } from '@fedify/vocab-runtime';
 import type { Account } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
-import { localAccountByUri } from './deps.ts';
+import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import type { RemoteActorData } from './store.ts';
 
@@ -144,7 +144,7 @@ export async function resolveAccount(c: FedContext, input: string, options: { re
   if (deps.social.moderation.domainPolicy(lookupHost).refused) return known;
   let found;
   try {
-    found = await c.lookupObject(lookup);
+    found = await c.lookupObject(lookup, options.refresh ? await uncachedLoading(c) : undefined);
   } catch (err) {
     deps.logger.info({ err, lookup }, 'remote account lookup failed');
     return known;
@@ -162,6 +162,20 @@ export async function accountForActorId(c: FedContext, id: URL): Promise<Account
   if (known) return known;
   const actor = await c.lookupObject(id).catch(() => null);
   return actor && isActor(actor) ? persistActor(deps, actor) : null;
+}
+
+/** A remote actor fetched again now (not from what is stored): a Move is judged on the new account's current aliases. */
+export async function freshAccountForActorId(c: FedContext, id: URL): Promise<Account | null> {
+  const deps = c.data;
+  const local = localAccountByUri(deps, id.href);
+  if (local) return local;
+  const actor = await c.lookupObject(id, await uncachedLoading(c)).catch(() => null);
+  return actor && isActor(actor) ? persistActor(deps, actor) : null;
+}
+
+/** Lookup options that skip Fedify's document cache: signed fetches as the instance actor are never cached. */
+async function uncachedLoading(c: FedContext) {
+  return { documentLoader: await c.getDocumentLoader({ identifier: INSTANCE_ACTOR }) };
 }
 
 /** Where activities for a remote account go (its inbox, and its server's shared inbox). */

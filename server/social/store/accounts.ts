@@ -310,6 +310,16 @@ export class AccountRepository {
     this.core.db.prepare(`UPDATE accounts SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
   }
 
+  /** The actor URIs this account also goes by (a local account: accounts it may move from). */
+  setAliases(id: string, uris: readonly string[]): void {
+    this.core.sql('UPDATE accounts SET also_known_as = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(uris), this.core.now(), id);
+  }
+
+  /** The account this one moved to (null: not moved, or the move was undone). */
+  setMovedTo(id: string, targetId: string | null): void {
+    this.core.sql('UPDATE accounts SET moved_to_account_id = ?, updated_at = ? WHERE id = ?').run(targetId, this.core.now(), id);
+  }
+
   setSuspended(id: string, suspended: boolean): void {
     this.core.sql('UPDATE accounts SET suspended_at = ?, updated_at = ? WHERE id = ?').run(suspended ? this.core.now() : null, this.core.now(), id);
   }

@@ -12,9 +12,9 @@ import { RejectedDocument } from '../../../federation/index.ts';
 const MAX_IDS = 40;
 
 /** A remote account by handle or URL through federation; a document that cannot be used answers 422 with why. */
-export async function resolveRemote(ctx: SocialContext, input: string): Promise<Account | null> {
+export async function resolveRemote(ctx: SocialContext, input: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
   try {
-    return (await ctx.federation?.resolveAccount(input)) ?? null;
+    return (await ctx.federation?.resolveAccount(input, options)) ?? null;
   } catch (err) {
     if (err instanceof RejectedDocument) throw new ApiError(422, `Validation failed: ${err.message}`);
     throw err;

@@ -37,6 +37,8 @@ export interface SocialEventMap {
   'report.created': { reportId: string; forward: boolean };
   /** Profile, fields, avatar, header, keys or settings of an account changed. */
   'account.updated': { accountId: string };
+  /** A local account was deleted (federation tells every known server, then forgets its private key). */
+  'account.deleted': { accountId: string };
   /** A local account moved to `targetAccountId` (its followers elsewhere are told with Move). */
   'account.moved': { accountId: string; targetAccountId: string };
   /** `accountId` did `change` to `targetAccountId`. */

@@ -237,7 +237,8 @@ export class AccountService {
       db.prepare('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
       const user = this.store.users.byAccountId(accountId);
       if (user) this.store.users.delete(user.id);
-      this.store.accounts.markDeleted(accountId);
+      this.store.accounts.markDeleted(accountId, { keepPrivateKey: true });
+      this.store.events.emit('account.deleted', { accountId });
     });
   }
 

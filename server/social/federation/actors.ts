@@ -25,6 +25,11 @@ function generateRsaPem(): { publicKey: string; privateKey: string } {
 }
 
 /** The RSA key pair an actor signs with (accounts keep theirs in social.db; the instance actor in settings). */
+function deletedLocalAccount(deps: FedDeps, username: string): Account | null {
+  const account = deps.social.store.accounts.byHandle(username, null);
+  return account && account.domain === null && account.deletedAt !== null ? account : null;
+}
+
 export function actorKeyPairs(deps: FedDeps, identifier: string): Promise<CryptoKeyPair[]> {
   let cache = keyCache.get(deps);
   if (!cache) keyCache.set(deps, (cache = new Map()));
@@ -34,7 +39,8 @@ export function actorKeyPairs(deps: FedDeps, identifier: string): Promise<Crypto
     pems = deps.repo.instanceKeys(generateRsaPem);
     cacheKey = INSTANCE_ACTOR;
   } else {
-    const account = localAccount(deps, identifier);
+    // A deleted account still signs its own Delete (its key is wiped once that is queued).
+    const account = localAccount(deps, identifier) ?? deletedLocalAccount(deps, identifier);
     if (!account) return Promise.resolve([]);
     pems = deps.social.store.accounts.keyPair(account.id);
     cacheKey = `${account.id}:${pems?.publicKey.length ?? 0}`;

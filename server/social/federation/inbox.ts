@@ -1,4 +1,5 @@
-import type { InboxContext } from '@fedify/fedify';
+import type { InboxContext, RequestContext, UnverifiedActivityReason } from '@fedify/fedify';
+import type { Activity } from '@fedify/vocab';
 import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
@@ -193,6 +194,23 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
   };
 }
 
+/**
+ * An account deleted on its server signs its Delete with a key nobody can fetch any more: its actor answers
+ * 410 Gone. That answer, from the account's own server, is the proof (Mastodon treats it the same way): the
+ * account is forgotten here. Any other unverified activity keeps Fedify's 401.
+ */
+async function deletedActorGone(c: RequestContext<FedDeps>, activity: Activity, reason: UnverifiedActivityReason): Promise<Response | void> {
+  if (!(activity instanceof Delete) || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return;
+  if (reason.type !== 'keyFetchError' || !('status' in reason.result) || reason.result.status !== 410) return;
+  const deps = c.data;
+  const account = deps.social.store.accounts.byUri(activity.actorId.href);
+  if (account && account.domain !== null && !deps.social.moderation.domainPolicy(activity.actorId.hostname).refused) {
+    deps.repo.forgetRemoteAccount(account.id);
+    deps.logger.info({ actor: activity.actorId.href }, 'a remote account was deleted on its server');
+  }
+  return new Response(null, { status: 202 });
+}
+
 /** Inbox listeners (personal inboxes and the shared one); signatures are verified by Fedify before any runs. */
 export function registerInbox(federation: Fed): void {
   federation
@@ -211,5 +229,6 @@ export function registerInbox(federation: Fed): void {
     .on(Block, refusing(onBlock))
     .on(Flag, refusing(onFlag))
     .on(Move, refusing(onMove))
+    .onUnverifiedActivity(deletedActorGone)
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

@@ -55,6 +55,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
   const context = () => federation.createContext(new URL(social.urls.base), deps);
   const outbound = new Outbound(deps, context);
   const stopListening = outbound.listen();
+  outbound.announcePendingDeletions();
   const stopQueue = new AbortController();
   const queueDone = federation.startQueue(deps, { signal: stopQueue.signal });
   const sweeper = setInterval(() => {

@@ -33,6 +33,7 @@ export class Outbound {
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
       events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
+      events.on('account.deleted', (e) => this.track(this.accountDeleted(e.accountId))),
       events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
       events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
       events.on('report.created', (e) => {
@@ -40,6 +41,11 @@ export class Outbound {
       }),
     ];
     return () => offs.forEach((off) => off());
+  }
+
+  /** Announces deletions made while federation was not running (the admin CLI deletes accounts too). */
+  announcePendingDeletions(): void {
+    for (const accountId of this.deps.social.store.accounts.deletedAwaitingAnnouncement()) this.track(this.accountDeleted(accountId));
   }
 
   /** Resolves when every activity handed over so far is in the queue. */
@@ -238,5 +244,21 @@ export class Outbound {
       tos: [c.getFollowersUri(account.username)],
     });
     await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), move);
+  }
+
+  /**
+   * A local account was deleted: Delete of the actor to every server this one knows (Mastodon does the same),
+   * signed with the account's key; once that is queued (the queue keeps the signing key with each delivery)
+   * the key is wiped. Also run at start for deletions made while federation was not running.
+   */
+  private async accountDeleted(accountId: string): Promise<void> {
+    const store = this.deps.social.store;
+    const account = store.accounts.byId(accountId);
+    if (!account || account.domain !== null || account.deletedAt === null) return;
+    const c = this.context();
+    const me = c.getActorUri(account.username);
+    const recipients = this.recipients(this.deps.repo.knownInboxes());
+    await this.send(account, recipients, new Delete({ id: new URL(`${me.href}#delete`), actor: me, object: me, tos: [PUBLIC_COLLECTION] }));
+    store.accounts.wipePrivateKey(account.id);
   }
 }

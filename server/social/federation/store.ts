@@ -121,6 +121,15 @@ export class FederationRepository {
     );
   }
 
+  /** One recipient per server this one knows (its shared inbox, else each account's inbox): where a deleted account's Delete goes. */
+  knownInboxes(): RemoteRecipient[] {
+    return this.recipients(
+      `SELECT min(a.id) AS id, min(a.uri) AS uri, min(a.inbox_url) AS inbox_url, a.shared_inbox_url FROM accounts a
+       WHERE a.domain IS NOT NULL AND a.inbox_url IS NOT NULL AND a.suspended_at IS NULL AND a.deleted_at IS NULL
+       GROUP BY coalesce(a.shared_inbox_url, a.inbox_url)`,
+    );
+  }
+
   /** Remote accounts among `ids` that can receive deliveries. */
   remoteRecipients(ids: readonly string[]): RemoteRecipient[] {
     if (ids.length === 0) return [];
@@ -130,8 +139,8 @@ export class FederationRepository {
     );
   }
 
-  private recipients(sql: string, param: string): RemoteRecipient[] {
-    return (this.core.sql(sql).all(param) as { id: bigint; uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((r) => ({
+  private recipients(sql: string, ...params: string[]): RemoteRecipient[] {
+    return (this.core.sql(sql).all(...params) as { id: bigint; uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((r) => ({
       accountId: str(r.id),
       uri: r.uri,
       inboxUrl: r.inbox_url,

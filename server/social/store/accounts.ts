@@ -332,16 +332,30 @@ export class AccountRepository {
     this.core.sql('UPDATE accounts SET sensitized_at = ?, updated_at = ? WHERE id = ?').run(sensitized ? this.core.now() : null, this.core.now(), id);
   }
 
-  /** Deleting keeps the row (the name stays taken, remote servers may still refer to it) but wipes the profile. */
-  markDeleted(id: string): void {
+  /**
+   * Deleting keeps the row (the name stays taken, remote servers may still refer to it) but wipes the profile.
+   * A local account keeps its private key until federation has signed and queued its Delete (see
+   * `wipePrivateKey`): other servers accept a deletion only when it is signed.
+   */
+  markDeleted(id: string, options: { keepPrivateKey?: boolean } = {}): void {
     const now = this.core.now();
     this.core
       .sql(
         `UPDATE accounts SET deleted_at = ?, suspended_at = coalesce(suspended_at, ?), display_name = '', note = '', fields = '[]',
-           avatar_file = NULL, header_file = NULL, avatar_description = '', header_description = '', private_key = NULL, updated_at = ?
+           avatar_file = NULL, header_file = NULL, avatar_description = '', header_description = '',
+           private_key = CASE WHEN ? THEN private_key ELSE NULL END, updated_at = ?
          WHERE id = ?`,
       )
-      .run(now, now, now, id);
+      .run(now, now, options.keepPrivateKey ? 1 : 0, now, id);
+  }
+
+  wipePrivateKey(id: string): void {
+    this.core.sql('UPDATE accounts SET private_key = NULL WHERE id = ?').run(id);
+  }
+
+  /** Deleted local accounts whose Delete has not been sent yet (they still hold their private key). */
+  deletedAwaitingAnnouncement(): string[] {
+    return (this.core.sql('SELECT id FROM accounts WHERE domain IS NULL AND deleted_at IS NOT NULL AND private_key IS NOT NULL').pluck().all() as unknown[]).map(str);
   }
 
   /** Statuses, followers and following of many accounts at once (local ones counted, remote ones as reported). */

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+
+/*
+ * Deleting an account reaches the other servers: alice on a.test is deleted; a.test signs a Delete of her
+ * actor with her key, sends it to every server it knows and then forgets the key. b.test checks the
+ * signature with the key it has kept, or, when it has none, takes a.test's 410 Gone for her actor as the
+ * proof: alice, her posts and bob's follow of her go.
+ */
+
+let net: TestNetwork;
+let a: TestInstance;
+let b: TestInstance;
+type User = Awaited<ReturnType<TestInstance['createUser']>>;
+let alice: User;
+let bob: User;
+let aliceOnB: string;
+
+beforeAll(async () => {
+  ({ net, a, b, alice, bob, aliceOnB } = await followingPair());
+});
+
+afterAll(async () => {
+  await net?.close();
+});
+
+describe('deleting an account', () => {
+  it('removes it and its posts on the servers that knew it, and forgets its key', async () => {
+    await alice.client.v1.statuses.create({ status: 'a post before leaving' });
+    await eventually(async () => (await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving')), 'alice’s post at b');
+
+    const mark = net.log.length;
+    a.social.context.accounts.deleteLocal(alice.accountId);
+    await a.social.federation!.idle();
+    expect(a.social.context.store.accounts.keyPair(alice.accountId)!.privateKey).toBeNull();
+
+    await eventually(() => b.social.context.store.accounts.byId(aliceOnB)!.deletedAt !== null, 'alice deleted at b');
+    expect(net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://b.test/') && r.status === 202)).toBe(true);
+    expect((await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving'))).toBe(false);
+    expect(b.social.context.store.relationships.follow(bob.accountId, aliceOnB)).toBeNull();
+    await expect(bob.client.v1.accounts.$select(aliceOnB).fetch()).rejects.toThrow();
+  });
+
+  it('takes the 410 Gone of the account’s own server as proof when the key is no longer known', async () => {
+    const dave = await a.createUser('dave');
+    const daveOnB = (await bob.client.v1.accounts.lookup({ acct: 'dave@a.test' })).id;
+    // b.test's cached documents and keys have expired.
+    b.social.context.store.db.prepare('DELETE FROM federation_kv').run();
+    const mark = net.log.length;
+    a.social.context.accounts.deleteLocal(dave.accountId);
+    await a.social.federation!.idle();
+    await eventually(() => b.social.context.store.accounts.byId(daveOnB)!.deletedAt !== null, 'dave deleted at b');
+    expect(net.log.slice(mark).some((r) => r.method === 'GET' && r.url.startsWith('https://a.test/users/dave') && r.status === 410)).toBe(true);
+  });
+
+  it('refuses an unsigned Delete of an account that still exists', async () => {
+    const carol = await a.createUser('carol');
+    const carolOnB = (await bob.client.v1.accounts.lookup({ acct: 'carol@a.test' })).id;
+    const forged = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: 'https://a.test/users/carol#delete',
+      type: 'Delete',
+      actor: 'https://a.test/users/carol',
+      object: 'https://a.test/users/carol',
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+    };
+    const res = await fetch('https://b.test/inbox', { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: JSON.stringify(forged) });
+    expect(res.status).toBe(401);
+    expect(b.social.context.store.accounts.byId(carolOnB)!.deletedAt).toBeNull();
+    void carol;
+  });
+});

@@ -38,9 +38,36 @@ export class PollService {
     details.throwIfAny();
     this.store.transaction(() => {
       if (this.store.polls.hasVoted(poll.id, me.id)) throw ValidationFailure.single('poll', 'ERR_TAKEN', 'has already been voted on by you');
-      this.store.polls.insertVotes(poll.id, me.id, choices);
+      this.recordVotes(poll, me.id, choices);
     });
     return this.store.polls.byId(poll.id)!;
+  }
+
+  /**
+   * A vote another server sent for a local poll (one choice per Note, as Mastodon sends them). Ignored when
+   * the poll ended, the voter is its author, the option is unknown, or a single-choice poll has their vote.
+   */
+  remoteVote(voter: Account, pollId: string, optionName: string): boolean {
+    const poll = this.store.polls.byId(pollId);
+    if (!poll || poll.cachedTallies.length > 0 || this.expired(poll) || poll.accountId === voter.id) return false;
+    const choice = poll.options.indexOf(optionName);
+    if (choice < 0) return false;
+    return this.store.transaction(() => {
+      const mine = this.store.polls.ownVotes(voter.id, [poll.id]).get(poll.id) ?? [];
+      if (mine.includes(choice) || (!poll.multiple && mine.length > 0)) return false;
+      this.recordVotes(poll, voter.id, [choice]);
+      return true;
+    });
+  }
+
+  /** Stores votes; a remote poll's reported counts include them at once (its server confirms with an Update). */
+  private recordVotes(poll: PollRow, accountId: string, choices: number[]): void {
+    this.store.polls.insertVotes(poll.id, accountId, choices);
+    if (poll.cachedTallies.length > 0) {
+      const tallies = poll.options.map((_, i) => (poll.cachedTallies[i] ?? 0) + (choices.includes(i) ? 1 : 0));
+      this.store.polls.setRemoteTallies(poll.id, tallies, poll.votersCount === null ? null : poll.votersCount + 1);
+    }
+    this.store.events.emit('poll.voted', { pollId: poll.id, accountId, choices });
   }
 
   /** Notifies the author and every local voter of each poll that has ended; returns how many polls. */
@@ -54,7 +81,9 @@ export class PollService {
           if (!this.store.polls.claimExpiry(poll.id)) return;
           const status = poll.statusId ? this.store.statuses.byId(poll.statusId) : null;
           if (!status || status.deletedAt !== null) return;
-          const recipients = new Set([poll.accountId, ...this.store.polls.localVoters(poll.id)]);
+          // The author when local, and every local voter (a remote poll notifies the voters here).
+          const authorIsLocal = this.store.accounts.byId(poll.accountId)?.domain === null;
+          const recipients = new Set([...(authorIsLocal ? [poll.accountId] : []), ...this.store.polls.localVoters(poll.id)]);
           for (const accountId of recipients) {
             if (!this.store.notifications.exists(accountId, poll.accountId, 'poll', status.id)) this.notifications.notify(accountId, poll.accountId, 'poll', status.id);
           }

@@ -127,10 +127,23 @@ function relevant(deps: FedDeps, author: Account, object: Note | Question | Arti
   return [...object.toIds, ...object.ccIds].some((u) => localAccountByUri(deps, u.href) !== null);
 }
 
+/** A vote: a Note with a name and no content replying to a local poll (how Mastodon, Misskey and Akkoma vote). */
+function votedPoll(deps: FedDeps, note: Note): string | null {
+  if (!note.name || note.content?.toString().trim() || !note.replyTargetId) return null;
+  const statusId = localStatusId(deps, note.replyTargetId.href);
+  const status = statusId ? deps.social.store.statuses.byId(statusId) : null;
+  return status && status.local && status.deletedAt === null ? status.pollId : null;
+}
+
 async function onCreate(c: Ctx, create: Create): Promise<void> {
   const author = await sender(c, create);
   if (!author) return;
   const object = await create.getObject().catch(() => null);
+  const pollId = object instanceof Note ? votedPoll(c.data, object) : null;
+  if (pollId) {
+    c.data.social.polls.remoteVote(author, pollId, (object as Note).name!.toString().trim());
+    return;
+  }
   if (!isStatusObject(object) || !relevant(c.data, author, object)) return;
   await createRemoteStatus(c, object, author);
 }

@@ -1,4 +1,4 @@
-import { Announce, Block, Create, Delete, Flag, Follow, Like, Move, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import { Announce, Block, Create, Delete, Flag, Follow, Like, Move, Note, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
@@ -34,6 +34,7 @@ export class Outbound {
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
       events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
       events.on('account.deleted', (e) => this.track(this.accountDeleted(e.accountId))),
+      events.on('poll.voted', (e) => this.track(this.pollVoted(e))),
       events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
       events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
       events.on('report.created', (e) => {
@@ -260,5 +261,39 @@ export class Outbound {
     const recipients = this.recipients(this.deps.repo.knownInboxes());
     await this.send(account, recipients, new Delete({ id: new URL(`${me.href}#delete`), actor: me, object: me, tos: [PUBLIC_COLLECTION] }));
     store.accounts.wipePrivateKey(account.id);
+  }
+
+  /**
+   * A vote. On a remote poll by a local user: one Note per choice (its name the option's) to the poll's author,
+   * as Mastodon votes. On a local poll (by anyone): the Question with its new counts, as Update, to the
+   * status's audience and the remote voters.
+   */
+  private async pollVoted(e: SocialEventMap['poll.voted']): Promise<void> {
+    const store = this.deps.social.store;
+    const poll = store.polls.byId(e.pollId);
+    const status = poll?.statusId ? store.statuses.byId(poll.statusId) : null;
+    if (!poll || !status || status.deletedAt !== null) return;
+    const c = this.context();
+    if (status.local) {
+      const author = this.local(status.accountId);
+      const question = author ? noteOf(c, status) : null;
+      if (!author || !question) return;
+      const voters = this.deps.repo.remoteRecipients(store.polls.voterIds(poll.id));
+      const recipients = [...this.audience(status, author), ...this.recipients(voters)];
+      const id = new URL(`${question.id!.href}#updates/votes/${store.core.ids.next()}`);
+      await this.send(author, recipients, new Update({ id, actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds }));
+      return;
+    }
+    const voter = this.local(e.accountId);
+    const author = this.remote(status.accountId);
+    if (!voter || !author || !status.uri) return;
+    const me = new URL(actorUri(this.deps, voter));
+    const authorUri = new URL(author.uri!);
+    for (const choice of e.choices) {
+      const name = poll.options[choice];
+      if (name === undefined) continue;
+      const note = new Note({ id: new URL(`${me.href}#votes/${poll.id}/${choice}`), attribution: me, name, replyTarget: new URL(status.uri), to: authorUri });
+      await this.send(voter, [recipientOf(author)], new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: authorUri }));
+    }
   }
 }

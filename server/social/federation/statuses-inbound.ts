@@ -12,6 +12,47 @@ const MAX_TAGS = 64;
 /** Object types a remote status may be (Mastodon shows Article, Page, Event… through their summary and link). */
 export type StatusObject = Note | Question | Article | APObject;
 
+/** Mastodon's limits for remote polls. */
+const MAX_POLL_OPTIONS = 20;
+const MAX_POLL_OPTION_CHARS = 200;
+
+export interface RemotePoll {
+  options: string[];
+  tallies: number[];
+  multiple: boolean;
+  expiresAt: number | null;
+  voters: number | null;
+}
+
+const refuseToFetch = (url: string) => Promise.reject(new Error(`not fetched: ${url}`));
+
+/** The poll of a Question: oneOf (single choice) or anyOf (multiple), each option a Note with a name and a reply count. */
+async function parsePoll(question: Question): Promise<RemotePoll | null> {
+  const options: string[] = [];
+  const tallies: number[] = [];
+  let multiple = false;
+  for (const [list, isMultiple] of [
+    [question.getExclusiveOptions(), false],
+    [question.getInclusiveOptions(), true],
+  ] as const) {
+    for await (const option of list) {
+      if (options.length >= MAX_POLL_OPTIONS) break;
+      const name = option.name?.toString().trim();
+      if (!name) continue;
+      options.push(name.slice(0, MAX_POLL_OPTION_CHARS));
+      // Counts come embedded (Mastodon, Misskey…); a replies link is not followed.
+      const replies = option instanceof Note ? await option.getReplies({ documentLoader: refuseToFetch }).catch(() => null) : null;
+      tallies.push(Math.max(0, Math.trunc(replies?.totalItems ?? 0)));
+      if (isMultiple) multiple = true;
+    }
+  }
+  if (options.length === 0) return null;
+  const closed = question.closed;
+  const end = question.endTime ?? (closed && typeof closed !== 'boolean' ? closed : null);
+  const voters = question.voters;
+  return { options, tallies, multiple, expiresAt: end ? end.epochMilliseconds : null, voters: typeof voters === 'number' && voters >= 0 ? Math.trunc(voters) : null };
+}
+
 const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
 
 /** Mastodon's reading of to/cc (federation.md §1.5): public, unlisted, followers-only or direct. */
@@ -43,6 +84,8 @@ interface ParsedStatus {
   mentionUris: string[];
   tags: string[];
   attachments: { type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown'; url: string; description: string | null; contentType: string | null; blurhash: string | null }[];
+  /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
+  poll: RemotePoll | null;
   publishedAt: number | null;
 }
 
@@ -102,6 +145,7 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
     tags: [...new Set(tags)],
     attachments,
     publishedAt: object.published ? object.published.epochMilliseconds : null,
+    poll: object instanceof Question ? await parsePoll(object) : null,
   };
 }
 
@@ -121,6 +165,8 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
   const parent = parentId ? store.statuses.byId(parentId) : null;
   return store.transaction(() => {
     const conversationId = parent?.conversationId ?? store.statuses.newConversation();
+    const poll = parsed.poll;
+    const pollId = poll ? store.polls.insertRemote({ accountId: author.id, options: poll.options, multiple: poll.multiple, expiresAt: poll.expiresAt, tallies: poll.tallies, voters: poll.voters }) : null;
     const id = store.statuses.insert({
       accountId: author.id,
       local: false,
@@ -135,7 +181,9 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
       sensitive: parsed.sensitive,
       language: parsed.language,
       createdAt: parsed.publishedAt !== null && parsed.publishedAt <= store.now() ? parsed.publishedAt : store.now(),
+      pollId,
     });
+    if (pollId) store.polls.setStatus(pollId, id);
     store.statuses.insertMentions(id, mentioned.map((a) => a.id));
     store.statuses.setTags(id, parsed.tags);
     // A domain block with reject_media keeps that server's media out.
@@ -158,7 +206,11 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
   const status = id ? store.statuses.byId(id) : null;
   if (!status || status.accountId !== author.id || status.deletedAt !== null) return null;
   const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
+  const edited = parsed.content !== status.content || parsed.spoilerText !== status.spoilerText || parsed.sensitive !== status.sensitive;
   return store.transaction(() => {
+    // Update(Question): the counts (and end) as its server reports them now; only that is not an edit.
+    if (parsed.poll && status.pollId) store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
+    if (!edited && parsed.poll) return status;
     store.statuses.updateContent(status.id, {
       text: '',
       content: parsed.content,

@@ -10,6 +10,10 @@ export interface PollRow {
   expiresAt: number | null;
   expiryNotifiedAt: number | null;
   createdAt: number;
+  /** A remote poll's counts per option as its server last reported them (empty for local polls). */
+  cachedTallies: number[];
+  /** A remote poll's voter count as reported (null: not reported, or a local poll). */
+  votersCount: number | null;
 }
 
 function toPoll(r: Record<string, unknown>): PollRow {
@@ -23,6 +27,8 @@ function toPoll(r: Record<string, unknown>): PollRow {
     expiresAt: intOrNull(r.expires_at),
     expiryNotifiedAt: intOrNull(r.expiry_notified_at),
     createdAt: int(r.created_at),
+    cachedTallies: jsonOr<number[]>(r.cached_tallies, []),
+    votersCount: intOrNull(r.voters_count),
   };
 }
 
@@ -48,6 +54,25 @@ export class PollRepository {
     return id;
   }
 
+  /** A poll of a remote status, with the counts its server reports. */
+  insertRemote(input: { accountId: string; options: string[]; multiple: boolean; expiresAt: number | null; tallies: number[]; voters: number | null }): string {
+    const id = this.core.ids.next();
+    const now = this.core.now();
+    this.core
+      .sql(
+        'INSERT INTO polls (id, account_id, options, cached_tallies, multiple, expires_at, voters_count, votes_count, last_fetched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, input.accountId, JSON.stringify(input.options), JSON.stringify(input.tallies), sqlBool(input.multiple), input.expiresAt, input.voters, sum(input.tallies), now, now, now);
+    return id;
+  }
+
+  /** New counts of a remote poll (its server's Update, or a local vote counted ahead of it). */
+  setRemoteTallies(pollId: string, tallies: number[], voters: number | null, expiresAt?: number | null): void {
+    this.core
+      .sql('UPDATE polls SET cached_tallies = ?, voters_count = ?, votes_count = ?, expires_at = coalesce(?, expires_at), last_fetched_at = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(tallies), voters, sum(tallies), expiresAt ?? null, this.core.now(), this.core.now(), pollId);
+  }
+
   setStatus(pollId: string, statusId: string): void {
     this.core.sql('UPDATE polls SET status_id = ? WHERE id = ?').run(statusId, pollId);
   }
@@ -69,9 +94,17 @@ export class PollRepository {
 
   tallies(polls: readonly PollRow[]): Map<string, PollTally> {
     const result = new Map<string, PollTally>();
-    for (const p of polls) result.set(p.id, { perOption: p.options.map(() => 0), votes: 0, voters: 0 });
-    if (polls.length === 0) return result;
-    const list = jsonIds(polls.map((p) => p.id));
+    const local = polls.filter((p) => p.cachedTallies.length === 0);
+    for (const p of polls) {
+      if (p.cachedTallies.length === 0) result.set(p.id, { perOption: p.options.map(() => 0), votes: 0, voters: 0 });
+      else {
+        // Remote: the origin's counts (a local vote is added ahead of its next Update).
+        const perOption = p.options.map((_, i) => p.cachedTallies[i] ?? 0);
+        result.set(p.id, { perOption, votes: sum(perOption), voters: p.votersCount ?? sum(perOption) });
+      }
+    }
+    if (local.length === 0) return result;
+    const list = jsonIds(local.map((p) => p.id));
     for (const r of this.core.sql('SELECT poll_id, choice, COUNT(*) AS n FROM poll_votes WHERE poll_id IN (SELECT value FROM json_each(?)) GROUP BY poll_id, choice').all(list) as {
       poll_id: bigint;
       choice: bigint;
@@ -113,6 +146,11 @@ export class PollRepository {
     this.core.sql('UPDATE polls SET updated_at = ? WHERE id = ?').run(this.core.now(), pollId);
   }
 
+  /** Every account that voted, each once. */
+  voterIds(pollId: string): string[] {
+    return (this.core.sql('SELECT DISTINCT account_id FROM poll_votes WHERE poll_id = ?').pluck().all(pollId) as unknown[]).map(str);
+  }
+
   /** Local accounts that voted, each once. */
   localVoters(pollId: string): string[] {
     return (this.core.sql('SELECT DISTINCT v.account_id FROM poll_votes v JOIN accounts a ON a.id = v.account_id WHERE v.poll_id = ? AND a.domain IS NULL').all(pollId) as { account_id: bigint }[]).map((r) =>
@@ -134,4 +172,8 @@ export class PollRepository {
     const r = this.core.sql('SELECT MIN(expires_at) AS t FROM polls WHERE expiry_notified_at IS NULL AND expires_at IS NOT NULL').get() as { t: bigint | null };
     return intOrNull(r.t);
   }
+}
+
+function sum(list: readonly number[]): number {
+  return list.reduce((a, b) => a + b, 0);
 }

@@ -37,6 +37,9 @@ export interface SocialEventMap {
   'report.created': { reportId: string; forward: boolean };
   /** Profile, fields, avatar, header, keys or settings of an account changed. */
   'account.updated': { accountId: string };
+  /** A local account pinned one of its posts to its profile (or took it off): its featured collection changed. */
+  'status.pinned': { accountId: string; statusId: string };
+  'status.unpinned': { accountId: string; statusId: string };
   /** `accountId` voted in a poll (a local vote on a remote poll goes to its server; a local poll's counts go out). */
   'poll.voted': { pollId: string; accountId: string; choices: number[] };
   /** A local account was deleted (federation tells every known server, then forgets its private key). */

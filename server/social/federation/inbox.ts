@@ -1,12 +1,13 @@
 import type { InboxContext, RequestContext, UnverifiedActivityReason } from '@fedify/fedify';
 import type { Activity } from '@fedify/vocab';
-import { Accept, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Question, Reject, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Add, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Question, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import { onAnnounce, onBlock, onFlag, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
+import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
 
@@ -153,7 +154,9 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
   if (!author) return;
   const object = await update.getObject().catch(() => null);
   if (isStatusObject(object)) await updateRemoteStatus(c, object, author);
-  else if (isActor(object) && object.id?.href === author.uri) await persistActor(c.data, object);
+  else if (isActor(object) && object.id?.href === author.uri) {
+    await syncFeatured(c, await persistActor(c.data, object));
+  }
 }
 
 async function onDelete(c: Ctx, del: Delete): Promise<void> {
@@ -242,6 +245,8 @@ export function registerInbox(federation: Fed): void {
     .on(Block, refusing(onBlock))
     .on(Flag, refusing(onFlag))
     .on(Move, refusing(onMove))
+    .on(Add, refusing((c, add: Add) => onFeaturedChange(c, add, true)))
+    .on(Remove, refusing((c, remove: Remove) => onFeaturedChange(c, remove, false)))
     .onUnverifiedActivity(deletedActorGone)
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

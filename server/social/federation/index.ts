@@ -6,6 +6,10 @@ import { tokenize } from '../text/format.ts';
 import type { Fed, FedContext, FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';
 import { resolveAccount, RejectedDocument } from './remote.ts';
+import { syncFeatured } from './featured-inbound.ts';
+
+/** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
+const FEATURED_SYNC_WINDOW_MS = 5_000;
 import { federationRoutes } from './routes.ts';
 import { buildFederation, type FederationSetupOptions } from './setup.ts';
 import { FederationRepository } from './store.ts';
@@ -72,7 +76,13 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
     context,
     async resolveAccount(input, options) {
       try {
-        return await resolveAccount(context(), input, options);
+        const account = await resolveAccount(context(), input, options);
+        // Just fetched from its server: its pinned posts too, in the background (Mastodon does the same).
+        const fetchedAt = account && account.domain !== null ? deps.repo.fetchedAt(account.id) : null;
+        if (account && fetchedAt !== null && social.store.now() - fetchedAt < FEATURED_SYNC_WINDOW_MS) {
+          void syncFeatured(context(), account).catch((err: unknown) => logger.info({ err, account: account.uri }, 'pinned posts could not be read'));
+        }
+        return account;
       } catch (err) {
         if (err instanceof RejectedDocument) throw err;
         logger.info({ err, input }, 'remote account could not be resolved');

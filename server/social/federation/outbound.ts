@@ -1,4 +1,4 @@
-import { Announce, Block, Create, Delete, Flag, Follow, Like, Move, Note, PUBLIC_COLLECTION, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import { Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Note, PUBLIC_COLLECTION, Remove, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
@@ -35,6 +35,8 @@ export class Outbound {
       events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
       events.on('account.deleted', (e) => this.track(this.accountDeleted(e.accountId))),
       events.on('poll.voted', (e) => this.track(this.pollVoted(e))),
+      events.on('status.pinned', (e) => this.track(this.featuredChanged(e.accountId, e.statusId, true))),
+      events.on('status.unpinned', (e) => this.track(this.featuredChanged(e.accountId, e.statusId, false))),
       events.on('status.favourited', (e) => this.track(this.favourite(e.accountId, e.statusId, true))),
       events.on('status.unfavourited', (e) => this.track(this.favourite(e.accountId, e.statusId, false))),
       events.on('report.created', (e) => {
@@ -295,5 +297,22 @@ export class Outbound {
       const note = new Note({ id: new URL(`${me.href}#votes/${poll.id}/${choice}`), attribution: me, name, replyTarget: new URL(status.uri), to: authorUri });
       await this.send(voter, [recipientOf(author)], new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: authorUri }));
     }
+  }
+
+  /** A post pinned or unpinned: Add or Remove on the featured collection, to remote followers (as Mastodon). */
+  private async featuredChanged(accountId: string, statusId: string, pinned: boolean): Promise<void> {
+    const account = this.local(accountId);
+    const status = this.deps.social.store.statuses.byId(statusId);
+    if (!account || !status || !status.local || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return;
+    const c = this.context();
+    const me = c.getActorUri(account.username);
+    const values = {
+      id: new URL(`${me.href}#featured/${pinned ? 'add' : 'remove'}/${this.deps.social.store.core.ids.next()}`),
+      actor: me,
+      object: new URL(statusUri(this.deps, status, account)),
+      target: c.getFeaturedUri(account.username),
+      tos: [PUBLIC_COLLECTION],
+    };
+    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), pinned ? new Add(values) : new Remove(values));
   }
 }

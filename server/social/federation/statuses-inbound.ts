@@ -152,9 +152,10 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
 /**
  * Stores a remote status (Create) with its mentions, hashtags, attachments and thread, puts it in the home
  * feeds of local followers (and mentioned users), and notifies mentioned local users. Returns the status, or
- * the existing one when the id is known already.
+ * the existing one when the id is known already. `quiet`: an old post fetched for a profile (a pinned one):
+ * stored only, not put in feeds, not notified, not streamed.
  */
-export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account): Promise<StatusRow> {
+export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean } = {}): Promise<StatusRow> {
   const deps = c.data;
   const store = deps.social.store;
   const parsed = await parseStatus(object, author);
@@ -189,6 +190,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     // A domain block with reject_media keeps that server's media out.
     if (!author.domain || !deps.social.moderation.domainPolicy(author.domain).rejectMedia) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
     const status = store.statuses.byId(id)!;
+    if (options.quiet) return status;
     const localMentioned = mentioned.filter((a) => a.domain === null);
     const homeRecipients = [...store.feeds.distributeStatus(status, localMentioned.map((a) => a.id)), ...store.feeds.distributeToTagFollowers(status)];
     for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);

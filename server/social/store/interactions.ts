@@ -37,8 +37,17 @@ export class InteractionRepository {
     return this.core.sql('INSERT INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0;
   }
 
-  unpin(accountId: string, statusId: string): void {
-    this.core.sql('DELETE FROM status_pins WHERE account_id = ? AND status_id = ?').run(accountId, statusId);
+  /** A remote account's pinned posts, as its featured collection lists them (in that order). */
+  replacePins(accountId: string, statusIds: readonly string[]): void {
+    this.core.sql('DELETE FROM status_pins WHERE account_id = ?').run(accountId);
+    const now = this.core.now();
+    const insert = this.core.sql('INSERT OR IGNORE INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?)');
+    // Newest pin first in Mastodon's order: the first item gets the latest time.
+    statusIds.forEach((statusId, i) => insert.run(this.core.ids.next(), accountId, statusId, now - i));
+  }
+
+  unpin(accountId: string, statusId: string): boolean {
+    return this.core.sql('DELETE FROM status_pins WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes > 0;
   }
 
   /** Pins of an account whose statuses still exist. */

@@ -95,14 +95,16 @@ export class StatusActions {
       if (this.d.store.interactions.pinCount(me.id) >= LIMITS.accounts.max_pinned_statuses && !this.d.store.interactions.flags(me.id, [status.id], []).pinned.has(status.id)) {
         throw ValidationFailure.single('status', 'ERR_TOO_LONG', `you have already pinned the maximum number of posts (${LIMITS.accounts.max_pinned_statuses})`);
       }
-      this.d.store.interactions.pin(me.id, status.id);
+      if (this.d.store.interactions.pin(me.id, status.id)) this.d.store.events.emit('status.pinned', { accountId: me.id, statusId: status.id });
     });
     return status;
   }
 
   unpin(me: Account, statusId: string): StatusRow {
     const status = this.d.reader.readable(me, statusId);
-    this.d.store.interactions.unpin(me.id, status.id);
+    this.d.store.transaction(() => {
+      if (this.d.store.interactions.unpin(me.id, status.id)) this.d.store.events.emit('status.unpinned', { accountId: me.id, statusId: status.id });
+    });
     return status;
   }
 

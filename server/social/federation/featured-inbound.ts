@@ -1,0 +1,65 @@
+import { Article, Collection, Note, Question, type Add, type Remove } from '@fedify/vocab';
+import type { Account, StatusRow } from '../store/index.ts';
+import type { FedContext } from './deps.ts';
+import { accountForActorId } from './remote.ts';
+import { createRemoteStatus } from './statuses-inbound.ts';
+
+/** More pinned posts than Mastodon allows (5) but a bound all the same. */
+const MAX_FEATURED = 20;
+
+/*
+ * Pinned posts of remote accounts, as Mastodon shows them on profiles: read from the account's `featured`
+ * collection when the account is looked up, and kept current by the Add and Remove activities its server
+ * sends when a post is pinned or unpinned. Fetched posts are stored quietly (they are old: no feed, no
+ * notification).
+ */
+
+function isStatusObject(object: unknown): object is Note | Question | Article {
+  return object instanceof Note || object instanceof Question || object instanceof Article;
+}
+
+/** A featured item as a stored status, when it is a post by `account` (fetched if it is only a link). */
+async function featuredStatus(c: FedContext, account: Account, item: unknown): Promise<StatusRow | null> {
+  const object = item instanceof URL ? await c.lookupObject(item).catch(() => null) : item;
+  if (!isStatusObject(object) || !object.id || object.attributionId?.href !== account.uri) return null;
+  const deps = c.data;
+  const known = deps.repo.statusByUri(object.id.href);
+  if (known) return deps.social.store.statuses.byId(known);
+  try {
+    return await createRemoteStatus(c, object, account, { quiet: true });
+  } catch (err) {
+    deps.logger.info({ err, status: object.id.href }, 'a pinned post could not be stored');
+    return null;
+  }
+}
+
+/** Replaces what is known of a remote account's pinned posts with its `featured` collection. */
+export async function syncFeatured(c: FedContext, account: Account): Promise<void> {
+  if (account.domain === null || !account.featuredUrl) return;
+  const collection = await c.lookupObject(account.featuredUrl).catch(() => null);
+  if (!(collection instanceof Collection)) return;
+  const items = collection.getItems();
+  const ids: string[] = [];
+  let seen = 0;
+  for await (const item of items) {
+    if (++seen > MAX_FEATURED) break;
+    const status = await featuredStatus(c, account, item);
+    if (status && status.deletedAt === null) ids.push(status.id);
+  }
+  c.data.social.store.interactions.replacePins(account.id, ids);
+}
+
+/** Add (a post pinned) or Remove (unpinned) aimed at the sender's own featured collection. */
+export async function onFeaturedChange(c: FedContext, activity: Add | Remove, added: boolean): Promise<void> {
+  if (!activity.actorId || !activity.targetId) return;
+  const sender = await accountForActorId(c, activity.actorId);
+  if (!sender || sender.domain === null || activity.targetId.href !== sender.featuredUrl) return;
+  const store = c.data.social.store;
+  if (added) {
+    const status = await featuredStatus(c, sender, await activity.getObject().catch(() => null));
+    if (status) store.interactions.pin(sender.id, status.id);
+    return;
+  }
+  const id = activity.objectId ? c.data.repo.statusByUri(activity.objectId.href) : null;
+  if (id) store.interactions.unpin(sender.id, id);
+}

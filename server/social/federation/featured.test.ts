@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+
+/*
+ * Pinned posts across servers: a profile looked up from another server shows its pinned posts (read from
+ * the featured collection, stored without entering anyone's home), and pinning or unpinning later reaches
+ * followers' servers as Add and Remove.
+ */
+
+let net: TestNetwork;
+let c: TestInstance;
+type User = Awaited<ReturnType<TestInstance['createUser']>>;
+let alice: User;
+let bob: User;
+let aliceOnB: string;
+
+beforeAll(async () => {
+  ({ net, alice, bob, aliceOnB } = await followingPair());
+  c = await net.add('c.test');
+});
+
+afterAll(async () => {
+  await net?.close();
+});
+
+const pinnedTexts = async (user: User, accountId: string) => (await user.client.v1.accounts.$select(accountId).statuses.list({ pinned: true })).map((s) => s.content);
+
+describe('pinned posts across servers', () => {
+  it('a profile looked up from another server shows its pinned posts, without putting them in anyone’s home', async () => {
+    const old = await alice.client.v1.statuses.create({ status: 'about me: pinned before anyone looked' });
+    await alice.client.v1.statuses.$select(old.id).pin();
+    const dave = await c.createUser('dave');
+    const found = await dave.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' });
+    const aliceOnC = found.accounts[0].id;
+    await eventually(async () => (await pinnedTexts(dave, aliceOnC)).some((t) => t.includes('pinned before anyone looked')), 'the pinned post at c');
+    expect((await dave.client.v1.timelines.home.list()).length).toBe(0);
+    const [pinned] = await dave.client.v1.accounts.$select(aliceOnC).statuses.list({ pinned: true });
+    expect(pinned.pinned).toBeFalsy(); // pinned by alice, not by dave
+  });
+
+  it('pinning and unpinning reach followers’ servers', async () => {
+    const first = await alice.client.v1.statuses.create({ status: 'first to pin' });
+    const second = await alice.client.v1.statuses.create({ status: 'second to pin' });
+    await eventually(async () => (await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('second to pin')), 'the posts at b');
+    await alice.client.v1.statuses.$select(first.id).pin();
+    await alice.client.v1.statuses.$select(second.id).pin();
+    await eventually(async () => {
+      const texts = await pinnedTexts(bob, aliceOnB);
+      return texts.some((t) => t.includes('first to pin')) && texts.some((t) => t.includes('second to pin'));
+    }, 'both pins at b');
+    await alice.client.v1.statuses.$select(first.id).unpin();
+    await eventually(async () => !(await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('first to pin')), 'the unpin at b');
+    expect((await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('second to pin'))).toBe(true);
+  });
+});

@@ -1,9 +1,10 @@
 import { LruCache } from '../cache.ts';
-import type { Account, AccountCounts, ListedAccount, SocialStore, User } from '../store/index.ts';
+import { shortcodesIn, type Account, type AccountCounts, type ListedAccount, type SocialStore, type User } from '../store/index.ts';
 import { formatInline, formatPlainText } from '../text/format.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoDate, isoTimeOrNull, midnight } from './dates.ts';
 import { serializeAccountRoles, serializeRole } from './role.ts';
+import { serializeEmoji } from './emoji.ts';
 
 export type AccountJson = Record<string, unknown> & { id: string };
 
@@ -160,6 +161,12 @@ export class AccountPresenter {
     };
   }
 
+  /** Custom emojis of the profile (name, bio, fields) from the account's own server. */
+  private emojisOf(a: Account): Record<string, unknown>[] {
+    const codes = shortcodesIn(a.displayName, a.note, ...a.fields.flatMap((f) => [f.name, f.value]));
+    return codes.length ? this.store.emojis.forShortcodes(a.domain, codes).map((e) => serializeEmoji(this.urls, e)) : [];
+  }
+
   private serialize(a: Account, counts: AccountCounts, moved: AccountJson | null): AccountJson {
     const unavailable = a.suspendedAt !== null;
     const json: AccountJson = {
@@ -187,7 +194,7 @@ export class AccountPresenter {
       statuses_count: unavailable ? 0 : counts.statuses,
       last_status_at: unavailable || counts.lastStatusAt === null ? null : isoDate(counts.lastStatusAt),
       hide_collections: a.hideCollections,
-      emojis: [],
+      emojis: unavailable ? [] : this.emojisOf(a),
       roles: unavailable ? [] : serializeAccountRoles(a.user?.role ?? null),
       fields: unavailable
         ? []

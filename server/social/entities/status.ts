@@ -1,12 +1,13 @@
 import { LruCache } from '../cache.ts';
 import type { FilterService } from '../domain/filters.ts';
-import type { Account, FilterContext, MediaRow, QuotePolicy, QuoteRow, SocialStore, StatusEditRow, StatusRow } from '../store/index.ts';
+import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
 import { serializeMedia } from './media.ts';
 import { serializePoll } from './poll.ts';
+import { serializeEmoji } from './emoji.ts';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
@@ -14,6 +15,7 @@ interface FixedParts {
   media_attachments: Record<string, unknown>[];
   mentions: Record<string, unknown>[];
   tags: { name: string; url: string }[];
+  emojis: Record<string, unknown>[];
   application: { name: string; website: string | null } | null;
   /** The status's row-dependent fields, made on first use. */
   stable?: StableParts;
@@ -178,7 +180,7 @@ export class StatusPresenter {
       media_attachments: parts.media_attachments,
       mentions: parts.mentions,
       tags: parts.tags,
-      emojis: [],
+      emojis: parts.emojis,
       card: null,
     };
     parts.stable = { json, text: JSON.stringify(json).slice(1, -1) };
@@ -187,7 +189,7 @@ export class StatusPresenter {
 
   /** Reblog wrappers have no media, mentions or tags of their own (they are not in the fixed-parts cache). */
   private emptyParts(): FixedParts {
-    return { media_attachments: [], mentions: [], tags: [], application: null };
+    return { media_attachments: [], mentions: [], tags: [], emojis: [], application: null };
   }
 
   /** The status's Quote (or ShallowQuote when it is itself shown as a quote), or null when it quotes nothing. */
@@ -308,6 +310,7 @@ export class StatusPresenter {
     const mentioned = new Map(this.store.accounts.byIds([...new Set(mentions.map((m) => m.accountId))].filter((id) => !authors.has(id))).map((a) => [a.id, a]));
     const media = this.store.media.forStatuses(ids);
     const tags = this.store.statuses.tags(ids);
+    const emojis = this.customEmojis(misses, authors);
     for (const s of misses) {
       let application: FixedParts['application'] = null;
       if (s.applicationId && s.local) {
@@ -323,10 +326,38 @@ export class StatusPresenter {
             return a ? [{ id: a.id, username: a.username, url: this.accounts.profileUrl(a), acct: this.accounts.acct(a) }] : [];
           }),
         tags: (tags.get(s.id) ?? []).map((name) => ({ name, url: this.urls.tagUrl(name) })),
+        emojis: emojis.get(s.id) ?? [],
         application,
       };
       this.fixedCache.set(key(s), parts);
       result.set(s.id, parts);
+    }
+    return result;
+  }
+
+  /** Custom emojis each status uses: `:shortcode:`s of its text that its author's server has (one query per server). */
+  private customEmojis(statuses: readonly StatusRow[], authors: Map<string, Account>): Map<string, Record<string, unknown>[]> {
+    const used = new Map<string, string[]>();
+    const byDomain = new Map<string | null, Set<string>>();
+    for (const s of statuses) {
+      const codes = shortcodesIn(s.content, s.spoilerText);
+      if (codes.length === 0) continue;
+      used.set(s.id, codes);
+      const domain = authors.get(s.accountId)?.domain ?? null;
+      const set = byDomain.get(domain) ?? new Set<string>();
+      codes.forEach((c) => set.add(c));
+      byDomain.set(domain, set);
+    }
+    const known = new Map<string, CustomEmojiRow>();
+    for (const [domain, codes] of byDomain) for (const e of this.store.emojis.forShortcodes(domain, [...codes])) known.set(`${domain ?? ''}:${e.shortcode}`, e);
+    const result = new Map<string, Record<string, unknown>[]>();
+    for (const s of statuses) {
+      const domain = authors.get(s.accountId)?.domain ?? null;
+      const list = (used.get(s.id) ?? []).flatMap((code) => {
+        const e = known.get(`${domain ?? ''}:${code}`);
+        return e ? [serializeEmoji(this.urls, e)] : [];
+      });
+      if (list.length) result.set(s.id, list);
     }
     return result;
   }

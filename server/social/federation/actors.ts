@@ -4,6 +4,7 @@ import { Temporal } from '@js-temporal/polyfill';
 import type { Account } from '../store/index.ts';
 import { escapeHtml, formatInline } from '../text/format.ts';
 import { INSTANCE_ACTOR, localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
+import { emojiTags } from './emojis.ts';
 
 const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
 
@@ -105,6 +106,7 @@ export async function personOf(c: FedContext, deps: FedDeps, account: Account): 
           memorial: account.memorial,
           icon: imageOf(account.avatarFile ? urls.media(account.avatarFile) : null, account.avatarFile ? mediaTypeOf(account.avatarFile) : null),
           image: imageOf(account.headerFile ? urls.media(account.headerFile) : null, account.headerFile ? mediaTypeOf(account.headerFile) : null),
+          tags: emojiTags(deps, account.displayName, account.note, ...account.fields.flatMap((f) => [f.name, f.value])),
           attachments: account.fields.map((f) => new PropertyValue({ name: escapeHtml(f.name), value: formatInline(f.value, { mentionUrl: () => null, tagUrl: (n) => urls.tagUrl(n.toLowerCase()) }) })),
         }),
   };

@@ -1,6 +1,7 @@
 import { Collection, Create, Document, Hashtag, LanguageString, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Question, Tombstone } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account, StatusRow } from '../store/index.ts';
+import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
 
 /** How many statuses one outbox page holds. */
@@ -50,6 +51,7 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
   const tags = [
     ...mentioned.map((a) => new Mention({ href: new URL(actorUri(deps, a)), name: `@${a.username}${a.domain ? `@${a.domain}` : `@${deps.social.urls.domain}`}` })),
     ...(store.statuses.tags([status.id]).get(status.id) ?? []).map((name) => new Hashtag({ href: new URL(deps.social.urls.tagUrl(name)), name: `#${name}` })),
+    ...emojiTags(deps, status.content, status.spoilerText),
   ];
   const values = {
     id: new URL(statusUri(deps, status, author)),

@@ -1,8 +1,9 @@
-import { Application, Group, Image, isActor, Link, Organization, PropertyValue, Service, type Actor, type Recipient } from '@fedify/vocab';
+import { Application, Emoji, Group, Image, isActor, Link, Organization, PropertyValue, Service, type Actor, type Recipient } from '@fedify/vocab';
 import { exportSpki } from '@fedify/vocab-runtime';
 import type { Account } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
 import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
+import { emojiOf, refuseToFetch } from './emojis.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import type { RemoteActorData } from './store.ts';
 
@@ -103,10 +104,21 @@ export async function persistActor(deps: FedDeps, actor: Actor): Promise<Account
     if (policy.refused && known.suspendedAt === null) deps.social.store.accounts.setSuspended(id, true);
     if (policy.silenced && known.silencedAt === null) deps.social.store.accounts.setSilenced(id, true);
   }
+  // Custom emojis of the profile (name, bio, fields), kept with the account's domain.
+  if (host) {
+    let count = 0;
+    for await (const tag of actor.getTags({ documentLoader: refuseToFetch })) {
+      if (++count > MAX_PROFILE_TAGS) break;
+      const emoji = tag instanceof Emoji ? await emojiOf(tag) : null;
+      if (emoji) deps.social.store.emojis.putRemote({ ...emoji, domain: data.domain ?? host });
+    }
+  }
   deps.repo.recordFederatedOrigin(deps.social.urls.base);
   deps.social.store.events.emit('account.updated', { accountId: id });
   return deps.social.store.accounts.byId(id)!;
 }
+
+const MAX_PROFILE_TAGS = 100;
 
 /**
  * The account a handle (`user@host`, `@user@host`, `acct:user@host`) or an actor/profile URL names: known

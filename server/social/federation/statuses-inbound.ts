@@ -1,8 +1,9 @@
-import { Audio, Document, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Article, type Object as APObject } from '@fedify/vocab';
+import { Audio, Document, Emoji, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Article, type Object as APObject } from '@fedify/vocab';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { RejectedDocument } from './remote.ts';
+import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
@@ -23,8 +24,6 @@ export interface RemotePoll {
   expiresAt: number | null;
   voters: number | null;
 }
-
-const refuseToFetch = (url: string) => Promise.reject(new Error(`not fetched: ${url}`));
 
 /** The poll of a Question: oneOf (single choice) or anyOf (multiple), each option a Note with a name and a reply count. */
 async function parsePoll(question: Question): Promise<RemotePoll | null> {
@@ -86,6 +85,8 @@ interface ParsedStatus {
   attachments: { type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown'; url: string; description: string | null; contentType: string | null; blurhash: string | null }[];
   /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
   poll: RemotePoll | null;
+  /** Custom emojis the text uses (Emoji tags). */
+  emojis: RemoteEmoji[];
   publishedAt: number | null;
 }
 
@@ -111,10 +112,14 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
   const language = object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ?? null;
   const mentionUris: string[] = [];
   const tags: string[] = [];
+  const emojis: RemoteEmoji[] = [];
   let count = 0;
   for await (const tag of object.getTags()) {
     if (++count > MAX_TAGS) break;
-    if (tag instanceof Mention && tag.href) mentionUris.push(tag.href.href);
+    if (tag instanceof Emoji) {
+      const emoji = await emojiOf(tag);
+      if (emoji) emojis.push(emoji);
+    } else if (tag instanceof Mention && tag.href) mentionUris.push(tag.href.href);
     else if (tag instanceof Hashtag && tag.name) {
       const name = tag.name.toString().replace(/^#/, '');
       if (/^[\p{L}\p{N}_]{1,100}$/u.test(name)) tags.push(name.toLowerCase());
@@ -146,6 +151,7 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
     attachments,
     publishedAt: object.published ? object.published.epochMilliseconds : null,
     poll: object instanceof Question ? await parsePoll(object) : null,
+    emojis,
   };
 }
 
@@ -186,6 +192,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     });
     if (pollId) store.polls.setStatus(pollId, id);
     store.statuses.insertMentions(id, mentioned.map((a) => a.id));
+    if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     store.statuses.setTags(id, parsed.tags);
     // A domain block with reject_media keeps that server's media out.
     if (!author.domain || !deps.social.moderation.domainPolicy(author.domain).rejectMedia) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
@@ -212,6 +219,7 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
   return store.transaction(() => {
     // Update(Question): the counts (and end) as its server reports them now; only that is not an edit.
     if (parsed.poll && status.pollId) store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
+    if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     if (!edited && parsed.poll) return status;
     store.statuses.updateContent(status.id, {
       text: '',

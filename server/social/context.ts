@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.ts';
+import type { StatusRow } from './store/index.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { AnnouncementService } from './domain/announcements.ts';
 import type { ReportService } from './domain/reports.ts';
@@ -12,6 +13,7 @@ import type { NotificationService } from './domain/notifications.ts';
 import type { PollService } from './domain/polls.ts';
 import type { RelationshipService } from './domain/relationships.ts';
 import type { AccountMoves } from './domain/moves.ts';
+import type { AccountData } from './domain/account-data.ts';
 import type { StatusService } from './domain/statuses/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
@@ -42,6 +44,8 @@ export interface SocialContext {
   relationships: RelationshipService;
   /** Aliases and account moves, out and in. */
   moves: AccountMoves;
+  /** Mastodon's CSV exports and imports (follows, lists, blocks, mutes, domain blocks, bookmarks). */
+  accountData: AccountData;
   presenter: AccountPresenter;
   notifications: NotificationService;
   statuses: StatusService;
@@ -70,6 +74,8 @@ export interface SocialContext {
 export interface RemoteAccounts {
   /** Known accounts, or unknown ones looked up through WebFinger; null when there is none. `refresh`: fetch even a known one again. */
   resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
+  /** A post by its ActivityPub id: ours, known, or fetched from its server (stored without entering feeds). */
+  resolveStatus(uri: string): Promise<StatusRow | null>;
   /** Looks up the remote accounts a text mentions that are not known yet, so posting links and notifies them. */
   resolveMentions(text: string): Promise<void>;
 }

@@ -20,6 +20,7 @@ import { NotificationService } from './domain/notifications.ts';
 import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
+import { AccountData } from './domain/account-data.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
@@ -142,6 +143,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       accounts,
       relationships,
       moves: new AccountMoves(store, urls, relationships),
+      accountData: new AccountData(store, urls, relationships),
       presenter,
       notifications,
       statuses,

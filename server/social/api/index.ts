@@ -39,6 +39,7 @@ import { statusQuoteRoutes } from './v1/statuses/quotes.ts';
 import { asyncRefreshRoutes } from './v1/async-refreshes.ts';
 import { profileRoutes } from './v1/profile.ts';
 import { accountMigrationRoutes } from './v1/accounts/migration.ts';
+import { accountDataRoutes } from './v1/accounts/data.ts';
 import { collectionRoutes } from './v1/collections.ts';
 import { adminAccountRoutes } from './v1/admin/accounts.ts';
 import { adminDomainRoutes } from './v1/admin/domain-blocks.ts';
@@ -89,6 +90,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   asyncRefreshRoutes,
   profileRoutes,
   accountMigrationRoutes,
+  accountDataRoutes,
   collectionRoutes,
   adminAccountRoutes,
   adminDomainRoutes,

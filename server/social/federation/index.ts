@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
-import type { Account } from '../store/index.ts';
+import { Article, Note, Question } from '@fedify/vocab';
+import type { Account, StatusRow } from '../store/index.ts';
 import { tokenize } from '../text/format.ts';
-import type { Fed, FedContext, FedDeps } from './deps.ts';
+import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';
-import { resolveAccount, RejectedDocument } from './remote.ts';
+import { accountForActorId, resolveAccount, RejectedDocument } from './remote.ts';
+import { createRemoteStatus } from './statuses-inbound.ts';
 import { syncFeatured } from './featured-inbound.ts';
 
 /** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
@@ -32,6 +34,7 @@ export interface Federation {
   /** An account by handle or URL, looked up through WebFinger when unknown (see resolveAccount). */
   resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
   resolveMentions(text: string): Promise<void>;
+  resolveStatus(uri: string): Promise<StatusRow | null>;
   /** Resolves once every activity handed over so far is queued (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -88,6 +91,19 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
         logger.info({ err, input }, 'remote account could not be resolved');
         return null;
       }
+    },
+    async resolveStatus(uri) {
+      const store = social.store;
+      const local = localStatusId(deps, uri);
+      if (local) return store.statuses.byId(local);
+      const known = deps.repo.statusByUri(uri);
+      if (known) return store.statuses.byId(known);
+      const c = context();
+      const object = await c.lookupObject(uri).catch(() => null);
+      if (!(object instanceof Note || object instanceof Question || object instanceof Article) || !object.attributionId || object.id?.href !== uri) return null;
+      const author = await accountForActorId(c, object.attributionId);
+      if (!author || author.domain === null) return null;
+      return createRemoteStatus(c, object, author, { quiet: true }).catch(() => null);
     },
     async resolveMentions(text) {
       const unknown = new Set<string>();

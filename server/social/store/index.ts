@@ -9,6 +9,7 @@ import { NotificationRequestRepository } from './notification-requests.ts';
 import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
+import { ExportQueries } from './exports.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
@@ -56,6 +57,7 @@ export * from './notification-requests.ts';
 export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
+export * from './exports.ts';
 export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
@@ -82,6 +84,8 @@ export class SocialStore {
   readonly suggestions: SuggestionRepository;
   readonly trends: TrendRepository;
   readonly emojis: EmojiRepository;
+  /** Mastodon's CSV exports, read in full. */
+  readonly exports: ExportQueries;
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
@@ -119,6 +123,7 @@ export class SocialStore {
     this.suggestions = new SuggestionRepository(this.core);
     this.trends = new TrendRepository(this.core);
     this.emojis = new EmojiRepository(this.core);
+    this.exports = new ExportQueries(this.core);
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);

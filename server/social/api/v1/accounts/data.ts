@@ -1,0 +1,42 @@
+// Homeport extension: Mastodon has these as web settings (Settings → Import and export), with the same CSV files.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { SocialContext } from '../../../context.ts';
+import { DATA_KINDS, type DataKind } from '../../../domain/account-data.ts';
+import { notFound } from '../../../errors.ts';
+import { auth, currentUser } from '../../../http/auth.ts';
+import { parseParams, requestParams, zString } from '../../../http/params.ts';
+import type { Account } from '../../../store/index.ts';
+import { resolveRemote } from './accounts.ts';
+
+const importSchema = z.object({ type: z.enum(DATA_KINDS), data: zString, mode: z.enum(['merge', 'overwrite']).optional() });
+
+/** CSV exports and imports in Mastodon's formats, so an account can move between Mastodon servers and Homeport. */
+export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  app.get('/api/v1/homeport/exports/:file', { config: { auth: auth.user('read') } }, async (req, reply) => {
+    const file = (req.params as { file: string }).file;
+    const kind = file.replace(/\.csv$/, '') as DataKind;
+    if (!file.endsWith('.csv') || !DATA_KINDS.includes(kind)) throw notFound();
+    const { account } = currentUser(req);
+    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${kind}.csv"`);
+    return ctx.accountData.export(account, kind);
+  });
+
+  app.post('/api/v1/homeport/imports', { config: { auth: auth.user('write') } }, async (req) => {
+    const { account } = currentUser(req);
+    const p = parseParams(importSchema, requestParams(req));
+    const findAccount = async (address: string): Promise<Account | null> => {
+      const handle = address.trim().replace(/^@/, '');
+      const [username, domain] = handle.split('@');
+      if (!username) return null;
+      const local = !domain || domain.toLowerCase() === ctx.urls.domain.toLowerCase() || domain.toLowerCase() === ctx.urls.hostname.toLowerCase();
+      const found = local ? ctx.store.accounts.byHandle(username, null) : await resolveRemote(ctx, handle).catch(() => null);
+      return found && found.deletedAt === null && found.id !== account.id ? found : null;
+    };
+    const result = await ctx.accountData.import(account, p.type, p.data, p.mode === 'overwrite', {
+      account: findAccount,
+      status: async (uri) => (ctx.federation ? ctx.federation.resolveStatus(uri) : null),
+    });
+    return { type: p.type, imported: result.imported, failed: result.failed };
+  });
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+
+/*
+ * The CSV exports and imports Mastodon users move with: alice's follows, lists, blocks, mutes, blocked
+ * domains and bookmarks on a.test, exported and imported into a new account on c.test, come out the same.
+ */
+
+let net: TestNetwork;
+let a: TestInstance;
+let b: TestInstance;
+let c: TestInstance;
+type User = Awaited<ReturnType<TestInstance['createUser']>>;
+let alice: User;
+let bob: User;
+let newAlice: User;
+
+async function call(instance: TestInstance, user: User, method: string, path: string, body?: object): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+beforeAll(async () => {
+  net = createTestNetwork();
+  a = await net.add('a.test');
+  b = await net.add('b.test');
+  c = await net.add('c.test');
+  alice = await a.createUser('alice');
+  bob = await b.createUser('bob');
+  await a.createUser('carol');
+  await b.createUser('mallory');
+  newAlice = await c.createUser('alice');
+});
+
+afterAll(async () => {
+  await net?.close();
+});
+
+describe('CSV exports and imports', () => {
+  it('moves follows, lists, blocks, mutes, blocked domains and bookmarks to another server', async () => {
+    const bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
+    const carol = await alice.client.v1.accounts.lookup({ acct: 'carol' });
+    const malloryOnA = (await alice.client.v1.accounts.lookup({ acct: 'mallory@b.test' })).id;
+    await alice.client.v1.accounts.$select(bobOnA).follow({ reblogs: false });
+    await alice.client.v1.accounts.$select(carol.id).follow();
+    await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+    await alice.client.v1.accounts.$select(malloryOnA).block();
+    await alice.client.v1.accounts.$select(carol.id).mute({ notifications: false });
+    await alice.client.v1.domainBlocks.create({ domain: 'spam.example' });
+    const list = await alice.client.v1.lists.create({ title: 'Friends' });
+    await alice.client.v1.lists.$select(list.id).accounts.create({ accountIds: [bobOnA] });
+    await bob.client.v1.statuses.create({ status: 'worth keeping' });
+    const kept = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.content.includes('worth keeping')), 'bob’s post at a');
+    await alice.client.v1.statuses.$select(kept.id).bookmark();
+
+    const files: Record<string, string> = {};
+    for (const kind of ['following_accounts', 'lists', 'blocked_accounts', 'muted_accounts', 'blocked_domains', 'bookmarks']) {
+      const res = await call(a, alice, 'GET', `/api/v1/homeport/exports/${kind}.csv`);
+      expect(res.status).toBe(200);
+      files[kind] = res.text;
+    }
+    expect(files.following_accounts.split('\n')[0]).toBe('Account address,Show boosts,Notify on new posts,Languages');
+    expect(files.following_accounts).toContain('bob@b.test,false,false,');
+    expect(files.blocked_accounts.trim()).toBe('mallory@b.test');
+    expect(files.bookmarks.trim()).toBe(kept.uri);
+
+    for (const [kind, data] of Object.entries(files)) {
+      const res = await call(c, newAlice, 'POST', '/api/v1/homeport/imports', { type: kind, data });
+      expect(res.status, `${kind}: ${res.text}`).toBe(200);
+      expect(JSON.parse(res.text).failed, kind).toEqual([]);
+    }
+
+    const me = newAlice.client;
+    const following = await eventually(async () => {
+      const list = await me.v1.accounts.$select(newAlice.accountId).following.list();
+      return list.length === 2 ? list : null;
+    }, 'both follows at c');
+    expect(following.map((f) => f.acct).sort()).toEqual(['bob@b.test', 'carol@a.test']);
+    const bobOnC = following.find((f) => f.acct === 'bob@b.test')!.id;
+    expect((await me.v1.accounts.relationships.fetch({ id: [bobOnC] }))[0].showingReblogs).toBe(false);
+    expect((await me.v1.blocks.list()).map((x) => x.acct)).toEqual(['mallory@b.test']);
+    expect((await me.v1.mutes.list()).map((x) => x.acct)).toEqual(['carol@a.test']);
+    expect(await me.v1.domainBlocks.list()).toEqual(['spam.example']);
+    const [friends] = await me.v1.lists.list();
+    expect(friends.title).toBe('Friends');
+    expect((await me.v1.lists.$select(friends.id).accounts.list()).map((x) => x.acct)).toEqual(['bob@b.test']);
+    expect((await me.v1.bookmarks.list()).map((s) => s.uri)).toEqual([kept.uri]);
+  });
+
+  it('answers a file that is not CSV with a 422', async () => {
+    const res = await call(c, newAlice, 'POST', '/api/v1/homeport/imports', { type: 'blocked_domains', data: 'a,"unclosed' });
+    expect(res.status).toBe(422);
+    expect(JSON.parse(res.text).details.data[0].error).toBe('ERR_INVALID');
+  });
+});

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
 
 /*
  * The CSV exports and imports Mastodon users move with: alice's follows, lists, blocks, mutes, blocked
@@ -15,14 +15,7 @@ let alice: User;
 let bob: User;
 let newAlice: User;
 
-async function call(instance: TestInstance, user: User, method: string, path: string, body?: object): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${instance.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, text: await res.text() };
-}
+const call = apiCall;
 
 beforeAll(async () => {
   net = createTestNetwork();

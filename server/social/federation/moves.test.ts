@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
 
 /*
  * Moving an account between servers, as Mastodon does it: alice on a.test moves to newalice on b.test,
@@ -17,14 +17,7 @@ let newalice: User;
 let carol: User;
 let erin: User;
 
-async function call(instance: TestInstance, user: User, method: string, path: string, body?: object): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${instance.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: await res.json() };
-}
+const call = apiCall;
 
 beforeAll(async () => {
   net = createTestNetwork();

@@ -136,6 +136,23 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, a
 
 type TestUser = Awaited<ReturnType<TestInstance['createUser']>>;
 
+/** A request to an instance's API as `user`, for routes masto.js does not know (Homeport's own). */
+export async function apiCall(instance: TestInstance, user: TestUser, method: string, path: string, body?: object): Promise<{ status: number; text: string; json: any }> {
+  const res = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON (a CSV export) */
+  }
+  return { status: res.status, text, json };
+}
+
 /**
  * The usual starting point of two-server tests: a.test and b.test on a new network, alice on a and bob on b
  * following each other, with the id each has of the other.

@@ -89,6 +89,7 @@ export async function personOf(c: FedContext, deps: FedDeps, account: Account): 
     followers: c.getFollowersUri(identifier),
     following: c.getFollowingUri(identifier),
     featured: c.getFeaturedUri(identifier),
+    featuredTags: c.getFeaturedTagsUri(identifier),
     endpoints: new Endpoints({ sharedInbox: c.getInboxUri() }),
     publicKey: keys[0]?.cryptographicKey ?? null,
     assertionMethods: keys.map((k) => k.multikey),

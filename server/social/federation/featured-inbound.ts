@@ -1,4 +1,4 @@
-import { Article, Collection, Note, Question, type Add, type Remove } from '@fedify/vocab';
+import { Article, Collection, Hashtag, isActor, Note, Question, type Add, type Remove } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { accountForActorId } from './remote.ts';
@@ -33,9 +33,30 @@ async function featuredStatus(c: FedContext, account: Account, item: unknown): P
   }
 }
 
-/** Replaces what is known of a remote account's pinned posts with its `featured` collection. */
+/** Replaces what is known of a remote account's featured hashtags with its `featuredTags` collection. */
+async function syncFeaturedTags(c: FedContext, account: Account): Promise<void> {
+  const actor = account.uri ? await c.lookupObject(account.uri).catch(() => null) : null;
+  if (!isActor(actor) || !actor.featuredTagsId) return;
+  const collection = await c.lookupObject(actor.featuredTagsId).catch(() => null);
+  if (!(collection instanceof Collection)) return;
+  const store = c.data.social.store;
+  const names: string[] = [];
+  for await (const item of collection.getItems()) {
+    if (names.length >= MAX_FEATURED) break;
+    const name = item instanceof Hashtag ? item.name?.toString().replace(/^#/, '') : null;
+    if (name && /^[\p{L}\p{N}_]{1,100}$/u.test(name)) names.push(name);
+  }
+  store.transaction(() => {
+    for (const f of store.tags.featured(account.id)) store.tags.unfeature(account.id, f.tag.id);
+    for (const name of names) store.tags.feature(account.id, store.statuses.tagId(name, true)!);
+  });
+}
+
+/** Replaces what is known of a remote account's pinned posts and hashtags with its featured collections. */
 export async function syncFeatured(c: FedContext, account: Account): Promise<void> {
-  if (account.domain === null || !account.featuredUrl) return;
+  if (account.domain === null) return;
+  await syncFeaturedTags(c, account);
+  if (!account.featuredUrl) return;
   const collection = await c.lookupObject(account.featuredUrl).catch(() => null);
   if (!(collection instanceof Collection)) return;
   const items = collection.getItems();

@@ -52,4 +52,18 @@ describe('pinned posts across servers', () => {
     await eventually(async () => !(await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('first to pin')), 'the unpin at b');
     expect((await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('second to pin'))).toBe(true);
   });
+
+  it('featured hashtags reach followers’ servers and profiles looked up later', async () => {
+    await alice.client.v1.featuredTags.create({ name: 'Sailing' });
+    const featuredAt = async (user: User, id: string) => (await user.client.v1.accounts.$select(id).featuredTags.list()).map((t) => t.name);
+    await eventually(async () => (await featuredAt(bob, aliceOnB)).includes('Sailing'), 'the featured tag at b');
+    // A server that has never seen alice reads them with her profile.
+    const d = await net.add('d.test');
+    const erin = await d.createUser('erin');
+    const aliceOnD = (await erin.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' })).accounts[0].id;
+    await eventually(async () => (await featuredAt(erin, aliceOnD)).includes('Sailing'), 'the featured tag at d');
+    const [featured] = await alice.client.v1.featuredTags.list();
+    await alice.client.v1.featuredTags.$select(featured.id).remove();
+    await eventually(async () => (await featuredAt(bob, aliceOnB)).length === 0, 'the tag no longer featured at b');
+  });
 });

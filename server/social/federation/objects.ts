@@ -127,6 +127,14 @@ export function registerObjects(federation: Fed): void {
     })
     .setFirstCursor(() => '');
 
+  federation.setFeaturedTagsDispatcher('/users/{identifier}/collections/tags', async (c, identifier) => {
+    const deps = c.data;
+    const account = localAccount(deps, identifier);
+    if (!account) return null;
+    const urls = deps.social.urls;
+    return { items: deps.social.store.tags.featured(account.id).map((f) => new Hashtag({ href: new URL(urls.tagUrl(f.tag.name)), name: `#${f.tag.displayName}` })) };
+  });
+
   federation.setFeaturedDispatcher('/users/{identifier}/collections/featured', async (c, identifier) => {
     const deps = c.data;
     const account = localAccount(deps, identifier);

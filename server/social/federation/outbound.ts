@@ -228,7 +228,7 @@ export class Outbound {
     if (!account) return;
     const c = this.context();
     const actor = await personOf(c, this.deps, account);
-    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), new Update({ id: new URL(`${actor.id!.href}#updates/${account.updatedAt}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] }));
+    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), new Update({ id: new URL(`${actor.id!.href}#updates/${this.deps.social.store.core.ids.next()}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] }));
   }
 
   /** A local account moved: its profile (now pointing to the new account) and a Move go to its remote followers. */

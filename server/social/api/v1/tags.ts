@@ -59,7 +59,14 @@ export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
     if (!featured.some((f) => f.tag.id === tag.id) && featured.length >= LIMITS.accounts.max_featured_tags) {
       throw ValidationFailure.single('featured_tag', 'ERR_TOO_LONG', `you cannot feature more than ${LIMITS.accounts.max_featured_tags} hashtags`);
     }
-    return ctx.store.tags.feature(account.id, tag.id);
+    const row = ctx.store.tags.feature(account.id, tag.id);
+    // Other servers re-read the featured collections when the profile is updated.
+    ctx.events.emit('account.updated', { accountId: account.id });
+    return row;
+  };
+  const unfeature = (account: Account, tagId: string) => {
+    ctx.store.tags.unfeature(account.id, tagId);
+    ctx.events.emit('account.updated', { accountId: account.id });
   };
 
   app.post('/api/v1/tags/:name/feature', { config: { auth: auth.user('write:accounts') } }, async (req) => {
@@ -72,7 +79,7 @@ export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.post('/api/v1/tags/:name/unfeature', { config: { auth: auth.user('write:accounts') } }, async (req) => {
     const { account } = currentUser(req);
     const tag = tagOf(req, false);
-    ctx.store.tags.unfeature(account.id, tag.id);
+    unfeature(account, tag.id);
     return present([tag], account)[0];
   });
 
@@ -94,7 +101,7 @@ export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const { account } = currentUser(req);
     const featured = ctx.store.tags.featuredById(account.id, pathId(req));
     if (!featured) throw notFound();
-    ctx.store.tags.unfeature(account.id, featured.tag.id);
+    unfeature(account, featured.tag.id);
     return {};
   });
 

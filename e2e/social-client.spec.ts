@@ -230,6 +230,35 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.getByRole('button', { name: 'Delete the filter No sailors' }).click();
   await expect(page.getByRole('region', { name: 'Filters' })).toContainText('No filters');
 
+  // People: a follow request to a locked account is answered here; mutes and blocks are undone here.
+  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ locked: true }) })).status).toBe(200);
+  cli(['accounts', 'create', 'carol', '--email', 'carol@example.org', '--password-stdin', '--confirmed'], 'carol-long-password\n');
+  const carolToken = cli(['tokens', 'create', 'carol', '--scopes', 'read write follow']).trim();
+  const aliceId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()).id as string;
+  const bobId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id as string;
+  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${aliceId}/follow`, { method: 'POST', headers: { Authorization: `Bearer ${carolToken}` } })).status).toBe(200);
+  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${bobId}/mute`, { method: 'POST', headers: { Authorization: `Bearer ${aliceToken}` } })).status).toBe(200);
+  await timelines.getByRole('button', { name: 'People' }).click();
+  const requests = page.getByRole('list', { name: 'Follow requests' });
+  await expect(requests).toContainText('@carol');
+  await requests.getByRole('button', { name: 'Accept @carol' }).click();
+  await expect(page.getByRole('region', { name: 'Follow requests' })).toContainText('No one is waiting');
+  const carolFollows = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/relationships?id[]=${aliceId}`, { headers: { Authorization: `Bearer ${carolToken}` } })).json()) as { following: boolean }[];
+  expect(carolFollows[0].following).toBe(true);
+  await page.getByRole('list', { name: 'Muted' }).getByRole('button', { name: 'Unmute @bob' }).click();
+  await expect(page.getByRole('region', { name: 'Muted' })).toContainText('You mute no one');
+  await expect(page.getByRole('region', { name: 'Blocked' })).toContainText('You block no one');
+  await page.screenshot({ path: 'test-results/screenshots/social-people.png', fullPage: true });
+
+  // Notifications by type: carol's follow shows under Follows, not under Mentions.
+  await timelines.getByRole('button', { name: /^Notifications/ }).click();
+  const show = page.getByRole('group', { name: 'Show notifications' });
+  await show.getByRole('button', { name: 'Follows' }).click();
+  await expect(page.getByRole('list', { name: 'Notifications' })).toContainText('carol');
+  await show.getByRole('button', { name: 'Polls' }).click();
+  await expect(page.getByRole('list', { name: 'Notifications' }).locator('li[data-type="follow"]')).toHaveCount(0);
+  await show.getByRole('button', { name: 'All' }).click();
+
   // Search: people, hashtags and posts (full text over one's own posts, as Mastodon scopes it).
   await page.getByLabel('People, #hashtags or posts').fill('harbour');
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();

@@ -162,7 +162,8 @@ interface SocialClientState {
   toggleFavourite(status: SocialStatus): Promise<void>;
   /** Favourite, boost or bookmark (or undo it), shown at once and rolled back if the server refuses. */
   toggle(status: SocialStatus, action: StatusAction): Promise<void>;
-  loadNotifications(): Promise<void>;
+  /** The grouped notifications, of the given types only when `types` is given. */
+  loadNotifications(types?: readonly string[]): Promise<void>;
   /** Moves the notifications marker to the newest one shown (read on every device). */
   markNotificationsRead(): Promise<void>;
   refreshUnread(): Promise<void>;
@@ -380,8 +381,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     }
   },
 
-  async loadNotifications() {
-    const results = await get().request<GroupedResults>('/api/v2/notifications?limit=40');
+  async loadNotifications(types) {
+    const only = (types ?? []).map((t) => `&types[]=${encodeURIComponent(t)}`).join('');
+    const results = await get().request<GroupedResults>(`/api/v2/notifications?limit=40${only}`);
     const accounts = new Map(results.accounts.map((a) => [a.id, a]));
     const statuses = new Map(results.statuses.map((st) => [st.id, st]));
     set({

@@ -8,12 +8,13 @@ import { Thread } from './Thread.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { Filters } from './Filters.tsx';
 import { Lists } from './Lists.tsx';
+import { People } from './People.tsx';
 import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   const openThread = (id: string) => {
@@ -61,6 +62,9 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'filters'} onClick={() => setTab('filters')}>
           Filters
         </button>
+        <button type="button" aria-pressed={tab === 'people'} onClick={() => setTab('people')}>
+          People
+        </button>
       </div>
       {profile ? (
         <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
@@ -82,6 +86,8 @@ export function Client() {
         <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'filters' ? (
         <Filters />
+      ) : tab === 'people' ? (
+        <People onProfile={setProfile} />
       ) : tab === 'lists' ? (
         <Lists onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'favourites' ? (

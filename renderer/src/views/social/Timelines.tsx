@@ -15,14 +15,43 @@ const WHAT: Record<string, string> = {
   'admin.sign_up': 'signed up',
 };
 
+/** The type filters Mastodon's web client offers over notifications. */
+const FILTERS: [string, string[] | null][] = [
+  ['All', null],
+  ['Mentions', ['mention']],
+  ['Favourites', ['favourite']],
+  ['Boosts', ['reblog']],
+  ['Follows', ['follow', 'follow_request']],
+  ['Polls', ['poll']],
+  ['Edits', ['update']],
+];
+
 export function Notifications() {
   const { notifications, loadNotifications, markNotificationsRead } = useSocialClient();
+  const [filter, setFilter] = useState('All');
   useEffect(() => {
-    void loadNotifications().then(() => markNotificationsRead());
-  }, [loadNotifications, markNotificationsRead]);
-  if (notifications.length === 0) return <Empty>No notifications yet.</Empty>;
+    const types = FILTERS.find(([name]) => name === filter)?.[1] ?? null;
+    // Only the whole list moves the reading position: a filtered view has not shown everything.
+    void loadNotifications(types ?? undefined).then(() => (types ? undefined : markNotificationsRead()));
+  }, [filter, loadNotifications, markNotificationsRead]);
   return (
-    <ol className="notifications">
+    <>
+      <div className="toolbar" role="group" aria-label="Show notifications">
+        {FILTERS.map(([name]) => (
+          <button key={name} type="button" aria-pressed={filter === name} onClick={() => setFilter(name)}>
+            {name}
+          </button>
+        ))}
+      </div>
+      {notifications.length === 0 ? <Empty>{filter === 'All' ? 'No notifications yet.' : `No ${filter.toLowerCase()} yet.`}</Empty> : <NotificationList />}
+    </>
+  );
+}
+
+function NotificationList() {
+  const { notifications } = useSocialClient();
+  return (
+    <ol className="notifications" aria-label="Notifications">
       {notifications.map((n) => {
         const first = n.accounts[0];
         const who = first ? first.display_name || first.username : 'Someone';

@@ -230,6 +230,30 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.getByRole('button', { name: 'Delete the filter No sailors' }).click();
   await expect(page.getByRole('region', { name: 'Filters' })).toContainText('No filters');
 
+  // One's own posts: edited (marked edited), deleted, or deleted and redrafted (the text comes back to compose).
+  await timelines.getByRole('button', { name: 'Home' }).click();
+  const compose2 = page.getByRole('form', { name: 'Compose' });
+  await compose2.getByLabel('What’s on your mind?').fill('A typo in this pst');
+  await compose2.getByRole('button', { name: 'Post' }).click();
+  const typo = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'A typo in this pst' });
+  await typo.getByRole('button', { name: 'Edit' }).click();
+  await expect(compose2.getByRole('status')).toContainText('Editing a post');
+  await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('A typo in this pst');
+  await compose2.getByLabel('What’s on your mind?').fill('No typo in this post');
+  await compose2.getByRole('button', { name: 'Save changes' }).click();
+  const fixed = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
+  await expect(fixed).toContainText('edited');
+  await fixed.getByRole('button', { name: 'Delete…' }).click();
+  await fixed.getByRole('button', { name: 'Delete and redraft' }).click();
+  await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
+  await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('No typo in this post');
+  await compose2.getByRole('button', { name: 'Post' }).click();
+  const again = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
+  await expect(again).not.toContainText('edited');
+  await again.getByRole('button', { name: 'Delete…' }).click();
+  await again.getByRole('button', { name: 'Delete', exact: true }).click();
+  await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
+
   // People: a follow request to a locked account is answered here; mutes and blocks are undone here.
   expect((await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ locked: true }) })).status).toBe(200);
   cli(['accounts', 'create', 'carol', '--email', 'carol@example.org', '--password-stdin', '--confirmed'], 'carol-long-password\n');

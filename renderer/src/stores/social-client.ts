@@ -32,6 +32,9 @@ export interface SocialStatus {
   created_at: string;
   content: string;
   spoiler_text: string;
+  edited_at?: string | null;
+  /** Set only by this client when the post was deleted here (lists drop it). */
+  deleted?: boolean;
   visibility: string;
   account: SocialAccount;
   reblog: SocialStatus | null;
@@ -128,6 +131,14 @@ export class MastodonError extends Error {
   }
 }
 
+export interface ComposeDraft {
+  /** The id of the post being edited; null for a new post (delete and redraft). */
+  editing: string | null;
+  text: string;
+  spoilerText: string;
+  visibility: string;
+}
+
 interface SocialClientState {
   server: string;
   token: string | null;
@@ -154,7 +165,15 @@ interface SocialClientState {
   overrides: Record<string, Partial<SocialStatus>>;
   loadHome(): Promise<void>;
   showIncoming(): void;
+  /** Posts, or saves the edit when `draft.editing` names a post. */
   post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<void>;
+  /** What the compose form should hold: a post being edited, or a deleted post's text to post again. */
+  draft: ComposeDraft | null;
+  /** Loads one's post as written (its source) into the compose form to edit it. */
+  startEdit(status: SocialStatus): Promise<void>;
+  /** Deletes one's post; `redraft` puts its text back in the compose form. */
+  deleteStatus(status: SocialStatus, redraft: boolean): Promise<void>;
+  clearDraft(): void;
   /** Votes in a poll and puts its new counts in whatever list shows it. */
   vote(poll: SocialPoll, choices: number[]): Promise<SocialPoll>;
   /** Uploads a file (progress 0..1 as it goes) and resolves once the server has processed it. */
@@ -291,7 +310,34 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     set({ home: [...incoming.filter((s) => !seen.has(s.id)), ...home], incoming: [] });
   },
 
+  draft: null,
+
+  async startEdit(status) {
+    const source = await get().request<{ id: string; text: string; spoiler_text: string }>(`/api/v1/statuses/${status.id}/source`);
+    set({ draft: { editing: status.id, text: source.text, spoilerText: source.spoiler_text, visibility: status.visibility} });
+  },
+
+  async deleteStatus(status, redraft) {
+    const deleted = await get().request<SocialStatus & { text?: string }>(`/api/v1/statuses/${status.id}`, { method: 'DELETE' });
+    const gone = (list: SocialStatus[]) => list.filter((s) => s.id !== status.id && s.reblog?.id !== status.id);
+    set({ home: gone(get().home), incoming: gone(get().incoming), overrides: { ...get().overrides, [status.id]: { deleted: true } } });
+    if (redraft) set({ draft: { editing: null, text: deleted.text ?? '', spoilerText: deleted.spoiler_text ?? '', visibility: deleted.visibility ?? 'public'} });
+  },
+
+  clearDraft() {
+    set({ draft: null });
+  },
+
   async post(input) {
+    const editing = get().draft?.editing ?? null;
+    if (editing) {
+      const edited = await get().request<SocialStatus>(`/api/v1/statuses/${editing}`, { method: 'PUT', body: { status: input.status, spoiler_text: input.spoilerText ?? '' } });
+      const replace = (list: SocialStatus[]) => list.map((s) => (s.id === edited.id ? { ...s, ...edited } : s.reblog?.id === edited.id ? { ...s, reblog: { ...s.reblog, ...edited } } : s));
+      const { content, spoiler_text, edited_at } = edited;
+      set({ home: replace(get().home), overrides: { ...get().overrides, [edited.id]: { ...get().overrides[edited.id], content, spoiler_text, edited_at } }, draft: null });
+      return;
+    }
+    set({ draft: null });
     const status = await get().request<SocialStatus>('/api/v1/statuses', {
       method: 'POST',
       body: {

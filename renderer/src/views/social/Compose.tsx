@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialMedia } from '../../stores/social-client.ts';
 
@@ -15,7 +15,8 @@ interface Attachment {
 }
 
 export function Compose() {
-  const { post, maxCharacters, upload, request } = useSocialClient();
+  const { post, maxCharacters, upload, request, draft, clearDraft } = useSocialClient();
+  const editing = draft?.editing ?? null;
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [poll, setPoll] = useState<{ options: string[]; expiresIn: number } | null>(null);
   const attach = (files: FileList | null) => {
@@ -37,6 +38,21 @@ export function Compose() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const left = maxCharacters - length(text) - length(spoiler);
+  // A post to edit, or a deleted post's text (delete and redraft), fills the form.
+  useEffect(() => {
+    if (!draft) return;
+    setText(draft.text);
+    setSpoiler(draft.spoilerText);
+    setVisibility(draft.visibility);
+    setAttachments([]);
+    setPoll(null);
+    document.getElementById('compose-text')?.focus();
+  }, [draft]);
+  const cancelEdit = () => {
+    clearDraft();
+    setText('');
+    setSpoiler('');
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -57,6 +73,14 @@ export function Compose() {
   };
   return (
     <form className="compose" onSubmit={(e) => void submit(e)} aria-label="Compose">
+      {editing && (
+        <p className="muted" role="status">
+          Editing a post (people who saw it can see the earlier version).{' '}
+          <button type="button" onClick={cancelEdit}>
+            Cancel editing
+          </button>
+        </p>
+      )}
       <label>
         Content warning (optional)
         <input value={spoiler} onChange={(e) => setSpoiler(e.target.value)} />
@@ -65,6 +89,7 @@ export function Compose() {
         What’s on your mind?
         <textarea id="compose-text" value={text} onChange={(e) => setText(e.target.value)} rows={3} required={attachments.length === 0} />
       </label>
+      {!editing && (
       <label>
         Add images, video or audio
         <input
@@ -79,7 +104,8 @@ export function Compose() {
           }}
         />
       </label>
-      {attachments.length === 0 && (
+      )}
+      {attachments.length === 0 && !editing && (
         <button type="button" aria-pressed={poll !== null} onClick={() => setPoll(poll ? null : { options: ['', ''], expiresIn: 86_400 })}>
           {poll ? 'Remove the poll' : 'Add a poll'}
         </button>
@@ -122,7 +148,7 @@ export function Compose() {
       <div className="toolbar">
         <label>
           Visibility
-          <select value={visibility} onChange={(e) => setVisibility(e.target.value)}>
+          <select value={visibility} onChange={(e) => setVisibility(e.target.value)} disabled={editing !== null}>
             <option value="public">Public</option>
             <option value="unlisted">Quiet public</option>
             <option value="private">Followers</option>
@@ -133,7 +159,7 @@ export function Compose() {
           {left}
         </span>
         <button type="submit" className="primary" disabled={busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)}>
-          Post
+          {editing ? 'Save changes' : 'Post'}
         </button>
       </div>
       <FormError message={error} />

@@ -91,7 +91,7 @@ export interface Navigate {
 }
 
 export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
-  const { toggle, overrides } = useSocialClient();
+  const { toggle, overrides, me } = useSocialClient();
   const original = status.reblog ?? status;
   // What the user did to this post anywhere in the client shows here too.
   const shown = { ...original, ...overrides[original.id] };
@@ -99,6 +99,7 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   const warning = shown.filtered?.find((f) => f.filter.filter_action === 'warn');
   const [revealed, setRevealed] = useState(false);
   const [open, setOpen] = useState(false);
+  if (shown.deleted) return null;
   if (warning && !revealed) {
     return (
       <article className="status filtered" tabIndex={-1} aria-label={`Filtered post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
@@ -126,6 +127,12 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
         )}{' '}
         <span className="muted">@{shown.account.acct}</span>{' '}
         <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
+        {shown.edited_at && (
+          <span className="muted" title={`Edited ${new Date(shown.edited_at).toLocaleString()}`}>
+            {' '}
+            · edited
+          </span>
+        )}
       </header>
       {shown.spoiler_text ? (
         <p>
@@ -152,6 +159,7 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
         <button type="button" data-action="bookmark" aria-pressed={Boolean(shown.bookmarked)} onClick={() => void toggle(status, 'bookmark')}>
           {shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
         </button>
+        {me && shown.account.id === me.id && <OwnPostActions status={shown} />}
         {onOpen && (
           <button type="button" data-action="thread" onClick={() => onOpen(shown.id)}>
             Thread ({shown.replies_count} {shown.replies_count === 1 ? 'reply' : 'replies'})
@@ -159,5 +167,40 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
         )}
       </footer>
     </article>
+  );
+}
+
+/** Edit, delete, and delete and redraft (the text goes back to the compose form), for one's own posts. */
+function OwnPostActions({ status }: { status: SocialStatus }) {
+  const { startEdit, deleteStatus } = useSocialClient();
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = (work: Promise<void>) => work.catch((err: Error) => setError(err.message));
+  if (confirming)
+    return (
+      <span role="group" aria-label="Delete this post?">
+        Delete this post?{' '}
+        <button type="button" onClick={() => void run(deleteStatus(status, false))}>
+          Delete
+        </button>{' '}
+        <button type="button" onClick={() => void run(deleteStatus(status, true))}>
+          Delete and redraft
+        </button>{' '}
+        <button type="button" onClick={() => setConfirming(false)}>
+          Keep it
+        </button>
+        <FormError message={error} />
+      </span>
+    );
+  return (
+    <>
+      <button type="button" data-action="edit" onClick={() => void run(startEdit(status))}>
+        Edit
+      </button>
+      <button type="button" data-action="delete" onClick={() => setConfirming(true)}>
+        Delete…
+      </button>
+      <FormError message={error} />
+    </>
   );
 }

@@ -132,6 +132,12 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose.getByRole('button', { name: 'Post' }).click();
   const pictured = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Morning view' });
   await expect(pictured.getByRole('img', { name: 'The harbour at dawn' })).toBeVisible();
+  // The media viewer shows it large, with its description; Escape closes it.
+  await pictured.getByRole('button', { name: 'View image: The harbour at dawn' }).click();
+  const viewer = page.getByRole('dialog', { name: 'Image' });
+  await expect(viewer).toContainText('The harbour at dawn');
+  await page.keyboard.press('Escape');
+  await expect(viewer).toHaveCount(0);
 
   // A poll: made here, voted on by Bob, its results read in the local timeline.
   await compose.getByRole('button', { name: 'Add a poll' }).click();
@@ -243,6 +249,12 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose2.getByRole('button', { name: 'Save changes' }).click();
   const fixed = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
   await expect(fixed).toContainText('edited');
+  // Its history: the original and the current version.
+  await fixed.getByRole('button', { name: '· edited' }).click();
+  const history = fixed.getByRole('region', { name: 'Edit history' });
+  await expect(history).toContainText('A typo in this pst');
+  await expect(history).toContainText('(original)');
+  await fixed.getByRole('button', { name: '· edited' }).click();
   await fixed.getByRole('button', { name: 'Delete…' }).click();
   await fixed.getByRole('button', { name: 'Delete and redraft' }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
@@ -253,6 +265,12 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await again.getByRole('button', { name: 'Delete…' }).click();
   await again.getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
+
+  // A post being written survives a reload (kept in this browser until posted).
+  await compose2.getByLabel('What’s on your mind?').fill('Half-written thought');
+  await page.reload();
+  await expect(page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?')).toHaveValue('Half-written thought');
+  await page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?').fill('');
 
   // People: a follow request to a locked account is answered here; mutes and blocks are undone here.
   expect((await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ locked: true }) })).status).toBe(200);

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialMedia } from '../../stores/social-client.ts';
+import { loadDraft, saveDraft } from './saved-draft.ts';
 
 /** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
 function length(text: string): number {
@@ -15,8 +16,9 @@ interface Attachment {
 }
 
 export function Compose() {
-  const { post, maxCharacters, upload, request, draft, clearDraft } = useSocialClient();
+  const { post, maxCharacters, upload, request, draft, clearDraft, server, me } = useSocialClient();
   const editing = draft?.editing ?? null;
+  const [saved] = useState(() => loadDraft(server, me?.acct));
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [poll, setPoll] = useState<{ options: string[]; expiresIn: number } | null>(null);
   const attach = (files: FileList | null) => {
@@ -32,9 +34,13 @@ export function Compose() {
         });
     }
   };
-  const [text, setText] = useState('');
-  const [spoiler, setSpoiler] = useState('');
-  const [visibility, setVisibility] = useState('public');
+  const [text, setText] = useState(saved?.text ?? '');
+  const [spoiler, setSpoiler] = useState(saved?.spoiler ?? '');
+  const [visibility, setVisibility] = useState(saved?.visibility ?? 'public');
+  // What is being written survives a reload until it is posted (edits of existing posts are not kept).
+  useEffect(() => {
+    if (!editing) saveDraft(server, me?.acct, { text, spoiler, visibility });
+  }, [text, spoiler, visibility, editing, server, me?.acct]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const left = maxCharacters - length(text) - length(spoiler);

@@ -1,6 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
+import { useSocialClient, type SocialMedia, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
+import { useResource } from './use-resource.ts';
 
 /** A poll: choices to vote for while it is open and not voted in, then its results. */
 function PollView({ poll: initial }: { poll: SocialPoll }) {
@@ -58,9 +59,32 @@ function PollView({ poll: initial }: { poll: SocialPoll }) {
   );
 }
 
+/** An image shown large with its description; Escape or the close button ends it. */
+function MediaViewer({ media, onClose }: { media: SocialMedia; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={ref} className="media-viewer" aria-label="Image" onClose={onClose}>
+      <img src={media.url ?? media.preview_url ?? ''} alt={media.description ?? ''} />
+      <p>{media.description ? media.description : <span className="muted">No description.</span>}</p>
+      <button type="button" onClick={() => ref.current?.close()}>
+        Close
+      </button>{' '}
+      {media.url && (
+        <a href={media.url} target="_blank" rel="noreferrer">
+          Open the original
+        </a>
+      )}
+    </dialog>
+  );
+}
+
 /** A status's media; sensitive ones stay hidden until asked for. */
 function MediaList({ status }: { status: SocialStatus }) {
   const [shown, setShown] = useState(!status.sensitive);
+  const [viewing, setViewing] = useState<SocialMedia | null>(null);
   if (!shown)
     return (
       <button type="button" onClick={() => setShown(true)}>
@@ -71,15 +95,16 @@ function MediaList({ status }: { status: SocialStatus }) {
     <div className="media">
       {status.media_attachments!.map((m) =>
         m.type === 'image' || m.type === 'gifv' ? (
-          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
+          <button key={m.id} type="button" className="media-open" aria-label={`View ${m.description ? `image: ${m.description}` : 'image'}`} onClick={() => setViewing(m)}>
             <img src={m.preview_url ?? m.url ?? ''} alt={m.description ?? ''} />
-          </a>
+          </button>
         ) : (
           <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
             {m.type} {m.description ? `(${m.description})` : ''}
           </a>
         ),
       )}
+      {viewing && <MediaViewer media={viewing} onClose={() => setViewing(null)} />}
     </div>
   );
 }
@@ -99,6 +124,7 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   const warning = shown.filtered?.find((f) => f.filter.filter_action === 'warn');
   const [revealed, setRevealed] = useState(false);
   const [open, setOpen] = useState(false);
+  const [history, setHistory] = useState(false);
   if (shown.deleted) return null;
   if (warning && !revealed) {
     return (
@@ -128,12 +154,15 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
         <span className="muted">@{shown.account.acct}</span>{' '}
         <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
         {shown.edited_at && (
-          <span className="muted" title={`Edited ${new Date(shown.edited_at).toLocaleString()}`}>
+          <>
             {' '}
-            · edited
-          </span>
+            <button type="button" className="link muted" aria-expanded={history} onClick={() => setHistory(!history)} title={`Edited ${new Date(shown.edited_at).toLocaleString()}`}>
+              · edited
+            </button>
+          </>
         )}
       </header>
+      {history && <EditHistory id={shown.id} />}
       {shown.spoiler_text ? (
         <p>
           <strong>{shown.spoiler_text}</strong>{' '}
@@ -202,5 +231,27 @@ function OwnPostActions({ status }: { status: SocialStatus }) {
       </button>
       <FormError message={error} />
     </>
+  );
+}
+
+/** Every version of an edited post, newest first (Mastodon's status history). */
+function EditHistory({ id }: { id: string }) {
+  const { data: versions, error } = useResource<{ content: string; spoiler_text: string; created_at: string }[]>(`/api/v1/statuses/${id}/history`);
+  return (
+    <section className="edit-history" aria-label="Edit history">
+      <FormError message={error} />
+      {versions && (
+        <ol>
+          {[...versions].reverse().map((v, i) => (
+            <li key={v.created_at + i}>
+              <time dateTime={v.created_at}>{new Date(v.created_at).toLocaleString()}</time>
+              {i === versions.length - 1 ? ' (original)' : i === 0 ? ' (current)' : ''}
+              {v.spoiler_text && <strong> {v.spoiler_text}</strong>}
+              <div className="content" dangerouslySetInnerHTML={{ __html: v.content }} />
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
   );
 }

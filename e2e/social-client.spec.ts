@@ -266,6 +266,21 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await again.getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
 
+  // One's own profile, edited here: bio and fields as written.
+  await page.getByRole('article', { name: 'Post by Alice Harbour' }).first().getByRole('button', { name: 'Alice Harbour' }).click();
+  const ownProfile = page.getByRole('region', { name: 'Alice Harbour' });
+  await ownProfile.getByRole('button', { name: 'Edit profile' }).click();
+  const editor = page.getByRole('form', { name: 'Edit profile' });
+  await expect(editor.getByLabel('Bio')).toHaveValue('Sailing, mostly.');
+  await editor.getByLabel('Bio').fill('Sailing, mostly. And tea.');
+  await editor.getByRole('button', { name: 'Add a field' }).click();
+  await editor.getByLabel('Label 1').fill('Boat');
+  await editor.getByLabel('Content 1').fill('Ketch');
+  await editor.getByRole('button', { name: 'Save profile' }).click();
+  await expect(ownProfile).toContainText('And tea.');
+  await expect(ownProfile.getByRole('definition')).toHaveText('Ketch');
+  await ownProfile.getByRole('button', { name: 'Back' }).click();
+
   // A post being written survives a reload (kept in this browser until posted).
   await compose2.getByLabel('What’s on your mind?').fill('Half-written thought');
   await page.reload();

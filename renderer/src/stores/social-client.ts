@@ -20,6 +20,7 @@ export interface SocialAccount {
   avatar: string;
   url: string;
   note?: string;
+  fields?: { name: string; value: string; verified_at?: string | null }[];
   followers_count?: number;
   following_count?: number;
   statuses_count?: number;

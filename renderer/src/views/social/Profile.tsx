@@ -3,6 +3,7 @@ import { Empty, FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
 import { StatusItem, type Navigate } from './Status.tsx';
 import { PagedStatuses } from './Timelines.tsx';
+import { ProfileEditor } from './ProfileEditor.tsx';
 
 /** An account's page: who they are, their numbers, follow or unfollow, and their posts. */
 export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
@@ -11,6 +12,7 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
   const [posts, setPosts] = useState<SocialStatus[]>([]);
   const [following, setFollowing] = useState<boolean | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
   const load = useCallback(async () => {
     try {
       const [found, statuses, relationships] = await Promise.all([
@@ -56,6 +58,30 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
           <p className="muted">
             {account.statuses_count ?? 0} posts · {account.following_count ?? 0} following · {account.followers_count ?? 0} followers
           </p>
+          {account.fields && account.fields.length > 0 && (
+            <dl className="fields" aria-label="Profile fields">
+              {account.fields.map((f) => (
+                <div key={f.name}>
+                  <dt>{f.name}</dt>
+                  {/* Field values are HTML the server formatted (links), as the bio. */}
+                  <dd dangerouslySetInnerHTML={{ __html: f.value }} />
+                </div>
+              ))}
+            </dl>
+          )}
+          {me && me.id === account.id &&
+            (editing ? (
+              <ProfileEditor
+                onDone={() => {
+                  setEditing(false);
+                  void load();
+                }}
+              />
+            ) : (
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit profile
+              </button>
+            ))}
           {me && me.id !== account.id && following !== null && (
             <button type="button" className={following ? '' : 'primary'} onClick={() => void toggle()}>
               {following ? 'Unfollow' : 'Follow'}

@@ -321,6 +321,17 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
   await expect(page.getByRole('region', { name: 'Posts found' })).toContainText('Hello from my own harbour');
 
+  // Every view of the client, in both themes, for the README (written to test-results/screenshots/).
+  for (const theme of ['light', 'dark'] as const) {
+    await page.getByLabel('Theme').selectOption(theme);
+    for (const view of ['Home', 'Local', 'Federated', 'Notifications', 'Bookmarks', 'Favourites', 'Lists', 'Filters', 'People']) {
+      await timelines.getByRole('button', { name: view === 'Notifications' ? /^Notifications/ : view, exact: view !== 'Notifications' }).click();
+      await expect(page.getByRole('heading', { level: 2, name: view })).toBeVisible();
+      await page.screenshot({ path: `test-results/screenshots/social-${view.toLowerCase()}-${theme}.png`, fullPage: true });
+    }
+  }
+  await timelines.getByRole('button', { name: 'Home' }).click();
+
   // Light and dark: chosen in the top bar, kept across a reload.
   await page.getByLabel('Theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');

@@ -105,7 +105,7 @@ interface SearchResults {
  * server, then followed from here), hashtags (opened as their timeline) and posts.
  */
 export function FollowSearch({ onOpen, onProfile }: Navigate) {
-  const { request } = useSocialClient();
+  const { request, me } = useSocialClient();
   const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResults | null>(null);
   const [tag, setTag] = useState<string | null>(null);
@@ -149,9 +149,13 @@ export function FollowSearch({ onOpen, onProfile }: Navigate) {
           {results.accounts.map((a) => (
             <li key={a.id}>
               <span className="name">{a.display_name || a.username}</span> <span className="muted">@{a.acct}</span>{' '}
-              <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
-                {a.following ? 'Following' : 'Follow'}
-              </button>
+              {a.id === me?.id ? (
+                <span className="muted">(you)</span>
+              ) : (
+                <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
+                  {a.following ? 'Following' : 'Follow'}
+                </button>
+              )}
             </li>
           ))}
         </ul>

@@ -1,8 +1,8 @@
-import { Article, Collection, Hashtag, isActor, Note, Question, type Add, type Remove } from '@fedify/vocab';
+import { Collection, Hashtag, isActor, type Add, type Remove } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { accountForActorId } from './remote.ts';
-import { createRemoteStatus } from './statuses-inbound.ts';
+import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
 
 /** More pinned posts than Mastodon allows (5) but a bound all the same. */
 const MAX_FEATURED = 20;
@@ -14,9 +14,6 @@ const MAX_FEATURED = 20;
  * notification).
  */
 
-function isStatusObject(object: unknown): object is Note | Question | Article {
-  return object instanceof Note || object instanceof Question || object instanceof Article;
-}
 
 /** A featured item as a stored status, when it is a post by `account` (fetched if it is only a link). */
 async function featuredStatus(c: FedContext, account: Account, item: unknown): Promise<StatusRow | null> {

@@ -6,16 +6,13 @@ import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDep
 import { actorUri } from './objects.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import { onAnnounce, onBlock, onFlag, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
-import { createRemoteStatus, deleteRemoteStatus, updateRemoteStatus } from './statuses-inbound.ts';
+import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus } from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
 
 const DEFAULT_FOLLOW = { showReblogs: true, notify: false, languages: null };
 
-function isStatusObject(object: unknown): object is Note | Question | Article {
-  return object instanceof Note || object instanceof Question || object instanceof Article;
-}
 
 /** The sender as an account (fetched and stored when new); null when it cannot be resolved. */
 async function sender(c: Ctx, activity: { actorId: URL | null }): Promise<Account | null> {

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
-import { Article, Note, Question } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import { tokenize } from '../text/format.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';
 import { accountForActorId, resolveAccount, RejectedDocument } from './remote.ts';
-import { createRemoteStatus } from './statuses-inbound.ts';
+import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
 import { syncFeatured } from './featured-inbound.ts';
 
 /** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
@@ -100,7 +99,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       if (known) return store.statuses.byId(known);
       const c = context();
       const object = await c.lookupObject(uri).catch(() => null);
-      if (!(object instanceof Note || object instanceof Question || object instanceof Article) || !object.attributionId || object.id?.href !== uri) return null;
+      if (!isStatusObject(object) || !object.attributionId || object.id?.href !== uri) return null;
       const author = await accountForActorId(c, object.attributionId);
       if (!author || author.domain === null) return null;
       return createRemoteStatus(c, object, author, { quiet: true }).catch(() => null);

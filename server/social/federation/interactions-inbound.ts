@@ -1,9 +1,9 @@
 import type { InboxContext } from '@fedify/fedify';
-import { Article, Note, Question, type Announce, type Block, type EmojiReact, type Flag, type Like } from '@fedify/vocab';
+import type { Announce, Block, EmojiReact, Flag, Like } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedDeps } from './deps.ts';
 import { accountForActorId } from './remote.ts';
-import { createRemoteStatus, visibilityOf } from './statuses-inbound.ts';
+import { createRemoteStatus, isStatusObject, visibilityOf } from './statuses-inbound.ts';
 
 /*
  * Favourites, boosts and blocks from other servers: Like (and Misskey's and Pleroma's emoji reactions, taken
@@ -93,7 +93,7 @@ export async function onAnnounce(c: Ctx, announce: Announce): Promise<void> {
 /** The boosted status from its origin, stored with its author (fetched through the guarded document loader). */
 async function fetchBoosted(c: Ctx, announce: Announce): Promise<StatusRow | null> {
   const object = await announce.getObject().catch(() => null);
-  if (!(object instanceof Note || object instanceof Question || object instanceof Article) || !object.attributionId) return null;
+  if (!isStatusObject(object) || !object.attributionId) return null;
   const author = await accountForActorId(c, object.attributionId);
   if (!author || author.domain === null) return null;
   return createRemoteStatus(c, object, author);

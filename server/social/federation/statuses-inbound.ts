@@ -1,4 +1,4 @@
-import { Audio, Document, Emoji, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Article, type Object as APObject } from '@fedify/vocab';
+import { Article, Audio, Document, Emoji, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Object as APObject } from '@fedify/vocab';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
@@ -12,6 +12,11 @@ const MAX_TAGS = 64;
 
 /** Object types a remote status may be (Mastodon shows Article, Page, Event… through their summary and link). */
 export type StatusObject = Note | Question | Article | APObject;
+
+/** The object types taken as posts (Mastodon's Note and Question, Article as a titled link). */
+export function isStatusObject(object: unknown): object is Note | Question | Article {
+  return object instanceof Note || object instanceof Question || object instanceof Article;
+}
 
 /** Mastodon's limits for remote polls. */
 const MAX_POLL_OPTIONS = 20;

@@ -21,6 +21,19 @@ export async function resolveRemote(ctx: SocialContext, input: string, options: 
   }
 }
 
+/**
+ * An account by address (`user`, `user@domain`, `@user@domain`): this server's by name, another server's
+ * through federation (`refresh`: fetched again even when known). Null when there is none or it is deleted.
+ */
+export async function accountByAddress(ctx: SocialContext, address: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
+  const handle = address.trim().replace(/^@/, '');
+  const [username, domain] = handle.split('@');
+  if (!username) return null;
+  const local = !domain || [ctx.urls.domain, ctx.urls.hostname].some((d) => d.toLowerCase() === domain.toLowerCase());
+  const found = local ? ctx.store.accounts.byHandle(username, null) : await resolveRemote(ctx, handle, options);
+  return found && found.deletedAt === null ? found : null;
+}
+
 export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/accounts/:id', { config: { auth: auth.optional('read:accounts') } }, async (req) => {
     return ctx.presenter.one(ctx.relationships.visibleAccount(pathId(req)));

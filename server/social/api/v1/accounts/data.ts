@@ -7,7 +7,7 @@ import { notFound } from '../../../errors.ts';
 import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../../http/params.ts';
 import type { Account } from '../../../store/index.ts';
-import { resolveRemote } from './accounts.ts';
+import { accountByAddress } from './accounts.ts';
 
 const importSchema = z.object({ type: z.enum(DATA_KINDS), data: zString, mode: z.enum(['merge', 'overwrite']).optional() });
 
@@ -25,13 +25,10 @@ export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): voi
   app.post('/api/v1/homeport/imports', { config: { auth: auth.user('write') } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(importSchema, requestParams(req));
+    // A row naming an account that cannot be looked up fails alone (the import goes on).
     const findAccount = async (address: string): Promise<Account | null> => {
-      const handle = address.trim().replace(/^@/, '');
-      const [username, domain] = handle.split('@');
-      if (!username) return null;
-      const local = !domain || domain.toLowerCase() === ctx.urls.domain.toLowerCase() || domain.toLowerCase() === ctx.urls.hostname.toLowerCase();
-      const found = local ? ctx.store.accounts.byHandle(username, null) : await resolveRemote(ctx, handle).catch(() => null);
-      return found && found.deletedAt === null && found.id !== account.id ? found : null;
+      const found = await accountByAddress(ctx, address).catch(() => null);
+      return found && found.id !== account.id ? found : null;
     };
     const result = await ctx.accountData.import(account, p.type, p.data, p.mode === 'overwrite', {
       account: findAccount,

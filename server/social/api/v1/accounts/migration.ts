@@ -6,7 +6,7 @@ import { notFound, ValidationFailure } from '../../../errors.ts';
 import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../../http/params.ts';
 import type { Account } from '../../../store/index.ts';
-import { resolveRemote } from './accounts.ts';
+import { accountByAddress } from './accounts.ts';
 
 /**
  * Moving an account in and out. Aliases name the accounts this one may be moved from (the old account's
@@ -16,11 +16,8 @@ import { resolveRemote } from './accounts.ts';
 export function accountMigrationRoutes(app: FastifyInstance, ctx: SocialContext): void {
   /** The account a handle names; a remote one fetched afresh (its aliases decide whether a move is allowed). */
   const accountNamed = async (acct: string): Promise<Account> => {
-    const handle = acct.trim().replace(/^@/, '');
-    const [username, domain] = handle.split('@');
-    const local = !domain || domain.toLowerCase() === ctx.urls.hostname.toLowerCase() ? ctx.store.accounts.byHandle(username, null) : null;
-    const account = local ?? (await resolveRemote(ctx, handle, { refresh: true }));
-    if (!account || account.deletedAt !== null) throw ValidationFailure.single('acct', 'ERR_INVALID', 'is not an account that can be found');
+    const account = await accountByAddress(ctx, acct, { refresh: true });
+    if (!account) throw ValidationFailure.single('acct', 'ERR_INVALID', 'is not an account that can be found');
     return account;
   };
   const listed = (me: Account) => ({ aliases: me.alsoKnownAs.map((uri) => ({ uri })), moved: me.movedToAccountId ? ctx.presenter.one(ctx.store.accounts.byId(me.movedToAccountId)!) : null });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import sharp from 'sharp';
 import { OWNER, startHomeportProcess, type RunningHomeport } from './homeport.ts';
 
 /*
@@ -39,7 +40,12 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await form.getByLabel('E-mail address').fill('alice@example.org');
   await form.getByLabel('Password').fill('alice-long-password');
   await form.getByLabel('Bio').fill('Sailing, mostly.');
+  await form.getByLabel(/Profile picture/).setInputFiles({ name: 'alice.png', mimeType: 'image/png', buffer: await sharp({ create: { width: 640, height: 480, channels: 3, background: '#2a6f97' } }).png().toBuffer() });
   await form.getByRole('button', { name: 'Create profile' }).click();
+  await expect(page.getByRole('button', { name: 'Sign in to the social client' })).toBeVisible();
+  const created = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { avatar: string };
+  expect(created.avatar).not.toMatch(/missing\.png$/);
+  expect((await sharp(Buffer.from(await (await fetch(created.avatar)).arrayBuffer())).metadata()).width).toBe(400);
 
   // The client signs in through the server's own OAuth pages (PKCE), as a third-party app would.
   await page.getByRole('button', { name: 'Sign in to the social client' }).click();
@@ -276,9 +282,17 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await editor.getByRole('button', { name: 'Add a field' }).click();
   await editor.getByLabel('Label 1').fill('Boat');
   await editor.getByLabel('Content 1').fill('Ketch');
+  // A header picture with its description, previewed before saving.
+  await editor.getByLabel(/Choose a new header image/).setInputFiles({ name: 'sea.png', mimeType: 'image/png', buffer: await sharp({ create: { width: 1800, height: 700, channels: 3, background: '#e9c46a' } }).png().toBuffer() });
+  await editor.getByLabel('Header image description').fill('A calm sea at noon');
+  await expect(editor.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
   await editor.getByRole('button', { name: 'Save profile' }).click();
   await expect(ownProfile).toContainText('And tea.');
   await expect(ownProfile.getByRole('definition')).toHaveText('Ketch');
+  await expect(ownProfile.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
+  const withHeader = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { header: string; header_description: string };
+  expect(withHeader.header_description).toBe('A calm sea at noon');
+  expect((await sharp(Buffer.from(await (await fetch(withHeader.header)).arrayBuffer())).metadata()).width).toBe(1500);
   await ownProfile.getByRole('button', { name: 'Back' }).click();
 
   // A post being written survives a reload (kept in this browser until posted).

@@ -4,6 +4,9 @@ export const IpcChannel = {
   GetListeners: 'homeport:get-listeners',
   CopyText: 'homeport:copy-text',
   Notify: 'homeport:notify',
+  Authorize: 'homeport:authorize',
+  LoadSocialToken: 'homeport:load-social-token',
+  SaveSocialToken: 'homeport:save-social-token',
 } as const;
 
 /** What a desktop notification may carry (the renderer's text is cut to these lengths). */

@@ -1,8 +1,10 @@
 import path from 'node:path';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, shell, Tray, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, safeStorage, shell, Tray, type IpcMainInvokeEvent } from 'electron';
 import { startHomeport, type Homeport } from '../server/index.ts';
 import { IpcChannel, isTrustedSender, NOTIFICATION_LIMITS } from './ipc-channels.ts';
 import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
+import { showSignInWindow } from './sign-in-window.ts';
+import { SocialTokenStore } from './social-tokens.ts';
 
 // The main process only starts Homeport (the same function the CLI and the tests call) and shows it.
 let homeport: Homeport | null = null;
@@ -39,6 +41,15 @@ function registerIpc(): void {
     });
     notice.show();
   });
+  // The social client signing in to another server, and its tokens (sealed with the system's keychain).
+  handle(IpcChannel.Authorize, (_e, authorizeUrl, redirectUri) => showSignInWindow(mainWindow!, String(authorizeUrl), String(redirectUri), homeport!.httpUrl));
+  const tokens = new SocialTokenStore(path.join(app.getPath('userData'), 'social-tokens.json'), {
+    available: () => safeStorage.isEncryptionAvailable(),
+    seal: (plain) => safeStorage.encryptString(plain),
+    open: (sealed) => safeStorage.decryptString(sealed),
+  });
+  handle(IpcChannel.LoadSocialToken, (_e, server) => tokens.load(String(server)));
+  handle(IpcChannel.SaveSocialToken, (_e, server, token) => tokens.save(String(server), token === null ? null : String(token)));
 }
 
 function createWindow(url: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
+import { isExternalWebUrl, isOAuthReturn, permissionAllowed, staysInApp } from './navigation-policy.ts';
 
 const APP = 'http://127.0.0.1:3000';
 
@@ -21,5 +21,16 @@ describe('desktop window policy', () => {
     expect(permissionAllowed('clipboard-sanitized-write', `${APP}/ui`, APP)).toBe(true);
     for (const p of ['media', 'geolocation', 'midi', 'hid', 'serial', 'usb', 'openExternal', 'clipboard-read']) expect(permissionAllowed(p, `${APP}/ui`, APP), p).toBe(false);
     expect(permissionAllowed('notifications', 'https://evil.example/', APP)).toBe(false);
+  });
+
+  it('hands a sign-in window’s return to the client only when it comes back to our own redirect address', () => {
+    const redirect = `${APP}/ui/social`;
+    expect(isOAuthReturn(`${APP}/ui/social?code=abc&state=x`, redirect, APP)).toBe(true);
+    expect(isOAuthReturn(`${APP}/ui/social?error=access_denied`, redirect, APP)).toBe(true);
+    for (const url of ['https://mastodon.example/oauth/authorize?x=1', `${APP}/ui/eventlog?code=abc`, 'http://127.0.0.1:3001/ui/social?code=abc', 'not a url']) {
+      expect(isOAuthReturn(url, redirect, APP), url).toBe(false);
+    }
+    // A redirect address naming another origin is never ours to catch.
+    expect(isOAuthReturn('https://evil.example/ui/social?code=abc', 'https://evil.example/ui/social', APP)).toBe(false);
   });
 });

@@ -31,3 +31,17 @@ const ALLOWED_PERMISSIONS: ReadonlySet<string> = new Set(['notifications', 'clip
 export function permissionAllowed(permission: string, requestingUrl: string, appOrigin: string): boolean {
   return ALLOWED_PERMISSIONS.has(permission) && staysInApp(requestingUrl, appOrigin);
 }
+
+/**
+ * Whether a sign-in window's navigation is the server sending the user back to the social client (the
+ * registered redirect address on Homeport's own origin): that answer is handed to the client, not loaded.
+ */
+export function isOAuthReturn(target: string, redirectUri: string, appOrigin: string): boolean {
+  try {
+    const url = new URL(target);
+    const expected = new URL(redirectUri);
+    return url.origin === new URL(appOrigin).origin && url.origin === expected.origin && url.pathname === expected.pathname;
+  } catch {
+    return false;
+  }
+}

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startHomeport, type Homeport } from '../index.ts';
+import { UI_CONTENT_SECURITY_POLICY } from './server.ts';
 
 let hp: Homeport;
 let dataDir: string;
@@ -44,6 +45,14 @@ describe('the UI pages', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("object-src 'none'");
+    // Plain http only to this computer (another local server the social client signs in to), never elsewhere.
+    expect(csp).toContain("connect-src 'self' https: wss: http://127.0.0.1:* http://localhost:* ws://127.0.0.1:* ws://localhost:*;");
+  });
+
+  it('say the same in the page itself (Electron loads it too), less what only a header can say', async () => {
+    const html = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'renderer', 'index.html'), 'utf8');
+    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+    expect(meta).toBe(UI_CONTENT_SECURITY_POLICY.replace("; frame-ancestors 'none'", ''));
   });
 });
 

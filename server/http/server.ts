@@ -79,13 +79,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 
 const API_PREFIXES = ['/api/', '/oauth/', '/.well-known/', '/nodeinfo/'];
 
+// The social client is a general Mastodon client: it may reach any https server, and servers on this computer
+// over plain http (another local instance), never plain http elsewhere.
+const LOCAL_HTTP = 'http://127.0.0.1:* http://localhost:*';
+const LOCAL_WS = 'ws://127.0.0.1:* ws://localhost:*';
+
 export const UI_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob: https:",
-  "media-src 'self' blob: https:",
-  "connect-src 'self' https: wss:",
+  `img-src 'self' data: blob: https: ${LOCAL_HTTP}`,
+  `media-src 'self' blob: https: ${LOCAL_HTTP}`,
+  `connect-src 'self' https: wss: ${LOCAL_HTTP} ${LOCAL_WS}`,
   "font-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",

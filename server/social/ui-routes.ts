@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { requireOwner, type UiSessions } from '../http/ui-api.ts';
 import type { SocialContext } from './context.ts';
 import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';
+import { PROFILE_IMAGE_LIMIT, processProfileImage } from './media/images.ts';
 
 export type { SelfCheckReport };
 
@@ -31,7 +35,8 @@ const profileBody = {
 /** The social server's routes in the Homeport UI's API (owner only): first run and the federation self-check. */
 export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ sessions: UiSessions }> {
   return async (app, { sessions }) => {
-    const owner = { preHandler: requireOwner(sessions) };
+    // Checked on request, before any body is read.
+    const owner = { onRequest: requireOwner(sessions) };
     let running: Promise<SelfCheckReport> | null = null;
     app.post('/federation/self-check', owner, async () => {
       // One check at a time: a second click waits for the first instead of fetching everything again.
@@ -56,12 +61,49 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
         ctx.accounts.updateProfile(created.account.id, changes);
         return reply.code(201).send({ username: created.account.username });
       } catch (err) {
-        if (err instanceof ValidationFailure) {
-          const detail = Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; ');
-          return reply.code(422).send({ error: `The profile could not be created: ${detail}` });
-        }
+        if (err instanceof ValidationFailure) return reply.code(422).send({ error: `The profile could not be created: ${describe(err)}` });
         throw err;
       }
     });
+
+    // The first-run profile's picture, sent as the image file itself (the form's other fields are JSON).
+    await app.register(async (images) => {
+      images.addContentTypeParser(/^image\//, { parseAs: 'buffer', bodyLimit: PROFILE_IMAGE_LIMIT }, (_req, body, done) => done(null, body));
+      images.put('/social/setup/avatar', owner, async (req, reply) => {
+        const user = ctx.store.users.staffContact();
+        if (!user || user.role !== 'owner') return reply.code(409).send({ error: 'Create the profile first' });
+        if (!Buffer.isBuffer(req.body)) return reply.code(415).send({ error: 'Send the picture as the body, with its image/* content type' });
+        const account = ctx.store.accounts.byId(user.accountId)!;
+        const body = req.body;
+        let processed: { data: Buffer; extension: string };
+        try {
+          processed = await withTemporaryFile(body, (file) => processProfileImage('avatar', { filename: 'avatar', mimetype: String(req.headers['content-type']), path: file, size: body.length }, 400, 400));
+        } catch (err) {
+          if (err instanceof ValidationFailure) return reply.code(422).send({ error: `The picture was refused: ${describe(err)}` });
+          throw err;
+        }
+        const written = await ctx.media.write(`accounts/avatars/${account.id}`, processed.extension, processed.data);
+        ctx.accounts.updateProfile(account.id, { avatarFile: written });
+        if (account.avatarFile && account.avatarFile !== written) await ctx.media.remove(account.avatarFile);
+        return reply.code(204).send();
+      });
+    });
   };
+}
+
+/** A validation failure as one sentence ("username is taken; password is too short"). */
+function describe(err: ValidationFailure): string {
+  return Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; ');
+}
+
+/** Image processing reads files: the body goes to a private temporary one for the duration of `use`. */
+async function withTemporaryFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'homeport-upload-'));
+  try {
+    const file = path.join(dir, 'upload');
+    await fs.promises.writeFile(file, data, { mode: 0o600 });
+    return await use(file);
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
 }

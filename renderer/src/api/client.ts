@@ -30,17 +30,19 @@ export function setUnauthorizedHandler(handler: (() => void) | null): void {
   onUnauthorized = handler;
 }
 
-/** JSON request to the UI API; a server error surfaces as an ApiError carrying the server's own message. */
+/** JSON request (or a file's upload) to the UI API; a server error surfaces as an ApiError carrying the server's own message. */
 export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  // A file goes as itself, typed by its own content type; everything else as JSON.
+  const file = init.body instanceof Blob ? init.body : null;
+  if (init.body !== undefined) headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json';
   let res: Response;
   try {
     res = await fetch(`${base}${UI_API}${path}`, {
       method: init.method ?? 'GET',
       headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body: init.body === undefined ? undefined : (file ?? JSON.stringify(init.body)),
       signal: init.signal,
     });
   } catch (err) {

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { desktopBridge } from '../desktop-bridge.ts';
 import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
+import { beginSignIn, finishSignIn, loadToken, rememberedServer, saveToken, serverOrigin } from './social-auth.ts';
 
 /*
  * The social client signs in like any third-party Mastodon app (OAuth 2.0 with PKCE) and then speaks only
@@ -8,9 +9,6 @@ import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
  * is kept per server in this origin's storage.
  */
 
-const SCOPES = 'read write follow';
-const PENDING_KEY = 'homeport.social.pending';
-const tokenKey = (server: string) => `homeport.social.token.${server}`;
 
 export interface SocialAccount {
   id: string;
@@ -18,6 +16,10 @@ export interface SocialAccount {
   acct: string;
   display_name: string;
   avatar: string;
+  /** The profile's wide header image (Mastodon gives a placeholder when none was set). */
+  header?: string;
+  avatar_description?: string;
+  header_description?: string;
   url: string;
   note?: string;
   fields?: { name: string; value: string; verified_at?: string | null }[];
@@ -96,34 +98,6 @@ interface GroupedResults {
   notification_groups: { group_key: string; type: string; notifications_count: number; sample_account_ids: string[]; status_id?: string | null; latest_page_notification_at?: string; most_recent_notification_id: string }[];
 }
 
-interface Pending {
-  server: string;
-  clientId: string;
-  clientSecret: string;
-  verifier: string;
-  state: string;
-  redirectUri: string;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function randomString(bytes = 32): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-async function challengeOf(verifier: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
-}
-
-/** The page the server sends the user back to: the Social tab itself (its query carries the code). */
-function redirectUri(): string {
-  return `${location.origin}/ui/social`;
-}
-
 export class MastodonError extends Error {
   readonly status: number;
   constructor(status: number, message: string) {
@@ -141,8 +115,11 @@ export interface ComposeDraft {
 }
 
 interface SocialClientState {
+  /** The server the client speaks to (an origin): this Homeport, or any Mastodon-compatible server. */
   server: string;
   token: string | null;
+  /** Where the server streams from, as its instance document says (null: its own address). */
+  streamingUrl: string | null;
   me: SocialAccount | null;
   home: SocialStatus[];
   /** Statuses that arrived live and wait behind the "new posts" button (reading position is kept). */
@@ -159,6 +136,7 @@ interface SocialClientState {
   completeSignIn(query: URLSearchParams): Promise<boolean>;
   restore(): Promise<void>;
   signOut(): void;
+  /** A Mastodon API call: `body` goes as JSON, or as multipart when it is a FormData (files). */
   request<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   /** One page of a list and the path of the next one (from the Link header), or null at the end. */
   page<T>(path: string): Promise<{ items: T[]; next: string | null }>;
@@ -191,8 +169,9 @@ interface SocialClientState {
 }
 
 export const useSocialClient = create<SocialClientState>((set, get) => ({
-  server: location.origin,
+  server: rememberedServer(),
   token: null,
+  streamingUrl: null,
   me: null,
   home: [],
   incoming: [],
@@ -206,65 +185,35 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async signIn(server = location.origin) {
     set({ error: null });
     try {
-      const app = await fetch(`${server}/api/v1/apps`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'Homeport', redirect_uris: redirectUri(), scopes: SCOPES, website: location.origin }),
-      });
-      if (!app.ok) throw new MastodonError(app.status, `The server refused to register this app (${app.status})`);
-      const { client_id: clientId, client_secret: clientSecret } = (await app.json()) as { client_id: string; client_secret: string };
-      const pending: Pending = { server, clientId, clientSecret, verifier: randomString(48), state: randomString(16), redirectUri: redirectUri() };
-      sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
-      const query = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: pending.redirectUri,
-        scope: SCOPES,
-        state: pending.state,
-        code_challenge: await challengeOf(pending.verifier),
-        code_challenge_method: 'S256',
-      });
-      location.assign(`${server}/oauth/authorize?${query.toString()}`);
+      const returned = await beginSignIn(serverOrigin(server));
+      // The desktop app's sign-in window hands the answer back here instead of reloading the page.
+      if (returned) await get().completeSignIn(returned);
     } catch (err) {
       set({ error: (err as Error).message });
     }
   },
 
   async completeSignIn(query) {
-    const code = query.get('code');
-    const raw = sessionStorage.getItem(PENDING_KEY);
-    if (!code || !raw) return false;
-    sessionStorage.removeItem(PENDING_KEY);
-    const pending = JSON.parse(raw) as Pending;
-    if (query.get('state') !== pending.state) {
-      set({ error: 'The sign-in answer did not match the request (state); please sign in again.' });
-      return true;
+    try {
+      const signedIn = await finishSignIn(query);
+      if (!signedIn) return false;
+      set({ server: signedIn.server, token: signedIn.token });
+      await get().restore();
+    } catch (err) {
+      set({ error: (err as Error).message });
     }
-    const res = await fetch(`${pending.server}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'authorization_code', code, client_id: pending.clientId, client_secret: pending.clientSecret, redirect_uri: pending.redirectUri, code_verifier: pending.verifier, scope: SCOPES }),
-    });
-    if (!res.ok) {
-      set({ error: `The server did not grant a token (${res.status})` });
-      return true;
-    }
-    const { access_token: token } = (await res.json()) as { access_token: string };
-    localStorage.setItem(tokenKey(pending.server), token);
-    set({ server: pending.server, token });
-    await get().restore();
     return true;
   },
 
   async restore() {
     const server = get().server;
-    const token = get().token ?? localStorage.getItem(tokenKey(server));
+    const token = get().token ?? (await loadToken(server));
     if (!token) return;
     set({ token });
     try {
       const me = await get().request<SocialAccount>('/api/v1/accounts/verify_credentials');
-      const instance = await get().request<{ configuration?: { statuses?: { max_characters?: number } } }>('/api/v2/instance');
-      set({ me, maxCharacters: instance.configuration?.statuses?.max_characters ?? 500 });
+      const instance = await get().request<{ configuration?: { statuses?: { max_characters?: number }; urls?: { streaming?: string } } }>('/api/v2/instance');
+      set({ me, maxCharacters: instance.configuration?.statuses?.max_characters ?? 500, streamingUrl: instance.configuration?.urls?.streaming ?? null, error: null });
       await get().loadHome();
       await get().refreshUnread();
     } catch (err) {
@@ -274,16 +223,19 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   },
 
   signOut() {
-    localStorage.removeItem(tokenKey(get().server));
-    set({ token: null, me: null, home: [], incoming: [] });
+    void saveToken(get().server, null);
+    set({ server: location.origin, token: null, me: null, home: [], incoming: [], streamingUrl: null });
   },
 
   async request<T>(path: string, init: { method?: string; body?: unknown } = {}) {
     const headers: Record<string, string> = { accept: 'application/json' };
     const token = get().token;
     if (token) headers.authorization = `Bearer ${token}`;
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${get().server}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    // Files go as multipart (the browser sets its boundary); everything else as JSON.
+    const multipart = init.body instanceof FormData;
+    if (init.body !== undefined && !multipart) headers['content-type'] = 'application/json';
+    const payload = init.body === undefined ? undefined : multipart ? (init.body as FormData) : JSON.stringify(init.body);
+    const res = await fetch(`${get().server}${path}`, { method: init.method ?? 'GET', headers, body: payload });
     const body = (await res.json().catch(() => ({}))) as T & { error?: string };
     if (!res.ok) throw new MastodonError(res.status, body.error ?? `The server answered ${res.status}`);
     return body;
@@ -458,14 +410,16 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   },
 
   connectStream() {
-    const { server, token } = get();
+    const { server, token, streamingUrl } = get();
     if (!token) return () => {};
+    // The address the server reports (Mastodon may stream from another host), else its own.
+    const base = (streamingUrl ?? server).replace(/^http/, 'ws').replace(/\/$/, '');
     let closed = false;
     let socket: WebSocket | null = null;
     let retry: ReturnType<typeof setTimeout> | null = null;
     const open = (delay: number) => {
       // The token travels as the subprotocol, as masto.js sends it (browsers cannot set headers on a WebSocket).
-      socket = new WebSocket(`${server.replace(/^http/, 'ws')}/api/v1/streaming?stream=user`, [token]);
+      socket = new WebSocket(`${base}/api/v1/streaming?stream=user`, [token]);
       socket.onopen = () => set({ live: true });
       socket.onmessage = (e) => {
         const frame = JSON.parse(String(e.data)) as { event?: string; payload?: string };

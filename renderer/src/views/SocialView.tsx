@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { ErrorState, Loading } from '../components/ui.tsx';
 import { useSocialClient } from '../stores/social-client.ts';
@@ -38,14 +38,7 @@ export function SocialView() {
       {error && <ErrorState message={error} onRetry={load} />}
       {!error && !setup && <Loading />}
       {setup && !setup.hasAccounts && <FirstRun publicUrl={setup.publicUrl} federating={setup.federating} onCreated={load} />}
-      {setup?.hasAccounts && !token && (
-        <div className="sign-in-client">
-          <p>Sign in to your profile to read and post. Homeport’s client signs in like any Mastodon app (OAuth), so you authorize it on the server’s own page.</p>
-          <button type="button" className="primary" onClick={() => void signIn()}>
-            Sign in to the social client
-          </button>
-        </div>
-      )}
+      {setup && !token && <SignInChoice hasProfile={setup.hasAccounts} onSignIn={(server) => void signIn(server)} />}
       {clientError && !me && <ErrorState message={clientError} />}
       {token && me && <Client />}
       <details>
@@ -53,5 +46,37 @@ export function SocialView() {
         <InstanceFacts />
       </details>
     </section>
+  );
+}
+
+/**
+ * Signing the client in: to this Homeport's profile, or (a general Mastodon client) to an account on any
+ * other Mastodon-compatible server, authorized on that server's own page.
+ */
+function SignInChoice({ hasProfile, onSignIn }: { hasProfile: boolean; onSignIn: (server?: string) => void }) {
+  const [server, setServer] = useState('');
+  const other = (e: FormEvent) => {
+    e.preventDefault();
+    onSignIn(server);
+  };
+  return (
+    <div className="sign-in-client">
+      {hasProfile && (
+        <>
+          <p>Sign in to your profile to read and post. Homeport’s client signs in like any Mastodon app (OAuth), so you authorize it on the server’s own page.</p>
+          <button type="button" className="primary" onClick={() => onSignIn()}>
+            Sign in to the social client
+          </button>
+        </>
+      )}
+      <form aria-label="Sign in to another server" onSubmit={other}>
+        <p>Or use the client with an account on another server (Mastodon, GoToSocial, Akkoma…): its sign-in page opens, and the token is kept for that server only.</p>
+        <label>
+          Server address
+          <input value={server} onChange={(e) => setServer(e.target.value)} placeholder="mastodon.social" autoComplete="url" required />
+        </label>
+        <button type="submit">Sign in there</button>
+      </form>
+    </div>
   );
 }

@@ -13,7 +13,7 @@ import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
-  const { me, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
+  const { me, server, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
   const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
@@ -21,12 +21,13 @@ export function Client() {
     setProfile(null);
     setThread(id);
   };
-  useEffect(() => connectStream(), [connectStream]);
+  useEffect(() => connectStream(), [connectStream, server]);
   const { help, closeHelp } = useShortcuts();
   return (
     <div className="social-client">
       <p className="toolbar">
-        Signed in as <strong>@{me?.acct}</strong> <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
+        Signed in as <strong>@{me?.acct}</strong>
+        {server !== location.origin && <> on <strong>{new URL(server).host}</strong></>} <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
         <button type="button" onClick={signOut}>
           Sign out of the client
         </button>{' '}

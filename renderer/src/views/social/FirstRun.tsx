@@ -6,6 +6,7 @@ import { FormError } from '../../components/ui.tsx';
 export function FirstRun({ publicUrl, federating, onCreated }: { publicUrl: string; federating: boolean; onCreated: () => void }) {
   const [form, setForm] = useState({ username: '', displayName: '', email: '', password: '', note: '' });
   const [error, setError] = useState<string | null>(null);
+  const [avatar, setAvatar] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
   const field = (name: keyof typeof form) => ({ name, value: form[name], onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }) });
   const submit = async (e: FormEvent) => {
@@ -14,6 +15,16 @@ export function FirstRun({ publicUrl, federating, onCreated }: { publicUrl: stri
     setError(null);
     try {
       await api('/social/setup', { method: 'POST', body: { ...form, displayName: form.displayName || undefined, note: form.note || undefined } });
+      // The picture last: a refused one leaves the profile made, and can be chosen again in the profile editor.
+      if (avatar) {
+        try {
+          await api('/social/setup/avatar', { method: 'PUT', body: avatar });
+        } catch (err) {
+          setError(`${(err as Error).message}. Your profile was created; choose another picture later in Edit profile.`);
+          setTimeout(onCreated, 4000);
+          return;
+        }
+      }
       onCreated();
     } catch (err) {
       setError((err as Error).message);
@@ -45,6 +56,10 @@ export function FirstRun({ publicUrl, federating, onCreated }: { publicUrl: stri
       <label>
         Password
         <input {...field('password')} type="password" required minLength={8} maxLength={72} autoComplete="new-password" />
+      </label>
+      <label>
+        Profile picture <span className="muted">(optional; JPEG, PNG, GIF or WebP up to 8 MB)</span>
+        <input type="file" accept="image/jpeg,image/png,image/gif,image/webp" onChange={(e) => setAvatar(e.target.files?.[0] ?? null)} />
       </label>
       <label>
         Bio

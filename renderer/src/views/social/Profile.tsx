@@ -46,8 +46,9 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
       <FormError message={error} />
       {account && (
         <>
+          {account.header && !account.header.endsWith('/headers/original/missing.png') && <img className="profile-header-image" src={account.header} alt={account.header_description || ''} />}
           <header className="profile-head">
-            <img src={account.avatar} alt="" width={64} height={64} />
+            <img src={account.avatar} alt={account.avatar_description || ''} width={64} height={64} />
             <div>
               <h2 id="profile-title">{account.display_name || account.username}</h2>
               <p className="muted">@{account.acct}</p>

@@ -14,6 +14,7 @@ import type { PollService } from './domain/polls.ts';
 import type { RelationshipService } from './domain/relationships.ts';
 import type { AccountMoves } from './domain/moves.ts';
 import type { AccountData } from './domain/account-data.ts';
+import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
 import type { StatusService } from './domain/statuses/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
@@ -46,6 +47,8 @@ export interface SocialContext {
   moves: AccountMoves;
   /** Mastodon's CSV exports and imports (follows, lists, blocks, mutes, domain blocks, bookmarks). */
   accountData: AccountData;
+  /** Mastodon's account archive (actor, outbox, likes, bookmarks and media in a zip). */
+  accountArchive: AccountArchive;
   presenter: AccountPresenter;
   notifications: NotificationService;
   statuses: StatusService;
@@ -78,4 +81,6 @@ export interface RemoteAccounts {
   resolveStatus(uri: string): Promise<StatusRow | null>;
   /** Looks up the remote accounts a text mentions that are not known yet, so posting links and notifies them. */
   resolveMentions(text: string): Promise<void>;
+  /** The ActivityPub documents of a local account's archive, as federation serves them. */
+  archiveDocuments: ArchiveDocuments;
 }

@@ -21,6 +21,7 @@ import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
 import { AccountData } from './domain/account-data.ts';
+import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
@@ -144,6 +145,7 @@ function openCore(options: { dataDir: string; logger: Logger; domain: string; se
       relationships,
       moves: new AccountMoves(store, urls, relationships),
       accountData: new AccountData(store, urls, relationships),
+      accountArchive: new AccountArchive(store, media, options.logger.child({ component: 'archive' })),
       presenter,
       notifications,
       statuses,

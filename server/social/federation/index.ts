@@ -3,6 +3,8 @@ import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { Account, StatusRow } from '../store/index.ts';
 import { tokenize } from '../text/format.ts';
+import type { ArchiveDocuments } from '../domain/account-archive.ts';
+import { archiveDocuments } from './archive.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';
 import { accountForActorId, resolveAccount, RejectedDocument } from './remote.ts';
@@ -34,6 +36,8 @@ export interface Federation {
   resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
   resolveMentions(text: string): Promise<void>;
   resolveStatus(uri: string): Promise<StatusRow | null>;
+  /** The documents of a local account's archive (actor, activities), as served here. */
+  archiveDocuments: ArchiveDocuments;
   /** Resolves once every activity handed over so far is queued (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -113,6 +117,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       }
       await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },
+    archiveDocuments: archiveDocuments(context),
     idle: () => outbound.idle(),
     async close() {
       clearInterval(sweeper);

@@ -1,4 +1,5 @@
 import { bool, jsonOr, str, type StoreCore } from './store.ts';
+import { toStatus, type StatusRow } from './statuses.ts';
 
 /** An account as an export names it: username and domain (null: this server). */
 export interface ExportedAccount {
@@ -42,6 +43,20 @@ export class ExportQueries {
         .sql('SELECT s.id, s.uri, a.username FROM bookmarks b JOIN statuses s ON s.id = b.status_id JOIN accounts a ON a.id = s.account_id WHERE b.account_id = ? AND s.deleted_at IS NULL ORDER BY b.id')
         .all(accountId) as Record<string, unknown>[]
     ).map((r) => ({ statusId: str(r.id), uri: (r.uri as string | null) ?? null, username: String(r.username) }));
+  }
+
+  /**
+   * One page of what the account archive holds, in id order after `afterId` ('0' for the first page), so the
+   * archive streams in bounded pages however much there is: the account's statuses (reblogs too) and the
+   * statuses it liked or bookmarked (as Mastodon's archive lists them, deleted ones left out).
+   */
+  archivePage(what: 'statuses' | 'likes' | 'bookmarks', accountId: string, afterId: string, limit: number): { cursor: string; status: StatusRow }[] {
+    const sql = {
+      statuses: 'SELECT s.id AS cursor, s.* FROM statuses s WHERE s.account_id = ? AND s.deleted_at IS NULL AND s.id > ? ORDER BY s.id LIMIT ?',
+      likes: 'SELECT f.id AS cursor, s.* FROM favourites f JOIN statuses s ON s.id = f.status_id WHERE f.account_id = ? AND s.deleted_at IS NULL AND f.id > ? ORDER BY f.id LIMIT ?',
+      bookmarks: 'SELECT b.id AS cursor, s.* FROM bookmarks b JOIN statuses s ON s.id = b.status_id WHERE b.account_id = ? AND s.deleted_at IS NULL AND b.id > ? ORDER BY b.id LIMIT ?',
+    }[what];
+    return (this.core.sql(sql).all(accountId, afterId, limit) as Record<string, unknown>[]).map((r) => ({ cursor: str(r.cursor), status: toStatus(r) }));
   }
 
   /** Every (list title, member) pair of the account's lists. */

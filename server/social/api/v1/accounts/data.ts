@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { DATA_KINDS, type DataKind } from '../../../domain/account-data.ts';
-import { notFound } from '../../../errors.ts';
+import { ApiError, notFound } from '../../../errors.ts';
 import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../../http/params.ts';
 import type { Account } from '../../../store/index.ts';
@@ -11,8 +11,18 @@ import { accountByAddress } from './accounts.ts';
 
 const importSchema = z.object({ type: z.enum(DATA_KINDS), data: zString, mode: z.enum(['merge', 'overwrite']).optional() });
 
-/** CSV exports and imports in Mastodon's formats, so an account can move between Mastodon servers and Homeport. */
+/** CSV exports and imports and the account archive in Mastodon's formats, so an account can move between Mastodon servers and Homeport. */
 export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): void {
+  // Mastodon's "Request your archive", made while it downloads (Mastodon mails a link to one it made in the background).
+  app.get('/api/v1/homeport/exports/archive.zip', { config: { auth: auth.user('read') } }, async (req, reply) => {
+    const { account } = currentUser(req);
+    if (!ctx.federation) throw new ApiError(503, 'The archive holds ActivityPub documents, and federation is not running');
+    const archive = ctx.accountArchive.stream(account, ctx.federation.archiveDocuments);
+    const stamp = new Date(ctx.store.now()).toISOString().replace(/\D/g, '').slice(0, 14);
+    reply.header('content-type', 'application/zip').header('content-disposition', `attachment; filename="archive-${stamp}-${account.username}.zip"`);
+    return reply.send(archive);
+  });
+
   app.get('/api/v1/homeport/exports/:file', { config: { auth: auth.user('read') } }, async (req, reply) => {
     const file = (req.params as { file: string }).file;
     const kind = file.replace(/\.csv$/, '') as DataKind;

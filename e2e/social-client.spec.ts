@@ -108,7 +108,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await page.getByRole('article', { name: 'Post by bob' }).getByRole('button', { name: /Thread/ }).click();
   const thread = page.getByRole('region', { name: 'Thread' });
   await thread.getByLabel('Your reply').fill('Thanks Bob!');
-  await thread.getByRole('button', { name: 'Reply' }).click();
+  await thread.getByRole('form', { name: 'Reply' }).getByRole('button', { name: 'Reply' }).click();
   await expect(thread.getByRole('article', { name: 'Post by Alice Harbour' })).toContainText('Thanks Bob!');
   const mentions = (await (await fetch(`${hp.httpUrl}/api/v1/notifications?types[]=mention`, { headers: { Authorization: `Bearer ${bobToken}` } })).json()) as { status: { content: string } }[];
   expect(mentions.map((n) => n.status.content).join()).toContain('Thanks Bob!');
@@ -120,7 +120,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(profile.getByRole('article', { name: 'Post by bob' })).toContainText('Ahoy Alice!');
   await expect(profile).toContainText('1 followers');
   await profile.getByRole('button', { name: 'Unfollow' }).click();
-  await expect(profile.getByRole('button', { name: 'Follow' })).toBeVisible();
+  await expect(profile.getByRole('button', { name: 'Follow', exact: true })).toBeVisible();
   await expect(profile).toContainText('0 followers');
   await page.screenshot({ path: 'test-results/screenshots/social-profile.png', fullPage: true });
   await profile.getByRole('button', { name: 'Back' }).click();
@@ -248,6 +248,8 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose2.getByLabel('What’s on your mind?').fill('A typo in this pst');
   await compose2.getByRole('button', { name: 'Post' }).click();
   const typo = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'A typo in this pst' });
+  // Editing and deleting sit under "More", as in Mastodon's web client.
+  await typo.locator('summary', { hasText: 'More' }).click();
   await typo.getByRole('button', { name: 'Edit' }).click();
   await expect(compose2.getByRole('status')).toContainText('Editing a post');
   await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('A typo in this pst');
@@ -261,6 +263,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(history).toContainText('A typo in this pst');
   await expect(history).toContainText('(original)');
   await fixed.getByRole('button', { name: '· edited' }).click();
+  if (!(await fixed.getByRole('button', { name: 'Delete…' }).isVisible())) await fixed.locator('summary', { hasText: 'More' }).click();
   await fixed.getByRole('button', { name: 'Delete…' }).click();
   await fixed.getByRole('button', { name: 'Delete and redraft' }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
@@ -268,6 +271,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose2.getByRole('button', { name: 'Post' }).click();
   const again = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
   await expect(again).not.toContainText('edited');
+  await again.locator('summary', { hasText: 'More' }).click();
   await again.getByRole('button', { name: 'Delete…' }).click();
   await again.getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);

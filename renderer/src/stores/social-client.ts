@@ -2,101 +2,24 @@ import { create } from 'zustand';
 import { desktopBridge } from '../desktop-bridge.ts';
 import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
 import { beginSignIn, finishSignIn, loadToken, rememberedServer, saveToken, serverOrigin } from './social-auth.ts';
+import type { ComposeDraft, GroupedResults, NotificationGroupView, SocialAccount, SocialMedia, SocialPoll, SocialStatus, StatusAction } from './social-types.ts';
 
 /*
  * The social client signs in like any third-party Mastodon app (OAuth 2.0 with PKCE) and then speaks only
  * the Mastodon API and its streaming API, so it works against this Homeport or any other server. Its token
- * is kept per server in this origin's storage.
+ * is kept per server (social-auth.ts).
  */
 
+export type { ComposeDraft, NotificationGroupView, SocialAccount, SocialMedia, SocialPoll, SocialStatus, StatusAction } from './social-types.ts';
 
-export interface SocialAccount {
-  id: string;
-  username: string;
-  acct: string;
-  display_name: string;
-  avatar: string;
-  /** The profile's wide header image (Mastodon gives a placeholder when none was set). */
-  header?: string;
-  avatar_description?: string;
-  header_description?: string;
-  url: string;
-  note?: string;
-  fields?: { name: string; value: string; verified_at?: string | null }[];
-  followers_count?: number;
-  following_count?: number;
-  statuses_count?: number;
-}
-
-export interface SocialStatus {
-  id: string;
-  uri: string;
-  url: string | null;
-  created_at: string;
-  content: string;
-  spoiler_text: string;
-  edited_at?: string | null;
-  /** Set only by this client when the post was deleted here (lists drop it). */
-  deleted?: boolean;
-  visibility: string;
-  account: SocialAccount;
-  reblog: SocialStatus | null;
-  favourited?: boolean;
-  reblogged?: boolean;
-  bookmarked?: boolean;
-  /** Which of the user's filters match, with the action each asks for. */
-  filtered?: { filter: { title: string; filter_action: 'warn' | 'hide' | 'blur' }; keyword_matches: string[] | null }[];
-  favourites_count: number;
-  reblogs_count: number;
-  replies_count: number;
-  sensitive?: boolean;
-  media_attachments?: SocialMedia[];
-  poll?: SocialPoll | null;
-}
-
-export type StatusAction = 'favourite' | 'reblog' | 'bookmark';
-
-/** The flag each action sets on a status, and the counter it moves (bookmarks have none). */
-const ACTIONS: Record<StatusAction, { flag: 'favourited' | 'reblogged' | 'bookmarked'; count: 'favourites_count' | 'reblogs_count' | null }> = {
+/** The flag each action sets on a status, and the counter it moves (bookmarks, mutes and pins have none). */
+const ACTIONS: Record<StatusAction, { flag: 'favourited' | 'reblogged' | 'bookmarked' | 'muted' | 'pinned'; count: 'favourites_count' | 'reblogs_count' | null }> = {
   favourite: { flag: 'favourited', count: 'favourites_count' },
   reblog: { flag: 'reblogged', count: 'reblogs_count' },
   bookmark: { flag: 'bookmarked', count: null },
+  mute: { flag: 'muted', count: null },
+  pin: { flag: 'pinned', count: null },
 };
-
-export interface SocialPoll {
-  id: string;
-  expired: boolean;
-  expires_at: string | null;
-  multiple: boolean;
-  votes_count: number;
-  voted?: boolean;
-  own_votes?: number[];
-  options: { title: string; votes_count: number | null }[];
-}
-
-export interface SocialMedia {
-  id: string;
-  type: string;
-  url: string | null;
-  preview_url: string | null;
-  description: string | null;
-}
-
-/** One group of the grouped notifications API, with its accounts and status resolved. */
-export interface NotificationGroupView {
-  key: string;
-  type: string;
-  count: number;
-  accounts: SocialAccount[];
-  status: SocialStatus | null;
-  latest: string;
-}
-
-interface GroupedResults {
-  accounts: SocialAccount[];
-  statuses: SocialStatus[];
-  notification_groups: { group_key: string; type: string; notifications_count: number; sample_account_ids: string[]; status_id?: string | null; latest_page_notification_at?: string; most_recent_notification_id: string }[];
-}
 
 export class MastodonError extends Error {
   readonly status: number;
@@ -106,12 +29,10 @@ export class MastodonError extends Error {
   }
 }
 
-export interface ComposeDraft {
-  /** The id of the post being edited; null for a new post (delete and redraft). */
-  editing: string | null;
-  text: string;
-  spoilerText: string;
-  visibility: string;
+/** The narrower of two visibilities (a reply is never more public than the post it answers, as Mastodon does). */
+function narrower(a: string, b: string): string {
+  const order = ['public', 'unlisted', 'private', 'direct'];
+  return order[Math.max(order.indexOf(a), order.indexOf(b))] ?? 'public';
 }
 
 interface SocialClientState {
@@ -142,12 +63,28 @@ interface SocialClientState {
   page<T>(path: string): Promise<{ items: T[]; next: string | null }>;
   /** The latest flags and counters of statuses the user acted on, by status id (every list shows them). */
   overrides: Record<string, Partial<SocialStatus>>;
+  /** The path of the next (older) page of the home timeline, from its Link header; null at the end. */
+  homeOlder: string | null;
+  /** Where the user had read up to when the home timeline was loaded (the home marker), to show the line. */
+  homeReadUpTo: string | null;
   loadHome(): Promise<void>;
+  /** Appends the next older page of the home timeline (infinite scroll). */
+  loadOlderHome(): Promise<void>;
+  /** Puts the posts that arrived live on top, and moves the reading position to them. */
   showIncoming(): void;
+  /** Asks for what was posted while the stream was down (newer than the newest post known), as incoming. */
+  catchUp(): Promise<void>;
+  /** Saves the newest post shown on top of home as the reading position (the home marker). */
+  markHomeRead(): Promise<void>;
   /** Posts, or saves the edit when `draft.editing` names a post. */
-  post(input: { status: string; spoilerText?: string; visibility?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<void>;
+  /** Posts (a reply or quote when the draft says so), schedules it when `scheduledAt` is given, or saves an edit. */
+  post(input: { status: string; spoilerText?: string; visibility?: string; language?: string; scheduledAt?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<'posted' | 'scheduled' | 'edited'>;
   /** What the compose form should hold: a post being edited, or a deleted post's text to post again. */
   draft: ComposeDraft | null;
+  /** A reply to `status` in the compose form: its author and mentions named, its warning and visibility kept. */
+  startReply(status: SocialStatus): void;
+  /** A new post quoting `status` in the compose form. */
+  startQuote(status: SocialStatus): void;
   /** Loads one's post as written (its source) into the compose form to edit it. */
   startEdit(status: SocialStatus): Promise<void>;
   /** Deletes one's post; `redraft` puts its text back in the compose form. */
@@ -252,15 +189,48 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     return { items: body, next: next ? next.replace(get().server, '') : null };
   },
 
+  homeOlder: null,
+  homeReadUpTo: null,
+
   async loadHome() {
-    const home = await get().request<SocialStatus[]>('/api/v1/timelines/home?limit=40');
-    set({ home, incoming: [], error: null });
+    const [{ items: home, next }, markers] = await Promise.all([
+      get().page<SocialStatus>('/api/v1/timelines/home?limit=40'),
+      get().request<{ home?: { last_read_id: string } }>('/api/v1/markers?timeline[]=home').catch(() => ({}) as { home?: { last_read_id: string } }),
+    ]);
+    set({ home, homeOlder: next, incoming: [], error: null, homeReadUpTo: markers.home?.last_read_id ?? null });
+    await get().markHomeRead();
+  },
+
+  async loadOlderHome() {
+    const path = get().homeOlder;
+    if (!path) return;
+    const { items, next } = await get().page<SocialStatus>(path);
+    const seen = new Set(get().home.map((s) => s.id));
+    set({ home: [...get().home, ...items.filter((s) => !seen.has(s.id))], homeOlder: next });
   },
 
   showIncoming() {
     const { incoming, home } = get();
     const seen = new Set(home.map((s) => s.id));
     set({ home: [...incoming.filter((s) => !seen.has(s.id)), ...home], incoming: [] });
+    void get().markHomeRead();
+  },
+
+  async catchUp() {
+    const newest = [...get().incoming, ...get().home][0]?.id;
+    if (!newest) return;
+    const missed = await get().request<SocialStatus[]>(`/api/v1/timelines/home?min_id=${encodeURIComponent(newest)}&limit=40`);
+    const known = new Set([...get().incoming, ...get().home].map((s) => s.id));
+    // min_id pages come oldest first within the page; newest goes on top.
+    const fresh = missed.filter((s) => !known.has(s.id)).sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    if (fresh.length) set({ incoming: [...fresh, ...get().incoming] });
+  },
+
+  async markHomeRead() {
+    const top = get().home[0]?.id;
+    if (!top) return;
+    // Read on every device that keeps markers (Mastodon's web client, Phanpy, Elk…).
+    await get().request('/api/v1/markers', { method: 'POST', body: { home: { last_read_id: top } } }).catch(() => undefined);
   },
 
   draft: null,
@@ -281,28 +251,50 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     set({ draft: null });
   },
 
+  startReply(status) {
+    const target = status.reblog ?? status;
+    const me = get().me;
+    // The author first, then everyone they mentioned, never oneself (as Mastodon's web client).
+    const handles = [target.account.acct, ...(target.mentions ?? []).map((m) => m.acct)].filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);
+    set({ draft: { editing: null, text: handles.map((h) => `@${h} `).join(''), spoilerText: target.spoiler_text, visibility: narrower(target.visibility, 'public'), replyTo: target } });
+  },
+
+  startQuote(status) {
+    const target = status.reblog ?? status;
+    set({ draft: { editing: null, text: '', spoilerText: '', visibility: 'public', quoting: target } });
+  },
+
   async post(input) {
-    const editing = get().draft?.editing ?? null;
-    if (editing) {
-      const edited = await get().request<SocialStatus>(`/api/v1/statuses/${editing}`, { method: 'PUT', body: { status: input.status, spoiler_text: input.spoilerText ?? '' } });
+    const draft = get().draft;
+    if (draft?.editing) {
+      const edited = await get().request<SocialStatus>(`/api/v1/statuses/${draft.editing}`, { method: 'PUT', body: { status: input.status, spoiler_text: input.spoilerText ?? '', language: input.language } });
       const replace = (list: SocialStatus[]) => list.map((s) => (s.id === edited.id ? { ...s, ...edited } : s.reblog?.id === edited.id ? { ...s, reblog: { ...s.reblog, ...edited } } : s));
       const { content, spoiler_text, edited_at } = edited;
       set({ home: replace(get().home), overrides: { ...get().overrides, [edited.id]: { ...get().overrides[edited.id], content, spoiler_text, edited_at } }, draft: null });
-      return;
+      return 'edited';
     }
-    set({ draft: null });
-    const status = await get().request<SocialStatus>('/api/v1/statuses', {
+    const answer = await get().request<SocialStatus & { scheduled_at?: string; params?: unknown }>('/api/v1/statuses', {
       method: 'POST',
       body: {
         status: input.status,
         spoiler_text: input.spoilerText || undefined,
         visibility: input.visibility ?? 'public',
+        language: input.language || undefined,
+        scheduled_at: input.scheduledAt || undefined,
+        in_reply_to_id: draft?.replyTo?.id,
+        quoted_status_id: draft?.quoting?.id,
         media_ids: input.mediaIds?.length ? input.mediaIds : undefined,
         poll: input.poll ? { options: input.poll.options, expires_in: input.poll.expiresIn } : undefined,
       },
     });
+    set({ draft: null });
+    // A scheduled post answers with the ScheduledStatus: nothing to show until it is published.
+    if (answer.params !== undefined) return 'scheduled';
+    const status = answer as SocialStatus;
     // One's own post goes straight to the top; the stream's copy of it is then skipped.
     set({ home: [status, ...get().home.filter((s) => s.id !== status.id)], incoming: get().incoming.filter((s) => s.id !== status.id) });
+    if (draft?.replyTo) set({ overrides: { ...get().overrides, [draft.replyTo.id]: { ...get().overrides[draft.replyTo.id], replies_count: draft.replyTo.replies_count + 1 } } });
+    return 'posted';
   },
 
   upload(file, onProgress) {
@@ -417,10 +409,16 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     let closed = false;
     let socket: WebSocket | null = null;
     let retry: ReturnType<typeof setTimeout> | null = null;
+    let opened = false;
     const open = (delay: number) => {
       // The token travels as the subprotocol, as masto.js sends it (browsers cannot set headers on a WebSocket).
       socket = new WebSocket(`${base}/api/v1/streaming?stream=user`, [token]);
-      socket.onopen = () => set({ live: true });
+      socket.onopen = () => {
+        set({ live: true });
+        // After a drop, what was posted meanwhile is fetched (the stream does not replay it).
+        if (opened) void get().catchUp().catch(() => undefined);
+        opened = true;
+      };
       socket.onmessage = (e) => {
         const frame = JSON.parse(String(e.data)) as { event?: string; payload?: string };
         if (frame.event === 'update' && frame.payload) {

@@ -3,7 +3,7 @@ import { Empty, FormError } from '../../components/ui.tsx';
 import { useSocialClient } from '../../stores/social-client.ts';
 import { Compose } from './Compose.tsx';
 import { FollowSearch, Profile } from './Profile.tsx';
-import { StatusItem } from './Status.tsx';
+import { HomeList } from './HomeList.tsx';
 import { Thread } from './Thread.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { Filters } from './Filters.tsx';
@@ -79,7 +79,7 @@ export function Client() {
               {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
             </button>
           )}
-          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : home.map((s) => <StatusItem key={s.id} status={s} onOpen={openThread} onProfile={setProfile} />)}
+          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : <HomeList onOpen={openThread} onProfile={setProfile} />}
         </section>
       ) : tab === 'local' || tab === 'federated' ? (
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />

@@ -1,7 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
 import { useSocialClient, type SocialMedia } from '../../stores/social-client.ts';
+import { AutocompleteTextarea } from './compose/Autocomplete.tsx';
+import { LanguageSelect, ScheduleInput, scheduledAt } from './compose/PostOptions.tsx';
 import { loadDraft, saveDraft } from './saved-draft.ts';
+import { postingDefaults } from './client-settings.ts';
 
 /** Counts as Mastodon does for the limit (close enough for the counter: each code point is one). */
 function length(text: string): number {
@@ -36,7 +39,18 @@ export function Compose() {
   };
   const [text, setText] = useState(saved?.text ?? '');
   const [spoiler, setSpoiler] = useState(saved?.spoiler ?? '');
-  const [visibility, setVisibility] = useState(saved?.visibility ?? 'public');
+  const preferred = postingDefaults(me);
+  const [visibility, setVisibility] = useState(saved?.visibility ?? preferred.visibility);
+  const [language, setLanguage] = useState(() => preferred.language ?? (navigator.language || 'en').slice(0, 2).toLowerCase());
+  // Defaults changed in Settings apply from the next post on.
+  const [preferredSeen, setPreferredSeen] = useState(preferred);
+  if (preferredSeen.visibility !== preferred.visibility || preferredSeen.language !== preferred.language) {
+    setPreferredSeen(preferred);
+    setVisibility(preferred.visibility);
+    if (preferred.language) setLanguage(preferred.language);
+  }
+  const [schedule, setSchedule] = useState('');
+  const [notice, setNotice] = useState<string | null>(null);
   // What is being written survives a reload until it is posted (edits of existing posts are not kept).
   useEffect(() => {
     if (!editing) saveDraft(server, me?.acct, { text, spoiler, visibility });
@@ -50,6 +64,7 @@ export function Compose() {
     setText(draft.text);
     setSpoiler(draft.spoilerText);
     setVisibility(draft.visibility);
+    setSchedule('');
     setAttachments([]);
     setPoll(null);
     document.getElementById('compose-text')?.focus();
@@ -59,16 +74,24 @@ export function Compose() {
     setText('');
     setSpoiler('');
   };
+  const replyTo = draft?.replyTo ?? null;
+  const quoting = draft?.quoting ?? null;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
     setError(null);
+    setNotice(null);
+    const when = schedule ? scheduledAt(schedule) : null;
+    if (when && 'problem' in when) return setError(when.problem);
+    setBusy(true);
     try {
       // Descriptions go with the media before the post that shows them.
       for (const a of attachments) if (a.media && a.description) await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
-      await post({ status: text, spoilerText: spoiler, visibility, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])), poll: poll ?? undefined });
+      const outcome = await post({ status: text, spoilerText: spoiler, visibility, language, scheduledAt: when?.iso, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])), poll: poll ?? undefined });
+      if (outcome === 'scheduled') setNotice(`Scheduled for ${new Date(when!.iso).toLocaleString()}.`);
+      setSchedule('');
       setText('');
       setSpoiler('');
+      setVisibility(preferred.visibility);
       setAttachments([]);
       setPoll(null);
     } catch (err) {
@@ -87,13 +110,22 @@ export function Compose() {
           </button>
         </p>
       )}
+      {(replyTo || quoting) && (
+        <p className="muted" role="status">
+          {replyTo ? `Replying to @${replyTo.account.acct}` : `Quoting @${quoting!.account.acct}`}
+          {quoting?.quote_approval?.current_user === 'manual' ? ' (shown once the author approves)' : ''}{' '}
+          <button type="button" onClick={cancelEdit}>
+            {replyTo ? 'Cancel the reply' : 'Cancel the quote'}
+          </button>
+        </p>
+      )}
       <label>
         Content warning (optional)
         <input value={spoiler} onChange={(e) => setSpoiler(e.target.value)} />
       </label>
       <label>
         What’s on your mind?
-        <textarea id="compose-text" value={text} onChange={(e) => setText(e.target.value)} rows={3} required={attachments.length === 0} />
+        <AutocompleteTextarea id="compose-text" value={text} onValueChange={setText} rows={3} required={attachments.length === 0} />
       </label>
       {!editing && (
       <label>
@@ -161,13 +193,20 @@ export function Compose() {
             <option value="direct">Mentioned people only</option>
           </select>
         </label>
+        <LanguageSelect value={language} onChange={setLanguage} />
+        {!editing && <ScheduleInput value={schedule} onChange={setSchedule} />}
         <span className={left < 0 ? 'counter over' : 'counter'} aria-live="polite" aria-label="Characters left">
           {left}
         </span>
         <button type="submit" className="primary" disabled={busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)}>
-          {editing ? 'Save changes' : 'Post'}
+          {editing ? 'Save changes' : schedule ? 'Schedule' : replyTo ? 'Reply' : 'Post'}
         </button>
       </div>
+      {notice && (
+        <p className="muted" role="status">
+          {notice}
+        </p>
+      )}
       <FormError message={error} />
     </form>
   );

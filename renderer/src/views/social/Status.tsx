@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialMedia, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
+import { useSocialClient, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
+import { StatusActions } from './status/Actions.tsx';
+import { LinkCard, QuotedPost } from './status/Embeds.tsx';
+import { MediaList } from './status/Media.tsx';
 import { useResource } from './use-resource.ts';
 
 /** A poll: choices to vote for while it is open and not voted in, then its results. */
@@ -59,56 +62,6 @@ function PollView({ poll: initial }: { poll: SocialPoll }) {
   );
 }
 
-/** An image shown large with its description; Escape or the close button ends it. */
-function MediaViewer({ media, onClose }: { media: SocialMedia; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    ref.current?.showModal();
-  }, []);
-  return (
-    <dialog ref={ref} className="media-viewer" aria-label="Image" onClose={onClose}>
-      <img src={media.url ?? media.preview_url ?? ''} alt={media.description ?? ''} />
-      <p>{media.description ? media.description : <span className="muted">No description.</span>}</p>
-      <button type="button" onClick={() => ref.current?.close()}>
-        Close
-      </button>{' '}
-      {media.url && (
-        <a href={media.url} target="_blank" rel="noreferrer">
-          Open the original
-        </a>
-      )}
-    </dialog>
-  );
-}
-
-/** A status's media; sensitive ones stay hidden until asked for. */
-function MediaList({ status }: { status: SocialStatus }) {
-  const [shown, setShown] = useState(!status.sensitive);
-  const [viewing, setViewing] = useState<SocialMedia | null>(null);
-  if (!shown)
-    return (
-      <button type="button" onClick={() => setShown(true)}>
-        Show sensitive media
-      </button>
-    );
-  return (
-    <div className="media">
-      {status.media_attachments!.map((m) =>
-        m.type === 'image' || m.type === 'gifv' ? (
-          <button key={m.id} type="button" className="media-open" aria-label={`View ${m.description ? `image: ${m.description}` : 'image'}`} onClick={() => setViewing(m)}>
-            <img src={m.preview_url ?? m.url ?? ''} alt={m.description ?? ''} />
-          </button>
-        ) : (
-          <a key={m.id} href={m.url ?? undefined} target="_blank" rel="noreferrer">
-            {m.type} {m.description ? `(${m.description})` : ''}
-          </a>
-        ),
-      )}
-      {viewing && <MediaViewer media={viewing} onClose={() => setViewing(null)} />}
-    </div>
-  );
-}
-
 /** Where a status can lead: its thread, its author's profile. */
 export interface Navigate {
   onOpen?: (id: string) => void;
@@ -116,7 +69,7 @@ export interface Navigate {
 }
 
 export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
-  const { toggle, overrides, me } = useSocialClient();
+  const { overrides } = useSocialClient();
   const original = status.reblog ?? status;
   // What the user did to this post anywhere in the client shows here too.
   const shown = { ...original, ...overrides[original.id] };
@@ -175,62 +128,17 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
       {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown} />}
       {shown.poll && <PollView poll={shown.poll} />}
-      <footer className="toolbar">
-        <button type="button" data-action="favourite" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggle(status, 'favourite')}>
-          {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
-        </button>
-        {/* Private and direct posts cannot be boosted by others (Mastodon refuses them). */}
-        {(shown.visibility === 'public' || shown.visibility === 'unlisted') && (
-          <button type="button" data-action="boost" aria-pressed={Boolean(shown.reblogged)} onClick={() => void toggle(status, 'reblog')}>
-            {shown.reblogged ? 'Unboost' : 'Boost'} ({shown.reblogs_count})
+      {shown.quote && <QuotedPost quote={shown.quote} onOpen={onOpen} />}
+      {shown.card && !shown.quote && <LinkCard card={shown.card} />}
+      {shown.in_reply_to_id && onOpen && (
+        <p className="muted">
+          <button type="button" className="link muted" onClick={() => onOpen(shown.id)}>
+            In reply to {shown.in_reply_to_account_id === shown.account.id ? 'themself' : 'a post'}: show the conversation
           </button>
-        )}
-        <button type="button" data-action="bookmark" aria-pressed={Boolean(shown.bookmarked)} onClick={() => void toggle(status, 'bookmark')}>
-          {shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
-        </button>
-        {me && shown.account.id === me.id && <OwnPostActions status={shown} />}
-        {onOpen && (
-          <button type="button" data-action="thread" onClick={() => onOpen(shown.id)}>
-            Thread ({shown.replies_count} {shown.replies_count === 1 ? 'reply' : 'replies'})
-          </button>
-        )}
-      </footer>
+        </p>
+      )}
+      <StatusActions status={status} shown={shown} onOpen={onOpen} />
     </article>
-  );
-}
-
-/** Edit, delete, and delete and redraft (the text goes back to the compose form), for one's own posts. */
-function OwnPostActions({ status }: { status: SocialStatus }) {
-  const { startEdit, deleteStatus } = useSocialClient();
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = (work: Promise<void>) => work.catch((err: Error) => setError(err.message));
-  if (confirming)
-    return (
-      <span role="group" aria-label="Delete this post?">
-        Delete this post?{' '}
-        <button type="button" onClick={() => void run(deleteStatus(status, false))}>
-          Delete
-        </button>{' '}
-        <button type="button" onClick={() => void run(deleteStatus(status, true))}>
-          Delete and redraft
-        </button>{' '}
-        <button type="button" onClick={() => setConfirming(false)}>
-          Keep it
-        </button>
-        <FormError message={error} />
-      </span>
-    );
-  return (
-    <>
-      <button type="button" data-action="edit" onClick={() => void run(startEdit(status))}>
-        Edit
-      </button>
-      <button type="button" data-action="delete" onClick={() => setConfirming(true)}>
-        Delete…
-      </button>
-      <FormError message={error} />
-    </>
   );
 }
 

@@ -8,7 +8,8 @@ export const SHORTCUTS: [string, string][] = [
   ['f', 'favourite the post in focus'],
   ['b', 'boost the post in focus'],
   ['s', 'bookmark the post in focus'],
-  ['r', 'reply: open the thread of the post in focus'],
+  ['r', 'reply to the post in focus'],
+  ['o', 'open the thread of the post in focus'],
   ['n', 'write a new post'],
   ['/', 'search'],
   ['?', 'show these shortcuts'],
@@ -48,7 +49,11 @@ export function useShortcuts(): { help: boolean; closeHelp: () => void } {
         f: () => act('favourite'),
         b: () => act('boost'),
         s: () => act('bookmark'),
-        r: () => act('thread'),
+        r: () => {
+          act('reply');
+          document.getElementById('compose-text')?.focus();
+        },
+        o: () => act('thread'),
         n: () => document.getElementById('compose-text')?.focus(),
         '/': () => document.getElementById('find-people')?.focus(),
         '?': () => setHelp(true),

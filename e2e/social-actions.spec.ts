@@ -97,10 +97,20 @@ test('reading and acting on posts, and composing with completion, language and s
   const replied = (await asAlice(`/api/v1/statuses/${replyId}`)) as Status;
   expect([replied.muted, replied.pinned]).toEqual([true, true]);
 
+  // The thread: focus on the post it is about, replies nested under the post they answer.
+  await asBob('/api/v1/statuses', { method: 'POST', body: { status: '@alice Good to be back', in_reply_to_id: replyId } });
+  await away.getByRole('button', { name: 'Thread' }).click();
+  const thread = page.getByRole('region', { name: 'Thread' });
+  await expect(page.locator('article.status:focus')).toContainText('Written while Alice was away');
+  const firstLevel = thread.getByRole('list', { name: 'Replies to bob' });
+  await expect(firstLevel.getByRole('article', { name: 'Post by alice' })).toContainText('Welcome back');
+  await expect(firstLevel.getByRole('list', { name: 'Replies to alice' }).getByRole('article', { name: 'Post by bob' })).toContainText('Good to be back');
+  await thread.getByRole('button', { name: 'Back' }).click();
+
   // Share: the post's link goes to the clipboard.
   await away.getByRole('button', { name: 'Share link' }).click();
   await expect(away.getByRole('status')).toHaveText('Link copied');
-  const awayStatus = ((await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1')) as Status[])[0];
+  const awayStatus = ((await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1&exclude_replies=true')) as Status[])[0];
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(awayStatus.url);
 
   // Quote: a post quoting Bob's, shown with the quoted post inside it.
@@ -122,7 +132,8 @@ test('reading and acting on posts, and composing with completion, language and s
   await expect.poll(async () => (media = (await asBob(`/api/v1/media/${media.id}`)) as typeof media).url).not.toBeNull();
   expect(media.blurhash).toBeTruthy();
   await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'Careful, very red', media_ids: [media.id], sensitive: true } });
-  await page.getByRole('button', { name: '1 new post' }).click();
+  // (Bob's reply to Alice came in live too.)
+  await page.getByRole('button', { name: /^\d+ new posts?$/ }).click();
   const red = posts.filter({ hasText: 'Careful, very red' });
   await expect(red.getByRole('img', { name: 'Sensitive media, hidden' })).toBeVisible();
   await expect(red.getByRole('img', { name: 'A red square' })).toHaveCount(0);

@@ -35,6 +35,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // First run: the owner's profile.
   const form = page.getByRole('form', { name: 'Create your profile' });
   await expect(form).toContainText('only this computer can reach it');
+  await expect(form.getByRole('link', { name: /federation self-check/ })).toHaveAttribute('href', '/ui/server#federation-check-title');
   await form.getByLabel('Username').fill('alice');
   await form.getByLabel('Display name').fill('Alice Harbour');
   await form.getByLabel('E-mail address').fill('alice@example.org');

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { FormError } from '../../components/ui.tsx';
+import { useRouter } from '../../stores/router.ts';
 
 /** No social account yet: the owner's profile, made here instead of with the CLI. */
 export function FirstRun({ publicUrl, federating, onCreated }: { publicUrl: string; federating: boolean; onCreated: () => void }) {
@@ -37,9 +38,16 @@ export function FirstRun({ publicUrl, federating, onCreated }: { publicUrl: stri
       <h2 id="first-run-title">Create your profile</h2>
       <p>
         This is your own fediverse home. Your profile will be <code>@{form.username || 'you'}@{new URL(publicUrl).host}</code>.{' '}
-        {federating
-          ? 'Other servers can find you at this address.'
-          : 'For now only this computer can reach it: to federate with other servers, start Homeport with a public https address (--public-url) and check it in the Server view.'}
+        {federating ? 'Other servers can find you at this address; ' : 'For now only this computer can reach it: to federate with other servers, start Homeport with a public https address (--public-url), then '}
+        <a
+          href="/ui/server#federation-check-title"
+          onClick={(e) => {
+            e.preventDefault();
+            useRouter.getState().navigate('/ui/server');
+          }}
+        >
+          {federating ? 'check that they can (the federation self-check).' : 'check it with the federation self-check.'}
+        </a>
       </p>
       <label>
         Username

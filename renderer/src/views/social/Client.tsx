@@ -10,21 +10,32 @@ import { Filters } from './Filters.tsx';
 import { Lists } from './Lists.tsx';
 import { People } from './People.tsx';
 import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
+import { FollowedHashtags, HashtagTimeline } from './Hashtags.tsx';
+import { Settings } from './Settings.tsx';
+import { useContentLinks } from './content-links.ts';
 
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, server, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people'>('home');
+  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people' | 'hashtags' | 'settings'>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
+  // A hashtag's timeline shows over a profile, which shows over a thread: Back returns to the one below.
+  const [tag, setTag] = useState<string | null>(null);
   const openThread = (id: string) => {
+    setTag(null);
     setProfile(null);
     setThread(id);
   };
+  const openProfile = (id: string) => {
+    setTag(null);
+    setProfile(id);
+  };
+  const followContentLink = useContentLinks(setTag, openProfile);
   useEffect(() => connectStream(), [connectStream, server]);
   const { help, closeHelp } = useShortcuts();
   return (
-    <div className="social-client">
+    <div className="social-client" onClick={followContentLink}>
       <p className="toolbar">
         Signed in as <strong>@{me?.acct}</strong>
         {server !== location.origin && <> on <strong>{new URL(server).host}</strong></>} <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
@@ -66,9 +77,17 @@ export function Client() {
         <button type="button" aria-pressed={tab === 'people'} onClick={() => setTab('people')}>
           People
         </button>
+        <button type="button" aria-pressed={tab === 'hashtags'} onClick={() => setTab('hashtags')}>
+          Hashtags
+        </button>
+        <button type="button" aria-pressed={tab === 'settings'} onClick={() => setTab('settings')}>
+          Settings
+        </button>
       </div>
-      {profile ? (
-        <Profile id={profile} onClose={() => setProfile(null)} onOpen={openThread} />
+      {tag ? (
+        <HashtagTimeline key={tag} tag={tag} onClose={() => setTag(null)} onOpen={openThread} onProfile={openProfile} />
+      ) : profile ? (
+        <Profile key={profile} id={profile} onClose={() => setProfile(null)} onOpen={openThread} onProfile={openProfile} onTag={setTag} />
       ) : thread ? (
         <Thread id={thread} onClose={() => setThread(null)} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'home' ? (
@@ -85,6 +104,10 @@ export function Client() {
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'bookmarks' ? (
         <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
+      ) : tab === 'hashtags' ? (
+        <FollowedHashtags onTag={setTag} />
+      ) : tab === 'settings' ? (
+        <Settings />
       ) : tab === 'filters' ? (
         <Filters />
       ) : tab === 'people' ? (
@@ -99,7 +122,7 @@ export function Client() {
           <Notifications />
         </section>
       )}
-      <FollowSearch onOpen={openThread} onProfile={setProfile} />
+      <FollowSearch onOpen={openThread} onProfile={openProfile} onTag={setTag} />
     </div>
   );
 }

@@ -1,28 +1,24 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { Empty, FormError } from '../../components/ui.tsx';
+import { Empty, FormError, Loading } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
 import { StatusItem, type Navigate } from './Status.tsx';
-import { PagedStatuses } from './Timelines.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
+import { FeaturedTags } from './profile/FeaturedTags.tsx';
+import { ProfileSections } from './profile/ProfileSections.tsx';
+import { PrivateNote, RelationshipActions, type Relationship } from './profile/Relationship.tsx';
 
-/** An account's page: who they are, their numbers, follow or unfollow, and their posts. */
-export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen: (id: string) => void }) {
+/** An account's page: who they are, their numbers, what one has to do with them, and their posts and people. */
+export function Profile({ id, onClose, onOpen, onProfile, onTag }: { id: string; onClose: () => void; onOpen: (id: string) => void; onProfile: (id: string) => void; onTag: (name: string) => void }) {
   const { request, me } = useSocialClient();
   const [account, setAccount] = useState<SocialAccount | null>(null);
-  const [posts, setPosts] = useState<SocialStatus[]>([]);
-  const [following, setFollowing] = useState<boolean | null>(null);
+  const [relationship, setRelationship] = useState<Relationship | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const load = useCallback(async () => {
     try {
-      const [found, statuses, relationships] = await Promise.all([
-        request<SocialAccount>(`/api/v1/accounts/${id}`),
-        request<SocialStatus[]>(`/api/v1/accounts/${id}/statuses?limit=20`),
-        request<{ following: boolean; requested: boolean }[]>(`/api/v1/accounts/relationships?id[]=${id}`),
-      ]);
+      const [found, relationships] = await Promise.all([request<SocialAccount>(`/api/v1/accounts/${id}`), request<Relationship[]>(`/api/v1/accounts/relationships?id[]=${id}`)]);
       setAccount(found);
-      setPosts(statuses);
-      setFollowing(relationships[0] ? relationships[0].following || relationships[0].requested : false);
+      setRelationship(relationships[0] ?? null);
     } catch (err) {
       setError((err as Error).message);
     }
@@ -30,20 +26,19 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
   useEffect(() => {
     void load();
   }, [load]);
-  const toggle = async () => {
-    try {
-      await request(`/api/v1/accounts/${id}/${following ? 'unfollow' : 'follow'}`, { method: 'POST' });
-      await load();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+  const changed = (r: Relationship) => {
+    setRelationship(r);
+    // Following, and blocking (which ends following), move the numbers.
+    void load();
   };
+  const own = me?.id === account?.id;
   return (
     <section aria-labelledby="profile-title" className="profile">
       <button type="button" onClick={onClose}>
         Back
       </button>
       <FormError message={error} />
+      {!account && !error && <Loading />}
       {account && (
         <>
           {account.header && !account.header.endsWith('/headers/original/missing.png') && <img className="profile-header-image" src={account.header} alt={account.header_description || ''} />}
@@ -70,7 +65,8 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
               ))}
             </dl>
           )}
-          {me && me.id === account.id &&
+          <FeaturedTags accountId={account.id} onTag={onTag} />
+          {own &&
             (editing ? (
               <ProfileEditor
                 onDone={() => {
@@ -83,12 +79,13 @@ export function Profile({ id, onClose, onOpen }: { id: string; onClose: () => vo
                 Edit profile
               </button>
             ))}
-          {me && me.id !== account.id && following !== null && (
-            <button type="button" className={following ? '' : 'primary'} onClick={() => void toggle()}>
-              {following ? 'Unfollow' : 'Follow'}
-            </button>
+          {!own && relationship && (
+            <>
+              <RelationshipActions account={account} relationship={relationship} onChange={changed} />
+              <PrivateNote account={account} relationship={relationship} onChange={setRelationship} />
+            </>
           )}
-          {posts.length === 0 ? <Empty>No posts yet.</Empty> : posts.map((p) => <StatusItem key={p.id} status={p} onOpen={onOpen} />)}
+          <ProfileSections key={account.id} account={account} onOpen={onOpen} onProfile={onProfile} />
         </>
       )}
     </section>
@@ -105,16 +102,14 @@ interface SearchResults {
  * Search as Mastodon's v2 search answers it: people (remote handles and profile links looked up on their
  * server, then followed from here), hashtags (opened as their timeline) and posts.
  */
-export function FollowSearch({ onOpen, onProfile }: Navigate) {
+export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (name: string) => void }) {
   const { request, me } = useSocialClient();
   const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResults | null>(null);
-  const [tag, setTag] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const search = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
-    setTag(null);
     try {
       const found = await request<SearchResults>(`/api/v2/search?resolve=true&limit=10&q=${encodeURIComponent(q)}`);
       const ids = found.accounts.map((a) => `id[]=${a.id}`).join('&');
@@ -149,7 +144,14 @@ export function FollowSearch({ onOpen, onProfile }: Navigate) {
         <ul className="accounts" aria-label="People">
           {results.accounts.map((a) => (
             <li key={a.id}>
-              <span className="name">{a.display_name || a.username}</span> <span className="muted">@{a.acct}</span>{' '}
+              {onProfile ? (
+                <button type="button" className="link name" onClick={() => onProfile(a.id)}>
+                  {a.display_name || a.username}
+                </button>
+              ) : (
+                <span className="name">{a.display_name || a.username}</span>
+              )}{' '}
+              <span className="muted">@{a.acct}</span>{' '}
               {a.id === me?.id ? (
                 <span className="muted">(you)</span>
               ) : (
@@ -165,7 +167,7 @@ export function FollowSearch({ onOpen, onProfile }: Navigate) {
         <ul className="accounts" aria-label="Hashtags">
           {results.hashtags.map((h) => (
             <li key={h.name}>
-              <button type="button" className="link" onClick={() => setTag(h.name)} aria-pressed={tag === h.name}>
+              <button type="button" className="link" onClick={() => onTag(h.name)}>
                 #{h.name}
               </button>{' '}
               <span className="muted">{(h.history ?? []).reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>
@@ -173,17 +175,12 @@ export function FollowSearch({ onOpen, onProfile }: Navigate) {
           ))}
         </ul>
       )}
-      {tag ? (
-        <PagedStatuses key={tag} title={`#${tag}`} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
-      ) : (
-        results &&
-        results.statuses.length > 0 && (
-          <section aria-label="Posts found">
-            {results.statuses.map((s) => (
-              <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
-            ))}
-          </section>
-        )
+      {results && results.statuses.length > 0 && (
+        <section aria-label="Posts found">
+          {results.statuses.map((s) => (
+            <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
+          ))}
+        </section>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { StatusActions } from './status/Actions.tsx';
 import { LinkCard, QuotedPost } from './status/Embeds.tsx';
 import { MediaList } from './status/Media.tsx';
 import { useResource } from './use-resource.ts';
+import { useReadingChoices } from './client-settings.ts';
 
 /** A poll: choices to vote for while it is open and not voted in, then its results. */
 function PollView({ poll: initial }: { poll: SocialPoll }) {
@@ -76,7 +77,9 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   // A filter that warns keeps the post behind its name until asked (the server leaves out those that hide).
   const warning = shown.filtered?.find((f) => f.filter.filter_action === 'warn');
   const [revealed, setRevealed] = useState(false);
-  const [open, setOpen] = useState(false);
+  // The client's reading choices (Settings) decide how content warnings and sensitive media first show.
+  const reading = useReadingChoices();
+  const [open, setOpen] = useState(reading.expandWarnings);
   const [history, setHistory] = useState(false);
   if (shown.deleted) return null;
   if (warning && !revealed) {
@@ -126,7 +129,7 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
       ) : null}
       {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
-      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown} />}
+      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown} showSensitive={reading.showSensitive && !shown.filtered?.some((f) => f.filter.filter_action === 'blur')} />}
       {shown.poll && <PollView poll={shown.poll} />}
       {shown.quote && <QuotedPost quote={shown.quote} onOpen={onOpen} />}
       {shown.card && !shown.quote && <LinkCard card={shown.card} />}

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Empty, FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialStatus } from '../../stores/social-client.ts';
-import { StatusItem, type Navigate } from './Status.tsx';
+import { useEffect, useState } from 'react';
+import { Empty } from '../../components/ui.tsx';
+import { useSocialClient } from '../../stores/social-client.ts';
+import type { Navigate } from './Status.tsx';
+import { StatusPages } from './paged-list.tsx';
 
 const WHAT: Record<string, string> = {
   favourite: 'favourited your post',
@@ -70,42 +71,9 @@ function NotificationList() {
   );
 }
 
-/** A list of posts read page by page, following the server's Link header (timelines, bookmarks, favourites). */
+/** A list of posts read page by page, following the server's Link header (timelines, bookmarks, favourites), under its heading. */
 export function PagedStatuses({ title, path, empty, onOpen, onProfile }: { title: string; path: string; empty: string } & Navigate) {
-  const { page } = useSocialClient();
-  const [posts, setPosts] = useState<SocialStatus[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(
-    async (from: string) => {
-      try {
-        const result = await page<SocialStatus>(from);
-        setPosts((list) => (from === path ? result.items : [...list, ...result.items]));
-        setNext(result.items.length ? result.next : null);
-        setLoaded(true);
-      } catch (err) {
-        setError((err as Error).message);
-      }
-    },
-    [page, path],
-  );
-  useEffect(() => {
-    void load(path);
-  }, [load, path]);
-  const id = `${title.toLowerCase().replace(/\W+/g, '-')}-title`;
-  return (
-    <section aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
-      <FormError message={error} />
-      {loaded && posts.length === 0 ? <Empty>{empty}</Empty> : posts.map((s) => <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />)}
-      {next && (
-        <button type="button" onClick={() => void load(next)}>
-          Load older posts
-        </button>
-      )}
-    </section>
-  );
+  return <StatusPages heading label={title} path={path} empty={empty} onOpen={onOpen} onProfile={onProfile} />;
 }
 
 /** The public timelines: this server's posts (local) or every post it knows (federated). */

@@ -1,9 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { FormError } from '../../components/ui.tsx';
-import { useSocialClient } from '../../stores/social-client.ts';
+import { useSocialClient, type MastodonError } from '../../stores/social-client.ts';
 import { PagedListState, StatusPages, usePagedList } from './paged-list.tsx';
 import type { Navigate } from './Status.tsx';
-import { useResource } from './use-resource.ts';
 
 interface Tag {
   name: string;
@@ -15,8 +14,28 @@ const tagPath = (name: string) => `/api/v1/tags/${encodeURIComponent(name)}`;
 
 /** A hashtag's timeline, with following the hashtag (its posts then come to the home timeline). */
 export function HashtagTimeline({ tag, onClose, onOpen, onProfile }: { tag: string; onClose: () => void } & Navigate) {
-  const { data: info, error, act, request } = useResource<Tag>(tagPath(tag));
+  const { request } = useSocialClient();
+  const [info, setInfo] = useState<Tag | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    request<Tag>(tagPath(tag))
+      .then(setInfo)
+      // A hashtag no post has used yet is unknown to the server; following it makes it known.
+      .catch((err: MastodonError) => (err.status === 404 ? setInfo({ name: tag, following: false }) : setError(err.message)));
+  }, [request, tag]);
   const following = info?.following === true;
+  const toggle = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setInfo(await request<Tag>(`${tagPath(tag)}/${following ? 'unfollow' : 'follow'}`, { method: 'POST' }));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
     <section aria-labelledby="hashtag-title">
       <button type="button" onClick={onClose}>
@@ -24,13 +43,12 @@ export function HashtagTimeline({ tag, onClose, onOpen, onProfile }: { tag: stri
       </button>
       <h2 id="hashtag-title">#{info?.name ?? tag}</h2>
       <p className="toolbar">
-        {info && <span className="muted">{(info.history ?? []).reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>}
-        <button type="button" className={following ? '' : 'primary'} disabled={!info} onClick={() => void act(() => request(`${tagPath(tag)}/${following ? 'unfollow' : 'follow'}`, { method: 'POST' }))}>
+        {info?.history && <span className="muted">{info.history.reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>}
+        <button type="button" className={following ? '' : 'primary'} disabled={!info || busy} onClick={() => void toggle()}>
           {following ? `Unfollow #${tag}` : `Follow #${tag}`}
         </button>
       </p>
-      {/* A hashtag no post has used yet is unknown to the server: its (empty) timeline still shows. */}
-      {error && !/not found/i.test(error) && <FormError message={error} />}
+      <FormError message={error} />
       <StatusPages key={tag} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} label={`Posts tagged #${tag}`} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
     </section>
   );

@@ -245,7 +245,8 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await expect(stormy.getByRole('img', { name: 'A storm over the bay' })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('homeport.social.reading'))).toBe('{"expandWarnings":true,"showSensitive":true}');
 
-  // The new views in both themes.
+  // The new views in both themes (a followed hashtag for the Hashtags tab to list).
+  await alice.api('/api/v1/tags/sailing/follow', { method: 'POST' });
   await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
   for (const theme of ['light', 'dark'] as const) {
@@ -253,6 +254,7 @@ test('profiles, hashtags and settings', async ({ page }) => {
     await timelines.getByRole('button', { name: 'Settings' }).click();
     await page.screenshot({ path: `test-results/screenshots/social-settings-${theme}.png`, fullPage: true });
     await timelines.getByRole('button', { name: 'Hashtags' }).click();
+    await expect(followed).toContainText('#sailing');
     await page.screenshot({ path: `test-results/screenshots/social-hashtags-${theme}.png`, fullPage: true });
     await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
     await expect(profile.getByRole('region', { name: 'Pinned posts' })).toBeVisible();

@@ -50,6 +50,22 @@ describe('admin accounts', () => {
     expect((await call(admin.token, 'GET', '/api/v2/admin/accounts?status=pending')).body).toEqual([]);
   });
 
+  it('takes a suspended account’s posts out of every timeline, and brings them back when unsuspended', async () => {
+    const author = await server.createUser('soonsuspended');
+    const reader = await server.createUser('reader');
+    expect((await call(reader.token, 'POST', `/api/v1/accounts/${author.accountId}/follow`)).status).toBe(200);
+    const posted = (await call(author.token, 'POST', '/api/v1/statuses', { status: 'Still here #suspensioncheck' })).body as { id: string };
+    const seen = async () => {
+      const lists = await Promise.all(['/api/v1/timelines/home', '/api/v1/timelines/public?local=true', '/api/v1/timelines/tag/suspensioncheck'].map((path) => call(reader.token, 'GET', path)));
+      return lists.map((r) => (r.body as { id: string }[]).some((s) => s.id === posted.id));
+    };
+    expect(await seen()).toEqual([true, true, true]);
+    expect((await call(moderator.token, 'POST', `/api/v1/admin/accounts/${author.accountId}/action`, { type: 'suspend' })).status).toBe(200);
+    expect(await seen()).toEqual([false, false, false]);
+    expect((await call(moderator.token, 'POST', `/api/v1/admin/accounts/${author.accountId}/unsuspend`)).status).toBe(200);
+    expect(await seen()).toEqual([true, true, true]);
+  });
+
   it('silences, marks sensitive, disables and suspends, each undone, and deletes only suspended accounts', async () => {
     const target = await server.createUser('target');
     const act = (type: string) => call(moderator.token, 'POST', `/api/v1/admin/accounts/${target.accountId}/action`, { type });

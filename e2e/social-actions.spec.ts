@@ -161,4 +161,25 @@ test('reading and acting on posts, and composing with completion, language and s
   await compose.getByRole('button', { name: 'Post' }).click();
   await expect(posts.filter({ hasText: 'Bis bald' })).toBeVisible();
   expect(((await asAlice('/api/v1/timelines/home?limit=1')) as Status[])[0].language).toBe('de');
+
+  // The local timeline is live too: new posts wait behind the button, deleted ones leave.
+  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
+  const localList = page.getByRole('region', { name: 'Local' });
+  await expect(localList.getByRole('article').first()).toBeVisible();
+  await expect(localList.getByText('live', { exact: true })).toBeVisible();
+  const tide = (await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'High water at noon #tidewatch' } })) as Status;
+  await localList.getByRole('button', { name: '1 new post' }).click();
+  const tidePost = localList.getByRole('article').filter({ hasText: 'High water at noon' });
+  await expect(tidePost).toBeVisible();
+  // So is a hashtag's timeline, opened from the link in the post.
+  await tidePost.getByRole('link', { name: '#tidewatch' }).click();
+  const tagList = page.getByRole('region', { name: 'Posts tagged #tidewatch' });
+  await expect(tagList.getByRole('article')).toHaveCount(1);
+  await expect(tagList.getByText('live', { exact: true })).toBeVisible();
+  await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'Low water at six #tidewatch' } });
+  await tagList.getByRole('button', { name: '1 new post' }).click();
+  await expect(tagList.getByRole('article')).toHaveCount(2);
+  await asBob(`/api/v1/statuses/${tide.id}`, { method: 'DELETE' });
+  await expect(tagList.getByRole('article')).toHaveCount(1);
+  await expect(tagList).toContainText('Low water at six');
 });

@@ -21,10 +21,11 @@ export function streamUrl(base: string, live: LiveStream): string {
  * "incoming" until the reader asks for them, so nothing jumps under their eyes; deletions reported too.
  * Reconnects with a growing pause while the view is shown.
  */
-export function useLiveTimeline(live: LiveStream | null): { incoming: SocialStatus[]; deleted: Set<string>; take: () => SocialStatus[] } {
+export function useLiveTimeline(live: LiveStream | null): { connected: boolean; incoming: SocialStatus[]; deleted: Set<string>; take: () => SocialStatus[] } {
   const { server, token, streamingUrl } = useSocialClient();
   const [incoming, setIncoming] = useState<SocialStatus[]>([]);
   const [deleted, setDeleted] = useState<Set<string>>(new Set());
+  const [connected, setConnected] = useState(false);
   const key = live ? `${live.stream}|${live.tag ?? ''}|${live.list ?? ''}` : null;
   useEffect(() => {
     if (!live || !token) return;
@@ -33,6 +34,7 @@ export function useLiveTimeline(live: LiveStream | null): { incoming: SocialStat
     let retry: ReturnType<typeof setTimeout> | null = null;
     const open = (delay: number) => {
       socket = new WebSocket(streamUrl(streamingUrl ?? server, live), [token]);
+      socket.onopen = () => setConnected(true);
       socket.onmessage = (e) => {
         const frame = JSON.parse(String(e.data)) as { event?: string; payload?: string };
         if (frame.event === 'update' && frame.payload) {
@@ -45,6 +47,7 @@ export function useLiveTimeline(live: LiveStream | null): { incoming: SocialStat
         }
       };
       socket.onclose = () => {
+        setConnected(false);
         if (!closed) retry = setTimeout(() => open(Math.min(delay * 2, 30_000)), delay);
       };
     };
@@ -61,5 +64,5 @@ export function useLiveTimeline(live: LiveStream | null): { incoming: SocialStat
     setIncoming([]);
     return taken;
   }, [incoming]);
-  return { incoming, deleted, take };
+  return { connected, incoming, deleted, take };
 }

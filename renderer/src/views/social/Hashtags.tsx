@@ -49,7 +49,7 @@ export function HashtagTimeline({ tag, onClose, onOpen, onProfile }: { tag: stri
         </button>
       </p>
       <FormError message={error} />
-      <StatusPages key={tag} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} label={`Posts tagged #${tag}`} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
+      <StatusPages key={tag} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} label={`Posts tagged #${tag}`} live={{ stream: 'hashtag', tag }} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
     </section>
   );
 }

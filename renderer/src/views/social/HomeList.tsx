@@ -1,6 +1,6 @@
-import { Fragment, useEffect, useRef, useState } from 'react';
-import { FormError } from '../../components/ui.tsx';
+import { Fragment } from 'react';
 import { useSocialClient } from '../../stores/social-client.ts';
+import { LoadMore } from './paged-list.tsx';
 import { StatusItem, type Navigate } from './Status.tsx';
 
 /**
@@ -23,37 +23,7 @@ export function HomeList({ onOpen, onProfile }: Navigate) {
           <StatusItem status={s} onOpen={onOpen} onProfile={onProfile} />
         </Fragment>
       ))}
-      {homeOlder ? <LoadOlder load={loadOlderHome} /> : home.length > 0 && <p className="muted">That is everything in your home timeline.</p>}
-    </>
-  );
-}
-
-/** Loads the next older page when it scrolls into view, and offers a button for keyboards and screen readers. */
-function LoadOlder({ load }: { load: () => Promise<void> }) {
-  const ref = useRef<HTMLButtonElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = () => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    load()
-      .catch((err: Error) => setError(err.message))
-      .finally(() => setBusy(false));
-  };
-  useEffect(() => {
-    const button = ref.current;
-    if (!button || typeof IntersectionObserver === 'undefined') return;
-    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && run());
-    observer.observe(button);
-    return () => observer.disconnect();
-  });
-  return (
-    <>
-      <button ref={ref} type="button" className="load-older" onClick={run} disabled={busy}>
-        {busy ? 'Loading older posts…' : 'Load older posts'}
-      </button>
-      <FormError message={error} />
+      {homeOlder ? <LoadMore load={loadOlderHome} label="Load older posts" /> : home.length > 0 && <p className="muted">That is everything in your home timeline.</p>}
     </>
   );
 }

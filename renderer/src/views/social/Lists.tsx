@@ -111,7 +111,7 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
           </button>
         </p>
       ))}
-      <PagedStatuses key={version} title={`${list.title}: posts`} path={`/api/v1/timelines/list/${list.id}?limit=20`} empty="No posts from the list’s members yet." onOpen={onOpen} onProfile={onProfile} />
+      <PagedStatuses key={version} title={`${list.title}: posts`} path={`/api/v1/timelines/list/${list.id}?limit=20`} live={{ stream: 'list', list: list.id }} empty="No posts from the list’s members yet." onOpen={onOpen} onProfile={onProfile} />
     </section>
   );
 }

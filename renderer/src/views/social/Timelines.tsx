@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Empty } from '../../components/ui.tsx';
 import { useSocialClient } from '../../stores/social-client.ts';
 import type { Navigate } from './Status.tsx';
+import type { LiveStream } from '../../stores/live-timeline.ts';
 import { StatusPages } from './paged-list.tsx';
 
 const WHAT: Record<string, string> = {
@@ -72,13 +73,20 @@ function NotificationList() {
 }
 
 /** A list of posts read page by page, following the server's Link header (timelines, bookmarks, favourites), under its heading. */
-export function PagedStatuses({ title, path, empty, onOpen, onProfile }: { title: string; path: string; empty: string } & Navigate) {
-  return <StatusPages heading label={title} path={path} empty={empty} onOpen={onOpen} onProfile={onProfile} />;
+export function PagedStatuses({ title, path, empty, live, onOpen, onProfile }: { title: string; path: string; empty: string; live?: LiveStream } & Navigate) {
+  return <StatusPages heading label={title} path={path} empty={empty} live={live} onOpen={onOpen} onProfile={onProfile} />;
 }
 
 /** The public timelines: this server's posts (local) or every post it knows (federated). */
 export function PublicTimeline({ local, onOpen, onProfile }: { local: boolean } & Navigate) {
   return (
-    <PagedStatuses title={local ? 'Local' : 'Federated'} path={`/api/v1/timelines/public?limit=20${local ? '&local=true' : ''}`} empty="No public posts yet." onOpen={onOpen} onProfile={onProfile} />
+    <PagedStatuses
+      title={local ? 'Local' : 'Federated'}
+      path={`/api/v1/timelines/public?limit=20${local ? '&local=true' : ''}`}
+      live={{ stream: local ? 'public:local' : 'public' }}
+      empty="No public posts yet."
+      onOpen={onOpen}
+      onProfile={onProfile}
+    />
   );
 }

@@ -143,14 +143,14 @@ async function onCreate(c: Ctx, create: Create): Promise<void> {
     return;
   }
   if (!isStatusObject(object) || !relevant(c.data, author, object)) return;
-  await createRemoteStatus(c, object, author);
+  await createRemoteStatus(c, object, author, { activity: create });
 }
 
 async function onUpdate(c: Ctx, update: Update): Promise<void> {
   const author = await sender(c, update);
   if (!author) return;
   const object = await update.getObject().catch(() => null);
-  if (isStatusObject(object)) await updateRemoteStatus(c, object, author);
+  if (isStatusObject(object)) await updateRemoteStatus(c, object, author, update);
   else if (isActor(object) && object.id?.href === author.uri) {
     await syncFeatured(c, await persistActor(c.data, object));
   }

@@ -1,6 +1,7 @@
-import { Collection, Create, Document, Hashtag, LanguageString, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Question, Tombstone } from '@fedify/vocab';
+import { Collection, Create, Hashtag, LanguageString, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Question, Tombstone } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account, StatusRow } from '../store/index.ts';
+import { attachmentDocument, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
 
@@ -69,7 +70,7 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
     tags,
     attachments: media
       .filter((m) => m.filePath || m.remoteUrl)
-      .map((m) => new Document({ mediaType: m.contentType, url: new URL(m.filePath ? deps.social.urls.media(m.filePath) : m.remoteUrl!), name: m.description })),
+      .map((m) => attachmentDocument(m, m.filePath ? deps.social.urls.media(m.filePath) : m.remoteUrl!)),
   };
   if (status.pollId) {
     const poll = store.polls.byId(status.pollId);
@@ -77,7 +78,7 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
       const tally = store.polls.tallies([poll]).get(poll.id)!;
       const options = poll.options.map((name, i) => new Note({ name, replies: new Collection({ totalItems: tally.perOption[i] }) }));
       const ended = poll.expiresAt !== null && poll.expiresAt <= store.now();
-      return new Question({
+      return new MastodonQuestion({
         ...values,
         ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
         endTime: poll.expiresAt !== null ? instant(poll.expiresAt) : null,
@@ -86,7 +87,7 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
       });
     }
   }
-  return new Note(values);
+  return new MastodonNote(values);
 }
 
 /** Status objects (content negotiation on their ids), the outbox and the featured collection. */

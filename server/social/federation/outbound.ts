@@ -3,6 +3,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
 import { personOf } from './actors.ts';
+import { MastodonCreate, MastodonUpdate } from './attachments.ts';
 import { answerFollow } from './inbox.ts';
 import { actorUri, noteOf, statusUri } from './objects.ts';
 import { recipientOf } from './remote.ts';
@@ -167,7 +168,7 @@ export class Outbound {
     }
     const note = noteOf(c, status);
     if (!note) return;
-    await this.send(author, this.audience(status, author), new Create({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
+    await this.send(author, this.audience(status, author), new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
   }
 
   /** A report the reporter asked to forward: Flag from the instance actor (never naming the reporter), to the reported account's server. */
@@ -202,7 +203,7 @@ export class Outbound {
     const note = noteOf(c, status);
     if (!note) return;
     const id = new URL(`${note.id!.href}#updates/${status.editedAt ?? status.updatedAt}`);
-    await this.send(author, this.audience(status, author), new Update({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }));
+    await this.send(author, this.audience(status, author), new MastodonUpdate({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }));
   }
 
   private async statusDeleted(status: StatusRow): Promise<void> {
@@ -283,7 +284,7 @@ export class Outbound {
       const voters = this.deps.repo.remoteRecipients(store.polls.voterIds(poll.id));
       const recipients = [...this.audience(status, author), ...this.recipients(voters)];
       const id = new URL(`${question.id!.href}#updates/votes/${store.core.ids.next()}`);
-      await this.send(author, recipients, new Update({ id, actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds }));
+      await this.send(author, recipients, new MastodonUpdate({ id, actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds }));
       return;
     }
     const voter = this.local(e.accountId);

@@ -1,13 +1,13 @@
-import { Article, Audio, Document, Emoji, Hashtag, Image, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, Video, type Object as APObject } from '@fedify/vocab';
+import { Article, Emoji, Hashtag, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, type Activity, type Object as APObject } from '@fedify/vocab';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { RejectedDocument } from './remote.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
+import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
-const MAX_ATTACHMENTS = 16;
 const MAX_TAGS = 64;
 
 /** Object types a remote status may be (Mastodon shows Article, Page, Event… through their summary and link). */
@@ -69,13 +69,6 @@ export function visibilityOf(object: APObject, followersUri: string | null): Vis
   return 'direct';
 }
 
-function mediaType(attachment: APObject, contentType: string | null): 'image' | 'gifv' | 'video' | 'audio' | 'unknown' {
-  if (attachment instanceof Image || contentType?.startsWith('image/')) return contentType === 'image/gif' ? 'gifv' : 'image';
-  if (attachment instanceof Video || contentType?.startsWith('video/')) return 'video';
-  if (attachment instanceof Audio || contentType?.startsWith('audio/')) return 'audio';
-  return 'unknown';
-}
-
 interface ParsedStatus {
   uri: string;
   url: string | null;
@@ -87,7 +80,7 @@ interface ParsedStatus {
   inReplyToUri: string | null;
   mentionUris: string[];
   tags: string[];
-  attachments: { type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown'; url: string; description: string | null; contentType: string | null; blurhash: string | null }[];
+  attachments: RemoteAttachment[];
   /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
   poll: RemotePoll | null;
   /** Custom emojis the text uses (Emoji tags). */
@@ -98,8 +91,9 @@ interface ParsedStatus {
 /**
  * Reads a remote status object into our model, or throws RejectedDocument with the reason. The author must
  * be the object's attributedTo and the object must live on the author's server (the signer owns it).
+ * `activity`: the activity it came in, whose JSON holds the attachments' blurhash and focal point.
  */
-export async function parseStatus(object: StatusObject, author: Account): Promise<ParsedStatus> {
+export async function parseStatus(object: StatusObject, author: Account, activity: Activity | null = null): Promise<ParsedStatus> {
   const id = object.id;
   if (!id) throw new RejectedDocument('the object has no id');
   if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
@@ -130,16 +124,7 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
       if (/^[\p{L}\p{N}_]{1,100}$/u.test(name)) tags.push(name.toLowerCase());
     }
   }
-  const attachments: ParsedStatus['attachments'] = [];
-  for await (const a of object.getAttachments()) {
-    if (attachments.length >= MAX_ATTACHMENTS) break;
-    if (!(a instanceof Document) && !(a instanceof Image) && !(a instanceof Video) && !(a instanceof Audio)) continue;
-    const link = a.url;
-    const url = link instanceof URL ? link.href : link instanceof Link ? (link.href?.href ?? null) : null;
-    if (!url || !/^https?:\/\//.test(url)) continue;
-    const contentType = a.mediaType ?? null;
-    attachments.push({ type: mediaType(a, contentType), url, description: a.name?.toString().slice(0, 1500) ?? null, contentType, blurhash: null });
-  }
+  const attachments = await parseAttachments(object, activity);
   const spoilerText = stripHtml(object.summary?.toString() ?? '').slice(0, 1000);
   return {
     uri: id.href,
@@ -160,16 +145,21 @@ export async function parseStatus(object: StatusObject, author: Account): Promis
   };
 }
 
+/** A domain block with reject_media keeps that server's media out. */
+function acceptsMedia(deps: FedContext['data'], author: Account): boolean {
+  return !author.domain || !deps.social.moderation.domainPolicy(author.domain).rejectMedia;
+}
+
 /**
  * Stores a remote status (Create) with its mentions, hashtags, attachments and thread, puts it in the home
  * feeds of local followers (and mentioned users), and notifies mentioned local users. Returns the status, or
  * the existing one when the id is known already. `quiet`: an old post fetched for a profile (a pinned one):
  * stored only, not put in feeds, not notified, not streamed.
  */
-export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean } = {}): Promise<StatusRow> {
+export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean; activity?: Activity } = {}): Promise<StatusRow> {
   const deps = c.data;
   const store = deps.social.store;
-  const parsed = await parseStatus(object, author);
+  const parsed = await parseStatus(object, author, options.activity ?? null);
   const existing = deps.repo.statusByUri(parsed.uri);
   if (existing) return store.statuses.byId(existing)!;
   const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
@@ -199,8 +189,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     store.statuses.insertMentions(id, mentioned.map((a) => a.id));
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     store.statuses.setTags(id, parsed.tags);
-    // A domain block with reject_media keeps that server's media out.
-    if (!author.domain || !deps.social.moderation.domainPolicy(author.domain).rejectMedia) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+    if (acceptsMedia(deps, author)) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
     const status = store.statuses.byId(id)!;
     if (options.quiet) return status;
     const localMentioned = mentioned.filter((a) => a.domain === null);
@@ -211,11 +200,11 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
   });
 }
 
-/** Applies an Update of a remote status its author sent (content, warnings, mentions, hashtags). */
-export async function updateRemoteStatus(c: FedContext, object: StatusObject, author: Account): Promise<StatusRow | null> {
+/** Applies an Update of a remote status its author sent (content, warnings, mentions, hashtags, attachments). */
+export async function updateRemoteStatus(c: FedContext, object: StatusObject, author: Account, activity: Activity | null = null): Promise<StatusRow | null> {
   const deps = c.data;
   const store = deps.social.store;
-  const parsed = await parseStatus(object, author);
+  const parsed = await parseStatus(object, author, activity);
   const id = deps.repo.statusByUri(parsed.uri);
   const status = id ? store.statuses.byId(id) : null;
   if (!status || status.accountId !== author.id || status.deletedAt !== null) return null;
@@ -225,7 +214,8 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
     // Update(Question): the counts (and end) as its server reports them now; only that is not an edit.
     if (parsed.poll && status.pollId) store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
-    if (!edited && parsed.poll) return status;
+    const mediaChanged = acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments);
+    if (!edited && !mediaChanged && parsed.poll) return status;
     store.statuses.updateContent(status.id, {
       text: '',
       content: parsed.content,

@@ -1,5 +1,6 @@
 import { jsonIds, type Account, type SocialStore } from '../store/index.ts';
 import { sqlBool, sqlBoolOrNull, str } from '../store/store.ts';
+import type { RemoteAttachment } from './attachments.ts';
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
 export type RemoteActorData = Pick<
@@ -201,14 +202,38 @@ export class FederationRepository {
   }
 
   /** A remote attachment, kept as a link to its origin (not downloaded). */
-  insertRemoteMedia(accountId: string, statusId: string, m: { type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown'; url: string; description: string | null; contentType: string | null; position: number; blurhash: string | null }): void {
+  insertRemoteMedia(accountId: string, statusId: string, m: RemoteAttachment & { position: number }): string {
     const now = this.core.now();
+    const id = this.core.ids.next();
     this.core
       .sql(
-        `INSERT INTO media_attachments (id, account_id, status_id, type, remote_url, content_type, description, blurhash, processing, position, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)`,
+        `INSERT INTO media_attachments (id, account_id, status_id, type, remote_url, content_type, description, blurhash, meta, processing, position, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)`,
       )
-      .run(this.core.ids.next(), accountId, statusId, m.type, m.url, m.contentType, m.description, m.blurhash, m.position, now, now);
+      .run(id, accountId, statusId, m.type, m.url, m.contentType, m.description, m.blurhash, JSON.stringify(m.meta), m.position, now, now);
+    return id;
+  }
+
+  /**
+   * A remote status's attachments as its author's edit left them: those kept (same URL) take the new
+   * description, blurhash, focus and size, new ones are added, dropped ones detached (the edit history may
+   * still show them). Whether anything changed.
+   */
+  syncRemoteMedia(accountId: string, statusId: string, attachments: RemoteAttachment[]): boolean {
+    const media = this.store.media;
+    const current = media.forStatuses([statusId]).get(statusId) ?? [];
+    const shape = (list: { url: string | null; type: string; description: string | null; blurhash: string | null; meta: unknown }[]) =>
+      JSON.stringify(list.map((m) => [m.url, m.type, m.description, m.blurhash, m.meta]));
+    if (shape(current.map((m) => ({ ...m, url: m.remoteUrl }))) === shape(attachments)) return false;
+    const ids = attachments.map((a, position) => {
+      const kept = current.find((m) => m.remoteUrl === a.url);
+      if (!kept) return this.insertRemoteMedia(accountId, statusId, { ...a, position });
+      media.update(kept.id, { type: a.type, description: a.description, blurhash: a.blurhash, meta: a.meta, contentType: a.contentType });
+      return kept.id;
+    });
+    media.attach(statusId, ids);
+    media.detachOthers(statusId, ids);
+    return true;
   }
 
   /** Instance-wide key pair of the instance actor (signed fetches not made for one user). */

@@ -1,12 +1,11 @@
 import type { InboxContext, RequestContext, UnverifiedActivityReason } from '@fedify/fedify';
-import type { Activity } from '@fedify/vocab';
-import { Accept, Add, Announce, Article, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Question, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Activity, Add, Announce, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
-import { onAnnounce, onBlock, onFlag, onLike, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
-import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus } from './statuses-inbound.ts';
+import { onAnnounce, onBlock, onFlag, onLike, onUntypedActivity, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
+import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus, type StatusObject } from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
 
 type Ctx = InboxContext<FedDeps>;
@@ -119,7 +118,7 @@ async function onUndo(c: Ctx, undo: Undo): Promise<void> {
 }
 
 /** Mastodon keeps a remote status only when someone here has a reason to see it. */
-function relevant(deps: FedDeps, author: Account, object: Note | Question | Article): boolean {
+function relevant(deps: FedDeps, author: Account, object: StatusObject): boolean {
   if (deps.repo.hasLocalFollower(author.id)) return true;
   if (object.replyTargetId && localStatusId(deps, object.replyTargetId.href)) return true;
   return [...object.toIds, ...object.ccIds].some((u) => localAccountByUri(deps, u.href) !== null);
@@ -244,6 +243,8 @@ export function registerInbox(federation: Fed): void {
     .on(Move, refusing(onMove))
     .on(Add, refusing((c, add: Add) => onFeaturedChange(c, add, true)))
     .on(Remove, refusing((c, remove: Remove) => onFeaturedChange(c, remove, false)))
+    // Any other activity (the types above are matched first): an emoji reaction Fedify could not type.
+    .on(Activity, refusing(onUntypedActivity))
     .onUnverifiedActivity(deletedActorGone)
     .onError((c, error) => c.data.logger.warn({ err: error }, 'an inbox activity could not be handled'));
 }

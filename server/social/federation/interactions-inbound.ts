@@ -1,5 +1,5 @@
 import type { InboxContext } from '@fedify/fedify';
-import type { Announce, Block, EmojiReact, Flag, Like } from '@fedify/vocab';
+import type { Activity, Announce, Block, EmojiReact, Flag, Like } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedDeps } from './deps.ts';
 import { accountForActorId } from './remote.ts';
@@ -29,7 +29,7 @@ function localStatusFor(deps: FedDeps, objectId: URL | null, sender: Account): S
 }
 
 /** Like, or an emoji reaction (received as a favourite, as Mastodon does). */
-export async function onLike(c: Ctx, like: Like | EmojiReact): Promise<void> {
+export async function onLike(c: Ctx, like: Like | EmojiReact | Activity): Promise<void> {
   const deps = c.data;
   const sender = await remoteSender(c, like.actorId);
   if (!sender) return;
@@ -41,6 +41,17 @@ export async function onLike(c: Ctx, like: Like | EmojiReact): Promise<void> {
     deps.social.notifications.notify(status.accountId, sender.id, 'favourite', status.id);
     store.events.emit('status.favourited', { statusId: status.id, accountId: sender.id });
   });
+}
+
+/**
+ * An activity of a type Fedify could not read. Pleroma's and Akkoma's emoji reactions sent with Mastodon's
+ * context (which does not define EmojiReact) arrive so; Pleroma, Misskey and Mastodon's forks read `type` as
+ * written, so an `EmojiReact` is taken as the reaction it is. Anything else stays ignored.
+ */
+export async function onUntypedActivity(c: Ctx, activity: Activity): Promise<void> {
+  const json = await activity.toJsonLd().catch(() => null);
+  const writtenType = typeof json === 'object' && json !== null && 'type' in json ? json.type : null;
+  if (writtenType === 'EmojiReact') await onLike(c, activity);
 }
 
 export async function undoLike(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {

@@ -53,6 +53,9 @@ const FALLBACK_CONTEXT = [
  */
 export const contextLoaderFactory: DocumentLoaderFactory = () => async (url) => {
   if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
+  // Older Mastodons named ActivityStreams' context by its http:// address (the W3C serves the same document there).
+  const secure = url.replace(/^http:\/\//, 'https://');
+  if (secure in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[secure] };
   return { contextUrl: null, documentUrl: url, document: { '@context': FALLBACK_CONTEXT } };
 };
 

@@ -84,13 +84,21 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       return null;
     }
   };
-  const inbox = (req: FastifyRequest, reply: FastifyReply) => {
+  const inbox = async (req: FastifyRequest, reply: FastifyReply) => {
     const refused = refusedSender(req);
     if (refused) {
       deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
     }
-    return toFedify(req, reply);
+    try {
+      return await toFedify(req, reply);
+    } catch (err) {
+      // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
+      // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.
+      if (!(err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError)) throw err;
+      deps.logger.info({ reason: err.message }, 'an inbox delivery could not be read');
+      return reply.code(400).type('text/plain; charset=utf-8').send(`Invalid activity: ${err.message}`);
+    }
   };
   app.post('/inbox', inbox);
   app.post('/users/:username/inbox', inbox);

@@ -1,4 +1,4 @@
-import { Article, Emoji, Hashtag, LanguageString, Link, Mention, Note, PUBLIC_COLLECTION, Question, type Activity, type Object as APObject } from '@fedify/vocab';
+import { Article, Audio, Emoji, Event, Hashtag, Image, LanguageString, Link, Mention, Note, Page, PUBLIC_COLLECTION, Question, Video, type Activity, type Object as APObject } from '@fedify/vocab';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
@@ -13,9 +13,12 @@ const MAX_TAGS = 64;
 /** Object types a remote status may be (Mastodon shows Article, Page, Event… through their summary and link). */
 export type StatusObject = Note | Question | Article | APObject;
 
-/** The object types taken as posts (Mastodon's Note and Question, Article as a titled link). */
-export function isStatusObject(object: unknown): object is Note | Question | Article {
-  return object instanceof Note || object instanceof Question || object instanceof Article;
+/** Objects Mastodon converts into a post of their name (and summary) and a link: PeerTube's videos, Hubzilla's photos, articles… */
+const CONVERTED_TYPES = [Article, Page, Event, Image, Video, Audio];
+
+/** The object types taken as posts: Mastodon's Note and Question, and the ones it converts (CONVERTED_TYPES). */
+export function isStatusObject(object: unknown): object is Note | Question | Article | Page | Event | Image | Video | Audio {
+  return object instanceof Note || object instanceof Question || CONVERTED_TYPES.some((type) => object instanceof type);
 }
 
 /** Mastodon's limits for remote polls. */
@@ -69,6 +72,13 @@ export function visibilityOf(object: APObject, followersUri: string | null): Vis
   return 'direct';
 }
 
+/** The page of an object: its url, or among several (PeerTube's files, Hubzilla's sizes) the HTML one, as Mastodon picks it. */
+function pageUrl(object: APObject): string | null {
+  const links = object.urls.map((u) => (u instanceof URL ? { href: u.href, html: true } : { href: u.href?.href ?? null, html: u.mediaType === 'text/html' }));
+  const chosen = links.find((l) => l.html && l.href) ?? links.find((l) => l.href);
+  return chosen?.href && /^https?:\/\//.test(chosen.href) ? chosen.href : null;
+}
+
 interface ParsedStatus {
   uri: string;
   url: string | null;
@@ -105,7 +115,7 @@ export async function parseStatus(object: StatusObject, author: Account, activit
   let content = sanitizeRemoteHtml(raw);
   // Article, Page, Event…: Mastodon shows the name and a link instead of the whole text.
   if (!(object instanceof Note) && !(object instanceof Question) && object.name) {
-    const url = object.url instanceof URL ? object.url.href : id.href;
+    const url = pageUrl(object) ?? id.href;
     content = sanitizeRemoteHtml(`<p>${stripHtml(object.name.toString())}</p><p><a href="${url}">${url}</a></p>`);
   }
   const language = object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ?? null;
@@ -128,7 +138,7 @@ export async function parseStatus(object: StatusObject, author: Account, activit
   const spoilerText = stripHtml(object.summary?.toString() ?? '').slice(0, 1000);
   return {
     uri: id.href,
-    url: object.url instanceof URL ? object.url.href : object.url instanceof Link ? (object.url.href?.href ?? null) : null,
+    url: pageUrl(object),
     content,
     spoilerText,
     // A content warning makes a status sensitive, as Mastodon shows it.

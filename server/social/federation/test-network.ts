@@ -32,6 +32,8 @@ export interface TestNetwork {
   instances: Map<string, TestInstance>;
   /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData. */
   add(host: string, options?: { retryDelayMs?: number; dataDir?: string }): Promise<TestInstance>;
+  /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
+  addRemote(host: string, handler: (req: Request) => Response | Promise<Response>): void;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
   log: { method: string; url: string; status: number }[];
   close(): Promise<void>;
@@ -41,10 +43,17 @@ export interface TestNetwork {
 export function createTestNetwork(): TestNetwork {
   const instances = new Map<string, TestInstance>();
   const log: TestNetwork['log'] = [];
+  const remotes = new Map<string, (req: Request) => Response | Promise<Response>>();
   const original = globalThis.fetch;
   const routed: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
+    const remote = remotes.get(url.host);
+    if (remote) {
+      const response = await remote(request);
+      log.push({ method: request.method, url: request.url, status: response.status });
+      return response;
+    }
     const instance = instances.get(url.host);
     if (!instance) return original(input, init);
     const intercepted = await instance.intercept?.(request);
@@ -73,6 +82,9 @@ export function createTestNetwork(): TestNetwork {
   return {
     instances,
     log,
+    addRemote(host, handler) {
+      remotes.set(host, handler);
+    },
     async add(host, options = {}) {
       const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `homeport-fed-${host}-`));
       const logger = createLogger({ level: process.env.HOMEPORT_TEST_LOG ?? 'warn', toConsole: Boolean(process.env.HOMEPORT_TEST_LOG), ring: new LogRing(200) });

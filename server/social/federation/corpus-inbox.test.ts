@@ -128,6 +128,19 @@ describe('Mastodon', () => {
     expect((await lain.client.v1.statuses.$select(boosted.id).fetch()).reblogsCount).toBe(1);
   });
 
+  it('a boost embedding a post in someone else’s name is not believed: the post is looked up at its origin', async () => {
+    await peers.actor('https://mastodon.social/users/emelie', 'tesla_mock/emelie.json');
+    // The recorded bogus Announce reuses the recorded Announce's id (activities are taken once per id).
+    const bogus = { ...readFixture('bogus-mastodon-announce.json'), id: 'http://mastodon.example.org/users/admin/statuses/99542391527669786/activity' };
+    await deliver(bogus);
+    // A post delivered after it arrives, so the boost had its turn.
+    await deliver(rewrite(readFixture('mastodon-post-activity.json'), { ...TO_LAIN, '99512778738411822': '99512778738411901' }));
+    await eventually(async () => (await notificationsOf('mention')).find((n) => n.status?.uri.endsWith('99512778738411901')), 'the later mention');
+    const home = await lain.client.v1.timelines.home.list();
+    expect(home.filter((s) => s.reblog?.uri === 'https://mastodon.social/users/emelie/statuses/101849165031453404' || s.content.includes('this is a public toot'))).toEqual([]);
+    expect(peers.requested).toContain('https://mastodon.social/users/emelie/statuses/101849165031453404');
+  });
+
   it('an Undo of the Announce (recorded with the http:// ActivityStreams context) takes the boost back', async () => {
     const boosted = (await notificationsOf('reblog')).find((n) => n.account.acct === 'admin@mastodon.example.org')!.status!;
     await deliver(rewrite(readFixture('mastodon-undo-announce.json'), { 'http://mastodon.example.org/@admin/99541947525187367': boosted.uri }));

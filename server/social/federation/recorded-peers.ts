@@ -56,6 +56,8 @@ const withoutFragment = (url: string) => url.split('#')[0];
 export class RecordedPeers {
   /** Activities the server under test posted to the peers, in order. */
   readonly received: { url: string; activity: Json }[] = [];
+  /** URLs the server under test fetched from the peers, in order. */
+  readonly requested: string[] = [];
   private readonly net: TestNetwork;
   private readonly documents = new Map<string, Json>();
   private readonly actors = new Map<string, PeerActor>();
@@ -133,6 +135,7 @@ export class RecordedPeers {
       if (activity.type === 'Follow') setTimeout(() => void this.accept(activity), 0);
       return new Response(null, { status: 202 });
     }
+    this.requested.push(request.url);
     if (url.pathname === '/.well-known/webfinger') return this.webfinger(url.searchParams.get('resource') ?? '');
     if (this.contexts.has(request.url)) {
       const { document } = await contextLoaderFactory()(request.url);

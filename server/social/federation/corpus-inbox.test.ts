@@ -1,3 +1,4 @@
+import type { mastodon } from 'masto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixture, RecordedPeers, rewrite, type Json } from './recorded-peers.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
@@ -102,6 +103,21 @@ describe('Mastodon', () => {
     expect(mention.status!.sensitive).toBe(true);
     expect(mention.status!.visibility).toBe('public');
     expect(mention.status!.mentions.map((m) => m.acct)).toEqual(['lain']);
+  });
+
+  it('the recorded variants of that post keep their hashtags, sensitivity and language', async () => {
+    const variants: { file: string; check: (status: mastodon.v1.Status) => void }[] = [
+      { file: 'mastodon-post-activity-hashtag.json', check: (s) => expect(s.tags.map((t) => t.name)).toEqual(['moo']) },
+      { file: 'mastodon-post-activity-nsfw.json', check: (s) => expect([s.tags.map((t) => t.name), s.sensitive]).toEqual([['nsfw'], true]) },
+      { file: 'mastodon-post-activity-contentmap.json', check: (s) => expect(s.language).toBe('en') },
+    ];
+    for (const [i, variant] of variants.entries()) {
+      // The variants share one post id (each would be taken as the first again): each gets its own.
+      const id = `9951277873841183${i}`;
+      await deliver(rewrite(readFixture(variant.file), { ...TO_LAIN, '99512778738411822': id }));
+      const mention = await eventually(async () => (await notificationsOf('mention')).find((n) => n.status?.uri.endsWith(id)), `the mention of ${variant.file}`);
+      variant.check(mention.status!);
+    }
   });
 
   it('a post with an attachment reaches the home timeline of a follower, its image linked', async () => {

@@ -43,6 +43,11 @@ describe('attachments across servers', () => {
     const [document] = Array.isArray(note.attachment) ? note.attachment : [note.attachment];
     expect(document).toMatchObject({ type: 'Document', mediaType: 'image/png', name: 'a blue rectangle on a table', blurhash: media.blurhash, focalPoint: [0.5, -0.25], width: 800, height: 600 });
     expect(JSON.stringify(note['@context'])).toContain('"focalPoint":{"@container":"@list","@id":"toot:focalPoint"}');
+    // The outbox's Creates carry the same keys.
+    const activityJson = async (url: string) => (await (await fetch(url, { headers: { accept: 'application/activity+json' } })).json()) as any;
+    const outbox = await activityJson(`${posted.account.url.replace('/@alice', '/users/alice')}/outbox`);
+    const page = typeof outbox.first === 'string' ? await activityJson(outbox.first) : outbox.first;
+    expect([page.orderedItems[0].object.attachment].flat()[0]).toMatchObject({ blurhash: media.blurhash, focalPoint: [0.5, -0.25] });
     // Fetched by itself (a boost, a search by URL), the Note gives the same.
     const fetched = await APObject.fromJsonLd(note);
     expect(await parseAttachments(fetched)).toEqual([

@@ -1,7 +1,7 @@
 import { Collection, Create, Hashtag, LanguageString, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Question, Tombstone } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account, StatusRow } from '../store/index.ts';
-import { attachmentDocument, MastodonNote, MastodonQuestion } from './attachments.ts';
+import { attachmentDocument, MastodonCreate, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
 
@@ -117,7 +117,7 @@ export function registerObjects(federation: Fed): void {
       const items = statuses
         .map((s) => {
           const note = noteOf(c, s);
-          return note ? new Create({ id: new URL(`${note.id!.href}/activity`), actor: c.getActorUri(identifier), object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }) : null;
+          return note ? new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: c.getActorUri(identifier), object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }) : null;
         })
         .filter((x): x is Create => x !== null);
       return { items, nextCursor: page.length === OUTBOX_PAGE ? page[page.length - 1].cursor : null };

@@ -4,6 +4,7 @@ import type { ArchiveDocuments, JsonObject } from '../domain/account-archive.ts'
 import type { StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { personOf } from './actors.ts';
+import { withMastodonAttachmentKeys } from './attachments.ts';
 import { actorUri, addressing, noteOf, statusUri } from './objects.ts';
 
 /**
@@ -29,7 +30,8 @@ export function archiveDocuments(context: () => FedContext): ArchiveDocuments {
       const c = context();
       const activity = status.reblogOfId ? announceOf(c, status) : createOf(c, status);
       if (!activity) return null;
-      const { '@context': _context, ...item } = await toJson(c, activity);
+      // Mastodon's keys for blurhash and focal point, as federation sends them (see attachments.ts).
+      const { '@context': _context, ...item } = withMastodonAttachmentKeys(await toJson(c, activity)) as JsonObject;
       const object = item.object as JsonObject | undefined;
       for (const attachment of asArray(object?.attachment)) {
         const url = typeof attachment.url === 'string' ? archivePath(attachment.url) : null;

@@ -170,7 +170,7 @@ function mastodonAttachments(status: JsonRecord): JsonRecord {
  * terms that define them (the same JSON-LD meaning). A context inside the attachment would do too, but
  * Fedify's reader then no longer sees the attachment's type.
  */
-function withMastodonAttachmentKeys(json: unknown): unknown {
+export function withMastodonAttachmentKeys(json: unknown): unknown {
   if (!isRecord(json)) return json;
   const status = isRecord(json.object) ? json.object : json;
   const fixedStatus = mastodonAttachments(status);

@@ -117,6 +117,10 @@ describe('account archive', () => {
     const [picture, question, answer, announce] = items;
     expect(picture.id).toBe(`${withImage.uri}/activity`);
     expect(picture.object).toMatchObject({ id: withImage.uri, content: '<p>a picture</p>', attachment: { type: 'Document', mediaType: 'image/png', url: mediaPath, name: 'a blue rectangle' } });
+    // With Mastodon's own keys, as federation sends them (not the `toot:` prefixed ones of a bare compaction).
+    const attached = (picture.object as { attachment: Record<string, unknown> }).attachment;
+    expect(typeof attached.blurhash).toBe('string');
+    expect(attached).not.toHaveProperty('toot:blurhash');
     expect(question.object.id).toBe(poll.uri);
     expect(question.object.oneOf.map((o: { name: string }) => o.name)).toEqual(['tea', 'coffee']);
     expect(answer.object).toMatchObject({ id: reply.uri, inReplyTo: bobs.uri });

@@ -23,6 +23,8 @@ export interface SocialEventMap {
   'status.updated': { status: StatusRow };
   /** A status (or a reblog) was deleted; `status` is the row as it was before deletion. */
   'status.deleted': { status: StatusRow; homeRecipients: string[] };
+  /** A local author took back the permission to quote their post (the quote's own state is `revoked` already). */
+  'quote.revoked': { quoteId: string };
   'status.favourited': { statusId: string; accountId: string };
   'status.unfavourited': { statusId: string; accountId: string };
   'notification.created': { notificationId: string; accountId: string; fromAccountId: string; notificationType: NotificationType; statusId: string | null };

@@ -974,4 +974,66 @@ export const socialMigrations: Migration[] = [
       `);
     },
   },
+  {
+    version: 18,
+    name: 'quote posts across servers',
+    up(db) {
+      // FEP-044f: the QuoteRequest a quote was asked with, the QuoteAuthorization stamp that allowed it, and
+      // whether it came without the `quote` property (Misskey, Akkoma): such quotes are never approved.
+      db.exec(`
+        ALTER TABLE quotes ADD COLUMN activity_uri TEXT;
+        ALTER TABLE quotes ADD COLUMN approval_uri TEXT;
+        ALTER TABLE quotes ADD COLUMN legacy INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX quotes_activity_uri ON quotes (activity_uri) WHERE activity_uri IS NOT NULL;
+        CREATE INDEX quotes_approval_uri ON quotes (approval_uri) WHERE approval_uri IS NOT NULL;
+      `);
+    },
+  },
+  {
+    version: 19,
+    name: 'link preview cards',
+    up(db) {
+      // Mastodon's PreviewCard: one per page (by its final or canonical URL), shared by the statuses linking to
+      // it; version 3 made placeholder tables nothing ever wrote, replaced here. `card_fetches` remembers what
+      // fetching a posted link gave (a card, or none) so each link is fetched once in a while, not once per post.
+      // `preview_cards_statuses.url` is the link as the post wrote it (shown as the card's url, Mastodon's original_url).
+      db.exec(`
+        DROP TABLE IF EXISTS preview_cards_statuses;
+        DROP TABLE IF EXISTS preview_cards;
+        CREATE TABLE preview_cards (
+          id INTEGER PRIMARY KEY,
+          url TEXT NOT NULL UNIQUE,
+          title TEXT NOT NULL DEFAULT '',
+          description TEXT NOT NULL DEFAULT '',
+          type TEXT NOT NULL DEFAULT 'link' CHECK (type IN ('link', 'photo', 'video', 'rich')),
+          author_name TEXT NOT NULL DEFAULT '',
+          author_url TEXT NOT NULL DEFAULT '',
+          provider_name TEXT NOT NULL DEFAULT '',
+          provider_url TEXT NOT NULL DEFAULT '',
+          html TEXT NOT NULL DEFAULT '',
+          width INTEGER NOT NULL DEFAULT 0,
+          height INTEGER NOT NULL DEFAULT 0,
+          image_file TEXT,                              -- path under the media directory
+          image_description TEXT NOT NULL DEFAULT '',
+          blurhash TEXT,
+          embed_url TEXT NOT NULL DEFAULT '',
+          language TEXT,
+          published_at INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE card_fetches (
+          url TEXT PRIMARY KEY,
+          card_id INTEGER REFERENCES preview_cards(id) ON DELETE SET NULL,
+          fetched_at INTEGER NOT NULL
+        );
+        CREATE TABLE preview_cards_statuses (
+          status_id INTEGER PRIMARY KEY REFERENCES statuses(id) ON DELETE CASCADE,
+          preview_card_id INTEGER NOT NULL REFERENCES preview_cards(id) ON DELETE CASCADE,
+          url TEXT NOT NULL
+        );
+        CREATE INDEX preview_cards_statuses_card ON preview_cards_statuses (preview_card_id);
+      `);
+    },
+  },
 ];

@@ -35,6 +35,7 @@ import { SocialUrls } from './urls.ts';
 import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
 import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
+import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -57,6 +58,8 @@ export interface OpenSocialOptions {
   streaming?: Partial<StreamingLimits>;
   /** Web Push delivery settings (tests let endpoints live on loopback and retry quickly). */
   push?: WebPushOptions;
+  /** Link preview card fetching (tests let links point at loopback). */
+  previewCards?: PreviewCardOptions;
 }
 
 export interface Social {
@@ -87,6 +90,8 @@ export interface Social {
   streaming: Streaming;
   /** Web Push delivery. */
   push: WebPush;
+  /** Link preview cards, fetched in the background after statuses are written. */
+  previewCards: PreviewCards;
   close(): Promise<void>;
 }
 
@@ -184,6 +189,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   ctx.federation = federation ?? undefined;
   const streaming = startStreaming(ctx, options.streaming);
   const push = startWebPush(ctx, options.push);
+  const previewCards = startPreviewCards(ctx, options.previewCards);
 
   const sweeper = setInterval(() => {
     try {
@@ -256,6 +262,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     federation,
     streaming,
     push,
+    previewCards,
     runDueJobs: () => ctx.jobs.runDue(),
     mediaIdle: () => ctx.mediaService.idle(),
     async close() {
@@ -263,6 +270,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       clearInterval(purger);
       streaming.close();
       await push.close();
+      await previewCards.close();
       await federation?.close();
       ctx.jobs.stop();
       await ctx.mediaService.close();

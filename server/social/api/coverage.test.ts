@@ -17,7 +17,7 @@ const NOT_YET = new Set<string>([
   'POST /api/v1/annual_reports/{year}/read',
   'GET /api/v1/annual_reports/{year}/state',
   'GET /api/v1/timelines/link',
-  // Trending links need preview cards, which Homeport does not fetch yet.
+  // Trending links would rank preview cards by how many accounts shared them; not computed yet.
   'GET /api/v1/trends/links',
 ]);
 

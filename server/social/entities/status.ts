@@ -1,6 +1,6 @@
 import { LruCache } from '../cache.ts';
 import type { FilterService } from '../domain/filters.ts';
-import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
+import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusCard, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
@@ -8,6 +8,7 @@ import { isoTime, isoTimeOrNull } from './dates.ts';
 import { serializeMedia } from './media.ts';
 import { serializePoll } from './poll.ts';
 import { serializeEmoji } from './emoji.ts';
+import { serializePreviewCard } from './preview-card.ts';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
@@ -42,6 +43,8 @@ interface Gathered {
   authorText: Map<string, string>;
   fixed: Map<string, FixedParts>;
   counts: ReturnType<SocialStore['statuses']['counts']>;
+  /** Link preview cards, by status id (fetched after the status was written, so not part of its cached parts). */
+  cards: Map<string, StatusCard>;
   polls: ReturnType<SocialStore['polls']['byIds']>;
   tallies: ReturnType<SocialStore['polls']['tallies']>;
   ownVotes: Map<string, number[]>;
@@ -148,6 +151,7 @@ export class StatusPresenter {
       authorText,
       fixed: this.fixedParts(content, authors),
       counts: this.store.statuses.counts(content.map((s) => s.id)),
+      cards: this.store.previewCards.forStatuses(contentIds),
       polls,
       tallies: this.store.polls.tallies([...polls.values()]),
       ownVotes: viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>(),
@@ -181,7 +185,6 @@ export class StatusPresenter {
       mentions: parts.mentions,
       tags: parts.tags,
       emojis: parts.emojis,
-      card: null,
     };
     parts.stable = { json, text: JSON.stringify(json).slice(1, -1) };
     return parts.stable;
@@ -195,7 +198,9 @@ export class StatusPresenter {
   /** The status's Quote (or ShallowQuote when it is itself shown as a quote), or null when it quotes nothing. */
   private quote(s: StatusRow, g: Gathered): Record<string, unknown> | null {
     const q = g.quotes.get(s.id);
-    if (!q) return null;
+    // A legacy quote (Misskey, Akkoma) that nobody approved is not shown as one, as Mastodon's `acceptable?`:
+    // its text keeps the fallback link its server wrote.
+    if (!q || (q.legacy && q.state !== 'accepted')) return null;
     if (g.options.shallowQuotes) return { state: q.state === 'accepted' && q.quotedStatusId === null ? 'deleted' : q.state, quoted_status_id: q.quotedStatusId };
     return g.quoted.get(q.id) ?? { state: q.state, quoted_status: null };
   }
@@ -228,10 +233,11 @@ export class StatusPresenter {
     return result;
   }
 
-  /** Counters, poll, quote approval and the viewer's own flags: written per request. */
+  /** Counters, poll, card, quote approval and the viewer's own flags: written per request. */
   private varying(s: StatusRow, g: Gathered): Record<string, unknown> {
     const c = g.counts.get(s.id);
     const poll = s.pollId ? g.polls.get(s.pollId) : undefined;
+    const card = g.cards.get(s.id);
     const viewer = g.viewer;
     const json: Record<string, unknown> = {
       replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
@@ -240,6 +246,7 @@ export class StatusPresenter {
       quotes_count: g.quotesCount.get(s.id) ?? 0,
       quote: this.quote(s, g),
       quote_approval: this.quoteApproval(s, viewer, g.following),
+      card: card ? serializePreviewCard(this.urls, card) : null,
       poll: poll ? serializePoll(poll, g.tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null, g.now) : null,
     };
     if (g.flags && viewer) {

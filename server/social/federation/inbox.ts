@@ -1,5 +1,5 @@
 import type { InboxContext, RequestContext, UnverifiedActivityReason } from '@fedify/fedify';
-import { Accept, Activity, Add, Announce, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
+import { Accept, Activity, Add, Announce, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, QuoteRequest, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
@@ -7,6 +7,8 @@ import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, R
 import { onAnnounce, onBlock, onFlag, onLike, onUntypedActivity, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus, type StatusObject } from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
+import { refreshIncomingQuote } from './quotes-inbound.ts';
+import { answerQuoteRequest, onQuoteAnswer, revokeByStamp } from './quote-requests.ts';
 
 type Ctx = InboxContext<FedDeps>;
 
@@ -77,6 +79,7 @@ async function answeredFollow(c: Ctx, activity: Accept | Reject): Promise<{ loca
 }
 
 async function onAccept(c: Ctx, accept: Accept): Promise<void> {
+  if (await onQuoteAnswer(c, accept)) return;
   const found = await answeredFollow(c, accept);
   if (!found) return;
   const { local, remote } = found;
@@ -91,6 +94,7 @@ async function onAccept(c: Ctx, accept: Accept): Promise<void> {
 }
 
 async function onReject(c: Ctx, reject: Reject): Promise<void> {
+  if (await onQuoteAnswer(c, reject)) return;
   const found = await answeredFollow(c, reject);
   if (!found) return;
   const store = c.data.social.store;
@@ -149,8 +153,10 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
   const author = await sender(c, update);
   if (!author) return;
   const object = await update.getObject().catch(() => null);
-  if (isStatusObject(object)) await updateRemoteStatus(c, object, author, update);
-  else if (isActor(object) && object.id?.href === author.uri) {
+  if (isStatusObject(object)) {
+    const updated = await updateRemoteStatus(c, object, author, update);
+    if (updated) await refreshIncomingQuote(c, object, author, updated);
+  } else if (isActor(object) && object.id?.href === author.uri) {
     await syncFeatured(c, await persistActor(c.data, object));
   }
 }
@@ -165,7 +171,8 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
     deps.repo.forgetRemoteAccount(author.id);
     return;
   }
-  deleteRemoteStatus(c, del.objectId.href, author);
+  // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
+  if (!deleteRemoteStatus(c, del.objectId.href, author)) revokeByStamp(c, del.objectId.href, author);
 }
 
 /**
@@ -241,6 +248,7 @@ export function registerInbox(federation: Fed): void {
     .on(Block, refusing(onBlock))
     .on(Flag, refusing(onFlag))
     .on(Move, refusing(onMove))
+    .on(QuoteRequest, refusing(answerQuoteRequest))
     .on(Add, refusing((c, add: Add) => onFeaturedChange(c, add, true)))
     .on(Remove, refusing((c, remove: Remove) => onFeaturedChange(c, remove, false)))
     // Any other activity (the types above are matched first): an emoji reaction Fedify could not type.

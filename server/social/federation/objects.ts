@@ -4,6 +4,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import { attachmentDocument, MastodonCreate, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
+import { noteQuoteValues, quoteInteractionPolicy, registerQuoteAuthorizations, withQuoteFallback } from './quote-objects.ts';
 
 /** How many statuses one outbox page holds. */
 const OUTBOX_PAGE = 20;
@@ -54,6 +55,8 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
     ...(store.statuses.tags([status.id]).get(status.id) ?? []).map((name) => new Hashtag({ href: new URL(deps.social.urls.tagUrl(name)), name: `#${name}` })),
     ...emojiTags(deps, status.content, status.spoilerText),
   ];
+  const quote = noteQuoteValues(deps, status);
+  const content = quote?.fallbackUrl ? withQuoteFallback(status.content, quote.fallbackUrl) : status.content;
   const values = {
     id: new URL(statusUri(deps, status, author)),
     attribution: c.getActorUri(author.username),
@@ -65,12 +68,14 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
     summary: status.spoilerText || null,
     sensitive: status.sensitive,
     // contentMap when the language is known (Mastodon sends both; Fedify writes `content` from the first entry).
-    ...(status.language ? { contents: [status.content, new LanguageString(status.content, status.language)] } : { content: status.content }),
+    ...(status.language ? { contents: [content, new LanguageString(content, status.language)] } : { content }),
     replyTarget: replyTo ? new URL(statusUri(deps, replyTo)) : null,
     tags,
     attachments: media
       .filter((m) => m.filePath || m.remoteUrl)
       .map((m) => attachmentDocument(m, m.filePath ? deps.social.urls.media(m.filePath) : m.remoteUrl!)),
+    interactionPolicy: quoteInteractionPolicy(c, status, author),
+    ...(quote ? { quote: quote.quote, quoteUrl: quote.quoteUrl, quoteAuthorization: quote.quoteAuthorization } : {}),
   };
   if (status.pollId) {
     const poll = store.polls.byId(status.pollId);
@@ -92,6 +97,7 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
 
 /** Status objects (content negotiation on their ids), the outbox and the featured collection. */
 export function registerObjects(federation: Fed): void {
+  registerQuoteAuthorizations(federation);
   federation.setObjectDispatcher(APObject, '/users/{identifier}/statuses/{id}', async (c, { identifier, id }) => {
     const deps = c.data;
     const author = localAccount(deps, identifier);

@@ -6,6 +6,7 @@ import { personOf } from './actors.ts';
 import { MastodonCreate, MastodonUpdate } from './attachments.ts';
 import { answerFollow } from './inbox.ts';
 import { actorUri, noteOf, statusUri } from './objects.ts';
+import { QuoteOutbound } from './quotes-outbound.ts';
 import { recipientOf } from './remote.ts';
 import type { RemoteRecipient } from './store.ts';
 
@@ -18,10 +19,12 @@ export class Outbound {
   private readonly deps: FedDeps;
   private readonly context: () => FedContext;
   private readonly pending = new Set<Promise<void>>();
+  private readonly quotes: QuoteOutbound;
 
   constructor(deps: FedDeps, context: () => FedContext) {
     this.deps = deps;
     this.context = context;
+    this.quotes = new QuoteOutbound(deps, context, (from, recipients, activity) => this.send(from, recipients, activity), (list) => this.recipients(list));
   }
 
   /** Subscribes to the bus; returns the unsubscribe function. */
@@ -29,7 +32,11 @@ export class Outbound {
     const events = this.deps.social.events;
     const offs = [
       events.on('relationship.changed', (e) => this.track(this.relationship(e))),
-      events.on('status.created', (e) => this.track(this.statusCreated(e.status))),
+      events.on('status.created', (e) => {
+        this.track(this.statusCreated(e.status));
+        this.track(this.quotes.statusCreated(e.status));
+      }),
+      events.on('quote.revoked', (e) => this.track(this.quotes.quoteRevoked(e.quoteId))),
       events.on('status.updated', (e) => this.track(this.statusUpdated(e.status))),
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),

@@ -69,6 +69,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   get('/users/:username/outbox');
   get('/users/:username/collections/featured');
   get('/users/:username/collections/tags');
+  get('/users/:username/quote_authorizations/:id');
   app.get<{ Params: { username: string } }>('/users/:username', (req, reply) => toFedify(req, reply, req.url, profilePage(req.params.username)));
   app.get<{ Params: { username: string; id: string } }>('/users/:username/statuses/:id', (req, reply) => toFedify(req, reply, req.url, statusPage(req.params.username, req.params.id)));
   // Activities from domains the server's policy refuses are dropped on arrival (answered 202, as accepted

@@ -5,6 +5,7 @@ import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { RejectedDocument } from './remote.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
+import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
@@ -170,6 +171,8 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
   const deps = c.data;
   const store = deps.social.store;
   const parsed = await parseStatus(object, author, options.activity ?? null);
+  // Before the existence check: fetching the quoted post may store this very post (a cycle of quotes).
+  const quote = await readIncomingQuote(c, object, author);
   const existing = deps.repo.statusByUri(parsed.uri);
   if (existing) return store.statuses.byId(existing)!;
   const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
@@ -196,6 +199,7 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
       pollId,
     });
     if (pollId) store.polls.setStatus(pollId, id);
+    applyIncomingQuote(deps, id, quote);
     store.statuses.insertMentions(id, mentioned.map((a) => a.id));
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     store.statuses.setTags(id, parsed.tags);

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { createRestAPIClient, type mastodon } from 'masto';
 import { createHttpServer } from '../../http/index.ts';
 import { createLogger, LogRing } from '../../logger.ts';
+import type { PreviewCardOptions } from '../cards/index.ts';
 import { openSocial, type Social } from '../social.ts';
 import { duration } from './time.ts';
 
@@ -30,8 +31,8 @@ export interface TestInstance {
 
 export interface TestNetwork {
   instances: Map<string, TestInstance>;
-  /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData. */
-  add(host: string, options?: { retryDelayMs?: number; dataDir?: string }): Promise<TestInstance>;
+  /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData; `previewCards` lets its link cards reach loopback pages. */
+  add(host: string, options?: { retryDelayMs?: number; dataDir?: string; previewCards?: PreviewCardOptions }): Promise<TestInstance>;
   /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
   addRemote(host: string, handler: (req: Request) => Response | Promise<Response>): void;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
@@ -96,6 +97,7 @@ export function createTestNetwork(): TestNetwork {
         // Tests poll the API while deliveries travel; the general rate limit would end that.
         generalRateLimit: false,
         federation: { allowPrivateAddress: true, queueIdleMs: 20, retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)) },
+        previewCards: options.previewCards,
       });
       const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }], allowedHostNames: () => [host] });
       await http.ready();

@@ -14,6 +14,7 @@ import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
 import { QuoteRepository } from './quotes.ts';
+import { PreviewCardRepository } from './preview-cards.ts';
 import { AccountWarningRepository } from './warnings.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
@@ -62,6 +63,7 @@ export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
 export * from './quotes.ts';
+export * from './preview-cards.ts';
 export * from './warnings.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
@@ -90,6 +92,8 @@ export class SocialStore {
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
   readonly quotes: QuoteRepository;
+  /** Link preview cards and the statuses showing them. */
+  readonly previewCards: PreviewCardRepository;
   readonly warnings: AccountWarningRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
@@ -128,6 +132,7 @@ export class SocialStore {
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
     this.quotes = new QuoteRepository(this.core);
+    this.previewCards = new PreviewCardRepository(this.core);
     this.warnings = new AccountWarningRepository(this.core);
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);

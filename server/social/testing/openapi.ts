@@ -145,6 +145,16 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       }
     },
   },
+  {
+    description:
+      'PreviewCard author_url, provider_url and embed_url, and PreviewCardAuthor.url, are "" when the page names none: Mastodon’s preview_cards columns default to "" and are serialized as they are (the document says format uri).',
+    apply(doc) {
+      const uriOrEmpty = { anyOf: [{ type: 'string', format: 'uri' }, { type: 'string', maxLength: 0 }] };
+      const card = doc.components.schemas.PreviewCard as { properties: Record<string, unknown> };
+      for (const key of ['author_url', 'provider_url', 'embed_url']) card.properties[key] = uriOrEmpty;
+      (doc.components.schemas.PreviewCardAuthor as { properties: Record<string, unknown> }).properties.url = uriOrEmpty;
+    },
+  },
 ];
 
 /**

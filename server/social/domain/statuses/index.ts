@@ -45,6 +45,10 @@ export class StatusService {
   actionTarget(viewer: Account, id: string): StatusRow {
     return this.reader.actionTarget(viewer, id);
   }
+  /** The status `author` may quote (Mastodon 4.5's policy); throws forbidden or not found otherwise. */
+  quoteTarget(author: Account, id: string): StatusRow {
+    return this.reader.quoteTarget(author, id);
+  }
   context(viewer: Account | null, status: StatusRow): { ancestors: StatusRow[]; descendants: StatusRow[] } {
     return this.reader.context(viewer, status);
   }

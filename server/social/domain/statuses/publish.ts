@@ -156,7 +156,8 @@ export class StatusPublisher {
     });
     if (pollId) this.d.store.polls.setStatus(pollId, id);
     if (p.quoted) {
-      this.d.store.quotes.insert(id, p.quoted.id, p.quoted.accountId, 'accepted');
+      // A remote author is asked first (FEP-044f QuoteRequest, sent by the federation): pending until answered.
+      this.d.store.quotes.insert(id, p.quoted.id, p.quoted.accountId, p.quoted.local ? 'accepted' : 'pending');
       if (p.quoted.accountId !== author.id) this.d.notifications.notify(p.quoted.accountId, author.id, 'quote', id);
     }
     const mentionedIds = p.formatted.mentioned.map((a) => a.id);

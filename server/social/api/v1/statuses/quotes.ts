@@ -29,6 +29,7 @@ export function statusQuoteRoutes(app: FastifyInstance, ctx: SocialContext): voi
     ctx.store.transaction(() => {
       ctx.store.quotes.setState(quote, 'revoked');
       ctx.store.events.emit('status.updated', { status: ctx.store.statuses.byId(quote.statusId)! });
+      ctx.store.events.emit('quote.revoked', { quoteId: quote.id });
     });
     return ctx.statusPresenter.one(ctx.store.statuses.byId(quote.statusId)!, account);
   });

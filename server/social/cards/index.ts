@@ -1,0 +1,118 @@
+import type { SocialContext } from '../context.ts';
+import type { StatusRow } from '../store/index.ts';
+import { CardCrawler } from './crawler.ts';
+import { SafeFetcher } from './fetch.ts';
+import { cardLinkOf, type LinkContext } from './links.ts';
+
+export { cardLinkOf } from './links.ts';
+export { extractLinkDetails } from './extract.ts';
+
+export interface PreviewCardOptions {
+  /** Tests only: links to loopback and private addresses are fetched. */
+  allowPrivateAddress?: boolean;
+  /** Deadline of one page or image fetch, redirects included (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface PreviewCards {
+  /** Resolves when no status is waiting for its card. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Mastodon's HTTP client follows at most three redirects. */
+const MAX_REDIRECTS = 3;
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** Statuses whose links are fetched at once; more wait their turn. */
+const CONCURRENCY = 4;
+
+/**
+ * Link preview cards (Mastodon's LinkCrawlWorker): after a status is created or edited (ours, or one that
+ * came through federation; the events are told after the transaction commits), the link that gets a card is
+ * found in its HTML and, in the background, its card is fetched or taken from the cache and shown on the
+ * status. An edit that changes the link changes the card (or takes it away); an edit that keeps it, or a
+ * poll's new counts, leaves it. Nothing here runs inside a request or a transaction.
+ */
+export function startPreviewCards(ctx: SocialContext, options: PreviewCardOptions = {}): PreviewCards {
+  const { store } = ctx;
+  const log = ctx.logger.child({ component: 'preview-cards' });
+  const fetcher = new SafeFetcher({ allowPrivateAddress: options.allowPrivateAddress, userAgent: `Homeport (+${ctx.urls.base}/) Bot` });
+  const crawler = new CardCrawler({ store, media: ctx.media, fetcher, limits: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRedirects: MAX_REDIRECTS }, log });
+  const shutdown = new AbortController();
+  const waiting: string[] = [];
+  const queued = new Set<string>();
+  const running = new Set<Promise<void>>();
+  let idleWaiters: (() => void)[] = [];
+
+  const linkContext = (status: StatusRow): LinkContext => {
+    const mentioned = store.accounts.byIds(store.statuses.mentions([status.id]).map((m) => m.accountId));
+    const addresses = new Set<string>();
+    for (const a of mentioned) {
+      for (const address of [a.uri, a.url, ctx.presenter.profileUrl(a)]) if (address) addresses.add(address);
+    }
+    return { localHost: ctx.urls.domain, mentionedAddresses: addresses, isKnownStatus: (address) => store.statuses.idByUriOrUrl(address) !== null };
+  };
+
+  /** The link of a status that should have a card now, or null (a reblog, a deleted status, no link). */
+  const wantedLink = (statusId: string): string | null => {
+    const status = store.statuses.byId(statusId);
+    if (!status || status.deletedAt !== null || status.reblogOfId !== null) return null;
+    return cardLinkOf(status.content, linkContext(status));
+  };
+
+  const refresh = async (statusId: string): Promise<void> => {
+    const link = wantedLink(statusId);
+    const shown = store.previewCards.linkOf(statusId);
+    if (shown !== null && shown === link) return;
+    if (shown !== null) store.previewCards.detach(statusId);
+    if (link === null) return;
+    const cardId = await crawler.cardFor(link, shutdown.signal);
+    // The status may have been edited or deleted while its link was fetched: only a card it still wants is shown.
+    if (cardId !== null && !shutdown.signal.aborted && wantedLink(statusId) === link) store.previewCards.attach(statusId, cardId, link);
+  };
+
+  const pump = (): void => {
+    while (running.size < CONCURRENCY && waiting.length > 0 && !shutdown.signal.aborted) {
+      const statusId = waiting.shift()!;
+      queued.delete(statusId);
+      const job: Promise<void> = refresh(statusId)
+        .catch((err: unknown) => log.warn({ err, statusId }, 'preview card not made'))
+        .finally(() => {
+          running.delete(job);
+          pump();
+        });
+      running.add(job);
+    }
+    if (running.size === 0 && (waiting.length === 0 || shutdown.signal.aborted)) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  };
+
+  const enqueue = (status: StatusRow): void => {
+    if (status.reblogOfId !== null || shutdown.signal.aborted || queued.has(status.id)) return;
+    queued.add(status.id);
+    waiting.push(status.id);
+    // After the emitting code has finished its own work (events are told synchronously after commit).
+    setImmediate(pump);
+  };
+
+  const offs = [ctx.events.on('status.created', (e) => enqueue(e.status)), ctx.events.on('status.updated', (e) => enqueue(e.status))];
+
+  return {
+    idle() {
+      if (running.size === 0 && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async close() {
+      for (const off of offs) off();
+      shutdown.abort();
+      waiting.length = 0;
+      queued.clear();
+      await Promise.all([...running]);
+      fetcher.close();
+      pump();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import http from 'node:http';
+import zlib from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+
+/*
+ * A small web site on loopback for the preview card tests: pages with OpenGraph tags and an image, a page with
+ * only a <title>, one with nothing, a redirect, a page far larger than the server reads (plain, and gzipped
+ * to a few kilobytes), one that never ends, and a non-HTML answer. It counts the requests each path gets and whether the huge page was read to its end.
+ */
+
+export interface TestSite {
+  base: string;
+  /** Requests per path. */
+  hits: Map<string, number>;
+  /** Whether the huge page was sent to its end (a reader that stops early closes the connection before). */
+  hugeFinished: boolean | null;
+  /** The card image as served (its size before the server scales it). */
+  image: { width: number; height: number };
+  total(): number;
+  close(): Promise<void>;
+}
+
+export const HUGE_PAGE_BYTES = 4 * 1024 * 1024;
+/** What the gzipped page inflates to: far more than the server may hold. */
+const BOMB_BYTES = 64 * 1024 * 1024;
+
+function page(head: string, body = '<p>Hello</p>'): string {
+  return `<!doctype html><html lang="en-GB"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+}
+
+export async function startTestSite(): Promise<TestSite> {
+  const image = { width: 1200, height: 630 };
+  const png = await sharp({ create: { width: image.width, height: image.height, channels: 3, background: '#3a7bd5' } })
+    .composite([{ input: await sharp({ create: { width: 400, height: 300, channels: 3, background: '#f5c542' } }).png().toBuffer(), left: 100, top: 100 }])
+    .png()
+    .toBuffer();
+  const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('<html><head>'), Buffer.alloc(BOMB_BYTES, ' '), Buffer.from('<title>Bomb</title>')]), { level: 9 });
+  const site: TestSite = { base: '', hits: new Map(), hugeFinished: null, image, total: () => [...site.hits.values()].reduce((a, b) => a + b, 0), close: async () => {} };
+  const pages: Record<string, () => string> = {
+    '/article': () =>
+      page(
+        `<title>Ignored title</title>
+         <meta property="og:title" content="Ducks &amp; geese of the north">
+         <meta property="og:description" content="A field guide to waterfowl.">
+         <meta property="og:site_name" content="Bird Weekly">
+         <meta property="og:type" content="article">
+         <meta property="og:image" content="/images/ducks.png">
+         <meta property="og:image:alt" content="Two ducks on a pond">
+         <meta property="og:locale" content="en_US">
+         <meta name="author" content="Mallory Mallard">
+         <meta property="article:published_time" content="2025-03-04T05:06:07Z">
+         <link rel="canonical" href="${site.base}/article">`,
+      ),
+    '/other': () => page(`<meta property="og:title" content="Another page"><meta name="description" content="Plain description meta.">`),
+    '/title-only': () => page('<title>\n  Only a title here  \n</title>'),
+    '/bare': () => page('', '<p>No metadata at all</p>'),
+  };
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    site.hits.set(path, (site.hits.get(path) ?? 0) + 1);
+    if (pages[path]) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[path]());
+    if (path === '/images/ducks.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    if (path === '/short') return res.writeHead(302, { location: '/article' }).end();
+    if (path === '/bomb') return res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(bomb);
+    // Sends its title, then never finishes: the server's deadline ends it.
+    if (path === '/endless') return void res.writeHead(200, { 'content-type': 'text/html' }).write('<html><head><title>Endless</title>');
+    if (path === '/data.json') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"title":"not a page"}');
+    if (path === '/huge') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      site.hugeFinished = false;
+      res.on('finish', () => (site.hugeFinished = true));
+      const padding = `<!-- ${'x'.repeat(64 * 1024 - 9)} -->`;
+      let sent = 0;
+      const more = (): void => {
+        while (sent < HUGE_PAGE_BYTES) {
+          sent += padding.length;
+          if (!res.write(padding)) return void res.once('drain', more);
+        }
+        res.end('<title>Found too late</title>');
+      };
+      res.write('<!doctype html><html><head>');
+      return more();
+    }
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  site.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return site;
+}

@@ -1,0 +1,145 @@
+import { Accept, QuoteRequest, Reject } from '@fedify/vocab';
+import type { Account, QuoteRow, StatusRow } from '../store/index.ts';
+import { localStatusId, safeUrl, type FedContext } from './deps.ts';
+import { refuseToFetch } from './emojis.ts';
+import { actorUri, statusUri } from './objects.ts';
+import { localApprovalUri } from './quote-objects.ts';
+import { accountForActorId, recipientOf } from './remote.ts';
+import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
+
+/*
+ * The approval flow of FEP-044f as Mastodon 4.5 runs it. A remote server asks to quote one of our posts
+ * (QuoteRequest): it is answered at once by the post's policy, with an Accept carrying the address of the
+ * QuoteAuthorization stamp, or a Reject. Answers to our own requests set our quotes accepted or rejected, and
+ * a Delete of a stamp we hold revokes the quote it approved.
+ */
+
+/** A remote account behind an activity's actor; null for unknown or local actors. */
+async function remoteSender(c: FedContext, actorId: URL | null): Promise<Account | null> {
+  const account = actorId ? await accountForActorId(c, actorId) : null;
+  return account && account.domain !== null && account.uri ? account : null;
+}
+
+/** The status a QuoteRequest offers as the quote: known here, embedded in the request, or fetched. */
+async function requestedQuotingStatus(c: FedContext, request: QuoteRequest, requester: Account): Promise<StatusRow | null> {
+  const deps = c.data;
+  const uri = request.instrumentId;
+  if (!uri || uri.origin !== new URL(requester.uri!).origin) return null;
+  const known = deps.repo.statusByUri(uri.href);
+  if (known) return deps.social.store.statuses.byId(known);
+  // Mastodon embeds public posts; others are fetched from their server (signed, so followers-only ones load too).
+  const embedded = await request.getInstrument({ documentLoader: refuseToFetch }).catch(() => null);
+  const object = isStatusObject(embedded) ? embedded : await c.lookupObject(uri).catch(() => null);
+  if (!isStatusObject(object) || object.id?.href !== uri.href) return null;
+  return createRemoteStatus(c, object, requester).catch(() => null);
+}
+
+/**
+ * A remote server asks to quote a post of ours. Accepted when the post's policy lets the requester quote it
+ * (the same rule local quotes follow), rejected otherwise; the quoted author is notified of accepted quotes.
+ */
+export async function answerQuoteRequest(c: FedContext, request: QuoteRequest): Promise<void> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const requester = await remoteSender(c, request.actorId);
+  if (!requester || !request.id || request.id.origin !== new URL(requester.uri!).origin || !request.objectId) return;
+  const quotedId = localStatusId(deps, request.objectId.href);
+  const quoted = quotedId ? store.statuses.byId(quotedId) : null;
+  const author = quoted ? store.accounts.byId(quoted.accountId) : null;
+  if (!quoted || !author || author.domain !== null || quoted.reblogOfId !== null || quoted.deletedAt !== null) return;
+  let allowed = true;
+  try {
+    deps.social.statuses.quoteTarget(requester, quoted.id);
+  } catch {
+    allowed = false;
+  }
+  const quoting = allowed ? await requestedQuotingStatus(c, request, requester) : null;
+  const quote = quoting ? store.quotes.ofStatus(quoting.id) : null;
+  // The offered post must be the requester's and quote this very post.
+  if (!quoting || quoting.accountId !== requester.id || !quote || quote.quotedStatusId !== quoted.id) {
+    if (quote && quote.quotedStatusId === quoted.id) store.quotes.setState(quote, 'rejected');
+    await sendAnswer(c, 'reject', author, requester, request, null);
+    return;
+  }
+  store.transaction(() => {
+    if (quote.state !== 'accepted') {
+      store.quotes.setState(quote, 'accepted', null);
+      deps.social.notifications.notify(author.id, requester.id, 'quote', quoting.id);
+    }
+    store.quotes.setActivityUri(quote, request.id!.href);
+    store.events.emit('status.updated', { status: store.statuses.byId(quoting.id)! });
+  });
+  await sendAnswer(c, 'accept', author, requester, request, store.quotes.byId(quote.id));
+}
+
+/** Accept (with the stamp's address as `result`) or Reject, embedding the request as Mastodon does. */
+async function sendAnswer(c: FedContext, kind: 'accept' | 'reject', author: Account, requester: Account, request: QuoteRequest, quote: QuoteRow | null): Promise<void> {
+  const deps = c.data;
+  const me = new URL(actorUri(deps, author));
+  const embedded = new QuoteRequest({ id: request.id, actor: request.actorId, object: request.objectId, instrument: request.instrumentId });
+  const id = new URL(`${me.href}#${kind}s/quote_requests/${deps.social.store.core.ids.next()}`);
+  const answer =
+    kind === 'accept' && quote
+      ? new Accept({ id, actor: me, object: embedded, result: new URL(localApprovalUri(deps, author, quote)) })
+      : new Reject({ id, actor: me, object: embedded });
+  await c.sendActivity({ identifier: author.username }, recipientOf(requester), answer);
+}
+
+/** The quote of ours an Accept or Reject answers: by the request's id, else by the embedded request's instrument. */
+async function answeredQuote(c: FedContext, answer: Accept | Reject): Promise<QuoteRow | null> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const byId = answer.objectId ? store.quotes.byActivityUri(answer.objectId.href) : null;
+  if (byId) return byId;
+  const embedded = await answer.getObject({ documentLoader: refuseToFetch }).catch(() => null);
+  if (!(embedded instanceof QuoteRequest) || !embedded.instrumentId) return null;
+  const statusId = localStatusId(deps, embedded.instrumentId.href);
+  return statusId ? store.quotes.ofStatus(statusId) : null;
+}
+
+/**
+ * An Accept or Reject of a QuoteRequest we sent; false when the activity is about something else (a follow).
+ * Only the quoted author may answer, and only a quote still waiting (Mastodon's rule) is changed; an accepted
+ * quote is sent again to followers' servers with its stamp.
+ */
+export async function onQuoteAnswer(c: FedContext, answer: Accept | Reject): Promise<boolean> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const quote = await answeredQuote(c, answer);
+  if (!quote) return false;
+  const author = await remoteSender(c, answer.actorId);
+  const quoting = store.statuses.byId(quote.statusId);
+  if (!author || quote.quotedAccountId !== author.id || !quoting?.local) return true;
+  if (answer instanceof Reject) {
+    if (quote.state === 'pending' || quote.state === 'accepted') store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
+    return true;
+  }
+  const stamp = answer.resultId;
+  if (quote.state !== 'pending' || !stamp || stamp.origin !== new URL(author.uri!).origin) return true;
+  store.transaction(() => {
+    store.quotes.setState(quote, 'accepted', stamp.href);
+    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)! });
+  });
+  return true;
+}
+
+/**
+ * A Delete of a stamp: the quoted author revoked the quote it approved (Mastodon's `reject!`: accepted becomes
+ * revoked, pending rejected). Returns whether the Delete was one.
+ */
+export function revokeByStamp(c: FedContext, uri: string, author: Account): boolean {
+  const store = c.data.social.store;
+  if (!safeUrl(uri)) return false;
+  const quote = store.quotes.byApprovalUri(uri, author.id);
+  if (!quote || (quote.state !== 'accepted' && quote.state !== 'pending')) return false;
+  store.transaction(() => {
+    store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
+    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)! });
+  });
+  return true;
+}
+
+/** The id a QuoteRequest of ours gets: under the quoting status, one per quote. */
+export function quoteRequestUri(c: FedContext, quoting: StatusRow, quote: QuoteRow): URL {
+  return new URL(`${statusUri(c.data, quoting)}#quote_requests/${quote.id}`);
+}

@@ -1,0 +1,241 @@
+import { Create, Mention, Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+
+/*
+ * Quote posts across servers as Mastodon 4.5 federates them (FEP-044f), between Homeports in this process
+ * with real signed HTTP: alice on a.test quotes bob on b.test; b answers the QuoteRequest by the post's
+ * policy; carol on c.test checks the QuoteAuthorization stamp on b before she is shown the quote; bob
+ * revokes it. A Misskey-style quote (`_misskey_quote`, no approval) is shown as Mastodon shows it.
+ */
+
+let net: TestNetwork;
+let a: TestInstance;
+let b: TestInstance;
+let c: TestInstance;
+let m: TestInstance;
+type User = Awaited<ReturnType<TestInstance['createUser']>>;
+let alice: User;
+let bob: User;
+let carol: User;
+let miko: User;
+
+type Status = { id: string; uri: string; content: string; quote: { state: string; quoted_status?: { id: string; uri: string } | null } | null; quote_approval: { automatic: string[]; current_user: string } };
+
+async function getStatus(instance: TestInstance, user: User, id: string): Promise<Status> {
+  const res = await apiCall(instance, user, 'GET', `/api/v1/statuses/${id}`);
+  return res.json as Status;
+}
+
+/** A post of `author` as `reader` sees it on their server, once it arrived. */
+async function arrived(instance: TestInstance, reader: User, uri: string): Promise<Status> {
+  return eventually(async () => {
+    const res = await apiCall(instance, reader, 'GET', `/api/v2/search?q=${encodeURIComponent(uri)}&resolve=true&type=statuses`);
+    return (res.json.statuses as Status[] | undefined)?.find((s) => s.uri === uri) ?? null;
+  }, `${uri} on ${instance.host}`);
+}
+
+async function activityJson(url: string): Promise<any> {
+  const res = await fetch(url, { headers: { accept: 'application/activity+json' } });
+  return res.status === 200 ? res.json() : { status: res.status };
+}
+
+beforeAll(async () => {
+  ({ net, a, b, alice, bob } = await followingPair());
+  c = await net.add('c.test');
+  carol = await c.createUser('carol');
+  const aliceOnC = (await carol.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
+  await carol.client.v1.accounts.$select(aliceOnC).follow();
+  await eventually(async () => (await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC] }))[0].following, 'carol follows alice');
+});
+
+afterAll(async () => {
+  await net?.close();
+});
+
+describe('quoting a post on another server', () => {
+  let post: Status;
+  let quote: Status;
+
+  it('asks the quoted author, who approves by the post’s policy: accepted on both servers, with a stamp on b', async () => {
+    post = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quote me, anyone' })).json;
+    const copy = await arrived(a, alice, post.uri);
+    // The policy came with the Note (interactionPolicy.canQuote).
+    expect(copy.quote_approval).toMatchObject({ automatic: ['public'], current_user: 'automatic' });
+
+    const made = await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'so true', quoted_status_id: copy.id });
+    expect(made.status).toBe(200);
+    quote = made.json;
+    expect(quote.quote?.state).toBe('pending');
+    const accepted = await eventually(async () => {
+      const s = await getStatus(a, alice, quote.id);
+      return s.quote?.state === 'accepted' ? s : null;
+    }, 'alice’s quote accepted on a');
+    expect(accepted.quote?.quoted_status?.uri).toBe(post.uri);
+
+    // b: the quote post arrived with its quote, counted, listed and notified.
+    const onB = await eventually(async () => {
+      const s = (await bob.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri);
+      return s ? await getStatus(b, bob, s.id) : null;
+    }, 'alice’s quote on b');
+    expect(onB.quote).toMatchObject({ state: 'accepted', quoted_status: { id: post.id } });
+    expect((await getStatus(b, bob, post.id) as unknown as { quotes_count: number }).quotes_count).toBe(1);
+    expect((await apiCall(b, bob, 'GET', `/api/v1/statuses/${post.id}/quotes`)).json.map((s: Status) => s.uri)).toEqual([quote.uri]);
+    const notes = await bob.client.v1.notifications.list({ types: ['quote'] as never });
+    expect(notes.map((n) => n.status?.uri)).toEqual([quote.uri]);
+  });
+
+  it('sends Notes as Mastodon does: quote, its compatibility copies, the stamp, the policy and the RE: fallback', async () => {
+    const note = await eventually(async () => {
+      const json = await activityJson(quote.uri);
+      return json.quoteAuthorization ? json : null;
+    }, 'the stamp on alice’s Note');
+    expect(note.quote).toBe(post.uri);
+    expect(note._misskey_quote).toBe(post.uri);
+    expect(note.quoteUri).toBe(post.uri);
+    expect(note.content).toMatch(/^<p class="quote-inline">RE: <a href="https:\/\/b\.test\/@bob\/\d+">/);
+    // Compacted to `as:Public` (one value), a form Mastodon reads as the public collection.
+    expect([note.interactionPolicy.canQuote.automaticApproval].flat()).toEqual(['as:Public']);
+    if (process.env.HOMEPORT_QUOTE_JSON) process.stderr.write(`${JSON.stringify(note, null, 1)}\n`);
+
+    const stamp = await activityJson(note.quoteAuthorization);
+    expect(stamp).toMatchObject({ type: 'QuoteAuthorization', attributedTo: 'https://b.test/users/bob', interactingObject: quote.uri, interactionTarget: post.uri });
+  });
+
+  it('shows a third server the quote once it checked the stamp on the quoted author’s server', async () => {
+    const onC = await eventually(async () => {
+      const s = (await carol.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri);
+      const full = s ? await getStatus(c, carol, s.id) : null;
+      return full?.quote?.state === 'accepted' ? full : null;
+    }, 'alice’s quote accepted on c');
+    expect(onC.quote?.quoted_status?.uri).toBe(post.uri);
+  });
+
+  it('is revoked by the quoted author: the stamp is deleted and the quote shows revoked on a', async () => {
+    const onB = (await bob.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
+    const revoked = await apiCall(b, bob, 'POST', `/api/v1/statuses/${post.id}/quotes/${onB.id}/revoke`);
+    expect(revoked.json.quote.state).toBe('revoked');
+    await eventually(async () => (await getStatus(a, alice, quote.id)).quote?.state === 'revoked', 'the revocation on a');
+    const note = await activityJson(quote.uri);
+    expect(note.quoteAuthorization).toBeUndefined();
+    expect((await activityJson(`https://b.test/users/bob/quote_authorizations/${new URL(note.quote).pathname.split('/').pop()}`)).status).toBe(404);
+  });
+});
+
+describe('quotes the quoted author does not allow', () => {
+  it('refuses locally what the known policy forbids: nobody, or a followers-only post', async () => {
+    const closed = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'do not quote', quote_approval_policy: 'nobody' })).json as Status;
+    const copy = await arrived(a, alice, closed.uri);
+    expect(copy.quote_approval).toMatchObject({ automatic: [], current_user: 'denied' });
+    const refused = await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'hm', quoted_status_id: copy.id });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatch(/does not allow quoting/);
+
+    const mine = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'for my followers', visibility: 'private' })).json as Status;
+    const privateCopy = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === mine.uri), 'the followers-only post on a');
+    expect((await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'hm', quoted_status_id: privateCopy.id })).status).toBe(403);
+  });
+
+  it('is rejected by the quoted author’s server when the policy changed meanwhile (the Update was lost)', async () => {
+    const post = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'changing my mind' })).json as Status;
+    const copy = await arrived(a, alice, post.uri);
+    expect(copy.quote_approval.automatic).toEqual(['public']);
+    let dropped = 0;
+    a.intercept = (req) => (req.method === 'POST' && req.url.includes('inbox') ? (dropped++, new Response(null, { status: 202 })) : null);
+    try {
+      expect((await apiCall(b, bob, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'nobody' })).json.quote_approval.automatic).toEqual([]);
+      await eventually(() => dropped > 0, 'the policy Update sent to a (and lost)');
+    } finally {
+      a.intercept = null;
+    }
+    const made = (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'quoting anyway', quoted_status_id: copy.id })).json as Status;
+    expect(made.quote?.state).toBe('pending');
+    const rejected = await eventually(async () => {
+      const s = await getStatus(a, alice, made.id);
+      return s.quote?.state === 'rejected' ? s : null;
+    }, 'the rejection on a');
+    expect(rejected.quote?.quoted_status ?? null).toBeNull();
+    expect((await activityJson(made.uri)).quoteAuthorization).toBeUndefined();
+  });
+});
+
+describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
+  it('shows a `_misskey_quote` of someone else as the text with its RE: link, and a self-quote as a quote', async () => {
+    m = await net.add('m.test');
+    miko = await m.createUser('miko');
+    const mikoOnA = (await alice.client.v1.accounts.lookup({ acct: 'miko@m.test' })).id;
+    await alice.client.v1.accounts.$select(mikoOnA).follow();
+    await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [mikoOnA] }))[0].following, 'alice follows miko');
+    const original = (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'a post to quote' })).json as Status;
+    const own = (await apiCall(m, miko, 'POST', '/api/v1/statuses', { status: 'my own words' })).json as Status;
+    await arrived(a, alice, own.uri);
+
+    // What Misskey sends: _misskey_quote and quoteUrl (no FEP-044f `quote`), the link written into the text.
+    const fedify = m.social.federation!.context();
+    const me = fedify.getActorUri('miko');
+    const send = async (id: string, quoted: string, text: string) => {
+      const note = new Note({
+        id: new URL(`${me.href}/notes/${id}`),
+        attribution: me,
+        to: PUBLIC_COLLECTION,
+        ccs: [fedify.getFollowersUri('miko'), new URL('https://a.test/users/alice')],
+        tags: [new Mention({ href: new URL('https://a.test/users/alice'), name: '@alice@a.test' })],
+        content: `<p>${text}<span class="quote-inline"><br><br>RE: <a href="${quoted}">${quoted}</a></span></p>`,
+        quoteUrl: new URL(quoted),
+      });
+      await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') }, new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }));
+      return note.id!.href;
+    };
+    const legacyUri = await send('q1', original.uri, 'look at this');
+    const selfUri = await send('q2', own.uri, 'as I said');
+
+    const legacy = await arrived(a, alice, legacyUri);
+    expect(legacy.quote).toBeNull();
+    expect(legacy.content).toContain('RE: <a href="https://a.test/users/alice/statuses/');
+    expect(legacy.content).toContain('class="quote-inline"');
+    // Not approved, so not counted among the quotes of alice's post.
+    expect((await getStatus(a, alice, original.id) as unknown as { quotes_count: number }).quotes_count).toBe(0);
+
+    const selfQuote = await arrived(a, alice, selfUri);
+    expect(selfQuote.quote).toMatchObject({ state: 'accepted', quoted_status: { uri: own.uri } });
+  });
+
+  it('shows a FEP-044f quote that comes without a stamp as pending, its text kept', async () => {
+    const fedify = m.social.federation!.context();
+    const me = fedify.getActorUri('miko');
+    const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quoted without asking' })).json as Status;
+    const note = new Note({
+      id: new URL(`${me.href}/notes/q3`),
+      attribution: me,
+      to: PUBLIC_COLLECTION,
+      content: `<p class="quote-inline">RE: <a href="${original.uri}">${original.uri}</a></p><p>unasked</p>`,
+      quote: new URL(original.uri),
+    });
+    await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') }, new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }));
+    const pending = await arrived(a, alice, note.id!.href);
+    expect(pending.quote).toEqual({ state: 'pending', quoted_status: null });
+    expect(pending.content).toContain('<p class="quote-inline">RE: ');
+  });
+
+  it('answers a QuoteRequest its post’s policy forbids with a Reject, and keeps no approved quote', async () => {
+    const fedify = m.social.federation!.context();
+    const me = fedify.getActorUri('miko');
+    const closed = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'mine alone', quote_approval_policy: 'nobody' })).json as Status;
+    const instrument = new Note({ id: new URL(`${me.href}/notes/q4`), attribution: me, to: PUBLIC_COLLECTION, content: '<p>mine now</p>', quote: new URL(closed.uri) });
+    // What reaches m.test's inboxes, read on the way (the request then goes on as usual).
+    const received: { type: string; object?: { id?: string } }[] = [];
+    m.intercept = async (req) => {
+      if (req.method === 'POST' && req.url.endsWith('inbox')) received.push(await req.clone().json());
+      return null;
+    };
+    try {
+      await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://b.test/users/bob'), inboxId: new URL('https://b.test/users/bob/inbox') }, new QuoteRequest({ id: new URL(`${me.href}/quote_requests/q4`), actor: me, object: new URL(closed.uri), instrument }));
+      const answer = await eventually(() => received.find((r) => r.object?.id === `${me.href}/quote_requests/q4`), 'b’s answer on m');
+      expect(answer.type).toBe('Reject');
+    } finally {
+      m.intercept = null;
+    }
+    expect((await apiCall(b, bob, 'GET', `/api/v1/statuses/${closed.id}/quotes`)).json).toEqual([]);
+    expect((await bob.client.v1.notifications.list({ types: ['quote'] as never })).map((n) => n.status?.uri)).not.toContain(instrument.id!.href);
+  });
+});

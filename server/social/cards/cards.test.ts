@@ -147,7 +147,8 @@ describe('preview cards of local posts', () => {
 
 describe('preview cards with the default rules', () => {
   it('links to loopback addresses are refused: no request reaches them and no card is made', async () => {
-    const guarded = await startSocialWithClock(Date.now);
+    // Cards on, with the defaults a served instance has (private addresses refused).
+    const guarded = await startSocialWithClock(Date.now, { social: { previewCards: {} } });
     try {
       const user = await guarded.createUser('carol');
       const before = site.total();
@@ -160,6 +161,21 @@ describe('preview cards with the default rules', () => {
       expect(site.total()).toBe(before);
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('turned off (as other tests run), no link is fetched even where private addresses are allowed', async () => {
+    const off = await startSocialWithClock(Date.now, { social: { previewCards: { enabled: false, allowPrivateAddress: true } } });
+    try {
+      const user = await off.createUser('dave');
+      const before = site.total();
+      const created = await off.call(user.token, 'POST', '/api/v1/statuses', { status: `see ${site.base}/article` });
+      expect(created.status).toBe(200);
+      await off.social.previewCards.idle();
+      expect((await off.call(user.token, 'GET', `/api/v1/statuses/${created.body.id}`)).body.card).toBeNull();
+      expect(site.total()).toBe(before);
+    } finally {
+      await off.close();
     }
   });
 });

@@ -8,6 +8,8 @@ export { cardLinkOf } from './links.ts';
 export { extractLinkDetails } from './extract.ts';
 
 export interface PreviewCardOptions {
+  /** False: no link is fetched and no card made (tests that do not ask for cards reach no other host). */
+  enabled?: boolean;
   /** Tests only: links to loopback and private addresses are fetched. */
   allowPrivateAddress?: boolean;
   /** Deadline of one page or image fetch, redirects included (default 10 s). */
@@ -98,7 +100,7 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     setImmediate(pump);
   };
 
-  const offs = [ctx.events.on('status.created', (e) => enqueue(e.status)), ctx.events.on('status.updated', (e) => enqueue(e.status))];
+  const offs = options.enabled === false ? [] : [ctx.events.on('status.created', (e) => enqueue(e.status)), ctx.events.on('status.updated', (e) => enqueue(e.status))];
 
   return {
     idle() {

@@ -109,6 +109,8 @@ describe('quoting a post on another server', () => {
       return full?.quote?.state === 'accepted' ? full : null;
     }, 'alice’s quote accepted on c');
     expect(onC.quote?.quoted_status?.uri).toBe(post.uri);
+    // The post re-sent with its stamp changed nothing a reader sees: not an edit.
+    expect(onC.edited_at).toBeNull();
   });
 
   it('is revoked by the quoted author: the stamp is deleted and the quote shows revoked on a', async () => {

@@ -229,7 +229,9 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
     if (parsed.poll && status.pollId) store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     const mediaChanged = acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments);
-    if (!edited && !mediaChanged && parsed.poll) return status;
+    // Only what a reader sees makes an edit (as Mastodon): a poll's new counts, or the same post re-sent with a
+    // quote's approval stamp or a new interaction policy, leave it unedited.
+    if (!edited && !mediaChanged) return status;
     store.statuses.updateContent(status.id, {
       text: '',
       content: parsed.content,

@@ -97,7 +97,8 @@ export function createTestNetwork(): TestNetwork {
         // Tests poll the API while deliveries travel; the general rate limit would end that.
         generalRateLimit: false,
         federation: { allowPrivateAddress: true, queueIdleMs: 20, retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)) },
-        previewCards: options.previewCards,
+        // Cards only where a test asks for them: the others must not look up the hosts their posts link to.
+        previewCards: options.previewCards ?? { enabled: false },
       });
       const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }], allowedHostNames: () => [host] });
       await http.ready();

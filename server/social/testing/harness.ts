@@ -120,7 +120,8 @@ export async function startSocialWithClock(now: () => number, options: { dataDir
   const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-clock-'));
   const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(100) });
   // The due-jobs timer looks often, so moving the clock is enough for it to act (no job is run by hand).
-  const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now, dueJobsMaxWaitMs: 50, ...options.social });
+  // Link cards only where a test asks for them: the others must not look up the hosts their posts link to.
+  const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now, dueJobsMaxWaitMs: 50, previewCards: { enabled: false }, ...options.social });
   const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;

@@ -20,7 +20,7 @@ let bob: User;
 let carol: User;
 let miko: User;
 
-type Status = { id: string; uri: string; content: string; quote: { state: string; quoted_status?: { id: string; uri: string } | null } | null; quote_approval: { automatic: string[]; current_user: string } };
+type Status = { id: string; uri: string; content: string; edited_at: string | null; quote: { state: string; quoted_status?: { id: string; uri: string } | null } | null; quote_approval: { automatic: string[]; current_user: string } };
 
 async function getStatus(instance: TestInstance, user: User, id: string): Promise<Status> {
   const res = await apiCall(instance, user, 'GET', `/api/v1/statuses/${id}`);

@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { isLanguageCode } from '../text/languages.ts';
+import { isJsonRecord as isRecord, type JsonRecord as Json } from '../json-record.ts';
 
 /*
  * What a web page says about itself, read as Mastodon's LinkDetailsExtractor reads it: JSON-LD (NewsArticle
@@ -94,11 +95,6 @@ function scan(html: string): PageParts {
   return parts;
 }
 
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;

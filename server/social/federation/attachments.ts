@@ -1,6 +1,7 @@
 import { Audio, Create, Document, Image, Link, Note, Question, Update, Video, type Activity, type Object as APObject } from '@fedify/vocab';
 import { isBlurhashValid } from 'blurhash';
 import type { MediaMeta, MediaRow } from '../store/index.ts';
+import { isJsonRecord as isRecord, type JsonRecord } from '../json-record.ts';
 
 /*
  * Attachments both ways, with what Mastodon adds to AS2's Document: the description (`name`), the blurhash
@@ -38,11 +39,6 @@ function mediaType(attachment: APObject, contentType: string | null): RemoteMedi
   return 'unknown';
 }
 
-type JsonRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A JSON-LD value without its wrapping: `{"@value": v}`, `{"@list": […]}` and one-element arrays of those. */
 function plain(value: unknown): unknown {

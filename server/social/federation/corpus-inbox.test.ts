@@ -290,6 +290,11 @@ describe('Pleroma and Akkoma', () => {
     await peers.actor('http://mastodon.example.org/users/admin', 'tesla_mock/admin@mastdon.example.org.json');
     const { post } = await reactionTo('emoji-reaction.json', 'http://localtesting.pleroma.lol/objects/eb92579d-3417-42a8-8652-2492c2d4f454');
     expect((await lain.client.v1.statuses.$select(post.id).fetch()).favouritesCount).toBe(1);
+    // Taken back as Pleroma does it: an Undo carrying the reaction, under the same context (EmojiReact undefined).
+    const { '@context': context, signature: _signature, ...reaction } = rewrite(readFixture('emoji-reaction.json'), post.replacements) as Record<string, unknown>;
+    await deliver({ '@context': context, type: 'Undo', id: `${String(reaction.actor)}#undo-reactions/2`, actor: reaction.actor, object: reaction });
+    await eventually(async () => (await lain.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0, 'the reaction taken back');
+    expect((await notificationsOf('favourite')).some((n) => n.status?.id === post.id)).toBe(false);
   });
 
   it('a ChatMessage (recorded without a JSON-LD context) is refused with a reason and shows nowhere', async () => {

@@ -4,7 +4,7 @@ import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
-import { onAnnounce, onBlock, onFlag, onLike, onUntypedActivity, undoAnnounce, undoBlock, undoLike } from './interactions-inbound.ts';
+import { onAnnounce, onBlock, onFlag, onLike, onUntypedActivity, undoAnnounce, undoBlock, undoLike, untypedReactionTarget } from './interactions-inbound.ts';
 import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus, type StatusObject } from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
 import { refreshIncomingQuote } from './quotes-inbound.ts';
@@ -110,6 +110,9 @@ async function onUndo(c: Ctx, undo: Undo): Promise<void> {
   if (!remote) return;
   const object = await undo.getObject().catch(() => null);
   if (object instanceof Like || object instanceof EmojiReact) return undoLike(c, remote, object.objectId);
+  // A reaction under a context that does not define EmojiReact (Pleroma, Akkoma) is taken back too.
+  const reacted = await untypedReactionTarget(undo);
+  if (reacted) return undoLike(c, remote, reacted);
   if (object instanceof Announce) return undoAnnounce(c, remote, object.id);
   if (object instanceof Block) return undoBlock(c, remote, object.objectId);
   const followUri = object instanceof Follow ? object.id?.href : undo.objectId?.href;

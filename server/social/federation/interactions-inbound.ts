@@ -1,9 +1,10 @@
 import type { InboxContext } from '@fedify/fedify';
-import type { Activity, Announce, Block, EmojiReact, Flag, Like } from '@fedify/vocab';
+import { Activity, type Announce, type Block, type EmojiReact, type Flag, type Like, type Undo } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedDeps } from './deps.ts';
 import { accountForActorId } from './remote.ts';
 import { createRemoteStatus, isStatusObject, visibilityOf } from './statuses-inbound.ts';
+import { isJsonRecord as isRecord } from '../json-record.ts';
 
 /*
  * Favourites, boosts and blocks from other servers: Like (and Misskey's and Pleroma's emoji reactions, taken
@@ -49,9 +50,27 @@ export async function onLike(c: Ctx, like: Like | EmojiReact | Activity): Promis
  * written, so an `EmojiReact` is taken as the reaction it is. Anything else stays ignored.
  */
 export async function onUntypedActivity(c: Ctx, activity: Activity): Promise<void> {
+  if (await isUntypedEmojiReact(activity)) await onLike(c, activity);
+}
+
+/** An activity Fedify could not type (a plain Activity) whose `type` is written EmojiReact. */
+async function isUntypedEmojiReact(activity: Activity): Promise<boolean> {
+  if (Object.getPrototypeOf(activity) !== Activity.prototype) return false;
   const json = await activity.toJsonLd().catch(() => null);
-  const writtenType = typeof json === 'object' && json !== null && 'type' in json ? json.type : null;
-  if (writtenType === 'EmojiReact') await onLike(c, activity);
+  return isRecord(json) && json.type === 'EmojiReact';
+}
+
+/**
+ * What the EmojiReact an Undo takes back reacted to, when the reaction's type is one its context does not
+ * define (Pleroma, Akkoma): Fedify reads the embedded reaction as a bare Object without its target, so the
+ * Undo's own document is read. The reaction must be the sender's own. Null for any other Undo.
+ */
+export async function untypedReactionTarget(undo: Undo): Promise<URL | null> {
+  const json = await undo.toJsonLd().catch(() => null);
+  const reaction = isRecord(json) ? json.object : null;
+  if (!isRecord(reaction) || reaction.type !== 'EmojiReact' || reaction.actor !== undo.actorId?.href) return null;
+  const target = isRecord(reaction.object) ? reaction.object.id : reaction.object;
+  return typeof target === 'string' && URL.canParse(target) ? new URL(target) : null;
 }
 
 export async function undoLike(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {

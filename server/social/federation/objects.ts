@@ -123,7 +123,7 @@ export function registerObjects(federation: Fed): void {
       const items = statuses
         .map((s) => {
           const note = noteOf(c, s);
-          return note ? new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: c.getActorUri(identifier), object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }) : null;
+          return note ? createOf(note) : null;
         })
         .filter((x): x is Create => x !== null);
       return { items, nextCursor: page.length === OUTBOX_PAGE ? page[page.length - 1].cursor : null };
@@ -151,3 +151,7 @@ export function registerObjects(federation: Fed): void {
   });
 }
 
+/** The Create of one of our statuses (its id the Note's plus /activity, as Mastodon's), sent, served and archived alike. */
+export function createOf(note: Note | Question): InstanceType<typeof MastodonCreate> {
+  return new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published });
+}

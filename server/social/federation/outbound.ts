@@ -3,9 +3,9 @@ import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
 import { personOf } from './actors.ts';
-import { MastodonCreate, MastodonUpdate } from './attachments.ts';
+import { MastodonUpdate } from './attachments.ts';
 import { answerFollow } from './inbox.ts';
-import { actorUri, noteOf, statusUri } from './objects.ts';
+import { actorUri, createOf, noteOf, statusUri } from './objects.ts';
 import { QuoteOutbound } from './quotes-outbound.ts';
 import { recipientOf } from './remote.ts';
 import type { RemoteRecipient } from './store.ts';
@@ -175,7 +175,7 @@ export class Outbound {
     }
     const note = noteOf(c, status);
     if (!note) return;
-    await this.send(author, this.audience(status, author), new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }));
+    await this.send(author, this.audience(status, author), createOf(note));
   }
 
   /** A report the reporter asked to forward: Flag from the instance actor (never naming the reporter), to the reported account's server. */

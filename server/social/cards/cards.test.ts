@@ -164,6 +164,22 @@ describe('preview cards with the default rules', () => {
     }
   });
 
+  it('keeps at most queueLimit statuses waiting: past it a post gets no card and its link is not fetched', async () => {
+    const busy = await startSocialWithClock(Date.now, { social: { previewCards: { allowPrivateAddress: true, timeoutMs: 1_000, queueLimit: 1 } } });
+    try {
+      const user = await busy.createUser('erin');
+      const before = site.hits.get('/endless') ?? 0;
+      // Four fetch at once (each held by the endless page until its deadline), one waits, the sixth is dropped.
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await busy.call(user.token, 'POST', '/api/v1/statuses', { status: `slow ${site.base}/endless?n=${i}` })).body.id);
+      await busy.social.previewCards.idle();
+      expect((site.hits.get('/endless') ?? 0) - before).toBe(5);
+      for (const id of ids) expect((await busy.call(user.token, 'GET', `/api/v1/statuses/${id}`)).body.card).toBeNull();
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('turned off (as other tests run), no link is fetched even where private addresses are allowed', async () => {
     const off = await startSocialWithClock(Date.now, { social: { previewCards: { enabled: false, allowPrivateAddress: true } } });
     try {

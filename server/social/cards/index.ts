@@ -14,6 +14,9 @@ export interface PreviewCardOptions {
   allowPrivateAddress?: boolean;
   /** Deadline of one page or image fetch, redirects included (default 10 s). */
   timeoutMs?: number;
+  /** Statuses that may wait for their card (default 1,000); past it new ones get none, so a burst of posts
+   *  with links (a bench, an import) cannot grow the queue without bound. */
+  queueLimit?: number;
 }
 
 export interface PreviewCards {
@@ -27,6 +30,7 @@ const MAX_REDIRECTS = 3;
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Statuses whose links are fetched at once; more wait their turn. */
 const CONCURRENCY = 4;
+const DEFAULT_QUEUE_LIMIT = 1_000;
 
 /**
  * Link preview cards (Mastodon's LinkCrawlWorker): after a status is created or edited (ours, or one that
@@ -92,8 +96,16 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     }
   };
 
+  const queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
+  let dropped = 0;
   const enqueue = (status: StatusRow): void => {
     if (status.reblogOfId !== null || shutdown.signal.aborted || queued.has(status.id)) return;
+    if (waiting.length >= queueLimit) {
+      // Logged once per burst, not per status.
+      if (dropped++ === 0) log.warn({ queueLimit }, 'link previews are behind: new posts get no card until the queue drains');
+      return;
+    }
+    dropped = 0;
     queued.add(status.id);
     waiting.push(status.id);
     // After the emitting code has finished its own work (events are told synchronously after commit).

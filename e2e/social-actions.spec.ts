@@ -182,4 +182,8 @@ test('reading and acting on posts, and composing with completion, language and s
   await asBob(`/api/v1/statuses/${tide.id}`, { method: 'DELETE' });
   await expect(tagList.getByRole('article')).toHaveCount(1);
   await expect(tagList).toContainText('Low water at six');
+  // A tab always shows its view: Home closes the hashtag's timeline opened over Local.
+  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Home' }).click();
+  await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
+  await expect(tagList).toHaveCount(0);
 });

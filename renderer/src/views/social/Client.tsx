@@ -14,14 +14,36 @@ import { FollowedHashtags, HashtagTimeline } from './Hashtags.tsx';
 import { Settings } from './Settings.tsx';
 import { useContentLinks } from './content-links.ts';
 
+type Tab = 'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people' | 'hashtags' | 'settings';
+const TABS: [Tab, string][] = [
+  ['home', 'Home'],
+  ['local', 'Local'],
+  ['federated', 'Federated'],
+  ['notifications', 'Notifications'],
+  ['bookmarks', 'Bookmarks'],
+  ['favourites', 'Favourites'],
+  ['lists', 'Lists'],
+  ['filters', 'Filters'],
+  ['people', 'People'],
+  ['hashtags', 'Hashtags'],
+  ['settings', 'Settings'],
+];
+
 /** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
 export function Client() {
   const { me, server, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people' | 'hashtags' | 'settings'>('home');
+  const [tab, setTab] = useState<Tab>('home');
   const [thread, setThread] = useState<string | null>(null);
   const [profile, setProfile] = useState<string | null>(null);
   // A hashtag's timeline shows over a profile, which shows over a thread: Back returns to the one below.
   const [tag, setTag] = useState<string | null>(null);
+  // A tab always shows: it closes whatever thread, profile or hashtag was open over the previous one.
+  const show = (next: Tab) => {
+    setTag(null);
+    setProfile(null);
+    setThread(null);
+    setTab(next);
+  };
   const openThread = (id: string) => {
     setTag(null);
     setProfile(null);
@@ -50,39 +72,12 @@ export function Client() {
       <Compose />
       <FormError message={error} />
       <div className="toolbar" role="group" aria-label="Timelines">
-        <button type="button" aria-pressed={tab === 'home'} onClick={() => setTab('home')}>
-          Home
-        </button>
-        <button type="button" aria-pressed={tab === 'local'} onClick={() => setTab('local')}>
-          Local
-        </button>
-        <button type="button" aria-pressed={tab === 'federated'} onClick={() => setTab('federated')}>
-          Federated
-        </button>
-        <button type="button" aria-pressed={tab === 'notifications'} onClick={() => setTab('notifications')}>
-          Notifications{unread > 0 ? ` (${unread})` : ''}
-        </button>
-        <button type="button" aria-pressed={tab === 'bookmarks'} onClick={() => setTab('bookmarks')}>
-          Bookmarks
-        </button>
-        <button type="button" aria-pressed={tab === 'favourites'} onClick={() => setTab('favourites')}>
-          Favourites
-        </button>
-        <button type="button" aria-pressed={tab === 'lists'} onClick={() => setTab('lists')}>
-          Lists
-        </button>
-        <button type="button" aria-pressed={tab === 'filters'} onClick={() => setTab('filters')}>
-          Filters
-        </button>
-        <button type="button" aria-pressed={tab === 'people'} onClick={() => setTab('people')}>
-          People
-        </button>
-        <button type="button" aria-pressed={tab === 'hashtags'} onClick={() => setTab('hashtags')}>
-          Hashtags
-        </button>
-        <button type="button" aria-pressed={tab === 'settings'} onClick={() => setTab('settings')}>
-          Settings
-        </button>
+        {TABS.map(([name, label]) => (
+          <button key={name} type="button" aria-pressed={tab === name} onClick={() => show(name)}>
+            {label}
+            {name === 'notifications' && unread > 0 ? ` (${unread})` : ''}
+          </button>
+        ))}
       </div>
       {tag ? (
         <HashtagTimeline key={tag} tag={tag} onClose={() => setTag(null)} onOpen={openThread} onProfile={openProfile} />

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from '../federation/test-network.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from '../federation/test-network.ts';
 import { startTestSite, type TestSite } from './test-site.ts';
 
 /*
@@ -12,7 +12,6 @@ let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
 let site: TestSite;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * The CSV exports and imports Mastodon users move with: alice's follows, lists, blocks, mutes, blocked
@@ -10,7 +10,6 @@ let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
 let c: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 let newAlice: User;

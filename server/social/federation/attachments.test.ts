@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blob, pngImage } from '../testing/media-fixtures.ts';
 import { Create, Object as APObject } from '@fedify/vocab';
 import { acceptableBlurhash, acceptableFocus, parseAttachments } from './attachments.ts';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Attachments across servers with what Mastodon adds to them: alice's image on a.test, with a description and
@@ -13,7 +13,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 
 let net: TestNetwork;
 let b: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * The server's domain blocks applied to federation, between two Homeports: a suspended domain neither sends
@@ -10,7 +10,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 let bobOnA: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Custom emojis across servers: a post using one of a.test's emojis lists it in `emojis` (with its image)
@@ -9,7 +9,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 

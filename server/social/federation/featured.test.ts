@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Pinned posts across servers: a profile looked up from another server shows its pinned posts (read from
@@ -9,7 +9,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 
 let net: TestNetwork;
 let c: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 let aliceOnB: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Favourites, boosts and blocks across two Homeports (a.test and b.test in this process, real signed HTTP
@@ -11,7 +11,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 let dave: User;

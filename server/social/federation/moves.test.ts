@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Moving an account between servers, as Mastodon does it: alice on a.test moves to newalice on b.test,
@@ -11,7 +11,6 @@ let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
 let c: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let newalice: User;
 let carol: User;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Polls across servers, as Mastodon does them: alice's poll reaches b.test as a Question with its options;
@@ -9,7 +9,6 @@ import { eventually, followingPair, type TestInstance, type TestNetwork } from '
 
 let net: TestNetwork;
 let a: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 

@@ -1,6 +1,6 @@
 import { Create, Mention, Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, eventually, followingPair, type TestInstance, type TestNetwork } from './test-network.ts';
+import { apiCall, eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
  * Quote posts across servers as Mastodon 4.5 federates them (FEP-044f), between Homeports in this process
@@ -14,7 +14,6 @@ let a: TestInstance;
 let b: TestInstance;
 let c: TestInstance;
 let m: TestInstance;
-type User = Awaited<ReturnType<TestInstance['createUser']>>;
 let alice: User;
 let bob: User;
 let carol: User;

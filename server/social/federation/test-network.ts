@@ -24,9 +24,16 @@ export interface TestInstance {
   http: FastifyInstance;
   /** Replaces this instance's answer to a request (a failing or vanished inbox); return null to answer normally. */
   intercept: ((req: Request) => Response | null | Promise<Response | null>) | null;
-  createUser(username: string, options?: { locked?: boolean }): Promise<{ accountId: string; token: string; client: mastodon.rest.Client }>;
+  createUser(username: string, options?: { locked?: boolean }): Promise<NetworkUser>;
   /** Stops the instance; `keepData` leaves its data directory for a restart. */
   close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** A local user of one test instance: its account, a token with every scope, and a masto.js client using it. */
+export interface NetworkUser {
+  accountId: string;
+  token: string;
+  client: mastodon.rest.Client;
 }
 
 export interface TestNetwork {
@@ -149,10 +156,9 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, a
   throw new Error(`never happened: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
-type TestUser = Awaited<ReturnType<TestInstance['createUser']>>;
 
 /** A request to an instance's API as `user`, for routes masto.js does not know (Homeport's own). */
-export async function apiCall(instance: TestInstance, user: TestUser, method: string, path: string, body?: object): Promise<{ status: number; text: string; json: any }> {
+export async function apiCall(instance: TestInstance, user: NetworkUser, method: string, path: string, body?: object): Promise<{ status: number; text: string; json: any }> {
   const res = await fetch(`${instance.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -172,7 +178,7 @@ export async function apiCall(instance: TestInstance, user: TestUser, method: st
  * The usual starting point of two-server tests: a.test and b.test on a new network, alice on a and bob on b
  * following each other, with the id each has of the other.
  */
-export async function followingPair(): Promise<{ net: TestNetwork; a: TestInstance; b: TestInstance; alice: TestUser; bob: TestUser; bobOnA: string; aliceOnB: string }> {
+export async function followingPair(): Promise<{ net: TestNetwork; a: TestInstance; b: TestInstance; alice: NetworkUser; bob: NetworkUser; bobOnA: string; aliceOnB: string }> {
   const net = createTestNetwork();
   const a = await net.add('a.test');
   const b = await net.add('b.test');

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { desktopBridge } from '../desktop-bridge.ts';
 import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
+import { keepStreamOpen, streamUrl } from './stream-socket.ts';
 import { beginSignIn, finishSignIn, loadToken, rememberedServer, saveToken, serverOrigin } from './social-auth.ts';
 import type { ComposeDraft, GroupedResults, NotificationGroupView, SocialAccount, SocialMedia, SocialPoll, SocialStatus, StatusAction } from './social-types.ts';
 
@@ -405,22 +406,14 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     const { server, token, streamingUrl } = get();
     if (!token) return () => {};
     // The address the server reports (Mastodon may stream from another host), else its own.
-    const base = (streamingUrl ?? server).replace(/^http/, 'ws').replace(/\/$/, '');
-    let closed = false;
-    let socket: WebSocket | null = null;
-    let retry: ReturnType<typeof setTimeout> | null = null;
-    let opened = false;
-    const open = (delay: number) => {
-      // The token travels as the subprotocol, as masto.js sends it (browsers cannot set headers on a WebSocket).
-      socket = new WebSocket(`${base}/api/v1/streaming?stream=user`, [token]);
-      socket.onopen = () => {
+    return keepStreamOpen(streamUrl(streamingUrl ?? server, { stream: 'user' }), token, {
+      onOpen: (reopened) => {
         set({ live: true });
         // After a drop, what was posted meanwhile is fetched (the stream does not replay it).
-        if (opened) void get().catchUp().catch(() => undefined);
-        opened = true;
-      };
-      socket.onmessage = (e) => {
-        const frame = JSON.parse(String(e.data)) as { event?: string; payload?: string };
+        if (reopened) void get().catchUp().catch(() => undefined);
+      },
+      onClose: () => set({ live: false }),
+      onFrame: (frame) => {
         if (frame.event === 'update' && frame.payload) {
           const status = JSON.parse(frame.payload) as SocialStatus;
           if (get().home.some((s) => s.id === status.id) || get().incoming.some((s) => s.id === status.id)) return;
@@ -438,17 +431,7 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
           const id = frame.payload;
           set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });
         }
-      };
-      socket.onclose = () => {
-        set({ live: false });
-        if (!closed) retry = setTimeout(() => open(Math.min(delay * 2, 30_000)), delay);
-      };
-    };
-    open(1000);
-    return () => {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      socket?.close();
-    };
+      },
+    });
   },
 }));

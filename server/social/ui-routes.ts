@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { requireOwner, type UiSessions } from '../http/ui-api.ts';
 import type { SocialContext } from './context.ts';
@@ -77,7 +74,7 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
         const body = req.body;
         let processed: { data: Buffer; extension: string };
         try {
-          processed = await withTemporaryFile(body, (file) => processProfileImage('avatar', { filename: 'avatar', mimetype: String(req.headers['content-type']), path: file, size: body.length }, 400, 400));
+          processed = await processProfileImage('avatar', { data: body, size: body.length }, 400, 400);
         } catch (err) {
           if (err instanceof ValidationFailure) return reply.code(422).send({ error: `The picture was refused: ${describe(err)}` });
           throw err;
@@ -94,16 +91,4 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
 /** A validation failure as one sentence ("username is taken; password is too short"). */
 function describe(err: ValidationFailure): string {
   return Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; ');
-}
-
-/** Image processing reads files: the body goes to a private temporary one for the duration of `use`. */
-async function withTemporaryFile<T>(data: Buffer, use: (file: string) => Promise<T>): Promise<T> {
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'homeport-upload-'));
-  try {
-    const file = path.join(dir, 'upload');
-    await fs.promises.writeFile(file, data, { mode: 0o600 });
-    return await use(file);
-  } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-  }
 }

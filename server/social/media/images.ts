@@ -45,12 +45,14 @@ const OUTPUT: Record<string, { format: 'jpeg' | 'png' | 'webp'; extension: strin
  * Validates an avatar or header upload and scales it to cover `width`×`height` (Mastodon: avatars 400×400,
  * headers 1500×500), honouring EXIF rotation and dropping metadata. Bad files are a 422 on `field`.
  */
-export async function processProfileImage(field: 'avatar' | 'header', file: UploadedFile, width: number, height: number): Promise<{ data: Buffer; extension: string }> {
+export async function processProfileImage(field: 'avatar' | 'header', file: Pick<UploadedFile, 'path' | 'size'> | { data: Buffer; size: number }, width: number, height: number): Promise<{ data: Buffer; extension: string }> {
+  // An upload on disk (multipart) or one already in memory (a body bounded by its route).
+  const input = 'data' in file ? file.data : file.path;
   if (file.size === 0) throw ValidationFailure.single(field, 'ERR_BLANK', "can't be blank");
   if (file.size > PROFILE_IMAGE_LIMIT) throw ValidationFailure.single(field, 'ERR_TOO_LARGE', `file size must be less than ${PROFILE_IMAGE_LIMIT / 1024 / 1024} MB`);
   let format: string | undefined;
   try {
-    const meta = await sharp(file.path, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
+    const meta = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
     format = meta.format;
   } catch {
     throw ValidationFailure.single(field, 'ERR_INVALID', 'is not a readable image (accepted: JPEG, PNG, GIF, WebP)');
@@ -58,7 +60,7 @@ export async function processProfileImage(field: 'avatar' | 'header', file: Uplo
   const output = format ? OUTPUT[format] : undefined;
   if (!output) throw ValidationFailure.single(field, 'ERR_INVALID', `has an unsupported type ${format ?? 'unknown'} (accepted: JPEG, PNG, GIF, WebP)`);
   try {
-    const data = await sharp(file.path, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
+    const data = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
       .rotate()
       .resize(width, height, { fit: 'cover', withoutEnlargement: false })
       .toFormat(output.format)

@@ -1,4 +1,4 @@
-import { LruCache } from '../cache.ts';
+import { LRUCache } from 'lru-cache';
 import { shortcodesIn, type Account, type AccountCounts, type ListedAccount, type SocialStore, type User } from '../store/index.ts';
 import { formatInline, formatPlainText } from '../text/format.ts';
 import type { SocialUrls } from '../urls.ts';
@@ -22,7 +22,7 @@ function countFields(c: AccountCounts) {
 export class AccountPresenter {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
-  private readonly cache = new LruCache<string, CachedAccount>(5_000);
+  private readonly cache = new LRUCache<string, CachedAccount>({ max: 5_000 });
 
   constructor(store: SocialStore, urls: SocialUrls) {
     this.store = store;

@@ -1,4 +1,4 @@
-import { LruCache } from '../cache.ts';
+import { LRUCache } from 'lru-cache';
 import type { FilterService } from '../domain/filters.ts';
 import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusCard, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
@@ -72,7 +72,7 @@ export class StatusPresenter {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
   private readonly accounts: AccountPresenter;
-  private readonly fixedCache = new LruCache<string, FixedParts>(20_000);
+  private readonly fixedCache = new LRUCache<string, FixedParts>({ max: 20_000 });
   private readonly filters: FilterService;
 
   constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter, filters: FilterService) {

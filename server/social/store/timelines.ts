@@ -1,4 +1,4 @@
-import { LruCache } from '../cache.ts';
+import { LRUCache } from 'lru-cache';
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
 import type { ListedAccount } from './relationships.ts';
 import { toStatus, type StatusRow } from './statuses.ts';
@@ -109,7 +109,11 @@ export interface ListedStatus {
 export class TimelineRepository {
   private readonly core: StoreCore;
   /** Status rows of recent pages by id and version: a page re-read (the usual case) skips reading them again. */
-  private readonly rowCache = new LruCache<string, StatusRow>(10_000, { max: 16 * 1024 * 1024, weigh: (s) => 2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400 });
+  private readonly rowCache = new LRUCache<string, StatusRow>({
+    max: 10_000,
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (s) => 2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400,
+  });
   constructor(core: StoreCore) {
     this.core = core;
   }

@@ -95,3 +95,31 @@ describe('SocialStore.transaction and the bus', () => {
     }
   });
 });
+
+describe('SocialStore.read', () => {
+  it('reads one snapshot: a write another connection commits meanwhile is seen only afterwards', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-read-'));
+    const db = openDatabase(path.join(dir, 'social.db'), { migrations: socialMigrations, synchronous: 'FULL' });
+    const other = openDatabase(path.join(dir, 'social.db'), { migrations: socialMigrations, synchronous: 'FULL' });
+    try {
+      const store = new SocialStore(db);
+      const probe = () => (db.prepare("SELECT value FROM settings WHERE key = 'probe'").get() as { value: string } | undefined)?.value;
+      const write = (value: string) => other.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', ?)").run(value);
+      write('before');
+      const seen = store.read(() => {
+        const first = probe();
+        write('during');
+        return [first, probe()];
+      });
+      expect(seen).toEqual(['before', 'before']);
+      expect(probe()).toBe('during');
+      expect(db.inTransaction).toBe(false);
+      // A function that would let other requests run inside the transaction is refused.
+      expect(() => store.read(async () => probe())).toThrow();
+    } finally {
+      other.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

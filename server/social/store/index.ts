@@ -180,4 +180,9 @@ export class SocialStore {
   transaction<T>(fn: () => T): T {
     return this.core.transaction(fn);
   }
+
+  /** `fn`'s reads from one snapshot, in one read transaction (see StoreCore.read). */
+  read<T>(fn: () => T): T {
+    return this.core.read(fn);
+  }
 }

@@ -41,6 +41,16 @@ export class StoreCore {
     // Nested calls run as savepoints; the bus holds their events until the outermost commit.
     return this.events.batch(() => this.db.transaction(fn).immediate());
   }
+
+  /**
+   * Runs `fn` (synchronous: no other request may run inside it) in one deferred read transaction: everything
+   * it reads comes from one snapshot, and SQLite takes its WAL read lock (and checks the files) once instead
+   * of once per statement — about a tenth of a timeline page's cost in locking system calls.
+   */
+  read<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return this.events.batch(() => this.db.transaction(fn).deferred());
+  }
 }
 
 export function str(v: unknown): string {

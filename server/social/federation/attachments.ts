@@ -1,4 +1,4 @@
-import { Audio, Create, Document, Image, Link, Note, Question, Update, Video, type Activity, type Object as APObject } from '@fedify/vocab';
+import { Audio, Create, Document, Image, Link, Note, Question, Update, Video, type Object as APObject } from '@fedify/vocab';
 import { isBlurhashValid } from 'blurhash';
 import type { MediaMeta, MediaRow } from '../store/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord } from '../json-record.ts';
@@ -82,16 +82,29 @@ function dimension(value: number | null): number | null {
 }
 
 /**
- * The attachment entries of a status object as its sender wrote them: embedded in the activity that brought
- * it, or the object's own document when it was fetched by itself (Fedify keeps the JSON it parsed at the top
- * level only). Empty when neither holds it.
+ * The objects a document embeds by value: an activity's `object` (and a QuoteRequest's `instrument`), a
+ * collection's (or its first page's) items.
  */
-async function rawAttachments(object: APObject, activity: Activity | null): Promise<unknown[]> {
+function embeddedNodes(json: JsonRecord): unknown[] {
+  const nodes: unknown[] = [json.object, json.instrument];
+  for (const holder of [json, json.first]) {
+    if (!isRecord(holder)) continue;
+    for (const key of ['orderedItems', 'items']) nodes.push(...[holder[key]].flat());
+  }
+  return nodes;
+}
+
+/**
+ * The attachment entries of a status object as its sender wrote them: embedded in the document that brought
+ * it (an activity, a featured collection), or the object's own document when it was fetched by itself (Fedify
+ * keeps the JSON it parsed at the top level only). Empty when neither holds it.
+ */
+async function rawAttachments(object: APObject, embeddedIn: APObject | null): Promise<unknown[]> {
   let document: unknown = null;
-  if (activity && object.id) {
-    const json = await activity.toJsonLd().catch(() => null);
-    const embedded = isRecord(json) ? json.object : null;
-    if (isRecord(embedded) && (embedded.id ?? embedded['@id']) === object.id.href) document = embedded;
+  if (embeddedIn && object.id) {
+    const json = await embeddedIn.toJsonLd().catch(() => null);
+    const id = object.id.href;
+    document = isRecord(json) ? (embeddedNodes(json).find((node) => isRecord(node) && (node.id ?? node['@id']) === id) ?? null) : null;
   }
   document ??= await object.toJsonLd().catch(() => null);
   if (!isRecord(document)) return [];
@@ -101,9 +114,10 @@ async function rawAttachments(object: APObject, activity: Activity | null): Prom
 
 /**
  * The media of a remote status object: links to their origin with type, description, blurhash, focal point
- * and size. `activity`: the activity the object arrived in, whose JSON holds what Fedify's vocabulary drops.
+ * and size. `embeddedIn`: the document the object arrived in (an activity, a collection), whose JSON holds
+ * what Fedify's vocabulary drops.
  */
-export async function parseAttachments(object: APObject, activity: Activity | null = null): Promise<RemoteAttachment[]> {
+export async function parseAttachments(object: APObject, embeddedIn: APObject | null = null): Promise<RemoteAttachment[]> {
   // Every entry (Links and PropertyValues too), so that indexes match the raw JSON's.
   const parsed: unknown[] = [];
   for await (const a of object.getAttachments()) {
@@ -111,7 +125,7 @@ export async function parseAttachments(object: APObject, activity: Activity | nu
     parsed.push(a);
   }
   if (parsed.length === 0) return [];
-  const raw = await rawAttachments(object, activity);
+  const raw = await rawAttachments(object, embeddedIn);
   // Fedify keeps the order and the number of entries; when they differ, the raw JSON is not this object's.
   const rawFor = (index: number): JsonRecord => (raw.length >= parsed.length && isRecord(raw[index]) ? raw[index] : {});
   const attachments: RemoteAttachment[] = [];

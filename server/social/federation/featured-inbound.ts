@@ -1,4 +1,4 @@
-import { Collection, Hashtag, isActor, type Add, type Remove } from '@fedify/vocab';
+import { Collection, Hashtag, isActor, type Add, type Object as APObject, type Remove } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { accountForActorId } from './remote.ts';
@@ -15,15 +15,19 @@ const MAX_FEATURED = 20;
  */
 
 
-/** A featured item as a stored status, when it is a post by `account` (fetched if it is only a link). */
-async function featuredStatus(c: FedContext, account: Account, item: unknown): Promise<StatusRow | null> {
+/**
+ * A featured item as a stored status, when it is a post by `account` (fetched if it is only a link).
+ * `embeddedIn`: the collection or activity that carried it, whose JSON keeps what Fedify's vocabulary drops of
+ * its attachments (blurhash, focal point).
+ */
+async function featuredStatus(c: FedContext, account: Account, item: unknown, embeddedIn: APObject): Promise<StatusRow | null> {
   const object = item instanceof URL ? await c.lookupObject(item).catch(() => null) : item;
   if (!isStatusObject(object) || !object.id || object.attributionId?.href !== account.uri) return null;
   const deps = c.data;
   const known = deps.repo.statusByUri(object.id.href);
   if (known) return deps.social.store.statuses.byId(known);
   try {
-    return await createRemoteStatus(c, object, account, { quiet: true });
+    return await createRemoteStatus(c, object, account, { quiet: true, embeddedIn });
   } catch (err) {
     deps.logger.info({ err, status: object.id.href }, 'a pinned post could not be stored');
     return null;
@@ -61,7 +65,7 @@ export async function syncFeatured(c: FedContext, account: Account): Promise<voi
   let seen = 0;
   for await (const item of items) {
     if (++seen > MAX_FEATURED) break;
-    const status = await featuredStatus(c, account, item);
+    const status = await featuredStatus(c, account, item, collection);
     if (status && status.deletedAt === null) ids.push(status.id);
   }
   c.data.social.store.interactions.replacePins(account.id, ids);
@@ -74,7 +78,7 @@ export async function onFeaturedChange(c: FedContext, activity: Add | Remove, ad
   if (!sender || sender.domain === null || activity.targetId.href !== sender.featuredUrl) return;
   const store = c.data.social.store;
   if (added) {
-    const status = await featuredStatus(c, sender, await activity.getObject().catch(() => null));
+    const status = await featuredStatus(c, sender, await activity.getObject().catch(() => null), activity);
     if (status) store.interactions.pin(sender.id, status.id);
     return;
   }

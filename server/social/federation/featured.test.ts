@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blob, pngImage } from '../testing/media-fixtures.ts';
 import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
 
 /*
@@ -8,13 +9,14 @@ import { eventually, followingPair, type TestInstance, type TestNetwork, type Ne
  */
 
 let net: TestNetwork;
+let a: TestInstance;
 let c: TestInstance;
 let alice: User;
 let bob: User;
 let aliceOnB: string;
 
 beforeAll(async () => {
-  ({ net, alice, bob, aliceOnB } = await followingPair());
+  ({ net, a, alice, bob, aliceOnB } = await followingPair());
   c = await net.add('c.test');
 });
 
@@ -35,6 +37,49 @@ describe('pinned posts across servers', () => {
     expect((await dave.client.v1.timelines.home.list()).length).toBe(0);
     const [pinned] = await dave.client.v1.accounts.$select(aliceOnC).statuses.list({ pinned: true });
     expect(pinned.pinned).toBeFalsy(); // pinned by alice, not by dave
+  });
+
+  describe('pinned posts read from the featured collection keep their media’s description, blurhash and focal point', () => {
+    /** The Mastodon context of a collection whose items use blurhash and focalPoint (one context, at the top). */
+    const MASTODON_CONTEXT = ['https://www.w3.org/ns/activitystreams', { toot: 'http://joinmastodon.org/ns#', sensitive: 'as:sensitive', blurhash: 'toot:blurhash', focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' } }];
+    const cases: [string, ((collection: any) => unknown) | null][] = [
+      ['served by Homeport (each item with its own context)', null],
+      // Mastodon: one context on the collection, which defines the terms; the items have none.
+      ['shaped as Mastodon serves it', (collection) => ({ ...collection, '@context': MASTODON_CONTEXT, orderedItems: collection.orderedItems.map(({ '@context': _, ...item }: any) => item) })],
+      // Plain keys the context does not define (read as Mastodon, Misskey and Akkoma read them, without JSON-LD).
+      ['with blurhash and focalPoint its context does not define', (collection) => ({ ...collection, '@context': 'https://www.w3.org/ns/activitystreams', orderedItems: collection.orderedItems.map(({ '@context': _, interactionPolicy: __, sensitive: ___, ...item }: any) => item) })],
+    ];
+    let n = 0;
+    for (const [name, rewrite] of cases) {
+      it(name, async () => {
+        const media = await alice.client.v2.media.create({ file: blob(await pngImage(640, 480), 'image/png'), description: `a pinned picture ${++n}`, focus: '-0.4,0.6' });
+        expect(media.blurhash).toBeTruthy();
+        const post = await alice.client.v1.statuses.create({ status: `pinned with a picture ${n}`, mediaIds: [media.id] });
+        await alice.client.v1.statuses.$select(post.id).pin();
+        a.intercept = rewrite
+          ? async (req) => {
+              if (req.method !== 'GET' || !req.url.endsWith('/users/alice/collections/featured')) return null;
+              a.intercept = null;
+              const served = await fetch(req.url, { headers: req.headers });
+              const json = rewrite(await served.json());
+              return new Response(JSON.stringify(json), { headers: { 'content-type': 'application/activity+json' } });
+            }
+          : null;
+        // A server that has never seen alice: the post reaches it only inside her featured collection.
+        const fresh = await net.add(`fresh${n}.test`);
+        const reader = await fresh.createUser('fay');
+        const aliceThere = (await reader.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' })).accounts[0].id;
+        const pinned = await eventually(
+          async () => (await reader.client.v1.accounts.$select(aliceThere).statuses.list({ pinned: true })).find((s) => s.content.includes(`pinned with a picture ${n}`)),
+          'the pinned post on the new server',
+        );
+        a.intercept = null;
+        expect(pinned.mediaAttachments).toHaveLength(1);
+        expect(pinned.mediaAttachments[0]).toMatchObject({ description: `a pinned picture ${n}`, blurhash: media.blurhash, remoteUrl: media.url });
+        expect(pinned.mediaAttachments[0].meta).toMatchObject({ focus: { x: -0.4, y: 0.6 }, original: { width: 640, height: 480 } });
+        await alice.client.v1.statuses.$select(post.id).unpin(); // Mastodon's limit is five pins
+      });
+    }
   });
 
   it('pinning and unpinning reach followers’ servers', async () => {

@@ -149,7 +149,7 @@ async function onCreate(c: Ctx, create: Create): Promise<void> {
     return;
   }
   if (!isStatusObject(object) || !relevant(c.data, author, object)) return;
-  await createRemoteStatus(c, object, author, { activity: create });
+  await createRemoteStatus(c, object, author, { embeddedIn: create });
 }
 
 async function onUpdate(c: Ctx, update: Update): Promise<void> {

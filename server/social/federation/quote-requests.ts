@@ -31,7 +31,7 @@ async function requestedQuotingStatus(c: FedContext, request: QuoteRequest, requ
   const embedded = await request.getInstrument({ documentLoader: refuseToFetch }).catch(() => null);
   const object = isStatusObject(embedded) ? embedded : await c.lookupObject(uri).catch(() => null);
   if (!isStatusObject(object) || object.id?.href !== uri.href) return null;
-  return createRemoteStatus(c, object, requester).catch(() => null);
+  return createRemoteStatus(c, object, requester, object === embedded ? { embeddedIn: request } : {}).catch(() => null);
 }
 
 /**

@@ -102,9 +102,10 @@ interface ParsedStatus {
 /**
  * Reads a remote status object into our model, or throws RejectedDocument with the reason. The author must
  * be the object's attributedTo and the object must live on the author's server (the signer owns it).
- * `activity`: the activity it came in, whose JSON holds the attachments' blurhash and focal point.
+ * `embeddedIn`: the document it came in (an activity, a collection), whose JSON holds the attachments' blurhash
+ * and focal point.
  */
-export async function parseStatus(object: StatusObject, author: Account, activity: Activity | null = null): Promise<ParsedStatus> {
+export async function parseStatus(object: StatusObject, author: Account, embeddedIn: APObject | null = null): Promise<ParsedStatus> {
   const id = object.id;
   if (!id) throw new RejectedDocument('the object has no id');
   if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
@@ -135,7 +136,7 @@ export async function parseStatus(object: StatusObject, author: Account, activit
       if (/^[\p{L}\p{N}_]{1,100}$/u.test(name)) tags.push(name.toLowerCase());
     }
   }
-  const attachments = await parseAttachments(object, activity);
+  const attachments = await parseAttachments(object, embeddedIn);
   const spoilerText = stripHtml(object.summary?.toString() ?? '').slice(0, 1000);
   return {
     uri: id.href,
@@ -165,12 +166,13 @@ function acceptsMedia(deps: FedContext['data'], author: Account): boolean {
  * Stores a remote status (Create) with its mentions, hashtags, attachments and thread, puts it in the home
  * feeds of local followers (and mentioned users), and notifies mentioned local users. Returns the status, or
  * the existing one when the id is known already. `quiet`: an old post fetched for a profile (a pinned one):
- * stored only, not put in feeds, not notified, not streamed.
+ * stored only, not put in feeds, not notified, not streamed. `embeddedIn`: the document that carried the object
+ * (the Create, a featured collection, a QuoteRequest), as parseStatus takes it.
  */
-export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean; activity?: Activity } = {}): Promise<StatusRow> {
+export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean; embeddedIn?: APObject } = {}): Promise<StatusRow> {
   const deps = c.data;
   const store = deps.social.store;
-  const parsed = await parseStatus(object, author, options.activity ?? null);
+  const parsed = await parseStatus(object, author, options.embeddedIn ?? null);
   // Before the existence check: fetching the quoted post may store this very post (a cycle of quotes).
   const quote = await readIncomingQuote(c, object, author);
   const existing = deps.repo.statusByUri(parsed.uri);

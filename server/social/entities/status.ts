@@ -33,7 +33,6 @@ interface Gathered {
   viewer: Account | null;
   options: PresentOptions;
   quotes: Map<string, QuoteRow>;
-  quotesCount: Map<string, number>;
   /** The Quote entity of each quote (by quote id), as this viewer may see it. */
   quoted: Map<string, Record<string, unknown>>;
   byId: Map<string, StatusRow>;
@@ -142,7 +141,6 @@ export class StatusPresenter {
       viewer,
       options,
       quotes,
-      quotesCount: this.store.quotes.counts(contentIds),
       quoted: options.shallowQuotes ? new Map() : this.quotedStatuses([...quotes.values()], viewer, options),
       byId,
       content,
@@ -243,7 +241,7 @@ export class StatusPresenter {
       replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
       reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
       favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
-      quotes_count: g.quotesCount.get(s.id) ?? 0,
+      quotes_count: c?.quotes ?? 0,
       quote: this.quote(s, g),
       quote_approval: this.quoteApproval(s, viewer, g.following),
       card: card ? serializePreviewCard(this.urls, card) : null,

@@ -8,7 +8,8 @@ import { SocialStore } from './index.ts';
 
 /*
  * Follower and following counts come from trigger-kept counters less follows with unlisted accounts;
- * they must equal counting the follow rows of listed, unsuspended accounts, whatever happens.
+ * they must equal counting the follow rows of listed, unsuspended accounts, whatever happens. Status
+ * counters (replies, reblogs, favourites, quotes) are trigger-kept too and must equal counting rows.
  */
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-counts-'));
@@ -72,5 +73,68 @@ describe('follow counts', () => {
     db.prepare('DELETE FROM accounts WHERE id = ?').run(remote);
     all.pop();
     check();
+  });
+});
+
+/** Status counters computed here from the rows, by Mastodon's rules, not from the store's SQL. */
+function countedStatus(statusId: string) {
+  const statuses = db.prepare('SELECT id, in_reply_to_id, reblog_of_id, visibility, deleted_at FROM statuses').all() as {
+    id: bigint;
+    in_reply_to_id: bigint | null;
+    reblog_of_id: bigint | null;
+    visibility: string;
+    deleted_at: unknown;
+  }[];
+  const live = new Set(statuses.filter((s) => s.deleted_at === null).map((s) => String(s.id)));
+  const quotes = db.prepare('SELECT status_id, quoted_status_id, state FROM quotes').all() as { status_id: bigint; quoted_status_id: bigint | null; state: string }[];
+  return {
+    replies: statuses.filter((s) => String(s.in_reply_to_id) === statusId && s.deleted_at === null && s.visibility !== 'direct').length,
+    reblogs: statuses.filter((s) => String(s.reblog_of_id) === statusId && s.deleted_at === null).length,
+    favourites: (db.prepare('SELECT COUNT(*) AS n FROM favourites WHERE status_id = ?').get(statusId) as { n: bigint }).n,
+    quotes: quotes.filter((q) => String(q.quoted_status_id) === statusId && q.state === 'accepted' && live.has(String(q.status_id))).length,
+  };
+}
+
+describe('status counts', () => {
+  it('match counting replies, reblogs, favourites and quotes through posts, deletions, quote changes and cascades', () => {
+    const authors = Array.from({ length: 4 }, (_, i) => store.accounts.insertLocal({ username: `author${i}`, publicKey: '', privateKey: '' }));
+    const post = (accountId: string, more: Partial<Parameters<typeof store.statuses.insert>[0]> = {}) =>
+      store.statuses.insert({ accountId, local: true, visibility: 'public', text: 'x', content: '<p>x</p>', ...more });
+    const root = post(authors[0]);
+    const other = post(authors[1]);
+    const replies = authors.map((a, i) => post(a, { inReplyToId: root, inReplyToAccountId: authors[0], visibility: i === 3 ? 'direct' : 'public' }));
+    const reblogs = authors.slice(1).map((a) => post(a, { reblogOfId: root, visibility: 'public' }));
+    for (const a of authors) store.interactions.favourite(a, root);
+    store.interactions.favourite(authors[2], other);
+    const quoting = authors.map((a) => post(a));
+    const quoteRows = quoting.map((q, i) => store.quotes.insert(q, root, authors[0], i === 0 ? 'pending' : 'accepted'));
+    const tracked = [root, other, ...replies];
+    const check = () => {
+      const counts = store.statuses.counts(tracked);
+      for (const id of tracked) {
+        const c = counts.get(id) ?? { replies: 0, reblogs: 0, favourites: 0, quotes: 0 };
+        expect({ id, ...c }).toEqual({ id, ...countedStatus(id), favourites: Number(countedStatus(id).favourites) });
+      }
+    };
+    check();
+    expect(store.statuses.counts([root]).get(root)).toEqual({ replies: 3, reblogs: 3, favourites: 4, quotes: 3 });
+    // Soft deletions, an unfavourite, quote state changes and a removed quote.
+    store.statuses.markDeleted(store.statuses.byId(replies[0])!);
+    store.statuses.markDeleted(store.statuses.byId(reblogs[0])!);
+    store.statuses.markDeleted(store.statuses.byId(quoting[1])!);
+    store.interactions.unfavourite(authors[0], root);
+    store.quotes.replace(store.quotes.byId(quoteRows[0])!, { quotedStatusId: root, quotedAccountId: authors[0], state: 'accepted', approvalUri: null, legacy: false });
+    store.quotes.replace(store.quotes.byId(quoteRows[2])!, { quotedStatusId: other, quotedAccountId: authors[1], state: 'accepted', approvalUri: null, legacy: false });
+    store.quotes.remove(store.quotes.byId(quoteRows[3])!);
+    check();
+    // Hard deletions: a reply's row removed, then a whole account with its posts, favourites and quotes (cascades).
+    db.prepare('DELETE FROM statuses WHERE id = ?').run(replies[1]);
+    db.prepare('DELETE FROM accounts WHERE id = ?').run(authors[2]);
+    tracked.splice(tracked.indexOf(replies[1]), 1);
+    tracked.splice(tracked.indexOf(replies[2]), 1);
+    check();
+    // The counted status itself removed: its counters go with it.
+    db.prepare('DELETE FROM statuses WHERE id = ?').run(other);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM status_stats WHERE status_id = ?').get(other)).toEqual({ n: 0n });
   });
 });

@@ -103,18 +103,6 @@ export class QuoteRepository {
     return new Map(rows.map((r) => [str(r.status_id), toQuote(r)]));
   }
 
-  /** Accepted quotes of each status that are not deleted (quotes_count). */
-  counts(quotedStatusIds: readonly string[]): Map<string, number> {
-    if (quotedStatusIds.length === 0) return new Map();
-    const rows = this.core
-      .sql(
-        `SELECT q.quoted_status_id AS id, COUNT(*) AS n FROM quotes q JOIN statuses s ON s.id = q.status_id
-         WHERE q.quoted_status_id IN (SELECT value FROM json_each(?)) AND q.state = 'accepted' AND s.deleted_at IS NULL GROUP BY q.quoted_status_id`,
-      )
-      .all(jsonIds(quotedStatusIds)) as { id: bigint; n: bigint }[];
-    return new Map(rows.map((r) => [str(r.id), int(r.n)]));
-  }
-
   /** Statuses quoting a status, accepted ones, newest quote first (cursor: the quote's id). */
   quoting(quotedStatusId: string, page: PageQuery): { cursor: string; statusId: string }[] {
     const c = cursorWhere('q.id', page);

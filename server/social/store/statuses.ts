@@ -103,6 +103,7 @@ export interface StatusCounts {
   replies: number;
   reblogs: number;
   favourites: number;
+  quotes: number;
 }
 
 export interface MentionRow {
@@ -295,20 +296,15 @@ export class StatusRepository {
 
   // ---- counters
 
-  /** Replies (not direct), reblogs and favourites of many statuses, counted from rows. */
+  /** Replies (not direct), reblogs, favourites and accepted quotes of many statuses, from the trigger-kept counters. */
   counts(statusIds: readonly string[]): Map<string, StatusCounts> {
     const result = new Map<string, StatusCounts>();
-    for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0 });
+    for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0, quotes: 0 });
     if (statusIds.length === 0) return result;
-    const rows = this.core
-      .sql(
-        `SELECT 'replies' AS k, in_reply_to_id AS id, COUNT(*) AS n FROM statuses
-           WHERE in_reply_to_id IN (SELECT value FROM json_each(@ids)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY in_reply_to_id
-         UNION ALL SELECT 'reblogs', reblog_of_id, COUNT(*) FROM statuses WHERE reblog_of_id IN (SELECT value FROM json_each(@ids)) AND deleted_at IS NULL GROUP BY reblog_of_id
-         UNION ALL SELECT 'favourites', status_id, COUNT(*) FROM favourites WHERE status_id IN (SELECT value FROM json_each(@ids)) GROUP BY status_id`,
-      )
-      .all({ ids: jsonIds(statusIds) }) as { k: keyof StatusCounts; id: bigint; n: bigint }[];
-    for (const r of rows) result.get(str(r.id))![r.k] = int(r.n);
+    const rows = this.core.sql('SELECT * FROM status_stats WHERE status_id IN (SELECT value FROM json_each(?))').all(jsonIds(statusIds)) as Record<string, bigint>[];
+    for (const r of rows) {
+      result.set(str(r.status_id), { replies: int(r.replies_count), reblogs: int(r.reblogs_count), favourites: int(r.favourites_count), quotes: int(r.quotes_count) });
+    }
     return result;
   }
 

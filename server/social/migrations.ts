@@ -1038,7 +1038,7 @@ export const socialMigrations: Migration[] = [
   },
   {
     version: 20,
-    name: 'status counters',
+    name: 'status counters, status versions following quotes and cards',
     up(db) {
       // Replies, reblogs, favourites and quotes of each status, kept by triggers (Mastodon's status_stats) so
       // that every process writing statuses, the admin CLI included, keeps them exact; a timeline page reads
@@ -1111,6 +1111,17 @@ export const socialMigrations: Migration[] = [
           ${quotes('OLD.quoted_status_id')}
         END;
       `);
+      // A status's version (updated_at) moves whenever its quote or its link card changes, whatever wrote it:
+      // its serialization, with quote and card, is cached per version (entities/status.ts).
+      const bump = (ids: string) => `UPDATE statuses SET updated_at = updated_at + 1 WHERE id IN (${ids});`;
+      for (const [table, key] of [['quotes', 'status_id'], ['preview_cards_statuses', 'status_id']]) {
+        db.exec(`
+          CREATE TRIGGER status_version_${table}_insert AFTER INSERT ON ${table} BEGIN ${bump(`NEW.${key}`)} END;
+          CREATE TRIGGER status_version_${table}_update AFTER UPDATE ON ${table} BEGIN ${bump(`OLD.${key}, NEW.${key}`)} END;
+          CREATE TRIGGER status_version_${table}_delete AFTER DELETE ON ${table} BEGIN ${bump(`OLD.${key}`)} END;
+        `);
+      }
+      db.exec(`CREATE TRIGGER status_version_card_refresh AFTER UPDATE ON preview_cards BEGIN ${bump('SELECT status_id FROM preview_cards_statuses WHERE preview_card_id = NEW.id')} END;`);
     },
   },
 ];

@@ -68,6 +68,32 @@ describe('status JSON as text', () => {
     expect(polled.poll).toMatchObject({ voted: true, votes_count: 1 });
   });
 
+  it('shows a link card or quote that changed after the status was shown, whatever wrote the change', async () => {
+    const a = server.masto(author.token);
+    const r = server.masto(reader.token);
+    const linking = await a.v1.statuses.create({ status: 'see https://example.org/page' });
+    const quoting = await r.v1.statuses.create({ status: 'quoting again', quotedStatusId: linking.id } as never);
+    const db = server.social.context.store.db;
+    const shown = () => {
+      const { objects, text } = renderings([linking.id, quoting.id], reader.accountId);
+      expect(text).toEqual(objects);
+      return text as { card: { title: string } | null; quote: { state: string } | null }[];
+    };
+    expect(shown()[0].card).toBeNull();
+    expect(shown()[1].quote?.state).toBe('accepted');
+    // Written straight to the tables, as another process (or a path that forgot to say so) would.
+    const now = Date.now();
+    const cardId = db.prepare("INSERT INTO preview_cards (url, title, created_at, updated_at) VALUES ('https://example.org/page', 'First title', ?, ?) RETURNING id").pluck().get(now, now);
+    db.prepare("INSERT INTO preview_cards_statuses (status_id, preview_card_id, url) VALUES (?, ?, 'https://example.org/page')").run(linking.id, cardId);
+    expect(shown()[0].card?.title).toBe('First title');
+    db.prepare("UPDATE preview_cards SET title = 'Refreshed title' WHERE id = ?").run(cardId);
+    expect(shown()[0].card?.title).toBe('Refreshed title');
+    db.prepare("UPDATE quotes SET state = 'revoked' WHERE status_id = ?").run(quoting.id);
+    expect(shown()[1].quote?.state).toBe('revoked');
+    db.prepare('DELETE FROM preview_cards_statuses WHERE status_id = ?').run(linking.id);
+    expect(shown()[0].card).toBeNull();
+  });
+
   it('writes timeline pages the clients read as before', async () => {
     const home = await server.masto(reader.token).v1.timelines.home.list({ limit: 40 });
     expect(home.length).toBeGreaterThan(0);

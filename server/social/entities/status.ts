@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { FilterService } from '../domain/filters.ts';
-import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusCard, type StatusEditRow, type StatusRow } from '../store/index.ts';
+import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
@@ -18,6 +18,9 @@ interface FixedParts {
   tags: { name: string; url: string }[];
   emojis: Record<string, unknown>[];
   application: { name: string; website: string | null } | null;
+  /** What the status quotes, if anything (its state is shown per viewer). */
+  quote: QuoteRow | null;
+  card: Record<string, unknown> | null;
   /** The status's row-dependent fields, made on first use. */
   stable?: StableParts;
 }
@@ -42,8 +45,6 @@ interface Gathered {
   authorText: Map<string, string>;
   fixed: Map<string, FixedParts>;
   counts: ReturnType<SocialStore['statuses']['counts']>;
-  /** Link preview cards, by status id (fetched after the status was written, so not part of its cached parts). */
-  cards: Map<string, StatusCard>;
   polls: ReturnType<SocialStore['polls']['byIds']>;
   tallies: ReturnType<SocialStore['polls']['tallies']>;
   ownVotes: Map<string, number[]>;
@@ -135,8 +136,9 @@ export class StatusPresenter {
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
     const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];
-    const contentIds = content.map((s) => s.id);
-    const quotes = this.store.quotes.ofStatuses(contentIds);
+    const fixed = this.fixedParts(content, authors);
+    const quotes = new Map<string, QuoteRow>();
+    for (const [id, parts] of fixed) if (parts.quote) quotes.set(id, parts.quote);
     return {
       viewer,
       options,
@@ -147,9 +149,8 @@ export class StatusPresenter {
       authors,
       authorJson,
       authorText,
-      fixed: this.fixedParts(content, authors),
+      fixed,
       counts: this.store.statuses.counts(content.map((s) => s.id)),
-      cards: this.store.previewCards.forStatuses(contentIds),
       polls,
       tallies: this.store.polls.tallies([...polls.values()]),
       ownVotes: viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>(),
@@ -183,6 +184,7 @@ export class StatusPresenter {
       mentions: parts.mentions,
       tags: parts.tags,
       emojis: parts.emojis,
+      card: parts.card,
     };
     parts.stable = { json, text: JSON.stringify(json).slice(1, -1) };
     return parts.stable;
@@ -190,7 +192,7 @@ export class StatusPresenter {
 
   /** Reblog wrappers have no media, mentions or tags of their own (they are not in the fixed-parts cache). */
   private emptyParts(): FixedParts {
-    return { media_attachments: [], mentions: [], tags: [], emojis: [], application: null };
+    return { media_attachments: [], mentions: [], tags: [], emojis: [], application: null, quote: null, card: null };
   }
 
   /** The status's Quote (or ShallowQuote when it is itself shown as a quote), or null when it quotes nothing. */
@@ -235,7 +237,6 @@ export class StatusPresenter {
   private varying(s: StatusRow, g: Gathered): Record<string, unknown> {
     const c = g.counts.get(s.id);
     const poll = s.pollId ? g.polls.get(s.pollId) : undefined;
-    const card = g.cards.get(s.id);
     const viewer = g.viewer;
     const json: Record<string, unknown> = {
       replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
@@ -244,7 +245,6 @@ export class StatusPresenter {
       quotes_count: c?.quotes ?? 0,
       quote: this.quote(s, g),
       quote_approval: this.quoteApproval(s, viewer, g.following),
-      card: card ? serializePreviewCard(this.urls, card) : null,
       poll: poll ? serializePoll(poll, g.tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null, g.now) : null,
     };
     if (g.flags && viewer) {
@@ -297,8 +297,9 @@ export class StatusPresenter {
   }
 
   /**
-   * Media, mentions, tags and application of statuses: they change only when the status is edited (which
-   * bumps updated_at), so they are cached per status version and queried only for statuses not seen yet.
+   * Media, mentions, tags, application, quote and link card of statuses: an edit bumps the status's version
+   * (updated_at), and so does any change of its quote or card (triggers, migration 20), so they are cached
+   * per status version and queried only for statuses not seen yet.
    */
   private fixedParts(statuses: readonly StatusRow[], authors: Map<string, Account>): Map<string, FixedParts> {
     const result = new Map<string, FixedParts>();
@@ -316,7 +317,10 @@ export class StatusPresenter {
     const media = this.store.media.forStatuses(ids);
     const tags = this.store.statuses.tags(ids);
     const emojis = this.customEmojis(misses, authors);
+    const quotes = this.store.quotes.ofStatuses(ids);
+    const cards = this.store.previewCards.forStatuses(ids);
     for (const s of misses) {
+      const card = cards.get(s.id);
       let application: FixedParts['application'] = null;
       if (s.applicationId && s.local) {
         const app = this.store.oauth.appById(s.applicationId);
@@ -333,6 +337,8 @@ export class StatusPresenter {
         tags: (tags.get(s.id) ?? []).map((name) => ({ name, url: this.urls.tagUrl(name) })),
         emojis: emojis.get(s.id) ?? [],
         application,
+        quote: quotes.get(s.id) ?? null,
+        card: card ? serializePreviewCard(this.urls, card) : null,
       };
       this.fixedCache.set(key(s), parts);
       result.set(s.id, parts);

@@ -70,8 +70,9 @@ export class AccountPresenter {
     };
   }
 
-  present(accounts: readonly Account[]): AccountJson[] {
-    const counts = this.store.accounts.counts(accounts);
+  /** `counted`: counters already read with the rows (AccountRepository.byIdsWithCounts). */
+  present(accounts: readonly Account[], counted?: ReadonlyMap<string, AccountCounts>): AccountJson[] {
+    const counts = counted ?? this.store.accounts.counts(accounts);
     const moved = new Map<string, Account>();
     for (const a of accounts) {
       if (a.movedToAccountId && !moved.has(a.movedToAccountId)) {
@@ -98,11 +99,11 @@ export class AccountPresenter {
    * The same as `present`, as JSON text (list responses): the row-dependent part is stringified once per
    * account version and reused, only the counters are written per call.
    */
-  presentText(accounts: readonly Account[]): string[] {
+  presentText(accounts: readonly Account[], counted?: ReadonlyMap<string, AccountCounts>): string[] {
     const plain = accounts.filter((a) => !a.movedToAccountId && a.suspendedAt === null);
-    const counts = this.store.accounts.counts(plain);
+    const counts = counted ?? this.store.accounts.counts(plain);
     const special = accounts.filter((a) => a.movedToAccountId || a.suspendedAt !== null);
-    const specialJson = new Map(this.present(special).map((json) => [json.id, JSON.stringify(json)]));
+    const specialJson = new Map(this.present(special, counted).map((json) => [json.id, JSON.stringify(json)]));
     return accounts.map((a) => {
       const text = specialJson.get(a.id);
       if (text !== undefined) return text;

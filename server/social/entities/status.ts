@@ -127,12 +127,12 @@ export class StatusPresenter {
     for (const s of this.store.statuses.byIds(missing)) byId.set(s.id, s);
     const all = [...byId.values()];
     const content = all.filter((s) => s.reblogOfId === null);
-    const authorRows = this.store.accounts.byIds([...new Set(all.map((s) => s.accountId))]);
+    const { accounts: authorRows, counts: authorCounts } = this.store.accounts.byIdsWithCounts([...new Set(all.map((s) => s.accountId))]);
     const authors = new Map(authorRows.map((a) => [a.id, a]));
     const authorJson = new Map<string, AccountJson>();
     const authorText = new Map<string, string>();
-    if (asText) this.accounts.presentText(authorRows).forEach((text, i) => authorText.set(authorRows[i].id, text));
-    else this.accounts.present(authorRows).forEach((json, i) => authorJson.set(authorRows[i].id, json));
+    if (asText) this.accounts.presentText(authorRows, authorCounts).forEach((text, i) => authorText.set(authorRows[i].id, text));
+    else this.accounts.present(authorRows, authorCounts).forEach((json, i) => authorJson.set(authorRows[i].id, json));
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
     const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];

@@ -1,3 +1,4 @@
+import { accountsWithCounts, countAccounts } from './account-counts.ts';
 import { bool, boolOrNull, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
@@ -360,55 +361,12 @@ export class AccountRepository {
 
   /** Statuses, followers and following of many accounts at once (local ones counted, remote ones as reported). */
   counts(accounts: readonly Account[]): Map<string, AccountCounts> {
-    const result = new Map<string, AccountCounts>();
-    if (accounts.length === 0) return result;
-    for (const a of accounts) result.set(a.id, { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
-    // One statement text per query whatever the number of accounts (json_each), so each is prepared once.
-    const list = jsonIds(accounts.map((a) => a.id));
-    // Followers and following from the trigger-kept counters, less follows with accounts the API does not
-    // list (suspended, deleted, unconfirmed, unapproved: rarely more than a handful, found through partial
-    // indexes); statuses of local accounts from the status repository's counters. One statement.
-    const rows = this.core
-      .sql(
-        `WITH ids(id) AS MATERIALIZED (SELECT value FROM json_each(@ids)),
-           unlisted(id) AS MATERIALIZED (
-             SELECT id FROM accounts INDEXED BY accounts_unavailable WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL
-             UNION SELECT account_id FROM users INDEXED BY users_pending WHERE confirmed_at IS NULL OR approved = 0)
-         SELECT 'followers' AS k, c.account_id AS id,
-             c.followers - (SELECT COUNT(*) FROM unlisted x CROSS JOIN follows f WHERE f.account_id = x.id AND f.target_account_id = c.account_id) AS n, NULL AS last
-           FROM follow_counts c WHERE c.account_id IN ids
-         UNION ALL SELECT 'following', c.account_id,
-             c.following - (SELECT COUNT(*) FROM unlisted x CROSS JOIN follows f WHERE f.account_id = c.account_id AND f.target_account_id = x.id), NULL
-           FROM follow_counts c WHERE c.account_id IN ids
-         UNION ALL SELECT 'statuses', account_id, statuses_count, last_status_at FROM account_stats WHERE account_id IN (SELECT value FROM json_each(@local))`,
-      )
-      .all({ ids: list, local: jsonIds(accounts.filter((a) => a.domain === null).map((a) => a.id)) }) as { k: 'followers' | 'following' | 'statuses'; id: bigint; n: bigint; last: bigint | null }[];
-    for (const r of rows) {
-      const c = result.get(str(r.id))!;
-      c[r.k] = Math.max(0, int(r.n));
-      if (r.k === 'statuses') c.lastStatusAt = intOrNull(r.last);
-    }
-    // Remote accounts: we hold only part of their graph, so prefer what their server reports when it is larger.
-    const remote = accounts.filter((a) => a.domain !== null).map((a) => a.id);
-    if (remote.length) {
-      const remoteList = jsonIds(remote);
-      for (const r of this.core
-        .sql("SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id")
-        .all(remoteList) as { id: bigint; n: bigint; last: bigint | null }[]) {
-        const c = result.get(str(r.id))!;
-        c.statuses = int(r.n);
-        c.lastStatusAt = intOrNull(r.last);
-      }
-      for (const r of this.core.sql('SELECT * FROM account_stats WHERE account_id IN (SELECT value FROM json_each(?))').all(remoteList) as Record<string, unknown>[]) {
-        const c = result.get(str(r.account_id))!;
-        c.statuses = Math.max(c.statuses, int(r.statuses_count));
-        c.followers = Math.max(c.followers, int(r.followers_count));
-        c.following = Math.max(c.following, int(r.following_count));
-        const last = intOrNull(r.last_status_at);
-        if (last !== null && (c.lastStatusAt === null || last > c.lastStatusAt)) c.lastStatusAt = last;
-      }
-    }
-    return result;
+    return countAccounts(this.core, accounts);
+  }
+
+  /** `byIds` and `counts` in one statement (a page's authors). */
+  byIdsWithCounts(ids: readonly string[]): { accounts: Account[]; counts: Map<string, AccountCounts> } {
+    return accountsWithCounts(this.core, ids, ACCOUNT_COLUMNS, toAccount);
   }
 
   /** Case-insensitive search over username and display name of listed, unsuspended accounts. */

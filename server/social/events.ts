@@ -19,8 +19,12 @@ export type RelationshipChange =
 export interface SocialEventMap {
   /** A new status (reblogs included: `status.reblogOfId` is set). `homeRecipients`: local accounts whose home feed got it. */
   'status.created': { status: StatusRow; homeRecipients: string[] };
-  /** A status's content changed (an edit, or a poll's counts). */
-  'status.updated': { status: StatusRow };
+  /**
+   * A status's content changed (an edit, or a poll's counts). `unfederated`: shown to this server's readers
+   * only, as Mastodon's local fan-out; the change reaches other servers another way (a quote's revocation: the
+   * Delete of its stamp).
+   */
+  'status.updated': { status: StatusRow; unfederated?: boolean };
   /** A status (or a reblog) was deleted; `status` is the row as it was before deletion. */
   'status.deleted': { status: StatusRow; homeRecipients: string[] };
   /** A local author took back the permission to quote their post (the quote's own state is `revoked` already). */

@@ -175,7 +175,7 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
     return;
   }
   // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
-  if (!deleteRemoteStatus(c, del.objectId.href, author)) revokeByStamp(c, del.objectId.href, author);
+  if (!deleteRemoteStatus(c, del.objectId.href, author)) await revokeByStamp(c, del.objectId.href, author);
 }
 
 /**

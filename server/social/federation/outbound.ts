@@ -7,7 +7,7 @@ import { MastodonUpdate } from './attachments.ts';
 import { answerFollow } from './inbox.ts';
 import { actorUri, createOf, noteOf, statusUri } from './objects.ts';
 import { QuoteOutbound } from './quotes-outbound.ts';
-import { recipientOf } from './remote.ts';
+import { recipientOf, recipientsOf } from './remote.ts';
 import type { RemoteRecipient } from './store.ts';
 
 /**
@@ -37,7 +37,9 @@ export class Outbound {
         this.track(this.quotes.statusCreated(e.status));
       }),
       events.on('quote.revoked', (e) => this.track(this.quotes.quoteRevoked(e.quoteId))),
-      events.on('status.updated', (e) => this.track(this.statusUpdated(e.status))),
+      events.on('status.updated', (e) => {
+        if (!e.unfederated) this.track(this.statusUpdated(e.status));
+      }),
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
       events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
       events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
@@ -143,14 +145,7 @@ export class Outbound {
   }
 
   private recipients(list: RemoteRecipient[]): Recipient[] {
-    const seen = new Set<string>();
-    const out: Recipient[] = [];
-    for (const r of list) {
-      if (seen.has(r.accountId)) continue;
-      seen.add(r.accountId);
-      out.push({ id: new URL(r.uri), inboxId: new URL(r.inboxUrl), endpoints: r.sharedInboxUrl ? { sharedInbox: new URL(r.sharedInboxUrl) } : null });
-    }
-    return out;
+    return recipientsOf(list);
   }
 
   private async statusCreated(status: StatusRow): Promise<void> {

@@ -87,11 +87,16 @@ export function registerQuoteAuthorizations(federation: Fed): void {
     const quoting = store.statuses.byId(quote.statusId);
     const quoted = store.statuses.byId(quote.quotedStatusId);
     if (!quoting || !quoted || quoting.deletedAt !== null || quoted.deletedAt !== null) return null;
-    return new QuoteAuthorization({
-      id: new URL(localApprovalUri(deps, author, quote)),
-      attribution: new URL(actorUri(deps, author)),
-      interactingObject: new URL(statusUri(deps, quoting)),
-      interactionTarget: new URL(statusUri(deps, quoted, author)),
-    });
+    return quoteAuthorizationOf(deps, author, quote, quoting, quoted);
+  });
+}
+
+/** The stamp a local author granted for `quote` (`quoting` quoting their `quoted`), as it is served and deleted. */
+export function quoteAuthorizationOf(deps: FedDeps, author: Account, quote: QuoteRow, quoting: StatusRow, quoted: StatusRow): QuoteAuthorization {
+  return new QuoteAuthorization({
+    id: new URL(localApprovalUri(deps, author, quote)),
+    attribution: new URL(actorUri(deps, author)),
+    interactingObject: new URL(statusUri(deps, quoting)),
+    interactionTarget: new URL(statusUri(deps, quoted, author)),
   });
 }

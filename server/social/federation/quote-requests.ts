@@ -1,10 +1,11 @@
+import type { InboxContext } from '@fedify/fedify';
 import { Accept, QuoteRequest, Reject } from '@fedify/vocab';
 import type { Account, QuoteRow, StatusRow } from '../store/index.ts';
-import { localStatusId, safeUrl, type FedContext } from './deps.ts';
+import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
 import { refuseToFetch } from './emojis.ts';
 import { actorUri, statusUri } from './objects.ts';
 import { localApprovalUri } from './quote-objects.ts';
-import { accountForActorId, recipientOf } from './remote.ts';
+import { accountForActorId, recipientOf, recipientsOf } from './remote.ts';
 import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
 
 /*
@@ -125,18 +126,50 @@ export async function onQuoteAnswer(c: FedContext, answer: Accept | Reject): Pro
 
 /**
  * A Delete of a stamp: the quoted author revoked the quote it approved (Mastodon's `reject!`: accepted becomes
- * revoked, pending rejected). Returns whether the Delete was one.
+ * revoked, pending rejected), and the Delete is passed on (forwardRevocation). Returns whether the Delete was one.
  */
-export function revokeByStamp(c: FedContext, uri: string, author: Account): boolean {
+export async function revokeByStamp(c: InboxContext<FedDeps>, uri: string, author: Account): Promise<boolean> {
   const store = c.data.social.store;
   if (!safeUrl(uri)) return false;
   const quote = store.quotes.byApprovalUri(uri, author.id);
   if (!quote || (quote.state !== 'accepted' && quote.state !== 'pending')) return false;
   store.transaction(() => {
     store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
-    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)! });
+    // Readers here see it at once; other servers learn it from the Delete, not from an Update of the post.
+    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)!, unfederated: true });
   });
+  await forwardRevocation(c, quote, author);
   return true;
+}
+
+/**
+ * Passes the quoted author's Delete of a stamp on, unchanged (its signature vouches for it), as Mastodon's
+ * Forwarder does: to the followers of local accounts that boosted the quoting post and of the local author it
+ * replies to, signed as the latter or the first booster. When the quoting post is ours, also to every server it
+ * reached (StatusReachFinder, where the quoted author's server would have sent it had it known them): its
+ * author's followers are known only here and would otherwise go on showing the quote as approved. Never back
+ * to the sender's server; a Delete without signatures is not passed on, as nobody could believe it.
+ */
+async function forwardRevocation(c: InboxContext<FedDeps>, quote: QuoteRow, sender: Account): Promise<void> {
+  const deps = c.data;
+  const store = deps.social.store;
+  const quoting = store.statuses.byId(quote.statusId);
+  if (!quoting || quoting.deletedAt !== null || !sender.uri) return;
+  const repliedTo = quoting.inReplyToAccountId ? store.accounts.byId(quoting.inReplyToAccountId) : null;
+  const threadAuthor = repliedTo?.domain === null ? repliedTo : null;
+  const boosters = store.interactions.localRebloggers(quoting.id);
+  const signerId = threadAuthor?.id ?? boosters[0] ?? (quoting.local ? quoting.accountId : null);
+  const signer = signerId ? store.accounts.byId(signerId) : null;
+  if (!signer || signer.domain !== null || signer.deletedAt !== null) return;
+  const list = [...boosters, ...(threadAuthor ? [threadAuthor.id] : [])].flatMap((id) => deps.repo.remoteFollowers(id));
+  if (quoting.local) list.push(...deps.repo.statusReach(quoting.id));
+  const senderHost = new URL(sender.uri).hostname;
+  const recipients = recipientsOf(list).filter((r) => {
+    const host = (r.inboxId ?? r.id)?.hostname;
+    return host !== undefined && host !== senderHost && !deps.social.moderation.domainPolicy(host).refused;
+  });
+  if (recipients.length === 0) return;
+  await c.forwardActivity({ identifier: signer.username }, recipients, { skipIfUnsigned: true, preferSharedInbox: true });
 }
 
 /** The id a QuoteRequest of ours gets: under the quoting status, one per quote. */

@@ -2,7 +2,7 @@ import { Delete, PUBLIC_COLLECTION, QuoteRequest, type Activity, type Recipient 
 import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
 import { actorUri, noteOf, statusUri } from './objects.ts';
-import { localApprovalUri } from './quote-objects.ts';
+import { quoteAuthorizationOf } from './quote-objects.ts';
 import { quoteRequestUri } from './quote-requests.ts';
 import { recipientOf } from './remote.ts';
 import type { RemoteRecipient } from './store.ts';
@@ -49,20 +49,21 @@ export class QuoteOutbound {
   }
 
   /**
-   * A local author revoked a quote of their post: Delete of its stamp, to the quoting author and to the
-   * servers of the quoted author's followers (who may hold the quote as approved), as Mastodon sends it.
+   * A local author revoked a quote of their post: Delete of its stamp (the QuoteAuthorization embedded, signed
+   * so it can be passed on), as Mastodon's RevokeQuoteService sends it: to every server either post reached or
+   * that took it up (StatusReachFinder, `unsafe`), the quoting author's among them. Its server passes it on to
+   * the followers this server does not know (forwardRevocation). Nothing when the quoted post is gone: its
+   * Delete went out.
    */
   async quoteRevoked(quoteId: string): Promise<void> {
     const store = this.deps.social.store;
     const quote = store.quotes.byId(quoteId);
     const author = quote?.quotedAccountId ? store.accounts.byId(quote.quotedAccountId) : null;
     const quoting = quote ? store.statuses.byId(quote.statusId) : null;
-    const quotingAuthor = quoting ? store.accounts.byId(quoting.accountId) : null;
-    if (!quote || !author || author.domain !== null || author.deletedAt !== null || !quotingAuthor) return;
-    const me = new URL(actorUri(this.deps, author));
-    const stamp = localApprovalUri(this.deps, author, quote);
-    const recipients = this.recipients(this.deps.repo.remoteFollowers(author.id));
-    if (quotingAuthor.domain !== null && quotingAuthor.uri) recipients.push(recipientOf(quotingAuthor));
-    await this.send(author, recipients, new Delete({ id: new URL(`${stamp}#delete`), actor: me, object: new URL(stamp), tos: [PUBLIC_COLLECTION] }));
+    const quoted = quote?.quotedStatusId ? store.statuses.byId(quote.quotedStatusId) : null;
+    if (!quote || !author || author.domain !== null || author.deletedAt !== null || !quoting || !quoted || quoted.deletedAt !== null) return;
+    const recipients = this.recipients([...this.deps.repo.statusReach(quoting.id), ...this.deps.repo.statusReach(quoted.id)]);
+    const stamp = quoteAuthorizationOf(this.deps, author, quote, quoting, quoted);
+    await this.send(author, recipients, new Delete({ id: new URL(`${stamp.id!.href}#delete`), actor: stamp.attributionId, object: stamp, tos: [PUBLIC_COLLECTION] }));
   }
 }

@@ -6,7 +6,8 @@ import { apiCall, eventually, followingPair, type TestInstance, type TestNetwork
  * Quote posts across servers as Mastodon 4.5 federates them (FEP-044f), between Homeports in this process
  * with real signed HTTP: alice on a.test quotes bob on b.test; b answers the QuoteRequest by the post's
  * policy; carol on c.test checks the QuoteAuthorization stamp on b before she is shown the quote; bob
- * revokes it. A Misskey-style quote (`_misskey_quote`, no approval) is shown as Mastodon shows it.
+ * revokes it, and the revocation reaches every server holding the quote (d.test too). A Misskey-style quote
+ * (`_misskey_quote`, no approval) is shown as Mastodon shows it.
  */
 
 let net: TestNetwork;
@@ -112,14 +113,61 @@ describe('quoting a post on another server', () => {
     expect(onC.edited_at).toBeNull();
   });
 
-  it('is revoked by the quoted author: the stamp is deleted and the quote shows revoked on a', async () => {
-    const onB = (await bob.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
-    const revoked = await apiCall(b, bob, 'POST', `/api/v1/statuses/${post.id}/quotes/${onB.id}/revoke`);
-    expect(revoked.json.quote.state).toBe('revoked');
-    await eventually(async () => (await getStatus(a, alice, quote.id)).quote?.state === 'revoked', 'the revocation on a');
+  it('is revoked by the quoted author: the stamp’s Delete reaches a, and every server holding the quote through b or a', async () => {
+    const stampUri = (await activityJson(quote.uri)).quoteAuthorization as string;
+    // dave on d.test follows amy on a.test, who boosts alice's quote; he also favourited bob's post, so b knows d.
+    const d = await net.add('d.test');
+    const dave = await d.createUser('dave');
+    const amy = await a.createUser('amy');
+    const amyOnD = (await dave.client.v1.accounts.lookup({ acct: 'amy@a.test' })).id;
+    await dave.client.v1.accounts.$select(amyOnD).follow();
+    await eventually(async () => (await dave.client.v1.accounts.relationships.fetch({ id: [amyOnD] }))[0].following, 'dave follows amy');
+    await amy.client.v1.statuses.$select(quote.id).reblog();
+    await dave.client.v1.statuses.$select((await arrived(d, dave, post.uri)).id).favourite();
+    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).length > 0, 'dave’s favourite on b');
+    const quoteOnD = await arrived(d, dave, quote.uri);
+    await eventually(async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'accepted', 'alice’s quote accepted on d');
+    const quoteOnC = (await carol.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
+
+    // What each server's inboxes receive and whose key signed it, read on the way (the requests then go on).
+    type Received = { type: string; object: any; signer: string; signature?: unknown; proof?: unknown };
+    const received = new Map<string, Received[]>([a, b, c, d].map((i) => [i.host, []]));
+    for (const instance of [a, b, c, d]) {
+      instance.intercept = async (req) => {
+        if (req.method !== 'POST' || !req.url.endsWith('inbox')) return null;
+        const signer = /keyid="([^"]+)"/i.exec(`${req.headers.get('signature-input')} ${req.headers.get('signature')}`)?.[1] ?? '';
+        received.get(instance.host)!.push({ ...(await req.clone().json()), signer: new URL(signer).host });
+        return null;
+      };
+    }
+    try {
+      const onB = (await bob.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
+      const revoked = await apiCall(b, bob, 'POST', `/api/v1/statuses/${post.id}/quotes/${onB.id}/revoke`);
+      expect(revoked.json.quote.state).toBe('revoked');
+      await eventually(async () => (await getStatus(a, alice, quote.id)).quote?.state === 'revoked', 'the revocation on a');
+      // c follows alice alone: b does not know it holds the quote; a passes b's signed Delete on to alice's followers.
+      await eventually(async () => (await getStatus(c, carol, quoteOnC.id)).quote?.state === 'revoked', 'the revocation on c');
+      // d: straight from b (a favourite of bob's post) and from a (a follower of amy, who boosted the quote).
+      await eventually(async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'revoked', 'the revocation on d');
+      await eventually(() => received.get('d.test')!.filter((r) => r.type === 'Delete').length === 2, 'both Deletes on d');
+    } finally {
+      for (const instance of [a, b, c, d]) instance.intercept = null;
+    }
+    // Mastodon's Delete of a stamp: the QuoteAuthorization embedded, from the quoted author, signed to be passed on.
+    const deletes = (host: string) => received.get(host)!.filter((r) => r.type === 'Delete');
+    const [del] = deletes('a.test');
+    expect(del).toMatchObject({ actor: 'https://b.test/users/bob', signer: 'b.test', object: { id: stampUri, type: 'QuoteAuthorization', attributedTo: 'https://b.test/users/bob', interactingObject: quote.uri, interactionTarget: post.uri } });
+    expect(del.signature ?? del.proof).toBeTruthy();
+    const forwarded = { ...del, signer: 'a.test' };
+    expect(deletes('a.test')).toEqual([del]);
+    expect(deletes('b.test')).toEqual([]);
+    expect(deletes('c.test')).toEqual([forwarded]);
+    expect(deletes('d.test')).toEqual(expect.arrayContaining([del, forwarded]));
+    // As Mastodon: the quoting post is not sent again as an Update.
+    expect([...received.values()].flat().filter((r) => r.type === 'Update')).toEqual([]);
     const note = await activityJson(quote.uri);
     expect(note.quoteAuthorization).toBeUndefined();
-    expect((await activityJson(`https://b.test/users/bob/quote_authorizations/${new URL(note.quote).pathname.split('/').pop()}`)).status).toBe(404);
+    expect((await activityJson(stampUri)).status).toBe(404);
   });
 });
 

@@ -5,7 +5,7 @@ import type { FedContext, FedDeps } from './deps.ts';
 import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
 import { emojiOf, refuseToFetch } from './emojis.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
-import type { RemoteActorData } from './store.ts';
+import type { RemoteActorData, RemoteRecipient } from './store.ts';
 
 /** A remote profile older than this is read again when someone looks it up (Mastodon: a day). */
 export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -197,4 +197,16 @@ export function recipientOf(account: Account): Recipient {
     inboxId: account.inboxUrl ? new URL(account.inboxUrl) : null,
     endpoints: account.sharedInboxUrl ? { sharedInbox: new URL(account.sharedInboxUrl) } : null,
   };
+}
+
+/** Recipients for stored remote accounts, one per account. */
+export function recipientsOf(list: RemoteRecipient[]): Recipient[] {
+  const seen = new Set<string>();
+  const out: Recipient[] = [];
+  for (const r of list) {
+    if (seen.has(r.accountId)) continue;
+    seen.add(r.accountId);
+    out.push({ id: new URL(r.uri), inboxId: new URL(r.inboxUrl), endpoints: r.sharedInboxUrl ? { sharedInbox: new URL(r.sharedInboxUrl) } : null });
+  }
+  return out;
 }

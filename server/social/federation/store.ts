@@ -122,6 +122,33 @@ export class FederationRepository {
     );
   }
 
+  /**
+   * The remote accounts a status reached or that took it up, as Mastodon 4.5's StatusReachFinder finds them with
+   * `unsafe` (where a quote's revocation goes): its author's followers (none when direct; with the followers of
+   * the local author it replies to when public or unlisted, but not on domains the replier blocked), the author
+   * it replies to (public or unlisted), the author it quotes, its mentions, and whoever boosted, quoted,
+   * favourited or replied to it. `unsafe` keeps suspended accounts: their servers may hold the post too.
+   */
+  statusReach(statusId: string): RemoteRecipient[] {
+    return this.recipients(
+      `WITH s AS (SELECT * FROM statuses WHERE id = @status)
+       SELECT a.id, a.uri, a.inbox_url, a.shared_inbox_url FROM accounts a WHERE a.id IN (
+         SELECT f.account_id FROM s JOIN follows f ON f.target_account_id = s.account_id WHERE s.visibility != 'direct'
+         UNION SELECT f.account_id FROM s JOIN accounts t ON t.id = s.in_reply_to_account_id AND t.domain IS NULL
+           JOIN follows f ON f.target_account_id = t.id JOIN accounts fa ON fa.id = f.account_id
+           WHERE s.visibility IN ('public', 'unlisted') AND NOT EXISTS (SELECT 1 FROM account_domain_blocks b WHERE b.account_id = s.account_id AND b.domain = fa.domain)
+         UNION SELECT in_reply_to_account_id FROM s WHERE visibility IN ('public', 'unlisted')
+         UNION SELECT quoted_account_id FROM quotes WHERE status_id = @status
+         UNION SELECT account_id FROM mentions WHERE status_id = @status
+         UNION SELECT r.account_id FROM statuses r, s WHERE r.reblog_of_id = s.id AND (r.deleted_at IS NULL OR r.deleted_at = s.deleted_at)
+         UNION SELECT q.account_id FROM quotes qq JOIN statuses q ON q.id = qq.status_id WHERE qq.quoted_status_id = @status
+         UNION SELECT account_id FROM favourites WHERE status_id = @status
+         UNION SELECT account_id FROM statuses WHERE in_reply_to_id = @status AND deleted_at IS NULL
+       ) AND a.domain IS NOT NULL AND a.inbox_url IS NOT NULL`,
+      { status: statusId },
+    );
+  }
+
   /** One recipient per server this one knows (its shared inbox, else each account's inbox): where a deleted account's Delete goes. */
   knownInboxes(): RemoteRecipient[] {
     return this.recipients(
@@ -140,7 +167,7 @@ export class FederationRepository {
     );
   }
 
-  private recipients(sql: string, ...params: string[]): RemoteRecipient[] {
+  private recipients(sql: string, ...params: (string | Record<string, string>)[]): RemoteRecipient[] {
     return (this.core.sql(sql).all(...params) as { id: bigint; uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((r) => ({
       accountId: str(r.id),
       uri: r.uri,

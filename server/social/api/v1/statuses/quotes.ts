@@ -28,7 +28,8 @@ export function statusQuoteRoutes(app: FastifyInstance, ctx: SocialContext): voi
     if (status.accountId !== account.id) throw forbidden();
     ctx.store.transaction(() => {
       ctx.store.quotes.setState(quote, 'revoked');
-      ctx.store.events.emit('status.updated', { status: ctx.store.statuses.byId(quote.statusId)! });
+      // Federated as the Delete of the stamp (quote.revoked), not as an Update of the quoting post.
+      ctx.store.events.emit('status.updated', { status: ctx.store.statuses.byId(quote.statusId)!, unfederated: true });
       ctx.store.events.emit('quote.revoked', { quoteId: quote.id });
     });
     return ctx.statusPresenter.one(ctx.store.statuses.byId(quote.statusId)!, account);

@@ -1,35 +1,28 @@
 import { execFile, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../index.ts';
-import { runCli } from './main.ts';
+import type { Homeport } from '../index.ts';
+import { startCliTestServer, type CliTestServer } from './cli-testing.ts';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'homeport.js');
 
+let server: CliTestServer;
 let hp: Homeport;
 let dir: string;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-cli-'));
-  hp = await startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'warn' });
+  server = await startCliTestServer('social-cli');
+  ({ hp, dir } = server);
 });
 
 afterAll(async () => {
-  await hp?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** Runs one CLI invocation in this process against the running server's data directory. */
-async function cli(...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli([...args, '--data-dir', dir], { out: (l) => out.push(l), err: (l) => err.push(l), env: {} });
-  return { code, out, err };
-}
+const cli = (...args: string[]) => server.cli(...args);
 
 async function api(token: string, urlPath: string) {
   const res = await fetch(`${hp.httpUrl}${urlPath}`, { headers: { Authorization: `Bearer ${token}` } });

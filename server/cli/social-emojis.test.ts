@@ -1,32 +1,26 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../index.ts';
-import { runCli } from './main.ts';
+import type { Homeport } from '../index.ts';
+import { startCliTestServer, type CliTestServer } from './cli-testing.ts';
 
 /* Custom emojis added and removed with `homeport emojis …` while the server runs, served by the API. */
 
+let server: CliTestServer;
 let hp: Homeport;
 let dir: string;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-emoji-cli-'));
-  hp = await startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'warn' });
+  server = await startCliTestServer('emoji-cli');
+  ({ hp, dir } = server);
 });
 
 afterAll(async () => {
-  await hp?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
-async function cli(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli([...args, '--data-dir', dir], { out: (l) => out.push(l), err: (l) => err.push(l), env: {} });
-  return { code, out, err };
-}
+const cli = (...args: string[]) => server.cli(...args);
 
 const emojis = async () => {
   const res = await fetch(`${hp.httpUrl}/api/v1/custom_emojis`);

@@ -5,7 +5,7 @@ import type { AccountService } from './domain/accounts.ts';
 import type { MediaStorage } from './media/storage.ts';
 import { publishTermsOfService } from './domain/terms-of-service.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
-import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type CustomEmojiRow, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
+import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type CustomEmojiRow, type LinkUsage, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
 
 /** Mastodon's size limit for a custom emoji image. */
 export const CUSTOM_EMOJI_MAX_BYTES = 256 * 1024;
@@ -136,6 +136,24 @@ export class SocialAdmin {
     const tag = this.store.tags.byName(name.replace(/^#/, ''));
     if (!tag) throw new AdminError(`no hashtag #${name.replace(/^#/, '')} has been used here`);
     this.store.trends.setTrendable(tag.id, allowed);
+  }
+
+  /** Links (articles) shared in public posts lately, with staff's review of each (only allowed ones trend). */
+  trendingLinkCandidates(limit = 40): LinkUsage[] {
+    return this.store.trends.links({ allowedOnly: false, limit, offset: 0 });
+  }
+
+  /** Allows a link (the address its card shows in trends) to appear in trends, or keeps it out. */
+  reviewTrendingLink(url: string, allowed: boolean): void {
+    let normalized: string | null = null;
+    try {
+      normalized = new URL(url.trim()).href;
+    } catch {
+      // not an address: looked up as written
+    }
+    const card = this.store.previewCards.byUrl(url) ?? (normalized ? this.store.previewCards.byUrl(normalized) : null);
+    if (!card) throw new AdminError(`no link preview card has the address ${url}`);
+    this.store.trends.setLinkTrendable(card.id, allowed);
   }
 
   /**

@@ -16,9 +16,6 @@ const NOT_YET = new Set<string>([
   'POST /api/v1/annual_reports/{year}/generate',
   'POST /api/v1/annual_reports/{year}/read',
   'GET /api/v1/annual_reports/{year}/state',
-  'GET /api/v1/timelines/link',
-  // Trending links would rank preview cards by how many accounts shared them; not computed yet.
-  'GET /api/v1/trends/links',
 ]);
 
 /** Documented operations Mastodon itself has removed (with the version): answered 404 like any unrouted path, as Mastodon does. */

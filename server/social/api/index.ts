@@ -46,6 +46,7 @@ import { adminDomainRoutes } from './v1/admin/domain-blocks.ts';
 import { adminReportRoutes } from './v1/admin/reports.ts';
 import { adminEmailBlockRoutes } from './v1/admin/email-blocks.ts';
 import { adminIpBlockRoutes } from './v1/admin/ip-blocks.ts';
+import { adminTrendRoutes } from './v1/admin/trends.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -97,6 +98,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   adminReportRoutes,
   adminEmailBlockRoutes,
   adminIpBlockRoutes,
+  adminTrendRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

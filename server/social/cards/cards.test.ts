@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
-import { startTestSite, type TestSite } from './test-site.ts';
+import { postShowingCard, startTestSite, type TestSite } from './test-site.ts';
 
 /*
  * Link preview cards end to end: posts made through the API link to pages of a web site on loopback; the
@@ -28,13 +28,7 @@ afterAll(async () => {
 });
 
 /** Posts `text` as alice and returns the status as the API shows it once its card was looked for. */
-async function post(text: string): Promise<{ id: string; card: any }> {
-  const created = await server.call(alice.token, 'POST', '/api/v1/statuses', { status: text });
-  expect(created.status).toBe(200);
-  await server.social.previewCards.idle();
-  const shown = await server.call(alice.token, 'GET', `/api/v1/statuses/${created.body.id}`);
-  return shown.body;
-}
+const post = (text: string) => postShowingCard(server, alice.token, text);
 
 describe('preview cards of local posts', () => {
   it('a post linking to a page with OpenGraph tags shows its card, with an image the server stores and serves', async () => {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import type { SocialStore } from '../store/index.ts';
-import { decodePage, extractLinkDetails } from './extract.ts';
+import { decodePage, extractLinkDetails, type LinkDetails } from './extract.ts';
 import type { SafeFetcher } from './fetch.ts';
 import { fetchCardImage, type CardImage } from './image.ts';
 
@@ -75,11 +75,26 @@ export class CardCrawler {
       }
     }
     const previous = this.store.previewCards.byUrl(details.canonicalUrl);
-    const id = this.store.previewCards.save({
+    let id: string;
+    try {
+      id = this.save(details, image);
+    } catch (err) {
+      // A card not saved leaves no image behind.
+      if (image) await this.media.remove(image.file).catch(() => undefined);
+      throw err;
+    }
+    // The card's earlier image is replaced: its file goes.
+    if (previous?.imageFile && previous.imageFile !== image?.file) await this.media.remove(previous.imageFile).catch(() => undefined);
+    return id;
+  }
+
+  private save(details: LinkDetails, image: CardImage | null): string {
+    return this.store.previewCards.save({
       url: details.canonicalUrl,
       title: details.title,
       description: details.description,
       type: details.type,
+      linkType: details.linkType,
       authorName: details.authorName,
       authorUrl: details.authorUrl,
       providerName: details.providerName,
@@ -95,7 +110,5 @@ export class CardCrawler {
       language: details.language,
       publishedAt: details.publishedAt,
     });
-    if (previous?.imageFile && previous.imageFile !== image?.file) await this.media.remove(previous.imageFile).catch(() => undefined);
-    return id;
   }
 }

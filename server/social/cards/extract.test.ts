@@ -56,8 +56,17 @@ describe('what a page says about itself', () => {
       language: 'fr',
       publishedAt: Date.UTC(2024, 0, 2, 3, 4, 5),
       type: 'link',
+      linkType: 'article',
       html: '',
     });
+  });
+
+  it('a page is an article when its og:type or its JSON-LD says so (only articles trend, as Mastodon)', () => {
+    const page = (head: string) => extractLinkDetails(`<head><title>T</title>${head}</head>`, 'https://news.example/a').linkType;
+    expect(page('<meta property="og:type" content="article">')).toBe('article');
+    expect(page('<meta property="og:type" content="website">')).toBe('unknown');
+    expect(page('<script type="application/ld+json">{"@type":"WebPage","headline":"H"}</script>')).toBe('unknown');
+    expect(page('')).toBe('unknown');
   });
 
   it('a player makes a video card with an iframe we write ourselves; other-host canonicals and bad values are ignored', () => {

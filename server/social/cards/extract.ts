@@ -15,6 +15,8 @@ export interface LinkDetails {
   title: string;
   description: string;
   type: 'link' | 'video';
+  /** Whether the page calls itself an article (og:type article, or JSON-LD NewsArticle): only articles trend. */
+  linkType: 'article' | 'unknown';
   /** An iframe of the page's player (twitter:player), made by us from its checked address; '' for links. */
   html: string;
   /** The player's size (a link card's size is its image's, known once the image is fetched). */
@@ -189,6 +191,7 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
     title: cut(text(data?.headline) ?? tag('og:title') ?? page.title, MAX_TITLE).trim(),
     description: cut(text(data?.description) ?? tag('og:description') ?? named('description'), MAX_DESCRIPTION),
     type: player ? 'video' : 'link',
+    linkType: data?.['@type'] === 'NewsArticle' || tag('og:type') === 'article' ? 'article' : 'unknown',
     html: player ? `<iframe src="${escapeAttribute(player)}" width="${width}" height="${height}" allowfullscreen="true" allowtransparency="true" scrolling="no" frameborder="0"></iframe>` : '',
     width,
     height,

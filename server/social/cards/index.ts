@@ -1,6 +1,6 @@
 import type { SocialContext } from '../context.ts';
 import type { StatusRow } from '../store/index.ts';
-import { CardCrawler } from './crawler.ts';
+import { CARD_FRESH_MS, CardCrawler } from './crawler.ts';
 import { SafeFetcher } from './fetch.ts';
 import { cardLinkOf, type LinkContext } from './links.ts';
 
@@ -22,6 +22,12 @@ export interface PreviewCardOptions {
 export interface PreviewCards {
   /** Resolves when no status is waiting for its card. */
   idle(): Promise<void>;
+  /**
+   * Removes cards no status shows any more (after a day unchanged, as Mastodon's PreviewCardsVacuum) and their
+   * image files, and forgets fetches past every freshness; at most SWEEP_BATCH of each per call (it runs
+   * hourly). Returns how many cards went.
+   */
+  sweep(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -31,6 +37,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** Statuses whose links are fetched at once; more wait their turn. */
 const CONCURRENCY = 4;
 const DEFAULT_QUEUE_LIMIT = 1_000;
+/** How often unused cards and stale fetches are cleared, and how many of each at most per run. */
+const SWEEP_MS = 60 * 60 * 1000;
+export const SWEEP_BATCH = 500;
+/** A card no status shows is kept a day (a post may still come to show it: Mastodon's PreviewCardsVacuum::TTL). */
+export const UNUSED_CARD_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Link preview cards (Mastodon's LinkCrawlWorker): after a status is created or edited (ours, or one that
@@ -114,12 +125,30 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
 
   const offs = options.enabled === false ? [] : [ctx.events.on('status.created', (e) => enqueue(e.status)), ctx.events.on('status.updated', (e) => enqueue(e.status))];
 
+  const sweep = async (): Promise<number> => {
+    const now = store.now();
+    const { removed, files } = store.previewCards.removeUnused(now - UNUSED_CARD_TTL_MS, SWEEP_BATCH);
+    store.previewCards.forgetFetches(now - CARD_FRESH_MS, SWEEP_BATCH);
+    for (const file of files) await ctx.media.remove(file).catch((err: unknown) => log.warn({ err, file }, 'preview card image not removed'));
+    return removed;
+  };
+  // Old cards are cleared whether or not new ones are made.
+  const sweeper = setInterval(() => {
+    sweep().then(
+      (n) => n > 0 && log.info({ removed: n }, 'preview cards no post shows any more removed'),
+      (err: unknown) => log.error({ err }, 'preview card sweep failed'),
+    );
+  }, SWEEP_MS);
+  sweeper.unref();
+
   return {
+    sweep,
     idle() {
       if (running.size === 0 && waiting.length === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     async close() {
+      clearInterval(sweeper);
       for (const off of offs) off();
       shutdown.abort();
       waiting.length = 0;

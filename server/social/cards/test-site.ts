@@ -2,9 +2,11 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { expect } from 'vitest';
+import type { SocialTestServer } from '../testing/harness.ts';
 
 /*
- * A small web site on loopback for the preview card tests: pages with OpenGraph tags and an image, a page with
+ * A small web site on loopback for the preview card tests: pages (two of them articles) with OpenGraph tags and an image, a page with
  * only a <title>, one with nothing, a redirect, a page far larger than the server reads (plain, and gzipped
  * to a few kilobytes), one that never ends, and a non-HTML answer. It counts the requests each path gets and whether the huge page was read to its end.
  */
@@ -19,6 +21,14 @@ export interface TestSite {
   image: { width: number; height: number };
   total(): number;
   close(): Promise<void>;
+}
+
+/** Posts `text` (with `extra` status params) and returns the status as the API shows it once its card was looked for. */
+export async function postShowingCard(server: SocialTestServer, token: string, text: string, extra: Record<string, unknown> = {}): Promise<{ id: string; card: any }> {
+  const created = await server.call(token, 'POST', '/api/v1/statuses', { status: text, ...extra });
+  expect(created.status).toBe(200);
+  await server.social.previewCards.idle();
+  return (await server.call(token, 'GET', `/api/v1/statuses/${created.body.id}`)).body;
 }
 
 export const HUGE_PAGE_BYTES = 4 * 1024 * 1024;
@@ -51,6 +61,15 @@ export async function startTestSite(): Promise<TestSite> {
          <meta name="author" content="Mallory Mallard">
          <meta property="article:published_time" content="2025-03-04T05:06:07Z">
          <link rel="canonical" href="${site.base}/article">`,
+      ),
+    // A second article (no canonical link: its card is stored under the address fetched).
+    '/story': () =>
+      page(
+        `<title>Otters return to the river</title>
+         <meta property="og:description" content="After forty years, the otters are back.">
+         <meta property="og:site_name" content="River News">
+         <meta property="og:type" content="article">
+         <meta property="og:image" content="/images/ducks.png">`,
       ),
     '/other': () => page(`<meta property="og:title" content="Another page"><meta name="description" content="Plain description meta.">`),
     '/title-only': () => page('<title>\n  Only a title here  \n</title>'),

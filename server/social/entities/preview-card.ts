@@ -1,6 +1,7 @@
-import type { StatusCard } from '../store/index.ts';
+import type { PreviewCardRow, StatusCard, TagDay } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoTimeOrNull } from './dates.ts';
+import { serializeHistory } from './tag.ts';
 
 /**
  * The PreviewCard entity of a status (Mastodon 4.5's REST::PreviewCardSerializer): `url` is the link as the
@@ -29,4 +30,14 @@ export function serializePreviewCard(urls: SocialUrls, { card, url }: StatusCard
     published_at: isoTimeOrNull(card.publishedAt),
     authors: [{ name: card.authorName, url: card.authorUrl, account: null }],
   };
+}
+
+/** Trends::Link (REST::Trends::LinkSerializer): the card under its own address, with its shares per day over the last week. */
+export function serializeTrendsLink(urls: SocialUrls, card: PreviewCardRow, history: readonly TagDay[]): Record<string, unknown> {
+  return { ...serializePreviewCard(urls, { card, url: card.url }), history: serializeHistory(history) };
+}
+
+/** The admin API's Trends::Link (REST::Admin::Trends::LinkSerializer): also the card's id and whether staff have yet to review it. */
+export function serializeAdminTrendsLink(urls: SocialUrls, card: PreviewCardRow, history: readonly TagDay[]): Record<string, unknown> {
+  return { ...serializeTrendsLink(urls, card, history), id: card.id, requires_review: card.trendable === null };
 }

@@ -15,6 +15,7 @@ import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
 import { QuoteRepository } from './quotes.ts';
 import { PreviewCardRepository } from './preview-cards.ts';
+import { LinkTimelineRepository } from './link-timeline.ts';
 import { AccountWarningRepository } from './warnings.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
@@ -94,6 +95,8 @@ export class SocialStore {
   readonly quotes: QuoteRepository;
   /** Link preview cards and the statuses showing them. */
   readonly previewCards: PreviewCardRepository;
+  /** Public posts showing a trending link's card. */
+  readonly linkTimeline: LinkTimelineRepository;
   readonly warnings: AccountWarningRepository;
   /** E-mails written (sent by SMTP or kept for the UI); not ActivityPub's outbox. */
   readonly mailOutbox: MailOutboxRepository;
@@ -139,6 +142,7 @@ export class SocialStore {
     this.statuses = new StatusRepository(this.core);
     this.interactions = new InteractionRepository(this.core);
     this.timelines = new TimelineRepository(this.core);
+    this.linkTimeline = new LinkTimelineRepository(this.timelines);
     this.feeds = new HomeFeedRepository(this.core);
     this.media = new MediaRepository(this.core);
     this.polls = new PollRepository(this.core);

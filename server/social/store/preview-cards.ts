@@ -2,6 +2,8 @@ import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
 
 export const PREVIEW_CARD_TYPES = ['link', 'photo', 'video', 'rich'] as const;
 export type PreviewCardType = (typeof PREVIEW_CARD_TYPES)[number];
+/** Mastodon's PreviewCard#link_type: whether the page says it is an article (only articles trend). */
+export type PreviewCardLinkType = 'article' | 'unknown';
 
 /** What a fetched page says about itself (Mastodon's PreviewCard attributes). */
 export interface PreviewCardFields {
@@ -9,6 +11,7 @@ export interface PreviewCardFields {
   title: string;
   description: string;
   type: PreviewCardType;
+  linkType: PreviewCardLinkType;
   authorName: string;
   authorUrl: string;
   providerName: string;
@@ -26,6 +29,8 @@ export interface PreviewCardFields {
 
 export interface PreviewCardRow extends PreviewCardFields {
   id: string;
+  /** Staff's review for trends: allowed (true), kept out (false), or not reviewed yet (null). */
+  trendable: boolean | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -42,13 +47,15 @@ export interface CardFetch {
   fetchedAt: number;
 }
 
-function toCard(r: Record<string, unknown>): PreviewCardRow {
+export function toCard(r: Record<string, unknown>): PreviewCardRow {
   return {
     id: str(r.id),
     url: r.url as string,
     title: r.title as string,
     description: r.description as string,
     type: r.type as PreviewCardType,
+    linkType: r.link_type as PreviewCardLinkType,
+    trendable: r.trendable === null || r.trendable === undefined ? null : int(r.trendable) === 1,
     authorName: r.author_name as string,
     authorUrl: r.author_url as string,
     providerName: r.provider_name as string,
@@ -92,6 +99,7 @@ export class PreviewCardRepository {
       title: fields.title,
       description: fields.description,
       type: fields.type,
+      link_type: fields.linkType,
       author_name: fields.authorName,
       author_url: fields.authorUrl,
       provider_name: fields.providerName,
@@ -110,11 +118,11 @@ export class PreviewCardRepository {
     };
     const row = this.core
       .sql(
-        `INSERT INTO preview_cards (id, url, title, description, type, author_name, author_url, provider_name, provider_url, html, width, height,
+        `INSERT INTO preview_cards (id, url, title, description, type, link_type, author_name, author_url, provider_name, provider_url, html, width, height,
            image_file, image_description, blurhash, embed_url, language, published_at, created_at, updated_at)
-         VALUES (@id, @url, @title, @description, @type, @author_name, @author_url, @provider_name, @provider_url, @html, @width, @height,
+         VALUES (@id, @url, @title, @description, @type, @link_type, @author_name, @author_url, @provider_name, @provider_url, @html, @width, @height,
            @image_file, @image_description, @blurhash, @embed_url, @language, @published_at, @now, @now)
-         ON CONFLICT (url) DO UPDATE SET title = excluded.title, description = excluded.description, type = excluded.type,
+         ON CONFLICT (url) DO UPDATE SET title = excluded.title, description = excluded.description, type = excluded.type, link_type = excluded.link_type,
            author_name = excluded.author_name, author_url = excluded.author_url, provider_name = excluded.provider_name,
            provider_url = excluded.provider_url, html = excluded.html, width = excluded.width, height = excluded.height,
            image_file = excluded.image_file, image_description = excluded.image_description, blurhash = excluded.blurhash,
@@ -135,6 +143,34 @@ export class PreviewCardRepository {
     this.core
       .sql('INSERT INTO card_fetches (url, card_id, fetched_at) VALUES (?, ?, ?) ON CONFLICT (url) DO UPDATE SET card_id = excluded.card_id, fetched_at = excluded.fetched_at')
       .run(url, cardId, this.core.now());
+  }
+
+  /**
+   * Removes at most `limit` cards no status shows any more (each status that showed one was deleted or
+   * edited to another link) and unchanged since `before`, with what fetching links remembered of them (so a
+   * later post fetches the page again); returns how many, and their image files for the caller to delete.
+   */
+  removeUnused(before: number, limit: number): { removed: number; files: string[] } {
+    return this.core.transaction(() => {
+      const rows = this.core
+        .sql(
+          `SELECT c.id, c.image_file FROM preview_cards c WHERE c.updated_at < @before
+             AND NOT EXISTS (SELECT 1 FROM preview_cards_statuses sc JOIN statuses s ON s.id = sc.status_id WHERE sc.preview_card_id = c.id AND s.deleted_at IS NULL)
+           LIMIT @limit`,
+        )
+        .all({ before, limit }) as { id: bigint; image_file: string | null }[];
+      if (rows.length === 0) return { removed: 0, files: [] };
+      const ids = jsonIds(rows.map((r) => str(r.id)));
+      this.core.sql('DELETE FROM card_fetches WHERE card_id IN (SELECT value FROM json_each(?))').run(ids);
+      // The statuses' own rows go with the cards (ON DELETE CASCADE): only deleted statuses still had them.
+      this.core.sql('DELETE FROM preview_cards WHERE id IN (SELECT value FROM json_each(?))').run(ids);
+      return { removed: rows.length, files: rows.flatMap((r) => (r.image_file ? [r.image_file] : [])) };
+    });
+  }
+
+  /** Forgets at most `limit` fetches made before `before` (past every freshness, they decide nothing); returns how many. */
+  forgetFetches(before: number, limit: number): number {
+    return this.core.sql('DELETE FROM card_fetches WHERE rowid IN (SELECT rowid FROM card_fetches WHERE fetched_at < ? LIMIT ?)').run(before, limit).changes;
   }
 
   /** Shows `cardId` on a status, for the link `url` it wrote (replacing a card it showed before). */

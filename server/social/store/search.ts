@@ -33,7 +33,34 @@ export interface TagDay {
   accounts: number;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** One row of a per-day count: an id (tag, card…), a day's midnight (ms), its uses and distinct accounts. */
+export interface DayCount {
+  id: bigint;
+  day: bigint;
+  uses: bigint;
+  accounts: bigint;
+}
+
+/**
+ * Seven days of use of each id, today first (Mastodon's Trends::History, as tags and links show it), from the
+ * rows `count` gives for the days since its argument (missing days count zero).
+ */
+export function weekOfUse(now: number, ids: readonly string[], count: (since: number) => DayCount[]): Map<string, TagDay[]> {
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const result = new Map<string, TagDay[]>();
+  for (const id of ids) result.set(id, Array.from({ length: 7 }, (_, i) => ({ day: today - i * DAY_MS, uses: 0, accounts: 0 })));
+  if (ids.length === 0) return result;
+  for (const r of count(today - 6 * DAY_MS)) {
+    const entry = result.get(str(r.id))?.find((d) => d.day === int(r.day));
+    if (entry) {
+      entry.uses = int(r.uses);
+      entry.accounts = int(r.accounts);
+    }
+  }
+  return result;
+}
 
 /** Full-text search over statuses and the tag lookups of /api/v2/search. */
 export class SearchRepository {
@@ -83,27 +110,15 @@ export class SearchRepository {
 
   /** Uses of each tag on each of the last seven days (today first), counted by status and by distinct account. */
   tagHistory(tagIds: readonly string[]): Map<string, TagDay[]> {
-    const today = Math.floor(this.core.now() / DAY_MS) * DAY_MS;
-    const since = today - 6 * DAY_MS;
-    const result = new Map<string, TagDay[]>();
-    for (const id of tagIds) result.set(id, Array.from({ length: 7 }, (_, i) => ({ day: today - i * DAY_MS, uses: 0, accounts: 0 })));
-    if (tagIds.length === 0) return result;
-    const rows = this.core
-      .sql(
-        `SELECT st.tag_id AS tag, (s.created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT s.account_id) AS accounts
-         FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-         WHERE st.tag_id IN (SELECT value FROM json_each(@tags)) AND st.status_id >= @since_id AND s.deleted_at IS NULL AND s.created_at >= @since
-         GROUP BY st.tag_id, day`,
-      )
-      .all({ tags: jsonIds(tagIds), since_id: snowflakeLowerBound(since), since }) as { tag: bigint; day: bigint; uses: bigint; accounts: bigint }[];
-    for (const r of rows) {
-      const days = result.get(str(r.tag));
-      const entry = days?.find((d) => d.day === int(r.day));
-      if (entry) {
-        entry.uses = int(r.uses);
-        entry.accounts = int(r.accounts);
-      }
-    }
-    return result;
+    return weekOfUse(this.core.now(), tagIds, (since) =>
+      this.core
+        .sql(
+          `SELECT st.tag_id AS id, (s.created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT s.account_id) AS accounts
+           FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+           WHERE st.tag_id IN (SELECT value FROM json_each(@tags)) AND st.status_id >= @since_id AND s.deleted_at IS NULL AND s.created_at >= @since
+           GROUP BY st.tag_id, day`,
+        )
+        .all({ tags: jsonIds(tagIds), since_id: snowflakeLowerBound(since), since }) as DayCount[],
+    );
   }
 }

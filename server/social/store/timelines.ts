@@ -44,7 +44,7 @@ export interface ViewerScope {
 }
 
 /** The account `accountExpr` is not hidden from the viewer: no block either way, no active mute, no domain block. */
-function notHidden(accountExpr: string, scope: ViewerScope, tag: string, viewer = '@viewer'): string {
+export function notHidden(accountExpr: string, scope: ViewerScope, tag: string, viewer = '@viewer'): string {
   if (scope.viewerId === null) return '1';
   const parts: string[] = [];
   if (scope.blocks) {
@@ -139,9 +139,9 @@ export class TimelineRepository {
 
   /**
    * Runs a listing that selects `s.id` and its cursor, then reads the rows by id: joins that return whole
-   * status rows were twice as slow as the two single-table steps.
+   * status rows were twice as slow as the two single-table steps. Also the link timeline's (link-timeline.ts).
    */
-  private page(sql: (where: string, order: string) => string, column: string, params: Record<string, SqlValue>, page: PageQuery): ListedStatus[] {
+  page(sql: (where: string, order: string) => string, column: string, params: Record<string, SqlValue>, page: PageQuery): ListedStatus[] {
     const c = cursorWhere(column, page);
     const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as { id: bigint; version: bigint; cursor: bigint }[];
     if (hits.length === 0) return [];

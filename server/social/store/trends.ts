@@ -1,10 +1,44 @@
 import { snowflakeLowerBound } from '../ids.ts';
-import type { TagRow } from './search.ts';
+import { toCard, type PreviewCardRow } from './preview-cards.ts';
+import { DAY_MS, weekOfUse, type DayCount, type TagDay, type TagRow } from './search.ts';
 import { toStatus, type StatusRow } from './statuses.ts';
-import { int, str, type StoreCore } from './store.ts';
+import { int, jsonIds, str, type StoreCore } from './store.ts';
 
 /** How far back trends look: what many people used or shared in the last two days. */
-const TREND_WINDOW_MS = 2 * 24 * 60 * 60 * 1000;
+const TREND_WINDOW_MS = 2 * DAY_MS;
+
+/** The author of status `a` is neither silenced, suspended nor deleted (their shares do not count). */
+const AUTHOR_COUNTS = (a: string) =>
+  `NOT EXISTS (SELECT 1 FROM accounts ${a}_acc WHERE ${a}_acc.id = ${a}.account_id AND (${a}_acc.silenced_at IS NOT NULL OR ${a}_acc.suspended_at IS NOT NULL OR ${a}_acc.deleted_at IS NOT NULL))`;
+
+/** Status `a` may make its link trend (Mastodon's Trends::Links#register): public, without a warning, by an account in good standing. */
+const SHARES_ITS_LINK = (a: string) => `${a}.deleted_at IS NULL AND ${a}.visibility = 'public' AND ${a}.sensitive = 0 AND ${a}.spoiler_text = '' AND ${AUTHOR_COUNTS(a)}`;
+
+/**
+ * `shares(card_id, account_id, created_at)`: each public post since @since showing a card, and each public
+ * boost of one, as one share by its account (`cards`: only those cards' shares, from the JSON ids @cards).
+ */
+function sharesSince(cards: 'all' | 'some'): string {
+  const only = cards === 'some' ? 'AND sc.preview_card_id IN (SELECT value FROM json_each(@cards))' : '';
+  return `shares(card_id, account_id, created_at) AS (
+      SELECT sc.preview_card_id, s.account_id, s.created_at FROM statuses s JOIN preview_cards_statuses sc ON sc.status_id = s.id
+      WHERE s.id >= @since_id AND s.created_at >= @since AND s.reblog_of_id IS NULL AND ${SHARES_ITS_LINK('s')} ${only}
+      UNION ALL
+      SELECT sc.preview_card_id, r.account_id, r.created_at FROM statuses r JOIN statuses s ON s.id = r.reblog_of_id JOIN preview_cards_statuses sc ON sc.status_id = s.id
+      WHERE r.id >= @since_id AND r.created_at >= @since AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL AND r.visibility = 'public' AND ${AUTHOR_COUNTS('r')}
+        AND ${SHARES_ITS_LINK('s')} ${only})`;
+}
+
+/** Card `c` can trend at all (Mastodon's PreviewCard#appropriate_for_trends?): an article with a title, description, image and site name. */
+const APPROPRIATE_FOR_TRENDS = (c: string) =>
+  `${c}.type = 'link' AND ${c}.link_type = 'article' AND ${c}.title <> '' AND ${c}.description <> '' AND ${c}.image_file IS NOT NULL AND ${c}.provider_name <> ''`;
+
+export interface LinkUsage {
+  card: PreviewCardRow;
+  /** Distinct accounts that shared the link in the window, and their posts and boosts. */
+  accounts: number;
+  uses: number;
+}
 
 export interface TagUsage {
   tag: TagRow;
@@ -15,8 +49,9 @@ export interface TagUsage {
 }
 
 /**
- * What is trending: hashtags many accounts used lately (only those staff allowed, as Mastodon's review) and
- * public posts many accounts favourited and reblogged lately, newest interest first.
+ * What is trending: hashtags many accounts used lately and links many accounts shared lately (only those
+ * staff allowed, as Mastodon's review), and public posts many accounts favourited and reblogged lately,
+ * newest interest first.
  */
 export class TrendRepository {
   private readonly core: StoreCore;
@@ -48,6 +83,49 @@ export class TrendRepository {
   /** Staff's review of a tag: allowed to trend or not. */
   setTrendable(tagId: string, trendable: boolean): void {
     this.core.sql('UPDATE tags SET trendable = ?, updated_at = ? WHERE id = ?').run(trendable ? 1 : 0, this.core.now(), tagId);
+  }
+
+  /**
+   * Links shared in public posts and boosts in the window, by distinct accounts then shares; only articles
+   * (Mastodon's rule), and with `allowedOnly` (the public list) only those staff allowed.
+   */
+  links(options: { allowedOnly: boolean; limit: number; offset: number }): LinkUsage[] {
+    const since = this.core.now() - TREND_WINDOW_MS;
+    const rows = this.core
+      .sql(
+        `WITH ${sharesSince('all')}
+         SELECT c.*, COUNT(DISTINCT sh.account_id) AS share_accounts, COUNT(*) AS share_uses FROM shares sh JOIN preview_cards c ON c.id = sh.card_id
+         WHERE ${APPROPRIATE_FOR_TRENDS('c')} AND (@allowed = 0 OR c.trendable = 1)
+         GROUP BY c.id ORDER BY share_accounts DESC, share_uses DESC, c.id DESC LIMIT @limit OFFSET @offset`,
+      )
+      .all({ since, since_id: snowflakeLowerBound(since), allowed: options.allowedOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+    return rows.map((r) => ({ card: toCard(r), accounts: int(r.share_accounts), uses: int(r.share_uses) }));
+  }
+
+  /** The card at `url` if it trends now (allowed by staff and shared in the window), else null: the link timeline's condition. */
+  trendingLink(url: string): PreviewCardRow | null {
+    const card = this.core.sql(`SELECT * FROM preview_cards c WHERE c.url = ? AND c.trendable = 1 AND ${APPROPRIATE_FOR_TRENDS('c')}`).get(url) as Record<string, unknown> | undefined;
+    if (!card) return null;
+    const since = this.core.now() - TREND_WINDOW_MS;
+    const shared = this.core.sql(`WITH ${sharesSince('some')} SELECT 1 FROM shares LIMIT 1`).get({ since, since_id: snowflakeLowerBound(since), cards: jsonIds([str(card.id)]) });
+    return shared ? toCard(card) : null;
+  }
+
+  /** Each card's shares per day over the last week, newest day first (Trends::History, as the tags' history). */
+  linkHistory(cardIds: readonly string[]): Map<string, TagDay[]> {
+    return weekOfUse(this.core.now(), cardIds, (since) =>
+      this.core
+        .sql(
+          `WITH ${sharesSince('some')}
+           SELECT card_id AS id, (created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT account_id) AS accounts FROM shares GROUP BY card_id, day`,
+        )
+        .all({ since, since_id: snowflakeLowerBound(since), cards: jsonIds(cardIds) }) as DayCount[],
+    );
+  }
+
+  /** Staff's review of a link card: allowed to trend or not. */
+  setLinkTrendable(cardId: string, trendable: boolean): void {
+    this.core.sql('UPDATE preview_cards SET trendable = ? WHERE id = ?').run(trendable ? 1 : 0, cardId);
   }
 
   /**

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
+import { DEVIATIONS } from './openapi-deviations.ts';
+
+export { DEVIATIONS };
 
 /*
  * Validates JSON bodies of the social API against the Mastodon OpenAPI document (abraham/mastodon-openapi,
@@ -15,147 +18,6 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Where the pinned document lives: shared/ sits beside the repository (locally and in CI). */
 export const OPENAPI_FILE = process.env.HOMEPORT_MASTODON_OPENAPI ?? path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'mastodon-openapi', 'schema.json');
-
-/**
- * Where we deliberately differ from the document, each with its reason. Applied to the in-memory copy only.
- */
-export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): void }[] = [
-  {
-    description: 'Relationship.blocked_by is left out: our API seed removes it (a blocked user must not learn who blocks them).',
-    apply(doc) {
-      const rel = doc.components.schemas.Relationship as { required: string[]; properties: Record<string, unknown> };
-      rel.required = rel.required.filter((k) => k !== 'blocked_by');
-    },
-  },
-  {
-    description:
-      'ScheduledStatus.params.in_reply_to_id and application_id are strings: the document says integer (copying a Mastodon quirk), but a 64-bit id does not survive a JSON number.',
-    apply(doc) {
-      const params = (doc.components.schemas.ScheduledStatus as { properties: { params: { properties: Record<string, unknown> } } }).properties.params.properties;
-      params.in_reply_to_id = { type: ['string', 'null'] };
-      params.application_id = { type: ['string', 'null'] };
-    },
-  },
-  {
-    description:
-      'ExtendedDescription.updated_at is null when the description was never set: Mastodon serializes `updated_at&.iso8601` (the document says string).',
-    apply(doc) {
-      const page = doc.components.schemas.ExtendedDescription as { properties: Record<string, unknown> };
-      page.properties.updated_at = { type: ['string', 'null'], format: 'date-time' };
-    },
-  },
-  {
-    description:
-      'Instance contact.email (v2) and email (v1) are "" while no contact address is set and no staff account exists: Mastodon serializes Setting.site_contact_email, whose default is "" (the document says format email).',
-    apply(doc) {
-      const v2 = doc.components.schemas.Instance as { properties: { contact: { properties: Record<string, unknown> } } };
-      v2.properties.contact.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
-      const v1 = doc.components.schemas.V1Instance as { properties: Record<string, unknown> } | undefined;
-      if (v1) v1.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
-    },
-  },
-  {
-    description:
-      'GET /api/v1/filters answers an array of V1Filter (Mastodon renders every keyword; its documentation says "Array of V1::Filter"); the document gives a single V1Filter.',
-    apply(doc) {
-      const op = (doc.paths['/api/v1/filters'] as { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }).get;
-      op.responses['200'].content['application/json'].schema = { type: 'array', items: { $ref: '#/components/schemas/V1Filter' } };
-    },
-  },
-  {
-    description:
-      'NotificationGroup.most_recent_notification_id is a string: the seed says every id in JSON is a string (a 64-bit id does not survive a JSON number); the document says integer.',
-    apply(doc) {
-      const group = doc.components.schemas.NotificationGroup as { properties: Record<string, unknown> };
-      group.properties.most_recent_notification_id = { type: 'string' };
-    },
-  },
-  {
-    description:
-      'Collections answers are named in the document (WrappedCollection, WrappedCollectionItem, Collections) but have no schema: added as the wrappers masto.js types them ({collection}, {collection_item}, {collections}).',
-    apply(doc) {
-      const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-      doc.components.schemas.WrappedCollection = { type: 'object', required: ['collection'], properties: { collection: ref('Collection') } };
-      doc.components.schemas.WrappedCollectionItem = { type: 'object', required: ['collection_item'], properties: { collection_item: ref('CollectionItem') } };
-      doc.components.schemas.Collections = { type: 'object', required: ['collections'], properties: { collections: { type: 'array', items: ref('Collection') } } };
-    },
-  },
-  {
-    description:
-      'Status.quote is oneOf Quote, ShallowQuote and null, but both quote schemas accept any object with a state, so no quote could ever match exactly one: anyOf.',
-    apply(doc) {
-      const quote = (doc.components.schemas.Status as { properties: { quote: { oneOf?: unknown[]; anyOf?: unknown[] } } }).properties.quote;
-      quote.anyOf = quote.oneOf;
-      delete quote.oneOf;
-    },
-  },
-  {
-    description:
-      'The v1 notification policy (Mastodon 4.3, deprecated by v2) is left out of the document, though its V1NotificationPolicy entity is in it: its path is added with that entity as the answer.',
-    apply(doc) {
-      const answer = { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/V1NotificationPolicy' } } } } } };
-      doc.paths['/api/v1/notifications/policy'] = { get: answer, put: answer };
-    },
-  },
-  {
-    description:
-      'The admin API is left out of the document, though its Admin* entities are in it: its operations are added with those entities as their answers (as Mastodon’s documentation of the admin API gives them).',
-    apply(doc) {
-      const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-      const many = (name: string) => ({ type: 'array', items: one(name) });
-      const empty = { type: 'object', maxProperties: 0 };
-      const answers: [string, string, unknown][] = [
-        ['get', '/api/v1/admin/accounts', many('AdminAccount')],
-        ['get', '/api/v2/admin/accounts', many('AdminAccount')],
-        ['get', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
-        ['delete', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
-        ['post', '/api/v1/admin/accounts/{id}/action', empty],
-        ...['approve', 'reject', 'enable', 'unsilence', 'unsuspend', 'unsensitive'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/accounts/{id}/${a}`, one('AdminAccount')]),
-        ['get', '/api/v1/admin/domain_blocks', many('AdminDomainBlock')],
-        ['post', '/api/v1/admin/domain_blocks', one('AdminDomainBlock')],
-        ['get', '/api/v1/admin/domain_blocks/{id}', one('AdminDomainBlock')],
-        ['put', '/api/v1/admin/domain_blocks/{id}', one('AdminDomainBlock')],
-        ['delete', '/api/v1/admin/domain_blocks/{id}', empty],
-        ['get', '/api/v1/admin/domain_allows', many('AdminDomainAllow')],
-        ['post', '/api/v1/admin/domain_allows', one('AdminDomainAllow')],
-        ['get', '/api/v1/admin/domain_allows/{id}', one('AdminDomainAllow')],
-        ['delete', '/api/v1/admin/domain_allows/{id}', empty],
-        ['get', '/api/v1/admin/reports', many('AdminReport')],
-        ['get', '/api/v1/admin/reports/{id}', one('AdminReport')],
-        ['put', '/api/v1/admin/reports/{id}', one('AdminReport')],
-        ...['assign_to_self', 'unassign', 'resolve', 'reopen'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/reports/{id}/${a}`, one('AdminReport')]),
-        ['get', '/api/v1/admin/email_domain_blocks', many('AdminEmailDomainBlock')],
-        ['post', '/api/v1/admin/email_domain_blocks', one('AdminEmailDomainBlock')],
-        ['get', '/api/v1/admin/email_domain_blocks/{id}', one('AdminEmailDomainBlock')],
-        ['delete', '/api/v1/admin/email_domain_blocks/{id}', empty],
-        ['get', '/api/v1/admin/canonical_email_blocks', many('AdminCanonicalEmailBlock')],
-        ['post', '/api/v1/admin/canonical_email_blocks', one('AdminCanonicalEmailBlock')],
-        ['post', '/api/v1/admin/canonical_email_blocks/test', many('AdminCanonicalEmailBlock')],
-        ['get', '/api/v1/admin/canonical_email_blocks/{id}', one('AdminCanonicalEmailBlock')],
-        ['delete', '/api/v1/admin/canonical_email_blocks/{id}', empty],
-        ['get', '/api/v1/admin/ip_blocks', many('AdminIpBlock')],
-        ['post', '/api/v1/admin/ip_blocks', one('AdminIpBlock')],
-        ['get', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
-        ['put', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
-        ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
-      ];
-      for (const [method, path, schema] of answers) {
-        const ops = (doc.paths[path] ??= {});
-        ops[method] = { responses: { '200': { content: { 'application/json': { schema } } } } };
-      }
-    },
-  },
-  {
-    description:
-      'PreviewCard author_url, provider_url and embed_url, and PreviewCardAuthor.url, are "" when the page names none: Mastodon’s preview_cards columns default to "" and are serialized as they are (the document says format uri).',
-    apply(doc) {
-      const uriOrEmpty = { anyOf: [{ type: 'string', format: 'uri' }, { type: 'string', maxLength: 0 }] };
-      const card = doc.components.schemas.PreviewCard as { properties: Record<string, unknown> };
-      for (const key of ['author_url', 'provider_url', 'embed_url']) card.properties[key] = uriOrEmpty;
-      (doc.components.schemas.PreviewCardAuthor as { properties: Record<string, unknown> }).properties.url = uriOrEmpty;
-    },
-  },
-];
 
 /**
  * Responses the document leaves without a schema (or paths it lacks) that we still check, against one of

@@ -1,7 +1,8 @@
-// https://docs.joinmastodon.org/methods/timelines/ (home, public, tag)
+// https://docs.joinmastodon.org/methods/timelines/ (home, public, tag, link)
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
+import { notFound } from '../../errors.ts';
 import { auth, currentUser, viewer } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
 import { parseParams, requestParams, zBool, zList, zString } from '../../http/params.ts';
@@ -61,5 +62,17 @@ export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const list = () =>
       ctx.store.timelines.tag(ctx.store.timelines.scope(me?.id ?? null), { local: p.local, remote: p.remote, onlyMedia: p.only_media, anyTagIds: [...new Set(anyTagIds)], allTagIds, noneTagIds }, page);
     return respond(req, reply, list, page, me, 'public');
+  });
+
+  // Mastodon 4.3's link timeline: public posts of discoverable accounts sharing a link that trends now (one
+  // staff allowed); any other address is 404, as Mastodon finds only cards with an allowed trend.
+  app.get('/api/v1/timelines/link', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) => {
+    const me = viewer(req);
+    const params = requestParams(req);
+    const { url } = parseParams(z.object({ url: zString.optional() }), params);
+    const page = pageQuery(params, 20, 40);
+    const card = url ? ctx.store.trends.trendingLink(url) : null;
+    if (!card) throw notFound();
+    return respond(req, reply, () => ctx.store.linkTimeline.statuses(ctx.store.timelines.scope(me?.id ?? null), card.id, page), page, me, 'public');
   });
 }

@@ -49,7 +49,20 @@ export class StoreCore {
    */
   read<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    return this.events.batch(() => this.db.transaction(fn).deferred());
+    // Prepared BEGIN/COMMIT: better-sqlite3's db.transaction(fn) builds a wrapper per call (4 of the 6 µs).
+    return this.events.batch(() => {
+      this.sql('BEGIN DEFERRED').run();
+      let result: T;
+      try {
+        result = fn();
+        if (result instanceof Promise) throw new TypeError('A read transaction cannot span an await');
+      } catch (error) {
+        if (this.db.inTransaction) this.sql('ROLLBACK').run();
+        throw error;
+      }
+      this.sql('COMMIT').run();
+      return result;
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import type { LRUCache } from 'lru-cache';
 import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
 import type { Account, AccountCounts } from './accounts.ts';
 
@@ -24,7 +25,7 @@ interface CountColumns {
   s_last: bigint | null;
 }
 
-function fromColumns(a: Account, r: CountColumns): AccountCounts {
+function fromColumns(a: { domain: string | null }, r: CountColumns): AccountCounts {
   const local = a.domain === null;
   return {
     followers: Math.max(0, int(r.c_followers ?? 0n)),
@@ -54,26 +55,48 @@ export function countAccounts(core: StoreCore, accounts: readonly Account[]): Ma
   return result;
 }
 
+/** Account rows of recent pages by id and version (see accountsWithCounts). */
+export type AccountRowCache = LRUCache<string, Account>;
+
 /**
- * Accounts by id (in the order asked, missing ones left out) with their counters, reading rows, users and local
- * counters in one statement: a timeline page's authors. `columns` and `toAccount` are the repository's row mapping.
+ * Accounts by id (in the order asked, missing ones left out) with their counters: a timeline page's authors.
+ * One statement reads each account's version (updated_at, which every change of the row moves: migration 22,
+ * plus its user's state) and counters; whole rows are read (`byIds`) only for accounts not cached at that version.
  */
 export function accountsWithCounts(
   core: StoreCore,
   ids: readonly string[],
-  columns: string,
-  toAccount: (row: Record<string, unknown>) => Account,
+  cache: AccountRowCache,
+  byIds: (ids: readonly string[]) => Account[],
 ): { accounts: Account[]; counts: Map<string, AccountCounts> } {
   const counts = new Map<string, AccountCounts>();
   if (ids.length === 0) return { accounts: [], counts };
   const rows = core
-    .sql(`WITH ${UNLISTED} SELECT ${columns}, ${COUNT_COLUMNS} FROM json_each(?) j CROSS JOIN accounts a ON a.id = j.value LEFT JOIN users u ON u.account_id = a.id ${COUNTS_JOIN}`)
-    .all(jsonIds(ids)) as (Record<string, unknown> & CountColumns)[];
+    .sql(
+      `WITH ${UNLISTED} SELECT a.id AS id, a.domain AS domain, a.updated_at || '|' || coalesce(u.role, '') || '|' || coalesce(u.confirmed_at, '') || '|' || coalesce(u.approved, '') || '|' || coalesce(u.disabled, '') AS version,
+         ${COUNT_COLUMNS} FROM json_each(?) j CROSS JOIN accounts a ON a.id = j.value LEFT JOIN users u ON u.account_id = a.id ${COUNTS_JOIN}`,
+    )
+    .all(jsonIds(ids)) as (CountColumns & { id: bigint; domain: string | null; version: string })[];
   const byId = new Map<string, Account>();
+  const missing: { id: string; key: string }[] = [];
   for (const r of rows) {
-    const account = toAccount(r);
-    byId.set(account.id, account);
-    counts.set(account.id, fromColumns(account, r));
+    const id = str(r.id);
+    const key = `${id}|${r.version}`;
+    const cached = cache.get(key);
+    if (cached) byId.set(id, cached);
+    else missing.push({ id, key });
+    counts.set(id, fromColumns(r, r));
+  }
+  if (missing.length) {
+    const read = new Map(byIds(missing.map((m) => m.id)).map((a) => [a.id, a]));
+    for (const { id, key } of missing) {
+      const account = read.get(id);
+      if (!account) continue;
+      // Frozen: one object now serves many requests.
+      Object.freeze(account.user);
+      cache.set(key, Object.freeze(account));
+      byId.set(id, account);
+    }
   }
   const accounts = ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   addRemoteCounts(core, counts, accounts);

@@ -1,4 +1,5 @@
-import { accountsWithCounts, countAccounts } from './account-counts.ts';
+import { LRUCache } from 'lru-cache';
+import { accountsWithCounts, countAccounts, type AccountRowCache } from './account-counts.ts';
 import { bool, boolOrNull, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
@@ -187,6 +188,8 @@ export interface AccountCounts {
 
 export class AccountRepository {
   private readonly core: StoreCore;
+  /** Rows of the accounts recent pages showed, by version (byIdsWithCounts); frozen, shared between requests. */
+  private readonly pageRows: AccountRowCache = new LRUCache<string, Account>({ max: 5_000 });
   constructor(core: StoreCore) {
     this.core = core;
   }
@@ -366,7 +369,7 @@ export class AccountRepository {
 
   /** `byIds` and `counts` in one statement (a page's authors). */
   byIdsWithCounts(ids: readonly string[]): { accounts: Account[]; counts: Map<string, AccountCounts> } {
-    return accountsWithCounts(this.core, ids, ACCOUNT_COLUMNS, toAccount);
+    return accountsWithCounts(this.core, ids, this.pageRows, (missing) => this.byIds(missing));
   }
 
   /** Case-insensitive search over username and display name of listed, unsuspended accounts. */

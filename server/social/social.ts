@@ -21,6 +21,8 @@ import { PollService } from './domain/polls.ts';
 import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
 import { AccountData } from './domain/account-data.ts';
+import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
+import { accountByAddress } from './api/v1/accounts/accounts.ts';
 import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
@@ -60,6 +62,8 @@ export interface OpenSocialOptions {
   push?: WebPushOptions;
   /** Link preview card fetching (tests let links point at loopback). */
   previewCards?: PreviewCardOptions;
+  /** CSV imports worked off in the background (tests set how many lookups run at once). */
+  imports?: ImportWorkerOptions;
 }
 
 export interface Social {
@@ -190,6 +194,12 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const streaming = startStreaming(ctx, options.streaming);
   const push = startWebPush(ctx, options.push);
   const previewCards = startPreviewCards(ctx, options.previewCards);
+  // Imports a stop interrupted go on from where they were.
+  const imports = startImportWorker(
+    ctx,
+    { account: (address) => accountByAddress(ctx, address), status: async (uri) => (ctx.federation ? ctx.federation.resolveStatus(uri) : null) },
+    options.imports,
+  );
 
   const sweeper = setInterval(() => {
     try {
@@ -271,6 +281,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       streaming.close();
       await push.close();
       await previewCards.close();
+      await imports.close();
       await federation?.close();
       ctx.jobs.stop();
       await ctx.mediaService.close();

@@ -6,6 +6,7 @@ import { createRestAPIClient, type mastodon } from 'masto';
 import { createHttpServer } from '../../http/index.ts';
 import { createLogger, LogRing } from '../../logger.ts';
 import type { PreviewCardOptions } from '../cards/index.ts';
+import type { ImportWorkerOptions } from '../domain/import-worker.ts';
 import { openSocial, type Social } from '../social.ts';
 import { duration } from './time.ts';
 
@@ -39,7 +40,7 @@ export interface NetworkUser {
 export interface TestNetwork {
   instances: Map<string, TestInstance>;
   /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData; `previewCards` lets its link cards reach loopback pages. */
-  add(host: string, options?: { retryDelayMs?: number; dataDir?: string; previewCards?: PreviewCardOptions }): Promise<TestInstance>;
+  add(host: string, options?: { retryDelayMs?: number; dataDir?: string; previewCards?: PreviewCardOptions; imports?: ImportWorkerOptions }): Promise<TestInstance>;
   /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
   addRemote(host: string, handler: (req: Request) => Response | Promise<Response>): void;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
@@ -106,6 +107,7 @@ export function createTestNetwork(): TestNetwork {
         federation: { allowPrivateAddress: true, queueIdleMs: 20, retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)) },
         // Cards only where a test asks for them: the others must not look up the hosts their posts link to.
         previewCards: options.previewCards ?? { enabled: false },
+        imports: options.imports,
       });
       const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }], allowedHostNames: () => [host] });
       await http.ready();

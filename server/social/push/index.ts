@@ -3,6 +3,7 @@ import webpush from 'web-push';
 import { publicOnlyLookup } from '../../security/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { PushSubscriptionRow } from '../store/index.ts';
+import { startDrainLoop } from '../drain-loop.ts';
 import { policyAllows } from './alerts.ts';
 import { pushPayload } from './payload.ts';
 
@@ -41,11 +42,6 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
   const retries = options.retryDelaysMs ?? DEFAULT_RETRIES;
   // Push services speak https only (the web-push library makes https requests).
   const agent = new https.Agent({ keepAlive: true, ...(options.allowPrivateAddress ? {} : { lookup: publicOnlyLookup }), ...(options.ca ? { ca: options.ca } : {}) });
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let closed = false;
-
   const vapid = () => {
     const publicKey = store.settings.get('vapid_public_key')!;
     const privateKey = store.settings.get('vapid_private_key')!;
@@ -66,7 +62,7 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
       allowed.map((s) => s.id),
       e.notificationId,
     );
-    kick();
+    loop.kick();
   };
   const off = ctx.events.on('notification.created', (e) => {
     try {
@@ -96,10 +92,10 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     }
   };
 
-  const drain = async (): Promise<void> => {
+  const drain = async (signal: AbortSignal): Promise<void> => {
     for (;;) {
       const due = store.push.due(BATCH);
-      if (due.length === 0 || closed) return;
+      if (due.length === 0 || signal.aborted) return;
       await Promise.all(
         due.map(async (delivery) => {
           const subscription = store.push.byId(delivery.subscriptionId);
@@ -125,45 +121,12 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     }
   };
 
-  function schedule(): void {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const next = store.push.nextDue();
-    if (next === null || closed) return;
-    timer = setTimeout(kick, Math.max(0, Math.min(next - store.now(), 2 ** 31 - 1)));
-    timer.unref();
-  }
-
-  function kick(): void {
-    if (closed) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain()
-      .catch((err) => log.error({ err }, 'push delivery failed'))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          kick();
-        } else schedule();
-      });
-  }
-
-  kick();
+  const loop = startDrainLoop({ drain, nextDue: () => store.push.nextDue(), now: () => store.now(), onError: (err) => log.error({ err }, 'push delivery failed') });
   return {
-    async idle() {
-      while (running || (store.push.nextDue() ?? Infinity) <= store.now()) {
-        if (!running) kick();
-        await running;
-      }
-    },
+    idle: () => loop.idle(),
     async close() {
-      closed = true;
       off();
-      if (timer) clearTimeout(timer);
-      await running;
+      await loop.close();
       agent.destroy();
     },
   };

@@ -10,6 +10,7 @@ import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
 import { ExportQueries } from './exports.ts';
+import { ImportRepository } from './imports.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
@@ -60,6 +61,7 @@ export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
 export * from './exports.ts';
+export * from './imports.ts';
 export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
@@ -89,6 +91,8 @@ export class SocialStore {
   readonly emojis: EmojiRepository;
   /** Mastodon's CSV exports, read in full. */
   readonly exports: ExportQueries;
+  /** Mastodon's CSV imports, worked off in the background. */
+  readonly imports: ImportRepository;
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
@@ -131,6 +135,7 @@ export class SocialStore {
     this.trends = new TrendRepository(this.core);
     this.emojis = new EmojiRepository(this.core);
     this.exports = new ExportQueries(this.core);
+    this.imports = new ImportRepository(this.core);
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);

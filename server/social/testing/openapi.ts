@@ -180,7 +180,9 @@ export const KNOWN_UNCHECKED: ReadonlySet<string> = new Set([
   'POST /api/v1/homeport/account_migration/aliases 200',
   'DELETE /api/v1/homeport/account_migration/aliases 200',
   // …and its CSV exports and imports (Settings → Import and export in Mastodon's web interface).
-  'POST /api/v1/homeport/imports 200',
+  'POST /api/v1/homeport/imports 202',
+  'GET /api/v1/homeport/imports 200',
+  'GET /api/v1/homeport/imports/:id 200',
   'DELETE /api/v1/collections/:id 200',
   'DELETE /api/v1/collections/:id/items/:id 200',
   'DELETE /api/v1/conversations/:id 200',

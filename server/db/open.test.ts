@@ -33,6 +33,17 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it('keeps temporary b-trees in memory when asked, after migrating with the default', () => {
+    const migrations: Migration[] = [{ version: 1, name: 'sees temp_store', up: (db) => db.exec(`CREATE TABLE seen AS SELECT ${Number(db.pragma('temp_store', { simple: true }))} AS temp_store`) }];
+    const db = openDatabase(tempFile(), { migrations, synchronous: 'FULL', tempStore: 'memory' });
+    expect(db.prepare('SELECT temp_store FROM seen').pluck().get()).toBe(0); // default while migrating
+    expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+    db.close();
+    const plain = openDatabase(tempFile(), { migrations: [v1], synchronous: 'FULL' });
+    expect(plain.pragma('temp_store', { simple: true })).toBe(0);
+    plain.close();
+  });
+
   it('migrates an old-version file and keeps its data', () => {
     const file = tempFile();
     const old = openDatabase(file, { migrations: [v1], synchronous: 'NORMAL' });

@@ -125,7 +125,7 @@ interface SocialCore {
 
 function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; streamingUrl?: string | null; now?: () => number; generalRateLimit?: boolean; dueJobsMaxWaitMs?: number }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
-  const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL' });
+  const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL', tempStore: 'memory' });
   try {
     const store = new SocialStore(db, options.now ?? Date.now);
     const urls = new SocialUrls(options.domain, options.secure ?? false);

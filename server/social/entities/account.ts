@@ -23,6 +23,7 @@ export class AccountPresenter {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
   private readonly cache = new LRUCache<string, CachedAccount>({ max: 5_000 });
+  private readonly byRow = new WeakMap<Account, { base: string; cached: CachedAccount }>();
 
   constructor(store: SocialStore, urls: SocialUrls) {
     this.store = store;
@@ -114,6 +115,9 @@ export class AccountPresenter {
 
   /** Everything but the counters depends only on the row (and its user's role): kept while the row is unchanged. */
   private base(a: Account): CachedAccount {
+    // A frozen row (AccountRepository's page rows) is one version of the account: found by identity, no key to build.
+    const byRow = this.byRow.get(a);
+    if (byRow?.base === this.urls.base) return byRow.cached;
     const key = `${this.urls.base}|${a.id}|${a.updatedAt}|${a.user?.role ?? ''}|${a.user?.confirmed ?? ''}|${a.suspendedAt ?? ''}|${a.silencedAt ?? ''}|${a.deletedAt ?? ''}`;
     let cached = this.cache.get(key);
     if (!cached) {
@@ -122,6 +126,7 @@ export class AccountPresenter {
       cached = { json, text: JSON.stringify(rest).slice(1, -1) };
       this.cache.set(key, cached);
     }
+    if (Object.isFrozen(a)) this.byRow.set(a, { base: this.urls.base, cached });
     return cached;
   }
 

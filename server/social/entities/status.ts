@@ -73,6 +73,7 @@ export class StatusPresenter {
   private readonly urls: SocialUrls;
   private readonly accounts: AccountPresenter;
   private readonly fixedCache = new LRUCache<string, FixedParts>({ max: 20_000 });
+  private readonly fixedByRow = new WeakMap<StatusRow, { base: string; parts: FixedParts }>();
   private readonly filters: FilterService;
 
   constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter, filters: FilterService) {
@@ -306,9 +307,12 @@ export class StatusPresenter {
     const key = (s: StatusRow) => `${this.urls.base}|${s.id}|${s.updatedAt}`;
     const misses: StatusRow[] = [];
     for (const s of statuses) {
-      const hit = this.fixedCache.get(key(s));
+      // A frozen row (the listings' row cache) is one version of the status: found by identity, no key to build.
+      const byRow = this.fixedByRow.get(s);
+      const hit = byRow?.base === this.urls.base ? byRow.parts : this.fixedCache.get(key(s));
       if (hit) result.set(s.id, hit);
       else misses.push(s);
+      if (hit && !byRow && Object.isFrozen(s)) this.fixedByRow.set(s, { base: this.urls.base, parts: hit });
     }
     if (misses.length === 0) return result;
     const ids = misses.map((s) => s.id);
@@ -341,6 +345,7 @@ export class StatusPresenter {
         card: card ? serializePreviewCard(this.urls, card) : null,
       };
       this.fixedCache.set(key(s), parts);
+      if (Object.isFrozen(s)) this.fixedByRow.set(s, { base: this.urls.base, parts });
       result.set(s.id, parts);
     }
     return result;

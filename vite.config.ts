@@ -18,6 +18,9 @@ export default defineConfig({
     include: ['server/**/*.test.ts', 'renderer/src/**/*.test.{ts,tsx}', 'electron/**/*.test.ts', 'bench/**/*.test.ts', 'bin/**/*.test.ts', 'scripts/**/*.test.ts'],
     exclude: ['node_modules/**', 'e2e/**', '**/dist/**'],
     pool: 'forks',
+    // Test files share their worker's modules: none mocks a module or changes the environment, and evaluating the
+    // server's module graph again for each of 136 files was 40 % of the run (9 -> 5.6 minutes on 2 cores).
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],

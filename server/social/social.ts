@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import webpush from 'web-push';
-import { openDatabase, type Database } from '../db/index.ts';
+import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
@@ -189,6 +189,11 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     throw err;
   }
   ctx.store.settings.set('public_url', ctx.urls.base);
+  // WAL checkpoints in a worker thread (as the event log's): SQLite's automatic one copies the WAL into the
+  // database file inside whichever post's commit crosses the threshold, on the event loop.
+  const checkpointer = startBackgroundCheckpointer(core.db, {
+    onError: (err) => options.logger.warn({ err }, 'background WAL checkpoints of social.db stopped; SQLite checkpoints inside commits again'),
+  });
   const federation = options.federation === false ? null : startFederation(ctx, core.db, options.federation ?? {});
   ctx.federation = federation ?? undefined;
   const streaming = startStreaming(ctx, options.streaming);
@@ -287,6 +292,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       await ctx.mediaService.close();
       await ctx.mailer.idle(5_000);
       ctx.mailer.close();
+      await checkpointer.stop();
       core.db.close();
     },
   };

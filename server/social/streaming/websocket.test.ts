@@ -7,7 +7,19 @@ import { WebSocketSubscriber } from './websocket.ts';
 
 /** A socket whose peer has stopped reading: its unsent bytes are whatever the test says. */
 function stalledSocket(bufferedAmount: number) {
-  return { OPEN: 1, readyState: 1, bufferedAmount, send: vi.fn(), terminate: vi.fn(), close: vi.fn(), ping: vi.fn(), on: vi.fn() };
+  const handlers = new Map<string, () => void>();
+  return {
+    OPEN: 1,
+    readyState: 1,
+    bufferedAmount,
+    send: vi.fn(),
+    terminate: vi.fn(),
+    close: vi.fn(),
+    ping: vi.fn(),
+    on: vi.fn((event: string, handler: () => void) => handlers.set(event, handler)),
+    /** The socket's 'close' event: the subscriber stops its heartbeat (which would otherwise outlive the test). */
+    emitClose: () => handlers.get('close')?.(),
+  };
 }
 
 describe('a slow WebSocket reader', () => {
@@ -27,6 +39,7 @@ describe('a slow WebSocket reader', () => {
     expect(stalled.send).not.toHaveBeenCalled();
     expect(stalled.terminate).toHaveBeenCalled();
     expect(ctx.logger.warn).toHaveBeenCalledTimes(1);
+    for (const socket of [keeping, stalled]) socket.emitClose();
     hub.close();
   });
 });

@@ -3,6 +3,7 @@
  *
  *   node bench/social-streaming.ts            (or: npm run bench:streaming)
  *   BENCH_SOCKETS=1000 BENCH_ACCOUNTS=100 BENCH_RATE=20 BENCH_SECONDS=20 node bench/social-streaming.ts
+ *   BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/social-streaming.ts   (profile the server)
  *
  * 1. A child process runs the social server (general rate limit off) and answers its RSS on /bench/memory.
  * 2. BENCH_ACCOUNTS accounts each open BENCH_SOCKETS / BENCH_ACCOUNTS sockets subscribed to public:local
@@ -63,7 +64,7 @@ async function serve(dataDir: string): Promise<void> {
 }
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number; tokens: string[] }> {
-  const child = spawn(process.execPath, ['--expose-gc', import.meta.filename, 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean), import.meta.filename, 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

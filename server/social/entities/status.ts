@@ -308,11 +308,12 @@ export class StatusPresenter {
     const misses: StatusRow[] = [];
     for (const s of statuses) {
       // A frozen row (the listings' row cache) is one version of the status: found by identity, no key to build.
-      const byRow = this.fixedByRow.get(s);
-      const hit = byRow?.base === this.urls.base ? byRow.parts : this.fixedCache.get(key(s));
+      const memo = this.fixedByRow.get(s);
+      const fromRow = memo?.base === this.urls.base ? memo.parts : undefined;
+      const hit = fromRow ?? this.fixedCache.get(key(s));
       if (hit) result.set(s.id, hit);
       else misses.push(s);
-      if (hit && !byRow && Object.isFrozen(s)) this.fixedByRow.set(s, { base: this.urls.base, parts: hit });
+      if (hit && !fromRow && Object.isFrozen(s)) this.fixedByRow.set(s, { base: this.urls.base, parts: hit });
     }
     if (misses.length === 0) return result;
     const ids = misses.map((s) => s.id);

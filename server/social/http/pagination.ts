@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { DetailsCollector } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { PageQuery } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
+import { parseParams, requestParams, zInt } from './params.ts';
 
 /**
  * Mastodon cursor pagination: max_id / since_id / min_id / limit in, a Link header out. The limit is
@@ -50,4 +52,27 @@ export function setLinkHeader(req: FastifyRequest, reply: FastifyReply, urls: So
   if (cursors.length > 0 && cursors.length >= page.limit) parts.push(`${link('max_id', cursors[cursors.length - 1])}; rel="next"`);
   if (cursors.length > 0) parts.push(`${link('min_id', cursors[0])}; rel="prev"`);
   if (parts.length) reply.header('Link', parts.join(', '));
+}
+
+const offsetSchema = z.object({ limit: zInt.optional(), offset: zInt.optional() });
+
+/** Offset pagination (trends, collections): limit / offset in, a `next` Link header while pages are full. */
+export function offsetPage<T>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  urls: SocialUrls,
+  defaultLimit: number,
+  maxLimit: number,
+  found: (limit: number, offset: number) => T[],
+): T[] {
+  const p = parseParams(offsetSchema, requestParams(req));
+  const limit = Math.min(Math.max(p.limit ?? defaultLimit, 1), maxLimit);
+  const offset = Math.max(p.offset ?? 0, 0);
+  const rows = found(limit, offset);
+  if (rows.length === limit) {
+    const url = new URL(req.url, urls.base);
+    url.searchParams.set('offset', String(offset + limit));
+    reply.header('Link', `<${urls.base}${url.pathname}${url.search}>; rel="next"`);
+  }
+  return rows;
 }

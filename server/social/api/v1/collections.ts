@@ -5,8 +5,9 @@ import type { SocialContext } from '../../context.ts';
 import { isoTime } from '../../entities/dates.ts';
 import { DomainError } from '../../errors.ts';
 import { auth, currentUser, viewer } from '../../http/auth.ts';
+import { offsetPage } from '../../http/pagination.ts';
 import { socialErrorHandler } from '../../http/errors.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import { parseParams, pathId, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
 import type { Account, CollectionItemRow, CollectionRow } from '../../store/index.ts';
 
 const fields = {
@@ -18,7 +19,6 @@ const fields = {
   tag_name: z.preprocess((v) => (v === '' ? null : v), zString.nullable()).optional(),
 };
 const createSchema = z.object({ ...fields, name: zString, account_ids: zList(zId, 100).optional() });
-const pageSchema = z.object({ limit: zInt.optional(), offset: zInt.optional() });
 
 /** Creating and editing a collection answer refused input as Mastodon's do: the usual 422 body inside `error`. */
 function collectionErrors(err: Error, req: FastifyRequest, reply: FastifyReply): void {
@@ -70,18 +70,9 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
   });
 
   /** Offset pages of collections with a `next` Link while full. */
-  const page = (req: FastifyRequest, reply: FastifyReply, find: (limit: number, offset: number) => CollectionRow[]) => {
-    const p = parseParams(pageSchema, requestParams(req));
-    const limit = Math.min(Math.max(p.limit ?? 40, 1), 80);
-    const offset = Math.max(p.offset ?? 0, 0);
-    const rows = find(limit, offset);
-    if (rows.length === limit) {
-      const url = new URL(req.url, ctx.urls.base);
-      url.searchParams.set('offset', String(offset + limit));
-      reply.header('Link', `<${ctx.urls.base}${url.pathname}${url.search}>; rel="next"`);
-    }
-    return { collections: serialize(viewer(req), rows) };
-  };
+  const page = (req: FastifyRequest, reply: FastifyReply, find: (limit: number, offset: number) => CollectionRow[]) => ({
+    collections: serialize(viewer(req), offsetPage(req, reply, ctx.urls, 40, 80, find)),
+  });
 
   app.get('/api/v1/accounts/:id/collections', { config: { auth: auth.optional('read:collections') } }, async (req, reply) => {
     const account = ctx.store.accounts.byId(pathId(req));

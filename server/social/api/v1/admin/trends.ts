@@ -7,13 +7,14 @@ import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import { notFound } from '../../../errors.ts';
 import { auth, currentStaff, currentUser } from '../../../http/auth.ts';
 import { pathId } from '../../../http/params.ts';
-import { linkTrends, offsetPage } from '../trends.ts';
+import { offsetPage } from '../../../http/pagination.ts';
+import { linkTrends } from '../trends.ts';
 
 export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void {
   // Staff who may review get every candidate; anyone else with an admin:read token the public list, as Mastodon.
   app.get('/api/v1/admin/trends/links', { config: { auth: auth.user('admin:read') } }, async (req, reply) => {
     const review = hasPermission(currentUser(req).user.role, PERMISSION.manageTaxonomies);
-    return offsetPage(ctx, req, reply, 10, 20, (limit, offset) => linkTrends(ctx, review, limit, offset));
+    return offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) => linkTrends(ctx, review, limit, offset));
   });
 
   const review = (req: FastifyRequest, allowed: boolean) => {

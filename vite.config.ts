@@ -15,7 +15,14 @@ export default defineConfig({
   },
   test: {
     root: import.meta.dirname,
-    include: ['server/**/*.test.ts', 'renderer/src/**/*.test.{ts,tsx}', 'electron/**/*.test.ts', 'bench/**/*.test.ts', 'bin/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: [
+      'server/**/*.test.ts',
+      'renderer/src/**/*.test.{ts,tsx}',
+      'electron/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'bin/**/*.test.ts',
+      'scripts/**/*.test.ts',
+    ],
     exclude: ['node_modules/**', 'e2e/**', '**/dist/**'],
     pool: 'forks',
     // Test files share their worker's modules: none mocks a module or changes the environment, and evaluating the

@@ -61,7 +61,9 @@ function connectUpstream(port: number) {
       const correlationId = crypto.randomBytes(16);
       return new Promise((resolve) => {
         waiting.set(correlationId.toString('hex'), resolve);
-        socket.write(encodeFrame(command, correlationId, body, login === null ? {} : { login, password: password ?? '' }));
+        socket.write(
+          encodeFrame(command, correlationId, body, login === null ? {} : { login, password: password ?? '' }),
+        );
       });
     },
   };
@@ -88,13 +90,13 @@ const server = net.createServer((socket) => {
   socket.on('data', (chunk) => {
     reader.push(chunk, (frame) => {
       const pkg = parsePackage(frame);
-      if (pkg.command === TcpCommand.HeartbeatRequestCommand) send(TcpCommand.HeartbeatResponseCommand, pkg.correlationId);
+      if (pkg.command === TcpCommand.HeartbeatRequestCommand)
+        send(TcpCommand.HeartbeatResponseCommand, pkg.correlationId);
       else if (pkg.command === TcpCommand.IdentifyClient) send(TcpCommand.ClientIdentified, pkg.correlationId);
       else if (pkg.command === TcpCommand.Authenticate) {
         credentials = { login: pkg.login, password: pkg.password };
         send(TcpCommand.Authenticated, pkg.correlationId);
-      }
-      else if (pkg.command === TcpCommand.WriteEvents) {
+      } else if (pkg.command === TcpCommand.WriteEvents) {
         const request = decodeMessage<WriteEvents>('WriteEvents', pkg.body);
         const first = (lastByStream.get(request.eventStreamId) ?? -1) + 1;
         const last = first + request.events.length - 1;
@@ -103,14 +105,25 @@ const server = net.createServer((socket) => {
         send(
           TcpCommand.WriteEventsCompleted,
           pkg.correlationId,
-          encodeMessage('WriteEventsCompleted', { result: 0, firstEventNumber: first, lastEventNumber: last, preparePosition: position, commitPosition: position }),
+          encodeMessage('WriteEventsCompleted', {
+            result: 0,
+            firstEventNumber: first,
+            lastEventNumber: last,
+            preparePosition: position,
+            commitPosition: position,
+          }),
         );
       } else if (upstream && READS.has(pkg.command)) {
         const login = pkg.login ?? credentials.login;
         const key = `${pkg.command}:${login}:${pkg.body.toString('base64')}`;
         let answer = readAnswers.get(key);
         if (!answer) {
-          answer = upstream.request(pkg.command, Buffer.from(pkg.body), login, pkg.login === null ? credentials.password : pkg.password);
+          answer = upstream.request(
+            pkg.command,
+            Buffer.from(pkg.body),
+            login,
+            pkg.login === null ? credentials.password : pkg.password,
+          );
           readAnswers.set(key, answer);
         }
         const correlationId = pkg.correlationId;

@@ -30,7 +30,9 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(','))
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
-const METADATA = Buffer.from(JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }));
+const METADATA = Buffer.from(
+  JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }),
+);
 
 interface Row {
   scenario: string;
@@ -46,12 +48,16 @@ interface Row {
  * Runs `measure` on a fresh event-log database (the server's schema, WAL, synchronous=FULL) holding one
  * stream, key 1, with the statement that inserts its events; the database is gone afterwards.
  */
-function withCeilingDatabase<T>(measure: (db: Database, insert: BetterSqlite3.Statement<unknown[]>, now: number) => T): T {
+function withCeilingDatabase<T>(
+  measure: (db: Database, insert: BetterSqlite3.Statement<unknown[]>, now: number) => T,
+): T {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
   const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
   try {
     const now = Date.now();
-    db.prepare('INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)').run('ceiling', now, now);
+    db.prepare(
+      'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)',
+    ).run('ceiling', now, now);
     const insert = db.prepare(
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
     );
@@ -64,7 +70,9 @@ function withCeilingDatabase<T>(measure: (db: Database, insert: BetterSqlite3.St
 
 function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
   return withCeilingDatabase((db, insert, now) => {
-    const bump = db.prepare('UPDATE streams SET last_event_number = ?, event_count = event_count + ?, updated_at = ? WHERE stream_key = 1');
+    const bump = db.prepare(
+      'UPDATE streams SET last_event_number = ?, event_count = event_count + ?, updated_at = ? WHERE stream_key = 1',
+    );
     const commit = db.transaction((from: number, count: number) => {
       for (let i = 0; i < count; i++) {
         const n = from + i;
@@ -81,9 +89,12 @@ function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
 function sqliteReadCeiling(totalRows: number): number {
   return withCeilingDatabase((db, insert, now) => {
     db.transaction(() => {
-      for (let n = 0; n < totalRows; n++) insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
+      for (let n = 0; n < totalRows; n++)
+        insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
     })();
-    const page = db.prepare('SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000');
+    const page = db.prepare(
+      'SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000',
+    );
     const started = performance.now();
     let read = 0;
     for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
@@ -96,7 +107,10 @@ function sqliteReadCeiling(totalRows: number): number {
 /** Starts bench/ack-server.ts in its own process (as the real server runs in its own). */
 function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
   const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -110,15 +124,23 @@ function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; p
 
 // ---- the client ----
 
-const connect = (port: number, name: string) => connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
+const connect = (port: number, name: string) =>
+  connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
 
 function makeBatch(size: number) {
-  return Array.from({ length: size }, () => es.createEventData(crypto.randomUUID(), 'BenchEvent', true, DATA, METADATA));
+  return Array.from({ length: size }, () =>
+    es.createEventData(crypto.randomUUID(), 'BenchEvent', true, DATA, METADATA),
+  );
 }
 
 // ---- scenarios ----
 
-async function appendScenario(port: number, connections: number, batchSize: number, inFlightPerConnection: number): Promise<Row> {
+async function appendScenario(
+  port: number,
+  connections: number,
+  batchSize: number,
+  inFlightPerConnection: number,
+): Promise<Row> {
   const conns = await Promise.all(Array.from({ length: connections }, (_, i) => connect(port, `bench-${i}`)));
   const latencies: number[] = [];
   let events = 0;
@@ -133,7 +155,9 @@ async function appendScenario(port: number, connections: number, batchSize: numb
     }
   };
   // Warm-up, then the measured window.
-  const run = conns.flatMap((conn, c) => Array.from({ length: inFlightPerConnection }, (_, i) => loop(conn, `bench-${connections}x${batchSize}-${c}-${i}`)));
+  const run = conns.flatMap((conn, c) =>
+    Array.from({ length: inFlightPerConnection }, (_, i) => loop(conn, `bench-${connections}x${batchSize}-${c}-${i}`)),
+  );
   await new Promise((r) => setTimeout(r, 500));
   latencies.length = 0;
   events = 0;
@@ -156,12 +180,18 @@ async function appendScenario(port: number, connections: number, batchSize: numb
 async function seedStream(port: number, stream: string, count: number): Promise<void> {
   const conn = await connect(port, 'seed');
   const pending: Promise<unknown>[] = [];
-  for (let n = 0; n < count; n += 500) pending.push(conn.appendToStream(stream, es.expectedVersion.any, makeBatch(Math.min(500, count - n))));
+  for (let n = 0; n < count; n += 500)
+    pending.push(conn.appendToStream(stream, es.expectedVersion.any, makeBatch(Math.min(500, count - n))));
   await Promise.all(pending);
   conn.close();
 }
 
-async function readScenario(port: number, label: string, readers: number, read: (conn: Awaited<ReturnType<typeof connect>>, reader: number) => Promise<number>): Promise<Row> {
+async function readScenario(
+  port: number,
+  label: string,
+  readers: number,
+  read: (conn: Awaited<ReturnType<typeof connect>>, reader: number) => Promise<number>,
+): Promise<Row> {
   const conns = await Promise.all(Array.from({ length: readers }, (_, i) => connect(port, `reader-${i}`)));
   const started = performance.now();
   const counts = await Promise.all(conns.map((c, i) => read(c, i)));
@@ -170,11 +200,18 @@ async function readScenario(port: number, label: string, readers: number, read: 
   return { scenario: label, eventsPerSec: counts.reduce((a, b) => a + b, 0) / elapsed };
 }
 
-async function readStreamAll(conn: Awaited<ReturnType<typeof connect>>, stream: string, forward: boolean, page: number): Promise<number> {
+async function readStreamAll(
+  conn: Awaited<ReturnType<typeof connect>>,
+  stream: string,
+  forward: boolean,
+  page: number,
+): Promise<number> {
   let read = 0;
   let from = forward ? 0 : -1;
   for (;;) {
-    const slice = forward ? await conn.readStreamEventsForward(stream, from, page, false) : await conn.readStreamEventsBackward(stream, from, page, false);
+    const slice = forward
+      ? await conn.readStreamEventsForward(stream, from, page, false)
+      : await conn.readStreamEventsBackward(stream, from, page, false);
     read += slice.events.length;
     if (slice.isEndOfStream) return read;
     from = slice.nextEventNumber.toNumber();
@@ -199,27 +236,41 @@ function formatRate(n: number): string {
 
 function printTable(rows: Row[]): void {
   const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'note'];
-  const cells = rows.map((r) => [r.scenario, formatRate(r.eventsPerSec), r.p50 === undefined ? '' : r.p50.toFixed(2), r.p99 === undefined ? '' : r.p99.toFixed(2), r.note ?? '']);
+  const cells = rows.map((r) => [
+    r.scenario,
+    formatRate(r.eventsPerSec),
+    r.p50 === undefined ? '' : r.p50.toFixed(2),
+    r.p99 === undefined ? '' : r.p99.toFixed(2),
+    r.note ?? '',
+  ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  const line = (c: string[]) =>
+    c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   console.log(line(headers));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
 }
 
 async function main(): Promise<void> {
-  console.log(`event-log benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario\n`);
+  console.log(
+    `event-log benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario\n`,
+  );
 
   const ceilings = wanted('ceiling');
   const ceiling100 = ceilings ? sqliteCeiling(100, 50_000) : NaN;
   const ceilingBig = ceilings ? sqliteCeiling(5000, 100_000) : NaN;
   const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
-  const share = (rate: number, ceiling: number, what: string) => (Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`);
+  const share = (rate: number, ceiling: number, what: string) =>
+    Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`;
 
   const scenarios = (
     [
-      [1, 1, 64], [10, 1, 64], [50, 1, 16],
-      [1, 100, 8], [10, 100, 4], [50, 100, 2],
+      [1, 1, 64],
+      [10, 1, 64],
+      [50, 1, 16],
+      [1, 100, 8],
+      [10, 100, 4],
+      [50, 100, 2],
     ] as const
   ).filter(([connections, batchSize]) => wanted(`${connections}x${batchSize}`));
 
@@ -242,7 +293,13 @@ async function main(): Promise<void> {
   try {
     for (const [i, [connections, batchSize, inFlight]] of scenarios.entries()) {
       const row = await appendScenario(server.port, connections, batchSize, inFlight);
-      const notes = [share(row.eventsPerSec, batchSize === 100 ? ceiling100 : ceilingBig, batchSize === 100 ? '100-row ceiling' : '5000-row ceiling')];
+      const notes = [
+        share(
+          row.eventsPerSec,
+          batchSize === 100 ? ceiling100 : ceilingBig,
+          batchSize === 100 ? '100-row ceiling' : '5000-row ceiling',
+        ),
+      ];
       if (clientLimits[i]) notes.push(share(row.eventsPerSec, clientLimits[i].eventsPerSec, 'client limit'));
       row.note = notes.filter(Boolean).join(', ');
       rows.push(row);
@@ -252,22 +309,39 @@ async function main(): Promise<void> {
       const readStream = 'bench-read';
       await seedStream(server.port, readStream, 50_000);
       const reads = [
-        await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)),
-        await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)),
-        await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)),
+        await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
+          readStreamAll(c, readStream, true, 1000),
+        ),
+        await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
+          readStreamAll(c, readStream, false, 1000),
+        ),
+        await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
+          readAllLog(c, 1000, 100_000),
+        ),
       ];
       if (wanted('client')) {
         // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
         const proxy = await startAckServer(server.port);
         try {
           const replayed = async () => [
-            await readScenario(proxy.port, 'read stream forward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, true, 1000)),
-            await readScenario(proxy.port, 'read stream backward, 4 readers, 1000/page', 4, (c) => readStreamAll(c, readStream, false, 1000)),
-            await readScenario(proxy.port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000)),
+            await readScenario(proxy.port, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
+              readStreamAll(c, readStream, true, 1000),
+            ),
+            await readScenario(proxy.port, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
+              readStreamAll(c, readStream, false, 1000),
+            ),
+            await readScenario(proxy.port, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
+              readAllLog(c, 1000, 100_000),
+            ),
           ];
           await replayed(); // fills the proxy's answers
           for (const [i, limit] of (await replayed()).entries()) {
-            reads[i].note = [share(reads[i].eventsPerSec, ceilingRead, 'read ceiling'), share(reads[i].eventsPerSec, limit.eventsPerSec, 'client limit')].filter(Boolean).join(', ');
+            reads[i].note = [
+              share(reads[i].eventsPerSec, ceilingRead, 'read ceiling'),
+              share(reads[i].eventsPerSec, limit.eventsPerSec, 'client limit'),
+            ]
+              .filter(Boolean)
+              .join(', ');
             limit.scenario = `client limit: ${limit.scenario.replace('read ', 'reading ')} (answers replayed)`;
             clientLimits.push(limit);
           }

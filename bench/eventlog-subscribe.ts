@@ -91,7 +91,12 @@ class WireClient {
     });
   }
 
-  request(command: number, body: Uint8Array | null, correlationId = crypto.randomBytes(16), options: { flags?: number; login?: string; password?: string } = ADMIN): Promise<TcpPackage> {
+  request(
+    command: number,
+    body: Uint8Array | null,
+    correlationId = crypto.randomBytes(16),
+    options: { flags?: number; login?: string; password?: string } = ADMIN,
+  ): Promise<TcpPackage> {
     return new Promise((resolve) => {
       this.waiting.set(correlationId.toString('hex'), resolve);
       this.socket.write(encodeFrame(command, correlationId, body, options));
@@ -156,7 +161,10 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
   let measuring = false;
   await Promise.all(
     clients.map(async (client, i) => {
-      await client.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-sub-${i}` }));
+      await client.request(
+        TcpCommand.IdentifyClient,
+        encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-sub-${i}` }),
+      );
       const sampled = i < LATENCY_SAMPLE;
       client.onPackage = (pkg) => {
         if (pkg.command === TcpCommand.StreamEventAppeared) {
@@ -166,37 +174,47 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
           }
           delivered++;
           if (sampled) {
-            const m = decodeMessage<{ event: { event?: { eventStreamId: string; data: Uint8Array; createdEpoch: number | { toNumber(): number } } } }>(
-              'StreamEventAppeared',
-              pkg.body,
-            );
+            const m = decodeMessage<{
+              event: {
+                event?: { eventStreamId: string; data: Uint8Array; createdEpoch: number | { toNumber(): number } };
+              };
+            }>('StreamEventAppeared', pkg.body);
             const record = m.event.event;
             frameBytes ||= 4 + 18 + pkg.body.length;
             if (record?.eventStreamId === stream) {
               const receivedAt = now();
               latencies.push(receivedAt - JSON.parse(Buffer.from(record.data).toString()).t);
-              const created = typeof record.createdEpoch === 'number' ? record.createdEpoch : record.createdEpoch.toNumber();
+              const created =
+                typeof record.createdEpoch === 'number' ? record.createdEpoch : record.createdEpoch.toNumber();
               fromCommit.push(Date.now() - created);
             }
           }
         } else if (pkg.command === TcpCommand.SubscriptionDropped) dropped++;
       };
       // Unsampled subscribers only count frames: parsing 500,000 packages a second here would measure this process.
-      if (!sampled) client.countOnly = (command) => {
-        if (command === TcpCommand.StreamEventAppeared) {
-          if (measuring) delivered++;
-          else warmDelivered++;
-        } else if (command === TcpCommand.SubscriptionDropped) dropped++;
-      };
-      const reply = await client.request(TcpCommand.SubscribeToStream, encodeMessage('SubscribeToStream', { eventStreamId: '', resolveLinkTos: false }));
-      if (reply.command !== TcpCommand.SubscriptionConfirmation) throw new Error(`subscribe failed with command ${reply.command}`);
+      if (!sampled)
+        client.countOnly = (command) => {
+          if (command === TcpCommand.StreamEventAppeared) {
+            if (measuring) delivered++;
+            else warmDelivered++;
+          } else if (command === TcpCommand.SubscriptionDropped) dropped++;
+        };
+      const reply = await client.request(
+        TcpCommand.SubscribeToStream,
+        encodeMessage('SubscribeToStream', { eventStreamId: '', resolveLinkTos: false }),
+      );
+      if (reply.command !== TcpCommand.SubscriptionConfirmation)
+        throw new Error(`subscribe failed with command ${reply.command}`);
     }),
   );
 
   // The writer speaks the protocol directly (pipelined WriteEvents, one event each), so the figures
   // measure the server rather than a client library's queueing.
   const writer = await WireClient.connect(port);
-  await writer.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: 'bench-writer' }));
+  await writer.request(
+    TcpCommand.IdentifyClient,
+    encodeMessage('IdentifyClient', { version: 1, connectionName: 'bench-writer' }),
+  );
   let written = 0;
   let failures = 0;
   const pending = new Set<Promise<unknown>>();
@@ -233,7 +251,10 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
           });
           // Anonymous, as most writers to ordinary streams are: no per-request credential check.
           const p = writer.request(TcpCommand.WriteEvents, body, undefined, {}).then((reply) => {
-            if (reply.command === TcpCommand.WriteEventsCompleted && decodeMessage<{ result: number }>('WriteEventsCompleted', reply.body).result === 0) {
+            if (
+              reply.command === TcpCommand.WriteEventsCompleted &&
+              decodeMessage<{ result: number }>('WriteEventsCompleted', reply.body).result === 0
+            ) {
               if (measured) appendLatencies.push(now() - t);
             } else failures++;
           });
@@ -248,7 +269,8 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
   const warmWritten = await pacedWrites(WARMUP_SECONDS, false);
   await Promise.all(pending);
   const warmStarted = performance.now();
-  while (warmDelivered < warmWritten * SUBSCRIBERS && performance.now() - warmStarted < 10_000) await new Promise((r) => setTimeout(r, 10));
+  while (warmDelivered < warmWritten * SUBSCRIBERS && performance.now() - warmStarted < 10_000)
+    await new Promise((r) => setTimeout(r, 10));
 
   measuring = true;
   const serverCpuBefore = processCpuSeconds(serverPid);
@@ -260,7 +282,8 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
   // Let the last deliveries arrive (bounded; a stalled server shows up as a shortfall, not a hang).
   const expected = written * SUBSCRIBERS;
   const drainStarted = performance.now();
-  while (delivered < expected - dropped * written && performance.now() - drainStarted < 10_000) await new Promise((r) => setTimeout(r, 10));
+  while (delivered < expected - dropped * written && performance.now() - drainStarted < 10_000)
+    await new Promise((r) => setTimeout(r, 10));
   const totalSeconds = (performance.now() - started) / 1000;
   measuring = false;
   const serverCpuSeconds = processCpuSeconds(serverPid) - serverCpuBefore;
@@ -300,7 +323,13 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
 async function fanOutCeiling(frameBytes: number): Promise<number> {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'fanout-ceiling.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, SUBSCRIBERS: String(SUBSCRIBERS), RATE: String(RATE), SECONDS: String(SECONDS), FRAME_BYTES: String(frameBytes) },
+    env: {
+      ...process.env,
+      SUBSCRIBERS: String(SUBSCRIBERS),
+      RATE: String(RATE),
+      SECONDS: String(SECONDS),
+      FRAME_BYTES: String(frameBytes),
+    },
   });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -312,10 +341,14 @@ async function fanOutCeiling(frameBytes: number): Promise<number> {
     child.once('exit', (code) => reject(new Error(`fan-out ceiling exited with ${code}`)));
   });
   const sockets = await Promise.all(
-    Array.from({ length: SUBSCRIBERS }, () => new Promise<net.Socket>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-      socket.on('data', () => {});
-    })),
+    Array.from(
+      { length: SUBSCRIBERS },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+          socket.on('data', () => {});
+        }),
+    ),
   );
   const report = await new Promise<{ frames: number; cpuSeconds: number }>((resolve) => {
     child.stdout!.on('data', () => {
@@ -336,7 +369,13 @@ async function fillStream(port: number, stream: string, count: number): Promise<
   const inFlight: Promise<unknown>[] = [];
   for (let n = 0; n < count; n += batch) {
     const events = Array.from({ length: Math.min(batch, count - n) }, (_, i) =>
-      es.createEventData(crypto.randomUUID(), 'BenchEvent', true, Buffer.from(JSON.stringify({ n: n + i, padding: PADDING })), null),
+      es.createEventData(
+        crypto.randomUUID(),
+        'BenchEvent',
+        true,
+        Buffer.from(JSON.stringify({ n: n + i, padding: PADDING })),
+        null,
+      ),
     );
     inFlight.push(writer.appendToStream(stream, es.expectedVersion.any, events));
     if (inFlight.length >= 8) await inFlight.shift();
@@ -367,18 +406,28 @@ async function groupWireConsumers(port: number): Promise<{ acked: number; second
     void Promise.all(
       Array.from({ length: CONSUMERS }, async (_, i) => {
         const client = await WireClient.connect(port);
-        await client.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-consumer-${i}` }));
+        await client.request(
+          TcpCommand.IdentifyClient,
+          encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-consumer-${i}` }),
+        );
         const correlationId = crypto.randomBytes(16);
         let subscriptionId = '';
         let toAck: Uint8Array[] = [];
         client.onPackage = (pkg) => {
           if (pkg.command !== TcpCommand.PersistentSubscriptionStreamEventAppeared) return;
-          const m = decodeMessage<{ event: { event?: { eventId: Uint8Array }; link?: { eventId: Uint8Array } } }>('PersistentSubscriptionStreamEventAppeared', pkg.body);
+          const m = decodeMessage<{ event: { event?: { eventId: Uint8Array }; link?: { eventId: Uint8Array } } }>(
+            'PersistentSubscriptionStreamEventAppeared',
+            pkg.body,
+          );
           toAck.push((m.event.link ?? m.event.event)!.eventId);
         };
         client.onReadDone = () => {
           if (toAck.length === 0) return;
-          client.send(TcpCommand.PersistentSubscriptionAckEvents, correlationId, encodeMessage('PersistentSubscriptionAckEvents', { subscriptionId, processedEventIds: toAck }));
+          client.send(
+            TcpCommand.PersistentSubscriptionAckEvents,
+            correlationId,
+            encodeMessage('PersistentSubscriptionAckEvents', { subscriptionId, processedEventIds: toAck }),
+          );
           acked += toAck.length;
           toAck = [];
           if (acked >= GROUP_EVENTS && !finished) {
@@ -389,10 +438,17 @@ async function groupWireConsumers(port: number): Promise<{ acked: number; second
         started ||= performance.now();
         const confirmation = await client.request(
           TcpCommand.ConnectToPersistentSubscription,
-          encodeMessage('ConnectToPersistentSubscription', { subscriptionId: 'workers', eventStreamId: stream, allowedInFlightMessages: 500 }),
+          encodeMessage('ConnectToPersistentSubscription', {
+            subscriptionId: 'workers',
+            eventStreamId: stream,
+            allowedInFlightMessages: 500,
+          }),
           correlationId,
         );
-        subscriptionId = decodeMessage<{ subscriptionId: string }>('PersistentSubscriptionConfirmation', confirmation.body).subscriptionId;
+        subscriptionId = decodeMessage<{ subscriptionId: string }>(
+          'PersistentSubscriptionConfirmation',
+          confirmation.body,
+        ).subscriptionId;
         await new Promise<void>((r) => {
           const wait = () => (finished ? r() : setTimeout(wait, 20));
           wait();
@@ -409,16 +465,26 @@ async function groupNodeClientConsumers(port: number, events: number): Promise<{
   const stream = `bench-group-nec-${crypto.randomUUID().slice(0, 8)}`;
   await fillStream(port, stream, events);
   await createGroup(port, stream, 'workers');
-  const conns = await Promise.all(Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`, CLIENT_LIMITS)));
+  const conns = await Promise.all(
+    Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`, CLIENT_LIMITS)),
+  );
   let processed = 0;
   const started = performance.now();
   let finished = 0;
   const subs = await new Promise<unknown[]>((resolve) => {
     const list: Promise<unknown>[] = conns.map((c) =>
-      c.connectToPersistentSubscription(stream, 'workers', () => {
-        processed++;
-        if (processed === events) finished = performance.now();
-      }, undefined, undefined, 500, true),
+      c.connectToPersistentSubscription(
+        stream,
+        'workers',
+        () => {
+          processed++;
+          if (processed === events) finished = performance.now();
+        },
+        undefined,
+        undefined,
+        500,
+        true,
+      ),
     );
     void Promise.all(list).then(resolve);
   });
@@ -431,19 +497,32 @@ async function groupNodeClientConsumers(port: number, events: number): Promise<{
 // ---- main ----
 
 function fmt(n: number, digits = 0): string {
-  return Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+  return Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : 'n/a';
 }
 
 async function main(): Promise<void> {
   console.log(`event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}\n`);
-  const server = await startServer('homeport-bench-subs-', (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean));
+  const server = await startServer(
+    'homeport-bench-subs-',
+    (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+  );
   try {
     const f = await fanOut(server.port, server.child.pid!);
-    console.log(`1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`);
+    console.log(
+      `1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`,
+    );
     console.log(`   written:    ${fmt(f.written)} events (${fmt(f.writtenPerSec)} events/s)`);
-    console.log(`   delivered:  ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (${fmt(f.deliveredPerSec)} events/s over all subscribers), dropped subscriptions: ${f.dropped}`);
-    console.log(`   latency (write sent -> received, ${Math.min(LATENCY_SAMPLE, f.subscribers)} sampled subscribers): p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms`);
-    console.log(`   latency (event committed -> received, server timestamp, 1 ms resolution): p50 ${fmt(f.commitP50, 0)} ms, p99 ${fmt(f.commitP99, 0)} ms`);
+    console.log(
+      `   delivered:  ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (${fmt(f.deliveredPerSec)} events/s over all subscribers), dropped subscriptions: ${f.dropped}`,
+    );
+    console.log(
+      `   latency (write sent -> received, ${Math.min(LATENCY_SAMPLE, f.subscribers)} sampled subscribers): p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms`,
+    );
+    console.log(
+      `   latency (event committed -> received, server timestamp, 1 ms resolution): p50 ${fmt(f.commitP50, 0)} ms, p99 ${fmt(f.commitP99, 0)} ms`,
+    );
     console.log(`   the writer's append round trip: p50 ${fmt(f.appendP50, 2)} ms, p99 ${fmt(f.appendP99, 2)} ms`);
     console.log(`   CPU: server ${fmt(f.serverCpu * 100)}% of a core, benchmark clients ${fmt(f.benchCpu * 100)}%`);
     console.log(
@@ -453,16 +532,24 @@ async function main(): Promise<void> {
     console.log(
       `   ceiling: a bare loop writing ${fmt(f.frameBytes)}-byte frames to ${f.subscribers} sockets at the same pace: ${fmt(ceiling, 2)} µs CPU per frame (the server takes ${fmt(f.serverCpuMicrosPerDelivery / ceiling, 1)}x that)`,
     );
-    console.log(`   targets: p99 < 10 ms -> ${f.p99 < 10 ? 'met' : 'NOT met'}; CPU < 1 µs per delivery -> ${f.serverCpuMicrosPerDelivery < 1 ? 'met' : 'NOT met'}\n`);
+    console.log(
+      `   targets: p99 < 10 ms -> ${f.p99 < 10 ? 'met' : 'NOT met'}; CPU < 1 µs per delivery -> ${f.serverCpuMicrosPerDelivery < 1 ? 'met' : 'NOT met'}\n`,
+    );
 
     const g = await groupWireConsumers(server.port);
     const rate = g.acked / g.seconds;
-    console.log(`2. one persistent group, ${CONSUMERS} consumers (window 500, batched acks), ${fmt(GROUP_EVENTS)} events pre-written`);
-    console.log(`   acked: ${fmt(g.acked)} in ${fmt(g.seconds, 2)} s = ${fmt(rate)} events/s   target > 20,000/s -> ${rate > 20_000 ? 'met' : 'NOT met'}`);
+    console.log(
+      `2. one persistent group, ${CONSUMERS} consumers (window 500, batched acks), ${fmt(GROUP_EVENTS)} events pre-written`,
+    );
+    console.log(
+      `   acked: ${fmt(g.acked)} in ${fmt(g.seconds, 2)} s = ${fmt(rate)} events/s   target > 20,000/s -> ${rate > 20_000 ? 'met' : 'NOT met'}`,
+    );
 
     const necEvents = Math.min(GROUP_EVENTS, 20_000);
     const n = await groupNodeClientConsumers(server.port, necEvents);
-    console.log(`   same with node-eventstore-client (auto-ack, one Ack per event), ${fmt(necEvents)} events: ${fmt(n.acked / n.seconds)} events/s`);
+    console.log(
+      `   same with node-eventstore-client (auto-ack, one Ack per event), ${fmt(necEvents)} events: ${fmt(n.acked / n.seconds)} events/s`,
+    );
   } finally {
     await stopServer(server);
   }

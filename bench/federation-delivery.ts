@@ -43,7 +43,11 @@ function verifyCavage(req: http.IncomingMessage, body: Buffer, publicKey: crypto
   if (req.headers.digest !== digest) return false;
   const signed = params.headers
     .split(' ')
-    .map((h) => (h === '(request-target)' ? `(request-target): ${req.method!.toLowerCase()} ${req.url}` : `${h}: ${req.headers[h]}`))
+    .map((h) =>
+      h === '(request-target)'
+        ? `(request-target): ${req.method!.toLowerCase()} ${req.url}`
+        : `${h}: ${req.headers[h]}`,
+    )
     .join('\n');
   return crypto.verify('sha256', Buffer.from(signed), publicKey, Buffer.from(params.signature, 'base64'));
 }
@@ -88,7 +92,14 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const port = (app.server.address() as AddressInfo).port;
 social.setDomain(`127.0.0.1:${port}`);
 const ctx = social.context;
-const { account: alice } = await social.admin.createAccount({ username: 'alice', email: 'alice@example.org', password: 'correct-horse-battery', role: 'owner', confirmed: true, approved: true });
+const { account: alice } = await social.admin.createAccount({
+  username: 'alice',
+  email: 'alice@example.org',
+  password: 'correct-horse-battery',
+  role: 'owner',
+  confirmed: true,
+  approved: true,
+});
 const alicePem = ctx.store.accounts.keyPair(alice.id)!;
 const alicePublic = crypto.createPublicKey(alicePem.publicKey);
 
@@ -101,9 +112,29 @@ ctx.store.transaction(() => {
     for (let j = 0; j < perPeer && i * perPeer + j < FOLLOWERS; j++) {
       const base = `http://127.0.0.1:${peer.port}`;
       const id = repo.upsertRemoteAccount({
-        username: `u${j}`, domain: `127.0.0.1:${peer.port}`, uri: `${base}/users/u${j}`, url: null, actorType: 'Person', displayName: '', note: '', fields: [],
-        locked: false, discoverable: null, indexable: false, inboxUrl: `${base}/users/u${j}/inbox`, sharedInboxUrl: `${base}/inbox`, outboxUrl: null,
-        followersUrl: null, followingUrl: null, featuredUrl: null, publicKey: alicePem.publicKey, avatarRemoteUrl: null, headerRemoteUrl: null, alsoKnownAs: [], suspended: false, counts: null,
+        username: `u${j}`,
+        domain: `127.0.0.1:${peer.port}`,
+        uri: `${base}/users/u${j}`,
+        url: null,
+        actorType: 'Person',
+        displayName: '',
+        note: '',
+        fields: [],
+        locked: false,
+        discoverable: null,
+        indexable: false,
+        inboxUrl: `${base}/users/u${j}/inbox`,
+        sharedInboxUrl: `${base}/inbox`,
+        outboxUrl: null,
+        followersUrl: null,
+        followingUrl: null,
+        featuredUrl: null,
+        publicKey: alicePem.publicKey,
+        avatarRemoteUrl: null,
+        headerRemoteUrl: null,
+        alsoKnownAs: [],
+        suspended: false,
+        counts: null,
       });
       ctx.store.relationships.upsertFollow(id, alice.id, { showReblogs: true, notify: false, languages: null });
     }
@@ -111,18 +142,36 @@ ctx.store.transaction(() => {
 });
 const user = ctx.store.users.byAccountId(alice.id);
 const started = performance.now();
-ctx.statuses.post({ account: alice, user, applicationId: null }, { text: 'Hello, 5,000 followers', visibility: 'public' });
+ctx.statuses.post(
+  { account: alice, user, applicationId: null },
+  { text: 'Hello, 5,000 followers', visibility: 'public' },
+);
 await waitFor(() => peers.reduce((n, p) => n + p.received + p.rejected, 0) >= PEERS);
 const elapsed = performance.now() - started;
 const rejected = peers.reduce((n, p) => n + p.rejected, 0);
 
 // Fedify's signing cost per request, and the ceiling of plain signed POSTs from this process to the same peers.
-const key = await crypto.subtle.importKey('pkcs8', crypto.createPrivateKey(alicePem.privateKey!).export({ type: 'pkcs8', format: 'der' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
+const key = await crypto.subtle.importKey(
+  'pkcs8',
+  crypto.createPrivateKey(alicePem.privateKey!).export({ type: 'pkcs8', format: 'der' }),
+  { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+  true,
+  ['sign'],
+);
 const keyId = new URL(`http://127.0.0.1:${port}/users/alice#main-key`);
 const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', type: 'Create', id: 'x' });
 const signStart = performance.now();
 for (let i = 0; i < 200; i++) {
-  await signRequest(new Request(`http://127.0.0.1:${peers[i % PEERS].port}/inbox`, { method: 'POST', body, headers: { 'content-type': 'application/activity+json' } }), key, keyId, { spec: 'draft-cavage-http-signatures-12' });
+  await signRequest(
+    new Request(`http://127.0.0.1:${peers[i % PEERS].port}/inbox`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/activity+json' },
+    }),
+    key,
+    keyId,
+    { spec: 'draft-cavage-http-signatures-12' },
+  );
 }
 const signMs = (performance.now() - signStart) / 200;
 for (const p of peers) p.received = 0;
@@ -132,7 +181,16 @@ await Promise.all(
   Array.from({ length: 8 }, async () => {
     while (next < CEILING_REQUESTS) {
       const peer = peers[next++ % PEERS];
-      const request = await signRequest(new Request(`http://127.0.0.1:${peer.port}/inbox`, { method: 'POST', body, headers: { 'content-type': 'application/activity+json' } }), key, keyId, { spec: 'draft-cavage-http-signatures-12' });
+      const request = await signRequest(
+        new Request(`http://127.0.0.1:${peer.port}/inbox`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/activity+json' },
+        }),
+        key,
+        keyId,
+        { spec: 'draft-cavage-http-signatures-12' },
+      );
       await (await fetch(request)).arrayBuffer();
     }
   }),
@@ -142,17 +200,42 @@ const ceilingPerSec = CEILING_REQUESTS / ((performance.now() - ceilingStart) / 1
 // ---- inbound: a followed remote actor's signed Creates to the shared inbox, until they are in alice's home feed
 const bobKeys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const bobPem = bobKeys.publicKey.export({ type: 'spki', format: 'pem' }) as string;
-const bobPeer = await startPeer(() => bobKeys.publicKey, (p) => ({
-  '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
-  id: `http://127.0.0.1:${p}/users/bob`, type: 'Person', preferredUsername: 'bob', inbox: `http://127.0.0.1:${p}/users/bob/inbox`,
-  endpoints: { sharedInbox: `http://127.0.0.1:${p}/inbox` },
-  publicKey: { id: `http://127.0.0.1:${p}/users/bob#main-key`, owner: `http://127.0.0.1:${p}/users/bob`, publicKeyPem: bobPem },
-}));
+const bobPeer = await startPeer(
+  () => bobKeys.publicKey,
+  (p) => ({
+    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+    id: `http://127.0.0.1:${p}/users/bob`,
+    type: 'Person',
+    preferredUsername: 'bob',
+    inbox: `http://127.0.0.1:${p}/users/bob/inbox`,
+    endpoints: { sharedInbox: `http://127.0.0.1:${p}/inbox` },
+    publicKey: {
+      id: `http://127.0.0.1:${p}/users/bob#main-key`,
+      owner: `http://127.0.0.1:${p}/users/bob`,
+      publicKeyPem: bobPem,
+    },
+  }),
+);
 const bobBase = `http://127.0.0.1:${bobPeer.port}`;
 const bobAccount = (await social.federation!.resolveAccount(`${bobBase}/users/bob`))!;
 ctx.store.relationships.upsertFollow(alice.id, bobAccount.id, { showReblogs: true, notify: false, languages: null });
-const bobKey = await crypto.subtle.importKey('pkcs8', bobKeys.privateKey.export({ type: 'pkcs8', format: 'der' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
-const homeCount = () => Number((ctx.store.db.prepare('SELECT COUNT(*) AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id WHERE h.account_id = ? AND s.account_id = ?').get(alice.id, bobAccount.id) as { n: bigint }).n);
+const bobKey = await crypto.subtle.importKey(
+  'pkcs8',
+  bobKeys.privateKey.export({ type: 'pkcs8', format: 'der' }),
+  { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+  true,
+  ['sign'],
+);
+const homeCount = () =>
+  Number(
+    (
+      ctx.store.db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id WHERE h.account_id = ? AND s.account_id = ?',
+        )
+        .get(alice.id, bobAccount.id) as { n: bigint }
+    ).n,
+  );
 const inboundStart = performance.now();
 let sent = 0;
 let accepted = 0;
@@ -160,9 +243,32 @@ await Promise.all(
   Array.from({ length: 8 }, async () => {
     while (sent < INBOUND) {
       const n = sent++;
-      const note = { id: `${bobBase}/users/bob/statuses/${n}`, type: 'Note', attributedTo: `${bobBase}/users/bob`, content: `<p>note ${n}</p>`, to: ['https://www.w3.org/ns/activitystreams#Public'], published: new Date().toISOString() };
-      const activity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${note.id}/activity`, type: 'Create', actor: `${bobBase}/users/bob`, to: note.to, object: note };
-      const request = await signRequest(new Request(`http://127.0.0.1:${port}/inbox`, { method: 'POST', body: JSON.stringify(activity), headers: { 'content-type': 'application/activity+json' } }), bobKey, new URL(`${bobBase}/users/bob#main-key`), { spec: 'draft-cavage-http-signatures-12' });
+      const note = {
+        id: `${bobBase}/users/bob/statuses/${n}`,
+        type: 'Note',
+        attributedTo: `${bobBase}/users/bob`,
+        content: `<p>note ${n}</p>`,
+        to: ['https://www.w3.org/ns/activitystreams#Public'],
+        published: new Date().toISOString(),
+      };
+      const activity = {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: `${note.id}/activity`,
+        type: 'Create',
+        actor: `${bobBase}/users/bob`,
+        to: note.to,
+        object: note,
+      };
+      const request = await signRequest(
+        new Request(`http://127.0.0.1:${port}/inbox`, {
+          method: 'POST',
+          body: JSON.stringify(activity),
+          headers: { 'content-type': 'application/activity+json' },
+        }),
+        bobKey,
+        new URL(`${bobBase}/users/bob#main-key`),
+        { spec: 'draft-cavage-http-signatures-12' },
+      );
       const res = await fetch(request);
       await res.arrayBuffer();
       if (res.status === 202) accepted++;
@@ -173,11 +279,15 @@ const acceptedMs = performance.now() - inboundStart;
 await waitFor(() => homeCount() >= accepted);
 const landedMs = performance.now() - inboundStart;
 
-console.log(`outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`);
+console.log(
+  `outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`,
+);
 console.log(`  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elapsed / 1000)).toFixed(0)} deliveries/s`);
 console.log(`  signing (Fedify, draft-cavage, RSA 2048) ${(signMs * 1000).toFixed(0)} µs per request`);
 console.log(`  ceiling: plain signed POSTs from one process, 8 at a time: ${ceilingPerSec.toFixed(0)}/s`);
-console.log(`inbound: ${INBOUND} signed Creates to the shared inbox: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`);
+console.log(
+  `inbound: ${INBOUND} signed Creates to the shared inbox: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`,
+);
 
 for (const p of [...peers, bobPeer]) p.server.close();
 await app.close();

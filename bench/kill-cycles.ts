@@ -22,10 +22,27 @@ interface Running {
 }
 
 function serve(dataDir: string): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--tcp-port',
+      '0',
+      '--http-port',
+      '0',
+      '--tcp-tls-port',
+      'off',
+      '--log-level',
+      'error',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -45,7 +62,11 @@ function cli(args: string[], dataDir: string): string {
 }
 
 async function connect(port: number) {
-  const connection = es.createConnection({ log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxReconnections: 0 }, `tcp://127.0.0.1:${port}`, 'kill-cycles');
+  const connection = es.createConnection(
+    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), maxReconnections: 0 },
+    `tcp://127.0.0.1:${port}`,
+    'kill-cycles',
+  );
   connection.on('error', () => {});
   const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
   await connection.connect();
@@ -66,10 +87,21 @@ export interface KillCycleFigures {
 }
 
 /** Runs `cycles` kill/restart cycles in a fresh data directory and checks after each restart. */
-export async function runKillCycles(options: { cycles: number; log?: (line: string) => void }): Promise<KillCycleFigures> {
+export async function runKillCycles(options: {
+  cycles: number;
+  log?: (line: string) => void;
+}): Promise<KillCycleFigures> {
   const log = options.log ?? (() => {});
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-kill-'));
-  const figures: KillCycleFigures = { cycles: 0, eventsAcknowledged: 0, postsAcknowledged: 0, eventsLost: 0, postsLost: 0, eventsDuplicated: 0, postsDuplicated: 0 };
+  const figures: KillCycleFigures = {
+    cycles: 0,
+    eventsAcknowledged: 0,
+    postsAcknowledged: 0,
+    eventsLost: 0,
+    postsLost: 0,
+    eventsDuplicated: 0,
+    postsDuplicated: 0,
+  };
   const ackedEvents = new Set<string>();
   const ackedPosts = new Set<string>();
   let token = '';
@@ -78,15 +110,26 @@ export async function runKillCycles(options: { cycles: number; log?: (line: stri
     for (let cycle = 0; cycle <= options.cycles; cycle++) {
       const server = await serve(dataDir);
       if (cycle === 0) {
-        cli(['accounts', 'create', 'poster', '--email', 'poster@example.org', '--role', 'owner', '--confirmed'], dataDir);
+        cli(
+          ['accounts', 'create', 'poster', '--email', 'poster@example.org', '--role', 'owner', '--confirmed'],
+          dataDir,
+        );
         token = cli(['tokens', 'create', 'poster', '--scopes', 'read write'], dataDir);
-        accountId = ((await (await fetch(`${server.httpUrl}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { id: string }).id;
+        accountId = (
+          (await (
+            await fetch(`${server.httpUrl}/api/v1/accounts/verify_credentials`, {
+              headers: { Authorization: `Bearer ${token}` },
+            })
+          ).json()) as { id: string }
+        ).id;
       }
       const connection = await connect(server.tcpPort);
       if (cycle > 0) {
         await verify(connection, server.httpUrl, token, accountId, ackedEvents, ackedPosts, figures);
         figures.cycles = cycle;
-        log(`cycle ${cycle}: ${ackedEvents.size} events and ${ackedPosts.size} posts acknowledged so far; lost ${figures.eventsLost + figures.postsLost}, duplicated ${figures.eventsDuplicated + figures.postsDuplicated}`);
+        log(
+          `cycle ${cycle}: ${ackedEvents.size} events and ${ackedPosts.size} posts acknowledged so far; lost ${figures.eventsLost + figures.postsLost}, duplicated ${figures.eventsDuplicated + figures.postsDuplicated}`,
+        );
       }
       if (cycle === options.cycles) {
         connection.close();
@@ -101,7 +144,9 @@ export async function runKillCycles(options: { cycles: number; log?: (line: stri
         while (running) {
           const id = crypto.randomUUID();
           try {
-            await connection.appendToStream(`kill-${cycle}-${w}`, es.expectedVersion.any, [es.createJsonEventData(id, { cycle, w }, null, 'Tick')]);
+            await connection.appendToStream(`kill-${cycle}-${w}`, es.expectedVersion.any, [
+              es.createJsonEventData(id, { cycle, w }, null, 'Tick'),
+            ]);
             ackedEvents.add(id);
           } catch {
             return; // the connection died with the server
@@ -112,7 +157,11 @@ export async function runKillCycles(options: { cycles: number; log?: (line: stri
         for (let n = 0; running; n++) {
           const text = `cycle ${cycle} poster ${p} post ${n} ${crypto.randomUUID()}`;
           try {
-            const res = await fetch(`${server.httpUrl}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: text }) });
+            const res = await fetch(`${server.httpUrl}/api/v1/statuses`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+              body: JSON.stringify({ status: text }),
+            });
             if (res.status !== 200) return;
             ackedPosts.add(((await res.json()) as { id: string }).id);
           } catch {
@@ -151,7 +200,9 @@ async function verify(
   let position = es.positions.start;
   for (;;) {
     const slice = await connection.readAllEventsForward(position, 4096, false);
-    for (const e of slice.events) if (e.originalEvent.eventType === 'Tick') seen.set(e.originalEvent.eventId, (seen.get(e.originalEvent.eventId) ?? 0) + 1);
+    for (const e of slice.events)
+      if (e.originalEvent.eventType === 'Tick')
+        seen.set(e.originalEvent.eventId, (seen.get(e.originalEvent.eventId) ?? 0) + 1);
     if (slice.isEndOfStream) break;
     position = slice.nextPosition;
   }
@@ -161,7 +212,10 @@ async function verify(
   const posts = new Map<string, number>();
   let maxId = '';
   for (;;) {
-    const res = await fetch(`${httpUrl}/api/v1/accounts/${accountId}/statuses?limit=40${maxId ? `&max_id=${maxId}` : ''}`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(
+      `${httpUrl}/api/v1/accounts/${accountId}/statuses?limit=40${maxId ? `&max_id=${maxId}` : ''}`,
+      { headers: { Authorization: `Bearer ${token}` } },
+    );
     const page = (await res.json()) as { id: string; content: string }[];
     for (const s of page) posts.set(s.id, (posts.get(s.id) ?? 0) + 1);
     const texts = new Set(page.map((s) => s.content));
@@ -180,6 +234,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const figures = await runKillCycles({ cycles, log: (line) => console.log(line) });
   console.log(JSON.stringify({ ...figures, seconds: Math.round((Date.now() - started) / 1000) }, null, 2));
   const ok = figures.eventsLost + figures.postsLost + figures.eventsDuplicated + figures.postsDuplicated === 0;
-  console.log(ok ? 'every acknowledged event and post present exactly once after every restart' : 'LOSS OR DUPLICATION FOUND');
+  console.log(
+    ok ? 'every acknowledged event and post present exactly once after every restart' : 'LOSS OR DUPLICATION FOUND',
+  );
   process.exit(ok ? 0 : 1);
 }

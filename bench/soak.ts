@@ -34,10 +34,29 @@ function rssOf(pid: number): number {
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-soak-'));
-const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn', '--tcp-max-connections', '2000'], {
-  cwd: ROOT,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [
+    BIN,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--tcp-port',
+    '0',
+    '--http-port',
+    '0',
+    '--tcp-tls-port',
+    'off',
+    '--log-level',
+    'warn',
+    '--tcp-max-connections',
+    '2000',
+  ],
+  {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const { tcpPort, httpUrl } = await new Promise<{ tcpPort: number; httpUrl: string }>((resolve, reject) => {
   let out = '';
   child.stdout!.on('data', (d) => {
@@ -49,14 +68,28 @@ const { tcpPort, httpUrl } = await new Promise<{ tcpPort: number; httpUrl: strin
   child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
 });
 const password = crypto.randomBytes(12).toString('hex');
-const added = spawnSync(process.execPath, [BIN, 'eventlog', 'users', 'add', 'soak', '--group', '$admins', '--password-stdin', '--data-dir', dataDir], { input: `${password}\n`, encoding: 'utf8' });
+const added = spawnSync(
+  process.execPath,
+  [BIN, 'eventlog', 'users', 'add', 'soak', '--group', '$admins', '--password-stdin', '--data-dir', dataDir],
+  { input: `${password}\n`, encoding: 'utf8' },
+);
 if (added.status !== 0) throw new Error(added.stderr);
-const session = (await (await fetch(`${httpUrl}/api/homeport/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'soak', password }) })).json()) as { token: string };
+const session = (await (
+  await fetch(`${httpUrl}/api/homeport/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'soak', password }),
+  })
+).json()) as { token: string };
 
 let errors = 0;
 const credentials = new es.UserCredentials('soak', password);
 async function connect(name: string) {
-  const c = es.createConnection({ log: quietLog, defaultUserCredentials: credentials }, `tcp://127.0.0.1:${tcpPort}`, name);
+  const c = es.createConnection(
+    { log: quietLog, defaultUserCredentials: credentials },
+    `tcp://127.0.0.1:${tcpPort}`,
+    name,
+  );
   c.on('error', () => errors++);
   const connected = new Promise<void>((resolve) => c.once('connected', () => resolve()));
   await c.connect();
@@ -68,9 +101,13 @@ const tcpReceived = new Array<number>(SUBSCRIBERS).fill(0);
 const subscribers = await Promise.all(
   Array.from({ length: SUBSCRIBERS }, async (_, i) => {
     const c = await connect(`soak-sub-${i}`);
-    await c.subscribeToAll(false, (_s: unknown, e: { originalEvent: { eventType: string } }) => {
-      if (e.originalEvent.eventType === 'SoakTick') tcpReceived[i]++;
-    }, () => errors++);
+    await c.subscribeToAll(
+      false,
+      (_s: unknown, e: { originalEvent: { eventType: string } }) => {
+        if (e.originalEvent.eventType === 'SoakTick') tcpReceived[i]++;
+      },
+      () => errors++,
+    );
     return c;
   }),
 );
@@ -78,7 +115,9 @@ const subscribers = await Promise.all(
 const wsReceived = new Array<number>(SOCKETS).fill(0);
 const sockets: WebSocket[] = [];
 for (let i = 0; i < SOCKETS; i++) {
-  const ws = new WebSocket(`${httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${session.token}&hideSystem=true`);
+  const ws = new WebSocket(
+    `${httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${session.token}&hideSystem=true`,
+  );
   ws.on('message', (data) => {
     const m = JSON.parse(String(data)) as { type: string; events?: { eventType: string }[] };
     if (m.type === 'events') wsReceived[i] += m.events!.filter((e) => e.eventType === 'SoakTick').length;
@@ -100,7 +139,9 @@ const writing = writers.map(async (c, w) => {
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     try {
-      await c.appendToStream(`soak-${w}`, es.expectedVersion.any, [es.createJsonEventData(crypto.randomUUID(), { w, n }, null, 'SoakTick')]);
+      await c.appendToStream(`soak-${w}`, es.expectedVersion.any, [
+        es.createJsonEventData(crypto.randomUUID(), { w, n }, null, 'SoakTick'),
+      ]);
       written++;
     } catch {
       errors++;

@@ -34,7 +34,13 @@ const FLOOR_POSTS = 200;
 /** The server side (child process). */
 async function serve(dataDir: string): Promise<void> {
   const log = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
-  const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false, federation: false });
+  const social = await openSocial({
+    dataDir,
+    logger: log,
+    domain: 'localhost:0',
+    generalRateLimit: false,
+    federation: false,
+  });
   const http = await createHttpServer({
     logger: log,
     rendererDir: null,
@@ -45,7 +51,11 @@ async function serve(dataDir: string): Promise<void> {
         plugin: async (app) => {
           app.get('/bench/memory', async () => {
             global.gc?.();
-            return { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, ...social.streaming.stats() };
+            return {
+              rss: process.memoryUsage().rss,
+              heap: process.memoryUsage().heapUsed,
+              ...social.streaming.stats(),
+            };
           });
         },
       },
@@ -56,15 +66,39 @@ async function serve(dataDir: string): Promise<void> {
   social.setDomain(`127.0.0.1:${port}`);
   const tokens: string[] = [];
   for (let i = 0; i < ACCOUNTS + 1; i++) {
-    await social.admin.createAccount({ username: `reader${i}`, email: `reader${i}@bench.example`, password: `bench-password-${i}`, role: 'user', confirmed: true, approved: true });
+    await social.admin.createAccount({
+      username: `reader${i}`,
+      email: `reader${i}@bench.example`,
+      password: `bench-password-${i}`,
+      role: 'user',
+      confirmed: true,
+      approved: true,
+    });
     tokens.push(social.admin.createToken(`reader${i}`, 'read write').token);
   }
   process.stdout.write(`listening ${port} ${JSON.stringify(tokens)}\n`);
-  process.on('SIGTERM', () => void http.close().then(() => social.close()).then(() => process.exit(0)));
+  process.on(
+    'SIGTERM',
+    () =>
+      void http
+        .close()
+        .then(() => social.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number; tokens: string[] }> {
-  const child = spawn(process.execPath, ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean), import.meta.filename, 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      ...(process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      import.meta.filename,
+      'serve',
+      dataDir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -76,12 +110,23 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; port: numbe
   });
 }
 
-async function memory(base: string): Promise<{ rss: number; heap: number; connections: number; subscriptions: number }> {
-  return (await (await fetch(`${base}/bench/memory`)).json()) as { rss: number; heap: number; connections: number; subscriptions: number };
+async function memory(
+  base: string,
+): Promise<{ rss: number; heap: number; connections: number; subscriptions: number }> {
+  return (await (await fetch(`${base}/bench/memory`)).json()) as {
+    rss: number;
+    heap: number;
+    connections: number;
+    subscriptions: number;
+  };
 }
 
 async function post(base: string, token: string, text: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ status: text }) });
+  const res = await fetch(`${base}/api/v1/statuses`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status: text }),
+  });
   if (!res.ok) throw new Error(`posting answered ${res.status}`);
   return ((await res.json()) as { id: string }).id;
 }
@@ -110,7 +155,9 @@ async function main(): Promise<void> {
     const arrivals: { id: string; at: bigint }[] = [];
     const sockets: WebSocket[] = [];
     for (let i = 0; i < SOCKETS; i++) {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/streaming?stream=public:local`, [tokens[i % ACCOUNTS]], { perMessageDeflate: false });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/streaming?stream=public:local`, [tokens[i % ACCOUNTS]], {
+        perMessageDeflate: false,
+      });
       ws.on('message', (data) => {
         const now = process.hrtime.bigint();
         const frame = JSON.parse(data.toString()) as { event: string; payload: string };
@@ -149,12 +196,20 @@ async function main(): Promise<void> {
 
     latencies.sort((a, b) => a - b);
     const perConnection = (connected.rss - before.rss) / SOCKETS;
-    console.log(`\nstreaming fan-out: ${SOCKETS} WebSocket subscribers on public:local (${ACCOUNTS} accounts), ${RATE} posts/s for ${SECONDS} s, ${os.cpus().length} cores`);
+    console.log(
+      `\nstreaming fan-out: ${SOCKETS} WebSocket subscribers on public:local (${ACCOUNTS} accounts), ${RATE} posts/s for ${SECONDS} s, ${os.cpus().length} cores`,
+    );
     console.log(`deliveries            ${latencies.length} of ${expected}`);
-    console.log(`post → receive        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms   max ${latencies[latencies.length - 1]?.toFixed(1)} ms   (target p99 < 100 ms)`);
-    console.log(`floor: POST alone     p50 ${percentile(floor, 50).toFixed(1)} ms   p99 ${percentile(floor, 99).toFixed(1)} ms   (no subscribers; same run)`);
+    console.log(
+      `post → receive        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms   max ${latencies[latencies.length - 1]?.toFixed(1)} ms   (target p99 < 100 ms)`,
+    );
+    console.log(
+      `floor: POST alone     p50 ${percentile(floor, 50).toFixed(1)} ms   p99 ${percentile(floor, 99).toFixed(1)} ms   (no subscribers; same run)`,
+    );
     console.log(`ratio p50 / floor     ${(percentile(latencies, 50) / percentile(floor, 50)).toFixed(1)}×`);
-    console.log(`server memory         ${(perConnection / 1024).toFixed(1)} KiB RSS per connection (${(before.rss / 2 ** 20).toFixed(0)} → ${(connected.rss / 2 ** 20).toFixed(0)} MiB; ${(after.rss / 2 ** 20).toFixed(0)} MiB after posting)`);
+    console.log(
+      `server memory         ${(perConnection / 1024).toFixed(1)} KiB RSS per connection (${(before.rss / 2 ** 20).toFixed(0)} → ${(connected.rss / 2 ** 20).toFixed(0)} MiB; ${(after.rss / 2 ** 20).toFixed(0)} MiB after posting)`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

@@ -37,7 +37,28 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CEILING = 'empty fastify route (ceiling)';
 const HOME = 'GET home timeline';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const TAGS = ['photography', 'music', 'homeport', 'cats', 'dogs', 'coffee', 'books', 'cycling', 'gardening', 'linux', 'art', 'travel', 'food', 'science', 'history', 'running', 'fediverse', 'sqlite', 'typescript', 'weather'];
+const TAGS = [
+  'photography',
+  'music',
+  'homeport',
+  'cats',
+  'dogs',
+  'coffee',
+  'books',
+  'cycling',
+  'gardening',
+  'linux',
+  'art',
+  'travel',
+  'food',
+  'science',
+  'history',
+  'running',
+  'fediverse',
+  'sqlite',
+  'typescript',
+  'weather',
+];
 const HASHTAG = 'homeport';
 /** Which endpoints to measure besides the ceiling: home, tag, post (all by default). */
 const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,post').split(',');
@@ -68,7 +89,9 @@ async function seed(dataDir: string): Promise<Seeded> {
       console.log(`reusing seeded data in ${dataDir}`);
       return seeded;
     }
-    throw new Error(`${dataDir} holds a different seed (${seeded.accounts} accounts, ${seeded.statuses} statuses); use another BENCH_DATA_DIR`);
+    throw new Error(
+      `${dataDir} holds a different seed (${seeded.accounts} accounts, ${seeded.statuses} statuses); use another BENCH_DATA_DIR`,
+    );
   }
   const started = Date.now();
   const handle = openSocialAdmin({ dataDir, logger: logger() });
@@ -81,7 +104,15 @@ async function seed(dataDir: string): Promise<Seeded> {
   const accounts: Account[] = [];
   for (let i = 0; i < names.length; i += 8) {
     const batch = await Promise.all(
-      names.slice(i, i + 8).map((username) => ctx.accounts.create({ username, email: `${username}@bench.example`, password: `pw-${username}-bench`, confirmed: true, approved: true })),
+      names.slice(i, i + 8).map((username) =>
+        ctx.accounts.create({
+          username,
+          email: `${username}@bench.example`,
+          password: `pw-${username}-bench`,
+          confirmed: true,
+          approved: true,
+        }),
+      ),
     );
     accounts.push(...batch.map((c) => c.account));
   }
@@ -123,14 +154,19 @@ async function seed(dataDir: string): Promise<Seeded> {
         const link = rand() < 0.15 ? ` https://example.org/articles/${posted}` : '';
         const visibility = rand() < 0.85 ? 'public' : rand() < 0.5 ? 'unlisted' : 'private';
         const inReplyToId = roll > 0.9 && recent.length > 0 ? pick(recent) : null;
-        const result = ctx.statuses.post(poster, { text: `Status number ${posted} about things${mention}${link} ${tags}`, visibility, inReplyToId });
+        const result = ctx.statuses.post(poster, {
+          text: `Status number ${posted} about things${mention}${link} ${tags}`,
+          visibility,
+          inReplyToId,
+        });
         if (result.kind === 'status' && visibility === 'public') {
           recent.push(result.status.id);
           if (recent.length > 500) recent.shift();
         }
       }
     });
-    if (posted % 20_000 === 0) console.log(`  ${posted} statuses (${Math.round(posted / ((Date.now() - t0) / 1000))}/s)`);
+    if (posted % 20_000 === 0)
+      console.log(`  ${posted} statuses (${Math.round(posted / ((Date.now() - t0) / 1000))}/s)`);
   }
   console.log(`${STATUSES} statuses in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const { token } = handle.admin.createToken('owner', 'read write follow');
@@ -184,7 +220,9 @@ async function serve(dataDir: string): Promise<void> {
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
   const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, import.meta.filename, 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, import.meta.filename, 'serve', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -218,7 +256,15 @@ async function measure(base: string, name: string, options: autocannon.Options):
   const before = await serverCpu(base);
   const r = await autocannon({ ...options, duration: SECONDS });
   const cpu = (await serverCpu(base)) - before;
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuPerRequest: cpu / Math.max(1, r.requests.total) };
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    cpuPerRequest: cpu / Math.max(1, r.requests.total),
+  };
 }
 
 async function main(): Promise<void> {
@@ -232,7 +278,8 @@ async function main(): Promise<void> {
     const home = await fetch(`${base}/api/v1/timelines/home`, { headers: auth });
     const homeBody = await home.text();
     const page = JSON.parse(homeBody) as unknown[];
-    if (home.status !== 200 || page.length !== 20) throw new Error(`home timeline check failed: ${home.status}, ${page.length} statuses`);
+    if (home.status !== 200 || page.length !== 20)
+      throw new Error(`home timeline check failed: ${home.status}, ${page.length} statuses`);
     const common = { connections: CONNECTIONS, pipelining: 1 };
     const wanted = (name: string) => ENDPOINTS.includes(name);
     const bytes = Buffer.byteLength(homeBody);
@@ -245,8 +292,16 @@ async function main(): Promise<void> {
       const add = (m: Measured) => measured.set(m.name, m);
       add(await measure(base, CEILING, { ...common, url: `${base}/bench/empty` }));
       add(await measure(base, sizeName, { ...common, url: `${base}/bench/bytes/${bytes}` }));
-      if (wanted('home')) add(await measure(base, HOME, { ...common, url: `${base}/api/v1/timelines/home`, headers: auth }));
-      if (wanted('tag')) add(await measure(base, `GET hashtag timeline #${HASHTAG}`, { ...common, url: `${base}/api/v1/timelines/tag/${HASHTAG}`, headers: auth }));
+      if (wanted('home'))
+        add(await measure(base, HOME, { ...common, url: `${base}/api/v1/timelines/home`, headers: auth }));
+      if (wanted('tag'))
+        add(
+          await measure(base, `GET hashtag timeline #${HASHTAG}`, {
+            ...common,
+            url: `${base}/api/v1/timelines/tag/${HASHTAG}`,
+            headers: auth,
+          }),
+        );
       rounds.push(measured);
     }
     let n = 0;
@@ -259,13 +314,22 @@ async function main(): Promise<void> {
           url: `${base}/api/v1/statuses`,
           method: 'POST',
           headers: { ...auth, 'content-type': 'application/json' },
-          requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ status: `bench post ${n++} #${HASHTAG} @user7 https://example.org/${n}` }) }) }],
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                body: JSON.stringify({ status: `bench post ${n++} #${HASHTAG} @user7 https://example.org/${n}` }),
+              }),
+            },
+          ],
         }),
       );
     }
     const median = (values: number[]) => {
       const sorted = [...values].sort((x, y) => x - y);
-      return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+      return sorted.length % 2
+        ? sorted[(sorted.length - 1) / 2]
+        : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     };
     const names = [...new Set(rounds.flatMap((r) => [...r.keys()]))];
     const results = names.map((name) => {
@@ -279,7 +343,10 @@ async function main(): Promise<void> {
         p50: median(runs.map((x) => x.m.p50)),
         p99: median(runs.map((x) => x.m.p99)),
         ofCeiling: median(runs.map((x) => x.m.rps / x.ceiling)),
-        ofCeilingRange: [Math.min(...runs.map((x) => x.m.rps / x.ceiling)), Math.max(...runs.map((x) => x.m.rps / x.ceiling))],
+        ofCeilingRange: [
+          Math.min(...runs.map((x) => x.m.rps / x.ceiling)),
+          Math.max(...runs.map((x) => x.m.rps / x.ceiling)),
+        ],
         ofSize: median(runs.map((x) => x.m.rps / x.size)),
         cpuPerRequest: median(runs.map((x) => x.m.cpuPerRequest)),
         errors: runs.reduce((sum, x) => sum + x.m.errors, 0),
@@ -288,9 +355,15 @@ async function main(): Promise<void> {
       };
     });
     const pct = (x: number) => `${(x * 100).toFixed(1)}`;
-    console.log(`\n${STATUSES} statuses, ${ACCOUNTS} accounts, owner follows ${OWNER_FOLLOWS}; ${CONNECTIONS} connections, ${SECONDS} s per endpoint and round, ${ROUNDS} rounds, ${os.cpus().length} cores`);
-    console.log('(medians over rounds; "of ceiling" compares each round with its own ceiling, its range in brackets)\n');
-    console.log('endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req   errors/non-2xx');
+    console.log(
+      `\n${STATUSES} statuses, ${ACCOUNTS} accounts, owner follows ${OWNER_FOLLOWS}; ${CONNECTIONS} connections, ${SECONDS} s per endpoint and round, ${ROUNDS} rounds, ${os.cpus().length} cores`,
+    );
+    console.log(
+      '(medians over rounds; "of ceiling" compares each round with its own ceiling, its range in brackets)\n',
+    );
+    console.log(
+      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req   errors/non-2xx',
+    );
     for (const r of results) {
       const range = r.rounds > 1 ? `[${pct(r.ofCeilingRange[0])}-${pct(r.ofCeilingRange[1])}]` : '';
       console.log(
@@ -299,7 +372,10 @@ async function main(): Promise<void> {
     }
     console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);
     const homeResult = results.find((r) => r.name === HOME);
-    if (homeResult) console.log(`\nhome timeline target (>= 7.5 % of the ceiling, p99 < 50 ms): ${homeResult.ofCeiling >= 0.075 && homeResult.p99 < 50 ? 'met' : 'NOT met'}`);
+    if (homeResult)
+      console.log(
+        `\nhome timeline target (>= 7.5 % of the ceiling, p99 < 50 ms): ${homeResult.ofCeiling >= 0.075 && homeResult.p99 < 50 ? 'met' : 'NOT met'}`,
+      );
     if (results.some((r) => r.errors > 0 || r.non2xx > 0)) process.exitCode = 1;
   } finally {
     child.kill('SIGTERM');

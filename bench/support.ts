@@ -27,10 +27,28 @@ export interface Server {
 /** Starts `homeport serve` (TCP on a free port, no TLS) in a fresh data directory named `dataDirPrefix`…, with extra node flags. */
 export function startServer(dataDirPrefix: string, nodeFlags: readonly string[] = []): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix));
-  const child = spawn(process.execPath, [...nodeFlags, 'bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeFlags,
+      'bin/homeport.js',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--tcp-port',
+      '0',
+      '--http-port',
+      '0',
+      '--tcp-tls-port',
+      'off',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -50,8 +68,16 @@ export async function stopServer(server: Server): Promise<void> {
 }
 
 /** A node-eventstore-client connection as admin, once connected; the limits size its request queue. */
-export async function connectClient(port: number, name: string, limits: { maxConcurrentItems: number; maxQueueSize: number }) {
-  const connection = es.createConnection({ log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), ...limits }, `tcp://127.0.0.1:${port}`, name);
+export async function connectClient(
+  port: number,
+  name: string,
+  limits: { maxConcurrentItems: number; maxQueueSize: number },
+) {
+  const connection = es.createConnection(
+    { log: quietLog, defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), ...limits },
+    `tcp://127.0.0.1:${port}`,
+    name,
+  );
   const connected = new Promise<void>((resolve) => connection.once('connected', () => resolve()));
   await connection.connect();
   await connected;

@@ -10,7 +10,11 @@ if (versionProblem) {
 }
 if (!process.features.typescript) {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', ...process.argv.slice(1)], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', ...process.argv.slice(1)],
+    { stdio: 'inherit' },
+  );
   process.exit(r.status ?? 1);
 }
 process.removeAllListeners('warning'); // type-stripping notices are not for users

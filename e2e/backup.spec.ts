@@ -9,10 +9,14 @@ test('backs the data directory up from the Server view with a progress bar', asy
   const form = page.getByRole('form', { name: 'Backup' });
   await form.getByLabel('Folder on this computer (new or empty)').fill(target);
   await form.getByRole('button', { name: 'Back up now' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Backed up' })).toContainText(`Backed up eventlog.db, social.db`);
+  await expect(page.getByRole('status').filter({ hasText: 'Backed up' })).toContainText(
+    `Backed up eventlog.db, social.db`,
+  );
   await expect(page.getByRole('progressbar', { name: 'Backup progress' })).toHaveAttribute('value', '100');
   await page.screenshot({ path: screenshotPath('server-backup'), fullPage: true });
-  expect(fs.readdirSync(target).sort()).toEqual(expect.arrayContaining(['eventlog.db', 'homeport-backup.json', 'social.db']));
+  expect(fs.readdirSync(target).sort()).toEqual(
+    expect.arrayContaining(['eventlog.db', 'homeport-backup.json', 'social.db']),
+  );
 
   // The same folder again is refused with the reason.
   await form.getByRole('button', { name: 'Back up now' }).click();

@@ -1,7 +1,10 @@
 import { appendMany, connectClient, es, jsonEvent } from './es-client.ts';
 import { expect, screenshotPath, test } from './fixtures.ts';
 
-test('reads $all both ways by position, hides system events, filters, and tails it live', async ({ signedIn: page, homeport }) => {
+test('reads $all both ways by position, hides system events, filters, and tails it live', async ({
+  signedIn: page,
+  homeport,
+}) => {
   const client = await connectClient(homeport.tcpPort, 'all-seeder');
   await appendMany(client, 'sensor-a', 40, 'Reading');
   await appendMany(client, 'sensor-b', 15, 'Alarm');
@@ -51,7 +54,10 @@ test('reads $all both ways by position, hides system events, filters, and tails 
 
   // Live tail: a new matching event arrives; a non-matching one does not.
   await expect(page.getByTestId('live-status')).toHaveText('Live');
-  await client.appendToStream('sensor-c', es.expectedVersion.any, [jsonEvent('Reading', { v: 1 }), jsonEvent('AlarmRaised', { level: 'high' })]);
+  await client.appendToStream('sensor-c', es.expectedVersion.any, [
+    jsonEvent('Reading', { v: 1 }),
+    jsonEvent('AlarmRaised', { level: 'high' }),
+  ]);
   await expect(streams.last()).toHaveText('sensor-c');
   await expect(table).toContainText('AlarmRaised');
   await expect(table.locator('tbody.event').filter({ hasText: 'Reading' })).toHaveCount(0);

@@ -2,10 +2,15 @@ import { appendMany, connectClient, es, jsonEvent } from './es-client.ts';
 import { expect, screenshotPath, test } from './fixtures.ts';
 
 test.describe('browsing the event log', () => {
-  test('browses streams, searches by prefix and wildcard, and opens a category', async ({ signedIn: page, homeport }) => {
+  test('browses streams, searches by prefix and wildcard, and opens a category', async ({
+    signedIn: page,
+    homeport,
+  }) => {
     const client = await connectClient(homeport.tcpPort, 'browse-seeder');
     for (const id of ['1', '2', '10']) {
-      await client.appendToStream(`invoice-${id}`, es.expectedVersion.any, [jsonEvent('InvoiceIssued', { id, total: Number(id) * 12.5 })]);
+      await client.appendToStream(`invoice-${id}`, es.expectedVersion.any, [
+        jsonEvent('InvoiceIssued', { id, total: Number(id) * 12.5 }),
+      ]);
     }
     await client.appendToStream('payment-1', es.expectedVersion.any, [jsonEvent('PaymentReceived', { invoice: '1' })]);
     client.close();
@@ -15,7 +20,9 @@ test.describe('browsing the event log', () => {
     await expect(changed).toContainText('payment-1');
     await expect(changed.getByRole('row').nth(1)).toContainText('payment-1');
     await expect(page.getByRole('table', { name: 'Recently created streams' })).toContainText('invoice-10');
-    await expect(page.getByRole('list', { name: 'Stream categories' }).getByRole('link', { name: 'invoice: 3 streams' })).toBeVisible();
+    await expect(
+      page.getByRole('list', { name: 'Stream categories' }).getByRole('link', { name: 'invoice: 3 streams' }),
+    ).toBeVisible();
     await page.screenshot({ path: screenshotPath('eventlog-streams'), fullPage: true });
 
     // Prefix search, typed and submitted with the keyboard.
@@ -95,7 +102,11 @@ test.describe('browsing the event log', () => {
     await page.screenshot({ path: screenshotPath('eventlog-stream-last-page'), fullPage: false });
   });
 
-  test('expands an event, copies its JSON, expands all for the browser find, and opens one event', async ({ signedIn: page, homeport, context }) => {
+  test('expands an event, copies its JSON, expands all for the browser find, and opens one event', async ({
+    signedIn: page,
+    homeport,
+    context,
+  }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const client = await connectClient(homeport.tcpPort, 'expand-seeder');
     await client.appendToStream('cart-9', es.expectedVersion.any, [
@@ -103,7 +114,9 @@ test.describe('browsing the event log', () => {
       jsonEvent('ItemAdded', { sku: 'MUG-07', qty: 1 }),
       jsonEvent('CheckedOut', { total: 31.5 }),
     ]);
-    await client.appendToStream('cart-links', es.expectedVersion.any, [es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from('2@cart-9'))]);
+    await client.appendToStream('cart-links', es.expectedVersion.any, [
+      es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from('2@cart-9')),
+    ]);
     client.close();
 
     await page.goto(`${homeport.httpUrl}/ui/eventlog/streams/cart-9`);
@@ -114,7 +127,13 @@ test.describe('browsing the event log', () => {
     await page.getByRole('button', { name: 'Copy event 0 as JSON' }).click();
     await expect(page.getByRole('button', { name: 'Copy event 0 as JSON' })).toHaveText(/Copied/);
     const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
-    expect(copied).toMatchObject({ streamId: 'cart-9', eventNumber: 0, eventType: 'ItemAdded', data: { sku: 'TEA-01', qty: 2 }, metadata: { correlationId: 'c-123' } });
+    expect(copied).toMatchObject({
+      streamId: 'cart-9',
+      eventNumber: 0,
+      eventType: 'ItemAdded',
+      data: { sku: 'TEA-01', qty: 2 },
+      metadata: { correlationId: 'c-123' },
+    });
     await page.screenshot({ path: screenshotPath('eventlog-event-expanded'), fullPage: true });
 
     // Expand all: every event's data is text on the page, so the browser's find sees MUG-07.
@@ -149,13 +168,18 @@ test.describe('browsing the event log', () => {
     await expect(page.getByRole('table', { name: 'Matching streams' })).toContainText('kbd-1');
     // Tab to the stream link and follow it with Enter.
     const link = page.getByRole('table', { name: 'Matching streams' }).getByRole('link', { name: 'kbd-1' });
-    for (let i = 0; i < 30 && !(await link.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 30 && !(await link.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await expect(page.getByRole('heading', { level: 1, name: 'kbd-1' })).toBeVisible();
     const toggle = page.getByRole('button', { name: 'Expand event 0 in kbd-1' });
-    for (let i = 0; i < 40 && !(await toggle.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 40 && !(await toggle.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await expect(page.getByRole('button', { name: 'Collapse event 0 in kbd-1' })).toHaveAttribute('aria-expanded', 'true');
+    await expect(page.getByRole('button', { name: 'Collapse event 0 in kbd-1' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
     await expect(page.locator('tr.event-detail')).toContainText('"key": "Enter"');
   });
 });

@@ -2,7 +2,10 @@ import { appendMany, connectClient, es, jsonEvent } from './es-client.ts';
 import { expect, screenshotPath, test } from './fixtures.ts';
 
 test.describe('changing the event log from the UI', () => {
-  test('adds an event through the form (checked before sending) and sees it arrive in the live tail', async ({ signedIn: page, homeport }) => {
+  test('adds an event through the form (checked before sending) and sees it arrive in the live tail', async ({
+    signedIn: page,
+    homeport,
+  }) => {
     const client = await connectClient(homeport.tcpPort, 'form-checker');
     await client.appendToStream('shipment-5', es.expectedVersion.any, [jsonEvent('ShipmentCreated', { id: 5 })]);
 
@@ -39,7 +42,9 @@ test.describe('changing the event log from the UI', () => {
     expect(JSON.parse(read.events[0].event!.data!.toString())).toEqual({ carrier: 'DHL', parcels: 2 });
 
     // Events written by a client meanwhile arrive live too.
-    await client.appendToStream('shipment-5', es.expectedVersion.any, [jsonEvent('ShipmentDelivered', { signedBy: 'R. Doe' })]);
+    await client.appendToStream('shipment-5', es.expectedVersion.any, [
+      jsonEvent('ShipmentDelivered', { signedBy: 'R. Doe' }),
+    ]);
     await expect(table).toContainText('ShipmentDelivered');
     await page.screenshot({ path: screenshotPath('eventlog-live-tail'), fullPage: false });
 
@@ -99,7 +104,9 @@ test.describe('changing the event log from the UI', () => {
     await expect(dialog).toBeHidden();
 
     await expect(page.getByTestId('metadata-limits')).toHaveText('truncated before event 25');
-    await expect(page.getByRole('list', { name: 'Stream metadata' }).or(page.getByLabel('Stream metadata'))).toContainText('read: $admins, auditor');
+    await expect(
+      page.getByRole('list', { name: 'Stream metadata' }).or(page.getByLabel('Stream metadata')),
+    ).toContainText('read: $admins, auditor');
     await expect(table.locator('tbody.event')).toHaveCount(5);
     await expect(page.getByText('Events 25–29 of 30')).toBeVisible();
     const pager = page.getByRole('navigation', { name: 'Stream pages' });
@@ -116,7 +123,10 @@ test.describe('changing the event log from the UI', () => {
     check.close();
   });
 
-  test('soft deletes and hard deletes a stream, after a confirmation that names the consequence', async ({ signedIn: page, homeport }) => {
+  test('soft deletes and hard deletes a stream, after a confirmation that names the consequence', async ({
+    signedIn: page,
+    homeport,
+  }) => {
     const client = await connectClient(homeport.tcpPort, 'delete-seeder');
     await appendMany(client, 'temp-soft', 3);
     await appendMany(client, 'temp-hard', 3);

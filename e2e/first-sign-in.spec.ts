@@ -12,7 +12,9 @@ test.afterAll(async () => {
   await homeport.stop();
 });
 
-test('signing in with the default password leads to a forced change, then to the app with the new password', async ({ page }) => {
+test('signing in with the default password leads to a forced change, then to the app with the new password', async ({
+  page,
+}) => {
   await page.goto(`${homeport.httpUrl}/ui/eventlog`);
   await page.getByLabel('User name').fill('admin');
   await page.getByLabel('Password').fill('changeit');

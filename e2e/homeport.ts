@@ -19,11 +19,26 @@ export const OWNER = { name: 'owner', password: 'owner-e2e-password' };
 
 /** Adds the owner account through the real CLI, which works while `serve` runs. */
 function addOwner(dataDir: string): void {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), 'eventlog', 'users', 'add', OWNER.name, '--group', '$admins', '--password-stdin', '--data-dir', dataDir], {
-    cwd: root,
-    input: `${OWNER.password}\n`,
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(root, 'bin', 'homeport.js'),
+      'eventlog',
+      'users',
+      'add',
+      OWNER.name,
+      '--group',
+      '$admins',
+      '--password-stdin',
+      '--data-dir',
+      dataDir,
+    ],
+    {
+      cwd: root,
+      input: `${OWNER.password}\n`,
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`could not add the owner account: ${r.stderr}`);
 }
 
@@ -32,7 +47,21 @@ export async function startHomeportProcess(extraArgs: string[] = []): Promise<Ru
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-e2e-'));
   const child = spawn(
     process.execPath,
-    [path.join(root, 'bin', 'homeport.js'), 'serve', '--data-dir', dataDir, '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn', ...extraArgs],
+    [
+      path.join(root, 'bin', 'homeport.js'),
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      '0',
+      '--tcp-port',
+      '0',
+      '--tcp-tls-port',
+      'off',
+      '--log-level',
+      'warn',
+      ...extraArgs,
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

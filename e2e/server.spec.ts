@@ -11,7 +11,10 @@ test.afterAll(async () => {
   await homeport.stop();
 });
 
-test('server view: copyable connection strings, event-log users, and the log with filters', async ({ page, context }) => {
+test('server view: copyable connection strings, event-log users, and the log with filters', async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto(`${homeport.httpUrl}/ui/server`);
   await page.getByLabel('User name').fill(OWNER.name);
@@ -39,7 +42,13 @@ test('server view: copyable connection strings, event-log users, and the log wit
   await expect(users.getByRole('row', { name: /writer/ })).toContainText('$ops, writers');
 
   const asWriter = async (password: string) => {
-    const conn = es.createConnection({ defaultUserCredentials: new es.UserCredentials('writer', password), log: { debug() {}, info() {}, error() {} } }, `tcp://127.0.0.1:${homeport.tcpPort}`);
+    const conn = es.createConnection(
+      {
+        defaultUserCredentials: new es.UserCredentials('writer', password),
+        log: { debug() {}, info() {}, error() {} },
+      },
+      `tcp://127.0.0.1:${homeport.tcpPort}`,
+    );
     const connected = new Promise((r) => conn.once('connected', r));
     await conn.connect();
     await connected;

@@ -12,17 +12,32 @@ test.afterAll(async () => {
   await homeport.stop();
 });
 
-test('a session ended elsewhere (password changed from the CLI) brings the page back to sign-in with the reason', async ({ page }) => {
+test('a session ended elsewhere (password changed from the CLI) brings the page back to sign-in with the reason', async ({
+  page,
+}) => {
   await page.goto(`${homeport.httpUrl}/ui/server`);
   await page.getByLabel('User name').fill(OWNER.name);
   await page.getByLabel('Password').fill(OWNER.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Server' })).toBeVisible();
 
-  const changed = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '..', 'bin', 'homeport.js'), 'eventlog', 'users', 'passwd', OWNER.name, '--password-stdin', '--data-dir', homeport.dataDir], {
-    input: 'a brand new password\n',
-    encoding: 'utf8',
-  });
+  const changed = spawnSync(
+    process.execPath,
+    [
+      path.resolve(import.meta.dirname, '..', 'bin', 'homeport.js'),
+      'eventlog',
+      'users',
+      'passwd',
+      OWNER.name,
+      '--password-stdin',
+      '--data-dir',
+      homeport.dataDir,
+    ],
+    {
+      input: 'a brand new password\n',
+      encoding: 'utf8',
+    },
+  );
   expect(changed.status, changed.stderr).toBe(0);
 
   // The next call the page makes (the log tail polls every 2 s, or a navigation) finds the session over.

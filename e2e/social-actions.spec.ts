@@ -33,11 +33,17 @@ interface Status {
 test('reading and acting on posts, and composing with completion, language and schedule', async ({ page }) => {
   const alice = createSocialUser(hp, 'alice');
   const bob = createSocialUser(hp, 'bob');
-  const as = (token: string) => (path: string, init: { method?: string; body?: unknown } = {}) =>
-    fetch(`${hp.httpUrl}${path}`, { method: init.method ?? 'GET', headers: { Authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) }, body: init.body ? JSON.stringify(init.body) : undefined }).then(async (r) => {
-      expect(r.status, `${init.method ?? 'GET'} ${path}`).toBeLessThan(300);
-      return r.json();
-    });
+  const as =
+    (token: string) =>
+    (path: string, init: { method?: string; body?: unknown } = {}) =>
+      fetch(`${hp.httpUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { Authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        body: init.body ? JSON.stringify(init.body) : undefined,
+      }).then(async (r) => {
+        expect(r.status, `${init.method ?? 'GET'} ${path}`).toBeLessThan(300);
+        return r.json();
+      });
   const asAlice = as(alice.token);
   const asBob = as(bob.token);
   const bobId = ((await asBob('/api/v1/accounts/verify_credentials')) as { id: string }).id;
@@ -76,7 +82,9 @@ test('reading and acting on posts, and composing with completion, language and s
   await compose.getByRole('button', { name: 'Reply', exact: true }).click();
   const reply = posts.filter({ hasText: 'Welcome back' });
   await expect(reply).toBeVisible();
-  const aliceStatuses = (await asAlice(`/api/v1/accounts/${((await asAlice('/api/v1/accounts/verify_credentials')) as { id: string }).id}/statuses`)) as Status[];
+  const aliceStatuses = (await asAlice(
+    `/api/v1/accounts/${((await asAlice('/api/v1/accounts/verify_credentials')) as { id: string }).id}/statuses`,
+  )) as Status[];
   const replyId = aliceStatuses[0].id;
   expect(aliceStatuses[0].in_reply_to_id).not.toBeNull();
 
@@ -98,19 +106,26 @@ test('reading and acting on posts, and composing with completion, language and s
   expect([replied.muted, replied.pinned]).toEqual([true, true]);
 
   // The thread: focus on the post it is about, replies nested under the post they answer.
-  await asBob('/api/v1/statuses', { method: 'POST', body: { status: '@alice Good to be back', in_reply_to_id: replyId } });
+  await asBob('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: '@alice Good to be back', in_reply_to_id: replyId },
+  });
   await away.getByRole('button', { name: 'Thread' }).click();
   const thread = page.getByRole('region', { name: 'Thread' });
   await expect(page.locator('article.status:focus')).toContainText('Written while Alice was away');
   const firstLevel = thread.getByRole('list', { name: 'Replies to bob' });
   await expect(firstLevel.getByRole('article', { name: 'Post by alice' })).toContainText('Welcome back');
-  await expect(firstLevel.getByRole('list', { name: 'Replies to alice' }).getByRole('article', { name: 'Post by bob' })).toContainText('Good to be back');
+  await expect(
+    firstLevel.getByRole('list', { name: 'Replies to alice' }).getByRole('article', { name: 'Post by bob' }),
+  ).toContainText('Good to be back');
   await thread.getByRole('button', { name: 'Back' }).click();
 
   // Share: the post's link goes to the clipboard.
   await away.getByRole('button', { name: 'Share link' }).click();
   await expect(away.getByRole('status')).toHaveText('Link copied');
-  const awayStatus = ((await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1&exclude_replies=true')) as Status[])[0];
+  const awayStatus = (
+    (await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1&exclude_replies=true')) as Status[]
+  )[0];
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(awayStatus.url);
 
   // Quote: a post quoting Bob's, shown with the quoted post inside it.
@@ -119,19 +134,45 @@ test('reading and acting on posts, and composing with completion, language and s
   await text.fill('Worth reading');
   await compose.getByRole('button', { name: 'Post' }).click();
   const quoting = posts.filter({ hasText: 'Worth reading' });
-  await expect(quoting.getByRole('blockquote', { name: 'Quoted post by bob' })).toContainText('Written while Alice was away');
+  await expect(quoting.getByRole('blockquote', { name: 'Quoted post by bob' })).toContainText(
+    'Written while Alice was away',
+  );
   const quoted = ((await asAlice('/api/v1/timelines/home?limit=1')) as Status[])[0];
   expect(quoted.quote).toMatchObject({ state: 'accepted', quoted_status: { id: awayStatus.id } });
 
   // Sensitive media arrives live hidden behind its blurhash, and shows when asked.
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c0392b' } }).png().toBuffer())], { type: 'image/png' }), 'red.png');
+  form.append(
+    'file',
+    new Blob(
+      [
+        new Uint8Array(
+          await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c0392b' } })
+            .png()
+            .toBuffer(),
+        ),
+      ],
+      { type: 'image/png' },
+    ),
+    'red.png',
+  );
   form.append('description', 'A red square');
-  let media = (await (await fetch(`${hp.httpUrl}/api/v2/media`, { method: 'POST', headers: { Authorization: `Bearer ${bob.token}` }, body: form })).json()) as { id: string; url: string | null; blurhash: string | null };
+  let media = (await (
+    await fetch(`${hp.httpUrl}/api/v2/media`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bob.token}` },
+      body: form,
+    })
+  ).json()) as { id: string; url: string | null; blurhash: string | null };
   // Processed in the background (202), as Mastodon does: asked for until it is ready.
-  await expect.poll(async () => (media = (await asBob(`/api/v1/media/${media.id}`)) as typeof media).url).not.toBeNull();
+  await expect
+    .poll(async () => (media = (await asBob(`/api/v1/media/${media.id}`)) as typeof media).url)
+    .not.toBeNull();
   expect(media.blurhash).toBeTruthy();
-  await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'Careful, very red', media_ids: [media.id], sensitive: true } });
+  await asBob('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'Careful, very red', media_ids: [media.id], sensitive: true },
+  });
   // (Bob's reply to Alice came in live too.)
   await page.getByRole('button', { name: /^\d+ new posts?$/ }).click();
   const red = posts.filter({ hasText: 'Careful, very red' });
@@ -152,7 +193,9 @@ test('reading and acting on posts, and composing with completion, language and s
   await compose.getByLabel(/Publish later/).fill(later);
   await compose.getByRole('button', { name: 'Schedule' }).click();
   await expect(compose.getByRole('status')).toContainText('Scheduled for');
-  const scheduled = (await asAlice('/api/v1/scheduled_statuses')) as { params: { text: string; language: string | null } }[];
+  const scheduled = (await asAlice('/api/v1/scheduled_statuses')) as {
+    params: { text: string; language: string | null };
+  }[];
   expect(scheduled.map((s) => [s.params.text, s.params.language])).toEqual([['Guten Morgen', 'de']]);
   await expect(posts.filter({ hasText: 'Guten Morgen' })).toHaveCount(0);
 
@@ -167,7 +210,10 @@ test('reading and acting on posts, and composing with completion, language and s
   const localList = page.getByRole('region', { name: 'Local' });
   await expect(localList.getByRole('article').first()).toBeVisible();
   await expect(localList.getByText('live', { exact: true })).toBeVisible();
-  const tide = (await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'High water at noon #tidewatch' } })) as Status;
+  const tide = (await asBob('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'High water at noon #tidewatch' },
+  })) as Status;
   await localList.getByRole('button', { name: '1 new post' }).click();
   const tidePost = localList.getByRole('article').filter({ hasText: 'High water at noon' });
   await expect(tidePost).toBeVisible();

@@ -21,7 +21,10 @@ test.afterAll(async () => {
 
 const root = path.resolve(import.meta.dirname, '..');
 function cli(args: string[], input?: string): string {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], { encoding: 'utf8', input });
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], {
+    encoding: 'utf8',
+    input,
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
@@ -35,13 +38,22 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // First run: the owner's profile.
   const form = page.getByRole('form', { name: 'Create your profile' });
   await expect(form).toContainText('only this computer can reach it');
-  await expect(form.getByRole('link', { name: /federation self-check/ })).toHaveAttribute('href', '/ui/server#federation-check-title');
+  await expect(form.getByRole('link', { name: /federation self-check/ })).toHaveAttribute(
+    'href',
+    '/ui/server#federation-check-title',
+  );
   await form.getByLabel('Username').fill('alice');
   await form.getByLabel('Display name').fill('Alice Harbour');
   await form.getByLabel('E-mail address').fill('alice@example.org');
   await form.getByLabel('Password').fill('alice-long-password');
   await form.getByLabel('Bio').fill('Sailing, mostly.');
-  await form.getByLabel(/Profile picture/).setInputFiles({ name: 'alice.png', mimeType: 'image/png', buffer: await sharp({ create: { width: 640, height: 480, channels: 3, background: '#2a6f97' } }).png().toBuffer() });
+  await form.getByLabel(/Profile picture/).setInputFiles({
+    name: 'alice.png',
+    mimeType: 'image/png',
+    buffer: await sharp({ create: { width: 640, height: 480, channels: 3, background: '#2a6f97' } })
+      .png()
+      .toBuffer(),
+  });
   await form.getByRole('button', { name: 'Create profile' }).click();
   await expect(page.getByRole('button', { name: 'Sign in to the social client' })).toBeVisible();
   const created = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { avatar: string };
@@ -63,10 +75,15 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose.getByLabel('What’s on your mind?').fill('Hello from my own harbour');
   await expect(compose.getByLabel('Characters left')).toHaveText('475');
   await compose.getByRole('button', { name: 'Post' }).click();
-  await expect(page.getByRole('article', { name: 'Post by Alice Harbour' }).first()).toContainText('Hello from my own harbour');
+  await expect(page.getByRole('article', { name: 'Post by Alice Harbour' }).first()).toContainText(
+    'Hello from my own harbour',
+  );
 
   // Another local account (made with the CLI), found and followed from the client.
-  cli(['accounts', 'create', 'bob', '--email', 'bob@example.org', '--password-stdin', '--confirmed'], 'bob-long-password\n');
+  cli(
+    ['accounts', 'create', 'bob', '--email', 'bob@example.org', '--password-stdin', '--confirmed'],
+    'bob-long-password\n',
+  );
   const bobToken = cli(['tokens', 'create', 'bob', '--scopes', 'read write']).trim();
   await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('button', { name: 'Search' }).click();
@@ -74,7 +91,11 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(page.getByRole('button', { name: 'Follow @bob' })).toHaveText('Following');
 
   // Bob posts: it arrives live behind a "new post" button, then shows on top.
-  const posted = await fetch(`${hp.httpUrl}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'Ahoy Alice!' }) });
+  const posted = await fetch(`${hp.httpUrl}/api/v1/statuses`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status: 'Ahoy Alice!' }),
+  });
   expect(posted.status).toBe(200);
   await page.getByRole('button', { name: '1 new post' }).click();
   const bobsPost = page.getByRole('article', { name: 'Post by bob' });
@@ -83,15 +104,24 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // Favourite, shown at once and kept by the server.
   await bobsPost.getByRole('button', { name: /Favourite/ }).click();
   await expect(bobsPost.getByRole('button', { name: /Unfavourite \(1\)/ })).toBeVisible();
-  const check = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string; favourites_count: number }[];
+  const check = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as {
+    content: string;
+    favourites_count: number;
+  }[];
   expect(check.find((s) => s.content.includes('Ahoy Alice!'))?.favourites_count).toBe(1);
   await page.screenshot({ path: 'test-results/screenshots/social-client.png', fullPage: true });
 
   // Bob favourites and boosts Alice's post: live, a badge counts it, the notifications list groups it.
-  const own = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { id: string; content: string }[];
+  const own = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as {
+    id: string;
+    content: string;
+  }[];
   const alicesPost = own.find((s) => s.content.includes('Hello from my own harbour'))!;
   for (const action of ['favourite', 'reblog']) {
-    const res = await fetch(`${hp.httpUrl}/api/v1/statuses/${alicesPost.id}/${action}`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}` } });
+    const res = await fetch(`${hp.httpUrl}/api/v1/statuses/${alicesPost.id}/${action}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bobToken}` },
+    });
     expect(res.status).toBe(200);
   }
   const tab = page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: /Notifications/ });
@@ -106,12 +136,19 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
 
   // A thread: Bob's post with a reply written here, which mentions and notifies him.
   await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Home' }).click();
-  await page.getByRole('article', { name: 'Post by bob' }).getByRole('button', { name: /Thread/ }).click();
+  await page
+    .getByRole('article', { name: 'Post by bob' })
+    .getByRole('button', { name: /Thread/ })
+    .click();
   const thread = page.getByRole('region', { name: 'Thread' });
   await thread.getByLabel('Your reply').fill('Thanks Bob!');
   await thread.getByRole('form', { name: 'Reply' }).getByRole('button', { name: 'Reply' }).click();
   await expect(thread.getByRole('article', { name: 'Post by Alice Harbour' })).toContainText('Thanks Bob!');
-  const mentions = (await (await fetch(`${hp.httpUrl}/api/v1/notifications?types[]=mention`, { headers: { Authorization: `Bearer ${bobToken}` } })).json()) as { status: { content: string } }[];
+  const mentions = (await (
+    await fetch(`${hp.httpUrl}/api/v1/notifications?types[]=mention`, {
+      headers: { Authorization: `Bearer ${bobToken}` },
+    })
+  ).json()) as { status: { content: string } }[];
   expect(mentions.map((n) => n.status.content).join()).toContain('Thanks Bob!');
   await page.screenshot({ path: 'test-results/screenshots/social-thread.png', fullPage: true });
   // Bob's profile, from his name: his posts, his numbers, and unfollowing him.
@@ -130,8 +167,13 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
 
   // A picture with its description: uploaded with progress, reminded of the missing description, posted.
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4kWIERAwQCgAorgV5QuEn7gAAAABJRU5ErkJggg==', 'base64');
-  await compose.getByLabel('Add images, video or audio').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: png });
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4kWIERAwQCgAorgV5QuEn7gAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  await compose
+    .getByLabel('Add images, video or audio')
+    .setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: png });
   await expect(compose.getByRole('progressbar', { name: 'Upload of harbour.png' })).toHaveAttribute('value', '100');
   await expect(compose).toContainText('Add a description for people who cannot see it.');
   await compose.getByLabel('Description of harbour.png').fill('The harbour at dawn');
@@ -152,13 +194,26 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await compose.getByLabel('Choice 2').fill('Coffee');
   await compose.getByLabel('What’s on your mind?').fill('Tea or coffee?');
   await compose.getByRole('button', { name: 'Post' }).click();
-  await expect(page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Tea or coffee?' })).toBeVisible();
-  const local = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string; poll: { id: string } | null }[];
+  await expect(
+    page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'Tea or coffee?' }),
+  ).toBeVisible();
+  const local = (await (await fetch(`${hp.httpUrl}/api/v1/timelines/public?local=true`)).json()) as {
+    content: string;
+    poll: { id: string } | null;
+  }[];
   const pollId = local.find((p) => p.content.includes('Tea or coffee?'))!.poll!.id;
-  const voted = await fetch(`${hp.httpUrl}/api/v1/polls/${pollId}/votes`, { method: 'POST', headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ choices: [1] }) });
+  const voted = await fetch(`${hp.httpUrl}/api/v1/polls/${pollId}/votes`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ choices: [1] }),
+  });
   expect(voted.status).toBe(200);
   await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
-  const results = page.getByRole('region', { name: 'Local' }).getByRole('article').filter({ hasText: 'Tea or coffee?' }).getByRole('list', { name: 'Poll results' });
+  const results = page
+    .getByRole('region', { name: 'Local' })
+    .getByRole('article')
+    .filter({ hasText: 'Tea or coffee?' })
+    .getByRole('list', { name: 'Poll results' });
   await expect(results).toContainText('1 vote');
   await expect(results.getByRole('meter', { name: 'Coffee' })).toHaveAttribute('value', '1');
   await page.screenshot({ path: 'test-results/screenshots/social-local.png', fullPage: true });
@@ -176,7 +231,11 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(inFocus.getByRole('button', { name: 'Unboost (1)' })).toBeVisible();
   await page.keyboard.press('s');
   await expect(inFocus.getByRole('button', { name: 'Remove bookmark' })).toBeVisible();
-  const bookmarks = (await (await fetch(`${hp.httpUrl}/api/v1/bookmarks`, { headers: { Authorization: `Bearer ${cli(['tokens', 'create', 'alice', '--scopes', 'read']).trim()}` } })).json()) as { content: string }[];
+  const bookmarks = (await (
+    await fetch(`${hp.httpUrl}/api/v1/bookmarks`, {
+      headers: { Authorization: `Bearer ${cli(['tokens', 'create', 'alice', '--scopes', 'read']).trim()}` },
+    })
+  ).json()) as { content: string }[];
   expect(bookmarks.map((b) => b.content).join()).toContain('Tea or coffee?');
   await page.keyboard.press('j');
   await expect(inFocus).not.toContainText('Tea or coffee?');
@@ -206,11 +265,24 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(favourites.getByRole('article')).toHaveCount(2);
   await expect(favourites).toContainText('Ahoy Alice!');
   await timelines.getByRole('button', { name: 'Home' }).click();
-  await expect(page.getByRole('article').filter({ hasText: 'Tea or coffee?' }).first().getByRole('button', { name: 'Bookmark', exact: true })).toBeVisible();
+  await expect(
+    page
+      .getByRole('article')
+      .filter({ hasText: 'Tea or coffee?' })
+      .first()
+      .getByRole('button', { name: 'Bookmark', exact: true }),
+  ).toBeVisible();
 
   // Lists: made here, filled with people one follows, each with its own timeline.
   const aliceToken = cli(['tokens', 'create', 'alice', '--scopes', 'read write follow']).trim();
-  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${(await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id}/follow`, { method: 'POST', headers: { Authorization: `Bearer ${aliceToken}` } })).status).toBe(200);
+  expect(
+    (
+      await fetch(
+        `${hp.httpUrl}/api/v1/accounts/${(await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id}/follow`,
+        { method: 'POST', headers: { Authorization: `Bearer ${aliceToken}` } },
+      )
+    ).status,
+  ).toBe(200);
   await timelines.getByRole('button', { name: 'Lists' }).click();
   const newList = page.getByRole('form', { name: 'New list' });
   await newList.getByLabel('New list').fill('Crew');
@@ -238,7 +310,9 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   const hidden = page.getByRole('article', { name: 'Filtered post by bob' }).first();
   await expect(hidden).toContainText('Filtered: No sailors');
   await hidden.getByRole('button', { name: 'Show anyway' }).click();
-  await expect(page.getByRole('article', { name: 'Post by bob' }).filter({ hasText: 'Ahoy Alice!' }).first()).toBeVisible();
+  await expect(
+    page.getByRole('article', { name: 'Post by bob' }).filter({ hasText: 'Ahoy Alice!' }).first(),
+  ).toBeVisible();
   await timelines.getByRole('button', { name: 'Filters' }).click();
   await page.getByRole('button', { name: 'Delete the filter No sailors' }).click();
   await expect(page.getByRole('region', { name: 'Filters' })).toContainText('No filters');
@@ -256,7 +330,9 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('A typo in this pst');
   await compose2.getByLabel('What’s on your mind?').fill('No typo in this post');
   await compose2.getByRole('button', { name: 'Save changes' }).click();
-  const fixed = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
+  const fixed = page
+    .getByRole('article', { name: 'Post by Alice Harbour' })
+    .filter({ hasText: 'No typo in this post' });
   await expect(fixed).toContainText('edited');
   // Its history: the original and the current version.
   await fixed.getByRole('button', { name: '· edited' }).click();
@@ -264,13 +340,16 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(history).toContainText('A typo in this pst');
   await expect(history).toContainText('(original)');
   await fixed.getByRole('button', { name: '· edited' }).click();
-  if (!(await fixed.getByRole('button', { name: 'Delete…' }).isVisible())) await fixed.locator('summary', { hasText: 'More' }).click();
+  if (!(await fixed.getByRole('button', { name: 'Delete…' }).isVisible()))
+    await fixed.locator('summary', { hasText: 'More' }).click();
   await fixed.getByRole('button', { name: 'Delete…' }).click();
   await fixed.getByRole('button', { name: 'Delete and redraft' }).click();
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
   await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('No typo in this post');
   await compose2.getByRole('button', { name: 'Post' }).click();
-  const again = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'No typo in this post' });
+  const again = page
+    .getByRole('article', { name: 'Post by Alice Harbour' })
+    .filter({ hasText: 'No typo in this post' });
   await expect(again).not.toContainText('edited');
   await again.locator('summary', { hasText: 'More' }).click();
   await again.getByRole('button', { name: 'Delete…' }).click();
@@ -278,7 +357,11 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
 
   // One's own profile, edited here: bio and fields as written.
-  await page.getByRole('article', { name: 'Post by Alice Harbour' }).first().getByRole('button', { name: 'Alice Harbour' }).click();
+  await page
+    .getByRole('article', { name: 'Post by Alice Harbour' })
+    .first()
+    .getByRole('button', { name: 'Alice Harbour' })
+    .click();
   const ownProfile = page.getByRole('region', { name: 'Alice Harbour' });
   await ownProfile.getByRole('button', { name: 'Edit profile' }).click();
   const editor = page.getByRole('form', { name: 'Edit profile' });
@@ -288,14 +371,23 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await editor.getByLabel('Label 1').fill('Boat');
   await editor.getByLabel('Content 1').fill('Ketch');
   // A header picture with its description, previewed before saving.
-  await editor.getByLabel(/Choose a new header image/).setInputFiles({ name: 'sea.png', mimeType: 'image/png', buffer: await sharp({ create: { width: 1800, height: 700, channels: 3, background: '#e9c46a' } }).png().toBuffer() });
+  await editor.getByLabel(/Choose a new header image/).setInputFiles({
+    name: 'sea.png',
+    mimeType: 'image/png',
+    buffer: await sharp({ create: { width: 1800, height: 700, channels: 3, background: '#e9c46a' } })
+      .png()
+      .toBuffer(),
+  });
   await editor.getByLabel('Header image description').fill('A calm sea at noon');
   await expect(editor.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
   await editor.getByRole('button', { name: 'Save profile' }).click();
   await expect(ownProfile).toContainText('And tea.');
   await expect(ownProfile.getByRole('definition')).toHaveText('Ketch');
   await expect(ownProfile.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
-  const withHeader = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { header: string; header_description: string };
+  const withHeader = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as {
+    header: string;
+    header_description: string;
+  };
   expect(withHeader.header_description).toBe('A calm sea at noon');
   expect((await sharp(Buffer.from(await (await fetch(withHeader.header)).arrayBuffer())).metadata()).width).toBe(1500);
   await ownProfile.getByRole('button', { name: 'Back' }).click();
@@ -303,23 +395,54 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // A post being written survives a reload (kept in this browser until posted).
   await compose2.getByLabel('What’s on your mind?').fill('Half-written thought');
   await page.reload();
-  await expect(page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?')).toHaveValue('Half-written thought');
+  await expect(page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?')).toHaveValue(
+    'Half-written thought',
+  );
   await page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?').fill('');
 
   // People: a follow request to a locked account is answered here; mutes and blocks are undone here.
-  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ locked: true }) })).status).toBe(200);
-  cli(['accounts', 'create', 'carol', '--email', 'carol@example.org', '--password-stdin', '--confirmed'], 'carol-long-password\n');
+  expect(
+    (
+      await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ locked: true }),
+      })
+    ).status,
+  ).toBe(200);
+  cli(
+    ['accounts', 'create', 'carol', '--email', 'carol@example.org', '--password-stdin', '--confirmed'],
+    'carol-long-password\n',
+  );
   const carolToken = cli(['tokens', 'create', 'carol', '--scopes', 'read write follow']).trim();
   const aliceId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()).id as string;
   const bobId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id as string;
-  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${aliceId}/follow`, { method: 'POST', headers: { Authorization: `Bearer ${carolToken}` } })).status).toBe(200);
-  expect((await fetch(`${hp.httpUrl}/api/v1/accounts/${bobId}/mute`, { method: 'POST', headers: { Authorization: `Bearer ${aliceToken}` } })).status).toBe(200);
+  expect(
+    (
+      await fetch(`${hp.httpUrl}/api/v1/accounts/${aliceId}/follow`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${carolToken}` },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await fetch(`${hp.httpUrl}/api/v1/accounts/${bobId}/mute`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${aliceToken}` },
+      })
+    ).status,
+  ).toBe(200);
   await timelines.getByRole('button', { name: 'People' }).click();
   const requests = page.getByRole('list', { name: 'Follow requests' });
   await expect(requests).toContainText('@carol');
   await requests.getByRole('button', { name: 'Accept @carol' }).click();
   await expect(page.getByRole('region', { name: 'Follow requests' })).toContainText('No one is waiting');
-  const carolFollows = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/relationships?id[]=${aliceId}`, { headers: { Authorization: `Bearer ${carolToken}` } })).json()) as { following: boolean }[];
+  const carolFollows = (await (
+    await fetch(`${hp.httpUrl}/api/v1/accounts/relationships?id[]=${aliceId}`, {
+      headers: { Authorization: `Bearer ${carolToken}` },
+    })
+  ).json()) as { following: boolean }[];
   expect(carolFollows[0].following).toBe(true);
   await page.getByRole('list', { name: 'Muted' }).getByRole('button', { name: 'Unmute @bob' }).click();
   await expect(page.getByRole('region', { name: 'Muted' })).toContainText('You mute no one');
@@ -343,10 +466,28 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   // Every view of the client, in both themes, for the README (written to test-results/screenshots/).
   for (const theme of ['light', 'dark'] as const) {
     await page.getByLabel('Theme').selectOption(theme);
-    for (const view of ['Home', 'Local', 'Federated', 'Notifications', 'Bookmarks', 'Favourites', 'Lists', 'Filters', 'People']) {
-      await timelines.getByRole('button', { name: view === 'Notifications' ? /^Notifications/ : view, exact: view !== 'Notifications' }).click();
+    for (const view of [
+      'Home',
+      'Local',
+      'Federated',
+      'Notifications',
+      'Bookmarks',
+      'Favourites',
+      'Lists',
+      'Filters',
+      'People',
+    ]) {
+      await timelines
+        .getByRole('button', {
+          name: view === 'Notifications' ? /^Notifications/ : view,
+          exact: view !== 'Notifications',
+        })
+        .click();
       await expect(page.getByRole('heading', { level: 2, name: view })).toBeVisible();
-      await page.screenshot({ path: `test-results/screenshots/social-${view.toLowerCase()}-${theme}.png`, fullPage: true });
+      await page.screenshot({
+        path: `test-results/screenshots/social-${view.toLowerCase()}-${theme}.png`,
+        fullPage: true,
+      });
     }
   }
   await timelines.getByRole('button', { name: 'Home' }).click();

@@ -20,13 +20,20 @@ test.afterAll(async () => {
 
 const root = path.resolve(import.meta.dirname, '..');
 function cli(hp: RunningHomeport, args: string[], input?: string): string {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], { encoding: 'utf8', input });
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], {
+    encoding: 'utf8',
+    input,
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
 
 test('signs in to an account on another server and uses it there, live', async ({ page }) => {
-  cli(elsewhere, ['accounts', 'create', 'dana', '--email', 'dana@example.org', '--password-stdin', '--confirmed'], 'dana-long-password\n');
+  cli(
+    elsewhere,
+    ['accounts', 'create', 'dana', '--email', 'dana@example.org', '--password-stdin', '--confirmed'],
+    'dana-long-password\n',
+  );
   const danaToken = cli(elsewhere, ['tokens', 'create', 'dana', '--scopes', 'read write']).trim();
   const otherHost = new URL(elsewhere.httpUrl).host;
 
@@ -58,14 +65,22 @@ test('signs in to an account on another server and uses it there, live', async (
   const compose = page.getByRole('form', { name: 'Compose' });
   await compose.getByLabel('What’s on your mind?').fill('Written from another Homeport');
   await compose.getByRole('button', { name: 'Post' }).click();
-  await expect(page.getByRole('article', { name: 'Post by dana' }).first()).toContainText('Written from another Homeport');
-  const there = (await (await fetch(`${elsewhere.httpUrl}/api/v1/timelines/public?local=true`)).json()) as { content: string }[];
+  await expect(page.getByRole('article', { name: 'Post by dana' }).first()).toContainText(
+    'Written from another Homeport',
+  );
+  const there = (await (await fetch(`${elsewhere.httpUrl}/api/v1/timelines/public?local=true`)).json()) as {
+    content: string;
+  }[];
   expect(there.map((s) => s.content).join()).toContain('Written from another Homeport');
   const hereToo = (await (await fetch(`${here.httpUrl}/api/v1/timelines/public`)).json()) as { content: string }[];
   expect(hereToo).toEqual([]);
 
   // Its streaming API: a post made elsewhere (another app of dana's) arrives live.
-  const posted = await fetch(`${elsewhere.httpUrl}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${danaToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'From my phone' }) });
+  const posted = await fetch(`${elsewhere.httpUrl}/api/v1/statuses`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${danaToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status: 'From my phone' }),
+  });
   expect(posted.status).toBe(200);
   await page.getByRole('button', { name: '1 new post' }).click();
   await expect(page.getByRole('article', { name: 'Post by dana' }).first()).toContainText('From my phone');
@@ -73,11 +88,15 @@ test('signs in to an account on another server and uses it there, live', async (
   // Still signed in there after a reload; the token is stored for that server only.
   await page.reload();
   await expect(page.getByText('Signed in as')).toContainText(`@dana on ${otherHost}`);
-  const stored = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('homeport.social.token.')));
+  const stored = await page.evaluate(() =>
+    Object.keys(localStorage).filter((k) => k.startsWith('homeport.social.token.')),
+  );
   expect(stored).toEqual([`homeport.social.token.${elsewhere.httpUrl}`]);
 
   // Signing out forgets it, and the choice is offered again.
   await page.getByRole('button', { name: 'Sign out of the client' }).click();
   await expect(page.getByRole('form', { name: 'Sign in to another server' })).toBeVisible();
-  expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('homeport.social.')))).toEqual([]);
+  expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('homeport.social.')))).toEqual(
+    [],
+  );
 });

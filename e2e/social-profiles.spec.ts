@@ -20,11 +20,17 @@ test.afterAll(async () => {
 /** A confirmed account made with the CLI, and a REST caller with a token of its own. */
 function user(username: string) {
   const { password, token } = createSocialUser(hp, username);
-  const api = async <T = Record<string, unknown>>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
+  const api = async <T = Record<string, unknown>>(
+    route: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<T> => {
     const multipart = init.body instanceof FormData;
     const res = await fetch(`${hp.httpUrl}${route}`, {
       method: init.method ?? 'GET',
-      headers: { Authorization: `Bearer ${token}`, ...(init.body && !multipart ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(init.body && !multipart ? { 'content-type': 'application/json' } : {}),
+      },
       body: init.body === undefined ? undefined : multipart ? (init.body as FormData) : JSON.stringify(init.body),
     });
     expect(res.status, `${init.method ?? 'GET'} ${route}`).toBeLessThan(300);
@@ -33,7 +39,10 @@ function user(username: string) {
   return { username, password, api };
 }
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4kWIERAwQCgAorgV5QuEn7gAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGM4kWIERAwQCgAorgV5QuEn7gAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** A picture uploaded with its description, once the server has processed it. */
 async function upload(who: ReturnType<typeof user>, description: string): Promise<{ id: string }> {
@@ -69,11 +78,20 @@ test('profiles, hashtags and settings', async ({ page }) => {
   const carolId = (await carol.api<{ id: string }>('/api/v1/accounts/verify_credentials')).id;
 
   // Bob's profile: a post pinned before newer ones, a reply, a picture, a featured hashtag; he and Carol follow each other.
-  const pinned = await bob.api<Status>('/api/v1/statuses', { method: 'POST', body: { status: 'Read this first: the harbour rules' } });
+  const pinned = await bob.api<Status>('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'Read this first: the harbour rules' },
+  });
   await bob.api(`/api/v1/statuses/${pinned.id}/pin`, { method: 'POST' });
   await bob.api('/api/v1/statuses', { method: 'POST', body: { status: 'Fair winds today #sailing' } });
-  const alicesPost = await alice.api<Status>('/api/v1/statuses', { method: 'POST', body: { status: 'Anyone out on the water?' } });
-  await bob.api('/api/v1/statuses', { method: 'POST', body: { status: '@alice Out past the lighthouse', in_reply_to_id: alicesPost.id } });
+  const alicesPost = await alice.api<Status>('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'Anyone out on the water?' },
+  });
+  await bob.api('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: '@alice Out past the lighthouse', in_reply_to_id: alicesPost.id },
+  });
   const media = await upload(bob, 'The deck at noon');
   await bob.api('/api/v1/statuses', { method: 'POST', body: { status: 'Picture of the deck', media_ids: [media.id] } });
   await bob.api('/api/v1/featured_tags', { method: 'POST', body: { name: 'sailing' } });
@@ -159,7 +177,10 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await page.screenshot({ path: 'test-results/screenshots/social-profile-actions.png', fullPage: true });
 
   // A featured hashtag opens its timeline, followed from there; Back returns to the profile.
-  await profile.getByRole('list', { name: 'Featured hashtags' }).getByRole('button', { name: '#sailing', exact: true }).click();
+  await profile
+    .getByRole('list', { name: 'Featured hashtags' })
+    .getByRole('button', { name: '#sailing', exact: true })
+    .click();
   const hashtag = page.getByRole('region', { name: '#sailing', exact: true });
   await expect(hashtag.getByRole('article')).toContainText('Fair winds today');
   await hashtag.getByRole('button', { name: 'Follow #sailing' }).click();
@@ -180,17 +201,28 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await timelines.getByRole('button', { name: 'Local' }).click();
   const local = page.getByRole('region', { name: 'Local' });
   await local.getByRole('article').filter({ hasText: 'Fair winds today' }).locator('.content a.hashtag').click();
-  await expect(page.getByRole('region', { name: '#sailing', exact: true }).getByRole('article')).toContainText('Fair winds today');
+  await expect(page.getByRole('region', { name: '#sailing', exact: true }).getByRole('article')).toContainText(
+    'Fair winds today',
+  );
   await expect(page).toHaveURL(`${hp.httpUrl}/ui/social`);
   // Unfollowed from there, gone from the followed list.
-  await page.getByRole('region', { name: '#sailing', exact: true }).getByRole('button', { name: 'Unfollow #sailing' }).click();
-  await expect(page.getByRole('region', { name: '#sailing', exact: true }).getByRole('button', { name: 'Follow #sailing' })).toBeVisible();
+  await page
+    .getByRole('region', { name: '#sailing', exact: true })
+    .getByRole('button', { name: 'Unfollow #sailing' })
+    .click();
+  await expect(
+    page.getByRole('region', { name: '#sailing', exact: true }).getByRole('button', { name: 'Follow #sailing' }),
+  ).toBeVisible();
   expect(await alice.api('/api/v1/followed_tags')).toEqual([]);
   await page.getByRole('region', { name: '#sailing', exact: true }).getByRole('button', { name: 'Back' }).click();
   // A mention link opens the mentioned account's profile (a reply: on Bob's profile, as public timelines leave replies out).
   await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
   await sections.getByRole('button', { name: 'Posts and replies' }).click();
-  await withReplies.getByRole('article').filter({ hasText: 'Out past the lighthouse' }).locator('.content a.mention').click();
+  await withReplies
+    .getByRole('article')
+    .filter({ hasText: 'Out past the lighthouse' })
+    .locator('.content a.mention')
+    .click();
   await expect(page.getByRole('region', { name: 'alice', exact: true })).toContainText('@alice');
   await page.getByRole('region', { name: 'alice', exact: true }).getByRole('button', { name: 'Back' }).click();
 
@@ -203,7 +235,11 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await posting.getByLabel('Default posting language').selectOption('fr');
   await posting.getByRole('button', { name: 'Save posting defaults' }).click();
   await expect(posting.getByRole('status')).toHaveText('Saved.');
-  const source = (await alice.api<{ source: { privacy: string; sensitive: boolean; language: string } }>('/api/v1/accounts/verify_credentials')).source;
+  const source = (
+    await alice.api<{ source: { privacy: string; sensitive: boolean; language: string } }>(
+      '/api/v1/accounts/verify_credentials',
+    )
+  ).source;
   expect(source).toMatchObject({ privacy: 'private', sensitive: true, language: 'fr' });
   const compose = page.getByRole('form', { name: 'Compose' });
   await expect(compose.getByLabel('Visibility')).toHaveValue('private');
@@ -217,10 +253,15 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await page.reload();
   await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Settings' }).click();
   await expect(page.getByRole('form', { name: 'Posting' }).getByLabel('Default visibility')).toHaveValue('private');
-  await expect(page.getByRole('form', { name: 'Posting' }).getByLabel('Mark media as sensitive by default')).toBeChecked();
+  await expect(
+    page.getByRole('form', { name: 'Posting' }).getByLabel('Mark media as sensitive by default'),
+  ).toBeChecked();
 
   // Reading choices, kept in this browser: posts behind a content warning open at once.
-  await bob.api('/api/v1/statuses', { method: 'POST', body: { status: 'The ending of the film', spoiler_text: 'Spoilers' } });
+  await bob.api('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'The ending of the film', spoiler_text: 'Spoilers' },
+  });
   await timelines.getByRole('button', { name: 'Local' }).click();
   const warned = local.getByRole('article').filter({ hasText: 'Spoilers' });
   await expect(warned).not.toContainText('The ending of the film');
@@ -232,7 +273,10 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await expect(warned.getByRole('button', { name: 'Show less' })).toBeVisible();
   // Sensitive media waits for a click, unless chosen to show without asking.
   const sensitive = await upload(bob, 'A storm over the bay');
-  await bob.api('/api/v1/statuses', { method: 'POST', body: { status: 'Rough weather', media_ids: [sensitive.id], sensitive: true } });
+  await bob.api('/api/v1/statuses', {
+    method: 'POST',
+    body: { status: 'Rough weather', media_ids: [sensitive.id], sensitive: true },
+  });
   await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Settings' }).click();
   await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
   const stormy = local.getByRole('article').filter({ hasText: 'Rough weather' });
@@ -243,7 +287,9 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await page.getByLabel('Show sensitive media without asking').check();
   await timelines.getByRole('button', { name: 'Local' }).click();
   await expect(stormy.getByRole('img', { name: 'A storm over the bay' })).toBeVisible();
-  expect(await page.evaluate(() => localStorage.getItem('homeport.social.reading'))).toBe('{"expandWarnings":true,"showSensitive":true}');
+  expect(await page.evaluate(() => localStorage.getItem('homeport.social.reading'))).toBe(
+    '{"expandWarnings":true,"showSensitive":true}',
+  );
 
   // The new views in both themes (a followed hashtag for the Hashtags tab to list).
   await alice.api('/api/v1/tags/sailing/follow', { method: 'POST' });

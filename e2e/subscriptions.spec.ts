@@ -8,7 +8,10 @@ test.describe('subscriptions', () => {
   }) => {
     test.setTimeout(90_000);
     const writer = await connectClient(homeport.tcpPort, 'order-writer');
-    await writer.appendToStream('orders-live', es.expectedVersion.any, [jsonEvent('OrderPlaced', { order: 1 }), jsonEvent('OrderPlaced', { order: 2 })]);
+    await writer.appendToStream('orders-live', es.expectedVersion.any, [
+      jsonEvent('OrderPlaced', { order: 1 }),
+      jsonEvent('OrderPlaced', { order: 2 }),
+    ]);
 
     // Create the group through the form.
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Subscriptions' }).click();
@@ -55,7 +58,10 @@ test.describe('subscriptions', () => {
     await expect(page.getByTestId('detail-total')).toHaveText('2');
 
     // Park one with a Nak.
-    await writer.appendToStream('orders-live', es.expectedVersion.any, [jsonEvent('OrderPlaced', { order: 3, poison: true }), jsonEvent('OrderPlaced', { order: 4 })]);
+    await writer.appendToStream('orders-live', es.expectedVersion.any, [
+      jsonEvent('OrderPlaced', { order: 3, poison: true }),
+      jsonEvent('OrderPlaced', { order: 4 }),
+    ]);
     await expect(page.getByTestId('detail-parked')).toHaveText('1');
     const parked = page.getByRole('table', { name: 'Parked messages' });
     await expect(parked).toContainText('2@orders-live');
@@ -96,8 +102,14 @@ test.describe('subscriptions', () => {
       await expect(row).toContainText('Live');
       // The live charts follow the same writes and deliveries.
       const charts = page.getByRole('group', { name: 'Activity over the last five minutes' });
-      await expect(charts.getByRole('figure', { name: /Events written/ }).getByTestId('chart-current')).not.toHaveText('0/s', { timeout: 15_000 });
-      await expect(charts.getByRole('figure', { name: /Deliveries/ }).getByTestId('chart-current')).not.toHaveText('0/s', { timeout: 15_000 });
+      await expect(charts.getByRole('figure', { name: /Events written/ }).getByTestId('chart-current')).not.toHaveText(
+        '0/s',
+        { timeout: 15_000 },
+      );
+      await expect(charts.getByRole('figure', { name: /Deliveries/ }).getByTestId('chart-current')).not.toHaveText(
+        '0/s',
+        { timeout: 15_000 },
+      );
       await expect(charts.getByRole('figure', { name: /Lag of orders-live\/shipping/ })).toBeVisible();
       await page.screenshot({ path: screenshotPath('subscriptions-overview-rate'), fullPage: true });
     } finally {
@@ -129,7 +141,9 @@ test.describe('subscriptions', () => {
     await page.getByLabel('Read batch size').fill('900');
     await page.getByLabel('History buffer size').fill('100');
     await page.getByRole('button', { name: 'Create group' }).click();
-    await expect(page.getByRole('alert')).toHaveText('Read batch size (900) must be smaller than the history buffer size (100)');
+    await expect(page.getByRole('alert')).toHaveText(
+      'Read batch size (900) must be smaller than the history buffer size (100)',
+    );
     await page.getByLabel('Stream', { exact: true }).fill('$all');
     await page.getByLabel('Read batch size').fill('20');
     await page.getByRole('button', { name: 'Create group' }).click();

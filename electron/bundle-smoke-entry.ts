@@ -9,6 +9,12 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bundle-'));
 const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false });
 const page = await fetch(`${hp.httpUrl}/`);
 const html = await page.text();
-console.log(JSON.stringify({ status: page.status, servesUi: html.includes('<div id="root">'), listeners: hp.listeners.map((l) => l.name) }));
+console.log(
+  JSON.stringify({
+    status: page.status,
+    servesUi: html.includes('<div id="root">'),
+    listeners: hp.listeners.map((l) => l.name),
+  }),
+);
 await hp.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

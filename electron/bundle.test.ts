@@ -12,14 +12,23 @@ describe('Electron main-process bundle', () => {
   it('runs the bundled server from electron/dist: protocol schema found, UI served', async () => {
     const out = path.join(root, 'electron', 'dist', `bundle-smoke-${process.pid}.mjs`);
     try {
-      await build({ ...mainBundleOptions(path.join(root, 'electron', 'bundle-smoke-entry.ts'), out), sourcemap: false, absWorkingDir: root });
-      const r = spawnSync(process.execPath, [out], { cwd: fs.mkdtempSync(path.join(root, 'electron', 'dist', 'cwd-')), encoding: 'utf8', timeout: 60_000 });
+      await build({
+        ...mainBundleOptions(path.join(root, 'electron', 'bundle-smoke-entry.ts'), out),
+        sourcemap: false,
+        absWorkingDir: root,
+      });
+      const r = spawnSync(process.execPath, [out], {
+        cwd: fs.mkdtempSync(path.join(root, 'electron', 'dist', 'cwd-')),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.status, r.stderr).toBe(0);
       const result = JSON.parse(r.stdout.trim().split('\n').pop()!);
       expect(result).toEqual({ status: 200, servesUi: true, listeners: ['eventlog-tcp', 'http'] });
     } finally {
       fs.rmSync(out, { force: true });
-      for (const d of fs.readdirSync(path.join(root, 'electron', 'dist'))) if (d.startsWith('cwd-')) fs.rmSync(path.join(root, 'electron', 'dist', d), { recursive: true, force: true });
+      for (const d of fs.readdirSync(path.join(root, 'electron', 'dist')))
+        if (d.startsWith('cwd-')) fs.rmSync(path.join(root, 'electron', 'dist', d), { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,18 @@
 import path from 'node:path';
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, safeStorage, shell, Tray, type IpcMainInvokeEvent } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  clipboard,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeImage,
+  Notification,
+  safeStorage,
+  shell,
+  Tray,
+  type IpcMainInvokeEvent,
+} from 'electron';
 import { startHomeport, type Homeport } from '../server/index.ts';
 import { IpcChannel, isTrustedSender, NOTIFICATION_LIMITS } from './ipc-channels.ts';
 import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
@@ -33,7 +46,10 @@ function registerIpc(): void {
   // the window back when clicked.
   handle(IpcChannel.Notify, (event, title, body) => {
     if (!Notification.isSupported()) return;
-    const notice = new Notification({ title: String(title).slice(0, NOTIFICATION_LIMITS.title), body: String(body).slice(0, NOTIFICATION_LIMITS.body) });
+    const notice = new Notification({
+      title: String(title).slice(0, NOTIFICATION_LIMITS.title),
+      body: String(body).slice(0, NOTIFICATION_LIMITS.body),
+    });
     notice.on('click', () => {
       const window = BrowserWindow.fromWebContents(event.sender);
       window?.show();
@@ -42,14 +58,18 @@ function registerIpc(): void {
     notice.show();
   });
   // The social client signing in to another server, and its tokens (sealed with the system's keychain).
-  handle(IpcChannel.Authorize, (_e, authorizeUrl, redirectUri) => showSignInWindow(mainWindow!, String(authorizeUrl), String(redirectUri), homeport!.httpUrl));
+  handle(IpcChannel.Authorize, (_e, authorizeUrl, redirectUri) =>
+    showSignInWindow(mainWindow!, String(authorizeUrl), String(redirectUri), homeport!.httpUrl),
+  );
   const tokens = new SocialTokenStore(path.join(app.getPath('userData'), 'social-tokens.json'), {
     available: () => safeStorage.isEncryptionAvailable(),
     seal: (plain) => safeStorage.encryptString(plain),
     open: (sealed) => safeStorage.decryptString(sealed),
   });
   handle(IpcChannel.LoadSocialToken, (_e, server) => tokens.load(String(server)));
-  handle(IpcChannel.SaveSocialToken, (_e, server, token) => tokens.save(String(server), token === null ? null : String(token)));
+  handle(IpcChannel.SaveSocialToken, (_e, server, token) =>
+    tokens.save(String(server), token === null ? null : String(token)),
+  );
 }
 
 function createWindow(url: string): void {
@@ -81,8 +101,12 @@ function createWindow(url: string): void {
   contents.on('will-redirect', keepInApp);
   contents.on('will-attach-webview', (event) => event.preventDefault());
   // Camera, microphone, location and the rest are refused; notifications and clipboard writes for our pages only.
-  contents.session.setPermissionRequestHandler((wc, permission, callback) => callback(permissionAllowed(permission, wc.getURL(), origin)));
-  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin, origin));
+  contents.session.setPermissionRequestHandler((wc, permission, callback) =>
+    callback(permissionAllowed(permission, wc.getURL(), origin)),
+  );
+  contents.session.setPermissionCheckHandler((_wc, permission, requestingOrigin) =>
+    permissionAllowed(permission, requestingOrigin, origin),
+  );
   mainWindow.on('closed', () => {
     mainWindow = null;
   });
@@ -98,7 +122,10 @@ function createTray(hp: Homeport): void {
   }));
   tray.setContextMenu(
     Menu.buildFromTemplate([
-      { label: 'Open Homeport', click: () => (mainWindow ? mainWindow.show() : createWindow(`${hp.httpUrl}/ui/eventlog`)) },
+      {
+        label: 'Open Homeport',
+        click: () => (mainWindow ? mainWindow.show() : createWindow(`${hp.httpUrl}/ui/eventlog`)),
+      },
       { type: 'separator' },
       { label: 'Listeners (click to copy)', enabled: false },
       ...listenerItems,

@@ -40,7 +40,9 @@ export function isOAuthReturn(target: string, redirectUri: string, appOrigin: st
   try {
     const url = new URL(target);
     const expected = new URL(redirectUri);
-    return url.origin === new URL(appOrigin).origin && url.origin === expected.origin && url.pathname === expected.pathname;
+    return (
+      url.origin === new URL(appOrigin).origin && url.origin === expected.origin && url.pathname === expected.pathname
+    );
   } catch {
     return false;
   }

@@ -6,7 +6,12 @@ import { isExternalWebUrl, isOAuthReturn } from './navigation-policy.ts';
  * with the address the server sends the user back to, caught before it loads, or null when the user closes
  * the window. Its own session partition, so the other server's cookies never mix with Homeport's.
  */
-export function showSignInWindow(parent: BrowserWindow, authorizeUrl: string, redirectUri: string, appOrigin: string): Promise<string | null> {
+export function showSignInWindow(
+  parent: BrowserWindow,
+  authorizeUrl: string,
+  redirectUri: string,
+  appOrigin: string,
+): Promise<string | null> {
   if (!isExternalWebUrl(authorizeUrl)) return Promise.reject(new Error('refused: not a web address'));
   return new Promise((resolve) => {
     const window = new BrowserWindow({
@@ -15,7 +20,12 @@ export function showSignInWindow(parent: BrowserWindow, authorizeUrl: string, re
       width: 520,
       height: 720,
       title: 'Sign in',
-      webPreferences: { partition: 'persist:social-sign-in', contextIsolation: true, nodeIntegration: false, sandbox: true },
+      webPreferences: {
+        partition: 'persist:social-sign-in',
+        contextIsolation: true,
+        nodeIntegration: false,
+        sandbox: true,
+      },
     });
     let settled = false;
     const finish = (answer: string | null) => {

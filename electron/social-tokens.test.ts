@@ -43,7 +43,12 @@ describe('social token store', () => {
   it('treats a token sealed by another keychain as absent, and a damaged file as empty', () => {
     const file = tempFile();
     new SocialTokenStore(file, xor).save('https://a.example', 'secret');
-    const otherKeychain = new SocialTokenStore(file, { ...xor, open: () => { throw new Error('cannot decrypt'); } });
+    const otherKeychain = new SocialTokenStore(file, {
+      ...xor,
+      open: () => {
+        throw new Error('cannot decrypt');
+      },
+    });
     expect(otherKeychain.load('https://a.example')).toBeNull();
     fs.writeFileSync(file, '{not json');
     expect(new SocialTokenStore(file, xor).load('https://a.example')).toBeNull();

@@ -50,7 +50,8 @@ export class SocialTokenStore {
     if (token === null) delete all[key];
     else {
       if (token.length > MAX_TOKEN_LENGTH) throw new Error('refused: not an access token');
-      if (!(key in all) && Object.keys(all).length >= MAX_SERVERS) throw new Error(`refused: tokens for at most ${MAX_SERVERS} servers are kept`);
+      if (!(key in all) && Object.keys(all).length >= MAX_SERVERS)
+        throw new Error(`refused: tokens for at most ${MAX_SERVERS} servers are kept`);
       const sealed = this.cipher.available();
       all[key] = { value: (sealed ? this.cipher.seal(token) : Buffer.from(token, 'utf8')).toString('base64'), sealed };
     }
@@ -63,7 +64,9 @@ export class SocialTokenStore {
   private read(): Record<string, StoredToken> {
     try {
       const parsed: unknown = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, StoredToken>) : {};
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, StoredToken>)
+        : {};
     } catch {
       return {};
     }

@@ -18,7 +18,9 @@ export function mainBundleOptions(entryPoint, outfile) {
     sourcemap: true,
     external: ['electron', ...Object.keys(pkg.dependencies ?? {})],
     // Bundled CommonJS code may call require(); give ESM output one.
-    banner: { js: "import { createRequire as __hpCreateRequire } from 'node:module'; const require = __hpCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __hpCreateRequire } from 'node:module'; const require = __hpCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   };
 }

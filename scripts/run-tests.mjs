@@ -36,7 +36,10 @@ const add = (counts) => {
 
 if (!only) {
   if (run('type-check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) problems.push('type-check failed');
-  if (run('bundle electron shell', process.execPath, ['scripts/build-electron.mjs']) !== 0) problems.push('electron bundle failed');
+  // One formatting for every file (biome.json); `npm run format` fixes what this reports.
+  if (run('format check', bin('biome'), ['format', '.']) !== 0) problems.push('format check failed (npm run format)');
+  if (run('bundle electron shell', process.execPath, ['scripts/build-electron.mjs']) !== 0)
+    problems.push('electron bundle failed');
 }
 if (!only || only === 'e2e') {
   // The UI under test is the renderer built from the sources as they are now, never an older dist.
@@ -47,16 +50,26 @@ if (!only || only === 'e2e') {
 if (!only || only === 'unit') {
   const report = path.join(out, 'vitest.json');
   fs.rmSync(report, { force: true });
-  const code = run('unit + integration (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
+  const code = run('unit + integration (vitest)', bin('vitest'), [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ]);
   add(countVitest(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
 }
 
 if (!only || only === 'e2e') {
   const report = path.join(out, 'playwright.json');
   fs.rmSync(report, { force: true });
-  const code = run('end-to-end (playwright)', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts', '--reporter=list,json'], {
-    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
-  });
+  const code = run(
+    'end-to-end (playwright)',
+    bin('playwright'),
+    ['test', '--config', 'e2e/playwright.config.ts', '--reporter=list,json'],
+    {
+      PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+    },
+  );
   add(countPlaywright(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
 }
 

@@ -51,7 +51,9 @@ export function parseStreamingUrl(raw: string): string {
   const scheme = { 'wss:': 'wss', 'https:': 'wss', 'ws:': 'ws', 'http:': 'ws' }[url.protocol];
   if (!scheme) throw new Error(`the streaming URL must start with wss:// (or ws:// for a test), got "${raw}"`);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
-    throw new Error(`the streaming URL is an origin only, without a path, query or credentials (e.g. wss://${url.host}), got "${raw}"`);
+    throw new Error(
+      `the streaming URL is an origin only, without a path, query or credentials (e.g. wss://${url.host}), got "${raw}"`,
+    );
   }
   return `${scheme}://${url.host}`;
 }
@@ -64,9 +66,12 @@ export function parsePublicUrl(raw: string): URL {
   } catch {
     throw new Error(`the public URL must be like https://social.example.org, got "${raw}"`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`the public URL must start with https:// (or http:// for a test), got "${raw}"`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`the public URL must start with https:// (or http:// for a test), got "${raw}"`);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
-    throw new Error(`the public URL is the server's origin only, without a path, query or credentials (e.g. https://${url.host}), got "${raw}"`);
+    throw new Error(
+      `the public URL is the server's origin only, without a path, query or credentials (e.g. https://${url.host}), got "${raw}"`,
+    );
   }
   return url;
 }
@@ -74,7 +79,10 @@ export function parsePublicUrl(raw: string): URL {
 export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
 
 /** The folder Electron's app.getPath('userData') gives for an app named "homeport". */
-export function defaultDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function defaultDataDir(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const home = os.homedir();
   if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'homeport');
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'homeport');

@@ -20,7 +20,14 @@ describe('data directory permissions', () => {
     fs.chmodSync(dataDir, 0o755);
     fs.mkdirSync(path.join(dataDir, 'media', 'old'), { recursive: true, mode: 0o755 });
     fs.writeFileSync(path.join(dataDir, 'media', 'old', 'photo.png'), 'x', { mode: 0o644 });
-    const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+    const hp = await startHomeport({
+      dataDir,
+      httpPort: 0,
+      tcpPort: 0,
+      tcpTlsPort: 0,
+      logToConsole: false,
+      rendererDir: null,
+    });
     try {
       // A media file written while serving.
       await hp.social.context.media.write('media_attachments/files', 'png', Buffer.from('y'));
@@ -29,7 +36,9 @@ describe('data directory permissions', () => {
       expect(entries.some((p) => p.endsWith('social.db'))).toBe(true);
       expect(entries.some((p) => p.endsWith('eventlog.db'))).toBe(true);
       expect(entries.some((p) => p.includes(`${path.sep}tls${path.sep}`))).toBe(true);
-      const open = entries.filter((p) => (mode(p) & 0o077) !== 0).map((p) => `${path.relative(dataDir, p)} ${mode(p).toString(8)}`);
+      const open = entries
+        .filter((p) => (mode(p) & 0o077) !== 0)
+        .map((p) => `${path.relative(dataDir, p)} ${mode(p).toString(8)}`);
       expect(open).toEqual([]);
     } finally {
       await hp.close();

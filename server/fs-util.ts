@@ -43,7 +43,9 @@ export function makePrivate(dataDir: string): number {
       fs.chmodSync(entry, (mode & 0o700) | (isDirectory ? 0o700 : 0o600));
       tightened++;
     }
-    if (isDirectory) for (const child of fs.readdirSync(entry, { withFileTypes: true })) if (!child.isSymbolicLink()) visit(path.join(entry, child.name), child.isDirectory());
+    if (isDirectory)
+      for (const child of fs.readdirSync(entry, { withFileTypes: true }))
+        if (!child.isSymbolicLink()) visit(path.join(entry, child.name), child.isDirectory());
   };
   visit(path.resolve(dataDir), true);
   return tightened;

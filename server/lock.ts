@@ -26,10 +26,15 @@ export function acquireDataDirLock(dataDir: string): { release(): void } {
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write takes the exclusive lock, which locking_mode EXCLUSIVE keeps after the commit.
-    db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder; INSERT INTO holder VALUES (' + process.pid + '); COMMIT');
+    db.exec(
+      'BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder; INSERT INTO holder VALUES (' +
+        process.pid +
+        '); COMMIT',
+    );
   } catch (err) {
     db.close();
-    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw new DataDirLockedError(dataDir, readPid(dataDir));
+    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY'))
+      throw new DataDirLockedError(dataDir, readPid(dataDir));
     throw err;
   }
   fs.writeFileSync(path.join(dataDir, PID_FILE), String(process.pid));

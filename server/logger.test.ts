@@ -3,7 +3,9 @@ import { createLogger, LogRing, redactUrl } from './logger.ts';
 
 describe('logger', () => {
   it('redacts credentials in query strings', () => {
-    expect(redactUrl('/auth/confirmation?confirmation_token=abc123&x=1')).toBe('/auth/confirmation?confirmation_token=[Redacted]&x=1');
+    expect(redactUrl('/auth/confirmation?confirmation_token=abc123&x=1')).toBe(
+      '/auth/confirmation?confirmation_token=[Redacted]&x=1',
+    );
     expect(redactUrl('/api/v1/streaming?access_token=t0k3n')).toBe('/api/v1/streaming?access_token=[Redacted]');
     expect(redactUrl('/oauth/authorize?client_id=c&code=xyz')).toBe('/oauth/authorize?client_id=c&code=[Redacted]');
     expect(redactUrl('/api/v1/timelines/home?limit=20')).toBe('/api/v1/timelines/home?limit=20');

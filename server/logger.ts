@@ -54,7 +54,8 @@ const REDACT = [
 ];
 
 /** Query parameters that carry credentials (OAuth codes, tokens, e-mail confirmation links). */
-const SECRET_QUERY_PARAMS = /([?&](?:access_token|token|code|confirmation_token|reset_password_token|password|client_secret|code_verifier)=)[^&#]*/gi;
+const SECRET_QUERY_PARAMS =
+  /([?&](?:access_token|token|code|confirmation_token|reset_password_token|password|client_secret|code_verifier)=)[^&#]*/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]');

@@ -19,7 +19,14 @@ afterEach(async () => {
 });
 
 async function start(dataDir: string): Promise<Homeport> {
-  const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+  const hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: 0,
+    logToConsole: false,
+    rendererDir: null,
+  });
   running.push(hp);
   return hp;
 }
@@ -63,7 +70,9 @@ describe('startHomeport', () => {
   it('refuses a second server on the same data directory and frees it on close', async () => {
     const dir = tempDir();
     const first = await start(dir);
-    await expect(startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false })).rejects.toBeInstanceOf(DataDirLockedError);
+    await expect(
+      startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false }),
+    ).rejects.toBeInstanceOf(DataDirLockedError);
     await first.close();
     running.splice(running.indexOf(first), 1);
     const second = await start(dir);
@@ -84,7 +93,9 @@ describe('startHomeport', () => {
     const blocker = net.createServer().listen(0, '127.0.0.1');
     await new Promise((r) => blocker.once('listening', r));
     const busyPort = (blocker.address() as net.AddressInfo).port;
-    await expect(startHomeport({ dataDir: dir, httpPort: busyPort, tcpPort: 0, tcpTlsPort: null, logToConsole: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(
+      startHomeport({ dataDir: dir, httpPort: busyPort, tcpPort: 0, tcpTlsPort: null, logToConsole: false }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
     blocker.close();
     expect(isDataDirLocked(dir)).toBe(false);
   });

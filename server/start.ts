@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type HomeportConfig } from './config.ts';
-import { DEFAULT_PASSWORD, openEventLog, startEventLogTcp, type EventLog, type EventLogTcpServer } from './eventlog/index.ts';
+import {
+  DEFAULT_PASSWORD,
+  openEventLog,
+  startEventLogTcp,
+  type EventLog,
+  type EventLogTcpServer,
+} from './eventlog/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
@@ -119,7 +125,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     const checkCredentials = async (username: string, password: string, from: string): Promise<UiPrincipal | null> => {
       const principal = await eventLog.users.authenticate(username, password, from);
       // Anyone can read the default password in the documentation: such a session may only change it.
-      if (principal?.groups.includes('$admins')) return { name: principal.name, via: 'eventlog-admin', ...(password === DEFAULT_PASSWORD ? { mustChangePassword: true } : {}) };
+      if (principal?.groups.includes('$admins'))
+        return {
+          name: principal.name,
+          via: 'eventlog-admin',
+          ...(password === DEFAULT_PASSWORD ? { mustChangePassword: true } : {}),
+        };
       const owner = await social.checkOwnerCredentials(username, password);
       return owner ? { name: owner.name, via: 'social-owner' } : null;
     };
@@ -127,7 +138,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       version: HOMEPORT_VERSION,
       dataDir: config.dataDir,
       startedAt,
-      listeners: listeners.map((l) => ({ name: l.name, protocol: l.protocol, address: `${l.host}:${l.port}`, url: l.url })),
+      listeners: listeners.map((l) => ({
+        name: l.name,
+        protocol: l.protocol,
+        address: `${l.host}:${l.port}`,
+        url: l.url,
+      })),
       databases: [
         { name: 'eventlog', file: eventLog.file, bytes: fileSize(eventLog.file) },
         { name: 'social', file: social.file, bytes: fileSize(social.file) },
@@ -138,7 +154,11 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     let tcpConnections: EventLogTcpServer['connections'] | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
-      allowedHostNames: () => [config.domain, config.host, ...(config.streamingUrl ? [new URL(config.streamingUrl).host] : [])],
+      allowedHostNames: () => [
+        config.domain,
+        config.host,
+        ...(config.streamingUrl ? [new URL(config.streamingUrl).host] : []),
+      ],
       trustProxy: config.trustProxy,
       rendererDir: config.rendererDir,
       plugins: [
@@ -162,7 +182,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
             serverInfo,
             logs,
             dataDir: config.dataDir,
-            extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] })), socialUiRoutes(social.context)],
+            extraRoutes: [
+              eventLogUiRoutes(
+                eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }),
+              ),
+              socialUiRoutes(social.context),
+            ],
           }),
         },
         { name: 'social', plugin: social.plugin },
@@ -218,11 +243,17 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       const check = checkIntegrityInBackground(file);
       cleanups.push(() => check.stop());
       void check.result.then((problems) => {
-        if (problems.length > 0) logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
+        if (problems.length > 0)
+          logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
       });
     }
-    if (config.federationAllowPrivateAddress) logger.warn('HOMEPORT_TEST_PRIVATE_NETWORK is set: federation reaches private addresses (for tests only)');
-    if (tightened > 0) logger.warn({ dataDir: config.dataDir, entries: tightened }, 'the data directory was readable by other users; it is now private to you');
+    if (config.federationAllowPrivateAddress)
+      logger.warn('HOMEPORT_TEST_PRIVATE_NETWORK is set: federation reaches private addresses (for tests only)');
+    if (tightened > 0)
+      logger.warn(
+        { dataDir: config.dataDir, entries: tightened },
+        'the data directory was readable by other users; it is now private to you',
+      );
     if (!isLoopbackHost(config.host) && (await eventLog.users.authenticate('admin', DEFAULT_PASSWORD))) {
       logger.warn(
         { host: config.host },

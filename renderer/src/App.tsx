@@ -45,7 +45,11 @@ export function App() {
           <ul>
             {SECTIONS.map((s) => (
               <li key={s.id}>
-                <a href={`/ui/${s.id}`} aria-current={s.id === section ? 'page' : undefined} onClick={(e) => go(e, `/ui/${s.id}`)}>
+                <a
+                  href={`/ui/${s.id}`}
+                  aria-current={s.id === section ? 'page' : undefined}
+                  onClick={(e) => go(e, `/ui/${s.id}`)}
+                >
                   {s.label}
                 </a>
               </li>

@@ -31,10 +31,24 @@ function cliAsync(args: string[]): Promise<{ status: number | null; stdout: stri
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
 }
-const event = (i: number) => ({ eventId: crypto.randomUUID(), eventType: 'Tick', isJson: true, data: Buffer.from(JSON.stringify({ i })), metadata: Buffer.from('{}') });
+const event = (i: number) => ({
+  eventId: crypto.randomUUID(),
+  eventType: 'Tick',
+  isJson: true,
+  data: Buffer.from(JSON.stringify({ i })),
+  metadata: Buffer.from('{}'),
+});
 
 async function start(dataDir: string): Promise<Homeport> {
-  return startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null, logLevel: 'warn' });
+  return startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: 0,
+    logToConsole: false,
+    rendererDir: null,
+    logLevel: 'warn',
+  });
 }
 
 describe('homeport backup and restore', () => {
@@ -44,10 +58,23 @@ describe('homeport backup and restore', () => {
     let acknowledged = 0;
     let restored: Homeport | null = null;
     try {
-      for (let i = 0; i < 200; i++) await hp.eventLog.store.appendToStream('ticks', ExpectedVersion.Any, [event(i)], ADMIN);
+      for (let i = 0; i < 200; i++)
+        await hp.eventLog.store.appendToStream('ticks', ExpectedVersion.Any, [event(i)], ADMIN);
       acknowledged = 200;
-      const { token } = await hp.social.admin.createAccount({ username: 'keeper', email: 'keeper@example.org', role: 'owner', confirmed: true, approved: true }).then(() => hp.social.admin.createToken('keeper', 'read write'));
-      const posted = await fetch(`${hp.httpUrl}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'kept safe' }) });
+      const { token } = await hp.social.admin
+        .createAccount({
+          username: 'keeper',
+          email: 'keeper@example.org',
+          role: 'owner',
+          confirmed: true,
+          approved: true,
+        })
+        .then(() => hp.social.admin.createToken('keeper', 'read write'));
+      const posted = await fetch(`${hp.httpUrl}/api/v1/statuses`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'kept safe' }),
+      });
       expect(posted.status).toBe(200);
       const media = await hp.social.context.media.write('media_attachments/files', 'png', Buffer.from('picture'));
 
@@ -85,7 +112,9 @@ describe('homeport backup and restore', () => {
       const timeline = await fetch(`${restored.httpUrl}/api/v1/accounts/lookup?acct=keeper`);
       expect(timeline.status).toBe(200);
       const account = (await timeline.json()) as { id: string };
-      const statuses = (await (await fetch(`${restored.httpUrl}/api/v1/accounts/${account.id}/statuses`)).json()) as { content: string }[];
+      const statuses = (await (await fetch(`${restored.httpUrl}/api/v1/accounts/${account.id}/statuses`)).json()) as {
+        content: string;
+      }[];
       expect(statuses.map((s) => s.content)).toEqual(['<p>kept safe</p>']);
       expect(fs.readFileSync(restored.social.context.media.absolute(media), 'utf8')).toBe('picture');
       expect(fs.readdirSync(path.join(target, 'tls')).sort()).toEqual(fs.readdirSync(path.join(dataDir, 'tls')).sort());
@@ -101,7 +130,9 @@ describe('homeport backup and restore', () => {
     const full = tempDir('backup-full');
     fs.writeFileSync(path.join(full, 'something'), 'x');
     expect(cli(['backup', full, '--data-dir', dataDir]).stderr).toMatch(/is not empty/);
-    expect(cli(['backup', path.join(dataDir, 'inner'), '--data-dir', dataDir]).stderr).toMatch(/outside the data directory/);
+    expect(cli(['backup', path.join(dataDir, 'inner'), '--data-dir', dataDir]).stderr).toMatch(
+      /outside the data directory/,
+    );
     expect(cli(['restore', full, '--data-dir', tempDir('restore-none')]).stderr).toMatch(/not a Homeport backup/);
   });
 });

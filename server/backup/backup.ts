@@ -32,12 +32,19 @@ export class BackupError extends Error {
  * online backup API (a consistent snapshot even under writes; pages written meanwhile are copied again),
  * files are copied as they are. The target must be empty or absent; it is made private like a data directory.
  */
-export async function backupDataDir(dataDir: string, target: string, onProgress: (p: BackupProgress) => void = () => {}): Promise<BackupManifest> {
+export async function backupDataDir(
+  dataDir: string,
+  target: string,
+  onProgress: (p: BackupProgress) => void = () => {},
+): Promise<BackupManifest> {
   const source = path.resolve(dataDir);
   const dest = path.resolve(target);
-  if (dest === source || dest.startsWith(source + path.sep)) throw new BackupError('the backup folder must be outside the data directory');
-  if (!fs.existsSync(path.join(source, 'eventlog.db')) && !fs.existsSync(path.join(source, 'social.db'))) throw new BackupError(`${source} holds no Homeport data`);
-  if (fs.existsSync(dest) && fs.readdirSync(dest).length > 0) throw new BackupError(`${dest} is not empty; choose a new or empty folder`);
+  if (dest === source || dest.startsWith(source + path.sep))
+    throw new BackupError('the backup folder must be outside the data directory');
+  if (!fs.existsSync(path.join(source, 'eventlog.db')) && !fs.existsSync(path.join(source, 'social.db')))
+    throw new BackupError(`${source} holds no Homeport data`);
+  if (fs.existsSync(dest) && fs.readdirSync(dest).length > 0)
+    throw new BackupError(`${dest} is not empty; choose a new or empty folder`);
   ensureDirectory(dest);
   fs.chmodSync(dest, 0o700);
 
@@ -65,7 +72,9 @@ export async function backupDataDir(dataDir: string, target: string, onProgress:
 
   // Files are listed after the database snapshots, so every file they refer to is there; one deleted meanwhile
   // (a purge, a replaced avatar) is no longer needed and is skipped.
-  const files = BACKUP_FOLDERS.flatMap((folder) => listFiles(path.join(source, folder)).map((f) => path.relative(source, f)));
+  const files = BACKUP_FOLDERS.flatMap((folder) =>
+    listFiles(path.join(source, folder)).map((f) => path.relative(source, f)),
+  );
   for (const [i, relative] of files.entries()) {
     const to = path.join(dest, relative);
     ensureDirectory(path.dirname(to));
@@ -75,7 +84,8 @@ export async function backupDataDir(dataDir: string, target: string, onProgress:
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (i % 20 === 0 || i === files.length - 1) onProgress({ step: 'files', fraction: (databases.length + (i + 1) / files.length) / steps });
+    if (i % 20 === 0 || i === files.length - 1)
+      onProgress({ step: 'files', fraction: (databases.length + (i + 1) / files.length) / steps });
   }
   fs.writeFileSync(path.join(dest, MANIFEST), JSON.stringify(manifest, null, 2));
   onProgress({ step: 'done', fraction: 1 });
@@ -87,13 +97,18 @@ export async function backupDataDir(dataDir: string, target: string, onProgress:
  * it; holds the directory's lock meanwhile, so no server starts half way. The replaced databases' WAL files
  * go too (they belong to the old files).
  */
-export async function restoreDataDir(backup: string, dataDir: string, onProgress: (p: BackupProgress) => void = () => {}): Promise<BackupManifest> {
+export async function restoreDataDir(
+  backup: string,
+  dataDir: string,
+  onProgress: (p: BackupProgress) => void = () => {},
+): Promise<BackupManifest> {
   const from = path.resolve(backup);
   const manifestFile = path.join(from, MANIFEST);
   if (!fs.existsSync(manifestFile)) throw new BackupError(`${from} is not a Homeport backup (no ${MANIFEST})`);
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as BackupManifest;
   ensureDirectory(dataDir);
-  if (isDataDirLocked(dataDir)) throw new BackupError(`a Homeport server is running on ${dataDir}; stop it before restoring`);
+  if (isDataDirLocked(dataDir))
+    throw new BackupError(`a Homeport server is running on ${dataDir}; stop it before restoring`);
   const lock = acquireDataDirLock(dataDir);
   try {
     const steps = manifest.databases.length + 1;

@@ -49,7 +49,9 @@ export const restoreCommand: CliCommand = {
   async run(ctx) {
     const dir = target(ctx);
     const manifest = await run(() => restoreDataDir(dir, ctx.dataDir, progressPrinter(ctx)));
-    ctx.out(`restored ${manifest.databases.map((d) => d.name).join(', ')} and ${manifest.files} files from the backup of ${manifest.createdAt} into ${ctx.dataDir}`);
+    ctx.out(
+      `restored ${manifest.databases.map((d) => d.name).join(', ')} and ${manifest.files} files from the backup of ${manifest.createdAt} into ${ctx.dataDir}`,
+    );
     return 0;
   },
 };

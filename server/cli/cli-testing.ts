@@ -16,14 +16,26 @@ export interface CliTestServer {
 
 export async function startCliTestServer(prefix: string): Promise<CliTestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `homeport-${prefix}-`));
-  const hp = await startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'warn' });
+  const hp = await startHomeport({
+    dataDir: dir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+    logLevel: 'warn',
+  });
   return {
     hp,
     dir,
     async cli(...args) {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await runCli([...args, '--data-dir', dir], { out: (l) => out.push(l), err: (l) => err.push(l), env: {} });
+      const code = await runCli([...args, '--data-dir', dir], {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        env: {},
+      });
       return { code, out, err };
     },
     async close() {

@@ -55,7 +55,11 @@ async function readStdin(): Promise<string> {
 
 /** --password (visible to other local users in the process list) or --password-stdin (the first line of standard input). */
 export const PASSWORD_OPTIONS: Record<string, CliOption> = {
-  password: { type: 'string', placeholder: 'PASSWORD', description: 'the password (visible to other local users; prefer --password-stdin)' },
+  password: {
+    type: 'string',
+    placeholder: 'PASSWORD',
+    description: 'the password (visible to other local users; prefer --password-stdin)',
+  },
   'password-stdin': { type: 'boolean', description: 'read the password from the first line of standard input' },
 };
 
@@ -63,7 +67,8 @@ export const PASSWORD_OPTIONS: Record<string, CliOption> = {
 export async function passwordOption(ctx: CliContext): Promise<string | undefined> {
   const given = ctx.values.password;
   const fromStdin = ctx.values['password-stdin'] === true;
-  if (typeof given === 'string' && fromStdin) throw new UsageError('give either --password or --password-stdin, not both');
+  if (typeof given === 'string' && fromStdin)
+    throw new UsageError('give either --password or --password-stdin, not both');
   if (typeof given === 'string') return given;
   if (!fromStdin) return undefined;
   const text = (await readStdin()).split(/\r?\n/)[0];

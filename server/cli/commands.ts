@@ -4,7 +4,11 @@ import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
 import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
 import { federationCheckCommand } from './social-federation.ts';
-import { announcementsAddCommand, announcementsListCommand, announcementsRemoveCommand } from './social-announcements.ts';
+import {
+  announcementsAddCommand,
+  announcementsListCommand,
+  announcementsRemoveCommand,
+} from './social-announcements.ts';
 import { rulesAddCommand, rulesListCommand, rulesRemoveCommand } from './social-rules.ts';
 import { settingsGetCommand, settingsSetCommand } from './social-settings.ts';
 import { tokensCreateCommand } from './social-tokens.ts';

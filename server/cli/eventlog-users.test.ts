@@ -21,7 +21,12 @@ function tempDir(): string {
 async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, stopSignal: new Promise(() => {}) });
+  const code = await runCli(args, {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    env: {},
+    stopSignal: new Promise(() => {}),
+  });
   return { code, out, err };
 }
 
@@ -29,9 +34,26 @@ describe('homeport eventlog users', () => {
   it('lists, adds, changes passwords and removes users', async () => {
     const dir = tempDir();
     const d = ['--data-dir', dir];
-    expect(await cli(['eventlog', 'users', 'list', ...d])).toMatchObject({ code: 1, err: [expect.stringMatching(/no event log in/)] });
+    expect(await cli(['eventlog', 'users', 'list', ...d])).toMatchObject({
+      code: 1,
+      err: [expect.stringMatching(/no event log in/)],
+    });
 
-    const added = await cli(['eventlog', 'users', 'add', 'alice', '--password', 'pw-1', '--group', 'devs', '--group', '$ops', '--full-name', 'Alice A.', ...d]);
+    const added = await cli([
+      'eventlog',
+      'users',
+      'add',
+      'alice',
+      '--password',
+      'pw-1',
+      '--group',
+      'devs',
+      '--group',
+      '$ops',
+      '--full-name',
+      'Alice A.',
+      ...d,
+    ]);
     expect(added).toMatchObject({ code: 0, out: ['added event-log user alice (groups devs, $ops)'] });
     const listed = await cli(['eventlog', 'users', 'list', ...d]);
     expect(listed.code).toBe(0);
@@ -49,35 +71,70 @@ describe('homeport eventlog users', () => {
     } finally {
       await log.close();
     }
-    expect(await cli(['eventlog', 'users', 'remove', 'alice', ...d])).toMatchObject({ code: 0, out: ['removed event-log user alice'] });
+    expect(await cli(['eventlog', 'users', 'remove', 'alice', ...d])).toMatchObject({
+      code: 0,
+      out: ['removed event-log user alice'],
+    });
     expect((await cli(['eventlog', 'users', 'list', ...d])).out).toHaveLength(3);
   });
 
   it('explains mistakes with exit code 2 (usage) or 1 (refused)', async () => {
     const dir = tempDir();
     const d = ['--data-dir', dir];
-    expect(await cli(['eventlog', 'users', 'add', 'bob', ...d])).toMatchObject({ code: 2, err: ['homeport: --password or --password-stdin is required'] });
-    expect(await cli(['eventlog', 'users', 'add', '--password', 'x', ...d])).toMatchObject({ code: 2, err: ['homeport: give exactly one USER name'] });
-    expect(await cli(['eventlog', 'users', 'add', '$admins', '--password', 'x', ...d])).toMatchObject({ code: 2, err: [expect.stringMatching(/must not start with "\$"/)] });
-    expect(await cli(['eventlog', 'users', 'add', 'admin', '--password', 'x', ...d])).toMatchObject({ code: 1, err: ['homeport: user "admin" already exists'] });
-    expect(await cli(['eventlog', 'users', 'passwd', 'ghost', '--password', 'x', ...d])).toMatchObject({ code: 1, err: ['homeport: user "ghost" not found'] });
+    expect(await cli(['eventlog', 'users', 'add', 'bob', ...d])).toMatchObject({
+      code: 2,
+      err: ['homeport: --password or --password-stdin is required'],
+    });
+    expect(await cli(['eventlog', 'users', 'add', '--password', 'x', ...d])).toMatchObject({
+      code: 2,
+      err: ['homeport: give exactly one USER name'],
+    });
+    expect(await cli(['eventlog', 'users', 'add', '$admins', '--password', 'x', ...d])).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/must not start with "\$"/)],
+    });
+    expect(await cli(['eventlog', 'users', 'add', 'admin', '--password', 'x', ...d])).toMatchObject({
+      code: 1,
+      err: ['homeport: user "admin" already exists'],
+    });
+    expect(await cli(['eventlog', 'users', 'passwd', 'ghost', '--password', 'x', ...d])).toMatchObject({
+      code: 1,
+      err: ['homeport: user "ghost" not found'],
+    });
     expect(await cli(['eventlog', 'users', 'remove', 'ghost', ...d])).toMatchObject({ code: 1 });
     expect((await cli(['eventlog', 'users', 'add', 'bob', '--bogus', ...d])).code).toBe(2);
   });
 
   it('works while a server has the same event log open, which sees the change at once', async () => {
     const dir = tempDir();
-    const server = await openEventLog({ dataDir: dir, logger: pino({ level: 'silent' }), limits: { externalPollMs: 25 } });
+    const server = await openEventLog({
+      dataDir: dir,
+      logger: pino({ level: 'silent' }),
+      limits: { externalPollMs: 25 },
+    });
     try {
       const usersEvent = new Promise<CommittedBatch>((resolve) =>
         server.store.onCommitted((b) => {
           if (b.events.some((e) => e.streamId === '$users')) resolve(b);
         }),
       );
-      const child = spawn(process.execPath, [path.join(root, 'bin', 'homeport.js'), 'eventlog', 'users', 'add', 'erin', '--password-stdin', '--data-dir', dir], {
-        cwd: root,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(root, 'bin', 'homeport.js'),
+          'eventlog',
+          'users',
+          'add',
+          'erin',
+          '--password-stdin',
+          '--data-dir',
+          dir,
+        ],
+        {
+          cwd: root,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       child.stdout.on('data', (c) => (output += c));
       child.stderr.on('data', (c) => (output += c));
@@ -86,7 +143,11 @@ describe('homeport eventlog users', () => {
       expect({ code, output }).toEqual({ code: 0, output: 'added event-log user erin\n' });
       expect(await server.users.authenticate('erin', 'from-stdin')).toEqual({ name: 'erin', groups: [] });
       const batch = await usersEvent;
-      expect(batch.events.map((e) => `${e.streamId}:${e.eventType}`)).toEqual(['$$$user-erin:$metadata', '$user-erin:$UserCreated', '$users:$User']);
+      expect(batch.events.map((e) => `${e.streamId}:${e.eventType}`)).toEqual([
+        '$$$user-erin:$metadata',
+        '$user-erin:$UserCreated',
+        '$users:$User',
+      ]);
     } finally {
       await server.close();
     }

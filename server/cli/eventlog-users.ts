@@ -13,12 +13,18 @@ import { PASSWORD_OPTIONS, passwordOption, UsageError, type CliCommand, type Cli
 async function withEventLog<T>(ctx: CliContext, create: boolean, fn: (log: EventLog) => Promise<T>): Promise<T> {
   const file = path.join(ctx.dataDir, EVENTLOG_FILE);
   if (create) ensureDirectory(ctx.dataDir);
-  else if (!fs.existsSync(file)) throw new Error(`no event log in ${ctx.dataDir} (run "homeport serve" once, or add a user first)`);
-  const log = await openEventLog({ dataDir: ctx.dataDir, backgroundCheckpoint: false, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
+  else if (!fs.existsSync(file))
+    throw new Error(`no event log in ${ctx.dataDir} (run "homeport serve" once, or add a user first)`);
+  const log = await openEventLog({
+    dataDir: ctx.dataDir,
+    backgroundCheckpoint: false,
+    logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }),
+  });
   try {
     return await fn(log);
   } catch (err) {
-    if (err instanceof EventLogUserError) throw err.code === 'INVALID' ? new UsageError(err.message) : new Error(err.message);
+    if (err instanceof EventLogUserError)
+      throw err.code === 'INVALID' ? new UsageError(err.message) : new Error(err.message);
     throw err;
   } finally {
     await log.close();
@@ -38,13 +44,26 @@ export const eventlogUsersListCommand: CliCommand = {
     if (ctx.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.positionals[0]}"`);
     const users = await withEventLog(ctx, false, async (log) => log.users.list());
     if (ctx.values.json === true) {
-      ctx.out(JSON.stringify(users.map((u) => ({ ...u, createdAt: new Date(u.createdAt).toISOString() })), null, 2));
+      ctx.out(
+        JSON.stringify(
+          users.map((u) => ({ ...u, createdAt: new Date(u.createdAt).toISOString() })),
+          null,
+          2,
+        ),
+      );
       return 0;
     }
-    const rows = users.map((u) => [u.name, u.groups.join(',') || '-', u.disabled ? 'disabled' : 'enabled', new Date(u.createdAt).toISOString(), u.fullName]);
+    const rows = users.map((u) => [
+      u.name,
+      u.groups.join(',') || '-',
+      u.disabled ? 'disabled' : 'enabled',
+      new Date(u.createdAt).toISOString(),
+      u.fullName,
+    ]);
     const header = ['USER', 'GROUPS', 'STATE', 'CREATED', 'FULL NAME'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    for (const r of [header, ...rows]) ctx.out(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+    for (const r of [header, ...rows])
+      ctx.out(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
     return 0;
   },
 };
@@ -56,7 +75,12 @@ export const eventlogUsersAddCommand: CliCommand = {
   options: {
     ...PASSWORD_OPTIONS,
     'full-name': { type: 'string', placeholder: 'NAME', description: 'full name (default: the user name)' },
-    group: { type: 'string', multiple: true, placeholder: 'GROUP', description: 'group membership, e.g. $admins or $ops (repeatable)' },
+    group: {
+      type: 'string',
+      multiple: true,
+      placeholder: 'GROUP',
+      description: 'group membership, e.g. $admins or $ops (repeatable)',
+    },
   },
   async run(ctx) {
     const name = userName(ctx);
@@ -96,7 +120,12 @@ export const eventlogUsersRemoveCommand: CliCommand = {
   },
 };
 
-export const eventlogUsersCommands: CliCommand[] = [eventlogUsersListCommand, eventlogUsersAddCommand, eventlogUsersPasswdCommand, eventlogUsersRemoveCommand];
+export const eventlogUsersCommands: CliCommand[] = [
+  eventlogUsersListCommand,
+  eventlogUsersAddCommand,
+  eventlogUsersPasswdCommand,
+  eventlogUsersRemoveCommand,
+];
 
 /** The new password of an event-log user: one is required. */
 async function password(ctx: CliContext): Promise<string> {

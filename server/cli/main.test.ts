@@ -21,22 +21,39 @@ afterEach(() => {
 });
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, cwd: root, timeout: 30_000 });
+  return spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    cwd: root,
+    timeout: 30_000,
+  });
 }
 
 /** Starts `homeport serve` and resolves with its stdout lines once every listener line is printed. */
 function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0', '--log-level', 'warn', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0', '--log-level', 'warn', ...args],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no "data directory" line within 60 s; stdout: ${lines.join(' | ')}; stderr: ${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `serve printed no "data directory" line within 60 s; stdout: ${lines.join(' | ')}; stderr: ${stderr}`,
+          ),
+        ),
+      60_000,
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited ${code}: ${stderr}`));
@@ -73,7 +90,16 @@ describe('homeport CLI', () => {
   it('documents every command and flag in --help', () => {
     const r = runCli(['--help']);
     expect(r.status).toBe(0);
-    for (const word of ['serve', '--data-dir', '--host', '--http-port', '--tcp-port', '--tcp-tls-port', '--domain', 'HOMEPORT_DATA_DIR']) {
+    for (const word of [
+      'serve',
+      '--data-dir',
+      '--host',
+      '--http-port',
+      '--tcp-port',
+      '--tcp-tls-port',
+      '--domain',
+      'HOMEPORT_DATA_DIR',
+    ]) {
       expect(r.stdout).toContain(word);
     }
   });
@@ -114,7 +140,17 @@ describe('homeport CLI', () => {
   it('keeps a second server off a data directory in use, but not a second directory', async () => {
     const dataDir = tempDir();
     const first = await serve(['--data-dir', dataDir]);
-    const second = runCli(['serve', '--data-dir', dataDir, '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0']);
+    const second = runCli([
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      '0',
+      '--tcp-port',
+      '0',
+      '--tcp-tls-port',
+      '0',
+    ]);
     expect(second.status).toBe(2);
     expect(second.stderr).toMatch(/in use by another Homeport server/);
     const other = await serve(['--data-dir', tempDir()]);
@@ -128,7 +164,17 @@ describe('homeport CLI', () => {
   it('takes a data directory over at once after its server was SIGKILLed, and names the holder while it runs', async () => {
     const dataDir = tempDir();
     const first = await serve(['--data-dir', dataDir]);
-    const refused = runCli(['serve', '--data-dir', dataDir, '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0']);
+    const refused = runCli([
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      '0',
+      '--tcp-port',
+      '0',
+      '--tcp-tls-port',
+      '0',
+    ]);
     expect(refused.stderr).toContain(`(pid ${first.child.pid})`);
     first.child.kill('SIGKILL');
     await exitOf(first.child);
@@ -151,12 +197,17 @@ describe('homeport CLI', () => {
         try { acquireDataDirLock(${JSON.stringify(dataDir)}); console.log('got it'); setTimeout(() => {}, 1500); }
         catch (err) { console.log(err.code); }
       });`;
-    const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', racer], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
-    const outputs = racers.map((child) => new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout!.on('data', (d) => (out += d));
-      child.once('exit', () => resolve(out.trim()));
-    }));
+    const racers = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, ['--input-type=module', '-e', racer], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    const outputs = racers.map(
+      (child) =>
+        new Promise<string>((resolve) => {
+          let out = '';
+          child.stdout!.on('data', (d) => (out += d));
+          child.once('exit', () => resolve(out.trim()));
+        }),
+    );
     // Let every process load first, then start them together.
     await new Promise((r) => setTimeout(r, 1500));
     for (const child of racers) child.stdin!.end('go');

@@ -5,7 +5,12 @@ import { UsageError, type CliCommand, type CliContext, type CliOption } from './
 import { commands } from './commands.ts';
 
 const GLOBAL_OPTIONS: Record<string, CliOption> = {
-  'data-dir': { type: 'string', env: 'HOMEPORT_DATA_DIR', placeholder: 'DIR', description: `data directory (default ${defaultDataDir()})` },
+  'data-dir': {
+    type: 'string',
+    env: 'HOMEPORT_DATA_DIR',
+    placeholder: 'DIR',
+    description: `data directory (default ${defaultDataDir()})`,
+  },
   help: { type: 'boolean', description: 'show help for the command' },
 };
 
@@ -79,7 +84,15 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
     }
     const found = findCommand(argv);
     if (!found) {
-      const words = argv.slice(0, Math.max(1, argv.findIndex((a) => a.startsWith('-')))).filter((a) => !a.startsWith('-'));
+      const words = argv
+        .slice(
+          0,
+          Math.max(
+            1,
+            argv.findIndex((a) => a.startsWith('-')),
+          ),
+        )
+        .filter((a) => !a.startsWith('-'));
       throw new UsageError(`unknown command "${words.join(' ')}" (see homeport --help)`);
     }
     const { command, rest } = found;
@@ -88,7 +101,9 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
     try {
       parsed = parseArgs({
         args: rest,
-        options: Object.fromEntries(Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple ?? false }])),
+        options: Object.fromEntries(
+          Object.entries(options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple ?? false }]),
+        ),
         allowPositionals: true,
         strict: true,
       });
@@ -101,7 +116,8 @@ export async function runCli(argv: string[], io: RunCliIo = {}): Promise<number>
     }
     const values = { ...parsed.values } as CliContext['values'];
     for (const [name, o] of Object.entries(options)) {
-      if (values[name] === undefined && o.env && env[o.env] !== undefined && env[o.env] !== '') values[name] = env[o.env];
+      if (values[name] === undefined && o.env && env[o.env] !== undefined && env[o.env] !== '')
+        values[name] = env[o.env];
     }
     const dataDir = (values['data-dir'] as string | undefined) ?? defaultDataDir();
     // Signal handlers only for commands that wait for them (serve), not for every admin command.

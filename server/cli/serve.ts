@@ -10,17 +10,72 @@ export const serveCommand: CliCommand = {
   name: 'serve',
   summary: 'Run the event-log TCP server, the social server and the UI until stopped (SIGINT/SIGTERM)',
   options: {
-    host: { type: 'string', env: 'HOMEPORT_HOST', placeholder: 'ADDR', description: 'interface to bind every listener to (default 127.0.0.1)' },
-    'http-port': { type: 'string', env: 'HOMEPORT_HTTP_PORT', placeholder: 'PORT', description: 'HTTP port for the UI and the social server (default 3000; 0 = any free port)' },
-    'tcp-port': { type: 'string', env: 'HOMEPORT_TCP_PORT', placeholder: 'PORT', description: 'event-log TCP port (default 1113; 0 = any free port)' },
-    'tcp-tls-port': { type: 'string', env: 'HOMEPORT_TCP_TLS_PORT', placeholder: 'PORT', description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)' },
-    domain: { type: 'string', env: 'HOMEPORT_DOMAIN', placeholder: 'HOST[:PORT]', description: 'public domain of the social server (default localhost:<http-port>)' },
-    'public-url': { type: 'string', env: 'HOMEPORT_PUBLIC_URL', placeholder: 'URL', description: 'address other servers reach this instance at, e.g. https://social.example.org (its federation identity; cannot change once federated)' },
-    'streaming-url': { type: 'string', env: 'HOMEPORT_STREAMING_URL', placeholder: 'URL', description: 'separate streaming address, e.g. wss://streaming.example.org (default: the public address)' },
-    'tcp-max-connections': { type: 'string', env: 'HOMEPORT_TCP_MAX_CONNECTIONS', placeholder: 'N', description: 'open event-log connections allowed at once (default 1000)' },
-    'tcp-max-package-mb': { type: 'string', env: 'HOMEPORT_TCP_MAX_PACKAGE_MB', placeholder: 'MB', description: 'largest package an event-log client may send, 1-64 (default 16)' },
-    'trust-proxy': { type: 'boolean', env: 'HOMEPORT_TRUST_PROXY', description: 'a reverse proxy or tunnel is in front: client addresses come from X-Forwarded-For' },
-    'log-level': { type: 'string', env: 'HOMEPORT_LOG_LEVEL', placeholder: 'LEVEL', description: 'trace, debug, info, warn, error (default info)' },
+    host: {
+      type: 'string',
+      env: 'HOMEPORT_HOST',
+      placeholder: 'ADDR',
+      description: 'interface to bind every listener to (default 127.0.0.1)',
+    },
+    'http-port': {
+      type: 'string',
+      env: 'HOMEPORT_HTTP_PORT',
+      placeholder: 'PORT',
+      description: 'HTTP port for the UI and the social server (default 3000; 0 = any free port)',
+    },
+    'tcp-port': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_PORT',
+      placeholder: 'PORT',
+      description: 'event-log TCP port (default 1113; 0 = any free port)',
+    },
+    'tcp-tls-port': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_TLS_PORT',
+      placeholder: 'PORT',
+      description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)',
+    },
+    domain: {
+      type: 'string',
+      env: 'HOMEPORT_DOMAIN',
+      placeholder: 'HOST[:PORT]',
+      description: 'public domain of the social server (default localhost:<http-port>)',
+    },
+    'public-url': {
+      type: 'string',
+      env: 'HOMEPORT_PUBLIC_URL',
+      placeholder: 'URL',
+      description:
+        'address other servers reach this instance at, e.g. https://social.example.org (its federation identity; cannot change once federated)',
+    },
+    'streaming-url': {
+      type: 'string',
+      env: 'HOMEPORT_STREAMING_URL',
+      placeholder: 'URL',
+      description: 'separate streaming address, e.g. wss://streaming.example.org (default: the public address)',
+    },
+    'tcp-max-connections': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_MAX_CONNECTIONS',
+      placeholder: 'N',
+      description: 'open event-log connections allowed at once (default 1000)',
+    },
+    'tcp-max-package-mb': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_MAX_PACKAGE_MB',
+      placeholder: 'MB',
+      description: 'largest package an event-log client may send, 1-64 (default 16)',
+    },
+    'trust-proxy': {
+      type: 'boolean',
+      env: 'HOMEPORT_TRUST_PROXY',
+      description: 'a reverse proxy or tunnel is in front: client addresses come from X-Forwarded-For',
+    },
+    'log-level': {
+      type: 'string',
+      env: 'HOMEPORT_LOG_LEVEL',
+      placeholder: 'LEVEL',
+      description: 'trace, debug, info, warn, error (default info)',
+    },
   },
   async run(ctx) {
     const v = ctx.values as Record<string, string | undefined>;
@@ -28,8 +83,14 @@ export const serveCommand: CliCommand = {
     const tcpPort = v['tcp-port'] !== undefined ? parsePort('tcp-port', v['tcp-port']) : undefined;
     const tlsRaw = v['tcp-tls-port'];
     const tcpTlsPort = tlsRaw === undefined ? undefined : tlsRaw === 'off' ? null : parsePort('tcp-tls-port', tlsRaw);
-    const tcpMaxConnections = v['tcp-max-connections'] !== undefined ? parseCount('tcp-max-connections', v['tcp-max-connections'], 1, 1_000_000) : undefined;
-    const packageMb = v['tcp-max-package-mb'] !== undefined ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64) : undefined;
+    const tcpMaxConnections =
+      v['tcp-max-connections'] !== undefined
+        ? parseCount('tcp-max-connections', v['tcp-max-connections'], 1, 1_000_000)
+        : undefined;
+    const packageMb =
+      v['tcp-max-package-mb'] !== undefined
+        ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64)
+        : undefined;
     const level = v['log-level'];
     if (level && !['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level)) {
       throw new UsageError(`--log-level must be one of trace, debug, info, warn, error, got "${level}"`);
@@ -40,7 +101,9 @@ export const serveCommand: CliCommand = {
       fs.writeFileSync(probe, '');
       fs.rmSync(probe);
     } catch (err) {
-      throw new UsageError(`data directory ${ctx.dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new UsageError(
+        `data directory ${ctx.dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
     }
 
     let homeport;
@@ -57,15 +120,23 @@ export const serveCommand: CliCommand = {
         // Only the multi-process federation tests set this; it is not a command-line option.
         federationAllowPrivateAddress: process.env.HOMEPORT_TEST_PRIVATE_NETWORK === '1',
         logLevel: level,
-        trustProxy: ctx.values['trust-proxy'] === true || ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
-        tcpLimits: { ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}), ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}) },
+        trustProxy:
+          ctx.values['trust-proxy'] === true ||
+          ['1', 'true', 'yes'].includes(String(ctx.values['trust-proxy']).toLowerCase()),
+        tcpLimits: {
+          ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}),
+          ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}),
+        },
       });
     } catch (err) {
       if (err instanceof DataDirLockedError || err instanceof PublicUrlChangedError) throw new UsageError(err.message);
-      if (err instanceof Error && err.message.startsWith('the public URL')) throw new UsageError(`--public-url: ${err.message}`);
-      if (err instanceof Error && err.message.startsWith('the streaming URL')) throw new UsageError(`--streaming-url: ${err.message}`);
+      if (err instanceof Error && err.message.startsWith('the public URL'))
+        throw new UsageError(`--public-url: ${err.message}`);
+      if (err instanceof Error && err.message.startsWith('the streaming URL'))
+        throw new UsageError(`--streaming-url: ${err.message}`);
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen: ${(err as Error).message}`);
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+        throw new UsageError(`cannot listen: ${(err as Error).message}`);
       throw err;
     }
     for (const l of homeport.listeners) {
@@ -83,6 +154,7 @@ export const serveCommand: CliCommand = {
 
 function parseCount(flag: string, raw: string, min: number, max: number): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || n < min || n > max)
+    throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return n;
 }

@@ -31,7 +31,16 @@ async function api(token: string, urlPath: string) {
 
 describe('homeport accounts / tokens / settings while the server runs', () => {
   it('creates the owner with a generated password, which signs in to the UI by username or e-mail', async () => {
-    const created = await cli('accounts', 'create', 'captain', '--email', 'captain@example.org', '--role', 'owner', '--confirmed');
+    const created = await cli(
+      'accounts',
+      'create',
+      'captain',
+      '--email',
+      'captain@example.org',
+      '--role',
+      'owner',
+      '--confirmed',
+    );
     expect(created.code).toBe(0);
     expect(created.out[0]).toMatch(/^Created @captain \(id \d+, role owner\)$/);
     const password = /^New password: (\S+)$/.exec(created.out[1])![1];
@@ -39,7 +48,11 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
     expect(await hp.social.checkOwnerCredentials('captain', password)).toEqual({ name: 'captain' });
     expect(await hp.social.checkOwnerCredentials('Captain@Example.org', password)).toEqual({ name: 'captain' });
     expect(await hp.social.checkOwnerCredentials('captain', 'wrong')).toBeNull();
-    const session = await fetch(`${hp.httpUrl}/api/homeport/v1/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'captain@example.org', password }) });
+    const session = await fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'captain@example.org', password }),
+    });
     expect(session.status).toBe(200);
 
     const duplicate = await cli('accounts', 'create', 'Captain', '--email', 'other@example.org');
@@ -49,7 +62,16 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
 
   it('prints a bearer token the running server accepts, with exactly the scopes asked for', async () => {
     // A separate process, as an owner would run it next to `homeport serve`.
-    const { stdout } = await exec(process.execPath, [BIN, 'tokens', 'create', 'captain', '--scopes', 'read write follow push', '--data-dir', dir]);
+    const { stdout } = await exec(process.execPath, [
+      BIN,
+      'tokens',
+      'create',
+      'captain',
+      '--scopes',
+      'read write follow push',
+      '--data-dir',
+      dir,
+    ]);
     const token = stdout.trim();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const me = await api(token, '/api/v1/accounts/verify_credentials');
@@ -60,8 +82,12 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
     const readOnly = (await cli('tokens', 'create', 'captain', '--scopes', 'read:accounts')).out[0];
     expect((await api(readOnly, '/api/v1/accounts/verify_credentials')).status).toBe(200);
     expect((await api(readOnly, '/api/v1/blocks')).status).toBe(403);
-    expect((await cli('tokens', 'create', 'captain', '--scopes', 'read nonsense')).err[0]).toBe('homeport: unknown scope nonsense');
-    expect((await cli('tokens', 'create', 'nobody', '--scopes', 'read')).err[0]).toBe('homeport: no local account "nobody"');
+    expect((await cli('tokens', 'create', 'captain', '--scopes', 'read nonsense')).err[0]).toBe(
+      'homeport: unknown scope nonsense',
+    );
+    expect((await cli('tokens', 'create', 'nobody', '--scopes', 'read')).err[0]).toBe(
+      'homeport: no local account "nobody"',
+    );
   });
 
   it('changes registrations at once on the running server', async () => {
@@ -71,7 +97,9 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
       ['approval', true, true],
     ] as const) {
       expect((await cli('settings', 'set', 'registrations', mode)).code).toBe(0);
-      const instance = (await (await fetch(`${hp.httpUrl}/api/v2/instance`)).json()) as { registrations: { enabled: boolean; approval_required: boolean } };
+      const instance = (await (await fetch(`${hp.httpUrl}/api/v2/instance`)).json()) as {
+        registrations: { enabled: boolean; approval_required: boolean };
+      };
       expect(instance.registrations).toMatchObject({ enabled, approval_required: approval });
     }
     const bad = await cli('settings', 'set', 'registrations', 'sometimes');
@@ -82,19 +110,52 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
   });
 
   it('reads the password of a new account from standard input, never from the command line', async () => {
-    const r = spawnSync(process.execPath, [BIN, 'accounts', 'create', 'purser', '--email', 'purser@example.org', '--password-stdin', '--confirmed', '--data-dir', dir], {
-      input: 'purser secret pw\n',
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'accounts',
+        'create',
+        'purser',
+        '--email',
+        'purser@example.org',
+        '--password-stdin',
+        '--confirmed',
+        '--data-dir',
+        dir,
+      ],
+      {
+        input: 'purser secret pw\n',
+        encoding: 'utf8',
+      },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).not.toMatch(/New password/);
     expect(await hp.social.context.accounts.authenticate('purser', 'purser secret pw')).not.toBeNull();
-    const both = await cli('accounts', 'create', 'x2', '--email', 'x2@example.org', '--password', 'abcdefghij', '--password-stdin');
+    const both = await cli(
+      'accounts',
+      'create',
+      'x2',
+      '--email',
+      'x2@example.org',
+      '--password',
+      'abcdefghij',
+      '--password-stdin',
+    );
     expect(both.err[0]).toBe('homeport: give either --password or --password-stdin, not both');
   });
 
   it('confirms, approves, suspends, unsuspends and deletes accounts', async () => {
-    const created = await cli('accounts', 'create', 'deckhand', '--email', 'deckhand@example.org', '--password', 'a long password', '--approved');
+    const created = await cli(
+      'accounts',
+      'create',
+      'deckhand',
+      '--email',
+      'deckhand@example.org',
+      '--password',
+      'a long password',
+      '--approved',
+    );
     expect(created.out).toEqual([expect.stringMatching(/unconfirmed: a confirmation e-mail was written/)]);
     expect(hp.social.listOutbox({ to: 'deckhand@example.org' })).toHaveLength(1);
     const token = (await cli('tokens', 'create', 'deckhand', '--scopes', 'read')).out[0];
@@ -107,7 +168,10 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
     expect((await api(token, '/api/v1/accounts/verify_credentials')).status).toBe(401);
     const captainToken = (await cli('tokens', 'create', 'captain', '--scopes', 'read')).out[0];
     const id = (await api(captainToken, '/api/v1/accounts/lookup?acct=deckhand')).body.id as string;
-    expect((await api(captainToken, `/api/v1/accounts/${id}`)).body).toMatchObject({ suspended: true, display_name: '' });
+    expect((await api(captainToken, `/api/v1/accounts/${id}`)).body).toMatchObject({
+      suspended: true,
+      display_name: '',
+    });
 
     expect((await cli('accounts', 'unsuspend', 'deckhand')).out).toEqual(['@deckhand: unsuspended']);
     expect((await api(captainToken, `/api/v1/accounts/${id}`)).body).not.toHaveProperty('suspended');
@@ -132,8 +196,12 @@ describe('homeport accounts / tokens / settings while the server runs', () => {
 
   it('explains usage errors', async () => {
     expect((await cli('accounts', 'create', 'x')).err[0]).toBe('homeport: --email is required');
-    expect((await cli('accounts', 'create', 'mate', '--email', 'mate@example.org', '--role', 'captain')).err[0]).toBe('homeport: --role must be one of owner, admin, moderator, user');
-    expect((await cli('accounts', 'create', 'mate', '--email', 'not-an-email')).err[0]).toBe('homeport: email is invalid');
+    expect((await cli('accounts', 'create', 'mate', '--email', 'mate@example.org', '--role', 'captain')).err[0]).toBe(
+      'homeport: --role must be one of owner, admin, moderator, user',
+    );
+    expect((await cli('accounts', 'create', 'mate', '--email', 'not-an-email')).err[0]).toBe(
+      'homeport: email is invalid',
+    );
     expect((await cli('tokens', 'create', 'captain')).err[0]).toBe('homeport: --scopes is required');
   });
 });

@@ -1,17 +1,34 @@
 import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction } from '../social/index.ts';
 import { ValidationFailure } from '../social/errors.ts';
 import { createLogger, LogRing } from '../logger.ts';
-import { PASSWORD_OPTIONS, passwordOption, requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
+import {
+  PASSWORD_OPTIONS,
+  passwordOption,
+  requireString,
+  UsageError,
+  type CliCommand,
+  type CliContext,
+} from './command.ts';
 
 /** Opens social.db next to a possibly running server and turns admin and validation errors into CLI errors. */
-export async function withSocialAdmin<T>(ctx: CliContext, fn: (admin: ReturnType<typeof openSocialAdmin>['admin']) => Promise<T> | T): Promise<T> {
-  const handle = openSocialAdmin({ dataDir: ctx.dataDir, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
+export async function withSocialAdmin<T>(
+  ctx: CliContext,
+  fn: (admin: ReturnType<typeof openSocialAdmin>['admin']) => Promise<T> | T,
+): Promise<T> {
+  const handle = openSocialAdmin({
+    dataDir: ctx.dataDir,
+    logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }),
+  });
   try {
     return await fn(handle.admin);
   } catch (err) {
     if (err instanceof AdminError) throw new UsageError(err.message);
     if (err instanceof ValidationFailure) {
-      throw new UsageError(Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; '));
+      throw new UsageError(
+        Object.entries(err.details)
+          .map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`)
+          .join('; '),
+      );
     }
     throw err;
   } finally {
@@ -26,7 +43,8 @@ function onePositional(ctx: CliContext, what: string): string {
 
 export const accountsCreateCommand: CliCommand = {
   name: 'accounts create',
-  summary: 'Create a local social account; password (8-72 characters) from --password-stdin, generated and printed when none is given',
+  summary:
+    'Create a local social account; password (8-72 characters) from --password-stdin, generated and printed when none is given',
   args: 'USER',
   options: {
     email: { type: 'string', placeholder: 'EMAIL', description: 'e-mail address of the new user (required)' },
@@ -49,7 +67,9 @@ export const accountsCreateCommand: CliCommand = {
         approved: ctx.values.approved === false ? false : true,
       }),
     );
-    ctx.out(`Created @${created.account.username} (id ${created.account.id}, role ${created.user.role}${created.user.confirmedAt === null ? ', unconfirmed: a confirmation e-mail was written' : ''})`);
+    ctx.out(
+      `Created @${created.account.username} (id ${created.account.id}, role ${created.user.role}${created.user.confirmedAt === null ? ', unconfirmed: a confirmation e-mail was written' : ''})`,
+    );
     if (created.password) ctx.out(`New password: ${created.password}`);
     return 0;
   },
@@ -71,7 +91,9 @@ export const accountStateCommands: CliCommand[] = USER_ACTIONS.map((action) => (
   async run(ctx: CliContext) {
     const username = onePositional(ctx, 'USER name');
     const account = await withSocialAdmin(ctx, (admin) => admin.applyUserAction(username, action));
-    ctx.out(`@${account.username}: ${action === 'delete' ? 'deleted' : `${action}${action.endsWith('e') ? 'd' : 'ed'}`}`);
+    ctx.out(
+      `@${account.username}: ${action === 'delete' ? 'deleted' : `${action}${action.endsWith('e') ? 'd' : 'ed'}`}`,
+    );
     return 0;
   },
 }));

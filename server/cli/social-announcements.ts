@@ -5,7 +5,8 @@ function time(ctx: { values: Record<string, unknown> }, name: string): number | 
   const raw = ctx.values[name];
   if (typeof raw !== 'string') return null;
   const ms = Date.parse(raw);
-  if (Number.isNaN(ms)) throw new UsageError(`--${name} must be a date and time such as 2026-12-24T18:00:00Z, got "${raw}"`);
+  if (Number.isNaN(ms))
+    throw new UsageError(`--${name} must be a date and time such as 2026-12-24T18:00:00Z, got "${raw}"`);
   return ms;
 }
 
@@ -21,7 +22,12 @@ export const announcementsAddCommand: CliCommand = {
   async run(ctx) {
     if (ctx.positionals.length !== 1) throw new UsageError('give the announcement TEXT as one (quoted) argument');
     const id = await withSocialAdmin(ctx, (admin) =>
-      admin.publishAnnouncement({ text: ctx.positionals[0], startsAt: time(ctx, 'starts-at'), endsAt: time(ctx, 'ends-at'), allDay: ctx.values['all-day'] === true }),
+      admin.publishAnnouncement({
+        text: ctx.positionals[0],
+        startsAt: time(ctx, 'starts-at'),
+        endsAt: time(ctx, 'ends-at'),
+        allDay: ctx.values['all-day'] === true,
+      }),
     );
     ctx.out(`announcement ${id} published`);
     return 0;
@@ -34,7 +40,8 @@ export const announcementsListCommand: CliCommand = {
   options: {},
   async run(ctx) {
     await withSocialAdmin(ctx, (admin) => {
-      for (const a of admin.listAnnouncements()) ctx.out(`${a.id}\t${new Date(a.publishedAt).toISOString()}\t${a.text}`);
+      for (const a of admin.listAnnouncements())
+        ctx.out(`${a.id}\t${new Date(a.publishedAt).toISOString()}\t${a.text}`);
     });
     return 0;
   },

@@ -25,17 +25,30 @@ const cli = (...args: string[]) => server.cli(...args);
 const emojis = async () => {
   const res = await fetch(`${hp.httpUrl}/api/v1/custom_emojis`);
   expect(res.headers.get('cache-control')).toContain('public');
-  return (await res.json()) as { shortcode: string; url: string; static_url: string; visible_in_picker: boolean; category: string | null }[];
+  return (await res.json()) as {
+    shortcode: string;
+    url: string;
+    static_url: string;
+    visible_in_picker: boolean;
+    category: string | null;
+  }[];
 };
 
 describe('homeport emojis', () => {
   it('adds PNG and animated GIF emojis with categories, serves their images, and removes them', async () => {
     const png = path.join(dir, 'blob.png');
-    await sharp({ create: { width: 32, height: 32, channels: 4, background: '#ff8800' } }).png().toFile(png);
+    await sharp({ create: { width: 32, height: 32, channels: 4, background: '#ff8800' } })
+      .png()
+      .toFile(png);
     const gif = path.join(dir, 'party.gif');
-    const frame = (color: string) => sharp({ create: { width: 16, height: 16, channels: 3, background: color } }).raw().toBuffer();
+    const frame = (color: string) =>
+      sharp({ create: { width: 16, height: 16, channels: 3, background: color } })
+        .raw()
+        .toBuffer();
     const frames = Buffer.concat([await frame('#ff0000'), await frame('#00ff00')]);
-    await sharp(frames, { raw: { width: 16, height: 32, channels: 3, pageHeight: 16 } }).gif().toFile(gif);
+    await sharp(frames, { raw: { width: 16, height: 32, channels: 3, pageHeight: 16 } })
+      .gif()
+      .toFile(gif);
 
     expect((await cli('emojis', 'add', 'blobfox', png, '--category', 'Blobs')).code).toBe(0);
     expect((await cli('emojis', 'add', 'party', gif, '--hidden')).code).toBe(0);

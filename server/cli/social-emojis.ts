@@ -13,7 +13,9 @@ export const emojisAddCommand: CliCommand = {
     if (ctx.positionals.length !== 2) throw new UsageError('give a SHORTCODE and an image FILE');
     const [shortcode, file] = ctx.positionals;
     const category = typeof ctx.values.category === 'string' ? ctx.values.category : null;
-    await withSocialAdmin(ctx, (admin) => admin.addCustomEmoji(shortcode, file, { category, visibleInPicker: ctx.values.hidden !== true }));
+    await withSocialAdmin(ctx, (admin) =>
+      admin.addCustomEmoji(shortcode, file, { category, visibleInPicker: ctx.values.hidden !== true }),
+    );
     ctx.out(`:${shortcode}: added`);
     return 0;
   },
@@ -25,7 +27,8 @@ export const emojisListCommand: CliCommand = {
   options: {},
   async run(ctx) {
     await withSocialAdmin(ctx, (admin) => {
-      for (const e of admin.listCustomEmojis()) ctx.out(`:${e.shortcode}:\t${e.category ?? ''}${e.visibleInPicker ? '' : '\t(hidden from pickers)'}`);
+      for (const e of admin.listCustomEmojis())
+        ctx.out(`:${e.shortcode}:\t${e.category ?? ''}${e.visibleInPicker ? '' : '\t(hidden from pickers)'}`);
     });
     return 0;
   },

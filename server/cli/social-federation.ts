@@ -6,10 +6,15 @@ import { UsageError, type CliCommand } from './command.ts';
 
 export const federationCheckCommand: CliCommand = {
   name: 'federation check',
-  summary: 'Fetch this instance’s own WebFinger, actor and NodeInfo through its public URL, as other servers do, and say what is wrong (works while serve runs)',
+  summary:
+    'Fetch this instance’s own WebFinger, actor and NodeInfo through its public URL, as other servers do, and say what is wrong (works while serve runs)',
   args: '',
   options: {
-    'public-url': { type: 'string', placeholder: 'URL', description: 'check this address instead of the one the server was started with' },
+    'public-url': {
+      type: 'string',
+      placeholder: 'URL',
+      description: 'check this address instead of the one the server was started with',
+    },
   },
   async run(ctx) {
     if (ctx.positionals.length) throw new UsageError('no arguments expected');
@@ -22,7 +27,10 @@ export const federationCheckCommand: CliCommand = {
         throw new UsageError(`--public-url: ${(err as Error).message}`);
       }
     }
-    const handle = openSocialAdmin({ dataDir: ctx.dataDir, logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }) });
+    const handle = openSocialAdmin({
+      dataDir: ctx.dataDir,
+      logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }),
+    });
     try {
       const report = await checkInstance(handle.context, publicUrl);
       for (const line of formatReport(report)) ctx.out(line);

@@ -8,7 +8,9 @@ export const rulesAddCommand: CliCommand = {
   options: { hint: { type: 'string', placeholder: 'HINT', description: 'longer explanation of the rule' } },
   async run(ctx) {
     if (ctx.positionals.length !== 1) throw new UsageError('give the rule TEXT as one (quoted) argument');
-    const rule = await withSocialAdmin(ctx, (admin) => admin.addRule(ctx.positionals[0], typeof ctx.values.hint === 'string' ? ctx.values.hint : ''));
+    const rule = await withSocialAdmin(ctx, (admin) =>
+      admin.addRule(ctx.positionals[0], typeof ctx.values.hint === 'string' ? ctx.values.hint : ''),
+    );
     ctx.out(`rule ${rule.id} added`);
     return 0;
   },

@@ -10,10 +10,13 @@ export const settingsSetCommand: CliCommand = {
   args: 'KEY VALUE',
   options: {},
   async run(ctx) {
-    if (ctx.positionals.length !== 2) throw new UsageError('give a KEY and a VALUE (quote values with spaces; "" clears)');
+    if (ctx.positionals.length !== 2)
+      throw new UsageError('give a KEY and a VALUE (quote values with spaces; "" clears)');
     const [key, value] = ctx.positionals;
     const stored = await withSocialAdmin(ctx, (admin) => admin.setSetting(key, value));
-    ctx.out(`${key} = ${key === 'smtp_url' && stored ? stored.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@') : JSON.stringify(stored)}`);
+    ctx.out(
+      `${key} = ${key === 'smtp_url' && stored ? stored.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@') : JSON.stringify(stored)}`,
+    );
     return 0;
   },
 };
@@ -29,7 +32,9 @@ export const settingsGetCommand: CliCommand = {
     await withSocialAdmin(ctx, (admin) => {
       for (const key of keys) {
         const value = admin.getSetting(key);
-        ctx.out(`${key} = ${key === 'smtp_url' && value ? value.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@') : JSON.stringify(value)}`);
+        ctx.out(
+          `${key} = ${key === 'smtp_url' && value ? value.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@') : JSON.stringify(value)}`,
+        );
       }
     });
     return 0;

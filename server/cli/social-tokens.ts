@@ -6,7 +6,11 @@ export const tokensCreateCommand: CliCommand = {
   summary: 'Print a new bearer token of a local account for the Mastodon API',
   args: 'USER',
   options: {
-    scopes: { type: 'string', placeholder: 'SCOPES', description: 'space-separated OAuth scopes, e.g. "read write follow push" (required)' },
+    scopes: {
+      type: 'string',
+      placeholder: 'SCOPES',
+      description: 'space-separated OAuth scopes, e.g. "read write follow push" (required)',
+    },
   },
   async run(ctx) {
     if (ctx.positionals.length !== 1) throw new UsageError('give exactly one USER name');

@@ -37,8 +37,20 @@ beforeAll(async () => {
     publishedAt: null,
   });
   for (const username of ['ann', 'bob']) {
-    const { account } = await hp.social.admin.createAccount({ username, email: `${username}@example.org`, password: `pw-${username}-correct-horse`, confirmed: true, approved: true });
-    const status = store.statuses.insert({ accountId: account.id, local: true, visibility: 'public', text: ARTICLE, content: `<p>${ARTICLE}</p>` });
+    const { account } = await hp.social.admin.createAccount({
+      username,
+      email: `${username}@example.org`,
+      password: `pw-${username}-correct-horse`,
+      confirmed: true,
+      approved: true,
+    });
+    const status = store.statuses.insert({
+      accountId: account.id,
+      local: true,
+      visibility: 'public',
+      text: ARTICLE,
+      content: `<p>${ARTICLE}</p>`,
+    });
     store.previewCards.attach(status, card, ARTICLE);
   }
 });
@@ -49,11 +61,14 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => server.cli(...args);
 
-const trending = async () => ((await (await fetch(`${hp.httpUrl}/api/v1/trends/links`)).json()) as { url: string }[]).map((l) => l.url);
+const trending = async () =>
+  ((await (await fetch(`${hp.httpUrl}/api/v1/trends/links`)).json()) as { url: string }[]).map((l) => l.url);
 
 describe('homeport trends links', () => {
   it('lists shared articles with their review, and allows or keeps one out of trends', async () => {
-    expect((await cli('trends', 'links')).out).toEqual([`${ARTICLE}\tOtters return\t2 accounts, 2 shares\tnot reviewed`]);
+    expect((await cli('trends', 'links')).out).toEqual([
+      `${ARTICLE}\tOtters return\t2 accounts, 2 shares\tnot reviewed`,
+    ]);
     expect(await trending()).toEqual([]);
 
     expect((await cli('trends', 'links', 'allow', ARTICLE)).out).toEqual([`${ARTICLE} may trend`]);

@@ -23,7 +23,9 @@ export const trendsLinksCommand: CliCommand = {
   async run(ctx) {
     await withSocialAdmin(ctx, (admin) => {
       for (const l of admin.trendingLinkCandidates()) {
-        ctx.out(`${l.card.url}\t${l.card.title}\t${l.accounts} accounts, ${l.uses} shares\t${review(l.card.trendable)}`);
+        ctx.out(
+          `${l.card.url}\t${l.card.title}\t${l.accounts} accounts, ${l.uses} shares\t${review(l.card.trendable)}`,
+        );
       }
     });
     return 0;
@@ -64,7 +66,9 @@ const LINKS: Reviewed = {
 function reviewCommand(kind: Reviewed, allowed: boolean): CliCommand {
   return {
     name: `${kind.prefix} ${allowed ? 'allow' : 'disallow'}`,
-    summary: allowed ? `Let ${kind.what} appear in trends (staff review, as Mastodon asks)` : `Keep ${kind.what} out of trends`,
+    summary: allowed
+      ? `Let ${kind.what} appear in trends (staff review, as Mastodon asks)`
+      : `Keep ${kind.what} out of trends`,
     args: kind.arg,
     options: {},
     async run(ctx) {
@@ -76,4 +80,8 @@ function reviewCommand(kind: Reviewed, allowed: boolean): CliCommand {
   };
 }
 
-export const trendsCommands: CliCommand[] = [trendsTagsCommand, trendsLinksCommand, ...[HASHTAGS, LINKS].flatMap((kind) => [reviewCommand(kind, true), reviewCommand(kind, false)])];
+export const trendsCommands: CliCommand[] = [
+  trendsTagsCommand,
+  trendsLinksCommand,
+  ...[HASHTAGS, LINKS].flatMap((kind) => [reviewCommand(kind, true), reviewCommand(kind, false)]),
+];

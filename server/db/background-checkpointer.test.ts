@@ -29,7 +29,10 @@ describe('background WAL checkpointer', () => {
       for (let i = 0; i < 500; i++) insert.run(Buffer.alloc(1024, i));
     })();
     // The pages reach the main database file without any checkpoint on this connection.
-    await vi.waitFor(() => expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 400 * 1024), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 400 * 1024), {
+      timeout: 10_000,
+      interval: 20,
+    });
 
     await checkpointer.stop();
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);

@@ -40,10 +40,16 @@ parentPort.on('message', (message) => {
 tick();
 `;
 
-export function startBackgroundCheckpointer(db: Database, options: { intervalMs?: number; onError?: (err: Error) => void } = {}): BackgroundCheckpointer {
+export function startBackgroundCheckpointer(
+  db: Database,
+  options: { intervalMs?: number; onError?: (err: Error) => void } = {},
+): BackgroundCheckpointer {
   const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: db.name, sqliteModule, intervalMs: options.intervalMs ?? 1000 } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file: db.name, sqliteModule, intervalMs: options.intervalMs ?? 1000 },
+  });
   worker.unref();
   db.pragma('wal_autocheckpoint = 0');
   let stopped = false;

@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkIntegrityInBackground, currentSchemaVersion, DamagedDatabaseError, openDatabase, type Migration } from './index.ts';
+import {
+  checkIntegrityInBackground,
+  currentSchemaVersion,
+  DamagedDatabaseError,
+  openDatabase,
+  type Migration,
+} from './index.ts';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -14,13 +20,17 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const v1: Migration = { version: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') };
+const v1: Migration = {
+  version: 1,
+  name: 'notes',
+  up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'),
+};
 const v2: Migration = {
   version: 2,
   name: 'note titles',
   up: (db) => {
     db.exec("ALTER TABLE notes ADD COLUMN title TEXT NOT NULL DEFAULT ''");
-    db.exec("UPDATE notes SET title = substr(body, 1, 3)");
+    db.exec('UPDATE notes SET title = substr(body, 1, 3)');
   },
 };
 
@@ -34,7 +44,14 @@ describe('openDatabase', () => {
   });
 
   it('keeps temporary b-trees in memory when asked, after migrating with the default', () => {
-    const migrations: Migration[] = [{ version: 1, name: 'sees temp_store', up: (db) => db.exec(`CREATE TABLE seen AS SELECT ${Number(db.pragma('temp_store', { simple: true }))} AS temp_store`) }];
+    const migrations: Migration[] = [
+      {
+        version: 1,
+        name: 'sees temp_store',
+        up: (db) =>
+          db.exec(`CREATE TABLE seen AS SELECT ${Number(db.pragma('temp_store', { simple: true }))} AS temp_store`),
+      },
+    ];
     const db = openDatabase(tempFile(), { migrations, synchronous: 'FULL', tempStore: 'memory' });
     expect(db.prepare('SELECT temp_store FROM seen').pluck().get()).toBe(0); // default while migrating
     expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY

@@ -39,7 +39,13 @@ export class DamagedDatabaseError extends Error {
   }
 }
 
-const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_VTAB', 'SQLITE_IOERR_SHORT_READ']);
+const DAMAGE_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT_INDEX',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_IOERR_SHORT_READ',
+]);
 
 /**
  * Opens a SQLite file in WAL mode and brings its schema up to the newest migration. A file SQLite finds
@@ -51,7 +57,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Databa
     return openUnchecked(file, options);
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
-    if (DAMAGE_CODES.has(code) || code.startsWith('SQLITE_CORRUPT')) throw new DamagedDatabaseError(file, (err as Error).message);
+    if (DAMAGE_CODES.has(code) || code.startsWith('SQLITE_CORRUPT'))
+      throw new DamagedDatabaseError(file, (err as Error).message);
     throw err;
   }
 }
@@ -75,7 +82,8 @@ function openUnchecked(file: string, options: OpenDatabaseOptions): Database {
 function migrate(db: Database, migrations: readonly Migration[], file: string): void {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   sorted.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migrations for ${file} must be numbered 1..n; found ${m.version} at ${i + 1}`);
+    if (m.version !== i + 1)
+      throw new Error(`migrations for ${file} must be numbered 1..n; found ${m.version} at ${i + 1}`);
   });
   const newest = sorted.length;
   // BEGIN IMMEDIATE so a second process (the admin CLI) opening at the same moment waits instead of migrating twice.
@@ -86,7 +94,9 @@ function migrate(db: Database, migrations: readonly Migration[], file: string): 
   });
   const version = currentSchemaVersion(db);
   if (version > newest) {
-    throw new Error(`${file} has schema version ${version}, newer than this Homeport knows (${newest}); upgrade Homeport`);
+    throw new Error(
+      `${file} has schema version ${version}, newer than this Homeport knows (${newest}); upgrade Homeport`,
+    );
   }
   for (const m of sorted.slice(version)) step.immediate(m);
 }

@@ -42,7 +42,11 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
   let store: SqliteEventStore | undefined;
   try {
     store = new SqliteEventStore({ db, logger: options.logger, clock: options.clock, limits: options.limits });
-    const users = new SqliteEventLogUsers({ store, authCacheMs: options.authCacheMs, logger: options.logger.child({ component: 'auth' }) });
+    const users = new SqliteEventLogUsers({
+      store,
+      authCacheMs: options.authCacheMs,
+      logger: options.logger.child({ component: 'auth' }),
+    });
     await users.ensureDefaultUsers();
     store.markReady();
     const opened = store;
@@ -50,7 +54,13 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
     const checkpointer =
       options.backgroundCheckpoint === false
         ? null
-        : startBackgroundCheckpointer(db, { onError: (err) => options.logger.warn({ err }, 'background WAL checkpoints stopped; SQLite checkpoints inside commits again') });
+        : startBackgroundCheckpointer(db, {
+            onError: (err) =>
+              options.logger.warn(
+                { err },
+                'background WAL checkpoints stopped; SQLite checkpoints inside commits again',
+              ),
+          });
     return {
       store: opened,
       users,

@@ -8,7 +8,13 @@ export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } 
 export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
 export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
 export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
-export { DEFAULT_CONNECTION_LIMITS, type ConnectionInfo, type ConnectionLimits, type ConnectionRegistry, type TcpServerStats } from './tcp/connection.ts';
+export {
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionInfo,
+  type ConnectionLimits,
+  type ConnectionRegistry,
+  type TcpServerStats,
+} from './tcp/connection.ts';
 export {
   startSubscriptions,
   DEFAULT_PERSISTENT_SETTINGS,

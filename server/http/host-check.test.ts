@@ -11,7 +11,15 @@ let hp: Homeport;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-host-check-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, domain: 'social.example.org' });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+    domain: 'social.example.org',
+  });
 });
 afterAll(async () => {
   await hp.close();
@@ -24,7 +32,13 @@ function request(pathname: string, host: string, body?: object): Promise<{ statu
   return new Promise((resolve, reject) => {
     const payload = body ? JSON.stringify(body) : undefined;
     const req = http.request(
-      { host: url.hostname, port: url.port, path: pathname, method: body ? 'POST' : 'GET', headers: { host, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: pathname,
+        method: body ? 'POST' : 'GET',
+        headers: { host, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
@@ -46,7 +60,9 @@ describe('the UI pages', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("object-src 'none'");
     // Plain http only to this computer (another local server the social client signs in to), never elsewhere.
-    expect(csp).toContain("connect-src 'self' https: wss: http://127.0.0.1:* http://localhost:* ws://127.0.0.1:* ws://localhost:*;");
+    expect(csp).toContain(
+      "connect-src 'self' https: wss: http://127.0.0.1:* http://localhost:* ws://127.0.0.1:* ws://localhost:*;",
+    );
   });
 
   it('say the same in the page itself (Electron loads it too), less what only a header can say', async () => {
@@ -63,8 +79,10 @@ describe('DNS rebinding: only expected Host values are served', () => {
     expect(evil.status).toBe(421);
     expect(evil.body).not.toContain('token');
     const port = new URL(hp.httpUrl).port;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'social.example.org']) expect((await request('/api/homeport/v1/session', host, signIn)).status, host).toBe(200);
-    for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/']) expect((await request(url, 'attacker.example')).status, url).toBe(421);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'social.example.org'])
+      expect((await request('/api/homeport/v1/session', host, signIn)).status, host).toBe(200);
+    for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/'])
+      expect((await request(url, 'attacker.example')).status, url).toBe(421);
   });
 
   it('refuses WebSocket upgrades for a foreign Host', async () => {

@@ -34,14 +34,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   const allowedHostNames = options.allowedHostNames ?? (() => []);
   app.addHook('onRequest', async (req, reply) => {
     if (isAllowedHost(req.headers.host, allowedHostNames())) return;
-    req.log.warn({ host: req.headers.host ?? null, url: req.url.split('?')[0] }, 'request for a host this server does not serve refused');
+    req.log.warn(
+      { host: req.headers.host ?? null, url: req.url.split('?')[0] },
+      'request for a host this server does not serve refused',
+    );
     if (req.headers.upgrade) {
       // A WebSocket upgrade owns its raw socket: answer on it and close it, or it would linger until shutdown.
       reply.hijack();
       req.raw.socket.end('HTTP/1.1 421 Misdirected Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    return reply.code(421).header('Cache-Control', 'no-store').send({ error: 'This server does not serve that host name (Misdirected Request)' });
+    return reply
+      .code(421)
+      .header('Cache-Control', 'no-store')
+      .send({ error: 'This server does not serve that host name (Misdirected Request)' });
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
@@ -52,7 +58,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   // Mastodon-compatible servers over https.
   app.addHook('onSend', async (req, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
-    if (type.startsWith('text/html') && !isApiPath(req.url.split('?')[0])) reply.header('Content-Security-Policy', UI_CONTENT_SECURITY_POLICY);
+    if (type.startsWith('text/html') && !isApiPath(req.url.split('?')[0]))
+      reply.header('Content-Security-Policy', UI_CONTENT_SECURITY_POLICY);
     return payload;
   });
 
@@ -62,13 +69,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     await app.register(fastifyStatic, { root: rendererDir!, prefix: '/', index: ['index.html'], wildcard: false });
   } else {
     app.get('/', async (_req, reply) =>
-      reply.type('text/html').send('<!doctype html><title>Homeport</title><p>Homeport is running. The UI is not built: run <code>npm run build:renderer</code>.</p>'),
+      reply
+        .type('text/html')
+        .send(
+          '<!doctype html><title>Homeport</title><p>Homeport is running. The UI is not built: run <code>npm run build:renderer</code>.</p>',
+        ),
     );
   }
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0];
     // Client-side routes (e.g. /ui/streams/foo) get the app shell; API paths keep their 404s.
-    if (hasRenderer && req.method === 'GET' && url.startsWith('/ui/')) return reply.type('text/html').sendFile('index.html');
+    if (hasRenderer && req.method === 'GET' && url.startsWith('/ui/'))
+      return reply.type('text/html').sendFile('index.html');
     // Unrouted API paths (removed endpoints included) answer like every API response, CORS included: a browser
     // client then sees a 404 it can fall back from, not a network failure.
     if (isApiPath(url)) reply.header('Access-Control-Allow-Origin', '*').header('Cache-Control', 'private, no-store');

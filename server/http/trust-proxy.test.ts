@@ -6,7 +6,15 @@ import { startHomeport } from '../index.ts';
 
 async function eleventhSignIns(trustProxy: boolean): Promise<{ sameAddress: number; otherAddress: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-trust-proxy-'));
-  const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, trustProxy });
+  const hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+    trustProxy,
+  });
   const signIn = (forwardedFor: string) =>
     fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
       method: 'POST',

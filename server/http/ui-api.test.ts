@@ -8,7 +8,14 @@ let hp: Homeport;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-api-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
 });
 afterAll(async () => {
   await hp.close();
@@ -17,7 +24,11 @@ afterAll(async () => {
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${hp.httpUrl}/api/homeport/v1${p}`, init);
 const signIn = (username: string, password: string) =>
-  api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  api('/session', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
 
 describe('UI API', () => {
   it('answers 401 to every call without credentials', async () => {
@@ -37,7 +48,8 @@ describe('UI API', () => {
       expect(await refused.json()).toEqual({ error: 'Change the default password first', mustChangePassword: true });
     }
     expect((await api('/session', { headers: auth })).status).toBe(200);
-    const put = (body: object) => api('/session/password', { method: 'PUT', headers: auth, body: JSON.stringify(body) });
+    const put = (body: object) =>
+      api('/session/password', { method: 'PUT', headers: auth, body: JSON.stringify(body) });
     expect((await put({ currentPassword: 'wrong', newPassword: 'a better password' })).status).toBe(422);
     expect((await put({ currentPassword: 'changeit', newPassword: 'short' })).status).toBe(422);
     expect((await put({ currentPassword: 'changeit', newPassword: 'changeit' })).status).toBe(422);
@@ -57,7 +69,9 @@ describe('UI API', () => {
     expect(info.listeners.map((l: { name: string }) => l.name)).toContain('eventlog-tcp');
     expect(info.databases.map((d: { name: string }) => d.name)).toEqual(['eventlog', 'social']);
 
-    expect((await api('/session', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await api('/session', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
     expect((await api('/server', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
 
@@ -67,9 +81,17 @@ describe('UI API', () => {
   });
 
   it('rejects malformed sign-in bodies with 400, not 500', async () => {
-    const res = await api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username": 5' });
+    const res = await api('/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"username": 5',
+    });
     expect(res.status).toBe(400);
-    const missing = await api('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await api('/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).toBe(400);
   });
 

@@ -46,10 +46,16 @@ export const publicOnlyLookup: net.LookupFunction = (hostname, options, callback
     const list = addresses as dns.LookupAddress[];
     const refused = list.find((a) => isPrivateAddress(a.address));
     if (refused || list.length === 0) {
-      const error = Object.assign(new Error(`${hostname} resolves to a private address (${refused?.address ?? 'none'}); remote requests may not reach it`), { code: 'EPRIVATEADDRESS' });
+      const error = Object.assign(
+        new Error(
+          `${hostname} resolves to a private address (${refused?.address ?? 'none'}); remote requests may not reach it`,
+        ),
+        { code: 'EPRIVATEADDRESS' },
+      );
       return (callback as (e: Error | null, a: string, f: number) => void)(error, '', 0);
     }
-    if ((options as dns.LookupOptions).all) return (callback as (e: Error | null, a: dns.LookupAddress[]) => void)(null, list);
+    if ((options as dns.LookupOptions).all)
+      return (callback as (e: Error | null, a: dns.LookupAddress[]) => void)(null, list);
     (callback as (e: Error | null, a: string, f: number) => void)(null, list[0].address, list[0].family);
   });
 };

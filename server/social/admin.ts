@@ -5,7 +5,21 @@ import type { AccountService } from './domain/accounts.ts';
 import type { MediaStorage } from './media/storage.ts';
 import { publishTermsOfService } from './domain/terms-of-service.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
-import { isOwnerSettingKey, OWNER_SETTINGS, USER_ROLES, type Account, type AnnouncementRow, type OutboxEmail, type ServerRule, type CustomEmojiRow, type LinkUsage, type SocialStore, type TagUsage, type User, type UserRole } from './store/index.ts';
+import {
+  isOwnerSettingKey,
+  OWNER_SETTINGS,
+  USER_ROLES,
+  type Account,
+  type AnnouncementRow,
+  type OutboxEmail,
+  type ServerRule,
+  type CustomEmojiRow,
+  type LinkUsage,
+  type SocialStore,
+  type TagUsage,
+  type User,
+  type UserRole,
+} from './store/index.ts';
 
 /** Mastodon's size limit for a custom emoji image. */
 export const CUSTOM_EMOJI_MAX_BYTES = 256 * 1024;
@@ -38,7 +52,14 @@ export class SocialAdmin {
     return found;
   }
 
-  async createAccount(input: { username: string; email: string; password?: string; role?: string; confirmed?: boolean; approved?: boolean }): Promise<{ account: Account; user: User; password: string | null }> {
+  async createAccount(input: {
+    username: string;
+    email: string;
+    password?: string;
+    role?: string;
+    confirmed?: boolean;
+    approved?: boolean;
+  }): Promise<{ account: Account; user: User; password: string | null }> {
     const role = (input.role ?? 'user') as UserRole;
     if (!USER_ROLES.includes(role)) throw new AdminError(`--role must be one of ${USER_ROLES.join(', ')}`);
     const created = await this.accounts.create({
@@ -99,7 +120,8 @@ export class SocialAdmin {
   setSetting(key: string, value: string): string {
     try {
       const stored = this.store.settings.setOwner(key, value);
-      if (key === 'extended_description' || key === 'privacy_policy') this.store.settings.set(`${key}_updated_at`, String(this.store.now()));
+      if (key === 'extended_description' || key === 'privacy_policy')
+        this.store.settings.set(`${key}_updated_at`, String(this.store.now()));
       if (key === 'terms_of_service') publishTermsOfService(this.store, stored);
       return stored;
     } catch (err) {
@@ -108,7 +130,8 @@ export class SocialAdmin {
   }
 
   getSetting(key: string): string {
-    if (!isOwnerSettingKey(key)) throw new AdminError(`unknown setting "${key}"; known: ${Object.keys(OWNER_SETTINGS).join(', ')}`);
+    if (!isOwnerSettingKey(key))
+      throw new AdminError(`unknown setting "${key}"; known: ${Object.keys(OWNER_SETTINGS).join(', ')}`);
     return this.store.settings.owner(key);
   }
 
@@ -160,8 +183,13 @@ export class SocialAdmin {
    * Adds (or replaces) a custom emoji from a PNG, GIF or WebP file of at most 256 KB (Mastodon's limit);
    * an animated one also gets a still PNG for clients that do not animate.
    */
-  async addCustomEmoji(shortcode: string, file: string, options: { category?: string | null; visibleInPicker?: boolean } = {}): Promise<CustomEmojiRow> {
-    if (!/^[a-zA-Z0-9_]{2,30}$/.test(shortcode)) throw new AdminError('a shortcode is 2 to 30 letters, digits or underscores');
+  async addCustomEmoji(
+    shortcode: string,
+    file: string,
+    options: { category?: string | null; visibleInPicker?: boolean } = {},
+  ): Promise<CustomEmojiRow> {
+    if (!/^[a-zA-Z0-9_]{2,30}$/.test(shortcode))
+      throw new AdminError('a shortcode is 2 to 30 letters, digits or underscores');
     const category = options.category?.trim() || null;
     if (category && category.length > 100) throw new AdminError('a category is at most 100 characters');
     let data: Buffer;
@@ -170,13 +198,26 @@ export class SocialAdmin {
     } catch {
       throw new AdminError(`cannot read ${file}`);
     }
-    if (data.length > CUSTOM_EMOJI_MAX_BYTES) throw new AdminError(`an emoji image is at most ${CUSTOM_EMOJI_MAX_BYTES / 1024} KB`);
-    const meta = await sharp(data, { animated: true }).metadata().catch(() => null);
-    if (!meta || !['png', 'gif', 'webp'].includes(meta.format ?? '')) throw new AdminError('an emoji image must be PNG, GIF or WebP');
+    if (data.length > CUSTOM_EMOJI_MAX_BYTES)
+      throw new AdminError(`an emoji image is at most ${CUSTOM_EMOJI_MAX_BYTES / 1024} KB`);
+    const meta = await sharp(data, { animated: true })
+      .metadata()
+      .catch(() => null);
+    if (!meta || !['png', 'gif', 'webp'].includes(meta.format ?? ''))
+      throw new AdminError('an emoji image must be PNG, GIF or WebP');
     const imagePath = await this.media.write('custom_emojis', meta.format!, data);
-    const staticPath = (meta.pages ?? 1) > 1 || meta.format !== 'png' ? await this.media.write('custom_emojis', 'png', await sharp(data).png().toBuffer()) : imagePath;
+    const staticPath =
+      (meta.pages ?? 1) > 1 || meta.format !== 'png'
+        ? await this.media.write('custom_emojis', 'png', await sharp(data).png().toBuffer())
+        : imagePath;
     const previous = this.store.emojis.byShortcode(shortcode);
-    this.store.emojis.put({ shortcode, imagePath, staticPath, category, visibleInPicker: options.visibleInPicker ?? true });
+    this.store.emojis.put({
+      shortcode,
+      imagePath,
+      staticPath,
+      category,
+      visibleInPicker: options.visibleInPicker ?? true,
+    });
     if (previous) await this.removeEmojiFiles(previous);
     return this.store.emojis.byShortcode(shortcode)!;
   }
@@ -197,7 +238,12 @@ export class SocialAdmin {
   }
 
   /** Publishes an announcement (times in ms since the epoch). */
-  publishAnnouncement(input: { text: string; allDay?: boolean; startsAt?: number | null; endsAt?: number | null }): string {
+  publishAnnouncement(input: {
+    text: string;
+    allDay?: boolean;
+    startsAt?: number | null;
+    endsAt?: number | null;
+  }): string {
     return new AnnouncementService(this.store).publish(input);
   }
 

@@ -32,7 +32,12 @@ export class ApiError extends Error {
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(statusCode: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    statusCode: number,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.statusCode = statusCode;
@@ -63,7 +68,10 @@ const ATTRIBUTE_NAMES: Record<string, string> = {
 function humanize(field: string): string {
   const known = ATTRIBUTE_NAMES[field];
   if (known) return known;
-  const words = field.replace(/\[\]|\]/g, '').replace(/[_.[]+/g, ' ').trim();
+  const words = field
+    .replace(/\[\]|\]/g, '')
+    .replace(/[_.[]+/g, ' ')
+    .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -71,7 +79,9 @@ function humanize(field: string): string {
 export class ValidationFailure extends DomainError {
   readonly details: ErrorDetails;
   constructor(details: ErrorDetails) {
-    const parts = Object.entries(details).flatMap(([field, errors]) => errors.map((e) => `${humanize(field)} ${e.description}`));
+    const parts = Object.entries(details).flatMap(([field, errors]) =>
+      errors.map((e) => `${humanize(field)} ${e.description}`),
+    );
     super('invalid', `Validation failed: ${parts.join(', ')}`, { details });
     this.details = details;
   }
@@ -98,6 +108,7 @@ export class DetailsCollector {
 export const notFound = (message = 'Record not found') => new DomainError('not_found', message);
 export const forbidden = (message = 'This action is not allowed') => new DomainError('forbidden', message);
 export const badRequest = (message: string) => new DomainError('bad_request', message);
-export const paramMissing = (name: string) => new DomainError('bad_request', `param is missing or the value is empty: ${name}`);
+export const paramMissing = (name: string) =>
+  new DomainError('bad_request', `param is missing or the value is empty: ${name}`);
 /** A request the domain refuses as a whole (no single field to blame): answered 422 without details. */
 export const refused = (message: string) => new DomainError('invalid', `Validation failed: ${message}`);

@@ -26,10 +26,12 @@ describe('SocialEvents', () => {
     const bus = new SocialEvents();
     const seen: string[] = [];
     bus.on('account.updated', (e) => seen.push(e.accountId));
-    expect(() => bus.batch(() => {
-      bus.emit('account.updated', { accountId: 'lost' });
-      throw new Error('rolled back');
-    })).toThrow('rolled back');
+    expect(() =>
+      bus.batch(() => {
+        bus.emit('account.updated', { accountId: 'lost' });
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
     bus.batch(() => {
       bus.emit('account.updated', { accountId: 'kept' });
       try {
@@ -83,11 +85,13 @@ describe('SocialStore.transaction and the bus', () => {
         db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', 'a')").run();
         store.events.emit('account.updated', { accountId: 'a' });
       });
-      expect(() => store.transaction(() => {
-        db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', 'b')").run();
-        store.events.emit('account.updated', { accountId: 'b' });
-        throw new Error('abort');
-      })).toThrow('abort');
+      expect(() =>
+        store.transaction(() => {
+          db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', 'b')").run();
+          store.events.emit('account.updated', { accountId: 'b' });
+          throw new Error('abort');
+        }),
+      ).toThrow('abort');
       expect(seen).toEqual([{ id: 'a', committed: true }]);
     } finally {
       db.close();
@@ -103,8 +107,10 @@ describe('SocialStore.read', () => {
     const other = openDatabase(path.join(dir, 'social.db'), { migrations: socialMigrations, synchronous: 'FULL' });
     try {
       const store = new SocialStore(db);
-      const probe = () => (db.prepare("SELECT value FROM settings WHERE key = 'probe'").get() as { value: string } | undefined)?.value;
-      const write = (value: string) => other.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', ?)").run(value);
+      const probe = () =>
+        (db.prepare("SELECT value FROM settings WHERE key = 'probe'").get() as { value: string } | undefined)?.value;
+      const write = (value: string) =>
+        other.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', ?)").run(value);
       write('before');
       const seen = store.read(() => {
         const first = probe();

@@ -31,7 +31,13 @@ export interface SocialEventMap {
   'quote.revoked': { quoteId: string };
   'status.favourited': { statusId: string; accountId: string };
   'status.unfavourited': { statusId: string; accountId: string };
-  'notification.created': { notificationId: string; accountId: string; fromAccountId: string; notificationType: NotificationType; statusId: string | null };
+  'notification.created': {
+    notificationId: string;
+    accountId: string;
+    fromAccountId: string;
+    notificationType: NotificationType;
+    statusId: string | null;
+  };
   /** A direct conversation of `accountId` got a new or changed last status. */
   'conversation.updated': { conversationId: string; accountId: string };
   /** A user's filters changed (one event per edit). */

@@ -23,10 +23,24 @@ describe('social.db migrations on existing data', () => {
     const before = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
     before.defaultSafeIntegers(true);
     const store = new SocialStore(before);
-    const remote = store.accounts.insertRemote({ username: 'far', domain: 'far.example', uri: 'https://far.example/users/far', publicKey: 'not checked here' });
-    for (let i = 0; i < 2_500; i++) store.statuses.insert({ accountId: remote, local: false, visibility: 'public', content: `<p>old <b>post</b> number${i}</p>`, uri: `https://far.example/s/${i}` });
+    const remote = store.accounts.insertRemote({
+      username: 'far',
+      domain: 'far.example',
+      uri: 'https://far.example/users/far',
+      publicKey: 'not checked here',
+    });
+    for (let i = 0; i < 2_500; i++)
+      store.statuses.insert({
+        accountId: remote,
+        local: false,
+        visibility: 'public',
+        content: `<p>old <b>post</b> number${i}</p>`,
+        uri: `https://far.example/s/${i}`,
+      });
     // Back to the schema as it was before version 9: what versions 9 and later add is taken away.
-    before.exec('DROP TRIGGER account_version; DROP TRIGGER status_stats_status_insert; DROP TRIGGER status_stats_status_update; DROP TRIGGER status_stats_status_delete; DROP TRIGGER status_stats_favourite_insert; DROP TRIGGER status_stats_favourite_delete; DROP TRIGGER status_stats_quote_insert; DROP TRIGGER status_stats_quote_update; DROP TRIGGER status_stats_quote_delete; DROP TABLE status_stats; DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; DROP TABLE email_domain_blocks; DROP TABLE canonical_email_blocks; DROP TABLE ip_blocks; DROP INDEX reports_open; ALTER TABLE reports DROP COLUMN assigned_account_id; ALTER TABLE reports DROP COLUMN action_taken_by_account_id; ALTER TABLE accounts DROP COLUMN sensitized_at; DROP TABLE quotes; ALTER TABLE notifications DROP COLUMN account_warning_id; DROP TABLE account_warnings; DROP TABLE card_fetches; DROP TABLE bulk_import_rows; DROP TABLE bulk_imports; PRAGMA user_version = 8');
+    before.exec(
+      'DROP TRIGGER account_version; DROP TRIGGER status_stats_status_insert; DROP TRIGGER status_stats_status_update; DROP TRIGGER status_stats_status_delete; DROP TRIGGER status_stats_favourite_insert; DROP TRIGGER status_stats_favourite_delete; DROP TRIGGER status_stats_quote_insert; DROP TRIGGER status_stats_quote_update; DROP TRIGGER status_stats_quote_delete; DROP TABLE status_stats; DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; DROP TABLE email_domain_blocks; DROP TABLE canonical_email_blocks; DROP TABLE ip_blocks; DROP INDEX reports_open; ALTER TABLE reports DROP COLUMN assigned_account_id; ALTER TABLE reports DROP COLUMN action_taken_by_account_id; ALTER TABLE accounts DROP COLUMN sensitized_at; DROP TABLE quotes; ALTER TABLE notifications DROP COLUMN account_warning_id; DROP TABLE account_warnings; DROP TABLE card_fetches; DROP TABLE bulk_import_rows; DROP TABLE bulk_imports; PRAGMA user_version = 8',
+    );
     before.close();
 
     const after = openDatabase(file, { migrations: socialMigrations, synchronous: 'NORMAL' });
@@ -34,7 +48,9 @@ describe('social.db migrations on existing data', () => {
     try {
       expect(Number(after.pragma('user_version', { simple: true }))).toBe(socialMigrations.length);
       expect(Number((after.prepare('SELECT COUNT(*) AS n FROM statuses_fts').get() as { n: bigint }).n)).toBe(2_500);
-      const hit = after.prepare("SELECT body FROM statuses_fts WHERE statuses_fts MATCH '\"number2499\"'").get() as { body: string };
+      const hit = after.prepare('SELECT body FROM statuses_fts WHERE statuses_fts MATCH \'"number2499"\'').get() as {
+        body: string;
+      };
       expect(hit.body).toBe('old post number2499');
     } finally {
       after.close();

@@ -695,7 +695,9 @@ export const socialMigrations: Migration[] = [
     up(db) {
       // Timelines check every status's author; looking the author up in this (nearly always empty) index is
       // far cheaper than reading account rows, which are large (they hold key pairs).
-      db.exec(`CREATE INDEX accounts_unavailable ON accounts (id) WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL`);
+      db.exec(
+        `CREATE INDEX accounts_unavailable ON accounts (id) WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL`,
+      );
     },
   },
   {
@@ -808,7 +810,11 @@ export const socialMigrations: Migration[] = [
       db.exec(`CREATE VIRTUAL TABLE statuses_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`);
       const insert = db.prepare('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)');
       // In batches by id: a connection may not write while one of its reads is still open (no iterate() here).
-      const batch = db.prepare('SELECT id, text, content, spoiler_text FROM statuses WHERE id > ? AND reblog_of_id IS NULL AND deleted_at IS NULL ORDER BY id LIMIT 2000').safeIntegers(true);
+      const batch = db
+        .prepare(
+          'SELECT id, text, content, spoiler_text FROM statuses WHERE id > ? AND reblog_of_id IS NULL AND deleted_at IS NULL ORDER BY id LIMIT 2000',
+        )
+        .safeIntegers(true);
       let after = -1n;
       for (;;) {
         const rows = batch.all(after) as { id: bigint; text: string; content: string; spoiler_text: string }[];
@@ -1049,10 +1055,23 @@ export const socialMigrations: Migration[] = [
       const upsert = (column: string, id: string, count: string) =>
         `INSERT INTO status_stats (status_id, ${column}) SELECT ${id}, (${count}) ${ifStatus(id)} ON CONFLICT (status_id) DO UPDATE SET ${column} = excluded.${column};`;
       const replies = (id: string) =>
-        upsert('replies_count', id, `SELECT COUNT(*) FROM statuses r WHERE r.in_reply_to_id = ${id} AND r.deleted_at IS NULL AND r.visibility != 'direct'`);
-      const reblogs = (id: string) => upsert('reblogs_count', id, `SELECT COUNT(*) FROM statuses r WHERE r.reblog_of_id = ${id} AND r.deleted_at IS NULL`);
+        upsert(
+          'replies_count',
+          id,
+          `SELECT COUNT(*) FROM statuses r WHERE r.in_reply_to_id = ${id} AND r.deleted_at IS NULL AND r.visibility != 'direct'`,
+        );
+      const reblogs = (id: string) =>
+        upsert(
+          'reblogs_count',
+          id,
+          `SELECT COUNT(*) FROM statuses r WHERE r.reblog_of_id = ${id} AND r.deleted_at IS NULL`,
+        );
       const quotes = (id: string) =>
-        upsert('quotes_count', id, `SELECT COUNT(*) FROM quotes q JOIN statuses r ON r.id = q.status_id WHERE q.quoted_status_id = ${id} AND q.state = 'accepted' AND r.deleted_at IS NULL`);
+        upsert(
+          'quotes_count',
+          id,
+          `SELECT COUNT(*) FROM quotes q JOIN statuses r ON r.id = q.status_id WHERE q.quoted_status_id = ${id} AND q.state = 'accepted' AND r.deleted_at IS NULL`,
+        );
       db.exec(`
         CREATE TABLE status_stats (
           status_id INTEGER PRIMARY KEY REFERENCES statuses(id) ON DELETE CASCADE,
@@ -1114,14 +1133,19 @@ export const socialMigrations: Migration[] = [
       // A status's version (updated_at) moves whenever its quote or its link card changes, whatever wrote it:
       // its serialization, with quote and card, is cached per version (entities/status.ts).
       const bump = (ids: string) => `UPDATE statuses SET updated_at = updated_at + 1 WHERE id IN (${ids});`;
-      for (const [table, key] of [['quotes', 'status_id'], ['preview_cards_statuses', 'status_id']]) {
+      for (const [table, key] of [
+        ['quotes', 'status_id'],
+        ['preview_cards_statuses', 'status_id'],
+      ]) {
         db.exec(`
           CREATE TRIGGER status_version_${table}_insert AFTER INSERT ON ${table} BEGIN ${bump(`NEW.${key}`)} END;
           CREATE TRIGGER status_version_${table}_update AFTER UPDATE ON ${table} BEGIN ${bump(`OLD.${key}, NEW.${key}`)} END;
           CREATE TRIGGER status_version_${table}_delete AFTER DELETE ON ${table} BEGIN ${bump(`OLD.${key}`)} END;
         `);
       }
-      db.exec(`CREATE TRIGGER status_version_card_refresh AFTER UPDATE ON preview_cards BEGIN ${bump('SELECT status_id FROM preview_cards_statuses WHERE preview_card_id = NEW.id')} END;`);
+      db.exec(
+        `CREATE TRIGGER status_version_card_refresh AFTER UPDATE ON preview_cards BEGIN ${bump('SELECT status_id FROM preview_cards_statuses WHERE preview_card_id = NEW.id')} END;`,
+      );
     },
   },
   {

@@ -10,7 +10,12 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('openSocial', () => {
   it('opens social.db with checkpoints in a worker thread (none inside a commit) and temporary b-trees in memory', async () => {
-    const social = await openSocial({ dataDir: dir, logger: createLogger({ level: 'silent', toConsole: false, ring: new LogRing(10) }), domain: 'local.test', federation: false });
+    const social = await openSocial({
+      dataDir: dir,
+      logger: createLogger({ level: 'silent', toConsole: false, ring: new LogRing(10) }),
+      domain: 'local.test',
+      federation: false,
+    });
     const db = social.context.store.db;
     try {
       // The checkpointer itself is tested in server/db; here: the server's connection leaves checkpoints to it.

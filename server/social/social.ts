@@ -123,25 +123,47 @@ interface SocialCore {
   admin: SocialAdmin;
 }
 
-function openCore(options: { dataDir: string; logger: Logger; domain: string; secure?: boolean; streamingUrl?: string | null; now?: () => number; generalRateLimit?: boolean; dueJobsMaxWaitMs?: number }): SocialCore {
+function openCore(options: {
+  dataDir: string;
+  logger: Logger;
+  domain: string;
+  secure?: boolean;
+  streamingUrl?: string | null;
+  now?: () => number;
+  generalRateLimit?: boolean;
+  dueJobsMaxWaitMs?: number;
+}): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL', tempStore: 'memory' });
   try {
     const store = new SocialStore(db, options.now ?? Date.now);
     const urls = new SocialUrls(options.domain, options.secure ?? false);
     urls.separateStreaming = options.streamingUrl ?? null;
-    store.events.onListenerError = (type, error) => options.logger.error({ err: error, event: type }, 'social event listener failed');
+    store.events.onListenerError = (type, error) =>
+      options.logger.error({ err: error, event: type }, 'social event listener failed');
     const vapidPublicKey = ensureServerKeys(store);
     const mailer = new Mailer(store, urls, options.logger.child({ component: 'mail' }));
     const accounts = new AccountService(store, urls, mailer, options.logger);
     const media = new MediaStorage(options.dataDir);
     const notifications = new NotificationService(store);
     const presenter = new AccountPresenter(store, urls);
-    const statuses = new StatusService(store, urls, notifications, media, options.logger.child({ component: 'statuses' }));
+    const statuses = new StatusService(
+      store,
+      urls,
+      notifications,
+      media,
+      options.logger.child({ component: 'statuses' }),
+    );
     const filters = new FilterService(store, store.events);
     const relationships = new RelationshipService(store, notifications);
     const polls = new PollService(store, notifications, options.logger.child({ component: 'polls' }));
-    const jobs = new DueJobs(store, statuses, polls, options.logger.child({ component: 'jobs' }), options.dueJobsMaxWaitMs);
+    const jobs = new DueJobs(
+      store,
+      statuses,
+      polls,
+      options.logger.child({ component: 'jobs' }),
+      options.dueJobsMaxWaitMs,
+    );
     statuses.onScheduleChange = () => jobs.reschedule();
     const context: SocialContext = {
       store,
@@ -192,7 +214,11 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   // WAL checkpoints in a worker thread (as the event log's): SQLite's automatic one copies the WAL into the
   // database file inside whichever post's commit crosses the threshold, on the event loop.
   const checkpointer = startBackgroundCheckpointer(core.db, {
-    onError: (err) => options.logger.warn({ err }, 'background WAL checkpoints of social.db stopped; SQLite checkpoints inside commits again'),
+    onError: (err) =>
+      options.logger.warn(
+        { err },
+        'background WAL checkpoints of social.db stopped; SQLite checkpoints inside commits again',
+      ),
   });
   const federation = options.federation === false ? null : startFederation(ctx, core.db, options.federation ?? {});
   ctx.federation = federation ?? undefined;
@@ -202,7 +228,10 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   // Imports a stop interrupted go on from where they were.
   const imports = startImportWorker(
     ctx,
-    { account: (address) => accountByAddress(ctx, address), status: async (uri) => (ctx.federation ? ctx.federation.resolveStatus(uri) : null) },
+    {
+      account: (address) => accountByAddress(ctx, address),
+      status: async (uri) => (ctx.federation ? ctx.federation.resolveStatus(uri) : null),
+    },
     options.imports,
   );
 
@@ -232,7 +261,9 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   // Scheduled statuses and polls that fell due while the server was stopped are handled now.
   ctx.jobs.start();
   // Uploads a crash cut short left *.tmp files behind; cleaned before resumed processing writes new ones.
-  await ctx.media.removeInterruptedWrites().then((n) => n > 0 && ctx.logger.info({ removed: n }, 'half-written media files of an interrupted run removed'));
+  await ctx.media
+    .removeInterruptedWrites()
+    .then((n) => n > 0 && ctx.logger.info({ removed: n }, 'half-written media files of an interrupted run removed'));
   ctx.mediaService.resumeUnfinished();
   purge();
 
@@ -256,7 +287,15 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     ownerCredentialStamp(username) {
       const account = ctx.store.accounts.byHandle(username, null);
       const user = account ? ctx.store.users.byAccountId(account.id) : null;
-      if (!account || !user || (user.role !== 'owner' && user.role !== 'admin') || user.disabled || account.suspendedAt !== null || account.deletedAt !== null) return null;
+      if (
+        !account ||
+        !user ||
+        (user.role !== 'owner' && user.role !== 'admin') ||
+        user.disabled ||
+        account.suspendedAt !== null ||
+        account.deletedAt !== null
+      )
+        return null;
       return crypto.createHash('sha256').update(`${user.passwordHash}\0${user.role}`).digest('base64url');
     },
     async checkOwnerCredentials(username, password) {

@@ -12,7 +12,14 @@ let dataDir: string;
 let ui: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-setup-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
   ui = hp.mintUiToken();
 });
 afterAll(async () => {
@@ -22,12 +29,25 @@ afterAll(async () => {
 
 const setupUrl = () => `${hp.httpUrl}/api/homeport/v1/social/setup`;
 const putAvatar = (body: Uint8Array<ArrayBuffer>, contentType: string, token: string | null = ui) =>
-  fetch(`${setupUrl()}/avatar`, { method: 'PUT', headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
-const picture = async (width: number, height: number) => new Uint8Array(await sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer());
+  fetch(`${setupUrl()}/avatar`, {
+    method: 'PUT',
+    headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body,
+  });
+const picture = async (width: number, height: number) =>
+  new Uint8Array(
+    await sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+      .png()
+      .toBuffer(),
+  );
 
 describe('first run: the owner’s profile and picture', () => {
   it('checks the owner’s token before reading any body', async () => {
-    const huge = await fetch(setupUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(20 * 1024 * 1024).fill(0x20) });
+    const huge = await fetch(setupUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(20 * 1024 * 1024).fill(0x20),
+    });
     expect(huge.status).toBe(401);
     expect((await putAvatar(await picture(10, 10), 'image/png', null)).status).toBe(401);
   });
@@ -41,10 +61,17 @@ describe('first run: the owner’s profile and picture', () => {
     const created = await fetch(setupUrl(), {
       method: 'POST',
       headers: { authorization: `Bearer ${ui}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'alice', displayName: 'Alice', email: 'alice@example.org', password: 'alice-long-password' }),
+      body: JSON.stringify({
+        username: 'alice',
+        displayName: 'Alice',
+        email: 'alice@example.org',
+        password: 'alice-long-password',
+      }),
     });
     expect(created.status).toBe(201);
-    const before = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { avatar: string };
+    const before = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as {
+      avatar: string;
+    };
     expect(before.avatar).toMatch(/missing\.png$/);
 
     const put = await putAvatar(await picture(900, 600), 'image/png');
@@ -58,7 +85,9 @@ describe('first run: the owner’s profile and picture', () => {
 
     // A second picture replaces the first, whose file is gone.
     expect((await putAvatar(await picture(50, 50), 'image/png')).status).toBe(204);
-    const replaced = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as { avatar: string };
+    const replaced = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as {
+      avatar: string;
+    };
     expect(replaced.avatar).not.toBe(after.avatar);
     expect((await fetch(after.avatar)).status).toBe(404);
   });
@@ -66,7 +95,9 @@ describe('first run: the owner’s profile and picture', () => {
   it('refuses what is not a picture with a clear error, and what is too large before storing it', async () => {
     const garbage = await putAvatar(new TextEncoder().encode('not an image at all'), 'image/png');
     expect(garbage.status).toBe(422);
-    expect(((await garbage.json()) as { error: string }).error).toMatch(/picture was refused: avatar is not a readable image/);
+    expect(((await garbage.json()) as { error: string }).error).toMatch(
+      /picture was refused: avatar is not a readable image/,
+    );
     const json = await putAvatar(new TextEncoder().encode('{}'), 'application/json');
     expect(json.status).toBe(415);
     const huge = await putAvatar(new Uint8Array(9 * 1024 * 1024).fill(1), 'image/png');

@@ -41,42 +41,65 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
       return running;
     });
 
-    app.get('/social/setup', owner, async (): Promise<SocialSetup> => ({
-      hasAccounts: ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null,
-      domain: ctx.urls.domain,
-      publicUrl: ctx.urls.base,
-      federating: ctx.urls.base.startsWith('https://'),
-    }));
+    app.get(
+      '/social/setup',
+      owner,
+      async (): Promise<SocialSetup> => ({
+        hasAccounts: ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null,
+        domain: ctx.urls.domain,
+        publicUrl: ctx.urls.base,
+        federating: ctx.urls.base.startsWith('https://'),
+      }),
+    );
 
     // First run: the owner's profile, made from the UI instead of the CLI; refused once any account exists.
-    app.post<{ Body: { username: string; displayName?: string; email: string; password: string; note?: string } }>('/social/setup', { ...owner, schema: { body: profileBody } }, async (req, reply) => {
-      if (ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null) return reply.code(409).send({ error: 'A profile exists already: sign in with it' });
-      const input = req.body;
-      try {
-        const created = await ctx.accounts.create({ username: input.username.trim().replace(/^@/, ''), email: input.email.trim(), password: input.password, role: 'owner', confirmed: true, approved: true });
-        const changes = { displayName: input.displayName?.trim() ?? '', note: input.note ?? '' };
-        ctx.accounts.updateProfile(created.account.id, changes);
-        return reply.code(201).send({ username: created.account.username });
-      } catch (err) {
-        if (err instanceof ValidationFailure) return reply.code(422).send({ error: `The profile could not be created: ${describe(err)}` });
-        throw err;
-      }
-    });
+    app.post<{ Body: { username: string; displayName?: string; email: string; password: string; note?: string } }>(
+      '/social/setup',
+      { ...owner, schema: { body: profileBody } },
+      async (req, reply) => {
+        if (ctx.store.accounts.localUserCount() > 0 || ctx.store.users.staffContact() !== null)
+          return reply.code(409).send({ error: 'A profile exists already: sign in with it' });
+        const input = req.body;
+        try {
+          const created = await ctx.accounts.create({
+            username: input.username.trim().replace(/^@/, ''),
+            email: input.email.trim(),
+            password: input.password,
+            role: 'owner',
+            confirmed: true,
+            approved: true,
+          });
+          const changes = { displayName: input.displayName?.trim() ?? '', note: input.note ?? '' };
+          ctx.accounts.updateProfile(created.account.id, changes);
+          return reply.code(201).send({ username: created.account.username });
+        } catch (err) {
+          if (err instanceof ValidationFailure)
+            return reply.code(422).send({ error: `The profile could not be created: ${describe(err)}` });
+          throw err;
+        }
+      },
+    );
 
     // The first-run profile's picture, sent as the image file itself (the form's other fields are JSON).
     await app.register(async (images) => {
-      images.addContentTypeParser(/^image\//, { parseAs: 'buffer', bodyLimit: PROFILE_IMAGE_LIMIT }, (_req, body, done) => done(null, body));
+      images.addContentTypeParser(
+        /^image\//,
+        { parseAs: 'buffer', bodyLimit: PROFILE_IMAGE_LIMIT },
+        (_req, body, done) => done(null, body),
+      );
       images.put('/social/setup/avatar', owner, async (req, reply) => {
         const user = ctx.store.users.staffContact();
         if (!user || user.role !== 'owner') return reply.code(409).send({ error: 'Create the profile first' });
-        if (!Buffer.isBuffer(req.body)) return reply.code(415).send({ error: 'Send the picture as the body, with its image/* content type' });
+        if (!Buffer.isBuffer(req.body))
+          return reply.code(415).send({ error: 'Send the picture as the body, with its image/* content type' });
         const account = ctx.store.accounts.byId(user.accountId)!;
         const body = req.body;
         let processed: { data: Buffer; extension: string };
         try {
           processed = await processProfileImage('avatar', { data: body, size: body.length }, 400, 400);
         } catch (err) {
-          if (err instanceof ValidationFailure) return reply.code(422).send({ error: `The picture was refused: ${describe(err)}` });
+          if (err instanceof ValidationFailure)
+            return reply.code(422).send({ error: `The picture was refused: ${describe(err)}` });
           throw err;
         }
         const written = await ctx.media.write(`accounts/avatars/${account.id}`, processed.extension, processed.data);
@@ -90,5 +113,7 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
 
 /** A validation failure as one sentence ("username is taken; password is too short"). */
 function describe(err: ValidationFailure): string {
-  return Object.entries(err.details).map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`).join('; ');
+  return Object.entries(err.details)
+    .map(([field, errors]) => `${field} ${errors.map((e) => e.description).join(', ')}`)
+    .join('; ');
 }

@@ -31,12 +31,16 @@ export function setUnauthorizedHandler(handler: (() => void) | null): void {
 }
 
 /** JSON request (or a file's upload) to the UI API; a server error surfaces as an ApiError carrying the server's own message. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   // A file goes as itself, typed by its own content type; everything else as JSON.
   const file = init.body instanceof Blob ? init.body : null;
-  if (init.body !== undefined) headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json';
+  if (init.body !== undefined)
+    headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json';
   let res: Response;
   try {
     res = await fetch(`${base}${UI_API}${path}`, {
@@ -58,7 +62,8 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   }
   if (!res.ok) {
     if (res.status === 401 && onUnauthorized) onUnauthorized();
-    const message = (data as { error?: string; message?: string } | null)?.error ?? (data as { message?: string } | null)?.message;
+    const message =
+      (data as { error?: string; message?: string } | null)?.error ?? (data as { message?: string } | null)?.message;
     throw new ApiError(res.status, message ?? `${res.status} ${res.statusText}`);
   }
   return data as T;

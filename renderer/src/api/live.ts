@@ -17,7 +17,10 @@ export interface LiveConnection {
  * A live tail over WebSocket that reconnects by itself (with growing pauses) when the server goes away.
  * After a reconnect the owner of the tail reloads its page, since events may have been missed meanwhile.
  */
-export function openLive(params: Record<string, string | number | boolean | undefined>, handlers: LiveHandlers): LiveConnection {
+export function openLive(
+  params: Record<string, string | number | boolean | undefined>,
+  handlers: LiveHandlers,
+): LiveConnection {
   let socket: WebSocket | null = null;
   let stopped = false;
   let attempt = 0;

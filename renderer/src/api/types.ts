@@ -1,5 +1,15 @@
 /** The UI API's JSON shapes, taken from the server's own route modules so both sides agree. */
-export type { UiEvent, UiRecord, UiPayload, UiGroupSummary, UiGroupDetail, UiGroupSettings, UiGroupConnection, UiVolatileSubscription, UiConnectionSource } from '../../../server/eventlog/ui/contract.ts';
+export type {
+  UiEvent,
+  UiRecord,
+  UiPayload,
+  UiGroupSummary,
+  UiGroupDetail,
+  UiGroupSettings,
+  UiGroupConnection,
+  UiVolatileSubscription,
+  UiConnectionSource,
+} from '../../../server/eventlog/ui/contract.ts';
 export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
 export type { AllPage, AllCursor } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';

@@ -63,7 +63,17 @@ export function AddEventDialog({
   );
 }
 
-function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: string; draft?: AddEventDraft; onAdded: (a: AddedEvent) => void; onCancel: () => void }) {
+function AddEventForm({
+  streamId,
+  draft,
+  onAdded,
+  onCancel,
+}: {
+  streamId?: string;
+  draft?: AddEventDraft;
+  onAdded: (a: AddedEvent) => void;
+  onCancel: () => void;
+}) {
   const [stream, setStream] = useState(streamId ?? '');
   const [eventType, setEventType] = useState(draft?.eventType ?? '');
   const [eventId, setEventId] = useState(newId);
@@ -89,10 +99,13 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
     setServerError(null);
     if (invalid) return;
     await run(async () => {
-      const r = await api<{ eventNumber: number; eventId: string }>(`/eventlog/streams/${encodeURIComponent(stream.trim())}/events`, {
-        method: 'POST',
-        body: { eventId, eventType: eventType.trim(), data, metadata, isJson },
-      });
+      const r = await api<{ eventNumber: number; eventId: string }>(
+        `/eventlog/streams/${encodeURIComponent(stream.trim())}/events`,
+        {
+          method: 'POST',
+          body: { eventId, eventType: eventType.trim(), data, metadata, isJson },
+        },
+      );
       onAdded({ streamId: stream.trim(), eventId: r.eventId, eventNumber: r.eventNumber });
     });
   };
@@ -101,12 +114,30 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
     <form className="form" onSubmit={submit} noValidate>
       {streamId === undefined && (
         <Field label="Stream" error={show(problems.stream)}>
-          {(p) => <input {...p} value={stream} onChange={(e) => setStream(e.target.value)} placeholder="order-1234" autoFocus required />}
+          {(p) => (
+            <input
+              {...p}
+              value={stream}
+              onChange={(e) => setStream(e.target.value)}
+              placeholder="order-1234"
+              autoFocus
+              required
+            />
+          )}
         </Field>
       )}
       <div className="form-row">
         <Field label="Event type" error={show(problems.eventType)} className="grow">
-          {(p) => <input {...p} value={eventType} onChange={(e) => setEventType(e.target.value)} placeholder="OrderPlaced" required autoFocus={streamId !== undefined} />}
+          {(p) => (
+            <input
+              {...p}
+              value={eventType}
+              onChange={(e) => setEventType(e.target.value)}
+              placeholder="OrderPlaced"
+              required
+              autoFocus={streamId !== undefined}
+            />
+          )}
         </Field>
         <Field label="Event id" error={show(problems.eventId)} className="grow">
           {(p) => (
@@ -122,8 +153,25 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
       <label className="checkbox">
         <input type="checkbox" checked={isJson} onChange={(e) => setIsJson(e.target.checked)} /> Data is JSON
       </label>
-      <Field label="Data" error={show(problems.data)} help={!show(problems.data) && isJson && data.trim() && !problems.data ? <span className="field-ok">Valid JSON</span> : undefined}>
-        {(p) => <textarea {...p} className="mono" rows={8} value={data} onChange={(e) => setData(e.target.value)} spellCheck={false} />}
+      <Field
+        label="Data"
+        error={show(problems.data)}
+        help={
+          !show(problems.data) && isJson && data.trim() && !problems.data ? (
+            <span className="field-ok">Valid JSON</span>
+          ) : undefined
+        }
+      >
+        {(p) => (
+          <textarea
+            {...p}
+            className="mono"
+            rows={8}
+            value={data}
+            onChange={(e) => setData(e.target.value)}
+            spellCheck={false}
+          />
+        )}
       </Field>
       <Field
         label={
@@ -133,7 +181,17 @@ function AddEventForm({ streamId, draft, onAdded, onCancel }: { streamId?: strin
         }
         error={show(problems.metadata)}
       >
-        {(p) => <textarea {...p} className="mono" rows={3} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} placeholder='{"correlationId": "…"}' />}
+        {(p) => (
+          <textarea
+            {...p}
+            className="mono"
+            rows={3}
+            value={metadata}
+            onChange={(e) => setMetadata(e.target.value)}
+            spellCheck={false}
+            placeholder='{"correlationId": "…"}'
+          />
+        )}
       </Field>
       <FormFooter error={serverError} onCancel={onCancel}>
         <button type="submit" className="primary" disabled={busy}>

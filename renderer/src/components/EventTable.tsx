@@ -91,7 +91,10 @@ export function EventTable({ label, events, keyOf, expanded, onToggle, showStrea
                 </td>
               )}
               <td className="num">
-                <Link to={eventPath(e.streamId, e.eventNumber)} aria-label={`Open event ${e.eventNumber} in ${e.streamId}`}>
+                <Link
+                  to={eventPath(e.streamId, e.eventNumber)}
+                  aria-label={`Open event ${e.eventNumber} in ${e.streamId}`}
+                >
                   {e.eventNumber}
                 </Link>
               </td>
@@ -128,20 +131,34 @@ export function EventTable({ label, events, keyOf, expanded, onToggle, showStrea
                       {e.position && (
                         <>
                           {' '}
-                          · position <code>{e.position.commitPosition}/{e.position.preparePosition}</code>
+                          · position{' '}
+                          <code>
+                            {e.position.commitPosition}/{e.position.preparePosition}
+                          </code>
                         </>
                       )}
                     </span>
                   </div>
                   {e.target && (
                     <p className="muted">
-                      Resolved link: showing event {e.target.eventNumber} of {e.target.streamId} (type {e.target.eventType}).
+                      Resolved link: showing event {e.target.eventNumber} of {e.target.streamId} (type{' '}
+                      {e.target.eventType}).
                     </p>
                   )}
                   <div className="payloads">
                     <PayloadView title="Data" payload={shown.data} copyLabel={`Copy data of event ${e.eventNumber}`} />
-                    <PayloadView title="Metadata" payload={shown.metadata} copyLabel={`Copy metadata of event ${e.eventNumber}`} />
-                    {e.target && <PayloadView title="Link metadata" payload={e.metadata} copyLabel={`Copy link metadata of event ${e.eventNumber}`} />}
+                    <PayloadView
+                      title="Metadata"
+                      payload={shown.metadata}
+                      copyLabel={`Copy metadata of event ${e.eventNumber}`}
+                    />
+                    {e.target && (
+                      <PayloadView
+                        title="Link metadata"
+                        payload={e.metadata}
+                        copyLabel={`Copy link metadata of event ${e.eventNumber}`}
+                      />
+                    )}
                   </div>
                 </td>
               </tr>

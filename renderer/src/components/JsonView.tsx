@@ -73,7 +73,9 @@ export function PayloadView({ title, payload, copyLabel }: { title: string; payl
         {payload.bytes > 0 && <CopyButton text={formatted.text} label={copyLabel} />}
       </header>
       {payload.bytes > 0 && <pre className="json">{formatted.json ? highlight(formatted.text) : formatted.text}</pre>}
-      {payload.truncated && <p className="muted">Shortened to {formatBytes(payload.text.length)}; open the event to see all of it.</p>}
+      {payload.truncated && (
+        <p className="muted">Shortened to {formatBytes(payload.text.length)}; open the event to see all of it.</p>
+      )}
     </section>
   );
 }

@@ -25,7 +25,9 @@ export function MetadataSummary({ metadata }: { metadata: MetadataResponse }) {
   if (typeof doc.$maxAge === 'number') parts.push(`keeps events for ${formatDuration(doc.$maxAge)}`);
   if (typeof doc.$tb === 'number') parts.push(`truncated before event ${formatNumber(doc.$tb)}`);
   if (typeof doc.$cacheControl === 'number') parts.push(`cache control ${doc.$cacheControl} s`);
-  const aclParts = ACL.filter((a) => acl[a.key] !== undefined).map((a) => `${a.label.toLowerCase()}: ${roles(acl[a.key]) || 'nobody'}`);
+  const aclParts = ACL.filter((a) => acl[a.key] !== undefined).map(
+    (a) => `${a.label.toLowerCase()}: ${roles(acl[a.key]) || 'nobody'}`,
+  );
   return (
     <dl className="facts compact" aria-label="Stream metadata">
       <dt>Limits</dt>
@@ -68,7 +70,9 @@ export function MetadataForm({
   const [maxAge, setMaxAge] = useState(doc.$maxAge === undefined ? '' : String(doc.$maxAge));
   const [tb, setTb] = useState(doc.$tb === undefined ? '' : String(doc.$tb));
   const [cacheControl, setCacheControl] = useState(doc.$cacheControl === undefined ? '' : String(doc.$cacheControl));
-  const [aclText, setAclText] = useState<Record<string, string>>(Object.fromEntries(ACL.map((a) => [a.key, roles(acl[a.key])])));
+  const [aclText, setAclText] = useState<Record<string, string>>(
+    Object.fromEntries(ACL.map((a) => [a.key, roles(acl[a.key])])),
+  );
   const custom = Object.fromEntries(Object.entries(doc).filter(([k]) => !RESERVED.has(k)));
   const [customText, setCustomText] = useState(Object.keys(custom).length ? JSON.stringify(custom, null, 2) : '');
   const { busy, error, setError, run } = useAction();
@@ -79,7 +83,8 @@ export function MetadataForm({
     let next: Record<string, unknown>;
     try {
       const extra = customText.trim() ? JSON.parse(customText) : {};
-      if (extra === null || typeof extra !== 'object' || Array.isArray(extra)) throw new Error('Other keys must be a JSON object');
+      if (extra === null || typeof extra !== 'object' || Array.isArray(extra))
+        throw new Error('Other keys must be a JSON object');
       next = { ...extra };
       const put = (k: string, v: unknown) => {
         if (v !== undefined) next[k] = v;
@@ -108,16 +113,45 @@ export function MetadataForm({
     <form className="form" onSubmit={submit} noValidate>
       <div className="form-grid">
         <Field label="Max count" help="Keep only the newest N events.">
-          {(p) => <input {...p} inputMode="numeric" value={maxCount} onChange={(e) => setMaxCount(e.target.value)} placeholder="no limit" />}
+          {(p) => (
+            <input
+              {...p}
+              inputMode="numeric"
+              value={maxCount}
+              onChange={(e) => setMaxCount(e.target.value)}
+              placeholder="no limit"
+            />
+          )}
         </Field>
         <Field label="Max age (seconds)" help="Hide events older than this (86400 = one day).">
-          {(p) => <input {...p} inputMode="numeric" value={maxAge} onChange={(e) => setMaxAge(e.target.value)} placeholder="no limit" />}
+          {(p) => (
+            <input
+              {...p}
+              inputMode="numeric"
+              value={maxAge}
+              onChange={(e) => setMaxAge(e.target.value)}
+              placeholder="no limit"
+            />
+          )}
         </Field>
-        <Field label="Truncate before (tb)" help={`Events numbered below this become unreadable (the stream's last event is ${lastEventNumber}).`}>
-          {(p) => <input {...p} inputMode="numeric" value={tb} onChange={(e) => setTb(e.target.value)} placeholder="none" />}
+        <Field
+          label="Truncate before (tb)"
+          help={`Events numbered below this become unreadable (the stream's last event is ${lastEventNumber}).`}
+        >
+          {(p) => (
+            <input {...p} inputMode="numeric" value={tb} onChange={(e) => setTb(e.target.value)} placeholder="none" />
+          )}
         </Field>
         <Field label="Cache control (seconds)">
-          {(p) => <input {...p} inputMode="numeric" value={cacheControl} onChange={(e) => setCacheControl(e.target.value)} placeholder="none" />}
+          {(p) => (
+            <input
+              {...p}
+              inputMode="numeric"
+              value={cacheControl}
+              onChange={(e) => setCacheControl(e.target.value)}
+              placeholder="none"
+            />
+          )}
         </Field>
       </div>
       <fieldset>
@@ -126,14 +160,25 @@ export function MetadataForm({
           {ACL.map((a) => (
             <label key={a.key}>
               {a.label} ({a.key})
-              <input value={aclText[a.key]} onChange={(e) => setAclText({ ...aclText, [a.key]: e.target.value })} placeholder="default" />
+              <input
+                value={aclText[a.key]}
+                onChange={(e) => setAclText({ ...aclText, [a.key]: e.target.value })}
+                placeholder="default"
+              />
             </label>
           ))}
         </div>
       </fieldset>
       <label>
         Other keys (JSON object)
-        <textarea className="mono" rows={3} value={customText} onChange={(e) => setCustomText(e.target.value)} spellCheck={false} placeholder='{"owner": "billing"}' />
+        <textarea
+          className="mono"
+          rows={3}
+          value={customText}
+          onChange={(e) => setCustomText(e.target.value)}
+          spellCheck={false}
+          placeholder='{"owner": "billing"}'
+        />
       </label>
       <FormFooter error={error} onCancel={onCancel}>
         <button type="submit" className="primary" disabled={busy}>

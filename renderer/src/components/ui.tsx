@@ -85,7 +85,11 @@ export function CopyButton({ text, label, children = 'Copy' }: { text: string; l
 }
 
 /** An in-app link: a real <a href> (open in new tab works) that navigates without a reload on a plain click. */
-export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
+export function Link({
+  to,
+  children,
+  ...rest
+}: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
   const navigate = useRouter((s) => s.navigate);
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || e.button !== 0) return;
@@ -103,7 +107,19 @@ export function Link({ to, children, ...rest }: { to: string; children: ReactNod
  * A modal dialog on the native <dialog> element: focus moves in and is trapped, Escape closes it, and
  * focus returns to whatever opened it.
  */
-export function Dialog({ open, title, onClose, children, wide }: { open: boolean; title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  wide,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -157,7 +173,14 @@ export function Pager({
   return (
     <nav className="pager" aria-label={label}>
       {(['first', 'previous', 'next', 'last'] as const).map((m) => (
-        <button key={m} type="button" disabled={!can[m]} onClick={() => onMove(m)} title={titles[m]} aria-label={`${names[m]} page: ${titles[m]}`}>
+        <button
+          key={m}
+          type="button"
+          disabled={!can[m]}
+          onClick={() => onMove(m)}
+          title={titles[m]}
+          aria-label={`${names[m]} page: ${titles[m]}`}
+        >
           {m === 'first' && '⇤ '}
           {m === 'previous' && '← '}
           {names[m]}
@@ -203,7 +226,15 @@ export function FormError({ message }: { message: string | null | undefined }) {
  * The foot of a form or dialog: its error message, then its buttons, right-aligned with Cancel first. The
  * Cancel button is drawn for `onCancel`; the other buttons (or a Cancel link) come as children.
  */
-export function FormFooter({ error, onCancel, children }: { error: string | null; onCancel?: () => void; children: ReactNode }) {
+export function FormFooter({
+  error,
+  onCancel,
+  children,
+}: {
+  error: string | null;
+  onCancel?: () => void;
+  children: ReactNode;
+}) {
   return (
     <>
       <FormError message={error} />
@@ -246,7 +277,13 @@ export function TableHead({ columns }: { columns: readonly TableColumn[] }) {
 }
 
 /** A small coloured status word, always with text (never colour alone). */
-export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'accent'; children: ReactNode }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'accent';
+  children: ReactNode;
+}) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }
 
@@ -273,7 +310,12 @@ export function formatTime(ms: number): string {
   if (!ms) return '–';
   const d = new Date(ms);
   const date = d.toLocaleDateString(undefined, { year: 'numeric', month: '2-digit', day: '2-digit' });
-  const time = d.toLocaleTimeString(undefined, { hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const time = d.toLocaleTimeString(undefined, {
+    hour12: false,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
   return `${date} ${time}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 

@@ -27,14 +27,25 @@ export function isAllNewest(c: AllCursorState): boolean {
 }
 
 export function sameAllCursor(a: AllCursorState, b: AllCursorState): boolean {
-  return a.direction === b.direction && a.commit === b.commit && a.prepare === b.prepare && Boolean(a.exclusive) === Boolean(b.exclusive);
+  return (
+    a.direction === b.direction &&
+    a.commit === b.commit &&
+    a.prepare === b.prepare &&
+    Boolean(a.exclusive) === Boolean(b.exclusive)
+  );
 }
 
 export function allCursorFromQuery(q: Record<string, string>): AllCursorState {
   const direction = q.dir === 'forward' ? 'forward' : 'backward';
   const commit = Number(q.c);
   const prepare = Number(q.p);
-  if (q.c === undefined || !Number.isSafeInteger(commit) || commit < 0 || !Number.isSafeInteger(prepare) || prepare < 0) {
+  if (
+    q.c === undefined ||
+    !Number.isSafeInteger(commit) ||
+    commit < 0 ||
+    !Number.isSafeInteger(prepare) ||
+    prepare < 0
+  ) {
     return direction === 'forward' ? ALL_OLDEST : ALL_NEWEST;
   }
   return { direction, commit, prepare, exclusive: q.x === '1' };
@@ -51,7 +62,11 @@ export function filtersFromQuery(q: Record<string, string>): AllFilters {
 }
 
 export function filtersQuery(f: AllFilters): Record<string, string | undefined> {
-  return { system: f.hideSystem ? undefined : '1', stream: f.streamPrefix || undefined, type: f.eventType || undefined };
+  return {
+    system: f.hideSystem ? undefined : '1',
+    stream: f.streamPrefix || undefined,
+    type: f.eventType || undefined,
+  };
 }
 
 export function sameFilters(a: AllFilters, b: AllFilters): boolean {
@@ -63,8 +78,19 @@ export function allMoves(page: AllPage | null): Record<'first' | 'previous' | 'n
   if (!page) return { first: null, previous: null, next: null, last: null };
   return {
     first: page.hasOlder ? ALL_OLDEST : null,
-    previous: page.hasOlder && page.older ? { direction: 'backward', commit: page.older.commitPosition, prepare: page.older.preparePosition } : null,
-    next: page.hasNewer && page.newer ? { direction: 'forward', commit: page.newer.commitPosition, prepare: page.newer.preparePosition, exclusive: page.newer.exclusive } : null,
+    previous:
+      page.hasOlder && page.older
+        ? { direction: 'backward', commit: page.older.commitPosition, prepare: page.older.preparePosition }
+        : null,
+    next:
+      page.hasNewer && page.newer
+        ? {
+            direction: 'forward',
+            commit: page.newer.commitPosition,
+            prepare: page.newer.preparePosition,
+            exclusive: page.newer.exclusive,
+          }
+        : null,
     last: page.hasNewer ? ALL_NEWEST : null,
   };
 }
@@ -138,7 +164,11 @@ export const useAll = create<AllState>((set, get) => {
     liveFilters = filters;
     const mine = filters;
     live = openLive(
-      { hideSystem: filters.hideSystem, streamPrefix: filters.streamPrefix || undefined, eventType: filters.eventType || undefined },
+      {
+        hideSystem: filters.hideSystem,
+        streamPrefix: filters.streamPrefix || undefined,
+        eventType: filters.eventType || undefined,
+      },
       {
         onStatus: (status) => {
           if (liveFilters === mine) onLiveStatus(status);

@@ -24,7 +24,14 @@ const NOTICE_WHAT: Record<string, string> = {
 
 /** A post's HTML as the plain text a system notification can show. */
 function plainText(html: string): string {
-  const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
+  const entities: Record<string, string> = {
+    '&amp;': '&',
+    '&lt;': '<',
+    '&gt;': '>',
+    '&quot;': '"',
+    '&#39;': "'",
+    '&nbsp;': ' ',
+  };
   return html
     .replace(/<br\s*\/?>|<\/p>/gi, ' ')
     .replace(/<[^>]*>/g, '')

@@ -21,7 +21,9 @@ export const useEvent = create<EventState>((set, get) => ({
     if (get().key === key && (get().detail || get().loading)) return;
     set({ key, loading: true, error: null, detail: null });
     try {
-      const detail = await api<EventDetailResponse>(`/eventlog/streams/${encodeURIComponent(streamId)}/events/${eventNumber}`);
+      const detail = await api<EventDetailResponse>(
+        `/eventlog/streams/${encodeURIComponent(streamId)}/events/${eventNumber}`,
+      );
       if (get().key === key) set({ detail, loading: false });
     } catch (err) {
       if (get().key === key) set({ error: (err as Error).message, loading: false });

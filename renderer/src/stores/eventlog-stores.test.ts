@@ -29,10 +29,20 @@ async function append(stream: string, events: NewEvent[]) {
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-stores-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
   setApiBase(hp.httpUrl);
   setApiToken(hp.uiToken);
-  await append('store-big', Array.from({ length: 1000 }, (_, i) => ev('Tick', { i })));
+  await append(
+    'store-big',
+    Array.from({ length: 1000 }, (_, i) => ev('Tick', { i })),
+  );
   await append('store-order-1', [ev('Placed', { n: 1 })]);
   await append('store-order-2', [ev('Placed', { n: 2 }), ev('Paid', { n: 2 })]);
 });
@@ -75,7 +85,10 @@ describe('stream store', () => {
 
   it('round-trips its cursor through the address bar', () => {
     expect(cursorFromQuery({})).toEqual(NEWEST);
-    expect(cursorFromQuery(cursorQuery({ from: 40, direction: 'forward' }) as Record<string, string>)).toEqual({ from: 40, direction: 'forward' });
+    expect(cursorFromQuery(cursorQuery({ from: 40, direction: 'forward' }) as Record<string, string>)).toEqual({
+      from: 40,
+      direction: 'forward',
+    });
     expect(cursorFromQuery({ from: 'abc' })).toEqual(NEWEST);
     expect(cursorFromQuery({ from: '-1', dir: 'forward' })).toEqual(NEWEST);
   });
@@ -103,7 +116,10 @@ describe('stream store', () => {
     expect(useStream.getState().page!.lastEventNumber).toBe(1);
 
     // More than a page arrives: the window slides and older events become reachable.
-    await append('store-live', Array.from({ length: 25 }, (_, i) => ev('Hello', { n: i + 2 })));
+    await append(
+      'store-live',
+      Array.from({ length: 25 }, (_, i) => ev('Hello', { n: i + 2 })),
+    );
     await vi.waitFor(() => expect(useStream.getState().page!.events.at(-1)!.eventNumber).toBe(26));
     expect(useStream.getState().page!.events).toHaveLength(20);
     expect(useStream.getState().page!.hasOlder).toBe(true);
@@ -193,7 +209,11 @@ describe('$all store', () => {
     await a.setCount(5);
     await a.open(ALL_NEWEST, { ...DEFAULT_FILTERS, streamPrefix: 'store-order-' });
     let st = useAll.getState();
-    expect(st.page!.events.map((e) => `${e.streamId}/${e.eventNumber}`)).toEqual(['store-order-1/0', 'store-order-2/0', 'store-order-2/1']);
+    expect(st.page!.events.map((e) => `${e.streamId}/${e.eventNumber}`)).toEqual([
+      'store-order-1/0',
+      'store-order-2/0',
+      'store-order-2/1',
+    ]);
     expect(allMoves(st.page).previous).toBeNull();
     await vi.waitFor(() => expect(useAll.getState().live).toBe('live'));
 

@@ -21,7 +21,8 @@ export const DEFAULT_GROUP_SETTINGS: UiGroupSettings = {
   consumerStrategy: 'RoundRobin',
 };
 
-export const groupPath = (stream: string, group: string) => `/eventlog/persistent-groups/${encodeURIComponent(stream)}/${encodeURIComponent(group)}`;
+export const groupPath = (stream: string, group: string) =>
+  `/eventlog/persistent-groups/${encodeURIComponent(stream)}/${encodeURIComponent(group)}`;
 
 interface GroupState {
   key: string | null;
@@ -49,7 +50,11 @@ interface GroupState {
   remove(): Promise<void>;
 }
 
-export async function createGroup(stream: string, group: string, settings: Partial<UiGroupSettings>): Promise<UiGroupDetail | null> {
+export async function createGroup(
+  stream: string,
+  group: string,
+  settings: Partial<UiGroupSettings>,
+): Promise<UiGroupDetail | null> {
   const r = await api<{ group: UiGroupDetail | null }>(groupPath(stream, group), { method: 'POST', body: settings });
   return r.group;
 }
@@ -70,7 +75,18 @@ export const useGroup = create<GroupState>((set, get) => ({
   async open(stream, group) {
     const key = `${stream}::${group}`;
     if (get().key === key) return;
-    set({ key, stream, group, detail: null, loading: true, error: null, parked: null, parkedCursor: NEWEST, parkedExpanded: {}, parkedError: null });
+    set({
+      key,
+      stream,
+      group,
+      detail: null,
+      loading: true,
+      error: null,
+      parked: null,
+      parkedCursor: NEWEST,
+      parkedExpanded: {},
+      parkedError: null,
+    });
     await Promise.all([get().refresh(), get().loadParked(NEWEST)]);
   },
   async refresh() {
@@ -100,7 +116,9 @@ export const useGroup = create<GroupState>((set, get) => ({
     const c = cursor ?? get().parkedCursor;
     set({ parkedCursor: c, parkedLoading: true, parkedError: null });
     try {
-      const page = await api<StreamPage>(`${groupPath(stream, group)}/parked${qs({ from: c.from, direction: c.direction, count: parkedCount })}`);
+      const page = await api<StreamPage>(
+        `${groupPath(stream, group)}/parked${qs({ from: c.from, direction: c.direction, count: parkedCount })}`,
+      );
       if (get().key === key) set({ parked: page, parkedLoading: false });
     } catch (err) {
       if (get().key === key) set({ parkedError: (err as Error).message, parkedLoading: false });
@@ -118,7 +136,10 @@ export const useGroup = create<GroupState>((set, get) => ({
   async replay(stopAt) {
     const { stream, group } = get();
     if (!stream || !group) return null;
-    const r = await api<{ replayed: number | null }>(`${groupPath(stream, group)}/parked/replay`, { method: 'POST', body: stopAt ? { stopAt } : {} });
+    const r = await api<{ replayed: number | null }>(`${groupPath(stream, group)}/parked/replay`, {
+      method: 'POST',
+      body: stopAt ? { stopAt } : {},
+    });
     await Promise.all([get().refresh(), get().loadParked(NEWEST)]);
     return r.replayed;
   },

@@ -10,7 +10,10 @@ import type { UiEvent } from '../api/types.ts';
  * The live tail's status handler: shows the status, and reloads the page when the tail is back after a
  * drop, since events may have been written while it was away. One per store, across its connections.
  */
-export function liveStatusHandler(reload: () => void, show: (status: LiveStatus) => void): (status: LiveStatus) => void {
+export function liveStatusHandler(
+  reload: () => void,
+  show: (status: LiveStatus) => void,
+): (status: LiveStatus) => void {
   let wasReconnecting = false;
   return (status) => {
     if (status === 'reconnecting') wasReconnecting = true;
@@ -31,7 +34,10 @@ export function toggleExpanded<K extends string | number>(expanded: Record<K, bo
 }
 
 /** Every row of a page expanded. */
-export function expandEvery<K extends string | number>(events: readonly UiEvent[] | undefined, keyOf: (e: UiEvent) => K): Record<K, boolean> {
+export function expandEvery<K extends string | number>(
+  events: readonly UiEvent[] | undefined,
+  keyOf: (e: UiEvent) => K,
+): Record<K, boolean> {
   return Object.fromEntries((events ?? []).map((e) => [keyOf(e), true])) as Record<K, boolean>;
 }
 

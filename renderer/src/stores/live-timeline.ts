@@ -9,7 +9,12 @@ export type { LiveStream };
  * "incoming" until the reader asks for them, so nothing jumps under their eyes; deletions reported too.
  * Reconnects with a growing pause while the view is shown.
  */
-export function useLiveTimeline(live: LiveStream | null): { connected: boolean; incoming: SocialStatus[]; deleted: Set<string>; take: () => SocialStatus[] } {
+export function useLiveTimeline(live: LiveStream | null): {
+  connected: boolean;
+  incoming: SocialStatus[];
+  deleted: Set<string>;
+  take: () => SocialStatus[];
+} {
   const { server, token, streamingUrl } = useSocialClient();
   const [incoming, setIncoming] = useState<SocialStatus[]>([]);
   const [deleted, setDeleted] = useState<Set<string>>(new Set());

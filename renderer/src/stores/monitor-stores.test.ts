@@ -19,10 +19,21 @@ const silent = { debug() {}, info() {}, error() {} };
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-monitor-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
   setApiBase(hp.httpUrl);
   setApiToken(hp.uiToken);
-  client = es.createConnection({ defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), log: silent }, `tcp://127.0.0.1:${hp.tcpPort}`, 'monitor-test-client');
+  client = es.createConnection(
+    { defaultUserCredentials: new es.UserCredentials('admin', 'changeit'), log: silent },
+    `tcp://127.0.0.1:${hp.tcpPort}`,
+    'monitor-test-client',
+  );
   const connected = new Promise((resolve) => client.once('connected', resolve));
   await client.connect();
   await connected;
@@ -36,7 +47,15 @@ afterAll(async () => {
 describe('monitor helpers', () => {
   it('turns two byte-counter samples into rates', () => {
     const previous = new Map([['c1', { at: 1000, rx: 100, tx: 50 }]]);
-    const base = { connectionName: 'x', remoteAddress: '127.0.0.1:1', user: null, connectedAt: 0, pendingSendBytes: 0, pendingSendPackages: 0, tls: false };
+    const base = {
+      connectionName: 'x',
+      remoteAddress: '127.0.0.1:1',
+      user: null,
+      connectedAt: 0,
+      pendingSendBytes: 0,
+      pendingSendPackages: 0,
+      tls: false,
+    };
     const [known, fresh] = withRates(previous, 3000, [
       { ...base, id: 'c1', bytesReceived: 300, bytesSent: 50 },
       { ...base, id: 'c2', bytesReceived: 10, bytesSent: 10 },
@@ -70,7 +89,13 @@ describe('monitor helpers', () => {
     // Everything read and handed out: caught up, even while the checkpoint trails.
     expect(groupRow({ ...g, lastProcessedEventNumber: 110 })).toMatchObject({ behind: 0, catchUpSeconds: 0 });
     expect(groupRow({ ...g, lastKnownEventNumber: null }).behind).toBeNull();
-    expect(groupsByStream([groupRow({ ...g, stream: 'b', group: 'y' }), groupRow({ ...g, stream: 'a' }), groupRow({ ...g, stream: 'b', group: 'x' })]).map((s) => [s.stream, s.groups.map((x) => x.group)])).toEqual([
+    expect(
+      groupsByStream([
+        groupRow({ ...g, stream: 'b', group: 'y' }),
+        groupRow({ ...g, stream: 'a' }),
+        groupRow({ ...g, stream: 'b', group: 'x' }),
+      ]).map((s) => [s.stream, s.groups.map((x) => x.group)]),
+    ).toEqual([
       ['a', ['g']],
       ['b', ['x', 'y']],
     ]);
@@ -80,8 +105,28 @@ describe('monitor helpers', () => {
 describe('activity samples', () => {
   it('turns two readings of the counters into rates, never below zero, with each group’s lag', () => {
     expect(nextSample(null, { at: 1000, written: 5, delivered: 5 }, [])).toBeNull();
-    const group = groupRow({ stream: 's', group: 'g', status: 'Live', averagePerSecond: 0, totalItemsProcessed: 0, totalItemsDelivered: 0, lastCheckpointedEventNumber: null, lastProcessedEventNumber: 4, lastKnownEventNumber: 9, behindByMessages: 5, inFlight: 0, parkedCount: 0, connectionCount: 0, readBufferCount: 0, liveBufferCount: 0, retryBufferCount: 0, outstandingMessagesCount: 0 });
-    const sample = nextSample({ at: 1000, written: 5, delivered: 50 }, { at: 3000, written: 45, delivered: 20 }, [group]);
+    const group = groupRow({
+      stream: 's',
+      group: 'g',
+      status: 'Live',
+      averagePerSecond: 0,
+      totalItemsProcessed: 0,
+      totalItemsDelivered: 0,
+      lastCheckpointedEventNumber: null,
+      lastProcessedEventNumber: 4,
+      lastKnownEventNumber: 9,
+      behindByMessages: 5,
+      inFlight: 0,
+      parkedCount: 0,
+      connectionCount: 0,
+      readBufferCount: 0,
+      liveBufferCount: 0,
+      retryBufferCount: 0,
+      outstandingMessagesCount: 0,
+    });
+    const sample = nextSample({ at: 1000, written: 5, delivered: 50 }, { at: 3000, written: 45, delivered: 20 }, [
+      group,
+    ]);
     expect(sample).toEqual({ at: 3000, writtenPerSecond: 20, deliveredPerSecond: 0, lag: { 's/g': 5 } });
   });
 });
@@ -95,10 +140,16 @@ describe('subscription stores', () => {
     expect(m.error).toBeNull();
     expect(m.connections!.map((c) => c.connectionName)).toContain('monitor-test-client');
     expect(m.connections![0].receiveRate).toBeNull();
-    expect(m.volatile).toContainEqual(expect.objectContaining({ stream: 'watched-1', connectionName: 'monitor-test-client', user: 'admin' }));
-    expect(m.groups).toContainEqual(expect.objectContaining({ stream: 'orders-m', group: 'billing', connectionCount: 0 }));
+    expect(m.volatile).toContainEqual(
+      expect.objectContaining({ stream: 'watched-1', connectionName: 'monitor-test-client', user: 'admin' }),
+    );
+    expect(m.groups).toContainEqual(
+      expect.objectContaining({ stream: 'orders-m', group: 'billing', connectionCount: 0 }),
+    );
 
-    await client.appendToStream('watched-1', es.expectedVersion.any, [es.createJsonEventData(crypto.randomUUID(), { a: 1 }, null, 'A')]);
+    await client.appendToStream('watched-1', es.expectedVersion.any, [
+      es.createJsonEventData(crypto.randomUUID(), { a: 1 }, null, 'A'),
+    ]);
     await useMonitor.getState().refresh();
     m = useMonitor.getState();
     expect(m.connections![0].receiveRate).not.toBeNull();

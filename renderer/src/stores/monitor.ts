@@ -19,13 +19,19 @@ export interface GroupRow extends UiGroupSummary {
 export function groupRow<T extends UiGroupSummary>(g: T): T & GroupRow {
   // Behind = not yet read and handed out (EventStoreDB's UI: last known - last processed); the checkpoint
   // trails by design (it is written every N events or seconds), so it is shown apart, not counted here.
-  const behind = g.lastKnownEventNumber === null ? null : Math.max(0, g.lastKnownEventNumber - (g.lastProcessedEventNumber ?? -1));
-  const catchUpSeconds = behind !== null && behind > 0 && g.averagePerSecond > 0 ? behind / g.averagePerSecond : behind === 0 ? 0 : null;
+  const behind =
+    g.lastKnownEventNumber === null ? null : Math.max(0, g.lastKnownEventNumber - (g.lastProcessedEventNumber ?? -1));
+  const catchUpSeconds =
+    behind !== null && behind > 0 && g.averagePerSecond > 0 ? behind / g.averagePerSecond : behind === 0 ? 0 : null;
   return { ...g, behind, catchUpSeconds };
 }
 
 /** Rates from two samples of byte counters. */
-export function withRates(previous: Map<string, { at: number; rx: number; tx: number }>, sampledAt: number, list: UiConnectionSource[]): ConnectionRow[] {
+export function withRates(
+  previous: Map<string, { at: number; rx: number; tx: number }>,
+  sampledAt: number,
+  list: UiConnectionSource[],
+): ConnectionRow[] {
   return list.map((c) => {
     const p = previous.get(c.id);
     const dt = p ? (sampledAt - p.at) / 1000 : 0;
@@ -68,7 +74,11 @@ export interface ActivityCounters {
 }
 
 /** The next sample from two readings of the counters (rates never below zero: counts leave with subscriptions). */
-export function nextSample(previous: ActivityCounters | null, current: ActivityCounters, groups: GroupRow[]): ActivitySample | null {
+export function nextSample(
+  previous: ActivityCounters | null,
+  current: ActivityCounters,
+  groups: GroupRow[],
+): ActivitySample | null {
   if (!previous || current.at <= previous.at) return null;
   const seconds = (current.at - previous.at) / 1000;
   return {
@@ -116,14 +126,19 @@ export const useMonitor = create<MonitorState>((set, get) => {
           api<{ sampledAt: number; eventsWritten: number }>('/eventlog/activity'),
         ]);
         const groupRows = groups.groups.map(groupRow);
-        const delivered = subs.subscriptions.reduce((n, v) => n + v.delivered, 0) + groups.groups.reduce((n, g) => n + g.totalItemsDelivered, 0);
+        const delivered =
+          subs.subscriptions.reduce((n, v) => n + v.delivered, 0) +
+          groups.groups.reduce((n, g) => n + g.totalItemsDelivered, 0);
         const current = { at: activity.sampledAt, written: activity.eventsWritten, delivered };
         const sample = nextSample(counters, current, groupRows);
         counters = current;
-        const history = sample ? [...get().activity, sample].filter((a) => a.at > sample.at - ACTIVITY_WINDOW_MS) : get().activity;
+        const history = sample
+          ? [...get().activity, sample].filter((a) => a.at > sample.at - ACTIVITY_WINDOW_MS)
+          : get().activity;
         const connections = withRates(previous, conns.sampledAt, conns.connections);
         previous.clear();
-        for (const c of conns.connections) previous.set(c.id, { at: conns.sampledAt, rx: c.bytesReceived, tx: c.bytesSent });
+        for (const c of conns.connections)
+          previous.set(c.id, { at: conns.sampledAt, rx: c.bytesReceived, tx: c.bytesSent });
         set({
           connections,
           volatile: subs.subscriptions,

@@ -18,22 +18,30 @@ export interface Route {
 /** Paths under /ui/ are the app's own routes; the HTTP server answers them with index.html. */
 export function parseRoute(url: string): Route {
   const [pathname, search = ''] = url.split('?', 2);
-  const parts = pathname.split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  const parts = pathname
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   const section = SECTIONS.find((s) => s.id === parts[1])?.id ?? 'eventlog';
   return { section, rest: parts.slice(2), query: Object.fromEntries(new URLSearchParams(search)) };
 }
 
 /** Builds `/ui/<section>/<part>/<part>?k=v`, encoding each part (and dropping empty query values). */
-export function routePath(section: SectionId, parts: (string | number)[] = [], query: Record<string, string | number | boolean | undefined | null> = {}): string {
+export function routePath(
+  section: SectionId,
+  parts: (string | number)[] = [],
+  query: Record<string, string | number | boolean | undefined | null> = {},
+): string {
   const path = ['', 'ui', section, ...parts.map((p) => encodeURIComponent(String(p)))].join('/');
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '' && v !== false) q.set(k, String(v));
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '' && v !== false) q.set(k, String(v));
   const s = q.toString();
   return s ? `${path}?${s}` : path;
 }

@@ -43,7 +43,12 @@ export const useSession = create<SessionState>((set) => {
     user: null,
     error: null,
     async restore() {
-      const candidates = [await desktopBridge()?.getUiToken().catch(() => undefined), sessionStorage.getItem(STORAGE_KEY)];
+      const candidates = [
+        await desktopBridge()
+          ?.getUiToken()
+          .catch(() => undefined),
+        sessionStorage.getItem(STORAGE_KEY),
+      ];
       for (const token of candidates) {
         if (!token) continue;
         try {
@@ -73,7 +78,10 @@ export const useSession = create<SessionState>((set) => {
         set({ error: (err as Error).message });
         return;
       }
-      const { token } = await api<{ token: string }>('/session', { method: 'POST', body: { username: name, password: newPassword } });
+      const { token } = await api<{ token: string }>('/session', {
+        method: 'POST',
+        body: { username: name, password: newPassword },
+      });
       await adopt(token);
     },
     async signOut() {

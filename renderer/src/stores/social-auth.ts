@@ -57,7 +57,8 @@ export function serverOrigin(input: string): string {
   }
   // The same local addresses the page's Content-Security-Policy lets it reach over http.
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new SignInError('Use an https:// address (plain http only for this computer)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new SignInError('Use an https:// address (plain http only for this computer)');
   return url.origin;
 }
 
@@ -90,13 +91,28 @@ export async function beginSignIn(server: string): Promise<URLSearchParams | nul
   const app = await fetch(`${server}/api/v1/apps`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Homeport', redirect_uris: redirectUri(), scopes: SCOPES, website: location.origin }),
+    body: JSON.stringify({
+      client_name: 'Homeport',
+      redirect_uris: redirectUri(),
+      scopes: SCOPES,
+      website: location.origin,
+    }),
   }).catch(() => {
     throw new SignInError(`${server} could not be reached (is the address right?)`);
   });
   if (!app.ok) throw new SignInError(`The server refused to register this app (${app.status})`);
-  const { client_id: clientId, client_secret: clientSecret } = (await app.json()) as { client_id: string; client_secret: string };
-  const pending: Pending = { server, clientId, clientSecret, verifier: randomString(48), state: randomString(16), redirectUri: redirectUri() };
+  const { client_id: clientId, client_secret: clientSecret } = (await app.json()) as {
+    client_id: string;
+    client_secret: string;
+  };
+  const pending: Pending = {
+    server,
+    clientId,
+    clientSecret,
+    verifier: randomString(48),
+    state: randomString(16),
+    redirectUri: redirectUri(),
+  };
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
   const query = new URLSearchParams({
     response_type: 'code',
@@ -124,12 +140,24 @@ export async function finishSignIn(query: URLSearchParams): Promise<{ server: st
   if (!raw || (!code && !query.get('error'))) return null;
   sessionStorage.removeItem(PENDING_KEY);
   const pending = JSON.parse(raw) as Pending;
-  if (query.get('error')) throw new SignInError(`The server did not authorize the client (${query.get('error_description') ?? query.get('error')})`);
-  if (query.get('state') !== pending.state) throw new SignInError('The sign-in answer did not match the request (state); please sign in again.');
+  if (query.get('error'))
+    throw new SignInError(
+      `The server did not authorize the client (${query.get('error_description') ?? query.get('error')})`,
+    );
+  if (query.get('state') !== pending.state)
+    throw new SignInError('The sign-in answer did not match the request (state); please sign in again.');
   const res = await fetch(`${pending.server}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'authorization_code', code, client_id: pending.clientId, client_secret: pending.clientSecret, redirect_uri: pending.redirectUri, code_verifier: pending.verifier, scope: SCOPES }),
+    body: JSON.stringify({
+      grant_type: 'authorization_code',
+      code,
+      client_id: pending.clientId,
+      client_secret: pending.clientSecret,
+      redirect_uri: pending.redirectUri,
+      code_verifier: pending.verifier,
+      scope: SCOPES,
+    }),
   });
   if (!res.ok) throw new SignInError(`The server did not grant a token (${res.status})`);
   const { access_token: token } = (await res.json()) as { access_token: string };

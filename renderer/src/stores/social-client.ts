@@ -3,7 +3,16 @@ import { desktopBridge } from '../desktop-bridge.ts';
 import { desktopNotice, type StreamedNotification } from './desktop-notice.ts';
 import { keepStreamOpen, streamUrl } from './stream-socket.ts';
 import { beginSignIn, finishSignIn, loadToken, rememberedServer, saveToken, serverOrigin } from './social-auth.ts';
-import type { ComposeDraft, GroupedResults, NotificationGroupView, SocialAccount, SocialMedia, SocialPoll, SocialStatus, StatusAction } from './social-types.ts';
+import type {
+  ComposeDraft,
+  GroupedResults,
+  NotificationGroupView,
+  SocialAccount,
+  SocialMedia,
+  SocialPoll,
+  SocialStatus,
+  StatusAction,
+} from './social-types.ts';
 
 /*
  * The social client signs in like any third-party Mastodon app (OAuth 2.0 with PKCE) and then speaks only
@@ -11,10 +20,24 @@ import type { ComposeDraft, GroupedResults, NotificationGroupView, SocialAccount
  * is kept per server (social-auth.ts).
  */
 
-export type { ComposeDraft, NotificationGroupView, SocialAccount, SocialMedia, SocialPoll, SocialStatus, StatusAction } from './social-types.ts';
+export type {
+  ComposeDraft,
+  NotificationGroupView,
+  SocialAccount,
+  SocialMedia,
+  SocialPoll,
+  SocialStatus,
+  StatusAction,
+} from './social-types.ts';
 
 /** The flag each action sets on a status, and the counter it moves (bookmarks, mutes and pins have none). */
-const ACTIONS: Record<StatusAction, { flag: 'favourited' | 'reblogged' | 'bookmarked' | 'muted' | 'pinned'; count: 'favourites_count' | 'reblogs_count' | null }> = {
+const ACTIONS: Record<
+  StatusAction,
+  {
+    flag: 'favourited' | 'reblogged' | 'bookmarked' | 'muted' | 'pinned';
+    count: 'favourites_count' | 'reblogs_count' | null;
+  }
+> = {
   favourite: { flag: 'favourited', count: 'favourites_count' },
   reblog: { flag: 'reblogged', count: 'reblogs_count' },
   bookmark: { flag: 'bookmarked', count: null },
@@ -79,7 +102,15 @@ interface SocialClientState {
   markHomeRead(): Promise<void>;
   /** Posts, or saves the edit when `draft.editing` names a post. */
   /** Posts (a reply or quote when the draft says so), schedules it when `scheduledAt` is given, or saves an edit. */
-  post(input: { status: string; spoilerText?: string; visibility?: string; language?: string; scheduledAt?: string; mediaIds?: string[]; poll?: { options: string[]; expiresIn: number } }): Promise<'posted' | 'scheduled' | 'edited'>;
+  post(input: {
+    status: string;
+    spoilerText?: string;
+    visibility?: string;
+    language?: string;
+    scheduledAt?: string;
+    mediaIds?: string[];
+    poll?: { options: string[]; expiresIn: number };
+  }): Promise<'posted' | 'scheduled' | 'edited'>;
   /** What the compose form should hold: a post being edited, or a deleted post's text to post again. */
   draft: ComposeDraft | null;
   /** A reply to `status` in the compose form: its author and mentions named, its warning and visibility kept. */
@@ -150,8 +181,15 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     set({ token });
     try {
       const me = await get().request<SocialAccount>('/api/v1/accounts/verify_credentials');
-      const instance = await get().request<{ configuration?: { statuses?: { max_characters?: number }; urls?: { streaming?: string } } }>('/api/v2/instance');
-      set({ me, maxCharacters: instance.configuration?.statuses?.max_characters ?? 500, streamingUrl: instance.configuration?.urls?.streaming ?? null, error: null });
+      const instance = await get().request<{
+        configuration?: { statuses?: { max_characters?: number }; urls?: { streaming?: string } };
+      }>('/api/v2/instance');
+      set({
+        me,
+        maxCharacters: instance.configuration?.statuses?.max_characters ?? 500,
+        streamingUrl: instance.configuration?.urls?.streaming ?? null,
+        error: null,
+      });
       await get().loadHome();
       await get().refreshUnread();
     } catch (err) {
@@ -172,7 +210,8 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     // Files go as multipart (the browser sets its boundary); everything else as JSON.
     const multipart = init.body instanceof FormData;
     if (init.body !== undefined && !multipart) headers['content-type'] = 'application/json';
-    const payload = init.body === undefined ? undefined : multipart ? (init.body as FormData) : JSON.stringify(init.body);
+    const payload =
+      init.body === undefined ? undefined : multipart ? (init.body as FormData) : JSON.stringify(init.body);
     const res = await fetch(`${get().server}${path}`, { method: init.method ?? 'GET', headers, body: payload });
     const body = (await res.json().catch(() => ({}))) as T & { error?: string };
     if (!res.ok) throw new MastodonError(res.status, body.error ?? `The server answered ${res.status}`);
@@ -196,7 +235,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async loadHome() {
     const [{ items: home, next }, markers] = await Promise.all([
       get().page<SocialStatus>('/api/v1/timelines/home?limit=40'),
-      get().request<{ home?: { last_read_id: string } }>('/api/v1/markers?timeline[]=home').catch(() => ({}) as { home?: { last_read_id: string } }),
+      get()
+        .request<{ home?: { last_read_id: string } }>('/api/v1/markers?timeline[]=home')
+        .catch(() => ({}) as { home?: { last_read_id: string } }),
     ]);
     set({ home, homeOlder: next, incoming: [], error: null, homeReadUpTo: markers.home?.last_read_id ?? null });
     await get().markHomeRead();
@@ -220,7 +261,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async catchUp() {
     const newest = [...get().incoming, ...get().home][0]?.id;
     if (!newest) return;
-    const missed = await get().request<SocialStatus[]>(`/api/v1/timelines/home?min_id=${encodeURIComponent(newest)}&limit=40`);
+    const missed = await get().request<SocialStatus[]>(
+      `/api/v1/timelines/home?min_id=${encodeURIComponent(newest)}&limit=40`,
+    );
     const known = new Set([...get().incoming, ...get().home].map((s) => s.id));
     // min_id pages come oldest first within the page; newest goes on top.
     const fresh = missed.filter((s) => !known.has(s.id)).sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
@@ -231,21 +274,41 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     const top = get().home[0]?.id;
     if (!top) return;
     // Read on every device that keeps markers (Mastodon's web client, Phanpy, Elk…).
-    await get().request('/api/v1/markers', { method: 'POST', body: { home: { last_read_id: top } } }).catch(() => undefined);
+    await get()
+      .request('/api/v1/markers', { method: 'POST', body: { home: { last_read_id: top } } })
+      .catch(() => undefined);
   },
 
   draft: null,
 
   async startEdit(status) {
-    const source = await get().request<{ id: string; text: string; spoiler_text: string }>(`/api/v1/statuses/${status.id}/source`);
-    set({ draft: { editing: status.id, text: source.text, spoilerText: source.spoiler_text, visibility: status.visibility} });
+    const source = await get().request<{ id: string; text: string; spoiler_text: string }>(
+      `/api/v1/statuses/${status.id}/source`,
+    );
+    set({
+      draft: { editing: status.id, text: source.text, spoilerText: source.spoiler_text, visibility: status.visibility },
+    });
   },
 
   async deleteStatus(status, redraft) {
-    const deleted = await get().request<SocialStatus & { text?: string }>(`/api/v1/statuses/${status.id}`, { method: 'DELETE' });
+    const deleted = await get().request<SocialStatus & { text?: string }>(`/api/v1/statuses/${status.id}`, {
+      method: 'DELETE',
+    });
     const gone = (list: SocialStatus[]) => list.filter((s) => s.id !== status.id && s.reblog?.id !== status.id);
-    set({ home: gone(get().home), incoming: gone(get().incoming), overrides: { ...get().overrides, [status.id]: { deleted: true } } });
-    if (redraft) set({ draft: { editing: null, text: deleted.text ?? '', spoilerText: deleted.spoiler_text ?? '', visibility: deleted.visibility ?? 'public'} });
+    set({
+      home: gone(get().home),
+      incoming: gone(get().incoming),
+      overrides: { ...get().overrides, [status.id]: { deleted: true } },
+    });
+    if (redraft)
+      set({
+        draft: {
+          editing: null,
+          text: deleted.text ?? '',
+          spoilerText: deleted.spoiler_text ?? '',
+          visibility: deleted.visibility ?? 'public',
+        },
+      });
   },
 
   clearDraft() {
@@ -256,8 +319,18 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     const target = status.reblog ?? status;
     const me = get().me;
     // The author first, then everyone they mentioned, never oneself (as Mastodon's web client).
-    const handles = [target.account.acct, ...(target.mentions ?? []).map((m) => m.acct)].filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);
-    set({ draft: { editing: null, text: handles.map((h) => `@${h} `).join(''), spoilerText: target.spoiler_text, visibility: narrower(target.visibility, 'public'), replyTo: target } });
+    const handles = [target.account.acct, ...(target.mentions ?? []).map((m) => m.acct)].filter(
+      (acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i,
+    );
+    set({
+      draft: {
+        editing: null,
+        text: handles.map((h) => `@${h} `).join(''),
+        spoilerText: target.spoiler_text,
+        visibility: narrower(target.visibility, 'public'),
+        replyTo: target,
+      },
+    });
   },
 
   startQuote(status) {
@@ -268,10 +341,27 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   async post(input) {
     const draft = get().draft;
     if (draft?.editing) {
-      const edited = await get().request<SocialStatus>(`/api/v1/statuses/${draft.editing}`, { method: 'PUT', body: { status: input.status, spoiler_text: input.spoilerText ?? '', language: input.language } });
-      const replace = (list: SocialStatus[]) => list.map((s) => (s.id === edited.id ? { ...s, ...edited } : s.reblog?.id === edited.id ? { ...s, reblog: { ...s.reblog, ...edited } } : s));
+      const edited = await get().request<SocialStatus>(`/api/v1/statuses/${draft.editing}`, {
+        method: 'PUT',
+        body: { status: input.status, spoiler_text: input.spoilerText ?? '', language: input.language },
+      });
+      const replace = (list: SocialStatus[]) =>
+        list.map((s) =>
+          s.id === edited.id
+            ? { ...s, ...edited }
+            : s.reblog?.id === edited.id
+              ? { ...s, reblog: { ...s.reblog, ...edited } }
+              : s,
+        );
       const { content, spoiler_text, edited_at } = edited;
-      set({ home: replace(get().home), overrides: { ...get().overrides, [edited.id]: { ...get().overrides[edited.id], content, spoiler_text, edited_at } }, draft: null });
+      set({
+        home: replace(get().home),
+        overrides: {
+          ...get().overrides,
+          [edited.id]: { ...get().overrides[edited.id], content, spoiler_text, edited_at },
+        },
+        draft: null,
+      });
       return 'edited';
     }
     const answer = await get().request<SocialStatus & { scheduled_at?: string; params?: unknown }>('/api/v1/statuses', {
@@ -293,8 +383,17 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     if (answer.params !== undefined) return 'scheduled';
     const status = answer as SocialStatus;
     // One's own post goes straight to the top; the stream's copy of it is then skipped.
-    set({ home: [status, ...get().home.filter((s) => s.id !== status.id)], incoming: get().incoming.filter((s) => s.id !== status.id) });
-    if (draft?.replyTo) set({ overrides: { ...get().overrides, [draft.replyTo.id]: { ...get().overrides[draft.replyTo.id], replies_count: draft.replyTo.replies_count + 1 } } });
+    set({
+      home: [status, ...get().home.filter((s) => s.id !== status.id)],
+      incoming: get().incoming.filter((s) => s.id !== status.id),
+    });
+    if (draft?.replyTo)
+      set({
+        overrides: {
+          ...get().overrides,
+          [draft.replyTo.id]: { ...get().overrides[draft.replyTo.id], replies_count: draft.replyTo.replies_count + 1 },
+        },
+      });
     return 'posted';
   },
 
@@ -334,9 +433,18 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   },
 
   async vote(poll, choices) {
-    const updated = await get().request<SocialPoll>(`/api/v1/polls/${poll.id}/votes`, { method: 'POST', body: { choices } });
+    const updated = await get().request<SocialPoll>(`/api/v1/polls/${poll.id}/votes`, {
+      method: 'POST',
+      body: { choices },
+    });
     const patch = (list: SocialStatus[]) =>
-      list.map((s) => (s.poll?.id === poll.id ? { ...s, poll: updated } : s.reblog?.poll?.id === poll.id ? { ...s, reblog: { ...s.reblog, poll: updated } } : s));
+      list.map((s) =>
+        s.poll?.id === poll.id
+          ? { ...s, poll: updated }
+          : s.reblog?.poll?.id === poll.id
+            ? { ...s, reblog: { ...s.reblog, poll: updated } }
+            : s,
+      );
     set({ home: patch(get().home) });
     return updated;
   },
@@ -352,15 +460,23 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
     const count = ACTIONS[action].count;
     const on = !target[flag];
     const patch = (list: SocialStatus[], value: Partial<SocialStatus>) =>
-      list.map((s) => (s.id === status.id ? (s.reblog ? { ...s, reblog: { ...s.reblog, ...value } } : { ...s, ...value }) : s));
-    const shownAs = (flagValue: boolean | undefined, countValue: number | undefined): Partial<SocialStatus> => ({ [flag]: flagValue, ...(count ? { [count]: countValue } : {}) });
-    const remember = (value: Partial<SocialStatus>) => set({ overrides: { ...get().overrides, [target.id]: { ...get().overrides[target.id], ...value } } });
+      list.map((s) =>
+        s.id === status.id ? (s.reblog ? { ...s, reblog: { ...s.reblog, ...value } } : { ...s, ...value }) : s,
+      );
+    const shownAs = (flagValue: boolean | undefined, countValue: number | undefined): Partial<SocialStatus> => ({
+      [flag]: flagValue,
+      ...(count ? { [count]: countValue } : {}),
+    });
+    const remember = (value: Partial<SocialStatus>) =>
+      set({ overrides: { ...get().overrides, [target.id]: { ...get().overrides[target.id], ...value } } });
     // Optimistic: shown at once (here and in every other list), rolled back if the server refuses.
     const optimistic = shownAs(on, count ? target[count] + (on ? 1 : -1) : undefined);
     set({ home: patch(get().home, optimistic) });
     remember(optimistic);
     try {
-      const answer = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? action : `un${action}`}`, { method: 'POST' });
+      const answer = await get().request<SocialStatus>(`/api/v1/statuses/${target.id}/${on ? action : `un${action}`}`, {
+        method: 'POST',
+      });
       // A boost answers with the boost itself; the flags are those of the boosted post.
       const updated = answer.reblog && action === 'reblog' ? answer.reblog : answer;
       const confirmed = shownAs(updated[flag], count ? updated[count] : undefined);
@@ -391,7 +507,9 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
   },
 
   async markNotificationsRead() {
-    const newest = get().notifications.map((n) => n.latest).sort((a, b) => (BigInt(a) > BigInt(b) ? -1 : 1))[0];
+    const newest = get()
+      .notifications.map((n) => n.latest)
+      .sort((a, b) => (BigInt(a) > BigInt(b) ? -1 : 1))[0];
     if (!newest) return;
     await get().request('/api/v1/markers', { method: 'POST', body: { notifications: { last_read_id: newest } } });
     set({ unread: 0 });
@@ -410,7 +528,10 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
       onOpen: (reopened) => {
         set({ live: true });
         // After a drop, what was posted meanwhile is fetched (the stream does not replay it).
-        if (reopened) void get().catchUp().catch(() => undefined);
+        if (reopened)
+          void get()
+            .catchUp()
+            .catch(() => undefined);
       },
       onClose: () => set({ live: false }),
       onFrame: (frame) => {
@@ -423,13 +544,19 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
           void get().loadNotifications();
           // In the desktop app, a notification arriving while the window is in the background shows on the desktop.
           const bridge = desktopBridge();
-          if (bridge?.notify && document.hidden && frame.payload) void bridge.notify(...desktopNotice(JSON.parse(frame.payload) as StreamedNotification)).catch(() => undefined);
+          if (bridge?.notify && document.hidden && frame.payload)
+            void bridge
+              .notify(...desktopNotice(JSON.parse(frame.payload) as StreamedNotification))
+              .catch(() => undefined);
         } else if (frame.event === 'filters_changed') {
           // Filters apply on the server: the timeline is read again to carry the new matches.
           void get().loadHome();
         } else if (frame.event === 'delete' && frame.payload) {
           const id = frame.payload;
-          set({ home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id), incoming: get().incoming.filter((s) => s.id !== id) });
+          set({
+            home: get().home.filter((s) => s.id !== id && s.reblog?.id !== id),
+            incoming: get().incoming.filter((s) => s.id !== id),
+          });
         }
       },
     });

@@ -44,11 +44,22 @@ export interface SocialStatus {
   mentions?: { id: string; acct: string; username: string; url: string }[];
   tags?: { name: string; url: string }[];
   /** A link's preview, when the server made one. */
-  card?: { url: string; title: string; description: string; image: string | null; provider_name: string; type: string } | null;
+  card?: {
+    url: string;
+    title: string;
+    description: string;
+    image: string | null;
+    provider_name: string;
+    type: string;
+  } | null;
   /** Mastodon 4.5 quote: the quoted post when it may be shown, and the state of the quote. */
   quote?: { state: string; quoted_status: SocialStatus | null } | null;
   /** Whether the viewer may quote this post: automatic, manual (the author approves) or denied. */
-  quote_approval?: { automatic: string[]; manual: string[]; current_user: 'automatic' | 'manual' | 'denied' | 'unknown' };
+  quote_approval?: {
+    automatic: string[];
+    manual: string[];
+    current_user: 'automatic' | 'manual' | 'denied' | 'unknown';
+  };
   /** Which of the user's filters match, with the action each asks for. */
   filtered?: { filter: { title: string; filter_action: 'warn' | 'hide' | 'blur' }; keyword_matches: string[] | null }[];
   favourites_count: number;
@@ -96,7 +107,15 @@ export interface NotificationGroupView {
 export interface GroupedResults {
   accounts: SocialAccount[];
   statuses: SocialStatus[];
-  notification_groups: { group_key: string; type: string; notifications_count: number; sample_account_ids: string[]; status_id?: string | null; latest_page_notification_at?: string; most_recent_notification_id: string }[];
+  notification_groups: {
+    group_key: string;
+    type: string;
+    notifications_count: number;
+    sample_account_ids: string[];
+    status_id?: string | null;
+    latest_page_notification_at?: string;
+    most_recent_notification_id: string;
+  }[];
 }
 
 export interface ComposeDraft {

@@ -28,7 +28,11 @@ const LAST_RETRY_MS = 30_000;
  * WebSocket). `onOpen` is told whether this is a reopening (what was missed meanwhile is not replayed).
  * Returns what closes it for good.
  */
-export function keepStreamOpen(url: string, token: string, on: { onOpen?: (reopened: boolean) => void; onFrame: (frame: StreamFrame) => void; onClose?: () => void }): () => void {
+export function keepStreamOpen(
+  url: string,
+  token: string,
+  on: { onOpen?: (reopened: boolean) => void; onFrame: (frame: StreamFrame) => void; onClose?: () => void },
+): () => void {
   let closed = false;
   let opened = false;
   let socket: WebSocket | null = null;

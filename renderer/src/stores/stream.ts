@@ -83,7 +83,8 @@ interface StreamState {
   close(): void;
 }
 
-const isNewestView = (s: { cursor: StreamCursor; page: StreamPage | null }) => sameCursor(s.cursor, NEWEST) || (s.page !== null && !s.page.hasNewer);
+const isNewestView = (s: { cursor: StreamCursor; page: StreamPage | null }) =>
+  sameCursor(s.cursor, NEWEST) || (s.page !== null && !s.page.hasNewer);
 
 export const useStream = create<StreamState>((set, get) => {
   let live: LiveConnection | null = null;
@@ -111,8 +112,22 @@ export const useStream = create<StreamState>((set, get) => {
     if (overflow > 0) rows = rows.slice(overflow);
     set({
       cursor: NEWEST,
-      page: { ...s.page, exists: true, events: rows, lastEventNumber, hasNewer: false, hasOlder: s.page.hasOlder || overflow > 0 },
-      summary: s.summary ? { ...s.summary, lastEventNumber, eventCount: s.summary.eventCount + fresh.length, updatedAt: fresh[fresh.length - 1]?.created ?? s.summary.updatedAt } : s.summary,
+      page: {
+        ...s.page,
+        exists: true,
+        events: rows,
+        lastEventNumber,
+        hasNewer: false,
+        hasOlder: s.page.hasOlder || overflow > 0,
+      },
+      summary: s.summary
+        ? {
+            ...s.summary,
+            lastEventNumber,
+            eventCount: s.summary.eventCount + fresh.length,
+            updatedAt: fresh[fresh.length - 1]?.created ?? s.summary.updatedAt,
+          }
+        : s.summary,
     });
   };
 
@@ -144,11 +159,18 @@ export const useStream = create<StreamState>((set, get) => {
     set({ loading: true, error: null });
     try {
       const [page, info] = await Promise.all([
-        api<StreamPage>(`/eventlog/streams/${encodeURIComponent(streamId)}/events${qs({ from: cursor.from, direction: cursor.direction, count })}`),
+        api<StreamPage>(
+          `/eventlog/streams/${encodeURIComponent(streamId)}/events${qs({ from: cursor.from, direction: cursor.direction, count })}`,
+        ),
         api<{ stream: UiStreamSummary; exists: boolean }>(`/eventlog/streams/${encodeURIComponent(streamId)}`),
       ]);
       if (seq !== loadSeq) return;
-      set({ page, summary: info.exists ? info.stream : null, loading: false, arrived: isNewestView({ cursor, page }) ? 0 : get().arrived });
+      set({
+        page,
+        summary: info.exists ? info.stream : null,
+        loading: false,
+        arrived: isNewestView({ cursor, page }) ? 0 : get().arrived,
+      });
     } catch (err) {
       if (seq !== loadSeq) return;
       set({ error: (err as Error).message, loading: false, page: null });
@@ -179,7 +201,19 @@ export const useStream = create<StreamState>((set, get) => {
       set({
         streamId,
         cursor,
-        ...(sameStream ? {} : { page: null, summary: null, metadata: null, metadataError: null, expanded: {}, paused: false, arrived: 0, skipped: 0, deleted: null }),
+        ...(sameStream
+          ? {}
+          : {
+              page: null,
+              summary: null,
+              metadata: null,
+              metadataError: null,
+              expanded: {},
+              paused: false,
+              arrived: 0,
+              skipped: 0,
+              deleted: null,
+            }),
       });
       connectLive(streamId);
       await Promise.all([load(streamId, cursor, get().count), sameStream ? Promise.resolve() : get().loadMetadata()]);

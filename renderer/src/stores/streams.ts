@@ -75,7 +75,9 @@ export const useStreams = create<StreamsState>((set, get) => {
       set({ loading: get().recent === null, error: null });
       try {
         const [recent, { categories }] = await Promise.all([
-          api<{ created: UiStreamSummary[]; changed: UiStreamSummary[] }>(`/eventlog/recent-streams${qs({ limit: 15, system: includeSystem })}`),
+          api<{ created: UiStreamSummary[]; changed: UiStreamSummary[] }>(
+            `/eventlog/recent-streams${qs({ limit: 15, system: includeSystem })}`,
+          ),
           api<{ categories: { category: string; streams: number }[] }>('/eventlog/categories?limit=100'),
         ]);
         set({ recent, categories, loading: false });

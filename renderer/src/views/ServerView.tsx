@@ -1,6 +1,15 @@
 import { useEffect } from 'react';
 import { useServer, type LogEntry } from '../stores/server.ts';
-import { CopyButton, Empty, ErrorState, formatBytes, formatTime, Loading, numeric, TableHead } from '../components/ui.tsx';
+import {
+  CopyButton,
+  Empty,
+  ErrorState,
+  formatBytes,
+  formatTime,
+  Loading,
+  numeric,
+  TableHead,
+} from '../components/ui.tsx';
 import { BackupSection } from './server/BackupSection.tsx';
 import { FederationCheckSection } from './server/FederationCheckSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
@@ -14,17 +23,33 @@ const LISTENER_NAMES: Record<string, string> = {
 };
 
 /** What to paste into a client for each listener. */
-export function connectionStrings(listener: { name: string; address: string; url: string }): { label: string; text: string }[] {
+export function connectionStrings(listener: {
+  name: string;
+  address: string;
+  url: string;
+}): { label: string; text: string }[] {
   if (listener.name === 'eventlog-tcp') {
     return [
-      { label: 'node-eventstore-client', text: `EventStore.createConnection({ defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')` },
-      { label: '.NET EventStore.ClientAPI', text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=false` },
+      {
+        label: 'node-eventstore-client',
+        text: `EventStore.createConnection({ defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')`,
+      },
+      {
+        label: '.NET EventStore.ClientAPI',
+        text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=false`,
+      },
     ];
   }
   if (listener.name === 'eventlog-tls') {
     return [
-      { label: 'node-eventstore-client', text: `EventStore.createConnection({ useSslConnection: true, validateServer: false, defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')` },
-      { label: '.NET EventStore.ClientAPI', text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=true;ValidateServer=false` },
+      {
+        label: 'node-eventstore-client',
+        text: `EventStore.createConnection({ useSslConnection: true, validateServer: false, defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')`,
+      },
+      {
+        label: '.NET EventStore.ClientAPI',
+        text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=true;ValidateServer=false`,
+      },
     ];
   }
   return [{ label: 'Mastodon apps (server address)', text: listener.url }];
@@ -93,7 +118,11 @@ export function ServerView() {
                     <div key={c.label} className="conn">
                       <dt className="muted">{c.label}</dt>
                       <dd>
-                        <code>{c.text}</code> <CopyButton text={c.text} label={`Copy ${c.label} connection string for ${LISTENER_NAMES[l.name] ?? l.name}`} />
+                        <code>{c.text}</code>{' '}
+                        <CopyButton
+                          text={c.text}
+                          label={`Copy ${c.label} connection string for ${LISTENER_NAMES[l.name] ?? l.name}`}
+                        />
                       </dd>
                     </div>
                   ))}

@@ -17,14 +17,30 @@ export function SignIn() {
     <main className="signin">
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Sign in to Homeport</h1>
-        <p className="muted">Use the event-log admin account (admin / changeit on a new install) or the social server's owner account.</p>
+        <p className="muted">
+          Use the event-log admin account (admin / changeit on a new install) or the social server's owner account.
+        </p>
         <label>
           User name
-          <input name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required autoFocus />
+          <input
+            name="username"
+            autoComplete="username"
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+            required
+            autoFocus
+          />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            required
+          />
         </label>
         <FormError message={error} />
         <button type="submit" className="primary" disabled={busy}>
@@ -59,21 +75,45 @@ export function ChangeDefaultPassword() {
       <form onSubmit={submit} aria-labelledby="change-title">
         <h1 id="change-title">Change the default password</h1>
         <p className="muted">
-          {user?.name} still has the password every new install starts with (<code>changeit</code>). Anyone who can reach this
-          server — another account on this computer, or a web page open in your browser — could sign in with it. Choose your own
-          before going on; event-log clients that use this account need the new one too.
+          {user?.name} still has the password every new install starts with (<code>changeit</code>). Anyone who can
+          reach this server — another account on this computer, or a web page open in your browser — could sign in with
+          it. Choose your own before going on; event-log clients that use this account need the new one too.
         </p>
         <label>
           Current password
-          <input name="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} required autoFocus />
+          <input
+            name="current-password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            required
+            autoFocus
+          />
         </label>
         <label>
           New password
-          <input name="new-password" type="password" autoComplete="new-password" minLength={8} value={next} onChange={(e) => setNext(e.target.value)} required />
+          <input
+            name="new-password"
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            required
+          />
         </label>
         <label>
           New password again
-          <input name="new-password-again" type="password" autoComplete="new-password" minLength={8} value={again} onChange={(e) => setAgain(e.target.value)} required />
+          <input
+            name="new-password-again"
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            value={again}
+            onChange={(e) => setAgain(e.target.value)}
+            required
+          />
         </label>
         <FormError message={mismatch ?? error} />
         <button type="submit" className="primary" disabled={busy}>

@@ -37,7 +37,9 @@ export function SocialView() {
       <h1 id="social-title">Social</h1>
       {error && <ErrorState message={error} onRetry={load} />}
       {!error && !setup && <Loading />}
-      {setup && !setup.hasAccounts && <FirstRun publicUrl={setup.publicUrl} federating={setup.federating} onCreated={load} />}
+      {setup && !setup.hasAccounts && (
+        <FirstRun publicUrl={setup.publicUrl} federating={setup.federating} onCreated={load} />
+      )}
       {setup && !token && <SignInChoice hasProfile={setup.hasAccounts} onSignIn={(server) => void signIn(server)} />}
       {clientError && !me && <ErrorState message={clientError} />}
       {token && me && <Client />}
@@ -63,17 +65,29 @@ function SignInChoice({ hasProfile, onSignIn }: { hasProfile: boolean; onSignIn:
     <div className="sign-in-client">
       {hasProfile && (
         <>
-          <p>Sign in to your profile to read and post. Homeport’s client signs in like any Mastodon app (OAuth), so you authorize it on the server’s own page.</p>
+          <p>
+            Sign in to your profile to read and post. Homeport’s client signs in like any Mastodon app (OAuth), so you
+            authorize it on the server’s own page.
+          </p>
           <button type="button" className="primary" onClick={() => onSignIn()}>
             Sign in to the social client
           </button>
         </>
       )}
       <form aria-label="Sign in to another server" onSubmit={other}>
-        <p>Or use the client with an account on another server (Mastodon, GoToSocial, Akkoma…): its sign-in page opens, and the token is kept for that server only.</p>
+        <p>
+          Or use the client with an account on another server (Mastodon, GoToSocial, Akkoma…): its sign-in page opens,
+          and the token is kept for that server only.
+        </p>
         <label>
           Server address
-          <input value={server} onChange={(e) => setServer(e.target.value)} placeholder="mastodon.social" autoComplete="url" required />
+          <input
+            value={server}
+            onChange={(e) => setServer(e.target.value)}
+            placeholder="mastodon.social"
+            autoComplete="url"
+            required
+          />
         </label>
         <button type="submit">Sign in there</button>
       </form>

@@ -31,8 +31,14 @@ describe('default access (no $acl, no $settings)', () => {
 
   it('keeps $all and other system streams to $admins: anonymous and ops are denied', async () => {
     await t.store.appendToStream('s', Any, events(1), null);
-    expect(t.store.readAllForward(START, 10, false, null)).toMatchObject({ result: 'AccessDenied', events: [], nextPosition: { commitPosition: -1, preparePosition: -1 } });
-    expect(t.store.readAllBackward({ commitPosition: -1, preparePosition: -1 }, 10, false, null).result).toBe('AccessDenied');
+    expect(t.store.readAllForward(START, 10, false, null)).toMatchObject({
+      result: 'AccessDenied',
+      events: [],
+      nextPosition: { commitPosition: -1, preparePosition: -1 },
+    });
+    expect(t.store.readAllBackward({ commitPosition: -1, preparePosition: -1 }, 10, false, null).result).toBe(
+      'AccessDenied',
+    );
     expect(t.store.filteredReadAllForward(START, 10, 10, null, false, null).result).toBe('AccessDenied');
     expect(t.store.readAllForward(START, 10, false, OPS).result).toBe('AccessDenied');
     expect(t.store.readAllForward(START, 10, false, ADMIN).result).toBe('Success');
@@ -60,8 +66,13 @@ describe('stream $acl', () => {
   it('$r admits the listed users and groups; $admins always; anonymous never', async () => {
     await t.store.appendToStream('secret', NoStream, events(2), null);
     await setAcl('secret', { $r: ['alice', 'devs'] });
-    for (const caller of [ALICE, BOB, ADMIN]) expect(t.store.readStreamForward('secret', 0, 10, false, caller).result).toBe('Success');
-    expect(t.store.readStreamForward('secret', 0, 10, false, null)).toMatchObject({ result: 'AccessDenied', lastEventNumber: -1, nextEventNumber: -1 });
+    for (const caller of [ALICE, BOB, ADMIN])
+      expect(t.store.readStreamForward('secret', 0, 10, false, caller).result).toBe('Success');
+    expect(t.store.readStreamForward('secret', 0, 10, false, null)).toMatchObject({
+      result: 'AccessDenied',
+      lastEventNumber: -1,
+      nextEventNumber: -1,
+    });
     expect(t.store.readStreamBackward('secret', -1, 10, false, OPS).result).toBe('AccessDenied');
     expect(t.store.readEvent('secret', 0, false, null)).toEqual({ result: 'AccessDenied' });
     expect(t.store.checkReadAccess('secret', null)).toBe(false);
@@ -100,7 +111,10 @@ describe('stream $acl', () => {
     expect((await t.store.transactionWrite(started.transactionId, events(1), BOB)).result).toBe('AccessDenied');
     expect((await t.store.transactionWrite(started.transactionId, events(1), ALICE)).result).toBe('Success');
     expect((await t.store.commitTransaction(started.transactionId, BOB)).result).toBe('AccessDenied');
-    expect(await t.store.commitTransaction(started.transactionId, ALICE)).toMatchObject({ result: 'Success', firstEventNumber: 1 });
+    expect(await t.store.commitTransaction(started.transactionId, ALICE)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 1,
+    });
   });
 });
 
@@ -113,14 +127,24 @@ describe('$settings default ACLs', () => {
     const settings = await t.store.appendToStream(
       '$settings',
       Any,
-      [{ ...metadataEvent({ $userStreamAcl: { $r: '$admins', $w: ['writers'] }, $systemStreamAcl: { $r: ['ops-readers', '$ops'] } }), eventType: '$settings' }],
+      [
+        {
+          ...metadataEvent({
+            $userStreamAcl: { $r: '$admins', $w: ['writers'] },
+            $systemStreamAcl: { $r: ['ops-readers', '$ops'] },
+          }),
+          eventType: '$settings',
+        },
+      ],
       ADMIN,
     );
     expect(settings.result).toBe('Success');
     expect(t.store.readStreamForward('plain', 0, 10, false, null).result).toBe('AccessDenied');
     expect(t.store.readStreamForward('plain', 0, 10, false, ALICE).result).toBe('AccessDenied');
     expect(t.store.readStreamForward('open', 0, 10, false, null).result).toBe('Success');
-    expect((await t.store.appendToStream('plain', Any, events(1), { name: 'w', groups: ['writers'] })).result).toBe('Success');
+    expect((await t.store.appendToStream('plain', Any, events(1), { name: 'w', groups: ['writers'] })).result).toBe(
+      'Success',
+    );
     expect((await t.store.appendToStream('plain', Any, events(1), ALICE)).result).toBe('AccessDenied');
     // Roles $settings leaves out come from the built-in default ($all for user streams).
     expect((await t.store.deleteStream('plain', Any, false, ALICE)).result).toBe('Success');
@@ -143,7 +167,19 @@ describe('$settings default ACLs', () => {
 describe('links ($>) and resolve_link_tos', () => {
   async function fixture(): Promise<void> {
     await t.store.appendToStream('target', NoStream, events(3, 'target-event'), null);
-    await t.store.appendToStream('links', NoStream, [linkEvent('0@target'), linkEvent('2@target'), linkEvent('9@target'), linkEvent('abc@target'), linkEvent('1@missing'), linkEvent('no-at-sign')], null);
+    await t.store.appendToStream(
+      'links',
+      NoStream,
+      [
+        linkEvent('0@target'),
+        linkEvent('2@target'),
+        linkEvent('9@target'),
+        linkEvent('abc@target'),
+        linkEvent('1@missing'),
+        linkEvent('no-at-sign'),
+      ],
+      null,
+    );
   }
 
   it('returns links as plain events unless asked to resolve them', async () => {
@@ -193,7 +229,7 @@ describe('links ($>) and resolve_link_tos', () => {
     expect(t.store.resolveLink(link, ALICE).event!.streamId).toBe('target');
   });
 
-  it('resolves in ReadEvent and $all reads, where the position stays the link\'s', async () => {
+  it("resolves in ReadEvent and $all reads, where the position stays the link's", async () => {
     await fixture();
     const one = t.store.readEvent('links', 1, true, null);
     expect(one.event!.event!.eventNumber).toBe(2);

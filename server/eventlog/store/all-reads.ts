@@ -6,10 +6,25 @@ import { canAccess } from './access.ts';
 import type { StoreContext } from './context.ts';
 import { compileEventFilter, type EventPredicate } from './filter.ts';
 import { SystemStreams } from './metadata.ts';
-import { backwardEndKey, comparePositions, forwardCursorAfter, forwardStartKey, position, type CommittedTransactionSpan } from './positions.ts';
+import {
+  backwardEndKey,
+  comparePositions,
+  forwardCursorAfter,
+  forwardStartKey,
+  position,
+  type CommittedTransactionSpan,
+} from './positions.ts';
 import { toRecorded, type AllEventRow, type LightRow } from './statements.ts';
 import { resolveLink } from './stream-reads.ts';
-import { MAX_READ_COUNT, type Caller, type EventFilter, type Position, type ReadAllResult, type ResolvedEvent, type ResolvedIndexedEvent } from './types.ts';
+import {
+  MAX_READ_COUNT,
+  type Caller,
+  type EventFilter,
+  type Position,
+  type ReadAllResult,
+  type ResolvedEvent,
+  type ResolvedIndexedEvent,
+} from './types.ts';
 
 export interface AllRead {
   direction: 'forward' | 'backward';
@@ -38,7 +53,8 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
   if (!from || !Number.isSafeInteger(from.commitPosition) || !Number.isSafeInteger(from.preparePosition)) {
     return fail('Error', 'Invalid position.');
   }
-  if (!Number.isSafeInteger(maxCount) || maxCount > MAX_READ_COUNT) return fail('Error', `Read size too big, should be less than ${MAX_READ_COUNT} items`);
+  if (!Number.isSafeInteger(maxCount) || maxCount > MAX_READ_COUNT)
+    return fail('Error', `Read size too big, should be less than ${MAX_READ_COUNT} items`);
   if (maxCount <= 0) return fail('Error', `Invalid max count ${maxCount}, should be positive.`);
   if (from.commitPosition === -1 && from.preparePosition === -1) pos = head;
   if (pos.commitPosition < 0 || pos.preparePosition < 0) return fail('Error', 'Invalid position.');
@@ -53,7 +69,9 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
   }
   const span = sql.transactionSpan.get(pos.commitPosition) as CommittedTransactionSpan | undefined;
   const forward = direction === 'forward';
-  const startKey = forward ? forwardStartKey(pos.commitPosition, pos.preparePosition, span) : backwardEndKey(pos.commitPosition, pos.preparePosition, span);
+  const startKey = forward
+    ? forwardStartKey(pos.commitPosition, pos.preparePosition, span)
+    : backwardEndKey(pos.commitPosition, pos.preparePosition, span);
 
   let rows: AllEventRow[];
   let lastExamined: { position: number; commit_position: number } | undefined;
@@ -64,7 +82,10 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
     rows = reachedEnd ? fetched : fetched.slice(0, maxCount);
     lastExamined = rows[rows.length - 1];
   } else {
-    const window = Math.min(Number.isSafeInteger(maxSearchWindow) && maxSearchWindow > 0 ? maxSearchWindow : maxCount, ctx.limits.maxSearchWindow);
+    const window = Math.min(
+      Number.isSafeInteger(maxSearchWindow) && maxSearchWindow > 0 ? maxSearchWindow : maxCount,
+      ctx.limits.maxSearchWindow,
+    );
     const matches: number[] = [];
     let examined = 0;
     let key = startKey;
@@ -87,7 +108,9 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
       if (lastExamined) key = forward ? lastExamined.position + 1 : lastExamined.position - 1;
     }
     if (!reachedEnd) {
-      reachedEnd = lastExamined ? !(forward ? sql.anyAfter.get(lastExamined.position) : sql.anyBefore.get(lastExamined.position)) : true;
+      reachedEnd = lastExamined
+        ? !(forward ? sql.anyAfter.get(lastExamined.position) : sql.anyBefore.get(lastExamined.position))
+        : true;
     }
     rows = matches.map((p) => sql.allAt.get(p) as AllEventRow);
   }
@@ -107,7 +130,9 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
 
   let nextPosition: Position;
   if (lastExamined) {
-    nextPosition = forward ? forwardCursorAfter(lastExamined.commit_position, lastExamined.position) : position(lastExamined.commit_position, lastExamined.position);
+    nextPosition = forward
+      ? forwardCursorAfter(lastExamined.commit_position, lastExamined.position)
+      : position(lastExamined.commit_position, lastExamined.position);
   } else if (forward) {
     // Nothing left: the head of the log (rows past the requested position may have been scavenged).
     nextPosition = comparePositions(pos, head) < 0 ? head : pos;

@@ -58,14 +58,17 @@ describe('$all positions', () => {
     const prepares = all.map((e) => e.preparePosition);
     expect(new Set(prepares).size).toBe(all.length);
     expect(Math.min(...prepares)).toBeGreaterThan(0);
-    for (const e of all.filter((x) => x.event!.streamId === 'a' || x.event!.streamId === 'c')) expect(e.commitPosition).toBe(e.preparePosition);
+    for (const e of all.filter((x) => x.event!.streamId === 'a' || x.event!.streamId === 'c'))
+      expect(e.commitPosition).toBe(e.preparePosition);
     expect(t.store.lastCommitPosition()).toBe(Math.max(...all.map((e) => e.commitPosition)));
   });
 
   it('forward paging with any page size returns each event once and never hands out a real position as a cursor', async () => {
     await mixedLog();
     const expected = t.store.readAllForward(START, 4096, false, ADMIN).events.map(label);
-    const real = new Set(t.store.readAllForward(START, 4096, false, ADMIN).events.map((e) => `${e.commitPosition}/${e.preparePosition}`));
+    const real = new Set(
+      t.store.readAllForward(START, 4096, false, ADMIN).events.map((e) => `${e.commitPosition}/${e.preparePosition}`),
+    );
     for (const size of [1, 2, 3, 5, 100]) {
       const { events: got, cursors } = catchUp(START, size);
       expect(got.map(label)).toEqual(expected);
@@ -88,7 +91,12 @@ describe('$all positions', () => {
     await mixedLog();
     const last = t.store.lastCommitPosition();
     const r = t.store.readAllForward(END, 10, false, ADMIN);
-    expect(r).toMatchObject({ result: 'Success', events: [], position: { commitPosition: last + 1, preparePosition: 0 }, nextPosition: { commitPosition: last + 1, preparePosition: 0 } });
+    expect(r).toMatchObject({
+      result: 'Success',
+      events: [],
+      position: { commitPosition: last + 1, preparePosition: 0 },
+      nextPosition: { commitPosition: last + 1, preparePosition: 0 },
+    });
     await t.store.appendToStream('late', Any, events(1), null);
     expect(t.store.readAllForward(r.nextPosition, 10, false, ADMIN).events.map(label)).toEqual(['late#0']);
   });
@@ -109,13 +117,20 @@ describe('$all positions', () => {
   });
 
   it('refuses negative positions other than (-1,-1)', () => {
-    expect(t.store.readAllForward({ commitPosition: -1, preparePosition: 0 }, 10, false, ADMIN)).toMatchObject({ result: 'Error', error: 'Invalid position.' });
+    expect(t.store.readAllForward({ commitPosition: -1, preparePosition: 0 }, 10, false, ADMIN)).toMatchObject({
+      result: 'Error',
+      error: 'Invalid position.',
+    });
     expect(t.store.readAllBackward({ commitPosition: 5, preparePosition: -3 }, 10, false, ADMIN).result).toBe('Error');
   });
 
   it('an empty log reads as empty', () => {
     expect(t.store.lastCommitPosition()).toBe(0);
-    expect(t.store.readAllForward(START, 10, false, ADMIN)).toMatchObject({ result: 'Success', events: [], nextPosition: { commitPosition: 1, preparePosition: 0 } });
+    expect(t.store.readAllForward(START, 10, false, ADMIN)).toMatchObject({
+      result: 'Success',
+      events: [],
+      nextPosition: { commitPosition: 1, preparePosition: 0 },
+    });
     expect(t.store.readAllBackward(END, 10, false, ADMIN)).toMatchObject({ result: 'Success', events: [] });
   });
 });
@@ -126,20 +141,34 @@ describe('explicit transactions', () => {
     const tx = await t.store.startTransaction('s', Any, null);
     expect(tx).toMatchObject({ result: 'Success' });
     expect(tx.transactionId).toBeGreaterThanOrEqual(0);
-    expect(await t.store.transactionWrite(tx.transactionId, events(2), null)).toEqual({ transactionId: tx.transactionId, result: 'Success' });
+    expect(await t.store.transactionWrite(tx.transactionId, events(2), null)).toEqual({
+      transactionId: tx.transactionId,
+      result: 'Success',
+    });
     await t.store.appendToStream('s', Any, events(1), null);
     await t.store.transactionWrite(tx.transactionId, [], null);
     await t.store.transactionWrite(tx.transactionId, events(1), null);
     // Not visible before the commit.
     expect(t.store.lastEventNumber('s')).toBe(1);
     const commit = await t.store.commitTransaction(tx.transactionId, null);
-    expect(commit).toMatchObject({ transactionId: tx.transactionId, result: 'Success', firstEventNumber: 2, lastEventNumber: 4 });
+    expect(commit).toMatchObject({
+      transactionId: tx.transactionId,
+      result: 'Success',
+      firstEventNumber: 2,
+      lastEventNumber: 4,
+    });
     const txEvents = t.store.readAllForward(START, 100, false, ADMIN).events.filter((e) => e.event!.eventNumber >= 2);
-    expect(txEvents.map((e) => e.commitPosition)).toEqual([commit.commitPosition, commit.commitPosition, commit.commitPosition]);
+    expect(txEvents.map((e) => e.commitPosition)).toEqual([
+      commit.commitPosition,
+      commit.commitPosition,
+      commit.commitPosition,
+    ]);
     expect(txEvents[0].preparePosition).toBe(commit.preparePosition);
     for (const e of txEvents) expect(e.preparePosition).toBeLessThan(e.commitPosition);
     expect(new Set(txEvents.map((e) => e.preparePosition)).size).toBe(3);
-    expect(t.store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([0, 1, 2, 3, 4]);
+    expect(t.store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([
+      0, 1, 2, 3, 4,
+    ]);
   });
 
   it('checks the expected version given at start, at commit time', async () => {
@@ -148,7 +177,11 @@ describe('explicit transactions', () => {
     const wrong = await t.store.startTransaction('s', 10, null);
     await t.store.transactionWrite(wrong.transactionId, events(1), null);
     await t.store.appendToStream('s', NoStream, events(1), null);
-    expect(await t.store.commitTransaction(early.transactionId, null)).toMatchObject({ result: 'Success', firstEventNumber: 1, lastEventNumber: 1 });
+    expect(await t.store.commitTransaction(early.transactionId, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 1,
+      lastEventNumber: 1,
+    });
     expect(await t.store.commitTransaction(wrong.transactionId, null)).toMatchObject({
       result: 'WrongExpectedVersion',
       firstEventNumber: EVENT_NUMBER_INVALID,
@@ -158,18 +191,24 @@ describe('explicit transactions', () => {
 
   it('commits an empty transaction as a version check only', async () => {
     const tx = await t.store.startTransaction('s', NoStream, null);
-    expect(await t.store.commitTransaction(tx.transactionId, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: -1 });
+    expect(await t.store.commitTransaction(tx.transactionId, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: -1,
+    });
     expect(t.store.readStreamForward('s', 0, 10, false, null).result).toBe('NoStream');
   });
 
-  it('answers InvalidTransaction for unknown or already committed ids, and repeats a commit\'s answer', async () => {
+  it("answers InvalidTransaction for unknown or already committed ids, and repeats a commit's answer", async () => {
     expect(await t.store.transactionWrite(424242, events(1), null)).toMatchObject({ result: 'InvalidTransaction' });
     expect(await t.store.commitTransaction(424242, null)).toMatchObject({ result: 'InvalidTransaction' });
     const tx = await t.store.startTransaction('s', Any, null);
     await t.store.transactionWrite(tx.transactionId, events(2), null);
     const first = await t.store.commitTransaction(tx.transactionId, null);
     expect(await t.store.commitTransaction(tx.transactionId, null)).toEqual(first);
-    expect(await t.store.transactionWrite(tx.transactionId, events(1), null)).toMatchObject({ result: 'InvalidTransaction' });
+    expect(await t.store.transactionWrite(tx.transactionId, events(1), null)).toMatchObject({
+      result: 'InvalidTransaction',
+    });
     expect(t.store.lastEventNumber('s')).toBe(1);
   });
 
@@ -185,7 +224,11 @@ describe('explicit transactions', () => {
     await t.store.appendToStream('s', NoStream, batch, null);
     const tx = await t.store.startTransaction('s', NoStream, null);
     await t.store.transactionWrite(tx.transactionId, batch, null);
-    expect(await t.store.commitTransaction(tx.transactionId, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 1 });
+    expect(await t.store.commitTransaction(tx.transactionId, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 1,
+    });
     expect(t.store.lastEventNumber('s')).toBe(1);
   });
 
@@ -196,7 +239,11 @@ describe('explicit transactions', () => {
     await t.store.close();
     const store = t.reopen();
     expect(await store.transactionWrite(tx.transactionId, events(1), null)).toMatchObject({ result: 'Success' });
-    expect(await store.commitTransaction(tx.transactionId, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 2 });
+    expect(await store.commitTransaction(tx.transactionId, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 2,
+    });
     const read = store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!);
     expect(read.map((e) => e.eventType)).toEqual(['first', 'second', 'test-event']);
     expect(read[0].eventId).toBe(batch[0].eventId);
@@ -206,7 +253,12 @@ describe('explicit transactions', () => {
 describe('filtered $all reads', () => {
   async function typedLog(): Promise<void> {
     for (let i = 0; i < 10; i++) {
-      await t.store.appendToStream(i % 2 ? 'order-1' : 'customer-1', Any, [event(i % 3 === 0 ? 'Matched' : 'Other', { i })], null);
+      await t.store.appendToStream(
+        i % 2 ? 'order-1' : 'customer-1',
+        Any,
+        [event(i % 3 === 0 ? 'Matched' : 'Other', { i })],
+        null,
+      );
     }
   }
   const byType: EventFilter = { context: 'EventType', type: 'Prefix', data: ['Match'] };
@@ -214,7 +266,9 @@ describe('filtered $all reads', () => {
   it('returns up to max_count matches and a cursor after the last examined event', async () => {
     await typedLog();
     const r = t.store.filteredReadAllForward(START, 2, 100, byType, false, ADMIN);
-    expect(r.events.map((e) => (e.event!.data ? JSON.parse(Buffer.from(e.event!.data).toString()).i : -1))).toEqual([0, 3]);
+    expect(r.events.map((e) => (e.event!.data ? JSON.parse(Buffer.from(e.event!.data).toString()).i : -1))).toEqual([
+      0, 3,
+    ]);
     expect(r.isEndOfStream).toBe(false);
     expect(r.nextPosition).toEqual({ commitPosition: r.events[1].commitPosition + 1, preparePosition: 0 });
   });
@@ -248,26 +302,63 @@ describe('filtered $all reads', () => {
     expect(back.events.map((e) => JSON.parse(Buffer.from(e.event!.data).toString()).i)).toEqual([9, 6, 3, 0]);
     expect(back.isEndOfStream).toBe(true);
     expect(back.nextPosition).toEqual(pos(t.store.readAllForward(START, 1, false, ADMIN).events[0]));
-    const prefixes = t.store.filteredReadAllForward(START, 100, 100, { context: 'StreamId', type: 'Prefix', data: ['nothing', 'order-'] }, false, ADMIN);
+    const prefixes = t.store.filteredReadAllForward(
+      START,
+      100,
+      100,
+      { context: 'StreamId', type: 'Prefix', data: ['nothing', 'order-'] },
+      false,
+      ADMIN,
+    );
     expect(new Set(prefixes.events.map((e) => e.event!.streamId))).toEqual(new Set(['order-1']));
     expect(prefixes.events).toHaveLength(5);
-    const regex = t.store.filteredReadAllForward(START, 100, 100, { context: 'StreamId', type: 'Regex', data: ['^cust', '^order'] }, false, ADMIN);
+    const regex = t.store.filteredReadAllForward(
+      START,
+      100,
+      100,
+      { context: 'StreamId', type: 'Regex', data: ['^cust', '^order'] },
+      false,
+      ADMIN,
+    );
     expect(regex.events.map((e) => e.event!.streamId)).toEqual(Array(5).fill('customer-1'));
-    const noSystem = t.store.filteredReadAllForward(START, 100, 100, { context: 'EventType', type: 'Regex', data: ['^[^\\$]'] }, false, ADMIN);
+    const noSystem = t.store.filteredReadAllForward(
+      START,
+      100,
+      100,
+      { context: 'EventType', type: 'Regex', data: ['^[^\\$]'] },
+      false,
+      ADMIN,
+    );
     expect(noSystem.events).toHaveLength(10);
   });
 
   it('no filter means every event; a bad regex is an Error result', async () => {
     await typedLog();
     expect(t.store.filteredReadAllForward(START, 100, 100, null, false, ADMIN).events).toHaveLength(10);
-    expect(t.store.filteredReadAllForward(START, 100, 100, { context: 'StreamId', type: 'Regex', data: ['('] }, false, ADMIN)).toMatchObject({ result: 'Error' });
+    expect(
+      t.store.filteredReadAllForward(
+        START,
+        100,
+        100,
+        { context: 'StreamId', type: 'Regex', data: ['('] },
+        false,
+        ADMIN,
+      ),
+    ).toMatchObject({ result: 'Error' });
   });
 
   it('runs a catastrophic regex over crafted stream names in linear time (regex DoS)', async () => {
     // Anyone who may write can name streams; with a backtracking engine `^(a+)+$` over these would never finish.
     for (let i = 0; i < 20; i++) await t.store.appendToStream(`${'a'.repeat(30 + i)}!`, Any, events(1), null);
     await t.store.appendToStream('aaaa', Any, events(1), null);
-    const r = t.store.filteredReadAllForward(START, 100, 1000, { context: 'StreamId', type: 'Regex', data: ['^(a+)+$'] }, false, ADMIN);
+    const r = t.store.filteredReadAllForward(
+      START,
+      100,
+      1000,
+      { context: 'StreamId', type: 'Regex', data: ['^(a+)+$'] },
+      false,
+      ADMIN,
+    );
     expect(r.events.map((e) => e.event!.streamId)).toEqual(['aaaa']);
   });
 

@@ -54,7 +54,9 @@ export function checkCommit(ctx: StoreContext, streamId: string, expected: numbe
       const hit = key === 0 ? undefined : (batch?.eventIds.get(ids[i]) ?? ctx.recentIds.get(ids[i]));
       if (!hit || hit.streamKey !== key) {
         // First id unknown: a new write. A later one unknown: "corrupted idempotency".
-        return i === 0 ? { decision: 'ok', current, softDeleted: streams.isSoftDeleted(streamId) } : { decision: 'wrong', current };
+        return i === 0
+          ? { decision: 'ok', current, softDeleted: streams.isSoftDeleted(streamId) }
+          : { decision: 'wrong', current };
       }
       if (i === 0) first = hit.eventNumber;
       last = hit.eventNumber;
@@ -68,7 +70,8 @@ export function checkCommit(ctx: StoreContext, streamId: string, expected: numbe
       const stored = key === 0 ? undefined : (sql.eventIdAt.get(key, eventNumber) as Buffer | undefined);
       if (stored && stored.equals(id)) continue;
       if (eventNumber !== expected + 1) return { decision: 'wrong', current };
-      if (expected === ExpectedVersion.NoStream && streams.isSoftDeleted(streamId)) return { decision: 'ok', current, softDeleted: true };
+      if (expected === ExpectedVersion.NoStream && streams.isSoftDeleted(streamId))
+        return { decision: 'ok', current, softDeleted: true };
       return { decision: 'wrong', current };
     }
     if (eventNumber === expected) return { decision: 'wrong', current };
@@ -83,7 +86,14 @@ export function storedEventAt(ctx: StoreContext, streamId: string, eventNumber: 
   return ctx.sql.eventAt.get(ctx.streams.get(streamId).key, eventNumber) as EventRow | undefined;
 }
 
-export function appendInBatch(ctx: StoreContext, b: WriteBatch, streamId: string, expected: number, events: PendingEvent[], caller: Caller): WriteResult {
+export function appendInBatch(
+  ctx: StoreContext,
+  b: WriteBatch,
+  streamId: string,
+  expected: number,
+  events: PendingEvent[],
+  caller: Caller,
+): WriteResult {
   if (!canAccess(ctx.streams, streamId, 'write', caller)) return failedWrite('AccessDenied', ACCESS_DENIED);
   const check = checkCommit(
     ctx,
@@ -109,7 +119,13 @@ export function appendInBatch(ctx: StoreContext, b: WriteBatch, streamId: string
   }
   const written = writeWithSideEffects(ctx, b, streamId, check.current, check.softDeleted, events, false);
   if (!written) {
-    return { result: 'Success', firstEventNumber: check.current + 1, lastEventNumber: check.current, preparePosition: -1, commitPosition: -1 };
+    return {
+      result: 'Success',
+      firstEventNumber: check.current + 1,
+      lastEventNumber: check.current,
+      preparePosition: -1,
+      commitPosition: -1,
+    };
   }
   return {
     result: 'Success',
@@ -144,7 +160,14 @@ export function writeWithSideEffects(
  * Inserts events at the next positions. Transactional writes take two positions per event (prepare and
  * commit, as EventStoreDB's log has) and share one commit position.
  */
-export function writeEvents(ctx: StoreContext, b: WriteBatch, streamId: string, current: number, events: PendingEvent[], transactional: boolean): Written {
+export function writeEvents(
+  ctx: StoreContext,
+  b: WriteBatch,
+  streamId: string,
+  current: number,
+  events: PendingEvent[],
+  transactional: boolean,
+): Written {
   const { sql, streams } = ctx;
   const s = streams.writable(streamId);
   ensureRow(ctx, b, s);
@@ -158,7 +181,18 @@ export function writeEvents(ctx: StoreContext, b: WriteBatch, streamId: string, 
     const e = events[i];
     p = firstPosition + i * stride;
     const c = transactional ? commit : p;
-    sql.insertEvent.run(p, c, s.key, first + i, e.id, e.eventType, e.isJson ? EventFlags.IsJson : 0, e.data, e.metadata, b.now);
+    sql.insertEvent.run(
+      p,
+      c,
+      s.key,
+      first + i,
+      e.id,
+      e.eventType,
+      e.isJson ? EventFlags.IsJson : 0,
+      e.data,
+      e.metadata,
+      b.now,
+    );
     b.eventIds.add(e.id, s.key, first + i);
     b.events.push({
       streamId,
@@ -186,7 +220,8 @@ export function writeEvents(ctx: StoreContext, b: WriteBatch, streamId: string, 
     original.meta = parseStreamMetadata(lastEvent.isJson, lastEvent.data);
     if (original.key !== 0) original.dirty = true;
     // `$tb` = deleted is a soft delete, whether DeleteStream or a client wrote it.
-    if (original.meta.metadata.truncateBefore === EVENT_NUMBER_DELETED) b.deleted.push({ streamId: original.id, hard: false });
+    if (original.meta.metadata.truncateBefore === EVENT_NUMBER_DELETED)
+      b.deleted.push({ streamId: original.id, hard: false });
   } else if (streamId === SystemStreams.Settings) {
     b.settings = parseSystemSettings(lastEvent.isJson, lastEvent.data);
   }

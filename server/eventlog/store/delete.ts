@@ -8,7 +8,14 @@ import { ACCESS_DENIED, EMPTY, failedDelete, systemEvent } from './requests.ts';
 import type { WriteBatch } from './stream-cache.ts';
 import { EVENT_NUMBER_DELETED, type Caller, type DeleteResult } from './types.ts';
 
-export function deleteInBatch(ctx: StoreContext, b: WriteBatch, streamId: string, expected: number, hard: boolean, caller: Caller): DeleteResult {
+export function deleteInBatch(
+  ctx: StoreContext,
+  b: WriteBatch,
+  streamId: string,
+  expected: number,
+  hard: boolean,
+  caller: Caller,
+): DeleteResult {
   const { streams } = ctx;
   if (!canAccess(streams, streamId, 'delete', caller)) return failedDelete('AccessDenied', ACCESS_DENIED);
   // A random id: a delete is never an idempotent retry of an earlier write.
@@ -18,8 +25,16 @@ export function deleteInBatch(ctx: StoreContext, b: WriteBatch, streamId: string
   if (hard) return writeTombstone(ctx, b, streamId);
   const meta = metastreamOf(streamId);
   // EventStoreDB 20+: soft-deleting a stream that never existed (nor its metadata) is a wrong expected version.
-  if (streams.get(streamId).last < 0 && streams.lastNumberOf(meta) < 0) return failedDelete('WrongExpectedVersion', 'Wrong expected version.', -1);
-  const written = writeEvents(ctx, b, meta, streams.lastNumberOf(meta), [systemEvent(SystemEventTypes.Metadata, SOFT_DELETE_METADATA)], false);
+  if (streams.get(streamId).last < 0 && streams.lastNumberOf(meta) < 0)
+    return failedDelete('WrongExpectedVersion', 'Wrong expected version.', -1);
+  const written = writeEvents(
+    ctx,
+    b,
+    meta,
+    streams.lastNumberOf(meta),
+    [systemEvent(SystemEventTypes.Metadata, SOFT_DELETE_METADATA)],
+    false,
+  );
   return { result: 'Success', preparePosition: written.lastPosition, commitPosition: written.commitPosition };
 }
 

@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { event, events, metadataEvent, openTestStore, type TestStore } from './testing.ts';
-import { EVENT_NUMBER_DELETED, EVENT_NUMBER_INVALID, ExpectedVersion, StoreBadRequestError, type NewEvent } from './types.ts';
+import {
+  EVENT_NUMBER_DELETED,
+  EVENT_NUMBER_INVALID,
+  ExpectedVersion,
+  StoreBadRequestError,
+  type NewEvent,
+} from './types.ts';
 
 const { Any, NoStream, StreamExists } = ExpectedVersion;
 
@@ -29,14 +35,26 @@ describe('appends and expected versions', () => {
   });
 
   it('Any appends to new and existing streams', async () => {
-    expect(await t.store.appendToStream('s', Any, events(2), null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 1 });
-    expect(await t.store.appendToStream('s', Any, events(1), null)).toMatchObject({ result: 'Success', firstEventNumber: 2, lastEventNumber: 2 });
+    expect(await t.store.appendToStream('s', Any, events(2), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 1,
+    });
+    expect(await t.store.appendToStream('s', Any, events(1), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 2,
+      lastEventNumber: 2,
+    });
     expect(numbers('s')).toEqual([0, 1, 2]);
   });
 
   it('an exact version must equal the last event number', async () => {
     await t.store.appendToStream('s', NoStream, events(2), null);
-    expect(await t.store.appendToStream('s', 1, events(1), null)).toMatchObject({ result: 'Success', firstEventNumber: 2, lastEventNumber: 2 });
+    expect(await t.store.appendToStream('s', 1, events(1), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 2,
+      lastEventNumber: 2,
+    });
     const tooHigh = await t.store.appendToStream('s', 5, events(1), null);
     expect(tooHigh).toEqual({
       result: 'WrongExpectedVersion',
@@ -54,16 +72,31 @@ describe('appends and expected versions', () => {
 
   it('NoStream fails on a stream with events; exact versions fail on a missing stream', async () => {
     await t.store.appendToStream('s', NoStream, events(1), null);
-    expect(await t.store.appendToStream('s', NoStream, events(1), null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 0 });
-    expect(await t.store.appendToStream('missing', 0, events(1), null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: -1 });
+    expect(await t.store.appendToStream('s', NoStream, events(1), null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 0,
+    });
+    expect(await t.store.appendToStream('missing', 0, events(1), null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: -1,
+    });
   });
 
   it('StreamExists needs events or metadata, and reports deletion as StreamDeleted', async () => {
-    expect(await t.store.appendToStream('s', StreamExists, events(1), null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: -1 });
+    expect(await t.store.appendToStream('s', StreamExists, events(1), null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: -1,
+    });
     await t.store.appendToStream('$$meta-only', Any, [metadataEvent({ custom: 1 })], null);
-    expect(await t.store.appendToStream('meta-only', StreamExists, events(1), null)).toMatchObject({ result: 'Success', firstEventNumber: 0 });
+    expect(await t.store.appendToStream('meta-only', StreamExists, events(1), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+    });
     await t.store.appendToStream('s', NoStream, events(1), null);
-    expect(await t.store.appendToStream('s', StreamExists, events(1), null)).toMatchObject({ result: 'Success', firstEventNumber: 1 });
+    expect(await t.store.appendToStream('s', StreamExists, events(1), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 1,
+    });
     await t.store.deleteStream('s', Any, false, null);
     expect(await t.store.appendToStream('s', StreamExists, events(1), null)).toMatchObject({ result: 'StreamDeleted' });
     await t.store.appendToStream('h', NoStream, events(1), null);
@@ -85,28 +118,61 @@ describe('appends and expected versions', () => {
     expect(t.store.readStreamForward('empty', 0, 10, false, null).result).toBe('NoStream');
     expect(t.store.lastCommitPosition()).toBe(0);
     await t.store.appendToStream('s', NoStream, events(2), null);
-    expect(await t.store.appendToStream('s', Any, [], null)).toMatchObject({ result: 'Success', firstEventNumber: 2, lastEventNumber: 1 });
-    expect(await t.store.appendToStream('s', 1, [], null)).toMatchObject({ result: 'Success', firstEventNumber: 2, lastEventNumber: 1 });
-    expect(await t.store.appendToStream('s', 0, [], null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 1 });
-    expect(await t.store.appendToStream('s', 7, [], null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 1 });
+    expect(await t.store.appendToStream('s', Any, [], null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 2,
+      lastEventNumber: 1,
+    });
+    expect(await t.store.appendToStream('s', 1, [], null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 2,
+      lastEventNumber: 1,
+    });
+    expect(await t.store.appendToStream('s', 0, [], null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 1,
+    });
+    expect(await t.store.appendToStream('s', 7, [], null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 1,
+    });
   });
 
   it('refuses writes to $all and rejects malformed requests without touching the log', async () => {
     expect(await t.store.appendToStream('$all', Any, events(1), null)).toMatchObject({ result: 'AccessDenied' });
     await expect(t.store.appendToStream('', Any, events(1), null)).rejects.toBeInstanceOf(StoreBadRequestError);
-    await expect(t.store.appendToStream('s', Any, [{ ...event(), eventId: 'not-a-uuid' }], null)).rejects.toThrow(/not a UUID/);
+    await expect(t.store.appendToStream('s', Any, [{ ...event(), eventId: 'not-a-uuid' }], null)).rejects.toThrow(
+      /not a UUID/,
+    );
     await expect(t.store.appendToStream('s', 1.5, events(1), null)).rejects.toBeInstanceOf(StoreBadRequestError);
-    await expect(t.store.appendToStream('s', Any, [{ ...event(), data: 'text' as unknown as Uint8Array }], null)).rejects.toThrow(/data bytes/);
+    await expect(
+      t.store.appendToStream('s', Any, [{ ...event(), data: 'text' as unknown as Uint8Array }], null),
+    ).rejects.toThrow(/data bytes/);
     await expect(t.store.deleteStream('', Any, false, null)).rejects.toBeInstanceOf(StoreBadRequestError);
     expect(t.store.lastCommitPosition()).toBe(0);
-    expect(await t.store.appendToStream('s', Any, events(1), null)).toMatchObject({ result: 'Success', firstEventNumber: 0 });
+    expect(await t.store.appendToStream('s', Any, events(1), null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+    });
   });
 
   it('keeps event data, metadata, type, JSON flag and id as written', async () => {
-    const e: NewEvent = { eventId: 'A1B2C3D4-0000-4000-8000-00000000000F', eventType: 'Shipped', isJson: false, data: Buffer.from([0, 1, 2, 255]), metadata: Buffer.from('meta') };
+    const e: NewEvent = {
+      eventId: 'A1B2C3D4-0000-4000-8000-00000000000F',
+      eventType: 'Shipped',
+      isJson: false,
+      data: Buffer.from([0, 1, 2, 255]),
+      metadata: Buffer.from('meta'),
+    };
     await t.store.appendToStream('raw', Any, [e], null);
     const got = t.store.readEvent('raw', 0, false, null).event!.event!;
-    expect(got).toMatchObject({ streamId: 'raw', eventNumber: 0, eventId: 'a1b2c3d4-0000-4000-8000-00000000000f', eventType: 'Shipped', isJson: false });
+    expect(got).toMatchObject({
+      streamId: 'raw',
+      eventNumber: 0,
+      eventId: 'a1b2c3d4-0000-4000-8000-00000000000f',
+      eventType: 'Shipped',
+      isJson: false,
+    });
     expect(Buffer.from(got.data)).toEqual(Buffer.from([0, 1, 2, 255]));
     expect(Buffer.from(got.metadata).toString()).toBe('meta');
   });
@@ -126,7 +192,11 @@ describe('idempotent writes (same event ids)', () => {
     const second = events(2);
     await t.store.appendToStream('s', 2, second, null);
     await t.store.appendToStream('s', 4, events(1), null);
-    expect(await t.store.appendToStream('s', 2, second, null)).toMatchObject({ result: 'Success', firstEventNumber: 3, lastEventNumber: 4 });
+    expect(await t.store.appendToStream('s', 2, second, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 3,
+      lastEventNumber: 4,
+    });
     expect(numbers('s')).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
@@ -136,7 +206,10 @@ describe('idempotent writes (same event ids)', () => {
     const first = await t.store.appendToStream('s', Any, batch, null);
     await t.store.appendToStream('s', Any, events(1), null);
     expect(await t.store.appendToStream('s', Any, batch, null)).toEqual(first);
-    expect(await t.store.appendToStream('s', StreamExists, batch, null)).toMatchObject({ firstEventNumber: 1, lastEventNumber: 2 });
+    expect(await t.store.appendToStream('s', StreamExists, batch, null)).toMatchObject({
+      firstEventNumber: 1,
+      lastEventNumber: 2,
+    });
     expect(numbers('s')).toEqual([0, 1, 2, 3]);
   });
 
@@ -144,31 +217,56 @@ describe('idempotent writes (same event ids)', () => {
     const [a, b] = events(2);
     await t.store.appendToStream('s', NoStream, [a, b], null);
     const [c] = events(1);
-    expect(await t.store.appendToStream('s', Any, [a, c], null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 1 });
-    expect(await t.store.appendToStream('s', NoStream, [a, c], null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 1 });
+    expect(await t.store.appendToStream('s', Any, [a, c], null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 1,
+    });
+    expect(await t.store.appendToStream('s', NoStream, [a, c], null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 1,
+    });
     expect(numbers('s')).toEqual([0, 1]);
   });
 
   it('an exact-version retry whose first id differs is a plain wrong expected version', async () => {
     await t.store.appendToStream('s', NoStream, events(2), null);
-    expect(await t.store.appendToStream('s', NoStream, events(2), null)).toMatchObject({ result: 'WrongExpectedVersion', currentVersion: 1 });
+    expect(await t.store.appendToStream('s', NoStream, events(2), null)).toMatchObject({
+      result: 'WrongExpectedVersion',
+      currentVersion: 1,
+    });
   });
 
   it('ids known only in another stream make a new write', async () => {
     const batch = events(2);
     await t.store.appendToStream('a', Any, batch, null);
-    expect(await t.store.appendToStream('b', Any, batch, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 1 });
+    expect(await t.store.appendToStream('b', Any, batch, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 1,
+    });
     expect(numbers('b')).toEqual([0, 1]);
   });
 
   it('duplicate ids inside one batch are separate events (EventStoreDB multiple_idempotent_writes cases)', async () => {
     const one = event();
     const six = Array.from({ length: 6 }, () => one);
-    expect(await t.store.appendToStream('dup', NoStream, six, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 5 });
+    expect(await t.store.appendToStream('dup', NoStream, six, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 5,
+    });
     // "in_wtf_multiple_case": Any finds the id's first occurrence for every copy.
-    expect(await t.store.appendToStream('dup', Any, six, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 0 });
+    expect(await t.store.appendToStream('dup', Any, six, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 0,
+    });
     // "in_slightly_reasonable_multiple_case": with the exact version every copy matches its number.
-    expect(await t.store.appendToStream('dup', NoStream, six, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 5 });
+    expect(await t.store.appendToStream('dup', NoStream, six, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 5,
+    });
     expect(numbers('dup')).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
@@ -188,11 +286,22 @@ describe('idempotent writes (same event ids)', () => {
     await t.store.appendToStream('s', Any, old, null);
     await t.store.appendToStream('s', Any, events(2), null);
     // Still inside the window (3 ids): idempotent.
-    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({ firstEventNumber: 0, lastEventNumber: 0 });
+    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({
+      firstEventNumber: 0,
+      lastEventNumber: 0,
+    });
     await t.store.appendToStream('s', Any, events(1), null);
-    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({ result: 'Success', firstEventNumber: 4, lastEventNumber: 4 });
+    expect(await t.store.appendToStream('s', Any, old, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 4,
+      lastEventNumber: 4,
+    });
     // An exact-version retry compares the stored ids, whatever the window.
-    expect(await t.store.appendToStream('s', -1, old, null)).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 0 });
+    expect(await t.store.appendToStream('s', -1, old, null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 0,
+    });
     expect(numbers('s')).toEqual([0, 1, 2, 3, 4]);
   });
 

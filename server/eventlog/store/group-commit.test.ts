@@ -33,13 +33,23 @@ describe('group commit', () => {
       t.store.appendToStream('$all', Any, events(1), null),
       t.store.appendToStream('t', 0, events(1), null),
     ]);
-    expect(results.map((r) => r.result)).toEqual(['Success', 'WrongExpectedVersion', 'Success', 'Success', 'WrongExpectedVersion', 'AccessDenied', 'Success']);
+    expect(results.map((r) => r.result)).toEqual([
+      'Success',
+      'WrongExpectedVersion',
+      'Success',
+      'Success',
+      'WrongExpectedVersion',
+      'AccessDenied',
+      'Success',
+    ]);
     expect(results[1]).toMatchObject({ currentVersion: 1 });
     expect(batches).toHaveLength(1);
     expect(batches[0].events.map(label)).toEqual(['s#1', 't#0', 's#2', 't#1']);
     const positions = batches[0].events.map((e) => e.commitPosition);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    expect(t.store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([0, 1, 2]);
+    expect(t.store.readStreamForward('s', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([
+      0, 1, 2,
+    ]);
   });
 
   it('fails the whole group at once when the database cannot take writes (disk full), instead of retrying request by request', async () => {
@@ -54,7 +64,9 @@ describe('group commit', () => {
         }),
       ),
     );
-    expect(results.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SQLITE_FULL')).toBe(true);
+    expect(
+      results.every((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SQLITE_FULL'),
+    ).toBe(true);
     // One transaction tried, not one per request (which stalls every client for seconds on a full disk).
     expect(runs).toBe(1);
     // The store goes on once writes can succeed again.
@@ -81,7 +93,9 @@ describe('group commit', () => {
 
   it('refuses requests past the queue bound with StoreBusyError and accepts again once drained', async () => {
     t = openTestStore({ limits: { maxQueuedRequests: 3 } });
-    const settled = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => t.store.appendToStream(`s${i}`, Any, events(1), null)));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => t.store.appendToStream(`s${i}`, Any, events(1), null)),
+    );
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
     expect((settled[3] as PromiseRejectedResult).reason).toBeInstanceOf(StoreBusyError);
     expect((await t.store.appendToStream('later', Any, events(1), null)).result).toBe('Success');
@@ -91,7 +105,9 @@ describe('group commit', () => {
     t = openTestStore({ limits: { maxBatchEvents: 10 } });
     let commits = 0;
     t.store.onCommitted(() => commits++);
-    const results = await Promise.all(Array.from({ length: 30 }, () => t.store.appendToStream('s', Any, events(1), null)));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => t.store.appendToStream('s', Any, events(1), null)),
+    );
     expect(results.map((r) => r.lastEventNumber)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(commits).toBe(3);
   });
@@ -101,7 +117,12 @@ describe('group commit', () => {
     const reader = new BetterSqlite3(t.file, { readonly: true });
     try {
       const seen = await t.store.appendToStream('s', Any, events(3), null).then(
-        (r) => (reader.prepare('SELECT COUNT(*) AS n FROM events WHERE position <= ?').get(r.commitPosition) as { n: number }).n,
+        (r) =>
+          (
+            reader.prepare('SELECT COUNT(*) AS n FROM events WHERE position <= ?').get(r.commitPosition) as {
+              n: number;
+            }
+          ).n,
       );
       expect(seen).toBe(3);
     } finally {
@@ -118,14 +139,20 @@ describe('group commit', () => {
       throw new Error('listener bug');
     });
     const off = t.store.onCommitted((b) => batches.push(b));
-    const [soft, hard] = await Promise.all([t.store.deleteStream('soft', Any, false, null), t.store.deleteStream('hard', Any, true, null)]);
+    const [soft, hard] = await Promise.all([
+      t.store.deleteStream('soft', Any, false, null),
+      t.store.deleteStream('hard', Any, true, null),
+    ]);
     expect([soft.result, hard.result]).toEqual(['Success', 'Success']);
     expect(batches).toHaveLength(1);
     expect(batches[0].deleted).toEqual([
       { streamId: 'soft', hard: false },
       { streamId: 'hard', hard: true },
     ]);
-    expect(batches[0].events.map((e) => `${e.streamId}:${e.eventType}`)).toEqual(['$$soft:$metadata', 'hard:$streamDeleted']);
+    expect(batches[0].events.map((e) => `${e.streamId}:${e.eventType}`)).toEqual([
+      '$$soft:$metadata',
+      'hard:$streamDeleted',
+    ]);
     await t.store.appendToStream('by-hand', Any, events(1), null);
     await t.store.appendToStream('$$by-hand', Any, [event('$metadata', { $tb: Number.MAX_SAFE_INTEGER })], null);
     expect(batches[2].deleted).toEqual([{ streamId: 'by-hand', hard: false }]);
@@ -164,7 +191,9 @@ describe('durability', () => {
     await t.store.close();
     const acked = new Map<string, { stream: string; number: number; position: number }>();
     for (let round = 0; round < 2; round++) {
-      const child = spawn(process.execPath, [path.join(import.meta.dirname, 'testing-crash-writer.ts'), t.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [path.join(import.meta.dirname, 'testing-crash-writer.ts'), t.dir], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let buffer = '';
       await new Promise<void>((resolve, reject) => {
         child.on('error', reject);
@@ -192,12 +221,18 @@ describe('durability', () => {
       expect(e.commitPosition).toBeGreaterThan(previous);
       previous = e.commitPosition;
       expect(stored.has(e.event!.eventId)).toBe(false);
-      stored.set(e.event!.eventId, { stream: e.event!.streamId, number: e.event!.eventNumber, position: e.commitPosition });
+      stored.set(e.event!.eventId, {
+        stream: e.event!.streamId,
+        number: e.event!.eventNumber,
+        position: e.commitPosition,
+      });
     }
     expect(acked.size).toBeGreaterThanOrEqual(800);
     for (const [id, ack] of acked) expect(stored.get(id)).toEqual(ack);
     for (let s = 0; s < 5; s++) {
-      const numbers = store.readStreamForward(`crash-${s}`, 0, 4096, false, null).events.map((e) => e.event!.eventNumber);
+      const numbers = store
+        .readStreamForward(`crash-${s}`, 0, 4096, false, null)
+        .events.map((e) => e.event!.eventNumber);
       expect(numbers).toEqual(numbers.map((_, i) => i));
     }
   });
@@ -209,7 +244,10 @@ describe('another process writing to the same file (the admin CLI)', () => {
     await t.store.appendToStream('x', NoStream, events(1), null);
     const seen: string[] = [];
     t.store.onCommitted((b) => seen.push(...b.events.map(label)));
-    const other = new SqliteEventStore({ db: openDatabase(t.file, { migrations: eventlogMigrations, synchronous: 'FULL' }), logger: silentLogger });
+    const other = new SqliteEventStore({
+      db: openDatabase(t.file, { migrations: eventlogMigrations, synchronous: 'FULL' }),
+      logger: silentLogger,
+    });
     other.markReady();
     try {
       expect((await other.appendToStream('x', 0, events(2), null)).lastEventNumber).toBe(2);
@@ -230,7 +268,10 @@ describe('another process writing to the same file (the admin CLI)', () => {
   it('delivers outside commits to listeners of an idle store', async () => {
     t = openTestStore({ limits: { externalPollMs: 20 } });
     const got = new Promise<CommittedBatch>((resolve) => t.store.onCommitted(resolve));
-    const other = new SqliteEventStore({ db: openDatabase(t.file, { migrations: eventlogMigrations, synchronous: 'FULL' }), logger: silentLogger });
+    const other = new SqliteEventStore({
+      db: openDatabase(t.file, { migrations: eventlogMigrations, synchronous: 'FULL' }),
+      logger: silentLogger,
+    });
     other.markReady();
     try {
       await other.appendToStream('$users', Any, events(1), ADMIN);

@@ -39,7 +39,10 @@ export class GroupCommitQueue<B> {
     const refusal = this.host.refusal(internal);
     if (refusal) return Promise.reject(refusal);
     const { limits } = this.host;
-    if (!internal && (this.queue.length >= limits.maxQueuedRequests || this.queuedBytes + bytes > limits.maxQueuedBytes)) {
+    if (
+      !internal &&
+      (this.queue.length >= limits.maxQueuedRequests || this.queuedBytes + bytes > limits.maxQueuedBytes)
+    ) {
       return Promise.reject(new StoreBusyError('The event store write queue is full.'));
     }
     return new Promise<T>((resolve, reject) => {

@@ -11,7 +11,9 @@ describe('parseLink (the one reading of `$>` data)', () => {
   });
 
   it('tells data that is no link from a link that points nowhere', () => {
-    for (const text of ['', 'hello', 'x@stream', '1.5@s', '{"a":1}']) expect(parseLink(data(text))).toEqual({ kind: 'not-a-link' });
-    for (const text of ['4@', '-2@s', '99999999999999999999@s']) expect(parseLink(data(text))).toEqual({ kind: 'broken' });
+    for (const text of ['', 'hello', 'x@stream', '1.5@s', '{"a":1}'])
+      expect(parseLink(data(text))).toEqual({ kind: 'not-a-link' });
+    for (const text of ['4@', '-2@s', '99999999999999999999@s'])
+      expect(parseLink(data(text))).toEqual({ kind: 'broken' });
   });
 });

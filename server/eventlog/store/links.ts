@@ -8,7 +8,10 @@ export const LINK_EVENT_TYPE = SystemEventTypes.LinkTo;
  * whose number part is not an integer is no link at all (the record is an ordinary event); an empty stream
  * or an impossible number is a broken link (it resolves to nothing).
  */
-export type ParsedLink = { kind: 'link'; streamId: string; eventNumber: number } | { kind: 'broken' } | { kind: 'not-a-link' };
+export type ParsedLink =
+  | { kind: 'link'; streamId: string; eventNumber: number }
+  | { kind: 'broken' }
+  | { kind: 'not-a-link' };
 
 const decoder = new TextDecoder();
 

@@ -73,7 +73,18 @@ async function rawSqlite(seconds: number, batchSize: number): Promise<number> {
       const stream = position % STREAMS;
       for (let i = 0; i < batchSize; i++) {
         position++;
-        insert.run(position, position, stream, numbers[stream]++, crypto.randomBytes(16), 'benchmark-event', 1, PAYLOAD, META, Date.now());
+        insert.run(
+          position,
+          position,
+          stream,
+          numbers[stream]++,
+          crypto.randomBytes(16),
+          'benchmark-event',
+          1,
+          PAYLOAD,
+          META,
+          Date.now(),
+        );
       }
     });
     const start = performance.now();
@@ -91,7 +102,12 @@ async function readRates(seconds: number): Promise<{ stream: number; all: number
   try {
     const total = 200_000;
     for (let i = 0; i < total; i += 1000) {
-      await t.store.appendToStream(i < total / 2 ? 'read-a' : `read-b-${i % 10}`, ExpectedVersion.Any, Array.from({ length: 1000 }, newEvent), null);
+      await t.store.appendToStream(
+        i < total / 2 ? 'read-a' : `read-b-${i % 10}`,
+        ExpectedVersion.Any,
+        Array.from({ length: 1000 }, newEvent),
+        null,
+      );
     }
     let read = 0;
     let start = performance.now();
@@ -125,9 +141,11 @@ async function readRates(seconds: number): Promise<{ stream: number; all: number
 export async function measureStoreThroughput(options: { seconds?: number } = {}): Promise<ThroughputReport> {
   const seconds = options.seconds ?? 3;
   const singleEventAppends = [];
-  for (const writers of [10, 100, 1000]) singleEventAppends.push({ writers, eventsPerSecond: await appendFor(seconds, writers, 1) });
+  for (const writers of [10, 100, 1000])
+    singleEventAppends.push({ writers, eventsPerSecond: await appendFor(seconds, writers, 1) });
   const batchAppends = [];
-  for (const writers of [1, 4]) batchAppends.push({ writers, batchSize: 100, eventsPerSecond: await appendFor(seconds, writers, 100) });
+  for (const writers of [1, 4])
+    batchAppends.push({ writers, batchSize: 100, eventsPerSecond: await appendFor(seconds, writers, 100) });
   const rawSqliteBatchInserts = { batchSize: 100, eventsPerSecond: await rawSqlite(seconds, 100) };
   const reads = await readRates(seconds);
   return {
@@ -148,11 +166,14 @@ if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new 
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
-    for (const s of report.singleEventAppends) console.log(`single-event appends, ${s.writers} concurrent writers: ${f(s.eventsPerSecond)} events/s`);
+    for (const s of report.singleEventAppends)
+      console.log(`single-event appends, ${s.writers} concurrent writers: ${f(s.eventsPerSecond)} events/s`);
     const raw = report.rawSqliteBatchInserts.eventsPerSecond;
     console.log(`raw SQLite, 100-row transactions: ${f(raw)} events/s`);
     for (const b of report.batchAppends) {
-      console.log(`100-event batch appends, ${b.writers} writer(s): ${f(b.eventsPerSecond)} events/s (${Math.round((100 * b.eventsPerSecond) / raw)}% of raw SQLite)`);
+      console.log(
+        `100-event batch appends, ${b.writers} writer(s): ${f(b.eventsPerSecond)} events/s (${Math.round((100 * b.eventsPerSecond) / raw)}% of raw SQLite)`,
+      );
     }
     console.log(`stream reads (pages of 500): ${f(report.streamReads.eventsPerSecond)} events/s`);
     console.log(`$all reads (pages of 1000): ${f(report.allReads.eventsPerSecond)} events/s`);

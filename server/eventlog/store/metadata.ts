@@ -52,11 +52,20 @@ export interface LoadedMetadata {
   doc: Record<string, unknown> | null;
 }
 
-export const EMPTY_METADATA: LoadedMetadata = Object.freeze({ metadata: Object.freeze({ raw: {} }), doc: null }) as LoadedMetadata;
+export const EMPTY_METADATA: LoadedMetadata = Object.freeze({
+  metadata: Object.freeze({ raw: {} }),
+  doc: null,
+}) as LoadedMetadata;
 /** Every `$$stream` behaves as if `$maxCount = 1` (EventStoreDB's MetaStreamMaxCount). */
 export const METASTREAM_METADATA: StreamMetadata = Object.freeze({ maxCount: 1, raw: {} });
 
-const ACL_KEYS = { $r: 'readRoles', $w: 'writeRoles', $d: 'deleteRoles', $mr: 'metaReadRoles', $mw: 'metaWriteRoles' } as const;
+const ACL_KEYS = {
+  $r: 'readRoles',
+  $w: 'writeRoles',
+  $d: 'deleteRoles',
+  $mr: 'metaReadRoles',
+  $mw: 'metaWriteRoles',
+} as const;
 
 class MalformedMetadata extends Error {}
 
@@ -88,7 +97,9 @@ function parseJsonObject(data: Uint8Array): Record<string, unknown> | null {
   if (data.byteLength === 0) return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -215,5 +226,11 @@ export function serializeMetadataDocument(doc: Record<string, unknown>): Buffer 
 
 /** A JSON event with a fresh id, for the records the store and its users write themselves. */
 export function jsonEvent(eventType: string, body: unknown): NewEvent {
-  return { eventId: crypto.randomUUID(), eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: new Uint8Array(0) };
+  return {
+    eventId: crypto.randomUUID(),
+    eventType,
+    isJson: true,
+    data: Buffer.from(JSON.stringify(body)),
+    metadata: new Uint8Array(0),
+  };
 }

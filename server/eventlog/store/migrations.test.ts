@@ -36,7 +36,18 @@ function writeVersion1Log(file: string): void {
     insertStream.run(5, 'order-2', 0, 0, 1, t0 + 7, t0 + 7);
     insertEvent.run(1, 1, 1, 0, id(), 'OrderPlaced', 1, Buffer.from('{"n":1}'), Buffer.alloc(0), t0);
     insertEvent.run(2, 2, 1, 1, id(), 'OrderPaid', 1, Buffer.from('{"n":2}'), Buffer.alloc(0), t0 + 2);
-    insertEvent.run(3, 3, 2, 0, id(), '$metadata', 1, Buffer.from('{"$tb":9223372036854775807}'), Buffer.alloc(0), t0 + 3);
+    insertEvent.run(
+      3,
+      3,
+      2,
+      0,
+      id(),
+      '$metadata',
+      1,
+      Buffer.from('{"$tb":9223372036854775807}'),
+      Buffer.alloc(0),
+      t0 + 3,
+    );
     insertEvent.run(4, 4, 3, 0, id(), 'CustomerJoined', 1, Buffer.from('{}'), Buffer.alloc(0), t0 + 4);
     insertEvent.run(5, 5, 3, EVENT_NUMBER_DELETED, id(), '$streamDeleted', 0, Buffer.alloc(0), Buffer.alloc(0), t0 + 5);
     insertEvent.run(6, 6, 4, 0, id(), 'Note', 0, Buffer.from('plain text'), Buffer.from('m'), t0 + 6);
@@ -57,9 +68,18 @@ describe('event-log migrations', () => {
     const { store } = log;
 
     const plain = store.readEvent('plain', 0, false, null).event!.event!;
-    expect(plain).toMatchObject({ eventType: 'Note', isJson: false, commitPosition: 6, preparePosition: 6, created: Date.UTC(2023, 5, 1) + 6 });
+    expect(plain).toMatchObject({
+      eventType: 'Note',
+      isJson: false,
+      commitPosition: 6,
+      preparePosition: 6,
+      created: Date.UTC(2023, 5, 1) + 6,
+    });
     expect(Buffer.from(plain.data).toString()).toBe('plain text');
-    expect(store.readStreamForward('order-1', 0, 10, false, null)).toMatchObject({ result: 'NoStream', lastEventNumber: 1 });
+    expect(store.readStreamForward('order-1', 0, 10, false, null)).toMatchObject({
+      result: 'NoStream',
+      lastEventNumber: 1,
+    });
     expect(store.readStreamForward('customer-7', 0, 10, false, null).result).toBe('StreamDeleted');
     const tx = store.readEvent('order-2', 0, false, null).event!.event!;
     expect([tx.commitPosition, tx.preparePosition]).toEqual([9, 8]);
@@ -76,19 +96,50 @@ describe('event-log migrations', () => {
     ]);
 
     // The log goes on where it stopped: the recreated stream continues its numbering, positions keep rising.
-    const r = await store.appendToStream('order-1', ExpectedVersion.Any, [{ eventId: crypto.randomUUID(), eventType: 'OrderReopened', isJson: true, data: Buffer.from('{}'), metadata: Buffer.alloc(0) }], null);
+    const r = await store.appendToStream(
+      'order-1',
+      ExpectedVersion.Any,
+      [
+        {
+          eventId: crypto.randomUUID(),
+          eventType: 'OrderReopened',
+          isJson: true,
+          data: Buffer.from('{}'),
+          metadata: Buffer.alloc(0),
+        },
+      ],
+      null,
+    );
     expect(r).toMatchObject({ result: 'Success', firstEventNumber: 2 });
     expect(r.commitPosition).toBeGreaterThan(9);
     // Version 3 added users: a migrated log gets the default accounts.
     expect(log.users.list().map((u) => u.name)).toEqual(['admin', 'ops']);
     expect(await log.users.authenticate('admin', 'changeit')).toEqual({ name: 'admin', groups: ['$admins'] });
-    expect(store.readAllForward({ commitPosition: 0, preparePosition: 0 }, 100, false, ADMIN).events.slice(0, 7).map((e) => e.commitPosition)).toEqual([1, 2, 3, 4, 5, 6, 9]);
+    expect(
+      store
+        .readAllForward({ commitPosition: 0, preparePosition: 0 }, 100, false, ADMIN)
+        .events.slice(0, 7)
+        .map((e) => e.commitPosition),
+    ).toEqual([1, 2, 3, 4, 5, 6, 9]);
   });
 
   it('opens an up-to-date log again without changes, and refuses a log from a newer Homeport', async () => {
     dir = tempDir();
     log = await openEventLog({ dataDir: dir, logger: silentLogger });
-    await log.store.appendToStream('s', ExpectedVersion.Any, [{ eventId: crypto.randomUUID(), eventType: 'e', isJson: false, data: Buffer.from('x'), metadata: Buffer.alloc(0) }], null);
+    await log.store.appendToStream(
+      's',
+      ExpectedVersion.Any,
+      [
+        {
+          eventId: crypto.randomUUID(),
+          eventType: 'e',
+          isJson: false,
+          data: Buffer.from('x'),
+          metadata: Buffer.alloc(0),
+        },
+      ],
+      null,
+    );
     await log.close();
     log = await openEventLog({ dataDir: dir, logger: silentLogger });
     expect(log.store.lastEventNumber('s')).toBe(0);
@@ -96,6 +147,8 @@ describe('event-log migrations', () => {
     log.db.pragma(`user_version = ${eventlogMigrations.length + 1}`);
     await log.close();
     log = undefined;
-    await expect(openEventLog({ dataDir: dir, logger: silentLogger })).rejects.toThrow(/newer than this Homeport knows/);
+    await expect(openEventLog({ dataDir: dir, logger: silentLogger })).rejects.toThrow(
+      /newer than this Homeport knows/,
+    );
   });
 });

@@ -97,7 +97,10 @@ export const eventlogMigrations: readonly Migration[] = [
       `);
       // Existing rows: derive the category and the deletion state (soft deletion lives in `$$stream` metadata).
       const setCategory = db.prepare('UPDATE streams SET category = ? WHERE stream_key = ?');
-      for (const row of db.prepare('SELECT stream_key, stream_id FROM streams').all() as { stream_key: number; stream_id: string }[]) {
+      for (const row of db.prepare('SELECT stream_key, stream_id FROM streams').all() as {
+        stream_key: number;
+        stream_id: string;
+      }[]) {
         const category = categoryOf(row.stream_id);
         if (category) setCategory.run(category, row.stream_key);
       }
@@ -109,11 +112,15 @@ export const eventlogMigrations: readonly Migration[] = [
       const lastMetadataEvent = db.prepare('SELECT flags, data FROM events WHERE stream_key = ? AND event_number = ?');
       const markSoftDeleted = db.prepare('UPDATE streams SET deleted = 1 WHERE stream_id = ? AND tombstoned = 0');
       const metastreams = db
-        .prepare("SELECT stream_key, stream_id, last_event_number FROM streams WHERE stream_id >= '$$' AND stream_id < '$%'")
+        .prepare(
+          "SELECT stream_key, stream_id, last_event_number FROM streams WHERE stream_id >= '$$' AND stream_id < '$%'",
+        )
         .all() as { stream_key: number; stream_id: string; last_event_number: number }[];
       for (const meta of metastreams) {
         if (!isMetastream(meta.stream_id)) continue;
-        const event = lastMetadataEvent.get(meta.stream_key, meta.last_event_number) as { flags: number; data: Buffer } | undefined;
+        const event = lastMetadataEvent.get(meta.stream_key, meta.last_event_number) as
+          | { flags: number; data: Buffer }
+          | undefined;
         if (!event) continue;
         const { metadata } = parseStreamMetadata((event.flags & EventFlags.IsJson) !== 0, event.data);
         if (metadata.truncateBefore === EVENT_NUMBER_DELETED) markSoftDeleted.run(originalStreamOf(meta.stream_id));

@@ -37,8 +37,14 @@ describe('$all cursor arithmetic', () => {
   });
 
   it('orders positions by commit, then prepare', () => {
-    expect(comparePositions({ commitPosition: 15, preparePosition: 14 }, { commitPosition: 16, preparePosition: 0 })).toBeLessThan(0);
-    expect(comparePositions({ commitPosition: 15, preparePosition: 10 }, { commitPosition: 15, preparePosition: 12 })).toBeLessThan(0);
-    expect(comparePositions({ commitPosition: 9, preparePosition: 9 }, { commitPosition: 9, preparePosition: 9 })).toBe(0);
+    expect(
+      comparePositions({ commitPosition: 15, preparePosition: 14 }, { commitPosition: 16, preparePosition: 0 }),
+    ).toBeLessThan(0);
+    expect(
+      comparePositions({ commitPosition: 15, preparePosition: 10 }, { commitPosition: 15, preparePosition: 12 }),
+    ).toBeLessThan(0);
+    expect(comparePositions({ commitPosition: 9, preparePosition: 9 }, { commitPosition: 9, preparePosition: 9 })).toBe(
+      0,
+    );
   });
 });

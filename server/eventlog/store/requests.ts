@@ -46,7 +46,11 @@ export function failedDelete(result: DeleteResult['result'], message: string, cu
   };
 }
 
-export function failedCommit(transactionId: number, result: TransactionCommitResult['result'], message: string): TransactionCommitResult {
+export function failedCommit(
+  transactionId: number,
+  result: TransactionCommitResult['result'],
+  message: string,
+): TransactionCommitResult {
   return {
     transactionId,
     result,
@@ -59,8 +63,21 @@ export function failedCommit(transactionId: number, result: TransactionCommitRes
 }
 
 /** Failure-shaped stream read: no events, next -1, end of stream. */
-export function failedStreamRead(result: ReadStreamResult['result'], lastCommitPosition: number, lastEventNumber: number, error?: string): ReadStreamResult {
-  return { result, events: [], nextEventNumber: -1, lastEventNumber, isEndOfStream: true, lastCommitPosition, ...(error ? { error } : {}) };
+export function failedStreamRead(
+  result: ReadStreamResult['result'],
+  lastCommitPosition: number,
+  lastEventNumber: number,
+  error?: string,
+): ReadStreamResult {
+  return {
+    result,
+    events: [],
+    nextEventNumber: -1,
+    lastEventNumber,
+    isEndOfStream: true,
+    lastCommitPosition,
+    ...(error ? { error } : {}),
+  };
 }
 
 export function validateStreamId(streamId: unknown): asserts streamId is string {
@@ -69,7 +86,8 @@ export function validateStreamId(streamId: unknown): asserts streamId is string 
 }
 
 export function validateInteger(name: string, value: unknown): asserts value is number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new StoreBadRequestError(`${name} must be an integer, got ${String(value)}.`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new StoreBadRequestError(`${name} must be an integer, got ${String(value)}.`);
 }
 
 export function prepareEvents(events: unknown): PendingEvent[] {

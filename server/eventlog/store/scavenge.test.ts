@@ -13,7 +13,9 @@ afterEach(async () => {
 function rowsOf(streamId: string): number[] {
   return (
     t.store.db
-      .prepare('SELECT e.event_number FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE s.stream_id = ? ORDER BY e.event_number')
+      .prepare(
+        'SELECT e.event_number FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE s.stream_id = ? ORDER BY e.event_number',
+      )
       .all(streamId) as { event_number: number }[]
   ).map((r) => r.event_number);
 }
@@ -62,7 +64,9 @@ describe('scavenge', () => {
     await t.store.appendToStream('aged', Any, events(2), null);
     await t.store.appendToStream('$$aged', Any, [metadataEvent({ $maxAge: 60 })], null);
     await t.store.appendToStream('untouched', NoStream, events(3), null);
-    const readsBefore = ['counted', 'truncated', 'aged', 'untouched'].map((s) => t.store.readStreamForward(s, 0, 100, false, null).events.map((e) => e.event!.eventId));
+    const readsBefore = ['counted', 'truncated', 'aged', 'untouched'].map((s) =>
+      t.store.readStreamForward(s, 0, 100, false, null).events.map((e) => e.event!.eventId),
+    );
 
     const done = await scavenge();
     expect(done).toMatchObject({ result: 'Success', eventsRemoved: 7 + 1 + 4 + 4 });
@@ -71,12 +75,18 @@ describe('scavenge', () => {
     expect(rowsOf('truncated')).toEqual([4, 5]);
     expect(rowsOf('aged')).toEqual([4, 5]);
     expect(rowsOf('untouched')).toEqual([0, 1, 2]);
-    const readsAfter = ['counted', 'truncated', 'aged', 'untouched'].map((s) => t.store.readStreamForward(s, 0, 100, false, null).events.map((e) => e.event!.eventId));
+    const readsAfter = ['counted', 'truncated', 'aged', 'untouched'].map((s) =>
+      t.store.readStreamForward(s, 0, 100, false, null).events.map((e) => e.event!.eventId),
+    );
     expect(readsAfter).toEqual(readsBefore);
-    const all = t.store.readAllForward(START, 4096, false, ADMIN).events.map((e) => `${e.event!.streamId}#${e.event!.eventNumber}`);
+    const all = t.store
+      .readAllForward(START, 4096, false, ADMIN)
+      .events.map((e) => `${e.event!.streamId}#${e.event!.eventNumber}`);
     expect(all).not.toContain('counted#0');
     expect(all).toContain('counted#9');
-    expect(t.store.listStreams({ orderBy: 'name', limit: 10, includeSystem: false }).find((s) => s.streamId === 'counted')).toMatchObject({ eventCount: 3, lastEventNumber: 9 });
+    expect(
+      t.store.listStreams({ orderBy: 'name', limit: 10, includeSystem: false }).find((s) => s.streamId === 'counted'),
+    ).toMatchObject({ eventCount: 3, lastEventNumber: 9 });
   });
 
   it('removes everything of a soft-deleted stream and all but the tombstone of a hard-deleted one', async () => {
@@ -98,10 +108,15 @@ describe('scavenge', () => {
     expect(rowsOf('hard')).toEqual([Number.MAX_SAFE_INTEGER]);
     expect(rowsOf('$$hard')).toEqual([]);
     // Semantics are unchanged.
-    expect(t.store.readStreamForward('soft', 0, 10, false, null)).toMatchObject({ result: 'NoStream', lastEventNumber: 3 });
+    expect(t.store.readStreamForward('soft', 0, 10, false, null)).toMatchObject({
+      result: 'NoStream',
+      lastEventNumber: 3,
+    });
     expect(await t.store.appendToStream('soft', Any, events(1), null)).toMatchObject({ firstEventNumber: 4 });
     expect(t.store.readStreamForward('hard', 0, 10, false, null).result).toBe('StreamDeleted');
-    expect(t.store.readStreamForward('recreated', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([3, 4]);
+    expect(t.store.readStreamForward('recreated', 0, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([
+      3, 4,
+    ]);
   });
 
   it('records $scavengeStarted and $scavengeCompleted with one id in $scavenges', async () => {
@@ -109,7 +124,9 @@ describe('scavenge', () => {
     await t.store.appendToStream('s', NoStream, events(3), null);
     await t.store.appendToStream('$$s', Any, [metadataEvent({ $maxCount: 1 })], null);
     const done = await scavenge(OPS);
-    const records = t.store.readStreamForward('$scavenges', 0, 10, false, ADMIN).events.map((e) => ({ type: e.event!.eventType, body: json(e.event!.data) as Record<string, unknown> }));
+    const records = t.store
+      .readStreamForward('$scavenges', 0, 10, false, ADMIN)
+      .events.map((e) => ({ type: e.event!.eventType, body: json(e.event!.data) as Record<string, unknown> }));
     expect(records.map((r) => r.type)).toEqual(['$scavengeStarted', '$scavengeCompleted']);
     expect(records[0].body.scavengeId).toBe(done.scavengeId);
     expect(done).toMatchObject({ result: 'Success', error: '', eventsRemoved: 2 });

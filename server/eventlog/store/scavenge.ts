@@ -10,7 +10,15 @@
 import crypto from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
-import { isMetastream, jsonEvent, metastreamOf, minReadableEventNumber, originalStreamOf, SystemEventTypes, SystemStreams } from './metadata.ts';
+import {
+  isMetastream,
+  jsonEvent,
+  metastreamOf,
+  minReadableEventNumber,
+  originalStreamOf,
+  SystemEventTypes,
+  SystemStreams,
+} from './metadata.ts';
 import type { SystemWriter } from './system-writer.ts';
 import { EVENT_NUMBER_DELETED, ExpectedVersion, type ScavengeResult } from './types.ts';
 
@@ -47,7 +55,9 @@ export class Scavenger {
       metastreamsAfter: db
         .prepare("SELECT stream_id FROM streams WHERE stream_id > ? AND stream_id < '$%' ORDER BY stream_id LIMIT ?")
         .pluck(),
-      tombstonedAfter: db.prepare('SELECT stream_key, stream_id FROM streams WHERE tombstoned = 1 AND stream_key > ? ORDER BY stream_key LIMIT ?'),
+      tombstonedAfter: db.prepare(
+        'SELECT stream_key, stream_id FROM streams WHERE tombstoned = 1 AND stream_key > ? ORDER BY stream_key LIMIT ?',
+      ),
       deleteBelow: db.prepare(
         'DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_key = ? AND event_number < ? ORDER BY event_number LIMIT ?)',
       ),
@@ -86,7 +96,10 @@ export class Scavenger {
     const startedAt = this.host.clock();
     logger.info({ scavengeId }, 'scavenge started');
     await this.host.runSystemWrite(
-      (w) => w.append(SystemStreams.Scavenges, ExpectedVersion.Any, [jsonEvent(SystemEventTypes.ScavengeStarted, { scavengeId })]),
+      (w) =>
+        w.append(SystemStreams.Scavenges, ExpectedVersion.Any, [
+          jsonEvent(SystemEventTypes.ScavengeStarted, { scavengeId }),
+        ]),
       { internal: true },
     );
     const cursor: Cursor = { phase: 'metastreams', afterStreamId: '$$', afterStreamKey: 0 };
@@ -111,7 +124,13 @@ export class Scavenger {
     await this.host.runSystemWrite(
       (w) =>
         w.append(SystemStreams.Scavenges, ExpectedVersion.Any, [
-          jsonEvent(SystemEventTypes.ScavengeCompleted, { scavengeId, result, error, timeTakenMs, eventsRemoved: removed }),
+          jsonEvent(SystemEventTypes.ScavengeCompleted, {
+            scavengeId,
+            result,
+            error,
+            timeTakenMs,
+            eventsRemoved: removed,
+          }),
         ]),
       { internal: true },
     );
@@ -142,7 +161,10 @@ export class Scavenger {
       }
       return { removed };
     }
-    const rows = this.sql.tombstonedAfter.all(cursor.afterStreamKey, STREAMS_PER_STEP) as { stream_key: number; stream_id: string }[];
+    const rows = this.sql.tombstonedAfter.all(cursor.afterStreamKey, STREAMS_PER_STEP) as {
+      stream_key: number;
+      stream_id: string;
+    }[];
     if (rows.length === 0) {
       cursor.phase = 'done';
       return { removed };
@@ -159,7 +181,13 @@ export class Scavenger {
   }
 
   /** Deletes up to `budget` rows of a stream numbered below `below`; complete when fewer were left. */
-  private deleteBelow(w: SystemWriter, streamId: string, key: number, below: number, budget: number): { removed: number; complete: boolean } {
+  private deleteBelow(
+    w: SystemWriter,
+    streamId: string,
+    key: number,
+    below: number,
+    budget: number,
+  ): { removed: number; complete: boolean } {
     if (budget <= 0) return { removed: 0, complete: false };
     const removed = this.sql.deleteBelow.run(key, below, budget).changes;
     if (removed > 0) w.eventsRemoved(streamId, removed);
@@ -179,7 +207,10 @@ export class Scavenger {
     const stream = w.streamInfo(originalId);
     if (stream.key === 0 || stream.tombstoned) return { removed, complete: true };
     const md = stream.metadata;
-    let below = md.truncateBefore === EVENT_NUMBER_DELETED ? EVENT_NUMBER_DELETED : minReadableEventNumber(md, stream.lastEventNumber);
+    let below =
+      md.truncateBefore === EVENT_NUMBER_DELETED
+        ? EVENT_NUMBER_DELETED
+        : minReadableEventNumber(md, stream.lastEventNumber);
     if (md.maxAge !== undefined && below !== EVENT_NUMBER_DELETED) {
       // Events are appended in time order, so everything before the first fresh one has expired.
       const fresh = this.sql.firstFresh.get(stream.key, w.now - md.maxAge * 1000) as number | undefined;
@@ -190,7 +221,11 @@ export class Scavenger {
     return { removed: removed + r.removed, complete: r.complete };
   }
 
-  private scavengeHardDeleted(w: SystemWriter, streamId: string, budget: number): { removed: number; complete: boolean } {
+  private scavengeHardDeleted(
+    w: SystemWriter,
+    streamId: string,
+    budget: number,
+  ): { removed: number; complete: boolean } {
     const stream = w.streamInfo(streamId);
     // Everything but the tombstone (numbered EVENT_NUMBER_DELETED) goes.
     const r = this.deleteBelow(w, streamId, stream.key, EVENT_NUMBER_DELETED, budget);

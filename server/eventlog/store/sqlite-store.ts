@@ -110,7 +110,9 @@ export class SqliteEventStore implements EventStore {
       logger: this.logger,
       refusal: (internal) =>
         this.closed || (!internal && this.status !== 'ready')
-          ? new StoreNotReadyError(this.closed || this.status === 'closing' ? 'The event store is closing.' : 'The event store is starting.')
+          ? new StoreNotReadyError(
+              this.closed || this.status === 'closing' ? 'The event store is closing.' : 'The event store is starting.',
+            )
           : null,
       transaction: (fn) => this.inTransaction(fn),
     });
@@ -136,7 +138,11 @@ export class SqliteEventStore implements EventStore {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.writes.enqueue((b) => appendInBatch(this.ctx, b, streamId, expectedVersion, pending, caller), pending.length, bytesOf(pending));
+    return this.writes.enqueue(
+      (b) => appendInBatch(this.ctx, b, streamId, expectedVersion, pending, caller),
+      pending.length,
+      bytesOf(pending),
+    );
   }
 
   deleteStream(streamId: string, expectedVersion: number, hardDelete: boolean, caller: Caller): Promise<DeleteResult> {
@@ -146,7 +152,11 @@ export class SqliteEventStore implements EventStore {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.writes.enqueue((b) => deleteInBatch(this.ctx, b, streamId, expectedVersion, hardDelete === true, caller), 1, 64);
+    return this.writes.enqueue(
+      (b) => deleteInBatch(this.ctx, b, streamId, expectedVersion, hardDelete === true, caller),
+      1,
+      64,
+    );
   }
 
   startTransaction(streamId: string, expectedVersion: number, caller: Caller): Promise<TransactionResult> {
@@ -167,7 +177,11 @@ export class SqliteEventStore implements EventStore {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.writes.enqueue(() => writeTransactionInBatch(this.ctx, transactionId, pending, caller), pending.length, bytesOf(pending));
+    return this.writes.enqueue(
+      () => writeTransactionInBatch(this.ctx, transactionId, pending, caller),
+      pending.length,
+      bytesOf(pending),
+    );
   }
 
   commitTransaction(transactionId: number, caller: Caller): Promise<TransactionCommitResult> {
@@ -181,7 +195,8 @@ export class SqliteEventStore implements EventStore {
 
   scavenge(caller: Caller): ScavengeResult {
     this.ensureOpen();
-    const allowed = caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
+    const allowed =
+      caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
     if (!allowed) return { result: 'Unauthorized' };
     return this.scavenger.start();
   }
@@ -197,11 +212,19 @@ export class SqliteEventStore implements EventStore {
         const writer: SystemWriter = {
           now: b.now,
           db: this.db,
-          append: (streamId, expectedVersion, events) => appendInBatch(ctx, b, streamId, expectedVersion, prepareEvents(events), SYSTEM_CALLER),
-          deleteStream: (streamId, expectedVersion, hard) => deleteInBatch(ctx, b, streamId, expectedVersion, hard, SYSTEM_CALLER),
+          append: (streamId, expectedVersion, events) =>
+            appendInBatch(ctx, b, streamId, expectedVersion, prepareEvents(events), SYSTEM_CALLER),
+          deleteStream: (streamId, expectedVersion, hard) =>
+            deleteInBatch(ctx, b, streamId, expectedVersion, hard, SYSTEM_CALLER),
           streamInfo: (streamId) => {
             const s = ctx.streams.get(streamId);
-            return { key: s.key, lastEventNumber: s.last, tombstoned: s.tombstoned, eventCount: s.count, metadata: ctx.streams.metadataOf(streamId) };
+            return {
+              key: s.key,
+              lastEventNumber: s.last,
+              tombstoned: s.tombstoned,
+              eventCount: s.count,
+              metadata: ctx.streams.metadataOf(streamId),
+            };
           },
           eventsRemoved: (streamId, count) => {
             const s = ctx.streams.writable(streamId);
@@ -228,20 +251,40 @@ export class SqliteEventStore implements EventStore {
     return readEvent(this.current(), streamId, eventNumber, resolveLinkTos, caller);
   }
 
-  readStreamForward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult {
+  readStreamForward(
+    streamId: string,
+    from: number,
+    maxCount: number,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadStreamResult {
     return readStreamForward(this.current(), streamId, from, maxCount, resolveLinkTos, caller);
   }
 
-  readStreamBackward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult {
+  readStreamBackward(
+    streamId: string,
+    from: number,
+    maxCount: number,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadStreamResult {
     return readStreamBackward(this.current(), streamId, from, maxCount, resolveLinkTos, caller);
   }
 
   readAllForward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult {
-    return readAll(this.current(), { direction: 'forward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos }, caller);
+    return readAll(
+      this.current(),
+      { direction: 'forward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos },
+      caller,
+    );
   }
 
   readAllBackward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult {
-    return readAll(this.current(), { direction: 'backward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos }, caller);
+    return readAll(
+      this.current(),
+      { direction: 'backward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos },
+      caller,
+    );
   }
 
   filteredReadAllForward(
@@ -252,7 +295,11 @@ export class SqliteEventStore implements EventStore {
     resolveLinkTos: boolean,
     caller: Caller,
   ): ReadAllResult {
-    return readAll(this.current(), { direction: 'forward', from, maxCount, maxSearchWindow, filter, resolveLinkTos }, caller);
+    return readAll(
+      this.current(),
+      { direction: 'forward', from, maxCount, maxSearchWindow, filter, resolveLinkTos },
+      caller,
+    );
   }
 
   filteredReadAllBackward(
@@ -263,7 +310,11 @@ export class SqliteEventStore implements EventStore {
     resolveLinkTos: boolean,
     caller: Caller,
   ): ReadAllResult {
-    return readAll(this.current(), { direction: 'backward', from, maxCount, maxSearchWindow, filter, resolveLinkTos }, caller);
+    return readAll(
+      this.current(),
+      { direction: 'backward', from, maxCount, maxSearchWindow, filter, resolveLinkTos },
+      caller,
+    );
   }
 
   checkReadAccess(streamId: string, caller: Caller): boolean {

@@ -92,7 +92,9 @@ export function prepareStatements(db: Database) {
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
     ),
     firstUnexpired: db
-      .prepare('SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1')
+      .prepare(
+        'SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1',
+      )
       .pluck(),
     allForward: db.prepare(
       `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
@@ -103,7 +105,9 @@ export function prepareStatements(db: Database) {
     allRange: db.prepare(
       `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
     ),
-    allAt: db.prepare(`SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`),
+    allAt: db.prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`,
+    ),
     lightForward: db.prepare(
       'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?',
     ),
@@ -115,12 +119,18 @@ export function prepareStatements(db: Database) {
     transactionSpan: db.prepare(
       'SELECT first_position AS firstPosition, commit_position AS commitPosition FROM committed_transactions WHERE commit_position >= ? ORDER BY commit_position LIMIT 1',
     ),
-    insertTransactionSpan: db.prepare('INSERT INTO committed_transactions (commit_position, first_position) VALUES (?, ?)'),
-    insertTransaction: db.prepare('INSERT INTO transactions (stream_id, expected_version, created_at) VALUES (?, ?, ?)'),
+    insertTransactionSpan: db.prepare(
+      'INSERT INTO committed_transactions (commit_position, first_position) VALUES (?, ?)',
+    ),
+    insertTransaction: db.prepare(
+      'INSERT INTO transactions (stream_id, expected_version, created_at) VALUES (?, ?, ?)',
+    ),
     transactionById: db.prepare(
       'SELECT transaction_id, stream_id, expected_version, committed, first_event_number, last_event_number, prepare_position, commit_position FROM transactions WHERE transaction_id = ?',
     ),
-    nextTransactionSeq: db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) FROM transaction_events WHERE transaction_id = ?').pluck(),
+    nextTransactionSeq: db
+      .prepare('SELECT COALESCE(MAX(seq) + 1, 0) FROM transaction_events WHERE transaction_id = ?')
+      .pluck(),
     insertTransactionEvent: db.prepare(
       'INSERT INTO transaction_events (transaction_id, seq, event_id, event_type, flags, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),

@@ -135,7 +135,10 @@ export class StreamCache {
     if (this.batch?.settings !== undefined) return this.batch.settings;
     if (this.settings === undefined) {
       const s = this.get(SystemStreams.Settings);
-      const row = s.key !== 0 && s.last >= 0 && !s.tombstoned ? (this.sql.eventAt.get(s.key, s.last) as EventRow | undefined) : undefined;
+      const row =
+        s.key !== 0 && s.last >= 0 && !s.tombstoned
+          ? (this.sql.eventAt.get(s.key, s.last) as EventRow | undefined)
+          : undefined;
       this.settings = row ? parseSystemSettings((row.flags & EventFlags.IsJson) !== 0, row.data) : {};
     }
     return this.settings;
@@ -143,7 +146,18 @@ export class StreamCache {
 
   private load(id: string): StreamState {
     const row = this.sql.streamById.get(id) as StreamRow | undefined;
-    if (!row) return { id, key: 0, last: -1, tombstoned: false, count: 0, createdAt: 0, updatedAt: 0, meta: undefined, dirty: false };
+    if (!row)
+      return {
+        id,
+        key: 0,
+        last: -1,
+        tombstoned: false,
+        count: 0,
+        createdAt: 0,
+        updatedAt: 0,
+        meta: undefined,
+        dirty: false,
+      };
     return {
       id,
       key: row.stream_key,

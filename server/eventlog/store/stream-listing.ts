@@ -19,7 +19,9 @@ export class StreamListings {
 
   constructor(db: Database) {
     this.db = db;
-    this.categoriesStatement = db.prepare('SELECT category, streams FROM stream_categories ORDER BY streams DESC, category LIMIT ?');
+    this.categoriesStatement = db.prepare(
+      'SELECT category, streams FROM stream_categories ORDER BY streams DESC, category LIMIT ?',
+    );
   }
 
   list(options: StreamListing): StreamSummary[] {
@@ -43,7 +45,9 @@ export class StreamListings {
   /** SQLite's plan for the query `list` runs with these options (the browse tests check it uses an index). */
   explain(options: StreamListing): string {
     const { sql, params } = listStreamsQuery(options);
-    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((r) => r.detail).join('; ');
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+      .map((r) => r.detail)
+      .join('; ');
   }
 
   categories(limit: number): { category: string; streams: number }[] {
@@ -72,7 +76,12 @@ function listStreamsQuery(options: StreamListing): { sql: string; params: (strin
     params.push(options.pattern);
   }
   if (!options.includeSystem) where.push("substr(stream_id, 1, 1) <> '$'");
-  const order = options.orderBy === 'created' ? 'created_at DESC, stream_key DESC' : options.orderBy === 'updated' ? 'updated_at DESC, stream_key DESC' : 'stream_id';
+  const order =
+    options.orderBy === 'created'
+      ? 'created_at DESC, stream_key DESC'
+      : options.orderBy === 'updated'
+        ? 'updated_at DESC, stream_key DESC'
+        : 'stream_id';
   params.push(clampLimit(options.limit));
   const sql = `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
   return { sql, params };

@@ -19,23 +19,44 @@ import {
   type StreamMetadata,
 } from './types.ts';
 
-export function readEvent(ctx: StoreContext, streamId: string, eventNumber: number, resolveLinkTos: boolean, caller: Caller): ReadEventResult {
+export function readEvent(
+  ctx: StoreContext,
+  streamId: string,
+  eventNumber: number,
+  resolveLinkTos: boolean,
+  caller: Caller,
+): ReadEventResult {
   if (typeof streamId !== 'string' || streamId === '') return { result: 'Error', error: 'Empty stream id.' };
-  if (!Number.isSafeInteger(eventNumber) || eventNumber < -1) return { result: 'Error', error: `Invalid event number ${eventNumber}.` };
+  if (!Number.isSafeInteger(eventNumber) || eventNumber < -1)
+    return { result: 'Error', error: `Invalid event number ${eventNumber}.` };
   if (!canAccess(ctx.streams, streamId, 'read', caller)) return { result: 'AccessDenied' };
   const found = readOne(ctx, streamId, eventNumber);
-  if (found.result !== 'Success' || !found.record) return { result: found.result, ...(found.emptySuccess ? { event: {} } : {}) };
+  if (found.result !== 'Success' || !found.record)
+    return { result: found.result, ...(found.emptySuccess ? { event: {} } : {}) };
   if (!resolveLinkTos) return { result: 'Success', event: { event: found.record } };
   const resolved = resolveLink(ctx, found.record, caller);
   if (resolved === 'denied') return { result: 'AccessDenied' };
   return { result: 'Success', event: resolved };
 }
 
-export function readStreamForward(ctx: StoreContext, streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult {
+export function readStreamForward(
+  ctx: StoreContext,
+  streamId: string,
+  from: number,
+  maxCount: number,
+  resolveLinkTos: boolean,
+  caller: Caller,
+): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
   const fail = (result: ReadStreamResult['result']) => failedStreamRead(result, lastCommitPosition, -1);
-  const opened = openStreamRead(ctx, streamId, maxCount, caller, Number.isSafeInteger(from) && from >= 0 ? null : `Invalid from event number ${from}.`);
+  const opened = openStreamRead(
+    ctx,
+    streamId,
+    maxCount,
+    caller,
+    Number.isSafeInteger(from) && from >= 0 ? null : `Invalid from event number ${from}.`,
+  );
   if ('failed' in opened) return opened.failed;
   const { last, metadata } = opened;
 
@@ -65,11 +86,24 @@ export function readStreamForward(ctx: StoreContext, streamId: string, from: num
   return ok([], firstFresh ?? last + 1, firstFresh === undefined);
 }
 
-export function readStreamBackward(ctx: StoreContext, streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult {
+export function readStreamBackward(
+  ctx: StoreContext,
+  streamId: string,
+  from: number,
+  maxCount: number,
+  resolveLinkTos: boolean,
+  caller: Caller,
+): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
   const fail = (result: ReadStreamResult['result']) => failedStreamRead(result, lastCommitPosition, -1);
-  const opened = openStreamRead(ctx, streamId, maxCount, caller, Number.isSafeInteger(from) ? null : `Invalid from event number ${from}.`);
+  const opened = openStreamRead(
+    ctx,
+    streamId,
+    maxCount,
+    caller,
+    Number.isSafeInteger(from) ? null : `Invalid from event number ${from}.`,
+  );
   if ('failed' in opened) return opened.failed;
   const { last, metadata } = opened;
 
@@ -77,7 +111,15 @@ export function readStreamBackward(ctx: StoreContext, streamId: string, from: nu
   let start = Math.max(0, end - maxCount + 1);
   let isEndOfStream = false;
   const min = minReadableEventNumber(metadata, last);
-  if (end < min) return { result: 'Success', events: [], nextEventNumber: -1, lastEventNumber: last, isEndOfStream: true, lastCommitPosition };
+  if (end < min)
+    return {
+      result: 'Success',
+      events: [],
+      nextEventNumber: -1,
+      lastEventNumber: last,
+      isEndOfStream: true,
+      lastCommitPosition,
+    };
   if (start <= min) {
     isEndOfStream = true;
     start = min;
@@ -87,7 +129,10 @@ export function readStreamBackward(ctx: StoreContext, streamId: string, from: nu
     const threshold = ctx.clock() - metadata.maxAge * 1000;
     rows = rows.filter((r) => r.created >= threshold);
   }
-  isEndOfStream = isEndOfStream || start === 0 || (start <= last && (rows.length === 0 || rows[rows.length - 1].event_number !== start));
+  isEndOfStream =
+    isEndOfStream ||
+    start === 0 ||
+    (start <= last && (rows.length === 0 || rows[rows.length - 1].event_number !== start));
   const events = resolveAll(ctx, rows, streamId, resolveLinkTos, caller);
   if (!events) return fail('AccessDenied');
   return {
@@ -144,7 +189,11 @@ function validateStreamRead(streamId: string, maxCount: number): string | null {
 }
 
 /** ReadEvent without the access check: EventStoreDB's IndexReader.ReadEvent. */
-function readOne(ctx: StoreContext, streamId: string, eventNumber: number): { result: ReadEventResult['result']; record?: RecordedEvent; emptySuccess?: boolean } {
+function readOne(
+  ctx: StoreContext,
+  streamId: string,
+  eventNumber: number,
+): { result: ReadEventResult['result']; record?: RecordedEvent; emptySuccess?: boolean } {
   const { streams } = ctx;
   const last = streams.lastNumberOf(streamId);
   if (last === EVENT_NUMBER_DELETED) return { result: 'StreamDeleted' };
@@ -153,7 +202,8 @@ function readOne(ctx: StoreContext, streamId: string, eventNumber: number): { re
     if (isMetastream(streamId) && eventNumber === -1) {
       // `$$X` with no metadata yet but X exists: success with an empty event ("no metadata").
       const originalLast = streams.lastNumberOf(originalStreamOf(streamId));
-      if (originalLast !== -1 && originalLast !== EVENT_NUMBER_DELETED) return { result: 'Success', emptySuccess: true };
+      if (originalLast !== -1 && originalLast !== EVENT_NUMBER_DELETED)
+        return { result: 'Success', emptySuccess: true };
     }
     return { result: 'NoStream' };
   }
@@ -161,11 +211,18 @@ function readOne(ctx: StoreContext, streamId: string, eventNumber: number): { re
   if (n < minReadableEventNumber(metadata, last) || n > last) return { result: 'NotFound' };
   const row = ctx.sql.eventAt.get(streams.get(streamId).key, n) as EventRow | undefined;
   if (!row) return { result: 'NotFound' };
-  if (metadata.maxAge !== undefined && row.created < ctx.clock() - metadata.maxAge * 1000) return { result: 'NotFound' };
+  if (metadata.maxAge !== undefined && row.created < ctx.clock() - metadata.maxAge * 1000)
+    return { result: 'NotFound' };
   return { result: 'Success', record: toRecorded(row, streamId) };
 }
 
-function resolveAll(ctx: StoreContext, rows: EventRow[], streamId: string, resolveLinkTos: boolean, caller: Caller): ResolvedIndexedEvent[] | null {
+function resolveAll(
+  ctx: StoreContext,
+  rows: EventRow[],
+  streamId: string,
+  resolveLinkTos: boolean,
+  caller: Caller,
+): ResolvedIndexedEvent[] | null {
   const out: ResolvedIndexedEvent[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const record = toRecorded(rows[i], streamId);

@@ -26,7 +26,15 @@ await Promise.all(
       const r = await store.appendToStream(
         streamId,
         ExpectedVersion.Any,
-        [{ eventId, eventType: 'crash-test', isJson: true, data: Buffer.from(JSON.stringify({ w, i })), metadata: new Uint8Array(0) }],
+        [
+          {
+            eventId,
+            eventType: 'crash-test',
+            isJson: true,
+            data: Buffer.from(JSON.stringify({ w, i })),
+            metadata: new Uint8Array(0),
+          },
+        ],
         null,
       );
       process.stdout.write(`ack ${streamId} ${r.lastEventNumber} ${r.commitPosition} ${eventId}\n`);

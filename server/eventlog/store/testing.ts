@@ -34,7 +34,9 @@ export interface TestStore {
 }
 
 /** A ready store without users (no password hashing, so it opens instantly). */
-export function openTestStore(options: { dir?: string; clock?: () => number; limits?: Partial<StoreLimits> } = {}): TestStore {
+export function openTestStore(
+  options: { dir?: string; clock?: () => number; limits?: Partial<StoreLimits> } = {},
+): TestStore {
   const dir = options.dir ?? tempDir();
   const file = path.join(dir, 'eventlog.db');
   const open = (o: { clock?: () => number; limits?: Partial<StoreLimits> }) => {
@@ -59,7 +61,11 @@ export function openTestStore(options: { dir?: string; clock?: () => number; lim
   return handle;
 }
 
-export function event(eventType = 'test-event', body: unknown = { n: Math.random() }, eventId: string = crypto.randomUUID()): NewEvent {
+export function event(
+  eventType = 'test-event',
+  body: unknown = { n: Math.random() },
+  eventId: string = crypto.randomUUID(),
+): NewEvent {
   return { eventId, eventType, isJson: true, data: Buffer.from(JSON.stringify(body)), metadata: Buffer.alloc(0) };
 }
 
@@ -72,7 +78,13 @@ export function metadataEvent(doc: Record<string, unknown>): NewEvent {
 }
 
 export function linkEvent(target: string): NewEvent {
-  return { eventId: crypto.randomUUID(), eventType: '$>', isJson: false, data: Buffer.from(target), metadata: Buffer.alloc(0) };
+  return {
+    eventId: crypto.randomUUID(),
+    eventType: '$>',
+    isJson: false,
+    data: Buffer.from(target),
+    metadata: Buffer.alloc(0),
+  };
 }
 
 export function json(bytes: Uint8Array | undefined): unknown {

@@ -12,25 +12,52 @@ import type { WriteBatch } from './stream-cache.ts';
 import { EVENT_NUMBER_INVALID, type Caller, type TransactionCommitResult, type TransactionResult } from './types.ts';
 import { bytesToUuid } from './uuid.ts';
 
-export function startTransactionInBatch(ctx: StoreContext, b: WriteBatch, streamId: string, expectedVersion: number, caller: Caller): TransactionResult {
-  if (!canAccess(ctx.streams, streamId, 'write', caller)) return { transactionId: -1, result: 'AccessDenied', message: ACCESS_DENIED };
+export function startTransactionInBatch(
+  ctx: StoreContext,
+  b: WriteBatch,
+  streamId: string,
+  expectedVersion: number,
+  caller: Caller,
+): TransactionResult {
+  if (!canAccess(ctx.streams, streamId, 'write', caller))
+    return { transactionId: -1, result: 'AccessDenied', message: ACCESS_DENIED };
   const info = ctx.sql.insertTransaction.run(streamId, expectedVersion, b.now);
   return { transactionId: Number(info.lastInsertRowid), result: 'Success' };
 }
 
-export function writeTransactionInBatch(ctx: StoreContext, transactionId: number, events: PendingEvent[], caller: Caller): TransactionResult {
+export function writeTransactionInBatch(
+  ctx: StoreContext,
+  transactionId: number,
+  events: PendingEvent[],
+  caller: Caller,
+): TransactionResult {
   const { sql } = ctx;
   const tx = sql.transactionById.get(transactionId) as TransactionRow | undefined;
-  if (!tx || tx.committed) return { transactionId, result: 'InvalidTransaction', message: `Invalid transaction ${transactionId}.` };
-  if (!canAccess(ctx.streams, tx.stream_id, 'write', caller)) return { transactionId, result: 'AccessDenied', message: ACCESS_DENIED };
+  if (!tx || tx.committed)
+    return { transactionId, result: 'InvalidTransaction', message: `Invalid transaction ${transactionId}.` };
+  if (!canAccess(ctx.streams, tx.stream_id, 'write', caller))
+    return { transactionId, result: 'AccessDenied', message: ACCESS_DENIED };
   let seq = sql.nextTransactionSeq.get(transactionId) as number;
   for (const e of events) {
-    sql.insertTransactionEvent.run(transactionId, seq++, e.id, e.eventType, e.isJson ? EventFlags.IsJson : 0, e.data, e.metadata);
+    sql.insertTransactionEvent.run(
+      transactionId,
+      seq++,
+      e.id,
+      e.eventType,
+      e.isJson ? EventFlags.IsJson : 0,
+      e.data,
+      e.metadata,
+    );
   }
   return { transactionId, result: 'Success' };
 }
 
-export function commitTransactionInBatch(ctx: StoreContext, b: WriteBatch, transactionId: number, caller: Caller): TransactionCommitResult {
+export function commitTransactionInBatch(
+  ctx: StoreContext,
+  b: WriteBatch,
+  transactionId: number,
+  caller: Caller,
+): TransactionCommitResult {
   const { sql } = ctx;
   const tx = sql.transactionById.get(transactionId) as TransactionRow | undefined;
   if (!tx) return failedCommit(transactionId, 'InvalidTransaction', `Invalid transaction ${transactionId}.`);
@@ -45,8 +72,15 @@ export function commitTransactionInBatch(ctx: StoreContext, b: WriteBatch, trans
       commitPosition: tx.commit_position ?? -1,
     };
   }
-  if (!canAccess(ctx.streams, tx.stream_id, 'write', caller)) return failedCommit(transactionId, 'AccessDenied', ACCESS_DENIED);
-  const rows = sql.transactionEvents.all(transactionId) as { event_id: Buffer; event_type: string; flags: number; data: Buffer; metadata: Buffer }[];
+  if (!canAccess(ctx.streams, tx.stream_id, 'write', caller))
+    return failedCommit(transactionId, 'AccessDenied', ACCESS_DENIED);
+  const rows = sql.transactionEvents.all(transactionId) as {
+    event_id: Buffer;
+    event_type: string;
+    flags: number;
+    data: Buffer;
+    metadata: Buffer;
+  }[];
   const events: PendingEvent[] = rows.map((r) => ({
     id: r.event_id,
     eventId: bytesToUuid(r.event_id),
@@ -90,11 +124,24 @@ export function commitTransactionInBatch(ctx: StoreContext, b: WriteBatch, trans
             preparePosition: written.firstPosition,
             commitPosition: written.commitPosition,
           }
-        : { transactionId, result: 'Success', firstEventNumber: check.current + 1, lastEventNumber: check.current, preparePosition: -1, commitPosition: -1 };
+        : {
+            transactionId,
+            result: 'Success',
+            firstEventNumber: check.current + 1,
+            lastEventNumber: check.current,
+            preparePosition: -1,
+            commitPosition: -1,
+          };
       break;
     }
   }
-  sql.markTransactionCommitted.run(result.firstEventNumber, result.lastEventNumber, result.preparePosition, result.commitPosition, transactionId);
+  sql.markTransactionCommitted.run(
+    result.firstEventNumber,
+    result.lastEventNumber,
+    result.preparePosition,
+    result.commitPosition,
+    transactionId,
+  );
   sql.deleteTransactionEvents.run(transactionId);
   return result;
 }

@@ -210,12 +210,38 @@ export interface EventStore {
 
   // reads: synchronous over SQLite
   readEvent(streamId: string, eventNumber: number, resolveLinkTos: boolean, caller: Caller): ReadEventResult;
-  readStreamForward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult;
-  readStreamBackward(streamId: string, from: number, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadStreamResult;
+  readStreamForward(
+    streamId: string,
+    from: number,
+    maxCount: number,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadStreamResult;
+  readStreamBackward(
+    streamId: string,
+    from: number,
+    maxCount: number,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadStreamResult;
   readAllForward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
   readAllBackward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
-  filteredReadAllForward(from: Position, maxCount: number, maxSearchWindow: number, filter: EventFilter | null, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
-  filteredReadAllBackward(from: Position, maxCount: number, maxSearchWindow: number, filter: EventFilter | null, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
+  filteredReadAllForward(
+    from: Position,
+    maxCount: number,
+    maxSearchWindow: number,
+    filter: EventFilter | null,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadAllResult;
+  filteredReadAllBackward(
+    from: Position,
+    maxCount: number,
+    maxSearchWindow: number,
+    filter: EventFilter | null,
+    resolveLinkTos: boolean,
+    caller: Caller,
+  ): ReadAllResult;
 
   /** Read-access check as ReadStreamEvents does it (for subscriptions). `''` or `'$all'` means the global log. */
   checkReadAccess(streamId: string, caller: Caller): boolean;
@@ -233,7 +259,13 @@ export interface EventStore {
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;
 
   // browsing (UI API)
-  listStreams(options: { prefix?: string; pattern?: string; orderBy: 'created' | 'updated' | 'name'; limit: number; includeSystem: boolean }): StreamSummary[];
+  listStreams(options: {
+    prefix?: string;
+    pattern?: string;
+    orderBy: 'created' | 'updated' | 'name';
+    limit: number;
+    includeSystem: boolean;
+  }): StreamSummary[];
   streamCategories(limit: number): { category: string; streams: number }[];
 
   /** Finishes queued writes, then closes the database. */

@@ -16,9 +16,11 @@ afterEach(async () => {
 });
 
 function streamEvents(streamId: string): { type: string; data: unknown; isJson: boolean }[] {
-  return log.store
-    .readStreamForward(streamId, 0, 100, false, ADMIN)
-    .events.map((e) => ({ type: e.event!.eventType, isJson: e.event!.isJson, data: e.event!.isJson ? json(e.event!.data) : Buffer.from(e.event!.data).toString() }));
+  return log.store.readStreamForward(streamId, 0, 100, false, ADMIN).events.map((e) => ({
+    type: e.event!.eventType,
+    isJson: e.event!.isJson,
+    data: e.event!.isJson ? json(e.event!.data) : Buffer.from(e.event!.data).toString(),
+  }));
 }
 
 describe('event-log users', () => {
@@ -41,12 +43,22 @@ describe('event-log users', () => {
     expect(log.users.get('alice')).toEqual(user);
     expect(await log.users.authenticate('alice', 's3cret')).toEqual({ name: 'alice', groups: ['devs'] });
     expect(streamEvents('$user-alice')).toEqual([
-      { type: '$UserCreated', isJson: true, data: { loginName: 'alice', fullName: 'Alice A.', groups: ['devs'], disabled: false } },
+      {
+        type: '$UserCreated',
+        isJson: true,
+        data: { loginName: 'alice', fullName: 'Alice A.', groups: ['devs'], disabled: false },
+      },
     ]);
     expect(streamEvents('$users').map((e) => [e.type, e.data])).toContainEqual(['$User', 'alice']);
-    expect(log.store.getStreamMetadata('$user-alice').acl).toEqual({ writeRoles: ['$admins'], deleteRoles: ['$admins'], metaWriteRoles: ['$admins'] });
+    expect(log.store.getStreamMetadata('$user-alice').acl).toEqual({
+      writeRoles: ['$admins'],
+      deleteRoles: ['$admins'],
+      metaWriteRoles: ['$admins'],
+    });
     // A system stream: others cannot read it.
-    expect(log.store.readStreamForward('$user-alice', 0, 10, false, { name: 'alice', groups: ['devs'] }).result).toBe('AccessDenied');
+    expect(log.store.readStreamForward('$user-alice', 0, 10, false, { name: 'alice', groups: ['devs'] }).result).toBe(
+      'AccessDenied',
+    );
     const everything = log.store
       .readAllForward({ commitPosition: 0, preparePosition: 0 }, 4096, false, ADMIN)
       .events.map((e) => Buffer.from(e.event!.data).toString())
@@ -55,14 +67,22 @@ describe('event-log users', () => {
   });
 
   it('refuses duplicates and invalid input with EventLogUserError', async () => {
-    await expect(log.users.add({ name: 'admin', password: 'x' })).rejects.toMatchObject({ code: 'EXISTS', message: 'user "admin" already exists' });
+    await expect(log.users.add({ name: 'admin', password: 'x' })).rejects.toMatchObject({
+      code: 'EXISTS',
+      message: 'user "admin" already exists',
+    });
     for (const name of ['', 'has space', '$admins', 'a:b', 'x'.repeat(256)]) {
       await expect(log.users.add({ name, password: 'pw' })).rejects.toBeInstanceOf(EventLogUserError);
     }
     await expect(log.users.add({ name: 'bob', password: '' })).rejects.toMatchObject({ code: 'INVALID' });
     await expect(log.users.add({ name: 'bob', password: 'p'.repeat(256) })).rejects.toThrow(/at most 255 bytes/);
-    await expect(log.users.add({ name: 'bob', password: 'pw', groups: ['bad group'] })).rejects.toMatchObject({ code: 'INVALID' });
-    await expect(log.users.changePassword('nobody', 'pw')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'user "nobody" not found' });
+    await expect(log.users.add({ name: 'bob', password: 'pw', groups: ['bad group'] })).rejects.toMatchObject({
+      code: 'INVALID',
+    });
+    await expect(log.users.changePassword('nobody', 'pw')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'user "nobody" not found',
+    });
     await expect(log.users.remove('nobody')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(log.users.list().map((u) => u.name)).toEqual(['admin', 'ops']);
   });
@@ -73,7 +93,9 @@ describe('event-log users', () => {
     expect(await log.users.authenticate('admin', 'changeit')).toBeNull();
     expect(await log.users.authenticate('admin', 'better')).toEqual({ name: 'admin', groups: ['$admins'] });
     expect(streamEvents('$user-admin').map((e) => e.type)).toEqual(['$UserCreated', '$UserUpdated']);
-    expect(streamEvents('$users-password-notifications')).toEqual([{ type: '$PasswordChanged', isJson: true, data: { loginName: 'admin' } }]);
+    expect(streamEvents('$users-password-notifications')).toEqual([
+      { type: '$PasswordChanged', isJson: true, data: { loginName: 'admin' } },
+    ]);
   });
 
   it('removes a user (soft-deleting $user-<name>) and can add it again', async () => {

@@ -48,29 +48,46 @@ interface UserRow {
 }
 
 function toUser(row: UserRow): EventLogUser {
-  return { name: row.name, fullName: row.full_name, groups: JSON.parse(row.groups) as string[], disabled: row.disabled === 1, createdAt: row.created_at };
+  return {
+    name: row.name,
+    fullName: row.full_name,
+    groups: JSON.parse(row.groups) as string[],
+    disabled: row.disabled === 1,
+    createdAt: row.created_at,
+  };
 }
 
 function validateName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name === '') throw new EventLogUserError('INVALID', 'user name must not be empty');
-  if (Buffer.byteLength(name) > MAX_CREDENTIAL_BYTES) throw new EventLogUserError('INVALID', `user name must be at most ${MAX_CREDENTIAL_BYTES} bytes`);
-  if (/[\s\p{Cc}:]/u.test(name)) throw new EventLogUserError('INVALID', 'user name must not contain spaces, control characters or ":"');
-  if (name.startsWith('$')) throw new EventLogUserError('INVALID', 'user name must not start with "$" (reserved for groups)');
+  if (Buffer.byteLength(name) > MAX_CREDENTIAL_BYTES)
+    throw new EventLogUserError('INVALID', `user name must be at most ${MAX_CREDENTIAL_BYTES} bytes`);
+  if (/[\s\p{Cc}:]/u.test(name))
+    throw new EventLogUserError('INVALID', 'user name must not contain spaces, control characters or ":"');
+  if (name.startsWith('$'))
+    throw new EventLogUserError('INVALID', 'user name must not start with "$" (reserved for groups)');
 }
 
 function validatePassword(password: unknown): asserts password is string {
-  if (typeof password !== 'string' || password === '') throw new EventLogUserError('INVALID', 'password must not be empty');
+  if (typeof password !== 'string' || password === '')
+    throw new EventLogUserError('INVALID', 'password must not be empty');
   if (Buffer.byteLength(password) > MAX_CREDENTIAL_BYTES) {
-    throw new EventLogUserError('INVALID', `password must be at most ${MAX_CREDENTIAL_BYTES} bytes (the TCP protocol's limit)`);
+    throw new EventLogUserError(
+      'INVALID',
+      `password must be at most ${MAX_CREDENTIAL_BYTES} bytes (the TCP protocol's limit)`,
+    );
   }
 }
 
 function validateGroups(groups: unknown): string[] {
   if (groups === undefined) return [];
-  if (!Array.isArray(groups) || groups.length > MAX_GROUPS) throw new EventLogUserError('INVALID', `groups must be a list of at most ${MAX_GROUPS} names`);
+  if (!Array.isArray(groups) || groups.length > MAX_GROUPS)
+    throw new EventLogUserError('INVALID', `groups must be a list of at most ${MAX_GROUPS} names`);
   for (const g of groups) {
     if (typeof g !== 'string' || g === '' || /[\s\p{Cc}]/u.test(g) || Buffer.byteLength(g) > MAX_CREDENTIAL_BYTES) {
-      throw new EventLogUserError('INVALID', `group name "${String(g)}" is invalid: it must be non-empty, without spaces`);
+      throw new EventLogUserError(
+        'INVALID',
+        `group name "${String(g)}" is invalid: it must be non-empty, without spaces`,
+      );
     }
   }
   return [...new Set(groups as string[])];
@@ -113,15 +130,21 @@ export class SqliteEventLogUsers implements EventLogUsers {
     dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
     const db = this.store.db;
     this.sql = {
-      get: db.prepare('SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users WHERE name = ?'),
-      list: db.prepare('SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users ORDER BY name'),
+      get: db.prepare(
+        'SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users WHERE name = ?',
+      ),
+      list: db.prepare(
+        'SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users ORDER BY name',
+      ),
       insert: db.prepare(
         'INSERT INTO users (name, full_name, groups, password_hash, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
       ),
       setPassword: db.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE name = ?'),
       remove: db.prepare('DELETE FROM users WHERE name = ?'),
       getFlag: db.prepare('SELECT value FROM log_settings WHERE key = ?').pluck(),
-      setFlag: db.prepare('INSERT INTO log_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      setFlag: db.prepare(
+        'INSERT INTO log_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
     };
     this.store.onExternalChange(() => this.invalidate());
   }
@@ -155,7 +178,10 @@ export class SqliteEventLogUsers implements EventLogUsers {
     if (cached && cached.expires > Date.now() && crypto.timingSafeEqual(cached.digest, digest)) return cached.principal;
     const wait = this.throttle.retryAfter(from, name);
     if (wait > 0) {
-      this.logger?.warn({ user: name, from, retryAfterSeconds: wait }, 'event-log sign-in refused: too many failed attempts');
+      this.logger?.warn(
+        { user: name, from, retryAfterSeconds: wait },
+        'event-log sign-in refused: too many failed attempts',
+      );
       return null;
     }
     const generation = this.generation;
@@ -165,10 +191,20 @@ export class SqliteEventLogUsers implements EventLogUsers {
     const ok = (await this.verifyPassword(password, usable ? row.password_hash : await dummyHash!)) && usable;
     this.throttle.record(from, name, ok);
     if (!ok) {
-      this.logger?.warn({ user: name, from, reason: row === undefined ? 'unknown user' : row.disabled === 1 ? 'disabled' : 'wrong password' }, 'event-log sign-in failed');
+      this.logger?.warn(
+        {
+          user: name,
+          from,
+          reason: row === undefined ? 'unknown user' : row.disabled === 1 ? 'disabled' : 'wrong password',
+        },
+        'event-log sign-in failed',
+      );
       return null;
     }
-    const principal: Principal = Object.freeze({ name: row.name, groups: Object.freeze(JSON.parse(row.groups) as string[]) });
+    const principal: Principal = Object.freeze({
+      name: row.name,
+      groups: Object.freeze(JSON.parse(row.groups) as string[]),
+    });
     if (generation === this.generation) {
       if (this.authCache.size >= 10_000) this.authCache.clear();
       this.authCache.set(name, { digest, principal, expires: Date.now() + this.authCacheMs });
@@ -184,7 +220,10 @@ export class SqliteEventLogUsers implements EventLogUsers {
     this.store.checkForOutsideChanges();
     const row = this.sql.get.get(name) as UserRow | undefined;
     if (!row) return null;
-    return crypto.createHash('sha256').update(`${row.password_hash}\0${row.groups}\0${row.disabled}`).digest('base64url');
+    return crypto
+      .createHash('sha256')
+      .update(`${row.password_hash}\0${row.groups}\0${row.disabled}`)
+      .digest('base64url');
   }
 
   get(name: string): EventLogUser | undefined {
@@ -197,7 +236,8 @@ export class SqliteEventLogUsers implements EventLogUsers {
     validatePassword(user.password);
     const groups = validateGroups(user.groups);
     const fullName = user.fullName === undefined || user.fullName === '' ? user.name : user.fullName;
-    if (typeof fullName !== 'string' || fullName.length > 1024) throw new EventLogUserError('INVALID', 'full name must be a string of at most 1024 characters');
+    if (typeof fullName !== 'string' || fullName.length > 1024)
+      throw new EventLogUserError('INVALID', 'full name must be a string of at most 1024 characters');
     const hash = await hashPassword(user.password);
     const created = await this.store.runSystemWrite((w) => {
       if (this.sql.get.get(user.name)) throw new EventLogUserError('EXISTS', `user "${user.name}" already exists`);
@@ -237,11 +277,21 @@ export class SqliteEventLogUsers implements EventLogUsers {
     this.sql.insert.run(name, fullName, JSON.stringify(groups), hash, w.now, w.now);
     const userStream = `$user-${name}`;
     w.append(metastreamOf(userStream), ExpectedVersion.Any, [
-      jsonEvent(SystemEventTypes.Metadata, { $acl: { $w: SystemRoles.Admins, $d: SystemRoles.Admins, $mw: SystemRoles.Admins } }),
+      jsonEvent(SystemEventTypes.Metadata, {
+        $acl: { $w: SystemRoles.Admins, $d: SystemRoles.Admins, $mw: SystemRoles.Admins },
+      }),
     ]);
-    w.append(userStream, ExpectedVersion.Any, [jsonEvent('$UserCreated', { loginName: name, fullName, groups, disabled: false })]);
+    w.append(userStream, ExpectedVersion.Any, [
+      jsonEvent('$UserCreated', { loginName: name, fullName, groups, disabled: false }),
+    ]);
     w.append(SystemStreams.Users, ExpectedVersion.Any, [
-      { eventId: crypto.randomUUID(), eventType: '$User', isJson: false, data: Buffer.from(name), metadata: new Uint8Array(0) },
+      {
+        eventId: crypto.randomUUID(),
+        eventType: '$User',
+        isJson: false,
+        data: Buffer.from(name),
+        metadata: new Uint8Array(0),
+      },
     ]);
   }
 

@@ -4,7 +4,8 @@ const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 
 /** Canonical UUID text to the 16 bytes stored in the event-id index (text order, not .NET order). */
 export function uuidToBytes(id: string): Buffer {
-  if (typeof id !== 'string' || !UUID_TEXT.test(id)) throw new StoreBadRequestError(`Event id "${String(id)}" is not a UUID.`);
+  if (typeof id !== 'string' || !UUID_TEXT.test(id))
+    throw new StoreBadRequestError(`Event id "${String(id)}" is not a UUID.`);
   return Buffer.from(id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24), 'hex');
 }
 

@@ -68,10 +68,18 @@ for (const client of clients) {
     let writer: Connection;
     let admin: unknown;
     const streamName = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
-    const json = (type: string, data: unknown, metadata: unknown = null) => es.createJsonEventData(crypto.randomUUID(), data, metadata, type);
+    const json = (type: string, data: unknown, metadata: unknown = null) =>
+      es.createJsonEventData(crypto.randomUUID(), data, metadata, type);
 
     async function start(): Promise<void> {
-      hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+      hp = await startHomeport({
+        dataDir,
+        httpPort: 0,
+        tcpPort: 0,
+        tcpTlsPort: 0,
+        logToConsole: false,
+        rendererDir: null,
+      });
       conn = await connectClient(es, hp.tcpPort, 'subscriber');
       writer = await connectClient(es, hp.tcpPort, 'writer');
     }
@@ -121,10 +129,15 @@ for (const client of clients) {
         await waitFor(() => got.length === 5, 'five events');
         expect(got.map(eventNumberOf)).toEqual([3, 4, 5, 6, 7]);
         expect(got.every((e) => e.originalEvent.eventStreamId === stream)).toBe(true);
-        expect(hp.subscriptions.listVolatile().some((v) => v.streamId === stream && v.connectionName === 'subscriber')).toBe(true);
+        expect(
+          hp.subscriptions.listVolatile().some((v) => v.streamId === stream && v.connectionName === 'subscriber'),
+        ).toBe(true);
 
         sub.unsubscribe();
-        await waitFor(() => !hp.subscriptions.listVolatile().some((v) => v.streamId === stream), 'server to forget the subscription');
+        await waitFor(
+          () => !hp.subscriptions.listVolatile().some((v) => v.streamId === stream),
+          'server to forget the subscription',
+        );
       });
 
       it('confirms -1 for a stream that does not exist yet', async () => {
@@ -137,9 +150,14 @@ for (const client of clients) {
         await expect(conn.subscribeToAll(false, () => {})).rejects.toThrow(/access denied/i);
         const stream = streamName('all');
         const got: ResolvedEvent[] = [];
-        const sub = await conn.subscribeToAll(false, (_s: unknown, e: ResolvedEvent) => {
-          if (e.originalEvent.eventStreamId === stream) got.push(e);
-        }, undefined, admin);
+        const sub = await conn.subscribeToAll(
+          false,
+          (_s: unknown, e: ResolvedEvent) => {
+            if (e.originalEvent.eventStreamId === stream) got.push(e);
+          },
+          undefined,
+          admin,
+        );
         await writeMany(stream, 4, 1);
         await waitFor(() => got.length === 4, 'four events');
         expect(got.map(eventNumberOf)).toEqual([0, 1, 2, 3]);
@@ -154,7 +172,11 @@ for (const client of clients) {
         const sub = await conn.subscribeToStream(links, true, (_s: unknown, e: ResolvedEvent) => {
           got.push(e);
         });
-        await writer.appendToStream(links, es.expectedVersion.any, es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`0@${target}`)));
+        await writer.appendToStream(
+          links,
+          es.expectedVersion.any,
+          es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`0@${target}`)),
+        );
         await waitFor(() => got.length === 1, 'the link');
         expect(got[0].event.eventStreamId).toBe(target);
         expect(got[0].link.eventStreamId).toBe(links);
@@ -211,7 +233,10 @@ for (const client of clients) {
         );
         const writers = streams.map((s) => writeMany(s, 150, 2));
         await Promise.all(writers);
-        await waitFor(() => live && [...seen.values()].every((n) => n.length >= 300), 'all events of the three streams');
+        await waitFor(
+          () => live && [...seen.values()].every((n) => n.length >= 300),
+          'all events of the three streams',
+        );
         for (const s of streams) expect(seen.get(s)).toEqual(range(300));
         for (let i = 1; i < positions.length; i++) {
           const [[c0, p0], [c1, p1]] = [positions[i - 1], positions[i]];
@@ -226,8 +251,12 @@ for (const client of clients) {
         const stream = streamName('ps');
         await writeMany(stream, 5);
         await conn.createPersistentSubscription(stream, 'workers', groupSettings(), admin);
-        await expect(conn.createPersistentSubscription(stream, 'workers', groupSettings(), admin)).rejects.toThrow(/already exists/);
-        await expect(conn.createPersistentSubscription(stream, 'anon', groupSettings())).rejects.toThrow(/access denied/i);
+        await expect(conn.createPersistentSubscription(stream, 'workers', groupSettings(), admin)).rejects.toThrow(
+          /already exists/,
+        );
+        await expect(conn.createPersistentSubscription(stream, 'anon', groupSettings())).rejects.toThrow(
+          /access denied/i,
+        );
         await expect(conn.connectToPersistentSubscription(stream, 'nope', () => {})).rejects.toThrow(/not found/i);
 
         const got: number[] = [];
@@ -248,12 +277,19 @@ for (const client of clients) {
         expect(hp.subscriptions.getGroup(stream, 'workers')?.settings.maxRetryCount).toBe(3);
         await conn.deletePersistentSubscription(stream, 'workers', admin);
         // Deleting it again: the group does not exist (not just any error).
-        await expect(conn.deletePersistentSubscription(stream, 'workers', admin)).rejects.toThrow(/^Subscription group workers on stream \S+ does not exist$/);
+        await expect(conn.deletePersistentSubscription(stream, 'workers', admin)).rejects.toThrow(
+          /^Subscription group workers on stream \S+ does not exist$/,
+        );
       });
 
       it('handles every nak action: Park, Retry, Skip, Stop (redelivered after the message timeout)', async () => {
         const stream = streamName('nak');
-        await conn.createPersistentSubscription(stream, 'g', groupSettings({ messageTimeout: 500, maxRetryCount: 5 }), admin);
+        await conn.createPersistentSubscription(
+          stream,
+          'g',
+          groupSettings({ messageTimeout: 500, maxRetryCount: 5 }),
+          admin,
+        );
         const Nak = es.PersistentSubscriptionNakEventAction;
         const deliveries: number[] = [];
         const actions: Record<number, number | null> = { 0: Nak.Park, 1: Nak.Retry, 2: Nak.Skip, 3: Nak.Stop, 4: null };
@@ -275,7 +311,10 @@ for (const client of clients) {
         );
         await writeMany(stream, 5, 5);
         // Retry (1) comes back at once; Stop (3) comes back only when its message timeout passes.
-        await waitFor(() => deliveries.filter((n) => n === 1).length === 2 && deliveries.filter((n) => n === 3).length === 2, 'redeliveries');
+        await waitFor(
+          () => deliveries.filter((n) => n === 1).length === 2 && deliveries.filter((n) => n === 3).length === 2,
+          'redeliveries',
+        );
         await waitFor(() => hp.subscriptions.getGroup(stream, 'g')?.parkedMessageCount === 1, 'the park');
         await waitFor(() => hp.subscriptions.getGroup(stream, 'g')?.totalInFlightMessages === 0, 'everything settled');
         expect(deliveries.filter((n) => n === 0)).toHaveLength(1); // parked, not redelivered
@@ -293,13 +332,29 @@ for (const client of clients) {
 
       it('parks a message after max_retry_count redeliveries (timeouts count)', async () => {
         const stream = streamName('retry');
-        await conn.createPersistentSubscription(stream, 'g', groupSettings({ messageTimeout: 20, maxRetryCount: 2 }), admin);
+        await conn.createPersistentSubscription(
+          stream,
+          'g',
+          groupSettings({ messageTimeout: 20, maxRetryCount: 2 }),
+          admin,
+        );
         let deliveries = 0;
-        const sub = await conn.connectToPersistentSubscription(stream, 'g', () => {
-          deliveries++; // never acked: every delivery times out
-        }, undefined, admin, 10, false);
+        const sub = await conn.connectToPersistentSubscription(
+          stream,
+          'g',
+          () => {
+            deliveries++; // never acked: every delivery times out
+          },
+          undefined,
+          admin,
+          10,
+          false,
+        );
         await writeMany(stream, 1);
-        await waitFor(() => hp.subscriptions.getGroup(stream, 'g')?.parkedMessageCount === 1, 'the message to be parked');
+        await waitFor(
+          () => hp.subscriptions.getGroup(stream, 'g')?.parkedMessageCount === 1,
+          'the message to be parked',
+        );
         expect(deliveries).toBe(3);
         const parked = hp.subscriptions.listParked(stream, 'g')!;
         expect(parked.messages[0].reason).toMatch(/Max retry count/);
@@ -310,20 +365,46 @@ for (const client of clients) {
         const stream = streamName('max');
         await conn.createPersistentSubscription(stream, 'g', groupSettings({ maxSubscriberCount: 1 }), admin);
         const first = await conn.connectToPersistentSubscription(stream, 'g', () => {});
-        await expect(conn.connectToPersistentSubscription(stream, 'g', () => {})).rejects.toThrow(/maximum subscribers/i);
+        await expect(conn.connectToPersistentSubscription(stream, 'g', () => {})).rejects.toThrow(
+          /maximum subscribers/i,
+        );
         first.stop();
       });
 
-      async function twoConsumers(stream: string, strategy: string, bufferSize: number, extra: Record<string, unknown> = {}) {
-        await conn.createPersistentSubscription(stream, 'g', groupSettings({ namedConsumerStrategy: strategy, ...extra }), admin);
+      async function twoConsumers(
+        stream: string,
+        strategy: string,
+        bufferSize: number,
+        extra: Record<string, unknown> = {},
+      ) {
+        await conn.createPersistentSubscription(
+          stream,
+          'g',
+          groupSettings({ namedConsumerStrategy: strategy, ...extra }),
+          admin,
+        );
         const got = { a: [] as ResolvedEvent[], b: [] as ResolvedEvent[] };
         const other = await connectClient(es, hp.tcpPort, 'second-consumer');
-        const a = await conn.connectToPersistentSubscription(stream, 'g', (_s: unknown, e: ResolvedEvent) => {
-          got.a.push(e);
-        }, undefined, admin, bufferSize);
-        const b = await other.connectToPersistentSubscription(stream, 'g', (_s: unknown, e: ResolvedEvent) => {
-          got.b.push(e);
-        }, undefined, admin, bufferSize);
+        const a = await conn.connectToPersistentSubscription(
+          stream,
+          'g',
+          (_s: unknown, e: ResolvedEvent) => {
+            got.a.push(e);
+          },
+          undefined,
+          admin,
+          bufferSize,
+        );
+        const b = await other.connectToPersistentSubscription(
+          stream,
+          'g',
+          (_s: unknown, e: ResolvedEvent) => {
+            got.b.push(e);
+          },
+          undefined,
+          admin,
+          bufferSize,
+        );
         await waitFor(() => hp.subscriptions.getGroup(stream, 'g')?.connectionCount === 2, 'two consumers');
         return {
           got,
@@ -364,7 +445,11 @@ for (const client of clients) {
         for (const s of sources) await writeMany(s, 3, 3);
         const { got, close } = await twoConsumers(stream, 'Pinned', 50, { resolveLinkTos: true });
         for (let n = 0; n < 3; n++) {
-          await writer.appendToStream(stream, es.expectedVersion.any, sources.map((s) => es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`${n}@${s}`))));
+          await writer.appendToStream(
+            stream,
+            es.expectedVersion.any,
+            sources.map((s) => es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`${n}@${s}`))),
+          );
         }
         await waitFor(() => got.a.length + got.b.length === 24, 'twenty-four links');
         const owners = new Map<string, Set<string>>();
@@ -383,7 +468,11 @@ for (const client of clients) {
         const stream = streamName('corr');
         const { got, close } = await twoConsumers(stream, 'PinnedByCorrelation', 50);
         for (let round = 0; round < 3; round++) {
-          await writer.appendToStream(stream, es.expectedVersion.any, range(8).map((i) => json('E', { round }, { $correlationId: `c-${i}` })));
+          await writer.appendToStream(
+            stream,
+            es.expectedVersion.any,
+            range(8).map((i) => json('E', { round }, { $correlationId: `c-${i}` })),
+          );
         }
         await waitFor(() => got.a.length + got.b.length === 24, 'twenty-four events');
         const owners = new Map<string, Set<string>>();
@@ -402,15 +491,28 @@ for (const client of clients) {
 
       it('survives a server restart mid-stream without losing an event', async () => {
         const stream = streamName('restart');
-        await conn.createPersistentSubscription(stream, 'g', groupSettings({ maxCheckpointCount: 10, minCheckpointCount: 1 }), admin);
+        await conn.createPersistentSubscription(
+          stream,
+          'g',
+          groupSettings({ maxCheckpointCount: 10, minCheckpointCount: 1 }),
+          admin,
+        );
         const acked = new Set<number>();
-        let sub = await conn.connectToPersistentSubscription(stream, 'g', (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
-          const n = eventNumberOf(e);
-          // Leave a few unacknowledged: they must come back after the restart.
-          if (n % 17 === 5) return;
-          s.acknowledge(e);
-          acked.add(n);
-        }, undefined, admin, 20, false);
+        let sub = await conn.connectToPersistentSubscription(
+          stream,
+          'g',
+          (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
+            const n = eventNumberOf(e);
+            // Leave a few unacknowledged: they must come back after the restart.
+            if (n % 17 === 5) return;
+            s.acknowledge(e);
+            acked.add(n);
+          },
+          undefined,
+          admin,
+          20,
+          false,
+        );
         const writing = writeMany(stream, 200, 4);
         await waitFor(() => acked.size >= 60, 'some progress before the restart');
         await writing;
@@ -420,11 +522,19 @@ for (const client of clients) {
 
         await start();
         const afterRestart: number[] = [];
-        sub = await conn.connectToPersistentSubscription(stream, 'g', (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
-          afterRestart.push(eventNumberOf(e));
-          acked.add(eventNumberOf(e));
-          s.acknowledge(e);
-        }, undefined, admin, 20, false);
+        sub = await conn.connectToPersistentSubscription(
+          stream,
+          'g',
+          (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
+            afterRestart.push(eventNumberOf(e));
+            acked.add(eventNumberOf(e));
+            s.acknowledge(e);
+          },
+          undefined,
+          admin,
+          20,
+          false,
+        );
         await writeMany(stream, 20, 5);
         await waitFor(() => acked.size === 220, 'every event acked at least once');
         expect([...acked].sort((x, y) => x - y)).toEqual(range(220));

@@ -19,7 +19,9 @@ describe('subscription filters', () => {
     const f = compileEventFilter({ context: 'EventType', type: 'Regex', data: ['^[^\\$]', 'ignored'] });
     expect(f(event('s', 'Thing'))).toBe(true);
     expect(f(event('s', '$metadata'))).toBe(false);
-    expect(compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['-\\d+'] })(event('order-12', 'x'))).toBe(true);
+    expect(compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['-\\d+'] })(event('order-12', 'x'))).toBe(
+      true,
+    );
     expect(() => compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['('] })).toThrow(InvalidFilterError);
   });
 
@@ -29,13 +31,17 @@ describe('subscription filters', () => {
     for (let i = 0; i < 100; i++) expect(evil(event(crafted, 'x'))).toBe(false);
     expect(evil(event('aaaa', 'x'))).toBe(true);
     // Backreferences need backtracking: refused as an invalid filter, with the reason.
-    expect(() => compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['(a)\\1'] })).toThrow(/invalid filter regex/);
+    expect(() => compileEventFilter({ context: 'StreamId', type: 'Regex', data: ['(a)\\1'] })).toThrow(
+      /invalid filter regex/,
+    );
   });
 
   it('no filter or no patterns lets everything through', () => {
     expect(compileEventFilter(null)(event('$x', '$y'))).toBe(true);
     expect(compileEventFilter({ context: 'StreamId', type: 'Prefix', data: [] })(event('a', 'b'))).toBe(true);
-    expect(describeFilter({ context: 'EventType', type: 'Prefix', data: ['a', 'b'] })).toBe('EventType prefix "a", "b"');
+    expect(describeFilter({ context: 'EventType', type: 'Prefix', data: ['a', 'b'] })).toBe(
+      'EventType prefix "a", "b"',
+    );
     expect(describeFilter(null)).toBeNull();
   });
 });

@@ -28,7 +28,10 @@ export { VolatileSubscriptions } from './volatile.ts';
 export { PersistentSubscriptions } from './persistent/service.ts';
 
 /** The identity subscriptions use for their own bookkeeping streams (checkpoints, parked, definitions). */
-export const SUBSCRIPTIONS_SYSTEM_PRINCIPAL: Principal = Object.freeze({ name: '$system', groups: Object.freeze(['$admins']) });
+export const SUBSCRIPTIONS_SYSTEM_PRINCIPAL: Principal = Object.freeze({
+  name: '$system',
+  groups: Object.freeze(['$admins']),
+});
 
 export interface SubscriptionsOptions {
   logger: Logger;
@@ -46,8 +49,18 @@ export interface Subscriptions {
   listVolatile(): VolatileSubscriptionInfo[];
   listGroups(): PersistentGroupInfo[];
   getGroup(streamId: string, groupName: string): PersistentGroupDetail | undefined;
-  createGroup(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller?: Caller): Promise<CreateGroupResult>;
-  updateGroup(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller?: Caller): Promise<UpdateGroupResult>;
+  createGroup(
+    streamId: string,
+    groupName: string,
+    settings: Partial<PersistentSubscriptionSettings>,
+    caller?: Caller,
+  ): Promise<CreateGroupResult>;
+  updateGroup(
+    streamId: string,
+    groupName: string,
+    settings: Partial<PersistentSubscriptionSettings>,
+    caller?: Caller,
+  ): Promise<UpdateGroupResult>;
   deleteGroup(streamId: string, groupName: string, caller?: Caller): Promise<DeleteGroupResult>;
   listParked(streamId: string, groupName: string, options?: { from?: number; count?: number }): ParkedPage | undefined;
   /** Returns how many parked messages were queued for redelivery; undefined for an unknown group. */
@@ -60,7 +73,10 @@ export interface Subscriptions {
 export function startSubscriptions(store: EventStore, options: SubscriptionsOptions): Subscriptions {
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
-  const volatile = new VolatileSubscriptions(store, { logger: logger.child({ component: 'volatile-subscriptions' }), now: () => clock.now() });
+  const volatile = new VolatileSubscriptions(store, {
+    logger: logger.child({ component: 'volatile-subscriptions' }),
+    now: () => clock.now(),
+  });
   const persistent = new PersistentSubscriptions({
     store,
     logger: logger.child({ component: 'persistent-subscriptions' }),

@@ -1,5 +1,11 @@
 import type { ResolvedEvent } from '../store/types.ts';
-import { BadRequestError, eventNumberToWire, filterFromWire, int64ToNumber, resolvedIndexedEventToWire } from '../tcp/codec.ts';
+import {
+  BadRequestError,
+  eventNumberToWire,
+  filterFromWire,
+  int64ToNumber,
+  resolvedIndexedEventToWire,
+} from '../tcp/codec.ts';
 import { TcpCommand } from '../tcp/commands.ts';
 import type { CommandHandlerMap, PeerConnection, RequestContext } from '../tcp/dispatcher.ts';
 import { GUID_BYTES, guidBytesToString } from '../tcp/guid.ts';
@@ -23,11 +29,22 @@ import type {
  * A subscription is identified by the correlation id of the request that opened it, per connection.
  */
 
-type WireDropReason = 'Unsubscribed' | 'AccessDenied' | 'NotFound' | 'PersistentSubscriptionDeleted' | 'SubscriberMaxCountReached';
+type WireDropReason =
+  | 'Unsubscribed'
+  | 'AccessDenied'
+  | 'NotFound'
+  | 'PersistentSubscriptionDeleted'
+  | 'SubscriberMaxCountReached';
 const DropReasonWire = enumTable<WireDropReason>('SubscriptionDropped.SubscriptionDropReason');
-const CreateResultWire = enumTable<CreateGroupResult['result']>('CreatePersistentSubscriptionCompleted.CreatePersistentSubscriptionResult');
-const UpdateResultWire = enumTable<UpdateGroupResult['result']>('UpdatePersistentSubscriptionCompleted.UpdatePersistentSubscriptionResult');
-const DeleteResultWire = enumTable<UpdateGroupResult['result']>('DeletePersistentSubscriptionCompleted.DeletePersistentSubscriptionResult');
+const CreateResultWire = enumTable<CreateGroupResult['result']>(
+  'CreatePersistentSubscriptionCompleted.CreatePersistentSubscriptionResult',
+);
+const UpdateResultWire = enumTable<UpdateGroupResult['result']>(
+  'UpdatePersistentSubscriptionCompleted.UpdatePersistentSubscriptionResult',
+);
+const DeleteResultWire = enumTable<UpdateGroupResult['result']>(
+  'DeletePersistentSubscriptionCompleted.DeletePersistentSubscriptionResult',
+);
 const NAK_ACTIONS: readonly NakAction[] = ['Unknown', 'Park', 'Retry', 'Skip', 'Stop'];
 
 /**
@@ -50,7 +67,9 @@ export function wireDropReason(reason: DropReason, persistent: boolean): number 
   }
 }
 
-type Open = { kind: 'volatile'; handle: VolatileSubscriptionHandle } | { kind: 'persistent'; handle: PersistentConsumerHandle };
+type Open =
+  | { kind: 'volatile'; handle: VolatileSubscriptionHandle }
+  | { kind: 'persistent'; handle: PersistentConsumerHandle };
 
 /** Per connection: open subscriptions by the hex of their correlation id. */
 class ConnectionSubscriptions {
@@ -119,7 +138,10 @@ function eventIdsOf(raw: readonly Uint8Array[]): string[] {
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
 
 /** Command handlers to pass to startEventLogTcp (`handlers`) or `registerHandlers`. */
-export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: { maxPerConnection?: number } = {}): CommandHandlerMap {
+export function subscriptionTcpHandlers(
+  subscriptions: Subscriptions,
+  options: { maxPerConnection?: number } = {},
+): CommandHandlerMap {
   const maxPerConnection = options.maxPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
   const perConnection = new Map<string, ConnectionSubscriptions>();
   // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once.
@@ -143,22 +165,42 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
     return body;
   };
 
-  const sendDropped = (connection: PeerConnection, correlationId: Uint8Array, reason: DropReason, persistent: boolean) => {
-    connection.send(TcpCommand.SubscriptionDropped, correlationId, encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }));
+  const sendDropped = (
+    connection: PeerConnection,
+    correlationId: Uint8Array,
+    reason: DropReason,
+    persistent: boolean,
+  ) => {
+    connection.send(
+      TcpCommand.SubscriptionDropped,
+      correlationId,
+      encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }),
+    );
   };
 
   /** Each connection's subscriptions are bounded: one more than allowed is dropped at once (it would hold memory forever). */
   const overLimit = (ctx: RequestContext, state: ConnectionSubscriptions, key: string): boolean => {
     if (state.byCorrelation.has(key) || state.byCorrelation.size < maxPerConnection) return false;
-    ctx.connection.send(TcpCommand.SubscriptionDropped, ctx.correlationId, encodeMessage('SubscriptionDropped', { reason: DropReasonWire.SubscriberMaxCountReached }));
+    ctx.connection.send(
+      TcpCommand.SubscriptionDropped,
+      ctx.correlationId,
+      encodeMessage('SubscriptionDropped', { reason: DropReasonWire.SubscriberMaxCountReached }),
+    );
     if (!state.warnedOverLimit) {
       state.warnedOverLimit = true;
-      ctx.logger.warn({ connection: ctx.connection.id, limit: maxPerConnection }, 'connection reached its subscription limit; further subscriptions are dropped');
+      ctx.logger.warn(
+        { connection: ctx.connection.id, limit: maxPerConnection },
+        'connection reached its subscription limit; further subscriptions are dropped',
+      );
     }
     return true;
   };
 
-  const subscribeVolatile = (ctx: RequestContext, message: SubscribeToStreamMessage, filtered: FilteredSubscribeToStreamMessage | null) => {
+  const subscribeVolatile = (
+    ctx: RequestContext,
+    message: SubscribeToStreamMessage,
+    filtered: FilteredSubscribeToStreamMessage | null,
+  ) => {
     const { connection, correlationId } = ctx;
     if (connection.closed) return;
     const state = stateOf(connection);
@@ -184,7 +226,10 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
           return connection.send(
             TcpCommand.CheckpointReached,
             correlationId,
-            encodeMessage('CheckpointReached', { commitPosition: position.commitPosition, preparePosition: position.preparePosition }),
+            encodeMessage('CheckpointReached', {
+              commitPosition: position.commitPosition,
+              preparePosition: position.preparePosition,
+            }),
           );
         },
         dropped: (reason) => {
@@ -200,11 +245,13 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
     }
     state.byCorrelation.set(key, { kind: 'volatile', handle: result.subscription });
     const confirmation: Record<string, number> = { lastCommitPosition: result.confirmation.lastCommitPosition };
-    if (result.confirmation.lastEventNumber !== null) confirmation.lastEventNumber = result.confirmation.lastEventNumber;
+    if (result.confirmation.lastEventNumber !== null)
+      confirmation.lastEventNumber = result.confirmation.lastEventNumber;
     ctx.replyMessage(TcpCommand.SubscriptionConfirmation, 'SubscriptionConfirmation', confirmation);
   };
 
-  const settingsOf = (m: PersistentSettingsMessage) => settingsFromWire({ ...m, startFrom: int64ToNumber(m.startFrom) });
+  const settingsOf = (m: PersistentSettingsMessage) =>
+    settingsFromWire({ ...m, startFrom: int64ToNumber(m.startFrom) });
 
   const consumerFor = (ctx: RequestContext): PersistentConsumerHandle | undefined => {
     const open = perConnection.get(ctx.connection.id)?.byCorrelation.get(ctx.correlationId.toString('hex'));
@@ -259,7 +306,10 @@ export function subscriptionTcpHandlers(subscriptions: Subscriptions, options: {
               return connection.send(
                 TcpCommand.PersistentSubscriptionStreamEventAppeared,
                 correlationId,
-                encodeMessage('PersistentSubscriptionStreamEventAppeared', { event: resolvedIndexedEventToWire(event), retryCount }),
+                encodeMessage('PersistentSubscriptionStreamEventAppeared', {
+                  event: resolvedIndexedEventToWire(event),
+                  retryCount,
+                }),
               );
             },
             dropped: (reason) => {

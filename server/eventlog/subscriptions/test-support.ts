@@ -26,16 +26,28 @@ export function jsonEvent(eventType: string, body: unknown, metadata?: unknown):
 }
 
 export function linkEvent(target: { streamId: string; eventNumber: number }): NewEvent {
-  return { eventId: randomUUID(), eventType: '$>', isJson: false, data: utf8.encode(`${target.eventNumber}@${target.streamId}`), metadata: new Uint8Array(0) };
+  return {
+    eventId: randomUUID(),
+    eventType: '$>',
+    isJson: false,
+    data: utf8.encode(`${target.eventNumber}@${target.streamId}`),
+    metadata: new Uint8Array(0),
+  };
 }
 
 export function text(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);
 }
 
-export async function append(store: EventStore, streamId: string, events: NewEvent[], caller: Caller = admin): Promise<void> {
+export async function append(
+  store: EventStore,
+  streamId: string,
+  events: NewEvent[],
+  caller: Caller = admin,
+): Promise<void> {
   const result = await store.appendToStream(streamId, ExpectedVersion.Any, events, caller);
-  if (result.result !== 'Success') throw new Error(`append to ${streamId} failed: ${result.result} ${result.message ?? ''}`);
+  if (result.result !== 'Success')
+    throw new Error(`append to ${streamId} failed: ${result.result} ${result.message ?? ''}`);
 }
 
 export async function appendMany(store: EventStore, streamId: string, count: number, type = 'Tested'): Promise<void> {
@@ -46,7 +58,11 @@ export async function appendMany(store: EventStore, streamId: string, count: num
   );
 }
 
-export async function setMetadata(store: EventStore, streamId: string, metadata: Record<string, unknown>): Promise<void> {
+export async function setMetadata(
+  store: EventStore,
+  streamId: string,
+  metadata: Record<string, unknown>,
+): Promise<void> {
   await append(store, `$$${streamId}`, [jsonEvent('$metadata', metadata)]);
 }
 
@@ -59,7 +75,9 @@ export interface TempEventLog {
   close(): Promise<void>;
 }
 
-export async function openTempEventLog(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-subs-'))): Promise<TempEventLog> {
+export async function openTempEventLog(
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-subs-')),
+): Promise<TempEventLog> {
   const eventLog = await openEventLog({ dataDir: dir, logger: silentLogger });
   let closed = false;
   const self: TempEventLog = {

@@ -161,7 +161,11 @@ export interface PersistentConsumerHandle {
 }
 
 export type PersistentConnectResult =
-  | { ok: true; confirmation: { lastCommitPosition: number; subscriptionId: string; lastEventNumber: number }; consumer: PersistentConsumerHandle }
+  | {
+      ok: true;
+      confirmation: { lastCommitPosition: number; subscriptionId: string; lastEventNumber: number };
+      consumer: PersistentConsumerHandle;
+    }
   | { ok: false; reason: DropReason };
 
 export interface PersistentConnectionInfo {

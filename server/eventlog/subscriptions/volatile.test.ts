@@ -1,10 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Position, ResolvedEvent } from '../store/types.ts';
-import { admin, append, appendMany, jsonEvent, linkEvent, openTempEventLog, removeDir, setMetadata, silentLogger, someone, text, type TempEventLog } from './test-support.ts';
+import {
+  admin,
+  append,
+  appendMany,
+  jsonEvent,
+  linkEvent,
+  openTempEventLog,
+  removeDir,
+  setMetadata,
+  silentLogger,
+  someone,
+  text,
+  type TempEventLog,
+} from './test-support.ts';
 import type { DropReason, SubscriberInfo, VolatileSubscribeRequest } from './types.ts';
 import { VolatileSubscriptions } from './volatile.ts';
 
-const subscriber: SubscriberInfo = { connectionId: 'c1', connectionName: 'test', remoteAddress: '127.0.0.1:1', caller: admin };
+const subscriber: SubscriberInfo = {
+  connectionId: 'c1',
+  connectionName: 'test',
+  remoteAddress: '127.0.0.1:1',
+  caller: admin,
+};
 
 interface Recorder {
   events: ResolvedEvent[];
@@ -48,7 +66,14 @@ afterEach(async () => {
 });
 
 function subscribe(streamId: string, rec: ReturnType<typeof recorder>, extra: Partial<VolatileSubscribeRequest> = {}) {
-  const result = engine.subscribe({ streamId, resolveLinkTos: false, caller: admin, subscriber, sink: rec.sink, ...extra });
+  const result = engine.subscribe({
+    streamId,
+    resolveLinkTos: false,
+    caller: admin,
+    subscriber,
+    sink: rec.sink,
+    ...extra,
+  });
   if (!result.ok) throw new Error(`subscribe failed: ${result.reason}`);
   return result;
 }
@@ -108,7 +133,10 @@ describe('volatile stream subscriptions', () => {
     const resolved = recorder();
     subscribe('links', plain);
     subscribe('links', resolved, { resolveLinkTos: true });
-    await append(log.store, 'links', [linkEvent({ streamId: 'target', eventNumber: 0 }), linkEvent({ streamId: 'target', eventNumber: 9 })]);
+    await append(log.store, 'links', [
+      linkEvent({ streamId: 'target', eventNumber: 0 }),
+      linkEvent({ streamId: 'target', eventNumber: 9 }),
+    ]);
 
     expect(plain.events.map((e) => e.event?.eventType)).toEqual(['$>', '$>']);
     expect(plain.events[0].link).toBeUndefined();
@@ -124,9 +152,21 @@ describe('volatile stream subscriptions', () => {
 
   it('refuses a reader without access and drops subscribers when access is revoked', async () => {
     await setMetadata(log.store, 'secret', { $acl: { $r: '$admins' } });
-    const denied = engine.subscribe({ streamId: 'secret', resolveLinkTos: false, caller: someone, subscriber, sink: recorder().sink });
+    const denied = engine.subscribe({
+      streamId: 'secret',
+      resolveLinkTos: false,
+      caller: someone,
+      subscriber,
+      sink: recorder().sink,
+    });
     expect(denied).toMatchObject({ ok: false, reason: 'AccessDenied' });
-    const anonymousAll = engine.subscribe({ streamId: '', resolveLinkTos: false, caller: null, subscriber, sink: recorder().sink });
+    const anonymousAll = engine.subscribe({
+      streamId: '',
+      resolveLinkTos: false,
+      caller: null,
+      subscriber,
+      sink: recorder().sink,
+    });
     expect(anonymousAll).toMatchObject({ ok: false, reason: 'AccessDenied' });
 
     const rec = recorder();
@@ -151,7 +191,9 @@ describe('volatile stream subscriptions', () => {
     expect(hard.drops).toEqual(['StreamDeleted']);
     expect(soft.drops).toEqual([]);
     expect(soft.events.map((e) => e.event?.eventNumber)).toEqual([1]);
-    expect(engine.subscribe({ streamId: 'hard', resolveLinkTos: false, caller: admin, subscriber, sink: recorder().sink })).toMatchObject({
+    expect(
+      engine.subscribe({ streamId: 'hard', resolveLinkTos: false, caller: admin, subscriber, sink: recorder().sink }),
+    ).toMatchObject({
       ok: false,
       reason: 'StreamDeleted',
     });
@@ -185,21 +227,31 @@ describe('volatile $all subscriptions', () => {
     expect(userEvents.map((e) => `${e.event?.streamId}/${e.event?.eventNumber}`)).toEqual(['a/0', 'a/1', 'b/0', 'a/2']);
     for (let i = 1; i < rec.events.length; i++) {
       const [p, q] = [rec.events[i - 1], rec.events[i]];
-      expect(q.commitPosition > p.commitPosition || (q.commitPosition === p.commitPosition && q.preparePosition > p.preparePosition)).toBe(true);
+      expect(
+        q.commitPosition > p.commitPosition ||
+          (q.commitPosition === p.commitPosition && q.preparePosition > p.preparePosition),
+      ).toBe(true);
     }
     expect(rec.events.every((e) => e.commitPosition > sub.confirmation.lastCommitPosition)).toBe(true);
   });
 });
 
 const after = (p: Position) => (e: ResolvedEvent) =>
-  e.commitPosition > p.commitPosition || (e.commitPosition === p.commitPosition && e.preparePosition > p.preparePosition);
+  e.commitPosition > p.commitPosition ||
+  (e.commitPosition === p.commitPosition && e.preparePosition > p.preparePosition);
 
 describe('filtered subscriptions', () => {
   it('filters by event type prefix and by stream regex', async () => {
     const byType = recorder();
     const byStream = recorder();
-    subscribe('', byType, { filter: { context: 'EventType', type: 'Prefix', data: ['order-', 'invoice-'] }, checkpointInterval: -1 });
-    subscribe('', byStream, { filter: { context: 'StreamId', type: 'Regex', data: ['^cust-\\d+$'] }, checkpointInterval: -1 });
+    subscribe('', byType, {
+      filter: { context: 'EventType', type: 'Prefix', data: ['order-', 'invoice-'] },
+      checkpointInterval: -1,
+    });
+    subscribe('', byStream, {
+      filter: { context: 'StreamId', type: 'Regex', data: ['^cust-\\d+$'] },
+      checkpointInterval: -1,
+    });
     await append(log.store, 'cust-1', [jsonEvent('order-placed', {}), jsonEvent('note', {})]);
     await append(log.store, 'cust-x', [jsonEvent('invoice-sent', {})]);
     await append(log.store, 'other', [jsonEvent('order-cancelled', {})]);
@@ -227,7 +279,11 @@ describe('filtered subscriptions', () => {
     const filter = { context: 'EventType' as const, type: 'Prefix' as const, data: ['tx'] };
     subscribe('', rec, { filter, checkpointInterval: 1 });
     const tx = await log.store.startTransaction('tx-stream', -2, admin);
-    await log.store.transactionWrite(tx.transactionId, [jsonEvent('tx-1', {}), jsonEvent('tx-2', {}), jsonEvent('tx-3', {})], admin);
+    await log.store.transactionWrite(
+      tx.transactionId,
+      [jsonEvent('tx-1', {}), jsonEvent('tx-2', {}), jsonEvent('tx-3', {})],
+      admin,
+    );
     const committed = await log.store.commitTransaction(tx.transactionId, admin);
     expect(committed.result).toBe('Success');
     expect(rec.events.map((e) => e.event?.eventType)).toEqual(['tx-1', 'tx-2', 'tx-3']);
@@ -245,11 +301,20 @@ describe('filtered subscriptions', () => {
     const filter = { context: 'EventType' as const, type: 'Prefix' as const, data: ['wanted'] };
     const sub = subscribe('', rec, { filter, checkpointInterval: interval });
     for (let round = 0; round < 6; round++) {
-      await append(log.store, `s-${round % 3}`, [jsonEvent(round % 2 ? 'wanted' : 'other', { round }), jsonEvent('other', {}), jsonEvent('wanted', { round })]);
+      await append(log.store, `s-${round % 3}`, [
+        jsonEvent(round % 2 ? 'wanted' : 'other', { round }),
+        jsonEvent('other', {}),
+        jsonEvent('wanted', { round }),
+      ]);
     }
     // Everything the subscription saw, in order.
-    const confirmed = { commitPosition: sub.confirmation.lastCommitPosition, preparePosition: sub.confirmation.lastCommitPosition };
-    const seen = log.store.readAllForward(confirmed, 4096, false, admin).events.filter((e) => e.commitPosition > confirmed.commitPosition);
+    const confirmed = {
+      commitPosition: sub.confirmation.lastCommitPosition,
+      preparePosition: sub.confirmation.lastCommitPosition,
+    };
+    const seen = log.store
+      .readAllForward(confirmed, 4096, false, admin)
+      .events.filter((e) => e.commitPosition > confirmed.commitPosition);
     expect(seen.length).toBe(18);
     expect(rec.checkpoints).toHaveLength(Math.floor(seen.length / interval));
     rec.checkpoints.forEach((cp, i) => {

@@ -246,7 +246,11 @@ class ResolutionCache {
   }
 
   unresolved(): ResolvedEvent {
-    this.plain ??= { event: this.event, commitPosition: this.event.commitPosition, preparePosition: this.event.preparePosition };
+    this.plain ??= {
+      event: this.event,
+      commitPosition: this.event.commitPosition,
+      preparePosition: this.event.preparePosition,
+    };
     return this.plain;
   }
 
@@ -257,7 +261,8 @@ class ResolutionCache {
     let resolved = this.resolvedByCaller.get(key);
     if (!resolved) {
       const target = this.store.resolveLink(this.event, caller);
-      if (target.event === this.event && !target.link) resolved = this.unresolved(); // not a parseable link
+      if (target.event === this.event && !target.link)
+        resolved = this.unresolved(); // not a parseable link
       else {
         // A link's `$all` position is the link's own, whatever it points at.
         resolved = {

@@ -33,7 +33,10 @@ describe('event-log credentials under brute force', () => {
     const c = await RawClient.connect(fx.port, { answerHeartbeats: true });
     try {
       for (let i = 0; i < 10; i++) {
-        const bad = await c.request(TcpCommand.Authenticate, null, { login: i % 2 ? 'admin' : 'nobody', password: `guess-${i}` });
+        const bad = await c.request(TcpCommand.Authenticate, null, {
+          login: i % 2 ? 'admin' : 'nobody',
+          password: `guess-${i}`,
+        });
         expect(bad.command).toBe(TcpCommand.NotAuthenticated);
       }
       // The 11th attempt, right credentials or not, is refused without a password check.
@@ -46,7 +49,9 @@ describe('event-log credentials under brute force', () => {
     expect(failures).toHaveLength(10);
     expect(failures[0]).toMatchObject({ user: 'nobody', from: '127.0.0.1', reason: 'unknown user' });
     expect(failures[1]).toMatchObject({ user: 'admin', reason: 'wrong password' });
-    expect(lines.some((l) => l.msg === 'event-log sign-in refused: too many failed attempts' && l.user === 'ops')).toBe(true);
+    expect(lines.some((l) => l.msg === 'event-log sign-in refused: too many failed attempts' && l.user === 'ops')).toBe(
+      true,
+    );
     expect(JSON.stringify(lines)).not.toContain('guess-');
   });
 

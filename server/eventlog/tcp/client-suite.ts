@@ -35,7 +35,13 @@ export async function connectClient(
   return connection;
 }
 
-export function jsonEvent(es: EventStoreClientModule, type: string, data: unknown, metadata: unknown = null, id: string = crypto.randomUUID()) {
+export function jsonEvent(
+  es: EventStoreClientModule,
+  type: string,
+  data: unknown,
+  metadata: unknown = null,
+  id: string = crypto.randomUUID(),
+) {
   return es.createJsonEventData(id, data, metadata, type);
 }
 
@@ -56,7 +62,14 @@ export function clientScenarios(client: ClientUnderTest): void {
     beforeAll(async () => {
       es = await client.load();
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tcp-'));
-      hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+      hp = await startHomeport({
+        dataDir,
+        httpPort: 0,
+        tcpPort: 0,
+        tcpTlsPort: 0,
+        logToConsole: false,
+        rendererDir: null,
+      });
       endpoint = `tcp://127.0.0.1:${hp.tcpPort}`;
       conn = await connectClient(es, endpoint);
       admin = new es.UserCredentials('admin', 'changeit');
@@ -71,26 +84,44 @@ export function clientScenarios(client: ClientUnderTest): void {
     it('appends with every expected-version case', async () => {
       const s = stream('versions');
       const V = es.expectedVersion;
-      const first = await conn.appendToStream(s, V.noStream, [jsonEvent(es, 'A', { n: 0 }), jsonEvent(es, 'A', { n: 1 })]);
+      const first = await conn.appendToStream(s, V.noStream, [
+        jsonEvent(es, 'A', { n: 0 }),
+        jsonEvent(es, 'A', { n: 1 }),
+      ]);
       expect(numberOf(first.nextExpectedVersion)).toBe(1);
       // The reported position is the one $all shows for the last event written.
       const newest = await conn.readAllEventsBackward(es.positions.end, 10, false, admin);
-      const own = newest.events.find((e: { originalEvent: { eventStreamId: string; eventNumber: unknown } }) => e.originalEvent.eventStreamId === s && numberOf(e.originalEvent.eventNumber as never) === 1);
+      const own = newest.events.find(
+        (e: { originalEvent: { eventStreamId: string; eventNumber: unknown } }) =>
+          e.originalEvent.eventStreamId === s && numberOf(e.originalEvent.eventNumber as never) === 1,
+      );
       expect(String(own.originalPosition.commitPosition)).toBe(String(first.logPosition.commitPosition));
       expect(String(own.originalPosition.preparePosition)).toBe(String(first.logPosition.preparePosition));
-      await expect(conn.appendToStream(s, V.noStream, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });
+      await expect(conn.appendToStream(s, V.noStream, jsonEvent(es, 'A', {}))).rejects.toMatchObject({
+        name: 'WrongExpectedVersionError',
+      });
       expect(numberOf((await conn.appendToStream(s, 1, jsonEvent(es, 'A', { n: 2 }))).nextExpectedVersion)).toBe(2);
-      await expect(conn.appendToStream(s, 1, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });
-      await expect(conn.appendToStream(s, 7, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });
+      await expect(conn.appendToStream(s, 1, jsonEvent(es, 'A', {}))).rejects.toMatchObject({
+        name: 'WrongExpectedVersionError',
+      });
+      await expect(conn.appendToStream(s, 7, jsonEvent(es, 'A', {}))).rejects.toMatchObject({
+        name: 'WrongExpectedVersionError',
+      });
       expect(numberOf((await conn.appendToStream(s, V.any, jsonEvent(es, 'A', { n: 3 }))).nextExpectedVersion)).toBe(3);
       expect(numberOf((await conn.appendToStream(s, -4, jsonEvent(es, 'A', { n: 4 }))).nextExpectedVersion)).toBe(4);
-      await expect(conn.appendToStream(stream('missing'), -4, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'WrongExpectedVersionError' });
-      expect(numberOf((await conn.appendToStream(stream('any'), V.any, jsonEvent(es, 'A', {}))).nextExpectedVersion)).toBe(0);
+      await expect(conn.appendToStream(stream('missing'), -4, jsonEvent(es, 'A', {}))).rejects.toMatchObject({
+        name: 'WrongExpectedVersionError',
+      });
+      expect(
+        numberOf((await conn.appendToStream(stream('any'), V.any, jsonEvent(es, 'A', {}))).nextExpectedVersion),
+      ).toBe(0);
       // An empty append to a new stream reports the stream's (non-)version.
       expect(numberOf((await conn.appendToStream(stream('empty'), V.noStream, [])).nextExpectedVersion)).toBe(-1);
 
       const slice = await conn.readStreamEventsForward(s, 0, 10, false);
-      expect(slice.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([0, 1, 2, 3, 4]);
+      expect(slice.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([
+        0, 1, 2, 3, 4,
+      ]);
     });
 
     it('treats a retried append with the same event ids as idempotent', async () => {
@@ -102,7 +133,9 @@ export function clientScenarios(client: ClientUnderTest): void {
       expect([a, b, c].map((r) => numberOf(r.nextExpectedVersion))).toEqual([1, 1, 1]);
       const slice = await conn.readStreamEventsForward(s, 0, 10, false);
       expect(slice.events).toHaveLength(2);
-      expect(slice.events.map((e: { event: { eventId: string } }) => e.event.eventId)).toEqual(events.map((e: { eventId: string }) => e.eventId));
+      expect(slice.events.map((e: { event: { eventId: string } }) => e.event.eventId)).toEqual(
+        events.map((e: { eventId: string }) => e.eventId),
+      );
     });
 
     it('reads single events and stream slices in both directions', async () => {
@@ -128,7 +161,9 @@ export function clientScenarios(client: ClientUnderTest): void {
 
       const forward = await conn.readStreamEventsForward(s, 2, 5, false);
       expect(forward.status).toBe('success');
-      expect(forward.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number))).toEqual([2, 3, 4, 5, 6]);
+      expect(
+        forward.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number)),
+      ).toEqual([2, 3, 4, 5, 6]);
       expect(numberOf(forward.nextEventNumber)).toBe(7);
       expect(numberOf(forward.lastEventNumber)).toBe(9);
       expect(forward.isEndOfStream).toBe(false);
@@ -137,7 +172,9 @@ export function clientScenarios(client: ClientUnderTest): void {
       expect(tail.isEndOfStream).toBe(true);
 
       const backward = await conn.readStreamEventsBackward(s, -1, 4, false);
-      expect(backward.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number))).toEqual([9, 8, 7, 6]);
+      expect(
+        backward.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number)),
+      ).toEqual([9, 8, 7, 6]);
       expect(numberOf(backward.nextEventNumber)).toBe(5);
       const head = await conn.readStreamEventsBackward(s, 2, 10, false);
       expect(head.events).toHaveLength(3);
@@ -148,10 +185,16 @@ export function clientScenarios(client: ClientUnderTest): void {
     it('reads $all in both directions as an admin and denies anonymous readers', async () => {
       const s = stream('all');
       const ids = Array.from({ length: 5 }, () => crypto.randomUUID());
-      await conn.appendToStream(s, es.expectedVersion.noStream, ids.map((id, n) => jsonEvent(es, 'AllEvent', { n }, null, id)));
+      await conn.appendToStream(
+        s,
+        es.expectedVersion.noStream,
+        ids.map((id, n) => jsonEvent(es, 'AllEvent', { n }, null, id)),
+      );
 
       const backward = await conn.readAllEventsBackward(es.positions.end, 100, false, admin);
-      const newest = backward.events.filter((e: { event?: { eventStreamId: string } }) => e.event?.eventStreamId === s).map((e: { event: { eventId: string } }) => e.event.eventId);
+      const newest = backward.events
+        .filter((e: { event?: { eventStreamId: string } }) => e.event?.eventStreamId === s)
+        .map((e: { event: { eventId: string } }) => e.event.eventId);
       expect(newest).toEqual([...ids].reverse());
       expect(backward.nextPosition.compareTo(backward.fromPosition)).toBeLessThan(0);
 
@@ -170,8 +213,12 @@ export function clientScenarios(client: ClientUnderTest): void {
       }
       expect(seen).toEqual(ids);
 
-      await expect(conn.readAllEventsForward(es.positions.start, 10, false)).rejects.toMatchObject({ name: 'AccessDeniedError' });
-      await expect(conn.readAllEventsBackward(es.positions.end, 10, false)).rejects.toMatchObject({ name: 'AccessDeniedError' });
+      await expect(conn.readAllEventsForward(es.positions.start, 10, false)).rejects.toMatchObject({
+        name: 'AccessDeniedError',
+      });
+      await expect(conn.readAllEventsBackward(es.positions.end, 10, false)).rejects.toMatchObject({
+        name: 'AccessDeniedError',
+      });
     });
 
     it('soft-deletes a stream, then lets it be recreated with continued numbering', async () => {
@@ -180,10 +227,15 @@ export function clientScenarios(client: ClientUnderTest): void {
       await conn.deleteStream(s, 1, false);
       expect((await conn.readStreamEventsForward(s, 0, 10, false)).status).toBe('streamNotFound');
       expect((await conn.readEvent(s, 0, false)).status).toBe('noStream');
-      const again = await conn.appendToStream(s, es.expectedVersion.any, [jsonEvent(es, 'B', {}), jsonEvent(es, 'B', {})]);
+      const again = await conn.appendToStream(s, es.expectedVersion.any, [
+        jsonEvent(es, 'B', {}),
+        jsonEvent(es, 'B', {}),
+      ]);
       expect(numberOf(again.nextExpectedVersion)).toBe(3);
       const slice = await conn.readStreamEventsForward(s, 0, 10, false);
-      expect(slice.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number))).toEqual([2, 3]);
+      expect(
+        slice.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number)),
+      ).toEqual([2, 3]);
     });
 
     it('hard-deletes a stream for good', async () => {
@@ -192,20 +244,30 @@ export function clientScenarios(client: ClientUnderTest): void {
       await conn.deleteStream(s, es.expectedVersion.any, true);
       expect((await conn.readStreamEventsForward(s, 0, 10, false)).status).toBe('streamDeleted');
       expect((await conn.readEvent(s, 0, false)).status).toBe('streamDeleted');
-      await expect(conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}))).rejects.toMatchObject({ name: 'StreamDeletedError' });
-      await expect(conn.deleteStream(s, es.expectedVersion.any, true)).rejects.toMatchObject({ name: 'StreamDeletedError' });
+      await expect(conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}))).rejects.toMatchObject({
+        name: 'StreamDeletedError',
+      });
+      await expect(conn.deleteStream(s, es.expectedVersion.any, true)).rejects.toMatchObject({
+        name: 'StreamDeletedError',
+      });
       const meta = await conn.getStreamMetadataRaw(s);
       expect(meta.isStreamDeleted).toBe(true);
     });
 
     it('applies $maxCount from stream metadata to reads', async () => {
       const s = stream('maxcount');
-      await conn.appendToStream(s, es.expectedVersion.noStream, Array.from({ length: 5 }, (_, n) => jsonEvent(es, 'A', { n })));
+      await conn.appendToStream(
+        s,
+        es.expectedVersion.noStream,
+        Array.from({ length: 5 }, (_, n) => jsonEvent(es, 'A', { n })),
+      );
       await conn.setStreamMetadataRaw(s, es.expectedVersion.any, { $maxCount: 2, custom: 'kept' });
       const meta = await conn.getStreamMetadataRaw(s);
       expect(meta.streamMetadata).toMatchObject({ $maxCount: 2, custom: 'kept' });
       const slice = await conn.readStreamEventsForward(s, 0, 10, false);
-      expect(slice.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number))).toEqual([3, 4]);
+      expect(
+        slice.events.map((e: { event: { eventNumber: unknown } }) => numberOf(e.event.eventNumber as number)),
+      ).toEqual([3, 4]);
       expect((await conn.readEvent(s, 0, false)).status).toBe('notFound');
     });
 
@@ -216,21 +278,37 @@ export function clientScenarios(client: ClientUnderTest): void {
       await hp.eventLog.users.add({ name: reader, password: 'secret1' });
       await hp.eventLog.users.add({ name: other, password: 'secret2' });
       await conn.appendToStream(s, es.expectedVersion.noStream, jsonEvent(es, 'A', {}));
-      await conn.setStreamMetadataRaw(s, es.expectedVersion.any, { $acl: { $r: [reader], $w: [reader], $mr: [reader], $mw: '$admins' } }, admin);
+      await conn.setStreamMetadataRaw(
+        s,
+        es.expectedVersion.any,
+        { $acl: { $r: [reader], $w: [reader], $mr: [reader], $mw: '$admins' } },
+        admin,
+      );
 
       const asReader = new es.UserCredentials(reader, 'secret1');
       const asOther = new es.UserCredentials(other, 'secret2');
       expect((await conn.readStreamEventsForward(s, 0, 10, false, asReader)).events).toHaveLength(1);
-      await expect(conn.readStreamEventsForward(s, 0, 10, false, asOther)).rejects.toMatchObject({ name: 'AccessDeniedError' });
+      await expect(conn.readStreamEventsForward(s, 0, 10, false, asOther)).rejects.toMatchObject({
+        name: 'AccessDeniedError',
+      });
       await expect(conn.readStreamEventsForward(s, 0, 10, false)).rejects.toMatchObject({ name: 'AccessDeniedError' });
-      await expect(conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}), asOther)).rejects.toMatchObject({ name: 'AccessDeniedError' });
-      expect(numberOf((await conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}), asReader)).nextExpectedVersion)).toBe(1);
+      await expect(
+        conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}), asOther),
+      ).rejects.toMatchObject({ name: 'AccessDeniedError' });
+      expect(
+        numberOf(
+          (await conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}), asReader)).nextExpectedVersion,
+        ),
+      ).toBe(1);
     });
 
     it('resolves link events on request', async () => {
       const target = stream('target');
       const links = stream('links');
-      await conn.appendToStream(target, es.expectedVersion.noStream, [jsonEvent(es, 'Real', { n: 0 }), jsonEvent(es, 'Real', { n: 1 })]);
+      await conn.appendToStream(target, es.expectedVersion.noStream, [
+        jsonEvent(es, 'Real', { n: 0 }),
+        jsonEvent(es, 'Real', { n: 1 }),
+      ]);
       await conn.appendToStream(links, es.expectedVersion.noStream, [
         es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`1@${target}`)),
         es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`7@${target}`)),
@@ -260,7 +338,9 @@ export function clientScenarios(client: ClientUnderTest): void {
       const result = await tx.commit();
       expect(numberOf(result.nextExpectedVersion)).toBe(2);
       const slice = await conn.readStreamEventsForward(s, 0, 10, false);
-      expect(slice.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([0, 1, 2]);
+      expect(slice.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([
+        0, 1, 2,
+      ]);
 
       const conflicting = await conn.startTransaction(s, es.expectedVersion.noStream);
       await conflicting.write(jsonEvent(es, 'T', {}));
@@ -269,10 +349,24 @@ export function clientScenarios(client: ClientUnderTest): void {
 
     it('fails operations with bad credentials (NotAuthenticated)', async () => {
       const s = stream('auth');
-      await expect(conn.appendToStream(s, es.expectedVersion.any, jsonEvent(es, 'A', {}), new es.UserCredentials('admin', 'wrong'))).rejects.toThrow(/Authentication error/);
-      await expect(conn.readAllEventsForward(es.positions.start, 1, false, new es.UserCredentials('nobody', 'x'))).rejects.toThrow(/Authentication error/);
+      await expect(
+        conn.appendToStream(
+          s,
+          es.expectedVersion.any,
+          jsonEvent(es, 'A', {}),
+          new es.UserCredentials('admin', 'wrong'),
+        ),
+      ).rejects.toThrow(/Authentication error/);
+      await expect(
+        conn.readAllEventsForward(es.positions.start, 1, false, new es.UserCredentials('nobody', 'x')),
+      ).rejects.toThrow(/Authentication error/);
 
-      const badDefault = await connectClient(es, endpoint, { defaultUserCredentials: new es.UserCredentials('admin', 'not-the-password') }, 'bad-default');
+      const badDefault = await connectClient(
+        es,
+        endpoint,
+        { defaultUserCredentials: new es.UserCredentials('admin', 'not-the-password') },
+        'bad-default',
+      );
       try {
         await expect(badDefault.readStreamEventsForward(s, 0, 1, false)).rejects.toThrow(/Authentication error/);
       } finally {
@@ -290,7 +384,11 @@ export function clientScenarios(client: ClientUnderTest): void {
     it('stores and returns a 5 MB event unchanged', async () => {
       const s = stream('big');
       const data = crypto.randomBytes(5 * 1024 * 1024);
-      await conn.appendToStream(s, es.expectedVersion.noStream, es.createEventData(crypto.randomUUID(), 'Blob', false, data));
+      await conn.appendToStream(
+        s,
+        es.expectedVersion.noStream,
+        es.createEventData(crypto.randomUUID(), 'Blob', false, data),
+      );
       const read = await conn.readEvent(s, 0, false);
       expect(read.event.event.isJson).toBe(false);
       expect(Buffer.compare(read.event.event.data, data)).toBe(0);
@@ -298,7 +396,12 @@ export function clientScenarios(client: ClientUnderTest): void {
 
     it('works over TLS and with a localhost endpoint', async () => {
       const s = stream('tls');
-      const secure = await connectClient(es, { host: '127.0.0.1', port: hp.tlsPort! }, { useSslConnection: true, validateServer: false }, 'tls');
+      const secure = await connectClient(
+        es,
+        { host: '127.0.0.1', port: hp.tlsPort! },
+        { useSslConnection: true, validateServer: false },
+        'tls',
+      );
       try {
         await secure.appendToStream(s, es.expectedVersion.noStream, jsonEvent(es, 'A', { over: 'tls' }));
         expect(JSON.parse((await secure.readEvent(s, 0, false)).event.event.data.toString())).toEqual({ over: 'tls' });

@@ -67,13 +67,31 @@ describe('events', () => {
       data: Buffer.from('{}'),
     });
     expect(event).toMatchObject({ eventId: record.eventId, isJson: true });
-    expect(() => newEventFromWire({ eventId: Buffer.alloc(3), eventType: 't', dataContentType: 0, metadataContentType: 0, data: Buffer.alloc(0) })).toThrow(BadRequestError);
+    expect(() =>
+      newEventFromWire({
+        eventId: Buffer.alloc(3),
+        eventType: 't',
+        dataContentType: 0,
+        metadataContentType: 0,
+        data: Buffer.alloc(0),
+      }),
+    ).toThrow(BadRequestError);
   });
 
   it('gives an absent NewEvent.metadata as empty bytes', () => {
     const bytes = strict.WriteEvents.encode({
-      eventStreamId: 's', expectedVersion: -2, requireMaster: true,
-      events: [{ eventId: guidStringToBytes(record.eventId), eventType: 't', dataContentType: 0, metadataContentType: 0, data: Buffer.from('x') }],
+      eventStreamId: 's',
+      expectedVersion: -2,
+      requireMaster: true,
+      events: [
+        {
+          eventId: guidStringToBytes(record.eventId),
+          eventType: 't',
+          dataContentType: 0,
+          metadataContentType: 0,
+          data: Buffer.from('x'),
+        },
+      ],
     }).finish();
     const decoded = decodeMessage<{ events: Parameters<typeof newEventFromWire>[0][] }>('WriteEvents', bytes);
     const event = newEventFromWire(decoded.events[0]);
@@ -94,7 +112,10 @@ describe('events', () => {
 
   it('encodes a resolved $all entry with zero positions and a deleted-stream number', () => {
     const tombstone = { ...record, eventNumber: EVENT_NUMBER_DELETED, eventType: '$streamDeleted' };
-    const bytes = encodeMessage('ResolvedEvent', resolvedEventToWire({ event: tombstone, commitPosition: 0, preparePosition: 0 }));
+    const bytes = encodeMessage(
+      'ResolvedEvent',
+      resolvedEventToWire({ event: tombstone, commitPosition: 0, preparePosition: 0 }),
+    );
     const decoded = strict.ResolvedEvent.decode(bytes);
     expect(decoded.event.eventNumber.toString()).toBe('9223372036854775807');
     expect(decoded.commitPosition.toNumber()).toBe(0);
@@ -103,12 +124,21 @@ describe('events', () => {
 
 describe('encodeMessage', () => {
   it('refuses a reply with a missing required field, also in nested messages', () => {
-    expect(() => encodeMessage('WriteEventsCompleted', { result: 0, firstEventNumber: 0 })).toThrow(MissingRequiredFieldError);
+    expect(() => encodeMessage('WriteEventsCompleted', { result: 0, firstEventNumber: 0 })).toThrow(
+      MissingRequiredFieldError,
+    );
     expect(() => encodeMessage('ReadEventCompleted', { result: 0 })).toThrow(/event/);
     const incomplete = { ...eventRecordToWire(record), eventType: undefined };
-    expect(() => encodeMessage('ReadStreamEventsCompleted', {
-      events: [{ event: incomplete }], result: 0, nextEventNumber: 0, lastEventNumber: 0, isEndOfStream: true, lastCommitPosition: 0,
-    })).toThrow(/events\[0\]\.event/);
+    expect(() =>
+      encodeMessage('ReadStreamEventsCompleted', {
+        events: [{ event: incomplete }],
+        result: 0,
+        nextEventNumber: 0,
+        lastEventNumber: 0,
+        isEndOfStream: true,
+        lastCommitPosition: 0,
+      }),
+    ).toThrow(/events\[0\]\.event/);
   });
 
   it('sends ReadEventCompleted.event as an empty message the strict client accepts', () => {
@@ -117,7 +147,12 @@ describe('encodeMessage', () => {
   });
 
   it('decodes requests strictly', () => {
-    const bytes = strict.WriteEvents.encode({ eventStreamId: 's', expectedVersion: -2, events: [], requireMaster: true }).finish();
+    const bytes = strict.WriteEvents.encode({
+      eventStreamId: 's',
+      expectedVersion: -2,
+      events: [],
+      requireMaster: true,
+    }).finish();
     expect(decodeMessage<{ eventStreamId: string }>('WriteEvents', bytes).eventStreamId).toBe('s');
     expect(() => decodeMessage('WriteEvents', Buffer.from([0x0a, 0x01, 0x73]))).toThrow(/required/);
     expect(() => decodeMessage('WriteEvents', Buffer.from([0xff, 0xff, 0xff]))).toThrow();
@@ -126,7 +161,11 @@ describe('encodeMessage', () => {
 
 describe('filters', () => {
   it('maps wire filters and treats an empty one as none', () => {
-    expect(filterFromWire({ context: 1, type: 1, data: ['Order'] })).toEqual({ context: 'EventType', type: 'Prefix', data: ['Order'] });
+    expect(filterFromWire({ context: 1, type: 1, data: ['Order'] })).toEqual({
+      context: 'EventType',
+      type: 'Prefix',
+      data: ['Order'],
+    });
     expect(filterFromWire({ context: 0, type: 0, data: [] })).toBeNull();
     expect(() => filterFromWire({ context: 7, type: 0, data: ['x'] })).toThrow(BadRequestError);
   });

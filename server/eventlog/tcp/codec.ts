@@ -132,7 +132,8 @@ export function resolvedEventToWire(entry: ResolvedEvent): ResolvedEventMessage 
 export function resolvedEntryWireSize(entry: ResolvedIndexedEvent): number {
   let size = 16;
   for (const r of [entry.event, entry.link]) {
-    if (r) size += 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0);
+    if (r)
+      size += 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0);
   }
   return size;
 }

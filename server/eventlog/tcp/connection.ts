@@ -80,7 +80,6 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 1000,
 };
 
-
 /** A snapshot of one connection for the UI. */
 export interface ConnectionInfo {
   id: string;
@@ -118,7 +117,15 @@ export interface TcpServerStats {
 }
 
 export function emptyStats(): TcpServerStats {
-  return { connectionsAccepted: 0, packagesReceived: 0, packagesSent: 0, badRequests: 0, connectionsDropped: 0, connectionsRefused: 0, bufferedBytes: 0 };
+  return {
+    connectionsAccepted: 0,
+    packagesReceived: 0,
+    packagesSent: 0,
+    badRequests: 0,
+    connectionsDropped: 0,
+    connectionsRefused: 0,
+    bufferedBytes: 0,
+  };
 }
 
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
@@ -176,7 +183,14 @@ export class ClientConnection implements PeerConnection {
 
   constructor(
     socket: Socket,
-    options: { dispatcher: CommandDispatcher; logger: Logger; limits: ConnectionLimits; secure: boolean; stats?: TcpServerStats; protocolLog?: LogThrottle },
+    options: {
+      dispatcher: CommandDispatcher;
+      logger: Logger;
+      limits: ConnectionLimits;
+      secure: boolean;
+      stats?: TcpServerStats;
+      protocolLog?: LogThrottle;
+    },
   ) {
     this.protocolLog = options.protocolLog ?? new LogThrottle();
     this.socket = socket;
@@ -262,8 +276,14 @@ export class ClientConnection implements PeerConnection {
   send(command: number, correlationId: Uint8Array, body?: Uint8Array | null): boolean {
     if (this.ending || this.ended) return false;
     this.enqueue(command, correlationId, body ?? null);
-    if (this.sendQueue.count > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
-      this.logger.warn({ packages: this.sendQueue.count, bytes: this.pendingSendBytes }, 'send queue over its bound; dropping the connection');
+    if (
+      this.sendQueue.count > this.limits.maxSendQueuePackages ||
+      this.pendingSendBytes > this.limits.maxSendQueueBytes
+    ) {
+      this.logger.warn(
+        { packages: this.sendQueue.count, bytes: this.pendingSendBytes },
+        'send queue over its bound; dropping the connection',
+      );
       this.stats.connectionsDropped++;
       this.destroy('send queue overflow');
       return false;
@@ -337,7 +357,9 @@ export class ClientConnection implements PeerConnection {
         this.frameTimer = null;
         if (this.ended || this.bufferedBytes === 0) return;
         this.stats.connectionsDropped++;
-        this.closeWithBadRequest(`A package was not completed within ${Math.round(this.limits.frameDeadlineMs / 100) / 10} s`);
+        this.closeWithBadRequest(
+          `A package was not completed within ${Math.round(this.limits.frameDeadlineMs / 100) / 10} s`,
+        );
         this.trackBuffered(0);
       }, this.limits.frameDeadlineMs);
       this.frameTimer.unref();
@@ -345,7 +367,9 @@ export class ClientConnection implements PeerConnection {
   }
 
   private noisy(write: () => void): void {
-    this.protocolLog.log(write, (suppressed) => this.logger.warn({ suppressed }, 'more protocol errors from clients were not logged (too many)'));
+    this.protocolLog.log(write, (suppressed) =>
+      this.logger.warn({ suppressed }, 'more protocol errors from clients were not logged (too many)'),
+    );
   }
 
   private trackBuffered(bytes: number): void {
@@ -383,11 +407,17 @@ export class ClientConnection implements PeerConnection {
     }
     if (pkg.command === TcpCommand.HeartbeatResponseCommand) return;
     if (pkg.command === TcpCommand.BadRequest) {
-      this.noisy(() => this.logger.info({ message: pkg.body.toString('utf8', 0, 500) }, 'client reported a bad request'));
+      this.noisy(() =>
+        this.logger.info({ message: pkg.body.toString('utf8', 0, 500) }, 'client reported a bad request'),
+      );
       return;
     }
     if (pkg.flags & TcpFlags.TrustedWrite) {
-      this.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from('Trusted writes are not accepted on the client interface.'));
+      this.send(
+        TcpCommand.BadRequest,
+        pkg.correlationId,
+        Buffer.from('Trusted writes are not accepted on the client interface.'),
+      );
       this.stats.connectionsDropped++;
       this.close('trusted write attempted');
       return;
@@ -442,7 +472,12 @@ export class ClientConnection implements PeerConnection {
       this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null);
       this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
     } else {
-      this.noisy(() => this.logger.info({ remote: `${this.remoteAddress}:${this.remotePort}` }, 'heartbeat timeout; closing the connection'));
+      this.noisy(() =>
+        this.logger.info(
+          { remote: `${this.remoteAddress}:${this.remotePort}` },
+          'heartbeat timeout; closing the connection',
+        ),
+      );
       this.stats.connectionsDropped++;
       this.destroy('heartbeat timeout');
     }
@@ -462,7 +497,9 @@ export class ClientConnection implements PeerConnection {
   /** Sends a connection-wide BadRequest (zero correlation id) and closes: clients treat it as fatal. */
   closeWithBadRequest(message: string): void {
     if (this.closed) return;
-    this.noisy(() => this.logger.info({ remote: this.remoteAddress, reason: message }, 'closing connection after a broken frame'));
+    this.noisy(() =>
+      this.logger.info({ remote: this.remoteAddress, reason: message }, 'closing connection after a broken frame'),
+    );
     this.stats.connectionsDropped++;
     this.send(TcpCommand.BadRequest, ZERO_CORRELATION_ID, Buffer.from(message));
     this.close(message);

@@ -23,10 +23,27 @@ interface Server {
 }
 
 function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0', '--tcp-tls-port', 'off', '--log-level', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'bin/homeport.js',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--tcp-port',
+      '0',
+      '--http-port',
+      '0',
+      '--tcp-tls-port',
+      'off',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let out = '';
@@ -37,7 +54,9 @@ function startServer(dataDir: string): Promise<Server> {
       const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
       if (m) resolve({ child, port: Number(m[2]), exited });
     });
-    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code} before listening\n${out}\n${err}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`homeport serve exited with ${code} before listening\n${out}\n${err}`)),
+    );
   });
 }
 
@@ -63,7 +82,12 @@ describe('crash safety of acknowledged appends', () => {
     const unexpected: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       server = await startServer(dataDir);
-      const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { maxReconnections: 0, maxRetries: 0 }, `crash-${round}`);
+      const conn = await connectClient(
+        es,
+        `tcp://127.0.0.1:${server.port}`,
+        { maxReconnections: 0, maxRetries: 0 },
+        `crash-${round}`,
+      );
       conn.on('error', () => {});
       let stop = false;
       let killed = false;
@@ -76,11 +100,14 @@ describe('crash safety of acknowledged appends', () => {
           try {
             const r = await conn.appendToStream(stream, version, batch);
             const next = r.nextExpectedVersion.toNumber();
-            batch.forEach((e: { eventId: string }, i: number) => acknowledged.get(stream)!.set(e.eventId, next - batch.length + 1 + i));
+            batch.forEach((e: { eventId: string }, i: number) =>
+              acknowledged.get(stream)!.set(e.eventId, next - batch.length + 1 + i),
+            );
             version = next;
           } catch (err) {
             // Only the kill may end a writer: a WrongExpectedVersion or any other refusal before it is a failure.
-            if (!killed) unexpected.push(`${stream}: ${(err as Error)?.name ?? ''} ${(err as Error)?.message ?? String(err)}`);
+            if (!killed)
+              unexpected.push(`${stream}: ${(err as Error)?.name ?? ''} ${(err as Error)?.message ?? String(err)}`);
             return;
           }
         }
@@ -98,7 +125,12 @@ describe('crash safety of acknowledged appends', () => {
 
     expect(unexpected).toEqual([]);
     server = await startServer(dataDir);
-    const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { defaultUserCredentials: new es.UserCredentials('admin', 'changeit') }, 'verify');
+    const conn = await connectClient(
+      es,
+      `tcp://127.0.0.1:${server.port}`,
+      { defaultUserCredentials: new es.UserCredentials('admin', 'changeit') },
+      'verify',
+    );
     try {
       let total = 0;
       for (const stream of streams) {
@@ -114,7 +146,8 @@ describe('crash safety of acknowledged appends', () => {
           from = slice.nextEventNumber.toNumber();
         }
         expect(new Set(ids).size).toBe(ids.length);
-        for (const [id, number] of acknowledged.get(stream)!) expect(ids[number], `acknowledged event ${stream}@${number}`).toBe(id);
+        for (const [id, number] of acknowledged.get(stream)!)
+          expect(ids[number], `acknowledged event ${stream}@${number}`).toBe(id);
         total += acknowledged.get(stream)!.size;
       }
       expect(total).toBeGreaterThan(0);
@@ -159,7 +192,12 @@ describe('crash safety of acknowledged appends', () => {
       for (const stop of ['SIGTERM', 'SIGKILL'] as const) {
         const stream = `tx-across-${stop}`;
         running = await startServer(dir);
-        const first = await connectClient(es, `tcp://127.0.0.1:${running.port}`, { defaultUserCredentials: admin, maxReconnections: 0 }, `tx-${stop}-1`);
+        const first = await connectClient(
+          es,
+          `tcp://127.0.0.1:${running.port}`,
+          { defaultUserCredentials: admin, maxReconnections: 0 },
+          `tx-${stop}-1`,
+        );
         first.on('error', () => {});
         const tx = await first.startTransaction(stream, es.expectedVersion.noStream);
         await tx.write([jsonEvent(es, 'InTx', { n: 1 }), jsonEvent(es, 'InTx', { n: 2 })]);
@@ -169,7 +207,12 @@ describe('crash safety of acknowledged appends', () => {
         await running.exited;
 
         running = await startServer(dir);
-        const second = await connectClient(es, `tcp://127.0.0.1:${running.port}`, { defaultUserCredentials: admin }, `tx-${stop}-2`);
+        const second = await connectClient(
+          es,
+          `tcp://127.0.0.1:${running.port}`,
+          { defaultUserCredentials: admin },
+          `tx-${stop}-2`,
+        );
         try {
           // Nothing is visible before the commit, after the restart as before it.
           expect((await second.readStreamEventsForward(stream, 0, 10, false)).status).toBe('streamNotFound');
@@ -178,7 +221,9 @@ describe('crash safety of acknowledged appends', () => {
           const result = await resumed.commit();
           expect(result.nextExpectedVersion.toNumber()).toBe(2);
           const read = await second.readStreamEventsForward(stream, 0, 10, false);
-          expect(read.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([1, 2, 3]);
+          expect(read.events.map((e: { event: { data: Buffer } }) => JSON.parse(e.event.data.toString()).n)).toEqual([
+            1, 2, 3,
+          ]);
         } finally {
           second.close();
         }

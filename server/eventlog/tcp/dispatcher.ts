@@ -135,7 +135,8 @@ export class CommandDispatcher {
   registerHandlers(map: CommandHandlerMap): void {
     for (const [key, handler] of Object.entries(map)) {
       const command = Number(key);
-      if (!Number.isInteger(command) || command < 0 || command > 0xff) throw new RangeError(`not a command code: ${key}`);
+      if (!Number.isInteger(command) || command < 0 || command > 0xff)
+        throw new RangeError(`not a command code: ${key}`);
       if (this.handlers.has(command)) throw new Error(`${commandName(command)} already has a handler`);
       this.handlers.set(command, handler);
     }
@@ -159,7 +160,13 @@ export class CommandDispatcher {
 
     const handler = this.handlers.get(pkg.command);
     if (!handler) {
-      connection.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from(`Could not unwrap network package for command ${commandName(pkg.command)}: not supported by this server.`));
+      connection.send(
+        TcpCommand.BadRequest,
+        pkg.correlationId,
+        Buffer.from(
+          `Could not unwrap network package for command ${commandName(pkg.command)}: not supported by this server.`,
+        ),
+      );
       return;
     }
 
@@ -168,7 +175,13 @@ export class CommandDispatcher {
       try {
         message = decodeMessage(handler.request, pkg.body);
       } catch (err) {
-        connection.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from(`Could not unwrap network package for command ${commandName(pkg.command)}: ${(err as Error).message}`));
+        connection.send(
+          TcpCommand.BadRequest,
+          pkg.correlationId,
+          Buffer.from(
+            `Could not unwrap network package for command ${commandName(pkg.command)}: ${(err as Error).message}`,
+          ),
+        );
         return;
       }
     }
@@ -196,7 +209,13 @@ export class CommandDispatcher {
     this.invoke(connection, pkg, handler, message, connection.defaultUser);
   }
 
-  private invoke(connection: PeerConnection, pkg: TcpPackage, handler: CommandHandler, message: unknown, caller: Caller): void {
+  private invoke(
+    connection: PeerConnection,
+    pkg: TcpPackage,
+    handler: CommandHandler,
+    message: unknown,
+    caller: Caller,
+  ): void {
     if (handler.needsStore !== false && (this.stopping || this.eventLog.store.status !== 'ready')) {
       this.notHandled(connection, pkg, NotHandledReason.NotReady);
       return;
@@ -225,7 +244,13 @@ export class CommandDispatcher {
       this.notHandled(connection, pkg, NotHandledReason.NotReady);
     } else {
       this.logger.error({ err, command: commandName(pkg.command), connection: connection.id }, 'request failed');
-      connection.send(TcpCommand.BadRequest, pkg.correlationId, Buffer.from(`Internal server error while handling ${commandName(pkg.command)}: ${(err as Error)?.message ?? String(err)}`));
+      connection.send(
+        TcpCommand.BadRequest,
+        pkg.correlationId,
+        Buffer.from(
+          `Internal server error while handling ${commandName(pkg.command)}: ${(err as Error)?.message ?? String(err)}`,
+        ),
+      );
     }
   }
 

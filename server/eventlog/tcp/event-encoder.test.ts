@@ -1,9 +1,18 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EVENT_NUMBER_DELETED, type RecordedEvent, type ResolvedEvent, type ResolvedIndexedEvent } from '../store/types.ts';
+import {
+  EVENT_NUMBER_DELETED,
+  type RecordedEvent,
+  type ResolvedEvent,
+  type ResolvedIndexedEvent,
+} from '../store/types.ts';
 import { uuidToBytes } from '../store/uuid.ts';
 import { eventNumberToWire, resolvedEventToWire, resolvedIndexedEventToWire } from './codec.ts';
-import { encodeReadAllEventsCompleted, encodeReadStreamEventsCompleted, encodeStreamEventAppeared } from './event-encoder.ts';
+import {
+  encodeReadAllEventsCompleted,
+  encodeReadStreamEventsCompleted,
+  encodeStreamEventAppeared,
+} from './event-encoder.ts';
 import { encodeMessage } from './messages.ts';
 
 function record(overrides: Partial<RecordedEvent> = {}, withBytes = true): RecordedEvent {
@@ -42,13 +51,25 @@ const wireStream = (events: ResolvedIndexedEvent[], extra: Record<string, unknow
 
 describe('event encoder (checked against protobufjs)', () => {
   it('ReadStreamEventsCompleted: events, links, negative and deleted numbers, an error', () => {
-    const entries: ResolvedIndexedEvent[] = [...variety().map((event) => ({ event })), { event: record(), link: record({ eventType: '$>' }) }, { link: record() }];
+    const entries: ResolvedIndexedEvent[] = [
+      ...variety().map((event) => ({ event })),
+      { event: record(), link: record({ eventType: '$>' }) },
+      { link: record() },
+    ];
     for (const [next, last, error] of [
       [8, 7, undefined],
       [-1, -1, 'Read size too big'],
       [5, EVENT_NUMBER_DELETED, undefined],
     ] as const) {
-      const reply = { events: entries, result: 0, nextEventNumber: next, lastEventNumber: last, isEndOfStream: next < 0, lastCommitPosition: 987_654_321_012, error };
+      const reply = {
+        events: entries,
+        result: 0,
+        nextEventNumber: next,
+        lastEventNumber: last,
+        isEndOfStream: next < 0,
+        lastCommitPosition: 987_654_321_012,
+        error,
+      };
       const expected = wireStream(entries, {
         result: 0,
         nextEventNumber: eventNumberToWire(next),
@@ -59,23 +80,60 @@ describe('event encoder (checked against protobufjs)', () => {
       });
       expect(Buffer.from(encodeReadStreamEventsCompleted(reply))).toEqual(Buffer.from(expected));
     }
-    expect(Buffer.from(encodeReadStreamEventsCompleted({ events: [], result: 1, nextEventNumber: -1, lastEventNumber: -1, isEndOfStream: true, lastCommitPosition: 0 }))).toEqual(
-      Buffer.from(wireStream([], { result: 1, nextEventNumber: -1, lastEventNumber: -1, isEndOfStream: true, lastCommitPosition: 0 })),
+    expect(
+      Buffer.from(
+        encodeReadStreamEventsCompleted({
+          events: [],
+          result: 1,
+          nextEventNumber: -1,
+          lastEventNumber: -1,
+          isEndOfStream: true,
+          lastCommitPosition: 0,
+        }),
+      ),
+    ).toEqual(
+      Buffer.from(
+        wireStream([], {
+          result: 1,
+          nextEventNumber: -1,
+          lastEventNumber: -1,
+          isEndOfStream: true,
+          lastCommitPosition: 0,
+        }),
+      ),
     );
   });
 
   it('ReadAllEventsCompleted and FilteredReadAllEventsCompleted', () => {
-    const entries: ResolvedEvent[] = variety().map((event, i) => ({ event, commitPosition: 1000 + i * 2, preparePosition: 999 + i * 2 }));
+    const entries: ResolvedEvent[] = variety().map((event, i) => ({
+      event,
+      commitPosition: 1000 + i * 2,
+      preparePosition: 999 + i * 2,
+    }));
     entries.push({ event: record(), link: record({ eventType: '$>' }), commitPosition: 5, preparePosition: 5 });
-    const base = { commitPosition: 17, preparePosition: 16, nextCommitPosition: -1, nextPreparePosition: -1, result: 0 };
+    const base = {
+      commitPosition: 17,
+      preparePosition: 16,
+      nextCommitPosition: -1,
+      nextPreparePosition: -1,
+      result: 0,
+    };
     expect(Buffer.from(encodeReadAllEventsCompleted({ ...base, events: entries }))).toEqual(
       Buffer.from(encodeMessage('ReadAllEventsCompleted', { ...base, events: entries.map(resolvedEventToWire) })),
     );
     const failed = { ...base, result: 3, error: 'Access denied.' };
-    expect(Buffer.from(encodeReadAllEventsCompleted({ ...failed, events: [] }))).toEqual(Buffer.from(encodeMessage('ReadAllEventsCompleted', { ...failed, events: [] })));
+    expect(Buffer.from(encodeReadAllEventsCompleted({ ...failed, events: [] }))).toEqual(
+      Buffer.from(encodeMessage('ReadAllEventsCompleted', { ...failed, events: [] })),
+    );
     for (const isEndOfStream of [true, false]) {
       expect(Buffer.from(encodeReadAllEventsCompleted({ ...failed, events: entries, isEndOfStream }))).toEqual(
-        Buffer.from(encodeMessage('FilteredReadAllEventsCompleted', { ...failed, events: entries.map(resolvedEventToWire), isEndOfStream })),
+        Buffer.from(
+          encodeMessage('FilteredReadAllEventsCompleted', {
+            ...failed,
+            events: entries.map(resolvedEventToWire),
+            isEndOfStream,
+          }),
+        ),
       );
     }
   });
@@ -83,7 +141,9 @@ describe('event encoder (checked against protobufjs)', () => {
   it('StreamEventAppeared', () => {
     for (const event of variety()) {
       const entry: ResolvedEvent = { event, commitPosition: 2 ** 35, preparePosition: 2 ** 35 - 1 };
-      expect(Buffer.from(encodeStreamEventAppeared(entry))).toEqual(Buffer.from(encodeMessage('StreamEventAppeared', { event: resolvedEventToWire(entry) })));
+      expect(Buffer.from(encodeStreamEventAppeared(entry))).toEqual(
+        Buffer.from(encodeMessage('StreamEventAppeared', { event: resolvedEventToWire(entry) })),
+      );
     }
   });
 });

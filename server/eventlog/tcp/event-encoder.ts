@@ -8,7 +8,12 @@
  * encoding. This writes each reply into one buffer sized by a first pass. event-encoder.test.ts checks
  * it byte for byte against protobufjs on the same values.
  */
-import { EVENT_NUMBER_DELETED, type RecordedEvent, type ResolvedEvent, type ResolvedIndexedEvent } from '../store/types.ts';
+import {
+  EVENT_NUMBER_DELETED,
+  type RecordedEvent,
+  type ResolvedEvent,
+  type ResolvedIndexedEvent,
+} from '../store/types.ts';
 import { dotNetBinaryDate } from './codec.ts';
 import { guidStringToBytes } from './guid.ts';
 
@@ -249,7 +254,13 @@ export function encodeReadStreamEventsCompleted(reply: ReadStreamReply): Uint8Ar
   const errorLength = reply.error ? Buffer.byteLength(reply.error, 'utf8') : 0;
   let total = 0;
   for (const s of entrySizes) total += lengthDelimitedSize(s);
-  total += 1 + varint32Size(reply.result) + int64FieldSize(reply.nextEventNumber) + int64FieldSize(reply.lastEventNumber) + 2 + int64FieldSize(reply.lastCommitPosition);
+  total +=
+    1 +
+    varint32Size(reply.result) +
+    int64FieldSize(reply.nextEventNumber) +
+    int64FieldSize(reply.lastEventNumber) +
+    2 +
+    int64FieldSize(reply.lastCommitPosition);
   if (reply.error) total += lengthDelimitedSize(errorLength);
   const out = new Out(total);
   let at = 0;
@@ -289,7 +300,12 @@ export function encodeReadAllEventsCompleted(reply: ReadAllReply): Uint8Array {
   const errorLength = reply.error ? Buffer.byteLength(reply.error, 'utf8') : 0;
   let total = int64FieldSize(reply.commitPosition) + int64FieldSize(reply.preparePosition);
   for (const s of eventSizes) total += lengthDelimitedSize(s);
-  total += int64FieldSize(reply.nextCommitPosition) + int64FieldSize(reply.nextPreparePosition) + (filtered ? 2 : 0) + 1 + varint32Size(reply.result);
+  total +=
+    int64FieldSize(reply.nextCommitPosition) +
+    int64FieldSize(reply.nextPreparePosition) +
+    (filtered ? 2 : 0) +
+    1 +
+    varint32Size(reply.result);
   if (reply.error) total += lengthDelimitedSize(errorLength);
   const out = new Out(total);
   out.int64(0x08, reply.commitPosition);

@@ -14,7 +14,9 @@ function collect(reader: FrameReader, chunks: Buffer[]): string[] {
 }
 
 describe('FrameReader', () => {
-  const bodies = ['first frame body', 'x', 'the third, somewhat longer, frame body '.repeat(20)].map((s) => Buffer.from(s));
+  const bodies = ['first frame body', 'x', 'the third, somewhat longer, frame body '.repeat(20)].map((s) =>
+    Buffer.from(s),
+  );
   const stream = Buffer.concat(bodies.map(frame));
 
   it('reads several frames from one chunk', () => {

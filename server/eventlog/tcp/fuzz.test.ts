@@ -31,20 +31,121 @@ function prng(seed: number): () => number {
 
 function templates(): Buffer[] {
   const id = () => crypto.randomBytes(16);
-  const newEvent = () => ({ eventId: guidStringToBytes(crypto.randomUUID()), eventType: 'Fuzz', dataContentType: 1, metadataContentType: 0, data: Buffer.from('{"fuzz":1}'), metadata: Buffer.from('{}') });
+  const newEvent = () => ({
+    eventId: guidStringToBytes(crypto.randomUUID()),
+    eventType: 'Fuzz',
+    dataContentType: 1,
+    metadataContentType: 0,
+    data: Buffer.from('{"fuzz":1}'),
+    metadata: Buffer.from('{}'),
+  });
   return [
-    encodeFrame(TcpCommand.WriteEvents, id(), encodeMessage('WriteEvents', { eventStreamId: 'fuzz-target', expectedVersion: -2, requireLeader: true, events: [newEvent(), newEvent()] })),
-    encodeFrame(TcpCommand.WriteEvents, id(), encodeMessage('WriteEvents', { eventStreamId: 'good-0', expectedVersion: 0, requireLeader: false, events: [newEvent()] })),
-    encodeFrame(TcpCommand.DeleteStream, id(), encodeMessage('DeleteStream', { eventStreamId: 'good-1', expectedVersion: -2, requireLeader: true, hardDelete: true })),
-    encodeFrame(TcpCommand.TransactionStart, id(), encodeMessage('TransactionStart', { eventStreamId: 'fuzz-tx', expectedVersion: -2, requireLeader: true })),
-    encodeFrame(TcpCommand.TransactionWrite, id(), encodeMessage('TransactionWrite', { transactionId: 1, requireLeader: true, events: [newEvent()] })),
-    encodeFrame(TcpCommand.TransactionCommit, id(), encodeMessage('TransactionCommit', { transactionId: 1, requireLeader: true })),
-    encodeFrame(TcpCommand.ReadEvent, id(), encodeMessage('ReadEvent', { eventStreamId: 'good-0', eventNumber: -1, resolveLinkTos: true, requireLeader: false })),
-    encodeFrame(TcpCommand.ReadStreamEventsForward, id(), encodeMessage('ReadStreamEvents', { eventStreamId: 'good-2', fromEventNumber: 0, maxCount: 20, resolveLinkTos: true, requireLeader: false })),
-    encodeFrame(TcpCommand.ReadStreamEventsBackward, id(), encodeMessage('ReadStreamEvents', { eventStreamId: 'good-1', fromEventNumber: -1, maxCount: 20, resolveLinkTos: false, requireLeader: false })),
-    encodeFrame(TcpCommand.ReadAllEventsForward, id(), encodeMessage('ReadAllEvents', { commitPosition: 0, preparePosition: 0, maxCount: 20, resolveLinkTos: false, requireLeader: false })),
-    encodeFrame(TcpCommand.FilteredReadAllEventsBackward, id(), encodeMessage('FilteredReadAllEvents', { commitPosition: -1, preparePosition: -1, maxCount: 10, maxSearchWindow: 50, resolveLinkTos: false, requireLeader: false, filter: { context: 1, type: 0, data: ['^F.*'] } })),
-    encodeFrame(TcpCommand.IdentifyClient, id(), encodeMessage('IdentifyClient', { version: 1, connectionName: 'fuzzer' })),
+    encodeFrame(
+      TcpCommand.WriteEvents,
+      id(),
+      encodeMessage('WriteEvents', {
+        eventStreamId: 'fuzz-target',
+        expectedVersion: -2,
+        requireLeader: true,
+        events: [newEvent(), newEvent()],
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.WriteEvents,
+      id(),
+      encodeMessage('WriteEvents', {
+        eventStreamId: 'good-0',
+        expectedVersion: 0,
+        requireLeader: false,
+        events: [newEvent()],
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.DeleteStream,
+      id(),
+      encodeMessage('DeleteStream', {
+        eventStreamId: 'good-1',
+        expectedVersion: -2,
+        requireLeader: true,
+        hardDelete: true,
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.TransactionStart,
+      id(),
+      encodeMessage('TransactionStart', { eventStreamId: 'fuzz-tx', expectedVersion: -2, requireLeader: true }),
+    ),
+    encodeFrame(
+      TcpCommand.TransactionWrite,
+      id(),
+      encodeMessage('TransactionWrite', { transactionId: 1, requireLeader: true, events: [newEvent()] }),
+    ),
+    encodeFrame(
+      TcpCommand.TransactionCommit,
+      id(),
+      encodeMessage('TransactionCommit', { transactionId: 1, requireLeader: true }),
+    ),
+    encodeFrame(
+      TcpCommand.ReadEvent,
+      id(),
+      encodeMessage('ReadEvent', {
+        eventStreamId: 'good-0',
+        eventNumber: -1,
+        resolveLinkTos: true,
+        requireLeader: false,
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.ReadStreamEventsForward,
+      id(),
+      encodeMessage('ReadStreamEvents', {
+        eventStreamId: 'good-2',
+        fromEventNumber: 0,
+        maxCount: 20,
+        resolveLinkTos: true,
+        requireLeader: false,
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.ReadStreamEventsBackward,
+      id(),
+      encodeMessage('ReadStreamEvents', {
+        eventStreamId: 'good-1',
+        fromEventNumber: -1,
+        maxCount: 20,
+        resolveLinkTos: false,
+        requireLeader: false,
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.ReadAllEventsForward,
+      id(),
+      encodeMessage('ReadAllEvents', {
+        commitPosition: 0,
+        preparePosition: 0,
+        maxCount: 20,
+        resolveLinkTos: false,
+        requireLeader: false,
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.FilteredReadAllEventsBackward,
+      id(),
+      encodeMessage('FilteredReadAllEvents', {
+        commitPosition: -1,
+        preparePosition: -1,
+        maxCount: 10,
+        maxSearchWindow: 50,
+        resolveLinkTos: false,
+        requireLeader: false,
+        filter: { context: 1, type: 0, data: ['^F.*'] },
+      }),
+    ),
+    encodeFrame(
+      TcpCommand.IdentifyClient,
+      id(),
+      encodeMessage('IdentifyClient', { version: 1, connectionName: 'fuzzer' }),
+    ),
     encodeFrame(TcpCommand.Authenticate, id(), null, { login: 'admin', password: 'guess' }),
     encodeFrame(TcpCommand.ScavengeDatabase, id(), null),
     encodeFrame(TcpCommand.Ping, id(), Buffer.from('ping')),
@@ -99,7 +200,11 @@ function fuzzFrame(random: () => number, base: Buffer[]): Buffer {
   }
 }
 
-async function fuzzSocket(port: number, random: () => number, frames: number): Promise<{ sent: number; reconnects: number }> {
+async function fuzzSocket(
+  port: number,
+  random: () => number,
+  frames: number,
+): Promise<{ sent: number; reconnects: number }> {
   const base = templates();
   let sent = 0;
   let reconnects = 0;
@@ -141,15 +246,30 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
 
   it('stays up, serves the good client and writes nothing but the good client’s events', async () => {
     const admin = new es.UserCredentials('admin', 'changeit');
-    const good = await connectClient(es, `tcp://127.0.0.1:${fx.port}`, { defaultUserCredentials: admin }, 'good-client');
+    const good = await connectClient(
+      es,
+      `tcp://127.0.0.1:${fx.port}`,
+      { defaultUserCredentials: admin },
+      'good-client',
+    );
     try {
       // Only admins may write user streams from here on, so no fuzzed (anonymous) frame can write anything.
-      await good.appendToStream('$settings', es.expectedVersion.any, es.createJsonEventData(crypto.randomUUID(), {
-        $userStreamAcl: { $r: '$all', $w: '$admins', $d: '$admins', $mr: '$all', $mw: '$admins' },
-        $systemStreamAcl: { $r: '$admins', $w: '$admins', $d: '$admins', $mr: '$admins', $mw: '$admins' },
-      }, null, '$settings'));
+      await good.appendToStream(
+        '$settings',
+        es.expectedVersion.any,
+        es.createJsonEventData(
+          crypto.randomUUID(),
+          {
+            $userStreamAcl: { $r: '$all', $w: '$admins', $d: '$admins', $mr: '$all', $mw: '$admins' },
+            $systemStreamAcl: { $r: '$admins', $w: '$admins', $d: '$admins', $mr: '$admins', $mw: '$admins' },
+          },
+          null,
+          '$settings',
+        ),
+      );
       const before = new Set<string>();
-      for (const e of (await good.readAllEventsForward(es.positions.start, 4096, false)).events) before.add(e.originalEvent.eventId);
+      for (const e of (await good.readAllEventsForward(es.positions.start, 4096, false)).events)
+        before.add(e.originalEvent.eventId);
 
       const written = new Map<string, { stream: string; number: number; data: string }>();
       let fuzzing = true;
@@ -157,9 +277,13 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
         const stream = `good-${w}`;
         let version = -1;
         while (fuzzing || version < 5) {
-          const batch = Array.from({ length: 1 + (version % 3 === 0 ? 2 : 0) }, (_, i) => jsonEvent(es, 'Good', { w, n: version + 1 + i, pad: 'x'.repeat(i * 50) }));
+          const batch = Array.from({ length: 1 + (version % 3 === 0 ? 2 : 0) }, (_, i) =>
+            jsonEvent(es, 'Good', { w, n: version + 1 + i, pad: 'x'.repeat(i * 50) }),
+          );
           const r = await good.appendToStream(stream, version, batch);
-          batch.forEach((e: { eventId: string; data: Buffer }, i: number) => written.set(e.eventId, { stream, number: version + 1 + i, data: e.data.toString() }));
+          batch.forEach((e: { eventId: string; data: Buffer }, i: number) =>
+            written.set(e.eventId, { stream, number: version + 1 + i, data: e.data.toString() }),
+          );
           version = r.nextExpectedVersion.toNumber();
           const back = await good.readEvent(stream, version, false);
           expect(back.status).toBe('success');
@@ -167,7 +291,9 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
       };
       const workers = [0, 1, 2].map(worker);
       const random = prng(SEED);
-      const fuzzers = Array.from({ length: FUZZ_SOCKETS }, () => fuzzSocket(fx.port, prng(Math.floor(random() * 2 ** 31)), FRAMES_PER_SOCKET));
+      const fuzzers = Array.from({ length: FUZZ_SOCKETS }, () =>
+        fuzzSocket(fx.port, prng(Math.floor(random() * 2 ** 31)), FRAMES_PER_SOCKET),
+      );
       const results = await Promise.all(fuzzers);
       fuzzing = false;
       await Promise.all(workers);
@@ -188,7 +314,10 @@ describe(`protocol fuzzing (seed ${SEED})`, () => {
           const id = e.originalEvent.eventId;
           if (before.has(id)) continue;
           const expected = written.get(id);
-          expect(expected, `unexpected event ${e.originalEvent.eventStreamId}/${e.originalEvent.eventType} (seed ${SEED})`).toBeDefined();
+          expect(
+            expected,
+            `unexpected event ${e.originalEvent.eventStreamId}/${e.originalEvent.eventType} (seed ${SEED})`,
+          ).toBeDefined();
           expect(e.originalEvent.eventStreamId).toBe(expected!.stream);
           expect(e.originalEvent.eventNumber.toNumber()).toBe(expected!.number);
           expect(e.originalEvent.data.toString()).toBe(expected!.data);

@@ -16,8 +16,26 @@ export function guidBytesToString(bytes: Uint8Array): string {
   if (bytes.length !== GUID_BYTES) throw new RangeError(`a GUID is ${GUID_BYTES} bytes, got ${bytes.length}`);
   const h = (i: number) => HEX[bytes[TEXT_ORDER[i]]];
   return (
-    h(0) + h(1) + h(2) + h(3) + '-' + h(4) + h(5) + '-' + h(6) + h(7) + '-' + h(8) + h(9) + '-' +
-    h(10) + h(11) + h(12) + h(13) + h(14) + h(15)
+    h(0) +
+    h(1) +
+    h(2) +
+    h(3) +
+    '-' +
+    h(4) +
+    h(5) +
+    '-' +
+    h(6) +
+    h(7) +
+    '-' +
+    h(8) +
+    h(9) +
+    '-' +
+    h(10) +
+    h(11) +
+    h(12) +
+    h(13) +
+    h(14) +
+    h(15)
   );
 }
 

@@ -96,7 +96,14 @@ describe('event-log TCP limits', () => {
     fx.server.registerHandlers(subscriptionTcpHandlers(subs, { maxPerConnection: 3 }));
     const c = await RawClient.connect(fx.port, { answerHeartbeats: true });
     const replies = [];
-    for (let i = 0; i < 5; i++) replies.push(await c.request(TcpCommand.SubscribeToStream, encodeMessage('SubscribeToStream', { eventStreamId: `s-${i}`, resolveLinkTos: false }), ADMIN));
+    for (let i = 0; i < 5; i++)
+      replies.push(
+        await c.request(
+          TcpCommand.SubscribeToStream,
+          encodeMessage('SubscribeToStream', { eventStreamId: `s-${i}`, resolveLinkTos: false }),
+          ADMIN,
+        ),
+      );
     expect(replies.map((r) => r.command)).toEqual([
       TcpCommand.SubscriptionConfirmation,
       TcpCommand.SubscriptionConfirmation,
@@ -108,11 +115,17 @@ describe('event-log TCP limits', () => {
     expect(subs.volatile.list().length).toBe(3);
     // Unsubscribing frees a place.
     const first = c.received.find((p) => p.command === TcpCommand.SubscriptionConfirmation)!;
-    const gone = c.next((p) => p.correlationId.equals(first.correlationId) && p.command === TcpCommand.SubscriptionDropped);
+    const gone = c.next(
+      (p) => p.correlationId.equals(first.correlationId) && p.command === TcpCommand.SubscriptionDropped,
+    );
     c.send(TcpCommand.UnsubscribeFromStream, first.correlationId, encodeMessage('UnsubscribeFromStream', {}), ADMIN);
     await gone;
     await new Promise((r) => setTimeout(r, 20));
-    const again = await c.request(TcpCommand.SubscribeToStream, encodeMessage('SubscribeToStream', { eventStreamId: 'later', resolveLinkTos: false }), ADMIN);
+    const again = await c.request(
+      TcpCommand.SubscribeToStream,
+      encodeMessage('SubscribeToStream', { eventStreamId: 'later', resolveLinkTos: false }),
+      ADMIN,
+    );
     expect(again.command).toBe(TcpCommand.SubscriptionConfirmation);
     c.destroy();
   });
@@ -125,7 +138,15 @@ describe('a flood of broken packages', () => {
     const path = await import('node:path');
     const { startHomeport } = await import('../../index.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-log-flood-'));
-    const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'info' });
+    const hp = await startHomeport({
+      dataDir,
+      httpPort: 0,
+      tcpPort: 0,
+      tcpTlsPort: null,
+      logToConsole: false,
+      rendererDir: null,
+      logLevel: 'info',
+    });
     try {
       const lines: string[] = [];
       const off = hp.logs.subscribe((e) => lines.push(e.msg));

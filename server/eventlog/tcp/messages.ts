@@ -20,20 +20,53 @@ root.resolveAll();
 export type Int64 = number | { low: number; high: number; unsigned?: boolean };
 
 export type MessageName =
-  | 'NewEvent' | 'EventRecord' | 'ResolvedIndexedEvent' | 'ResolvedEvent' | 'Filter'
-  | 'WriteEvents' | 'WriteEventsCompleted' | 'DeleteStream' | 'DeleteStreamCompleted'
-  | 'TransactionStart' | 'TransactionStartCompleted' | 'TransactionWrite' | 'TransactionWriteCompleted'
-  | 'TransactionCommit' | 'TransactionCommitCompleted'
-  | 'ReadEvent' | 'ReadEventCompleted' | 'ReadStreamEvents' | 'ReadStreamEventsCompleted'
-  | 'ReadAllEvents' | 'ReadAllEventsCompleted' | 'FilteredReadAllEvents' | 'FilteredReadAllEventsCompleted'
-  | 'CreatePersistentSubscription' | 'UpdatePersistentSubscription' | 'DeletePersistentSubscription'
-  | 'CreatePersistentSubscriptionCompleted' | 'UpdatePersistentSubscriptionCompleted' | 'DeletePersistentSubscriptionCompleted'
-  | 'ConnectToPersistentSubscription' | 'PersistentSubscriptionAckEvents' | 'PersistentSubscriptionNakEvents'
-  | 'PersistentSubscriptionConfirmation' | 'PersistentSubscriptionStreamEventAppeared'
-  | 'SubscribeToStream' | 'FilteredSubscribeToStream' | 'CheckpointReached' | 'SubscriptionConfirmation'
-  | 'StreamEventAppeared' | 'UnsubscribeFromStream' | 'SubscriptionDropped'
-  | 'NotHandled' | 'NotHandled.LeaderInfo' | 'ScavengeDatabase' | 'ScavengeDatabaseResponse'
-  | 'IdentifyClient' | 'ClientIdentified';
+  | 'NewEvent'
+  | 'EventRecord'
+  | 'ResolvedIndexedEvent'
+  | 'ResolvedEvent'
+  | 'Filter'
+  | 'WriteEvents'
+  | 'WriteEventsCompleted'
+  | 'DeleteStream'
+  | 'DeleteStreamCompleted'
+  | 'TransactionStart'
+  | 'TransactionStartCompleted'
+  | 'TransactionWrite'
+  | 'TransactionWriteCompleted'
+  | 'TransactionCommit'
+  | 'TransactionCommitCompleted'
+  | 'ReadEvent'
+  | 'ReadEventCompleted'
+  | 'ReadStreamEvents'
+  | 'ReadStreamEventsCompleted'
+  | 'ReadAllEvents'
+  | 'ReadAllEventsCompleted'
+  | 'FilteredReadAllEvents'
+  | 'FilteredReadAllEventsCompleted'
+  | 'CreatePersistentSubscription'
+  | 'UpdatePersistentSubscription'
+  | 'DeletePersistentSubscription'
+  | 'CreatePersistentSubscriptionCompleted'
+  | 'UpdatePersistentSubscriptionCompleted'
+  | 'DeletePersistentSubscriptionCompleted'
+  | 'ConnectToPersistentSubscription'
+  | 'PersistentSubscriptionAckEvents'
+  | 'PersistentSubscriptionNakEvents'
+  | 'PersistentSubscriptionConfirmation'
+  | 'PersistentSubscriptionStreamEventAppeared'
+  | 'SubscribeToStream'
+  | 'FilteredSubscribeToStream'
+  | 'CheckpointReached'
+  | 'SubscriptionConfirmation'
+  | 'StreamEventAppeared'
+  | 'UnsubscribeFromStream'
+  | 'SubscriptionDropped'
+  | 'NotHandled'
+  | 'NotHandled.LeaderInfo'
+  | 'ScavengeDatabase'
+  | 'ScavengeDatabaseResponse'
+  | 'IdentifyClient'
+  | 'ClientIdentified';
 
 interface RequiredCheck {
   required: string[];
@@ -75,7 +108,8 @@ export class MissingRequiredFieldError extends Error {
 function assertRequired(type: protobuf.Type, value: Record<string, unknown>, where: string): void {
   const check = checkFor(type);
   for (const name of check.required) {
-    if (value[name] === undefined || value[name] === null) throw new MissingRequiredFieldError(`${where}: required field '${name}' is not set`);
+    if (value[name] === undefined || value[name] === null)
+      throw new MissingRequiredFieldError(`${where}: required field '${name}' is not set`);
   }
   for (const nested of check.nested) {
     const v = value[nested.name];

@@ -26,7 +26,9 @@ describe('TCP packages', () => {
   });
 
   it('parses an empty body and an empty password', () => {
-    const pkg = parsePackage(encodeFrame(TcpCommand.Authenticate, id, null, { login: 'admin', password: '' }).subarray(4));
+    const pkg = parsePackage(
+      encodeFrame(TcpCommand.Authenticate, id, null, { login: 'admin', password: '' }).subarray(4),
+    );
     expect(pkg.login).toBe('admin');
     expect(pkg.password).toBe('');
     expect(pkg.body.length).toBe(0);

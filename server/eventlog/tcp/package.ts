@@ -38,11 +38,13 @@ export function parsePackage(frame: Buffer): TcpPackage {
   let password: string | null = null;
   if (flags & TcpFlags.Authenticated) {
     const loginLength = frame[offset];
-    if (loginLength === undefined || offset + 1 + loginLength > frame.length) throw new PackageError('login length is past the end of the package');
+    if (loginLength === undefined || offset + 1 + loginLength > frame.length)
+      throw new PackageError('login length is past the end of the package');
     login = frame.toString('utf8', offset + 1, offset + 1 + loginLength);
     offset += 1 + loginLength;
     const passwordLength = frame[offset];
-    if (passwordLength === undefined || offset + 1 + passwordLength > frame.length) throw new PackageError('password length is past the end of the package');
+    if (passwordLength === undefined || offset + 1 + passwordLength > frame.length)
+      throw new PackageError('password length is past the end of the package');
     password = frame.toString('utf8', offset + 1, offset + 1 + passwordLength);
     offset += 1 + passwordLength;
   }
@@ -65,7 +67,8 @@ export function encodeFrame(
   if (options.login !== undefined || options.password !== undefined) {
     const login = Buffer.from(options.login ?? '', 'utf8');
     const password = Buffer.from(options.password ?? '', 'utf8');
-    if (login.length > MAX_CREDENTIAL_BYTES || password.length > MAX_CREDENTIAL_BYTES) throw new RangeError('login and password are at most 255 bytes each');
+    if (login.length > MAX_CREDENTIAL_BYTES || password.length > MAX_CREDENTIAL_BYTES)
+      throw new RangeError('login and password are at most 255 bytes each');
     credentials = Buffer.concat([Buffer.of(login.length), login, Buffer.of(password.length), password]);
     flags |= TcpFlags.Authenticated;
   }

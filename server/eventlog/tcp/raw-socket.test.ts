@@ -52,7 +52,10 @@ describe('event-log TCP over raw sockets', () => {
   });
 
   it('identifies the client, answers Ping with the same bytes and heartbeats with the same id', async () => {
-    const identified = await client.request(TcpCommand.IdentifyClient, encodeMessage('IdentifyClient', { version: 1, connectionName: 'raw-test' }));
+    const identified = await client.request(
+      TcpCommand.IdentifyClient,
+      encodeMessage('IdentifyClient', { version: 1, connectionName: 'raw-test' }),
+    );
     expect(identified.command).toBe(TcpCommand.ClientIdentified);
     expect(identified.body.length).toBe(0);
     expect(fx.server.connections.list().some((c) => c.connectionName === 'raw-test')).toBe(true);
@@ -67,7 +70,11 @@ describe('event-log TCP over raw sockets', () => {
 
   it('reassembles a request sent one byte at a time', async () => {
     const id = newId();
-    const frame = encodeFrame(TcpCommand.WriteEvents, id, writeEventsBody(stream('split'), [{ type: 'A', data: '{"split":true}' }]));
+    const frame = encodeFrame(
+      TcpCommand.WriteEvents,
+      id,
+      writeEventsBody(stream('split'), [{ type: 'A', data: '{"split":true}' }]),
+    );
     const reply = client.reply(id);
     for (const byte of frame) {
       client.write(Buffer.of(byte));
@@ -83,10 +90,12 @@ describe('event-log TCP over raw sockets', () => {
     const first = newId();
     const second = newId();
     const replies = [client.reply(first), client.reply(second)];
-    client.write(Buffer.concat([
-      encodeFrame(TcpCommand.WriteEvents, first, writeEventsBody(s, [{ type: 'A', data: '1' }], -1)),
-      encodeFrame(TcpCommand.WriteEvents, second, writeEventsBody(s, [{ type: 'A', data: '2' }], 0)),
-    ]));
+    client.write(
+      Buffer.concat([
+        encodeFrame(TcpCommand.WriteEvents, first, writeEventsBody(s, [{ type: 'A', data: '1' }], -1)),
+        encodeFrame(TcpCommand.WriteEvents, second, writeEventsBody(s, [{ type: 'A', data: '2' }], 0)),
+      ]),
+    );
     const [a, b] = await Promise.all(replies);
     expect(decodeMessage<WriteEventsCompleted>('WriteEventsCompleted', a.body).result).toBe(0);
     const secondResult = decodeMessage<WriteEventsCompleted>('WriteEventsCompleted', b.body);
@@ -107,11 +116,17 @@ describe('event-log TCP over raw sockets', () => {
     expect(missingRequired.body.toString()).toMatch(/required/);
 
     const shortId = encodeMessage('WriteEvents', {
-      eventStreamId: 's', expectedVersion: -2, requireLeader: true,
-      events: [{ eventId: Buffer.alloc(4), eventType: 'A', dataContentType: 0, metadataContentType: 0, data: Buffer.alloc(0) }],
+      eventStreamId: 's',
+      expectedVersion: -2,
+      requireLeader: true,
+      events: [
+        { eventId: Buffer.alloc(4), eventType: 'A', dataContentType: 0, metadataContentType: 0, data: Buffer.alloc(0) },
+      ],
     });
     expect((await client.request(TcpCommand.WriteEvents, shortId)).command).toBe(TcpCommand.BadRequest);
-    expect((await client.request(TcpCommand.WriteEvents, writeEventsBody('', [{ type: 'A', data: '{}' }]))).command).toBe(TcpCommand.BadRequest);
+    expect(
+      (await client.request(TcpCommand.WriteEvents, writeEventsBody('', [{ type: 'A', data: '{}' }]))).command,
+    ).toBe(TcpCommand.BadRequest);
 
     expect((await client.request(TcpCommand.Ping)).command).toBe(TcpCommand.Pong);
     expect(client.isClosed).toBe(false);
@@ -121,9 +136,16 @@ describe('event-log TCP over raw sockets', () => {
     const denied = await client.request(TcpCommand.WriteEvents, writeEventsBody('$all', [{ type: 'A', data: '{}' }]));
     expect(decodeMessage<WriteEventsCompleted>('WriteEventsCompleted', denied.body).result).toBe(7);
 
-    const tooMany = await client.request(TcpCommand.ReadStreamEventsForward, encodeMessage('ReadStreamEvents', {
-      eventStreamId: 'any', fromEventNumber: 0, maxCount: 4097, resolveLinkTos: false, requireLeader: false,
-    }));
+    const tooMany = await client.request(
+      TcpCommand.ReadStreamEventsForward,
+      encodeMessage('ReadStreamEvents', {
+        eventStreamId: 'any',
+        fromEventNumber: 0,
+        maxCount: 4097,
+        resolveLinkTos: false,
+        requireLeader: false,
+      }),
+    );
     const read = decodeMessage<{ result: number; error: string }>('ReadStreamEventsCompleted', tooMany.body);
     expect(read.result).toBe(4);
     expect(read.error).toMatch(/4096/);
@@ -136,7 +158,13 @@ describe('event-log TCP over raw sockets', () => {
       expect(none.command).toBe(TcpCommand.NotAuthenticated);
       const bad = await c.request(TcpCommand.Authenticate, null, { login: 'admin', password: 'nope' });
       expect(bad.command).toBe(TcpCommand.NotAuthenticated);
-      const readAll = encodeMessage('ReadAllEvents', { commitPosition: 0, preparePosition: 0, maxCount: 1, resolveLinkTos: false, requireLeader: false });
+      const readAll = encodeMessage('ReadAllEvents', {
+        commitPosition: 0,
+        preparePosition: 0,
+        maxCount: 1,
+        resolveLinkTos: false,
+        requireLeader: false,
+      });
       // After a failed Authenticate, packages without their own credentials are not authenticated either.
       expect((await c.request(TcpCommand.ReadAllEventsForward, readAll)).command).toBe(TcpCommand.NotAuthenticated);
       const good = await c.request(TcpCommand.Authenticate, null, ADMIN);
@@ -153,28 +181,64 @@ describe('event-log TCP over raw sockets', () => {
   it('runs filtered $all reads forward and backward', async () => {
     const s = stream('filtered');
     const type = `Filt${crypto.randomUUID().slice(0, 6)}`;
-    await client.request(TcpCommand.WriteEvents, writeEventsBody(s, [
-      { type: `${type}A`, data: '{}' }, { type: 'Other', data: '{}' }, { type: `${type}B`, data: '{}' },
-    ]));
+    await client.request(
+      TcpCommand.WriteEvents,
+      writeEventsBody(s, [
+        { type: `${type}A`, data: '{}' },
+        { type: 'Other', data: '{}' },
+        { type: `${type}B`, data: '{}' },
+      ]),
+    );
     const body = (maxCount: number, maxSearchWindow: number, commit: number, prepare: number, filter: object) =>
-      encodeMessage('FilteredReadAllEvents', { commitPosition: commit, preparePosition: prepare, maxCount, maxSearchWindow, resolveLinkTos: false, requireLeader: false, filter });
-    interface Filtered { result: number; isEndOfStream: boolean; events: { event: { eventType: string } }[]; nextCommitPosition: Int64; nextPreparePosition: Int64 }
+      encodeMessage('FilteredReadAllEvents', {
+        commitPosition: commit,
+        preparePosition: prepare,
+        maxCount,
+        maxSearchWindow,
+        resolveLinkTos: false,
+        requireLeader: false,
+        filter,
+      });
+    interface Filtered {
+      result: number;
+      isEndOfStream: boolean;
+      events: { event: { eventType: string } }[];
+      nextCommitPosition: Int64;
+      nextPreparePosition: Int64;
+    }
 
-    const byType = await client.request(TcpCommand.FilteredReadAllEventsForward, body(100, 10_000, 0, 0, { context: 1, type: 1, data: [type] }), ADMIN);
+    const byType = await client.request(
+      TcpCommand.FilteredReadAllEventsForward,
+      body(100, 10_000, 0, 0, { context: 1, type: 1, data: [type] }),
+      ADMIN,
+    );
     expect(byType.command).toBe(TcpCommand.FilteredReadAllEventsForwardCompleted);
     const forward = decodeMessage<Filtered>('FilteredReadAllEventsCompleted', byType.body);
     expect(forward.result).toBe(0);
     expect(forward.events.map((e) => e.event.eventType)).toEqual([`${type}A`, `${type}B`]);
     expect(forward.isEndOfStream).toBe(true);
 
-    const byStream = await client.request(TcpCommand.FilteredReadAllEventsBackward, body(100, 10_000, -1, -1, { context: 0, type: 0, data: [`^${s}$`] }), ADMIN);
+    const byStream = await client.request(
+      TcpCommand.FilteredReadAllEventsBackward,
+      body(100, 10_000, -1, -1, { context: 0, type: 0, data: [`^${s}$`] }),
+      ADMIN,
+    );
     expect(byStream.command).toBe(TcpCommand.FilteredReadAllEventsBackwardCompleted);
-    expect(decodeMessage<Filtered>('FilteredReadAllEventsCompleted', byStream.body).events.map((e) => e.event.eventType)).toEqual([`${type}B`, 'Other', `${type}A`]);
+    expect(
+      decodeMessage<Filtered>('FilteredReadAllEventsCompleted', byStream.body).events.map((e) => e.event.eventType),
+    ).toEqual([`${type}B`, 'Other', `${type}A`]);
 
-    const badRegex = await client.request(TcpCommand.FilteredReadAllEventsForward, body(10, 10, 0, 0, { context: 0, type: 0, data: ['('] }), ADMIN);
+    const badRegex = await client.request(
+      TcpCommand.FilteredReadAllEventsForward,
+      body(10, 10, 0, 0, { context: 0, type: 0, data: ['('] }),
+      ADMIN,
+    );
     expect(decodeMessage<Filtered>('FilteredReadAllEventsCompleted', badRegex.body).result).toBe(2);
 
-    const denied = await client.request(TcpCommand.FilteredReadAllEventsForward, body(10, 10, 0, 0, { context: 1, type: 1, data: ['x'] }));
+    const denied = await client.request(
+      TcpCommand.FilteredReadAllEventsForward,
+      body(10, 10, 0, 0, { context: 1, type: 1, data: ['x'] }),
+    );
     expect(decodeMessage<Filtered>('FilteredReadAllEventsCompleted', denied.body).result).toBe(3);
   });
 
@@ -186,7 +250,10 @@ describe('event-log TCP over raw sockets', () => {
     expect(started.result).toBe(0); // Started
     expect(started.scavengeId).toMatch(/^[0-9a-f-]{36}$/);
     // Asked again while it runs: InProgress, naming the running scavenge.
-    const again = decodeMessage<{ result: number; scavengeId: string }>('ScavengeDatabaseResponse', (await client.request(TcpCommand.ScavengeDatabase, null, ADMIN)).body);
+    const again = decodeMessage<{ result: number; scavengeId: string }>(
+      'ScavengeDatabaseResponse',
+      (await client.request(TcpCommand.ScavengeDatabase, null, ADMIN)).body,
+    );
     if (again.result === 1) expect(again.scavengeId).toBe(started.scavengeId);
     else expect(again).toMatchObject({ result: 0 }); // the first had already finished: a new one started
   });
@@ -219,11 +286,14 @@ describe('event-log TCP over raw sockets', () => {
 
   it('refuses the TrustedWrite flag and closes', async () => {
     const c = await RawClient.connect(fx.port);
-    const reply = await c.request(TcpCommand.WriteEvents, writeEventsBody(stream('trusted'), [{ type: 'A', data: '{}' }]), { flags: TcpFlags.TrustedWrite });
+    const reply = await c.request(
+      TcpCommand.WriteEvents,
+      writeEventsBody(stream('trusted'), [{ type: 'A', data: '{}' }]),
+      { flags: TcpFlags.TrustedWrite },
+    );
     expect(reply.command).toBe(TcpCommand.BadRequest);
     await c.closed;
   });
-
 });
 
 describe('event-log TCP heartbeats', () => {
@@ -259,7 +329,10 @@ describe('event-log TCP while the store is not ready', () => {
     const c = await RawClient.connect(fx.port);
     try {
       await fx.eventLog.close();
-      const reply = await c.request(TcpCommand.ReadEvent, encodeMessage('ReadEvent', { eventStreamId: 's', eventNumber: 0, resolveLinkTos: false, requireLeader: false }));
+      const reply = await c.request(
+        TcpCommand.ReadEvent,
+        encodeMessage('ReadEvent', { eventStreamId: 's', eventNumber: 0, resolveLinkTos: false, requireLeader: false }),
+      );
       expect(reply.command).toBe(TcpCommand.NotHandled);
       expect(decodeMessage<{ reason: number }>('NotHandled', reply.body).reason).toBe(0);
       // Connection-level requests still work.
@@ -279,7 +352,11 @@ describe('event-log TCP when the store is over its write-queue bound', () => {
       const ids = Array.from({ length: 20 }, () => newId());
       const replies = ids.map((id) => c.reply(id));
       const s = stream('busy');
-      c.write(Buffer.concat(ids.map((id) => encodeFrame(TcpCommand.WriteEvents, id, writeEventsBody(s, [{ type: 'A', data: '{}' }])))));
+      c.write(
+        Buffer.concat(
+          ids.map((id) => encodeFrame(TcpCommand.WriteEvents, id, writeEventsBody(s, [{ type: 'A', data: '{}' }]))),
+        ),
+      );
       const answered = await Promise.all(replies);
       const busy = answered.filter((p) => p.command === TcpCommand.NotHandled);
       const written = answered.filter((p) => p.command === TcpCommand.WriteEventsCompleted);
@@ -304,17 +381,32 @@ describe('event-log TCP replies larger than a frame', () => {
       const s = stream('huge');
       const payload = 'x'.repeat(100 * 1024);
       for (let i = 0; i < 20; i++) {
-        const r = await c.request(TcpCommand.WriteEvents, writeEventsBody(s, [{ type: 'Big', data: JSON.stringify({ i, payload }) }]));
+        const r = await c.request(
+          TcpCommand.WriteEvents,
+          writeEventsBody(s, [{ type: 'Big', data: JSON.stringify({ i, payload }) }]),
+        );
         expect(r.command).toBe(TcpCommand.WriteEventsCompleted);
       }
-      interface Slice { events: { event: { eventNumber: Int64 } }[]; nextEventNumber: Int64; isEndOfStream: boolean }
+      interface Slice {
+        events: { event: { eventNumber: Int64 } }[];
+        nextEventNumber: Int64;
+        isEndOfStream: boolean;
+      }
       for (const forward of [true, false]) {
         const numbers: number[] = [];
         let from = forward ? 0 : -1;
         let pages = 0;
         for (;;) {
-          const reply = await c.request(forward ? TcpCommand.ReadStreamEventsForward : TcpCommand.ReadStreamEventsBackward,
-            encodeMessage('ReadStreamEvents', { eventStreamId: s, fromEventNumber: from, maxCount: 20, resolveLinkTos: false, requireLeader: false }));
+          const reply = await c.request(
+            forward ? TcpCommand.ReadStreamEventsForward : TcpCommand.ReadStreamEventsBackward,
+            encodeMessage('ReadStreamEvents', {
+              eventStreamId: s,
+              fromEventNumber: from,
+              maxCount: 20,
+              resolveLinkTos: false,
+              requireLeader: false,
+            }),
+          );
           expect(reply.body.length).toBeLessThan(1024 * 1024);
           const slice = decodeMessage<Slice>('ReadStreamEventsCompleted', reply.body);
           numbers.push(...slice.events.map((e) => int64ToNumber(e.event.eventNumber)));
@@ -327,12 +419,19 @@ describe('event-log TCP replies larger than a frame', () => {
         expect(numbers).toEqual(forward ? all : all.reverse());
       }
 
-      interface AllSlice { events: { event: { eventStreamId: string } }[]; nextCommitPosition: Int64; nextPreparePosition: Int64 }
+      interface AllSlice {
+        events: { event: { eventStreamId: string } }[];
+        nextCommitPosition: Int64;
+        nextPreparePosition: Int64;
+      }
       let seen = 0;
       let position = { commitPosition: 0 as Int64, preparePosition: 0 as Int64 };
       for (let pages = 0; pages < 100; pages++) {
-        const reply = await c.request(TcpCommand.ReadAllEventsForward,
-          encodeMessage('ReadAllEvents', { ...position, maxCount: 20, resolveLinkTos: false, requireLeader: false }), ADMIN);
+        const reply = await c.request(
+          TcpCommand.ReadAllEventsForward,
+          encodeMessage('ReadAllEvents', { ...position, maxCount: 20, resolveLinkTos: false, requireLeader: false }),
+          ADMIN,
+        );
         expect(reply.body.length).toBeLessThan(1024 * 1024);
         const slice = decodeMessage<AllSlice>('ReadAllEventsCompleted', reply.body);
         if (slice.events.length === 0) break;
@@ -353,12 +452,24 @@ describe('event-log TCP send-queue bound', () => {
     const c = await RawClient.connect(fx.port);
     try {
       const s = stream('slow-reader');
-      await c.request(TcpCommand.WriteEvents, writeEventsBody(s, Array.from({ length: 10 }, () => ({ type: 'Big', data: JSON.stringify('y'.repeat(30_000)) }))));
+      await c.request(
+        TcpCommand.WriteEvents,
+        writeEventsBody(
+          s,
+          Array.from({ length: 10 }, () => ({ type: 'Big', data: JSON.stringify('y'.repeat(30_000)) })),
+        ),
+      );
       const [server] = fx.server.connections.all();
       expect(server.isBacklogged()).toBe(false);
       const closed = server.whenClosed();
       c.socket.pause(); // a client that stops reading
-      const read = encodeMessage('ReadStreamEvents', { eventStreamId: s, fromEventNumber: 0, maxCount: 10, resolveLinkTos: false, requireLeader: false });
+      const read = encodeMessage('ReadStreamEvents', {
+        eventStreamId: s,
+        fromEventNumber: 0,
+        maxCount: 10,
+        resolveLinkTos: false,
+        requireLeader: false,
+      });
       let sent = 0;
       while (!server.closed && sent < 2000) {
         c.send(TcpCommand.ReadStreamEventsForward, newId(), read);

@@ -3,7 +3,14 @@ import tls from 'node:tls';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import { LogThrottle } from '../../security/index.ts';
-import { ClientConnection, ConnectionRegistry, DEFAULT_CONNECTION_LIMITS, emptyStats, type ConnectionLimits, type TcpServerStats } from './connection.ts';
+import {
+  ClientConnection,
+  ConnectionRegistry,
+  DEFAULT_CONNECTION_LIMITS,
+  emptyStats,
+  type ConnectionLimits,
+  type TcpServerStats,
+} from './connection.ts';
 import { CommandDispatcher, type CommandHandlerMap } from './dispatcher.ts';
 import { adminHandlers } from './handlers/admin-handlers.ts';
 import { connectionHandlers } from './handlers/connection-handlers.ts';
@@ -84,13 +91,19 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
       // One line per minute at most: a flood must not push everything else out of the log.
       if (Date.now() - lastRefusalLog > 60_000) {
         lastRefusalLog = Date.now();
-        logger.warn({ limit: limits.maxConnections, remote: socket.remoteAddress, refusedSoFar: stats.connectionsRefused }, 'connection limit reached; refusing new connections');
+        logger.warn(
+          { limit: limits.maxConnections, remote: socket.remoteAddress, refusedSoFar: stats.connectionsRefused },
+          'connection limit reached; refusing new connections',
+        );
       }
       return;
     }
     const connection = new ClientConnection(socket, { dispatcher, logger, limits, secure, stats, protocolLog });
     connections.add(connection);
-    logger.debug({ connection: connection.id, remote: `${connection.remoteAddress}:${connection.remotePort}`, secure }, 'client connected');
+    logger.debug(
+      { connection: connection.id, remote: `${connection.remoteAddress}:${connection.remotePort}`, secure },
+      'client connected',
+    );
     connection.onClose((reason) => logger.debug({ connection: connection.id, reason }, 'client disconnected'));
   };
 
@@ -103,14 +116,26 @@ export async function startEventLogTcp(eventLog: EventLog, options: EventLogTcpO
     servers.push(tcpServer);
     let tlsAddress: AddressInfo | null = null;
     if (options.tlsPort !== null) {
-      const material = await loadTlsMaterial({ dataDir: options.dataDir, host: options.host, tlsCert: options.tlsCert, tlsKey: options.tlsKey, logger });
+      const material = await loadTlsMaterial({
+        dataDir: options.dataDir,
+        host: options.host,
+        tlsCert: options.tlsCert,
+        tlsKey: options.tlsKey,
+        logger,
+      });
       tlsServer = tls.createServer({ cert: material.cert, key: material.key }, (socket) => accept(socket, true));
       tlsServer.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
       tlsServer.on('error', (err) => logger.error({ err }, 'event-log TLS listener error'));
       tlsAddress = await listen(tlsServer, options.tlsPort, options.host);
       servers.push(tlsServer);
     }
-    logger.info({ tcp: `${tcpAddress.address}:${tcpAddress.port}`, tls: tlsAddress ? `${tlsAddress.address}:${tlsAddress.port}` : null }, 'event-log TCP listening');
+    logger.info(
+      {
+        tcp: `${tcpAddress.address}:${tcpAddress.port}`,
+        tls: tlsAddress ? `${tlsAddress.address}:${tlsAddress.port}` : null,
+      },
+      'event-log TCP listening',
+    );
 
     let closed: Promise<void> | null = null;
     return {

@@ -21,11 +21,21 @@ export interface TcpFixture {
 }
 
 /** An event log plus its TCP listener in a fresh temporary directory (no HTTP, no social server). */
-export async function startTcpFixture(options: Partial<EventLogTcpOptions> = {}, eventLogOptions: Partial<OpenEventLogOptions> = {}): Promise<TcpFixture> {
+export async function startTcpFixture(
+  options: Partial<EventLogTcpOptions> = {},
+  eventLogOptions: Partial<OpenEventLogOptions> = {},
+): Promise<TcpFixture> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tcp-raw-'));
   const logger = pino({ level: 'silent' });
   const eventLog = await openEventLog({ dataDir, logger, ...eventLogOptions });
-  const server = await startEventLogTcp(eventLog, { host: '127.0.0.1', port: 0, tlsPort: null, dataDir, logger, ...options });
+  const server = await startEventLogTcp(eventLog, {
+    host: '127.0.0.1',
+    port: 0,
+    tlsPort: null,
+    dataDir,
+    logger,
+    ...options,
+  });
   return {
     dataDir,
     eventLog,
@@ -83,7 +93,9 @@ export class RawClient {
   /** Connects; with answerHeartbeats the client stays alive like a real one (and hides those packages). */
   static connect(port: number, options: { answerHeartbeats?: boolean } = {}): Promise<RawClient> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host: '127.0.0.1', noDelay: true }, () => resolve(new RawClient(socket, options.answerHeartbeats ?? false)));
+      const socket = net.connect({ port, host: '127.0.0.1', noDelay: true }, () =>
+        resolve(new RawClient(socket, options.answerHeartbeats ?? false)),
+      );
       socket.once('error', reject);
     });
   }
@@ -96,7 +108,12 @@ export class RawClient {
     this.socket.write(bytes);
   }
 
-  send(command: number, correlationId: Buffer, body: Uint8Array | null = null, options: { flags?: number; login?: string; password?: string } = {}): void {
+  send(
+    command: number,
+    correlationId: Buffer,
+    body: Uint8Array | null = null,
+    options: { flags?: number; login?: string; password?: string } = {},
+  ): void {
     this.write(encodeFrame(command, correlationId, body, options));
   }
 
@@ -113,7 +130,11 @@ export class RawClient {
   }
 
   /** Sends a request and waits for the package answering it. */
-  request(command: number, body: Uint8Array | null = null, options: { flags?: number; login?: string; password?: string } = {}): Promise<TcpPackage> {
+  request(
+    command: number,
+    body: Uint8Array | null = null,
+    options: { flags?: number; login?: string; password?: string } = {},
+  ): Promise<TcpPackage> {
     const id = newId();
     const reply = this.reply(id);
     this.send(command, id, body, options);

@@ -25,7 +25,9 @@ describe('TLS certificate of the event-log listener', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const text = await new Promise<string>((resolve, reject) => {
-        const socket = tls.connect({ host: '127.0.0.1', port, ca: first.cert }, () => socket.once('data', (d) => resolve(String(d))));
+        const socket = tls.connect({ host: '127.0.0.1', port, ca: first.cert }, () =>
+          socket.once('data', (d) => resolve(String(d))),
+        );
         socket.once('error', reject);
       });
       expect(text).toBe('ok');
@@ -38,10 +40,24 @@ describe('TLS certificate of the event-log listener', () => {
     const generated = await loadTlsMaterial({ dataDir, host: '127.0.0.1', logger });
     const certFile = path.join(dataDir, TLS_DIR, TLS_CERT_FILE);
     const keyFile = path.join(dataDir, TLS_DIR, TLS_KEY_FILE);
-    expect(await loadTlsMaterial({ dataDir: os.tmpdir(), host: '127.0.0.1', logger, tlsCert: certFile, tlsKey: keyFile })).toMatchObject({ source: 'configured', cert: generated.cert });
-    expect((await loadTlsMaterial({ dataDir: os.tmpdir(), host: '127.0.0.1', logger, tlsCert: generated.cert, tlsKey: generated.key })).key).toBe(generated.key);
+    expect(
+      await loadTlsMaterial({ dataDir: os.tmpdir(), host: '127.0.0.1', logger, tlsCert: certFile, tlsKey: keyFile }),
+    ).toMatchObject({ source: 'configured', cert: generated.cert });
+    expect(
+      (
+        await loadTlsMaterial({
+          dataDir: os.tmpdir(),
+          host: '127.0.0.1',
+          logger,
+          tlsCert: generated.cert,
+          tlsKey: generated.key,
+        })
+      ).key,
+    ).toBe(generated.key);
     await expect(loadTlsMaterial({ dataDir, host: '127.0.0.1', logger, tlsCert: certFile })).rejects.toThrow(/both/);
-    await expect(loadTlsMaterial({ dataDir, host: '127.0.0.1', logger, tlsCert: '/nonexistent.pem', tlsKey: keyFile })).rejects.toThrow(/cannot read/);
+    await expect(
+      loadTlsMaterial({ dataDir, host: '127.0.0.1', logger, tlsCert: '/nonexistent.pem', tlsKey: keyFile }),
+    ).rejects.toThrow(/cannot read/);
   });
 });
 
@@ -52,20 +68,32 @@ describe('the running TLS listener', () => {
     const { FrameReader } = await import('./framing.ts');
     const { TcpCommand } = await import('./commands.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tls-live-'));
-    const hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: 0, logToConsole: false, rendererDir: null });
+    const hp = await startHomeport({
+      dataDir,
+      httpPort: 0,
+      tcpPort: 0,
+      tcpTlsPort: 0,
+      logToConsole: false,
+      rendererDir: null,
+    });
     try {
       const ca = fs.readFileSync(path.join(dataDir, TLS_DIR, TLS_CERT_FILE));
       for (const host of ['127.0.0.1', 'localhost']) {
         const reply = await new Promise<number>((resolve, reject) => {
           // rejectUnauthorized (the default) and the host name check: a real verification, not validateServer: false.
-          const socket = tls.connect({ host, port: hp.tlsPort!, ca, servername: host === 'localhost' ? 'localhost' : undefined }, () => {
-            socket.write(encodeFrame(TcpCommand.Ping, Buffer.alloc(16, 1), null));
-          });
+          const socket = tls.connect(
+            { host, port: hp.tlsPort!, ca, servername: host === 'localhost' ? 'localhost' : undefined },
+            () => {
+              socket.write(encodeFrame(TcpCommand.Ping, Buffer.alloc(16, 1), null));
+            },
+          );
           const reader = new FrameReader();
-          socket.on('data', (d) => reader.push(d, (frame) => {
-            resolve(parsePackage(frame).command);
-            socket.destroy();
-          }));
+          socket.on('data', (d) =>
+            reader.push(d, (frame) => {
+              resolve(parsePackage(frame).command);
+              socket.destroy();
+            }),
+          );
           socket.once('error', reject);
         });
         expect(reply).toBe(TcpCommand.Pong);

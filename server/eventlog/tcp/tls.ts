@@ -25,7 +25,10 @@ function pemOrFile(value: string, what: string): string {
   try {
     return fs.readFileSync(value, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the TLS ${what} file ${value}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { cause: err });
+    throw new Error(
+      `cannot read the TLS ${what} file ${value}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -41,10 +44,20 @@ function subjectAltNames(host: string) {
   return names;
 }
 
-export async function loadTlsMaterial(options: { dataDir: string; host: string; tlsCert?: string; tlsKey?: string; logger: Logger }): Promise<TlsMaterial> {
+export async function loadTlsMaterial(options: {
+  dataDir: string;
+  host: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  logger: Logger;
+}): Promise<TlsMaterial> {
   if (options.tlsCert || options.tlsKey) {
     if (!options.tlsCert || !options.tlsKey) throw new Error('a TLS certificate needs both tlsCert and tlsKey');
-    return { cert: pemOrFile(options.tlsCert, 'certificate'), key: pemOrFile(options.tlsKey, 'key'), source: 'configured' };
+    return {
+      cert: pemOrFile(options.tlsCert, 'certificate'),
+      key: pemOrFile(options.tlsKey, 'key'),
+      source: 'configured',
+    };
   }
   const dir = path.join(options.dataDir, TLS_DIR);
   const certFile = path.join(dir, TLS_CERT_FILE);
@@ -73,6 +86,9 @@ export async function loadTlsMaterial(options: { dataDir: string; host: string; 
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, pems.private, { mode: 0o600 });
   fs.writeFileSync(certFile, pems.cert, { mode: 0o600 });
-  options.logger.info({ certFile, fingerprint: pems.fingerprint }, 'generated a self-signed certificate for the event-log TLS listener');
+  options.logger.info(
+    { certFile, fingerprint: pems.fingerprint },
+    'generated a self-signed certificate for the event-log TLS listener',
+  );
   return { cert: pems.cert, key: pems.private, source: 'generated' };
 }

@@ -1,7 +1,24 @@
 import type { FastifyInstance } from 'fastify';
-import { MAX_READ_COUNT, type EventFilter, type EventStore, type Position, type Principal, type ReadAllResult, type ResolvedEvent } from '../store/types.ts';
+import {
+  MAX_READ_COUNT,
+  type EventFilter,
+  type EventStore,
+  type Position,
+  type Principal,
+  type ReadAllResult,
+  type ResolvedEvent,
+} from '../store/types.ts';
 import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
-import { callerOf, errorForResult, pageFieldLimit, sendError, UiApiError, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
+import {
+  callerOf,
+  errorForResult,
+  pageFieldLimit,
+  sendError,
+  UiApiError,
+  uiEvent,
+  type EventLogUiDeps,
+  type UiEvent,
+} from './eventlog-context.ts';
 
 export interface AllFilter {
   hideSystem: boolean;
@@ -80,7 +97,15 @@ function checkRead(r: ReadAllResult): void {
 }
 
 /** Collects up to `count` matching events walking from `from`; examines at most `budget` events when filtered. */
-function scan(store: EventStore, from: AllCursor, direction: 'forward' | 'backward', count: number, f: AllFilter, caller: Principal, budget: number): Scan {
+function scan(
+  store: EventStore,
+  from: AllCursor,
+  direction: 'forward' | 'backward',
+  count: number,
+  f: AllFilter,
+  caller: Principal,
+  budget: number,
+): Scan {
   const entries: ResolvedEvent[] = [];
   const skipCursor = direction === 'forward' && from.exclusive;
   const accept = (e: ResolvedEvent) => {
@@ -91,7 +116,10 @@ function scan(store: EventStore, from: AllCursor, direction: 'forward' | 'backwa
   let pos: Position = { commitPosition: from.commitPosition, preparePosition: from.preparePosition };
   if (!isFiltered(f)) {
     const want = Math.min(MAX_READ_COUNT, count + (skipCursor ? 1 : 0));
-    const r = direction === 'forward' ? store.readAllForward(pos, want, false, caller) : store.readAllBackward(pos, want, false, caller);
+    const r =
+      direction === 'forward'
+        ? store.readAllForward(pos, want, false, caller)
+        : store.readAllBackward(pos, want, false, caller);
     checkRead(r);
     for (const e of r.events) if (entries.length < count && accept(e)) entries.push(e);
     return { entries, stop: r.nextPosition, atEnd: r.events.length < want, limited: false };
@@ -119,7 +147,13 @@ function scan(store: EventStore, from: AllCursor, direction: 'forward' | 'backwa
 }
 
 /** One bounded look past a page edge. Unknown (a sparse filter found nothing within the bound) counts as "maybe more". */
-function more(store: EventStore, from: AllCursor, direction: 'forward' | 'backward', f: AllFilter, caller: Principal): boolean {
+function more(
+  store: EventStore,
+  from: AllCursor,
+  direction: 'forward' | 'backward',
+  f: AllFilter,
+  caller: Principal,
+): boolean {
   const s = scan(store, from, direction, 1, f, caller, MAX_READ_COUNT);
   return s.entries.length > 0 || s.limited;
 }
@@ -128,7 +162,14 @@ function more(store: EventStore, from: AllCursor, direction: 'forward' | 'backwa
  * A page of `$all` by position (keyset): backward from (-1,-1) is the newest page, forward from (0,0) the oldest.
  * Links are shown as links (with their target named), as `$all` holds them.
  */
-export function readAllPage(store: EventStore, from: AllCursor, direction: 'forward' | 'backward', count: number, f: AllFilter, caller: Principal): AllPage {
+export function readAllPage(
+  store: EventStore,
+  from: AllCursor,
+  direction: 'forward' | 'backward',
+  count: number,
+  f: AllFilter,
+  caller: Principal,
+): AllPage {
   const s = scan(store, from, direction, count, f, caller, ALL_SCAN_BUDGET);
   const limit = pageFieldLimit(count);
   const ordered = direction === 'backward' ? [...s.entries].reverse() : s.entries;
@@ -139,11 +180,15 @@ export function readAllPage(store: EventStore, from: AllCursor, direction: 'forw
     older = positionOf(ordered[0]);
     newer = { ...positionOf(ordered[ordered.length - 1]), exclusive: true };
   } else if (direction === 'forward') {
-    older = from.commitPosition < 0 ? null : { commitPosition: from.commitPosition, preparePosition: from.preparePosition };
+    older =
+      from.commitPosition < 0 ? null : { commitPosition: from.commitPosition, preparePosition: from.preparePosition };
     newer = { ...s.stop, exclusive: false };
   } else {
     older = s.stop;
-    newer = from.commitPosition < 0 ? null : { commitPosition: from.commitPosition, preparePosition: from.preparePosition, exclusive: false };
+    newer =
+      from.commitPosition < 0
+        ? null
+        : { commitPosition: from.commitPosition, preparePosition: from.preparePosition, exclusive: false };
   }
   // The edge the read ran into is known; the other one costs one bounded look.
   const lookOlder = () => older !== null && more(store, { ...older, exclusive: false }, 'backward', f, caller);
@@ -153,10 +198,19 @@ export function readAllPage(store: EventStore, from: AllCursor, direction: 'forw
   return { events, older, newer, hasOlder, hasNewer, searchLimited: s.limited };
 }
 
-function parseCursor(commit: number | undefined, prepare: number | undefined, exclusive: boolean | undefined, direction: 'forward' | 'backward'): AllCursor {
-  if (commit === undefined) return direction === 'forward' ? { commitPosition: 0, preparePosition: 0, exclusive: false } : { ...END, exclusive: false };
+function parseCursor(
+  commit: number | undefined,
+  prepare: number | undefined,
+  exclusive: boolean | undefined,
+  direction: 'forward' | 'backward',
+): AllCursor {
+  if (commit === undefined)
+    return direction === 'forward'
+      ? { commitPosition: 0, preparePosition: 0, exclusive: false }
+      : { ...END, exclusive: false };
   const p = prepare ?? commit;
-  if (commit < -1 || p < -1 || (commit === -1) !== (p === -1)) throw new UiApiError(400, 'A position is two numbers ≥ 0, or -1,-1 for the end of the log');
+  if (commit < -1 || p < -1 || (commit === -1) !== (p === -1))
+    throw new UiApiError(400, 'A position is two numbers ≥ 0, or -1,-1 for the end of the log');
   if (commit === -1 && direction === 'forward') throw new UiApiError(400, 'A forward read starts at a position ≥ 0');
   return { commitPosition: commit, preparePosition: p, exclusive: exclusive ?? false };
 }
@@ -164,7 +218,16 @@ function parseCursor(commit: number | undefined, prepare: number | undefined, ex
 /** The global log (`$all`): positions both ways, system events hidden by default, stream-prefix and event-type filters. */
 export function allRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
   app.get<{
-    Querystring: { commit?: number; prepare?: number; exclusive?: boolean; direction?: 'forward' | 'backward'; count?: number; hideSystem?: boolean; streamPrefix?: string; eventType?: string };
+    Querystring: {
+      commit?: number;
+      prepare?: number;
+      exclusive?: boolean;
+      direction?: 'forward' | 'backward';
+      count?: number;
+      hideSystem?: boolean;
+      streamPrefix?: string;
+      eventType?: string;
+    };
   }>(
     '/eventlog/all',
     {
@@ -190,7 +253,11 @@ export function allRoutes(app: FastifyInstance, sessions: UiSessions, deps: Even
       const direction = q.direction ?? 'backward';
       try {
         const from = parseCursor(q.commit, q.prepare, q.exclusive, direction);
-        const filter: AllFilter = { hideSystem: q.hideSystem ?? true, streamPrefix: q.streamPrefix || undefined, eventType: q.eventType || undefined };
+        const filter: AllFilter = {
+          hideSystem: q.hideSystem ?? true,
+          streamPrefix: q.streamPrefix || undefined,
+          eventType: q.eventType || undefined,
+        };
         return readAllPage(deps.store, from, direction, q.count ?? 20, filter, callerOf(req, deps));
       } catch (err) {
         return sendError(reply, err);

@@ -23,7 +23,14 @@ let token: string;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-eventlog-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
   // A session signed in with the default password may only change it; these tests act as a real administrator.
   await hp.eventLog.users.changePassword('admin', 'admin-test-password');
   const res = await fetch(`${hp.httpUrl}${UI_API_PREFIX}/session`, {
@@ -39,7 +46,13 @@ afterAll(async () => {
 });
 
 function event(type: string, data: unknown, metadata: unknown = {}): NewEvent {
-  return { eventId: crypto.randomUUID(), eventType: type, isJson: true, data: Buffer.from(JSON.stringify(data)), metadata: Buffer.from(JSON.stringify(metadata)) };
+  return {
+    eventId: crypto.randomUUID(),
+    eventType: type,
+    isJson: true,
+    data: Buffer.from(JSON.stringify(data)),
+    metadata: Buffer.from(JSON.stringify(metadata)),
+  };
 }
 async function append(stream: string, events: NewEvent[]) {
   const r = await hp.eventLog.store.appendToStream(stream, ExpectedVersion.Any, events, ADMIN);
@@ -47,11 +60,18 @@ async function append(stream: string, events: NewEvent[]) {
   return r;
 }
 
-async function call<T = unknown>(p: string, init: { method?: string; body?: unknown; auth?: boolean } = {}): Promise<{ status: number; body: T }> {
+async function call<T = unknown>(
+  p: string,
+  init: { method?: string; body?: unknown; auth?: boolean } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = {};
   if (init.auth !== false) headers.authorization = `Bearer ${token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${hp.httpUrl}${UI_API_PREFIX}${p}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(`${hp.httpUrl}${UI_API_PREFIX}${p}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
@@ -87,7 +107,11 @@ describe('event-log UI API', () => {
       ['DELETE', '/eventlog/users/ops'],
     ];
     for (const [method, p] of routes) {
-      const { status } = await call(p, { method, auth: false, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+      const { status } = await call(p, {
+        method,
+        auth: false,
+        body: method === 'GET' || method === 'DELETE' ? undefined : {},
+      });
       expect({ method, p, status }).toEqual({ method, p, status: 401 });
     }
     const wsUrl = `${hp.httpUrl.replace('http', 'ws')}${UI_API_PREFIX}/eventlog/live?stream=x`;
@@ -105,22 +129,32 @@ describe('event-log UI API', () => {
     await append('shop_order-10', [event('Placed', { n: 10 })]);
     await append('shop_cart-1', [event('Opened', {})]);
 
-    const exact = await call<{ streams: { streamId: string; eventCount: number }[] }>(`/eventlog/streams?mode=exact&q=shop_order-1`);
+    const exact = await call<{ streams: { streamId: string; eventCount: number }[] }>(
+      `/eventlog/streams?mode=exact&q=shop_order-1`,
+    );
     expect(exact.body.streams.map((s) => s.streamId)).toEqual(['shop_order-1']);
     expect(exact.body.streams[0].eventCount).toBe(1);
-    expect((await call<{ streams: unknown[] }>(`/eventlog/streams?mode=exact&q=shop_order-3`)).body.streams).toEqual([]);
+    expect((await call<{ streams: unknown[] }>(`/eventlog/streams?mode=exact&q=shop_order-3`)).body.streams).toEqual(
+      [],
+    );
 
-    const prefix = await call<{ streams: { streamId: string }[] }>(`/eventlog/streams?mode=prefix&order=name&q=shop_order-`);
+    const prefix = await call<{ streams: { streamId: string }[] }>(
+      `/eventlog/streams?mode=prefix&order=name&q=shop_order-`,
+    );
     expect(prefix.body.streams.map((s) => s.streamId)).toEqual(['shop_order-1', 'shop_order-10', 'shop_order-2']);
 
-    const wild = await call<{ streams: { streamId: string }[] }>(`/eventlog/streams?mode=wildcard&order=name&q=${enc('shop_*-1')}`);
+    const wild = await call<{ streams: { streamId: string }[] }>(
+      `/eventlog/streams?mode=wildcard&order=name&q=${enc('shop_*-1')}`,
+    );
     expect(wild.body.streams.map((s) => s.streamId)).toEqual(['shop_cart-1', 'shop_order-1']);
 
     const cats = await call<{ categories: { category: string; streams: number }[] }>('/eventlog/categories');
     expect(cats.body.categories).toContainEqual({ category: 'shop_order', streams: 3 });
     expect(cats.body.categories).toContainEqual({ category: 'shop_cart', streams: 1 });
 
-    const recent = await call<{ created: { streamId: string }[]; changed: { streamId: string }[] }>('/eventlog/recent-streams?limit=2');
+    const recent = await call<{ created: { streamId: string }[]; changed: { streamId: string }[] }>(
+      '/eventlog/recent-streams?limit=2',
+    );
     expect(recent.body.created.map((s) => s.streamId)).toEqual(['shop_cart-1', 'shop_order-10']);
     expect(recent.body.changed[0].streamId).toBe('shop_cart-1');
     // System streams ($user-admin…) stay out unless asked for.
@@ -174,18 +208,32 @@ describe('event-log UI API', () => {
 
   it('shows one event with its neighbours, and resolves link events to their target', async () => {
     await append('detail-1', [event('A', { a: 1 }, { m: 1 }), event('B', { b: 2 }), event('C', { c: 3 })]);
-    const { body, status } = await call<{ event: { eventNumber: number; eventType: string; data: { text: string }; metadata: { text: string } }; previous: number | null; next: number | null }>(
-      '/eventlog/streams/detail-1/events/0',
-    );
+    const { body, status } = await call<{
+      event: { eventNumber: number; eventType: string; data: { text: string }; metadata: { text: string } };
+      previous: number | null;
+      next: number | null;
+    }>('/eventlog/streams/detail-1/events/0');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ event: { eventNumber: 0, eventType: 'A', data: { text: '{"a":1}' }, metadata: { text: '{"m":1}' } }, previous: null, next: 1 });
+    expect(body).toMatchObject({
+      event: { eventNumber: 0, eventType: 'A', data: { text: '{"a":1}' }, metadata: { text: '{"m":1}' } },
+      previous: null,
+      next: 1,
+    });
     const middle = await call<{ previous: number | null; next: number | null }>('/eventlog/streams/detail-1/events/1');
     expect(middle.body).toMatchObject({ previous: 0, next: 2 });
     const notThere = await call<{ error: string }>('/eventlog/streams/detail-1/events/7');
     expect(notThere.status).toBe(404);
     expect(notThere.body.error).toContain('Event 7');
 
-    await append('links-of-detail', [{ eventId: crypto.randomUUID(), eventType: '$>', isJson: false, data: Buffer.from('2@detail-1'), metadata: new Uint8Array() }]);
+    await append('links-of-detail', [
+      {
+        eventId: crypto.randomUUID(),
+        eventType: '$>',
+        isJson: false,
+        data: Buffer.from('2@detail-1'),
+        metadata: new Uint8Array(),
+      },
+    ]);
     const links = await call<StreamPage>('/eventlog/streams/links-of-detail/events');
     const link = links.body.events[0];
     expect(link.linkTo).toEqual({ streamId: 'detail-1', eventNumber: 2 });
@@ -193,12 +241,21 @@ describe('event-log UI API', () => {
   });
 
   it('adds an event after validating it, and loses nothing on bad input', async () => {
-    const bad = await call<{ error: string }>('/eventlog/streams/added-1/events', { method: 'POST', body: { eventType: 'Placed', data: '{"x": ' } });
+    const bad = await call<{ error: string }>('/eventlog/streams/added-1/events', {
+      method: 'POST',
+      body: { eventType: 'Placed', data: '{"x": ' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^Data is not valid JSON/);
-    const badMeta = await call<{ error: string }>('/eventlog/streams/added-1/events', { method: 'POST', body: { eventType: 'Placed', data: '{}', metadata: 'nope' } });
+    const badMeta = await call<{ error: string }>('/eventlog/streams/added-1/events', {
+      method: 'POST',
+      body: { eventType: 'Placed', data: '{}', metadata: 'nope' },
+    });
     expect(badMeta.body.error).toMatch(/^Metadata is not valid JSON/);
-    const badId = await call<{ error: string }>('/eventlog/streams/added-1/events', { method: 'POST', body: { eventType: 'Placed', data: '{}', eventId: 'x' } });
+    const badId = await call<{ error: string }>('/eventlog/streams/added-1/events', {
+      method: 'POST',
+      body: { eventType: 'Placed', data: '{}', eventId: 'x' },
+    });
     expect(badId.status).toBe(400);
     expect(hp.eventLog.store.lastEventNumber('added-1')).toBe(-1);
 
@@ -213,28 +270,46 @@ describe('event-log UI API', () => {
     expect(read.event?.event?.eventId).toBe(eventId);
     expect(Buffer.from(read.event!.event!.data).toString()).toBe('{"total": 12}');
 
-    const toAll = await call('/eventlog/streams/%24all/events', { method: 'POST', body: { eventType: 'X', data: '{}' } });
+    const toAll = await call('/eventlog/streams/%24all/events', {
+      method: 'POST',
+      body: { eventType: 'X', data: '{}' },
+    });
     expect(toAll.status).toBe(400);
   });
 
   it('edits stream metadata and the truncation shows in the next page', async () => {
-    await append('meta-1', Array.from({ length: 10 }, (_, i) => event('E', { i })));
+    await append(
+      'meta-1',
+      Array.from({ length: 10 }, (_, i) => event('E', { i })),
+    );
     const before = await call<{ metadata: unknown; version: number }>('/eventlog/streams/meta-1/metadata');
     expect(before.body).toMatchObject({ metadata: null, version: -1 });
 
-    const invalid = await call<{ error: string }>('/eventlog/streams/meta-1/metadata', { method: 'PUT', body: { metadata: { $maxCount: -3 } } });
+    const invalid = await call<{ error: string }>('/eventlog/streams/meta-1/metadata', {
+      method: 'PUT',
+      body: { metadata: { $maxCount: -3 } },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toContain('$maxCount');
-    const badAcl = await call<{ error: string }>('/eventlog/streams/meta-1/metadata', { method: 'PUT', body: { metadata: { $acl: { $x: 'a' } } } });
+    const badAcl = await call<{ error: string }>('/eventlog/streams/meta-1/metadata', {
+      method: 'PUT',
+      body: { metadata: { $acl: { $x: 'a' } } },
+    });
     expect(badAcl.status).toBe(400);
 
-    const saved = await call<{ version: number; effective: { truncateBefore?: number } }>('/eventlog/streams/meta-1/metadata', {
-      method: 'PUT',
-      body: { metadata: { $tb: 6, $acl: { $r: ['$admins', 'ops'] }, owner: 'billing' }, expectedVersion: -1 },
-    });
+    const saved = await call<{ version: number; effective: { truncateBefore?: number } }>(
+      '/eventlog/streams/meta-1/metadata',
+      {
+        method: 'PUT',
+        body: { metadata: { $tb: 6, $acl: { $r: ['$admins', 'ops'] }, owner: 'billing' }, expectedVersion: -1 },
+      },
+    );
     expect(saved.status).toBe(200);
     expect(saved.body.effective.truncateBefore).toBe(6);
-    const stale = await call('/eventlog/streams/meta-1/metadata', { method: 'PUT', body: { metadata: { $tb: 2 }, expectedVersion: -1 } });
+    const stale = await call('/eventlog/streams/meta-1/metadata', {
+      method: 'PUT',
+      body: { metadata: { $tb: 2 }, expectedVersion: -1 },
+    });
     expect(stale.status).toBe(409);
 
     const after = await call<{ metadata: Record<string, unknown> }>('/eventlog/streams/meta-1/metadata');
@@ -257,13 +332,22 @@ describe('event-log UI API', () => {
     const hard = await call<{ error: string }>('/eventlog/streams/gone-hard/events');
     expect(hard.status).toBe(410);
     expect(hard.body.error).toContain('deleted');
-    const again = await call<{ error: string }>('/eventlog/streams/gone-hard/events', { method: 'POST', body: { eventType: 'E', data: '{}' } });
+    const again = await call<{ error: string }>('/eventlog/streams/gone-hard/events', {
+      method: 'POST',
+      body: { eventType: 'E', data: '{}' },
+    });
     expect(again.status).toBe(410);
   });
 
   it('pages $all both ways by position without gaps or repeats, hides system events, and filters', async () => {
-    await append('allpage-a', Array.from({ length: 30 }, (_, i) => event('Alpha', { i })));
-    await append('allpage-b', Array.from({ length: 30 }, (_, i) => event('Beta', { i })));
+    await append(
+      'allpage-a',
+      Array.from({ length: 30 }, (_, i) => event('Alpha', { i })),
+    );
+    await append(
+      'allpage-b',
+      Array.from({ length: 30 }, (_, i) => event('Beta', { i })),
+    );
     const get = (q: string) => call<AllPage>(`/eventlog/all?${q}`);
 
     const newest = await get('count=25');
@@ -277,19 +361,29 @@ describe('event-log UI API', () => {
     let page = newest.body;
     backward.unshift(...page.events.map((e) => `${e.streamId}/${e.eventNumber}`));
     while (page.hasOlder) {
-      page = (await get(`count=25&direction=backward&commit=${page.older!.commitPosition}&prepare=${page.older!.preparePosition}`)).body;
+      page = (
+        await get(
+          `count=25&direction=backward&commit=${page.older!.commitPosition}&prepare=${page.older!.preparePosition}`,
+        )
+      ).body;
       backward.unshift(...page.events.map((e) => `${e.streamId}/${e.eventNumber}`));
     }
     const forward: string[] = [];
     page = (await get('count=25&direction=forward')).body;
     forward.push(...page.events.map((e) => `${e.streamId}/${e.eventNumber}`));
     while (page.hasNewer) {
-      page = (await get(`count=25&direction=forward&commit=${page.newer!.commitPosition}&prepare=${page.newer!.preparePosition}&exclusive=${page.newer!.exclusive}`)).body;
+      page = (
+        await get(
+          `count=25&direction=forward&commit=${page.newer!.commitPosition}&prepare=${page.newer!.preparePosition}&exclusive=${page.newer!.exclusive}`,
+        )
+      ).body;
       forward.push(...page.events.map((e) => `${e.streamId}/${e.eventNumber}`));
     }
     expect(forward).toEqual(backward);
     expect(new Set(forward).size).toBe(forward.length);
-    expect(forward.filter((k) => k.startsWith('allpage-a/'))).toEqual(Array.from({ length: 30 }, (_, i) => `allpage-a/${i}`));
+    expect(forward.filter((k) => k.startsWith('allpage-a/'))).toEqual(
+      Array.from({ length: 30 }, (_, i) => `allpage-a/${i}`),
+    );
 
     const withSystem = await get('count=4096&hideSystem=false');
     expect(withSystem.body.events.some((e) => e.streamId.startsWith('$'))).toBe(true);
@@ -321,7 +415,9 @@ describe('event-log UI API', () => {
     expect(fromAll.map((e) => e.streamId)).toEqual(['live-other', 'live-1', 'live-1']);
     expect(fromAll[0].position).toBeDefined();
     // Each tail is a volatile subscription like a TCP client's: the subscription monitor lists it.
-    const listed = await call<{ subscriptions: { stream: string; connectionName: string; user: string | null }[] }>('/eventlog/subscriptions');
+    const listed = await call<{ subscriptions: { stream: string; connectionName: string; user: string | null }[] }>(
+      '/eventlog/subscriptions',
+    );
     const tails = listed.body.subscriptions.filter((v) => v.connectionName === 'Homeport UI (live tail)');
     expect(tails.map((v) => v.stream).sort()).toEqual(['$all', 'live-1']);
     stream.close();
@@ -351,7 +447,12 @@ describe('event-log UI API', () => {
             },
             logs: hp.logs,
             dataDir: hp.config.dataDir,
-            extraRoutes: [eventLogUiRoutes(eventLogUiDeps({ eventLog: hp.eventLog, subscriptions: hp.subscriptions, connections: () => [] }), { live: { maxBuffered: 5, maxBatch: 2, highWaterBytes: 1 << 20 } })],
+            extraRoutes: [
+              eventLogUiRoutes(
+                eventLogUiDeps({ eventLog: hp.eventLog, subscriptions: hp.subscriptions, connections: () => [] }),
+                { live: { maxBuffered: 5, maxBatch: 2, highWaterBytes: 1 << 20 } },
+              ),
+            ],
           }),
         },
       ],
@@ -360,9 +461,16 @@ describe('event-log UI API', () => {
     try {
       const port = (app.server.address() as { port: number }).port;
       const t = sessions.mint({ name: 'owner', via: 'app-token' });
-      const live = await openLive(`ws://127.0.0.1:${port}${UI_API_PREFIX}/eventlog/live?stream=flood-1&access_token=${t}`);
+      const live = await openLive(
+        `ws://127.0.0.1:${port}${UI_API_PREFIX}/eventlog/live?stream=flood-1&access_token=${t}`,
+      );
       // One commit of 50 events reaches the tail as one batch: 5 fit, 45 are dropped and reported.
-      const write = await hp.eventLog.store.appendToStream('flood-1', ExpectedVersion.Any, Array.from({ length: 50 }, (_, i) => event('Flood', { i })), ADMIN);
+      const write = await hp.eventLog.store.appendToStream(
+        'flood-1',
+        ExpectedVersion.Any,
+        Array.from({ length: 50 }, (_, i) => event('Flood', { i })),
+        ADMIN,
+      );
       expect(write.result).toBe('Success');
       const skipped = await live.next((m) => m.type === 'skipped');
       expect(skipped).toEqual({ type: 'skipped', count: 45 });
@@ -376,53 +484,94 @@ describe('event-log UI API', () => {
 
   it('creates, reads, updates and deletes a persistent group, and pages its parked messages', async () => {
     await append('pg-orders', [event('Placed', { n: 1 })]);
-    const created = await call<{ group: { stream: string; group: string; settings: { maxRetryCount: number } } }>('/eventlog/persistent-groups/pg-orders/billing', {
-      method: 'POST',
-      body: { startFrom: 0, maxRetryCount: 3, consumerStrategy: 'RoundRobin' },
-    });
+    const created = await call<{ group: { stream: string; group: string; settings: { maxRetryCount: number } } }>(
+      '/eventlog/persistent-groups/pg-orders/billing',
+      {
+        method: 'POST',
+        body: { startFrom: 0, maxRetryCount: 3, consumerStrategy: 'RoundRobin' },
+      },
+    );
     expect(created.status).toBe(201);
     expect(created.body.group).toMatchObject({ stream: 'pg-orders', group: 'billing', settings: { maxRetryCount: 3 } });
-    expect((await call('/eventlog/persistent-groups/pg-orders/billing', { method: 'POST', body: {} })).status).toBe(409);
-    const invalid = await call<{ error: string }>('/eventlog/persistent-groups/pg-orders/other', { method: 'POST', body: { readBatchSize: 50, historyBufferSize: 10 } });
+    expect((await call('/eventlog/persistent-groups/pg-orders/billing', { method: 'POST', body: {} })).status).toBe(
+      409,
+    );
+    const invalid = await call<{ error: string }>('/eventlog/persistent-groups/pg-orders/other', {
+      method: 'POST',
+      body: { readBatchSize: 50, historyBufferSize: 10 },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toContain('Read batch size');
-    expect((await call('/eventlog/persistent-groups/pg-orders/other', { method: 'POST', body: { consumerStrategy: 'Random' } })).status).toBe(400);
+    expect(
+      (
+        await call('/eventlog/persistent-groups/pg-orders/other', {
+          method: 'POST',
+          body: { consumerStrategy: 'Random' },
+        })
+      ).status,
+    ).toBe(400);
 
-    const list = await call<{ groups: { stream: string; group: string; lastKnownEventNumber: number | null }[] }>('/eventlog/persistent-groups');
-    expect(list.body.groups).toContainEqual(expect.objectContaining({ stream: 'pg-orders', group: 'billing', lastKnownEventNumber: 0 }));
+    const list = await call<{ groups: { stream: string; group: string; lastKnownEventNumber: number | null }[] }>(
+      '/eventlog/persistent-groups',
+    );
+    expect(list.body.groups).toContainEqual(
+      expect.objectContaining({ stream: 'pg-orders', group: 'billing', lastKnownEventNumber: 0 }),
+    );
 
-    const updated = await call<{ group: { settings: { maxRetryCount: number; messageTimeoutMs: number } } }>('/eventlog/persistent-groups/pg-orders/billing', {
-      method: 'PUT',
-      body: { startFrom: 0, maxRetryCount: 7, messageTimeoutMs: 5000 },
-    });
+    const updated = await call<{ group: { settings: { maxRetryCount: number; messageTimeoutMs: number } } }>(
+      '/eventlog/persistent-groups/pg-orders/billing',
+      {
+        method: 'PUT',
+        body: { startFrom: 0, maxRetryCount: 7, messageTimeoutMs: 5000 },
+      },
+    );
     expect(updated.status).toBe(200);
     expect(updated.body.group.settings).toMatchObject({ maxRetryCount: 7, messageTimeoutMs: 5000 });
 
     const parked = await call<StreamPage>('/eventlog/persistent-groups/pg-orders/billing/parked');
     expect(parked.status).toBe(200);
     expect(parked.body.events).toEqual([]);
-    const replay = await call<{ replayed: number }>('/eventlog/persistent-groups/pg-orders/billing/parked/replay', { method: 'POST', body: {} });
+    const replay = await call<{ replayed: number }>('/eventlog/persistent-groups/pg-orders/billing/parked/replay', {
+      method: 'POST',
+      body: {},
+    });
     expect(replay.body.replayed).toBe(0);
 
     expect((await call('/eventlog/persistent-groups/pg-orders/billing', { method: 'DELETE' })).status).toBe(200);
     expect((await call('/eventlog/persistent-groups/pg-orders/billing')).status).toBe(404);
     expect((await call('/eventlog/persistent-groups/pg-orders/billing', { method: 'DELETE' })).status).toBe(404);
-    expect((await call('/eventlog/persistent-groups/pg-orders/billing/parked/replay', { method: 'POST', body: {} })).status).toBe(404);
+    expect(
+      (await call('/eventlog/persistent-groups/pg-orders/billing/parked/replay', { method: 'POST', body: {} })).status,
+    ).toBe(404);
   });
 
   it('manages event-log users', async () => {
     const list = await call<{ users: { name: string }[] }>('/eventlog/users');
     expect(list.body.users.map((u) => u.name)).toEqual(expect.arrayContaining(['admin', 'ops']));
-    const added = await call('/eventlog/users', { method: 'POST', body: { name: 'reporter', password: 'first-pass', groups: ['readers'] } });
+    const added = await call('/eventlog/users', {
+      method: 'POST',
+      body: { name: 'reporter', password: 'first-pass', groups: ['readers'] },
+    });
     expect(added.status).toBe(201);
-    expect(await hp.eventLog.users.authenticate('reporter', 'first-pass')).toMatchObject({ name: 'reporter', groups: expect.arrayContaining(['readers']) });
-    expect((await call('/eventlog/users', { method: 'POST', body: { name: 'reporter', password: 'x' } })).status).toBe(409);
-    expect((await call('/eventlog/users', { method: 'POST', body: { name: 'bad name', password: 'x' } })).status).toBe(400);
+    expect(await hp.eventLog.users.authenticate('reporter', 'first-pass')).toMatchObject({
+      name: 'reporter',
+      groups: expect.arrayContaining(['readers']),
+    });
+    expect((await call('/eventlog/users', { method: 'POST', body: { name: 'reporter', password: 'x' } })).status).toBe(
+      409,
+    );
+    expect((await call('/eventlog/users', { method: 'POST', body: { name: 'bad name', password: 'x' } })).status).toBe(
+      400,
+    );
 
-    expect((await call('/eventlog/users/reporter/password', { method: 'PUT', body: { password: 'second-pass' } })).status).toBe(200);
+    expect(
+      (await call('/eventlog/users/reporter/password', { method: 'PUT', body: { password: 'second-pass' } })).status,
+    ).toBe(200);
     expect(await hp.eventLog.users.authenticate('reporter', 'second-pass')).not.toBeNull();
     expect(await hp.eventLog.users.authenticate('reporter', 'first-pass')).toBeNull();
-    expect((await call('/eventlog/users/nobody/password', { method: 'PUT', body: { password: 'x' } })).status).toBe(404);
+    expect((await call('/eventlog/users/nobody/password', { method: 'PUT', body: { password: 'x' } })).status).toBe(
+      404,
+    );
 
     expect((await call('/eventlog/users/admin', { method: 'DELETE' })).status).toBe(400);
     expect((await call('/eventlog/users/reporter', { method: 'DELETE' })).status).toBe(200);
@@ -434,7 +583,9 @@ interface LiveClient {
   messages: LiveMessage[];
   next(pred: (m: LiveMessage) => boolean): Promise<LiveMessage>;
   /** Resolves with every event received so far once `done` says so. */
-  until(done: (events: import('./eventlog-context.ts').UiEvent[]) => boolean): Promise<import('./eventlog-context.ts').UiEvent[]>;
+  until(
+    done: (events: import('./eventlog-context.ts').UiEvent[]) => boolean,
+  ): Promise<import('./eventlog-context.ts').UiEvent[]>;
   close(): void;
 }
 

@@ -13,9 +13,14 @@ import { streamRoutes } from './streams.ts';
 export type { EventLogUiDeps } from './eventlog-context.ts';
 
 /** The event-log pages of the UI API (streams, events, `$all`, live tails, subscriptions, users), all owner-only. */
-export function eventLogUiRoutes(deps: EventLogUiDeps, options: { live?: LiveTailLimits } = {}): FastifyPluginAsync<{ sessions: UiSessions }> {
+export function eventLogUiRoutes(
+  deps: EventLogUiDeps,
+  options: { live?: LiveTailLimits } = {},
+): FastifyPluginAsync<{ sessions: UiSessions }> {
   return async (app, { sessions }) => {
-    app.setErrorHandler((err, _req, reply) => (err instanceof UiApiError ? reply.code(err.status).send({ error: err.message }) : reply.send(err)));
+    app.setErrorHandler((err, _req, reply) =>
+      err instanceof UiApiError ? reply.code(err.status).send({ error: err.message }) : reply.send(err),
+    );
     streamRoutes(app, sessions, deps);
     eventRoutes(app, sessions, deps);
     metadataRoutes(app, sessions, deps);

@@ -40,10 +40,25 @@ export interface UiSubscriptionsSource {
   listVolatile(): UiVolatileSubscription[];
   listGroups(): UiGroupSummary[];
   getGroup(stream: string, group: string): UiGroupDetail | undefined;
-  createGroup(stream: string, group: string, settings: Partial<UiGroupSettings>, caller: Principal): Promise<UiGroupOperationResult>;
-  updateGroup(stream: string, group: string, settings: Partial<UiGroupSettings>, caller: Principal): Promise<UiGroupOperationResult>;
+  createGroup(
+    stream: string,
+    group: string,
+    settings: Partial<UiGroupSettings>,
+    caller: Principal,
+  ): Promise<UiGroupOperationResult>;
+  updateGroup(
+    stream: string,
+    group: string,
+    settings: Partial<UiGroupSettings>,
+    caller: Principal,
+  ): Promise<UiGroupOperationResult>;
   deleteGroup(stream: string, group: string, caller: Principal): Promise<UiGroupOperationResult>;
-  replayParked(stream: string, group: string, stopAt: number | null, caller: Principal): Promise<UiGroupOperationResult & { replayed?: number }>;
+  replayParked(
+    stream: string,
+    group: string,
+    stopAt: number | null,
+    caller: Principal,
+  ): Promise<UiGroupOperationResult & { replayed?: number }>;
 }
 
 export interface UiGroupOperationResult {
@@ -145,7 +160,8 @@ export class UiApiError extends Error {
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof UiApiError) return reply.code(err.status).send({ error: err.message });
   const code = (err as { code?: string }).code;
-  if (code === 'HOMEPORT_STORE_BUSY') return reply.code(503).send({ error: 'The event store is busy; try again in a moment' });
+  if (code === 'HOMEPORT_STORE_BUSY')
+    return reply.code(503).send({ error: 'The event store is busy; try again in a moment' });
   if (code === 'HOMEPORT_STORE_NOT_READY') return reply.code(503).send({ error: 'The event store is not ready yet' });
   throw err;
 }
@@ -217,7 +233,9 @@ export function payload(bytes: Uint8Array, limit: number): UiPayload {
   const slice = truncated ? bytes.subarray(0, limit) : bytes;
   try {
     // A cut may split a multi-byte character; `stream: true` keeps the decoder from failing on that tail.
-    const text = truncated ? new TextDecoder('utf-8', { fatal: true }).decode(slice, { stream: true }) : strictUtf8.decode(slice);
+    const text = truncated
+      ? new TextDecoder('utf-8', { fatal: true }).decode(slice, { stream: true })
+      : strictUtf8.decode(slice);
     return { text, encoding: 'utf8', bytes: bytes.byteLength, truncated };
   } catch {
     return { text: Buffer.from(slice).toString('base64'), encoding: 'base64', bytes: bytes.byteLength, truncated };
@@ -243,11 +261,17 @@ export function uiRecord(r: RecordedEvent, limit: number, withPosition: boolean)
 /** Where a link event points, for the UI (the event log's one link parser; `-1`, "the end", is not shown as a target). */
 export function parseLinkData(data: Uint8Array): { streamId: string; eventNumber: number } | undefined {
   const parsed = parseLink(data);
-  return parsed.kind === 'link' && parsed.eventNumber >= 0 ? { streamId: parsed.streamId, eventNumber: parsed.eventNumber } : undefined;
+  return parsed.kind === 'link' && parsed.eventNumber >= 0
+    ? { streamId: parsed.streamId, eventNumber: parsed.eventNumber }
+    : undefined;
 }
 
 /** Converts a read entry; `position` is the `$all` position to show (the link's for resolved links). */
-export function uiEvent(entry: ResolvedIndexedEvent, limit: number, position?: { commitPosition: number; preparePosition: number }): UiEvent | null {
+export function uiEvent(
+  entry: ResolvedIndexedEvent,
+  limit: number,
+  position?: { commitPosition: number; preparePosition: number },
+): UiEvent | null {
   const own = entry.link ?? entry.event;
   if (!own) return null;
   const ev: UiEvent = uiRecord(own, limit, false);

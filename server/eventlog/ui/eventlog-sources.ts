@@ -9,7 +9,15 @@ import type {
   VolatileSubscriptionInfo,
 } from '../subscriptions/index.ts';
 import type { ConnectionInfo } from '../tcp/connection.ts';
-import type { EventLogUiDeps, UiConnectionSource, UiGroupDetail, UiGroupOperationResult, UiGroupSummary, UiSubscriptionsSource, UiVolatileSubscription } from './eventlog-context.ts';
+import type {
+  EventLogUiDeps,
+  UiConnectionSource,
+  UiGroupDetail,
+  UiGroupOperationResult,
+  UiGroupSummary,
+  UiSubscriptionsSource,
+  UiVolatileSubscription,
+} from './eventlog-context.ts';
 
 const orNull = (n: number) => (n < 0 ? null : n);
 
@@ -85,12 +93,16 @@ export function subscriptionsSource(subs: Subscriptions): UiSubscriptionsSource 
       const d = subs.getGroup(s, g);
       return d ? detailView(d) : undefined;
     },
-    createGroup: async (s, g, settings, caller) => outcome(await subs.createGroup(s, g, settings as Partial<PersistentSubscriptionSettings>, caller)),
-    updateGroup: async (s, g, settings, caller) => outcome(await subs.updateGroup(s, g, settings as Partial<PersistentSubscriptionSettings>, caller)),
+    createGroup: async (s, g, settings, caller) =>
+      outcome(await subs.createGroup(s, g, settings as Partial<PersistentSubscriptionSettings>, caller)),
+    updateGroup: async (s, g, settings, caller) =>
+      outcome(await subs.updateGroup(s, g, settings as Partial<PersistentSubscriptionSettings>, caller)),
     deleteGroup: async (s, g, caller) => outcome(await subs.deleteGroup(s, g, caller)),
     replayParked: async (s, g, stopAt) => {
       const replayed = subs.replayParked(s, g, stopAt === null ? {} : { stopAt });
-      return replayed === undefined ? { ok: false, code: 'DoesNotExist', message: `There is no group "${g}" on stream "${s}"` } : { ok: true, replayed };
+      return replayed === undefined
+        ? { ok: false, code: 'DoesNotExist', message: `There is no group "${g}" on stream "${s}"` }
+        : { ok: true, replayed };
     },
   };
 }
@@ -99,7 +111,9 @@ export function connectionView(c: ConnectionInfo): UiConnectionSource {
   return {
     id: c.id,
     connectionName: c.connectionName,
-    remoteAddress: c.remoteAddress.includes(':') ? `[${c.remoteAddress}]:${c.remotePort}` : `${c.remoteAddress}:${c.remotePort}`,
+    remoteAddress: c.remoteAddress.includes(':')
+      ? `[${c.remoteAddress}]:${c.remotePort}`
+      : `${c.remoteAddress}:${c.remotePort}`,
     user: c.user,
     connectedAt: c.connectedAt,
     bytesReceived: c.bytesReceived,
@@ -114,7 +128,11 @@ export function connectionView(c: ConnectionInfo): UiConnectionSource {
  * Everything the event-log pages of the UI API read from. The TCP listener starts after the HTTP server,
  * so its connection list comes through a getter that answers [] until then.
  */
-export function eventLogUiDeps(options: { eventLog: EventLog; subscriptions: Subscriptions; connections: () => readonly ConnectionInfo[] }): EventLogUiDeps {
+export function eventLogUiDeps(options: {
+  eventLog: EventLog;
+  subscriptions: Subscriptions;
+  connections: () => readonly ConnectionInfo[];
+}): EventLogUiDeps {
   const subs = subscriptionsSource(options.subscriptions);
   return {
     store: options.eventLog.store,

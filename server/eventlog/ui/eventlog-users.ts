@@ -17,13 +17,22 @@ function asUserError(err: unknown): unknown {
 export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
   const auth = { onRequest: requireOwner(sessions) };
   const mustBeAdmin = (req: Parameters<typeof callerOf>[0]) => {
-    if (!callerOf(req, deps).groups.includes('$admins')) throw new UiApiError(403, 'Only members of $admins manage event-log users');
+    if (!callerOf(req, deps).groups.includes('$admins'))
+      throw new UiApiError(403, 'Only members of $admins manage event-log users');
   };
 
   app.get('/eventlog/users', auth, async (req, reply) => {
     try {
       mustBeAdmin(req);
-      return { users: deps.users.list().map((u) => ({ name: u.name, fullName: u.fullName, groups: u.groups, disabled: u.disabled, createdAt: u.createdAt })) };
+      return {
+        users: deps.users.list().map((u) => ({
+          name: u.name,
+          fullName: u.fullName,
+          groups: u.groups,
+          disabled: u.disabled,
+          createdAt: u.createdAt,
+        })),
+      };
     } catch (err) {
       return sendError(reply, err);
     }
@@ -38,7 +47,12 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
           type: 'object',
           required: ['name', 'password'],
           additionalProperties: false,
-          properties: { name: NAME, password: PASSWORD, fullName: { type: 'string', maxLength: 255 }, groups: { type: 'array', maxItems: 64, items: GROUP } },
+          properties: {
+            name: NAME,
+            password: PASSWORD,
+            fullName: { type: 'string', maxLength: 255 },
+            groups: { type: 'array', maxItems: 64, items: GROUP },
+          },
         },
       },
     },
@@ -47,8 +61,21 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
       try {
         mustBeAdmin(req);
         if (deps.users.get(name)) throw new UiApiError(409, `User "${name}" already exists`);
-        const user = await deps.users.add({ name, password: req.body.password, fullName: req.body.fullName || name, groups: req.body.groups ?? [] });
-        return reply.code(201).send({ user: { name: user.name, fullName: user.fullName, groups: user.groups, disabled: user.disabled, createdAt: user.createdAt } });
+        const user = await deps.users.add({
+          name,
+          password: req.body.password,
+          fullName: req.body.fullName || name,
+          groups: req.body.groups ?? [],
+        });
+        return reply.code(201).send({
+          user: {
+            name: user.name,
+            fullName: user.fullName,
+            groups: user.groups,
+            disabled: user.disabled,
+            createdAt: user.createdAt,
+          },
+        });
       } catch (err) {
         return sendError(reply, asUserError(err));
       }
@@ -57,7 +84,17 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
 
   app.put<{ Params: { name: string }; Body: { password: string } }>(
     '/eventlog/users/:name/password',
-    { ...auth, schema: { body: { type: 'object', required: ['password'], additionalProperties: false, properties: { password: PASSWORD } } } },
+    {
+      ...auth,
+      schema: {
+        body: {
+          type: 'object',
+          required: ['password'],
+          additionalProperties: false,
+          properties: { password: PASSWORD },
+        },
+      },
+    },
     async (req, reply) => {
       const { name } = req.params;
       try {
@@ -76,7 +113,8 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
     try {
       mustBeAdmin(req);
       if (!deps.users.get(name)) throw new UiApiError(404, `There is no user "${name}"`);
-      if (req.uiPrincipal?.via === 'eventlog-admin' && req.uiPrincipal.name === name) throw new UiApiError(400, 'You cannot remove the account you are signed in with');
+      if (req.uiPrincipal?.via === 'eventlog-admin' && req.uiPrincipal.name === name)
+        throw new UiApiError(400, 'You cannot remove the account you are signed in with');
       await deps.users.remove(name);
       return { removed: true };
     } catch (err) {

@@ -31,12 +31,23 @@ const MAX_EVENT_TYPE = 1024;
  * One page of a stream by keyset: `from` is an event number (inclusive) and the direction says which way
  * to walk, so a page costs the same at event 0 and at event 1,000,000. Backward from -1 is the newest page.
  */
-export function readStreamPage(store: EventStore, streamId: string, from: number, direction: 'forward' | 'backward', count: number, caller: Principal): StreamPage {
+export function readStreamPage(
+  store: EventStore,
+  streamId: string,
+  from: number,
+  direction: 'forward' | 'backward',
+  count: number,
+  caller: Principal,
+): StreamPage {
   const limit = pageFieldLimit(count);
   // Below a truncation point ($tb, $maxCount) nothing is readable: start a forward read where the readable events begin.
   if (direction === 'forward') from = Math.max(from, readableStart(store, streamId));
-  const read = direction === 'forward' ? store.readStreamForward(streamId, from, count, true, caller) : store.readStreamBackward(streamId, from, count, true, caller);
-  if (read.result === 'NoStream') return { streamId, exists: false, events: [], lastEventNumber: -1, hasOlder: false, hasNewer: false };
+  const read =
+    direction === 'forward'
+      ? store.readStreamForward(streamId, from, count, true, caller)
+      : store.readStreamBackward(streamId, from, count, true, caller);
+  if (read.result === 'NoStream')
+    return { streamId, exists: false, events: [], lastEventNumber: -1, hasOlder: false, hasNewer: false };
   const error = errorForResult(read.result, streamId, read.error);
   if (error) throw error;
   const events = read.events.map((e) => uiEvent(e, limit)).filter((e): e is UiEvent => e !== null);
@@ -46,7 +57,8 @@ export function readStreamPage(store: EventStore, streamId: string, from: number
   let hasNewer: boolean;
   if (events.length) {
     const firstOnPage = events[0].eventNumber;
-    hasOlder = direction === 'backward' ? !read.isEndOfStream : probe(store, streamId, firstOnPage - 1, 'backward', caller);
+    hasOlder =
+      direction === 'backward' ? !read.isEndOfStream : probe(store, streamId, firstOnPage - 1, 'backward', caller);
     hasNewer = events[events.length - 1].eventNumber < last;
   } else if (direction === 'forward') {
     // Walked past the end: everything readable is older.
@@ -68,15 +80,33 @@ function readableStart(store: EventStore, streamId: string): number {
 }
 
 /** One-event read to learn whether anything readable lies beyond a page edge (truncation, maxCount, maxAge). */
-function probe(store: EventStore, streamId: string, from: number, direction: 'forward' | 'backward', caller: Principal): boolean {
+function probe(
+  store: EventStore,
+  streamId: string,
+  from: number,
+  direction: 'forward' | 'backward',
+  caller: Principal,
+): boolean {
   if (from < 0) return false;
-  const r = direction === 'forward' ? store.readStreamForward(streamId, from, 1, false, caller) : store.readStreamBackward(streamId, from, 1, false, caller);
+  const r =
+    direction === 'forward'
+      ? store.readStreamForward(streamId, from, 1, false, caller)
+      : store.readStreamBackward(streamId, from, 1, false, caller);
   return r.result === 'Success' && r.events.length > 0;
 }
 
-function neighbour(store: EventStore, streamId: string, from: number, direction: 'forward' | 'backward', caller: Principal): number | null {
+function neighbour(
+  store: EventStore,
+  streamId: string,
+  from: number,
+  direction: 'forward' | 'backward',
+  caller: Principal,
+): number | null {
   if (from < 0) return null;
-  const r = direction === 'forward' ? store.readStreamForward(streamId, from, 1, false, caller) : store.readStreamBackward(streamId, from, 1, false, caller);
+  const r =
+    direction === 'forward'
+      ? store.readStreamForward(streamId, from, 1, false, caller)
+      : store.readStreamBackward(streamId, from, 1, false, caller);
   const rec = r.result === 'Success' ? (r.events[0]?.link ?? r.events[0]?.event) : undefined;
   return rec ? rec.eventNumber : null;
 }
@@ -111,7 +141,12 @@ export const STREAM_PAGE_QUERY = {
 } as const;
 
 /** One page of a stream as the signed-in owner may read it, from a validated STREAM_PAGE_QUERY. */
-export function readStreamPageRequest(deps: EventLogUiDeps, streamId: string, query: StreamPageQuery, req: FastifyRequest): StreamPage {
+export function readStreamPageRequest(
+  deps: EventLogUiDeps,
+  streamId: string,
+  query: StreamPageQuery,
+  req: FastifyRequest,
+): StreamPage {
   const { from = -1, direction = 'backward', count = 20 } = query;
   if (direction === 'forward' && from < 0) throw new UiApiError(400, 'A forward read starts at an event number ≥ 0');
   return readStreamPage(deps.store, streamId, from, direction, count, callerOf(req, deps));
@@ -138,13 +173,27 @@ export function eventRoutes(app: FastifyInstance, sessions: UiSessions, deps: Ev
 
   app.get<{ Params: { stream: string; number: number } }>(
     '/eventlog/streams/:stream/events/:number',
-    { ...auth, schema: { params: { type: 'object', properties: { stream: { type: 'string' }, number: { type: 'integer', minimum: -1 } } } } },
+    {
+      ...auth,
+      schema: {
+        params: {
+          type: 'object',
+          properties: { stream: { type: 'string' }, number: { type: 'integer', minimum: -1 } },
+        },
+      },
+    },
     async (req, reply) => {
       const { stream, number } = req.params;
       const caller = callerOf(req, deps);
       try {
         const read = deps.store.readEvent(stream, number, true, caller);
-        const error = errorForResult(read.result, stream, read.result === 'NotFound' ? `Event ${number} is not in stream "${stream}" (never written, truncated or expired)` : read.error);
+        const error = errorForResult(
+          read.result,
+          stream,
+          read.result === 'NotFound'
+            ? `Event ${number} is not in stream "${stream}" (never written, truncated or expired)`
+            : read.error,
+        );
         if (error) throw error;
         const event = read.event ? uiEvent(read.event, FULL_FIELD_BYTES) : null;
         if (!event) throw new UiApiError(404, `Event ${number} is not in stream "${stream}"`);
@@ -183,7 +232,8 @@ export function eventRoutes(app: FastifyInstance, sessions: UiSessions, deps: Ev
       const stream = req.params.stream;
       const body = req.body;
       try {
-        if (stream === '$all' || stream === '') throw new UiApiError(400, 'Events are added to a named stream, not to $all');
+        if (stream === '$all' || stream === '')
+          throw new UiApiError(400, 'Events are added to a named stream, not to $all');
         const eventId = (body.eventId ?? crypto.randomUUID()).toLowerCase();
         if (!UUID.test(eventId)) throw new UiApiError(400, `Event id "${body.eventId}" is not a UUID`);
         if (!body.eventType.trim()) throw new UiApiError(400, 'Event type is empty');
@@ -194,12 +244,26 @@ export function eventRoutes(app: FastifyInstance, sessions: UiSessions, deps: Ev
         const result = await deps.store.appendToStream(
           stream,
           body.expectedVersion ?? ExpectedVersion.Any,
-          [{ eventId, eventType: body.eventType, isJson, data: Buffer.from(body.data, 'utf8'), metadata: Buffer.from(metadata, 'utf8') }],
+          [
+            {
+              eventId,
+              eventType: body.eventType,
+              isJson,
+              data: Buffer.from(body.data, 'utf8'),
+              metadata: Buffer.from(metadata, 'utf8'),
+            },
+          ],
           callerOf(req, deps),
         );
         const error = errorForResult(result.result, stream, result.message);
         if (error) throw error;
-        return reply.code(201).send({ streamId: stream, eventId, eventNumber: result.lastEventNumber, commitPosition: result.commitPosition, preparePosition: result.preparePosition });
+        return reply.code(201).send({
+          streamId: stream,
+          eventId,
+          eventNumber: result.lastEventNumber,
+          commitPosition: result.commitPosition,
+          preparePosition: result.preparePosition,
+        });
       } catch (err) {
         return sendError(reply, err);
       }

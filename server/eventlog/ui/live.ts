@@ -2,7 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
 import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/types.ts';
-import type { DropReason, SubscriberInfo, VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
+import type {
+  DropReason,
+  SubscriberInfo,
+  VolatileSubscribeRequest,
+  VolatileSubscribeResult,
+} from '../subscriptions/types.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
 import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
@@ -125,7 +130,8 @@ export class LiveTail {
     if (reason === 'StreamDeleted') return;
     const code = reason === 'AccessDenied' ? CLOSE_ACCESS_DENIED : 1001;
     this.close();
-    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason === 'AccessDenied' ? 'Access was withdrawn' : reason);
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING)
+      this.socket.close(code, reason === 'AccessDenied' ? 'Access was withdrawn' : reason);
   }
 
   private schedule(delayMs: number): void {
@@ -155,7 +161,13 @@ export class LiveTail {
       const events: UiEvent[] = [];
       for (const resolved of batch) {
         // The position the event has in $all (ResolvedEvent carries it).
-        const ev = uiEvent(resolved, limit, this.withPosition ? { commitPosition: resolved.commitPosition, preparePosition: resolved.preparePosition } : undefined);
+        const ev = uiEvent(
+          resolved,
+          limit,
+          this.withPosition
+            ? { commitPosition: resolved.commitPosition, preparePosition: resolved.preparePosition }
+            : undefined,
+        );
         if (ev) events.push(ev);
       }
       this.send({ type: 'events', events });
@@ -188,7 +200,12 @@ interface LiveQuery {
  * `GET /eventlog/live` (WebSocket; the token comes as `?access_token=`): `?stream=X` tails one stream,
  * no `stream` tails `$all` with the same filters as the `$all` page.
  */
-export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps, limits: LiveTailLimits = DEFAULT_LIVE_LIMITS): void {
+export function liveRoutes(
+  app: FastifyInstance,
+  sessions: UiSessions,
+  deps: EventLogUiDeps,
+  limits: LiveTailLimits = DEFAULT_LIVE_LIMITS,
+): void {
   app.get<{ Querystring: LiveQuery }>(
     '/eventlog/live',
     {
@@ -214,7 +231,11 @@ export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: Eve
         socket.close(CLOSE_ACCESS_DENIED, `Access to "${stream ?? '$all'}" is denied`);
         return;
       }
-      const filter: AllFilter = { hideSystem: req.query.hideSystem ?? true, streamPrefix: req.query.streamPrefix || undefined, eventType: req.query.eventType || undefined };
+      const filter: AllFilter = {
+        hideSystem: req.query.hideSystem ?? true,
+        streamPrefix: req.query.streamPrefix || undefined,
+        eventType: req.query.eventType || undefined,
+      };
       const subscribe = deps.subscribeLive;
       if (!subscribe) {
         socket.close(1013, 'The subscription service is not running yet');
@@ -225,7 +246,12 @@ export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: Eve
         store,
         subscribe,
         caller,
-        subscriber: { connectionId: `ui-live-${randomUUID()}`, connectionName: 'Homeport UI (live tail)', remoteAddress: `${req.ip}:${req.socket.remotePort ?? 0}`, caller },
+        subscriber: {
+          connectionId: `ui-live-${randomUUID()}`,
+          connectionName: 'Homeport UI (live tail)',
+          remoteAddress: `${req.ip}:${req.socket.remotePort ?? 0}`,
+          caller,
+        },
         streamId: stream ?? '$all',
         matches: stream ? (e) => e.streamId === stream : (e) => matchesAllFilter(filter, e.streamId, e.eventType),
         matchesDeleted: stream ? (s) => s === stream : (s) => matchesAllFilter(filter, s, ''),
@@ -234,7 +260,11 @@ export function liveRoutes(app: FastifyInstance, sessions: UiSessions, deps: Eve
         limits,
       });
       if (!tail.confirmation) return;
-      const message: LiveMessage = { type: 'subscribed', lastEventNumber: tail.confirmation.lastEventNumber, lastCommitPosition: tail.confirmation.lastCommitPosition };
+      const message: LiveMessage = {
+        type: 'subscribed',
+        lastEventNumber: tail.confirmation.lastEventNumber,
+        lastCommitPosition: tail.confirmation.lastCommitPosition,
+      };
       socket.send(JSON.stringify(message));
     },
   );

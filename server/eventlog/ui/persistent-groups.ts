@@ -2,8 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { CONSUMER_STRATEGIES, parkedStreamOf } from '../subscriptions/index.ts';
 import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
 import { readStreamPageRequest, STREAM_PAGE_QUERY, type StreamPageQuery } from './events.ts';
-import { callerOf, sendError, UiApiError, type EventLogUiDeps, type UiGroupOperationResult, type UiGroupSettings, type UiSubscriptionsSource } from './eventlog-context.ts';
-
+import {
+  callerOf,
+  sendError,
+  UiApiError,
+  type EventLogUiDeps,
+  type UiGroupOperationResult,
+  type UiGroupSettings,
+  type UiSubscriptionsSource,
+} from './eventlog-context.ts';
 
 const count = (min = 0) => ({ type: 'integer', minimum: min, maximum: 2147483647 });
 const settingsSchema = {
@@ -28,10 +35,20 @@ const settingsSchema = {
 
 function checkSettings(s: Partial<UiGroupSettings>): void {
   if (s.readBatchSize !== undefined && s.historyBufferSize !== undefined && s.readBatchSize >= s.historyBufferSize) {
-    throw new UiApiError(400, `Read batch size (${s.readBatchSize}) must be smaller than the history buffer size (${s.historyBufferSize})`);
+    throw new UiApiError(
+      400,
+      `Read batch size (${s.readBatchSize}) must be smaller than the history buffer size (${s.historyBufferSize})`,
+    );
   }
-  if (s.minCheckpointCount !== undefined && s.maxCheckpointCount !== undefined && s.minCheckpointCount > s.maxCheckpointCount) {
-    throw new UiApiError(400, `Minimum checkpoint count (${s.minCheckpointCount}) is larger than the maximum (${s.maxCheckpointCount})`);
+  if (
+    s.minCheckpointCount !== undefined &&
+    s.maxCheckpointCount !== undefined &&
+    s.minCheckpointCount > s.maxCheckpointCount
+  ) {
+    throw new UiApiError(
+      400,
+      `Minimum checkpoint count (${s.minCheckpointCount}) is larger than the maximum (${s.maxCheckpointCount})`,
+    );
   }
 }
 
@@ -73,40 +90,56 @@ export function persistentGroupRoutes(app: FastifyInstance, sessions: UiSessions
   app.get<{ Params: GroupParams }>(`${base}/:stream/:group`, auth, async (req, reply) => {
     try {
       const detail = engine(deps).getGroup(req.params.stream, req.params.group);
-      if (!detail) throw new UiApiError(404, `There is no group "${req.params.group}" on stream "${req.params.stream}"`);
+      if (!detail)
+        throw new UiApiError(404, `There is no group "${req.params.group}" on stream "${req.params.stream}"`);
       return { sampledAt: Date.now(), group: detail };
     } catch (err) {
       return sendError(reply, err);
     }
   });
 
-  app.post<{ Params: GroupParams; Body: Partial<UiGroupSettings> }>(`${base}/:stream/:group`, { ...auth, schema: { body: settingsSchema } }, async (req, reply) => {
-    const { stream, group } = req.params;
-    try {
-      if (!stream.trim() || !group.trim()) throw new UiApiError(400, 'A group needs a stream and a name');
-      if (stream === '$all') throw new UiApiError(400, 'Persistent subscriptions to $all are not available over the TCP protocol; pick a stream');
-      checkSettings(req.body ?? {});
-      check(await engine(deps).createGroup(stream, group, req.body ?? {}, callerOf(req, deps)), 'Creating the group');
-      return reply.code(201).send({ group: engine(deps).getGroup(stream, group) ?? null });
-    } catch (err) {
-      return sendError(reply, err);
-    }
-  });
+  app.post<{ Params: GroupParams; Body: Partial<UiGroupSettings> }>(
+    `${base}/:stream/:group`,
+    { ...auth, schema: { body: settingsSchema } },
+    async (req, reply) => {
+      const { stream, group } = req.params;
+      try {
+        if (!stream.trim() || !group.trim()) throw new UiApiError(400, 'A group needs a stream and a name');
+        if (stream === '$all')
+          throw new UiApiError(
+            400,
+            'Persistent subscriptions to $all are not available over the TCP protocol; pick a stream',
+          );
+        checkSettings(req.body ?? {});
+        check(await engine(deps).createGroup(stream, group, req.body ?? {}, callerOf(req, deps)), 'Creating the group');
+        return reply.code(201).send({ group: engine(deps).getGroup(stream, group) ?? null });
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    },
+  );
 
-  app.put<{ Params: GroupParams; Body: Partial<UiGroupSettings> }>(`${base}/:stream/:group`, { ...auth, schema: { body: settingsSchema } }, async (req, reply) => {
-    const { stream, group } = req.params;
-    try {
-      checkSettings(req.body ?? {});
-      check(await engine(deps).updateGroup(stream, group, req.body ?? {}, callerOf(req, deps)), 'Updating the group');
-      return { group: engine(deps).getGroup(stream, group) ?? null };
-    } catch (err) {
-      return sendError(reply, err);
-    }
-  });
+  app.put<{ Params: GroupParams; Body: Partial<UiGroupSettings> }>(
+    `${base}/:stream/:group`,
+    { ...auth, schema: { body: settingsSchema } },
+    async (req, reply) => {
+      const { stream, group } = req.params;
+      try {
+        checkSettings(req.body ?? {});
+        check(await engine(deps).updateGroup(stream, group, req.body ?? {}, callerOf(req, deps)), 'Updating the group');
+        return { group: engine(deps).getGroup(stream, group) ?? null };
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    },
+  );
 
   app.delete<{ Params: GroupParams }>(`${base}/:stream/:group`, auth, async (req, reply) => {
     try {
-      check(await engine(deps).deleteGroup(req.params.stream, req.params.group, callerOf(req, deps)), 'Deleting the group');
+      check(
+        await engine(deps).deleteGroup(req.params.stream, req.params.group, callerOf(req, deps)),
+        'Deleting the group',
+      );
       return { deleted: true };
     } catch (err) {
       return sendError(reply, err);
@@ -130,10 +163,20 @@ export function persistentGroupRoutes(app: FastifyInstance, sessions: UiSessions
 
   app.post<{ Params: GroupParams; Body: { stopAt?: number } }>(
     `${base}/:stream/:group/parked/replay`,
-    { ...auth, schema: { body: { type: 'object', additionalProperties: false, properties: { stopAt: { type: 'integer', minimum: 1 } } } } },
+    {
+      ...auth,
+      schema: {
+        body: { type: 'object', additionalProperties: false, properties: { stopAt: { type: 'integer', minimum: 1 } } },
+      },
+    },
     async (req, reply) => {
       try {
-        const r = await engine(deps).replayParked(req.params.stream, req.params.group, req.body?.stopAt ?? null, callerOf(req, deps));
+        const r = await engine(deps).replayParked(
+          req.params.stream,
+          req.params.group,
+          req.body?.stopAt ?? null,
+          callerOf(req, deps),
+        );
         check(r, 'Replaying parked messages');
         return { replayed: r.replayed ?? null };
       } catch (err) {

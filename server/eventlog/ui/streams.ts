@@ -16,7 +16,14 @@ const MAX_LIST = 500;
 const MAX_STREAM_NAME = 2048;
 
 function summary(s: StreamSummary): UiStreamSummary {
-  return { streamId: s.streamId, lastEventNumber: s.lastEventNumber, eventCount: s.eventCount, createdAt: s.createdAt, updatedAt: s.updatedAt, deleted: s.deleted };
+  return {
+    streamId: s.streamId,
+    lastEventNumber: s.lastEventNumber,
+    eventCount: s.eventCount,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    deleted: s.deleted,
+  };
 }
 
 /** The one summary for an exact name: among names with that prefix, ordered by name, the name itself sorts first. */
@@ -29,7 +36,15 @@ export function findStream(deps: EventLogUiDeps, streamId: string): UiStreamSumm
 export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
   const auth = { onRequest: requireOwner(sessions) };
 
-  app.get<{ Querystring: { q?: string; mode?: 'exact' | 'prefix' | 'wildcard'; order?: 'created' | 'updated' | 'name'; limit?: number; system?: boolean } }>(
+  app.get<{
+    Querystring: {
+      q?: string;
+      mode?: 'exact' | 'prefix' | 'wildcard';
+      order?: 'created' | 'updated' | 'name';
+      limit?: number;
+      system?: boolean;
+    };
+  }>(
     '/eventlog/streams',
     {
       ...auth,
@@ -55,7 +70,9 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
       // A search that names a system stream shows system streams even with the toggle off.
       const includeSystem = system || q.startsWith('$');
       const streams = deps.store.listStreams(
-        mode === 'wildcard' && q ? { pattern: q, orderBy: order, limit, includeSystem } : { prefix: q || undefined, orderBy: order, limit, includeSystem },
+        mode === 'wildcard' && q
+          ? { pattern: q, orderBy: order, limit, includeSystem }
+          : { prefix: q || undefined, orderBy: order, limit, includeSystem },
       );
       return { streams: streams.map(summary) };
     },
@@ -68,7 +85,10 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
       schema: {
         querystring: {
           type: 'object',
-          properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 15 }, system: { type: 'boolean', default: false } },
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 15 },
+            system: { type: 'boolean', default: false },
+          },
         },
       },
     },
@@ -82,17 +102,33 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
 
   app.get<{ Querystring: { limit?: number } }>(
     '/eventlog/categories',
-    { ...auth, schema: { querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } } } } },
+    {
+      ...auth,
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+        },
+      },
+    },
     async (req) => ({ categories: deps.store.streamCategories(req.query.limit ?? 100) }),
   );
 
   app.get<{ Params: { stream: string } }>('/eventlog/streams/:stream', auth, async (req, reply) => {
     const streamId = req.params.stream;
     const caller = callerOf(req, deps);
-    if (!deps.store.checkReadAccess(streamId, caller)) return sendError(reply, errorForResult('AccessDenied', streamId));
+    if (!deps.store.checkReadAccess(streamId, caller))
+      return sendError(reply, errorForResult('AccessDenied', streamId));
     const found = findStream(deps, streamId);
     return {
-      stream: found ?? { streamId, lastEventNumber: deps.store.lastEventNumber(streamId), eventCount: 0, createdAt: 0, updatedAt: 0, deleted: 'no' },
+      stream: found ?? {
+        streamId,
+        lastEventNumber: deps.store.lastEventNumber(streamId),
+        eventCount: 0,
+        createdAt: 0,
+        updatedAt: 0,
+        deleted: 'no',
+      },
       exists: Boolean(found),
     };
   });
@@ -104,7 +140,10 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
       schema: {
         querystring: {
           type: 'object',
-          properties: { hard: { type: 'boolean', default: false }, expectedVersion: { type: 'integer', minimum: ExpectedVersion.StreamExists } },
+          properties: {
+            hard: { type: 'boolean', default: false },
+            expectedVersion: { type: 'integer', minimum: ExpectedVersion.StreamExists },
+          },
         },
       },
     },
@@ -112,7 +151,12 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
       const streamId = req.params.stream;
       try {
         if (streamId === '$all') throw new UiApiError(400, '$all cannot be deleted');
-        const result = await deps.store.deleteStream(streamId, req.query.expectedVersion ?? ExpectedVersion.Any, req.query.hard ?? false, callerOf(req, deps));
+        const result = await deps.store.deleteStream(
+          streamId,
+          req.query.expectedVersion ?? ExpectedVersion.Any,
+          req.query.hard ?? false,
+          callerOf(req, deps),
+        );
         const error = errorForResult(result.result, streamId, result.message);
         if (error) throw error;
         return { deleted: true, hard: req.query.hard ?? false };

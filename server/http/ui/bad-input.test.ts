@@ -8,7 +8,14 @@ let hp: Homeport;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-bad-input-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
 });
 afterAll(async () => {
   await hp.close();
@@ -26,19 +33,38 @@ function uiRoutes(): { method: string; url: string }[] {
     stack.length = depth;
     stack[depth] = m[2];
     const url = `/${stack.join('')}`.replace(/^\/+/, '/');
-    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD' && x !== 'OPTIONS')) routes.push({ method, url });
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD' && x !== 'OPTIONS'))
+      routes.push({ method, url });
   }
   return routes.filter((r) => r.url.startsWith('/api/homeport/v1/'));
 }
 
-const concrete = (url: string) => url.replace(':stream', 'sweep-stream').replace(':group', 'sweepers').replace(':number', 'not-a-number').replace(':name', 'nobody');
+const concrete = (url: string) =>
+  url
+    .replace(':stream', 'sweep-stream')
+    .replace(':group', 'sweepers')
+    .replace(':number', 'not-a-number')
+    .replace(':name', 'nobody');
 
 describe('UI API under malformed, wrong-typed and oversized input', () => {
   it('never answers 5xx on any route', async () => {
     const routes = uiRoutes();
     expect(routes.length).toBeGreaterThan(20);
     expect(routes).toContainEqual({ method: 'PUT', url: '/api/homeport/v1/eventlog/streams/:stream/metadata' });
-    const wrongTyped = JSON.stringify({ directory: { x: 1 }, username: ['a'], password: 5, currentPassword: null, newPassword: [], name: {}, groups: 'x', events: 'x', eventType: 7, data: 'x', stopAt: 'soon', maxCount: -5 });
+    const wrongTyped = JSON.stringify({
+      directory: { x: 1 },
+      username: ['a'],
+      password: 5,
+      currentPassword: null,
+      newPassword: [],
+      name: {},
+      groups: 'x',
+      events: 'x',
+      eventType: 7,
+      data: 'x',
+      stopAt: 'soon',
+      maxCount: -5,
+    });
     const bodies: { label: string; contentType: string; body: string | Buffer }[] = [
       { label: 'malformed JSON', contentType: 'application/json', body: '{"unterminated": ' },
       { label: 'a JSON array', contentType: 'application/json', body: '[1,2,3]' },
@@ -55,11 +81,17 @@ describe('UI API under malformed, wrong-typed and oversized input', () => {
         const res = await fetch(url, {
           method: route.method,
           // A fresh owner token each time: a DELETE /session in the sweep must not end the others' session.
-          headers: { authorization: `Bearer ${hp.mintUiToken()}`, ...(withBody ? { 'content-type': bad.contentType } : {}) },
+          headers: {
+            authorization: `Bearer ${hp.mintUiToken()}`,
+            ...(withBody ? { 'content-type': bad.contentType } : {}),
+          },
           body: withBody ? (bad.body as BodyInit) : undefined,
         }).catch((err: Error) => ({ status: 0, text: async () => err.message }));
         requests++;
-        if (res.status >= 500 || res.status === 0) failures.push(`${route.method} ${route.url} [${bad.label}] → ${res.status} ${(await res.text()).slice(0, 200)}`);
+        if (res.status >= 500 || res.status === 0)
+          failures.push(
+            `${route.method} ${route.url} [${bad.label}] → ${res.status} ${(await res.text()).slice(0, 200)}`,
+          );
       }
     }
     console.log(`UI API sweep: ${routes.length} routes, ${requests} bad requests, ${failures.length} answered 5xx`);

@@ -23,7 +23,9 @@ export function logRoutes(app: FastifyInstance, sessions: UiSessions, ring: LogR
     async (req) => {
       const min = LEVELS.indexOf(req.query.level ?? 'trace');
       const q = req.query.q?.toLowerCase();
-      const entries = ring.entries.filter((e) => LEVELS.indexOf(e.level) >= min && (!q || e.line.toLowerCase().includes(q)));
+      const entries = ring.entries.filter(
+        (e) => LEVELS.indexOf(e.level) >= min && (!q || e.line.toLowerCase().includes(q)),
+      );
       return { entries: entries.slice(-(req.query.limit ?? 200)) };
     },
   );

@@ -9,7 +9,14 @@ let hp: Homeport;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-sessions-'));
-  hp = await startHomeport({ dataDir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null });
+  hp = await startHomeport({
+    dataDir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+  });
 });
 afterAll(async () => {
   await hp.close();
@@ -17,7 +24,13 @@ afterAll(async () => {
 });
 
 const api = (p: string, token?: string, init: RequestInit = {}) =>
-  fetch(`${hp.httpUrl}/api/homeport/v1${p}`, { ...init, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) } });
+  fetch(`${hp.httpUrl}/api/homeport/v1${p}`, {
+    ...init,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+    },
+  });
 async function signIn(username: string, password: string): Promise<string> {
   const res = await api('/session', undefined, { method: 'POST', body: JSON.stringify({ username, password }) });
   expect(res.status).toBe(200);
@@ -30,7 +43,8 @@ describe('UI sessions end with their credentials', () => {
     const eve = await signIn('eve', 'eve-password');
     expect((await api('/eventlog/streams', eve)).status).toBe(200);
     await hp.eventLog.users.remove('eve');
-    for (const p of ['/eventlog/streams', '/server', '/session', '/eventlog/users']) expect((await api(p, eve)).status).toBe(401);
+    for (const p of ['/eventlog/streams', '/server', '/session', '/eventlog/users'])
+      expect((await api(p, eve)).status).toBe(401);
   });
 
   it('ends every session of a user whose password changes, and the old password stops working', async () => {
@@ -38,7 +52,14 @@ describe('UI sessions end with their credentials', () => {
     const frank = await signIn('frank', 'first-password');
     await hp.eventLog.users.changePassword('frank', 'second-password');
     expect((await api('/eventlog/streams', frank)).status).toBe(401);
-    expect((await api('/session', undefined, { method: 'POST', body: JSON.stringify({ username: 'frank', password: 'first-password' }) })).status).toBe(401);
+    expect(
+      (
+        await api('/session', undefined, {
+          method: 'POST',
+          body: JSON.stringify({ username: 'frank', password: 'first-password' }),
+        })
+      ).status,
+    ).toBe(401);
     expect((await api('/eventlog/streams', await signIn('frank', 'second-password'))).status).toBe(200);
   });
 
@@ -51,8 +72,19 @@ describe('UI sessions end with their credentials', () => {
   });
 
   it('throttles sign-in per address after 10 failures with 429 and Retry-After', async () => {
-    for (let i = 0; i < 10; i++) expect((await api('/session', undefined, { method: 'POST', body: JSON.stringify({ username: 'admin', password: `guess-${i}` }) })).status).toBe(401);
-    const refused = await api('/session', undefined, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'changeit' }) });
+    for (let i = 0; i < 10; i++)
+      expect(
+        (
+          await api('/session', undefined, {
+            method: 'POST',
+            body: JSON.stringify({ username: 'admin', password: `guess-${i}` }),
+          })
+        ).status,
+      ).toBe(401);
+    const refused = await api('/session', undefined, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'admin', password: 'changeit' }),
+    });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });

@@ -36,7 +36,9 @@ describe('Mastodon API coverage', () => {
   it('answers every documented operation except the listed ones', () => {
     const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => methods.filter((m) => m in ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      methods.filter((m) => m in ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     const routed = new Set(server.social.context.routes.map((r) => `${r.method} ${shape(r.url)}`));
     const answered = documented.filter((op) => {
       const [method, path] = op.split(' ');
@@ -44,9 +46,17 @@ describe('Mastodon API coverage', () => {
     });
     const missing = documented.filter((op) => !answered.includes(op));
     const share = (100 * answered.length) / documented.length;
-    console.log(`Mastodon OpenAPI coverage: ${answered.length} of ${documented.length} operations (${share.toFixed(1)}%)${missing.length ? `; not yet:\n  ${missing.join('\n  ')}` : ''}`);
-    expect(missing.filter((op) => !NOT_YET.has(op)), 'operations that are neither answered nor listed as not yet built').toEqual([]);
-    expect([...NOT_YET].filter((op) => answered.includes(op)), 'listed as not yet built but answered: take them off the list').toEqual([]);
+    console.log(
+      `Mastodon OpenAPI coverage: ${answered.length} of ${documented.length} operations (${share.toFixed(1)}%)${missing.length ? `; not yet:\n  ${missing.join('\n  ')}` : ''}`,
+    );
+    expect(
+      missing.filter((op) => !NOT_YET.has(op)),
+      'operations that are neither answered nor listed as not yet built',
+    ).toEqual([]);
+    expect(
+      [...NOT_YET].filter((op) => answered.includes(op)),
+      'listed as not yet built but answered: take them off the list',
+    ).toEqual([]);
   });
 
   it('answers the operations Mastodon removed with a 404 a browser client can read', async () => {
@@ -55,7 +65,10 @@ describe('Mastodon API coverage', () => {
       const res = await fetch(`${server.url}${path.replace(/\{[^}]+\}/g, '1')}`, { method });
       expect(res.status, op).toBe(404);
       expect(res.headers.get('access-control-allow-origin'), op).toBe('*');
-      expect(server.social.context.routes.some((r) => `${r.method} ${shape(r.url)}` === `${method} ${shape(path)}`), op).toBe(false);
+      expect(
+        server.social.context.routes.some((r) => `${r.method} ${shape(r.url)}` === `${method} ${shape(path)}`),
+        op,
+      ).toBe(false);
     }
   });
 });

@@ -26,14 +26,23 @@ describe('oEmbed', () => {
     const post = await server.masto(author.token).v1.statuses.create({ status: 'embed <me> please' });
     const found = await oembed(post.url!);
     expect(found.status).toBe(200);
-    expect(found.body).toMatchObject({ type: 'rich', version: '1.0', author_name: 'author', author_url: `${server.url}/@author`, width: 300, height: null });
+    expect(found.body).toMatchObject({
+      type: 'rich',
+      version: '1.0',
+      author_name: 'author',
+      author_url: `${server.url}/@author`,
+      width: 300,
+      height: null,
+    });
     expect(found.body.html).toContain('embed &lt;me&gt; please');
     expect(found.body.html).toContain(`href="${post.url}"`);
     expect((await oembed(post.uri)).status).toBe(200);
 
     const unlisted = await server.masto(author.token).v1.statuses.create({ status: 'quiet', visibility: 'unlisted' });
     expect((await oembed(unlisted.url!)).status).toBe(200);
-    const secret = await server.masto(author.token).v1.statuses.create({ status: 'followers only', visibility: 'private' });
+    const secret = await server
+      .masto(author.token)
+      .v1.statuses.create({ status: 'followers only', visibility: 'private' });
     expect((await oembed(secret.url!)).status).toBe(404);
     expect((await oembed('https://elsewhere.example/@author/1')).status).toBe(404);
     expect((await oembed('not a url')).status).toBe(404);
@@ -44,15 +53,23 @@ describe('oEmbed', () => {
 describe('services Homeport does not run', () => {
   it('answers translation requests 404 as Mastodon without a translation service, after checking token and status', async () => {
     const post = await server.masto(author.token).v1.statuses.create({ status: 'Bonjour', language: 'fr' });
-    const translate = (token: string | null, id: string) => server.fetch(`${server.url}/api/v1/statuses/${id}/translate`, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const translate = (token: string | null, id: string) =>
+      server.fetch(`${server.url}/api/v1/statuses/${id}/translate`, {
+        method: 'POST',
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      });
     expect((await translate(null, post.id)).status).toBe(401);
     expect((await translate(reader.token, post.id)).status).toBe(404);
-    const instance = (await (await server.fetch(`${server.url}/api/v2/instance`)).json()) as { configuration: { translation: { enabled: boolean } } };
+    const instance = (await (await server.fetch(`${server.url}/api/v2/instance`)).json()) as {
+      configuration: { translation: { enabled: boolean } };
+    };
     expect(instance.configuration.translation.enabled).toBe(false);
   });
 
   it('knows no async refresh (it never announces one)', async () => {
-    const res = await server.fetch(`${server.url}/api/v1_alpha/async_refreshes/123`, { headers: { Authorization: `Bearer ${reader.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1_alpha/async_refreshes/123`, {
+      headers: { Authorization: `Bearer ${reader.token}` },
+    });
     expect(res.status).toBe(404);
     expect((await server.fetch(`${server.url}/api/v1_alpha/async_refreshes/123`)).status).toBe(401);
   });

@@ -26,7 +26,15 @@ export function oembedRoutes(app: FastifyInstance, ctx: SocialContext): void {
     if (url.origin !== ctx.urls.base || !m) throw notFound();
     const account = ctx.store.accounts.byHandle(m[1] ?? m[2], null);
     const status = ctx.store.statuses.byId(m[3]);
-    if (!account || account.suspendedAt !== null || !status || status.accountId !== account.id || status.deletedAt !== null || status.reblogOfId !== null) throw notFound();
+    if (
+      !account ||
+      account.suspendedAt !== null ||
+      !status ||
+      status.accountId !== account.id ||
+      status.deletedAt !== null ||
+      status.reblogOfId !== null
+    )
+      throw notFound();
     if (status.visibility !== 'public' && status.visibility !== 'unlisted') throw notFound();
     const author = account.displayName || account.username;
     const statusUrl = ctx.urls.statusUrl(account.username, status.id);

@@ -23,11 +23,19 @@ export function wellKnownRoutes(app: FastifyInstance, ctx: SocialContext): void 
   const document = (version: '2.0' | '2.1') => ({
     version,
     // Our own name; clients that only know Mastodon-compatible servers read metadata.upstream.
-    software: { name: 'homeport', version: HOMEPORT_VERSION, ...(version === '2.1' ? { homepage: ctx.urls.base } : {}) },
+    software: {
+      name: 'homeport',
+      version: HOMEPORT_VERSION,
+      ...(version === '2.1' ? { homepage: ctx.urls.base } : {}),
+    },
     protocols: ['activitypub'],
     services: { outbound: [], inbound: [] },
     usage: {
-      users: { total: ctx.store.accounts.localUserCount(), activeMonth: activeUsers(ctx, 30), activeHalfyear: activeUsers(ctx, 180) },
+      users: {
+        total: ctx.store.accounts.localUserCount(),
+        activeMonth: activeUsers(ctx, 30),
+        activeHalfyear: activeUsers(ctx, 180),
+      },
       localPosts: ctx.store.accounts.localStatusCount(),
     },
     openRegistrations: ctx.store.settings.registrationMode() === 'open',
@@ -37,6 +45,10 @@ export function wellKnownRoutes(app: FastifyInstance, ctx: SocialContext): void 
       upstream: { name: 'mastodon', version: MASTODON_COMPAT_VERSION },
     },
   });
-  app.get('/nodeinfo/2.0', { config: cached }, async (_req, reply) => reply.type(`application/json; profile="${NODEINFO_20}#"`).send(document('2.0')));
-  app.get('/nodeinfo/2.1', { config: cached }, async (_req, reply) => reply.type(`application/json; profile="${NODEINFO_21}#"`).send(document('2.1')));
+  app.get('/nodeinfo/2.0', { config: cached }, async (_req, reply) =>
+    reply.type(`application/json; profile="${NODEINFO_20}#"`).send(document('2.0')),
+  );
+  app.get('/nodeinfo/2.1', { config: cached }, async (_req, reply) =>
+    reply.type(`application/json; profile="${NODEINFO_21}#"`).send(document('2.1')),
+  );
 }

@@ -17,7 +17,9 @@ let alice: TestUser;
 
 beforeAll(async () => {
   site = await startTestSite();
-  server = await startSocialWithClock(() => clock, { social: { previewCards: { allowPrivateAddress: true, timeoutMs: 5_000 } } });
+  server = await startSocialWithClock(() => clock, {
+    social: { previewCards: { allowPrivateAddress: true, timeoutMs: 5_000 } },
+  });
   alice = await server.createUser('alice');
 });
 
@@ -52,7 +54,9 @@ describe('preview card images', () => {
     expect(await served(again.card.image)).toBe(200);
     expect(await served(oldImage)).toBe(404);
     // The earlier post shows the card as it is now.
-    expect((await server.call(alice.token, 'GET', `/api/v1/statuses/${first.id}`)).body.card.image).toBe(again.card.image);
+    expect((await server.call(alice.token, 'GET', `/api/v1/statuses/${first.id}`)).body.card.image).toBe(
+      again.card.image,
+    );
   });
 
   it('a card no status shows any more goes with its image; the link is fetched again when posted again', async () => {

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from '../federation/test-network.ts';
+import {
+  createTestNetwork,
+  eventually,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from '../federation/test-network.ts';
 import { startTestSite, type TestSite } from './test-site.ts';
 
 /*
@@ -24,7 +30,10 @@ beforeAll(async () => {
   bob = await b.createUser('bob');
   const bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
   await alice.client.v1.accounts.$select(bobOnA).follow();
-  await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+  await eventually(
+    async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following,
+    'alice follows bob',
+  );
 });
 
 afterAll(async () => {
@@ -46,12 +55,18 @@ describe('preview cards of remote posts', () => {
   it('a post from another server gets its card on ours, and an edit there changes it here', async () => {
     const post = await bob.client.v1.statuses.create({ status: `@alice@a.test have a look: ${site.base}/article` });
     const copy = await onA(post.uri, (s) => s.card !== null);
-    expect(copy.card).toMatchObject({ url: `${site.base}/article`, title: 'Ducks & geese of the north', providerName: 'Bird Weekly' });
+    expect(copy.card).toMatchObject({
+      url: `${site.base}/article`,
+      title: 'Ducks & geese of the north',
+      providerName: 'Bird Weekly',
+    });
     expect(copy.card.image.startsWith('https://a.test/system/preview_cards/')).toBe(true);
     // The server that wrote the post keeps its defaults: loopback links get no card there.
     expect((await bob.client.v1.statuses.$select(post.id).fetch()).card).toBeNull();
 
-    await bob.client.v1.statuses.$select(post.id).update({ status: `@alice@a.test changed my mind: ${site.base}/other` });
+    await bob.client.v1.statuses
+      .$select(post.id)
+      .update({ status: `@alice@a.test changed my mind: ${site.base}/other` });
     const edited = await onA(post.uri, (s) => s.card?.title === 'Another page');
     expect(edited.card.url).toBe(`${site.base}/other`);
   });

@@ -17,7 +17,9 @@ let alice: TestUser;
 
 beforeAll(async () => {
   site = await startTestSite();
-  server = await startSocialWithClock(Date.now, { social: { previewCards: { allowPrivateAddress: true, timeoutMs: 1_500 } } });
+  server = await startSocialWithClock(Date.now, {
+    social: { previewCards: { allowPrivateAddress: true, timeoutMs: 1_500 } },
+  });
   alice = await server.createUser('alice');
   await server.createUser('bob');
 });
@@ -70,7 +72,12 @@ describe('preview cards of local posts', () => {
   it('the card shows on every path that shows the post: timelines, the account, context and search', async () => {
     const { id, card } = await post(`again ${site.base}/article`);
     expect(card.title).toBe('Ducks & geese of the north');
-    const paths = ['/api/v1/timelines/home', '/api/v1/timelines/public?local=true', `/api/v1/accounts/${alice.accountId}/statuses`, `/api/v1/statuses?id[]=${id}`];
+    const paths = [
+      '/api/v1/timelines/home',
+      '/api/v1/timelines/public?local=true',
+      `/api/v1/accounts/${alice.accountId}/statuses`,
+      `/api/v1/statuses?id[]=${id}`,
+    ];
     for (const path of paths) {
       const res = await server.call(alice.token, 'GET', path);
       expect(res.status, path).toBe(200);
@@ -95,7 +102,15 @@ describe('preview cards of local posts', () => {
     expect(none.card).toBeNull();
     expect(site.total()).toBe(before);
     const { card } = await post(`@bob #waterfowl read ${site.base}/other and ${site.base}/article`);
-    expect(card).toMatchObject({ url: `${site.base}/other`, title: 'Another page', description: 'Plain description meta.', image: null, blurhash: null, width: 0, height: 0 });
+    expect(card).toMatchObject({
+      url: `${site.base}/other`,
+      title: 'Another page',
+      description: 'Plain description meta.',
+      image: null,
+      blurhash: null,
+      width: 0,
+      height: 0,
+    });
   });
 
   it('an edit to another link changes the card; an edit without links takes it away; one keeping the link keeps it', async () => {
@@ -146,7 +161,11 @@ describe('preview cards with the default rules', () => {
     try {
       const user = await guarded.createUser('carol');
       const before = site.total();
-      for (const link of [`${site.base}/article`, `http://localhost:${new URL(site.base).port}/article`, `http://[::1]:${new URL(site.base).port}/article`]) {
+      for (const link of [
+        `${site.base}/article`,
+        `http://localhost:${new URL(site.base).port}/article`,
+        `http://[::1]:${new URL(site.base).port}/article`,
+      ]) {
         const created = await guarded.call(user.token, 'POST', '/api/v1/statuses', { status: `see ${link}` });
         expect(created.status).toBe(200);
         await guarded.social.previewCards.idle();
@@ -159,13 +178,19 @@ describe('preview cards with the default rules', () => {
   });
 
   it('keeps at most queueLimit statuses waiting: past it a post gets no card and its link is not fetched', async () => {
-    const busy = await startSocialWithClock(Date.now, { social: { previewCards: { allowPrivateAddress: true, timeoutMs: 1_000, queueLimit: 1 } } });
+    const busy = await startSocialWithClock(Date.now, {
+      social: { previewCards: { allowPrivateAddress: true, timeoutMs: 1_000, queueLimit: 1 } },
+    });
     try {
       const user = await busy.createUser('erin');
       const before = site.hits.get('/endless') ?? 0;
       // Four fetch at once (each held by the endless page until its deadline), one waits, the sixth is dropped.
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push((await busy.call(user.token, 'POST', '/api/v1/statuses', { status: `slow ${site.base}/endless?n=${i}` })).body.id);
+      for (let i = 0; i < 6; i++)
+        ids.push(
+          (await busy.call(user.token, 'POST', '/api/v1/statuses', { status: `slow ${site.base}/endless?n=${i}` })).body
+            .id,
+        );
       await busy.social.previewCards.idle();
       expect((site.hits.get('/endless') ?? 0) - before).toBe(5);
       for (const id of ids) expect((await busy.call(user.token, 'GET', `/api/v1/statuses/${id}`)).body.card).toBeNull();
@@ -175,7 +200,9 @@ describe('preview cards with the default rules', () => {
   });
 
   it('turned off (as other tests run), no link is fetched even where private addresses are allowed', async () => {
-    const off = await startSocialWithClock(Date.now, { social: { previewCards: { enabled: false, allowPrivateAddress: true } } });
+    const off = await startSocialWithClock(Date.now, {
+      social: { previewCards: { enabled: false, allowPrivateAddress: true } },
+    });
     try {
       const user = await off.createUser('dave');
       const before = site.total();

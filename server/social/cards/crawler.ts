@@ -30,7 +30,13 @@ export class CardCrawler {
   private readonly limits: CrawlLimits;
   private readonly log: Logger;
 
-  constructor(deps: { store: SocialStore; media: MediaStorage; fetcher: SafeFetcher; limits: CrawlLimits; log: Logger }) {
+  constructor(deps: {
+    store: SocialStore;
+    media: MediaStorage;
+    fetcher: SafeFetcher;
+    limits: CrawlLimits;
+    log: Logger;
+  }) {
     this.store = deps.store;
     this.media = deps.media;
     this.fetcher = deps.fetcher;
@@ -41,7 +47,8 @@ export class CardCrawler {
   /** The id of the card for `link` (as posted, normalized), or null when it has none. Never throws. */
   cardFor(link: string, signal: AbortSignal): Promise<string | null> {
     const last = this.store.previewCards.lastFetch(link);
-    if (last && this.store.now() - last.fetchedAt < (last.cardId ? CARD_FRESH_MS : MISS_FRESH_MS)) return Promise.resolve(last.cardId);
+    if (last && this.store.now() - last.fetchedAt < (last.cardId ? CARD_FRESH_MS : MISS_FRESH_MS))
+      return Promise.resolve(last.cardId);
     let pending = this.inFlight.get(link);
     if (!pending) {
       pending = this.crawl(link, signal)
@@ -61,7 +68,13 @@ export class CardCrawler {
   }
 
   private async crawl(link: string, signal: AbortSignal): Promise<string | null> {
-    const page = await this.fetcher.get(link, { accept: 'text/html', maxBytes: PAGE_MAX_BYTES, overflow: 'truncate', signal, ...this.limits });
+    const page = await this.fetcher.get(link, {
+      accept: 'text/html',
+      maxBytes: PAGE_MAX_BYTES,
+      overflow: 'truncate',
+      signal,
+      ...this.limits,
+    });
     if (page.status !== 200 || page.mediaType !== 'text/html') return null;
     const details = extractLinkDetails(decodePage(page.body, page.charset), page.url);
     if (details.title === '' && details.html === '') return null;
@@ -84,7 +97,8 @@ export class CardCrawler {
       throw err;
     }
     // The card's earlier image is replaced: its file goes.
-    if (previous?.imageFile && previous.imageFile !== image?.file) await this.media.remove(previous.imageFile).catch(() => undefined);
+    if (previous?.imageFile && previous.imageFile !== image?.file)
+      await this.media.remove(previous.imageFile).catch(() => undefined);
     return id;
   }
 

@@ -31,7 +31,9 @@ describe('the link that gets a card', () => {
   it('gives null when nothing is left, and normalizes what it gives', () => {
     expect(cardLinkOf('<p>no links at all</p>', context)).toBeNull();
     expect(cardLinkOf('<p><a href="https://far.example/tags/x" rel="tag">#x</a></p>', context)).toBeNull();
-    expect(cardLinkOf('<p><a href="HTTPS://News.Example:443/a b">x</a></p>', context)).toBe('https://news.example/a%20b');
+    expect(cardLinkOf('<p><a href="HTTPS://News.Example:443/a b">x</a></p>', context)).toBe(
+      'https://news.example/a%20b',
+    );
   });
 });
 
@@ -62,7 +64,8 @@ describe('what a page says about itself', () => {
   });
 
   it('a page is an article when its og:type or its JSON-LD says so (only articles trend, as Mastodon)', () => {
-    const page = (head: string) => extractLinkDetails(`<head><title>T</title>${head}</head>`, 'https://news.example/a').linkType;
+    const page = (head: string) =>
+      extractLinkDetails(`<head><title>T</title>${head}</head>`, 'https://news.example/a').linkType;
     expect(page('<meta property="og:type" content="article">')).toBe('article');
     expect(page('<meta property="og:type" content="website">')).toBe('unknown');
     expect(page('<script type="application/ld+json">{"@type":"WebPage","headline":"H"}</script>')).toBe('unknown');
@@ -77,7 +80,9 @@ describe('what a page says about itself', () => {
       <meta property="og:locale" content="xx_YY"></head>`;
     const details = extractLinkDetails(html, 'https://video.example/watch/1');
     expect(details.type).toBe('video');
-    expect(details.html).toBe('<iframe src="https://video.example/embed/1?a=1&amp;b=%22x%22" width="640" height="0" allowfullscreen="true" allowtransparency="true" scrolling="no" frameborder="0"></iframe>');
+    expect(details.html).toBe(
+      '<iframe src="https://video.example/embed/1?a=1&amp;b=%22x%22" width="640" height="0" allowfullscreen="true" allowtransparency="true" scrolling="no" frameborder="0"></iframe>',
+    );
     expect(details.canonicalUrl).toBe('https://video.example/watch/1');
     expect(details.imageUrl).toBeNull();
     expect(details.publishedAt).toBeNull();

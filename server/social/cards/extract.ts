@@ -64,7 +64,8 @@ function scan(html: string): PageParts {
   const parser = new Parser(
     {
       onopentag(name, attrs) {
-        if (name === 'meta' && typeof attrs.content === 'string') parts.metas.push({ property: attrs.property ?? null, name: attrs.name ?? null, content: attrs.content });
+        if (name === 'meta' && typeof attrs.content === 'string')
+          parts.metas.push({ property: attrs.property ?? null, name: attrs.name ?? null, content: attrs.content });
         else if (name === 'link' && attrs.rel && attrs.href) parts.links.push({ rel: attrs.rel, href: attrs.href });
         else if (name === 'html' && attrs.lang && parts.lang === null) parts.lang = attrs.lang;
         else if (name === 'title' && parts.title === null) {
@@ -97,7 +98,6 @@ function scan(html: string): PageParts {
   return parts;
 }
 
-
 function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -114,7 +114,9 @@ function structuredData(scripts: string[]): Json | null {
   for (const script of scripts) {
     try {
       const parsed: unknown = JSON.parse(script.replace(CDATA_JUNK, ''));
-      const found = (Array.isArray(parsed) ? parsed : [parsed]).find((o): o is Json => isRecord(o) && typeof o['@type'] === 'string' && STRUCTURED_TYPES.has(o['@type']));
+      const found = (Array.isArray(parsed) ? parsed : [parsed]).find(
+        (o): o is Json => isRecord(o) && typeof o['@type'] === 'string' && STRUCTURED_TYPES.has(o['@type']),
+      );
       if (found) return found;
     } catch {
       // not JSON: the next one may be
@@ -192,14 +194,23 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
     description: cut(text(data?.description) ?? tag('og:description') ?? named('description'), MAX_DESCRIPTION),
     type: player ? 'video' : 'link',
     linkType: data?.['@type'] === 'NewsArticle' || tag('og:type') === 'article' ? 'article' : 'unknown',
-    html: player ? `<iframe src="${escapeAttribute(player)}" width="${width}" height="${height}" allowfullscreen="true" allowtransparency="true" scrolling="no" frameborder="0"></iframe>` : '',
+    html: player
+      ? `<iframe src="${escapeAttribute(player)}" width="${width}" height="${height}" allowfullscreen="true" allowtransparency="true" scrolling="no" frameborder="0"></iframe>`
+      : '',
     width,
     height,
     imageUrl: absolute(tag('og:image') ?? structuredImage(data)),
     imageDescription: cut(tag('og:image:alt'), MAX_DESCRIPTION),
     providerName: cut((isRecord(publisher) ? text(publisher.name) : null) ?? tag('og:site_name'), MAX_NAME),
     providerUrl: (site ? absolute(/^https?:\/\//i.test(site) ? site : `http://${site}`) : null) ?? '',
-    authorName: cut((isRecord(author) ? text(author.name) : null) ?? tag('og:author') ?? tag('og:author:username') ?? tag('author') ?? tag('article:author'), MAX_NAME),
+    authorName: cut(
+      (isRecord(author) ? text(author.name) : null) ??
+        tag('og:author') ??
+        tag('og:author:username') ??
+        tag('author') ??
+        tag('article:author'),
+      MAX_NAME,
+    ),
     authorUrl: absolute(isRecord(author) ? text(author.url) : null) ?? '',
     embedUrl: absolute(tag('twitter:player:stream')) ?? '',
     language: languageOf(structuredLanguage(data) ?? tag('og:locale') ?? page.lang),

@@ -67,7 +67,9 @@ export class SafeFetcher {
 
   /** GETs `url`, following redirects; throws FetchRefused (or a network error) when nothing was read. */
   async get(url: string, limits: GetLimits): Promise<Fetched> {
-    const signal = limits.signal ? AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs);
+    const signal = limits.signal
+      ? AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)])
+      : AbortSignal.timeout(limits.timeoutMs);
     let current = this.checked(url);
     for (let hop = 0; ; hop++) {
       const res = await this.request(current, limits.accept, signal);
@@ -80,8 +82,15 @@ export class SafeFetcher {
       }
       const contentType = res.headers['content-type'] ?? '';
       const [mediaType, ...params] = contentType.split(';').map((p) => p.trim());
-      const charset = params.map((p) => /^charset\s*=\s*"?([^";]+)"?$/i.exec(p)?.[1] ?? null).find((c) => c !== null) ?? null;
-      const result: Fetched = { url: current.href, status: res.statusCode ?? 0, mediaType: mediaType.toLowerCase(), charset, body: Buffer.alloc(0) };
+      const charset =
+        params.map((p) => /^charset\s*=\s*"?([^";]+)"?$/i.exec(p)?.[1] ?? null).find((c) => c !== null) ?? null;
+      const result: Fetched = {
+        url: current.href,
+        status: res.statusCode ?? 0,
+        mediaType: mediaType.toLowerCase(),
+        charset,
+        body: Buffer.alloc(0),
+      };
       // The body is read only when it may be used: a 200 of an accepted type.
       if (result.status !== 200 || !accepts(limits.accept, result.mediaType)) {
         res.destroy();
@@ -105,10 +114,12 @@ export class SafeFetcher {
     } catch {
       throw new FetchRefused(`not a URL: ${address.slice(0, 200)}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchRefused(`only http and https are fetched, not ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new FetchRefused(`only http and https are fetched, not ${url.protocol}`);
     if (url.username || url.password) throw new FetchRefused('addresses with credentials are not fetched');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowPrivateAddress && net.isIP(host) !== 0 && isPrivateAddress(host)) throw new FetchRefused(`${host} is a private address`);
+    if (!this.allowPrivateAddress && net.isIP(host) !== 0 && isPrivateAddress(host))
+      throw new FetchRefused(`${host} is a private address`);
     return url;
   }
 
@@ -116,7 +127,15 @@ export class SafeFetcher {
     const transport = url.protocol === 'https:' ? https : http;
     const agent = url.protocol === 'https:' ? this.agents.https : this.agents.http;
     return new Promise((resolve, reject) => {
-      const req = transport.get(url, { agent, signal, headers: { Accept: accept, 'Accept-Encoding': 'gzip, deflate, br', 'User-Agent': this.userAgent } }, resolve);
+      const req = transport.get(
+        url,
+        {
+          agent,
+          signal,
+          headers: { Accept: accept, 'Accept-Encoding': 'gzip, deflate, br', 'User-Agent': this.userAgent },
+        },
+        resolve,
+      );
       req.on('error', reject);
     });
   }
@@ -133,7 +152,14 @@ function accepts(accept: string, mediaType: string): boolean {
 function decoded(res: http.IncomingMessage): Readable {
   const encoding = (res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return res;
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : null;
   if (!decoder) {
     res.destroy();
     throw new FetchRefused(`unknown content encoding ${encoding}`);
@@ -144,7 +170,12 @@ function decoded(res: http.IncomingMessage): Readable {
 }
 
 /** Reads at most `maxBytes`, then stops reading (the connection is closed): truncated, or refused. */
-async function readBounded(stream: Readable, maxBytes: number, overflow: 'truncate' | 'refuse', signal: AbortSignal): Promise<Buffer> {
+async function readBounded(
+  stream: Readable,
+  maxBytes: number,
+  overflow: 'truncate' | 'refuse',
+  signal: AbortSignal,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   const abort = () => stream.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));

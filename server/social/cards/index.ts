@@ -53,8 +53,17 @@ export const UNUSED_CARD_TTL_MS = 24 * 60 * 60 * 1000;
 export function startPreviewCards(ctx: SocialContext, options: PreviewCardOptions = {}): PreviewCards {
   const { store } = ctx;
   const log = ctx.logger.child({ component: 'preview-cards' });
-  const fetcher = new SafeFetcher({ allowPrivateAddress: options.allowPrivateAddress, userAgent: `Homeport (+${ctx.urls.base}/) Bot` });
-  const crawler = new CardCrawler({ store, media: ctx.media, fetcher, limits: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRedirects: MAX_REDIRECTS }, log });
+  const fetcher = new SafeFetcher({
+    allowPrivateAddress: options.allowPrivateAddress,
+    userAgent: `Homeport (+${ctx.urls.base}/) Bot`,
+  });
+  const crawler = new CardCrawler({
+    store,
+    media: ctx.media,
+    fetcher,
+    limits: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRedirects: MAX_REDIRECTS },
+    log,
+  });
   const shutdown = new AbortController();
   const waiting: string[] = [];
   const queued = new Set<string>();
@@ -67,7 +76,11 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     for (const a of mentioned) {
       for (const address of [a.uri, a.url, ctx.presenter.profileUrl(a)]) if (address) addresses.add(address);
     }
-    return { localHost: ctx.urls.domain, mentionedAddresses: addresses, isKnownStatus: (address) => store.statuses.idByUriOrUrl(address) !== null };
+    return {
+      localHost: ctx.urls.domain,
+      mentionedAddresses: addresses,
+      isKnownStatus: (address) => store.statuses.idByUriOrUrl(address) !== null,
+    };
   };
 
   /** The link of a status that should have a card now, or null (a reblog, a deleted status, no link). */
@@ -85,7 +98,8 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     if (link === null) return;
     const cardId = await crawler.cardFor(link, shutdown.signal);
     // The status may have been edited or deleted while its link was fetched: only a card it still wants is shown.
-    if (cardId !== null && !shutdown.signal.aborted && wantedLink(statusId) === link) store.previewCards.attach(statusId, cardId, link);
+    if (cardId !== null && !shutdown.signal.aborted && wantedLink(statusId) === link)
+      store.previewCards.attach(statusId, cardId, link);
   };
 
   const pump = (): void => {
@@ -113,7 +127,8 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     if (status.reblogOfId !== null || shutdown.signal.aborted || queued.has(status.id)) return;
     if (waiting.length >= queueLimit) {
       // Logged once per burst, not per status.
-      if (dropped++ === 0) log.warn({ queueLimit }, 'link previews are behind: new posts get no card until the queue drains');
+      if (dropped++ === 0)
+        log.warn({ queueLimit }, 'link previews are behind: new posts get no card until the queue drains');
       return;
     }
     dropped = 0;
@@ -123,13 +138,20 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     setImmediate(pump);
   };
 
-  const offs = options.enabled === false ? [] : [ctx.events.on('status.created', (e) => enqueue(e.status)), ctx.events.on('status.updated', (e) => enqueue(e.status))];
+  const offs =
+    options.enabled === false
+      ? []
+      : [
+          ctx.events.on('status.created', (e) => enqueue(e.status)),
+          ctx.events.on('status.updated', (e) => enqueue(e.status)),
+        ];
 
   const sweep = async (): Promise<number> => {
     const now = store.now();
     const { removed, files } = store.previewCards.removeUnused(now - UNUSED_CARD_TTL_MS, SWEEP_BATCH);
     store.previewCards.forgetFetches(now - CARD_FRESH_MS, SWEEP_BATCH);
-    for (const file of files) await ctx.media.remove(file).catch((err: unknown) => log.warn({ err, file }, 'preview card image not removed'));
+    for (const file of files)
+      await ctx.media.remove(file).catch((err: unknown) => log.warn({ err, file }, 'preview card image not removed'));
     return removed;
   };
   // Old cards are cleared whether or not new ones are made.

@@ -26,7 +26,9 @@ const ADMIN_SCOPES = 'read write admin:read admin:write';
 
 beforeAll(async () => {
   site = await startTestSite();
-  server = await startSocialWithClock(() => clock, { social: { previewCards: { allowPrivateAddress: true, timeoutMs: 5_000 } } });
+  server = await startSocialWithClock(() => clock, {
+    social: { previewCards: { allowPrivateAddress: true, timeoutMs: 5_000 } },
+  });
   for (let i = 0; i < 5; i++) {
     const user = await server.createUser(`sharer${i}`);
     await server.masto(user.token).v1.accounts.updateCredentials({ discoverable: true });
@@ -84,10 +86,14 @@ describe('trending links', () => {
     const before = await get('/api/v1/trends/links');
     expect(before.status).toBe(200);
     expect(before.body).toEqual([]);
-    expect(server.admin.trendingLinkCandidates().map((l) => [l.card.url, l.accounts, l.uses, l.card.trendable])).toEqual([
-      [article(), 5, 6],
-      [story(), 2, 2],
-    ].map(([url, accounts, uses]) => [url, accounts, uses, null]));
+    expect(
+      server.admin.trendingLinkCandidates().map((l) => [l.card.url, l.accounts, l.uses, l.card.trendable]),
+    ).toEqual(
+      [
+        [article(), 5, 6],
+        [story(), 2, 2],
+      ].map(([url, accounts, uses]) => [url, accounts, uses, null]),
+    );
 
     // The admin API lists every candidate to staff, unreviewed ones flagged.
     const candidates = await get('/api/v1/admin/trends/links', moderator.token);
@@ -102,20 +108,33 @@ describe('trending links', () => {
     const before0 = version(ids.first);
     server.admin.reviewTrendingLink(article(), true);
     expect(version(ids.first)).toBe(before0);
-    expect(() => server.admin.reviewTrendingLink(`${site.base}/other-never-posted`, true)).toThrow(/no link preview card/);
+    expect(() => server.admin.reviewTrendingLink(`${site.base}/other-never-posted`, true)).toThrow(
+      /no link preview card/,
+    );
     const approved = await server.call(moderator.token, 'POST', `/api/v1/admin/trends/links/${storyId}/approve`);
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ id: storyId, url: story(), requires_review: false, title: 'Otters return to the river' });
+    expect(approved.body).toMatchObject({
+      id: storyId,
+      url: story(),
+      requires_review: false,
+      title: 'Otters return to the river',
+    });
     expect(approved.body.history[0]).toMatchObject({ uses: '2', accounts: '2' });
-    expect((await get('/api/v1/admin/trends/links', moderator.token)).body.map((l: any) => [l.id, l.requires_review])).toEqual([
+    expect(
+      (await get('/api/v1/admin/trends/links', moderator.token)).body.map((l: any) => [l.id, l.requires_review]),
+    ).toEqual([
       [articleId, false],
       [storyId, false],
     ]);
     // Only staff who may review: anyone else gets 403 and the public list; an unknown card is 404.
     expect((await server.call(nosy.token, 'POST', `/api/v1/admin/trends/links/${storyId}/reject`)).status).toBe(403);
-    expect((await server.call(users[0].token, 'POST', `/api/v1/admin/trends/links/${storyId}/reject`)).status).toBe(403);
+    expect((await server.call(users[0].token, 'POST', `/api/v1/admin/trends/links/${storyId}/reject`)).status).toBe(
+      403,
+    );
     expect((await server.call(moderator.token, 'POST', '/api/v1/admin/trends/links/999999/approve')).status).toBe(404);
-    expect((await server.call(moderator.token, 'POST', '/api/v1/admin/trends/links/nonsense/approve')).status).toBe(404);
+    expect((await server.call(moderator.token, 'POST', '/api/v1/admin/trends/links/nonsense/approve')).status).toBe(
+      404,
+    );
     const publicView = await get('/api/v1/admin/trends/links', nosy.token);
     expect(publicView.body.map((l: any) => l.url)).toEqual([article(), story()]);
     expect(publicView.body[0]).not.toHaveProperty('requires_review');
@@ -123,7 +142,12 @@ describe('trending links', () => {
     const trends = await get('/api/v1/trends/links');
     expect(trends.body.map((l: any) => l.url)).toEqual([article(), story()]);
     const top = trends.body[0];
-    expect(top).toMatchObject({ title: 'Ducks & geese of the north', description: 'A field guide to waterfowl.', type: 'link', provider_name: 'Bird Weekly' });
+    expect(top).toMatchObject({
+      title: 'Ducks & geese of the north',
+      description: 'A field guide to waterfowl.',
+      type: 'link',
+      provider_name: 'Bird Weekly',
+    });
     expect(top.image.startsWith(`${server.url}/system/preview_cards/`)).toBe(true);
     expect(top.history).toHaveLength(7);
     const today = Math.floor(clock / DAY) * DAY;
@@ -145,7 +169,10 @@ describe('trending links', () => {
     const rejected = await server.call(moderator.token, 'POST', `/api/v1/admin/trends/links/${storyId}/reject`);
     expect(rejected.body).toMatchObject({ id: storyId, requires_review: false });
     expect((await get('/api/v1/trends/links')).body.map((l: any) => l.url)).toEqual([article()]);
-    expect((await get('/api/v1/admin/trends/links', moderator.token)).body.map((l: any) => l.url)).toEqual([article(), story()]);
+    expect((await get('/api/v1/admin/trends/links', moderator.token)).body.map((l: any) => l.url)).toEqual([
+      article(),
+      story(),
+    ]);
   });
 
   it('the link timeline lists the public posts of discoverable accounts showing a trending link, newest first, with cursor paging', async () => {
@@ -164,14 +191,26 @@ describe('trending links', () => {
     expect(link).toContain(`url=${url}`);
     const next = /<([^>]+)>; rel="next"/.exec(link)![1];
     expect((await get(next.slice(server.url.length))).body.map((s: any) => s.id)).toEqual([ids.again, ids.first]);
-    expect((await get(`/api/v1/timelines/link?url=${url}&min_id=${ids.first}&limit=2`)).body.map((s: any) => s.id)).toEqual([ids.second, ids.again]);
-    expect((await get(`/api/v1/timelines/link?url=${url}&since_id=${ids.second}`)).body.map((s: any) => s.id)).toEqual([ids.third]);
+    expect(
+      (await get(`/api/v1/timelines/link?url=${url}&min_id=${ids.first}&limit=2`)).body.map((s: any) => s.id),
+    ).toEqual([ids.second, ids.again]);
+    expect((await get(`/api/v1/timelines/link?url=${url}&since_id=${ids.second}`)).body.map((s: any) => s.id)).toEqual([
+      ids.third,
+    ]);
 
     // masto.js pages it too, and a viewer who blocks an author does not see their posts.
     const viewer = users[4];
-    expect((await server.masto(viewer.token).v1.timelines.link.list({ url: article() })).map((s) => s.id)).toEqual([ids.third, ids.second, ids.again, ids.first]);
+    expect((await server.masto(viewer.token).v1.timelines.link.list({ url: article() })).map((s) => s.id)).toEqual([
+      ids.third,
+      ids.second,
+      ids.again,
+      ids.first,
+    ]);
     await server.call(viewer.token, 'POST', `/api/v1/accounts/${users[0].accountId}/block`);
-    expect((await get(`/api/v1/timelines/link?url=${url}`, viewer.token)).body.map((s: any) => s.id)).toEqual([ids.third, ids.second]);
+    expect((await get(`/api/v1/timelines/link?url=${url}`, viewer.token)).body.map((s: any) => s.id)).toEqual([
+      ids.third,
+      ids.second,
+    ]);
   });
 
   it('any address but a trending one is 404: kept out by staff, never posted, not an article, or none given', async () => {

@@ -37,7 +37,13 @@ function anchorsOf(html: string): Anchor[] {
         const classes = (attrs.class ?? '').split(/\s+/).filter(Boolean);
         const inQuote = (quoteStack.at(-1) ?? false) || classes.includes('quote-inline');
         quoteStack.push(inQuote);
-        if (name === 'a' && attrs.href) anchors.push({ href: attrs.href.trim(), classes, rel: (attrs.rel ?? '').split(/\s+/).filter(Boolean), inQuoteFallback: inQuote });
+        if (name === 'a' && attrs.href)
+          anchors.push({
+            href: attrs.href.trim(),
+            classes,
+            rel: (attrs.rel ?? '').split(/\s+/).filter(Boolean),
+            inQuoteFallback: inQuote,
+          });
       },
       onclosetag() {
         quoteStack.pop();

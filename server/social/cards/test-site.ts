@@ -24,7 +24,12 @@ export interface TestSite {
 }
 
 /** Posts `text` (with `extra` status params) and returns the status as the API shows it once its card was looked for. */
-export async function postShowingCard(server: SocialTestServer, token: string, text: string, extra: Record<string, unknown> = {}): Promise<{ id: string; card: any }> {
+export async function postShowingCard(
+  server: SocialTestServer,
+  token: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; card: any }> {
   const created = await server.call(token, 'POST', '/api/v1/statuses', { status: text, ...extra });
   expect(created.status).toBe(200);
   await server.social.previewCards.idle();
@@ -42,11 +47,29 @@ function page(head: string, body = '<p>Hello</p>'): string {
 export async function startTestSite(): Promise<TestSite> {
   const image = { width: 1200, height: 630 };
   const png = await sharp({ create: { width: image.width, height: image.height, channels: 3, background: '#3a7bd5' } })
-    .composite([{ input: await sharp({ create: { width: 400, height: 300, channels: 3, background: '#f5c542' } }).png().toBuffer(), left: 100, top: 100 }])
+    .composite([
+      {
+        input: await sharp({ create: { width: 400, height: 300, channels: 3, background: '#f5c542' } })
+          .png()
+          .toBuffer(),
+        left: 100,
+        top: 100,
+      },
+    ])
     .png()
     .toBuffer();
-  const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('<html><head>'), Buffer.alloc(BOMB_BYTES, ' '), Buffer.from('<title>Bomb</title>')]), { level: 9 });
-  const site: TestSite = { base: '', hits: new Map(), hugeFinished: null, image, total: () => [...site.hits.values()].reduce((a, b) => a + b, 0), close: async () => {} };
+  const bomb = zlib.gzipSync(
+    Buffer.concat([Buffer.from('<html><head>'), Buffer.alloc(BOMB_BYTES, ' '), Buffer.from('<title>Bomb</title>')]),
+    { level: 9 },
+  );
+  const site: TestSite = {
+    base: '',
+    hits: new Map(),
+    hugeFinished: null,
+    image,
+    total: () => [...site.hits.values()].reduce((a, b) => a + b, 0),
+    close: async () => {},
+  };
   const pages: Record<string, () => string> = {
     '/article': () =>
       page(
@@ -71,7 +94,10 @@ export async function startTestSite(): Promise<TestSite> {
          <meta property="og:type" content="article">
          <meta property="og:image" content="/images/ducks.png">`,
       ),
-    '/other': () => page(`<meta property="og:title" content="Another page"><meta name="description" content="Plain description meta.">`),
+    '/other': () =>
+      page(
+        `<meta property="og:title" content="Another page"><meta name="description" content="Plain description meta.">`,
+      ),
     '/title-only': () => page('<title>\n  Only a title here  \n</title>'),
     '/bare': () => page('', '<p>No metadata at all</p>'),
   };
@@ -81,10 +107,13 @@ export async function startTestSite(): Promise<TestSite> {
     if (pages[path]) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[path]());
     if (path === '/images/ducks.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     if (path === '/short') return res.writeHead(302, { location: '/article' }).end();
-    if (path === '/bomb') return res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(bomb);
+    if (path === '/bomb')
+      return res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(bomb);
     // Sends its title, then never finishes: the server's deadline ends it.
-    if (path === '/endless') return void res.writeHead(200, { 'content-type': 'text/html' }).write('<html><head><title>Endless</title>');
-    if (path === '/data.json') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"title":"not a page"}');
+    if (path === '/endless')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).write('<html><head><title>Endless</title>');
+    if (path === '/data.json')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end('{"title":"not a page"}');
     if (path === '/huge') {
       res.writeHead(200, { 'content-type': 'text/html' });
       site.hugeFinished = false;

@@ -50,7 +50,8 @@ export class AccountArchive {
 
   /** The zip, as a stream; it ends when the last file is in (an error mid-way aborts it, and is logged). */
   stream(account: Account, documents: ArchiveDocuments): Readable {
-    if (this.inProgress.has(account.id)) throw new DomainError('conflict', 'An archive of this account is being made already; try again once it is done');
+    if (this.inProgress.has(account.id))
+      throw new DomainError('conflict', 'An archive of this account is being made already; try again once it is done');
     this.inProgress.add(account.id);
     const build = new ArchiveBuild(new Date());
     const out = new PassThrough();
@@ -73,20 +74,33 @@ export class AccountArchive {
 
   /** Adds every entry (their contents are read only when the zip reaches them), in Mastodon's order. */
   private async fill(build: ArchiveBuild, account: Account, documents: ArchiveDocuments): Promise<void> {
-    build.addStream('outbox.json', true, undefined, () => Readable.from(this.outbox(account, documents), { objectMode: false }));
+    build.addStream('outbox.json', true, undefined, () =>
+      Readable.from(this.outbox(account, documents), { objectMode: false }),
+    );
     const added = new Set<string>();
     for await (const statuses of this.pages('statuses', account.id)) {
       if (build.aborted) return;
       const media = this.store.media.forStatuses(statuses.map((s) => s.id));
       for (const file of [...media.values()].flat()) {
-        if (file.filePath && !added.has(file.filePath) && (await this.addStoredFile(build, file.filePath, file.filePath))) added.add(file.filePath);
+        if (
+          file.filePath &&
+          !added.has(file.filePath) &&
+          (await this.addStoredFile(build, file.filePath, file.filePath))
+        )
+          added.add(file.filePath);
       }
     }
     for (const what of ['likes', 'bookmarks'] as const) {
-      build.addStream(`${what}.json`, true, undefined, () => Readable.from(this.uriCollection(what, account, documents), { objectMode: false }));
+      build.addStream(`${what}.json`, true, undefined, () =>
+        Readable.from(this.uriCollection(what, account, documents), { objectMode: false }),
+      );
     }
-    const avatar = account.avatarFile ? await this.addStoredFile(build, account.avatarFile, `avatar${path.extname(account.avatarFile)}`) : null;
-    const header = account.headerFile ? await this.addStoredFile(build, account.headerFile, `header${path.extname(account.headerFile)}`) : null;
+    const avatar = account.avatarFile
+      ? await this.addStoredFile(build, account.avatarFile, `avatar${path.extname(account.avatarFile)}`)
+      : null;
+    const header = account.headerFile
+      ? await this.addStoredFile(build, account.headerFile, `header${path.extname(account.headerFile)}`)
+      : null;
     const actor = await documents.actor(account, { avatar, header });
     build.zip.addBuffer(Buffer.from(JSON.stringify(actor)), 'actor.json', { compress: true, mtime: build.mtime });
   }
@@ -112,7 +126,9 @@ export class AccountArchive {
 
   /** outbox.json: an OrderedCollection of every activity; totalItems comes last, counted as they are written. */
   private async *outbox(account: Account, documents: ArchiveDocuments): AsyncGenerator<Buffer> {
-    yield Buffer.from(`{"@context":${JSON.stringify(await documents.outboxContext())},"id":"outbox.json","type":"OrderedCollection","orderedItems":[`);
+    yield Buffer.from(
+      `{"@context":${JSON.stringify(await documents.outboxContext())},"id":"outbox.json","type":"OrderedCollection","orderedItems":[`,
+    );
     let count = 0;
     for await (const statuses of this.pages('statuses', account.id)) {
       const items: string[] = [];
@@ -128,8 +144,14 @@ export class AccountArchive {
   }
 
   /** likes.json and bookmarks.json: OrderedCollections of status ids (Mastodon writes no totalItems for them). */
-  private async *uriCollection(what: 'likes' | 'bookmarks', account: Account, documents: ArchiveDocuments): AsyncGenerator<Buffer> {
-    yield Buffer.from(`{"@context":"${ACTIVITY_STREAMS}","id":"${what}.json","type":"OrderedCollection","orderedItems":[`);
+  private async *uriCollection(
+    what: 'likes' | 'bookmarks',
+    account: Account,
+    documents: ArchiveDocuments,
+  ): AsyncGenerator<Buffer> {
+    yield Buffer.from(
+      `{"@context":"${ACTIVITY_STREAMS}","id":"${what}.json","type":"OrderedCollection","orderedItems":[`,
+    );
     let first = true;
     for await (const statuses of this.pages(what, account.id)) {
       yield Buffer.from(`${first ? '' : ','}${statuses.map((s) => JSON.stringify(documents.statusUri(s))).join(',')}`);

@@ -1,12 +1,27 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { ValidationFailure } from '../errors.ts';
-import type { Account, BulkImport, ExportedAccount, ImportRow, ImportRowData, SocialStore, StatusRow } from '../store/index.ts';
+import type {
+  Account,
+  BulkImport,
+  ExportedAccount,
+  ImportRow,
+  ImportRowData,
+  SocialStore,
+  StatusRow,
+} from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { RelationshipService } from './relationships.ts';
 
 /** The CSV files Mastodon exports and imports (Settings → Import and export), by their file names. */
-export const DATA_KINDS = ['following_accounts', 'lists', 'blocked_accounts', 'muted_accounts', 'blocked_domains', 'bookmarks'] as const;
+export const DATA_KINDS = [
+  'following_accounts',
+  'lists',
+  'blocked_accounts',
+  'muted_accounts',
+  'blocked_domains',
+  'bookmarks',
+] as const;
 export type DataKind = (typeof DATA_KINDS)[number];
 
 /** Rows one import may hold (Mastodon's ROWS_PROCESSING_LIMIT). */
@@ -63,7 +78,9 @@ export class AccountData {
       case 'following_accounts':
         return stringify([
           FOLLOWING_HEADER,
-          ...q.following(me.id).map((f) => [address(f), String(f.showReblogs), String(f.notify), (f.languages ?? []).join(', ')]),
+          ...q
+            .following(me.id)
+            .map((f) => [address(f), String(f.showReblogs), String(f.notify), (f.languages ?? []).join(', ')]),
         ]);
       case 'lists':
         return stringify(q.listMembers(me.id).map((m) => [m.title, address(m)]));
@@ -83,7 +100,15 @@ export class AccountData {
     const rows = this.store.imports.failures(imp.id, MAX_IMPORT_ROWS).map((r) => r.data);
     switch (imp.type as DataKind) {
       case 'following_accounts':
-        return stringify([FOLLOWING_HEADER, ...rows.map((d) => [d.acct, String(d.show_reblogs !== false), String(d.notify === true), (d.languages ?? []).join(', ')])]);
+        return stringify([
+          FOLLOWING_HEADER,
+          ...rows.map((d) => [
+            d.acct,
+            String(d.show_reblogs !== false),
+            String(d.notify === true),
+            (d.languages ?? []).join(', '),
+          ]),
+        ]);
       case 'muted_accounts':
         return stringify([MUTED_HEADER, ...rows.map((d) => [d.acct, String(d.hide_notifications !== false)])]);
       case 'lists':
@@ -103,8 +128,14 @@ export class AccountData {
    */
   schedule(me: Account, kind: DataKind, csv: string, overwrite: boolean): BulkImport {
     const running = this.store.imports.unfinished(me.id, kind);
-    if (running) throw ValidationFailure.single('type', 'ERR_TAKEN', `has an import still running (${running.id}); wait for it to finish`);
-    if (Buffer.byteLength(csv) > MAX_IMPORT_BYTES) throw ValidationFailure.single('data', 'ERR_TOO_LONG', `is too large (maximum is ${MAX_IMPORT_BYTES} bytes)`);
+    if (running)
+      throw ValidationFailure.single(
+        'type',
+        'ERR_TAKEN',
+        `has an import still running (${running.id}); wait for it to finish`,
+      );
+    if (Buffer.byteLength(csv) > MAX_IMPORT_BYTES)
+      throw ValidationFailure.single('data', 'ERR_TOO_LONG', `is too large (maximum is ${MAX_IMPORT_BYTES} bytes)`);
     const parsed = parseRows(csv);
     const first = parsed[0]?.[0];
     if (first !== undefined && first !== FIRST_HEADER[kind] && Object.values(FIRST_HEADER).includes(first)) {
@@ -134,13 +165,34 @@ export class AccountData {
       const q = this.store.exports;
       switch (imp.type as DataKind) {
         case 'following_accounts':
-          if (imp.overwrite) this.overwriteAccounts(me, rows, q.following(me.id), (target, data) => this.followWith(me, target, data), (target) => this.relationships.unfollow(me, target));
+          if (imp.overwrite)
+            this.overwriteAccounts(
+              me,
+              rows,
+              q.following(me.id),
+              (target, data) => this.followWith(me, target, data),
+              (target) => this.relationships.unfollow(me, target),
+            );
           break;
         case 'blocked_accounts':
-          if (imp.overwrite) this.overwriteAccounts(me, rows, q.blocked(me.id), () => {}, (target) => this.relationships.unblock(me, target));
+          if (imp.overwrite)
+            this.overwriteAccounts(
+              me,
+              rows,
+              q.blocked(me.id),
+              () => {},
+              (target) => this.relationships.unblock(me, target),
+            );
           break;
         case 'muted_accounts':
-          if (imp.overwrite) this.overwriteAccounts(me, rows, q.muted(me.id), (target, data) => this.muteWith(me, target, data), (target) => this.relationships.unmute(me, target));
+          if (imp.overwrite)
+            this.overwriteAccounts(
+              me,
+              rows,
+              q.muted(me.id),
+              (target, data) => this.muteWith(me, target, data),
+              (target) => this.relationships.unmute(me, target),
+            );
           break;
         case 'bookmarks':
           if (imp.overwrite) {
@@ -157,8 +209,11 @@ export class AccountData {
           break;
         case 'blocked_domains': {
           const wanted = new Set(rows.map((r) => r.data.domain));
-          if (imp.overwrite) for (const domain of q.blockedDomains(me.id)) if (!wanted.has(domain)) this.relationships.unblockDomain(me, domain);
-          for (const row of rows) this.settleWith(row, () => this.relationships.blockDomain(me, row.data.domain ?? '', this.urls.domain));
+          if (imp.overwrite)
+            for (const domain of q.blockedDomains(me.id))
+              if (!wanted.has(domain)) this.relationships.unblockDomain(me, domain);
+          for (const row of rows)
+            this.settleWith(row, () => this.relationships.blockDomain(me, row.data.domain ?? '', this.urls.domain));
           break;
         }
       }
@@ -199,7 +254,11 @@ export class AccountData {
         const list = this.store.lists.ofOwner(me.id).find((l) => l.title === data.list_name);
         if (!list) return `the list could not be made (at most ${MAX_LISTS} lists)`;
         // One's lists hold accounts one follows (or has asked to follow): the import follows them first.
-        if (!this.store.relationships.follow(me.id, account.id) && !this.store.relationships.followRequest(me.id, account.id)) this.relationships.follow(me, account);
+        if (
+          !this.store.relationships.follow(me.id, account.id) &&
+          !this.store.relationships.followRequest(me.id, account.id)
+        )
+          this.relationships.follow(me, account);
         this.store.lists.addMembers(list.id, [account.id]);
         return null;
       }
@@ -209,7 +268,11 @@ export class AccountData {
   }
 
   private followWith(me: Account, target: Account, data: ImportRowData): void {
-    this.relationships.follow(me, target, { reblogs: data.show_reblogs !== false, notify: data.notify === true, languages: data.languages?.length ? data.languages : null });
+    this.relationships.follow(me, target, {
+      reblogs: data.show_reblogs !== false,
+      notify: data.notify === true,
+      languages: data.languages?.length ? data.languages : null,
+    });
   }
 
   private muteWith(me: Account, target: Account, data: ImportRowData): void {
@@ -231,7 +294,13 @@ export class AccountData {
    * Overwrite for accounts (Mastodon's): each account the list already holds is kept, with the row's options,
    * when the file names it (that row is done) and dropped when it does not.
    */
-  private overwriteAccounts(me: Account, rows: ImportRow[], existing: ExportedAccount[], keep: (target: Account, data: ImportRowData) => void, drop: (target: Account) => void): void {
+  private overwriteAccounts(
+    me: Account,
+    rows: ImportRow[],
+    existing: ExportedAccount[],
+    keep: (target: Account, data: ImportRowData) => void,
+    drop: (target: Account) => void,
+  ): void {
     const byAcct = new Map(rows.map((r) => [this.acctKey(r.data.acct ?? ''), r]));
     for (const e of existing) {
       const target = this.store.accounts.byHandle(e.username, e.domain);
@@ -264,7 +333,8 @@ export class AccountData {
   /** An address as the file and the database both say it: lower case, without `@` or this server's domain. */
   private acctKey(address: string): string {
     const acct = address.trim().replace(/^@/, '').toLowerCase();
-    for (const local of [this.urls.domain, this.urls.hostname]) if (acct.endsWith(`@${local.toLowerCase()}`)) return acct.slice(0, -local.length - 1);
+    for (const local of [this.urls.domain, this.urls.hostname])
+      if (acct.endsWith(`@${local.toLowerCase()}`)) return acct.slice(0, -local.length - 1);
     return acct;
   }
 }
@@ -283,8 +353,16 @@ function importRows(kind: DataKind, rows: string[][]): ImportRowData[] {
     switch (kind) {
       case 'following_accounts': {
         const [, boosts, notify, languages] = row;
-        const langs = (languages ?? '').split(',').map((l) => l.trim()).filter(Boolean);
-        unique.set(acct.toLowerCase(), { acct, show_reblogs: boosts !== 'false', notify: notify === 'true', languages: langs.length ? langs : null });
+        const langs = (languages ?? '')
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean);
+        unique.set(acct.toLowerCase(), {
+          acct,
+          show_reblogs: boosts !== 'false',
+          notify: notify === 'true',
+          languages: langs.length ? langs : null,
+        });
         break;
       }
       case 'blocked_accounts':
@@ -314,7 +392,8 @@ function parseRows(csv: string): string[][] {
   } catch (err) {
     throw ValidationFailure.single('data', 'ERR_INVALID', `is not a CSV file: ${(err as Error).message}`);
   }
-  if (rows.length > MAX_IMPORT_ROWS) throw ValidationFailure.single('data', 'ERR_TOO_LONG', `holds more than ${MAX_IMPORT_ROWS} rows`);
+  if (rows.length > MAX_IMPORT_ROWS)
+    throw ValidationFailure.single('data', 'ERR_TOO_LONG', `holds more than ${MAX_IMPORT_ROWS} rows`);
   return rows.filter((r) => r.length > 0 && r[0] !== '');
 }
 

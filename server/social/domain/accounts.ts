@@ -4,7 +4,16 @@ import type { Logger } from '../../logger.ts';
 import { DetailsCollector, DomainError, forbidden } from '../errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { confirmationEmail } from '../mail/templates.ts';
-import { randomSecret, sha256, type Account, type ProfileChanges, type SocialStore, type User, type UserRole, type UserSettings } from '../store/index.ts';
+import {
+  randomSecret,
+  sha256,
+  type Account,
+  type ProfileChanges,
+  type SocialStore,
+  type User,
+  type UserRole,
+  type UserSettings,
+} from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { generatePassword, hashPassword, verifyPassword } from './password.ts';
 
@@ -16,7 +25,21 @@ export const PASSWORD_MAX = 72;
 export const EMAIL_MAX = 320;
 export const REASON_MAX = 500;
 /** Names Mastodon reserves by default, so nobody can pose as staff. */
-const RESERVED_USERNAMES = new Set(['admin', 'administrator', 'support', 'help', 'root', 'webmaster', 'mod', 'moderator', 'postmaster', 'abuse', 'security', 'system', 'homeport']);
+const RESERVED_USERNAMES = new Set([
+  'admin',
+  'administrator',
+  'support',
+  'help',
+  'root',
+  'webmaster',
+  'mod',
+  'moderator',
+  'postmaster',
+  'abuse',
+  'security',
+  'system',
+  'homeport',
+]);
 const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
 // Deliberately loose (as Devise's): something@something.tld-ish without spaces.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -73,26 +96,36 @@ export class AccountService {
   validateNew(input: CreateAccountInput, details = new DetailsCollector()): DetailsCollector {
     const username = input.username ?? '';
     if (username === '') details.add('username', 'ERR_BLANK', "can't be blank");
-    else if (!USERNAME_PATTERN.test(username)) details.add('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores');
-    else if (username.length > USERNAME_MAX) details.add('username', 'ERR_TOO_LONG', `is too long (maximum is ${USERNAME_MAX} characters)`);
-    else if (RESERVED_USERNAMES.has(username.toLowerCase()) && input.role !== 'owner' && input.role !== 'admin') details.add('username', 'ERR_RESERVED', 'is reserved');
-    else if (this.store.accounts.usernameTaken(username)) details.add('username', 'ERR_TAKEN', 'has already been taken');
+    else if (!USERNAME_PATTERN.test(username))
+      details.add('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores');
+    else if (username.length > USERNAME_MAX)
+      details.add('username', 'ERR_TOO_LONG', `is too long (maximum is ${USERNAME_MAX} characters)`);
+    else if (RESERVED_USERNAMES.has(username.toLowerCase()) && input.role !== 'owner' && input.role !== 'admin')
+      details.add('username', 'ERR_RESERVED', 'is reserved');
+    else if (this.store.accounts.usernameTaken(username))
+      details.add('username', 'ERR_TAKEN', 'has already been taken');
 
     const email = input.email ?? '';
     if (email === '') {
       details.add('email', 'ERR_BLANK', "can't be blank");
       details.add('email', 'ERR_INVALID', 'is invalid');
-    } else if (email.length > EMAIL_MAX || !EMAIL_PATTERN.test(email)) details.add('email', 'ERR_INVALID', 'is invalid');
+    } else if (email.length > EMAIL_MAX || !EMAIL_PATTERN.test(email))
+      details.add('email', 'ERR_INVALID', 'is invalid');
     else if (this.store.users.emailTaken(email)) details.add('email', 'ERR_TAKEN', 'has already been taken');
 
     if (input.password !== undefined) {
       if (input.password === '') details.add('password', 'ERR_BLANK', "can't be blank");
-      else if ([...input.password].length < PASSWORD_MIN) details.add('password', 'ERR_TOO_SHORT', `is too short (minimum is ${PASSWORD_MIN} characters)`);
-      else if (Buffer.byteLength(input.password) > PASSWORD_MAX) details.add('password', 'ERR_TOO_LONG', `is too long (maximum is ${PASSWORD_MAX} characters)`);
+      else if ([...input.password].length < PASSWORD_MIN)
+        details.add('password', 'ERR_TOO_SHORT', `is too short (minimum is ${PASSWORD_MIN} characters)`);
+      else if (Buffer.byteLength(input.password) > PASSWORD_MAX)
+        details.add('password', 'ERR_TOO_LONG', `is too long (maximum is ${PASSWORD_MAX} characters)`);
     }
-    if (input.requireAgreement && input.agreement !== true) details.add('agreement', 'ERR_ACCEPTED', 'must be accepted');
-    if (input.reason && input.reason.length > REASON_MAX) details.add('reason', 'ERR_TOO_LONG', `is too long (maximum is ${REASON_MAX} characters)`);
-    if (input.dateOfBirth && (!DATE_PATTERN.test(input.dateOfBirth) || Number.isNaN(Date.parse(input.dateOfBirth)))) details.add('date_of_birth', 'ERR_INVALID', 'is invalid');
+    if (input.requireAgreement && input.agreement !== true)
+      details.add('agreement', 'ERR_ACCEPTED', 'must be accepted');
+    if (input.reason && input.reason.length > REASON_MAX)
+      details.add('reason', 'ERR_TOO_LONG', `is too long (maximum is ${REASON_MAX} characters)`);
+    if (input.dateOfBirth && (!DATE_PATTERN.test(input.dateOfBirth) || Number.isNaN(Date.parse(input.dateOfBirth))))
+      details.add('date_of_birth', 'ERR_INVALID', 'is invalid');
     return details;
   }
 
@@ -105,13 +138,21 @@ export class AccountService {
     const generatedPassword = input.password === undefined ? generatePassword() : null;
     const [passwordHash, keys] = await Promise.all([
       hashPassword(input.password ?? generatedPassword!),
-      generateKeyPair('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }),
+      generateKeyPair('rsa', {
+        modulusLength: 2048,
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      }),
     ]);
     const role = input.role ?? 'user';
     const { accountId, userId } = this.store.transaction(() => {
       // Checked again inside the transaction: another request may have taken the name meanwhile.
       this.validateNew({ ...input, password: undefined, requireAgreement: false }).throwIfAny();
-      const accountId = this.store.accounts.insertLocal({ username: input.username, publicKey: keys.publicKey, privateKey: keys.privateKey });
+      const accountId = this.store.accounts.insertLocal({
+        username: input.username,
+        publicKey: keys.publicKey,
+        privateKey: keys.privateKey,
+      });
       const userId = this.store.users.insert({
         accountId,
         email: input.email,
@@ -141,7 +182,15 @@ export class AccountService {
     const token = randomSecret();
     this.store.users.setConfirmationToken(user.id, sha256(token));
     const title = this.store.settings.owner('title');
-    this.mailer.send(confirmationEmail({ to: user.email, username: account.username, serverTitle: title, domain: this.urls.domain, link: this.urls.confirmation(token) }));
+    this.mailer.send(
+      confirmationEmail({
+        to: user.email,
+        username: account.username,
+        serverTitle: title,
+        domain: this.urls.domain,
+        link: this.urls.confirmation(token),
+      }),
+    );
   }
 
   /** Confirms the user a confirmation link belongs to; null for an unknown or used link. */
@@ -198,7 +247,11 @@ export class AccountService {
 
   /** Suspends an account: its sessions and tokens end, the API shows it empty. Reversible. */
   /** Changes a profile (and, when given, the user's posting settings) in one commit; tells `account.updated`. */
-  updateProfile(accountId: string, changes: ProfileChanges, settings?: { userId: string; settings: UserSettings }): void {
+  updateProfile(
+    accountId: string,
+    changes: ProfileChanges,
+    settings?: { userId: string; settings: UserSettings },
+  ): void {
     this.store.transaction(() => {
       this.store.accounts.updateProfile(accountId, changes);
       if (settings) this.store.users.setSettings(settings.userId, settings.settings);
@@ -231,8 +284,13 @@ export class AccountService {
       db.prepare('DELETE FROM account_domain_blocks WHERE account_id = ?').run(accountId);
       db.prepare('DELETE FROM notifications WHERE account_id = ? OR from_account_id = ?').run(accountId, accountId);
       // Statuses go with the account (their rows stay as tombstones); so do its home feed and scheduled posts.
-      db.prepare('DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)').run(accountId, accountId);
-      db.prepare('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL').run(this.store.now(), accountId);
+      db.prepare(
+        'DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)',
+      ).run(accountId, accountId);
+      db.prepare('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL').run(
+        this.store.now(),
+        accountId,
+      );
       db.prepare('UPDATE account_stats SET statuses_count = 0 WHERE account_id = ?').run(accountId);
       db.prepare('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
       const user = this.store.users.byAccountId(accountId);
@@ -243,18 +301,31 @@ export class AccountService {
   }
 
   private notifyStaffOfSignUp(account: Account): void {
-    const staff = this.store.db.prepare(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`).all() as { account_id: bigint }[];
+    const staff = this.store.db
+      .prepare(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`)
+      .all() as { account_id: bigint }[];
     for (const s of staff) {
       const accountId = s.account_id.toString();
-      const notificationId = this.store.notifications.insert({ accountId, fromAccountId: account.id, type: 'admin.sign_up' });
-      this.store.events.emit('notification.created', { notificationId, accountId, fromAccountId: account.id, notificationType: 'admin.sign_up', statusId: null });
+      const notificationId = this.store.notifications.insert({
+        accountId,
+        fromAccountId: account.id,
+        type: 'admin.sign_up',
+      });
+      this.store.events.emit('notification.created', {
+        notificationId,
+        accountId,
+        fromAccountId: account.id,
+        notificationType: 'admin.sign_up',
+        statusId: null,
+      });
     }
   }
 }
 
 /** Raised for a login state that forbids using the API (the message is what Mastodon says). */
 export function userStateError(user: User, account: Account): DomainError | null {
-  if (user.disabled || account.suspendedAt !== null || account.deletedAt !== null) return forbidden('Your login is currently disabled');
+  if (user.disabled || account.suspendedAt !== null || account.deletedAt !== null)
+    return forbidden('Your login is currently disabled');
   if (user.confirmedAt === null) return forbidden('Your login is missing a confirmed e-mail address');
   if (!user.approved) return forbidden('Your login is currently pending approval');
   return null;

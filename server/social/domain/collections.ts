@@ -31,7 +31,12 @@ export class CollectionService {
   visible(viewer: Account | null, id: string): CollectionRow {
     const collection = this.store.collections.byId(id);
     if (!collection) throw notFound();
-    if (viewer && viewer.id !== collection.accountId && this.store.relationships.blocking(collection.accountId, viewer.id)) throw forbidden();
+    if (
+      viewer &&
+      viewer.id !== collection.accountId &&
+      this.store.relationships.blocking(collection.accountId, viewer.id)
+    )
+      throw forbidden();
     return collection;
   }
 
@@ -45,9 +50,11 @@ export class CollectionService {
 
   create(owner: Account, input: CollectionInput & { name: string }, accountIds: readonly string[]): CollectionRow {
     const changes = this.check(input);
-    if (this.store.collections.countOf(owner.id) >= COLLECTION_LIMITS.perUser) throw refused(`you cannot have more than ${COLLECTION_LIMITS.perUser} collections`);
+    if (this.store.collections.countOf(owner.id) >= COLLECTION_LIMITS.perUser)
+      throw refused(`you cannot have more than ${COLLECTION_LIMITS.perUser} collections`);
     const unique = [...new Set(accountIds)];
-    if (unique.length > COLLECTION_LIMITS.items) throw refused(`a collection holds at most ${COLLECTION_LIMITS.items} accounts`);
+    if (unique.length > COLLECTION_LIMITS.items)
+      throw refused(`a collection holds at most ${COLLECTION_LIMITS.items} accounts`);
     const featured = unique.map((id) => this.featurable(owner, id));
     return this.store.transaction(() => {
       const id = this.store.collections.insert(owner.id, {
@@ -77,9 +84,11 @@ export class CollectionService {
     const collection = this.owned(owner, collectionId);
     const account = this.featurable(owner, accountId);
     const existing = this.store.collections.itemOf(collection.id, account.id);
-    if (existing && (existing.state === 'accepted' || existing.state === 'pending')) throw refused('the account is already in this collection');
+    if (existing && (existing.state === 'accepted' || existing.state === 'pending'))
+      throw refused('the account is already in this collection');
     if (existing) throw forbidden('the account took itself out of this collection');
-    if (this.store.collections.liveItemCount(collection.id) >= COLLECTION_LIMITS.items) throw refused(`a collection holds at most ${COLLECTION_LIMITS.items} accounts`);
+    if (this.store.collections.liveItemCount(collection.id) >= COLLECTION_LIMITS.items)
+      throw refused(`a collection holds at most ${COLLECTION_LIMITS.items} accounts`);
     const itemId = this.store.collections.addItem(collection.id, account.id, 'accepted');
     return this.store.collections.item(collection.id, itemId)!;
   }
@@ -104,7 +113,10 @@ export class CollectionService {
     const result = new Map<string, CollectionItemRow[]>(collections.map((c) => [c.id, []]));
     const owned = collections.filter((c) => viewer && c.accountId === viewer.id).map((c) => c.id);
     const others = collections.filter((c) => !viewer || c.accountId !== viewer.id).map((c) => c.id);
-    const items = [...this.store.collections.items(owned, ['pending', 'accepted']), ...this.store.collections.items(others, ['accepted'])];
+    const items = [
+      ...this.store.collections.items(owned, ['pending', 'accepted']),
+      ...this.store.collections.items(others, ['accepted']),
+    ];
     for (const item of items) {
       if (viewer && this.store.relationships.blocking(viewer.id, item.accountId)) continue;
       result.get(item.collectionId)!.push(item);
@@ -116,7 +128,12 @@ export class CollectionService {
     const account = this.store.accounts.byId(accountId);
     if (!account || account.deletedAt !== null || account.suspendedAt !== null) throw notFound();
     if (account.domain !== null) throw forbidden('accounts of other servers cannot be added to collections yet');
-    if (account.id !== owner.id && (!account.discoverable || this.store.relationships.blocking(account.id, owner.id) || this.store.relationships.blocking(owner.id, account.id))) {
+    if (
+      account.id !== owner.id &&
+      (!account.discoverable ||
+        this.store.relationships.blocking(account.id, owner.id) ||
+        this.store.relationships.blocking(owner.id, account.id))
+    ) {
       throw forbidden('this account cannot be added to collections');
     }
     return account;
@@ -128,15 +145,22 @@ export class CollectionService {
     if (input.name !== undefined) {
       const name = input.name.trim();
       if (!name) details.add('name', 'ERR_BLANK', "can't be blank");
-      else if (graphemeLength(name) > COLLECTION_LIMITS.name) details.add('name', 'ERR_TOO_LONG', `is too long (maximum is ${COLLECTION_LIMITS.name} characters)`);
+      else if (graphemeLength(name) > COLLECTION_LIMITS.name)
+        details.add('name', 'ERR_TOO_LONG', `is too long (maximum is ${COLLECTION_LIMITS.name} characters)`);
       changes.name = name;
     }
     if (input.description !== undefined) {
-      if (graphemeLength(input.description) > COLLECTION_LIMITS.description) details.add('description', 'ERR_TOO_LONG', `is too long (maximum is ${COLLECTION_LIMITS.description} characters)`);
+      if (graphemeLength(input.description) > COLLECTION_LIMITS.description)
+        details.add(
+          'description',
+          'ERR_TOO_LONG',
+          `is too long (maximum is ${COLLECTION_LIMITS.description} characters)`,
+        );
       changes.description = input.description;
     }
     if (input.language !== undefined) {
-      if (input.language !== null && input.language !== '' && !/^[a-z]{2,3}$/.test(input.language)) details.add('language', 'ERR_INVALID', 'is not a valid language code');
+      if (input.language !== null && input.language !== '' && !/^[a-z]{2,3}$/.test(input.language))
+        details.add('language', 'ERR_INVALID', 'is not a valid language code');
       changes.language = input.language || null;
     }
     const tag = input.tagName === undefined ? undefined : (input.tagName?.replace(/^#/, '') ?? '');

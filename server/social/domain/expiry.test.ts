@@ -40,7 +40,10 @@ describe('expiry', () => {
     // A mute without duration lasts.
     await client.v1.accounts.$select(bob.accountId).mute({ duration: 0 });
     now += 365 * 24 * 3600 * 1000;
-    expect((await client.v1.accounts.relationships.fetch({ id: [bob.accountId] }))[0]).toMatchObject({ muting: true, mutingExpiresAt: null });
+    expect((await client.v1.accounts.relationships.fetch({ id: [bob.accountId] }))[0]).toMatchObject({
+      muting: true,
+      mutingExpiresAt: null,
+    });
   });
 
   it('refuses authorization codes older than ten minutes', async () => {
@@ -50,12 +53,26 @@ describe('expiry', () => {
     const user = store.users.byAccountId(alice.accountId)!;
     const verifier = crypto.randomBytes(40).toString('base64url');
     const challenge = crypto.createHash('sha256').update(verifier).digest('base64url');
-    const code = store.oauth.createGrant({ applicationId: oauthApp.id, userId: user.id, redirectUri: 'urn:ietf:wg:oauth:2.0:oob', scopes: ['read'], codeChallenge: challenge, codeChallengeMethod: 'S256' });
+    const code = store.oauth.createGrant({
+      applicationId: oauthApp.id,
+      userId: user.id,
+      redirectUri: 'urn:ietf:wg:oauth:2.0:oob',
+      scopes: ['read'],
+      codeChallenge: challenge,
+      codeChallengeMethod: 'S256',
+    });
     now += 10 * 60 * 1000 + 1;
     const res = await server.fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: 'urn:ietf:wg:oauth:2.0:oob', code_verifier: verifier }),
+      body: JSON.stringify({
+        grant_type: 'authorization_code',
+        code,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
+        code_verifier: verifier,
+      }),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
@@ -75,7 +92,13 @@ describe('expiry', () => {
     now += 2 * 3600 * 1000;
     expect(await server.social.context.mediaService.purgeUnattached()).toBe(1);
     expect(fs.existsSync(lonelyFile)).toBe(false);
-    expect((await server.fetch(`${server.url}/api/v1/media/${lonely.id}`, { headers: { Authorization: `Bearer ${alice.token}` } })).status).toBe(404);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/media/${lonely.id}`, {
+          headers: { Authorization: `Bearer ${alice.token}` },
+        })
+      ).status,
+    ).toBe(404);
     expect(server.social.context.store.media.byId(used.id)).not.toBeNull();
   });
 
@@ -93,23 +116,34 @@ describe('expiry', () => {
     const parent = await server.masto(bob.token).v1.statuses.create({ status: 'a parent that will be gone' });
     const at = new Date(now + 10 * 60 * 1000).toISOString();
     const plain = await client.v1.statuses.create({ status: 'scheduled hello', scheduledAt: at });
-    const reply = await client.v1.statuses.create({ status: 'a reply to a vanished post', inReplyToId: parent.id, scheduledAt: at });
+    const reply = await client.v1.statuses.create({
+      status: 'a reply to a vanished post',
+      inReplyToId: parent.id,
+      scheduledAt: at,
+    });
     const carol = await server.createUser('carol');
-    const doomed = await server.masto(carol.token).v1.statuses.create({ status: 'from an account about to be suspended', scheduledAt: at });
+    const doomed = await server
+      .masto(carol.token)
+      .v1.statuses.create({ status: 'from an account about to be suspended', scheduledAt: at });
     await server.masto(bob.token).v1.statuses.$select(parent.id).remove();
     server.admin.applyUserAction('carol', 'suspend');
 
     now += 11 * 60 * 1000;
     // Nobody calls the job: the timer notices the moved clock on its next look.
-    await expect.poll(async () => (await client.v1.accounts.$select(alice.accountId).statuses.list()).map((s) => s.content), { timeout: 5000, interval: 50 }).toEqual(
-      expect.arrayContaining(['<p>scheduled hello</p>', '<p>a reply to a vanished post</p>']),
-    );
+    await expect
+      .poll(async () => (await client.v1.accounts.$select(alice.accountId).statuses.list()).map((s) => s.content), {
+        timeout: 5000,
+        interval: 50,
+      })
+      .toEqual(expect.arrayContaining(['<p>scheduled hello</p>', '<p>a reply to a vanished post</p>']));
     const published = await client.v1.accounts.$select(alice.accountId).statuses.list();
     // The reply's parent is gone: it goes out as a new thread, as Mastodon does.
     expect(published.find((s) => s.content === '<p>a reply to a vanished post</p>')!.inReplyToId).toBeNull();
     // The suspended account's status is dropped, not published, and no longer scheduled.
     expect(server.social.context.store.scheduled.due(now, 10)).toEqual([]);
-    const carolsStatuses = server.social.context.store.db.prepare('SELECT COUNT(*) AS n FROM statuses WHERE account_id = ?').get(carol.accountId) as { n: bigint };
+    const carolsStatuses = server.social.context.store.db
+      .prepare('SELECT COUNT(*) AS n FROM statuses WHERE account_id = ?')
+      .get(carol.accountId) as { n: bigint };
     expect(Number(carolsStatuses.n)).toBe(0);
   });
 });

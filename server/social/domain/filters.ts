@@ -1,6 +1,14 @@
 import { DetailsCollector, notFound, refused } from '../errors.ts';
 import type { SocialEvents } from '../events.ts';
-import { FILTER_CONTEXTS, type Account, type FilterAction, type FilterContext, type FilterRow, type SocialStore, type StatusRow } from '../store/index.ts';
+import {
+  FILTER_CONTEXTS,
+  type Account,
+  type FilterAction,
+  type FilterContext,
+  type FilterRow,
+  type SocialStore,
+  type StatusRow,
+} from '../store/index.ts';
 import { htmlToText } from '../text/format.ts';
 
 /** Mastodon's limits: filters per user, keywords and statuses per filter, lengths. */
@@ -93,7 +101,12 @@ export class FilterService {
   private searchable(status: StatusRow): string {
     const media = this.store.media.forStatuses([status.id]).get(status.id) ?? [];
     const poll = status.pollId ? this.store.polls.byId(status.pollId) : null;
-    return [status.spoilerText, htmlToText(status.content), ...media.map((m) => m.description ?? ''), ...(poll?.options ?? [])].join('\n');
+    return [
+      status.spoilerText,
+      htmlToText(status.content),
+      ...media.map((m) => m.description ?? ''),
+      ...(poll?.options ?? []),
+    ].join('\n');
   }
 
   /**
@@ -123,7 +136,12 @@ export class FilterService {
   }
 
   /** `rows` without those a hide filter removes for the viewer (reblogs judged by what they reblog). */
-  visible<T>(viewer: Account | null, rows: readonly T[], statusOf: (row: T) => StatusRow | null, context: FilterContext): T[] {
+  visible<T>(
+    viewer: Account | null,
+    rows: readonly T[],
+    statusOf: (row: T) => StatusRow | null,
+    context: FilterContext,
+  ): T[] {
     if (!viewer || !this.any(viewer.id)) return [...rows];
     const proper = this.store.statuses.byIds(rows.flatMap((r) => statusOf(r)?.reblogOfId ?? []));
     const byId = new Map(proper.map((s) => [s.id, s]));
@@ -136,21 +154,27 @@ export class FilterService {
 
   // ---- editing
 
-  private checked(input: FilterInput, current: FilterRow | null): { title: string; context: FilterContext[]; action: FilterAction; expiresAt: number | null } {
+  private checked(
+    input: FilterInput,
+    current: FilterRow | null,
+  ): { title: string; context: FilterContext[]; action: FilterAction; expiresAt: number | null } {
     const details = new DetailsCollector();
     const title = (input.title ?? current?.title ?? '').trim();
     if (!title) details.add('title', 'ERR_BLANK', "can't be blank");
-    else if ([...title].length > FILTER_LIMITS.title) details.add('title', 'ERR_TOO_LONG', `is too long (maximum is ${FILTER_LIMITS.title} characters)`);
+    else if ([...title].length > FILTER_LIMITS.title)
+      details.add('title', 'ERR_TOO_LONG', `is too long (maximum is ${FILTER_LIMITS.title} characters)`);
     const context = input.context ?? current?.context ?? [];
     if (context.length === 0) details.add('context', 'ERR_BLANK', "can't be blank");
     const unknown = context.filter((c) => !(FILTER_CONTEXTS as readonly string[]).includes(c));
     if (unknown.length) details.add('context', 'ERR_INCLUSION', `is not included in the list: ${unknown.join(', ')}`);
     const action = input.action ?? current?.action ?? 'warn';
-    if (!['warn', 'hide', 'blur'].includes(action)) details.add('filter_action', 'ERR_INCLUSION', 'is not included in the list');
+    if (!['warn', 'hide', 'blur'].includes(action))
+      details.add('filter_action', 'ERR_INCLUSION', 'is not included in the list');
     let expiresAt = current?.expiresAt ?? null;
     if (input.expiresIn !== undefined) {
       if (input.expiresIn === null || input.expiresIn === 0) expiresAt = null;
-      else if (!Number.isFinite(input.expiresIn) || input.expiresIn < 0) details.add('expires_in', 'ERR_INVALID', 'must be a number of seconds');
+      else if (!Number.isFinite(input.expiresIn) || input.expiresIn < 0)
+        details.add('expires_in', 'ERR_INVALID', 'must be a number of seconds');
       else expiresAt = this.store.now() + input.expiresIn * 1000;
     }
     details.throwIfAny();
@@ -160,7 +184,8 @@ export class FilterService {
   private checkKeyword(keyword: string | undefined, details: DetailsCollector): string | null {
     const k = (keyword ?? '').trim();
     if (!k) details.add('keyword', 'ERR_BLANK', "can't be blank");
-    else if ([...k].length > FILTER_LIMITS.keyword) details.add('keyword', 'ERR_TOO_LONG', `is too long (maximum is ${FILTER_LIMITS.keyword} characters)`);
+    else if ([...k].length > FILTER_LIMITS.keyword)
+      details.add('keyword', 'ERR_TOO_LONG', `is too long (maximum is ${FILTER_LIMITS.keyword} characters)`);
     else return k;
     return null;
   }
@@ -177,7 +202,8 @@ export class FilterService {
 
   create(me: Account, input: FilterInput): FilterRow {
     const fields = this.checked(input, null);
-    if (this.store.filters.count(me.id) >= FILTER_LIMITS.filters) throw refused(`you cannot have more than ${FILTER_LIMITS.filters} filters`);
+    if (this.store.filters.count(me.id) >= FILTER_LIMITS.filters)
+      throw refused(`you cannot have more than ${FILTER_LIMITS.filters} filters`);
     const id = this.store.transaction(() => {
       const id = this.store.filters.create(me.id, fields);
       this.applyKeywords(id, [], input.keywords ?? []);
@@ -193,7 +219,11 @@ export class FilterService {
     const fields = this.checked(input, current);
     this.store.transaction(() => {
       this.store.filters.update(id, fields);
-      this.applyKeywords(id, current.keywords.map((k) => k.id), input.keywords ?? []);
+      this.applyKeywords(
+        id,
+        current.keywords.map((k) => k.id),
+        input.keywords ?? [],
+      );
       this.changed(me.id);
     });
     return this.store.filters.byId(me.id, id)!;
@@ -210,15 +240,20 @@ export class FilterService {
         continue;
       }
       if (a.destroy) continue;
-      const keyword = this.checkKeyword(a.keyword ?? (a.id ? this.store.filters.keyword(a.id)?.keyword : undefined), details);
+      const keyword = this.checkKeyword(
+        a.keyword ?? (a.id ? this.store.filters.keyword(a.id)?.keyword : undefined),
+        details,
+      );
       if (!keyword) continue;
-      if (a.id !== undefined) this.store.filters.updateKeyword(a.id, keyword, a.wholeWord ?? this.store.filters.keyword(a.id)!.wholeWord);
+      if (a.id !== undefined)
+        this.store.filters.updateKeyword(a.id, keyword, a.wholeWord ?? this.store.filters.keyword(a.id)!.wholeWord);
       else {
         this.store.filters.addKeyword(filterId, keyword, a.wholeWord ?? true);
         count++;
       }
     }
-    if (count > FILTER_LIMITS.keywords) details.add('keywords', 'ERR_TOO_LONG', `cannot be more than ${FILTER_LIMITS.keywords}`);
+    if (count > FILTER_LIMITS.keywords)
+      details.add('keywords', 'ERR_TOO_LONG', `cannot be more than ${FILTER_LIMITS.keywords}`);
     details.throwIfAny();
   }
 
@@ -233,9 +268,16 @@ export class FilterService {
   addKeyword(me: Account, filterId: string, keyword: string | undefined, wholeWord: boolean | undefined): string {
     const filter = this.ownFilter(me, filterId);
     return this.store.transaction(() => {
-      this.applyKeywords(filter.id, filter.keywords.map((k) => k.id), [{ keyword, wholeWord }]);
+      this.applyKeywords(
+        filter.id,
+        filter.keywords.map((k) => k.id),
+        [{ keyword, wholeWord }],
+      );
       this.changed(me.id);
-      return this.store.filters.ofAccount(me.id).find((f) => f.id === filter.id)!.keywords.at(-1)!.id;
+      return this.store.filters
+        .ofAccount(me.id)
+        .find((f) => f.id === filter.id)!
+        .keywords.at(-1)!.id;
     });
   }
 
@@ -263,7 +305,8 @@ export class FilterService {
 
   addStatus(me: Account, filterId: string, status: StatusRow): string {
     const filter = this.ownFilter(me, filterId);
-    if (filter.statuses.length >= FILTER_LIMITS.statuses) throw refused(`a filter cannot hold more than ${FILTER_LIMITS.statuses} statuses`);
+    if (filter.statuses.length >= FILTER_LIMITS.statuses)
+      throw refused(`a filter cannot hold more than ${FILTER_LIMITS.statuses} statuses`);
     return this.store.transaction(() => {
       const id = this.store.filters.addStatus(filter.id, status.id);
       this.changed(me.id);

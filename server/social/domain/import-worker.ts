@@ -29,7 +29,11 @@ class LookupTimeout extends Error {}
  * and applied one by one. Rows live in social.db, so a restart resumes where the last run stopped (a row
  * being looked up then is looked up again). Started with the server; new imports wake it.
  */
-export function startImportWorker(ctx: SocialContext, find: ImportLookups, options: ImportWorkerOptions = {}): ImportWorker {
+export function startImportWorker(
+  ctx: SocialContext,
+  find: ImportLookups,
+  options: ImportWorkerOptions = {},
+): ImportWorker {
   const { store } = ctx;
   const log = ctx.logger.child({ component: 'imports' });
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -52,7 +56,8 @@ export function startImportWorker(ctx: SocialContext, find: ImportLookups, optio
 
   const lookup = async (kind: DataKind, data: ImportRowData, signal: AbortSignal): Promise<ImportTarget> => {
     const server = serverOf(data);
-    if (server && (coolingOff.get(server) ?? 0) > Date.now()) throw new LookupTimeout(`its server (${server}) did not answer a moment ago; import this row again later`);
+    if (server && (coolingOff.get(server) ?? 0) > Date.now())
+      throw new LookupTimeout(`its server (${server}) did not answer a moment ago; import this row again later`);
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
     const looked = ctx.accountData.lookup(kind, data, find);
@@ -60,7 +65,10 @@ export function startImportWorker(ctx: SocialContext, find: ImportLookups, optio
       return await Promise.race([
         looked,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new LookupTimeout(`its server did not answer within ${rowTimeoutMs / 1000} s`)), rowTimeoutMs);
+          timer = setTimeout(
+            () => reject(new LookupTimeout(`its server did not answer within ${rowTimeoutMs / 1000} s`)),
+            rowTimeoutMs,
+          );
           onAbort = () => reject(new Error('stopped'));
           signal.addEventListener('abort', onAbort, { once: true });
         }),
@@ -136,7 +144,11 @@ export function startImportWorker(ctx: SocialContext, find: ImportLookups, optio
     }
   };
 
-  const loop = startDrainLoop({ drain, now: () => store.now(), onError: (err) => log.error({ err }, 'import worker failed') });
+  const loop = startDrainLoop({
+    drain,
+    now: () => store.now(),
+    onError: (err) => log.error({ err }, 'import worker failed'),
+  });
   let closed = false;
   // After the request that stored it has been answered: a new import begins even while every lane is busy.
   ctx.accountData.onScheduled = () =>
@@ -169,5 +181,10 @@ function serverOf(data: ImportRowData): string | null {
     }
   }
   const at = (data.acct ?? '').replace(/^@/, '').indexOf('@');
-  return at > 0 ? data.acct!.replace(/^@/, '').slice(at + 1).toLowerCase() : null;
+  return at > 0
+    ? data
+        .acct!.replace(/^@/, '')
+        .slice(at + 1)
+        .toLowerCase()
+    : null;
 }

@@ -21,7 +21,13 @@ export class DueJobs {
   private readonly maxWaitMs: number;
 
   /** `maxWaitMs`: the longest sleep between looks (tests with a moved clock make it short). */
-  constructor(store: SocialStore, statuses: StatusService, polls: PollService, logger: Logger, maxWaitMs = MAX_WAIT_MS) {
+  constructor(
+    store: SocialStore,
+    statuses: StatusService,
+    polls: PollService,
+    logger: Logger,
+    maxWaitMs = MAX_WAIT_MS,
+  ) {
     this.store = store;
     this.statuses = statuses;
     this.polls = polls;
@@ -40,7 +46,10 @@ export class DueJobs {
           if (this.statuses.publishScheduled(scheduled)) published++;
         } catch (err) {
           // A status that can no longer be published (its text no longer valid…) is dropped, as Mastodon does.
-          this.logger.warn({ err, scheduledStatusId: scheduled.id }, 'scheduled status could not be published; dropped');
+          this.logger.warn(
+            { err, scheduledStatusId: scheduled.id },
+            'scheduled status could not be published; dropped',
+          );
           this.store.scheduled.delete(scheduled.id);
         }
       }
@@ -79,7 +88,9 @@ export class DueJobs {
   private arm(): void {
     if (this.stopped) return;
     const next = [this.store.scheduled.nextDue(), this.store.polls.nextExpiry()].filter((t): t is number => t !== null);
-    const wait = next.length ? Math.min(Math.max(Math.min(...next) - this.store.now(), 0), this.maxWaitMs) : this.maxWaitMs;
+    const wait = next.length
+      ? Math.min(Math.max(Math.min(...next) - this.store.now(), 0), this.maxWaitMs)
+      : this.maxWaitMs;
     this.timer = setTimeout(() => this.tick(), wait);
     this.timer.unref();
   }

@@ -4,7 +4,16 @@ import type { Logger } from '../../logger.ts';
 import { DetailsCollector, notFound, ValidationFailure } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import { uploadHead, type UploadedFile } from '../media/images.ts';
-import { checkUpload, CONTENT_TYPES, extensionOf, MediaRejection, processThumbnail, processUpload, sniff, type ProcessedFile } from '../media/processing.ts';
+import {
+  checkUpload,
+  CONTENT_TYPES,
+  extensionOf,
+  MediaRejection,
+  processThumbnail,
+  processUpload,
+  sniff,
+  type ProcessedFile,
+} from '../media/processing.ts';
 import type { MediaStorage } from '../media/storage.ts';
 import type { Account, MediaMeta, MediaRow, SocialStore } from '../store/index.ts';
 import { graphemeLength } from '../text/format.ts';
@@ -23,7 +32,10 @@ export interface MediaUpdate {
 }
 
 /** "x,y" with both in [-1, 1]; null for an empty value. */
-export function parseFocus(value: string | null | undefined, details: DetailsCollector): { x: number; y: number } | null | undefined {
+export function parseFocus(
+  value: string | null | undefined,
+  details: DetailsCollector,
+): { x: number; y: number } | null | undefined {
   if (value === undefined) return undefined;
   if (value === null || value.trim() === '') return null;
   const parts = value.split(',').map((p) => Number(p.trim()));
@@ -36,7 +48,11 @@ export function parseFocus(value: string | null | undefined, details: DetailsCol
 
 function checkDescription(description: string | null | undefined, details: DetailsCollector): void {
   if (description && graphemeLength(description) > LIMITS.media_attachments.description_limit) {
-    details.add('description', 'ERR_TOO_LONG', `is too long (maximum is ${LIMITS.media_attachments.description_limit} characters)`);
+    details.add(
+      'description',
+      'ERR_TOO_LONG',
+      `is too long (maximum is ${LIMITS.media_attachments.description_limit} characters)`,
+    );
   }
 }
 
@@ -68,7 +84,8 @@ export class MediaService {
 
   /** A custom thumbnail: an image at most the image limit, read whole (it is decoded anyway). */
   private async thumbnailOf(file: UploadedFile): Promise<Awaited<ReturnType<typeof processThumbnail>>> {
-    if (file.size > LIMITS.media_attachments.image_size_limit) rejection('thumbnail', new MediaRejection('ERR_TOO_LARGE', 'is too large'));
+    if (file.size > LIMITS.media_attachments.image_size_limit)
+      rejection('thumbnail', new MediaRejection('ERR_TOO_LARGE', 'is too large'));
     return processThumbnail(await fs.promises.readFile(file.path)).catch((err) => rejection('thumbnail', err));
   }
 
@@ -122,7 +139,9 @@ export class MediaService {
 
   /** Processing after the response, one attachment at a time (processing is CPU bound; the server stays responsive). */
   private enqueue(id: string): void {
-    this.queue = this.queue.then(() => (this.closed ? undefined : this.process(id))).catch((err) => this.logger.error({ err, mediaId: id }, 'media processing crashed'));
+    this.queue = this.queue
+      .then(() => (this.closed ? undefined : this.process(id)))
+      .catch((err) => this.logger.error({ err, mediaId: id }, 'media processing crashed'));
   }
 
   /**
@@ -167,8 +186,12 @@ export class MediaService {
       const kind = sniff(data);
       if (!kind) throw new MediaRejection('ERR_INVALID', 'has an unsupported type');
       const processed = await processUpload(data, kind);
-      const filePath = processed.file ? await this.writeOutput('media_attachments/files', processed.file) : row.filePath;
-      const previewPath = processed.preview ? await this.writeOutput('media_attachments/previews', processed.preview) : null;
+      const filePath = processed.file
+        ? await this.writeOutput('media_attachments/files', processed.file)
+        : row.filePath;
+      const previewPath = processed.preview
+        ? await this.writeOutput('media_attachments/previews', processed.preview)
+        : null;
       const current = this.store.media.byId(id);
       if (!current) {
         // Deleted while processing: nothing to keep.
@@ -197,7 +220,8 @@ export class MediaService {
 
   private async discard(row: MediaRow): Promise<void> {
     this.store.media.delete(row.id);
-    for (const f of [row.filePath, row.previewPath, row.thumbnailPath]) await this.storage.remove(f).catch(() => undefined);
+    for (const f of [row.filePath, row.previewPath, row.thumbnailPath])
+      await this.storage.remove(f).catch(() => undefined);
   }
 
   /** One's own attachment (404 for anyone else's). */
@@ -210,13 +234,20 @@ export class MediaService {
   /** Changes description, focus or thumbnail: only while unattached or attached to a scheduled status. */
   async update(account: Account, id: string, input: MediaUpdate): Promise<MediaRow> {
     const row = this.own(account, id);
-    if (row.statusId !== null) throw ValidationFailure.single('media_attachment', 'ERR_INVALID', 'is attached to a published post and can no longer be changed (edit the post instead)');
+    if (row.statusId !== null)
+      throw ValidationFailure.single(
+        'media_attachment',
+        'ERR_INVALID',
+        'is attached to a published post and can no longer be changed (edit the post instead)',
+      );
     const details = new DetailsCollector();
     checkDescription(input.description, details);
     const focus = parseFocus(input.focus, details);
     details.throwIfAny();
     const thumbnail = input.thumbnail ? await this.thumbnailOf(input.thumbnail) : null;
-    const thumbnailPath = thumbnail ? await this.writeOutput('media_attachments/thumbnails', thumbnail.preview) : undefined;
+    const thumbnailPath = thumbnail
+      ? await this.writeOutput('media_attachments/thumbnails', thumbnail.preview)
+      : undefined;
     const meta: MediaMeta = { ...row.meta };
     if (focus === null) delete meta.focus;
     else if (focus) meta.focus = focus;
@@ -247,7 +278,8 @@ export class MediaService {
   /** Deletes an unattached attachment and its files. */
   async remove(account: Account, id: string): Promise<void> {
     const row = this.own(account, id);
-    if (row.statusId !== null || row.scheduledStatusId !== null) throw ValidationFailure.single('media_attachment', 'ERR_INVALID', 'is in use by a post and cannot be deleted');
+    if (row.statusId !== null || row.scheduledStatusId !== null)
+      throw ValidationFailure.single('media_attachment', 'ERR_INVALID', 'is in use by a post and cannot be deleted');
     await this.discard(row);
   }
 }

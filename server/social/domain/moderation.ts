@@ -1,7 +1,15 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { forbidden, notFound, refused } from '../errors.ts';
-import type { Account, DomainBlockInput, DomainBlockRow, IpBlockRow, IpBlockSeverity, SocialStore, UserRole } from '../store/index.ts';
+import type {
+  Account,
+  DomainBlockInput,
+  DomainBlockRow,
+  IpBlockRow,
+  IpBlockSeverity,
+  SocialStore,
+  UserRole,
+} from '../store/index.ts';
 import type { AccountService } from './accounts.ts';
 
 export const ACCOUNT_ACTIONS = ['none', 'sensitive', 'disable', 'silence', 'suspend'] as const;
@@ -34,7 +42,8 @@ export class ModerationService {
   private target(actor: Account, accountId: string): Account {
     const account = this.store.accounts.byId(accountId);
     if (!account) throw notFound();
-    if (account.id !== actor.id && account.user && RANK[account.user.role] >= RANK[actor.user?.role ?? 'user']) throw forbidden();
+    if (account.id !== actor.id && account.user && RANK[account.user.role] >= RANK[actor.user?.role ?? 'user'])
+      throw forbidden();
     return account;
   }
 
@@ -57,7 +66,8 @@ export class ModerationService {
   act(actor: Account, accountId: string, action: AccountAction, reportId: string | null): void {
     const account = this.target(actor, accountId);
     const report = reportId ? this.store.reports.byId(reportId) : null;
-    if (reportId && (!report || report.targetAccountId !== account.id)) throw refused('the report is not about this account');
+    if (reportId && (!report || report.targetAccountId !== account.id))
+      throw refused('the report is not about this account');
     const user = this.store.users.byAccountId(account.id);
     if (action === 'disable' && !user) throw refused('only local accounts can be disabled');
     this.store.transaction(() => {
@@ -102,7 +112,8 @@ export class ModerationService {
   emailBlocked(email: string): boolean {
     const domain = email.trim().toLowerCase().split('@')[1] ?? '';
     const parts = domain.split('.');
-    for (let i = 0; i < parts.length - 1; i++) if (this.store.moderation.emailDomainBlocks.byValue(parts.slice(i).join('.'))) return true;
+    for (let i = 0; i < parts.length - 1; i++)
+      if (this.store.moderation.emailDomainBlocks.byValue(parts.slice(i).join('.'))) return true;
     return this.store.moderation.canonicalEmailBlocks.byValue(canonicalEmailHash(email)) !== null;
   }
 
@@ -115,7 +126,13 @@ export class ModerationService {
   accessDenied(ip: string): boolean {
     const now = Date.now();
     if (!this.noAccess || now - this.noAccess.at > 1000) {
-      this.noAccess = { at: now, ranges: this.store.moderation.activeIpBlocks().filter((b) => b.severity === 'no_access').map((b) => b.ip) };
+      this.noAccess = {
+        at: now,
+        ranges: this.store.moderation
+          .activeIpBlocks()
+          .filter((b) => b.severity === 'no_access')
+          .map((b) => b.ip),
+      };
     }
     return this.noAccess.ranges.some((range) => ipInRange(ip, range));
   }
@@ -142,7 +159,8 @@ export class ModerationService {
     const block = this.store.moderation.domainBlockCovering(host);
     const limited = this.store.settings.owner('federation_mode') === 'limited';
     const parts = host.split('.');
-    const allowed = !limited || parts.some((_, i) => this.store.moderation.domainAllows.byValue(parts.slice(i).join('.')) !== null);
+    const allowed =
+      !limited || parts.some((_, i) => this.store.moderation.domainAllows.byValue(parts.slice(i).join('.')) !== null);
     return {
       refused: block?.severity === 'suspend' || !allowed,
       silenced: block?.severity === 'silence',
@@ -154,14 +172,18 @@ export class ModerationService {
   /** Puts a domain block's severity on the accounts of the domain already known (new ones get it on arrival). */
   applyDomainBlock(domain: string): void {
     const policy = this.domainPolicy(domain);
-    const accounts = this.store.db.prepare('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?').all(domain, `%.${domain}`) as { id: bigint }[];
+    const accounts = this.store.db
+      .prepare('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?')
+      .all(domain, `%.${domain}`) as { id: bigint }[];
     this.store.transaction(() => {
       for (const { id } of accounts) {
         const accountId = id.toString();
         const account = this.store.accounts.byId(accountId);
         if (!account) continue;
-        if ((account.suspendedAt !== null) !== policy.refused) this.store.accounts.setSuspended(accountId, policy.refused);
-        if ((account.silencedAt !== null) !== policy.silenced) this.store.accounts.setSilenced(accountId, policy.silenced);
+        if ((account.suspendedAt !== null) !== policy.refused)
+          this.store.accounts.setSuspended(accountId, policy.refused);
+        if ((account.silencedAt !== null) !== policy.silenced)
+          this.store.accounts.setSilenced(accountId, policy.silenced);
       }
     });
   }
@@ -174,7 +196,8 @@ export class ModerationService {
     const domain = normalizeDomain(input.domain);
     const existing = this.store.moderation.domainBlockCovering(domain);
     const strictness = { noop: 0, silence: 1, suspend: 2 };
-    if (existing && (existing.domain === domain || strictness[existing.severity] >= strictness[input.severity])) return { conflict: existing };
+    if (existing && (existing.domain === domain || strictness[existing.severity] >= strictness[input.severity]))
+      return { conflict: existing };
     const id = this.store.moderation.insertDomainBlock({ ...input, domain });
     this.applyDomainBlock(domain);
     return { created: this.store.moderation.domainBlock(id)! };
@@ -183,7 +206,13 @@ export class ModerationService {
 
 /** A domain as blocks store it: lower case, no scheme, path, port or trailing dot, IDN as punycode. */
 export function normalizeDomain(input: string): string {
-  const trimmed = input.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
+  const trimmed = input
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z]+:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/\.$/, '');
   try {
     return new URL(`http://${trimmed}`).hostname;
   } catch {

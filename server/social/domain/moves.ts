@@ -33,7 +33,8 @@ export class AccountMoves {
     if (from.id === me.id) throw ValidationFailure.single('acct', 'ERR_INVALID', 'cannot be this account');
     const uri = this.uriOf(from);
     if (me.alsoKnownAs.includes(uri)) return me.alsoKnownAs;
-    if (me.alsoKnownAs.length >= MAX_ALIASES) throw ValidationFailure.single('acct', 'ERR_TOO_MANY', `at most ${MAX_ALIASES} aliases`);
+    if (me.alsoKnownAs.length >= MAX_ALIASES)
+      throw ValidationFailure.single('acct', 'ERR_TOO_MANY', `at most ${MAX_ALIASES} aliases`);
     const aliases = [...me.alsoKnownAs, uri];
     this.store.transaction(() => {
       this.store.accounts.setAliases(me.id, aliases);
@@ -95,7 +96,11 @@ export class AccountMoves {
       const follower = this.store.accounts.byId(follow.accountId);
       if (!follower || follower.id === target.id) continue;
       try {
-        this.relationships.follow(follower, target, { reblogs: follow.showReblogs, notify: follow.notify, languages: follow.languages });
+        this.relationships.follow(follower, target, {
+          reblogs: follow.showReblogs,
+          notify: follow.notify,
+          languages: follow.languages,
+        });
       } catch {
         // Blocked either way, or the new account is suspended: the follower stays with the old account only.
         continue;
@@ -105,10 +110,12 @@ export class AccountMoves {
     const { blockers, muters } = rel.localBlockersAndMuters(old.id);
     for (const id of blockers) {
       const blocker = this.store.accounts.byId(id);
-      if (blocker && blocker.id !== target.id && !rel.blocking(id, target.id)) this.relationships.block(blocker, target);
+      if (blocker && blocker.id !== target.id && !rel.blocking(id, target.id))
+        this.relationships.block(blocker, target);
     }
     for (const { accountId, mute } of muters) {
-      if (accountId !== target.id && !rel.mute(accountId, target.id)) rel.upsertMute(accountId, target.id, mute.hideNotifications, mute.expiresAt);
+      if (accountId !== target.id && !rel.mute(accountId, target.id))
+        rel.upsertMute(accountId, target.id, mute.hideNotifications, mute.expiresAt);
     }
     this.copyNotes(old, target);
   }

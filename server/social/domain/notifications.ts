@@ -1,17 +1,37 @@
 import type { Account, NotificationType, PolicyVerdict, SocialStore, WarningAction } from '../store/index.ts';
 
 /** Types whose notifications gather into groups (Mastodon 4.3's), and how long one group may span. */
-export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set(['favourite', 'reblog', 'follow', 'admin.sign_up']);
+export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set([
+  'favourite',
+  'reblog',
+  'follow',
+  'admin.sign_up',
+]);
 const HOUR_MS = 60 * 60 * 1000;
 const MAXIMUM_GROUP_SPAN_HOURS = 12;
 
 /** Types a notification policy never holds back (Mastodon's NON_FILTERABLE_TYPES). */
-const UNFILTERABLE_TYPES: ReadonlySet<NotificationType> = new Set(['admin.sign_up', 'admin.report', 'poll', 'update', 'quoted_update']);
+const UNFILTERABLE_TYPES: ReadonlySet<NotificationType> = new Set([
+  'admin.sign_up',
+  'admin.report',
+  'poll',
+  'update',
+  'quoted_update',
+]);
 const NEW_ACCOUNT_MS = 30 * 24 * HOUR_MS;
 const SEVERITY: Record<PolicyVerdict, number> = { accept: 0, filter: 1, drop: 2 };
 
 /** Types whose notifications are about a status. */
-const STATUS_TYPES: ReadonlySet<NotificationType> = new Set(['mention', 'status', 'reblog', 'favourite', 'poll', 'update', 'quote', 'quoted_update']);
+const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
+  'mention',
+  'status',
+  'reblog',
+  'favourite',
+  'poll',
+  'update',
+  'quote',
+  'quoted_update',
+]);
 
 /**
  * Creates notifications for local users, dropping those Mastodon drops: to remote or unavailable accounts,
@@ -25,9 +45,15 @@ export class NotificationService {
   }
 
   /** Why a notification would be dropped, or null when it is delivered. */
-  dropReason(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null): string | null {
+  dropReason(
+    recipientId: string,
+    fromAccountId: string,
+    type: NotificationType,
+    statusId: string | null,
+  ): string | null {
     const recipient = this.store.accounts.byId(recipientId);
-    if (!recipient || recipient.domain !== null || recipient.suspendedAt !== null || recipient.deletedAt !== null) return 'recipient unavailable';
+    if (!recipient || recipient.domain !== null || recipient.suspendedAt !== null || recipient.deletedAt !== null)
+      return 'recipient unavailable';
     if (recipientId === fromAccountId && type !== 'poll') return 'from self';
     const sender = this.store.accounts.byId(fromAccountId);
     if (!sender || sender.suspendedAt !== null || sender.deletedAt !== null) return 'sender unavailable';
@@ -51,12 +77,24 @@ export class NotificationService {
    * notification policy; one the policy filters is kept out of sight in the sender's notification request
    * (and neither streamed nor pushed). Returns the id, or null when dropped.
    */
-  notify(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string | null {
+  notify(
+    recipientId: string,
+    fromAccountId: string,
+    type: NotificationType,
+    statusId: string | null = null,
+  ): string | null {
     if (this.dropReason(recipientId, fromAccountId, type, statusId) !== null) return null;
     const verdict = this.policyVerdict(recipientId, fromAccountId, type, statusId);
     if (verdict === 'drop') return null;
     if (verdict === 'filter') {
-      const id = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId, groupKey: this.groupKey(recipientId, type, statusId), filtered: true });
+      const id = this.store.notifications.insert({
+        accountId: recipientId,
+        fromAccountId,
+        type,
+        statusId,
+        groupKey: this.groupKey(recipientId, type, statusId),
+        filtered: true,
+      });
       this.store.notificationRequests.record(recipientId, fromAccountId, statusId);
       return id;
     }
@@ -68,12 +106,18 @@ export class NotificationService {
    * severe verdict of the policy's conditions the sender meets. Staff, accepted senders, and replies to
    * the recipient's own posts always pass.
    */
-  policyVerdict(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null): PolicyVerdict {
+  policyVerdict(
+    recipientId: string,
+    fromAccountId: string,
+    type: NotificationType,
+    statusId: string | null,
+  ): PolicyVerdict {
     if (recipientId === fromAccountId || UNFILTERABLE_TYPES.has(type)) return 'accept';
     const policy = this.store.notificationRequests.policy(recipientId);
     if (Object.values(policy).every((v) => v === 'accept')) return 'accept';
     const sender = this.store.accounts.byId(fromAccountId);
-    if (!sender || isStaff(sender) || this.store.notificationRequests.permitted(recipientId, fromAccountId)) return 'accept';
+    if (!sender || isStaff(sender) || this.store.notificationRequests.permitted(recipientId, fromAccountId))
+      return 'accept';
     const status = statusId ? this.store.statuses.byId(statusId) : null;
     if (status && type === 'mention' && status.inReplyToAccountId === recipientId) return 'accept';
     const rel = this.store.relationships;
@@ -91,16 +135,39 @@ export class NotificationService {
   /** Inserts without the drop rules (admin notifications) and tells the bus once the write commits. */
   insert(recipientId: string, fromAccountId: string, type: NotificationType, statusId: string | null = null): string {
     const groupKey = this.groupKey(recipientId, type, statusId);
-    const notificationId = this.store.notifications.insert({ accountId: recipientId, fromAccountId, type, statusId, groupKey });
-    this.store.events.emit('notification.created', { notificationId, accountId: recipientId, fromAccountId, notificationType: type, statusId });
+    const notificationId = this.store.notifications.insert({
+      accountId: recipientId,
+      fromAccountId,
+      type,
+      statusId,
+      groupKey,
+    });
+    this.store.events.emit('notification.created', {
+      notificationId,
+      accountId: recipientId,
+      fromAccountId,
+      notificationType: type,
+      statusId,
+    });
     return notificationId;
   }
 
   /** Tells an account of a moderation decision about it (an AccountWarning), past every drop rule and policy. */
   warn(moderatorId: string, targetAccountId: string, action: WarningAction, statusIds: string[], text = ''): string {
     const warningId = this.store.warnings.insert({ accountId: moderatorId, targetAccountId, action, text, statusIds });
-    const notificationId = this.store.notifications.insert({ accountId: targetAccountId, fromAccountId: moderatorId, type: 'moderation_warning', accountWarningId: warningId });
-    this.store.events.emit('notification.created', { notificationId, accountId: targetAccountId, fromAccountId: moderatorId, notificationType: 'moderation_warning', statusId: null });
+    const notificationId = this.store.notifications.insert({
+      accountId: targetAccountId,
+      fromAccountId: moderatorId,
+      type: 'moderation_warning',
+      accountWarningId: warningId,
+    });
+    this.store.events.emit('notification.created', {
+      notificationId,
+      accountId: targetAccountId,
+      fromAccountId: moderatorId,
+      notificationType: 'moderation_warning',
+      statusId: null,
+    });
     return warningId;
   }
 
@@ -114,7 +181,8 @@ export class NotificationService {
     let bucket = Math.floor(this.store.now() / HOUR_MS);
     const previous = this.store.notifications.latestGroupKey(recipientId, prefix);
     const previousBucket = previous ? Number(previous.slice(prefix.length + 1)) : NaN;
-    if (Number.isSafeInteger(previousBucket) && bucket < previousBucket + MAXIMUM_GROUP_SPAN_HOURS) bucket = previousBucket;
+    if (Number.isSafeInteger(previousBucket) && bucket < previousBucket + MAXIMUM_GROUP_SPAN_HOURS)
+      bucket = previousBucket;
     return `${prefix}-${bucket}`;
   }
 }

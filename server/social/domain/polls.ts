@@ -18,7 +18,8 @@ export class PollService {
   /** A poll the viewer may see (its status must be readable). */
   readable(viewer: Account | null, id: string): PollRow {
     const poll = this.store.polls.byId(id);
-    if (!poll || poll.statusId === null || !this.store.timelines.readable(viewer?.id ?? null, poll.statusId)) throw notFound();
+    if (!poll || poll.statusId === null || !this.store.timelines.readable(viewer?.id ?? null, poll.statusId))
+      throw notFound();
     return poll;
   }
 
@@ -29,15 +30,20 @@ export class PollService {
   vote(me: Account, id: string, choices: number[]): PollRow {
     const poll = this.readable(me, id);
     if (this.expired(poll)) throw ValidationFailure.single('poll', 'ERR_INVALID', 'has already ended');
-    if (poll.accountId === me.id) throw ValidationFailure.single('poll', 'ERR_INVALID', 'is your own: you cannot vote in it');
+    if (poll.accountId === me.id)
+      throw ValidationFailure.single('poll', 'ERR_INVALID', 'is your own: you cannot vote in it');
     const details = new DetailsCollector();
     if (choices.length === 0) details.add('choices', 'ERR_BLANK', "can't be blank");
-    if (choices.some((c) => !Number.isInteger(c) || c < 0 || c >= poll.options.length)) details.add('choices', 'ERR_INVALID', `must be option indexes from 0 to ${poll.options.length - 1}`);
-    if (new Set(choices).size !== choices.length) details.add('choices', 'ERR_TAKEN', 'cannot contain the same option twice');
-    if (!poll.multiple && choices.length > 1) details.add('choices', 'ERR_TOO_LONG', 'must be a single option in a single-choice poll');
+    if (choices.some((c) => !Number.isInteger(c) || c < 0 || c >= poll.options.length))
+      details.add('choices', 'ERR_INVALID', `must be option indexes from 0 to ${poll.options.length - 1}`);
+    if (new Set(choices).size !== choices.length)
+      details.add('choices', 'ERR_TAKEN', 'cannot contain the same option twice');
+    if (!poll.multiple && choices.length > 1)
+      details.add('choices', 'ERR_TOO_LONG', 'must be a single option in a single-choice poll');
     details.throwIfAny();
     this.store.transaction(() => {
-      if (this.store.polls.hasVoted(poll.id, me.id)) throw ValidationFailure.single('poll', 'ERR_TAKEN', 'has already been voted on by you');
+      if (this.store.polls.hasVoted(poll.id, me.id))
+        throw ValidationFailure.single('poll', 'ERR_TAKEN', 'has already been voted on by you');
       this.recordVotes(poll, me.id, choices);
     });
     return this.store.polls.byId(poll.id)!;
@@ -83,9 +89,13 @@ export class PollService {
           if (!status || status.deletedAt !== null) return;
           // The author when local, and every local voter (a remote poll notifies the voters here).
           const authorIsLocal = this.store.accounts.byId(poll.accountId)?.domain === null;
-          const recipients = new Set([...(authorIsLocal ? [poll.accountId] : []), ...this.store.polls.localVoters(poll.id)]);
+          const recipients = new Set([
+            ...(authorIsLocal ? [poll.accountId] : []),
+            ...this.store.polls.localVoters(poll.id),
+          ]);
           for (const accountId of recipients) {
-            if (!this.store.notifications.exists(accountId, poll.accountId, 'poll', status.id)) this.notifications.notify(accountId, poll.accountId, 'poll', status.id);
+            if (!this.store.notifications.exists(accountId, poll.accountId, 'poll', status.id))
+              this.notifications.notify(accountId, poll.accountId, 'poll', status.id);
           }
         });
         count++;

@@ -64,7 +64,11 @@ export class RelationshipService {
         this.followStarted(me.id, target.id);
         this.notifications.notify(target.id, me.id, 'follow');
       }
-      this.store.events.emit('relationship.changed', { change: 'follow', accountId: me.id, targetAccountId: target.id });
+      this.store.events.emit('relationship.changed', {
+        change: 'follow',
+        accountId: me.id,
+        targetAccountId: target.id,
+      });
     });
   }
 
@@ -83,7 +87,12 @@ export class RelationshipService {
         ended = true;
         this.store.notifications.deleteBetween(target.id, me.id, 'follow_request');
       }
-      if (ended) this.store.events.emit('relationship.changed', { change: 'unfollow', accountId: me.id, targetAccountId: target.id });
+      if (ended)
+        this.store.events.emit('relationship.changed', {
+          change: 'unfollow',
+          accountId: me.id,
+          targetAccountId: target.id,
+        });
     });
   }
 
@@ -97,7 +106,11 @@ export class RelationshipService {
       if (requester.domain === null) this.followStarted(requester.id, me.id);
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
       this.notifications.notify(me.id, requester.id, 'follow');
-      this.store.events.emit('relationship.changed', { change: 'follow_request_authorized', accountId: me.id, targetAccountId: requester.id });
+      this.store.events.emit('relationship.changed', {
+        change: 'follow_request_authorized',
+        accountId: me.id,
+        targetAccountId: requester.id,
+      });
     });
   }
 
@@ -105,7 +118,11 @@ export class RelationshipService {
     this.store.transaction(() => {
       if (!this.store.relationships.deleteFollowRequest(requester.id, me.id)) throw notFound();
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
-      this.store.events.emit('relationship.changed', { change: 'follow_request_rejected', accountId: me.id, targetAccountId: requester.id });
+      this.store.events.emit('relationship.changed', {
+        change: 'follow_request_rejected',
+        accountId: me.id,
+        targetAccountId: requester.id,
+      });
     });
   }
 
@@ -132,7 +149,12 @@ export class RelationshipService {
   }
 
   unblock(me: Account, target: Account): void {
-    if (this.store.relationships.deleteBlock(me.id, target.id)) this.store.events.emit('relationship.changed', { change: 'unblock', accountId: me.id, targetAccountId: target.id });
+    if (this.store.relationships.deleteBlock(me.id, target.id))
+      this.store.events.emit('relationship.changed', {
+        change: 'unblock',
+        accountId: me.id,
+        targetAccountId: target.id,
+      });
   }
 
   /** Creates or updates a mute; `durationSeconds` 0 means until unmuted. */
@@ -147,18 +169,29 @@ export class RelationshipService {
   }
 
   unmute(me: Account, target: Account): void {
-    if (this.store.relationships.deleteMute(me.id, target.id)) this.store.events.emit('relationship.changed', { change: 'unmute', accountId: me.id, targetAccountId: target.id });
+    if (this.store.relationships.deleteMute(me.id, target.id))
+      this.store.events.emit('relationship.changed', {
+        change: 'unmute',
+        accountId: me.id,
+        targetAccountId: target.id,
+      });
   }
 
   setNote(me: Account, target: Account, comment: string): void {
-    if ([...comment].length > NOTE_COMMENT_MAX) throw ValidationFailure.single('comment', 'ERR_TOO_LONG', `is too long (maximum is ${NOTE_COMMENT_MAX} characters)`);
+    if ([...comment].length > NOTE_COMMENT_MAX)
+      throw ValidationFailure.single(
+        'comment',
+        'ERR_TOO_LONG',
+        `is too long (maximum is ${NOTE_COMMENT_MAX} characters)`,
+      );
     this.store.relationships.setNote(me.id, target.id, comment);
   }
 
   /** Features an account on one's profile; only accounts one follows may be featured. */
   endorse(me: Account, target: Account): void {
     this.ensureActionable(me, target);
-    if (!this.store.relationships.follow(me.id, target.id)) throw ValidationFailure.single('account', 'ERR_INVALID', 'must be an account you follow');
+    if (!this.store.relationships.follow(me.id, target.id))
+      throw ValidationFailure.single('account', 'ERR_INVALID', 'must be an account you follow');
     this.store.relationships.insertEndorsement(me.id, target.id);
   }
 
@@ -168,7 +201,8 @@ export class RelationshipService {
 
   /** Hides a whole remote domain for this user and drops follows with its accounts. */
   blockDomain(me: Account, domain: string, localDomain: string): void {
-    if (domain === localDomain.toLowerCase()) throw ValidationFailure.single('domain', 'ERR_INVALID', 'cannot be your own server');
+    if (domain === localDomain.toLowerCase())
+      throw ValidationFailure.single('domain', 'ERR_INVALID', 'cannot be your own server');
     this.store.transaction(() => {
       this.store.relationships.insertDomainBlock(me.id, domain);
       this.store.relationships.deleteFollowersFromDomain(me.id, domain);
@@ -193,7 +227,7 @@ export function normalizeDomain(input: string): string | null {
   if (!trimmed) return null;
   try {
     const host = new URL(trimmed.includes('://') ? trimmed : `https://${trimmed}`).host;
-    return /^[a-z0-9.-]+(:\d+)?$/.test(host) && host.includes('.') || host.startsWith('localhost') ? host : null;
+    return (/^[a-z0-9.-]+(:\d+)?$/.test(host) && host.includes('.')) || host.startsWith('localhost') ? host : null;
   } catch {
     return null;
   }

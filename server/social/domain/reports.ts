@@ -29,21 +29,32 @@ export class ReportService {
     const details = new DetailsCollector();
     if (target.id === reporter.id) details.add('account_id', 'ERR_INVALID', 'cannot be your own account');
     const comment = input.comment ?? '';
-    if ([...comment].length > REPORT_COMMENT_MAX) details.add('comment', 'ERR_TOO_LONG', `is too long (maximum is ${REPORT_COMMENT_MAX} characters)`);
+    if ([...comment].length > REPORT_COMMENT_MAX)
+      details.add('comment', 'ERR_TOO_LONG', `is too long (maximum is ${REPORT_COMMENT_MAX} characters)`);
     const statusIds = [...new Set(input.statusIds ?? [])];
     // Statuses must be the reported account's own (as Mastodon's).
     const statuses = this.store.statuses.byIds(statusIds);
-    if (statuses.length !== statusIds.length || statuses.some((s) => s.accountId !== target.id)) details.add('status_ids', 'ERR_INVALID', "must be the reported account's statuses");
+    if (statuses.length !== statusIds.length || statuses.some((s) => s.accountId !== target.id))
+      details.add('status_ids', 'ERR_INVALID', "must be the reported account's statuses");
     const ruleIds = [...new Set(input.ruleIds ?? [])];
     const known = new Set(this.store.rules.list().map((r) => r.id));
     if (ruleIds.some((id) => !known.has(id))) details.add('rule_ids', 'ERR_INVALID', 'must be rules of this server');
     const category = (input.category ?? (ruleIds.length ? 'violation' : 'other')) as ReportCategory;
     if (!CATEGORIES.includes(category)) details.add('category', 'ERR_INCLUSION', 'is not included in the list');
-    if (ruleIds.length && category !== 'violation') details.add('rule_ids', 'ERR_INVALID', 'are given only with the violation category');
+    if (ruleIds.length && category !== 'violation')
+      details.add('rule_ids', 'ERR_INVALID', 'are given only with the violation category');
     details.throwIfAny();
     const forward = (input.forward ?? false) && target.domain !== null;
     return this.store.transaction(() => {
-      const id = this.store.reports.insert({ accountId: reporter.id, targetAccountId: target.id, statusIds, ruleIds, comment, category, forwarded: forward });
+      const id = this.store.reports.insert({
+        accountId: reporter.id,
+        targetAccountId: target.id,
+        statusIds,
+        ruleIds,
+        comment,
+        category,
+        forwarded: forward,
+      });
       this.notifyStaff(id, reporter.id);
       this.store.events.emit('report.created', { reportId: id, forward });
       return id;
@@ -52,7 +63,15 @@ export class ReportService {
 
   /** A report another server forwarded: about local accounts, filed in the name of that server's actor. */
   receive(from: Account, targetId: string, statusIds: string[], comment: string): string {
-    const id = this.store.reports.insert({ accountId: from.id, targetAccountId: targetId, statusIds, ruleIds: [], comment: comment.slice(0, REPORT_COMMENT_MAX), category: 'other', forwarded: false });
+    const id = this.store.reports.insert({
+      accountId: from.id,
+      targetAccountId: targetId,
+      statusIds,
+      ruleIds: [],
+      comment: comment.slice(0, REPORT_COMMENT_MAX),
+      category: 'other',
+      forwarded: false,
+    });
     this.notifyStaff(id, from.id);
     return id;
   }
@@ -60,8 +79,19 @@ export class ReportService {
   private notifyStaff(reportId: string, reporterId: string): void {
     for (const accountId of this.store.users.staffAccountIds()) {
       if (accountId === reporterId) continue;
-      const notificationId = this.store.notifications.insert({ accountId, fromAccountId: reporterId, type: 'admin.report', reportId });
-      this.store.events.emit('notification.created', { notificationId, accountId, fromAccountId: reporterId, notificationType: 'admin.report', statusId: null });
+      const notificationId = this.store.notifications.insert({
+        accountId,
+        fromAccountId: reporterId,
+        type: 'admin.report',
+        reportId,
+      });
+      this.store.events.emit('notification.created', {
+        notificationId,
+        accountId,
+        fromAccountId: reporterId,
+        notificationType: 'admin.report',
+        statusId: null,
+      });
     }
   }
 }

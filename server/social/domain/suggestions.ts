@@ -20,7 +20,12 @@ export class SuggestionService {
       .map((u) => u.trim())
       .filter(Boolean);
     const merged = new Map<string, SuggestedAccount>();
-    for (const found of [s.featured(viewer.id, featured, limit), s.pastInteractions(viewer.id, limit), s.friendsOfFriends(viewer.id, limit), s.mostFollowed(viewer.id, limit)]) {
+    for (const found of [
+      s.featured(viewer.id, featured, limit),
+      s.pastInteractions(viewer.id, limit),
+      s.friendsOfFriends(viewer.id, limit),
+      s.mostFollowed(viewer.id, limit),
+    ]) {
       for (const suggestion of found) {
         const known = merged.get(suggestion.account.id);
         if (known) known.sources.push(...suggestion.sources.filter((x) => !known.sources.includes(x)));

@@ -1,5 +1,12 @@
 import { LRUCache } from 'lru-cache';
-import { shortcodesIn, type Account, type AccountCounts, type ListedAccount, type SocialStore, type User } from '../store/index.ts';
+import {
+  shortcodesIn,
+  type Account,
+  type AccountCounts,
+  type ListedAccount,
+  type SocialStore,
+  type User,
+} from '../store/index.ts';
 import { formatInline, formatPlainText } from '../text/format.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoDate, isoTimeOrNull, midnight } from './dates.ts';
@@ -15,7 +22,12 @@ interface CachedAccount {
 }
 
 function countFields(c: AccountCounts) {
-  return { followers_count: c.followers, following_count: c.following, statuses_count: c.statuses, last_status_at: c.lastStatusAt === null ? null : isoDate(c.lastStatusAt) };
+  return {
+    followers_count: c.followers,
+    following_count: c.following,
+    statuses_count: c.statuses,
+    last_status_at: c.lastStatusAt === null ? null : isoDate(c.lastStatusAt),
+  };
 }
 
 /** Serializes accounts (Account, CredentialAccount, MutedAccount), counting followers and statuses in batches. */
@@ -170,7 +182,9 @@ export class AccountPresenter {
   /** Custom emojis of the profile (name, bio, fields) from the account's own server. */
   private emojisOf(a: Account): Record<string, unknown>[] {
     const codes = shortcodesIn(a.displayName, a.note, ...a.fields.flatMap((f) => [f.name, f.value]));
-    return codes.length ? this.store.emojis.forShortcodes(a.domain, codes).map((e) => serializeEmoji(this.urls, e)) : [];
+    return codes.length
+      ? this.store.emojis.forShortcodes(a.domain, codes).map((e) => serializeEmoji(this.urls, e))
+      : [];
   }
 
   private serialize(a: Account, counts: AccountCounts, moved: AccountJson | null): AccountJson {

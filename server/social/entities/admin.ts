@@ -1,12 +1,23 @@
 import crypto from 'node:crypto';
-import type { AdminAccountRow, DomainBlockRow, IpBlockRow, ReportRow, SimpleBlockRow, SocialStore } from '../store/index.ts';
+import type {
+  AdminAccountRow,
+  DomainBlockRow,
+  IpBlockRow,
+  ReportRow,
+  SimpleBlockRow,
+  SocialStore,
+} from '../store/index.ts';
 import type { AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
 import { serializeRole } from './role.ts';
 import type { StatusPresenter } from './status.ts';
 
 /** Admin::Account entities: the account with what only staff see of its user. */
-export function presentAdminAccounts(accounts: AccountPresenter, rows: readonly AdminAccountRow[], defaultLocale: string): Record<string, unknown>[] {
+export function presentAdminAccounts(
+  accounts: AccountPresenter,
+  rows: readonly AdminAccountRow[],
+  defaultLocale: string,
+): Record<string, unknown>[] {
   const json = accounts.present(rows.map((r) => r.account));
   return rows.map((r, i) => {
     const a = r.account;
@@ -55,8 +66,20 @@ export function serializeDomainAllow(a: SimpleBlockRow): Record<string, unknown>
 }
 
 /** Admin::EmailDomainBlock: the blocked domain and the sign-ups with addresses there over the last week. */
-export function serializeEmailDomainBlock(b: SimpleBlockRow, history: readonly { day: number; accounts: number }[]): Record<string, unknown> {
-  return { id: b.id, domain: b.value, created_at: isoTime(b.createdAt), history: history.map((h) => ({ day: String(h.day / 1000), accounts: String(h.accounts), uses: String(h.accounts) })) };
+export function serializeEmailDomainBlock(
+  b: SimpleBlockRow,
+  history: readonly { day: number; accounts: number }[],
+): Record<string, unknown> {
+  return {
+    id: b.id,
+    domain: b.value,
+    created_at: isoTime(b.createdAt),
+    history: history.map((h) => ({
+      day: String(h.day / 1000),
+      accounts: String(h.accounts),
+      uses: String(h.accounts),
+    })),
+  };
 }
 
 export function serializeCanonicalEmailBlock(b: SimpleBlockRow): Record<string, unknown> {
@@ -64,14 +87,34 @@ export function serializeCanonicalEmailBlock(b: SimpleBlockRow): Record<string, 
 }
 
 export function serializeIpBlock(b: IpBlockRow): Record<string, unknown> {
-  return { id: b.id, ip: b.ip, severity: b.severity, comment: b.comment, created_at: isoTime(b.createdAt), expires_at: isoTimeOrNull(b.expiresAt) };
+  return {
+    id: b.id,
+    ip: b.ip,
+    severity: b.severity,
+    comment: b.comment,
+    created_at: isoTime(b.createdAt),
+    expires_at: isoTimeOrNull(b.expiresAt),
+  };
 }
 
 /** Admin::Report entities: reporter and target as Admin::Accounts, the reported statuses, the rules cited. */
-export function presentAdminReports(store: SocialStore, accounts: AccountPresenter, statuses: StatusPresenter, reports: readonly ReportRow[]): Record<string, unknown>[] {
-  const ids = new Set(reports.flatMap((r) => [r.accountId, r.targetAccountId, r.assignedAccountId, r.actionTakenByAccountId].filter((id): id is string => id !== null)));
+export function presentAdminReports(
+  store: SocialStore,
+  accounts: AccountPresenter,
+  statuses: StatusPresenter,
+  reports: readonly ReportRow[],
+): Record<string, unknown>[] {
+  const ids = new Set(
+    reports.flatMap((r) =>
+      [r.accountId, r.targetAccountId, r.assignedAccountId, r.actionTakenByAccountId].filter(
+        (id): id is string => id !== null,
+      ),
+    ),
+  );
   const rows = [...ids].map((id) => store.adminAccounts.byAccountId(id)).filter((r) => r !== null);
-  const admin = new Map(presentAdminAccounts(accounts, rows, defaultLocale(store)).map((json) => [json.id as string, json]));
+  const admin = new Map(
+    presentAdminAccounts(accounts, rows, defaultLocale(store)).map((json) => [json.id as string, json]),
+  );
   const rules = new Map(store.rules.list().map((r) => [r.id, { id: r.id, text: r.text, hint: r.hint }]));
   return reports.map((r) => ({
     id: r.id,

@@ -4,7 +4,11 @@ import type { SocialUrls } from '../urls.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
 
 /** The Announcement entity for one reader (`read`: dismissed by them; `me` on each reaction). */
-export function serializeAnnouncement(urls: SocialUrls, a: AnnouncementRow & { read?: boolean }, reactions: readonly ReactionCount[]): Record<string, unknown> {
+export function serializeAnnouncement(
+  urls: SocialUrls,
+  a: AnnouncementRow & { read?: boolean },
+  reactions: readonly ReactionCount[],
+): Record<string, unknown> {
   return {
     id: a.id,
     content: formatPlainText(a.text, { tagUrl: (name) => urls.tagUrl(name) }),

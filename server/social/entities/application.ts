@@ -16,10 +16,20 @@ export function serializeApplication(app: OAuthApp, vapidKey: string) {
 
 /** CredentialApplication (POST /api/v1/apps): the only time the client secret is shown. */
 export function serializeCredentialApplication(app: OAuthApp, clientSecret: string, vapidKey: string) {
-  return { ...serializeApplication(app, vapidKey), client_id: app.clientId, client_secret: clientSecret, client_secret_expires_at: 0 };
+  return {
+    ...serializeApplication(app, vapidKey),
+    client_id: app.clientId,
+    client_secret: clientSecret,
+    client_secret_expires_at: 0,
+  };
 }
 
 /** The Token entity (POST /oauth/token and POST /api/v1/accounts). */
 export function serializeToken(secret: string, scopes: readonly string[], createdAtMs: number) {
-  return { access_token: secret, token_type: 'Bearer', scope: scopes.join(' '), created_at: Math.floor(createdAtMs / 1000) };
+  return {
+    access_token: secret,
+    token_type: 'Bearer',
+    scope: scopes.join(' '),
+    created_at: Math.floor(createdAtMs / 1000),
+  };
 }

@@ -3,7 +3,13 @@ import type { AccountPresenter } from './account.ts';
 import type { StatusPresenter } from './status.ts';
 
 /** The Conversation entity: the other participants (oneself when alone), unread, and the last status. */
-export function presentConversations(store: SocialStore, accounts: AccountPresenter, statuses: StatusPresenter, rows: readonly AccountConversationRow[], viewer: Account): Record<string, unknown>[] {
+export function presentConversations(
+  store: SocialStore,
+  accounts: AccountPresenter,
+  statuses: StatusPresenter,
+  rows: readonly AccountConversationRow[],
+  viewer: Account,
+): Record<string, unknown>[] {
   const participantIds = [...new Set(rows.flatMap((r) => r.participantIds))];
   const participants = new Map(accounts.present(store.accounts.byIds(participantIds)).map((json) => [json.id, json]));
   const viewerJson = accounts.one(viewer);

@@ -25,7 +25,11 @@ export function serializeFilterKeyword(k: FilterKeywordRow): Record<string, unkn
 
 /** FilterResult, as a status's `filtered` lists them. */
 export function serializeFilterResult(m: FilterMatch): Record<string, unknown> {
-  return { filter: serializeFilter(m.filter, false), keyword_matches: m.keywordMatches, status_matches: m.statusMatches };
+  return {
+    filter: serializeFilter(m.filter, false),
+    keyword_matches: m.keywordMatches,
+    status_matches: m.statusMatches,
+  };
 }
 
 /** The legacy V1::Filter: one keyword of a filter, `irreversible` when the filter hides. */

@@ -102,7 +102,11 @@ export function serializeInstanceV1(ctx: SocialContext) {
     email: contactEmail(ctx),
     version: instanceVersion(),
     urls: { streaming_api: ctx.urls.streaming },
-    stats: { user_count: ctx.store.accounts.localUserCount(), status_count: ctx.store.accounts.localStatusCount(), domain_count: ctx.store.accounts.knownDomains().length },
+    stats: {
+      user_count: ctx.store.accounts.localUserCount(),
+      status_count: ctx.store.accounts.localStatusCount(),
+      domain_count: ctx.store.accounts.knownDomains().length,
+    },
     thumbnail: ctx.urls.missingHeader,
     languages: ctx.store.settings.languages(),
     registrations: mode !== 'closed',

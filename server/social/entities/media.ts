@@ -30,7 +30,13 @@ function serializeMeta(meta: MediaMeta): Record<string, unknown> {
       ...(o.duration !== undefined ? { duration: o.duration } : {}),
       ...(o.bitrate !== undefined ? { bitrate: Math.round(o.bitrate) } : {}),
     };
-    if (o.width && o.height && meta.duration !== undefined) Object.assign(out, { width: o.width, height: o.height, size: `${o.width}x${o.height}`, aspect: o.width / o.height });
+    if (o.width && o.height && meta.duration !== undefined)
+      Object.assign(out, {
+        width: o.width,
+        height: o.height,
+        size: `${o.width}x${o.height}`,
+        aspect: o.width / o.height,
+      });
   }
   if (meta.small) out.small = size(meta.small.width, meta.small.height);
   if (meta.focus) out.focus = { x: meta.focus.x, y: meta.focus.y };

@@ -5,7 +5,12 @@ import { isoTimeOrNull } from './dates.ts';
  * The Poll entity. Totals stay hidden (null) while a hide_totals poll runs, except to its author;
  * voted and own_votes only for a signed-in viewer.
  */
-export function serializePoll(poll: PollRow, tally: PollTally, viewer: { id: string; ownVotes: number[] } | null, now: number): Record<string, unknown> {
+export function serializePoll(
+  poll: PollRow,
+  tally: PollTally,
+  viewer: { id: string; ownVotes: number[] } | null,
+  now: number,
+): Record<string, unknown> {
   const expired = poll.expiresAt !== null && poll.expiresAt <= now;
   const hidden = poll.hideTotals && !expired && viewer?.id !== poll.accountId;
   const json: Record<string, unknown> = {

@@ -33,11 +33,19 @@ export function serializePreviewCard(urls: SocialUrls, { card, url }: StatusCard
 }
 
 /** Trends::Link (REST::Trends::LinkSerializer): the card under its own address, with its shares per day over the last week. */
-export function serializeTrendsLink(urls: SocialUrls, card: PreviewCardRow, history: readonly TagDay[]): Record<string, unknown> {
+export function serializeTrendsLink(
+  urls: SocialUrls,
+  card: PreviewCardRow,
+  history: readonly TagDay[],
+): Record<string, unknown> {
   return { ...serializePreviewCard(urls, { card, url: card.url }), history: serializeHistory(history) };
 }
 
 /** The admin API's Trends::Link (REST::Admin::Trends::LinkSerializer): also the card's id and whether staff have yet to review it. */
-export function serializeAdminTrendsLink(urls: SocialUrls, card: PreviewCardRow, history: readonly TagDay[]): Record<string, unknown> {
+export function serializeAdminTrendsLink(
+  urls: SocialUrls,
+  card: PreviewCardRow,
+  history: readonly TagDay[],
+): Record<string, unknown> {
   return { ...serializeTrendsLink(urls, card, history), id: card.id, requires_review: card.trendable === null };
 }

@@ -25,9 +25,22 @@ export const PERMISSION = {
 } as const;
 
 const P = PERMISSION;
-const MODERATOR = P.viewDashboard | P.viewAuditLog | P.manageUsers | P.manageReports | P.manageTaxonomies | P.manageAppeals;
+const MODERATOR =
+  P.viewDashboard | P.viewAuditLog | P.manageUsers | P.manageReports | P.manageTaxonomies | P.manageAppeals;
 const ADMIN =
-  MODERATOR | P.viewDevops | P.manageFederation | P.manageSettings | P.manageBlocks | P.manageInvites | P.manageRules | P.manageAnnouncements | P.manageCustomEmojis | P.manageWebhooks | P.manageRoles | P.manageUserAccess | P.deleteUserData;
+  MODERATOR |
+  P.viewDevops |
+  P.manageFederation |
+  P.manageSettings |
+  P.manageBlocks |
+  P.manageInvites |
+  P.manageRules |
+  P.manageAnnouncements |
+  P.manageCustomEmojis |
+  P.manageWebhooks |
+  P.manageRoles |
+  P.manageUserAccess |
+  P.deleteUserData;
 
 interface RoleDefinition {
   id: string;

@@ -4,7 +4,11 @@ import { isoTime } from './dates.ts';
 import { serializeMedia } from './media.ts';
 
 /** The ScheduledStatus entity: the parameters as they will be posted, and the attached media. */
-export function presentScheduled(store: SocialStore, urls: SocialUrls, rows: readonly ScheduledStatusRow[]): Record<string, unknown>[] {
+export function presentScheduled(
+  store: SocialStore,
+  urls: SocialUrls,
+  rows: readonly ScheduledStatusRow[],
+): Record<string, unknown>[] {
   const media = store.media.forScheduled(rows.map((r) => r.id));
   return rows.map((r) => {
     const p = r.params;
@@ -13,7 +17,14 @@ export function presentScheduled(store: SocialStore, urls: SocialUrls, rows: rea
       scheduled_at: isoTime(r.scheduledAt),
       params: {
         text: p.text,
-        poll: p.poll ? { options: p.poll.options, expires_in: p.poll.expiresIn, multiple: p.poll.multiple, hide_totals: p.poll.hideTotals } : null,
+        poll: p.poll
+          ? {
+              options: p.poll.options,
+              expires_in: p.poll.expiresIn,
+              multiple: p.poll.multiple,
+              hide_totals: p.poll.hideTotals,
+            }
+          : null,
         media_ids: p.mediaIds,
         sensitive: p.sensitive,
         spoiler_text: p.spoilerText,

@@ -24,7 +24,10 @@ function renderings(statusIds: string[], viewerId: string | null) {
   const { store, statusPresenter } = server.social.context;
   const rows = statusIds.map((id) => store.statuses.byId(id)!);
   const viewer = viewerId === null ? null : store.accounts.byId(viewerId);
-  return { objects: statusPresenter.present(rows, viewer, { context: 'home' }), text: JSON.parse(statusPresenter.presentText(rows, viewer, { context: 'home' })) as unknown };
+  return {
+    objects: statusPresenter.present(rows, viewer, { context: 'home' }),
+    text: JSON.parse(statusPresenter.presentText(rows, viewer, { context: 'home' })) as unknown,
+  };
 }
 
 describe('status JSON as text', () => {
@@ -32,16 +35,31 @@ describe('status JSON as text', () => {
     const a = server.masto(author.token);
     const r = server.masto(reader.token);
     await r.v1.accounts.$select(author.accountId).follow();
-    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#abcdef' } }).png().toBuffer();
-    const media = await a.v1.media.create({ file: new Blob([new Uint8Array(png)], { type: 'image/png' }), description: 'a tiny square' });
-    const withMedia = await a.v1.statuses.create({ status: 'picture for @reader #tiny "quoted" \\ \u2028 ünïcode 🏠', mediaIds: [media.id], spoilerText: 'cw', sensitive: true });
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#abcdef' } })
+      .png()
+      .toBuffer();
+    const media = await a.v1.media.create({
+      file: new Blob([new Uint8Array(png)], { type: 'image/png' }),
+      description: 'a tiny square',
+    });
+    const withMedia = await a.v1.statuses.create({
+      status: 'picture for @reader #tiny "quoted" \\ \u2028 ünïcode 🏠',
+      mediaIds: [media.id],
+      spoilerText: 'cw',
+      sensitive: true,
+    });
     const poll = await a.v1.statuses.create({ status: 'choose', poll: { options: ['one', 'two'], expiresIn: 3600 } });
     const privately = await a.v1.statuses.create({ status: 'followers only', visibility: 'private' });
     const boost = await r.v1.statuses.$select(withMedia.id).reblog();
     await r.v1.statuses.$select(poll.id).favourite();
     await r.v1.statuses.$select(withMedia.id).bookmark();
     await a.v1.statuses.$select(poll.id).pin();
-    await r.v2.filters.create({ title: 'no polls', context: ['home'], filterAction: 'warn', keywordsAttributes: [{ keyword: 'choose' }] });
+    await r.v2.filters.create({
+      title: 'no polls',
+      context: ['home'],
+      filterAction: 'warn',
+      keywordsAttributes: [{ keyword: 'choose' }],
+    });
 
     const quoting = await r.v1.statuses.create({ status: 'quoting it', quotedStatusId: withMedia.id } as never);
     const ids = [boost.id, privately.id, poll.id, withMedia.id, quoting.id];
@@ -60,7 +78,11 @@ describe('status JSON as text', () => {
     await a.v1.accounts.updateCredentials({ displayName: 'Renamed Author' });
     const after = renderings(ids, reader.accountId);
     expect(after.text).toEqual(after.objects);
-    const [boosted, , polled] = after.text as { reblog: { content: string; edited_at: string | null; account: { display_name: string } }; favourites_count: number; poll: { voted: boolean; votes_count: number } }[];
+    const [boosted, , polled] = after.text as {
+      reblog: { content: string; edited_at: string | null; account: { display_name: string } };
+      favourites_count: number;
+      poll: { voted: boolean; votes_count: number };
+    }[];
     expect(boosted.reblog.content).toContain('edited picture');
     expect(boosted.reblog.edited_at).not.toBeNull();
     expect(boosted.reblog.account.display_name).toBe('Renamed Author');
@@ -83,8 +105,15 @@ describe('status JSON as text', () => {
     expect(shown()[1].quote?.state).toBe('accepted');
     // Written straight to the tables, as another process (or a path that forgot to say so) would.
     const now = Date.now();
-    const cardId = db.prepare("INSERT INTO preview_cards (url, title, created_at, updated_at) VALUES ('https://example.org/page', 'First title', ?, ?) RETURNING id").pluck().get(now, now);
-    db.prepare("INSERT INTO preview_cards_statuses (status_id, preview_card_id, url) VALUES (?, ?, 'https://example.org/page')").run(linking.id, cardId);
+    const cardId = db
+      .prepare(
+        "INSERT INTO preview_cards (url, title, created_at, updated_at) VALUES ('https://example.org/page', 'First title', ?, ?) RETURNING id",
+      )
+      .pluck()
+      .get(now, now);
+    db.prepare(
+      "INSERT INTO preview_cards_statuses (status_id, preview_card_id, url) VALUES (?, ?, 'https://example.org/page')",
+    ).run(linking.id, cardId);
     expect(shown()[0].card?.title).toBe('First title');
     db.prepare("UPDATE preview_cards SET title = 'Refreshed title' WHERE id = ?").run(cardId);
     expect(shown()[0].card?.title).toBe('Refreshed title');
@@ -97,7 +126,9 @@ describe('status JSON as text', () => {
   it('writes timeline pages the clients read as before', async () => {
     const home = await server.masto(reader.token).v1.timelines.home.list({ limit: 40 });
     expect(home.length).toBeGreaterThan(0);
-    const res = await server.fetch(`${server.url}/api/v1/timelines/home`, { headers: { Authorization: `Bearer ${reader.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/timelines/home`, {
+      headers: { Authorization: `Bearer ${reader.token}` },
+    });
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // server.fetch validates the body against the OpenAPI schema.
     expect(((await res.json()) as { id: string }[]).map((s) => s.id)).toEqual(home.slice(0, 20).map((s) => s.id));

@@ -1,6 +1,17 @@
 import { LRUCache } from 'lru-cache';
 import type { FilterService } from '../domain/filters.ts';
-import { shortcodesIn, type Account, type CustomEmojiRow, type FilterContext, type MediaRow, type QuotePolicy, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
+import {
+  shortcodesIn,
+  type Account,
+  type CustomEmojiRow,
+  type FilterContext,
+  type MediaRow,
+  type QuotePolicy,
+  type QuoteRow,
+  type SocialStore,
+  type StatusEditRow,
+  type StatusRow,
+} from '../store/index.ts';
 import { serializeFilterResult } from './filter.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
@@ -100,7 +111,12 @@ export class StatusPresenter {
   present(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): StatusJson[] {
     if (statuses.length === 0) return [];
     const g = this.gather(statuses, viewer, options, false);
-    const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => ({ ...this.stable(s, g).json, ...this.varying(s, g), account: g.authorJson.get(s.accountId)!, reblog });
+    const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => ({
+      ...this.stable(s, g).json,
+      ...this.varying(s, g),
+      account: g.authorJson.get(s.accountId)!,
+      reblog,
+    });
     const built = new Map<string, StatusJson>();
     for (const s of g.content) built.set(s.id, build(s, null));
     return statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, built.get(s.reblogOfId) ?? null)));
@@ -122,17 +138,27 @@ export class StatusPresenter {
   }
 
   /** Everything a page of statuses needs, in a fixed number of batched queries. */
-  private gather(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions, asText: boolean): Gathered {
+  private gather(
+    statuses: readonly StatusRow[],
+    viewer: Account | null,
+    options: PresentOptions,
+    asText: boolean,
+  ): Gathered {
     const byId = new Map(statuses.map((s) => [s.id, s]));
-    const missing = [...new Set(statuses.map((s) => s.reblogOfId).filter((id): id is string => id !== null && !byId.has(id)))];
+    const missing = [
+      ...new Set(statuses.map((s) => s.reblogOfId).filter((id): id is string => id !== null && !byId.has(id))),
+    ];
     for (const s of this.store.statuses.byIds(missing)) byId.set(s.id, s);
     const all = [...byId.values()];
     const content = all.filter((s) => s.reblogOfId === null);
-    const { accounts: authorRows, counts: authorCounts } = this.store.accounts.byIdsWithCounts([...new Set(all.map((s) => s.accountId))]);
+    const { accounts: authorRows, counts: authorCounts } = this.store.accounts.byIdsWithCounts([
+      ...new Set(all.map((s) => s.accountId)),
+    ]);
     const authors = new Map(authorRows.map((a) => [a.id, a]));
     const authorJson = new Map<string, AccountJson>();
     const authorText = new Map<string, string>();
-    if (asText) this.accounts.presentText(authorRows, authorCounts).forEach((text, i) => authorText.set(authorRows[i].id, text));
+    if (asText)
+      this.accounts.presentText(authorRows, authorCounts).forEach((text, i) => authorText.set(authorRows[i].id, text));
     else this.accounts.present(authorRows, authorCounts).forEach((json, i) => authorJson.set(authorRows[i].id, json));
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
@@ -155,8 +181,17 @@ export class StatusPresenter {
       polls,
       tallies: this.store.polls.tallies([...polls.values()]),
       ownVotes: viewer && pollIds.length ? this.store.polls.ownVotes(viewer.id, pollIds) : new Map<string, number[]>(),
-      flags: viewer ? this.store.interactions.flags(viewer.id, all.map((s) => s.id), conversationIds) : null,
-      following: viewer && all.some((s) => s.quoteApprovalPolicy === 'followers') ? this.viewerFollows(viewer, [...authors.keys()]) : new Set<string>(),
+      flags: viewer
+        ? this.store.interactions.flags(
+            viewer.id,
+            all.map((s) => s.id),
+            conversationIds,
+          )
+        : null,
+      following:
+        viewer && all.some((s) => s.quoteApprovalPolicy === 'followers')
+          ? this.viewerFollows(viewer, [...authors.keys()])
+          : new Set<string>(),
       now: this.store.now(),
       filtering: viewer !== null && this.filters.any(viewer.id),
     };
@@ -202,7 +237,11 @@ export class StatusPresenter {
     // A legacy quote (Misskey, Akkoma) that nobody approved is not shown as one, as Mastodon's `acceptable?`:
     // its text keeps the fallback link its server wrote.
     if (!q || (q.legacy && q.state !== 'accepted')) return null;
-    if (g.options.shallowQuotes) return { state: q.state === 'accepted' && q.quotedStatusId === null ? 'deleted' : q.state, quoted_status_id: q.quotedStatusId };
+    if (g.options.shallowQuotes)
+      return {
+        state: q.state === 'accepted' && q.quotedStatusId === null ? 'deleted' : q.state,
+        quoted_status_id: q.quotedStatusId,
+      };
     return g.quoted.get(q.id) ?? { state: q.state, quoted_status: null };
   }
 
@@ -212,13 +251,22 @@ export class StatusPresenter {
    * one whose author the viewer blocks or mutes says so (`blocked_account`, `muted_account`) and still carries
    * it, for clients to show behind a warning, as Mastodon does.
    */
-  private quotedStatuses(quotes: QuoteRow[], viewer: Account | null, options: PresentOptions): Map<string, Record<string, unknown>> {
+  private quotedStatuses(
+    quotes: QuoteRow[],
+    viewer: Account | null,
+    options: PresentOptions,
+  ): Map<string, Record<string, unknown>> {
     const result = new Map<string, Record<string, unknown>>();
     const accepted = quotes.filter((q) => q.state === 'accepted');
     const ids = accepted.map((q) => q.quotedStatusId).filter((id): id is string => id !== null);
     const rows = new Map(this.store.statuses.byIds(ids).map((s) => [s.id, s]));
     // Readable by visibility alone: blocks and mutes show as states instead of hiding the quote.
-    const readable = ids.length ? this.store.timelines.readableIds({ viewerId: viewer?.id ?? null, blocks: false, mutes: false, domainBlocks: false }, ids) : new Set<string>();
+    const readable = ids.length
+      ? this.store.timelines.readableIds(
+          { viewerId: viewer?.id ?? null, blocks: false, mutes: false, domainBlocks: false },
+          ids,
+        )
+      : new Set<string>();
     const shown = [...readable].map((id) => rows.get(id)).filter((s): s is StatusRow => s !== undefined);
     const json = new Map(this.present(shown, viewer, { ...options, shallowQuotes: true }).map((j) => [j.id, j]));
     for (const q of accepted) {
@@ -246,7 +294,14 @@ export class StatusPresenter {
       quotes_count: c?.quotes ?? 0,
       quote: this.quote(s, g),
       quote_approval: this.quoteApproval(s, viewer, g.following),
-      poll: poll ? serializePoll(poll, g.tallies.get(poll.id)!, viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null, g.now) : null,
+      poll: poll
+        ? serializePoll(
+            poll,
+            g.tallies.get(poll.id)!,
+            viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null,
+            g.now,
+          )
+        : null,
     };
     if (g.flags && viewer) {
       // A reblog's own flags are those of the status it reblogs, as Mastodon's (`status.proper`).
@@ -255,8 +310,11 @@ export class StatusPresenter {
       json.reblogged = g.flags.reblogged.has(proper);
       json.muted = s.conversationId !== null && g.flags.mutedConversations.has(s.conversationId);
       json.bookmarked = g.flags.bookmarked.has(proper);
-      if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct') json.pinned = g.flags.pinned.has(s.id);
-      json.filtered = g.filtering ? this.filters.matches(viewer.id, g.byId.get(proper) ?? s, g.options.context).map(serializeFilterResult) : [];
+      if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct')
+        json.pinned = g.flags.pinned.has(s.id);
+      json.filtered = g.filtering
+        ? this.filters.matches(viewer.id, g.byId.get(proper) ?? s, g.options.context).map(serializeFilterResult)
+        : [];
     }
     if (g.options.source) json.text = s.text;
     return json;
@@ -268,10 +326,15 @@ export class StatusPresenter {
    * "follows the author" where a quote policy asks it) share one rendering, so a post to a thousand
    * subscribers is rendered a handful of times, not a thousand.
    */
-  presentForViewers(statuses: readonly StatusRow[], viewers: readonly Account[]): { viewers: Account[]; json: StatusJson[] }[] {
+  presentForViewers(
+    statuses: readonly StatusRow[],
+    viewers: readonly Account[],
+  ): { viewers: Account[]; json: StatusJson[] }[] {
     if (viewers.length === 0) return [];
     const rows = [...statuses];
-    const reblogged = this.store.statuses.byIds(rows.map((s) => s.reblogOfId).filter((id): id is string => id !== null));
+    const reblogged = this.store.statuses.byIds(
+      rows.map((s) => s.reblogOfId).filter((id): id is string => id !== null),
+    );
     const all = [...rows, ...reblogged];
     const viewerIds = viewers.map((v) => v.id);
     const marked = this.store.interactions.viewersWithMarks(
@@ -284,12 +347,19 @@ export class StatusPresenter {
     const askFollows = [...new Set(all.filter((s) => s.quoteApprovalPolicy === 'followers').map((s) => s.accountId))];
     const follows = this.store.relationships.followPairs(viewerIds, askFollows);
     // Whether a quoted post is shown depends on the viewer's blocks and mutes of its author.
-    const quotedAuthors = [...this.store.quotes.ofStatuses(all.map((s) => s.id)).values()].map((q) => q.quotedAccountId).filter((id): id is string => id !== null);
-    const hidesQuoted = (viewer: Account) => quotedAuthors.some((a) => this.store.relationships.blocking(viewer.id, a) || this.store.relationships.mute(viewer.id, a) !== null);
+    const quotedAuthors = [...this.store.quotes.ofStatuses(all.map((s) => s.id)).values()]
+      .map((q) => q.quotedAccountId)
+      .filter((id): id is string => id !== null);
+    const hidesQuoted = (viewer: Account) =>
+      quotedAuthors.some(
+        (a) => this.store.relationships.blocking(viewer.id, a) || this.store.relationships.mute(viewer.id, a) !== null,
+      );
     const groups = new Map<string, Account[]>();
     for (const viewer of viewers) {
       const own = authors.has(viewer.id) || marked.has(viewer.id) || this.filters.any(viewer.id) || hidesQuoted(viewer);
-      const key = own ? `own:${viewer.id}` : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
+      const key = own
+        ? `own:${viewer.id}`
+        : `follows:${askFollows.filter((a) => follows.has(`${viewer.id}>${a}`)).join()}`;
       const group = groups.get(key);
       if (group) group.push(viewer);
       else groups.set(key, [viewer]);
@@ -318,7 +388,11 @@ export class StatusPresenter {
     if (misses.length === 0) return result;
     const ids = misses.map((s) => s.id);
     const mentions = this.store.statuses.mentions(ids);
-    const mentioned = new Map(this.store.accounts.byIds([...new Set(mentions.map((m) => m.accountId))].filter((id) => !authors.has(id))).map((a) => [a.id, a]));
+    const mentioned = new Map(
+      this.store.accounts
+        .byIds([...new Set(mentions.map((m) => m.accountId))].filter((id) => !authors.has(id)))
+        .map((a) => [a.id, a]),
+    );
     const media = this.store.media.forStatuses(ids);
     const tags = this.store.statuses.tags(ids);
     const emojis = this.customEmojis(misses, authors);
@@ -337,7 +411,9 @@ export class StatusPresenter {
           .filter((m) => m.statusId === s.id && !m.silent)
           .flatMap((m) => {
             const a = authors.get(m.accountId) ?? mentioned.get(m.accountId);
-            return a ? [{ id: a.id, username: a.username, url: this.accounts.profileUrl(a), acct: this.accounts.acct(a) }] : [];
+            return a
+              ? [{ id: a.id, username: a.username, url: this.accounts.profileUrl(a), acct: this.accounts.acct(a) }]
+              : [];
           }),
         tags: (tags.get(s.id) ?? []).map((name) => ({ name, url: this.urls.tagUrl(name) })),
         emojis: emojis.get(s.id) ?? [],
@@ -353,7 +429,10 @@ export class StatusPresenter {
   }
 
   /** Custom emojis each status uses: `:shortcode:`s of its text that its author's server has (one query per server). */
-  private customEmojis(statuses: readonly StatusRow[], authors: Map<string, Account>): Map<string, Record<string, unknown>[]> {
+  private customEmojis(
+    statuses: readonly StatusRow[],
+    authors: Map<string, Account>,
+  ): Map<string, Record<string, unknown>[]> {
     const used = new Map<string, string[]>();
     const byDomain = new Map<string | null, Set<string>>();
     for (const s of statuses) {
@@ -366,7 +445,9 @@ export class StatusPresenter {
       byDomain.set(domain, set);
     }
     const known = new Map<string, CustomEmojiRow>();
-    for (const [domain, codes] of byDomain) for (const e of this.store.emojis.forShortcodes(domain, [...codes])) known.set(`${domain ?? ''}:${e.shortcode}`, e);
+    for (const [domain, codes] of byDomain)
+      for (const e of this.store.emojis.forShortcodes(domain, [...codes]))
+        known.set(`${domain ?? ''}:${e.shortcode}`, e);
     const result = new Map<string, Record<string, unknown>[]>();
     for (const s of statuses) {
       const domain = authors.get(s.accountId)?.domain ?? null;
@@ -385,7 +466,8 @@ export class StatusPresenter {
 
   /** Mastodon 4.5's quote policy as shown to the viewer (we do not create quotes, but clients read this). */
   private quoteApproval(s: StatusRow, viewer: Account | null, following: Set<string>) {
-    const policy: QuotePolicy = s.visibility === 'private' || s.visibility === 'direct' ? 'nobody' : s.quoteApprovalPolicy;
+    const policy: QuotePolicy =
+      s.visibility === 'private' || s.visibility === 'direct' ? 'nobody' : s.quoteApprovalPolicy;
     const automatic = policy === 'public' ? ['public'] : policy === 'followers' ? ['followers'] : [];
     let currentUser: 'automatic' | 'manual' | 'denied' | 'unknown';
     if (!viewer) currentUser = 'unknown';

@@ -8,7 +8,12 @@ export function serializeHistory(history: readonly TagDay[]): Record<string, str
 }
 
 /** The Tag entity: its uses over the last week (days as Unix-time strings, counts as strings, as Mastodon). */
-export function serializeTag(urls: SocialUrls, tag: TagRow, history: readonly TagDay[], following: boolean | null): Record<string, unknown> {
+export function serializeTag(
+  urls: SocialUrls,
+  tag: TagRow,
+  history: readonly TagDay[],
+  following: boolean | null,
+): Record<string, unknown> {
   return {
     id: tag.id,
     name: tag.displayName,
@@ -28,5 +33,3 @@ export function serializeFeaturedTag(profileUrl: string, f: FeaturedTagRow): Rec
     last_status_at: f.lastStatusAt === null ? null : isoDate(f.lastStatusAt),
   };
 }
-
-

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  apiCall,
+  createTestNetwork,
+  eventually,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * The CSV exports and imports Mastodon users move with: alice's follows, lists, blocks, mutes, blocked
@@ -47,18 +54,31 @@ describe('CSV exports and imports', () => {
     const malloryOnA = (await alice.client.v1.accounts.lookup({ acct: 'mallory@b.test' })).id;
     await alice.client.v1.accounts.$select(bobOnA).follow({ reblogs: false });
     await alice.client.v1.accounts.$select(carol.id).follow();
-    await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
+    await eventually(
+      async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following,
+      'alice follows bob',
+    );
     await alice.client.v1.accounts.$select(malloryOnA).block();
     await alice.client.v1.accounts.$select(carol.id).mute({ notifications: false });
     await alice.client.v1.domainBlocks.create({ domain: 'spam.example' });
     const list = await alice.client.v1.lists.create({ title: 'Friends' });
     await alice.client.v1.lists.$select(list.id).accounts.create({ accountIds: [bobOnA] });
     await bob.client.v1.statuses.create({ status: 'worth keeping' });
-    const kept = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.content.includes('worth keeping')), 'bob’s post at a');
+    const kept = await eventually(
+      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.content.includes('worth keeping')),
+      'bob’s post at a',
+    );
     await alice.client.v1.statuses.$select(kept.id).bookmark();
 
     const files: Record<string, string> = {};
-    for (const kind of ['following_accounts', 'lists', 'blocked_accounts', 'muted_accounts', 'blocked_domains', 'bookmarks']) {
+    for (const kind of [
+      'following_accounts',
+      'lists',
+      'blocked_accounts',
+      'muted_accounts',
+      'blocked_domains',
+      'bookmarks',
+    ]) {
       const res = await call(a, alice, 'GET', `/api/v1/homeport/exports/${kind}.csv`);
       expect(res.status).toBe(200);
       files[kind] = res.text;

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Deleting an account reaches the other servers: alice on a.test is deleted; a.test signs a Delete of her
@@ -26,7 +32,10 @@ afterAll(async () => {
 describe('deleting an account', () => {
   it('removes it and its posts on the servers that knew it, and forgets its key', async () => {
     await alice.client.v1.statuses.create({ status: 'a post before leaving' });
-    await eventually(async () => (await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving')), 'alice’s post at b');
+    await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving')),
+      'alice’s post at b',
+    );
 
     const mark = net.log.length;
     a.social.context.accounts.deleteLocal(alice.accountId);
@@ -34,8 +43,12 @@ describe('deleting an account', () => {
     expect(a.social.context.store.accounts.keyPair(alice.accountId)!.privateKey).toBeNull();
 
     await eventually(() => b.social.context.store.accounts.byId(aliceOnB)!.deletedAt !== null, 'alice deleted at b');
-    expect(net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://b.test/') && r.status === 202)).toBe(true);
-    expect((await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving'))).toBe(false);
+    expect(
+      net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://b.test/') && r.status === 202),
+    ).toBe(true);
+    expect((await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('a post before leaving'))).toBe(
+      false,
+    );
     expect(b.social.context.store.relationships.follow(bob.accountId, aliceOnB)).toBeNull();
     await expect(bob.client.v1.accounts.$select(aliceOnB).fetch()).rejects.toThrow();
   });
@@ -49,7 +62,11 @@ describe('deleting an account', () => {
     a.social.context.accounts.deleteLocal(dave.accountId);
     await a.social.federation!.idle();
     await eventually(() => b.social.context.store.accounts.byId(daveOnB)!.deletedAt !== null, 'dave deleted at b');
-    expect(net.log.slice(mark).some((r) => r.method === 'GET' && r.url.startsWith('https://a.test/users/dave') && r.status === 410)).toBe(true);
+    expect(
+      net.log
+        .slice(mark)
+        .some((r) => r.method === 'GET' && r.url.startsWith('https://a.test/users/dave') && r.status === 410),
+    ).toBe(true);
   });
 
   it('refuses an unsigned Delete of an account that still exists', async () => {
@@ -63,7 +80,11 @@ describe('deleting an account', () => {
       object: 'https://a.test/users/carol',
       to: ['https://www.w3.org/ns/activitystreams#Public'],
     };
-    const res = await fetch('https://b.test/inbox', { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: JSON.stringify(forged) });
+    const res = await fetch('https://b.test/inbox', {
+      method: 'POST',
+      headers: { 'content-type': 'application/activity+json' },
+      body: JSON.stringify(forged),
+    });
     expect(res.status).toBe(401);
     expect(b.social.context.store.accounts.byId(carolOnB)!.deletedAt).toBeNull();
     void carol;

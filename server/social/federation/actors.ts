@@ -1,5 +1,15 @@
 import crypto from 'node:crypto';
-import { Application, Endpoints, Image, Person, PropertyValue, Service, Tombstone, type Actor, type Recipient } from '@fedify/vocab';
+import {
+  Application,
+  Endpoints,
+  Image,
+  Person,
+  PropertyValue,
+  Service,
+  Tombstone,
+  type Actor,
+  type Recipient,
+} from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account } from '../store/index.ts';
 import { escapeHtml, formatInline } from '../text/format.ts';
@@ -22,7 +32,11 @@ async function importKeyPair(publicPem: string, privatePem: string): Promise<Cry
 }
 
 function generateRsaPem(): { publicKey: string; privateKey: string } {
-  return crypto.generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  return crypto.generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
 }
 
 /** The RSA key pair an actor signs with (accounts keep theirs in social.db; the instance actor in settings). */
@@ -105,23 +119,48 @@ export async function personOf(c: FedContext, deps: FedDeps, account: Account): 
           discoverable: account.discoverable ?? false,
           indexable: account.indexable,
           memorial: account.memorial,
-          icon: imageOf(account.avatarFile ? urls.media(account.avatarFile) : null, account.avatarFile ? mediaTypeOf(account.avatarFile) : null),
-          image: imageOf(account.headerFile ? urls.media(account.headerFile) : null, account.headerFile ? mediaTypeOf(account.headerFile) : null),
+          icon: imageOf(
+            account.avatarFile ? urls.media(account.avatarFile) : null,
+            account.avatarFile ? mediaTypeOf(account.avatarFile) : null,
+          ),
+          image: imageOf(
+            account.headerFile ? urls.media(account.headerFile) : null,
+            account.headerFile ? mediaTypeOf(account.headerFile) : null,
+          ),
           tags: emojiTags(deps, account.displayName, account.note, ...account.fields.flatMap((f) => [f.name, f.value])),
-          attachments: account.fields.map((f) => new PropertyValue({ name: escapeHtml(f.name), value: formatInline(f.value, { mentionUrl: () => null, tagUrl: (n) => urls.tagUrl(n.toLowerCase()) }) })),
+          attachments: account.fields.map(
+            (f) =>
+              new PropertyValue({
+                name: escapeHtml(f.name),
+                value: formatInline(f.value, { mentionUrl: () => null, tagUrl: (n) => urls.tagUrl(n.toLowerCase()) }),
+              }),
+          ),
         }),
   };
   return account.actorType === 'Service' ? new Service(values) : new Person(values);
 }
 
 /** Recipients (actor id, inbox, shared inbox) of the accounts a collection lists. */
-function asRecipients(deps: FedDeps, c: FedContext, rows: { id: string; username: string; uri: string | null }[], remoteOnly: boolean): Recipient[] {
-  const remote = new Map(deps.repo.remoteRecipients(rows.filter((r) => r.uri !== null).map((r) => r.id)).map((r) => [r.accountId, r]));
+function asRecipients(
+  deps: FedDeps,
+  c: FedContext,
+  rows: { id: string; username: string; uri: string | null }[],
+  remoteOnly: boolean,
+): Recipient[] {
+  const remote = new Map(
+    deps.repo.remoteRecipients(rows.filter((r) => r.uri !== null).map((r) => r.id)).map((r) => [r.accountId, r]),
+  );
   const out: Recipient[] = [];
   for (const r of rows) {
     const recipient = remote.get(r.id);
-    if (recipient) out.push({ id: new URL(recipient.uri), inboxId: new URL(recipient.inboxUrl), endpoints: recipient.sharedInboxUrl ? { sharedInbox: new URL(recipient.sharedInboxUrl) } : null });
-    else if (!remoteOnly && r.uri === null) out.push({ id: c.getActorUri(r.username), inboxId: c.getInboxUri(r.username), endpoints: null });
+    if (recipient)
+      out.push({
+        id: new URL(recipient.uri),
+        inboxId: new URL(recipient.inboxUrl),
+        endpoints: recipient.sharedInboxUrl ? { sharedInbox: new URL(recipient.sharedInboxUrl) } : null,
+      });
+    else if (!remoteOnly && r.uri === null)
+      out.push({ id: c.getActorUri(r.username), inboxId: c.getInboxUri(r.username), endpoints: null });
   }
   return out;
 }
@@ -147,7 +186,8 @@ export function registerActors(federation: Fed): void {
       const account = deps.social.store.accounts.byHandle(identifier, null);
       if (!account || account.domain !== null) return null;
       // A deleted account answers 410 Gone: peers then drop their copy.
-      if (account.deletedAt !== null) return new Tombstone({ id: c.getActorUri(identifier), deleted: instant(account.deletedAt) });
+      if (account.deletedAt !== null)
+        return new Tombstone({ id: c.getActorUri(identifier), deleted: instant(account.deletedAt) });
       if (!localAccount(deps, identifier)) return null;
       return personOf(c, deps, account);
     })
@@ -172,10 +212,14 @@ export function registerActors(federation: Fed): void {
       const account = localAccount(c.data, identifier);
       return account ? c.data.repo.followActorIds(account.id, direction).length : null;
     };
-    if (direction === 'followers') federation.setFollowersDispatcher('/users/{identifier}/followers', dispatch).setCounter(count);
-    else federation.setFollowingDispatcher('/users/{identifier}/following', (c, identifier) => {
-      const page = dispatch(c, identifier);
-      return page ? { items: page.items.map((r) => r.id!) } : null;
-    }).setCounter(count);
+    if (direction === 'followers')
+      federation.setFollowersDispatcher('/users/{identifier}/followers', dispatch).setCounter(count);
+    else
+      federation
+        .setFollowingDispatcher('/users/{identifier}/following', (c, identifier) => {
+          const page = dispatch(c, identifier);
+          return page ? { items: page.items.map((r) => r.id!) } : null;
+        })
+        .setCounter(count);
   }
 }

@@ -12,10 +12,13 @@ import { actorUri, addressing, noteOf, statusUri } from './objects.ts';
  * naming our media files turned into their paths inside the archive, as Mastodon's BackupService does.
  */
 export function archiveDocuments(context: () => FedContext): ArchiveDocuments {
-  const toJson = async (c: FedContext, object: { toJsonLd(o: { contextLoader: FedContext['contextLoader'] }): Promise<unknown> }) =>
-    (await object.toJsonLd({ contextLoader: c.contextLoader })) as JsonObject;
+  const toJson = async (
+    c: FedContext,
+    object: { toJsonLd(o: { contextLoader: FedContext['contextLoader'] }): Promise<unknown> },
+  ) => (await object.toJsonLd({ contextLoader: c.contextLoader })) as JsonObject;
   const mediaBase = () => `${context().data.social.urls.base}/system/`;
-  const archivePath = (url: string): string | null => (url.startsWith(mediaBase()) ? decodeURIComponent(url.slice(mediaBase().length)) : null);
+  const archivePath = (url: string): string | null =>
+    url.startsWith(mediaBase()) ? decodeURIComponent(url.slice(mediaBase().length)) : null;
 
   return {
     async actor(account, files) {
@@ -54,7 +57,16 @@ export function archiveDocuments(context: () => FedContext): ArchiveDocuments {
 /** The Create activity federation sends for a post (same id, addressing and publication time). */
 function createOf(c: FedContext, status: StatusRow): Create | null {
   const note = noteOf(c, status);
-  return note ? new Create({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published }) : null;
+  return note
+    ? new Create({
+        id: new URL(`${note.id!.href}/activity`),
+        actor: note.attributionId,
+        object: note,
+        tos: note.toIds,
+        ccs: note.ccIds,
+        published: note.published,
+      })
+    : null;
 }
 
 /** The Announce federation sends for a reblog (its id is the reblog's own ActivityPub id). */
@@ -64,7 +76,11 @@ function announceOf(c: FedContext, status: StatusRow): Announce | null {
   const original = status.reblogOfId ? store.statuses.byId(status.reblogOfId) : null;
   if (!author || author.domain !== null || !original) return null;
   const originalAuthor = store.accounts.byId(original.accountId);
-  const { tos, ccs } = addressing(status.visibility, c.getFollowersUri(author.username), originalAuthor ? [new URL(actorUri(c.data, originalAuthor))] : []);
+  const { tos, ccs } = addressing(
+    status.visibility,
+    c.getFollowersUri(author.username),
+    originalAuthor ? [new URL(actorUri(c.data, originalAuthor))] : [],
+  );
   return new Announce({
     id: new URL(c.data.social.urls.statusUri(author.username, status.id, true)),
     actor: c.getActorUri(author.username),

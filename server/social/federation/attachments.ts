@@ -1,4 +1,15 @@
-import { Audio, Create, Document, Image, Link, Note, Question, Update, Video, type Object as APObject } from '@fedify/vocab';
+import {
+  Audio,
+  Create,
+  Document,
+  Image,
+  Link,
+  Note,
+  Question,
+  Update,
+  Video,
+  type Object as APObject,
+} from '@fedify/vocab';
 import { isBlurhashValid } from 'blurhash';
 import type { MediaMeta, MediaRow } from '../store/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord } from '../json-record.ts';
@@ -33,16 +44,17 @@ export interface RemoteAttachment {
 }
 
 function mediaType(attachment: APObject, contentType: string | null): RemoteMediaType {
-  if (attachment instanceof Image || contentType?.startsWith('image/')) return contentType === 'image/gif' ? 'gifv' : 'image';
+  if (attachment instanceof Image || contentType?.startsWith('image/'))
+    return contentType === 'image/gif' ? 'gifv' : 'image';
   if (attachment instanceof Video || contentType?.startsWith('video/')) return 'video';
   if (attachment instanceof Audio || contentType?.startsWith('audio/')) return 'audio';
   return 'unknown';
 }
 
-
 /** A JSON-LD value without its wrapping: `{"@value": v}`, `{"@list": […]}` and one-element arrays of those. */
 function plain(value: unknown): unknown {
-  if (Array.isArray(value) && value.length === 1 && isRecord(value[0]) && ('@value' in value[0] || '@list' in value[0])) return plain(value[0]);
+  if (Array.isArray(value) && value.length === 1 && isRecord(value[0]) && ('@value' in value[0] || '@list' in value[0]))
+    return plain(value[0]);
   if (isRecord(value) && '@list' in value) return plain(value['@list']);
   if (isRecord(value) && '@value' in value) return value['@value'];
   if (Array.isArray(value)) return value.map(plain);
@@ -62,7 +74,9 @@ function tootProperty(entry: JsonRecord, term: string): unknown {
 export function acceptableBlurhash(value: unknown): string | null {
   if (typeof value !== 'string' || value.length < 6 || value.length > MAX_BLURHASH_LENGTH) return null;
   if (!isBlurhashValid(value).result) return null;
-  const sizeFlag = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~'.indexOf(value[0]);
+  const sizeFlag = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~'.indexOf(
+    value[0],
+  );
   const componentsX = (sizeFlag % 9) + 1;
   const componentsY = Math.floor(sizeFlag / 9) + 1;
   return componentsX <= MAX_BLURHASH_COMPONENTS && componentsY <= MAX_BLURHASH_COMPONENTS ? value : null;
@@ -104,7 +118,9 @@ async function rawAttachments(object: APObject, embeddedIn: APObject | null): Pr
   if (embeddedIn && object.id) {
     const json = await embeddedIn.toJsonLd().catch(() => null);
     const id = object.id.href;
-    document = isRecord(json) ? (embeddedNodes(json).find((node) => isRecord(node) && (node.id ?? node['@id']) === id) ?? null) : null;
+    document = isRecord(json)
+      ? (embeddedNodes(json).find((node) => isRecord(node) && (node.id ?? node['@id']) === id) ?? null)
+      : null;
   }
   document ??= await object.toJsonLd().catch(() => null);
   if (!isRecord(document)) return [];
@@ -117,7 +133,10 @@ async function rawAttachments(object: APObject, embeddedIn: APObject | null): Pr
  * and size. `embeddedIn`: the document the object arrived in (an activity, a collection), whose JSON holds
  * what Fedify's vocabulary drops.
  */
-export async function parseAttachments(object: APObject, embeddedIn: APObject | null = null): Promise<RemoteAttachment[]> {
+export async function parseAttachments(
+  object: APObject,
+  embeddedIn: APObject | null = null,
+): Promise<RemoteAttachment[]> {
   // Every entry (Links and PropertyValues too), so that indexes match the raw JSON's.
   const parsed: unknown[] = [];
   for await (const a of object.getAttachments()) {
@@ -155,13 +174,21 @@ export async function parseAttachments(object: APObject, embeddedIn: APObject | 
 }
 
 /** The toot terms an attachment's own keys need (Fedify's context for Notes does not define them). */
-const ATTACHMENT_CONTEXT = { toot: TOOT, blurhash: 'toot:blurhash', focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' } };
+const ATTACHMENT_CONTEXT = {
+  toot: TOOT,
+  blurhash: 'toot:blurhash',
+  focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+};
 
 /** One compacted attachment with Mastodon's keys (`blurhash`, `focalPoint: [x, y]`) for what compaction wrote as `toot:…`. */
 function mastodonAttachmentKeys(node: unknown): unknown {
   if (!isRecord(node) || !('toot:blurhash' in node || 'toot:focalPoint' in node)) return node;
   const { 'toot:blurhash': blurhash, 'toot:focalPoint': focalPoint, ...rest } = node;
-  return { ...rest, ...(blurhash !== undefined ? { blurhash: plain(blurhash) } : {}), ...(focalPoint !== undefined ? { focalPoint: plain(focalPoint) } : {}) };
+  return {
+    ...rest,
+    ...(blurhash !== undefined ? { blurhash: plain(blurhash) } : {}),
+    ...(focalPoint !== undefined ? { focalPoint: plain(focalPoint) } : {}),
+  };
 }
 
 /** A compacted status's attachments written as Mastodon writes them; the same object when none needed it. */
@@ -169,7 +196,9 @@ function mastodonAttachments(status: JsonRecord): JsonRecord {
   const attachment = status.attachment;
   if (attachment === undefined) return status;
   const fixed = Array.isArray(attachment) ? attachment.map(mastodonAttachmentKeys) : mastodonAttachmentKeys(attachment);
-  const changed = Array.isArray(fixed) ? fixed.some((node, i) => node !== (attachment as unknown[])[i]) : fixed !== attachment;
+  const changed = Array.isArray(fixed)
+    ? fixed.some((node, i) => node !== (attachment as unknown[])[i])
+    : fixed !== attachment;
   return changed ? { ...status, attachment: fixed } : status;
 }
 
@@ -187,7 +216,9 @@ export function withMastodonAttachmentKeys(json: unknown): unknown {
   if (fixedStatus === status) return json;
   const fixed = status === json ? fixedStatus : { ...json, object: fixedStatus };
   const context = json['@context'];
-  return context === undefined ? fixed : { ...fixed, '@context': [...(Array.isArray(context) ? context : [context]), ATTACHMENT_CONTEXT] };
+  return context === undefined
+    ? fixed
+    : { ...fixed, '@context': [...(Array.isArray(context) ? context : [context]), ATTACHMENT_CONTEXT] };
 }
 
 type ToJsonLdOptions = Parameters<Document['toJsonLd']>[0];
@@ -197,7 +228,10 @@ class MastodonDocument extends Document {
   readonly #blurhash: string | null;
   readonly #focus: [number, number] | null;
 
-  constructor(values: ConstructorParameters<typeof Document>[0], extras: { blurhash: string | null; focus: { x: number; y: number } | null }) {
+  constructor(
+    values: ConstructorParameters<typeof Document>[0],
+    extras: { blurhash: string | null; focus: { x: number; y: number } | null },
+  ) {
     super(values);
     this.#blurhash = extras.blurhash;
     this.#focus = extras.focus ? [extras.focus.x, extras.focus.y] : null;
@@ -215,7 +249,11 @@ class MastodonDocument extends Document {
 }
 
 /** A Fedify class whose compacted form gets Mastodon's attachment keys (see withMastodonAttachmentKeys). */
-function withMastodonAttachments<T extends new (...args: any[]) => { toJsonLd(options?: ToJsonLdOptions): Promise<unknown> }>(Base: T) {
+function withMastodonAttachments<
+  T extends new (
+    ...args: any[]
+  ) => { toJsonLd(options?: ToJsonLdOptions): Promise<unknown> },
+>(Base: T) {
   return class extends Base {
     override async toJsonLd(options: ToJsonLdOptions = {}): Promise<unknown> {
       const json = await super.toJsonLd(options);
@@ -237,7 +275,13 @@ export const MastodonUpdate = withMastodonAttachments(Update);
 export function attachmentDocument(media: MediaRow, url: string): Document {
   const original = media.meta.original;
   return new MastodonDocument(
-    { mediaType: media.contentType, url: new URL(url), name: media.description, width: original?.width ?? null, height: original?.height ?? null },
+    {
+      mediaType: media.contentType,
+      url: new URL(url),
+      name: media.description,
+      width: original?.width ?? null,
+      height: original?.height ?? null,
+    },
     { blurhash: media.blurhash, focus: media.meta.focus ?? null },
   );
 }

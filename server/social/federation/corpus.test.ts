@@ -1,6 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Activity, Article, Create, isActor, Note, Object as APObject, Question, Update, type DocumentLoader } from '@fedify/vocab';
+import {
+  Activity,
+  Article,
+  Create,
+  isActor,
+  Note,
+  Object as APObject,
+  Question,
+  Update,
+  type DocumentLoader,
+} from '@fedify/vocab';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../store/index.ts';
 import { contextLoaderFactory } from './loaders.ts';
@@ -35,7 +45,8 @@ async function readStatus(object: APObject, actorId: URL | null): Promise<string
 }
 
 async function replay(json: unknown): Promise<string> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json) || !('type' in json)) return 'rejected: not an ActivityStreams object';
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || !('type' in json))
+    return 'rejected: not an ActivityStreams object';
   let object: APObject;
   try {
     object = await APObject.fromJsonLd(json, loaders);
@@ -49,12 +60,15 @@ async function replay(json: unknown): Promise<string> {
     }
     if (object instanceof Create || object instanceof Update) {
       const inner = await object.getObject(loaders);
-      if (inner instanceof Note || inner instanceof Question || inner instanceof Article) return `${object.constructor.name} → ${await readStatus(inner, object.actorId)}`;
+      if (inner instanceof Note || inner instanceof Question || inner instanceof Article)
+        return `${object.constructor.name} → ${await readStatus(inner, object.actorId)}`;
       if (isActor(inner)) return `${object.constructor.name} → parsed: actor ${(await actorData(inner)).username}`;
       return `rejected: ${object.constructor.name} of ${inner?.constructor.name ?? 'nothing'} is not handled`;
     }
-    if (object instanceof Note || object instanceof Question || object instanceof Article) return await readStatus(object, null);
-    if (object instanceof Activity) return `parsed: ${object.constructor.name} by ${object.actorId?.href ?? 'nobody'} (handled by the inbox: ${['Follow', 'Accept', 'Reject', 'Undo', 'Delete'].includes(object.constructor.name)})`;
+    if (object instanceof Note || object instanceof Question || object instanceof Article)
+      return await readStatus(object, null);
+    if (object instanceof Activity)
+      return `parsed: ${object.constructor.name} by ${object.actorId?.href ?? 'nobody'} (handled by the inbox: ${['Follow', 'Accept', 'Reject', 'Undo', 'Delete'].includes(object.constructor.name)})`;
     return `rejected: a ${object.constructor.name} is not something an inbox takes`;
   } catch (err) {
     if (err instanceof RejectedDocument) return `rejected: ${err.message}`;
@@ -63,7 +77,11 @@ async function replay(json: unknown): Promise<string> {
 }
 
 function corpusFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? corpusFiles(path.join(dir, e.name)) : e.name.endsWith('.json') ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? corpusFiles(path.join(dir, e.name)) : e.name.endsWith('.json') ? [path.join(dir, e.name)] : [],
+    );
 }
 
 describe('corpus replay', () => {
@@ -83,10 +101,12 @@ describe('corpus replay', () => {
       // A crash (anything but a refusal) fails the test with the file that caused it.
       outcomes.set(name, await replay(json).catch((err: Error) => `CRASH ${err.stack}`));
     }
-    if (process.env.HOMEPORT_CORPUS_REPORT) for (const [name, outcome] of outcomes) process.stderr.write(`${name}: ${outcome}\n`);
+    if (process.env.HOMEPORT_CORPUS_REPORT)
+      for (const [name, outcome] of outcomes) process.stderr.write(`${name}: ${outcome}\n`);
     const crashes = [...outcomes].filter(([, o]) => o.startsWith('CRASH'));
     expect(crashes).toEqual([]);
-    for (const outcome of outcomes.values()) expect(outcome).toMatch(/^(parsed|rejected: .+|(Create|Update) → (parsed|rejected: .+))/);
+    for (const outcome of outcomes.values())
+      expect(outcome).toMatch(/^(parsed|rejected: .+|(Create|Update) → (parsed|rejected: .+))/);
 
     // What real servers send comes out as Mastodon would read it.
     expect(outcomes.get('mastodon-post-activity.json')).toMatch(/^Create → parsed: Note public/);

@@ -21,7 +21,10 @@ const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 async function follow(from: Awaited<ReturnType<TestInstance['createUser']>>, handle: string) {
   const target = await from.client.v1.accounts.lookup({ acct: handle });
   await from.client.v1.accounts.$select(target.id).follow();
-  await eventually(async () => (await from.client.v1.accounts.relationships.fetch({ id: [target.id] }))[0].following, `following ${handle}`);
+  await eventually(
+    async () => (await from.client.v1.accounts.relationships.fetch({ id: [target.id] }))[0].following,
+    `following ${handle}`,
+  );
   return target;
 }
 
@@ -38,7 +41,8 @@ afterAll(async () => {
   await net?.close();
 });
 
-const isInboxPost = (req: Request, host: string) => req.method === 'POST' && new URL(req.url).host === host && new URL(req.url).pathname.endsWith('inbox');
+const isInboxPost = (req: Request, host: string) =>
+  req.method === 'POST' && new URL(req.url).host === host && new URL(req.url).pathname.endsWith('inbox');
 
 describe('delivery', () => {
   it('knocks again with RFC 9421 when a draft-cavage signature is refused with 401 (first: Fedify remembers what worked per host)', async () => {
@@ -50,18 +54,27 @@ describe('delivery', () => {
       return scheme === 'cavage' ? new Response('unauthorized', { status: 401 }) : null;
     };
     const post = await alice.client.v1.statuses.create({ status: 'second knock', visibility: 'public' });
-    await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'post delivered with RFC 9421');
+    await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'post delivered with RFC 9421',
+    );
     b.intercept = null;
     expect(seen.slice(0, 2)).toEqual(['cavage', 'rfc9421']);
   });
 
   it('retries a delivery the recipient answered with 500, and it arrives', async () => {
     let failed = 0;
-    b.intercept = (req) => (isInboxPost(req, 'b.test') && failed++ === 0 ? new Response('down', { status: 500 }) : null);
+    b.intercept = (req) =>
+      isInboxPost(req, 'b.test') && failed++ === 0 ? new Response('down', { status: 500 }) : null;
     const post = await alice.client.v1.statuses.create({ status: 'after a hiccup', visibility: 'public' });
-    await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'post delivered after the retry');
+    await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'post delivered after the retry',
+    );
     b.intercept = null;
-    const inboxStatuses = net.log.filter((l) => l.method === 'POST' && l.url.startsWith('https://b.test/') && l.url.endsWith('inbox')).map((l) => l.status);
+    const inboxStatuses = net.log
+      .filter((l) => l.method === 'POST' && l.url.startsWith('https://b.test/') && l.url.endsWith('inbox'))
+      .map((l) => l.status);
     expect(inboxStatuses).toContain(500);
     expect(inboxStatuses.at(-1)).toBe(202);
   });
@@ -70,11 +83,18 @@ describe('delivery', () => {
     const c = await net.add('c.test');
     const dave = await c.createUser('dave');
     await follow(dave, 'alice@a.test');
-    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((f) => f.acct).sort()).toEqual(['bob@b.test', 'dave@c.test']);
+    expect(
+      (await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((f) => f.acct).sort(),
+    ).toEqual(['bob@b.test', 'dave@c.test']);
     c.intercept = (req) => (isInboxPost(req, 'c.test') ? new Response('gone', { status: 410 }) : null);
     await alice.client.v1.statuses.create({ status: 'anyone there?', visibility: 'public' });
-    await eventually(async () => (await alice.client.v1.accounts.$select(alice.accountId).followers.list()).length === 1, 'dave dropped after 410');
-    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((f) => f.acct)).toEqual(['bob@b.test']);
+    await eventually(
+      async () => (await alice.client.v1.accounts.$select(alice.accountId).followers.list()).length === 1,
+      'dave dropped after 410',
+    );
+    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((f) => f.acct)).toEqual([
+      'bob@b.test',
+    ]);
   });
 });
 
@@ -88,15 +108,30 @@ describe('inbox security', () => {
       type: 'Create',
       actor: 'https://b.test/users/bob',
       to: [PUBLIC],
-      object: { id, type: 'Note', attributedTo: 'https://b.test/users/bob', content: `<p>note ${n}</p>`, to: [PUBLIC], published: new Date().toISOString(), ...objectOverrides },
+      object: {
+        id,
+        type: 'Note',
+        attributedTo: 'https://b.test/users/bob',
+        content: `<p>note ${n}</p>`,
+        to: [PUBLIC],
+        published: new Date().toISOString(),
+        ...objectOverrides,
+      },
     };
   }
   async function post(activity: object, sign: { key?: CryptoKey; time?: Temporal.Instant } | null) {
     const body = JSON.stringify(activity);
-    let request = new Request('https://a.test/inbox', { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body });
+    let request = new Request('https://a.test/inbox', {
+      method: 'POST',
+      headers: { 'content-type': 'application/activity+json' },
+      body,
+    });
     if (sign) {
       const keyId = new URL('https://b.test/users/bob#main-key');
-      request = await signRequest(request, sign.key!, keyId, { spec: 'draft-cavage-http-signatures-12', ...(sign.time ? { currentTime: sign.time as unknown as globalThis.Temporal.Instant } : {}) });
+      request = await signRequest(request, sign.key!, keyId, {
+        spec: 'draft-cavage-http-signatures-12',
+        ...(sign.time ? { currentTime: sign.time as unknown as globalThis.Temporal.Instant } : {}),
+      });
     }
     return fetch(request);
   }
@@ -105,7 +140,8 @@ describe('inbox security', () => {
     const der = crypto.createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
     return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
   }
-  const stored = (activity: { object: { id: string } }) => a.social.context.store.db.prepare('SELECT 1 FROM statuses WHERE uri = ?').get(activity.object.id) !== undefined;
+  const stored = (activity: { object: { id: string } }) =>
+    a.social.context.store.db.prepare('SELECT 1 FROM statuses WHERE uri = ?').get(activity.object.id) !== undefined;
 
   it('accepts a correctly signed activity (the control for the refusals below)', async () => {
     const activity = createActivity();
@@ -118,7 +154,11 @@ describe('inbox security', () => {
     const unsigned = createActivity();
     expect((await post(unsigned, null)).status).toBe(401);
     const forged = createActivity();
-    const stranger = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+    const stranger = await crypto.subtle.generateKey(
+      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+      true,
+      ['sign', 'verify'],
+    );
     expect((await post(forged, { key: stranger.privateKey })).status).toBe(401);
     expect(stored(unsigned) || stored(forged)).toBe(false);
   });
@@ -133,7 +173,8 @@ describe('inbox security', () => {
   it('ignores an activity about an object its signer does not own', async () => {
     const foreign = createActivity({ attributedTo: 'https://a.test/users/alice' });
     const elsewhere = createActivity({ id: 'https://c.test/users/dave/statuses/1' });
-    for (const activity of [foreign, elsewhere]) expect((await post(activity, { key: await bobKey() })).status).toBe(202);
+    for (const activity of [foreign, elsewhere])
+      expect((await post(activity, { key: await bobKey() })).status).toBe(202);
     // A correctly signed note sent afterwards arrives, so the two above had their turn.
     const control = createActivity();
     await post(control, { key: await bobKey() });

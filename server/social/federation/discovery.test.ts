@@ -49,11 +49,20 @@ describe('discovery', () => {
     const wf = await json('https://a.test/.well-known/webfinger?resource=acct:alice@a.test', 'application/jrd+json');
     expect(wf.status).toBe(200);
     expect(wf.body.subject).toBe('acct:alice@a.test');
-    expect(wf.body.links).toContainEqual(expect.objectContaining({ rel: 'self', type: AP, href: 'https://a.test/users/alice' }));
-    expect(wf.body.links).toContainEqual(expect.objectContaining({ rel: 'http://webfinger.net/rel/profile-page', href: 'https://a.test/@alice' }));
-    const byUrl = await json('https://a.test/.well-known/webfinger?resource=https://a.test/users/alice', 'application/jrd+json');
+    expect(wf.body.links).toContainEqual(
+      expect.objectContaining({ rel: 'self', type: AP, href: 'https://a.test/users/alice' }),
+    );
+    expect(wf.body.links).toContainEqual(
+      expect.objectContaining({ rel: 'http://webfinger.net/rel/profile-page', href: 'https://a.test/@alice' }),
+    );
+    const byUrl = await json(
+      'https://a.test/.well-known/webfinger?resource=https://a.test/users/alice',
+      'application/jrd+json',
+    );
     expect(byUrl.body.aliases).toContain('acct:alice@a.test');
-    expect(byUrl.body.links).toContainEqual(expect.objectContaining({ rel: 'self', href: 'https://a.test/users/alice' }));
+    expect(byUrl.body.links).toContainEqual(
+      expect.objectContaining({ rel: 'self', href: 'https://a.test/users/alice' }),
+    );
     expect((await json('https://a.test/.well-known/webfinger?resource=acct:nobody@a.test')).status).toBe(404);
     const hostMeta = await fetch('https://a.test/.well-known/host-meta');
     expect(hostMeta.headers.get('content-type')).toContain('application/xrd+xml');
@@ -61,11 +70,19 @@ describe('discovery', () => {
   });
 
   it('publishes NodeInfo 2.0 and 2.1 with real usage figures', async () => {
-    const links = (await json('https://a.test/.well-known/nodeinfo', 'application/json')).body.links as { rel: string; href: string }[];
+    const links = (await json('https://a.test/.well-known/nodeinfo', 'application/json')).body.links as {
+      rel: string;
+      href: string;
+    }[];
     expect(links.map((l) => l.href)).toEqual(['https://a.test/nodeinfo/2.0', 'https://a.test/nodeinfo/2.1']);
     await alice.client.v1.statuses.create({ status: 'counted' });
     const info = (await json('https://a.test/nodeinfo/2.1', 'application/json')).body;
-    expect(info).toMatchObject({ version: '2.1', software: { name: 'homeport' }, protocols: ['activitypub'], usage: { users: { total: 1 }, localPosts: 1 } });
+    expect(info).toMatchObject({
+      version: '2.1',
+      software: { name: 'homeport' },
+      protocols: ['activitypub'],
+      usage: { users: { total: 1 }, localPosts: 1 },
+    });
   });
 
   it('serves the actor as Mastodon expects it, on the actor id and (negotiated) on the profile URL', async () => {
@@ -87,18 +104,30 @@ describe('discovery', () => {
       manuallyApprovesFollowers: false,
       discoverable: true,
       indexable: true,
-      publicKey: { id: 'https://a.test/users/alice#main-key', owner: 'https://a.test/users/alice', publicKeyPem: expect.stringContaining('BEGIN PUBLIC KEY') },
+      publicKey: {
+        id: 'https://a.test/users/alice#main-key',
+        owner: 'https://a.test/users/alice',
+        publicKeyPem: expect.stringContaining('BEGIN PUBLIC KEY'),
+      },
     });
     expect(actor.body.summary).toContain('href="https://a.test/tags/boats"');
-    expect(list(actor.body.attachment)).toContainEqual(expect.objectContaining({ type: 'PropertyValue', name: 'Site' }));
+    expect(list(actor.body.attachment)).toContainEqual(
+      expect.objectContaining({ type: 'PropertyValue', name: 'Site' }),
+    );
     const negotiated = await json('https://a.test/@alice');
     expect(negotiated.body.id).toBe('https://a.test/users/alice');
     const html = await fetch('https://a.test/@alice', { headers: { accept: 'text/html' } });
     expect(html.headers.get('content-type')).toContain('text/html');
-    expect(await html.text()).toContain('<link rel="alternate" type="application/activity+json" href="https://a.test/users/alice">');
+    expect(await html.text()).toContain(
+      '<link rel="alternate" type="application/activity+json" href="https://a.test/users/alice">',
+    );
     expect((await json('https://a.test/users/nobody')).status).toBe(404);
     const instance = await json('https://a.test/actor');
-    expect(instance.body).toMatchObject({ type: 'Application', preferredUsername: 'a.test', manuallyApprovesFollowers: true });
+    expect(instance.body).toMatchObject({
+      type: 'Application',
+      preferredUsername: 'a.test',
+      manuallyApprovesFollowers: true,
+    });
   });
 
   it('honours hidden collections: followers show a count and no one', async () => {
@@ -112,11 +141,22 @@ describe('discovery', () => {
 
   it('serves statuses with Mastodon’s addressing per visibility; followers-only ones not to anonymous requests', async () => {
     const followers = 'https://a.test/users/alice/followers';
-    const pub = await alice.client.v1.statuses.create({ status: 'public #news', visibility: 'public', language: 'en', spoilerText: 'cw' });
+    const pub = await alice.client.v1.statuses.create({
+      status: 'public #news',
+      visibility: 'public',
+      language: 'en',
+      spoilerText: 'cw',
+    });
     const unlisted = await alice.client.v1.statuses.create({ status: 'quiet', visibility: 'unlisted' });
     const priv = await alice.client.v1.statuses.create({ status: 'friends', visibility: 'private' });
     const note = (await json(pub.uri)).body;
-    expect(note).toMatchObject({ type: 'Note', id: pub.uri, attributedTo: 'https://a.test/users/alice', summary: 'cw', sensitive: true });
+    expect(note).toMatchObject({
+      type: 'Note',
+      id: pub.uri,
+      attributedTo: 'https://a.test/users/alice',
+      summary: 'cw',
+      sensitive: true,
+    });
     expect([list(note.to), list(note.cc)]).toEqual([[PUBLIC], [followers]]);
     expect(note.contentMap).toEqual({ en: expect.stringContaining('public') });
     expect(list(note.tag)).toContainEqual(expect.objectContaining({ type: 'Hashtag', name: '#news' }));

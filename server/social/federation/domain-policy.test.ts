@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * The server's domain blocks applied to federation, between two Homeports: a suspended domain neither sends
@@ -28,7 +34,15 @@ const homeOf = async (user: User) => (await user.client.v1.timelines.home.list({
 describe('domain blocks in federation', () => {
   it('a suspended domain neither sends nor receives, its accounts are suspended, and lifting the block restores them', async () => {
     const moderation = a.social.context.moderation;
-    const blocked = moderation.blockDomain({ domain: 'b.test', severity: 'suspend', rejectMedia: false, rejectReports: false, privateComment: null, publicComment: 'testing', obfuscate: false });
+    const blocked = moderation.blockDomain({
+      domain: 'b.test',
+      severity: 'suspend',
+      rejectMedia: false,
+      rejectReports: false,
+      privateComment: null,
+      publicComment: 'testing',
+      obfuscate: false,
+    });
     if (!('created' in blocked)) throw new Error('the block was refused');
     expect(a.social.context.store.accounts.byId(bobOnA)!.suspendedAt).not.toBeNull();
 
@@ -37,7 +51,13 @@ describe('domain blocks in federation', () => {
     await alice.client.v1.statuses.create({ status: 'written while blocking' });
     // Both sides have handled those posts before the block is lifted: a sent nothing, b's delivery was refused.
     await a.social.federation!.idle();
-    await eventually(async () => net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')), 'b’s delivery to a');
+    await eventually(
+      async () =>
+        net.log
+          .slice(mark)
+          .some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')),
+      'b’s delivery to a',
+    );
     a.social.context.store.moderation.removeDomainBlock(blocked.created.id);
     moderation.applyDomainBlock('b.test');
     expect(a.social.context.store.accounts.byId(bobOnA)!.suspendedAt).toBeNull();
@@ -45,18 +65,37 @@ describe('domain blocks in federation', () => {
     // What was sent after the block lifted arrives; what was sent during it never does.
     await bob.client.v1.statuses.create({ status: 'sent after the block' });
     await alice.client.v1.statuses.create({ status: 'written after the block' });
-    await eventually(async () => (await homeOf(alice)).some((c) => c.includes('sent after the block')), 'bob’s later post at a');
-    await eventually(async () => (await homeOf(bob)).some((c) => c.includes('written after the block')), 'alice’s later post at b');
+    await eventually(
+      async () => (await homeOf(alice)).some((c) => c.includes('sent after the block')),
+      'bob’s later post at a',
+    );
+    await eventually(
+      async () => (await homeOf(bob)).some((c) => c.includes('written after the block')),
+      'alice’s later post at b',
+    );
     expect((await homeOf(alice)).some((c) => c.includes('sent while blocked'))).toBe(false);
     expect((await homeOf(bob)).some((c) => c.includes('written while blocking'))).toBe(false);
   });
 
   it('a silenced domain’s accounts are limited, and limited federation mode lets only allowed domains in', async () => {
     const ctx = a.social.context;
-    const silenced = ctx.moderation.blockDomain({ domain: 'b.test', severity: 'silence', rejectMedia: true, rejectReports: true, privateComment: null, publicComment: null, obfuscate: false });
+    const silenced = ctx.moderation.blockDomain({
+      domain: 'b.test',
+      severity: 'silence',
+      rejectMedia: true,
+      rejectReports: true,
+      privateComment: null,
+      publicComment: null,
+      obfuscate: false,
+    });
     if (!('created' in silenced)) throw new Error('the block was refused');
     expect((await alice.client.v1.accounts.$select(bobOnA).fetch()).limited).toBe(true);
-    expect(ctx.moderation.domainPolicy('b.test')).toEqual({ refused: false, silenced: true, rejectMedia: true, rejectReports: true });
+    expect(ctx.moderation.domainPolicy('b.test')).toEqual({
+      refused: false,
+      silenced: true,
+      rejectMedia: true,
+      rejectReports: true,
+    });
     ctx.store.moderation.removeDomainBlock(silenced.created.id);
     ctx.moderation.applyDomainBlock('b.test');
     expect((await alice.client.v1.accounts.$select(bobOnA).fetch()).limited).toBeFalsy();
@@ -66,11 +105,20 @@ describe('domain blocks in federation', () => {
       expect(ctx.moderation.domainPolicy('b.test').refused).toBe(true);
       const mark = net.log.length;
       await bob.client.v1.statuses.create({ status: 'not allowed in' });
-      await eventually(async () => net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')), 'b’s delivery to a');
+      await eventually(
+        async () =>
+          net.log
+            .slice(mark)
+            .some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')),
+        'b’s delivery to a',
+      );
       ctx.store.moderation.domainAllows.add('b.test');
       expect(ctx.moderation.domainPolicy('sub.b.test').refused).toBe(false);
       await bob.client.v1.statuses.create({ status: 'allowed in' });
-      await eventually(async () => (await homeOf(alice)).some((c) => c.includes('allowed in') && !c.includes('not')), 'the allowed post at a');
+      await eventually(
+        async () => (await homeOf(alice)).some((c) => c.includes('allowed in') && !c.includes('not')),
+        'the allowed post at a',
+      );
       expect((await homeOf(alice)).some((c) => c.includes('not allowed in'))).toBe(false);
     } finally {
       a.social.admin.setSetting('federation_mode', 'open');

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Custom emojis across servers: a post using one of a.test's emojis lists it in `emojis` (with its image)
@@ -22,16 +28,38 @@ afterAll(async () => {
 
 describe('custom emojis across servers', () => {
   it('a post’s emojis travel with it and keep their origin', async () => {
-    a.social.context.store.emojis.put({ shortcode: 'homeport', imagePath: 'emojis/homeport.png', staticPath: 'emojis/homeport.png', category: null, visibleInPicker: true });
-    b.social.context.store.emojis.put({ shortcode: 'homeport', imagePath: 'emojis/other.png', staticPath: 'emojis/other.png', category: null, visibleInPicker: true });
+    a.social.context.store.emojis.put({
+      shortcode: 'homeport',
+      imagePath: 'emojis/homeport.png',
+      staticPath: 'emojis/homeport.png',
+      category: null,
+      visibleInPicker: true,
+    });
+    b.social.context.store.emojis.put({
+      shortcode: 'homeport',
+      imagePath: 'emojis/other.png',
+      staticPath: 'emojis/other.png',
+      category: null,
+      visibleInPicker: true,
+    });
     const posted = await alice.client.v1.statuses.create({ status: 'hello :homeport: and :nothing_here:' });
-    const expected = { shortcode: 'homeport', url: 'https://a.test/system/emojis/homeport.png', staticUrl: 'https://a.test/system/emojis/homeport.png', visibleInPicker: true };
+    const expected = {
+      shortcode: 'homeport',
+      url: 'https://a.test/system/emojis/homeport.png',
+      staticUrl: 'https://a.test/system/emojis/homeport.png',
+      visibleInPicker: true,
+    };
     expect(posted.emojis).toEqual([expected]);
 
-    const seen = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('hello')), 'the post at b');
+    const seen = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('hello')),
+      'the post at b',
+    );
     expect(seen.emojis).toEqual([{ ...expected, visibleInPicker: false }]);
     // b.test's picker lists only its own emoji.
-    expect((await bob.client.v1.customEmojis.list()).map((e) => e.url)).toEqual(['https://b.test/system/emojis/other.png']);
+    expect((await bob.client.v1.customEmojis.list()).map((e) => e.url)).toEqual([
+      'https://b.test/system/emojis/other.png',
+    ]);
     // A post on b.test with the same name uses b.test's image.
     const own = await bob.client.v1.statuses.create({ status: 'mine :homeport:' });
     expect(own.emojis.map((e) => e.url)).toEqual(['https://b.test/system/emojis/other.png']);
@@ -39,7 +67,13 @@ describe('custom emojis across servers', () => {
 
   it('a profile’s emojis travel with its Update', async () => {
     // An emoji b.test has not seen in any post: only the profile's Emoji tag can teach it.
-    a.social.context.store.emojis.put({ shortcode: 'alicecat', imagePath: 'emojis/alicecat.png', staticPath: 'emojis/alicecat.png', category: null, visibleInPicker: true });
+    a.social.context.store.emojis.put({
+      shortcode: 'alicecat',
+      imagePath: 'emojis/alicecat.png',
+      staticPath: 'emojis/alicecat.png',
+      category: null,
+      visibleInPicker: true,
+    });
     const me = await alice.client.v1.accounts.updateCredentials({ displayName: 'Alice :alicecat:' });
     expect(me.emojis.map((e) => e.shortcode)).toEqual(['alicecat']);
     const aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;

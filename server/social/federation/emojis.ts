@@ -18,7 +18,8 @@ export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const shortcode = tag.name?.toString().replace(/^:|:$/g, '') ?? '';
   if (!/^[a-zA-Z0-9_]{2,64}$/.test(shortcode)) return null;
   const icon = await tag.getIcon({ documentLoader: refuseToFetch }).catch(() => null);
-  const url = icon?.url instanceof URL ? icon.url.href : icon?.url instanceof Link ? (icon.url.href?.href ?? null) : null;
+  const url =
+    icon?.url instanceof URL ? icon.url.href : icon?.url instanceof Link ? (icon.url.href?.href ?? null) : null;
   if (!url || !url.startsWith('https://')) return null;
   return { shortcode, uri: tag.id?.href ?? null, url };
 }
@@ -26,11 +27,21 @@ export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
 /** Emoji tags for the server's custom emojis the texts use, as Mastodon sends them. */
 export function emojiTags(deps: FedDeps, ...texts: string[]): Emoji[] {
   return deps.social.store.emojis.forShortcodes(null, shortcodesIn(...texts)).map(
-    (e) => new Emoji({ name: `:${e.shortcode}:`, icon: new Image({ url: new URL(deps.social.urls.media(e.imagePath)), mediaType: imageTypeOf(e.imagePath) }) }),
+    (e) =>
+      new Emoji({
+        name: `:${e.shortcode}:`,
+        icon: new Image({ url: new URL(deps.social.urls.media(e.imagePath)), mediaType: imageTypeOf(e.imagePath) }),
+      }),
   );
 }
 
 function imageTypeOf(path: string): string {
   const ext = path.split('.').pop()?.toLowerCase();
-  return ext === 'gif' ? 'image/gif' : ext === 'webp' ? 'image/webp' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : 'image/png';
+  return ext === 'gif'
+    ? 'image/gif'
+    : ext === 'webp'
+      ? 'image/webp'
+      : ext === 'jpg' || ext === 'jpeg'
+        ? 'image/jpeg'
+        : 'image/png';
 }

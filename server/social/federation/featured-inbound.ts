@@ -14,13 +14,17 @@ const MAX_FEATURED = 20;
  * notification).
  */
 
-
 /**
  * A featured item as a stored status, when it is a post by `account` (fetched if it is only a link).
  * `embeddedIn`: the collection or activity that carried it, whose JSON keeps what Fedify's vocabulary drops of
  * its attachments (blurhash, focal point).
  */
-async function featuredStatus(c: FedContext, account: Account, item: unknown, embeddedIn: APObject): Promise<StatusRow | null> {
+async function featuredStatus(
+  c: FedContext,
+  account: Account,
+  item: unknown,
+  embeddedIn: APObject,
+): Promise<StatusRow | null> {
   const object = item instanceof URL ? await c.lookupObject(item).catch(() => null) : item;
   if (!isStatusObject(object) || !object.id || object.attributionId?.href !== account.uri) return null;
   const deps = c.data;

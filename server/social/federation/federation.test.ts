@@ -35,14 +35,25 @@ describe('federation between two Homeports', () => {
     const requested = await alice.client.v1.accounts.$select(remoteBob.id).follow();
     expect(requested.requested || requested.following).toBe(true);
     // b accepts (bob is not locked): alice follows bob once the Accept arrives.
-    await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [remoteBob.id] }))[0].following, 'alice follows bob');
+    await eventually(
+      async () => (await alice.client.v1.accounts.relationships.fetch({ id: [remoteBob.id] }))[0].following,
+      'alice follows bob',
+    );
     const bobFollowers = await bob.client.v1.accounts.$select(bob.accountId).followers.list();
     expect(bobFollowers.map((f) => f.acct)).toEqual(['alice@a.test']);
     const notes = await bob.client.v1.notifications.list();
     expect(notes.map((n) => [n.type, n.account?.acct])).toContainEqual(['follow', 'alice@a.test']);
 
-    const post = await bob.client.v1.statuses.create({ status: 'Hello from #homeport b', spoilerText: 'a warning', language: 'en', visibility: 'public' });
-    const arrived = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'bob’s post in alice’s home timeline');
+    const post = await bob.client.v1.statuses.create({
+      status: 'Hello from #homeport b',
+      spoilerText: 'a warning',
+      language: 'en',
+      visibility: 'public',
+    });
+    const arrived = await eventually(
+      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'bob’s post in alice’s home timeline',
+    );
     expect(arrived.account.acct).toBe('bob@b.test');
     expect(arrived.content).toContain('Hello from');
     expect(arrived.spoilerText).toBe('a warning');
@@ -58,35 +69,65 @@ describe('federation between two Homeports', () => {
     const remoteCarol = (await bob.client.v1.accounts.search.list({ q: '@carol@a.test', resolve: true }))[0];
     expect(remoteCarol.locked).toBe(true);
     await bob.client.v1.accounts.$select(remoteCarol.id).follow();
-    const request = await eventually(async () => (await carol.client.v1.followRequests.list())[0], 'follow request at carol');
+    const request = await eventually(
+      async () => (await carol.client.v1.followRequests.list())[0],
+      'follow request at carol',
+    );
     expect(request.acct).toBe('bob@b.test');
     expect((await carol.client.v1.notifications.list()).map((n) => n.type)).toContain('follow_request');
     expect((await bob.client.v1.accounts.relationships.fetch({ id: [remoteCarol.id] }))[0].requested).toBe(true);
 
     await carol.client.v1.followRequests.$select(request.id).authorize();
-    await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [remoteCarol.id] }))[0].following, 'bob follows carol');
+    await eventually(
+      async () => (await bob.client.v1.accounts.relationships.fetch({ id: [remoteCarol.id] }))[0].following,
+      'bob follows carol',
+    );
 
     // Carol's followers-only post reaches bob; a mention reaches him as a notification.
-    const post = await carol.client.v1.statuses.create({ status: 'only for followers, @bob@b.test', visibility: 'private' });
-    const arrived = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'carol’s private post at bob');
+    const post = await carol.client.v1.statuses.create({
+      status: 'only for followers, @bob@b.test',
+      visibility: 'private',
+    });
+    const arrived = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'carol’s private post at bob',
+    );
     expect(arrived.visibility).toBe('private');
-    const mention = await eventually(async () => (await bob.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri), 'mention notification');
+    const mention = await eventually(
+      async () =>
+        (await bob.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri),
+      'mention notification',
+    );
     expect(mention.account?.acct).toBe('carol@a.test');
   });
 
   it('threads replies across servers, and deletes reach the other side', async () => {
     const post = await alice.client.v1.statuses.create({ status: 'Question for @bob@b.test', visibility: 'public' });
-    const atBob = await eventually(async () => (await bob.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri)?.status, 'alice’s mention at bob');
-    const reply = await bob.client.v1.statuses.create({ status: '@alice@a.test an answer', inReplyToId: atBob.id, visibility: 'public' });
+    const atBob = await eventually(
+      async () =>
+        (await bob.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri)
+          ?.status,
+      'alice’s mention at bob',
+    );
+    const reply = await bob.client.v1.statuses.create({
+      status: '@alice@a.test an answer',
+      inReplyToId: atBob.id,
+      visibility: 'public',
+    });
     const context = await eventually(async () => {
       const c = await alice.client.v1.statuses.$select(post.id).context.fetch();
       return c.descendants.find((s) => s.uri === reply.uri) ? c : null;
     }, 'bob’s reply in the thread at a');
     expect(context.descendants[0].inReplyToId).toBe(post.id);
-    expect((await alice.client.v1.notifications.list({ types: ['mention'] })).map((n) => n.status?.uri)).toContain(reply.uri);
+    expect((await alice.client.v1.notifications.list({ types: ['mention'] })).map((n) => n.status?.uri)).toContain(
+      reply.uri,
+    );
 
     await bob.client.v1.statuses.$select(reply.id).remove();
-    await eventually(async () => (await alice.client.v1.statuses.$select(post.id).context.fetch()).descendants.length === 0, 'reply deleted at a');
+    await eventually(
+      async () => (await alice.client.v1.statuses.$select(post.id).context.fetch()).descendants.length === 0,
+      'reply deleted at a',
+    );
   });
 
   it('mentions someone never seen before: the account is looked up while posting and notified', async () => {
@@ -94,17 +135,25 @@ describe('federation between two Homeports', () => {
     const post = await alice.client.v1.statuses.create({ status: 'Welcome @erin@b.test!', visibility: 'direct' });
     expect(post.mentions.map((m) => m.acct)).toEqual(['erin@b.test']);
     // A private mention from someone erin does not follow waits in a notification request (Mastodon 4.3's default policy).
-    const request = await eventually(async () => (await erin.client.v1.notifications.requests.list()).find((r) => r.account.acct === 'alice@a.test'), 'erin’s notification request');
+    const request = await eventually(
+      async () => (await erin.client.v1.notifications.requests.list()).find((r) => r.account.acct === 'alice@a.test'),
+      'erin’s notification request',
+    );
     expect(request.lastStatus?.uri).toBe(post.uri);
     expect(await erin.client.v1.notifications.list({ types: ['mention'] })).toEqual([]);
     await erin.client.v1.notifications.requests.$select(request.id).accept();
-    const mention = (await erin.client.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === post.uri);
+    const mention = (await erin.client.v1.notifications.list({ types: ['mention'] })).find(
+      (n) => n.status?.uri === post.uri,
+    );
     expect(mention?.status?.visibility).toBe('direct');
   });
 
   it('unfollowing reaches the other server', async () => {
     const remoteBob = await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' });
     await alice.client.v1.accounts.$select(remoteBob.id).unfollow();
-    await eventually(async () => (await bob.client.v1.accounts.$select(bob.accountId).followers.list()).length === 0, 'alice no longer follows bob at b');
+    await eventually(
+      async () => (await bob.client.v1.accounts.$select(bob.accountId).followers.list()).length === 0,
+      'alice no longer follows bob at b',
+    );
   });
 });

@@ -10,8 +10,38 @@ const KEPT_CLASSES = ['h-card', 'u-url', 'mention', 'hashtag', 'invisible', 'ell
  */
 export function sanitizeRemoteHtml(html: string): string {
   return sanitizeHtml(html, {
-    allowedTags: ['p', 'br', 'span', 'a', 'del', 's', 'pre', 'code', 'em', 'strong', 'b', 'i', 'u', 'ul', 'ol', 'li', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
-    allowedAttributes: { a: ['href', 'rel', 'class', 'target', 'translate'], span: ['class', 'translate'], p: ['class'], ol: ['start', 'reversed'], li: ['value'] },
+    allowedTags: [
+      'p',
+      'br',
+      'span',
+      'a',
+      'del',
+      's',
+      'pre',
+      'code',
+      'em',
+      'strong',
+      'b',
+      'i',
+      'u',
+      'ul',
+      'ol',
+      'li',
+      'blockquote',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'h5',
+      'h6',
+    ],
+    allowedAttributes: {
+      a: ['href', 'rel', 'class', 'target', 'translate'],
+      span: ['class', 'translate'],
+      p: ['class'],
+      ol: ['start', 'reversed'],
+      li: ['value'],
+    },
     // Mastodon's quote fallback is a paragraph (`<p class="quote-inline">RE: …`): clients hide it beside the quote.
     allowedClasses: { a: KEPT_CLASSES, span: KEPT_CLASSES, p: ['quote-inline'] },
     allowedSchemes: ['http', 'https'],
@@ -24,5 +54,10 @@ export function sanitizeRemoteHtml(html: string): string {
 
 /** Plain text of an HTML fragment (display names and field names must not carry markup). */
 export function stripHtml(html: string): string {
-  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_BYTES } from '../domain/account-data.ts';
-import { apiCall as call, createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  apiCall as call,
+  createTestNetwork,
+  eventually,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * CSV imports worked off in the background (Mastodon's BulkImport): answered 202 at once, their remote
@@ -35,11 +42,20 @@ function holdWebFinger(instance: TestInstance, only?: (resource: string) => bool
 }
 
 /** Posts an import as Mastodon's form does: the file uploaded in a multipart body. */
-async function upload(instance: TestInstance, user: User, fields: Record<string, string>, file: Uint8Array<ArrayBuffer> | string) {
+async function upload(
+  instance: TestInstance,
+  user: User,
+  fields: Record<string, string>,
+  file: Uint8Array<ArrayBuffer> | string,
+) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   form.append('data', new Blob([file], { type: 'text/csv' }), 'following_accounts.csv');
-  const res = await fetch(`${instance.url}/api/v1/homeport/imports`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: form });
+  const res = await fetch(`${instance.url}/api/v1/homeport/imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.token}` },
+    body: form,
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -74,7 +90,11 @@ afterAll(async () => {
 describe('CSV imports in the background', () => {
   it('answers at once and looks up remote accounts two at a time, showing progress and the rows that failed', async () => {
     const hold = holdWebFinger(b);
-    const csv = [FOLLOWS_HEADER, ...[0, 1, 2, 3, 4].map((i) => `u${i}@b.test,true,false,`), 'nobody@b.test,true,false,'].join('\n');
+    const csv = [
+      FOLLOWS_HEADER,
+      ...[0, 1, 2, 3, 4].map((i) => `u${i}@b.test,true,false,`),
+      'nobody@b.test,true,false,',
+    ].join('\n');
     const res = await call(c, alice, 'POST', '/api/v1/homeport/imports', { type: 'following_accounts', data: csv });
     expect(res.status, res.text).toBe(202);
     expect(res.json).toMatchObject({ type: 'following_accounts', mode: 'merge', total_items: 6, processed_items: 0 });
@@ -87,10 +107,16 @@ describe('CSV imports in the background', () => {
     expect(running.json).toMatchObject({ state: 'in_progress', total_items: 6, processed_items: 0, imported_items: 0 });
 
     // One unfinished import of a type at a time; another type may start meanwhile.
-    const second = await call(c, alice, 'POST', '/api/v1/homeport/imports', { type: 'following_accounts', data: 'u0@b.test' });
+    const second = await call(c, alice, 'POST', '/api/v1/homeport/imports', {
+      type: 'following_accounts',
+      data: 'u0@b.test',
+    });
     expect(second.status).toBe(422);
     expect(second.json.details.type[0].error).toBe('ERR_TAKEN');
-    const domains = await call(c, alice, 'POST', '/api/v1/homeport/imports', { type: 'blocked_domains', data: '#domain\nspam.example' });
+    const domains = await call(c, alice, 'POST', '/api/v1/homeport/imports', {
+      type: 'blocked_domains',
+      data: '#domain\nspam.example',
+    });
     expect(domains.status, domains.text).toBe(202);
     expect(await finished(c, alice, domains.json.id)).toMatchObject({ processed_items: 1, imported_items: 1 });
 
@@ -98,7 +124,13 @@ describe('CSV imports in the background', () => {
     const done = await finished(c, alice, res.json.id);
     expect(hold.most).toBe(2);
     expect(done).toMatchObject({ total_items: 6, processed_items: 6, imported_items: 5, failed_items: 1 });
-    expect(done.failures).toEqual([{ row: 6, data: { acct: 'nobody@b.test', show_reblogs: true, notify: false, languages: null }, error: 'no account was found at that address' }]);
+    expect(done.failures).toEqual([
+      {
+        row: 6,
+        data: { acct: 'nobody@b.test', show_reblogs: true, notify: false, languages: null },
+        error: 'no account was found at that address',
+      },
+    ]);
     expect(await followed(c, alice, 5)).toEqual(['u0@b.test', 'u1@b.test', 'u2@b.test', 'u3@b.test', 'u4@b.test']);
 
     // The failed rows come back as a file of the same kind, to import again later.
@@ -111,7 +143,10 @@ describe('CSV imports in the background', () => {
   it('replaces what the file does not hold when overwriting, keeping the accounts it names with its options', async () => {
     b.intercept = null;
     const olive = await c.createUser('olive');
-    const merge = await call(c, olive, 'POST', '/api/v1/homeport/imports', { type: 'following_accounts', data: 'u0@b.test\nu1@b.test' });
+    const merge = await call(c, olive, 'POST', '/api/v1/homeport/imports', {
+      type: 'following_accounts',
+      data: 'u0@b.test\nu1@b.test',
+    });
     await finished(c, olive, merge.json.id);
     expect(await followed(c, olive, 2)).toEqual(['u0@b.test', 'u1@b.test']);
 
@@ -131,12 +166,18 @@ describe('CSV imports in the background', () => {
     const dave = await d.createUser('dave');
     // v0 is looked up at once; v1's lookup is left waiting when d stops.
     const hold = holdWebFinger(b, (resource) => resource.includes('v1@'));
-    const res = await call(d, dave, 'POST', '/api/v1/homeport/imports', { type: 'following_accounts', data: 'v0@b.test\nv1@b.test\nv2@b.test' });
+    const res = await call(d, dave, 'POST', '/api/v1/homeport/imports', {
+      type: 'following_accounts',
+      data: 'v0@b.test\nv1@b.test\nv2@b.test',
+    });
     expect(res.status, res.text).toBe(202);
     await eventually(() => hold.waiting === 1, 'v1 looked up');
     // v0's follow is accepted first: b's answer must not find d stopped.
     expect(await followed(d, dave, 1)).toEqual(['v0@b.test']);
-    expect((await call(d, dave, 'GET', `/api/v1/homeport/imports/${res.json.id}`)).json).toMatchObject({ state: 'in_progress', processed_items: 1 });
+    expect((await call(d, dave, 'GET', `/api/v1/homeport/imports/${res.json.id}`)).json).toMatchObject({
+      state: 'in_progress',
+      processed_items: 1,
+    });
 
     await d.close({ keepData: true });
     hold.release();
@@ -159,7 +200,10 @@ describe('CSV imports in the background', () => {
       return new Response('gone', { status: 404 });
     });
     try {
-      const res = await call(e, erin, 'POST', '/api/v1/homeport/imports', { type: 'blocked_accounts', data: 'x@slow.test\ny@slow.test\nu0@b.test' });
+      const res = await call(e, erin, 'POST', '/api/v1/homeport/imports', {
+        type: 'blocked_accounts',
+        data: 'x@slow.test\ny@slow.test\nu0@b.test',
+      });
       const done = await finished(e, erin, res.json.id);
       expect(done).toMatchObject({ processed_items: 3, imported_items: 1 });
       expect(done.failures.map((f: { data: { acct: string }; error: string }) => [f.data.acct, f.error])).toEqual([
@@ -181,11 +225,20 @@ describe('CSV imports in the background', () => {
       expect(res.json.details[field][0].error, res.text).toBe(error);
     };
     await refused({ type: 'blocked_domains', data: 'a,"unclosed' }, 'data', 'ERR_INVALID');
-    await refused({ type: 'blocked_domains', data: `${'x'.repeat(MAX_IMPORT_BYTES - 8)}.example\n` }, 'data', 'ERR_TOO_LONG');
+    await refused(
+      { type: 'blocked_domains', data: `${'x'.repeat(MAX_IMPORT_BYTES - 8)}.example\n` },
+      'data',
+      'ERR_TOO_LONG',
+    );
     await refused({ type: 'following_accounts', data: '#domain\nspam.example' }, 'data', 'ERR_INVALID');
     await refused({ type: 'muted_accounts', data: 'Account address,Hide notifications\n' }, 'data', 'ERR_BLANK');
     await refused({ type: 'contacts', data: 'u0@b.test' }, 'type', 'ERR_INCLUSION');
-    const latin1 = await upload(c, alice, { type: 'blocked_accounts' }, new Uint8Array([0x6a, 0xf6, 0x72, 0x67, 0x40, 0x62, 0x2e, 0x74, 0x65, 0x73, 0x74]));
+    const latin1 = await upload(
+      c,
+      alice,
+      { type: 'blocked_accounts' },
+      new Uint8Array([0x6a, 0xf6, 0x72, 0x67, 0x40, 0x62, 0x2e, 0x74, 0x65, 0x73, 0x74]),
+    );
     expect(latin1.status).toBe(422);
     expect(latin1.json.details.data[0].description).toBe('is not UTF-8 text');
     expect((await call(c, alice, 'GET', '/api/v1/homeport/imports/1')).status).toBe(404);

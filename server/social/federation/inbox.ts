@@ -1,11 +1,47 @@
 import type { InboxContext, RequestContext, UnverifiedActivityReason } from '@fedify/fedify';
-import { Accept, Activity, Add, Announce, Block, Create, Delete, EmojiReact, Flag, Follow, Like, Move, Note, QuoteRequest, Reject, Remove, Undo, Update, isActor } from '@fedify/vocab';
+import {
+  Accept,
+  Activity,
+  Add,
+  Announce,
+  Block,
+  Create,
+  Delete,
+  EmojiReact,
+  Flag,
+  Follow,
+  Like,
+  Move,
+  Note,
+  QuoteRequest,
+  Reject,
+  Remove,
+  Undo,
+  Update,
+  isActor,
+} from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './objects.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
-import { onAnnounce, onBlock, onFlag, onLike, onUntypedActivity, undoAnnounce, undoBlock, undoLike, untypedReactionTarget } from './interactions-inbound.ts';
-import { createRemoteStatus, deleteRemoteStatus, isStatusObject, updateRemoteStatus, type StatusObject } from './statuses-inbound.ts';
+import {
+  onAnnounce,
+  onBlock,
+  onFlag,
+  onLike,
+  onUntypedActivity,
+  undoAnnounce,
+  undoBlock,
+  undoLike,
+  untypedReactionTarget,
+} from './interactions-inbound.ts';
+import {
+  createRemoteStatus,
+  deleteRemoteStatus,
+  isStatusObject,
+  updateRemoteStatus,
+  type StatusObject,
+} from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
 import { refreshIncomingQuote } from './quotes-inbound.ts';
 import { answerQuoteRequest, onQuoteAnswer, revokeByStamp } from './quote-requests.ts';
@@ -13,7 +49,6 @@ import { answerQuoteRequest, onQuoteAnswer, revokeByStamp } from './quote-reques
 type Ctx = InboxContext<FedDeps>;
 
 const DEFAULT_FOLLOW = { showReblogs: true, notify: false, languages: null };
-
 
 /** The sender as an account (fetched and stored when new); null when it cannot be resolved. */
 async function sender(c: Ctx, activity: { actorId: URL | null }): Promise<Account | null> {
@@ -23,13 +58,23 @@ async function sender(c: Ctx, activity: { actorId: URL | null }): Promise<Accoun
 }
 
 /** Sends Accept (or Reject) of a remote Follow from the local account it targets. */
-export async function answerFollow(c: Ctx | Parameters<typeof accountForActorId>[0], kind: 'accept' | 'reject', local: Account, remote: Account, followUri: string | null): Promise<void> {
+export async function answerFollow(
+  c: Ctx | Parameters<typeof accountForActorId>[0],
+  kind: 'accept' | 'reject',
+  local: Account,
+  remote: Account,
+  followUri: string | null,
+): Promise<void> {
   const deps = c.data;
   const me = new URL(actorUri(deps, local));
   const follow = new Follow({ id: followUri ? new URL(followUri) : null, actor: new URL(remote.uri!), object: me });
   const Answer = kind === 'accept' ? Accept : Reject;
   const id = new URL(`${me.href}#${kind}s/follows/${deps.social.store.core.ids.next()}`);
-  await c.sendActivity({ identifier: local.username }, recipientOf(remote), new Answer({ id, actor: me, object: follow }));
+  await c.sendActivity(
+    { identifier: local.username },
+    recipientOf(remote),
+    new Answer({ id, actor: me, object: follow }),
+  );
 }
 
 async function onFollow(c: Ctx, follow: Follow): Promise<void> {
@@ -51,7 +96,8 @@ async function onFollow(c: Ctx, follow: Follow): Promise<void> {
   }
   if (target.locked) {
     store.transaction(() => {
-      if (rel.upsertFollowRequest(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href)) deps.social.notifications.notify(target.id, follower.id, 'follow_request');
+      if (rel.upsertFollowRequest(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href))
+        deps.social.notifications.notify(target.id, follower.id, 'follow_request');
     });
     return;
   }
@@ -100,7 +146,8 @@ async function onReject(c: Ctx, reject: Reject): Promise<void> {
   const store = c.data.social.store;
   store.transaction(() => {
     store.relationships.deleteFollowRequest(found.local.id, found.remote.id);
-    if (store.relationships.deleteFollow(found.local.id, found.remote.id)) store.feeds.unmerge(found.local.id, found.remote.id);
+    if (store.relationships.deleteFollow(found.local.id, found.remote.id))
+      store.feeds.unmerge(found.local.id, found.remote.id);
   });
 }
 
@@ -119,7 +166,8 @@ async function onUndo(c: Ctx, undo: Undo): Promise<void> {
   const byUri = followUri ? deps.repo.followByUri(followUri) : null;
   let target: Account | null = null;
   if (byUri && byUri.accountId === remote.id) target = deps.social.store.accounts.byId(byUri.targetId);
-  else if (object instanceof Follow && object.actorId?.href === remote.uri && object.objectId) target = localAccountByUri(deps, object.objectId.href);
+  else if (object instanceof Follow && object.actorId?.href === remote.uri && object.objectId)
+    target = localAccountByUri(deps, object.objectId.href);
   if (!target || target.domain !== null) return;
   deps.social.relationships.unfollow(remote, target);
 }
@@ -189,10 +237,14 @@ async function onMove(c: Ctx, move: Move): Promise<void> {
   const target = await freshAccountForActorId(c, move.targetId);
   if (!target || target.id === old.id) return;
   if (!target.alsoKnownAs.includes(old.uri)) {
-    deps.logger.info({ from: old.uri, to: target.uri }, 'a Move was refused: the new account does not name the old one as an alias');
+    deps.logger.info(
+      { from: old.uri, to: target.uri },
+      'a Move was refused: the new account does not name the old one as an alias',
+    );
     return;
   }
-  if (deps.social.moves.remoteMoved(old, target)) deps.logger.info({ from: old.uri, to: target.uri }, 'a followed account moved');
+  if (deps.social.moves.remoteMoved(old, target))
+    deps.logger.info({ from: old.uri, to: target.uri }, 'a followed account moved');
 }
 
 /** A listener whose refusals (RejectedDocument) are logged, not retried: the same document would fail again. */
@@ -203,7 +255,10 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
     if (actorHost) {
       const policy = c.data.social.moderation.domainPolicy(actorHost);
       if (policy.refused || (activity instanceof Flag && policy.rejectReports)) {
-        c.data.logger.info({ domain: actorHost, activity: (activity as { id?: URL | null }).id?.href ?? null }, 'an inbox activity from a blocked domain was dropped');
+        c.data.logger.info(
+          { domain: actorHost, activity: (activity as { id?: URL | null }).id?.href ?? null },
+          'an inbox activity from a blocked domain was dropped',
+        );
         return;
       }
     }
@@ -211,7 +266,10 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
       await listener(c, activity);
     } catch (err) {
       if (!(err instanceof RejectedDocument)) throw err;
-      c.data.logger.info({ reason: err.message, activity: (activity as { id?: URL | null }).id?.href ?? null }, 'an inbox activity was refused');
+      c.data.logger.info(
+        { reason: err.message, activity: (activity as { id?: URL | null }).id?.href ?? null },
+        'an inbox activity was refused',
+      );
     }
   };
 }
@@ -221,7 +279,11 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
  * 410 Gone. That answer, from the account's own server, is the proof (Mastodon treats it the same way): the
  * account is forgotten here. Any other unverified activity keeps Fedify's 401.
  */
-async function deletedActorGone(c: RequestContext<FedDeps>, activity: Activity, reason: UnverifiedActivityReason): Promise<Response | void> {
+async function deletedActorGone(
+  c: RequestContext<FedDeps>,
+  activity: Activity,
+  reason: UnverifiedActivityReason,
+): Promise<Response | void> {
   if (!(activity instanceof Delete) || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return;
   if (reason.type !== 'keyFetchError' || !('status' in reason.result) || reason.result.status !== 410) return;
   const deps = c.data;
@@ -252,8 +314,14 @@ export function registerInbox(federation: Fed): void {
     .on(Flag, refusing(onFlag))
     .on(Move, refusing(onMove))
     .on(QuoteRequest, refusing(answerQuoteRequest))
-    .on(Add, refusing((c, add: Add) => onFeaturedChange(c, add, true)))
-    .on(Remove, refusing((c, remove: Remove) => onFeaturedChange(c, remove, false)))
+    .on(
+      Add,
+      refusing((c, add: Add) => onFeaturedChange(c, add, true)),
+    )
+    .on(
+      Remove,
+      refusing((c, remove: Remove) => onFeaturedChange(c, remove, false)),
+    )
     // Any other activity (the types above are matched first): an emoji reaction Fedify could not type.
     .on(Activity, refusing(onUntypedActivity))
     .onUnverifiedActivity(deletedActorGone)

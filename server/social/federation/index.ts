@@ -61,20 +61,25 @@ export class PublicUrlChangedError extends Error {}
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
   const logger = social.logger.child({ component: 'federation' });
   const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger };
-  const { federation, kv } = buildFederation(db, options, (err) => logger.warn({ err }, 'a queued federation task failed'));
+  const { federation, kv } = buildFederation(db, options, (err) =>
+    logger.warn({ err }, 'a queued federation task failed'),
+  );
   const context = () => federation.createContext(new URL(social.urls.base), deps);
   const outbound = new Outbound(deps, context);
   const stopListening = outbound.listen();
   outbound.announcePendingDeletions();
   const stopQueue = new AbortController();
   const queueDone = federation.startQueue(deps, { signal: stopQueue.signal });
-  const sweeper = setInterval(() => {
-    try {
-      kv.sweep();
-    } catch (err) {
-      logger.error({ err }, 'federation cache sweep failed');
-    }
-  }, 60 * 60 * 1000);
+  const sweeper = setInterval(
+    () => {
+      try {
+        kv.sweep();
+      } catch (err) {
+        logger.error({ err }, 'federation cache sweep failed');
+      }
+    },
+    60 * 60 * 1000,
+  );
   sweeper.unref();
   return {
     fedify: federation,
@@ -86,7 +91,9 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
         // Just fetched from its server: its pinned posts too, in the background (Mastodon does the same).
         const fetchedAt = account && account.domain !== null ? deps.repo.fetchedAt(account.id) : null;
         if (account && fetchedAt !== null && social.store.now() - fetchedAt < FEATURED_SYNC_WINDOW_MS) {
-          void syncFeatured(context(), account).catch((err: unknown) => logger.info({ err, account: account.uri }, 'pinned posts could not be read'));
+          void syncFeatured(context(), account).catch((err: unknown) =>
+            logger.info({ err, account: account.uri }, 'pinned posts could not be read'),
+          );
         }
         return account;
       } catch (err) {
@@ -112,8 +119,10 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       const unknown = new Set<string>();
       for (const token of tokenize(text)) {
         if (token.kind !== 'mention' || token.domain === null || unknown.size >= MAX_MENTION_LOOKUPS) continue;
-        if (token.domain === social.urls.domain.toLowerCase() || token.domain === social.urls.hostname.toLowerCase()) continue;
-        if (!social.store.accounts.byHandle(token.username, token.domain)) unknown.add(`${token.username}@${token.domain}`);
+        if (token.domain === social.urls.domain.toLowerCase() || token.domain === social.urls.hostname.toLowerCase())
+          continue;
+        if (!social.store.accounts.byHandle(token.username, token.domain))
+          unknown.add(`${token.username}@${token.domain}`);
       }
       await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },

@@ -111,11 +111,18 @@ export async function onAnnounce(c: Ctx, announce: Announce): Promise<void> {
   const visibility = visibilityOf(announce, booster.followersUrl ?? null);
   if (visibility === 'direct') return;
   store.transaction(() => {
-    const id = store.statuses.insert({ accountId: booster.id, local: false, uri: announce.id!.href, reblogOfId: original.id, visibility });
+    const id = store.statuses.insert({
+      accountId: booster.id,
+      local: false,
+      uri: announce.id!.href,
+      reblogOfId: original.id,
+      visibility,
+    });
     const reblog = store.statuses.byId(id)!;
     const homeRecipients = store.feeds.distributeStatus(reblog, []);
     const author = store.accounts.byId(original.accountId);
-    if (author && author.domain === null) deps.social.notifications.notify(author.id, booster.id, 'reblog', original.id);
+    if (author && author.domain === null)
+      deps.social.notifications.notify(author.id, booster.id, 'reblog', original.id);
     store.events.emit('status.created', { status: reblog, homeRecipients });
   });
 }

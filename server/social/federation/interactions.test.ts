@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Favourites, boosts and blocks across two Homeports (a.test and b.test in this process, real signed HTTP
@@ -29,7 +35,12 @@ afterAll(async () => {
 describe('remote statuses live', () => {
   it('a post arriving from another server reaches the streaming API: home and public:remote', async () => {
     const frames: { stream: string; event: string; payload?: string }[] = [];
-    const sink = { accountId: alice.accountId, scopes: ['read'], send: (channel: { name: string }, event: string, payload?: string) => void frames.push({ stream: channel.name, event, payload }) };
+    const sink = {
+      accountId: alice.accountId,
+      scopes: ['read'],
+      send: (channel: { name: string }, event: string, payload?: string) =>
+        void frames.push({ stream: channel.name, event, payload }),
+    };
     const hub = a.social.streaming.hub;
     hub.subscribe(sink, { name: 'user', param: null, key: `user|${alice.accountId}` });
     hub.subscribe(sink, { name: 'public:remote', param: null, key: 'public:remote' });
@@ -56,29 +67,51 @@ describe('remote statuses live', () => {
 describe('interactions across servers', () => {
   it('a favourite of a remote post reaches its author as a Like, counted and notified, and is taken back', async () => {
     const post = await bob.client.v1.statuses.create({ status: 'like me from afar' });
-    const copy = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'bob’s post on a');
+    const copy = await eventually(
+      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'bob’s post on a',
+    );
     await alice.client.v1.statuses.$select(copy.id).favourite();
-    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 1, 'the like counted on b');
+    await eventually(
+      async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 1,
+      'the like counted on b',
+    );
     const notes = await bob.client.v1.notifications.list({ types: ['favourite'] });
     expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['alice@a.test', post.id]]);
-    expect((await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).map((x) => x.acct)).toEqual(['alice@a.test']);
+    expect((await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).map((x) => x.acct)).toEqual([
+      'alice@a.test',
+    ]);
 
     await alice.client.v1.statuses.$select(copy.id).unfavourite();
-    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0, 'the like undone on b');
+    await eventually(
+      async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0,
+      'the like undone on b',
+    );
     expect(await bob.client.v1.notifications.list({ types: ['favourite'] })).toEqual([]);
   });
 
   it('a boost of a local post by a remote account is counted, notified and undone', async () => {
     const post = await alice.client.v1.statuses.create({ status: 'boost me' });
-    const copy = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'alice’s post on b');
+    const copy = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'alice’s post on b',
+    );
     await bob.client.v1.statuses.$select(copy.id).reblog();
-    await eventually(async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 1, 'the boost counted on a');
+    await eventually(
+      async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 1,
+      'the boost counted on a',
+    );
     const notes = await alice.client.v1.notifications.list({ types: ['reblog'] });
     expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['bob@b.test', post.id]]);
-    expect((await alice.client.v1.statuses.$select(post.id).rebloggedBy.list()).map((x) => x.acct)).toEqual(['bob@b.test']);
+    expect((await alice.client.v1.statuses.$select(post.id).rebloggedBy.list()).map((x) => x.acct)).toEqual([
+      'bob@b.test',
+    ]);
 
     await bob.client.v1.statuses.$select(copy.id).unreblog();
-    await eventually(async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 0, 'the boost undone on a');
+    await eventually(
+      async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 0,
+      'the boost undone on a',
+    );
     expect(await alice.client.v1.notifications.list({ types: ['reblog'] })).toEqual([]);
   });
 
@@ -86,7 +119,10 @@ describe('interactions across servers', () => {
     const post = await dave.client.v1.statuses.create({ status: 'dave, whom alice does not follow' });
     const daveOnB = await bob.client.v1.statuses.$select(post.id).fetch();
     await bob.client.v1.statuses.$select(daveOnB.id).reblog();
-    const boost = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.reblog?.uri === post.uri), 'bob’s boost of dave’s post on a');
+    const boost = await eventually(
+      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.reblog?.uri === post.uri),
+      'bob’s boost of dave’s post on a',
+    );
     expect(boost.account.acct).toBe('bob@b.test');
     expect(boost.reblog!.account.acct).toBe('dave@b.test');
     expect(boost.reblog!.content).toContain('whom alice does not follow');
@@ -94,12 +130,25 @@ describe('interactions across servers', () => {
 
   it('a report asked to be forwarded reaches the reported account’s server as a Flag, for its staff', async () => {
     const moderator = await a.createUser('harbourmaster');
-    a.social.context.store.db.prepare("UPDATE users SET role = 'moderator' WHERE account_id = ?").run(moderator.accountId);
+    a.social.context.store.db
+      .prepare("UPDATE users SET role = 'moderator' WHERE account_id = ?")
+      .run(moderator.accountId);
     const post = await alice.client.v1.statuses.create({ status: 'reportable' });
-    const copy = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'alice’s post on b');
-    const report = await bob.client.v1.reports.create({ accountId: aliceOnB, statusIds: [copy.id], comment: 'please look', forward: true });
+    const copy = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'alice’s post on b',
+    );
+    const report = await bob.client.v1.reports.create({
+      accountId: aliceOnB,
+      statusIds: [copy.id],
+      comment: 'please look',
+      forward: true,
+    });
     expect(report.forwarded).toBe(true);
-    const note = await eventually(async () => (await moderator.client.v1.notifications.list({ types: ['admin.report'] }))[0], 'the forwarded report on a');
+    const note = await eventually(
+      async () => (await moderator.client.v1.notifications.list({ types: ['admin.report'] }))[0],
+      'the forwarded report on a',
+    );
     expect(note.report?.targetAccount.id).toBe(alice.accountId);
     expect(note.report?.statusIds).toEqual([post.id]);
     expect(note.report?.comment).toBe('please look');
@@ -113,6 +162,8 @@ describe('interactions across servers', () => {
       const [rel] = await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] });
       return !rel.following && !rel.followedBy;
     }, 'the follows between alice and bob ended on a');
-    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((x) => x.acct)).not.toContain('bob@b.test');
+    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((x) => x.acct)).not.toContain(
+      'bob@b.test',
+    );
   });
 });

@@ -64,9 +64,16 @@ export const contextLoaderFactory: DocumentLoaderFactory = () => async (url) => 
  * limit and a bounded number of redirects.
  */
 export const documentLoaderFactory: DocumentLoaderFactory = (options) => {
-  const load: DocumentLoader = getDocumentLoader({ allowPrivateAddress: false, userAgent: options?.userAgent, maxRedirection: MAX_REDIRECTS });
+  const load: DocumentLoader = getDocumentLoader({
+    allowPrivateAddress: false,
+    userAgent: options?.userAgent,
+    maxRedirection: MAX_REDIRECTS,
+  });
   return (url, loadOptions) => {
     const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    return load(url, { ...loadOptions, signal: loadOptions?.signal ? AbortSignal.any([loadOptions.signal, timeout]) : timeout });
+    return load(url, {
+      ...loadOptions,
+      signal: loadOptions?.signal ? AbortSignal.any([loadOptions.signal, timeout]) : timeout,
+    });
   };
 };

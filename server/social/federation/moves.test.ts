@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, createTestNetwork, eventually, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  apiCall,
+  createTestNetwork,
+  eventually,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Moving an account between servers, as Mastodon does it: alice on a.test moves to newalice on b.test,
@@ -46,9 +53,14 @@ describe('moving an account to another server', () => {
     await carol.client.v1.accounts.$select(aliceOnC).follow();
     await carol.client.v1.accounts.$select(aliceOnC).note.create({ comment: 'met at the fediverse meetup' });
     await erin.client.v1.accounts.$select((await erin.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id).mute();
-    await eventually(async () => (await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC] }))[0].following, 'carol follows alice');
+    await eventually(
+      async () => (await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC] }))[0].following,
+      'carol follows alice',
+    );
 
-    const aliased = await call(b, newalice, 'POST', '/api/v1/homeport/account_migration/aliases', { acct: 'alice@a.test' });
+    const aliased = await call(b, newalice, 'POST', '/api/v1/homeport/account_migration/aliases', {
+      acct: 'alice@a.test',
+    });
     expect(aliased.status).toBe(200);
     expect(aliased.json.aliases).toEqual([{ uri: 'https://a.test/users/alice' }]);
     const moved = await call(a, alice, 'POST', '/api/v1/homeport/account_migration', { acct: 'newalice@b.test' });
@@ -56,8 +68,14 @@ describe('moving an account to another server', () => {
     expect(moved.json.moved.acct).toBe('newalice@b.test');
 
     // c.test got the Move, checked newalice's aliases and carried carol over.
-    const newaliceOnC = await eventually(() => c.social.context.store.accounts.byHandle('newalice', 'b.test')?.id, 'newalice known at c');
-    await eventually(async () => (await carol.client.v1.accounts.relationships.fetch({ id: [newaliceOnC] }))[0].following, 'carol follows newalice');
+    const newaliceOnC = await eventually(
+      () => c.social.context.store.accounts.byHandle('newalice', 'b.test')?.id,
+      'newalice known at c',
+    );
+    await eventually(
+      async () => (await carol.client.v1.accounts.relationships.fetch({ id: [newaliceOnC] }))[0].following,
+      'carol follows newalice',
+    );
     const [toOld, toNew] = await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC, newaliceOnC] });
     expect(toOld.following).toBe(false);
     expect(toNew.note).toBe('met at the fediverse meetup');
@@ -65,7 +83,13 @@ describe('moving an account to another server', () => {
     const oldAsSeen = await carol.client.v1.accounts.$select(aliceOnC).fetch();
     expect(oldAsSeen.moved?.acct).toBe('newalice@b.test');
     // And b.test saw carol's new follow.
-    await eventually(async () => (await newalice.client.v1.accounts.$select(newalice.accountId).followers.list()).some((f) => f.acct === 'carol@c.test'), 'carol among newalice’s followers');
+    await eventually(
+      async () =>
+        (await newalice.client.v1.accounts.$select(newalice.accountId).followers.list()).some(
+          (f) => f.acct === 'carol@c.test',
+        ),
+      'carol among newalice’s followers',
+    );
   });
 
   it('shows the move in the old account’s actor document, and posts of the new account reach the follower', async () => {
@@ -73,7 +97,11 @@ describe('moving an account to another server', () => {
     const actor = (await res.json()) as { movedTo?: string };
     expect(actor.movedTo).toBe('https://b.test/users/newalice');
     await newalice.client.v1.statuses.create({ status: 'hello from my new home' });
-    await eventually(async () => (await carol.client.v1.timelines.home.list()).some((s) => s.content.includes('hello from my new home')), 'newalice’s post in carol’s home');
+    await eventually(
+      async () =>
+        (await carol.client.v1.timelines.home.list()).some((s) => s.content.includes('hello from my new home')),
+      'newalice’s post in carol’s home',
+    );
   });
 
   it('ignores a Move whose new account does not name the old one', async () => {
@@ -81,7 +109,10 @@ describe('moving an account to another server', () => {
     await b.createUser('mallory');
     const bobOnC = (await carol.client.v1.accounts.lookup({ acct: 'bob@a.test' })).id;
     await carol.client.v1.accounts.$select(bobOnC).follow();
-    await eventually(async () => (await carol.client.v1.accounts.relationships.fetch({ id: [bobOnC] }))[0].following, 'carol follows bob');
+    await eventually(
+      async () => (await carol.client.v1.accounts.relationships.fetch({ id: [bobOnC] }))[0].following,
+      'carol follows bob',
+    );
     // Forced on a.test's side (its own check would refuse): c.test must check again and refuse.
     const ctx = a.social.context;
     const malloryOnA = (await bob.client.v1.accounts.lookup({ acct: 'mallory@b.test' })).id;
@@ -92,8 +123,15 @@ describe('moving an account to another server', () => {
     });
     await a.social.federation!.idle();
     // c.test received the Move and fetched mallory afresh (a.test knew her already before the mark).
-    await eventually(() => net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://c.test/') && r.status === 202), 'the Move delivered to c');
-    await eventually(() => net.log.slice(mark).some((r) => r.method === 'GET' && r.url === 'https://b.test/users/mallory'), 'c.test fetched mallory');
+    await eventually(
+      () =>
+        net.log.slice(mark).some((r) => r.method === 'POST' && r.url.startsWith('https://c.test/') && r.status === 202),
+      'the Move delivered to c',
+    );
+    await eventually(
+      () => net.log.slice(mark).some((r) => r.method === 'GET' && r.url === 'https://b.test/users/mallory'),
+      'c.test fetched mallory',
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(c.social.context.store.accounts.byHandle('bob', 'a.test')!.movedToAccountId).toBeNull();
     expect((await carol.client.v1.accounts.relationships.fetch({ id: [bobOnC] }))[0].following).toBe(true);

@@ -1,10 +1,26 @@
-import { Collection, Create, Hashtag, LanguageString, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Question, Tombstone } from '@fedify/vocab';
+import {
+  Collection,
+  Create,
+  Hashtag,
+  LanguageString,
+  Mention,
+  Note,
+  Object as APObject,
+  PUBLIC_COLLECTION,
+  Question,
+  Tombstone,
+} from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account, StatusRow } from '../store/index.ts';
 import { attachmentDocument, MastodonCreate, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
-import { noteQuoteValues, quoteInteractionPolicy, registerQuoteAuthorizations, withQuoteFallback } from './quote-objects.ts';
+import {
+  noteQuoteValues,
+  quoteInteractionPolicy,
+  registerQuoteAuthorizations,
+  withQuoteFallback,
+} from './quote-objects.ts';
 
 /** How many statuses one outbox page holds. */
 const OUTBOX_PAGE = 20;
@@ -26,7 +42,11 @@ export function actorUri(deps: FedDeps, account: Account): string {
 }
 
 /** Addressing as Mastodon does it, per visibility (see federation.md §1.5). */
-export function addressing(visibility: StatusRow['visibility'], followers: URL, mentioned: URL[]): { tos: URL[]; ccs: URL[] } {
+export function addressing(
+  visibility: StatusRow['visibility'],
+  followers: URL,
+  mentioned: URL[],
+): { tos: URL[]; ccs: URL[] } {
   switch (visibility) {
     case 'public':
       return { tos: [PUBLIC_COLLECTION], ccs: [followers, ...mentioned] };
@@ -51,8 +71,16 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
   const replyTo = status.inReplyToId ? store.statuses.byId(status.inReplyToId) : null;
   const media = store.media.forStatuses([status.id]).get(status.id) ?? [];
   const tags = [
-    ...mentioned.map((a) => new Mention({ href: new URL(actorUri(deps, a)), name: `@${a.username}${a.domain ? `@${a.domain}` : `@${deps.social.urls.domain}`}` })),
-    ...(store.statuses.tags([status.id]).get(status.id) ?? []).map((name) => new Hashtag({ href: new URL(deps.social.urls.tagUrl(name)), name: `#${name}` })),
+    ...mentioned.map(
+      (a) =>
+        new Mention({
+          href: new URL(actorUri(deps, a)),
+          name: `@${a.username}${a.domain ? `@${a.domain}` : `@${deps.social.urls.domain}`}`,
+        }),
+    ),
+    ...(store.statuses.tags([status.id]).get(status.id) ?? []).map(
+      (name) => new Hashtag({ href: new URL(deps.social.urls.tagUrl(name)), name: `#${name}` }),
+    ),
     ...emojiTags(deps, status.content, status.spoilerText),
   ];
   const quote = noteQuoteValues(deps, status);
@@ -81,7 +109,9 @@ export function noteOf(c: FedContext, status: StatusRow): Note | Question | null
     const poll = store.polls.byId(status.pollId);
     if (poll) {
       const tally = store.polls.tallies([poll]).get(poll.id)!;
-      const options = poll.options.map((name, i) => new Note({ name, replies: new Collection({ totalItems: tally.perOption[i] }) }));
+      const options = poll.options.map(
+        (name, i) => new Note({ name, replies: new Collection({ totalItems: tally.perOption[i] }) }),
+      );
       const ended = poll.expiresAt !== null && poll.expiresAt <= store.now();
       return new MastodonQuestion({
         ...values,
@@ -104,7 +134,8 @@ export function registerObjects(federation: Fed): void {
     if (!author || !/^\d+$/.test(id)) return null;
     const status = deps.social.store.statuses.byId(id);
     if (!status || status.accountId !== author.id || status.reblogOfId !== null) return null;
-    if (status.deletedAt !== null) return new Tombstone({ id: c.getObjectUri(APObject, { identifier, id }), deleted: instant(status.deletedAt) });
+    if (status.deletedAt !== null)
+      return new Tombstone({ id: c.getObjectUri(APObject, { identifier, id }), deleted: instant(status.deletedAt) });
     if (status.visibility === 'public' || status.visibility === 'unlisted') return noteOf(c, status);
     // Followers-only and direct statuses only for a signed request from an actor allowed to read them.
     const signer = await c.getSignedKeyOwner();
@@ -118,7 +149,12 @@ export function registerObjects(federation: Fed): void {
       const account = localAccount(deps, identifier);
       if (!account) return null;
       if (cursor === null) return { items: [] };
-      const page = deps.social.store.timelines.account(deps.social.store.timelines.scope(null), account.id, { excludeReplies: false, excludeReblogs: true, onlyMedia: false, pinned: false }, { limit: OUTBOX_PAGE, ...(cursor ? { maxId: cursor } : {}) });
+      const page = deps.social.store.timelines.account(
+        deps.social.store.timelines.scope(null),
+        account.id,
+        { excludeReplies: false, excludeReblogs: true, onlyMedia: false, pinned: false },
+        { limit: OUTBOX_PAGE, ...(cursor ? { maxId: cursor } : {}) },
+      );
       const statuses = page.map((p) => p.status);
       const items = statuses
         .map((s) => {
@@ -139,19 +175,35 @@ export function registerObjects(federation: Fed): void {
     const account = localAccount(deps, identifier);
     if (!account) return null;
     const urls = deps.social.urls;
-    return { items: deps.social.store.tags.featured(account.id).map((f) => new Hashtag({ href: new URL(urls.tagUrl(f.tag.name)), name: `#${f.tag.displayName}` })) };
+    return {
+      items: deps.social.store.tags
+        .featured(account.id)
+        .map((f) => new Hashtag({ href: new URL(urls.tagUrl(f.tag.name)), name: `#${f.tag.displayName}` })),
+    };
   });
 
   federation.setFeaturedDispatcher('/users/{identifier}/collections/featured', async (c, identifier) => {
     const deps = c.data;
     const account = localAccount(deps, identifier);
     if (!account) return null;
-    const page = deps.social.store.timelines.account(deps.social.store.timelines.scope(null), account.id, { excludeReplies: false, excludeReblogs: true, onlyMedia: false, pinned: true }, { limit: 40 });
+    const page = deps.social.store.timelines.account(
+      deps.social.store.timelines.scope(null),
+      account.id,
+      { excludeReplies: false, excludeReblogs: true, onlyMedia: false, pinned: true },
+      { limit: 40 },
+    );
     return { items: page.map((p) => noteOf(c, p.status)).filter((n): n is Note | Question => n !== null) };
   });
 }
 
 /** The Create of one of our statuses (its id the Note's plus /activity, as Mastodon's), sent, served and archived alike. */
 export function createOf(note: Note | Question): InstanceType<typeof MastodonCreate> {
-  return new MastodonCreate({ id: new URL(`${note.id!.href}/activity`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds, published: note.published });
+  return new MastodonCreate({
+    id: new URL(`${note.id!.href}/activity`),
+    actor: note.attributionId,
+    object: note,
+    tos: note.toIds,
+    ccs: note.ccIds,
+    published: note.published,
+  });
 }

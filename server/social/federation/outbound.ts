@@ -1,4 +1,22 @@
-import { Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Note, PUBLIC_COLLECTION, Remove, Tombstone, Undo, Update, type Activity, type Recipient } from '@fedify/vocab';
+import {
+  Add,
+  Announce,
+  Block,
+  Create,
+  Delete,
+  Flag,
+  Follow,
+  Like,
+  Move,
+  Note,
+  PUBLIC_COLLECTION,
+  Remove,
+  Tombstone,
+  Undo,
+  Update,
+  type Activity,
+  type Recipient,
+} from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
@@ -24,7 +42,12 @@ export class Outbound {
   constructor(deps: FedDeps, context: () => FedContext) {
     this.deps = deps;
     this.context = context;
-    this.quotes = new QuoteOutbound(deps, context, (from, recipients, activity) => this.send(from, recipients, activity), (list) => this.recipients(list));
+    this.quotes = new QuoteOutbound(
+      deps,
+      context,
+      (from, recipients, activity) => this.send(from, recipients, activity),
+      (list) => this.recipients(list),
+    );
   }
 
   /** Subscribes to the bus; returns the unsubscribe function. */
@@ -58,7 +81,8 @@ export class Outbound {
 
   /** Announces deletions made while federation was not running (the admin CLI deletes accounts too). */
   announcePendingDeletions(): void {
-    for (const accountId of this.deps.social.store.accounts.deletedAwaitingAnnouncement()) this.track(this.accountDeleted(accountId));
+    for (const accountId of this.deps.social.store.accounts.deletedAwaitingAnnouncement())
+      this.track(this.accountDeleted(accountId));
   }
 
   /** Resolves when every activity handed over so far is in the queue. */
@@ -110,13 +134,25 @@ export class Outbound {
         const uri = repo.followUri(me.id, other.id) ?? `${meUri.href}#follows/${store.core.ids.next()}`;
         repo.setFollowRequestUri(me.id, other.id, uri);
         repo.rememberSentFollow(me.id, other.id, uri);
-        await this.send(me, [recipientOf(other)], new Follow({ id: new URL(uri), actor: meUri, object: new URL(other.uri!) }));
+        await this.send(
+          me,
+          [recipientOf(other)],
+          new Follow({ id: new URL(uri), actor: meUri, object: new URL(other.uri!) }),
+        );
         return;
       }
       case 'unfollow': {
         const uri = repo.sentFollowUri(me.id, other.id);
         const follow = new Follow({ id: uri ? new URL(uri) : null, actor: meUri, object: new URL(other.uri!) });
-        await this.send(me, [recipientOf(other)], new Undo({ id: new URL(`${meUri.href}#follows/undo/${store.core.ids.next()}`), actor: meUri, object: follow }));
+        await this.send(
+          me,
+          [recipientOf(other)],
+          new Undo({
+            id: new URL(`${meUri.href}#follows/undo/${store.core.ids.next()}`),
+            actor: meUri,
+            object: follow,
+          }),
+        );
         return;
       }
       case 'follow_request_authorized':
@@ -128,8 +164,22 @@ export class Outbound {
       case 'block':
       case 'unblock': {
         // One id per pair, so the Undo names the Block it undoes.
-        const block = new Block({ id: new URL(`${meUri.href}#blocks/${other.id}`), actor: meUri, object: new URL(other.uri!) });
-        await this.send(me, [recipientOf(other)], e.change === 'block' ? block : new Undo({ id: new URL(`${meUri.href}#blocks/${other.id}/undo/${store.core.ids.next()}`), actor: meUri, object: block }));
+        const block = new Block({
+          id: new URL(`${meUri.href}#blocks/${other.id}`),
+          actor: meUri,
+          object: new URL(other.uri!),
+        });
+        await this.send(
+          me,
+          [recipientOf(other)],
+          e.change === 'block'
+            ? block
+            : new Undo({
+                id: new URL(`${meUri.href}#blocks/${other.id}/undo/${store.core.ids.next()}`),
+                actor: meUri,
+                object: block,
+              }),
+        );
         return;
       }
       default:
@@ -141,7 +191,10 @@ export class Outbound {
   private audience(status: StatusRow, author: Account): Recipient[] {
     const store = this.deps.social.store;
     const mentioned = this.deps.repo.remoteRecipients(store.statuses.mentions([status.id]).map((m) => m.accountId));
-    return this.recipients([...(status.visibility === 'direct' ? [] : this.deps.repo.remoteFollowers(author.id)), ...mentioned]);
+    return this.recipients([
+      ...(status.visibility === 'direct' ? [] : this.deps.repo.remoteFollowers(author.id)),
+      ...mentioned,
+    ]);
   }
 
   private recipients(list: RemoteRecipient[]): Recipient[] {
@@ -159,13 +212,20 @@ export class Outbound {
       const recipients = this.audience(status, author);
       if (originalAuthor?.domain) recipients.push(recipientOf(originalAuthor));
       const me = c.getActorUri(author.username);
-      await this.send(author, recipients, new Announce({
-        id: new URL(this.deps.social.urls.statusUri(author.username, status.id, true)),
-        actor: me,
-        object: new URL(statusUri(this.deps, original)),
-        tos: [PUBLIC_COLLECTION],
-        ccs: [c.getFollowersUri(author.username), ...(originalAuthor ? [new URL(actorUri(this.deps, originalAuthor))] : [])],
-      }));
+      await this.send(
+        author,
+        recipients,
+        new Announce({
+          id: new URL(this.deps.social.urls.statusUri(author.username, status.id, true)),
+          actor: me,
+          object: new URL(statusUri(this.deps, original)),
+          tos: [PUBLIC_COLLECTION],
+          ccs: [
+            c.getFollowersUri(author.username),
+            ...(originalAuthor ? [new URL(actorUri(this.deps, originalAuthor))] : []),
+          ],
+        }),
+      );
       return;
     }
     const note = noteOf(c, status);
@@ -181,9 +241,15 @@ export class Outbound {
     if (!report || !target) return;
     const c = this.context();
     const statusUris = store.statuses.byIds(report.statusIds).flatMap((s) => (s.uri ? [new URL(s.uri)] : []));
-    const flag = new Flag({ id: new URL(`${c.getActorUri(INSTANCE_ACTOR).href}#reports/${report.id}`), actor: c.getActorUri(INSTANCE_ACTOR), objects: [new URL(target.uri!), ...statusUris], content: report.comment });
+    const flag = new Flag({
+      id: new URL(`${c.getActorUri(INSTANCE_ACTOR).href}#reports/${report.id}`),
+      actor: c.getActorUri(INSTANCE_ACTOR),
+      objects: [new URL(target.uri!), ...statusUris],
+      content: report.comment,
+    });
     const recipients = this.deliverable([recipientOf(target)]);
-    if (recipients.length) await c.sendActivity({ identifier: INSTANCE_ACTOR }, recipients, flag, { preferSharedInbox: true });
+    if (recipients.length)
+      await c.sendActivity({ identifier: INSTANCE_ACTOR }, recipients, flag, { preferSharedInbox: true });
   }
 
   /** A favourite of a remote status goes to its author as Like (Undo(Like) when taken back). */
@@ -194,8 +260,22 @@ export class Outbound {
     const author = status ? this.remote(status.accountId) : null;
     if (!me || !status || !author || !status.uri) return;
     const meUri = new URL(actorUri(this.deps, me));
-    const like = new Like({ id: new URL(`${meUri.href}#likes/${status.id}`), actor: meUri, object: new URL(status.uri) });
-    await this.send(me, [recipientOf(author)], on ? like : new Undo({ id: new URL(`${meUri.href}#likes/${status.id}/undo/${store.core.ids.next()}`), actor: meUri, object: like }));
+    const like = new Like({
+      id: new URL(`${meUri.href}#likes/${status.id}`),
+      actor: meUri,
+      object: new URL(status.uri),
+    });
+    await this.send(
+      me,
+      [recipientOf(author)],
+      on
+        ? like
+        : new Undo({
+            id: new URL(`${meUri.href}#likes/${status.id}/undo/${store.core.ids.next()}`),
+            actor: meUri,
+            object: like,
+          }),
+    );
   }
 
   private async statusUpdated(status: StatusRow): Promise<void> {
@@ -205,7 +285,11 @@ export class Outbound {
     const note = noteOf(c, status);
     if (!note) return;
     const id = new URL(`${note.id!.href}#updates/${status.editedAt ?? status.updatedAt}`);
-    await this.send(author, this.audience(status, author), new MastodonUpdate({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }));
+    await this.send(
+      author,
+      this.audience(status, author),
+      new MastodonUpdate({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }),
+    );
   }
 
   private async statusDeleted(status: StatusRow): Promise<void> {
@@ -219,11 +303,32 @@ export class Outbound {
       const originalAuthor = original ? this.deps.social.store.accounts.byId(original.accountId) : null;
       if (originalAuthor?.domain) recipients.push(recipientOf(originalAuthor));
       const announceId = new URL(this.deps.social.urls.statusUri(author.username, status.id, true));
-      await this.send(author, recipients, new Undo({ id: new URL(`${announceId.href}#undo`), actor: me, object: new Announce({ id: announceId, actor: me, object: original ? new URL(statusUri(this.deps, original)) : null }) }));
+      await this.send(
+        author,
+        recipients,
+        new Undo({
+          id: new URL(`${announceId.href}#undo`),
+          actor: me,
+          object: new Announce({
+            id: announceId,
+            actor: me,
+            object: original ? new URL(statusUri(this.deps, original)) : null,
+          }),
+        }),
+      );
       return;
     }
     const id = new URL(statusUri(this.deps, status, author));
-    await this.send(author, recipients, new Delete({ id: new URL(`${id.href}#delete`), actor: me, object: new Tombstone({ id }), tos: [PUBLIC_COLLECTION] }));
+    await this.send(
+      author,
+      recipients,
+      new Delete({
+        id: new URL(`${id.href}#delete`),
+        actor: me,
+        object: new Tombstone({ id }),
+        tos: [PUBLIC_COLLECTION],
+      }),
+    );
   }
 
   private async accountUpdated(accountId: string): Promise<void> {
@@ -231,7 +336,16 @@ export class Outbound {
     if (!account) return;
     const c = this.context();
     const actor = await personOf(c, this.deps, account);
-    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), new Update({ id: new URL(`${actor.id!.href}#updates/${this.deps.social.store.core.ids.next()}`), actor: actor.id, object: actor, tos: [PUBLIC_COLLECTION] }));
+    await this.send(
+      account,
+      this.recipients(this.deps.repo.remoteFollowers(account.id)),
+      new Update({
+        id: new URL(`${actor.id!.href}#updates/${this.deps.social.store.core.ids.next()}`),
+        actor: actor.id,
+        object: actor,
+        tos: [PUBLIC_COLLECTION],
+      }),
+    );
   }
 
   /** A local account moved: its profile (now pointing to the new account) and a Move go to its remote followers. */
@@ -264,7 +378,11 @@ export class Outbound {
     const c = this.context();
     const me = c.getActorUri(account.username);
     const recipients = this.recipients(this.deps.repo.knownInboxes());
-    await this.send(account, recipients, new Delete({ id: new URL(`${me.href}#delete`), actor: me, object: me, tos: [PUBLIC_COLLECTION] }));
+    await this.send(
+      account,
+      recipients,
+      new Delete({ id: new URL(`${me.href}#delete`), actor: me, object: me, tos: [PUBLIC_COLLECTION] }),
+    );
     store.accounts.wipePrivateKey(account.id);
   }
 
@@ -286,7 +404,17 @@ export class Outbound {
       const voters = this.deps.repo.remoteRecipients(store.polls.voterIds(poll.id));
       const recipients = [...this.audience(status, author), ...this.recipients(voters)];
       const id = new URL(`${question.id!.href}#updates/votes/${store.core.ids.next()}`);
-      await this.send(author, recipients, new MastodonUpdate({ id, actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds }));
+      await this.send(
+        author,
+        recipients,
+        new MastodonUpdate({
+          id,
+          actor: question.attributionId,
+          object: question,
+          tos: question.toIds,
+          ccs: question.ccIds,
+        }),
+      );
       return;
     }
     const voter = this.local(e.accountId);
@@ -297,8 +425,18 @@ export class Outbound {
     for (const choice of e.choices) {
       const name = poll.options[choice];
       if (name === undefined) continue;
-      const note = new Note({ id: new URL(`${me.href}#votes/${poll.id}/${choice}`), attribution: me, name, replyTarget: new URL(status.uri), to: authorUri });
-      await this.send(voter, [recipientOf(author)], new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: authorUri }));
+      const note = new Note({
+        id: new URL(`${me.href}#votes/${poll.id}/${choice}`),
+        attribution: me,
+        name,
+        replyTarget: new URL(status.uri),
+        to: authorUri,
+      });
+      await this.send(
+        voter,
+        [recipientOf(author)],
+        new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: authorUri }),
+      );
     }
   }
 
@@ -306,7 +444,8 @@ export class Outbound {
   private async featuredChanged(accountId: string, statusId: string, pinned: boolean): Promise<void> {
     const account = this.local(accountId);
     const status = this.deps.social.store.statuses.byId(statusId);
-    if (!account || !status || !status.local || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return;
+    if (!account || !status || !status.local || (status.visibility !== 'public' && status.visibility !== 'unlisted'))
+      return;
     const c = this.context();
     const me = c.getActorUri(account.username);
     const values = {
@@ -316,6 +455,10 @@ export class Outbound {
       target: c.getFeaturedUri(account.username),
       tos: [PUBLIC_COLLECTION],
     };
-    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), pinned ? new Add(values) : new Remove(values));
+    await this.send(
+      account,
+      this.recipients(this.deps.repo.remoteFollowers(account.id)),
+      pinned ? new Add(values) : new Remove(values),
+    );
   }
 }

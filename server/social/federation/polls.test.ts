@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Polls across servers, as Mastodon does them: alice's poll reaches b.test as a Question with its options;
@@ -20,12 +26,19 @@ afterAll(async () => {
   await net?.close();
 });
 
-const tally = (poll: { options: { title: string; votesCount?: number | null }[] }) => poll.options.map((o) => `${o.title}:${o.votesCount}`).join(' ');
+const tally = (poll: { options: { title: string; votesCount?: number | null }[] }) =>
+  poll.options.map((o) => `${o.title}:${o.votesCount}`).join(' ');
 
 describe('polls across servers', () => {
   it('votes travel to the poll’s server and the counts come back', async () => {
-    const posted = await alice.client.v1.statuses.create({ status: 'what do you drink?', poll: { options: ['tea', 'coffee', 'water'], expiresIn: 3600 } });
-    const seen = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('what do you drink?')), 'the poll at b');
+    const posted = await alice.client.v1.statuses.create({
+      status: 'what do you drink?',
+      poll: { options: ['tea', 'coffee', 'water'], expiresIn: 3600 },
+    });
+    const seen = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('what do you drink?')),
+      'the poll at b',
+    );
     expect(tally(seen.poll!)).toBe('tea:0 coffee:0 water:0');
     expect(seen.poll!.multiple).toBe(false);
     expect(new Date(seen.poll!.expiresAt!).getTime()).toBeGreaterThan(Date.now());
@@ -35,13 +48,19 @@ describe('polls across servers', () => {
     expect(tally(voted)).toBe('tea:0 coffee:1 water:0');
 
     // a.test counted bob's vote…
-    await eventually(async () => (await alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount === 1, 'the vote at a');
+    await eventually(
+      async () => (await alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount === 1,
+      'the vote at a',
+    );
     expect(tally(await alice.client.v1.polls.$select(posted.poll!.id).fetch())).toBe('tea:0 coffee:1 water:0');
 
     // …and a vote made on a.test reaches b.test through the Update of the Question.
     const carol = await a.createUser('carol');
     await carol.client.v1.polls.$select(posted.poll!.id).votes.create({ choices: [0] });
-    await eventually(async () => (await bob.client.v1.polls.$select(seen.poll!.id).fetch()).votesCount === 2, 'the new counts at b');
+    await eventually(
+      async () => (await bob.client.v1.polls.$select(seen.poll!.id).fetch()).votesCount === 2,
+      'the new counts at b',
+    );
     const atB = await bob.client.v1.polls.$select(seen.poll!.id).fetch();
     expect(tally(atB)).toBe('tea:1 coffee:1 water:0');
     expect(atB.votersCount).toBe(2);
@@ -55,8 +74,14 @@ describe('polls across servers', () => {
   });
 
   it('a remote poll that ends notifies the voters here', async () => {
-    await alice.client.v1.statuses.create({ status: 'pick a colour', poll: { options: ['red', 'blue'], expiresIn: 3600 } });
-    const seen = await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('pick a colour')), 'the poll at b');
+    await alice.client.v1.statuses.create({
+      status: 'pick a colour',
+      poll: { options: ['red', 'blue'], expiresIn: 3600 },
+    });
+    const seen = await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('pick a colour')),
+      'the poll at b',
+    );
     await bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [0] });
     // Its end, as b.test knows it, passes (the API allows no poll shorter than five minutes).
     const ctxB = net.instances.get('b.test')!.social.context;

@@ -16,12 +16,18 @@ describe('the public URL', () => {
     const bob = await b.createUser('bob');
     const remoteAlice = await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' });
     await bob.client.v1.accounts.$select(remoteAlice.id).follow();
-    await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [remoteAlice.id] }))[0].following, 'bob follows alice');
+    await eventually(
+      async () => (await bob.client.v1.accounts.relationships.fetch({ id: [remoteAlice.id] }))[0].following,
+      'bob follows alice',
+    );
 
     // b is down when alice posts: the delivery fails once and waits in a's queue for its retry.
     b.intercept = (req) => (req.method === 'POST' ? new Response('down', { status: 503 }) : null);
     const post = await alice.client.v1.statuses.create({ status: 'queued across a restart' });
-    await eventually(() => net.log.some((l) => l.method === 'POST' && l.url.startsWith('https://b.test/') && l.status === 503), 'first delivery attempt refused');
+    await eventually(
+      () => net.log.some((l) => l.method === 'POST' && l.url.startsWith('https://b.test/') && l.status === 503),
+      'first delivery attempt refused',
+    );
     await a.close({ keepData: true });
 
     // A restart under another name is refused with the reason.
@@ -33,7 +39,10 @@ describe('the public URL', () => {
     // Restarted under its name with b back up: the queued delivery goes out.
     b.intercept = null;
     const again = await net.add('a.test', { dataDir: a.dir, retryDelayMs: 200 });
-    await eventually(async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri), 'queued post reaches bob after the restart');
+    await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      'queued post reaches bob after the restart',
+    );
     await again.close();
     expect(fs.existsSync(a.dir)).toBe(false);
   });

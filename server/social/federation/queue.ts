@@ -1,4 +1,9 @@
-import type { MessageQueue, MessageQueueDepth, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
+import type {
+  MessageQueue,
+  MessageQueueDepth,
+  MessageQueueEnqueueOptions,
+  MessageQueueListenOptions,
+} from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
 
 export interface SqliteQueueOptions {
@@ -50,20 +55,28 @@ export class SqliteMessageQueue implements MessageQueue {
   async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
     const delay = options?.delay ? Math.max(0, options.delay.total({ unit: 'millisecond' })) : 0;
     const now = this.now();
-    const insert = this.db.prepare('INSERT INTO federation_queue (message, ordering_key, deliver_at, created_at) VALUES (?, ?, ?, ?)');
+    const insert = this.db.prepare(
+      'INSERT INTO federation_queue (message, ordering_key, deliver_at, created_at) VALUES (?, ?, ?, ?)',
+    );
     this.db.transaction(() => {
-      for (const m of messages) insert.run(JSON.stringify(m), options?.orderingKey ?? null, Math.round(now + delay), now);
+      for (const m of messages)
+        insert.run(JSON.stringify(m), options?.orderingKey ?? null, Math.round(now + delay), now);
     })();
     this.wake?.();
   }
 
   async getDepth(): Promise<MessageQueueDepth> {
-    const r = this.db.prepare('SELECT COUNT(*) AS queued, COUNT(*) FILTER (WHERE deliver_at <= ?) AS ready FROM federation_queue').get(this.now()) as { queued: bigint; ready: bigint };
+    const r = this.db
+      .prepare('SELECT COUNT(*) AS queued, COUNT(*) FILTER (WHERE deliver_at <= ?) AS ready FROM federation_queue')
+      .get(this.now()) as { queued: bigint; ready: bigint };
     return { queued: Number(r.queued), ready: Number(r.ready), delayed: Number(r.queued) - Number(r.ready) };
   }
 
   /** Handles due messages until `signal` aborts; resolves once the handlers it started have finished. */
-  async listen(handler: (message: unknown) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
+  async listen(
+    handler: (message: unknown) => Promise<void> | void,
+    options?: MessageQueueListenOptions,
+  ): Promise<void> {
     const signal = options?.signal;
     while (!signal?.aborted) {
       const row = this.running.size < this.concurrency ? this.nextDue() : null;
@@ -98,14 +111,22 @@ export class SqliteMessageQueue implements MessageQueue {
 
   private nextDue(): Row | null {
     const rows = this.db
-      .prepare('SELECT id, message, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?')
+      .prepare(
+        'SELECT id, message, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
+      )
       .all(this.now(), this.concurrency + this.running.size + this.busyKeys.size) as Row[];
-    return rows.find((r) => !this.running.has(String(r.id)) && (r.ordering_key === null || !this.busyKeys.has(r.ordering_key))) ?? null;
+    return (
+      rows.find(
+        (r) => !this.running.has(String(r.id)) && (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
+      ) ?? null
+    );
   }
 
   /** Until the next delayed message is due, at most maxIdleMs. */
   private idleDelay(): number {
-    const r = this.db.prepare('SELECT MIN(deliver_at) AS next FROM federation_queue WHERE deliver_at > ?').get(this.now()) as { next: bigint | null };
+    const r = this.db
+      .prepare('SELECT MIN(deliver_at) AS next FROM federation_queue WHERE deliver_at > ?')
+      .get(this.now()) as { next: bigint | null };
     if (r.next === null) return this.maxIdleMs;
     return Math.max(1, Math.min(this.maxIdleMs, Number(r.next) - this.now()));
   }

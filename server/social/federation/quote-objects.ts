@@ -25,7 +25,8 @@ export function localApprovalUri(deps: FedDeps, quotedAuthor: Account, quote: Qu
  */
 export function approvalUriOf(deps: FedDeps, quote: QuoteRow): string | null {
   const quotedAuthor = quote.quotedAccountId ? deps.social.store.accounts.byId(quote.quotedAccountId) : null;
-  if (quotedAuthor && quotedAuthor.domain === null) return quote.state === 'accepted' ? localApprovalUri(deps, quotedAuthor, quote) : null;
+  if (quotedAuthor && quotedAuthor.domain === null)
+    return quote.state === 'accepted' ? localApprovalUri(deps, quotedAuthor, quote) : null;
   return quote.state === 'accepted' ? quote.approvalUri : null;
 }
 
@@ -35,7 +36,12 @@ export function approvalUriOf(deps: FedDeps, quote: QuoteRow): string | null {
  */
 export function quoteInteractionPolicy(c: FedContext, status: StatusRow, author: Account): InteractionPolicy {
   const policy = effectiveQuotePolicy(status);
-  const approved = policy === 'public' ? [PUBLIC_COLLECTION] : policy === 'followers' ? [c.getFollowersUri(author.username)] : [c.getActorUri(author.username)];
+  const approved =
+    policy === 'public'
+      ? [PUBLIC_COLLECTION]
+      : policy === 'followers'
+        ? [c.getFollowersUri(author.username)]
+        : [c.getActorUri(author.username)];
   return new InteractionPolicy({ canQuote: new InteractionRule({ automaticApprovals: approved }) });
 }
 
@@ -69,30 +75,55 @@ export function noteQuoteValues(deps: FedDeps, status: StatusRow): NoteQuoteValu
   if (!quote) return null;
   const quoted = quote.quotedStatusId ? store.statuses.byId(quote.quotedStatusId) : null;
   const approval = approvalUriOf(deps, quote);
-  if (!quoted || quoted.deletedAt !== null) return { quote: new Tombstone({}), quoteUrl: null, quoteAuthorization: approval ? new URL(approval) : null, fallbackUrl: null };
+  if (!quoted || quoted.deletedAt !== null)
+    return {
+      quote: new Tombstone({}),
+      quoteUrl: null,
+      quoteAuthorization: approval ? new URL(approval) : null,
+      fallbackUrl: null,
+    };
   const uri = new URL(statusUri(deps, quoted));
   const quotedAuthor = store.accounts.byId(quoted.accountId);
-  const fallbackUrl = quoted.url ?? (quoted.local && quotedAuthor ? deps.social.urls.statusUrl(quotedAuthor.username, quoted.id) : uri.href);
+  const fallbackUrl =
+    quoted.url ??
+    (quoted.local && quotedAuthor ? deps.social.urls.statusUrl(quotedAuthor.username, quoted.id) : uri.href);
   return { quote: uri, quoteUrl: uri, quoteAuthorization: approval ? new URL(approval) : null, fallbackUrl };
 }
 
 /** The stamps of quotes of local posts, served while the quote stands accepted (gone once revoked). */
 export function registerQuoteAuthorizations(federation: Fed): void {
-  federation.setObjectDispatcher(QuoteAuthorization, '/users/{identifier}/quote_authorizations/{id}', (c, { identifier, id }) => {
-    const deps = c.data;
-    const store = deps.social.store;
-    const author = localAccount(deps, identifier);
-    const quote = author && /^\d+$/.test(id) ? store.quotes.byId(id) : null;
-    if (!author || !quote || quote.state !== 'accepted' || quote.quotedAccountId !== author.id || !quote.quotedStatusId) return null;
-    const quoting = store.statuses.byId(quote.statusId);
-    const quoted = store.statuses.byId(quote.quotedStatusId);
-    if (!quoting || !quoted || quoting.deletedAt !== null || quoted.deletedAt !== null) return null;
-    return quoteAuthorizationOf(deps, author, quote, quoting, quoted);
-  });
+  federation.setObjectDispatcher(
+    QuoteAuthorization,
+    '/users/{identifier}/quote_authorizations/{id}',
+    (c, { identifier, id }) => {
+      const deps = c.data;
+      const store = deps.social.store;
+      const author = localAccount(deps, identifier);
+      const quote = author && /^\d+$/.test(id) ? store.quotes.byId(id) : null;
+      if (
+        !author ||
+        !quote ||
+        quote.state !== 'accepted' ||
+        quote.quotedAccountId !== author.id ||
+        !quote.quotedStatusId
+      )
+        return null;
+      const quoting = store.statuses.byId(quote.statusId);
+      const quoted = store.statuses.byId(quote.quotedStatusId);
+      if (!quoting || !quoted || quoting.deletedAt !== null || quoted.deletedAt !== null) return null;
+      return quoteAuthorizationOf(deps, author, quote, quoting, quoted);
+    },
+  );
 }
 
 /** The stamp a local author granted for `quote` (`quoting` quoting their `quoted`), as it is served and deleted. */
-export function quoteAuthorizationOf(deps: FedDeps, author: Account, quote: QuoteRow, quoting: StatusRow, quoted: StatusRow): QuoteAuthorization {
+export function quoteAuthorizationOf(
+  deps: FedDeps,
+  author: Account,
+  quote: QuoteRow,
+  quoting: StatusRow,
+  quoted: StatusRow,
+): QuoteAuthorization {
   return new QuoteAuthorization({
     id: new URL(localApprovalUri(deps, author, quote)),
     attribution: new URL(actorUri(deps, author)),

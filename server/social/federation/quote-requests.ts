@@ -22,7 +22,11 @@ async function remoteSender(c: FedContext, actorId: URL | null): Promise<Account
 }
 
 /** The status a QuoteRequest offers as the quote: known here, embedded in the request, or fetched. */
-async function requestedQuotingStatus(c: FedContext, request: QuoteRequest, requester: Account): Promise<StatusRow | null> {
+async function requestedQuotingStatus(
+  c: FedContext,
+  request: QuoteRequest,
+  requester: Account,
+): Promise<StatusRow | null> {
   const deps = c.data;
   const uri = request.instrumentId;
   if (!uri || uri.origin !== new URL(requester.uri!).origin) return null;
@@ -74,10 +78,22 @@ export async function answerQuoteRequest(c: FedContext, request: QuoteRequest): 
 }
 
 /** Accept (with the stamp's address as `result`) or Reject, embedding the request as Mastodon does. */
-async function sendAnswer(c: FedContext, kind: 'accept' | 'reject', author: Account, requester: Account, request: QuoteRequest, quote: QuoteRow | null): Promise<void> {
+async function sendAnswer(
+  c: FedContext,
+  kind: 'accept' | 'reject',
+  author: Account,
+  requester: Account,
+  request: QuoteRequest,
+  quote: QuoteRow | null,
+): Promise<void> {
   const deps = c.data;
   const me = new URL(actorUri(deps, author));
-  const embedded = new QuoteRequest({ id: request.id, actor: request.actorId, object: request.objectId, instrument: request.instrumentId });
+  const embedded = new QuoteRequest({
+    id: request.id,
+    actor: request.actorId,
+    object: request.objectId,
+    instrument: request.instrumentId,
+  });
   const id = new URL(`${me.href}#${kind}s/quote_requests/${deps.social.store.core.ids.next()}`);
   const answer =
     kind === 'accept' && quote
@@ -112,7 +128,8 @@ export async function onQuoteAnswer(c: FedContext, answer: Accept | Reject): Pro
   const quoting = store.statuses.byId(quote.statusId);
   if (!author || quote.quotedAccountId !== author.id || !quoting?.local) return true;
   if (answer instanceof Reject) {
-    if (quote.state === 'pending' || quote.state === 'accepted') store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
+    if (quote.state === 'pending' || quote.state === 'accepted')
+      store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
     return true;
   }
   const stamp = answer.resultId;
@@ -169,7 +186,10 @@ async function forwardRevocation(c: InboxContext<FedDeps>, quote: QuoteRow, send
     return host !== undefined && host !== senderHost && !deps.social.moderation.domainPolicy(host).refused;
   });
   if (recipients.length === 0) return;
-  await c.forwardActivity({ identifier: signer.username }, recipients, { skipIfUnsigned: true, preferSharedInbox: true });
+  await c.forwardActivity({ identifier: signer.username }, recipients, {
+    skipIfUnsigned: true,
+    preferSharedInbox: true,
+  });
 }
 
 /** The id a QuoteRequest of ours gets: under the quoting status, one per quote. */

@@ -83,20 +83,33 @@ function ourStampApproves(deps: FedDeps, approvalUri: string, quotingUri: string
  * Verifies a remote stamp (Mastodon's VerifyQuoteService): it lives on the quoted author's server, is a
  * QuoteAuthorization attributed to that author, and names this quote and the quoted post.
  */
-async function remoteStampApproves(c: FedContext, approvalUri: string, quotingUri: string, quoted: StatusRow): Promise<boolean> {
+async function remoteStampApproves(
+  c: FedContext,
+  approvalUri: string,
+  quotingUri: string,
+  quoted: StatusRow,
+): Promise<boolean> {
   const author = c.data.social.store.accounts.byId(quoted.accountId);
   const approval = safeUrl(approvalUri);
   if (!author?.uri || !approval || approval.origin !== new URL(author.uri).origin) return false;
   const stamp = await c.lookupObject(approval).catch(() => null);
   if (!(stamp instanceof QuoteAuthorization)) return false;
-  return stamp.attributionId?.href === author.uri && stamp.interactingObjectId?.href === quotingUri && stamp.interactionTargetId?.href === statusUri(c.data, quoted);
+  return (
+    stamp.attributionId?.href === author.uri &&
+    stamp.interactingObjectId?.href === quotingUri &&
+    stamp.interactionTargetId?.href === statusUri(c.data, quoted)
+  );
 }
 
 /**
  * Reads the quote policy and the quote of a remote status before it is stored (fetching what it quotes and
  * checking its stamp take requests). Null when the status is known already: it is not created again.
  */
-export async function readIncomingQuote(c: FedContext, object: StatusObject, author: Account): Promise<IncomingQuoteInfo | null> {
+export async function readIncomingQuote(
+  c: FedContext,
+  object: StatusObject,
+  author: Account,
+): Promise<IncomingQuoteInfo | null> {
   if (!object.id || c.data.repo.statusByUri(object.id.href)) return null;
   return incomingQuoteInfo(c, object, author);
 }
@@ -113,7 +126,9 @@ async function incomingQuoteInfo(c: FedContext, object: StatusObject, author: Ac
   let state: QuoteState = 'pending';
   if (quotedStatus && quotedStatus.accountId === author.id) state = 'accepted';
   else if (quotedStatus && approvalUri) {
-    const approved = quotedStatus.local ? ourStampApproves(c.data, approvalUri, object.id.href, quotedStatus) : await remoteStampApproves(c, approvalUri, object.id.href, quotedStatus);
+    const approved = quotedStatus.local
+      ? ourStampApproves(c.data, approvalUri, object.id.href, quotedStatus)
+      : await remoteStampApproves(c, approvalUri, object.id.href, quotedStatus);
     if (approved) state = 'accepted';
   }
   return { policy, quote: { quotedStatus, state, approvalUri: state === 'accepted' ? approvalUri : null, legacy } };
@@ -125,14 +140,23 @@ export function applyIncomingQuote(deps: FedDeps, statusId: string, info: Incomi
   const store = deps.social.store;
   store.statuses.setQuotePolicy(statusId, info.policy);
   const q = info.quote;
-  if (q) store.quotes.insert(statusId, q.quotedStatus?.id ?? null, q.quotedStatus?.accountId ?? null, q.state, { approvalUri: q.approvalUri, legacy: q.legacy });
+  if (q)
+    store.quotes.insert(statusId, q.quotedStatus?.id ?? null, q.quotedStatus?.accountId ?? null, q.state, {
+      approvalUri: q.approvalUri,
+      legacy: q.legacy,
+    });
 }
 
 /**
  * An Update of a remote status: its policy and quote read again. A quote of one of our posts keeps the state
  * decided here (by its QuoteRequest or a revocation); another server's stamp is checked again when it changed.
  */
-export async function refreshIncomingQuote(c: FedContext, object: StatusObject, author: Account, status: StatusRow): Promise<void> {
+export async function refreshIncomingQuote(
+  c: FedContext,
+  object: StatusObject,
+  author: Account,
+  status: StatusRow,
+): Promise<void> {
   const deps = c.data;
   const store = deps.social.store;
   const info = await incomingQuoteInfo(c, object, author);
@@ -148,12 +172,21 @@ export async function refreshIncomingQuote(c: FedContext, object: StatusObject, 
     }
     const quotedStatusId = next.quotedStatus?.id ?? null;
     if (!current) {
-      store.quotes.insert(status.id, quotedStatusId, next.quotedStatus?.accountId ?? null, next.state, { approvalUri: next.approvalUri, legacy: next.legacy });
+      store.quotes.insert(status.id, quotedStatusId, next.quotedStatus?.accountId ?? null, next.state, {
+        approvalUri: next.approvalUri,
+        legacy: next.legacy,
+      });
       changed = true;
       return;
     }
     if (current.quotedStatusId === quotedStatusId && !stampChanged(current, next)) return;
-    store.quotes.replace(current, { quotedStatusId, quotedAccountId: next.quotedStatus?.accountId ?? null, state: next.state, approvalUri: next.approvalUri, legacy: next.legacy });
+    store.quotes.replace(current, {
+      quotedStatusId,
+      quotedAccountId: next.quotedStatus?.accountId ?? null,
+      state: next.state,
+      approvalUri: next.approvalUri,
+      legacy: next.legacy,
+    });
     changed = true;
   });
   if (changed) store.events.emit('status.updated', { status: store.statuses.byId(status.id)! });

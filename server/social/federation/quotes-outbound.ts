@@ -39,12 +39,25 @@ export class QuoteOutbound {
     const quoted = quote?.quotedStatusId ? store.statuses.byId(quote.quotedStatusId) : null;
     const quotedAuthor = quoted ? store.accounts.byId(quoted.accountId) : null;
     const author = store.accounts.byId(status.accountId);
-    if (!quote || quote.state !== 'pending' || !quoted?.uri || !quotedAuthor?.uri || quotedAuthor.domain === null || !author) return;
+    if (
+      !quote ||
+      quote.state !== 'pending' ||
+      !quoted?.uri ||
+      !quotedAuthor?.uri ||
+      quotedAuthor.domain === null ||
+      !author
+    )
+      return;
     const c = this.context();
     const id = quoteRequestUri(c, status, quote);
     store.quotes.setActivityUri(quote, id.href);
     const note = status.visibility === 'public' || status.visibility === 'unlisted' ? noteOf(c, status) : null;
-    const request = new QuoteRequest({ id, actor: new URL(actorUri(this.deps, author)), object: new URL(quoted.uri), instrument: note ?? new URL(statusUri(this.deps, status, author)) });
+    const request = new QuoteRequest({
+      id,
+      actor: new URL(actorUri(this.deps, author)),
+      object: new URL(quoted.uri),
+      instrument: note ?? new URL(statusUri(this.deps, status, author)),
+    });
     await this.send(author, [recipientOf(quotedAuthor)], request);
   }
 
@@ -61,9 +74,30 @@ export class QuoteOutbound {
     const author = quote?.quotedAccountId ? store.accounts.byId(quote.quotedAccountId) : null;
     const quoting = quote ? store.statuses.byId(quote.statusId) : null;
     const quoted = quote?.quotedStatusId ? store.statuses.byId(quote.quotedStatusId) : null;
-    if (!quote || !author || author.domain !== null || author.deletedAt !== null || !quoting || !quoted || quoted.deletedAt !== null) return;
-    const recipients = this.recipients([...this.deps.repo.statusReach(quoting.id), ...this.deps.repo.statusReach(quoted.id)]);
+    if (
+      !quote ||
+      !author ||
+      author.domain !== null ||
+      author.deletedAt !== null ||
+      !quoting ||
+      !quoted ||
+      quoted.deletedAt !== null
+    )
+      return;
+    const recipients = this.recipients([
+      ...this.deps.repo.statusReach(quoting.id),
+      ...this.deps.repo.statusReach(quoted.id),
+    ]);
     const stamp = quoteAuthorizationOf(this.deps, author, quote, quoting, quoted);
-    await this.send(author, recipients, new Delete({ id: new URL(`${stamp.id!.href}#delete`), actor: stamp.attributionId, object: stamp, tos: [PUBLIC_COLLECTION] }));
+    await this.send(
+      author,
+      recipients,
+      new Delete({
+        id: new URL(`${stamp.id!.href}#delete`),
+        actor: stamp.attributionId,
+        object: stamp,
+        tos: [PUBLIC_COLLECTION],
+      }),
+    );
   }
 }

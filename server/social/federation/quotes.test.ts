@@ -1,6 +1,13 @@
 import { Create, Mention, Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, eventually, followingPair, type TestInstance, type TestNetwork, type NetworkUser as User } from './test-network.ts';
+import {
+  apiCall,
+  eventually,
+  followingPair,
+  type TestInstance,
+  type TestNetwork,
+  type NetworkUser as User,
+} from './test-network.ts';
 
 /*
  * Quote posts across servers as Mastodon 4.5 federates them (FEP-044f), between Homeports in this process
@@ -20,7 +27,14 @@ let bob: User;
 let carol: User;
 let miko: User;
 
-type Status = { id: string; uri: string; content: string; edited_at: string | null; quote: { state: string; quoted_status?: { id: string; uri: string } | null } | null; quote_approval: { automatic: string[]; current_user: string } };
+type Status = {
+  id: string;
+  uri: string;
+  content: string;
+  edited_at: string | null;
+  quote: { state: string; quoted_status?: { id: string; uri: string } | null } | null;
+  quote_approval: { automatic: string[]; current_user: string };
+};
 
 async function getStatus(instance: TestInstance, user: User, id: string): Promise<Status> {
   const res = await apiCall(instance, user, 'GET', `/api/v1/statuses/${id}`);
@@ -30,7 +44,12 @@ async function getStatus(instance: TestInstance, user: User, id: string): Promis
 /** A post of `author` as `reader` sees it on their server, once it arrived. */
 async function arrived(instance: TestInstance, reader: User, uri: string): Promise<Status> {
   return eventually(async () => {
-    const res = await apiCall(instance, reader, 'GET', `/api/v2/search?q=${encodeURIComponent(uri)}&resolve=true&type=statuses`);
+    const res = await apiCall(
+      instance,
+      reader,
+      'GET',
+      `/api/v2/search?q=${encodeURIComponent(uri)}&resolve=true&type=statuses`,
+    );
     return (res.json.statuses as Status[] | undefined)?.find((s) => s.uri === uri) ?? null;
   }, `${uri} on ${instance.host}`);
 }
@@ -46,7 +65,10 @@ beforeAll(async () => {
   carol = await c.createUser('carol');
   const aliceOnC = (await carol.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
   await carol.client.v1.accounts.$select(aliceOnC).follow();
-  await eventually(async () => (await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC] }))[0].following, 'carol follows alice');
+  await eventually(
+    async () => (await carol.client.v1.accounts.relationships.fetch({ id: [aliceOnC] }))[0].following,
+    'carol follows alice',
+  );
 });
 
 afterAll(async () => {
@@ -79,8 +101,10 @@ describe('quoting a post on another server', () => {
       return s ? await getStatus(b, bob, s.id) : null;
     }, 'alice’s quote on b');
     expect(onB.quote).toMatchObject({ state: 'accepted', quoted_status: { id: post.id } });
-    expect((await getStatus(b, bob, post.id) as unknown as { quotes_count: number }).quotes_count).toBe(1);
-    expect((await apiCall(b, bob, 'GET', `/api/v1/statuses/${post.id}/quotes`)).json.map((s: Status) => s.uri)).toEqual([quote.uri]);
+    expect(((await getStatus(b, bob, post.id)) as unknown as { quotes_count: number }).quotes_count).toBe(1);
+    expect((await apiCall(b, bob, 'GET', `/api/v1/statuses/${post.id}/quotes`)).json.map((s: Status) => s.uri)).toEqual(
+      [quote.uri],
+    );
     const notes = await bob.client.v1.notifications.list({ types: ['quote'] as never });
     expect(notes.map((n) => n.status?.uri)).toEqual([quote.uri]);
   });
@@ -99,7 +123,12 @@ describe('quoting a post on another server', () => {
     if (process.env.HOMEPORT_QUOTE_JSON) process.stderr.write(`${JSON.stringify(note, null, 1)}\n`);
 
     const stamp = await activityJson(note.quoteAuthorization);
-    expect(stamp).toMatchObject({ type: 'QuoteAuthorization', attributedTo: 'https://b.test/users/bob', interactingObject: quote.uri, interactionTarget: post.uri });
+    expect(stamp).toMatchObject({
+      type: 'QuoteAuthorization',
+      attributedTo: 'https://b.test/users/bob',
+      interactingObject: quote.uri,
+      interactionTarget: post.uri,
+    });
   });
 
   it('shows a third server the quote once it checked the stamp on the quoted author’s server', async () => {
@@ -121,12 +150,21 @@ describe('quoting a post on another server', () => {
     const amy = await a.createUser('amy');
     const amyOnD = (await dave.client.v1.accounts.lookup({ acct: 'amy@a.test' })).id;
     await dave.client.v1.accounts.$select(amyOnD).follow();
-    await eventually(async () => (await dave.client.v1.accounts.relationships.fetch({ id: [amyOnD] }))[0].following, 'dave follows amy');
+    await eventually(
+      async () => (await dave.client.v1.accounts.relationships.fetch({ id: [amyOnD] }))[0].following,
+      'dave follows amy',
+    );
     await amy.client.v1.statuses.$select(quote.id).reblog();
     await dave.client.v1.statuses.$select((await arrived(d, dave, post.uri)).id).favourite();
-    await eventually(async () => (await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).length > 0, 'dave’s favourite on b');
+    await eventually(
+      async () => (await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).length > 0,
+      'dave’s favourite on b',
+    );
     const quoteOnD = await arrived(d, dave, quote.uri);
-    await eventually(async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'accepted', 'alice’s quote accepted on d');
+    await eventually(
+      async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'accepted',
+      'alice’s quote accepted on d',
+    );
     const quoteOnC = (await carol.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
 
     // What each server's inboxes receive and whose key signed it, read on the way (the requests then go on).
@@ -135,7 +173,8 @@ describe('quoting a post on another server', () => {
     for (const instance of [a, b, c, d]) {
       instance.intercept = async (req) => {
         if (req.method !== 'POST' || !req.url.endsWith('inbox')) return null;
-        const signer = /keyid="([^"]+)"/i.exec(`${req.headers.get('signature-input')} ${req.headers.get('signature')}`)?.[1] ?? '';
+        const signer =
+          /keyid="([^"]+)"/i.exec(`${req.headers.get('signature-input')} ${req.headers.get('signature')}`)?.[1] ?? '';
         received.get(instance.host)!.push({ ...(await req.clone().json()), signer: new URL(signer).host });
         return null;
       };
@@ -144,19 +183,41 @@ describe('quoting a post on another server', () => {
       const onB = (await bob.client.v1.timelines.home.list()).find((x) => x.uri === quote.uri)!;
       const revoked = await apiCall(b, bob, 'POST', `/api/v1/statuses/${post.id}/quotes/${onB.id}/revoke`);
       expect(revoked.json.quote.state).toBe('revoked');
-      await eventually(async () => (await getStatus(a, alice, quote.id)).quote?.state === 'revoked', 'the revocation on a');
+      await eventually(
+        async () => (await getStatus(a, alice, quote.id)).quote?.state === 'revoked',
+        'the revocation on a',
+      );
       // c follows alice alone: b does not know it holds the quote; a passes b's signed Delete on to alice's followers.
-      await eventually(async () => (await getStatus(c, carol, quoteOnC.id)).quote?.state === 'revoked', 'the revocation on c');
+      await eventually(
+        async () => (await getStatus(c, carol, quoteOnC.id)).quote?.state === 'revoked',
+        'the revocation on c',
+      );
       // d: straight from b (a favourite of bob's post) and from a (a follower of amy, who boosted the quote).
-      await eventually(async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'revoked', 'the revocation on d');
-      await eventually(() => received.get('d.test')!.filter((r) => r.type === 'Delete').length === 2, 'both Deletes on d');
+      await eventually(
+        async () => (await getStatus(d, dave, quoteOnD.id)).quote?.state === 'revoked',
+        'the revocation on d',
+      );
+      await eventually(
+        () => received.get('d.test')!.filter((r) => r.type === 'Delete').length === 2,
+        'both Deletes on d',
+      );
     } finally {
       for (const instance of [a, b, c, d]) instance.intercept = null;
     }
     // Mastodon's Delete of a stamp: the QuoteAuthorization embedded, from the quoted author, signed to be passed on.
     const deletes = (host: string) => received.get(host)!.filter((r) => r.type === 'Delete');
     const [del] = deletes('a.test');
-    expect(del).toMatchObject({ actor: 'https://b.test/users/bob', signer: 'b.test', object: { id: stampUri, type: 'QuoteAuthorization', attributedTo: 'https://b.test/users/bob', interactingObject: quote.uri, interactionTarget: post.uri } });
+    expect(del).toMatchObject({
+      actor: 'https://b.test/users/bob',
+      signer: 'b.test',
+      object: {
+        id: stampUri,
+        type: 'QuoteAuthorization',
+        attributedTo: 'https://b.test/users/bob',
+        interactingObject: quote.uri,
+        interactionTarget: post.uri,
+      },
+    });
     expect(del.signature ?? del.proof).toBeTruthy();
     const forwarded = { ...del, signer: 'a.test' };
     expect(deletes('a.test')).toEqual([del]);
@@ -173,16 +234,25 @@ describe('quoting a post on another server', () => {
 
 describe('quotes the quoted author does not allow', () => {
   it('refuses locally what the known policy forbids: nobody, or a followers-only post', async () => {
-    const closed = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'do not quote', quote_approval_policy: 'nobody' })).json as Status;
+    const closed = (
+      await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'do not quote', quote_approval_policy: 'nobody' })
+    ).json as Status;
     const copy = await arrived(a, alice, closed.uri);
     expect(copy.quote_approval).toMatchObject({ automatic: [], current_user: 'denied' });
     const refused = await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'hm', quoted_status_id: copy.id });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toMatch(/does not allow quoting/);
 
-    const mine = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'for my followers', visibility: 'private' })).json as Status;
-    const privateCopy = await eventually(async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === mine.uri), 'the followers-only post on a');
-    expect((await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'hm', quoted_status_id: privateCopy.id })).status).toBe(403);
+    const mine = (
+      await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'for my followers', visibility: 'private' })
+    ).json as Status;
+    const privateCopy = await eventually(
+      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === mine.uri),
+      'the followers-only post on a',
+    );
+    expect(
+      (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'hm', quoted_status_id: privateCopy.id })).status,
+    ).toBe(403);
   });
 
   it('is rejected by the quoted author’s server when the policy changed meanwhile (the Update was lost)', async () => {
@@ -190,14 +260,23 @@ describe('quotes the quoted author does not allow', () => {
     const copy = await arrived(a, alice, post.uri);
     expect(copy.quote_approval.automatic).toEqual(['public']);
     let dropped = 0;
-    a.intercept = (req) => (req.method === 'POST' && req.url.includes('inbox') ? (dropped++, new Response(null, { status: 202 })) : null);
+    a.intercept = (req) =>
+      req.method === 'POST' && req.url.includes('inbox') ? (dropped++, new Response(null, { status: 202 })) : null;
     try {
-      expect((await apiCall(b, bob, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'nobody' })).json.quote_approval.automatic).toEqual([]);
+      expect(
+        (
+          await apiCall(b, bob, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, {
+            quote_approval_policy: 'nobody',
+          })
+        ).json.quote_approval.automatic,
+      ).toEqual([]);
       await eventually(() => dropped > 0, 'the policy Update sent to a (and lost)');
     } finally {
       a.intercept = null;
     }
-    const made = (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'quoting anyway', quoted_status_id: copy.id })).json as Status;
+    const made = (
+      await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'quoting anyway', quoted_status_id: copy.id })
+    ).json as Status;
     expect(made.quote?.state).toBe('pending');
     const rejected = await eventually(async () => {
       const s = await getStatus(a, alice, made.id);
@@ -214,8 +293,12 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
     miko = await m.createUser('miko');
     const mikoOnA = (await alice.client.v1.accounts.lookup({ acct: 'miko@m.test' })).id;
     await alice.client.v1.accounts.$select(mikoOnA).follow();
-    await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [mikoOnA] }))[0].following, 'alice follows miko');
-    const original = (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'a post to quote' })).json as Status;
+    await eventually(
+      async () => (await alice.client.v1.accounts.relationships.fetch({ id: [mikoOnA] }))[0].following,
+      'alice follows miko',
+    );
+    const original = (await apiCall(a, alice, 'POST', '/api/v1/statuses', { status: 'a post to quote' }))
+      .json as Status;
     const own = (await apiCall(m, miko, 'POST', '/api/v1/statuses', { status: 'my own words' })).json as Status;
     await arrived(a, alice, own.uri);
 
@@ -232,7 +315,11 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
         content: `<p>${text}<span class="quote-inline"><br><br>RE: <a href="${quoted}">${quoted}</a></span></p>`,
         quoteUrl: new URL(quoted),
       });
-      await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') }, new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }));
+      await fedify.sendActivity(
+        { identifier: 'miko' },
+        { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') },
+        new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }),
+      );
       return note.id!.href;
     };
     const legacyUri = await send('q1', original.uri, 'look at this');
@@ -243,7 +330,7 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
     expect(legacy.content).toContain('RE: <a href="https://a.test/users/alice/statuses/');
     expect(legacy.content).toContain('class="quote-inline"');
     // Not approved, so not counted among the quotes of alice's post.
-    expect((await getStatus(a, alice, original.id) as unknown as { quotes_count: number }).quotes_count).toBe(0);
+    expect(((await getStatus(a, alice, original.id)) as unknown as { quotes_count: number }).quotes_count).toBe(0);
 
     const selfQuote = await arrived(a, alice, selfUri);
     expect(selfQuote.quote).toMatchObject({ state: 'accepted', quoted_status: { uri: own.uri } });
@@ -252,7 +339,8 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
   it('shows a FEP-044f quote that comes without a stamp as pending, its text kept', async () => {
     const fedify = m.social.federation!.context();
     const me = fedify.getActorUri('miko');
-    const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quoted without asking' })).json as Status;
+    const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quoted without asking' }))
+      .json as Status;
     const note = new Note({
       id: new URL(`${me.href}/notes/q3`),
       attribution: me,
@@ -260,7 +348,11 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
       content: `<p class="quote-inline">RE: <a href="${original.uri}">${original.uri}</a></p><p>unasked</p>`,
       quote: new URL(original.uri),
     });
-    await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') }, new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }));
+    await fedify.sendActivity(
+      { identifier: 'miko' },
+      { id: new URL('https://a.test/users/alice'), inboxId: new URL('https://a.test/users/alice/inbox') },
+      new Create({ id: new URL(`${note.id!.href}/activity`), actor: me, object: note, to: PUBLIC_COLLECTION }),
+    );
     const pending = await arrived(a, alice, note.id!.href);
     expect(pending.quote).toEqual({ state: 'pending', quoted_status: null });
     expect(pending.content).toContain('<p class="quote-inline">RE: ');
@@ -269,8 +361,16 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
   it('answers a QuoteRequest its post’s policy forbids with a Reject, and keeps no approved quote', async () => {
     const fedify = m.social.federation!.context();
     const me = fedify.getActorUri('miko');
-    const closed = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'mine alone', quote_approval_policy: 'nobody' })).json as Status;
-    const instrument = new Note({ id: new URL(`${me.href}/notes/q4`), attribution: me, to: PUBLIC_COLLECTION, content: '<p>mine now</p>', quote: new URL(closed.uri) });
+    const closed = (
+      await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'mine alone', quote_approval_policy: 'nobody' })
+    ).json as Status;
+    const instrument = new Note({
+      id: new URL(`${me.href}/notes/q4`),
+      attribution: me,
+      to: PUBLIC_COLLECTION,
+      content: '<p>mine now</p>',
+      quote: new URL(closed.uri),
+    });
     // What reaches m.test's inboxes, read on the way (the request then goes on as usual).
     const received: { type: string; object?: { id?: string } }[] = [];
     m.intercept = async (req) => {
@@ -278,13 +378,27 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
       return null;
     };
     try {
-      await fedify.sendActivity({ identifier: 'miko' }, { id: new URL('https://b.test/users/bob'), inboxId: new URL('https://b.test/users/bob/inbox') }, new QuoteRequest({ id: new URL(`${me.href}/quote_requests/q4`), actor: me, object: new URL(closed.uri), instrument }));
-      const answer = await eventually(() => received.find((r) => r.object?.id === `${me.href}/quote_requests/q4`), 'b’s answer on m');
+      await fedify.sendActivity(
+        { identifier: 'miko' },
+        { id: new URL('https://b.test/users/bob'), inboxId: new URL('https://b.test/users/bob/inbox') },
+        new QuoteRequest({
+          id: new URL(`${me.href}/quote_requests/q4`),
+          actor: me,
+          object: new URL(closed.uri),
+          instrument,
+        }),
+      );
+      const answer = await eventually(
+        () => received.find((r) => r.object?.id === `${me.href}/quote_requests/q4`),
+        'b’s answer on m',
+      );
       expect(answer.type).toBe('Reject');
     } finally {
       m.intercept = null;
     }
     expect((await apiCall(b, bob, 'GET', `/api/v1/statuses/${closed.id}/quotes`)).json).toEqual([]);
-    expect((await bob.client.v1.notifications.list({ types: ['quote'] as never })).map((n) => n.status?.uri)).not.toContain(instrument.id!.href);
+    expect(
+      (await bob.client.v1.notifications.list({ types: ['quote'] as never })).map((n) => n.status?.uri),
+    ).not.toContain(instrument.id!.href);
   });
 });

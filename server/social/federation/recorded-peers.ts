@@ -25,15 +25,22 @@ export function readFixture(name: string): Json {
 /** Every string of a document with each key of `replacements` replaced by its value (ids, links in content, handles). */
 export function rewrite<T>(json: T, replacements: Record<string, string>): T {
   const replace = (value: unknown): unknown => {
-    if (typeof value === 'string') return Object.entries(replacements).reduce((s, [from, to]) => s.split(from).join(to), value);
+    if (typeof value === 'string')
+      return Object.entries(replacements).reduce((s, [from, to]) => s.split(from).join(to), value);
     if (Array.isArray(value)) return value.map(replace);
-    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replace(v)]));
+    if (typeof value === 'object' && value !== null)
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replace(v)]));
     return value;
   };
   return replace(json) as T;
 }
 
-const RSA = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
+const RSA = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+} as const;
 
 async function generateKeys(): Promise<CryptoKeyPair> {
   return crypto.subtle.generateKey(RSA, true, ['sign', 'verify']);
@@ -102,7 +109,11 @@ export class RecordedPeers {
    */
   async deliver(inbox: string, activity: Json, signature: 'actor' | 'none' | 'stranger' = 'actor'): Promise<Response> {
     this.serveContexts(activity);
-    const request = new Request(inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: JSON.stringify(activity) });
+    const request = new Request(inbox, {
+      method: 'POST',
+      headers: { 'content-type': 'application/activity+json' },
+      body: JSON.stringify(activity),
+    });
     if (signature === 'none') return fetch(request);
     const actorId = typeof activity.actor === 'string' ? activity.actor : activity.actor.id;
     const actor = this.actors.get(actorId);
@@ -114,7 +125,9 @@ export class RecordedPeers {
   /** JSON-LD contexts a payload names on its sender's server are served as the server under test reads them offline. */
   private serveContexts(document: Json): void {
     const context = document['@context'];
-    for (const url of (Array.isArray(context) ? context : [context]).filter((c): c is string => typeof c === 'string')) {
+    for (const url of (Array.isArray(context) ? context : [context]).filter(
+      (c): c is string => typeof c === 'string',
+    )) {
       if (url in preloadedContexts || !/^https?:\/\//.test(url)) continue;
       this.contexts.add(url);
       this.listen(new URL(url).host);
@@ -148,17 +161,32 @@ export class RecordedPeers {
 
   private webfinger(resource: string): Response {
     const match = /^acct:([^@]+)@(.+)$/.exec(resource);
-    const actor = match ? [...this.actors.values()].find((a) => a.document.preferredUsername === match[1] && new URL(a.id).host === match[2]) : undefined;
+    const actor = match
+      ? [...this.actors.values()].find(
+          (a) => a.document.preferredUsername === match[1] && new URL(a.id).host === match[2],
+        )
+      : undefined;
     if (!actor) return new Response('not found', { status: 404 });
-    return Response.json({ subject: resource, links: [{ rel: 'self', type: 'application/activity+json', href: actor.id }] }, { headers: { 'content-type': 'application/jrd+json' } });
+    return Response.json(
+      { subject: resource, links: [{ rel: 'self', type: 'application/activity+json', href: actor.id }] },
+      { headers: { 'content-type': 'application/jrd+json' } },
+    );
   }
 
   /** A Follow of one of the peers' actors is accepted, as an unlocked account's server does. */
   private async accept(follow: Json): Promise<void> {
     const followee = this.actors.get(typeof follow.object === 'string' ? follow.object : follow.object?.id);
     if (!followee) return;
-    const follower = (await (await fetch(follow.actor, { headers: { accept: 'application/activity+json' } })).json()) as Json;
-    const accept = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${followee.id}#accepts/follows/${++this.acceptCount}`, type: 'Accept', actor: followee.id, object: follow };
+    const follower = (await (
+      await fetch(follow.actor, { headers: { accept: 'application/activity+json' } })
+    ).json()) as Json;
+    const accept = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${followee.id}#accepts/follows/${++this.acceptCount}`,
+      type: 'Accept',
+      actor: followee.id,
+      object: follow,
+    };
     await this.deliver(follower.inbox, accept);
   }
 }

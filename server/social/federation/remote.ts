@@ -1,4 +1,16 @@
-import { Application, Emoji, Group, Image, isActor, Link, Organization, PropertyValue, Service, type Actor, type Recipient } from '@fedify/vocab';
+import {
+  Application,
+  Emoji,
+  Group,
+  Image,
+  isActor,
+  Link,
+  Organization,
+  PropertyValue,
+  Service,
+  type Actor,
+  type Recipient,
+} from '@fedify/vocab';
 import { exportSpki } from '@fedify/vocab-runtime';
 import type { Account } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
@@ -43,19 +55,28 @@ async function imageUrl(get: () => Promise<Image | null>): Promise<string | null
 /** What we keep of a remote actor document; throws RejectedDocument when it cannot be followed or shown. */
 export async function actorData(actor: Actor): Promise<RemoteActorData> {
   const id = actor.id;
-  if (!id || (id.protocol !== 'https:' && id.protocol !== 'http:')) throw new RejectedDocument('the actor has no http(s) id');
+  if (!id || (id.protocol !== 'https:' && id.protocol !== 'http:'))
+    throw new RejectedDocument('the actor has no http(s) id');
   const username = actor.preferredUsername?.toString();
-  if (!username || username.length > 255) throw new RejectedDocument('the actor has no preferredUsername (an OStatus-only or legacy account cannot be followed)');
+  if (!username || username.length > 255)
+    throw new RejectedDocument(
+      'the actor has no preferredUsername (an OStatus-only or legacy account cannot be followed)',
+    );
   if (!actor.inboxId) throw new RejectedDocument('the actor has no inbox');
   const key = await actor.getPublicKey().catch(() => null);
   if (!key?.publicKey) throw new RejectedDocument('the actor has no usable public key');
-  if (key.ownerId && key.ownerId.href !== id.href) throw new RejectedDocument('the public key belongs to another actor');
+  if (key.ownerId && key.ownerId.href !== id.href)
+    throw new RejectedDocument('the public key belongs to another actor');
   const fields: RemoteActorData['fields'] = [];
   try {
     for await (const attachment of actor.getAttachments()) {
       if (fields.length >= MAX_FIELDS) break;
       if (attachment instanceof PropertyValue) {
-        fields.push({ name: stripHtml(attachment.name?.toString() ?? '').slice(0, 255), value: sanitizeRemoteHtml(attachment.value?.toString() ?? '').slice(0, 2_000), verified_at: null });
+        fields.push({
+          name: stripHtml(attachment.name?.toString() ?? '').slice(0, 255),
+          value: sanitizeRemoteHtml(attachment.value?.toString() ?? '').slice(0, 2_000),
+          verified_at: null,
+        });
       }
     }
   } catch {
@@ -125,9 +146,16 @@ const MAX_PROFILE_TAGS = 100;
  * ones from the database (refreshed when older than a day), unknown ones through WebFinger and the actor
  * document. Null when nothing is there; RejectedDocument when what is there cannot be used.
  */
-export async function resolveAccount(c: FedContext, input: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
+export async function resolveAccount(
+  c: FedContext,
+  input: string,
+  options: { refresh?: boolean } = {},
+): Promise<Account | null> {
   const deps = c.data;
-  const text = input.trim().replace(/^acct:/i, '').replace(/^@/, '');
+  const text = input
+    .trim()
+    .replace(/^acct:/i, '')
+    .replace(/^@/, '');
   let known: Account | null = null;
   let lookup: string;
   if (/^https?:\/\//i.test(text)) {
@@ -141,7 +169,8 @@ export async function resolveAccount(c: FedContext, input: string, options: { re
     const username = text.slice(0, at);
     const domain = text.slice(at + 1).toLowerCase();
     if (!/^[a-z0-9.-]+(:\d+)?$/.test(domain)) return null;
-    if (domain === deps.social.urls.domain.toLowerCase() || domain === deps.social.urls.hostname.toLowerCase()) return deps.social.store.accounts.byHandle(username, null);
+    if (domain === deps.social.urls.domain.toLowerCase() || domain === deps.social.urls.hostname.toLowerCase())
+      return deps.social.store.accounts.byHandle(username, null);
     known = deps.social.store.accounts.byHandle(username, domain);
     lookup = `acct:${username}@${domain}`;
   }
@@ -152,7 +181,9 @@ export async function resolveAccount(c: FedContext, input: string, options: { re
     lookup = known.uri ?? lookup;
   }
   // Servers the domain policy refuses are not looked up at all.
-  const lookupHost = /^https?:\/\//i.test(lookup) ? new URL(lookup).hostname : lookup.slice(lookup.lastIndexOf('@') + 1);
+  const lookupHost = /^https?:\/\//i.test(lookup)
+    ? new URL(lookup).hostname
+    : lookup.slice(lookup.lastIndexOf('@') + 1);
   if (deps.social.moderation.domainPolicy(lookupHost).refused) return known;
   let found;
   try {
@@ -206,7 +237,11 @@ export function recipientsOf(list: RemoteRecipient[]): Recipient[] {
   for (const r of list) {
     if (seen.has(r.accountId)) continue;
     seen.add(r.accountId);
-    out.push({ id: new URL(r.uri), inboxId: new URL(r.inboxUrl), endpoints: r.sharedInboxUrl ? { sharedInbox: new URL(r.sharedInboxUrl) } : null });
+    out.push({
+      id: new URL(r.uri),
+      inboxId: new URL(r.inboxUrl),
+      endpoints: r.sharedInboxUrl ? { sharedInbox: new URL(r.sharedInboxUrl) } : null,
+    });
   }
   return out;
 }

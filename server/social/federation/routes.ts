@@ -21,9 +21,16 @@ function wantsActivityStreams(req: FastifyRequest): boolean {
 export function federationRoutes(app: FastifyInstance, federation: Fed, deps: FedDeps): void {
   // Only this plugin's routes: raw bytes for every content type, bounded.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOX_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOX_BODY_LIMIT }, (_req, body, done) =>
+    done(null, body),
+  );
 
-  const toFedify = async (req: FastifyRequest, reply: FastifyReply, path = req.url, html?: () => string | null): Promise<FastifyReply> => {
+  const toFedify = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    path = req.url,
+    html?: () => string | null,
+  ): Promise<FastifyReply> => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
@@ -52,13 +59,28 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     const account = localAccount(deps, username);
     if (!account || account.suspendedAt !== null) return null;
     const actor = deps.social.urls.accountUri(account.username);
-    return page(`${account.displayName || account.username} (@${account.username}@${deps.social.urls.domain})`, actor, deps.social.presenter.noteHtml(account));
+    return page(
+      `${account.displayName || account.username} (@${account.username}@${deps.social.urls.domain})`,
+      actor,
+      deps.social.presenter.noteHtml(account),
+    );
   };
   const statusPage = (username: string, id: string) => () => {
     const account = localAccount(deps, username);
     const status = account && /^\d+$/.test(id) ? deps.social.store.statuses.byId(id) : null;
-    if (!account || !status || status.accountId !== account.id || status.deletedAt !== null || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return null;
-    return page(`${account.displayName || account.username}: ${status.spoilerText || 'post'}`, deps.social.urls.statusUri(account.username, status.id), status.spoilerText ? `<p>${escapeHtml(status.spoilerText)}</p>` : status.content);
+    if (
+      !account ||
+      !status ||
+      status.accountId !== account.id ||
+      status.deletedAt !== null ||
+      (status.visibility !== 'public' && status.visibility !== 'unlisted')
+    )
+      return null;
+    return page(
+      `${account.displayName || account.username}: ${status.spoilerText || 'post'}`,
+      deps.social.urls.statusUri(account.username, status.id),
+      status.spoilerText ? `<p>${escapeHtml(status.spoilerText)}</p>` : status.content,
+    );
   };
 
   const get = (url: string) => app.get(url, (req, reply) => toFedify(req, reply));
@@ -70,15 +92,20 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   get('/users/:username/collections/featured');
   get('/users/:username/collections/tags');
   get('/users/:username/quote_authorizations/:id');
-  app.get<{ Params: { username: string } }>('/users/:username', (req, reply) => toFedify(req, reply, req.url, profilePage(req.params.username)));
-  app.get<{ Params: { username: string; id: string } }>('/users/:username/statuses/:id', (req, reply) => toFedify(req, reply, req.url, statusPage(req.params.username, req.params.id)));
+  app.get<{ Params: { username: string } }>('/users/:username', (req, reply) =>
+    toFedify(req, reply, req.url, profilePage(req.params.username)),
+  );
+  app.get<{ Params: { username: string; id: string } }>('/users/:username/statuses/:id', (req, reply) =>
+    toFedify(req, reply, req.url, statusPage(req.params.username, req.params.id)),
+  );
   // Activities from domains the server's policy refuses are dropped on arrival (answered 202, as accepted
   // and ignored), before any signature key is fetched from them.
   const refusedSender = (req: FastifyRequest): string | null => {
     if (!Buffer.isBuffer(req.body)) return null;
     try {
       const activity = JSON.parse(req.body.toString('utf8')) as { actor?: unknown };
-      const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown } | undefined)?.id;
+      const actor =
+        typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown } | undefined)?.id;
       const host = typeof actor === 'string' ? new URL(actor).hostname : null;
       return host && deps.social.moderation.domainPolicy(host).refused ? host : null;
     } catch {
@@ -113,14 +140,20 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   app.get<{ Params: { username: string; id: string } }>('/@:username/:id', (req, reply) => {
     const html = statusPage(req.params.username, req.params.id);
     if (!wantsActivityStreams(req)) return sendPage(reply, html());
-    return toFedify(req, reply, `/users/${encodeURIComponent(req.params.username)}/statuses/${encodeURIComponent(req.params.id)}`, html);
+    return toFedify(
+      req,
+      reply,
+      `/users/${encodeURIComponent(req.params.username)}/statuses/${encodeURIComponent(req.params.id)}`,
+      html,
+    );
   });
 
   // host-meta (XRD): peers that get no WebFinger answer look here for its template (Fedify does not serve it).
   // The self-check's probe: confirms a nonce issued for this data directory and shows what the request looked
   // like on arrival (Host, forwarded headers), so a check run through the public URL can tell a proxy's work.
   app.get<{ Params: { nonce: string } }>(`${PROBE_PATH}/:nonce`, async (req, reply) => {
-    if (!knownProbeNonce(deps.social.store, req.params.nonce)) return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
+    if (!knownProbeNonce(deps.social.store, req.params.nonce))
+      return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
     const header = (name: string) => {
       const v = req.headers[name];
       return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;

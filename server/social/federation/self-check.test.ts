@@ -31,10 +31,13 @@ async function listen(s: http.Server | https.Server): Promise<string> {
 function proxy(rewrite: (headers: http.IncomingHttpHeaders) => http.OutgoingHttpHeaders): http.Server {
   const target = new URL(server.url);
   return http.createServer((req, res) => {
-    const upstream = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: rewrite(req.headers) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: rewrite(req.headers) },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
 }
@@ -59,13 +62,21 @@ describe('federation self-check', () => {
     expect(checks['public-url'].status).toBe('warning');
     expect(checks.dns.status).toBe('warning');
     expect(checks.dns.detail).toMatch(/private address/);
-    for (const name of ['reach', 'proxy', 'nodeinfo', 'webfinger', 'actor']) expect(checks[name].status, `${name}: ${checks[name].detail}`).toBe('ok');
+    for (const name of ['reach', 'proxy', 'nodeinfo', 'webfinger', 'actor'])
+      expect(checks[name].status, `${name}: ${checks[name].detail}`).toBe('ok');
     expect(checks.webfinger.detail).toContain(`acct:owner@${new URL(server.url).host}`);
   });
 
   it('tells another server at the address from this instance', async () => {
-    const other = await listen(http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"instance":"someone else"}')));
-    const report = await runSelfCheck(server.social.context.store, other, { username: 'owner', domain: new URL(other).host });
+    const other = await listen(
+      http.createServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"instance":"someone else"}'),
+      ),
+    );
+    const report = await runSelfCheck(server.social.context.store, other, {
+      username: 'owner',
+      domain: new URL(other).host,
+    });
     const checks = byName(report);
     expect(report.ok).toBe(false);
     expect(checks.reach.status).toBe('error');
@@ -81,19 +92,31 @@ describe('federation self-check', () => {
     const closed = http.createServer();
     const closedUrl = await listen(closed);
     await new Promise((resolve) => closed.close(resolve));
-    const refused = byName(await runSelfCheck(server.social.context.store, closedUrl, { username: 'owner', domain: 'x' }));
+    const refused = byName(
+      await runSelfCheck(server.social.context.store, closedUrl, { username: 'owner', domain: 'x' }),
+    );
     expect(refused.reach.detail).toMatch(/nothing accepts connections/);
   });
 
   it('sees what a proxy does: a rewritten Host is refused (421), a forwarded address not trusted is flagged', async () => {
     const rewriting = await listen(proxy((headers) => ({ ...headers, host: 'internal.invalid' })));
-    const rewritten = byName(await runSelfCheck(server.social.context.store, rewriting, { username: 'owner', domain: new URL(rewriting).host }));
+    const rewritten = byName(
+      await runSelfCheck(server.social.context.store, rewriting, {
+        username: 'owner',
+        domain: new URL(rewriting).host,
+      }),
+    );
     expect(rewritten.reach.status).toBe('error');
     expect(rewritten.reach.detail).toMatch(/Host header/);
 
     // Host passed through, the client address forwarded: reachable, but Homeport was not started with --trust-proxy.
     const forwarding = await listen(proxy((headers) => ({ ...headers, 'x-forwarded-for': '203.0.113.9' })));
-    const forwarded = byName(await runSelfCheck(server.social.context.store, forwarding, { username: 'owner', domain: new URL(server.url).host }));
+    const forwarded = byName(
+      await runSelfCheck(server.social.context.store, forwarding, {
+        username: 'owner',
+        domain: new URL(server.url).host,
+      }),
+    );
     expect(forwarded.reach.status).toBe('ok');
     expect(forwarded.proxy.status).toBe('warning');
     expect(forwarded.proxy.detail).toMatch(/--trust-proxy/);
@@ -104,7 +127,15 @@ describe('federation self-check', () => {
     expect(stdout).toContain(`Federation self-check of ${server.url}`);
     expect(stdout).toMatch(/ok +reach +http/);
     expect(stdout).toContain('Other servers can reach this instance.');
-    const failed = await exec(process.execPath, [BIN, 'federation', 'check', '--data-dir', server.dir, '--public-url', 'http://127.0.0.1:1']).catch((err: { code: number; stdout: string }) => err);
+    const failed = await exec(process.execPath, [
+      BIN,
+      'federation',
+      'check',
+      '--data-dir',
+      server.dir,
+      '--public-url',
+      'http://127.0.0.1:1',
+    ]).catch((err: { code: number; stdout: string }) => err);
     expect((failed as { code: number }).code).toBe(1);
   });
 });

@@ -34,14 +34,18 @@ const nonceKey = (nonce: string) => JSON.stringify(['self-check', nonce]);
 /** Leaves a nonce the serving process can confirm (shared through social.db, not memory). */
 export function issueProbeNonce(store: SocialStore): string {
   const nonce = crypto.randomBytes(24).toString('base64url');
-  store.core.sql('INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?)').run(nonceKey(nonce), 'true', store.now() + NONCE_TTL_MS);
+  store.core
+    .sql('INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?)')
+    .run(nonceKey(nonce), 'true', store.now() + NONCE_TTL_MS);
   return nonce;
 }
 
 /** True when the nonce was issued for this data directory and has not expired. */
 export function knownProbeNonce(store: SocialStore, nonce: string): boolean {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(nonce)) return false;
-  const row = store.core.sql('SELECT expires_at FROM federation_kv WHERE key = ?').get(nonceKey(nonce)) as { expires_at: bigint | null } | undefined;
+  const row = store.core.sql('SELECT expires_at FROM federation_kv WHERE key = ?').get(nonceKey(nonce)) as
+    | { expires_at: bigint | null }
+    | undefined;
   return row !== undefined && (row.expires_at === null || Number(row.expires_at) > store.now());
 }
 
@@ -58,7 +62,8 @@ export interface ProbeEcho {
 
 const TLS_ADVICE: Record<string, string> = {
   CERT_HAS_EXPIRED: 'the TLS certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the TLS certificate is self-signed: other servers refuse it (use a certificate from a public CA such as Let’s Encrypt)',
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    'the TLS certificate is self-signed: other servers refuse it (use a certificate from a public CA such as Let’s Encrypt)',
   SELF_SIGNED_CERT_IN_CHAIN: 'the TLS certificate chain ends in a self-signed certificate other servers do not trust',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the TLS certificate chain is incomplete (serve the intermediate certificates too)',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the TLS certificate does not name this host',
@@ -69,9 +74,11 @@ function describeFetchError(url: URL, err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (err as { code?: string }).code ?? '';
   if (TLS_ADVICE[code]) return `${url.host}: ${TLS_ADVICE[code]} (${code})`;
-  if (code === 'ECONNREFUSED') return `nothing accepts connections at ${url.host} (is the server, tunnel or proxy running, and the port open?)`;
+  if (code === 'ECONNREFUSED')
+    return `nothing accepts connections at ${url.host} (is the server, tunnel or proxy running, and the port open?)`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${url.hostname} does not resolve`;
-  if ((err as Error).name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') return `no answer from ${url.host} within ${TIMEOUT_MS / 1000} s (a firewall, or a tunnel that is down?)`;
+  if ((err as Error).name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return `no answer from ${url.host} within ${TIMEOUT_MS / 1000} s (a firewall, or a tunnel that is down?)`;
   return `${url.host}: ${cause?.message ?? (err as Error).message}`;
 }
 
@@ -79,7 +86,11 @@ function describeFetchError(url: URL, err: unknown): string {
 const networkFetch = globalThis.fetch.bind(globalThis);
 
 async function get(url: URL, accept: string): Promise<{ status: number; json: unknown }> {
-  const res = await networkFetch(url, { headers: { Accept: accept, 'User-Agent': 'Homeport self-check' }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
+  const res = await networkFetch(url, {
+    headers: { Accept: accept, 'User-Agent': 'Homeport self-check' },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+    redirect: 'follow',
+  });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -98,12 +109,21 @@ export interface SelfCheckOptions {
 }
 
 /** Runs every check in order; later checks are skipped once the instance cannot be reached at all. */
-export async function runSelfCheck(store: SocialStore, publicUrl: string, options: SelfCheckOptions): Promise<SelfCheckReport> {
+export async function runSelfCheck(
+  store: SocialStore,
+  publicUrl: string,
+  options: SelfCheckOptions,
+): Promise<SelfCheckReport> {
   const checks: CheckResult[] = [];
   const add = (name: CheckResult['name'], status: CheckStatus, detail: string) => checks.push({ name, status, detail });
   const base = new URL(publicUrl);
 
-  if (base.protocol !== 'https:') add('public-url', 'warning', `${publicUrl} is not https: Mastodon and most servers only federate over https (set --public-url https://your.domain)`);
+  if (base.protocol !== 'https:')
+    add(
+      'public-url',
+      'warning',
+      `${publicUrl} is not https: Mastodon and most servers only federate over https (set --public-url https://your.domain)`,
+    );
   else add('public-url', 'ok', publicUrl);
 
   let reachable = true;
@@ -111,10 +131,18 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
     const addresses = await dns.lookup(base.hostname, { all: true });
     const privateOnes = addresses.filter((a) => isPrivateAddress(a.address));
     if (privateOnes.length === addresses.length) {
-      add('dns', 'warning', `${base.hostname} resolves to ${addresses.map((a) => a.address).join(', ')}: a private address other servers cannot reach (fine for a test on this computer)`);
+      add(
+        'dns',
+        'warning',
+        `${base.hostname} resolves to ${addresses.map((a) => a.address).join(', ')}: a private address other servers cannot reach (fine for a test on this computer)`,
+      );
     } else add('dns', 'ok', `${base.hostname} → ${addresses.map((a) => a.address).join(', ')}`);
   } catch (err) {
-    add('dns', 'error', `${base.hostname} does not resolve (${(err as { code?: string }).code ?? String(err)}): create an A/AAAA record, or a tunnel hostname`);
+    add(
+      'dns',
+      'error',
+      `${base.hostname} does not resolve (${(err as { code?: string }).code ?? String(err)}): create an A/AAAA record, or a tunnel hostname`,
+    );
     reachable = false;
   }
 
@@ -124,16 +152,35 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
       const probe = await get(new URL(`${PROBE_PATH}/${nonce}`, base), 'application/json');
       const echo = probe.json as ProbeEcho | null;
       if (probe.status === 421) {
-        add('reach', 'error', `${base.host} reaches Homeport, but with a Host header it does not serve: the proxy must pass the original Host (e.g. nginx "proxy_set_header Host $host")`);
+        add(
+          'reach',
+          'error',
+          `${base.host} reaches Homeport, but with a Host header it does not serve: the proxy must pass the original Host (e.g. nginx "proxy_set_header Host $host")`,
+        );
         reachable = false;
       } else if (probe.status !== 200 || echo?.instance !== 'homeport') {
-        add('reach', 'error', `${publicUrl} is answered by something else than this Homeport instance (HTTP ${probe.status}): check the DNS record, the tunnel or proxy target, and that the public URL belongs to this data directory`);
+        add(
+          'reach',
+          'error',
+          `${publicUrl} is answered by something else than this Homeport instance (HTTP ${probe.status}): check the DNS record, the tunnel or proxy target, and that the public URL belongs to this data directory`,
+        );
         reachable = false;
       } else {
         add('reach', 'ok', `${publicUrl} reaches this instance`);
-        if (echo.host && echo.host.toLowerCase() !== base.host.toLowerCase()) add('proxy', 'warning', `the proxy rewrote Host to ${echo.host}`);
-        else if (echo.forwardedFor && echo.trustProxy === false) add('proxy', 'warning', `requests arrive through a proxy (X-Forwarded-For: ${echo.forwardedFor}) but Homeport does not trust it: start with --trust-proxy so rate limits see each client`);
-        else add('proxy', 'ok', echo.forwardedFor ? `client address forwarded (${echo.forwardedFor}), trusted` : 'no proxy in between');
+        if (echo.host && echo.host.toLowerCase() !== base.host.toLowerCase())
+          add('proxy', 'warning', `the proxy rewrote Host to ${echo.host}`);
+        else if (echo.forwardedFor && echo.trustProxy === false)
+          add(
+            'proxy',
+            'warning',
+            `requests arrive through a proxy (X-Forwarded-For: ${echo.forwardedFor}) but Homeport does not trust it: start with --trust-proxy so rate limits see each client`,
+          );
+        else
+          add(
+            'proxy',
+            'ok',
+            echo.forwardedFor ? `client address forwarded (${echo.forwardedFor}), trusted` : 'no proxy in between',
+          );
       }
     } catch (err) {
       add('reach', 'error', describeFetchError(base, err));
@@ -142,7 +189,8 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
   }
 
   if (!reachable) {
-    for (const name of ['nodeinfo', 'webfinger', 'actor'] as const) add(name, 'skipped', 'the instance could not be reached');
+    for (const name of ['nodeinfo', 'webfinger', 'actor'] as const)
+      add(name, 'skipped', 'the instance could not be reached');
     return { publicUrl, ok: false, checks };
   }
 
@@ -155,8 +203,14 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
       const href = new URL(link.href);
       const doc = await get(href, 'application/json');
       const software = (doc.json as { software?: { name?: string } } | null)?.software?.name;
-      if (href.origin !== base.origin) add('nodeinfo', 'error', `NodeInfo points to ${href.origin}, not ${base.origin}: the public URL and the configured one differ`);
-      else if (software !== 'homeport') add('nodeinfo', 'error', `NodeInfo names its software "${software ?? 'nothing'}"`);
+      if (href.origin !== base.origin)
+        add(
+          'nodeinfo',
+          'error',
+          `NodeInfo points to ${href.origin}, not ${base.origin}: the public URL and the configured one differ`,
+        );
+      else if (software !== 'homeport')
+        add('nodeinfo', 'error', `NodeInfo names its software "${software ?? 'nothing'}"`);
       else add('nodeinfo', 'ok', `${href.pathname} describes this Homeport`);
     }
   } catch (err) {
@@ -171,12 +225,19 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
   const handle = `${options.username}@${options.domain}`;
   let actorUrl: URL | null = null;
   try {
-    const finger = await get(new URL(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${handle}`)}`, base), 'application/jrd+json');
-    const self = ((finger.json as { links?: { rel: string; type?: string; href?: string }[] } | null)?.links ?? []).find((l) => l.rel === 'self' && l.href);
-    if (finger.status !== 200 || !self?.href) add('webfinger', 'error', `WebFinger does not know acct:${handle} (HTTP ${finger.status})`);
+    const finger = await get(
+      new URL(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${handle}`)}`, base),
+      'application/jrd+json',
+    );
+    const self = (
+      (finger.json as { links?: { rel: string; type?: string; href?: string }[] } | null)?.links ?? []
+    ).find((l) => l.rel === 'self' && l.href);
+    if (finger.status !== 200 || !self?.href)
+      add('webfinger', 'error', `WebFinger does not know acct:${handle} (HTTP ${finger.status})`);
     else {
       actorUrl = new URL(self.href);
-      if (actorUrl.origin !== base.origin) add('webfinger', 'error', `WebFinger sends other servers to ${actorUrl.origin}, not ${base.origin}`);
+      if (actorUrl.origin !== base.origin)
+        add('webfinger', 'error', `WebFinger sends other servers to ${actorUrl.origin}, not ${base.origin}`);
       else add('webfinger', 'ok', `acct:${handle} → ${actorUrl.href}`);
     }
   } catch (err) {
@@ -187,10 +248,18 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
     try {
       const actor = await get(actorUrl, 'application/activity+json');
       const doc = actor.json as { id?: string; inbox?: string; publicKey?: { publicKeyPem?: string } } | null;
-      if (actor.status !== 200 || !doc?.id) add('actor', 'error', `the actor document did not load as ActivityStreams (HTTP ${actor.status}): the proxy must pass the Accept header through`);
-      else if (doc.id !== actorUrl.href) add('actor', 'error', `the actor calls itself ${doc.id}, not ${actorUrl.href}`);
-      else if (!doc.publicKey?.publicKeyPem) add('actor', 'error', 'the actor has no public key: signatures cannot be checked');
-      else if (!doc.inbox || new URL(doc.inbox).origin !== base.origin) add('actor', 'error', `its inbox ${doc.inbox ?? '(none)'} is not under ${base.origin}`);
+      if (actor.status !== 200 || !doc?.id)
+        add(
+          'actor',
+          'error',
+          `the actor document did not load as ActivityStreams (HTTP ${actor.status}): the proxy must pass the Accept header through`,
+        );
+      else if (doc.id !== actorUrl.href)
+        add('actor', 'error', `the actor calls itself ${doc.id}, not ${actorUrl.href}`);
+      else if (!doc.publicKey?.publicKeyPem)
+        add('actor', 'error', 'the actor has no public key: signatures cannot be checked');
+      else if (!doc.inbox || new URL(doc.inbox).origin !== base.origin)
+        add('actor', 'error', `its inbox ${doc.inbox ?? '(none)'} is not under ${base.origin}`);
       else add('actor', 'ok', `${doc.id} with its key and inbox`);
     } catch (err) {
       add('actor', 'error', describeFetchError(base, err));
@@ -200,14 +269,26 @@ export async function runSelfCheck(store: SocialStore, publicUrl: string, option
 }
 
 /** The self-check of an instance as configured: its recorded public URL, its owner's (or first admin's) account. */
-export async function checkInstance(social: { store: SocialStore; urls: { base: string; domain: string } }, publicUrl = social.urls.base): Promise<SelfCheckReport> {
+export async function checkInstance(
+  social: { store: SocialStore; urls: { base: string; domain: string } },
+  publicUrl = social.urls.base,
+): Promise<SelfCheckReport> {
   const staff = social.store.users.staffContact();
   const account = staff ? social.store.accounts.byId(staff.accountId) : null;
-  return runSelfCheck(social.store, publicUrl, { username: account?.username ?? null, domain: new URL(publicUrl).host });
+  return runSelfCheck(social.store, publicUrl, {
+    username: account?.username ?? null,
+    domain: new URL(publicUrl).host,
+  });
 }
 
 /** A report as lines for a terminal. */
 export function formatReport(report: SelfCheckReport): string[] {
   const mark: Record<CheckStatus, string> = { ok: 'ok     ', warning: 'warning', error: 'ERROR  ', skipped: 'skipped' };
-  return [`Federation self-check of ${report.publicUrl}`, ...report.checks.map((c) => `  ${mark[c.status]}  ${c.name.padEnd(9)} ${c.detail}`), report.ok ? 'Other servers can reach this instance.' : 'Other servers cannot federate with this instance yet: fix the errors above.'];
+  return [
+    `Federation self-check of ${report.publicUrl}`,
+    ...report.checks.map((c) => `  ${mark[c.status]}  ${c.name.padEnd(9)} ${c.detail}`),
+    report.ok
+      ? 'Other servers can reach this instance.'
+      : 'Other servers cannot federate with this instance yet: fix the errors above.',
+  ];
 }

@@ -34,7 +34,11 @@ export const mastodonRetryPolicy: RetryPolicy = ({ attempts }) => {
 };
 
 /** Fedify, set up for Homeport: SQLite cache and queue, cavage signatures first, Mastodon's retries. */
-export function buildFederation(db: Database, options: FederationSetupOptions, onQueueError: (err: unknown) => void): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
+export function buildFederation(
+  db: Database,
+  options: FederationSetupOptions,
+  onQueueError: (err: unknown) => void,
+): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
   const kv = new SqliteKvStore(db, options.now);
   const queue = new SqliteMessageQueue(db, { maxIdleMs: options.queueIdleMs, now: options.now, onError: onQueueError });
   const federation = createFederation<FedDeps>({
@@ -59,7 +63,10 @@ export function buildFederation(db: Database, options: FederationSetupOptions, o
       const account = c.data.social.store.accounts.byUri(actorId.href);
       if (account && account.domain !== null) c.data.repo.dropFollowersFrom(account.id);
     }
-    c.data.logger.info({ inbox: failure.inbox.href, status: failure.statusCode }, 'a recipient is gone; it no longer follows anyone here');
+    c.data.logger.info(
+      { inbox: failure.inbox.href, status: failure.statusCode },
+      'a recipient is gone; it no longer follows anyone here',
+    );
   });
   return { federation, kv, queue };
 }

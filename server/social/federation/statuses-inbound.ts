@@ -1,4 +1,21 @@
-import { Article, Audio, Emoji, Event, Hashtag, Image, LanguageString, Link, Mention, Note, Page, PUBLIC_COLLECTION, Question, Video, type Activity, type Object as APObject } from '@fedify/vocab';
+import {
+  Article,
+  Audio,
+  Emoji,
+  Event,
+  Hashtag,
+  Image,
+  LanguageString,
+  Link,
+  Mention,
+  Note,
+  Page,
+  PUBLIC_COLLECTION,
+  Question,
+  Video,
+  type Activity,
+  type Object as APObject,
+} from '@fedify/vocab';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
@@ -18,7 +35,9 @@ export type StatusObject = Note | Question | Article | APObject;
 const CONVERTED_TYPES = [Article, Page, Event, Image, Video, Audio];
 
 /** The object types taken as posts: Mastodon's Note and Question, and the ones it converts (CONVERTED_TYPES). */
-export function isStatusObject(object: unknown): object is Note | Question | Article | Page | Event | Image | Video | Audio {
+export function isStatusObject(
+  object: unknown,
+): object is Note | Question | Article | Page | Event | Image | Video | Audio {
   return object instanceof Note || object instanceof Question || CONVERTED_TYPES.some((type) => object instanceof type);
 }
 
@@ -49,7 +68,8 @@ async function parsePoll(question: Question): Promise<RemotePoll | null> {
       if (!name) continue;
       options.push(name.slice(0, MAX_POLL_OPTION_CHARS));
       // Counts come embedded (Mastodon, Misskey…); a replies link is not followed.
-      const replies = option instanceof Note ? await option.getReplies({ documentLoader: refuseToFetch }).catch(() => null) : null;
+      const replies =
+        option instanceof Note ? await option.getReplies({ documentLoader: refuseToFetch }).catch(() => null) : null;
       tallies.push(Math.max(0, Math.trunc(replies?.totalItems ?? 0)));
       if (isMultiple) multiple = true;
     }
@@ -58,7 +78,13 @@ async function parsePoll(question: Question): Promise<RemotePoll | null> {
   const closed = question.closed;
   const end = question.endTime ?? (closed && typeof closed !== 'boolean' ? closed : null);
   const voters = question.voters;
-  return { options, tallies, multiple, expiresAt: end ? end.epochMilliseconds : null, voters: typeof voters === 'number' && voters >= 0 ? Math.trunc(voters) : null };
+  return {
+    options,
+    tallies,
+    multiple,
+    expiresAt: end ? end.epochMilliseconds : null,
+    voters: typeof voters === 'number' && voters >= 0 ? Math.trunc(voters) : null,
+  };
 }
 
 const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
@@ -75,7 +101,9 @@ export function visibilityOf(object: APObject, followersUri: string | null): Vis
 
 /** The page of an object: its url, or among several (PeerTube's files, Hubzilla's sizes) the HTML one, as Mastodon picks it. */
 function pageUrl(object: APObject): string | null {
-  const links = object.urls.map((u) => (u instanceof URL ? { href: u.href, html: true } : { href: u.href?.href ?? null, html: u.mediaType === 'text/html' }));
+  const links = object.urls.map((u) =>
+    u instanceof URL ? { href: u.href, html: true } : { href: u.href?.href ?? null, html: u.mediaType === 'text/html' },
+  );
   const chosen = links.find((l) => l.html && l.href) ?? links.find((l) => l.href);
   return chosen?.href && /^https?:\/\//.test(chosen.href) ? chosen.href : null;
 }
@@ -105,22 +133,31 @@ interface ParsedStatus {
  * `embeddedIn`: the document it came in (an activity, a collection), whose JSON holds the attachments' blurhash
  * and focal point.
  */
-export async function parseStatus(object: StatusObject, author: Account, embeddedIn: APObject | null = null): Promise<ParsedStatus> {
+export async function parseStatus(
+  object: StatusObject,
+  author: Account,
+  embeddedIn: APObject | null = null,
+): Promise<ParsedStatus> {
   const id = object.id;
   if (!id) throw new RejectedDocument('the object has no id');
   if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
   const attributed = object.attributionIds.map((u) => u.href);
-  if (!attributed.includes(author.uri)) throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
-  if (id.origin !== new URL(author.uri).origin) throw new RejectedDocument("the object's id is not on its author's server");
+  if (!attributed.includes(author.uri))
+    throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
+  if (id.origin !== new URL(author.uri).origin)
+    throw new RejectedDocument("the object's id is not on its author's server");
   const raw = object.content?.toString() ?? '';
-  if (raw.length > MAX_REMOTE_CONTENT) throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
+  if (raw.length > MAX_REMOTE_CONTENT)
+    throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
   let content = sanitizeRemoteHtml(raw);
   // Article, Page, Event…: Mastodon shows the name and a link instead of the whole text.
   if (!(object instanceof Note) && !(object instanceof Question) && object.name) {
     const url = pageUrl(object) ?? id.href;
     content = sanitizeRemoteHtml(`<p>${stripHtml(object.name.toString())}</p><p><a href="${url}">${url}</a></p>`);
   }
-  const language = object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ?? null;
+  const language =
+    object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ??
+    null;
   const mentionUris: string[] = [];
   const tags: string[] = [];
   const emojis: RemoteEmoji[] = [];
@@ -169,7 +206,12 @@ function acceptsMedia(deps: FedContext['data'], author: Account): boolean {
  * stored only, not put in feeds, not notified, not streamed. `embeddedIn`: the document that carried the object
  * (the Create, a featured collection, a QuoteRequest), as parseStatus takes it.
  */
-export async function createRemoteStatus(c: FedContext, object: StatusObject, author: Account, options: { quiet?: boolean; embeddedIn?: APObject } = {}): Promise<StatusRow> {
+export async function createRemoteStatus(
+  c: FedContext,
+  object: StatusObject,
+  author: Account,
+  options: { quiet?: boolean; embeddedIn?: APObject } = {},
+): Promise<StatusRow> {
   const deps = c.data;
   const store = deps.social.store;
   const parsed = await parseStatus(object, author, options.embeddedIn ?? null);
@@ -177,13 +219,26 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
   const quote = await readIncomingQuote(c, object, author);
   const existing = deps.repo.statusByUri(parsed.uri);
   if (existing) return store.statuses.byId(existing)!;
-  const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
-  const parentId = parsed.inReplyToUri ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri)) : null;
+  const mentioned = parsed.mentionUris
+    .map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u))
+    .filter((a): a is Account => a !== null);
+  const parentId = parsed.inReplyToUri
+    ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri))
+    : null;
   const parent = parentId ? store.statuses.byId(parentId) : null;
   return store.transaction(() => {
     const conversationId = parent?.conversationId ?? store.statuses.newConversation();
     const poll = parsed.poll;
-    const pollId = poll ? store.polls.insertRemote({ accountId: author.id, options: poll.options, multiple: poll.multiple, expiresAt: poll.expiresAt, tallies: poll.tallies, voters: poll.voters }) : null;
+    const pollId = poll
+      ? store.polls.insertRemote({
+          accountId: author.id,
+          options: poll.options,
+          multiple: poll.multiple,
+          expiresAt: poll.expiresAt,
+          tallies: poll.tallies,
+          voters: poll.voters,
+        })
+      : null;
     const id = store.statuses.insert({
       accountId: author.id,
       local: false,
@@ -202,14 +257,24 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
     });
     if (pollId) store.polls.setStatus(pollId, id);
     applyIncomingQuote(deps, id, quote);
-    store.statuses.insertMentions(id, mentioned.map((a) => a.id));
+    store.statuses.insertMentions(
+      id,
+      mentioned.map((a) => a.id),
+    );
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
     store.statuses.setTags(id, parsed.tags);
-    if (acceptsMedia(deps, author)) parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+    if (acceptsMedia(deps, author))
+      parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
     const status = store.statuses.byId(id)!;
     if (options.quiet) return status;
     const localMentioned = mentioned.filter((a) => a.domain === null);
-    const homeRecipients = [...store.feeds.distributeStatus(status, localMentioned.map((a) => a.id)), ...store.feeds.distributeToTagFollowers(status)];
+    const homeRecipients = [
+      ...store.feeds.distributeStatus(
+        status,
+        localMentioned.map((a) => a.id),
+      ),
+      ...store.feeds.distributeToTagFollowers(status),
+    ];
     for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);
     store.events.emit('status.created', { status, homeRecipients });
     return status;
@@ -217,20 +282,32 @@ export async function createRemoteStatus(c: FedContext, object: StatusObject, au
 }
 
 /** Applies an Update of a remote status its author sent (content, warnings, mentions, hashtags, attachments). */
-export async function updateRemoteStatus(c: FedContext, object: StatusObject, author: Account, activity: Activity | null = null): Promise<StatusRow | null> {
+export async function updateRemoteStatus(
+  c: FedContext,
+  object: StatusObject,
+  author: Account,
+  activity: Activity | null = null,
+): Promise<StatusRow | null> {
   const deps = c.data;
   const store = deps.social.store;
   const parsed = await parseStatus(object, author, activity);
   const id = deps.repo.statusByUri(parsed.uri);
   const status = id ? store.statuses.byId(id) : null;
   if (!status || status.accountId !== author.id || status.deletedAt !== null) return null;
-  const mentioned = parsed.mentionUris.map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u)).filter((a): a is Account => a !== null);
-  const edited = parsed.content !== status.content || parsed.spoilerText !== status.spoilerText || parsed.sensitive !== status.sensitive;
+  const mentioned = parsed.mentionUris
+    .map((u) => localAccountByUri(deps, u) ?? store.accounts.byUri(u))
+    .filter((a): a is Account => a !== null);
+  const edited =
+    parsed.content !== status.content ||
+    parsed.spoilerText !== status.spoilerText ||
+    parsed.sensitive !== status.sensitive;
   return store.transaction(() => {
     // Update(Question): the counts (and end) as its server reports them now; only that is not an edit.
-    if (parsed.poll && status.pollId) store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
+    if (parsed.poll && status.pollId)
+      store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
     if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
-    const mediaChanged = acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments);
+    const mediaChanged =
+      acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments);
     // Only what a reader sees makes an edit (as Mastodon): a poll's new counts, or the same post re-sent with a
     // quote's approval stamp or a new interaction policy, leave it unedited.
     if (!edited && !mediaChanged) return status;
@@ -243,10 +320,14 @@ export async function updateRemoteStatus(c: FedContext, object: StatusObject, au
       pollId: status.pollId,
       editedAt: store.now(),
     });
-    const newly = store.statuses.replaceMentions(status.id, mentioned.map((a) => a.id));
+    const newly = store.statuses.replaceMentions(
+      status.id,
+      mentioned.map((a) => a.id),
+    );
     store.statuses.setTags(status.id, parsed.tags);
     for (const accountId of newly) {
-      if (mentioned.find((a) => a.id === accountId)?.domain === null) deps.social.notifications.notify(accountId, author.id, 'mention', status.id);
+      if (mentioned.find((a) => a.id === accountId)?.domain === null)
+        deps.social.notifications.notify(accountId, author.id, 'mention', status.id);
     }
     const updated = store.statuses.byId(status.id)!;
     store.events.emit('status.updated', { status: updated });

@@ -5,8 +5,24 @@ import type { RemoteAttachment } from './attachments.ts';
 /** What federation learns of a remote actor from its document (the account columns it fills). */
 export type RemoteActorData = Pick<
   Account,
-  | 'username' | 'uri' | 'url' | 'actorType' | 'displayName' | 'fields' | 'locked' | 'discoverable' | 'indexable' | 'inboxUrl' | 'sharedInboxUrl'
-  | 'outboxUrl' | 'followersUrl' | 'followingUrl' | 'featuredUrl' | 'avatarRemoteUrl' | 'headerRemoteUrl' | 'alsoKnownAs'
+  | 'username'
+  | 'uri'
+  | 'url'
+  | 'actorType'
+  | 'displayName'
+  | 'fields'
+  | 'locked'
+  | 'discoverable'
+  | 'indexable'
+  | 'inboxUrl'
+  | 'sharedInboxUrl'
+  | 'outboxUrl'
+  | 'followersUrl'
+  | 'followingUrl'
+  | 'featuredUrl'
+  | 'avatarRemoteUrl'
+  | 'headerRemoteUrl'
+  | 'alsoKnownAs'
 > & {
   domain: string;
   uri: string;
@@ -40,7 +56,8 @@ export class FederationRepository {
   /** Inserts or refreshes a remote account by its actor id; returns its id. */
   upsertRemoteAccount(a: RemoteActorData): string {
     // The same handle under a new actor id is the account re-created on its server: the row follows the new id.
-    const existing = this.store.accounts.byUri(a.uri) ?? this.store.accounts.byHandle(a.username, a.domain.toLowerCase());
+    const existing =
+      this.store.accounts.byUri(a.uri) ?? this.store.accounts.byHandle(a.username, a.domain.toLowerCase());
     const now = this.core.now();
     const params = {
       username: a.username,
@@ -109,7 +126,9 @@ export class FederationRepository {
 
   /** When the remote account was last read from its server (ms), null if never. */
   fetchedAt(accountId: string): number | null {
-    const r = this.core.sql('SELECT fetched_at FROM accounts WHERE id = ?').get(accountId) as { fetched_at: bigint | null } | undefined;
+    const r = this.core.sql('SELECT fetched_at FROM accounts WHERE id = ?').get(accountId) as
+      | { fetched_at: bigint | null }
+      | undefined;
     return r?.fetched_at == null ? null : Number(r.fetched_at);
   }
 
@@ -168,7 +187,14 @@ export class FederationRepository {
   }
 
   private recipients(sql: string, ...params: (string | Record<string, string>)[]): RemoteRecipient[] {
-    return (this.core.sql(sql).all(...params) as { id: bigint; uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((r) => ({
+    return (
+      this.core.sql(sql).all(...params) as {
+        id: bigint;
+        uri: string;
+        inbox_url: string;
+        shared_inbox_url: string | null;
+      }[]
+    ).map((r) => ({
       accountId: str(r.id),
       uri: r.uri,
       inboxUrl: r.inbox_url,
@@ -177,8 +203,12 @@ export class FederationRepository {
   }
 
   /** Accounts (local and remote) following, or followed by, `accountId`: actor ids for the collections. */
-  followActorIds(accountId: string, direction: 'followers' | 'following'): { id: string; username: string; uri: string | null }[] {
-    const [mine, theirs] = direction === 'followers' ? ['target_account_id', 'account_id'] : ['account_id', 'target_account_id'];
+  followActorIds(
+    accountId: string,
+    direction: 'followers' | 'following',
+  ): { id: string; username: string; uri: string | null }[] {
+    const [mine, theirs] =
+      direction === 'followers' ? ['target_account_id', 'account_id'] : ['account_id', 'target_account_id'];
     return (
       this.core
         .sql(
@@ -195,32 +225,48 @@ export class FederationRepository {
    */
   rememberSentFollow(accountId: string, targetId: string, uri: string): void {
     this.core
-      .sql('INSERT INTO federation_kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .sql(
+        'INSERT INTO federation_kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
       .run(JSON.stringify(['homeport', 'sent-follow', accountId, targetId]), JSON.stringify(uri));
   }
 
   sentFollowUri(accountId: string, targetId: string): string | null {
-    const r = this.core.sql('SELECT value FROM federation_kv WHERE key = ?').get(JSON.stringify(['homeport', 'sent-follow', accountId, targetId])) as { value: string } | undefined;
+    const r = this.core
+      .sql('SELECT value FROM federation_kv WHERE key = ?')
+      .get(JSON.stringify(['homeport', 'sent-follow', accountId, targetId])) as { value: string } | undefined;
     return r ? (JSON.parse(r.value) as string) : null;
   }
 
   /** Records the id of the Follow activity we sent for a pending request. */
   setFollowRequestUri(accountId: string, targetId: string, uri: string): void {
-    this.core.sql('UPDATE follow_requests SET uri = ? WHERE account_id = ? AND target_account_id = ?').run(uri, accountId, targetId);
+    this.core
+      .sql('UPDATE follow_requests SET uri = ? WHERE account_id = ? AND target_account_id = ?')
+      .run(uri, accountId, targetId);
   }
 
   followUri(accountId: string, targetId: string): string | null {
-    const r = (this.core.sql('SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?').get(accountId, targetId) ??
-      this.core.sql('SELECT uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?').get(accountId, targetId)) as { uri: string | null } | undefined;
+    const r = (this.core
+      .sql('SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?')
+      .get(accountId, targetId) ??
+      this.core
+        .sql('SELECT uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?')
+        .get(accountId, targetId)) as { uri: string | null } | undefined;
     return r?.uri ?? null;
   }
 
   /** The follow or request a Follow activity id names: who follows whom. */
   followByUri(uri: string): { accountId: string; targetId: string; pending: boolean } | null {
-    const follow = this.core.sql('SELECT account_id, target_account_id FROM follows WHERE uri = ?').get(uri) as { account_id: bigint; target_account_id: bigint } | undefined;
+    const follow = this.core.sql('SELECT account_id, target_account_id FROM follows WHERE uri = ?').get(uri) as
+      | { account_id: bigint; target_account_id: bigint }
+      | undefined;
     if (follow) return { accountId: str(follow.account_id), targetId: str(follow.target_account_id), pending: false };
-    const request = this.core.sql('SELECT account_id, target_account_id FROM follow_requests WHERE uri = ?').get(uri) as { account_id: bigint; target_account_id: bigint } | undefined;
-    return request ? { accountId: str(request.account_id), targetId: str(request.target_account_id), pending: true } : null;
+    const request = this.core.sql('SELECT account_id, target_account_id FROM follow_requests WHERE uri = ?').get(uri) as
+      | { account_id: bigint; target_account_id: bigint }
+      | undefined;
+    return request
+      ? { accountId: str(request.account_id), targetId: str(request.target_account_id), pending: true }
+      : null;
   }
 
   statusByUri(uri: string): string | null {
@@ -237,7 +283,20 @@ export class FederationRepository {
         `INSERT INTO media_attachments (id, account_id, status_id, type, remote_url, content_type, description, blurhash, meta, processing, position, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)`,
       )
-      .run(id, accountId, statusId, m.type, m.url, m.contentType, m.description, m.blurhash, JSON.stringify(m.meta), m.position, now, now);
+      .run(
+        id,
+        accountId,
+        statusId,
+        m.type,
+        m.url,
+        m.contentType,
+        m.description,
+        m.blurhash,
+        JSON.stringify(m.meta),
+        m.position,
+        now,
+        now,
+      );
     return id;
   }
 
@@ -249,13 +308,20 @@ export class FederationRepository {
   syncRemoteMedia(accountId: string, statusId: string, attachments: RemoteAttachment[]): boolean {
     const media = this.store.media;
     const current = media.forStatuses([statusId]).get(statusId) ?? [];
-    const shape = (list: { url: string | null; type: string; description: string | null; blurhash: string | null; meta: unknown }[]) =>
-      JSON.stringify(list.map((m) => [m.url, m.type, m.description, m.blurhash, m.meta]));
+    const shape = (
+      list: { url: string | null; type: string; description: string | null; blurhash: string | null; meta: unknown }[],
+    ) => JSON.stringify(list.map((m) => [m.url, m.type, m.description, m.blurhash, m.meta]));
     if (shape(current.map((m) => ({ ...m, url: m.remoteUrl }))) === shape(attachments)) return false;
     const ids = attachments.map((a, position) => {
       const kept = current.find((m) => m.remoteUrl === a.url);
       if (!kept) return this.insertRemoteMedia(accountId, statusId, { ...a, position });
-      media.update(kept.id, { type: a.type, description: a.description, blurhash: a.blurhash, meta: a.meta, contentType: a.contentType });
+      media.update(kept.id, {
+        type: a.type,
+        description: a.description,
+        blurhash: a.blurhash,
+        meta: a.meta,
+        contentType: a.contentType,
+      });
       return kept.id;
     });
     media.attach(statusId, ids);
@@ -274,11 +340,20 @@ export class FederationRepository {
       insert.run('instance_actor_public_key', keys.publicKey);
       insert.run('instance_actor_private_key', keys.privateKey);
     });
-    return { publicKey: this.store.settings.get('instance_actor_public_key')!, privateKey: this.store.settings.get('instance_actor_private_key')! };
+    return {
+      publicKey: this.store.settings.get('instance_actor_public_key')!,
+      privateKey: this.store.settings.get('instance_actor_private_key')!,
+    };
   }
 
   hasLocalFollower(accountId: string): boolean {
-    return this.core.sql('SELECT 1 FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL LIMIT 1').get(accountId) !== undefined;
+    return (
+      this.core
+        .sql(
+          'SELECT 1 FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL LIMIT 1',
+        )
+        .get(accountId) !== undefined
+    );
   }
 
   /** A remote account whose inbox is gone (410) follows nobody here any more. */
@@ -293,11 +368,21 @@ export class FederationRepository {
   forgetRemoteAccount(accountId: string): void {
     const now = this.core.now();
     this.store.transaction(() => {
-      this.core.sql('UPDATE accounts SET deleted_at = coalesce(deleted_at, ?), updated_at = ? WHERE id = ? AND domain IS NOT NULL').run(now, now, accountId);
+      this.core
+        .sql(
+          'UPDATE accounts SET deleted_at = coalesce(deleted_at, ?), updated_at = ? WHERE id = ? AND domain IS NOT NULL',
+        )
+        .run(now, now, accountId);
       this.core.sql('DELETE FROM follows WHERE account_id = ? OR target_account_id = ?').run(accountId, accountId);
-      this.core.sql('DELETE FROM follow_requests WHERE account_id = ? OR target_account_id = ?').run(accountId, accountId);
-      this.core.sql('DELETE FROM home_feed WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)').run(accountId);
-      this.core.sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL').run(now, accountId);
+      this.core
+        .sql('DELETE FROM follow_requests WHERE account_id = ? OR target_account_id = ?')
+        .run(accountId, accountId);
+      this.core
+        .sql('DELETE FROM home_feed WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+        .run(accountId);
+      this.core
+        .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
+        .run(now, accountId);
     });
   }
 

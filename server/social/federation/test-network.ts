@@ -40,7 +40,15 @@ export interface NetworkUser {
 export interface TestNetwork {
   instances: Map<string, TestInstance>;
   /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData; `previewCards` lets its link cards reach loopback pages. */
-  add(host: string, options?: { retryDelayMs?: number; dataDir?: string; previewCards?: PreviewCardOptions; imports?: ImportWorkerOptions }): Promise<TestInstance>;
+  add(
+    host: string,
+    options?: {
+      retryDelayMs?: number;
+      dataDir?: string;
+      previewCards?: PreviewCardOptions;
+      imports?: ImportWorkerOptions;
+    },
+  ): Promise<TestInstance>;
   /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
   addRemote(host: string, handler: (req: Request) => Response | Promise<Response>): void;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
@@ -73,15 +81,24 @@ export function createTestNetwork(): TestNetwork {
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     headers.host = url.host;
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
-    const res = await instance.http.inject({ method: request.method as 'GET', url: url.pathname + url.search, headers, payload: body });
+    const body =
+      request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
+    const res = await instance.http.inject({
+      method: request.method as 'GET',
+      url: url.pathname + url.search,
+      headers,
+      payload: body,
+    });
     log.push({ method: request.method, url: request.url, status: res.statusCode });
     const out = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) out.append(name, String(v));
     }
-    const response = new Response(res.statusCode === 204 || res.statusCode === 304 ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, headers: out });
+    const response = new Response(
+      res.statusCode === 204 || res.statusCode === 304 ? null : new Uint8Array(res.rawPayload),
+      { status: res.statusCode, headers: out },
+    );
     // A redirect must not be followed by the runtime: the router, not the network, resolves hosts.
     Object.defineProperty(response, 'url', { value: request.url });
     return response;
@@ -96,7 +113,11 @@ export function createTestNetwork(): TestNetwork {
     },
     async add(host, options = {}) {
       const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `homeport-fed-${host}-`));
-      const logger = createLogger({ level: process.env.HOMEPORT_TEST_LOG ?? 'warn', toConsole: Boolean(process.env.HOMEPORT_TEST_LOG), ring: new LogRing(200) });
+      const logger = createLogger({
+        level: process.env.HOMEPORT_TEST_LOG ?? 'warn',
+        toConsole: Boolean(process.env.HOMEPORT_TEST_LOG),
+        ring: new LogRing(200),
+      });
       const social = await openSocial({
         dataDir: dir,
         logger,
@@ -104,12 +125,21 @@ export function createTestNetwork(): TestNetwork {
         secure: true,
         // Tests poll the API while deliveries travel; the general rate limit would end that.
         generalRateLimit: false,
-        federation: { allowPrivateAddress: true, queueIdleMs: 20, retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)) },
+        federation: {
+          allowPrivateAddress: true,
+          queueIdleMs: 20,
+          retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)),
+        },
         // Cards only where a test asks for them: the others must not look up the hosts their posts link to.
         previewCards: options.previewCards ?? { enabled: false },
         imports: options.imports,
       });
-      const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }], allowedHostNames: () => [host] });
+      const http = await createHttpServer({
+        logger,
+        rendererDir: null,
+        plugins: [{ name: 'social', plugin: social.plugin }],
+        allowedHostNames: () => [host],
+      });
       await http.ready();
       const url = `https://${host}`;
       const instance: TestInstance = {
@@ -120,7 +150,14 @@ export function createTestNetwork(): TestNetwork {
         http,
         intercept: null,
         async createUser(username, userOptions = {}) {
-          const { account } = await social.admin.createAccount({ username, email: `${username}@${host}`, password: `pw-${username}-correct-horse`, role: 'user', confirmed: true, approved: true });
+          const { account } = await social.admin.createAccount({
+            username,
+            email: `${username}@${host}`,
+            password: `pw-${username}-correct-horse`,
+            role: 'user',
+            confirmed: true,
+            approved: true,
+          });
           const { token } = social.admin.createToken(username, 'read write follow push');
           const client = createRestAPIClient({ url, accessToken: token });
           if (userOptions.locked) await client.v1.accounts.updateCredentials({ locked: true });
@@ -144,7 +181,11 @@ export function createTestNetwork(): TestNetwork {
 }
 
 /** Waits until `check` returns a value other than null/undefined/false (deliveries are asynchronous). */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, attempts = 200): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  attempts = 200,
+): Promise<NonNullable<T>> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
@@ -158,9 +199,14 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, a
   throw new Error(`never happened: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
-
 /** A request to an instance's API as `user`, for routes masto.js does not know (Homeport's own). */
-export async function apiCall(instance: TestInstance, user: NetworkUser, method: string, path: string, body?: object): Promise<{ status: number; text: string; json: any }> {
+export async function apiCall(
+  instance: TestInstance,
+  user: NetworkUser,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<{ status: number; text: string; json: any }> {
   const res = await fetch(`${instance.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${user.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -180,7 +226,15 @@ export async function apiCall(instance: TestInstance, user: NetworkUser, method:
  * The usual starting point of two-server tests: a.test and b.test on a new network, alice on a and bob on b
  * following each other, with the id each has of the other.
  */
-export async function followingPair(): Promise<{ net: TestNetwork; a: TestInstance; b: TestInstance; alice: NetworkUser; bob: NetworkUser; bobOnA: string; aliceOnB: string }> {
+export async function followingPair(): Promise<{
+  net: TestNetwork;
+  a: TestInstance;
+  b: TestInstance;
+  alice: NetworkUser;
+  bob: NetworkUser;
+  bobOnA: string;
+  aliceOnB: string;
+}> {
   const net = createTestNetwork();
   const a = await net.add('a.test');
   const b = await net.add('b.test');
@@ -190,7 +244,13 @@ export async function followingPair(): Promise<{ net: TestNetwork; a: TestInstan
   const aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
   await alice.client.v1.accounts.$select(bobOnA).follow();
   await bob.client.v1.accounts.$select(aliceOnB).follow();
-  await eventually(async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following, 'alice follows bob');
-  await eventually(async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following, 'bob follows alice');
+  await eventually(
+    async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following,
+    'alice follows bob',
+  );
+  await eventually(
+    async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
+    'bob follows alice',
+  );
   return { net, a, b, alice, bob, bobOnA, aliceOnB };
 }

@@ -25,17 +25,43 @@ interface Instance {
 }
 
 function cli(dataDir: string, args: string[], input?: string): string {
-  return execFileSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], { encoding: 'utf8', input, env: process.env });
+  return execFileSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], {
+    encoding: 'utf8',
+    input,
+    env: process.env,
+  });
 }
 
 async function start(name: string, address: string): Promise<Instance> {
   const host = `${name}.test`;
   const dataDir = path.join(workDir, name);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--host', address, '--http-port', '3000', '--tcp-port', '0', '--tcp-tls-port', 'off', '--public-url', `https://${host}`, '--trust-proxy', '--log-level', 'warn'], {
-    env: { ...process.env, HOMEPORT_TEST_PRIVATE_NETWORK: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--host',
+      address,
+      '--http-port',
+      '3000',
+      '--tcp-port',
+      '0',
+      '--tcp-tls-port',
+      'off',
+      '--public-url',
+      `https://${host}`,
+      '--trust-proxy',
+      '--log-level',
+      'warn',
+    ],
+    {
+      env: { ...process.env, HOMEPORT_TEST_PRIVATE_NETWORK: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -47,7 +73,13 @@ async function start(name: string, address: string): Promise<Instance> {
   // TLS in front, as Caddy would: Host kept, the client address forwarded.
   const proxy = https.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) }, (req, res) => {
     const upstream = http.request(
-      { host: address, port: 3000, path: req.url, method: req.method, headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-proto': 'https' } },
+      {
+        host: address,
+        port: 3000,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-proto': 'https' },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -61,8 +93,24 @@ async function start(name: string, address: string): Promise<Instance> {
 }
 
 function user(instance: Instance, username: string): mastodon.rest.Client {
-  cli(instance.dataDir, ['accounts', 'create', username, '--email', `${username}@${instance.host}`, '--password-stdin', '--confirmed', '--role', 'owner'], `${username}-long-test-password\n`);
-  const token = /([A-Za-z0-9_-]{30,})/.exec(cli(instance.dataDir, ['tokens', 'create', username, '--scopes', 'read write follow']))![1];
+  cli(
+    instance.dataDir,
+    [
+      'accounts',
+      'create',
+      username,
+      '--email',
+      `${username}@${instance.host}`,
+      '--password-stdin',
+      '--confirmed',
+      '--role',
+      'owner',
+    ],
+    `${username}-long-test-password\n`,
+  );
+  const token = /([A-Za-z0-9_-]{30,})/.exec(
+    cli(instance.dataDir, ['tokens', 'create', username, '--scopes', 'read write follow']),
+  )![1];
   return createRestAPIClient({ url: `https://${instance.host}`, accessToken: token });
 }
 
@@ -98,19 +146,33 @@ try {
     const list = await bob.v1.accounts.$select(bobAccountOnBeta.id).followers.list();
     return list.some((a) => a.acct === 'alice@alpha.test') && list.map((a) => a.acct);
   });
-  result.aliceFollowsBob = await until('the follow accepted', async () => (await alice.v1.accounts.relationships.fetch({ id: [bobSeenByAlice.id] }))[0].following);
+  result.aliceFollowsBob = await until(
+    'the follow accepted',
+    async () => (await alice.v1.accounts.relationships.fetch({ id: [bobSeenByAlice.id] }))[0].following,
+  );
 
   // A post from beta reaches alpha's home timeline; a reply from alpha threads and notifies on beta.
   const post = await bob.v1.statuses.create({ status: 'Hello from beta #homeport' });
-  const arrived = await until('bob’s post in alice’s home', async () => (await alice.v1.timelines.home.list({ limit: 40 })).find((s) => s.uri === post.uri));
+  const arrived = await until('bob’s post in alice’s home', async () =>
+    (await alice.v1.timelines.home.list({ limit: 40 })).find((s) => s.uri === post.uri),
+  );
   result.postArrived = arrived.content.includes('Hello from beta');
-  const reply = await alice.v1.statuses.create({ status: '@bob@beta.test hello back from alpha', inReplyToId: arrived.id });
-  const mention = await until('the mention notification on beta', async () => (await bob.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === reply.uri));
+  const reply = await alice.v1.statuses.create({
+    status: '@bob@beta.test hello back from alpha',
+    inReplyToId: arrived.id,
+  });
+  const mention = await until('the mention notification on beta', async () =>
+    (await bob.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === reply.uri),
+  );
   result.mentionFrom = mention.account.acct;
-  result.replyThreaded = await until('the reply in the thread on beta', async () => (await bob.v1.statuses.$select(post.id).context.fetch()).descendants.some((s) => s.uri === reply.uri));
+  result.replyThreaded = await until('the reply in the thread on beta', async () =>
+    (await bob.v1.statuses.$select(post.id).context.fetch()).descendants.some((s) => s.uri === reply.uri),
+  );
   // And the other way: a mention from beta notifies on alpha.
   const hey = await bob.v1.statuses.create({ status: '@alice@alpha.test are you there?' });
-  const back = await until('the mention notification on alpha', async () => (await alice.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === hey.uri));
+  const back = await until('the mention notification on alpha', async () =>
+    (await alice.v1.notifications.list({ types: ['mention'] })).find((n) => n.status?.uri === hey.uri),
+  );
   result.mentionOnAlpha = back.account.acct;
   result.ok = true;
 } catch (err) {

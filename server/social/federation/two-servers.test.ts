@@ -33,10 +33,21 @@ describe('two Homeport servers over TLS', () => {
         extensions: [
           { name: 'basicConstraints', cA: false },
           { name: 'extKeyUsage', serverAuth: true },
-          { name: 'subjectAltName', altNames: [{ type: 2, value: 'alpha.test' }, { type: 2, value: 'beta.test' }] },
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 2, value: 'alpha.test' },
+              { type: 2, value: 'beta.test' },
+            ],
+          },
         ],
       });
-      const files = { ca: path.join(dir, 'ca.pem'), key: path.join(dir, 'server.key'), cert: path.join(dir, 'server.pem'), hosts: path.join(dir, 'hosts') };
+      const files = {
+        ca: path.join(dir, 'ca.pem'),
+        key: path.join(dir, 'server.key'),
+        cert: path.join(dir, 'server.pem'),
+        hosts: path.join(dir, 'hosts'),
+      };
       fs.writeFileSync(files.ca, ca.cert);
       fs.writeFileSync(files.key, server.private, { mode: 0o600 });
       fs.writeFileSync(files.cert, server.cert);

@@ -34,7 +34,11 @@ describe('per-action limits over HTTP', () => {
     const masto = server.masto(user.token);
     const posts = [];
     for (let i = 0; i < 31; i++) posts.push(await masto.v1.statuses.create({ status: `post ${i}` }));
-    const remove = (id: string, token = user.token) => server.fetch(`${server.url}/api/v1/statuses/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    const remove = (id: string, token = user.token) =>
+      server.fetch(`${server.url}/api/v1/statuses/${id}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${token}` },
+      });
     for (const [i, post] of posts.slice(0, 30).entries()) {
       const res = await remove(post.id);
       expect(res.status).toBe(200);

@@ -38,10 +38,14 @@ export class ActionLimiter {
   }
 
   /** Counts one action; returns what the rate-limit headers say, and whether it is over the limit. */
-  hit(family: ActionFamily, accountId: string): { limited: boolean; limit: number; remaining: number; resetAt: number } {
+  hit(
+    family: ActionFamily,
+    accountId: string,
+  ): { limited: boolean; limit: number; remaining: number; resetAt: number } {
     const { max, windowMs } = ACTION_LIMITS[family];
     const now = this.now();
-    if (this.windows.size >= SWEEP_AT) for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
+    if (this.windows.size >= SWEEP_AT)
+      for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
     const key = `${family}:${accountId}`;
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
@@ -49,7 +53,12 @@ export class ActionLimiter {
       this.windows.set(key, window);
     }
     window.count++;
-    return { limited: window.count > max, limit: max, remaining: Math.max(0, max - window.count), resetAt: window.resetAt };
+    return {
+      limited: window.count > max,
+      limit: max,
+      remaining: Math.max(0, max - window.count),
+      resetAt: window.resetAt,
+    };
   }
 
   /** preHandler: counts the route's action for the signed-in account, sets the headers, refuses past the limit. */
@@ -59,7 +68,11 @@ export class ActionLimiter {
       const accountId = req.principal?.account?.id;
       if (!enabled || !family || !accountId) return;
       const r = this.hit(family, accountId);
-      const headers = { 'X-RateLimit-Limit': String(r.limit), 'X-RateLimit-Remaining': String(r.remaining), 'X-RateLimit-Reset': new Date(r.resetAt).toISOString() };
+      const headers = {
+        'X-RateLimit-Limit': String(r.limit),
+        'X-RateLimit-Remaining': String(r.remaining),
+        'X-RateLimit-Reset': new Date(r.resetAt).toISOString(),
+      };
       if (r.limited) throw new ApiError(429, 'Too many requests', {}, headers);
       reply.headers(headers);
     };

@@ -21,7 +21,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const me = (token: string) => server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${token}` } });
+const me = (token: string) =>
+  server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${token}` } });
 
 describe('the principal cache', () => {
   it('sees a token revoked by another connection to the database at the next request', async () => {
@@ -30,7 +31,9 @@ describe('the principal cache', () => {
     // Another process (as the admin CLI would be) revokes every token of the user.
     const other = new Database(path.join(server.dir, 'social.db'));
     try {
-      other.prepare('UPDATE oauth_access_tokens SET revoked_at = ? WHERE user_id = (SELECT id FROM users WHERE email = ?)').run(Date.now(), user.email);
+      other
+        .prepare('UPDATE oauth_access_tokens SET revoked_at = ? WHERE user_id = (SELECT id FROM users WHERE email = ?)')
+        .run(Date.now(), user.email);
     } finally {
       other.close();
     }

@@ -67,7 +67,8 @@ export function tokenBeforeBody(req: FastifyRequest): string | null {
   const q = (req.query as Record<string, unknown> | undefined)?.access_token;
   if (typeof q === 'string' && q) return q;
   // A browser's WebSocket cannot send headers: masto.js offers the token as the subprotocol (the server echoes it).
-  const protocol = req.headers.upgrade?.toLowerCase() === 'websocket' ? req.headers['sec-websocket-protocol'] : undefined;
+  const protocol =
+    req.headers.upgrade?.toLowerCase() === 'websocket' ? req.headers['sec-websocket-protocol'] : undefined;
   return protocol ? protocol.split(',')[0].trim() || null : null;
 }
 
@@ -80,9 +81,26 @@ export function presentedToken(req: FastifyRequest): string | null {
   return typeof b === 'string' && b ? b : null;
 }
 
-const INVALID_TOKEN = () => new ApiError(401, 'The access token is invalid', {}, { 'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="invalid_token", error_description="The access token is invalid"' });
+const INVALID_TOKEN = () =>
+  new ApiError(
+    401,
+    'The access token is invalid',
+    {},
+    {
+      'WWW-Authenticate':
+        'Bearer realm="Doorkeeper", error="invalid_token", error_description="The access token is invalid"',
+    },
+  );
 const OUT_OF_SCOPE = () =>
-  new ApiError(403, 'This action is outside the authorized scopes', {}, { 'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token."' });
+  new ApiError(
+    403,
+    'This action is outside the authorized scopes',
+    {},
+    {
+      'WWW-Authenticate':
+        'Bearer realm="Doorkeeper", error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token."',
+    },
+  );
 
 /**
  * Principals of recently seen tokens, reused while nothing at all has been written since (the store's write
@@ -138,12 +156,26 @@ function sessionPrincipal(ctx: SocialContext, req: FastifyRequest): Principal | 
   const session = ctx.store.oauth.sessionBySecret(cookie);
   if (!session) return null;
   const presented = req.headers['x-csrf-token'];
-  if (typeof presented !== 'string' || !safeEqual(presented, session.csrfToken)) throw new ApiError(422, "Can't verify CSRF token authenticity.");
+  if (typeof presented !== 'string' || !safeEqual(presented, session.csrfToken))
+    throw new ApiError(422, "Can't verify CSRF token authenticity.");
   const user = ctx.store.users.byId(session.userId);
   const account = user ? ctx.store.accounts.byId(user.accountId) : null;
   if (!user || !account) return null;
   const app = ctx.store.oauth.builtinApp();
-  return { token: { id: `session:${session.id}`, applicationId: app.id, userId: user.id, scopes: SESSION_SCOPES, createdAt: 0, lastUsedAt: null, revokedAt: null }, app, user, account };
+  return {
+    token: {
+      id: `session:${session.id}`,
+      applicationId: app.id,
+      userId: user.id,
+      scopes: SESSION_SCOPES,
+      createdAt: 0,
+      lastUsedAt: null,
+      revokedAt: null,
+    },
+    app,
+    user,
+    account,
+  };
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -203,7 +235,17 @@ export function authenticate(ctx: SocialContext) {
       throw new ApiError(422, 'This method requires an authenticated user', { details: {} });
     }
     const state = userStateError(principal.user, principal.account);
-    if (state && !(rule.kind === 'user' && rule.allowUnconfirmed && principal.user.confirmedAt === null && !principal.user.disabled && principal.account.suspendedAt === null)) throw state;
+    if (
+      state &&
+      !(
+        rule.kind === 'user' &&
+        rule.allowUnconfirmed &&
+        principal.user.confirmedAt === null &&
+        !principal.user.disabled &&
+        principal.account.suspendedAt === null
+      )
+    )
+      throw state;
     req.principal = principal;
   };
 }
@@ -211,7 +253,12 @@ export function authenticate(ctx: SocialContext) {
 /** Whether a token still stands for an active user (long-lived connections ask again from time to time). */
 export function tokenStillValid(ctx: SocialContext, secret: string): boolean {
   const principal = resolve(ctx, secret);
-  return principal !== null && principal.user !== null && principal.account !== null && userStateError(principal.user, principal.account) === null;
+  return (
+    principal !== null &&
+    principal.user !== null &&
+    principal.account !== null &&
+    userStateError(principal.user, principal.account) === null
+  );
 }
 
 /** The signed-in user of a `user` route (the preHandler guarantees one). */

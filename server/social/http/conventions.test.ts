@@ -37,14 +37,18 @@ function concrete(route: RegisteredRoute): string {
 }
 
 function scopedRoutes(): (RegisteredRoute & { scopes: string[] })[] {
-  return server.social.routes.flatMap((r) => (r.auth.kind !== 'public' && r.auth.scopes.length > 0 ? [{ ...r, scopes: r.auth.scopes }] : []));
+  return server.social.routes.flatMap((r) =>
+    r.auth.kind !== 'public' && r.auth.scopes.length > 0 ? [{ ...r, scopes: r.auth.scopes }] : [],
+  );
 }
 
 describe('scopes', () => {
   it('registers every API route with an auth rule, and only the expected ones are public', () => {
     const routes = server.social.routes;
     expect(routes.length).toBeGreaterThan(50);
-    const publicApi = routes.filter((r) => r.auth.kind === 'public' && r.url.startsWith('/api/')).map((r) => `${r.method} ${r.url}`);
+    const publicApi = routes
+      .filter((r) => r.auth.kind === 'public' && r.url.startsWith('/api/'))
+      .map((r) => `${r.method} ${r.url}`);
     expect(publicApi.sort()).toEqual(
       [
         'GET /api/oembed',
@@ -67,7 +71,9 @@ describe('scopes', () => {
   });
 
   it('requires on every route the scopes Mastodon’s API document gives that operation', () => {
-    const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')) as { paths: Record<string, Record<string, { security?: { OAuth2?: string[] }[] }>> };
+    const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')) as {
+      paths: Record<string, Record<string, { security?: { OAuth2?: string[] }[] }>>;
+    };
     const mismatches: string[] = [];
     let compared = 0;
     for (const route of scopedRoutes()) {
@@ -79,9 +85,12 @@ describe('scopes', () => {
       const expected = SCOPE_ERRATA[key] ?? documented;
       // Every scope Mastodon lists must let the request through (the deprecated `follow` does, by granting its
       // parts), and we must ask for nothing Mastodon does not.
-      const admitted = expected.every((scope) => route.scopes.includes(scope) || route.scopes.some((required) => grants([scope], required)));
+      const admitted = expected.every(
+        (scope) => route.scopes.includes(scope) || route.scopes.some((required) => grants([scope], required)),
+      );
       const extra = route.scopes.filter((scope) => !expected.includes(scope));
-      if (!admitted || extra.length > 0) mismatches.push(`${key}: ours ${route.scopes.join(' ')}, Mastodon's ${expected.join(' ')}`);
+      if (!admitted || extra.length > 0)
+        mismatches.push(`${key}: ours ${route.scopes.join(' ')}, Mastodon's ${expected.join(' ')}`);
     }
     expect(compared).toBeGreaterThan(60);
     expect(mismatches).toEqual([]);
@@ -95,9 +104,13 @@ describe('scopes', () => {
       // Everything except what would satisfy the route (umbrellas and the deprecated follow included).
       const lacking = ALL_SCOPES.filter((s) => !route.scopes.some((required) => grants([s], required)));
       const { token } = server.admin.createToken(owner.username, lacking.join(' '));
-      const res = await server.fetch(`${server.url}${concrete(route)}`, { method: route.method, headers: { Authorization: `Bearer ${token}` } });
+      const res = await server.fetch(`${server.url}${concrete(route)}`, {
+        method: route.method,
+        headers: { Authorization: `Bearer ${token}` },
+      });
       const body = (await res.json()) as { error?: string };
-      if (res.status !== 403 || body.error !== 'This action is outside the authorized scopes') failures.push(`${route.method} ${route.url} → ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 403 || body.error !== 'This action is outside the authorized scopes')
+        failures.push(`${route.method} ${route.url} → ${res.status} ${JSON.stringify(body)}`);
     }
     expect(failures).toEqual([]);
   });
@@ -117,22 +130,37 @@ describe('scopes', () => {
     const me = await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`);
     expect(me.status).toBe(401);
     expect(me.headers.get('www-authenticate')).toContain('invalid_token');
-    const bogus = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}`, { headers: { Authorization: 'Bearer not-a-token' } });
+    const bogus = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}`, {
+      headers: { Authorization: 'Bearer not-a-token' },
+    });
     expect(bogus.status).toBe(401);
     // A client_credentials token belongs to an app, not a user.
     const app = await registerApp(server, { scopes: 'read write' });
     const grant = await server.fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret, scope: 'read write' }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        scope: 'read write',
+      }),
     });
     expect(grant.status).toBe(200);
     const appToken = ((await grant.json()) as { access_token: string }).access_token;
-    const asApp = await server.fetch(`${server.url}/api/v1/timelines/home`, { headers: { Authorization: `Bearer ${appToken}` } });
+    const asApp = await server.fetch(`${server.url}/api/v1/timelines/home`, {
+      headers: { Authorization: `Bearer ${appToken}` },
+    });
     expect(asApp.status).toBe(422);
     expect(await asApp.json()).toMatchObject({ error: 'This method requires an authenticated user' });
     // …while app-level endpoints take it.
-    expect((await server.fetch(`${server.url}/api/v1/apps/verify_credentials`, { headers: { Authorization: `Bearer ${appToken}` } })).status).toBe(200);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/apps/verify_credentials`, {
+          headers: { Authorization: `Bearer ${appToken}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -143,11 +171,31 @@ describe('input handling', () => {
     { contentType: 'application/json', body: '"a string"' },
     {
       contentType: 'application/json',
-      body: JSON.stringify({ id: { $gt: 1 }, limit: 'many', duration: [1], notifications: { a: 1 }, comment: 42, domain: ['x'], uri: null, note: { x: 1 }, source: 'weird', fields_attributes: 'nope', acct: ['a'], q: {}, email: 7 }),
+      body: JSON.stringify({
+        id: { $gt: 1 },
+        limit: 'many',
+        duration: [1],
+        notifications: { a: 1 },
+        comment: 42,
+        domain: ['x'],
+        uri: null,
+        note: { x: 1 },
+        source: 'weird',
+        fields_attributes: 'nope',
+        acct: ['a'],
+        q: {},
+        email: 7,
+      }),
     },
-    { contentType: 'application/x-www-form-urlencoded', body: 'id[][x]=1&limit[]=2&source[privacy][]=a&fields_attributes[0]=x&__proto__[polluted]=1&duration=abc' },
+    {
+      contentType: 'application/x-www-form-urlencoded',
+      body: 'id[][x]=1&limit[]=2&source[privacy][]=a&fields_attributes[0]=x&__proto__[polluted]=1&duration=abc',
+    },
     { contentType: 'text/plain', body: 'hello' },
-    { contentType: 'multipart/form-data; boundary=broken', body: '--broken\r\nContent-Disposition: form-data; name="note"\r\n\r\nunterminated' },
+    {
+      contentType: 'multipart/form-data; boundary=broken',
+      body: '--broken\r\nContent-Disposition: form-data; name="note"\r\n\r\nunterminated',
+    },
   ];
 
   it('never answers 500, whatever the body, on every route', async () => {
@@ -158,7 +206,9 @@ describe('input handling', () => {
       if (route.url === '/api/v1/accounts' && route.method === 'POST') continue; // rate limited to 5; covered in registration tests
       // Rate limits count per verified account (300 requests per 5 minutes): a new sweeper every 30 routes (240
       // requests) keeps under it; one per route made account creation (key pair, password hash) most of the test.
-      if (n++ % 30 === 0) token = (await server.createUser(`sweeper${n}`, { role: 'owner', scopes: 'read write follow push profile' })).token;
+      if (n++ % 30 === 0)
+        token = (await server.createUser(`sweeper${n}`, { role: 'owner', scopes: 'read write follow push profile' }))
+          .token;
       for (const bad of BAD_BODIES) {
         const withBody = route.method !== 'GET';
         const res = await fetch(`${server.url}${concrete(route)}?limit=abc&max_id=zz&id[]=nope`, {
@@ -172,13 +222,18 @@ describe('input handling', () => {
           continue;
         }
         const text = await res.text();
-        if (res.status >= 500) failures.push(`${route.method} ${route.url} [${bad.contentType}] → ${res.status} ${text.slice(0, 200)}`);
-        if (res.headers.get('content-type')?.startsWith('application/json') && text === '') failures.push(`${route.method} ${route.url} → empty JSON body`);
+        if (res.status >= 500)
+          failures.push(`${route.method} ${route.url} [${bad.contentType}] → ${res.status} ${text.slice(0, 200)}`);
+        if (res.headers.get('content-type')?.startsWith('application/json') && text === '')
+          failures.push(`${route.method} ${route.url} → empty JSON body`);
         if (res.status === 204) failures.push(`${route.method} ${route.url} → 204`);
       }
       // The sweeper goes on to the next routes: bad input must not have cost it its token or its account.
-      const still = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${token}` } });
-      if (still.status !== 200) failures.push(`${route.method} ${route.url} → the sweeper's token answers ${still.status} afterwards`);
+      const still = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      if (still.status !== 200)
+        failures.push(`${route.method} ${route.url} → the sweeper's token answers ${still.status} afterwards`);
     }
     expect(failures).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -186,23 +241,40 @@ describe('input handling', () => {
 
   it('answers unrouted API paths (removed endpoints too) with a 404 that carries the CORS and cache headers', async () => {
     for (const url of ['/api/v1/search?q=x', '/api/v1/timelines/direct', '/api/v9/nothing/here']) {
-      const res = await fetch(`${server.url}${url}`, { headers: { Origin: 'https://client.example', Authorization: `Bearer ${owner.token}` } });
+      const res = await fetch(`${server.url}${url}`, {
+        headers: { Origin: 'https://client.example', Authorization: `Bearer ${owner.token}` },
+      });
       expect(res.status).toBe(404);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('cache-control')).toBe('private, no-store');
       expect(await res.json()).toEqual({ error: 'Record not found' });
     }
-    const preflight = await fetch(`${server.url}/api/v1/search`, { method: 'OPTIONS', headers: { Origin: 'https://client.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    const preflight = await fetch(`${server.url}/api/v1/search`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://client.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('answers malformed JSON with 400, unsupported types with 415, bad ids with 404, bad values with 422 details', async () => {
     const auth = { Authorization: `Bearer ${owner.token}` };
-    const badJson = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/mute`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"duration": ' });
+    const badJson = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/mute`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"duration": ',
+    });
     expect(badJson.status).toBe(400);
     expect(await badJson.json()).toEqual({ error: 'The request body is not valid JSON' });
-    const plain = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/note`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'x' });
+    const plain = await fetch(`${server.url}/api/v1/accounts/${other.accountId}/note`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'text/plain' },
+      body: 'x',
+    });
     expect(plain.status).toBe(415);
     expect(((await plain.json()) as { error: string }).error).toMatch(/Unsupported content type/);
     for (const id of ['abc', '99999999999999999999999', '-1', '12345']) {
@@ -216,15 +288,25 @@ describe('input handling', () => {
     const missing = await server.fetch(`${server.url}/api/v1/accounts/lookup`, { headers: auth });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toEqual({ error: 'param is missing or the value is empty: acct' });
-    const emptyJson = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}/follow`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } });
+    const emptyJson = await server.fetch(`${server.url}/api/v1/accounts/${other.accountId}/follow`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+    });
     expect(emptyJson.status).toBe(200);
   });
 
   it('parses Rails bracket parameters in query, form and multipart bodies', async () => {
     const auth = { Authorization: `Bearer ${owner.token}` };
-    const rels = (await (await server.fetch(`${server.url}/api/v1/accounts/relationships?id[]=${other.accountId}&id[]=${owner.accountId}`, { headers: auth })).json()) as { id: string }[];
+    const rels = (await (
+      await server.fetch(
+        `${server.url}/api/v1/accounts/relationships?id[]=${other.accountId}&id[]=${owner.accountId}`,
+        { headers: auth },
+      )
+    ).json()) as { id: string }[];
     expect(rels.map((r) => r.id)).toEqual([other.accountId, owner.accountId]);
-    const single = (await (await server.fetch(`${server.url}/api/v1/accounts/relationships?id=${other.accountId}`, { headers: auth })).json()) as { id: string }[];
+    const single = (await (
+      await server.fetch(`${server.url}/api/v1/accounts/relationships?id=${other.accountId}`, { headers: auth })
+    ).json()) as { id: string }[];
     expect(single.map((r) => r.id)).toEqual([other.accountId]);
 
     const form = await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, {
@@ -240,7 +322,13 @@ describe('input handling', () => {
     multipart.append('source[sensitive]', 'true');
     multipart.append('fields_attributes[0][name]', 'C');
     multipart.append('fields_attributes[0][value]', '3');
-    const mp = (await (await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: auth, body: multipart })).json()) as {
+    const mp = (await (
+      await server.fetch(`${server.url}/api/v1/accounts/update_credentials`, {
+        method: 'PATCH',
+        headers: auth,
+        body: multipart,
+      })
+    ).json()) as {
       source: { sensitive: boolean };
       fields: { name: string }[];
     };
@@ -249,7 +337,9 @@ describe('input handling', () => {
   });
 
   it('marks responses private, no-store, deprecated endpoints with a Deprecation header, and sends rate-limit headers', async () => {
-    const res = await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${owner.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      headers: { Authorization: `Bearer ${owner.token}` },
+    });
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(300);
     expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(300);
@@ -258,7 +348,11 @@ describe('input handling', () => {
     expect(v1.headers.get('deprecation')).toMatch(/^@\d+$/);
     const preflight = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://elk.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+      headers: {
+        Origin: 'https://elk.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');

@@ -29,7 +29,12 @@ export function pageQuery(params: Record<string, unknown>, defaultLimit: number,
   let limit = defaultLimit;
   const rawLimit = params.limit;
   if (rawLimit !== undefined && rawLimit !== '') {
-    const n = typeof rawLimit === 'number' ? rawLimit : typeof rawLimit === 'string' && /^-?\d+$/.test(rawLimit.trim()) ? Number(rawLimit) : NaN;
+    const n =
+      typeof rawLimit === 'number'
+        ? rawLimit
+        : typeof rawLimit === 'string' && /^-?\d+$/.test(rawLimit.trim())
+          ? Number(rawLimit)
+          : NaN;
     if (Number.isFinite(n) && n > 0) limit = Math.min(Math.floor(n), maxLimit);
   }
   return { maxId, sinceId, minId, limit };
@@ -40,7 +45,13 @@ export function pageQuery(params: Record<string, unknown>, defaultLimit: number,
  * caller's other parameters. `next` only when the page is full, `prev` only when it is not empty, so
  * paginating clients stop; no header when neither is known.
  */
-export function setLinkHeader(req: FastifyRequest, reply: FastifyReply, urls: SocialUrls, cursors: readonly string[], page: PageQuery): void {
+export function setLinkHeader(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  urls: SocialUrls,
+  cursors: readonly string[],
+  page: PageQuery,
+): void {
   const [path, query = ''] = req.url.split('?');
   const link = (name: string, value: string) => {
     const search = new URLSearchParams(query);
@@ -49,7 +60,8 @@ export function setLinkHeader(req: FastifyRequest, reply: FastifyReply, urls: So
     return `<${urls.absolute(path)}?${search.toString()}>`;
   };
   const parts: string[] = [];
-  if (cursors.length > 0 && cursors.length >= page.limit) parts.push(`${link('max_id', cursors[cursors.length - 1])}; rel="next"`);
+  if (cursors.length > 0 && cursors.length >= page.limit)
+    parts.push(`${link('max_id', cursors[cursors.length - 1])}; rel="next"`);
   if (cursors.length > 0) parts.push(`${link('min_id', cursors[0])}; rel="prev"`);
   if (parts.length) reply.header('Link', parts.join(', '));
 }

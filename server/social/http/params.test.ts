@@ -5,7 +5,11 @@ import { nestFlatPairs, nestJsonKeys, parseParams, parseQueryString, zBool, zId,
 
 describe('Rails-style parameters', () => {
   it('nests brackets in query strings', () => {
-    expect(parseQueryString('types[]=mention&types[]=follow&id=5&source[privacy]=public&fields_attributes[0][name]=a&fields_attributes[1][name]=b')).toEqual({
+    expect(
+      parseQueryString(
+        'types[]=mention&types[]=follow&id=5&source[privacy]=public&fields_attributes[0][name]=a&fields_attributes[1][name]=b',
+      ),
+    ).toEqual({
       types: ['mention', 'follow'],
       id: '5',
       source: { privacy: 'public' },
@@ -16,7 +20,9 @@ describe('Rails-style parameters', () => {
 
   it('nests flat multipart pairs, keeping files as they are', () => {
     const file = { filename: 'a.png', mimetype: 'image/png', path: '/tmp/upload.tmp', size: 1_000_000 };
-    expect(nestFlatPairs({ 'source[privacy]': 'private', avatar: file, 'id[]': ['1', '2'], 'poll[options][]': ['a'] })).toEqual({
+    expect(
+      nestFlatPairs({ 'source[privacy]': 'private', avatar: file, 'id[]': ['1', '2'], 'poll[options][]': ['a'] }),
+    ).toEqual({
       source: { privacy: 'private' },
       avatar: file,
       id: ['1', '2'],
@@ -27,8 +33,22 @@ describe('Rails-style parameters', () => {
 
   it('casts booleans, integers, ids and lists as Rails does', () => {
     const schema = z.object({ a: zBool, b: zBool, c: zBool, n: zInt, id: zId, ids: zList(zId, 2) });
-    expect(parseParams(schema, { a: 'false', b: '1', c: '', n: '42', id: 7, ids: '3' })).toEqual({ a: false, b: true, c: false, n: 42, id: '7', ids: ['3'] });
-    expect(parseParams(schema, { a: true, b: 'off', c: 'on', n: -1, id: '8', ids: { 0: '1', 1: '2' } })).toEqual({ a: true, b: false, c: true, n: -1, id: '8', ids: ['1', '2'] });
+    expect(parseParams(schema, { a: 'false', b: '1', c: '', n: '42', id: 7, ids: '3' })).toEqual({
+      a: false,
+      b: true,
+      c: false,
+      n: 42,
+      id: '7',
+      ids: ['3'],
+    });
+    expect(parseParams(schema, { a: true, b: 'off', c: 'on', n: -1, id: '8', ids: { 0: '1', 1: '2' } })).toEqual({
+      a: true,
+      b: false,
+      c: true,
+      n: -1,
+      id: '8',
+      ids: ['1', '2'],
+    });
   });
 
   it('answers a missing required parameter with 400 and bad values with 422 details', () => {
@@ -51,7 +71,9 @@ describe('Rails-style parameters', () => {
         limit: [{ error: 'ERR_INVALID', description: 'is invalid (expected number)' }],
         tags: [{ error: 'ERR_TOO_LONG', description: 'has too many entries (maximum is 1)' }],
       });
-      expect((err as ValidationFailure).message).toBe('Validation failed: Limit is invalid (expected number), Tags has too many entries (maximum is 1)');
+      expect((err as ValidationFailure).message).toBe(
+        'Validation failed: Limit is invalid (expected number), Tags has too many entries (maximum is 1)',
+      );
     }
   });
 });

@@ -11,7 +11,13 @@ import { isUploadedFile, type UploadedFile } from '../media/images.ts';
  * Query and body are merged as Rails does (body wins), then validated with zod per route.
  */
 
-const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 6, allowPrototypes: false, parseArrays: true } as const;
+const QS_OPTIONS = {
+  arrayLimit: 1000,
+  parameterLimit: 2000,
+  depth: 6,
+  allowPrototypes: false,
+  parseArrays: true,
+} as const;
 
 export function parseQueryString(text: string): Record<string, unknown> {
   return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
@@ -30,7 +36,8 @@ export function nestFlatPairs(pairs: Record<string, unknown>): Record<string, un
   const restore = (v: unknown): unknown => {
     if (typeof v === 'string' && v.startsWith('\u0000file:')) return files[Number(v.slice(6))];
     if (Array.isArray(v)) return v.map(restore);
-    if (v && typeof v === 'object' && !isUploadedFile(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, restore(x)]));
+    if (v && typeof v === 'object' && !isUploadedFile(v))
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, restore(x)]));
     return v;
   };
   return restore(nested) as Record<string, unknown>;
@@ -48,7 +55,8 @@ export function nestJsonKeys(body: Record<string, unknown>): Record<string, unkn
 /** Query and body parameters of a request, merged (body wins). */
 export function requestParams(req: FastifyRequest): Record<string, unknown> {
   const query = (req.query ?? {}) as Record<string, unknown>;
-  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
+  const body =
+    req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Record<string, unknown>) : {};
   return { ...query, ...body };
 }
 
@@ -65,10 +73,16 @@ export const zBool = z.preprocess((v) => {
 }, z.boolean());
 
 /** Integers from JSON numbers or numeric strings. */
-export const zInt = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v), z.number().int());
+export const zInt = z.preprocess(
+  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v),
+  z.number().int(),
+);
 
 /** An id: a decimal string (numbers are accepted too, as some clients send them). */
-export const zId = z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v), z.string().refine(isId, 'is not a valid id'));
+export const zId = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v),
+  z.string().refine(isId, 'is not a valid id'),
+);
 
 /** One value or a list of them (`id=1` as well as `id[]=1&id[]=2`); objects with numeric keys count as lists. */
 export function zList<T extends z.ZodType>(item: T, max?: number): z.ZodType<z.output<T>[], unknown> {
@@ -82,7 +96,10 @@ export function zList<T extends z.ZodType>(item: T, max?: number): z.ZodType<z.o
 }
 
 /** A string that may come as a number; trims nothing (callers decide). */
-export const zString = z.preprocess((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), z.string());
+export const zString = z.preprocess(
+  (v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v),
+  z.string(),
+);
 
 export const zFile = z.custom<UploadedFile>((v) => isUploadedFile(v), { message: 'must be an uploaded file' });
 
@@ -97,15 +114,24 @@ function railsName(path: readonly PropertyKey[]): string {
 function describe(issue: z.core.$ZodIssue): { error: string; description: string } {
   switch (issue.code) {
     case 'too_big':
-      if (issue.origin === 'string') return { error: 'ERR_TOO_LONG', description: `is too long (maximum is ${issue.maximum} characters)` };
-      if (issue.origin === 'array') return { error: 'ERR_TOO_LONG', description: `has too many entries (maximum is ${issue.maximum})` };
+      if (issue.origin === 'string')
+        return { error: 'ERR_TOO_LONG', description: `is too long (maximum is ${issue.maximum} characters)` };
+      if (issue.origin === 'array')
+        return { error: 'ERR_TOO_LONG', description: `has too many entries (maximum is ${issue.maximum})` };
       return { error: 'ERR_INVALID', description: `must be less than or equal to ${issue.maximum}` };
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? { error: 'ERR_BLANK', description: "can't be blank" } : { error: 'ERR_TOO_SHORT', description: `is too short (minimum is ${issue.minimum} characters)` };
-      if (issue.origin === 'array') return { error: 'ERR_BLANK', description: `needs at least ${issue.minimum} entries` };
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1
+          ? { error: 'ERR_BLANK', description: "can't be blank" }
+          : { error: 'ERR_TOO_SHORT', description: `is too short (minimum is ${issue.minimum} characters)` };
+      if (issue.origin === 'array')
+        return { error: 'ERR_BLANK', description: `needs at least ${issue.minimum} entries` };
       return { error: 'ERR_INVALID', description: `must be greater than or equal to ${issue.minimum}` };
     case 'invalid_value':
-      return { error: 'ERR_INCLUSION', description: `is not included in the list (${issue.values.map(String).join(', ')})` };
+      return {
+        error: 'ERR_INCLUSION',
+        description: `is not included in the list (${issue.values.map(String).join(', ')})`,
+      };
     case 'invalid_type':
       return { error: 'ERR_INVALID', description: `is invalid (expected ${issue.expected})` };
     case 'custom':
@@ -122,7 +148,9 @@ function describe(issue: z.core.$ZodIssue): { error: string; description: string
 export function parseParams<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const missing = result.error.issues.find((i) => i.code === 'invalid_type' && i.path.length === 1 && (i as { input?: unknown }).input === undefined);
+  const missing = result.error.issues.find(
+    (i) => i.code === 'invalid_type' && i.path.length === 1 && (i as { input?: unknown }).input === undefined,
+  );
   if (missing) throw paramMissing(String(missing.path[0]));
   const details: ErrorDetails = {};
   for (const issue of result.error.issues) (details[railsName(issue.path)] ??= []).push(describe(issue));

@@ -18,9 +18,17 @@ import { nestFlatPairs, nestJsonKeys, parseQueryString } from './params.ts';
 /** Mastodon's general limit: 300 requests per 5 minutes per token, or per IP address without one. */
 export const GENERAL_RATE_LIMIT = { max: 300, timeWindow: 5 * 60 * 1000 };
 /** POST /api/v1/accounts: 5 sign-ups per 30 minutes per IP address. */
-export const SIGN_UP_RATE_LIMIT = { max: 5, timeWindow: 30 * 60 * 1000, keyGenerator: (req: FastifyRequest) => `sign-up:${req.ip}` };
+export const SIGN_UP_RATE_LIMIT = {
+  max: 5,
+  timeWindow: 30 * 60 * 1000,
+  keyGenerator: (req: FastifyRequest) => `sign-up:${req.ip}`,
+};
 /** Sign-in form: 25 attempts per 5 minutes per IP address. */
-export const SIGN_IN_RATE_LIMIT = { max: 25, timeWindow: 5 * 60 * 1000, keyGenerator: (req: FastifyRequest) => `sign-in:${req.ip}` };
+export const SIGN_IN_RATE_LIMIT = {
+  max: 25,
+  timeWindow: 5 * 60 * 1000,
+  keyGenerator: (req: FastifyRequest) => `sign-in:${req.ip}`,
+};
 
 /** Bounds of every multipart body; files are allowed per route (`config.uploads`), none by default. */
 const MULTIPART_LIMITS = { fields: 200, fieldSize: 64 * 1024, parts: 210 };
@@ -34,7 +42,9 @@ async function readMultipart(req: FastifyRequest, incomingDir: string): Promise<
   const pairs: Record<string, unknown[]> = {};
   const uploads = req.routeOptions.config?.uploads ?? NO_UPLOADS;
   try {
-    for await (const part of req.parts({ limits: { ...MULTIPART_LIMITS, files: uploads.files, fileSize: uploads.fileSize } })) {
+    for await (const part of req.parts({
+      limits: { ...MULTIPART_LIMITS, files: uploads.files, fileSize: uploads.fileSize },
+    })) {
       let value: unknown;
       if (part.type === 'file') {
         // Streamed to disk as it arrives: a 99 MB video never sits in memory. Removed when the request ends
@@ -44,16 +54,27 @@ async function readMultipart(req: FastifyRequest, incomingDir: string): Promise<
         req.uploadedFiles.push(file);
         await pipeline(part.file, fs.createWriteStream(file, { mode: 0o600 }));
         if (part.file.truncated) throw Object.assign(new Error('file too large'), { statusCode: 413 });
-        value = { filename: part.filename ?? '', mimetype: part.mimetype || 'application/octet-stream', path: file, size: (await fs.promises.stat(file)).size };
+        value = {
+          filename: part.filename ?? '',
+          mimetype: part.mimetype || 'application/octet-stream',
+          path: file,
+          size: (await fs.promises.stat(file)).size,
+        };
       } else value = (part as { value: unknown }).value;
       (pairs[part.fieldname] ??= []).push(value);
     }
   } catch (err) {
     const status = (err as { statusCode?: number }).statusCode;
-    if (status === 413) throw new ApiError(413, uploads.files === 0 ? 'This endpoint takes no file uploads' : 'The request body is too large');
+    if (status === 413)
+      throw new ApiError(
+        413,
+        uploads.files === 0 ? 'This endpoint takes no file uploads' : 'The request body is too large',
+      );
     throw new ApiError(400, `The multipart body is malformed: ${(err as Error).message}`);
   }
-  const flat = Object.fromEntries(Object.entries(pairs).map(([k, v]) => [k, v.length === 1 && !k.endsWith('[]') ? v[0] : v]));
+  const flat = Object.fromEntries(
+    Object.entries(pairs).map(([k, v]) => [k, v.length === 1 && !k.endsWith('[]') ? v[0] : v]),
+  );
   return nestFlatPairs(flat);
 }
 
@@ -87,7 +108,12 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     if (typeof body === 'string' && body.trim() === '') return done(null, {});
     defaultJson(req, body as string, (err, parsed) => {
       if (err) return done(new ApiError(400, 'The request body is not valid JSON'), undefined);
-      done(null, parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? nestJsonKeys(parsed as Record<string, unknown>) : parsed);
+      done(
+        null,
+        parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+          ? nestJsonKeys(parsed as Record<string, unknown>)
+          : parsed,
+      );
     });
   });
   await app.register(fastifyFormbody, { parser: (text) => parseQueryString(String(text)) });
@@ -96,14 +122,29 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => {
     if (String(body).trim() === '') return done(null, {});
-    done(new ApiError(415, `Unsupported content type ${req.headers['content-type'] ?? ''}; send JSON, a form or multipart/form-data`), undefined);
+    done(
+      new ApiError(
+        415,
+        `Unsupported content type ${req.headers['content-type'] ?? ''}; send JSON, a form or multipart/form-data`,
+      ),
+      undefined,
+    );
   });
   await app.register(fastifyCookie);
   await app.register(fastifyCors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Cache-Control'],
-    exposedHeaders: ['Link', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id', 'Idempotency-Key', 'Deprecation', 'Mastodon-Async-Refresh'],
+    exposedHeaders: [
+      'Link',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Request-Id',
+      'Idempotency-Key',
+      'Deprecation',
+      'Mastodon-Async-Refresh',
+    ],
     maxAge: 86400,
   });
   await app.register(fastifyRateLimit, {
@@ -134,11 +175,14 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
 
   app.addHook('onSend', async (req, reply, payload) => {
     const config = req.routeOptions.config;
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', config?.publicCache ? 'public, max-age=60' : 'private, no-store');
-    if (config?.deprecated) reply.header('Deprecation', `@${Math.floor(Date.parse(`${config.deprecated}T00:00:00Z`) / 1000)}`);
+    if (!reply.hasHeader('cache-control'))
+      reply.header('Cache-Control', config?.publicCache ? 'public, max-age=60' : 'private, no-store');
+    if (config?.deprecated)
+      reply.header('Deprecation', `@${Math.floor(Date.parse(`${config.deprecated}T00:00:00Z`) / 1000)}`);
     // Mastodon sends the end of the window as a timestamp; @fastify/rate-limit sends seconds until then.
     const reset = reply.getHeader('x-ratelimit-reset');
-    if (reset !== undefined && /^\d+$/.test(String(reset))) reply.header('X-RateLimit-Reset', new Date(ctx.store.now() + Number(reset) * 1000).toISOString());
+    if (reset !== undefined && /^\d+$/.test(String(reset)))
+      reply.header('X-RateLimit-Reset', new Date(ctx.store.now() + Number(reset) * 1000).toISOString());
     return payload;
   });
 

@@ -18,7 +18,11 @@ afterAll(async () => {
  * Announces a large multipart upload, sends only its first bytes, and returns the status line the server
  * answers with while the rest is still unsent (null if it waits for the body).
  */
-function announceUpload(pathname: string, headers: Record<string, string>, declaredBytes: number): Promise<{ statusLine: string | null; sentBytes: number }> {
+function announceUpload(
+  pathname: string,
+  headers: Record<string, string>,
+  declaredBytes: number,
+): Promise<{ statusLine: string | null; sentBytes: number }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
@@ -81,7 +85,11 @@ describe('request guards', () => {
     for (let i = 0; i < 8; i++) socket.write(chunk);
     // The 2 MB sent so far are on disk in the incoming folder, not waiting in memory for the rest.
     await expect
-      .poll(() => (fs.existsSync(incoming) ? fs.readdirSync(incoming).map((f) => fs.statSync(path.join(incoming, f)).size) : []), { timeout: 5000, interval: 50 })
+      .poll(
+        () =>
+          fs.existsSync(incoming) ? fs.readdirSync(incoming).map((f) => fs.statSync(path.join(incoming, f)).size) : [],
+        { timeout: 5000, interval: 50 },
+      )
       .toEqual([2 * 1024 * 1024]);
     socket.destroy();
     await expect.poll(() => fs.readdirSync(incoming), { timeout: 5000, interval: 50 }).toEqual([]);
@@ -91,12 +99,20 @@ describe('request guards', () => {
     const form = new FormData();
     form.append('status', 'hello');
     form.append('file', new Blob([Buffer.alloc(1024)]), 'x.bin');
-    const res = await server.fetch(`${server.url}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+    const res = await server.fetch(`${server.url}/api/v1/statuses`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: 'This endpoint takes no file uploads' });
 
     const { token: readOnly } = server.admin.createToken('alice', 'read');
-    const { statusLine } = await announceUpload('/api/v2/media', { Authorization: `Bearer ${readOnly}` }, 50 * 1024 * 1024);
+    const { statusLine } = await announceUpload(
+      '/api/v2/media',
+      { Authorization: `Bearer ${readOnly}` },
+      50 * 1024 * 1024,
+    );
     expect(statusLine).toBe('HTTP/1.1 403 Forbidden');
   });
 
@@ -106,14 +122,22 @@ describe('request guards', () => {
       ['application/json', JSON.stringify({ status: huge })],
       ['application/x-www-form-urlencoded', `status=${huge}`],
     ] as const) {
-      const res = await fetch(`${server.url}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': contentType }, body });
+      const res = await fetch(`${server.url}/api/v1/statuses`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': contentType },
+        body,
+      });
       expect(res.status, contentType).toBe(413);
       expect(((await res.json()) as { error: string }).error).toBeTruthy();
     }
     // A multipart field over its bound (64 KB) is refused the same way, long before the body limit.
     const form = new FormData();
     form.append('status', 'x'.repeat(100 * 1024));
-    const multipart = await fetch(`${server.url}/api/v1/statuses`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+    const multipart = await fetch(`${server.url}/api/v1/statuses`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     expect(multipart.status).toBeGreaterThanOrEqual(400);
     expect(multipart.status).toBeLessThan(500);
   });
@@ -127,7 +151,9 @@ describe('request guards', () => {
     }
     expect(limited?.status).toBe(429);
     // A verified account has its own bucket, untouched by the address's made-up tokens.
-    const own = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const own = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(own.status).toBe(200);
     expect(Number(own.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(250);
   });

@@ -31,12 +31,21 @@ export class Mailer {
   /** Records the message and starts delivery; returns the outbox id. */
   send(message: MailMessage): string {
     const smtpUrl = this.store.settings.owner('smtp_url');
-    const id = this.store.mailOutbox.insert({ to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, transport: smtpUrl ? 'smtp' : 'local' });
+    const id = this.store.mailOutbox.insert({
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html ?? null,
+      transport: smtpUrl ? 'smtp' : 'local',
+    });
     if (smtpUrl) {
       const delivery = this.deliver(id, smtpUrl, message).finally(() => this.inFlight.delete(delivery));
       this.inFlight.add(delivery);
     } else {
-      this.logger.info({ outboxId: id, subject: message.subject }, 'e-mail kept in the local outbox (no SMTP server configured)');
+      this.logger.info(
+        { outboxId: id, subject: message.subject },
+        'e-mail kept in the local outbox (no SMTP server configured)',
+      );
     }
     return id;
   }
@@ -51,7 +60,9 @@ export class Mailer {
       const left = deadline - Date.now();
       if (left <= 0) return;
       let timer: NodeJS.Timeout | undefined;
-      const timeout = Number.isFinite(left) ? new Promise<void>((resolve) => (timer = setTimeout(resolve, left))) : null;
+      const timeout = Number.isFinite(left)
+        ? new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))
+        : null;
       await Promise.race([Promise.allSettled([...this.inFlight]), ...(timeout ? [timeout] : [])]);
       clearTimeout(timer);
     }
@@ -66,7 +77,15 @@ export class Mailer {
     if (this.transport?.url !== url) {
       this.transport?.transporter.close();
       // Bounded waits: a stalled mail server must not hold deliveries (or shutdown) for nodemailer's default 10 minutes.
-      this.transport = { url, transporter: nodemailer.createTransport({ url, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 }) };
+      this.transport = {
+        url,
+        transporter: nodemailer.createTransport({
+          url,
+          connectionTimeout: 15_000,
+          greetingTimeout: 15_000,
+          socketTimeout: 30_000,
+        }),
+      };
     }
     return this.transport.transporter;
   }
@@ -74,7 +93,13 @@ export class Mailer {
   private async deliver(id: string, smtpUrl: string, message: MailMessage): Promise<void> {
     const from = this.store.settings.owner('smtp_from') || `Homeport <notifications@${this.urls.hostname}>`;
     try {
-      await this.transporter(smtpUrl).sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await this.transporter(smtpUrl).sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
       this.store.mailOutbox.markSent(id);
       this.logger.info({ outboxId: id }, 'e-mail sent');
     } catch (err) {

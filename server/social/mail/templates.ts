@@ -1,7 +1,13 @@
 import { escapeHtml } from '../text/format.ts';
 import type { MailMessage } from './mailer.ts';
 
-export function confirmationEmail(input: { to: string; username: string; serverTitle: string; domain: string; link: string }): MailMessage {
+export function confirmationEmail(input: {
+  to: string;
+  username: string;
+  serverTitle: string;
+  domain: string;
+  link: string;
+}): MailMessage {
   const text = [
     `Hello ${input.username},`,
     '',

@@ -15,7 +15,13 @@ export interface UploadedFile {
 }
 
 export function isUploadedFile(v: unknown): v is UploadedFile {
-  return typeof v === 'object' && v !== null && typeof (v as UploadedFile).path === 'string' && typeof (v as UploadedFile).size === 'number' && typeof (v as UploadedFile).mimetype === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as UploadedFile).path === 'string' &&
+    typeof (v as UploadedFile).size === 'number' &&
+    typeof (v as UploadedFile).mimetype === 'string'
+  );
 }
 
 /** The first `bytes` of an upload (enough to tell its type). */
@@ -45,11 +51,21 @@ const OUTPUT: Record<string, { format: 'jpeg' | 'png' | 'webp'; extension: strin
  * Validates an avatar or header upload and scales it to cover `width`×`height` (Mastodon: avatars 400×400,
  * headers 1500×500), honouring EXIF rotation and dropping metadata. Bad files are a 422 on `field`.
  */
-export async function processProfileImage(field: 'avatar' | 'header', file: Pick<UploadedFile, 'path' | 'size'> | { data: Buffer; size: number }, width: number, height: number): Promise<{ data: Buffer; extension: string }> {
+export async function processProfileImage(
+  field: 'avatar' | 'header',
+  file: Pick<UploadedFile, 'path' | 'size'> | { data: Buffer; size: number },
+  width: number,
+  height: number,
+): Promise<{ data: Buffer; extension: string }> {
   // An upload on disk (multipart) or one already in memory (a body bounded by its route).
   const input = 'data' in file ? file.data : file.path;
   if (file.size === 0) throw ValidationFailure.single(field, 'ERR_BLANK', "can't be blank");
-  if (file.size > PROFILE_IMAGE_LIMIT) throw ValidationFailure.single(field, 'ERR_TOO_LARGE', `file size must be less than ${PROFILE_IMAGE_LIMIT / 1024 / 1024} MB`);
+  if (file.size > PROFILE_IMAGE_LIMIT)
+    throw ValidationFailure.single(
+      field,
+      'ERR_TOO_LARGE',
+      `file size must be less than ${PROFILE_IMAGE_LIMIT / 1024 / 1024} MB`,
+    );
   let format: string | undefined;
   try {
     const meta = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
@@ -58,7 +74,12 @@ export async function processProfileImage(field: 'avatar' | 'header', file: Pick
     throw ValidationFailure.single(field, 'ERR_INVALID', 'is not a readable image (accepted: JPEG, PNG, GIF, WebP)');
   }
   const output = format ? OUTPUT[format] : undefined;
-  if (!output) throw ValidationFailure.single(field, 'ERR_INVALID', `has an unsupported type ${format ?? 'unknown'} (accepted: JPEG, PNG, GIF, WebP)`);
+  if (!output)
+    throw ValidationFailure.single(
+      field,
+      'ERR_INVALID',
+      `has an unsupported type ${format ?? 'unknown'} (accepted: JPEG, PNG, GIF, WebP)`,
+    );
   try {
     const data = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
       .rotate()
@@ -76,8 +97,12 @@ let placeholders: Promise<{ avatar: Buffer; header: Buffer }> | null = null;
 /** The images shown for accounts without an avatar or header (generated once per process). */
 export function placeholderImages(): Promise<{ avatar: Buffer; header: Buffer }> {
   placeholders ??= (async () => {
-    const avatar = await sharp({ create: { width: 400, height: 400, channels: 3, background: '#9baec8' } }).png().toBuffer();
-    const header = await sharp({ create: { width: 1500, height: 500, channels: 3, background: '#606984' } }).png().toBuffer();
+    const avatar = await sharp({ create: { width: 400, height: 400, channels: 3, background: '#9baec8' } })
+      .png()
+      .toBuffer();
+    const header = await sharp({ create: { width: 1500, height: 500, channels: 3, background: '#606984' } })
+      .png()
+      .toBuffer();
     return { avatar, header };
   })();
   return placeholders;

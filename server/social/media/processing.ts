@@ -22,7 +22,10 @@ export const ORIGINAL_PIXELS = 8_294_400;
 /** Previews are scaled to this many pixels (Mastodon's "small": 640×360). */
 export const SMALL_PIXELS = 230_400;
 
-export type SniffedKind = { kind: 'image'; format: string } | { kind: 'video'; container: string } | { kind: 'audio'; container: string };
+export type SniffedKind =
+  | { kind: 'image'; format: string }
+  | { kind: 'video'; container: string }
+  | { kind: 'audio'; container: string };
 
 /** A problem with the file itself; the API answers it with 422 on `file`. */
 export class MediaRejection extends Error {
@@ -34,14 +37,16 @@ export class MediaRejection extends Error {
   }
 }
 
-const ACCEPTED = 'images (JPEG, PNG, GIF, WebP, AVIF, HEIC), video (MP4, WebM, MOV) or audio (MP3, OGG, WAV, FLAC, AAC, M4A)';
+const ACCEPTED =
+  'images (JPEG, PNG, GIF, WebP, AVIF, HEIC), video (MP4, WebM, MOV) or audio (MP3, OGG, WAV, FLAC, AAC, M4A)';
 
 /** Recognises a file by its first bytes (the declared content type is not trusted). */
 export function sniff(data: Buffer): SniffedKind | null {
   const ascii = (start: number, end: number) => data.subarray(start, end).toString('latin1');
   if (data.length < 12) return null;
   if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return { kind: 'image', format: 'jpeg' };
-  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return { kind: 'image', format: 'png' };
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return { kind: 'image', format: 'png' };
   if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return { kind: 'image', format: 'gif' };
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return { kind: 'image', format: 'webp' };
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return { kind: 'audio', container: 'wav' };
@@ -53,7 +58,8 @@ export function sniff(data: Buffer): SniffedKind | null {
     if (brand === 'qt  ') return { kind: 'video', container: 'quicktime' };
     return { kind: 'video', container: 'mp4' };
   }
-  if (data[0] === 0x1a && data[1] === 0x45 && data[2] === 0xdf && data[3] === 0xa3) return { kind: 'video', container: 'webm' };
+  if (data[0] === 0x1a && data[1] === 0x45 && data[2] === 0xdf && data[3] === 0xa3)
+    return { kind: 'video', container: 'webm' };
   if (ascii(0, 4) === 'OggS') return { kind: 'audio', container: 'ogg' };
   if (ascii(0, 4) === 'fLaC') return { kind: 'audio', container: 'flac' };
   if (ascii(0, 3) === 'ID3') return { kind: 'audio', container: 'mp3' };
@@ -70,8 +76,13 @@ export function checkUpload(head: Buffer, size: number): SniffedKind {
   if (size === 0) throw new MediaRejection('ERR_BLANK', "can't be blank");
   const kind = sniff(head);
   if (!kind) throw new MediaRejection('ERR_INVALID', `has an unsupported type (accepted: ${ACCEPTED})`);
-  const limit = kind.kind === 'image' ? LIMITS.media_attachments.image_size_limit : LIMITS.media_attachments.video_size_limit;
-  if (size > limit) throw new MediaRejection('ERR_TOO_LARGE', `is too large: ${kind.kind} files must be less than ${Math.round(limit / 1024 / 1024)} MB`);
+  const limit =
+    kind.kind === 'image' ? LIMITS.media_attachments.image_size_limit : LIMITS.media_attachments.video_size_limit;
+  if (size > limit)
+    throw new MediaRejection(
+      'ERR_TOO_LARGE',
+      `is too large: ${kind.kind} files must be less than ${Math.round(limit / 1024 / 1024)} MB`,
+    );
   return kind;
 }
 
@@ -136,13 +147,28 @@ function scaledTo(width: number, height: number, pixels: number): ImageSize {
 }
 
 async function blurhashOf(image: Buffer): Promise<string> {
-  const { data, info } = await sharp(image).resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return encodeBlurhash(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height, 4, 4);
+  const { data, info } = await sharp(image)
+    .resize(32, 32, { fit: 'inside' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return encodeBlurhash(
+    new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    info.width,
+    info.height,
+    4,
+    4,
+  );
 }
 
 /** A preview image (small, same aspect) with its size and blurhash, from any image sharp reads. */
-export async function previewOf(image: Buffer): Promise<{ preview: ProcessedFile; small: ImageSize; original: ImageSize; blurhash: string }> {
-  const base = sharp(image, { limitInputPixels: LIMITS.media_attachments.image_matrix_limit, animated: false }).rotate();
+export async function previewOf(
+  image: Buffer,
+): Promise<{ preview: ProcessedFile; small: ImageSize; original: ImageSize; blurhash: string }> {
+  const base = sharp(image, {
+    limitInputPixels: LIMITS.media_attachments.image_matrix_limit,
+    animated: false,
+  }).rotate();
   const meta = await base.metadata();
   const rotated = (meta.orientation ?? 1) >= 5;
   const width = (rotated ? meta.height : meta.width) ?? 1;
@@ -154,18 +180,26 @@ export async function previewOf(image: Buffer): Promise<{ preview: ProcessedFile
     .resize(small.width, small.height, { fit: 'fill' })
     .toFormat(alpha ? 'png' : 'jpeg')
     .toBuffer();
-  return { preview: { data, extension: alpha ? 'png' : 'jpg', contentType: alpha ? 'image/png' : 'image/jpeg' }, small, original: { width, height }, blurhash: await blurhashOf(data) };
+  return {
+    preview: { data, extension: alpha ? 'png' : 'jpg', contentType: alpha ? 'image/png' : 'image/jpeg' },
+    small,
+    original: { width, height },
+    blurhash: await blurhashOf(data),
+  };
 }
 
 async function processImage(data: Buffer, format: string): Promise<Processed> {
-  let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
+  let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
   try {
     meta = await sharp(data, { limitInputPixels: false }).metadata();
   } catch {
     throw new MediaRejection('ERR_INVALID', 'is not a readable image');
   }
   if ((meta.width ?? 0) * (meta.height ?? 0) > LIMITS.media_attachments.image_matrix_limit) {
-    throw new MediaRejection('ERR_TOO_LARGE', `has too many pixels (at most ${LIMITS.media_attachments.image_matrix_limit})`);
+    throw new MediaRejection(
+      'ERR_TOO_LARGE',
+      `has too many pixels (at most ${LIMITS.media_attachments.image_matrix_limit})`,
+    );
   }
   try {
     const { preview, small, original, blurhash } = await previewOf(data);
@@ -194,7 +228,11 @@ async function processImage(data: Buffer, format: string): Promise<Processed> {
 async function processAudio(data: Buffer, container: string): Promise<Processed> {
   let parsed;
   try {
-    parsed = await parseBuffer(new Uint8Array(data.buffer, data.byteOffset, data.length), { mimeType: CONTENT_TYPES[container] }, { duration: true });
+    parsed = await parseBuffer(
+      new Uint8Array(data.buffer, data.byteOffset, data.length),
+      { mimeType: CONTENT_TYPES[container] },
+      { duration: true },
+    );
   } catch {
     throw new MediaRejection('ERR_INVALID', 'is not a readable audio file');
   }
@@ -203,7 +241,14 @@ async function processAudio(data: Buffer, container: string): Promise<Processed>
     duration: f.duration !== undefined ? Math.round(f.duration * 100) / 100 : undefined,
     audioEncode: f.codec ?? f.container,
     audioBitrate: f.sampleRate ? `${f.sampleRate} Hz` : undefined,
-    audioChannels: f.numberOfChannels === 1 ? 'mono' : f.numberOfChannels === 2 ? 'stereo' : f.numberOfChannels ? `${f.numberOfChannels} channels` : undefined,
+    audioChannels:
+      f.numberOfChannels === 1
+        ? 'mono'
+        : f.numberOfChannels === 2
+          ? 'stereo'
+          : f.numberOfChannels
+            ? `${f.numberOfChannels} channels`
+            : undefined,
     original: { width: 0, height: 0, duration: f.duration, bitrate: f.bitrate },
   };
   const cover = parsed.common.picture?.[0];
@@ -231,13 +276,21 @@ export function findFfmpeg(): Promise<string | null> {
     for (const name of ['ffmpeg-static', '@ffmpeg-installer/ffmpeg']) {
       try {
         const mod = (await import(name)) as { default?: unknown; path?: unknown };
-        const found = typeof mod.default === 'string' ? mod.default : typeof (mod.default as { path?: unknown })?.path === 'string' ? (mod.default as { path: string }).path : typeof mod.path === 'string' ? mod.path : null;
+        const found =
+          typeof mod.default === 'string'
+            ? mod.default
+            : typeof (mod.default as { path?: unknown })?.path === 'string'
+              ? (mod.default as { path: string }).path
+              : typeof mod.path === 'string'
+                ? mod.path
+                : null;
         if (found) candidates.push(found);
       } catch {
         // not installed
       }
     }
-    for (const dir of (process.env.PATH ?? '').split(path.delimiter)) if (dir) candidates.push(path.join(dir, process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg'));
+    for (const dir of (process.env.PATH ?? '').split(path.delimiter))
+      if (dir) candidates.push(path.join(dir, process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg'));
     for (const candidate of candidates) {
       try {
         await fs.promises.access(candidate, fs.constants.X_OK);
@@ -257,7 +310,9 @@ async function videoFrame(ffmpeg: string, data: Buffer, extension: string): Prom
     const input = path.join(dir, `input.${extension}`);
     const output = path.join(dir, 'frame.png');
     await fs.promises.writeFile(input, data);
-    await execFileAsync(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', input, '-frames:v', '1', '-y', output], { timeout: 60_000 });
+    await execFileAsync(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', input, '-frames:v', '1', '-y', output], {
+      timeout: 60_000,
+    });
     return await fs.promises.readFile(output);
   } catch {
     return null;
@@ -269,12 +324,17 @@ async function videoFrame(ffmpeg: string, data: Buffer, extension: string): Prom
 async function processVideo(data: Buffer, container: string): Promise<Processed> {
   const meta: MediaMeta = {};
   try {
-    const parsed = await parseBuffer(new Uint8Array(data.buffer, data.byteOffset, data.length), { mimeType: CONTENT_TYPES[container] }, { duration: true, skipCovers: true });
+    const parsed = await parseBuffer(
+      new Uint8Array(data.buffer, data.byteOffset, data.length),
+      { mimeType: CONTENT_TYPES[container] },
+      { duration: true, skipCovers: true },
+    );
     if (parsed.format.duration !== undefined) meta.duration = Math.round(parsed.format.duration * 100) / 100;
     const video = parsed.format.trackInfo?.find((t) => t.video);
     const width = video?.video?.pixelWidth ?? video?.video?.displayWidth;
     const height = video?.video?.pixelHeight ?? video?.video?.displayHeight;
-    if (width && height) meta.original = { width, height, duration: parsed.format.duration, bitrate: parsed.format.bitrate };
+    if (width && height)
+      meta.original = { width, height, duration: parsed.format.duration, bitrate: parsed.format.bitrate };
   } catch {
     // Container details are optional; the file itself passed the type check.
   }
@@ -283,7 +343,13 @@ async function processVideo(data: Buffer, container: string): Promise<Processed>
   if (frame) {
     try {
       const { preview, small, original, blurhash } = await previewOf(frame);
-      return { type: 'video', file: null, preview, blurhash, meta: { ...meta, original: { ...meta.original, ...original }, small } };
+      return {
+        type: 'video',
+        file: null,
+        preview,
+        blurhash,
+        meta: { ...meta, original: { ...meta.original, ...original }, small },
+      };
     } catch {
       // fall through: no preview
     }
@@ -299,10 +365,14 @@ export async function processUpload(data: Buffer, kind: SniffedKind): Promise<Pr
 }
 
 /** A custom thumbnail for an attachment: any readable image, stored as a preview with its blurhash. */
-export async function processThumbnail(data: Buffer): Promise<{ preview: ProcessedFile; small: ImageSize; blurhash: string }> {
+export async function processThumbnail(
+  data: Buffer,
+): Promise<{ preview: ProcessedFile; small: ImageSize; blurhash: string }> {
   const kind = sniff(data);
-  if (!kind || kind.kind !== 'image') throw new MediaRejection('ERR_INVALID', 'must be an image (JPEG, PNG, GIF, WebP)');
-  if (data.length > LIMITS.media_attachments.image_size_limit) throw new MediaRejection('ERR_TOO_LARGE', 'is too large');
+  if (!kind || kind.kind !== 'image')
+    throw new MediaRejection('ERR_INVALID', 'must be an image (JPEG, PNG, GIF, WebP)');
+  if (data.length > LIMITS.media_attachments.image_size_limit)
+    throw new MediaRejection('ERR_TOO_LARGE', 'is too large');
   try {
     const { preview, small, blurhash } = await previewOf(data);
     return { preview, small, blurhash };

@@ -28,7 +28,11 @@ export async function mediaFileRoutes(app: FastifyInstance, media: MediaStorage)
   for (const kind of ['avatar', 'header'] as const) {
     app.get(`/${kind}s/original/missing.png`, async (_req, reply) => {
       const images = await placeholderImages();
-      return reply.type('image/png').header('Cache-Control', 'public, max-age=86400').header('Access-Control-Allow-Origin', '*').send(images[kind]);
+      return reply
+        .type('image/png')
+        .header('Cache-Control', 'public, max-age=86400')
+        .header('Access-Control-Allow-Origin', '*')
+        .send(images[kind]);
     });
   }
 }

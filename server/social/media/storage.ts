@@ -74,7 +74,8 @@ export class MediaStorage {
 
   absolute(relative: string): string {
     const resolved = path.resolve(this.root, relative);
-    if (!resolved.startsWith(this.root + path.sep)) throw new Error(`media path escapes the media directory: ${relative}`);
+    if (!resolved.startsWith(this.root + path.sep))
+      throw new Error(`media path escapes the media directory: ${relative}`);
     return resolved;
   }
 }

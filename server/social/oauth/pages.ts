@@ -5,7 +5,8 @@ import { escapeHtml as e } from '../text/format.ts';
  * Plain server-rendered HTML with inline styles; no scripts, so a strict Content-Security-Policy applies.
  */
 
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
 
 function layout(title: string, serverTitle: string, body: string): string {
   return `<!doctype html>
@@ -44,7 +45,15 @@ function hidden(fields: Record<string, string | null | undefined>): string {
     .join('\n');
 }
 
-export function signInPage(input: { serverTitle: string; domain: string; appName: string | null; returnTo: string; csrf: string; login?: string; error?: string }): string {
+export function signInPage(input: {
+  serverTitle: string;
+  domain: string;
+  appName: string | null;
+  returnTo: string;
+  csrf: string;
+  login?: string;
+  error?: string;
+}): string {
   return layout(
     'Sign in',
     input.serverTitle,
@@ -122,5 +131,9 @@ export function codePage(input: { serverTitle: string; appName: string; code: st
 }
 
 export function messagePage(input: { serverTitle: string; title: string; message: string; error?: boolean }): string {
-  return layout(input.title, input.serverTitle, `<h1>${e(input.title)}</h1>${input.error ? `<div class="error" role="alert">${e(input.message)}</div>` : `<p>${e(input.message)}</p>`}`);
+  return layout(
+    input.title,
+    input.serverTitle,
+    `<h1>${e(input.title)}</h1>${input.error ? `<div class="error" role="alert">${e(input.message)}</div>` : `<p>${e(input.message)}</p>`}`,
+  );
 }

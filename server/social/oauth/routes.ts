@@ -17,9 +17,12 @@ export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const DESCRIPTIONS = {
-  invalid_request: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
-  invalid_client: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
-  invalid_grant: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  invalid_request:
+    'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalid_client:
+    'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+  invalid_grant:
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
   unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
   invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
   unauthorized_client: 'You are not authorized to revoke this token',
@@ -27,7 +30,9 @@ const DESCRIPTIONS = {
 
 /** RFC 6749 error: `{"error": code, "error_description": …}`; invalid_client is a 401. */
 export function oauthError(code: keyof typeof DESCRIPTIONS, description?: string, status?: number): ApiError {
-  return new ApiError(status ?? (code === 'invalid_client' ? 401 : code === 'unauthorized_client' ? 403 : 400), code, { error_description: description ?? DESCRIPTIONS[code] });
+  return new ApiError(status ?? (code === 'invalid_client' ? 401 : code === 'unauthorized_client' ? 403 : 400), code, {
+    error_description: description ?? DESCRIPTIONS[code],
+  });
 }
 
 function param(params: Record<string, unknown>, name: string): string | undefined {
@@ -36,12 +41,19 @@ function param(params: Record<string, unknown>, name: string): string | undefine
 }
 
 /** Client credentials from the body (client_secret_post) or an HTTP Basic header (client_secret_basic). */
-function clientCredentials(req: FastifyRequest, params: Record<string, unknown>): { clientId?: string; clientSecret?: string } {
+function clientCredentials(
+  req: FastifyRequest,
+  params: Record<string, unknown>,
+): { clientId?: string; clientSecret?: string } {
   const header = req.headers.authorization;
   if (header && /^Basic\s+/i.test(header)) {
     const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon > 0) return { clientId: decodeURIComponent(decoded.slice(0, colon)), clientSecret: decodeURIComponent(decoded.slice(colon + 1)) };
+    if (colon > 0)
+      return {
+        clientId: decodeURIComponent(decoded.slice(0, colon)),
+        clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+      };
   }
   return { clientId: param(params, 'client_id'), clientSecret: param(params, 'client_secret') };
 }
@@ -67,7 +79,10 @@ interface AuthorizationRequest {
   forceLogin: boolean;
 }
 
-type AuthorizationCheck = { ok: true; request: AuthorizationRequest } | { ok: false; page: string; status: number } | { ok: false; redirect: string };
+type AuthorizationCheck =
+  | { ok: true; request: AuthorizationRequest }
+  | { ok: false; page: string; status: number }
+  | { ok: false; redirect: string };
 
 function withQuery(uri: string, values: Record<string, string | null>): string {
   const url = new URL(uri);
@@ -78,33 +93,82 @@ function withQuery(uri: string, values: Record<string, string | null>): string {
 export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const title = () => ctx.store.settings.owner('title');
   const html = (reply: FastifyReply, status: number, body: string) =>
-    reply.code(status).header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).header('X-Frame-Options', 'DENY').send(body);
+    reply
+      .code(status)
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Content-Security-Policy', PAGE_CSP)
+      .header('X-Frame-Options', 'DENY')
+      .send(body);
   const secureCookies = ctx.urls.secure;
 
   function checkAuthorization(params: Record<string, unknown>): AuthorizationCheck {
     const clientId = param(params, 'client_id');
     const oauthApp = clientId ? ctx.store.oauth.appByClientId(clientId) : null;
-    if (!oauthApp) return { ok: false, status: 400, page: messagePage({ serverTitle: title(), title: 'Unknown application', message: 'The application that sent you here is not registered on this server (invalid client_id).', error: true }) };
-    const redirectUri = param(params, 'redirect_uri') ?? (oauthApp.redirectUris.length === 1 ? oauthApp.redirectUris[0] : undefined);
+    if (!oauthApp)
+      return {
+        ok: false,
+        status: 400,
+        page: messagePage({
+          serverTitle: title(),
+          title: 'Unknown application',
+          message: 'The application that sent you here is not registered on this server (invalid client_id).',
+          error: true,
+        }),
+      };
+    const redirectUri =
+      param(params, 'redirect_uri') ?? (oauthApp.redirectUris.length === 1 ? oauthApp.redirectUris[0] : undefined);
     if (!redirectUri || !oauthApp.redirectUris.includes(redirectUri)) {
       // Never redirect to an address the application did not register.
-      return { ok: false, status: 400, page: messagePage({ serverTitle: title(), title: 'Invalid redirect URI', message: 'The redirect URI included is not valid for this application.', error: true }) };
+      return {
+        ok: false,
+        status: 400,
+        page: messagePage({
+          serverTitle: title(),
+          title: 'Invalid redirect URI',
+          message: 'The redirect URI included is not valid for this application.',
+          error: true,
+        }),
+      };
     }
     const state = param(params, 'state') ?? null;
     const fail = (error: string, description: string): AuthorizationCheck =>
       redirectUri === OOB_REDIRECT
-        ? { ok: false, status: 400, page: messagePage({ serverTitle: title(), title: 'Authorization failed', message: `${error}: ${description}`, error: true }) }
+        ? {
+            ok: false,
+            status: 400,
+            page: messagePage({
+              serverTitle: title(),
+              title: 'Authorization failed',
+              message: `${error}: ${description}`,
+              error: true,
+            }),
+          }
         : { ok: false, redirect: withQuery(redirectUri, { error, error_description: description, state }) };
-    if (param(params, 'response_type') !== 'code') return fail('unsupported_response_type', 'The authorization server does not support this response type.');
+    if (param(params, 'response_type') !== 'code')
+      return fail('unsupported_response_type', 'The authorization server does not support this response type.');
     const requested = parseScopes(param(params, 'scope') ?? param(params, 'scopes'));
     const scopes = requested.length ? requested : DEFAULT_SCOPES;
-    if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(oauthApp.scopes, scopes)) return fail('invalid_scope', DESCRIPTIONS.invalid_scope);
+    if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(oauthApp.scopes, scopes))
+      return fail('invalid_scope', DESCRIPTIONS.invalid_scope);
     const codeChallenge = param(params, 'code_challenge') ?? null;
     const method = param(params, 'code_challenge_method') ?? null;
-    if (codeChallenge !== null && (method ?? 'plain') !== 'S256') return fail('invalid_request', 'Only the S256 code challenge method is supported.');
-    if (codeChallenge !== null && !/^[A-Za-z0-9_-]{43,128}$/.test(codeChallenge)) return fail('invalid_request', 'The code challenge is malformed.');
+    if (codeChallenge !== null && (method ?? 'plain') !== 'S256')
+      return fail('invalid_request', 'Only the S256 code challenge method is supported.');
+    if (codeChallenge !== null && !/^[A-Za-z0-9_-]{43,128}$/.test(codeChallenge))
+      return fail('invalid_request', 'The code challenge is malformed.');
     const forceLogin = ['true', '1'].includes(param(params, 'force_login') ?? '');
-    return { ok: true, request: { app: oauthApp, redirectUri, scopes, state, codeChallenge, codeChallengeMethod: codeChallenge ? 'S256' : null, forceLogin } };
+    return {
+      ok: true,
+      request: {
+        app: oauthApp,
+        redirectUri,
+        scopes,
+        state,
+        codeChallenge,
+        codeChallengeMethod: codeChallenge ? 'S256' : null,
+        forceLogin,
+      },
+    };
   }
 
   function sessionOf(req: FastifyRequest): { session: { id: string; csrfToken: string }; user: User } | null {
@@ -116,13 +180,24 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return user ? { session, user } : null;
   }
 
-  function renderSignIn(req: FastifyRequest, reply: FastifyReply, status: number, appName: string | null, returnTo: string, extra: { login?: string; error?: string } = {}) {
+  function renderSignIn(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    appName: string | null,
+    returnTo: string,
+    extra: { login?: string; error?: string } = {},
+  ) {
     let csrf = req.cookies[SIGN_IN_CSRF_COOKIE];
     if (!csrf || !/^[A-Za-z0-9_-]{43}$/.test(csrf)) {
       csrf = randomSecret();
       reply.setCookie(SIGN_IN_CSRF_COOKIE, csrf, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies });
     }
-    return html(reply, status, signInPage({ serverTitle: title(), domain: ctx.urls.domain, appName, returnTo, csrf, ...extra }));
+    return html(
+      reply,
+      status,
+      signInPage({ serverTitle: title(), domain: ctx.urls.domain, appName, returnTo, csrf, ...extra }),
+    );
   }
 
   function userBlockedPage(user: User): string | null {
@@ -130,18 +205,25 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const state = account ? userStateError(user, account) : new ApiError(403, 'Your login is currently disabled');
     if (!state) return null;
     const messages: Record<string, string> = {
-      'Your login is missing a confirmed e-mail address': 'Confirm your e-mail address first: open the link in the confirmation e-mail we sent you.',
+      'Your login is missing a confirmed e-mail address':
+        'Confirm your e-mail address first: open the link in the confirmation e-mail we sent you.',
       'Your login is currently pending approval': 'Your account is waiting for approval by the server staff.',
       'Your login is currently disabled': 'Your account is disabled.',
     };
-    return messagePage({ serverTitle: title(), title: 'Cannot sign in to the application', message: messages[state.message] ?? state.message, error: true });
+    return messagePage({
+      serverTitle: title(),
+      title: 'Cannot sign in to the application',
+      message: messages[state.message] ?? state.message,
+      error: true,
+    });
   }
 
   // GET /oauth/authorize: sign in if needed, then ask for consent.
   app.get('/oauth/authorize', { config: { auth: auth.public() } }, async (req, reply) => {
     const params = requestParams(req);
     const check = checkAuthorization(params);
-    if (!check.ok) return 'redirect' in check ? reply.redirect(check.redirect, 302) : html(reply, check.status, check.page);
+    if (!check.ok)
+      return 'redirect' in check ? reply.redirect(check.redirect, 302) : html(reply, check.status, check.page);
     const { request } = check;
     const current = sessionOf(req);
     const returnTo = req.url;
@@ -188,16 +270,43 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const params = requestParams(req);
     const current = sessionOf(req);
     if (!current || !safeEqual(param(params, 'csrf_token') ?? '', current.session.csrfToken)) {
-      return html(reply, 403, messagePage({ serverTitle: title(), title: 'Session expired', message: 'Your session expired or the form was not sent from this server. Go back to the application and try again.', error: true }));
+      return html(
+        reply,
+        403,
+        messagePage({
+          serverTitle: title(),
+          title: 'Session expired',
+          message:
+            'Your session expired or the form was not sent from this server. Go back to the application and try again.',
+          error: true,
+        }),
+      );
     }
     const check = checkAuthorization(params);
-    if (!check.ok) return 'redirect' in check ? reply.redirect(check.redirect, 302) : html(reply, check.status, check.page);
+    if (!check.ok)
+      return 'redirect' in check ? reply.redirect(check.redirect, 302) : html(reply, check.status, check.page);
     const { request } = check;
     const blocked = userBlockedPage(current.user);
     if (blocked) return html(reply, 403, blocked);
     if (param(params, 'decision') !== 'authorize') {
-      if (request.redirectUri === OOB_REDIRECT) return html(reply, 200, messagePage({ serverTitle: title(), title: 'Authorization denied', message: `You did not allow ${request.app.name} to use your account.` }));
-      return reply.redirect(withQuery(request.redirectUri, { error: 'access_denied', error_description: 'The resource owner or authorization server denied the request.', state: request.state }), 302);
+      if (request.redirectUri === OOB_REDIRECT)
+        return html(
+          reply,
+          200,
+          messagePage({
+            serverTitle: title(),
+            title: 'Authorization denied',
+            message: `You did not allow ${request.app.name} to use your account.`,
+          }),
+        );
+      return reply.redirect(
+        withQuery(request.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The resource owner or authorization server denied the request.',
+          state: request.state,
+        }),
+        302,
+      );
     }
     const code = ctx.store.oauth.createGrant({
       applicationId: request.app.id,
@@ -207,34 +316,75 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       codeChallenge: request.codeChallenge,
       codeChallengeMethod: request.codeChallengeMethod,
     });
-    if (request.redirectUri === OOB_REDIRECT) return html(reply, 200, codePage({ serverTitle: title(), appName: request.app.name, code }));
+    if (request.redirectUri === OOB_REDIRECT)
+      return html(reply, 200, codePage({ serverTitle: title(), appName: request.app.name, code }));
     return reply.redirect(withQuery(request.redirectUri, { code, state: request.state }), 302);
   });
 
-  const signInBody = z.object({ login: z.string().max(320), password: z.string().max(1024), return_to: z.string().max(4000), csrf_token: z.string().max(100) });
+  const signInBody = z.object({
+    login: z.string().max(320),
+    password: z.string().max(1024),
+    return_to: z.string().max(4000),
+    csrf_token: z.string().max(100),
+  });
 
   app.post('/auth/sign_in', { config: { auth: auth.public(), rateLimit: SIGN_IN_RATE_LIMIT } }, async (req, reply) => {
     const parsed = signInBody.safeParse(requestParams(req));
-    if (!parsed.success) return html(reply, 400, messagePage({ serverTitle: title(), title: 'Sign-in failed', message: 'The sign-in form was incomplete.', error: true }));
+    if (!parsed.success)
+      return html(
+        reply,
+        400,
+        messagePage({
+          serverTitle: title(),
+          title: 'Sign-in failed',
+          message: 'The sign-in form was incomplete.',
+          error: true,
+        }),
+      );
     const { login, password, csrf_token: csrf } = parsed.data;
     // Only ever send people back into the authorization flow of this server.
     const returnTo = parsed.data.return_to.startsWith('/oauth/authorize') ? parsed.data.return_to : '/oauth/authorize';
     const cookieCsrf = req.cookies[SIGN_IN_CSRF_COOKIE];
-    if (!cookieCsrf || !safeEqual(csrf, cookieCsrf)) return renderSignIn(req, reply, 403, null, returnTo, { login, error: 'The form expired. Please sign in again.' });
+    if (!cookieCsrf || !safeEqual(csrf, cookieCsrf))
+      return renderSignIn(req, reply, 403, null, returnTo, { login, error: 'The form expired. Please sign in again.' });
     const found = await ctx.accounts.authenticate(login, password);
-    if (!found) return renderSignIn(req, reply, 401, null, returnTo, { login, error: 'Invalid username, e-mail address or password.' });
-    const { secret } = ctx.store.oauth.createSession({ userId: found.user.id, ip: req.ip, userAgent: req.headers['user-agent']?.slice(0, 500) ?? null, ttlMs: SESSION_TTL_MS });
+    if (!found)
+      return renderSignIn(req, reply, 401, null, returnTo, {
+        login,
+        error: 'Invalid username, e-mail address or password.',
+      });
+    const { secret } = ctx.store.oauth.createSession({
+      userId: found.user.id,
+      ip: req.ip,
+      userAgent: req.headers['user-agent']?.slice(0, 500) ?? null,
+      ttlMs: SESSION_TTL_MS,
+    });
     ctx.store.users.recordSignIn(found.user.id);
-    reply.setCookie(SESSION_COOKIE, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: SESSION_TTL_MS / 1000 });
+    reply.setCookie(SESSION_COOKIE, secret, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secureCookies,
+      maxAge: SESSION_TTL_MS / 1000,
+    });
     reply.clearCookie(SIGN_IN_CSRF_COOKIE, { path: '/' });
     return reply.redirect(returnTo, 303);
   });
 
   app.post('/auth/sign_out', { config: { auth: auth.public() } }, async (req, reply) => {
     const current = sessionOf(req);
-    if (current && safeEqual(param(requestParams(req), 'csrf_token') ?? '', current.session.csrfToken)) ctx.store.oauth.deleteSession(current.session.id);
+    if (current && safeEqual(param(requestParams(req), 'csrf_token') ?? '', current.session.csrfToken))
+      ctx.store.oauth.deleteSession(current.session.id);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    return html(reply, 200, messagePage({ serverTitle: title(), title: 'Signed out', message: 'You are signed out. Return to your application to sign in again.' }));
+    return html(
+      reply,
+      200,
+      messagePage({
+        serverTitle: title(),
+        title: 'Signed out',
+        message: 'You are signed out. Return to your application to sign in again.',
+      }),
+    );
   });
 
   // The link in the confirmation e-mail.
@@ -242,10 +392,29 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const token = param(requestParams(req), 'confirmation_token');
     const confirmed = token ? ctx.accounts.confirmByToken(token) : null;
     if (!confirmed) {
-      return html(reply, 404, messagePage({ serverTitle: title(), title: 'Confirmation failed', message: 'This confirmation link is invalid or was already used. Request a new e-mail from your app.', error: true }));
+      return html(
+        reply,
+        404,
+        messagePage({
+          serverTitle: title(),
+          title: 'Confirmation failed',
+          message: 'This confirmation link is invalid or was already used. Request a new e-mail from your app.',
+          error: true,
+        }),
+      );
     }
-    const pending = confirmed.user.approved ? '' : ' Your account still has to be approved by the server staff before you can use it.';
-    return html(reply, 200, messagePage({ serverTitle: title(), title: 'E-mail address confirmed', message: `Thank you, @${confirmed.account.username}: your e-mail address is confirmed.${pending}` }));
+    const pending = confirmed.user.approved
+      ? ''
+      : ' Your account still has to be approved by the server staff before you can use it.';
+    return html(
+      reply,
+      200,
+      messagePage({
+        serverTitle: title(),
+        title: 'E-mail address confirmed',
+        message: `Thank you, @${confirmed.account.username}: your e-mail address is confirmed.${pending}`,
+      }),
+    );
   });
 
   app.post('/oauth/token', { config: { auth: auth.public() } }, async (req, reply) => {
@@ -260,7 +429,8 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       if (!client) throw oauthError('invalid_client');
       const requested = parseScopes(param(params, 'scope'));
       const scopes = requested.length ? requested : DEFAULT_SCOPES;
-      if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(client.scopes, scopes)) throw oauthError('invalid_scope');
+      if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(client.scopes, scopes))
+        throw oauthError('invalid_scope');
       const { token, secret } = ctx.store.oauth.createToken({ applicationId: client.id, userId: null, scopes });
       return serializeToken(secret, token.scopes, token.createdAt);
     }
@@ -274,11 +444,19 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       const grant = ctx.store.oauth.grantByCode(code);
       if (!grant || grant.applicationId !== client.id) throw oauthError('invalid_grant');
       const verifier = param(params, 'code_verifier');
-      let clientAuthenticated = clientSecret !== undefined && ctx.store.oauth.verifyClient(clientId, clientSecret) !== null;
+      let clientAuthenticated =
+        clientSecret !== undefined && ctx.store.oauth.verifyClient(clientId, clientSecret) !== null;
       if (clientSecret !== undefined && !clientAuthenticated) throw oauthError('invalid_client');
       if (grant.codeChallenge) {
-        if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !safeEqual(s256(verifier), grant.codeChallenge)) {
-          throw oauthError('invalid_grant', 'The code verifier does not match the code challenge of the authorization request.');
+        if (
+          !verifier ||
+          !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) ||
+          !safeEqual(s256(verifier), grant.codeChallenge)
+        ) {
+          throw oauthError(
+            'invalid_grant',
+            'The code verifier does not match the code challenge of the authorization request.',
+          );
         }
         // A matching PKCE verifier authenticates a public client that holds no secret (RFC 7636 with RFC 8252).
         clientAuthenticated = true;
@@ -292,7 +470,12 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       }
       const user = ctx.store.users.byId(grant.userId);
       if (!user) throw oauthError('invalid_grant');
-      const { token, secret } = ctx.store.oauth.createToken({ applicationId: client.id, userId: user.id, scopes: grant.scopes, grantId: grant.id });
+      const { token, secret } = ctx.store.oauth.createToken({
+        applicationId: client.id,
+        userId: user.id,
+        scopes: grant.scopes,
+        grantId: grant.id,
+      });
       return serializeToken(secret, token.scopes, token.createdAt);
     }
 
@@ -330,20 +513,23 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/oauth/userinfo', { config: { auth: auth.user('profile') } }, userinfo);
   app.post('/oauth/userinfo', { config: { auth: auth.user('profile') } }, userinfo);
 
-  app.get('/.well-known/oauth-authorization-server', { config: { auth: auth.public(), publicCache: true } }, async () => ({
-    issuer: ctx.urls.base + '/',
-    service_documentation: 'https://docs.joinmastodon.org/',
-    authorization_endpoint: ctx.urls.absolute('/oauth/authorize'),
-    token_endpoint: ctx.urls.absolute('/oauth/token'),
-    app_registration_endpoint: ctx.urls.absolute('/api/v1/apps'),
-    revocation_endpoint: ctx.urls.absolute('/oauth/revoke'),
-    userinfo_endpoint: ctx.urls.absolute('/oauth/userinfo'),
-    scopes_supported: [...ALL_SCOPES],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query', 'fragment', 'form_post'],
-    code_challenge_methods_supported: ['S256'],
-    grant_types_supported: ['authorization_code', 'client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-  }));
-
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { config: { auth: auth.public(), publicCache: true } },
+    async () => ({
+      issuer: ctx.urls.base + '/',
+      service_documentation: 'https://docs.joinmastodon.org/',
+      authorization_endpoint: ctx.urls.absolute('/oauth/authorize'),
+      token_endpoint: ctx.urls.absolute('/oauth/token'),
+      app_registration_endpoint: ctx.urls.absolute('/api/v1/apps'),
+      revocation_endpoint: ctx.urls.absolute('/oauth/revoke'),
+      userinfo_endpoint: ctx.urls.absolute('/oauth/userinfo'),
+      scopes_supported: [...ALL_SCOPES],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: ['authorization_code', 'client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    }),
+  );
 }

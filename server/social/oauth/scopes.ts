@@ -34,12 +34,27 @@ export const WRITE_SCOPES = [
   'write:statuses',
 ] as const;
 
-const ADMIN_SUBJECTS = ['accounts', 'reports', 'domain_allows', 'domain_blocks', 'ip_blocks', 'email_domain_blocks', 'canonical_email_blocks'] as const;
+const ADMIN_SUBJECTS = [
+  'accounts',
+  'reports',
+  'domain_allows',
+  'domain_blocks',
+  'ip_blocks',
+  'email_domain_blocks',
+  'canonical_email_blocks',
+] as const;
 export const ADMIN_READ_SCOPES = ADMIN_SUBJECTS.map((s) => `admin:read:${s}`);
 export const ADMIN_WRITE_SCOPES = ADMIN_SUBJECTS.map((s) => `admin:write:${s}`);
 
 /** Children the deprecated `follow` scope still covers. */
-export const FOLLOW_COVERS: readonly string[] = ['read:blocks', 'read:follows', 'read:mutes', 'write:blocks', 'write:follows', 'write:mutes'];
+export const FOLLOW_COVERS: readonly string[] = [
+  'read:blocks',
+  'read:follows',
+  'read:mutes',
+  'write:blocks',
+  'write:follows',
+  'write:mutes',
+];
 
 export const ALL_SCOPES: readonly string[] = [
   'profile',

@@ -41,15 +41,25 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
   const log = logger.child({ component: 'web-push' });
   const retries = options.retryDelaysMs ?? DEFAULT_RETRIES;
   // Push services speak https only (the web-push library makes https requests).
-  const agent = new https.Agent({ keepAlive: true, ...(options.allowPrivateAddress ? {} : { lookup: publicOnlyLookup }), ...(options.ca ? { ca: options.ca } : {}) });
+  const agent = new https.Agent({
+    keepAlive: true,
+    ...(options.allowPrivateAddress ? {} : { lookup: publicOnlyLookup }),
+    ...(options.ca ? { ca: options.ca } : {}),
+  });
   const vapid = () => {
     const publicKey = store.settings.get('vapid_public_key')!;
     const privateKey = store.settings.get('vapid_private_key')!;
-    const contact = store.settings.owner('contact_email') || store.users.staffContact()?.email || `nobody@${ctx.urls.hostname}`;
+    const contact =
+      store.settings.owner('contact_email') || store.users.staffContact()?.email || `nobody@${ctx.urls.hostname}`;
     return { subject: `mailto:${contact}`, publicKey, privateKey };
   };
 
-  const queueFor = (e: { notificationId: string; accountId: string; fromAccountId: string; notificationType: string }) => {
+  const queueFor = (e: {
+    notificationId: string;
+    accountId: string;
+    fromAccountId: string;
+    notificationType: string;
+  }) => {
     const subscriptions = store.push.ofAccount(e.accountId).filter((s) => s.alerts[e.notificationType] === true);
     if (subscriptions.length === 0) return;
     const relation = {
@@ -72,23 +82,35 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     }
   });
 
-  const send = async (subscription: PushSubscriptionRow, payload: string): Promise<{ ok: true } | { ok: false; gone: boolean; error: string }> => {
-    if (new URL(subscription.endpoint).protocol !== 'https:') return { ok: false, gone: true, error: 'push endpoints must use https' };
+  const send = async (
+    subscription: PushSubscriptionRow,
+    payload: string,
+  ): Promise<{ ok: true } | { ok: false; gone: boolean; error: string }> => {
+    if (new URL(subscription.endpoint).protocol !== 'https:')
+      return { ok: false, gone: true, error: 'push endpoints must use https' };
     try {
-      await webpush.sendNotification({ endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } }, payload, {
-        vapidDetails: vapid(),
-        TTL: TTL_SECONDS,
-        urgency: 'normal',
-        contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm',
-        agent,
-        timeout: SEND_TIMEOUT_MS,
-      });
+      await webpush.sendNotification(
+        { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+        payload,
+        {
+          vapidDetails: vapid(),
+          TTL: TTL_SECONDS,
+          urgency: 'normal',
+          contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm',
+          agent,
+          timeout: SEND_TIMEOUT_MS,
+        },
+      );
       return { ok: true };
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
       const gone = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
       const code = (err as { code?: string }).code;
-      return { ok: false, gone: gone || code === 'EPRIVATEADDRESS', error: status ? `HTTP ${status}` : (err as Error).message };
+      return {
+        ok: false,
+        gone: gone || code === 'EPRIVATEADDRESS',
+        error: status ? `HTTP ${status}` : (err as Error).message,
+      };
     }
   };
 
@@ -99,7 +121,9 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
       await Promise.all(
         due.map(async (delivery) => {
           const subscription = store.push.byId(delivery.subscriptionId);
-          const notification = subscription ? store.notifications.byId(subscription.accountId, delivery.notificationId) : null;
+          const notification = subscription
+            ? store.notifications.byId(subscription.accountId, delivery.notificationId)
+            : null;
           const payload = subscription && notification ? pushPayload(ctx, subscription, notification) : null;
           if (!subscription || !payload) {
             store.push.delivered(delivery.id);
@@ -108,7 +132,10 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
           const result = await send(subscription, payload);
           if (result.ok) store.push.delivered(delivery.id);
           else if (result.gone) {
-            log.info({ subscriptionId: subscription.id, error: result.error }, 'push subscription removed: its push service no longer takes it');
+            log.info(
+              { subscriptionId: subscription.id, error: result.error },
+              'push subscription removed: its push service no longer takes it',
+            );
             store.push.delete(subscription.id);
           } else if (delivery.attempts >= retries.length) {
             log.warn({ subscriptionId: subscription.id, error: result.error }, 'push given up after its retries');
@@ -121,7 +148,12 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     }
   };
 
-  const loop = startDrainLoop({ drain, nextDue: () => store.push.nextDue(), now: () => store.now(), onError: (err) => log.error({ err }, 'push delivery failed') });
+  const loop = startDrainLoop({
+    drain,
+    nextDue: () => store.push.nextDue(),
+    now: () => store.now(),
+    onError: (err) => log.error({ err }, 'push delivery failed'),
+  });
   return {
     idle: () => loop.idle(),
     async close() {

@@ -29,7 +29,11 @@ function truncate(text: string): string {
  * What Mastodon pushes (its Web::NotificationSerializer): enough for a phone to show the alert, and the
  * token to fetch the notification with. Null when the notification or its sender is gone.
  */
-export function pushPayload(ctx: SocialContext, subscription: PushSubscriptionRow, notification: NotificationRow): string | null {
+export function pushPayload(
+  ctx: SocialContext,
+  subscription: PushSubscriptionRow,
+  notification: NotificationRow,
+): string | null {
   const { store } = ctx;
   const sender = store.accounts.byId(notification.fromAccountId);
   if (!sender) return null;
@@ -37,7 +41,7 @@ export function pushPayload(ctx: SocialContext, subscription: PushSubscriptionRo
   const name = sender.displayName.trim() || sender.username;
   const status = notification.statusId ? store.statuses.byId(notification.statusId) : null;
   const proper = status?.reblogOfId ? store.statuses.byId(status.reblogOfId) : status;
-  const body = proper ? (proper.spoilerText || htmlToText(proper.content)) : htmlToText(ctx.presenter.noteHtml(sender));
+  const body = proper ? proper.spoilerText || htmlToText(proper.content) : htmlToText(ctx.presenter.noteHtml(sender));
   const json = JSON.stringify({
     access_token: subscription.accessToken,
     preferred_locale: user?.locale ?? 'en',

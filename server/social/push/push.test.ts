@@ -63,15 +63,29 @@ beforeAll(async () => {
       const plain =
         encoding === 'aes128gcm'
           ? ece.decrypt(body, { version: 'aes128gcm', privateKey: receiver.ecdh, authSecret: receiver.auth })
-          : ece.decrypt(body, { version: 'aesgcm', privateKey: receiver.ecdh, authSecret: receiver.auth, dh: header(req.headers['crypto-key'], 'dh'), salt: header(req.headers.encryption, 'salt') });
+          : ece.decrypt(body, {
+              version: 'aesgcm',
+              privateKey: receiver.ecdh,
+              authSecret: receiver.auth,
+              dh: header(req.headers['crypto-key'], 'dh'),
+              salt: header(req.headers.encryption, 'salt'),
+            });
       const raw = plain.toString('utf8');
-      receiver.received.push({ path, encoding, authorization: String(req.headers.authorization), json: JSON.parse(raw), raw });
+      receiver.received.push({
+        path,
+        encoding,
+        authorization: String(req.headers.authorization),
+        json: JSON.parse(raw),
+        raw,
+      });
       res.writeHead(201).end();
     });
   });
   await new Promise<void>((resolve) => push.listen(0, '127.0.0.1', resolve));
   pushBase = `https://127.0.0.1:${(push.address() as AddressInfo).port}`;
-  server = await startSocialWithClock(Date.now, { social: { push: { allowPrivateAddress: true, ca: pems.cert, retryDelaysMs: [30, 30, 30] } } });
+  server = await startSocialWithClock(Date.now, {
+    social: { push: { allowPrivateAddress: true, ca: pems.cert, retryDelaysMs: [30, 30, 30] } },
+  });
   [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name) => server.createUser(name)));
   // alice follows bob; carol follows alice: "followed" lets bob through, "follower" lets carol through.
   await server.masto(alice.token).v1.accounts.$select(bob.accountId).follow();
@@ -84,14 +98,22 @@ afterAll(async () => {
 });
 
 /** A new token of alice's with a subscription made through masto.js; returns its token and receiver. */
-async function subscribe(name: string, data: { alerts: Record<string, boolean>; policy?: 'all' | 'followed' | 'follower' | 'none' }, standard = false) {
+async function subscribe(
+  name: string,
+  data: { alerts: Record<string, boolean>; policy?: 'all' | 'followed' | 'follower' | 'none' },
+  standard = false,
+) {
   const { token } = server.social.admin.createToken('alice', 'read push');
   const ecdh = crypto.createECDH('prime256v1');
   ecdh.generateKeys();
   const receiver: Receiver = { ecdh, auth: crypto.randomBytes(16).toString('base64url'), received: [] };
   receivers.set(`/${name}`, receiver);
   const created = await server.masto(token).v1.push.subscription.create({
-    subscription: { endpoint: `${pushBase}/${name}`, keys: { p256dh: ecdh.getPublicKey('base64url'), auth: receiver.auth }, standard } as never,
+    subscription: {
+      endpoint: `${pushBase}/${name}`,
+      keys: { p256dh: ecdh.getPublicKey('base64url'), auth: receiver.auth },
+      standard,
+    } as never,
     data: data as never,
     policy: data.policy ?? 'all',
   });
@@ -113,19 +135,31 @@ describe('Web Push', () => {
     expect(all.created.policy).toBe('all');
     expect(all.created.alerts.favourite).toBe(true);
     expect(mentionsOnly.created.alerts.favourite).toBe(false);
-    expect(all.created.serverKey).toBe((await server.masto(alice.token).v2.instance.fetch()).configuration.vapid.publicKey);
+    expect(all.created.serverKey).toBe(
+      (await server.masto(alice.token).v2.instance.fetch()).configuration.vapid.publicKey,
+    );
 
     const post = await server.masto(alice.token).v1.statuses.create({ status: 'push me' });
     await server.masto(bob.token).v1.statuses.create({ status: '@alice from bob', visibility: 'unlisted' });
-    await server.masto(carol.token).v1.statuses.create({ status: '@alice from carol, who follows her', visibility: 'unlisted' });
+    await server
+      .masto(carol.token)
+      .v1.statuses.create({ status: '@alice from carol, who follows her', visibility: 'unlisted' });
     await server.masto(bob.token).v1.statuses.$select(post.id).favourite();
     await delivered();
 
-    const seen = (r: Receiver) => r.received.map((p) => `${p.json.notification_type}:${String(p.json.title).split(' ')[0]}`).sort();
+    const seen = (r: Receiver) =>
+      r.received.map((p) => `${p.json.notification_type}:${String(p.json.title).split(' ')[0]}`).sort();
     expect(seen(all.receiver)).toEqual(['favourite:bob', 'mention:You', 'mention:You'].sort());
-    expect(all.receiver.received.every((p) => p.encoding === 'aes128gcm' && p.authorization.startsWith('vapid t='))).toBe(true);
-    expect(followed.receiver.received.map((p) => p.json.title).sort()).toEqual(['You were mentioned by bob', 'bob favorited your post']);
-    expect(followed.receiver.received.every((p) => p.encoding === 'aesgcm' && p.authorization.startsWith('WebPush '))).toBe(true);
+    expect(
+      all.receiver.received.every((p) => p.encoding === 'aes128gcm' && p.authorization.startsWith('vapid t=')),
+    ).toBe(true);
+    expect(followed.receiver.received.map((p) => p.json.title).sort()).toEqual([
+      'You were mentioned by bob',
+      'bob favorited your post',
+    ]);
+    expect(
+      followed.receiver.received.every((p) => p.encoding === 'aesgcm' && p.authorization.startsWith('WebPush ')),
+    ).toBe(true);
     expect(follower.receiver.received.map((p) => p.json.title)).toEqual(['You were mentioned by carol']);
     expect(none.receiver.received).toEqual([]);
     expect(mentionsOnly.receiver.received.map((p) => p.json.notification_type)).toEqual(['mention', 'mention']);
@@ -145,7 +179,9 @@ describe('Web Push', () => {
     const { token } = await subscribe('own', { alerts: { follow: true } });
     const client = server.masto(token);
     expect((await client.v1.push.subscription.fetch()).alerts.follow).toBe(true);
-    const updated = await client.v1.push.subscription.update({ data: { alerts: { mention: true }, policy: 'followed' } as never });
+    const updated = await client.v1.push.subscription.update({
+      data: { alerts: { mention: true }, policy: 'followed' } as never,
+    });
     expect(updated.alerts).toMatchObject({ follow: true, mention: true });
     expect(updated.policy).toBe('followed');
     const replaced = await subscribe('own-again', { alerts: {} });
@@ -158,7 +194,14 @@ describe('Web Push', () => {
     const { token } = server.social.admin.createToken('alice', 'push');
     const ecdh = crypto.createECDH('prime256v1');
     ecdh.generateKeys();
-    await server.masto(token).v1.push.subscription.create({ subscription: { endpoint: `${pushBase}/gone`, keys: { p256dh: ecdh.getPublicKey('base64url'), auth: crypto.randomBytes(16).toString('base64url') } }, data: { alerts: { follow: true } } as never, policy: 'all' });
+    await server.masto(token).v1.push.subscription.create({
+      subscription: {
+        endpoint: `${pushBase}/gone`,
+        keys: { p256dh: ecdh.getPublicKey('base64url'), auth: crypto.randomBytes(16).toString('base64url') },
+      },
+      data: { alerts: { follow: true } } as never,
+      policy: 'all',
+    });
     const retried = await subscribe('flaky', { alerts: { follow: true } });
     flaky.add('/flaky');
     await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
@@ -174,7 +217,11 @@ describe('Web Push', () => {
   it('refuses tokens without the push scope, and bad keys or endpoints with 422 details', async () => {
     const readOnly = server.social.admin.createToken('alice', 'read');
     const body = { subscription: { endpoint: `${pushBase}/x`, keys: { p256dh: 'AAAA', auth: 'short' } } };
-    const refused = await server.fetch(`${server.url}/api/v1/push/subscription`, { method: 'POST', headers: { Authorization: `Bearer ${readOnly.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const refused = await server.fetch(`${server.url}/api/v1/push/subscription`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${readOnly.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(refused.status).toBe(403);
     const { token } = server.social.admin.createToken('alice', 'push');
     const bad = await server.fetch(`${server.url}/api/v1/push/subscription`, {
@@ -183,6 +230,10 @@ describe('Web Push', () => {
       body: JSON.stringify({ ...body, subscription: { ...body.subscription, endpoint: 'http://insecure.example/x' } }),
     });
     expect(bad.status).toBe(422);
-    expect(Object.keys(((await bad.json()) as { details: object }).details).sort()).toEqual(['endpoint', 'keys.auth', 'keys.p256dh']);
+    expect(Object.keys(((await bad.json()) as { details: object }).details).sort()).toEqual([
+      'endpoint',
+      'keys.auth',
+      'keys.p256dh',
+    ]);
   });
 });

@@ -44,7 +44,9 @@ export function countAccounts(core: StoreCore, accounts: readonly Account[]): Ma
   if (accounts.length === 0) return result;
   // One statement text whatever the number of accounts (json_each), so it is prepared once.
   const rows = core
-    .sql(`WITH ${UNLISTED} SELECT a.id AS id, ${COUNT_COLUMNS} FROM json_each(?) j CROSS JOIN accounts a ON a.id = j.value ${COUNTS_JOIN}`)
+    .sql(
+      `WITH ${UNLISTED} SELECT a.id AS id, ${COUNT_COLUMNS} FROM json_each(?) j CROSS JOIN accounts a ON a.id = j.value ${COUNTS_JOIN}`,
+    )
     .all(jsonIds(accounts.map((a) => a.id))) as (CountColumns & { id: bigint })[];
   const byId = new Map(rows.map((r) => [str(r.id), r]));
   for (const a of accounts) {
@@ -109,13 +111,17 @@ function addRemoteCounts(core: StoreCore, result: Map<string, AccountCounts>, ac
   if (remote.length === 0) return;
   const remoteList = jsonIds(remote);
   for (const r of core
-    .sql("SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id")
+    .sql(
+      "SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id",
+    )
     .all(remoteList) as { id: bigint; n: bigint; last: bigint | null }[]) {
     const c = result.get(str(r.id))!;
     c.statuses = int(r.n);
     c.lastStatusAt = intOrNull(r.last);
   }
-  for (const r of core.sql('SELECT * FROM account_stats WHERE account_id IN (SELECT value FROM json_each(?))').all(remoteList) as Record<string, unknown>[]) {
+  for (const r of core
+    .sql('SELECT * FROM account_stats WHERE account_id IN (SELECT value FROM json_each(?))')
+    .all(remoteList) as Record<string, unknown>[]) {
     const c = result.get(str(r.account_id))!;
     c.statuses = Math.max(c.statuses, int(r.statuses_count));
     c.followers = Math.max(c.followers, int(r.followers_count));

@@ -1,6 +1,19 @@
 import { LRUCache } from 'lru-cache';
 import { accountsWithCounts, countAccounts, type AccountRowCache } from './account-counts.ts';
-import { bool, boolOrNull, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
+import {
+  bool,
+  boolOrNull,
+  idOrNull,
+  int,
+  intOrNull,
+  jsonIds,
+  jsonOr,
+  sqlBool,
+  sqlBoolOrNull,
+  str,
+  type SqlValue,
+  type StoreCore,
+} from './store.ts';
 
 export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -67,10 +80,43 @@ export interface Account {
  * (AccountRepository.keyPair), so listings do not copy them into every Account.
  */
 const ACCOUNT_FIELDS = [
-  'id', 'username', 'domain', 'uri', 'url', 'actor_type', 'display_name', 'note', 'fields', 'avatar_file', 'avatar_remote_url', 'avatar_description',
-  'header_file', 'header_remote_url', 'header_description', 'locked', 'discoverable', 'indexable', 'hide_collections', 'memorial', 'moved_to_account_id',
-  'also_known_as', 'attribution_domains', 'inbox_url', 'shared_inbox_url', 'outbox_url', 'followers_url', 'following_url', 'featured_url', 'suspended_at',
-  'silenced_at', 'sensitized_at', 'deleted_at', 'last_webfingered_at', 'fetched_at', 'created_at', 'updated_at',
+  'id',
+  'username',
+  'domain',
+  'uri',
+  'url',
+  'actor_type',
+  'display_name',
+  'note',
+  'fields',
+  'avatar_file',
+  'avatar_remote_url',
+  'avatar_description',
+  'header_file',
+  'header_remote_url',
+  'header_description',
+  'locked',
+  'discoverable',
+  'indexable',
+  'hide_collections',
+  'memorial',
+  'moved_to_account_id',
+  'also_known_as',
+  'attribution_domains',
+  'inbox_url',
+  'shared_inbox_url',
+  'outbox_url',
+  'followers_url',
+  'following_url',
+  'featured_url',
+  'suspended_at',
+  'silenced_at',
+  'sensitized_at',
+  'deleted_at',
+  'last_webfingered_at',
+  'fetched_at',
+  'created_at',
+  'updated_at',
 ];
 const ACCOUNT_ROW = ACCOUNT_FIELDS.map((c) => `a.${c}`).join(', ');
 export const ACCOUNT_COLUMNS = `${ACCOUNT_ROW}, u.id AS u_id, u.confirmed_at AS u_confirmed_at, u.approved AS u_approved, u.disabled AS u_disabled, u.role AS u_role`;
@@ -196,7 +242,9 @@ export class AccountRepository {
 
   /** The account's key pair (PEM); the private key only for local accounts. */
   keyPair(id: string): { publicKey: string; privateKey: string | null } | null {
-    const r = this.core.sql('SELECT public_key, private_key FROM accounts WHERE id = ?').get(id) as { public_key: string; private_key: string | null } | undefined;
+    const r = this.core.sql('SELECT public_key, private_key FROM accounts WHERE id = ?').get(id) as
+      | { public_key: string; private_key: string | null }
+      | undefined;
     return r ? { publicKey: r.public_key, privateKey: r.private_key } : null;
   }
 
@@ -209,7 +257,9 @@ export class AccountRepository {
     const users = new Map<string, Record<string, unknown>>();
     if (local.length) {
       for (const u of this.core
-        .sql('SELECT account_id, id AS u_id, confirmed_at AS u_confirmed_at, approved AS u_approved, disabled AS u_disabled, role AS u_role FROM users WHERE account_id IN (SELECT value FROM json_each(?))')
+        .sql(
+          'SELECT account_id, id AS u_id, confirmed_at AS u_confirmed_at, approved AS u_approved, disabled AS u_disabled, role AS u_role FROM users WHERE account_id IN (SELECT value FROM json_each(?))',
+        )
         .all(jsonIds(local)) as Record<string, unknown>[]) {
         users.set(str(u.account_id), u);
       }
@@ -218,13 +268,17 @@ export class AccountRepository {
   }
 
   byId(id: string): Account | null {
-    const r = this.core.sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id = ?`).get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id = ?`).get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? this.withUsers([r])[0] : null;
   }
 
   byIds(ids: readonly string[]): Account[] {
     if (ids.length === 0) return [];
-    const rows = this.core.sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id IN (SELECT value FROM json_each(?))`).all(jsonIds(ids)) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(`SELECT ${ACCOUNT_ROW} FROM accounts a WHERE a.id IN (SELECT value FROM json_each(?))`)
+      .all(jsonIds(ids)) as Record<string, unknown>[];
     const byId = new Map(this.withUsers(rows).map((a) => [a.id, a]));
     return ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   }
@@ -232,18 +286,25 @@ export class AccountRepository {
   /** Local account by username (case-insensitive), or remote by username and domain. */
   byHandle(username: string, domain: string | null): Account | null {
     const r = this.core
-      .sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE lower(a.username) = lower(?) AND coalesce(a.domain, '') = coalesce(lower(?), '')`)
+      .sql(
+        `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE lower(a.username) = lower(?) AND coalesce(a.domain, '') = coalesce(lower(?), '')`,
+      )
       .get(username, domain) as Record<string, unknown> | undefined;
     return r ? toAccount(r) : null;
   }
 
   byUri(uri: string): Account | null {
-    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.uri = ?`).get(uri) as Record<string, unknown> | undefined;
+    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.uri = ?`).get(uri) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toAccount(r) : null;
   }
 
   usernameTaken(username: string): boolean {
-    return this.core.sql('SELECT 1 FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL').get(username) !== undefined;
+    return (
+      this.core.sql('SELECT 1 FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL').get(username) !==
+      undefined
+    );
   }
 
   insertLocal(input: NewLocalAccount): string {
@@ -254,7 +315,16 @@ export class AccountRepository {
         `INSERT INTO accounts (id, username, domain, display_name, public_key, private_key, discoverable, created_at, updated_at)
          VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.username, input.displayName ?? '', input.publicKey, input.privateKey, sqlBoolOrNull(input.discoverable), now, now);
+      .run(
+        id,
+        input.username,
+        input.displayName ?? '',
+        input.publicKey,
+        input.privateKey,
+        sqlBoolOrNull(input.discoverable),
+        now,
+        now,
+      );
     return id;
   }
 
@@ -309,31 +379,42 @@ export class AccountRepository {
     if (changes.discoverable !== undefined) put('discoverable', sqlBoolOrNull(changes.discoverable));
     if (changes.indexable !== undefined) put('indexable', sqlBool(changes.indexable));
     if (changes.hideCollections !== undefined) put('hide_collections', sqlBoolOrNull(changes.hideCollections));
-    if (changes.attributionDomains !== undefined) put('attribution_domains', JSON.stringify(changes.attributionDomains));
+    if (changes.attributionDomains !== undefined)
+      put('attribution_domains', JSON.stringify(changes.attributionDomains));
     if (sets.length === 0) return;
     this.core.db.prepare(`UPDATE accounts SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
   }
 
   /** The actor URIs this account also goes by (a local account: accounts it may move from). */
   setAliases(id: string, uris: readonly string[]): void {
-    this.core.sql('UPDATE accounts SET also_known_as = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(uris), this.core.now(), id);
+    this.core
+      .sql('UPDATE accounts SET also_known_as = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(uris), this.core.now(), id);
   }
 
   /** The account this one moved to (null: not moved, or the move was undone). */
   setMovedTo(id: string, targetId: string | null): void {
-    this.core.sql('UPDATE accounts SET moved_to_account_id = ?, updated_at = ? WHERE id = ?').run(targetId, this.core.now(), id);
+    this.core
+      .sql('UPDATE accounts SET moved_to_account_id = ?, updated_at = ? WHERE id = ?')
+      .run(targetId, this.core.now(), id);
   }
 
   setSuspended(id: string, suspended: boolean): void {
-    this.core.sql('UPDATE accounts SET suspended_at = ?, updated_at = ? WHERE id = ?').run(suspended ? this.core.now() : null, this.core.now(), id);
+    this.core
+      .sql('UPDATE accounts SET suspended_at = ?, updated_at = ? WHERE id = ?')
+      .run(suspended ? this.core.now() : null, this.core.now(), id);
   }
 
   setSilenced(id: string, silenced: boolean): void {
-    this.core.sql('UPDATE accounts SET silenced_at = ?, updated_at = ? WHERE id = ?').run(silenced ? this.core.now() : null, this.core.now(), id);
+    this.core
+      .sql('UPDATE accounts SET silenced_at = ?, updated_at = ? WHERE id = ?')
+      .run(silenced ? this.core.now() : null, this.core.now(), id);
   }
 
   setSensitized(id: string, sensitized: boolean): void {
-    this.core.sql('UPDATE accounts SET sensitized_at = ?, updated_at = ? WHERE id = ?').run(sensitized ? this.core.now() : null, this.core.now(), id);
+    this.core
+      .sql('UPDATE accounts SET sensitized_at = ?, updated_at = ? WHERE id = ?')
+      .run(sensitized ? this.core.now() : null, this.core.now(), id);
   }
 
   /**
@@ -359,7 +440,12 @@ export class AccountRepository {
 
   /** Deleted local accounts whose Delete has not been sent yet (they still hold their private key). */
   deletedAwaitingAnnouncement(): string[] {
-    return (this.core.sql('SELECT id FROM accounts WHERE domain IS NULL AND deleted_at IS NOT NULL AND private_key IS NOT NULL').pluck().all() as unknown[]).map(str);
+    return (
+      this.core
+        .sql('SELECT id FROM accounts WHERE domain IS NULL AND deleted_at IS NOT NULL AND private_key IS NOT NULL')
+        .pluck()
+        .all() as unknown[]
+    ).map(str);
   }
 
   /** Statuses, followers and following of many accounts at once (local ones counted, remote ones as reported). */
@@ -386,7 +472,15 @@ export class AccountRepository {
          ORDER BY (lower(a.username) = lower(@q)) DESC, (a.username LIKE @prefix ESCAPE '\\') DESC, (a.domain IS NULL) DESC, a.id
          LIMIT @limit OFFSET @offset`,
       )
-      .all({ like, prefix, q, following: options.followingOf ?? null, local_only: options.localOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+      .all({
+        like,
+        prefix,
+        q,
+        following: options.followingOf ?? null,
+        local_only: options.localOnly ? 1 : 0,
+        limit: options.limit,
+        offset: options.offset,
+      }) as Record<string, unknown>[];
     return rows.map(toAccount);
   }
 
@@ -395,7 +489,8 @@ export class AccountRepository {
    * `active` orders by latest post, `new` by creation.
    */
   directory(options: { order: 'active' | 'new'; localOnly: boolean; limit: number; offset: number }): Account[] {
-    const order = options.order === 'new' ? 'a.created_at DESC, a.id DESC' : 's.last_status_at DESC NULLS LAST, a.id DESC';
+    const order =
+      options.order === 'new' ? 'a.created_at DESC, a.id DESC' : 's.last_status_at DESC NULLS LAST, a.id DESC';
     const rows = this.core
       .sql(
         `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} LEFT JOIN account_stats s ON s.account_id = a.id
@@ -403,22 +498,35 @@ export class AccountRepository {
            AND (@local = 0 OR a.domain IS NULL)
          ORDER BY ${order} LIMIT @limit OFFSET @offset`,
       )
-      .all({ local: options.localOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+      .all({ local: options.localOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<
+      string,
+      unknown
+    >[];
     return rows.map(toAccount);
   }
 
   /** Number of local users that are confirmed, approved and not suspended. */
   localUserCount(): number {
-    const r = this.core.sql(`SELECT COUNT(*) AS n FROM ${ACCOUNT_FROM} WHERE a.domain IS NULL AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`).get() as { n: bigint };
+    const r = this.core
+      .sql(
+        `SELECT COUNT(*) AS n FROM ${ACCOUNT_FROM} WHERE a.domain IS NULL AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`,
+      )
+      .get() as { n: bigint };
     return int(r.n);
   }
 
   localStatusCount(): number {
-    const r = this.core.sql(`SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL`).get() as { n: bigint };
+    const r = this.core
+      .sql(`SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL`)
+      .get() as { n: bigint };
     return int(r.n);
   }
 
   knownDomains(): string[] {
-    return (this.core.sql('SELECT DISTINCT domain FROM accounts WHERE domain IS NOT NULL ORDER BY domain').all() as { domain: string }[]).map((r) => r.domain);
+    return (
+      this.core.sql('SELECT DISTINCT domain FROM accounts WHERE domain IS NOT NULL ORDER BY domain').all() as {
+        domain: string;
+      }[]
+    ).map((r) => r.domain);
   }
 }

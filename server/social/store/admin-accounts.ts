@@ -59,7 +59,14 @@ export class AdminAccountRepository {
          FROM accounts a LEFT JOIN users u ON u.account_id = a.id
          WHERE ${where.map((w) => `(${w})`).join(' AND ')} AND ${c.where} ORDER BY a.id ${c.order} LIMIT @cursor_limit`,
       )
-      .all({ username: like(filter.username), display: like(filter.displayName), domain: filter.byDomain?.toLowerCase() ?? null, email: like(filter.email), ip: filter.ip ?? null, ...c.params }) as Record<string, unknown>[];
+      .all({
+        username: like(filter.username),
+        display: like(filter.displayName),
+        domain: filter.byDomain?.toLowerCase() ?? null,
+        email: like(filter.email),
+        ip: filter.ip ?? null,
+        ...c.params,
+      }) as Record<string, unknown>[];
     return finishPage(rows.map(toAdminRow), page);
   }
 

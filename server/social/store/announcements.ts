@@ -39,7 +39,9 @@ export class AnnouncementRepository {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
-      .sql('INSERT INTO announcements (id, text, published, all_day, starts_at, ends_at, published_at, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)')
+      .sql(
+        'INSERT INTO announcements (id, text, published, all_day, starts_at, ends_at, published_at, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)',
+      )
       .run(id, input.text, input.allDay ? 1 : 0, input.startsAt, input.endsAt, now, now, now);
     return id;
   }
@@ -49,7 +51,9 @@ export class AnnouncementRepository {
   }
 
   byId(id: string): AnnouncementRow | null {
-    const r = this.core.sql('SELECT * FROM announcements WHERE id = ? AND published = 1').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM announcements WHERE id = ? AND published = 1').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toAnnouncement(r) : null;
   }
 
@@ -66,15 +70,27 @@ export class AnnouncementRepository {
 
   /** Idempotent: dismissing twice is no error. */
   dismiss(accountId: string, id: string): void {
-    this.core.sql('INSERT OR IGNORE INTO announcement_dismissals (announcement_id, account_id) VALUES (?, ?)').run(id, accountId);
+    this.core
+      .sql('INSERT OR IGNORE INTO announcement_dismissals (announcement_id, account_id) VALUES (?, ?)')
+      .run(id, accountId);
   }
 
   react(accountId: string, id: string, name: string): boolean {
-    return this.core.sql('INSERT OR IGNORE INTO announcement_reactions (id, announcement_id, account_id, name, created_at) VALUES (?, ?, ?, ?, ?)').run(this.core.ids.next(), id, accountId, name, this.core.now()).changes > 0;
+    return (
+      this.core
+        .sql(
+          'INSERT OR IGNORE INTO announcement_reactions (id, announcement_id, account_id, name, created_at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(this.core.ids.next(), id, accountId, name, this.core.now()).changes > 0
+    );
   }
 
   unreact(accountId: string, id: string, name: string): boolean {
-    return this.core.sql('DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?').run(id, accountId, name).changes > 0;
+    return (
+      this.core
+        .sql('DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?')
+        .run(id, accountId, name).changes > 0
+    );
   }
 
   /** Reactions per announcement, in the order first used, with whether the account gave each. */
@@ -96,6 +112,12 @@ export class AnnouncementRepository {
   }
 
   reactionCount(id: string, name: string): number {
-    return int((this.core.sql('SELECT COUNT(*) AS n FROM announcement_reactions WHERE announcement_id = ? AND name = ?').get(id, name) as { n: bigint }).n);
+    return int(
+      (
+        this.core
+          .sql('SELECT COUNT(*) AS n FROM announcement_reactions WHERE announcement_id = ? AND name = ?')
+          .get(id, name) as { n: bigint }
+      ).n,
+    );
   }
 }

@@ -30,7 +30,13 @@ export class ConversationRepository {
   }
 
   /** Records a new direct status in one participant's view: unread unless they wrote it (as Mastodon). */
-  touch(accountId: string, conversationId: string, participantIds: string[], lastStatusId: string, unread: boolean): void {
+  touch(
+    accountId: string,
+    conversationId: string,
+    participantIds: string[],
+    lastStatusId: string,
+    unread: boolean,
+  ): void {
     this.core
       .sql(
         `INSERT INTO account_conversations (id, account_id, conversation_id, participant_account_ids, last_status_id, unread, updated_at)
@@ -38,17 +44,29 @@ export class ConversationRepository {
          ON CONFLICT (account_id, conversation_id) DO UPDATE SET participant_account_ids = excluded.participant_account_ids,
            last_status_id = excluded.last_status_id, unread = excluded.unread, updated_at = excluded.updated_at`,
       )
-      .run({ id: this.core.ids.next(), account: accountId, conversation: conversationId, participants: JSON.stringify(participantIds), last: lastStatusId, unread: unread ? 1 : 0, now: this.core.now() });
+      .run({
+        id: this.core.ids.next(),
+        account: accountId,
+        conversation: conversationId,
+        participants: JSON.stringify(participantIds),
+        last: lastStatusId,
+        unread: unread ? 1 : 0,
+        now: this.core.now(),
+      });
   }
 
   /** One participant's view of a conversation. */
   ofAccount(accountId: string, conversationId: string): AccountConversationRow | null {
-    const r = this.core.sql('SELECT * FROM account_conversations WHERE account_id = ? AND conversation_id = ?').get(accountId, conversationId) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT * FROM account_conversations WHERE account_id = ? AND conversation_id = ?')
+      .get(accountId, conversationId) as Record<string, unknown> | undefined;
     return r ? toRow(r) : null;
   }
 
   byId(id: string): AccountConversationRow | null {
-    const r = this.core.sql('SELECT * FROM account_conversations WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM account_conversations WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toRow(r) : null;
   }
 
@@ -56,7 +74,9 @@ export class ConversationRepository {
   list(accountId: string, page: PageQuery): AccountConversationRow[] {
     const c = cursorWhere('last_status_id', page);
     const rows = this.core
-      .sql(`SELECT * FROM account_conversations WHERE account_id = @account AND last_status_id IS NOT NULL AND ${c.where} ORDER BY last_status_id ${c.order} LIMIT @cursor_limit`)
+      .sql(
+        `SELECT * FROM account_conversations WHERE account_id = @account AND last_status_id IS NOT NULL AND ${c.where} ORDER BY last_status_id ${c.order} LIMIT @cursor_limit`,
+      )
       .all({ account: accountId, ...c.params }) as Record<string, unknown>[];
     return finishPage(rows.map(toRow), page);
   }
@@ -71,7 +91,12 @@ export class ConversationRepository {
 
   /** After a direct status is deleted: each view that showed it falls back to the thread's previous direct status. */
   forgetStatus(statusId: string): void {
-    const rows = (this.core.sql('SELECT * FROM account_conversations WHERE last_status_id = ?').all(statusId) as Record<string, unknown>[]).map(toRow);
+    const rows = (
+      this.core.sql('SELECT * FROM account_conversations WHERE last_status_id = ?').all(statusId) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toRow);
     for (const row of rows) {
       const previous = this.core
         .sql(
@@ -79,8 +104,11 @@ export class ConversationRepository {
              AND (s.account_id = @account OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = @account))
            ORDER BY s.id DESC LIMIT 1`,
         )
-        .get({ conversation: row.conversationId, status: statusId, account: row.accountId }) as { id: bigint } | undefined;
-      if (previous) this.core.sql('UPDATE account_conversations SET last_status_id = ? WHERE id = ?').run(previous.id, row.id);
+        .get({ conversation: row.conversationId, status: statusId, account: row.accountId }) as
+        | { id: bigint }
+        | undefined;
+      if (previous)
+        this.core.sql('UPDATE account_conversations SET last_status_id = ? WHERE id = ?').run(previous.id, row.id);
       else this.delete(row.id);
     }
   }

@@ -27,8 +27,21 @@ afterAll(() => {
  * for a local account confirmed and approved.
  */
 function counted(accountId: string) {
-  const accounts = db.prepare('SELECT id, domain, deleted_at, suspended_at FROM accounts').all() as { id: bigint; domain: string | null; deleted_at: unknown; suspended_at: unknown }[];
-  const users = new Map((db.prepare('SELECT account_id, confirmed_at, approved FROM users').all() as { account_id: bigint; confirmed_at: unknown; approved: bigint }[]).map((u) => [String(u.account_id), u]));
+  const accounts = db.prepare('SELECT id, domain, deleted_at, suspended_at FROM accounts').all() as {
+    id: bigint;
+    domain: string | null;
+    deleted_at: unknown;
+    suspended_at: unknown;
+  }[];
+  const users = new Map(
+    (
+      db.prepare('SELECT account_id, confirmed_at, approved FROM users').all() as {
+        account_id: bigint;
+        confirmed_at: unknown;
+        approved: bigint;
+      }[]
+    ).map((u) => [String(u.account_id), u]),
+  );
   const shown = new Set(
     accounts
       .filter((a) => {
@@ -39,10 +52,15 @@ function counted(accountId: string) {
       })
       .map((a) => String(a.id)),
   );
-  const follows = db.prepare('SELECT account_id, target_account_id FROM follows').all() as { account_id: bigint; target_account_id: bigint }[];
+  const follows = db.prepare('SELECT account_id, target_account_id FROM follows').all() as {
+    account_id: bigint;
+    target_account_id: bigint;
+  }[];
   return {
-    followers: follows.filter((f) => String(f.target_account_id) === accountId && shown.has(String(f.account_id))).length,
-    following: follows.filter((f) => String(f.account_id) === accountId && shown.has(String(f.target_account_id))).length,
+    followers: follows.filter((f) => String(f.target_account_id) === accountId && shown.has(String(f.account_id)))
+      .length,
+    following: follows.filter((f) => String(f.account_id) === accountId && shown.has(String(f.target_account_id)))
+      .length,
   };
 }
 
@@ -50,17 +68,40 @@ describe('follow counts', () => {
   it('match counting listed follow rows through follows, unfollows, suspensions, confirmations and deletions', () => {
     const ids = Array.from({ length: 12 }, (_, i) => {
       const id = store.accounts.insertLocal({ username: `u${i}`, publicKey: '', privateKey: '' });
-      store.users.insert({ accountId: id, email: `u${i}@example.org`, passwordHash: 'x', role: 'user', locale: null, confirmed: i !== 3, approved: i !== 4, createdByApplicationId: null, signUpIp: null, reason: null, dateOfBirth: null });
+      store.users.insert({
+        accountId: id,
+        email: `u${i}@example.org`,
+        passwordHash: 'x',
+        role: 'user',
+        locale: null,
+        confirmed: i !== 3,
+        approved: i !== 4,
+        createdByApplicationId: null,
+        signUpIp: null,
+        reason: null,
+        dateOfBirth: null,
+      });
       return id;
     });
-    const remote = store.accounts.insertRemote({ username: 'far', domain: 'remote.example', uri: 'https://remote.example/users/far', publicKey: '' });
+    const remote = store.accounts.insertRemote({
+      username: 'far',
+      domain: 'remote.example',
+      uri: 'https://remote.example/users/far',
+      publicKey: '',
+    });
     const all = [...ids, remote];
-    const follow = (a: string, b: string) => store.relationships.upsertFollow(a, b, { showReblogs: true, notify: false, languages: null });
+    const follow = (a: string, b: string) =>
+      store.relationships.upsertFollow(a, b, { showReblogs: true, notify: false, languages: null });
     for (const a of all) for (const b of all) if (a !== b && (BigInt(a) + BigInt(b)) % 3n !== 0n) follow(a, b);
     const check = () => {
       const accounts = store.accounts.byIds(all);
       const counts = store.accounts.counts(accounts);
-      for (const a of all) expect({ id: a, ...counted(a) }).toEqual({ id: a, followers: counts.get(a)!.followers, following: counts.get(a)!.following });
+      for (const a of all)
+        expect({ id: a, ...counted(a) }).toEqual({
+          id: a,
+          followers: counts.get(a)!.followers,
+          following: counts.get(a)!.following,
+        });
     };
     check();
     store.relationships.deleteFollow(ids[0], ids[1]);
@@ -78,7 +119,9 @@ describe('follow counts', () => {
 
 /** Status counters computed here from the rows, by Mastodon's rules, not from the store's SQL. */
 function countedStatus(statusId: string) {
-  const statuses = db.prepare('SELECT id, in_reply_to_id, reblog_of_id, visibility, deleted_at FROM statuses').all() as {
+  const statuses = db
+    .prepare('SELECT id, in_reply_to_id, reblog_of_id, visibility, deleted_at FROM statuses')
+    .all() as {
     id: bigint;
     in_reply_to_id: bigint | null;
     reblog_of_id: bigint | null;
@@ -86,23 +129,36 @@ function countedStatus(statusId: string) {
     deleted_at: unknown;
   }[];
   const live = new Set(statuses.filter((s) => s.deleted_at === null).map((s) => String(s.id)));
-  const quotes = db.prepare('SELECT status_id, quoted_status_id, state FROM quotes').all() as { status_id: bigint; quoted_status_id: bigint | null; state: string }[];
+  const quotes = db.prepare('SELECT status_id, quoted_status_id, state FROM quotes').all() as {
+    status_id: bigint;
+    quoted_status_id: bigint | null;
+    state: string;
+  }[];
   return {
-    replies: statuses.filter((s) => String(s.in_reply_to_id) === statusId && s.deleted_at === null && s.visibility !== 'direct').length,
+    replies: statuses.filter(
+      (s) => String(s.in_reply_to_id) === statusId && s.deleted_at === null && s.visibility !== 'direct',
+    ).length,
     reblogs: statuses.filter((s) => String(s.reblog_of_id) === statusId && s.deleted_at === null).length,
-    favourites: (db.prepare('SELECT COUNT(*) AS n FROM favourites WHERE status_id = ?').get(statusId) as { n: bigint }).n,
-    quotes: quotes.filter((q) => String(q.quoted_status_id) === statusId && q.state === 'accepted' && live.has(String(q.status_id))).length,
+    favourites: (db.prepare('SELECT COUNT(*) AS n FROM favourites WHERE status_id = ?').get(statusId) as { n: bigint })
+      .n,
+    quotes: quotes.filter(
+      (q) => String(q.quoted_status_id) === statusId && q.state === 'accepted' && live.has(String(q.status_id)),
+    ).length,
   };
 }
 
 describe('status counts', () => {
   it('match counting replies, reblogs, favourites and quotes through posts, deletions, quote changes and cascades', () => {
-    const authors = Array.from({ length: 4 }, (_, i) => store.accounts.insertLocal({ username: `author${i}`, publicKey: '', privateKey: '' }));
+    const authors = Array.from({ length: 4 }, (_, i) =>
+      store.accounts.insertLocal({ username: `author${i}`, publicKey: '', privateKey: '' }),
+    );
     const post = (accountId: string, more: Partial<Parameters<typeof store.statuses.insert>[0]> = {}) =>
       store.statuses.insert({ accountId, local: true, visibility: 'public', text: 'x', content: '<p>x</p>', ...more });
     const root = post(authors[0]);
     const other = post(authors[1]);
-    const replies = authors.map((a, i) => post(a, { inReplyToId: root, inReplyToAccountId: authors[0], visibility: i === 3 ? 'direct' : 'public' }));
+    const replies = authors.map((a, i) =>
+      post(a, { inReplyToId: root, inReplyToAccountId: authors[0], visibility: i === 3 ? 'direct' : 'public' }),
+    );
     const reblogs = authors.slice(1).map((a) => post(a, { reblogOfId: root, visibility: 'public' }));
     for (const a of authors) store.interactions.favourite(a, root);
     store.interactions.favourite(authors[2], other);
@@ -123,8 +179,20 @@ describe('status counts', () => {
     store.statuses.markDeleted(store.statuses.byId(reblogs[0])!);
     store.statuses.markDeleted(store.statuses.byId(quoting[1])!);
     store.interactions.unfavourite(authors[0], root);
-    store.quotes.replace(store.quotes.byId(quoteRows[0])!, { quotedStatusId: root, quotedAccountId: authors[0], state: 'accepted', approvalUri: null, legacy: false });
-    store.quotes.replace(store.quotes.byId(quoteRows[2])!, { quotedStatusId: other, quotedAccountId: authors[1], state: 'accepted', approvalUri: null, legacy: false });
+    store.quotes.replace(store.quotes.byId(quoteRows[0])!, {
+      quotedStatusId: root,
+      quotedAccountId: authors[0],
+      state: 'accepted',
+      approvalUri: null,
+      legacy: false,
+    });
+    store.quotes.replace(store.quotes.byId(quoteRows[2])!, {
+      quotedStatusId: other,
+      quotedAccountId: authors[1],
+      state: 'accepted',
+      approvalUri: null,
+      legacy: false,
+    });
     store.quotes.remove(store.quotes.byId(quoteRows[3])!);
     check();
     // Hard deletions: a reply's row removed, then a whole account with its posts, favourites and quotes (cascades).

@@ -45,7 +45,9 @@ export class EmojiRepository {
 
   /** Enabled local emojis, by category then shortcode. */
   local(): CustomEmojiRow[] {
-    const rows = this.core.sql('SELECT * FROM custom_emojis WHERE domain IS NULL AND disabled = 0 ORDER BY category NULLS FIRST, shortcode').all() as Record<string, unknown>[];
+    const rows = this.core
+      .sql('SELECT * FROM custom_emojis WHERE domain IS NULL AND disabled = 0 ORDER BY category NULLS FIRST, shortcode')
+      .all() as Record<string, unknown>[];
     return rows.map(toEmoji);
   }
 
@@ -53,7 +55,9 @@ export class EmojiRepository {
   forShortcodes(domain: string | null, shortcodes: readonly string[]): CustomEmojiRow[] {
     if (shortcodes.length === 0) return [];
     const rows = this.core
-      .sql("SELECT * FROM custom_emojis WHERE coalesce(domain, '') = ? AND disabled = 0 AND shortcode IN (SELECT value FROM json_each(?))")
+      .sql(
+        "SELECT * FROM custom_emojis WHERE coalesce(domain, '') = ? AND disabled = 0 AND shortcode IN (SELECT value FROM json_each(?))",
+      )
       .all(domain ?? '', JSON.stringify(shortcodes)) as Record<string, unknown>[];
     return rows.map(toEmoji);
   }
@@ -67,16 +71,31 @@ export class EmojiRepository {
          ON CONFLICT (shortcode, coalesce(domain, '')) DO UPDATE SET uri = excluded.uri, image_remote_url = excluded.image_remote_url, updated_at = excluded.updated_at
          WHERE custom_emojis.image_remote_url IS NOT excluded.image_remote_url`,
       )
-      .run({ id: this.core.ids.next(), shortcode: input.shortcode, domain: input.domain, uri: input.uri, url: input.url, now });
+      .run({
+        id: this.core.ids.next(),
+        shortcode: input.shortcode,
+        domain: input.domain,
+        uri: input.uri,
+        url: input.url,
+        now,
+      });
   }
 
   byShortcode(shortcode: string): CustomEmojiRow | null {
-    const r = this.core.sql('SELECT * FROM custom_emojis WHERE domain IS NULL AND shortcode = ?').get(shortcode) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM custom_emojis WHERE domain IS NULL AND shortcode = ?').get(shortcode) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toEmoji(r) : null;
   }
 
   /** Adds or replaces a local emoji (image and static image: the still version of an animated one). */
-  put(input: { shortcode: string; imagePath: string; staticPath: string; category: string | null; visibleInPicker: boolean }): void {
+  put(input: {
+    shortcode: string;
+    imagePath: string;
+    staticPath: string;
+    category: string | null;
+    visibleInPicker: boolean;
+  }): void {
     const now = this.core.now();
     const paths = input.staticPath === input.imagePath ? input.imagePath : `${input.imagePath}|${input.staticPath}`;
     this.core
@@ -84,7 +103,14 @@ export class EmojiRepository {
         `INSERT INTO custom_emojis (id, shortcode, domain, image_path, category, visible_in_picker, created_at, updated_at) VALUES (@id, @shortcode, NULL, @paths, @category, @picker, @now, @now)
          ON CONFLICT (shortcode, coalesce(domain, '')) DO UPDATE SET image_path = excluded.image_path, category = excluded.category, visible_in_picker = excluded.visible_in_picker, disabled = 0, updated_at = excluded.updated_at`,
       )
-      .run({ id: this.core.ids.next(), shortcode: input.shortcode, paths, category: input.category, picker: input.visibleInPicker ? 1 : 0, now });
+      .run({
+        id: this.core.ids.next(),
+        shortcode: input.shortcode,
+        paths,
+        category: input.category,
+        picker: input.visibleInPicker ? 1 : 0,
+        now,
+      });
   }
 
   remove(shortcode: string): CustomEmojiRow | null {

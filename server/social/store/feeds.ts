@@ -51,7 +51,9 @@ export class HomeFeedRepository {
         AND NOT EXISTS (SELECT 1 FROM statuses x WHERE x.reblog_of_id = @reblog AND x.deleted_at IS NULL
           AND EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = x.id))))`;
     this.core
-      .sql(`INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL AND ${notAlreadyReblogged('a.id')}`)
+      .sql(
+        `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL AND ${notAlreadyReblogged('a.id')}`,
+      )
       .run(params);
     const receivers = this.core
       .sql(
@@ -88,7 +90,12 @@ export class HomeFeedRepository {
    * A public status with hashtags enters the home feeds of local accounts following any of them (not the
    * author's, which has it already); returns who got it.
    */
-  distributeToTagFollowers(status: { id: string; accountId: string; visibility: string; reblogOfId: string | null }): string[] {
+  distributeToTagFollowers(status: {
+    id: string;
+    accountId: string;
+    visibility: string;
+    reblogOfId: string | null;
+  }): string[] {
     if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
     const rows = this.core
       .sql(
@@ -105,7 +112,9 @@ export class HomeFeedRepository {
   /** Local accounts whose home feed holds any of the statuses (told of a deletion). */
   holders(statusIds: readonly string[]): string[] {
     if (statusIds.length === 0) return [];
-    const rows = this.core.sql('SELECT DISTINCT account_id FROM home_feed WHERE status_id IN (SELECT value FROM json_each(?))').all(jsonIds(statusIds)) as { account_id: bigint }[];
+    const rows = this.core
+      .sql('SELECT DISTINCT account_id FROM home_feed WHERE status_id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(statusIds)) as { account_id: bigint }[];
     return rows.map((r) => String(r.account_id));
   }
 
@@ -133,6 +142,8 @@ export class HomeFeedRepository {
 
   /** After an unfollow: the account's statuses and reblogs leave the feed. */
   unmerge(followerId: string, targetId: string): void {
-    this.core.sql('DELETE FROM home_feed WHERE account_id = ? AND status_id IN (SELECT id FROM statuses WHERE account_id = ?)').run(followerId, targetId);
+    this.core
+      .sql('DELETE FROM home_feed WHERE account_id = ? AND status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+      .run(followerId, targetId);
   }
 }

@@ -58,7 +58,9 @@ export class ImportRepository {
     return this.core.transaction(() => {
       const id = this.core.ids.next();
       this.core
-        .sql("INSERT INTO bulk_imports (id, account_id, type, overwrite, state, total_items, created_at) VALUES (?, ?, ?, ?, 'scheduled', ?, ?)")
+        .sql(
+          "INSERT INTO bulk_imports (id, account_id, type, overwrite, state, total_items, created_at) VALUES (?, ?, ?, ?, 'scheduled', ?, ?)",
+        )
         .run(id, accountId, type, sqlBool(overwrite), rows.length, this.core.now());
       const insert = this.core.sql('INSERT INTO bulk_import_rows (bulk_import_id, position, data) VALUES (?, ?, ?)');
       rows.forEach((row, position) => insert.run(id, position, JSON.stringify(row)));
@@ -67,24 +69,34 @@ export class ImportRepository {
   }
 
   byId(accountId: string, id: string): BulkImport | null {
-    const r = this.core.sql('SELECT * FROM bulk_imports WHERE id = ? AND account_id = ?').get(id, accountId) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM bulk_imports WHERE id = ? AND account_id = ?').get(id, accountId) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toImport(r) : null;
   }
 
   /** The account's import of `type` that has not finished, if any. */
   unfinished(accountId: string, type: string): BulkImport | null {
-    const r = this.core.sql("SELECT * FROM bulk_imports WHERE account_id = ? AND type = ? AND state <> 'finished'").get(accountId, type) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql("SELECT * FROM bulk_imports WHERE account_id = ? AND type = ? AND state <> 'finished'")
+      .get(accountId, type) as Record<string, unknown> | undefined;
     return r ? toImport(r) : null;
   }
 
   /** The account's imports, newest first. */
   ofAccount(accountId: string, limit: number): BulkImport[] {
-    return (this.core.sql('SELECT * FROM bulk_imports WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as Record<string, unknown>[]).map(toImport);
+    return (
+      this.core
+        .sql('SELECT * FROM bulk_imports WHERE account_id = ? ORDER BY id DESC LIMIT ?')
+        .all(accountId, limit) as Record<string, unknown>[]
+    ).map(toImport);
   }
 
   /** The oldest import waiting to start. */
   nextScheduled(): BulkImport | null {
-    const r = this.core.sql("SELECT * FROM bulk_imports WHERE state = 'scheduled' ORDER BY id LIMIT 1").get() as Record<string, unknown> | undefined;
+    const r = this.core.sql("SELECT * FROM bulk_imports WHERE state = 'scheduled' ORDER BY id LIMIT 1").get() as
+      | Record<string, unknown>
+      | undefined;
     return r ? toImport(r) : null;
   }
 
@@ -94,7 +106,11 @@ export class ImportRepository {
 
   /** The rows of an import still waiting, in file order. */
   pendingRows(importId: string): ImportRow[] {
-    return (this.core.sql('SELECT * FROM bulk_import_rows WHERE bulk_import_id = ? AND error IS NULL ORDER BY position').all(importId) as Record<string, unknown>[]).map(toRow);
+    return (
+      this.core
+        .sql('SELECT * FROM bulk_import_rows WHERE bulk_import_id = ? AND error IS NULL ORDER BY position')
+        .all(importId) as Record<string, unknown>[]
+    ).map(toRow);
   }
 
   /**
@@ -122,10 +138,14 @@ export class ImportRepository {
       const changed =
         error === null
           ? this.core.sql('DELETE FROM bulk_import_rows WHERE id = ? AND error IS NULL').run(row.id).changes
-          : this.core.sql('UPDATE bulk_import_rows SET error = ? WHERE id = ? AND error IS NULL').run(error.slice(0, MAX_ERROR_LENGTH) || 'failed', row.id).changes;
+          : this.core
+              .sql('UPDATE bulk_import_rows SET error = ? WHERE id = ? AND error IS NULL')
+              .run(error.slice(0, MAX_ERROR_LENGTH) || 'failed', row.id).changes;
       if (changed === 0) return;
       this.core
-        .sql('UPDATE bulk_imports SET processed_items = processed_items + 1, imported_items = imported_items + ? WHERE id = ?')
+        .sql(
+          'UPDATE bulk_imports SET processed_items = processed_items + 1, imported_items = imported_items + ? WHERE id = ?',
+        )
         .run(error === null ? 1 : 0, row.importId);
       this.finishIfDone(row.importId);
     });
@@ -133,13 +153,19 @@ export class ImportRepository {
 
   /** Ends an import whose rows are all processed (or that has none). */
   finishIfDone(importId: string): void {
-    this.core.sql("UPDATE bulk_imports SET state = 'finished', finished_at = ? WHERE id = ? AND state <> 'finished' AND processed_items >= total_items").run(this.core.now(), importId);
+    this.core
+      .sql(
+        "UPDATE bulk_imports SET state = 'finished', finished_at = ? WHERE id = ? AND state <> 'finished' AND processed_items >= total_items",
+      )
+      .run(this.core.now(), importId);
   }
 
   /** Ends an import whose remaining rows cannot be worked off (its account is gone), each failed with `error`. */
   abandon(importId: string, error: string): void {
     this.core.transaction(() => {
-      const failed = this.core.sql('UPDATE bulk_import_rows SET error = ? WHERE bulk_import_id = ? AND error IS NULL').run(error.slice(0, MAX_ERROR_LENGTH), importId).changes;
+      const failed = this.core
+        .sql('UPDATE bulk_import_rows SET error = ? WHERE bulk_import_id = ? AND error IS NULL')
+        .run(error.slice(0, MAX_ERROR_LENGTH), importId).changes;
       this.core.sql('UPDATE bulk_imports SET processed_items = processed_items + ? WHERE id = ?').run(failed, importId);
       this.finishIfDone(importId);
     });
@@ -152,9 +178,11 @@ export class ImportRepository {
 
   /** Failed rows of an import in file order, at most `limit`. */
   failures(importId: string, limit: number): FailedImportRow[] {
-    return (this.core.sql('SELECT * FROM bulk_import_rows WHERE bulk_import_id = ? AND error IS NOT NULL ORDER BY position LIMIT ?').all(importId, limit) as Record<string, unknown>[]).map(
-      (r) => ({ ...toRow(r), error: String(r.error) }),
-    );
+    return (
+      this.core
+        .sql('SELECT * FROM bulk_import_rows WHERE bulk_import_id = ? AND error IS NOT NULL ORDER BY position LIMIT ?')
+        .all(importId, limit) as Record<string, unknown>[]
+    ).map((r) => ({ ...toRow(r), error: String(r.error) }));
   }
 
   /** Deletes imports that finished before `before` (Mastodon keeps them a week), with their failed rows. */
@@ -179,5 +207,10 @@ function toImport(r: Record<string, unknown>): BulkImport {
 }
 
 function toRow(r: Record<string, unknown>): ImportRow {
-  return { id: str(r.id), importId: str(r.bulk_import_id), position: int(r.position), data: jsonOr<ImportRowData>(r.data, {}) };
+  return {
+    id: str(r.id),
+    importId: str(r.bulk_import_id),
+    position: int(r.position),
+    data: jsonOr<ImportRowData>(r.data, {}),
+  };
 }

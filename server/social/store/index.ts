@@ -177,7 +177,9 @@ export class SocialStore {
    * is exactly what the database still says.
    */
   writeStamp(): string {
-    const r = this.core.sql('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS t').get() as { v: bigint; t: bigint };
+    const r = this.core
+      .sql('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS t')
+      .get() as { v: bigint; t: bigint };
     return `${r.v}:${r.t}`;
   }
 

@@ -18,15 +18,26 @@ export class InteractionRepository {
   }
 
   favourite(accountId: string, statusId: string): boolean {
-    return this.core.sql('INSERT INTO favourites (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0;
+    return (
+      this.core
+        .sql(
+          'INSERT INTO favourites (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        )
+        .run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0
+    );
   }
 
   unfavourite(accountId: string, statusId: string): boolean {
-    return this.core.sql('DELETE FROM favourites WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes > 0;
+    return (
+      this.core.sql('DELETE FROM favourites WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes >
+      0
+    );
   }
 
   bookmark(accountId: string, statusId: string): void {
-    this.core.sql('INSERT INTO bookmarks (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now());
+    this.core
+      .sql('INSERT INTO bookmarks (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING')
+      .run(this.core.ids.next(), accountId, statusId, this.core.now());
   }
 
   unbookmark(accountId: string, statusId: string): void {
@@ -34,39 +45,62 @@ export class InteractionRepository {
   }
 
   pin(accountId: string, statusId: string): boolean {
-    return this.core.sql('INSERT INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0;
+    return (
+      this.core
+        .sql(
+          'INSERT INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        )
+        .run(this.core.ids.next(), accountId, statusId, this.core.now()).changes > 0
+    );
   }
 
   /** A remote account's pinned posts, as its featured collection lists them (in that order). */
   replacePins(accountId: string, statusIds: readonly string[]): void {
     this.core.sql('DELETE FROM status_pins WHERE account_id = ?').run(accountId);
     const now = this.core.now();
-    const insert = this.core.sql('INSERT OR IGNORE INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?)');
+    const insert = this.core.sql(
+      'INSERT OR IGNORE INTO status_pins (id, account_id, status_id, created_at) VALUES (?, ?, ?, ?)',
+    );
     // Newest pin first in Mastodon's order: the first item gets the latest time.
     statusIds.forEach((statusId, i) => insert.run(this.core.ids.next(), accountId, statusId, now - i));
   }
 
   unpin(accountId: string, statusId: string): boolean {
-    return this.core.sql('DELETE FROM status_pins WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes > 0;
+    return (
+      this.core.sql('DELETE FROM status_pins WHERE account_id = ? AND status_id = ?').run(accountId, statusId).changes >
+      0
+    );
   }
 
   /** Pins of an account whose statuses still exist. */
   pinCount(accountId: string): number {
-    const r = this.core.sql('SELECT COUNT(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL').get(accountId) as { n: bigint };
+    const r = this.core
+      .sql(
+        'SELECT COUNT(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL',
+      )
+      .get(accountId) as { n: bigint };
     return int(r.n);
   }
 
   muteConversation(accountId: string, conversationId: string): void {
-    this.core.sql('INSERT OR IGNORE INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?)').run(accountId, conversationId);
+    this.core
+      .sql('INSERT OR IGNORE INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?)')
+      .run(accountId, conversationId);
   }
 
   unmuteConversation(accountId: string, conversationId: string): void {
-    this.core.sql('DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?').run(accountId, conversationId);
+    this.core
+      .sql('DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?')
+      .run(accountId, conversationId);
   }
 
   conversationMuted(accountId: string, conversationId: string | null): boolean {
     if (conversationId === null) return false;
-    return this.core.sql('SELECT 1 FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?').get(accountId, conversationId) !== undefined;
+    return (
+      this.core
+        .sql('SELECT 1 FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?')
+        .get(accountId, conversationId) !== undefined
+    );
   }
 
   /** Removes what refers to deleted statuses: pins and bookmarks. */
@@ -79,7 +113,13 @@ export class InteractionRepository {
 
   /** All five flags in one statement (a timeline page asks this once per request). */
   flags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): ViewerFlags {
-    const flags: ViewerFlags = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
+    const flags: ViewerFlags = {
+      favourited: new Set(),
+      reblogged: new Set(),
+      bookmarked: new Set(),
+      pinned: new Set(),
+      mutedConversations: new Set(),
+    };
     if (statusIds.length === 0 && conversationIds.length === 0) return flags;
     const rows = this.core
       .sql(
@@ -91,8 +131,17 @@ export class InteractionRepository {
          UNION ALL SELECT 'p', status_id FROM status_pins WHERE account_id = @viewer AND status_id IN (SELECT value FROM json_each(@ids))
          UNION ALL SELECT 'm', conversation_id FROM conversation_mutes WHERE account_id = @viewer AND conversation_id IN (SELECT value FROM json_each(@conversations))`,
       )
-      .all({ viewer: viewerId, ids: jsonIds(statusIds), conversations: jsonIds(conversationIds) }) as { k: string; id: bigint }[];
-    const target = { f: flags.favourited, r: flags.reblogged, b: flags.bookmarked, p: flags.pinned, m: flags.mutedConversations } as Record<string, Set<string>>;
+      .all({ viewer: viewerId, ids: jsonIds(statusIds), conversations: jsonIds(conversationIds) }) as {
+      k: string;
+      id: bigint;
+    }[];
+    const target = {
+      f: flags.favourited,
+      r: flags.reblogged,
+      b: flags.bookmarked,
+      p: flags.pinned,
+      m: flags.mutedConversations,
+    } as Record<string, Set<string>>;
     for (const r of rows) target[r.k].add(str(r.id));
     return flags;
   }
@@ -101,7 +150,12 @@ export class InteractionRepository {
    * Of `viewerIds`, those with a mark of their own on any of the statuses (favourite, reblog, bookmark,
    * pin, poll vote) or their conversations (mute): the viewers whose rendering of them differs from a stranger's.
    */
-  viewersWithMarks(viewerIds: readonly string[], statusIds: readonly string[], conversationIds: readonly string[], pollIds: readonly string[]): Set<string> {
+  viewersWithMarks(
+    viewerIds: readonly string[],
+    statusIds: readonly string[],
+    conversationIds: readonly string[],
+    pollIds: readonly string[],
+  ): Set<string> {
     if (viewerIds.length === 0) return new Set();
     const rows = this.core
       .sql(
@@ -112,14 +166,23 @@ export class InteractionRepository {
          UNION SELECT x.account_id FROM conversation_mutes x WHERE x.conversation_id IN (SELECT value FROM json_each(@conversations)) AND x.account_id IN (SELECT value FROM json_each(@viewers))
          UNION SELECT x.account_id FROM poll_votes x WHERE x.poll_id IN (SELECT value FROM json_each(@polls)) AND x.account_id IN (SELECT value FROM json_each(@viewers))`,
       )
-      .all({ viewers: jsonIds(viewerIds), ids: jsonIds(statusIds), conversations: jsonIds(conversationIds), polls: jsonIds(pollIds) }) as { v: bigint }[];
+      .all({
+        viewers: jsonIds(viewerIds),
+        ids: jsonIds(statusIds),
+        conversations: jsonIds(conversationIds),
+        polls: jsonIds(pollIds),
+      }) as { v: bigint }[];
     return new Set(rows.map((r) => str(r.v)));
   }
 
   /** Local accounts that reblogged a status (for edit notifications). */
   localRebloggers(statusId: string): string[] {
     return (
-      this.core.sql('SELECT DISTINCT s.account_id FROM statuses s JOIN accounts a ON a.id = s.account_id WHERE s.reblog_of_id = ? AND s.deleted_at IS NULL AND a.domain IS NULL').all(statusId) as {
+      this.core
+        .sql(
+          'SELECT DISTINCT s.account_id FROM statuses s JOIN accounts a ON a.id = s.account_id WHERE s.reblog_of_id = ? AND s.deleted_at IS NULL AND a.domain IS NULL',
+        )
+        .all(statusId) as {
         account_id: bigint;
       }[]
     ).map((r) => str(r.account_id));
@@ -127,7 +190,9 @@ export class InteractionRepository {
 
   /** The row id of a favourite, for cursors. */
   favouriteId(accountId: string, statusId: string): string | null {
-    const r = this.core.sql('SELECT id FROM favourites WHERE account_id = ? AND status_id = ?').get(accountId, statusId) as { id: bigint } | undefined;
+    const r = this.core
+      .sql('SELECT id FROM favourites WHERE account_id = ? AND status_id = ?')
+      .get(accountId, statusId) as { id: bigint } | undefined;
     return r ? idOrNull(r.id) : null;
   }
 }

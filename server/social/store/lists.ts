@@ -14,7 +14,14 @@ export interface ListRow {
 }
 
 function toList(r: Record<string, unknown>): ListRow {
-  return { id: str(r.id), accountId: str(r.account_id), title: String(r.title), repliesPolicy: r.replies_policy as RepliesPolicy, exclusive: bool(r.exclusive), createdAt: int(r.created_at) };
+  return {
+    id: str(r.id),
+    accountId: str(r.account_id),
+    title: String(r.title),
+    repliesPolicy: r.replies_policy as RepliesPolicy,
+    exclusive: bool(r.exclusive),
+    createdAt: int(r.created_at),
+  };
 }
 
 /** Lists of accounts a user reads apart from home; their timelines are read from the members' statuses. */
@@ -28,13 +35,17 @@ export class ListRepository {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
-      .sql('INSERT INTO lists (id, account_id, title, replies_policy, exclusive, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .sql(
+        'INSERT INTO lists (id, account_id, title, replies_policy, exclusive, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(id, accountId, input.title, input.repliesPolicy, sqlBool(input.exclusive), now, now);
     return this.byId(id)!;
   }
 
   update(id: string, changes: { title: string; repliesPolicy: RepliesPolicy; exclusive: boolean }): void {
-    this.core.sql('UPDATE lists SET title = ?, replies_policy = ?, exclusive = ?, updated_at = ? WHERE id = ?').run(changes.title, changes.repliesPolicy, sqlBool(changes.exclusive), this.core.now(), id);
+    this.core
+      .sql('UPDATE lists SET title = ?, replies_policy = ?, exclusive = ?, updated_at = ? WHERE id = ?')
+      .run(changes.title, changes.repliesPolicy, sqlBool(changes.exclusive), this.core.now(), id);
   }
 
   delete(id: string): void {
@@ -47,23 +58,39 @@ export class ListRepository {
   }
 
   ofOwner(accountId: string): ListRow[] {
-    return (this.core.sql('SELECT * FROM lists WHERE account_id = ? ORDER BY lower(title), id').all(accountId) as Record<string, unknown>[]).map(toList);
+    return (
+      this.core.sql('SELECT * FROM lists WHERE account_id = ? ORDER BY lower(title), id').all(accountId) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toList);
   }
 
   /** The owner's lists that hold `memberId`. */
   holding(ownerId: string, memberId: string): ListRow[] {
     return (
-      this.core.sql('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = ? AND la.account_id = ? ORDER BY lower(l.title), l.id').all(ownerId, memberId) as Record<string, unknown>[]
+      this.core
+        .sql(
+          'SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE l.account_id = ? AND la.account_id = ? ORDER BY lower(l.title), l.id',
+        )
+        .all(ownerId, memberId) as Record<string, unknown>[]
     ).map(toList);
   }
 
   /** Every list, of any owner, that holds `memberId` (where a new status of theirs may appear). */
   withMember(memberId: string): ListRow[] {
-    return (this.core.sql('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE la.account_id = ?').all(memberId) as Record<string, unknown>[]).map(toList);
+    return (
+      this.core
+        .sql('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE la.account_id = ?')
+        .all(memberId) as Record<string, unknown>[]
+    ).map(toList);
   }
 
   isMember(listId: string, accountId: string): boolean {
-    return this.core.sql('SELECT 1 FROM list_accounts WHERE list_id = ? AND account_id = ?').get(listId, accountId) !== undefined;
+    return (
+      this.core.sql('SELECT 1 FROM list_accounts WHERE list_id = ? AND account_id = ?').get(listId, accountId) !==
+      undefined
+    );
   }
 
   members(listId: string, page: PageQuery): ListedAccount[] {
@@ -86,11 +113,15 @@ export class ListRepository {
   }
 
   removeMembers(listId: string, accountIds: readonly string[]): void {
-    this.core.sql('DELETE FROM list_accounts WHERE list_id = ? AND account_id IN (SELECT value FROM json_each(?))').run(listId, jsonIds(accountIds));
+    this.core
+      .sql('DELETE FROM list_accounts WHERE list_id = ? AND account_id IN (SELECT value FROM json_each(?))')
+      .run(listId, jsonIds(accountIds));
   }
 
   /** Removes `memberId` from every list of `ownerId` (after an unfollow or a block, as Mastodon). */
   removeFromOwnerLists(ownerId: string, memberId: string): void {
-    this.core.sql('DELETE FROM list_accounts WHERE account_id = ? AND list_id IN (SELECT id FROM lists WHERE account_id = ?)').run(memberId, ownerId);
+    this.core
+      .sql('DELETE FROM list_accounts WHERE account_id = ? AND list_id IN (SELECT id FROM lists WHERE account_id = ?)')
+      .run(memberId, ownerId);
   }
 }

@@ -35,16 +35,35 @@ export class MailOutboxRepository {
     this.core = core;
   }
 
-  insert(input: { to: string; subject: string; text: string; html: string | null; transport: 'smtp' | 'local' }): string {
+  insert(input: {
+    to: string;
+    subject: string;
+    text: string;
+    html: string | null;
+    transport: 'smtp' | 'local';
+  }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO email_outbox (id, to_address, subject, text_body, html_body, transport, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.to, input.subject, input.text, input.html, input.transport, input.transport === 'smtp' ? 'pending' : 'stored', this.core.now());
+      .sql(
+        'INSERT INTO email_outbox (id, to_address, subject, text_body, html_body, transport, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.to,
+        input.subject,
+        input.text,
+        input.html,
+        input.transport,
+        input.transport === 'smtp' ? 'pending' : 'stored',
+        this.core.now(),
+      );
     return id;
   }
 
   markSent(id: string): void {
-    this.core.sql(`UPDATE email_outbox SET status = 'sent', sent_at = ?, error = NULL WHERE id = ?`).run(this.core.now(), id);
+    this.core
+      .sql(`UPDATE email_outbox SET status = 'sent', sent_at = ?, error = NULL WHERE id = ?`)
+      .run(this.core.now(), id);
   }
 
   markFailed(id: string, error: string): void {
@@ -53,7 +72,9 @@ export class MailOutboxRepository {
 
   list(options: { limit?: number; to?: string } = {}): OutboxEmail[] {
     const rows = this.core
-      .sql('SELECT * FROM email_outbox WHERE (@to IS NULL OR lower(to_address) = lower(@to)) ORDER BY id DESC LIMIT @limit')
+      .sql(
+        'SELECT * FROM email_outbox WHERE (@to IS NULL OR lower(to_address) = lower(@to)) ORDER BY id DESC LIMIT @limit',
+      )
       .all({ to: options.to ?? null, limit: options.limit ?? 100 }) as Record<string, unknown>[];
     return rows.map(toEmail);
   }

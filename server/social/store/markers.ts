@@ -17,14 +17,24 @@ export class MarkerRepository {
   }
 
   get(accountId: string, timelines: readonly MarkerTimeline[]): MarkerRow[] {
-    const rows = this.core.sql('SELECT * FROM markers WHERE account_id = ?').all(accountId) as Record<string, unknown>[];
+    const rows = this.core.sql('SELECT * FROM markers WHERE account_id = ?').all(accountId) as Record<
+      string,
+      unknown
+    >[];
     return rows
-      .map((r) => ({ timeline: r.timeline as MarkerTimeline, lastReadId: str(r.last_read_id), version: int(r.version), updatedAt: int(r.updated_at) }))
+      .map((r) => ({
+        timeline: r.timeline as MarkerTimeline,
+        lastReadId: str(r.last_read_id),
+        version: int(r.version),
+        updatedAt: int(r.updated_at),
+      }))
       .filter((m) => timelines.includes(m.timeline));
   }
 
   lastReadId(accountId: string, timeline: MarkerTimeline): string | null {
-    const r = this.core.sql('SELECT last_read_id FROM markers WHERE account_id = ? AND timeline = ?').get(accountId, timeline) as { last_read_id: bigint } | undefined;
+    const r = this.core
+      .sql('SELECT last_read_id FROM markers WHERE account_id = ? AND timeline = ?')
+      .get(accountId, timeline) as { last_read_id: bigint } | undefined;
     return r ? str(r.last_read_id) : null;
   }
 

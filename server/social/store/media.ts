@@ -88,7 +88,15 @@ export class MediaRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; type: MediaType; description: string | null; meta: MediaMeta; processing: MediaProcessing; contentType: string | null; fileSize: number | null }): string {
+  insert(input: {
+    accountId: string;
+    type: MediaType;
+    description: string | null;
+    meta: MediaMeta;
+    processing: MediaProcessing;
+    contentType: string | null;
+    fileSize: number | null;
+  }): string {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
@@ -96,18 +104,35 @@ export class MediaRepository {
         `INSERT INTO media_attachments (id, account_id, type, description, meta, processing, content_type, file_size, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.accountId, input.type, input.description, JSON.stringify(input.meta), input.processing, input.contentType, input.fileSize, now, now);
+      .run(
+        id,
+        input.accountId,
+        input.type,
+        input.description,
+        JSON.stringify(input.meta),
+        input.processing,
+        input.contentType,
+        input.fileSize,
+        now,
+        now,
+      );
     return id;
   }
 
   byId(id: string): MediaRow | null {
-    const r = this.core.sql('SELECT * FROM media_attachments WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM media_attachments WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toMedia(r) : null;
   }
 
   byIds(ids: readonly string[]): MediaRow[] {
     if (ids.length === 0) return [];
-    const rows = (this.core.sql('SELECT * FROM media_attachments WHERE id IN (SELECT value FROM json_each(?))').all(jsonIds(ids)) as Record<string, unknown>[]).map(toMedia);
+    const rows = (
+      this.core
+        .sql('SELECT * FROM media_attachments WHERE id IN (SELECT value FROM json_each(?))')
+        .all(jsonIds(ids)) as Record<string, unknown>[]
+    ).map(toMedia);
     const byId = new Map(rows.map((m) => [m.id, m]));
     return ids.map((id) => byId.get(id)).filter((m): m is MediaRow => m !== undefined);
   }
@@ -131,14 +156,18 @@ export class MediaRepository {
     if (changes.processingError !== undefined) put('processing_error', changes.processingError);
     if (changes.type !== undefined) put('type', changes.type);
     if (sets.length === 0) return;
-    this.core.db.prepare(`UPDATE media_attachments SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
+    this.core.db
+      .prepare(`UPDATE media_attachments SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`)
+      .run(params);
   }
 
   /** Attachments never used by a post (nor a scheduled one) that were uploaded before `cutoff`, oldest first. */
   unattachedBefore(cutoff: number, limit: number): MediaRow[] {
     return (
       this.core
-        .sql('SELECT * FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? ORDER BY created_at LIMIT ?')
+        .sql(
+          'SELECT * FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? ORDER BY created_at LIMIT ?',
+        )
         .all(cutoff, limit) as Record<string, unknown>[]
     ).map(toMedia);
   }
@@ -147,7 +176,13 @@ export class MediaRepository {
   forStatuses(statusIds: readonly string[]): Map<string, MediaRow[]> {
     const result = new Map<string, MediaRow[]>();
     if (statusIds.length === 0) return result;
-    const rows = (this.core.sql('SELECT * FROM media_attachments WHERE status_id IN (SELECT value FROM json_each(?)) ORDER BY position, id').all(jsonIds(statusIds)) as Record<string, unknown>[]).map(toMedia);
+    const rows = (
+      this.core
+        .sql(
+          'SELECT * FROM media_attachments WHERE status_id IN (SELECT value FROM json_each(?)) ORDER BY position, id',
+        )
+        .all(jsonIds(statusIds)) as Record<string, unknown>[]
+    ).map(toMedia);
     for (const m of rows) {
       const list = result.get(m.statusId!) ?? [];
       list.push(m);
@@ -160,7 +195,11 @@ export class MediaRepository {
     const result = new Map<string, MediaRow[]>();
     if (scheduledIds.length === 0) return result;
     const rows = (
-      this.core.sql('SELECT * FROM media_attachments WHERE scheduled_status_id IN (SELECT value FROM json_each(?)) ORDER BY position, id').all(jsonIds(scheduledIds)) as Record<string, unknown>[]
+      this.core
+        .sql(
+          'SELECT * FROM media_attachments WHERE scheduled_status_id IN (SELECT value FROM json_each(?)) ORDER BY position, id',
+        )
+        .all(jsonIds(scheduledIds)) as Record<string, unknown>[]
     ).map(toMedia);
     for (const m of rows) {
       const list = result.get(m.scheduledStatusId!) ?? [];
@@ -172,17 +211,25 @@ export class MediaRepository {
 
   /** Attaches media to a status in the given order (detaching them from a scheduled status). */
   attach(statusId: string, mediaIds: readonly string[]): void {
-    const update = this.core.sql('UPDATE media_attachments SET status_id = ?, scheduled_status_id = NULL, position = ?, updated_at = ? WHERE id = ?');
+    const update = this.core.sql(
+      'UPDATE media_attachments SET status_id = ?, scheduled_status_id = NULL, position = ?, updated_at = ? WHERE id = ?',
+    );
     mediaIds.forEach((id, i) => update.run(statusId, i, this.core.now(), id));
   }
 
   /** Detaches whatever of a status's media is not in `keep`. */
   detachOthers(statusId: string, keep: readonly string[]): void {
-    this.core.sql('UPDATE media_attachments SET status_id = NULL WHERE status_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(statusId, jsonIds(keep));
+    this.core
+      .sql(
+        'UPDATE media_attachments SET status_id = NULL WHERE status_id = ? AND id NOT IN (SELECT value FROM json_each(?))',
+      )
+      .run(statusId, jsonIds(keep));
   }
 
   attachToScheduled(scheduledId: string, mediaIds: readonly string[]): void {
-    const update = this.core.sql('UPDATE media_attachments SET scheduled_status_id = ?, position = ?, updated_at = ? WHERE id = ?');
+    const update = this.core.sql(
+      'UPDATE media_attachments SET scheduled_status_id = ?, position = ?, updated_at = ? WHERE id = ?',
+    );
     mediaIds.forEach((id, i) => update.run(scheduledId, i, this.core.now(), id));
   }
 
@@ -196,6 +243,11 @@ export class MediaRepository {
 
   /** Attachments left unprocessed by a stop (processing restarts for them). */
   unfinished(): MediaRow[] {
-    return (this.core.sql("SELECT * FROM media_attachments WHERE processing IN ('queued', 'in_progress')").all() as Record<string, unknown>[]).map(toMedia);
+    return (
+      this.core.sql("SELECT * FROM media_attachments WHERE processing IN ('queued', 'in_progress')").all() as Record<
+        string,
+        unknown
+      >[]
+    ).map(toMedia);
   }
 }

@@ -50,7 +50,14 @@ function toDomainBlock(r: Record<string, unknown>): DomainBlockRow {
 }
 
 function toIpBlock(r: Record<string, unknown>): IpBlockRow {
-  return { id: str(r.id), ip: String(r.ip), severity: r.severity as IpBlockSeverity, comment: String(r.comment), expiresAt: intOrNull(r.expires_at), createdAt: int(r.created_at) };
+  return {
+    id: str(r.id),
+    ip: String(r.ip),
+    severity: r.severity as IpBlockSeverity,
+    comment: String(r.comment),
+    expiresAt: intOrNull(r.expires_at),
+    createdAt: int(r.created_at),
+  };
 }
 
 /** A table of single values (domain allows, e-mail domain blocks, canonical e-mail blocks). */
@@ -64,11 +71,17 @@ class SimpleBlocks {
     this.column = column;
   }
 
-  private row = (r: Record<string, unknown>): SimpleBlockRow => ({ id: str(r.id), value: String(r[this.column]), createdAt: int(r.created_at) });
+  private row = (r: Record<string, unknown>): SimpleBlockRow => ({
+    id: str(r.id),
+    value: String(r[this.column]),
+    createdAt: int(r.created_at),
+  });
 
   list(page: PageQuery): SimpleBlockRow[] {
     const c = cursorWhere('id', page);
-    const rows = this.core.sql(`SELECT * FROM ${this.table} WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`).all(c.params) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(`SELECT * FROM ${this.table} WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`)
+      .all(c.params) as Record<string, unknown>[];
     return finishPage(rows.map(this.row), page);
   }
 
@@ -78,7 +91,9 @@ class SimpleBlocks {
   }
 
   byValue(value: string): SimpleBlockRow | null {
-    const r = this.core.sql(`SELECT * FROM ${this.table} WHERE ${this.column} = ?`).get(value) as Record<string, unknown> | undefined;
+    const r = this.core.sql(`SELECT * FROM ${this.table} WHERE ${this.column} = ?`).get(value) as
+      | Record<string, unknown>
+      | undefined;
     return r ? this.row(r) : null;
   }
 
@@ -87,7 +102,9 @@ class SimpleBlocks {
     const existing = this.byValue(value);
     if (existing) return existing;
     const id = this.core.ids.next();
-    this.core.sql(`INSERT INTO ${this.table} (id, ${this.column}, created_at) VALUES (?, ?, ?)`).run(id, value, this.core.now());
+    this.core
+      .sql(`INSERT INTO ${this.table} (id, ${this.column}, created_at) VALUES (?, ?, ?)`)
+      .run(id, value, this.core.now());
     return this.byId(id)!;
   }
 
@@ -112,7 +129,9 @@ export class ModerationRepository {
 
   domainBlocks(page: PageQuery): DomainBlockRow[] {
     const c = cursorWhere('id', page);
-    const rows = this.core.sql(`SELECT * FROM domain_blocks WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`).all(c.params) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(`SELECT * FROM domain_blocks WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`)
+      .all(c.params) as Record<string, unknown>[];
     return finishPage(rows.map(toDomainBlock), page);
   }
 
@@ -126,7 +145,9 @@ export class ModerationRepository {
     const parts = domain.toLowerCase().split('.');
     const candidates = parts.map((_, i) => parts.slice(i).join('.')).filter((d) => d.includes('.') || d === domain);
     const r = this.core
-      .sql('SELECT * FROM domain_blocks WHERE domain IN (SELECT value FROM json_each(?)) ORDER BY length(domain) DESC LIMIT 1')
+      .sql(
+        'SELECT * FROM domain_blocks WHERE domain IN (SELECT value FROM json_each(?)) ORDER BY length(domain) DESC LIMIT 1',
+      )
       .get(JSON.stringify(candidates)) as Record<string, unknown> | undefined;
     return r ? toDomainBlock(r) : null;
   }
@@ -139,14 +160,36 @@ export class ModerationRepository {
         `INSERT INTO domain_blocks (id, domain, severity, reject_media, reject_reports, private_comment, public_comment, obfuscate, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.domain, input.severity, input.rejectMedia ? 1 : 0, input.rejectReports ? 1 : 0, input.privateComment, input.publicComment, input.obfuscate ? 1 : 0, now, now);
+      .run(
+        id,
+        input.domain,
+        input.severity,
+        input.rejectMedia ? 1 : 0,
+        input.rejectReports ? 1 : 0,
+        input.privateComment,
+        input.publicComment,
+        input.obfuscate ? 1 : 0,
+        now,
+        now,
+      );
     return id;
   }
 
   updateDomainBlock(id: string, input: DomainBlockInput): void {
     this.core
-      .sql('UPDATE domain_blocks SET severity = ?, reject_media = ?, reject_reports = ?, private_comment = ?, public_comment = ?, obfuscate = ?, updated_at = ? WHERE id = ?')
-      .run(input.severity, input.rejectMedia ? 1 : 0, input.rejectReports ? 1 : 0, input.privateComment, input.publicComment, input.obfuscate ? 1 : 0, this.core.now(), id);
+      .sql(
+        'UPDATE domain_blocks SET severity = ?, reject_media = ?, reject_reports = ?, private_comment = ?, public_comment = ?, obfuscate = ?, updated_at = ? WHERE id = ?',
+      )
+      .run(
+        input.severity,
+        input.rejectMedia ? 1 : 0,
+        input.rejectReports ? 1 : 0,
+        input.privateComment,
+        input.publicComment,
+        input.obfuscate ? 1 : 0,
+        this.core.now(),
+        id,
+      );
   }
 
   /** Sign-ups with an address at the domain (or a subdomain) on each of the last seven days, today first. */
@@ -169,7 +212,9 @@ export class ModerationRepository {
 
   ipBlocks(page: PageQuery): IpBlockRow[] {
     const c = cursorWhere('id', page);
-    const rows = this.core.sql(`SELECT * FROM ip_blocks WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`).all(c.params) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(`SELECT * FROM ip_blocks WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`)
+      .all(c.params) as Record<string, unknown>[];
     return finishPage(rows.map(toIpBlock), page);
   }
 
@@ -180,18 +225,28 @@ export class ModerationRepository {
 
   /** IP blocks in force (not expired). */
   activeIpBlocks(): IpBlockRow[] {
-    return (this.core.sql('SELECT * FROM ip_blocks WHERE expires_at IS NULL OR expires_at > ?').all(this.core.now()) as Record<string, unknown>[]).map(toIpBlock);
+    return (
+      this.core
+        .sql('SELECT * FROM ip_blocks WHERE expires_at IS NULL OR expires_at > ?')
+        .all(this.core.now()) as Record<string, unknown>[]
+    ).map(toIpBlock);
   }
 
   insertIpBlock(input: Omit<IpBlockRow, 'id' | 'createdAt'>): string {
     const id = this.core.ids.next();
     const now = this.core.now();
-    this.core.sql('INSERT INTO ip_blocks (id, ip, severity, comment, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, input.ip, input.severity, input.comment, input.expiresAt, now, now);
+    this.core
+      .sql(
+        'INSERT INTO ip_blocks (id, ip, severity, comment, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, input.ip, input.severity, input.comment, input.expiresAt, now, now);
     return id;
   }
 
   updateIpBlock(id: string, input: Omit<IpBlockRow, 'id' | 'createdAt'>): void {
-    this.core.sql('UPDATE ip_blocks SET ip = ?, severity = ?, comment = ?, expires_at = ?, updated_at = ? WHERE id = ?').run(input.ip, input.severity, input.comment, input.expiresAt, this.core.now(), id);
+    this.core
+      .sql('UPDATE ip_blocks SET ip = ?, severity = ?, comment = ?, expires_at = ?, updated_at = ? WHERE id = ?')
+      .run(input.ip, input.severity, input.comment, input.expiresAt, this.core.now(), id);
   }
 
   removeIpBlock(id: string): boolean {

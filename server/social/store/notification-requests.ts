@@ -2,7 +2,13 @@ import { cursorWhere, finishPage, int, idOrNull, jsonIds, str, type PageQuery, t
 
 export const POLICY_VERDICTS = ['accept', 'filter', 'drop'] as const;
 export type PolicyVerdict = (typeof POLICY_VERDICTS)[number];
-export const POLICY_KEYS = ['for_not_following', 'for_not_followers', 'for_new_accounts', 'for_private_mentions', 'for_limited_accounts'] as const;
+export const POLICY_KEYS = [
+  'for_not_following',
+  'for_not_followers',
+  'for_new_accounts',
+  'for_private_mentions',
+  'for_limited_accounts',
+] as const;
 export type PolicyKey = (typeof POLICY_KEYS)[number];
 export type NotificationPolicy = Record<PolicyKey, PolicyVerdict>;
 
@@ -48,7 +54,9 @@ export class NotificationRequestRepository {
   }
 
   policy(accountId: string): NotificationPolicy {
-    const r = this.core.sql('SELECT * FROM notification_policies WHERE account_id = ?').get(accountId) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM notification_policies WHERE account_id = ?').get(accountId) as
+      | Record<string, unknown>
+      | undefined;
     if (!r) return { ...DEFAULT_POLICY };
     return Object.fromEntries(POLICY_KEYS.map((k) => [k, r[k] as PolicyVerdict])) as NotificationPolicy;
   }
@@ -66,7 +74,11 @@ export class NotificationRequestRepository {
 
   /** Whether the user accepted notifications from this sender (by accepting a request). */
   permitted(accountId: string, fromAccountId: string): boolean {
-    return this.core.sql('SELECT 1 FROM notification_permissions WHERE account_id = ? AND from_account_id = ?').get(accountId, fromAccountId) !== undefined;
+    return (
+      this.core
+        .sql('SELECT 1 FROM notification_permissions WHERE account_id = ? AND from_account_id = ?')
+        .get(accountId, fromAccountId) !== undefined
+    );
   }
 
   /** Counts one more filtered notification in the sender's request, making the request if there is none. */
@@ -83,33 +95,47 @@ export class NotificationRequestRepository {
   list(accountId: string, page: PageQuery): NotificationRequestRow[] {
     const c = cursorWhere('r.id', page);
     const rows = this.core
-      .sql(`SELECT r.* FROM notification_requests r WHERE r.account_id = @account AND ${c.where} ORDER BY r.id ${c.order} LIMIT @cursor_limit`)
+      .sql(
+        `SELECT r.* FROM notification_requests r WHERE r.account_id = @account AND ${c.where} ORDER BY r.id ${c.order} LIMIT @cursor_limit`,
+      )
       .all({ account: accountId, ...c.params }) as Record<string, unknown>[];
     return finishPage(rows.map(toRequest), page);
   }
 
   byIds(accountId: string, ids: readonly string[]): NotificationRequestRow[] {
     if (ids.length === 0) return [];
-    const rows = this.core.sql('SELECT * FROM notification_requests WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))').all(accountId, jsonIds(ids)) as Record<string, unknown>[];
+    const rows = this.core
+      .sql('SELECT * FROM notification_requests WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))')
+      .all(accountId, jsonIds(ids)) as Record<string, unknown>[];
     return rows.map(toRequest);
   }
 
   /** Lets the sender's notifications through from now on, shows the held ones, and closes the request. */
   accept(request: NotificationRequestRow): void {
-    this.core.sql('INSERT OR IGNORE INTO notification_permissions (account_id, from_account_id, created_at) VALUES (?, ?, ?)').run(request.accountId, request.fromAccountId, this.core.now());
-    this.core.sql('UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1').run(request.accountId, request.fromAccountId);
+    this.core
+      .sql('INSERT OR IGNORE INTO notification_permissions (account_id, from_account_id, created_at) VALUES (?, ?, ?)')
+      .run(request.accountId, request.fromAccountId, this.core.now());
+    this.core
+      .sql('UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1')
+      .run(request.accountId, request.fromAccountId);
     this.core.sql('DELETE FROM notification_requests WHERE id = ?').run(request.id);
   }
 
   /** Closes the request and drops the notifications it held. */
   dismiss(request: NotificationRequestRow): void {
-    this.core.sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered = 1').run(request.accountId, request.fromAccountId);
+    this.core
+      .sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered = 1')
+      .run(request.accountId, request.fromAccountId);
     this.core.sql('DELETE FROM notification_requests WHERE id = ?').run(request.id);
   }
 
   /** Pending requests and the notifications they hold (the policy's summary). */
   summary(accountId: string): { requests: number; notifications: number } {
-    const r = this.core.sql('SELECT COUNT(*) AS n, coalesce(SUM(notifications_count), 0) AS total FROM notification_requests WHERE account_id = ?').get(accountId) as { n: bigint; total: bigint };
+    const r = this.core
+      .sql(
+        'SELECT COUNT(*) AS n, coalesce(SUM(notifications_count), 0) AS total FROM notification_requests WHERE account_id = ?',
+      )
+      .get(accountId) as { n: bigint; total: bigint };
     return { requests: int(r.n), notifications: int(r.total) };
   }
 }

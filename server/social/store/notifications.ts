@@ -69,11 +69,33 @@ export class NotificationRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; fromAccountId: string; type: NotificationType; statusId?: string | null; groupKey?: string | null; reportId?: string | null; accountWarningId?: string | null; filtered?: boolean }): string {
+  insert(input: {
+    accountId: string;
+    fromAccountId: string;
+    type: NotificationType;
+    statusId?: string | null;
+    groupKey?: string | null;
+    reportId?: string | null;
+    accountWarningId?: string | null;
+    filtered?: boolean;
+  }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, account_warning_id, filtered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.fromAccountId, input.type, input.statusId ?? null, input.groupKey ?? null, input.reportId ?? null, input.accountWarningId ?? null, input.filtered ? 1 : 0, this.core.now());
+      .sql(
+        'INSERT INTO notifications (id, account_id, from_account_id, type, status_id, group_key, report_id, account_warning_id, filtered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.accountId,
+        input.fromAccountId,
+        input.type,
+        input.statusId ?? null,
+        input.groupKey ?? null,
+        input.reportId ?? null,
+        input.accountWarningId ?? null,
+        input.filtered ? 1 : 0,
+        this.core.now(),
+      );
     return id;
   }
 
@@ -81,13 +103,20 @@ export class NotificationRepository {
   latestGroupKey(accountId: string, prefix: string): string | null {
     // A range over the (account, group key) index: keys from "prefix-" up to the next character after "-".
     const r = this.core
-      .sql('SELECT group_key FROM notifications WHERE account_id = ? AND group_key >= ? AND group_key < ? ORDER BY id DESC LIMIT 1')
+      .sql(
+        'SELECT group_key FROM notifications WHERE account_id = ? AND group_key >= ? AND group_key < ? ORDER BY id DESC LIMIT 1',
+      )
       .get(accountId, `${prefix}-`, `${prefix}.`) as { group_key: string } | undefined;
     return r?.group_key ?? null;
   }
 
   /** A page of notifications as rows to group (see the grouped API): newest first from the cursor, at most `scan`. */
-  scan(accountId: string, filter: NotificationFilter, cursor: { maxId?: string; sinceId?: string; minId?: string }, scan: number): NotificationRow[] {
+  scan(
+    accountId: string,
+    filter: NotificationFilter,
+    cursor: { maxId?: string; sinceId?: string; minId?: string },
+    scan: number,
+  ): NotificationRow[] {
     const ascending = cursor.minId !== undefined;
     const rows = this.core
       .sql(
@@ -117,19 +146,37 @@ export class NotificationRepository {
 
   /** Every listable notification of one group, newest first (bounded). */
   ofGroup(accountId: string, groupKey: string, limit = 1000): NotificationRow[] {
-    const rows = this.core.sql(`SELECT n.* FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} ORDER BY n.id DESC LIMIT ?`).all(accountId, groupKey, limit) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(
+        `SELECT n.* FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} ORDER BY n.id DESC LIMIT ?`,
+      )
+      .all(accountId, groupKey, limit) as Record<string, unknown>[];
     return rows.map(toNotification);
   }
 
   /** Size and newest accounts of groups (over all their notifications, not one page). */
-  groupSummaries(accountId: string, groupKeys: readonly string[]): Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }> {
+  groupSummaries(
+    accountId: string,
+    groupKeys: readonly string[],
+  ): Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }> {
     const result = new Map<string, { count: number; mostRecentId: string; sampleAccountIds: string[] }>();
     for (const key of groupKeys) {
-      const r = this.core.sql(`SELECT COUNT(*) AS n, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE}`).get(accountId, key) as { n: bigint; latest: bigint | null };
+      const r = this.core
+        .sql(
+          `SELECT COUNT(*) AS n, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE}`,
+        )
+        .get(accountId, key) as { n: bigint; latest: bigint | null };
       const samples = this.core
-        .sql(`SELECT n.from_account_id AS a, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} GROUP BY n.from_account_id ORDER BY latest DESC LIMIT 8`)
+        .sql(
+          `SELECT n.from_account_id AS a, MAX(n.id) AS latest FROM notifications n WHERE n.account_id = ? AND n.group_key = ? AND n.filtered = 0 AND ${LISTABLE} GROUP BY n.from_account_id ORDER BY latest DESC LIMIT 8`,
+        )
         .all(accountId, key) as { a: bigint }[];
-      if (r.latest !== null) result.set(key, { count: int(r.n), mostRecentId: str(r.latest), sampleAccountIds: samples.map((s) => str(s.a)) });
+      if (r.latest !== null)
+        result.set(key, {
+          count: int(r.n),
+          mostRecentId: str(r.latest),
+          sampleAccountIds: samples.map((s) => str(s.a)),
+        });
     }
     return result;
   }
@@ -140,32 +187,46 @@ export class NotificationRepository {
 
   /** Whether a notification of this kind exists already (polls notify once per voter). */
   exists(accountId: string, fromAccountId: string, type: NotificationType, statusId: string | null): boolean {
-    return this.core.sql('SELECT 1 FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ? AND status_id IS ?').get(accountId, fromAccountId, type, statusId) !== undefined;
+    return (
+      this.core
+        .sql('SELECT 1 FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ? AND status_id IS ?')
+        .get(accountId, fromAccountId, type, statusId) !== undefined
+    );
   }
 
   /** Removes notifications of one kind between two accounts (e.g. a follow request that was withdrawn). */
   deleteBetween(accountId: string, fromAccountId: string, type: NotificationType): void {
-    this.core.sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ?').run(accountId, fromAccountId, type);
+    this.core
+      .sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND type = ?')
+      .run(accountId, fromAccountId, type);
   }
 
   /** Removes what an undone action caused (an unfavourite, an unreblog). */
   deleteFor(fromAccountId: string, type: NotificationType, statusId: string): void {
-    this.core.sql('DELETE FROM notifications WHERE from_account_id = ? AND type = ? AND status_id = ?').run(fromAccountId, type, statusId);
+    this.core
+      .sql('DELETE FROM notifications WHERE from_account_id = ? AND type = ? AND status_id = ?')
+      .run(fromAccountId, type, statusId);
   }
 
   /** Removes every notification about the given statuses (they were deleted). */
   deleteForStatuses(statusIds: readonly string[]): void {
     if (statusIds.length === 0) return;
-    this.core.sql('DELETE FROM notifications WHERE status_id IN (SELECT value FROM json_each(?))').run(jsonIds(statusIds));
+    this.core
+      .sql('DELETE FROM notifications WHERE status_id IN (SELECT value FROM json_each(?))')
+      .run(jsonIds(statusIds));
   }
 
   /** Removes what one account caused in another's notifications (after a block). */
   deleteAllFrom(accountId: string, fromAccountId: string): void {
-    this.core.sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ?').run(accountId, fromAccountId);
+    this.core
+      .sql('DELETE FROM notifications WHERE account_id = ? AND from_account_id = ?')
+      .run(accountId, fromAccountId);
   }
 
   byId(accountId: string, id: string): NotificationRow | null {
-    const r = this.core.sql(`SELECT n.* FROM notifications n WHERE n.id = ? AND n.account_id = ? AND ${LISTABLE}`).get(id, accountId) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql(`SELECT n.* FROM notifications n WHERE n.id = ? AND n.account_id = ? AND ${LISTABLE}`)
+      .get(id, accountId) as Record<string, unknown> | undefined;
     return r ? toNotification(r) : null;
   }
 
@@ -181,7 +242,9 @@ export class NotificationRepository {
       .map((w) => `AND ${w}`)
       .join(' ');
     const rows = this.core
-      .sql(`SELECT n.* FROM notifications n WHERE n.account_id = @account ${where} AND ${c.where} AND ${LISTABLE} ORDER BY n.id ${c.order} LIMIT @cursor_limit`)
+      .sql(
+        `SELECT n.* FROM notifications n WHERE n.account_id = @account ${where} AND ${c.where} AND ${LISTABLE} ORDER BY n.id ${c.order} LIMIT @cursor_limit`,
+      )
       .all({
         account: accountId,
         types: JSON.stringify(filter.types ?? []),
@@ -195,7 +258,9 @@ export class NotificationRepository {
   /** Unread notifications after a marker (capped). */
   countAfter(accountId: string, afterId: string | null, limit: number): number {
     const r = this.core
-      .sql(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications n WHERE n.account_id = ? AND n.id > ? AND n.filtered = 0 AND ${LISTABLE} LIMIT ?)`)
+      .sql(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications n WHERE n.account_id = ? AND n.id > ? AND n.filtered = 0 AND ${LISTABLE} LIMIT ?)`,
+      )
       .get(accountId, afterId ?? '0', limit) as { n: bigint };
     return int(r.n);
   }
@@ -209,7 +274,9 @@ export class NotificationRepository {
   }
 
   forAccount(accountId: string, limit = 40): NotificationRow[] {
-    const rows = this.core.sql('SELECT * FROM notifications WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as Record<string, unknown>[];
+    const rows = this.core
+      .sql('SELECT * FROM notifications WHERE account_id = ? ORDER BY id DESC LIMIT ?')
+      .all(accountId, limit) as Record<string, unknown>[];
     return rows.map(toNotification);
   }
 }

@@ -87,30 +87,60 @@ export class OAuthRepository {
     this.core = core;
   }
 
-  createApp(input: { name: string; website: string | null; redirectUris: string[]; scopes: string[]; builtin?: boolean }): { app: OAuthApp; clientSecret: string } {
+  createApp(input: {
+    name: string;
+    website: string | null;
+    redirectUris: string[];
+    scopes: string[];
+    builtin?: boolean;
+  }): { app: OAuthApp; clientSecret: string } {
     const id = this.core.ids.next();
     const clientSecret = randomSecret();
     this.core
-      .sql(`INSERT INTO oauth_applications (id, name, website, redirect_uris, scopes, client_id, client_secret_hash, builtin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(id, input.name, input.website, input.redirectUris.join('\n'), input.scopes.join(' '), randomSecret(), sha256(clientSecret), input.builtin ? 1 : 0, this.core.now());
+      .sql(
+        `INSERT INTO oauth_applications (id, name, website, redirect_uris, scopes, client_id, client_secret_hash, builtin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        input.name,
+        input.website,
+        input.redirectUris.join('\n'),
+        input.scopes.join(' '),
+        randomSecret(),
+        sha256(clientSecret),
+        input.builtin ? 1 : 0,
+        this.core.now(),
+      );
     return { app: this.appById(id)!, clientSecret };
   }
 
   appById(id: string): OAuthApp | null {
-    const r = this.core.sql('SELECT * FROM oauth_applications WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_applications WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toApp(r) : null;
   }
 
   appByClientId(clientId: string): OAuthApp | null {
-    const r = this.core.sql('SELECT * FROM oauth_applications WHERE client_id = ?').get(clientId) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_applications WHERE client_id = ?').get(clientId) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toApp(r) : null;
   }
 
   /** Homeport's own application, which CLI and UI tokens belong to. */
   builtinApp(): OAuthApp {
-    const r = this.core.sql('SELECT * FROM oauth_applications WHERE builtin = 1 ORDER BY id LIMIT 1').get() as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_applications WHERE builtin = 1 ORDER BY id LIMIT 1').get() as
+      | Record<string, unknown>
+      | undefined;
     if (r) return toApp(r);
-    return this.createApp({ name: 'Homeport', website: null, redirectUris: ['urn:ietf:wg:oauth:2.0:oob'], scopes: ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'], builtin: true }).app;
+    return this.createApp({
+      name: 'Homeport',
+      website: null,
+      redirectUris: ['urn:ietf:wg:oauth:2.0:oob'],
+      scopes: ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'],
+      builtin: true,
+    }).app;
   }
 
   verifyClient(clientId: string, clientSecret: string): OAuthApp | null {
@@ -121,23 +151,40 @@ export class OAuthRepository {
     return given.length === stored.length && crypto.timingSafeEqual(given, stored) ? app : null;
   }
 
-  createToken(input: { applicationId: string; userId: string | null; scopes: string[]; grantId?: string | null }): { token: AccessToken; secret: string } {
+  createToken(input: { applicationId: string; userId: string | null; scopes: string[]; grantId?: string | null }): {
+    token: AccessToken;
+    secret: string;
+  } {
     const id = this.core.ids.next();
     const secret = randomSecret();
     this.core
-      .sql('INSERT INTO oauth_access_tokens (id, application_id, user_id, token_hash, scopes, grant_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.applicationId, input.userId, sha256(secret), input.scopes.join(' '), input.grantId ?? null, this.core.now());
+      .sql(
+        'INSERT INTO oauth_access_tokens (id, application_id, user_id, token_hash, scopes, grant_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.applicationId,
+        input.userId,
+        sha256(secret),
+        input.scopes.join(' '),
+        input.grantId ?? null,
+        this.core.now(),
+      );
     return { token: this.tokenById(id)!, secret };
   }
 
   tokenById(id: string): AccessToken | null {
-    const r = this.core.sql('SELECT * FROM oauth_access_tokens WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_access_tokens WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toToken(r) : null;
   }
 
   /** The live token for a presented secret (revoked tokens are not returned). */
   tokenBySecret(secret: string): AccessToken | null {
-    const r = this.core.sql('SELECT * FROM oauth_access_tokens WHERE token_hash = ? AND revoked_at IS NULL').get(sha256(secret)) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT * FROM oauth_access_tokens WHERE token_hash = ? AND revoked_at IS NULL')
+      .get(sha256(secret)) as Record<string, unknown> | undefined;
     return r ? toToken(r) : null;
   }
 
@@ -148,20 +195,33 @@ export class OAuthRepository {
   }
 
   revokeToken(id: string): void {
-    this.core.sql('UPDATE oauth_access_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(this.core.now(), id);
+    this.core
+      .sql('UPDATE oauth_access_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?')
+      .run(this.core.now(), id);
   }
 
   /** The token a secret names even when revoked (for /oauth/revoke ownership checks). */
   anyTokenBySecret(secret: string): AccessToken | null {
-    const r = this.core.sql('SELECT * FROM oauth_access_tokens WHERE token_hash = ?').get(sha256(secret)) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_access_tokens WHERE token_hash = ?').get(sha256(secret)) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toToken(r) : null;
   }
 
   revokeUserTokens(userId: string): void {
-    this.core.sql('UPDATE oauth_access_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(this.core.now(), userId);
+    this.core
+      .sql('UPDATE oauth_access_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL')
+      .run(this.core.now(), userId);
   }
 
-  createGrant(input: { applicationId: string; userId: string; redirectUri: string; scopes: string[]; codeChallenge: string | null; codeChallengeMethod: string | null }): string {
+  createGrant(input: {
+    applicationId: string;
+    userId: string;
+    redirectUri: string;
+    scopes: string[];
+    codeChallenge: string | null;
+    codeChallengeMethod: string | null;
+  }): string {
     const code = randomSecret();
     const now = this.core.now();
     this.core
@@ -169,12 +229,25 @@ export class OAuthRepository {
         `INSERT INTO oauth_access_grants (id, application_id, user_id, code_hash, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(this.core.ids.next(), input.applicationId, input.userId, sha256(code), input.redirectUri, input.scopes.join(' '), input.codeChallenge, input.codeChallengeMethod, now + GRANT_TTL_MS, now);
+      .run(
+        this.core.ids.next(),
+        input.applicationId,
+        input.userId,
+        sha256(code),
+        input.redirectUri,
+        input.scopes.join(' '),
+        input.codeChallenge,
+        input.codeChallengeMethod,
+        now + GRANT_TTL_MS,
+        now,
+      );
     return code;
   }
 
   grantByCode(code: string): AccessGrant | null {
-    const r = this.core.sql('SELECT * FROM oauth_access_grants WHERE code_hash = ?').get(sha256(code)) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM oauth_access_grants WHERE code_hash = ?').get(sha256(code)) as
+      | Record<string, unknown>
+      | undefined;
     if (!r) return null;
     return {
       id: str(r.id),
@@ -191,28 +264,43 @@ export class OAuthRepository {
 
   /** Marks a code used; false when it already was (a replayed code). */
   useGrant(id: string): boolean {
-    return this.core.sql('UPDATE oauth_access_grants SET used_at = ? WHERE id = ? AND used_at IS NULL').run(this.core.now(), id).changes === 1;
+    return (
+      this.core
+        .sql('UPDATE oauth_access_grants SET used_at = ? WHERE id = ? AND used_at IS NULL')
+        .run(this.core.now(), id).changes === 1
+    );
   }
 
   /** RFC 6749 §4.1.2: a code used twice revokes the tokens issued for it. */
   revokeTokensOfGrant(grantId: string): void {
-    this.core.sql('UPDATE oauth_access_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(this.core.now(), grantId);
+    this.core
+      .sql('UPDATE oauth_access_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL')
+      .run(this.core.now(), grantId);
   }
 
-  createSession(input: { userId: string; ip: string | null; userAgent: string | null; ttlMs: number }): { secret: string; session: WebSession } {
+  createSession(input: { userId: string; ip: string | null; userAgent: string | null; ttlMs: number }): {
+    secret: string;
+    session: WebSession;
+  } {
     const secret = randomSecret();
     const id = this.core.ids.next();
     const now = this.core.now();
     const csrf = randomSecret();
     this.core
-      .sql('INSERT INTO web_sessions (id, user_id, session_hash, csrf_token, ip, user_agent, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .sql(
+        'INSERT INTO web_sessions (id, user_id, session_hash, csrf_token, ip, user_agent, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(id, input.userId, sha256(secret), csrf, input.ip, input.userAgent, now, now + input.ttlMs);
     return { secret, session: { id, userId: input.userId, csrfToken: csrf, expiresAt: now + input.ttlMs } };
   }
 
   sessionBySecret(secret: string): WebSession | null {
-    const r = this.core.sql('SELECT * FROM web_sessions WHERE session_hash = ? AND expires_at > ?').get(sha256(secret), this.core.now()) as Record<string, unknown> | undefined;
-    return r ? { id: str(r.id), userId: str(r.user_id), csrfToken: r.csrf_token as string, expiresAt: int(r.expires_at) } : null;
+    const r = this.core
+      .sql('SELECT * FROM web_sessions WHERE session_hash = ? AND expires_at > ?')
+      .get(sha256(secret), this.core.now()) as Record<string, unknown> | undefined;
+    return r
+      ? { id: str(r.id), userId: str(r.user_id), csrfToken: r.csrf_token as string, expiresAt: int(r.expires_at) }
+      : null;
   }
 
   deleteSession(id: string): void {

@@ -87,7 +87,9 @@ export class PreviewCardRepository {
   }
 
   byUrl(url: string): PreviewCardRow | null {
-    const r = this.core.sql('SELECT * FROM preview_cards WHERE url = ?').get(url) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM preview_cards WHERE url = ?').get(url) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toCard(r) : null;
   }
 
@@ -135,13 +137,17 @@ export class PreviewCardRepository {
 
   /** What fetching `url` (a link as posted) gave last time, or null if it was never fetched. */
   lastFetch(url: string): CardFetch | null {
-    const r = this.core.sql('SELECT card_id, fetched_at FROM card_fetches WHERE url = ?').get(url) as { card_id: bigint | null; fetched_at: bigint } | undefined;
+    const r = this.core.sql('SELECT card_id, fetched_at FROM card_fetches WHERE url = ?').get(url) as
+      | { card_id: bigint | null; fetched_at: bigint }
+      | undefined;
     return r ? { cardId: r.card_id === null ? null : str(r.card_id), fetchedAt: int(r.fetched_at) } : null;
   }
 
   recordFetch(url: string, cardId: string | null): void {
     this.core
-      .sql('INSERT INTO card_fetches (url, card_id, fetched_at) VALUES (?, ?, ?) ON CONFLICT (url) DO UPDATE SET card_id = excluded.card_id, fetched_at = excluded.fetched_at')
+      .sql(
+        'INSERT INTO card_fetches (url, card_id, fetched_at) VALUES (?, ?, ?) ON CONFLICT (url) DO UPDATE SET card_id = excluded.card_id, fetched_at = excluded.fetched_at',
+      )
       .run(url, cardId, this.core.now());
   }
 
@@ -170,12 +176,18 @@ export class PreviewCardRepository {
 
   /** Forgets at most `limit` fetches made before `before` (past every freshness, they decide nothing); returns how many. */
   forgetFetches(before: number, limit: number): number {
-    return this.core.sql('DELETE FROM card_fetches WHERE rowid IN (SELECT rowid FROM card_fetches WHERE fetched_at < ? LIMIT ?)').run(before, limit).changes;
+    return this.core
+      .sql('DELETE FROM card_fetches WHERE rowid IN (SELECT rowid FROM card_fetches WHERE fetched_at < ? LIMIT ?)')
+      .run(before, limit).changes;
   }
 
   /** Shows `cardId` on a status, for the link `url` it wrote (replacing a card it showed before). */
   attach(statusId: string, cardId: string, url: string): void {
-    this.core.sql('INSERT INTO preview_cards_statuses (status_id, preview_card_id, url) VALUES (?, ?, ?) ON CONFLICT (status_id) DO UPDATE SET preview_card_id = excluded.preview_card_id, url = excluded.url').run(statusId, cardId, url);
+    this.core
+      .sql(
+        'INSERT INTO preview_cards_statuses (status_id, preview_card_id, url) VALUES (?, ?, ?) ON CONFLICT (status_id) DO UPDATE SET preview_card_id = excluded.preview_card_id, url = excluded.url',
+      )
+      .run(statusId, cardId, url);
   }
 
   detach(statusId: string): void {
@@ -184,7 +196,9 @@ export class PreviewCardRepository {
 
   /** The link a status's card was made for, or null when it shows none. */
   linkOf(statusId: string): string | null {
-    const r = this.core.sql('SELECT url FROM preview_cards_statuses WHERE status_id = ?').get(statusId) as { url: string } | undefined;
+    const r = this.core.sql('SELECT url FROM preview_cards_statuses WHERE status_id = ?').get(statusId) as
+      | { url: string }
+      | undefined;
     return r?.url ?? null;
   }
 
@@ -192,7 +206,9 @@ export class PreviewCardRepository {
   forStatuses(statusIds: readonly string[]): Map<string, StatusCard> {
     if (statusIds.length === 0) return new Map();
     const rows = this.core
-      .sql('SELECT sc.status_id AS status_id, sc.url AS link, c.* FROM preview_cards_statuses sc JOIN preview_cards c ON c.id = sc.preview_card_id WHERE sc.status_id IN (SELECT value FROM json_each(?))')
+      .sql(
+        'SELECT sc.status_id AS status_id, sc.url AS link, c.* FROM preview_cards_statuses sc JOIN preview_cards c ON c.id = sc.preview_card_id WHERE sc.status_id IN (SELECT value FROM json_each(?))',
+      )
       .all(jsonIds(statusIds)) as Record<string, unknown>[];
     return new Map(rows.map((r) => [str(r.status_id), { card: toCard(r), url: r.link as string }]));
   }

@@ -77,25 +77,33 @@ export class PushRepository {
   }
 
   byId(id: string): PushSubscriptionRow | null {
-    const r = this.core.sql('SELECT * FROM push_subscriptions WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM push_subscriptions WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toSubscription(r) : null;
   }
 
   byToken(accessTokenId: string): PushSubscriptionRow | null {
-    const r = this.core.sql('SELECT * FROM push_subscriptions WHERE access_token_id = ?').get(accessTokenId) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM push_subscriptions WHERE access_token_id = ?').get(accessTokenId) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toSubscription(r) : null;
   }
 
   /** The subscriptions of an account whose token is still valid. */
   ofAccount(accountId: string): PushSubscriptionRow[] {
     const rows = this.core
-      .sql('SELECT p.* FROM push_subscriptions p JOIN oauth_access_tokens t ON t.id = p.access_token_id WHERE p.account_id = ? AND t.revoked_at IS NULL')
+      .sql(
+        'SELECT p.* FROM push_subscriptions p JOIN oauth_access_tokens t ON t.id = p.access_token_id WHERE p.account_id = ? AND t.revoked_at IS NULL',
+      )
       .all(accountId) as Record<string, unknown>[];
     return rows.map(toSubscription);
   }
 
   update(id: string, changes: { alerts: Record<string, boolean>; policy: PushPolicy }): void {
-    this.core.sql('UPDATE push_subscriptions SET alerts = ?, policy = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(changes.alerts), changes.policy, this.core.now(), id);
+    this.core
+      .sql('UPDATE push_subscriptions SET alerts = ?, policy = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(changes.alerts), changes.policy, this.core.now(), id);
   }
 
   delete(id: string): boolean {
@@ -103,7 +111,9 @@ export class PushRepository {
   }
 
   enqueue(subscriptionIds: readonly string[], notificationId: string): void {
-    const insert = this.core.sql('INSERT INTO push_deliveries (id, subscription_id, notification_id, next_attempt_at) VALUES (?, ?, ?, ?)');
+    const insert = this.core.sql(
+      'INSERT INTO push_deliveries (id, subscription_id, notification_id, next_attempt_at) VALUES (?, ?, ?, ?)',
+    );
     const now = this.core.now();
     this.core.transaction(() => {
       for (const id of subscriptionIds) insert.run(this.core.ids.next(), id, notificationId, now);
@@ -112,8 +122,15 @@ export class PushRepository {
 
   /** Deliveries due now, oldest first. */
   due(limit: number): PushDeliveryRow[] {
-    const rows = this.core.sql('SELECT * FROM push_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?').all(this.core.now(), limit) as Record<string, unknown>[];
-    return rows.map((r) => ({ id: str(r.id), subscriptionId: str(r.subscription_id), notificationId: str(r.notification_id), attempts: int(r.attempts) }));
+    const rows = this.core
+      .sql('SELECT * FROM push_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?')
+      .all(this.core.now(), limit) as Record<string, unknown>[];
+    return rows.map((r) => ({
+      id: str(r.id),
+      subscriptionId: str(r.subscription_id),
+      notificationId: str(r.notification_id),
+      attempts: int(r.attempts),
+    }));
   }
 
   /** When the next delivery is due (ms since the epoch), or null when the queue is empty. */
@@ -127,6 +144,8 @@ export class PushRepository {
   }
 
   retryLater(id: string, at: number, error: string): void {
-    this.core.sql('UPDATE push_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?').run(at, error.slice(0, 500), id);
+    this.core
+      .sql('UPDATE push_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?')
+      .run(at, error.slice(0, 500), id);
   }
 }

@@ -1,4 +1,15 @@
-import { bool, cursorWhere, finishPage, idOrNull, int, jsonIds, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
+import {
+  bool,
+  cursorWhere,
+  finishPage,
+  idOrNull,
+  int,
+  jsonIds,
+  sqlBool,
+  str,
+  type PageQuery,
+  type StoreCore,
+} from './store.ts';
 
 export type QuoteState = 'pending' | 'accepted' | 'rejected' | 'revoked';
 
@@ -42,12 +53,31 @@ export class QuoteRepository {
     this.core = core;
   }
 
-  insert(statusId: string, quotedStatusId: string | null, quotedAccountId: string | null, state: QuoteState, details: NewQuoteDetails = {}): string {
+  insert(
+    statusId: string,
+    quotedStatusId: string | null,
+    quotedAccountId: string | null,
+    state: QuoteState,
+    details: NewQuoteDetails = {},
+  ): string {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
-      .sql('INSERT INTO quotes (id, status_id, quoted_status_id, quoted_account_id, state, activity_uri, approval_uri, legacy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, statusId, quotedStatusId, quotedAccountId, state, details.activityUri ?? null, details.approvalUri ?? null, sqlBool(details.legacy ?? false), now, now);
+      .sql(
+        'INSERT INTO quotes (id, status_id, quoted_status_id, quoted_account_id, state, activity_uri, approval_uri, legacy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        statusId,
+        quotedStatusId,
+        quotedAccountId,
+        state,
+        details.activityUri ?? null,
+        details.approvalUri ?? null,
+        sqlBool(details.legacy ?? false),
+        now,
+        now,
+      );
     return id;
   }
 
@@ -63,26 +93,51 @@ export class QuoteRepository {
 
   /** The quote a QuoteRequest (by its id) asked for. */
   byActivityUri(uri: string): QuoteRow | null {
-    const r = this.core.sql('SELECT * FROM quotes WHERE activity_uri = ?').get(uri) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM quotes WHERE activity_uri = ?').get(uri) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toQuote(r) : null;
   }
 
   /** The quote a remote QuoteAuthorization stamp approved, given by the account that granted it. */
   byApprovalUri(uri: string, quotedAccountId: string): QuoteRow | null {
-    const r = this.core.sql('SELECT * FROM quotes WHERE approval_uri = ? AND quoted_account_id = ?').get(uri, quotedAccountId) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT * FROM quotes WHERE approval_uri = ? AND quoted_account_id = ?')
+      .get(uri, quotedAccountId) as Record<string, unknown> | undefined;
     return r ? toQuote(r) : null;
   }
 
   /** Records the QuoteRequest a quote was asked with. */
   setActivityUri(quote: QuoteRow, uri: string): void {
-    this.core.sql('UPDATE quotes SET activity_uri = ?, updated_at = ? WHERE id = ?').run(uri, this.core.now(), quote.id);
+    this.core
+      .sql('UPDATE quotes SET activity_uri = ?, updated_at = ? WHERE id = ?')
+      .run(uri, this.core.now(), quote.id);
   }
 
   /** A remote status's quote read again (an Update): what it quotes, how it was approved, its state. */
-  replace(quote: QuoteRow, next: { quotedStatusId: string | null; quotedAccountId: string | null; state: QuoteState; approvalUri: string | null; legacy: boolean }): void {
+  replace(
+    quote: QuoteRow,
+    next: {
+      quotedStatusId: string | null;
+      quotedAccountId: string | null;
+      state: QuoteState;
+      approvalUri: string | null;
+      legacy: boolean;
+    },
+  ): void {
     this.core
-      .sql('UPDATE quotes SET quoted_status_id = ?, quoted_account_id = ?, state = ?, approval_uri = ?, legacy = ?, updated_at = ? WHERE id = ?')
-      .run(next.quotedStatusId, next.quotedAccountId, next.state, next.approvalUri, sqlBool(next.legacy), this.core.now(), quote.id);
+      .sql(
+        'UPDATE quotes SET quoted_status_id = ?, quoted_account_id = ?, state = ?, approval_uri = ?, legacy = ?, updated_at = ? WHERE id = ?',
+      )
+      .run(
+        next.quotedStatusId,
+        next.quotedAccountId,
+        next.state,
+        next.approvalUri,
+        sqlBool(next.legacy),
+        this.core.now(),
+        quote.id,
+      );
     this.touchStatus(quote.statusId);
   }
 
@@ -93,13 +148,17 @@ export class QuoteRepository {
   }
 
   private touchStatus(statusId: string): void {
-    this.core.sql('UPDATE statuses SET updated_at = max(updated_at + 1, ?) WHERE id = ?').run(this.core.now(), statusId);
+    this.core
+      .sql('UPDATE statuses SET updated_at = max(updated_at + 1, ?) WHERE id = ?')
+      .run(this.core.now(), statusId);
   }
 
   /** The quotes the given statuses make, by quoting status id. */
   ofStatuses(statusIds: readonly string[]): Map<string, QuoteRow> {
     if (statusIds.length === 0) return new Map();
-    const rows = this.core.sql('SELECT * FROM quotes WHERE status_id IN (SELECT value FROM json_each(?))').all(jsonIds(statusIds)) as Record<string, unknown>[];
+    const rows = this.core
+      .sql('SELECT * FROM quotes WHERE status_id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(statusIds)) as Record<string, unknown>[];
     return new Map(rows.map((r) => [str(r.status_id), toQuote(r)]));
   }
 
@@ -112,11 +171,16 @@ export class QuoteRepository {
          WHERE q.quoted_status_id = @quoted AND q.state = 'accepted' AND s.deleted_at IS NULL AND ${c.where} ORDER BY q.id ${c.order} LIMIT @cursor_limit`,
       )
       .all({ quoted: quotedStatusId, ...c.params }) as { cursor: bigint; status: bigint }[];
-    return finishPage(rows.map((r) => ({ cursor: str(r.cursor), statusId: str(r.status) })), page);
+    return finishPage(
+      rows.map((r) => ({ cursor: str(r.cursor), statusId: str(r.status) })),
+      page,
+    );
   }
 
   byQuotingStatus(quotedStatusId: string, quotingStatusId: string): QuoteRow | null {
-    const r = this.core.sql('SELECT * FROM quotes WHERE quoted_status_id = ? AND status_id = ?').get(quotedStatusId, quotingStatusId) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT * FROM quotes WHERE quoted_status_id = ? AND status_id = ?')
+      .get(quotedStatusId, quotingStatusId) as Record<string, unknown> | undefined;
     return r ? toQuote(r) : null;
   }
 
@@ -125,7 +189,9 @@ export class QuoteRepository {
    * new version (what presenters cache by).
    */
   setState(quote: QuoteRow, state: QuoteState, approvalUri: string | null = quote.approvalUri): void {
-    this.core.sql('UPDATE quotes SET state = ?, approval_uri = ?, updated_at = ? WHERE id = ?').run(state, approvalUri, this.core.now(), quote.id);
+    this.core
+      .sql('UPDATE quotes SET state = ?, approval_uri = ?, updated_at = ? WHERE id = ?')
+      .run(state, approvalUri, this.core.now(), quote.id);
     this.touchStatus(quote.statusId);
   }
 }

@@ -1,4 +1,16 @@
-import { bool, cursorWhere, finishPage, idOrNull, int, intOrNull, jsonOr, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
+import {
+  bool,
+  cursorWhere,
+  finishPage,
+  idOrNull,
+  int,
+  intOrNull,
+  jsonOr,
+  sqlBool,
+  str,
+  type PageQuery,
+  type StoreCore,
+} from './store.ts';
 
 export type ReportCategory = 'spam' | 'legal' | 'violation' | 'other';
 
@@ -43,12 +55,30 @@ export class ReportRepository {
     this.core = core;
   }
 
-  insert(input: Omit<ReportRow, 'id' | 'actionTakenAt' | 'actionTakenByAccountId' | 'assignedAccountId' | 'createdAt' | 'updatedAt'>): string {
+  insert(
+    input: Omit<
+      ReportRow,
+      'id' | 'actionTakenAt' | 'actionTakenByAccountId' | 'assignedAccountId' | 'createdAt' | 'updatedAt'
+    >,
+  ): string {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
-      .sql('INSERT INTO reports (id, account_id, target_account_id, status_ids, rule_ids, comment, category, forwarded, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.targetAccountId, JSON.stringify(input.statusIds), JSON.stringify(input.ruleIds), input.comment, input.category, sqlBool(input.forwarded), now, now);
+      .sql(
+        'INSERT INTO reports (id, account_id, target_account_id, status_ids, rule_ids, comment, category, forwarded, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.accountId,
+        input.targetAccountId,
+        JSON.stringify(input.statusIds),
+        JSON.stringify(input.ruleIds),
+        input.comment,
+        input.category,
+        sqlBool(input.forwarded),
+        now,
+        now,
+      );
     return id;
   }
 
@@ -59,7 +89,11 @@ export class ReportRepository {
 
   byIds(ids: readonly string[]): ReportRow[] {
     if (ids.length === 0) return [];
-    return (this.core.sql('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?))').all(`[${ids.join(',')}]`) as Record<string, unknown>[]).map(toReport);
+    return (
+      this.core
+        .sql('SELECT * FROM reports WHERE id IN (SELECT value FROM json_each(?))')
+        .all(`[${ids.join(',')}]`) as Record<string, unknown>[]
+    ).map(toReport);
   }
 
   /** Reports for the staff, newest first: open ones unless `resolved`, optionally by reporter or target. */
@@ -70,7 +104,12 @@ export class ReportRepository {
         `SELECT * FROM reports WHERE (action_taken_at IS NOT NULL) = @resolved AND (@account IS NULL OR account_id = @account) AND (@target IS NULL OR target_account_id = @target)
            AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`,
       )
-      .all({ resolved: filter.resolved ? 1 : 0, account: filter.accountId ?? null, target: filter.targetAccountId ?? null, ...c.params }) as Record<string, unknown>[];
+      .all({
+        resolved: filter.resolved ? 1 : 0,
+        account: filter.accountId ?? null,
+        target: filter.targetAccountId ?? null,
+        ...c.params,
+      }) as Record<string, unknown>[];
     return finishPage(rows.map(toReport), page);
   }
 
@@ -82,12 +121,16 @@ export class ReportRepository {
   }
 
   assign(id: string, accountId: string | null): void {
-    this.core.sql('UPDATE reports SET assigned_account_id = ?, updated_at = ? WHERE id = ?').run(accountId, this.core.now(), id);
+    this.core
+      .sql('UPDATE reports SET assigned_account_id = ?, updated_at = ? WHERE id = ?')
+      .run(accountId, this.core.now(), id);
   }
 
   /** Marks the report handled (by whom), or open again. */
   resolve(id: string, byAccountId: string | null): void {
     const now = this.core.now();
-    this.core.sql('UPDATE reports SET action_taken_at = ?, action_taken_by_account_id = ?, updated_at = ? WHERE id = ?').run(byAccountId === null ? null : now, byAccountId, now, id);
+    this.core
+      .sql('UPDATE reports SET action_taken_at = ?, action_taken_by_account_id = ?, updated_at = ? WHERE id = ?')
+      .run(byAccountId === null ? null : now, byAccountId, now, id);
   }
 }

@@ -1,4 +1,14 @@
-import { cursorWhere, finishPage, idOrNull, int, intOrNull, jsonOr, str, type PageQuery, type StoreCore } from './store.ts';
+import {
+  cursorWhere,
+  finishPage,
+  idOrNull,
+  int,
+  intOrNull,
+  jsonOr,
+  str,
+  type PageQuery,
+  type StoreCore,
+} from './store.ts';
 
 /** The POST /api/v1/statuses parameters a scheduled status keeps until it is published. */
 export interface ScheduledParams {
@@ -43,22 +53,35 @@ export class ScheduledStatusRepository {
     this.core = core;
   }
 
-  insert(input: { accountId: string; applicationId: string | null; scheduledAt: number; params: ScheduledParams }): string {
+  insert(input: {
+    accountId: string;
+    applicationId: string | null;
+    scheduledAt: number;
+    params: ScheduledParams;
+  }): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO scheduled_statuses (id, account_id, application_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .sql(
+        'INSERT INTO scheduled_statuses (id, account_id, application_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(id, input.accountId, input.applicationId, input.scheduledAt, JSON.stringify(input.params), this.core.now());
     return id;
   }
 
   byId(id: string): ScheduledStatusRow | null {
-    const r = this.core.sql('SELECT * FROM scheduled_statuses WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM scheduled_statuses WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toScheduled(r) : null;
   }
 
   list(accountId: string, page: PageQuery): ScheduledStatusRow[] {
     const c = cursorWhere('id', page);
-    const rows = this.core.sql(`SELECT * FROM scheduled_statuses WHERE account_id = @account AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`).all({ account: accountId, ...c.params }) as Record<string, unknown>[];
+    const rows = this.core
+      .sql(
+        `SELECT * FROM scheduled_statuses WHERE account_id = @account AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`,
+      )
+      .all({ account: accountId, ...c.params }) as Record<string, unknown>[];
     return finishPage(rows.map(toScheduled), page);
   }
 
@@ -67,7 +90,9 @@ export class ScheduledStatusRepository {
     const day = 24 * 3600 * 1000;
     const start = Math.floor(at / day) * day;
     const r = this.core
-      .sql('SELECT COUNT(*) AS total, SUM(CASE WHEN scheduled_at >= ? AND scheduled_at < ? THEN 1 ELSE 0 END) AS same_day FROM scheduled_statuses WHERE account_id = ?')
+      .sql(
+        'SELECT COUNT(*) AS total, SUM(CASE WHEN scheduled_at >= ? AND scheduled_at < ? THEN 1 ELSE 0 END) AS same_day FROM scheduled_statuses WHERE account_id = ?',
+      )
       .get(start, start + day, accountId) as { total: bigint; same_day: bigint | null };
     return { total: int(r.total), sameDay: int(r.same_day ?? 0n) };
   }
@@ -81,7 +106,11 @@ export class ScheduledStatusRepository {
   }
 
   due(now: number, limit: number): ScheduledStatusRow[] {
-    return (this.core.sql('SELECT * FROM scheduled_statuses WHERE scheduled_at <= ? ORDER BY scheduled_at, id LIMIT ?').all(now, limit) as Record<string, unknown>[]).map(toScheduled);
+    return (
+      this.core
+        .sql('SELECT * FROM scheduled_statuses WHERE scheduled_at <= ? ORDER BY scheduled_at, id LIMIT ?')
+        .all(now, limit) as Record<string, unknown>[]
+    ).map(toScheduled);
   }
 
   nextDue(): number | null {

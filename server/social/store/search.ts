@@ -8,9 +8,15 @@ export function searchableText(spoilerText: string, text: string, content: strin
 }
 
 /** Puts a status's words in the index, replacing what an earlier version left (called by the status repository's writes). */
-export function indexStatusWords(core: StoreCore, statusId: string, parts: { spoilerText: string; text: string; content: string }): void {
+export function indexStatusWords(
+  core: StoreCore,
+  statusId: string,
+  parts: { spoilerText: string; text: string; content: string },
+): void {
   core.sql('DELETE FROM statuses_fts WHERE rowid = ?').run(statusId);
-  core.sql('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)').run(statusId, searchableText(parts.spoilerText, parts.text, parts.content));
+  core
+    .sql('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)')
+    .run(statusId, searchableText(parts.spoilerText, parts.text, parts.content));
 }
 
 /** A user's words as an FTS5 query: every word must appear, each taken literally (no operators). */
@@ -47,10 +53,18 @@ export interface DayCount {
  * Seven days of use of each id, today first (Mastodon's Trends::History, as tags and links show it), from the
  * rows `count` gives for the days since its argument (missing days count zero).
  */
-export function weekOfUse(now: number, ids: readonly string[], count: (since: number) => DayCount[]): Map<string, TagDay[]> {
+export function weekOfUse(
+  now: number,
+  ids: readonly string[],
+  count: (since: number) => DayCount[],
+): Map<string, TagDay[]> {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const result = new Map<string, TagDay[]>();
-  for (const id of ids) result.set(id, Array.from({ length: 7 }, (_, i) => ({ day: today - i * DAY_MS, uses: 0, accounts: 0 })));
+  for (const id of ids)
+    result.set(
+      id,
+      Array.from({ length: 7 }, (_, i) => ({ day: today - i * DAY_MS, uses: 0, accounts: 0 })),
+    );
   if (ids.length === 0) return result;
   for (const r of count(today - 6 * DAY_MS)) {
     const entry = result.get(str(r.id))?.find((d) => d.day === int(r.day));
@@ -73,7 +87,11 @@ export class SearchRepository {
    * Statuses matching `q` among those Mastodon lets a user search: their own, and those they favourited,
    * bookmarked or were mentioned in; newest first, by id bounds and offset.
    */
-  statusIds(viewerId: string, q: string, options: { accountId?: string; maxId?: string; minId?: string; limit: number; offset: number }): string[] {
+  statusIds(
+    viewerId: string,
+    q: string,
+    options: { accountId?: string; maxId?: string; minId?: string; limit: number; offset: number },
+  ): string[] {
     const match = ftsQuery(q);
     if (!match) return [];
     const rows = this.core
@@ -88,7 +106,15 @@ export class SearchRepository {
              OR EXISTS (SELECT 1 FROM mentions x WHERE x.account_id = @viewer AND x.status_id = s.id))
          ORDER BY s.id DESC LIMIT @limit OFFSET @offset`,
       )
-      .all({ match, viewer: viewerId, account: options.accountId ?? null, max: options.maxId ?? null, min: options.minId ?? null, limit: options.limit, offset: options.offset }) as { id: bigint }[];
+      .all({
+        match,
+        viewer: viewerId,
+        account: options.accountId ?? null,
+        max: options.maxId ?? null,
+        min: options.minId ?? null,
+        limit: options.limit,
+        offset: options.offset,
+      }) as { id: bigint }[];
     return rows.map((r) => str(r.id));
   }
 
@@ -104,21 +130,31 @@ export class SearchRepository {
            AND (name = @name OR (@exact = 0 AND name LIKE @prefix ESCAPE '\\'))
          ORDER BY name = @name DESC, last_status_at DESC NULLS LAST, name LIMIT @limit OFFSET @offset`,
       )
-      .all({ name, prefix, exact: options.exact ? 1 : 0, reviewed: options.reviewedOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as { id: bigint; name: string; display: string }[];
+      .all({
+        name,
+        prefix,
+        exact: options.exact ? 1 : 0,
+        reviewed: options.reviewedOnly ? 1 : 0,
+        limit: options.limit,
+        offset: options.offset,
+      }) as { id: bigint; name: string; display: string }[];
     return rows.map((r) => ({ id: str(r.id), name: r.name, displayName: r.display }));
   }
 
   /** Uses of each tag on each of the last seven days (today first), counted by status and by distinct account. */
   tagHistory(tagIds: readonly string[]): Map<string, TagDay[]> {
-    return weekOfUse(this.core.now(), tagIds, (since) =>
-      this.core
-        .sql(
-          `SELECT st.tag_id AS id, (s.created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT s.account_id) AS accounts
+    return weekOfUse(
+      this.core.now(),
+      tagIds,
+      (since) =>
+        this.core
+          .sql(
+            `SELECT st.tag_id AS id, (s.created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT s.account_id) AS accounts
            FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
            WHERE st.tag_id IN (SELECT value FROM json_each(@tags)) AND st.status_id >= @since_id AND s.deleted_at IS NULL AND s.created_at >= @since
            GROUP BY st.tag_id, day`,
-        )
-        .all({ tags: jsonIds(tagIds), since_id: snowflakeLowerBound(since), since }) as DayCount[],
+          )
+          .all({ tags: jsonIds(tagIds), since_id: snowflakeLowerBound(since), since }) as DayCount[],
     );
   }
 }

@@ -21,36 +21,61 @@ export const OWNER_SETTINGS = {
     default: 'A personal social server run with Homeport.',
   },
   extended_description: { description: 'longer "about" text (plain text)', schema: z.string().max(20000), default: '' },
-  privacy_policy: { description: 'privacy policy (plain text); empty shows a short default', schema: z.string().max(50000), default: '' },
+  privacy_policy: {
+    description: 'privacy policy (plain text); empty shows a short default',
+    schema: z.string().max(50000),
+    default: '',
+  },
   featured_accounts: {
     description: 'comma-separated local usernames suggested to new users who follow no one yet (staff picks)',
-    schema: z.string().regex(/^([A-Za-z0-9_]+(,[A-Za-z0-9_]+)*)?$/, 'must be comma-separated usernames like "alice,bob"'),
+    schema: z
+      .string()
+      .regex(/^([A-Za-z0-9_]+(,[A-Za-z0-9_]+)*)?$/, 'must be comma-separated usernames like "alice,bob"'),
     default: '',
   },
   terms_of_service: {
-    description: 'terms of service (plain text); each change is published as the version of that day, earlier versions stay readable',
+    description:
+      'terms of service (plain text); each change is published as the version of that day, earlier versions stay readable',
     schema: z.string().max(50000),
     default: '',
   },
   federation_mode: {
-    description: 'open (federate with every server not blocked) or limited (only with servers on the domain allow list)',
+    description:
+      'open (federate with every server not blocked) or limited (only with servers on the domain allow list)',
     schema: z.enum(['open', 'limited']),
     default: 'open',
   },
-  registrations_message: { description: 'message shown when registrations are closed', schema: z.string().max(2000), default: '' },
-  contact_email: { description: 'contact e-mail address (defaults to the owner\'s)', schema: z.union([z.literal(''), z.email()]), default: '' },
-  contact_username: { description: 'local username shown as the contact account (defaults to the owner)', schema: z.string().max(30), default: '' },
+  registrations_message: {
+    description: 'message shown when registrations are closed',
+    schema: z.string().max(2000),
+    default: '',
+  },
+  contact_email: {
+    description: "contact e-mail address (defaults to the owner's)",
+    schema: z.union([z.literal(''), z.email()]),
+    default: '',
+  },
+  contact_username: {
+    description: 'local username shown as the contact account (defaults to the owner)',
+    schema: z.string().max(30),
+    default: '',
+  },
   languages: {
-    description: 'comma-separated ISO 639-1 codes of the server\'s languages',
+    description: "comma-separated ISO 639-1 codes of the server's languages",
     schema: z.string().regex(/^[a-z]{2,3}(,[a-z]{2,3})*$/, 'must be comma-separated ISO 639-1 codes like "en,de"'),
     default: 'en',
   },
   smtp_url: {
-    description: 'SMTP server for outgoing e-mail, e.g. smtps://user:password@mail.example.org:465; empty keeps mail in the local outbox',
+    description:
+      'SMTP server for outgoing e-mail, e.g. smtps://user:password@mail.example.org:465; empty keeps mail in the local outbox',
     schema: z.union([z.literal(''), z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')]),
     default: '',
   },
-  smtp_from: { description: 'sender address of outgoing e-mail (default notifications@<domain>)', schema: z.string().max(320), default: '' },
+  smtp_from: {
+    description: 'sender address of outgoing e-mail (default notifications@<domain>)',
+    schema: z.string().max(320),
+    default: '',
+  },
 } as const;
 
 export type OwnerSettingKey = keyof typeof OWNER_SETTINGS;
@@ -72,7 +97,9 @@ export class SettingsRepository {
   }
 
   set(key: string, value: string): void {
-    this.core.sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.core
+      .sql('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(key, value);
   }
 
   delete(key: string): void {
@@ -86,9 +113,11 @@ export class SettingsRepository {
 
   /** Validates and stores an owner setting; throws a readable error for a bad value. */
   setOwner(key: string, raw: string): string {
-    if (!isOwnerSettingKey(key)) throw new Error(`unknown setting "${key}"; known: ${Object.keys(OWNER_SETTINGS).join(', ')}`);
+    if (!isOwnerSettingKey(key))
+      throw new Error(`unknown setting "${key}"; known: ${Object.keys(OWNER_SETTINGS).join(', ')}`);
     const parsed = (OWNER_SETTINGS[key].schema as z.ZodType<string>).safeParse(raw);
-    if (!parsed.success) throw new Error(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     this.set(key, parsed.data);
     return parsed.data;
   }

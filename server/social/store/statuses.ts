@@ -128,14 +128,18 @@ export class StatusRepository {
   /** Statuses in the order of `ids` (missing ones left out). */
   byIds(ids: readonly string[]): StatusRow[] {
     if (ids.length === 0) return [];
-    const rows = this.core.sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))').all(jsonIds(ids)) as Record<string, unknown>[];
+    const rows = this.core
+      .sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(ids)) as Record<string, unknown>[];
     const byId = new Map(rows.map((r) => [str(r.id), toStatus(r)]));
     return ids.map((id) => byId.get(id)).filter((s): s is StatusRow => s !== undefined);
   }
 
   /** A remote status known here by its ActivityPub id or its web address. */
   idByUriOrUrl(address: string): string | null {
-    const r = this.core.sql('SELECT id FROM statuses WHERE uri = @a UNION SELECT id FROM statuses WHERE url = @a LIMIT 1').get({ a: address }) as { id: bigint } | undefined;
+    const r = this.core
+      .sql('SELECT id FROM statuses WHERE uri = @a UNION SELECT id FROM statuses WHERE url = @a LIMIT 1')
+      .get({ a: address }) as { id: bigint } | undefined;
     return r ? str(r.id) : null;
   }
 
@@ -172,7 +176,12 @@ export class StatusRepository {
         created: createdAt,
       });
     if (input.local && input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
-    if (!input.reblogOfId) indexStatusWords(this.core, id, { spoilerText: input.spoilerText ?? '', text: input.text ?? '', content: input.content ?? '' });
+    if (!input.reblogOfId)
+      indexStatusWords(this.core, id, {
+        spoilerText: input.spoilerText ?? '',
+        text: input.text ?? '',
+        content: input.content ?? '',
+      });
     return id;
   }
 
@@ -190,32 +199,65 @@ export class StatusRepository {
    * The edited parts of a status (an edit replaces them all). Every change to a row's content must move
    * updated_at: timelines and the status presenter reuse what they made of a row while it stands.
    */
-  updateContent(id: string, changes: { text: string; content: string; spoilerText: string; sensitive: boolean; language: string | null; pollId: string | null; editedAt: number }): void {
+  updateContent(
+    id: string,
+    changes: {
+      text: string;
+      content: string;
+      spoilerText: string;
+      sensitive: boolean;
+      language: string | null;
+      pollId: string | null;
+      editedAt: number;
+    },
+  ): void {
     this.core
-      .sql('UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id')
-      .run({ id, text: changes.text, content: changes.content, spoiler: changes.spoilerText, sensitive: sqlBool(changes.sensitive), language: changes.language, poll: changes.pollId, edited: changes.editedAt });
+      .sql(
+        'UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id',
+      )
+      .run({
+        id,
+        text: changes.text,
+        content: changes.content,
+        spoiler: changes.spoilerText,
+        sensitive: sqlBool(changes.sensitive),
+        language: changes.language,
+        poll: changes.pollId,
+        edited: changes.editedAt,
+      });
     indexStatusWords(this.core, id, changes);
   }
 
   /** Who may quote the status (a change of who may interact, not an edit: no history entry, but a new version). */
   setQuotePolicy(id: string, policy: QuotePolicy): void {
-    this.core.sql('UPDATE statuses SET quote_approval_policy = ?, updated_at = max(updated_at + 1, ?) WHERE id = ?').run(policy, this.core.now(), id);
+    this.core
+      .sql('UPDATE statuses SET quote_approval_policy = ?, updated_at = max(updated_at + 1, ?) WHERE id = ?')
+      .run(policy, this.core.now(), id);
   }
 
   /** Marks a status deleted (the row stays as a tombstone) and takes it off its author's counter. */
   markDeleted(status: StatusRow): void {
-    const changed = this.core.sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(this.core.now(), status.id).changes;
+    const changed = this.core
+      .sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL')
+      .run(this.core.now(), status.id).changes;
     if (changed && status.local && status.visibility !== 'direct') this.bumpAccountCounter(status.accountId, -1, null);
   }
 
   /** The undeleted reblogs of a status. */
   reblogsOf(statusId: string): StatusRow[] {
-    return (this.core.sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL').all(statusId) as Record<string, unknown>[]).map(toStatus);
+    return (
+      this.core.sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL').all(statusId) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toStatus);
   }
 
   /** `accountId`'s reblog of a status, if it has one. */
   reblogBy(accountId: string, statusId: string): StatusRow | null {
-    const r = this.core.sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND account_id = ? AND deleted_at IS NULL').get(statusId, accountId) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT * FROM statuses WHERE reblog_of_id = ? AND account_id = ? AND deleted_at IS NULL')
+      .get(statusId, accountId) as Record<string, unknown> | undefined;
     return r ? toStatus(r) : null;
   }
 
@@ -230,21 +272,31 @@ export class StatusRepository {
   // ---- mentions and tags
 
   insertMentions(statusId: string, accountIds: readonly string[], silent = false): void {
-    const insert = this.core.sql('INSERT INTO mentions (id, status_id, account_id, silent) VALUES (?, ?, ?, ?) ON CONFLICT (status_id, account_id) DO UPDATE SET silent = excluded.silent');
+    const insert = this.core.sql(
+      'INSERT INTO mentions (id, status_id, account_id, silent) VALUES (?, ?, ?, ?) ON CONFLICT (status_id, account_id) DO UPDATE SET silent = excluded.silent',
+    );
     for (const accountId of accountIds) insert.run(this.core.ids.next(), statusId, accountId, sqlBool(silent));
   }
 
   /** Replaces the mentions of an edited status; returns the accounts that were not mentioned before. */
   replaceMentions(statusId: string, accountIds: readonly string[]): string[] {
     const before = new Set(this.mentions([statusId]).map((m) => m.accountId));
-    this.core.sql('DELETE FROM mentions WHERE status_id = ? AND account_id NOT IN (SELECT value FROM json_each(?))').run(statusId, jsonIds(accountIds));
+    this.core
+      .sql('DELETE FROM mentions WHERE status_id = ? AND account_id NOT IN (SELECT value FROM json_each(?))')
+      .run(statusId, jsonIds(accountIds));
     this.insertMentions(statusId, accountIds);
     return accountIds.filter((id) => !before.has(id));
   }
 
   mentions(statusIds: readonly string[]): MentionRow[] {
     if (statusIds.length === 0) return [];
-    return (this.core.sql('SELECT status_id, account_id, silent FROM mentions WHERE status_id IN (SELECT value FROM json_each(?)) ORDER BY id').all(jsonIds(statusIds)) as Record<string, unknown>[]).map((r) => ({
+    return (
+      this.core
+        .sql(
+          'SELECT status_id, account_id, silent FROM mentions WHERE status_id IN (SELECT value FROM json_each(?)) ORDER BY id',
+        )
+        .all(jsonIds(statusIds)) as Record<string, unknown>[]
+    ).map((r) => ({
       statusId: str(r.status_id),
       accountId: str(r.account_id),
       silent: bool(r.silent),
@@ -253,12 +305,16 @@ export class StatusRepository {
 
   /** The id of a tag by name (case-insensitive), created when `create` and unknown. */
   tagId(name: string, create: boolean): string | null {
-    const found = this.core.sql('SELECT id FROM tags WHERE lower(name) = lower(?)').get(name) as { id: bigint } | undefined;
+    const found = this.core.sql('SELECT id FROM tags WHERE lower(name) = lower(?)').get(name) as
+      | { id: bigint }
+      | undefined;
     if (found) return str(found.id);
     if (!create) return null;
     const id = this.core.ids.next();
     const now = this.core.now();
-    this.core.sql('INSERT INTO tags (id, name, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, name.toLowerCase(), name, now, now);
+    this.core
+      .sql('INSERT INTO tags (id, name, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run(id, name.toLowerCase(), name, now, now);
     return id;
   }
 
@@ -283,7 +339,9 @@ export class StatusRepository {
     const result = new Map<string, string[]>();
     if (statusIds.length === 0) return result;
     const rows = this.core
-      .sql('SELECT st.status_id, t.name FROM statuses_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id IN (SELECT value FROM json_each(?)) ORDER BY t.name')
+      .sql(
+        'SELECT st.status_id, t.name FROM statuses_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id IN (SELECT value FROM json_each(?)) ORDER BY t.name',
+      )
       .all(jsonIds(statusIds)) as { status_id: bigint; name: string }[];
     for (const r of rows) {
       const key = str(r.status_id);
@@ -301,9 +359,16 @@ export class StatusRepository {
     const result = new Map<string, StatusCounts>();
     for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0, quotes: 0 });
     if (statusIds.length === 0) return result;
-    const rows = this.core.sql('SELECT * FROM status_stats WHERE status_id IN (SELECT value FROM json_each(?))').all(jsonIds(statusIds)) as Record<string, bigint>[];
+    const rows = this.core
+      .sql('SELECT * FROM status_stats WHERE status_id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(statusIds)) as Record<string, bigint>[];
     for (const r of rows) {
-      result.set(str(r.status_id), { replies: int(r.replies_count), reblogs: int(r.reblogs_count), favourites: int(r.favourites_count), quotes: int(r.quotes_count) });
+      result.set(str(r.status_id), {
+        replies: int(r.replies_count),
+        reblogs: int(r.reblogs_count),
+        favourites: int(r.favourites_count),
+        quotes: int(r.quotes_count),
+      });
     }
     return result;
   }
@@ -333,7 +398,12 @@ export class StatusRepository {
 
   /** Edits of a status, oldest first. */
   edits(statusId: string): StatusEditRow[] {
-    return (this.core.sql('SELECT * FROM status_edits WHERE status_id = ? ORDER BY id').all(statusId) as Record<string, unknown>[]).map((r) => ({
+    return (
+      this.core.sql('SELECT * FROM status_edits WHERE status_id = ? ORDER BY id').all(statusId) as Record<
+        string,
+        unknown
+      >[]
+    ).map((r) => ({
       id: str(r.id),
       statusId: str(r.status_id),
       accountId: str(r.account_id),
@@ -351,14 +421,26 @@ export class StatusRepository {
   // ---- idempotency
 
   /** The status or scheduled status a key produced within `windowMs`. */
-  idempotent(accountId: string, key: string, windowMs: number): { statusId: string | null; scheduledStatusId: string | null } | null {
-    const r = this.core.sql('SELECT status_id, scheduled_status_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at > ?').get(accountId, key, this.core.now() - windowMs) as
+  idempotent(
+    accountId: string,
+    key: string,
+    windowMs: number,
+  ): { statusId: string | null; scheduledStatusId: string | null } | null {
+    const r = this.core
+      .sql(
+        'SELECT status_id, scheduled_status_id FROM idempotency_keys WHERE account_id = ? AND key = ? AND created_at > ?',
+      )
+      .get(accountId, key, this.core.now() - windowMs) as
       | { status_id: bigint | null; scheduled_status_id: bigint | null }
       | undefined;
     return r ? { statusId: idOrNull(r.status_id), scheduledStatusId: idOrNull(r.scheduled_status_id) } : null;
   }
 
-  rememberIdempotencyKey(accountId: string, key: string, target: { statusId?: string; scheduledStatusId?: string }): void {
+  rememberIdempotencyKey(
+    accountId: string,
+    key: string,
+    target: { statusId?: string; scheduledStatusId?: string },
+  ): void {
     this.core
       .sql(
         `INSERT INTO idempotency_keys (account_id, key, status_id, scheduled_status_id, created_at) VALUES (?, ?, ?, ?, ?)

@@ -123,7 +123,10 @@ export interface PageQuery {
  * SQL for Mastodon cursor pagination over `column`. min_id pages forward (ascending, then reversed by
  * the caller via `finishPage`); max_id and since_id page backward from the newest.
  */
-export function cursorWhere(column: string, page: PageQuery): { where: string; order: 'ASC' | 'DESC'; params: Record<string, SqlValue> } {
+export function cursorWhere(
+  column: string,
+  page: PageQuery,
+): { where: string; order: 'ASC' | 'DESC'; params: Record<string, SqlValue> } {
   const parts: string[] = [];
   const params: Record<string, SqlValue> = {};
   if (page.maxId !== undefined) {

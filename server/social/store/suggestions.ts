@@ -25,7 +25,8 @@ export class SuggestionRepository {
     this.core = core;
   }
 
-  private readonly suggestable = `a.id != @viewer AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND a.locked = 0 AND a.moved_to_account_id IS NULL
+  private readonly suggestable =
+    `a.id != @viewer AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND a.locked = 0 AND a.moved_to_account_id IS NULL
     AND a.memorial = 0 AND a.discoverable = 1
     AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = @viewer AND f.target_account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM follow_requests fr WHERE fr.account_id = @viewer AND fr.target_account_id = a.id)
@@ -35,7 +36,12 @@ export class SuggestionRepository {
     AND (a.domain IS NULL OR NOT EXISTS (SELECT 1 FROM account_domain_blocks db WHERE db.account_id = @viewer AND db.domain = a.domain))`;
 
   /** Scored candidates of one source, best first; recently active accounts win ties. */
-  private scored(source: SuggestionSource, candidates: string, params: Record<string, unknown>, limit: number): SuggestedAccount[] {
+  private scored(
+    source: SuggestionSource,
+    candidates: string,
+    params: Record<string, unknown>,
+    limit: number,
+  ): SuggestedAccount[] {
     const rows = this.core
       .sql(
         `WITH candidates(id, score) AS (${candidates})
@@ -84,15 +90,26 @@ export class SuggestionRepository {
 
   /** Local accounts with the most followers (the cold start when nothing else is known). */
   mostFollowed(viewerId: string, limit: number): SuggestedAccount[] {
-    return this.scored('most_followed', `SELECT account_id, followers FROM follow_counts WHERE followers > 0`, { viewer: viewerId }, limit);
+    return this.scored(
+      'most_followed',
+      `SELECT account_id, followers FROM follow_counts WHERE followers > 0`,
+      { viewer: viewerId },
+      limit,
+    );
   }
 
   dismiss(viewerId: string, targetId: string): void {
-    this.core.sql('INSERT OR IGNORE INTO account_suggestion_dismissals (account_id, target_account_id, created_at) VALUES (?, ?, ?)').run(viewerId, targetId, this.core.now());
+    this.core
+      .sql(
+        'INSERT OR IGNORE INTO account_suggestion_dismissals (account_id, target_account_id, created_at) VALUES (?, ?, ?)',
+      )
+      .run(viewerId, targetId, this.core.now());
   }
 
   /** Accounts the viewer follows (none means a cold start). */
   followingCount(viewerId: string): number {
-    return int((this.core.sql('SELECT COUNT(*) AS n FROM follows WHERE account_id = ?').get(viewerId) as { n: bigint }).n);
+    return int(
+      (this.core.sql('SELECT COUNT(*) AS n FROM follows WHERE account_id = ?').get(viewerId) as { n: bigint }).n,
+    );
   }
 }

@@ -20,19 +20,25 @@ export class TagRepository {
   }
 
   byName(name: string): TagRow | null {
-    const r = this.core.sql('SELECT id, name, display_name FROM tags WHERE name = lower(?)').get(name.replace(/^#/, '')) as Record<string, unknown> | undefined;
+    const r = this.core
+      .sql('SELECT id, name, display_name FROM tags WHERE name = lower(?)')
+      .get(name.replace(/^#/, '')) as Record<string, unknown> | undefined;
     return r ? toTag(r) : null;
   }
 
   byId(id: string): TagRow | null {
-    const r = this.core.sql('SELECT id, name, display_name FROM tags WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT id, name, display_name FROM tags WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toTag(r) : null;
   }
 
   // ---- following
 
   follow(accountId: string, tagId: string): void {
-    this.core.sql('INSERT OR IGNORE INTO tag_follows (id, account_id, tag_id, created_at) VALUES (?, ?, ?, ?)').run(this.core.ids.next(), accountId, tagId, this.core.now());
+    this.core
+      .sql('INSERT OR IGNORE INTO tag_follows (id, account_id, tag_id, created_at) VALUES (?, ?, ?, ?)')
+      .run(this.core.ids.next(), accountId, tagId, this.core.now());
   }
 
   unfollow(accountId: string, tagId: string): void {
@@ -41,7 +47,9 @@ export class TagRepository {
 
   followedAmong(accountId: string, tagIds: readonly string[]): Set<string> {
     if (tagIds.length === 0) return new Set();
-    const rows = this.core.sql('SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))').all(accountId, `[${tagIds.join(',')}]`) as { tag_id: bigint }[];
+    const rows = this.core
+      .sql('SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))')
+      .all(accountId, `[${tagIds.join(',')}]`) as { tag_id: bigint }[];
     return new Set(rows.map((r) => str(r.tag_id)));
   }
 
@@ -49,7 +57,9 @@ export class TagRepository {
   followed(accountId: string, page: PageQuery): { cursor: string; tag: TagRow }[] {
     const c = cursorWhere('f.id', page);
     const rows = this.core
-      .sql(`SELECT f.id AS cursor, t.id AS tag_id, t.name, t.display_name FROM tag_follows f JOIN tags t ON t.id = f.tag_id WHERE f.account_id = @account AND ${c.where} ORDER BY f.id ${c.order} LIMIT @cursor_limit`)
+      .sql(
+        `SELECT f.id AS cursor, t.id AS tag_id, t.name, t.display_name FROM tag_follows f JOIN tags t ON t.id = f.tag_id WHERE f.account_id = @account AND ${c.where} ORDER BY f.id ${c.order} LIMIT @cursor_limit`,
+      )
       .all({ account: accountId, ...c.params }) as Record<string, unknown>[];
     return finishPage(
       rows.map((r) => ({ cursor: str(r.cursor), tag: toTag(r) })),
@@ -70,7 +80,12 @@ export class TagRepository {
          FROM featured_tags ft JOIN tags t ON t.id = ft.tag_id WHERE ft.account_id = @account AND ${where} ORDER BY ft.id`,
       )
       .all({ account: accountId }) as Record<string, unknown>[];
-    return rows.map((r) => ({ id: str(r.id), tag: toTag(r), statusesCount: int(r.statuses_count), lastStatusAt: intOrNull(r.last_status_at) }));
+    return rows.map((r) => ({
+      id: str(r.id),
+      tag: toTag(r),
+      statusesCount: int(r.statuses_count),
+      lastStatusAt: intOrNull(r.last_status_at),
+    }));
   }
 
   featured(accountId: string): FeaturedTagRow[] {
@@ -78,7 +93,9 @@ export class TagRepository {
   }
 
   feature(accountId: string, tagId: string): FeaturedTagRow {
-    this.core.sql('INSERT OR IGNORE INTO featured_tags (id, account_id, tag_id, created_at) VALUES (?, ?, ?, ?)').run(this.core.ids.next(), accountId, tagId, this.core.now());
+    this.core
+      .sql('INSERT OR IGNORE INTO featured_tags (id, account_id, tag_id, created_at) VALUES (?, ?, ?, ?)')
+      .run(this.core.ids.next(), accountId, tagId, this.core.now());
     return this.featuredRows(accountId).find((f) => f.tag.id === tagId)!;
   }
 

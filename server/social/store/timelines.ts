@@ -48,12 +48,21 @@ export function notHidden(accountExpr: string, scope: ViewerScope, tag: string, 
   if (scope.viewerId === null) return '1';
   const parts: string[] = [];
   if (scope.blocks) {
-    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b1 WHERE ${tag}_b1.account_id = ${viewer} AND ${tag}_b1.target_account_id = ${accountExpr})`);
-    parts.push(`NOT EXISTS (SELECT 1 FROM blocks ${tag}_b2 WHERE ${tag}_b2.account_id = ${accountExpr} AND ${tag}_b2.target_account_id = ${viewer})`);
+    parts.push(
+      `NOT EXISTS (SELECT 1 FROM blocks ${tag}_b1 WHERE ${tag}_b1.account_id = ${viewer} AND ${tag}_b1.target_account_id = ${accountExpr})`,
+    );
+    parts.push(
+      `NOT EXISTS (SELECT 1 FROM blocks ${tag}_b2 WHERE ${tag}_b2.account_id = ${accountExpr} AND ${tag}_b2.target_account_id = ${viewer})`,
+    );
   }
-  if (scope.mutes) parts.push(`NOT EXISTS (SELECT 1 FROM mutes ${tag}_m WHERE ${tag}_m.account_id = ${viewer} AND ${tag}_m.target_account_id = ${accountExpr} AND (${tag}_m.expires_at IS NULL OR ${tag}_m.expires_at > @now))`);
+  if (scope.mutes)
+    parts.push(
+      `NOT EXISTS (SELECT 1 FROM mutes ${tag}_m WHERE ${tag}_m.account_id = ${viewer} AND ${tag}_m.target_account_id = ${accountExpr} AND (${tag}_m.expires_at IS NULL OR ${tag}_m.expires_at > @now))`,
+    );
   if (scope.domainBlocks) {
-    parts.push(`NOT EXISTS (SELECT 1 FROM accounts ${tag}_da JOIN account_domain_blocks ${tag}_d ON ${tag}_d.domain = ${tag}_da.domain AND ${tag}_d.account_id = ${viewer} WHERE ${tag}_da.id = ${accountExpr})`);
+    parts.push(
+      `NOT EXISTS (SELECT 1 FROM accounts ${tag}_da JOIN account_domain_blocks ${tag}_d ON ${tag}_d.domain = ${tag}_da.domain AND ${tag}_d.account_id = ${viewer} WHERE ${tag}_da.id = ${accountExpr})`,
+    );
   }
   return parts.length ? parts.join(' AND ') : '1';
 }
@@ -72,13 +81,16 @@ const NOT_IN_EXCLUSIVE_LIST = (a: string) =>
  * A reply in `a` belongs in list @list per its replies policy (Mastodon's): replies to oneself and to the
  * list's owner always; `followed`: to anyone the owner follows; `list`: to a member; `none`: no others.
  */
-const LIST_REPLIES = (a: string) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id OR ${a}.in_reply_to_account_id = @viewer
+const LIST_REPLIES = (
+  a: string,
+) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id OR ${a}.in_reply_to_account_id = @viewer
   OR (@policy = 'followed' AND EXISTS (SELECT 1 FROM follows ${a}_rf WHERE ${a}_rf.account_id = @viewer AND ${a}_rf.target_account_id = ${a}.in_reply_to_account_id))
   OR (@policy = 'list' AND EXISTS (SELECT 1 FROM list_accounts ${a}_rl WHERE ${a}_rl.list_id = @list AND ${a}_rl.account_id = ${a}.in_reply_to_account_id)))`;
 
 /** Not a reply, or a reply to oneself (Mastodon's "without replies"). */
 const WITHOUT_REPLIES = (a: string) => `(${a}.in_reply_to_id IS NULL OR ${a}.in_reply_to_account_id = ${a}.account_id)`;
-const WITH_MEDIA = (a: string) => `EXISTS (SELECT 1 FROM media_attachments ${a}_media WHERE ${a}_media.status_id = ${a}.id)`;
+const WITH_MEDIA = (a: string) =>
+  `EXISTS (SELECT 1 FROM media_attachments ${a}_media WHERE ${a}_media.status_id = ${a}.id)`;
 
 export interface PublicTimelineOptions {
   local?: boolean;
@@ -112,7 +124,8 @@ export class TimelineRepository {
   private readonly rowCache = new LRUCache<string, StatusRow>({
     max: 10_000,
     maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (s) => 2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400,
+    sizeCalculation: (s) =>
+      2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400,
   });
   constructor(core: StoreCore) {
     this.core = core;
@@ -133,17 +146,39 @@ export class TimelineRepository {
                 EXISTS (SELECT 1 FROM lists WHERE account_id = @v AND exclusive = 1) AS exclusive,
                 ${unavailable} AS unavailable`,
       )
-      .get({ v: viewerId }) as { blocks: bigint; mutes: bigint; domains: bigint; exclusive: bigint; unavailable: bigint };
-    return { viewerId, blocks: r.blocks !== 0n, mutes: r.mutes !== 0n, domainBlocks: r.domains !== 0n, exclusiveLists: r.exclusive !== 0n, unavailableAccounts: r.unavailable !== 0n };
+      .get({ v: viewerId }) as {
+      blocks: bigint;
+      mutes: bigint;
+      domains: bigint;
+      exclusive: bigint;
+      unavailable: bigint;
+    };
+    return {
+      viewerId,
+      blocks: r.blocks !== 0n,
+      mutes: r.mutes !== 0n,
+      domainBlocks: r.domains !== 0n,
+      exclusiveLists: r.exclusive !== 0n,
+      unavailableAccounts: r.unavailable !== 0n,
+    };
   }
 
   /**
    * Runs a listing that selects `s.id` and its cursor, then reads the rows by id: joins that return whole
    * status rows were twice as slow as the two single-table steps. Also the link timeline's (link-timeline.ts).
    */
-  page(sql: (where: string, order: string) => string, column: string, params: Record<string, SqlValue>, page: PageQuery): ListedStatus[] {
+  page(
+    sql: (where: string, order: string) => string,
+    column: string,
+    params: Record<string, SqlValue>,
+    page: PageQuery,
+  ): ListedStatus[] {
     const c = cursorWhere(column, page);
-    const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as { id: bigint; version: bigint; cursor: bigint }[];
+    const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as {
+      id: bigint;
+      version: bigint;
+      cursor: bigint;
+    }[];
     if (hits.length === 0) return [];
     // Rows are reused while their version (updated_at, bumped by every edit) stands; deleted ones never get here.
     const key = (id: string, version: bigint | number) => `${id}|${version}`;
@@ -156,7 +191,9 @@ export class TimelineRepository {
       else misses.push(id);
     }
     if (misses.length) {
-      for (const r of this.core.sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))').all(`[${misses.join(',')}]`) as Record<string, unknown>[]) {
+      for (const r of this.core
+        .sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))')
+        .all(`[${misses.join(',')}]`) as Record<string, unknown>[]) {
         // Frozen: one row object now serves many requests.
         const status = Object.freeze(toStatus(r));
         Object.freeze(status.remoteCounts);
@@ -176,7 +213,10 @@ export class TimelineRepository {
   home(scope: ViewerScope, page: PageQuery): ListedStatus[] {
     return this.withReadableReblogs(scope, page, (p) =>
       this.page(
-        (where, order) => `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
+        (
+          where,
+          order,
+        ) => `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
           WHERE f.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${notHidden('s.account_id', scope, 'h')}
             ${scope.exclusiveLists ? `AND ${NOT_IN_EXCLUSIVE_LIST('s')}` : ''}
           ORDER BY f.status_id ${order} LIMIT @cursor_limit`,
@@ -192,18 +232,27 @@ export class TimelineRepository {
    * further rows so the page stays full. Checked apart from the main query: its correlated subqueries
    * cost every query their setup even on pages without reblogs.
    */
-  private withReadableReblogs(scope: ViewerScope, page: PageQuery, fetch: (page: PageQuery) => ListedStatus[]): ListedStatus[] {
+  private withReadableReblogs(
+    scope: ViewerScope,
+    page: PageQuery,
+    fetch: (page: PageQuery) => ListedStatus[],
+  ): ListedStatus[] {
     let kept: ListedStatus[] = [];
     let cursor = page;
     for (let round = 0; round < 10; round++) {
       const rows = fetch(cursor);
       const reblogged = rows.flatMap((r) => (r.status.reblogOfId ? [r.status.reblogOfId] : []));
       const readable = reblogged.length ? this.readableIds(scope, reblogged) : null;
-      const good = readable ? rows.filter((r) => r.status.reblogOfId === null || readable.has(r.status.reblogOfId)) : rows;
+      const good = readable
+        ? rows.filter((r) => r.status.reblogOfId === null || readable.has(r.status.reblogOfId))
+        : rows;
       // Rows come newest first; min_id pages grow upwards (newer rows go in front), the others downwards.
       kept = page.minId !== undefined ? [...good, ...kept] : [...kept, ...good];
       if (good.length === rows.length || rows.length < cursor.limit || kept.length >= page.limit) break;
-      cursor = page.minId !== undefined ? { ...page, minId: rows[0].cursor } : { ...page, maxId: rows[rows.length - 1].cursor };
+      cursor =
+        page.minId !== undefined
+          ? { ...page, minId: rows[0].cursor }
+          : { ...page, maxId: rows[rows.length - 1].cursor };
     }
     if (kept.length <= page.limit) return kept;
     return page.minId !== undefined ? kept.slice(kept.length - page.limit) : kept.slice(0, page.limit);
@@ -213,7 +262,10 @@ export class TimelineRepository {
   list(scope: ViewerScope, list: { id: string; repliesPolicy: string }, page: PageQuery): ListedStatus[] {
     return this.withReadableReblogs(scope, page, (p) =>
       this.page(
-        (where, order) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM list_accounts la JOIN statuses s ON s.account_id = la.account_id
+        (
+          where,
+          order,
+        ) => `SELECT s.id, s.updated_at AS version, s.id AS cursor FROM list_accounts la JOIN statuses s ON s.account_id = la.account_id
           WHERE la.list_id = @list AND ${where} AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')} AND ${LIST_REPLIES('s')}
             AND ${notHidden('s.account_id', scope, 'h')}
           ORDER BY s.id ${order} LIMIT @cursor_limit`,
@@ -228,7 +280,9 @@ export class TimelineRepository {
   inList(statusId: string, list: { id: string; accountId: string; repliesPolicy: string }): boolean {
     return (
       this.core
-        .sql(`SELECT 1 FROM statuses s WHERE s.id = @id AND EXISTS (SELECT 1 FROM list_accounts la WHERE la.list_id = @list AND la.account_id = s.account_id) AND ${LIST_REPLIES('s')}`)
+        .sql(
+          `SELECT 1 FROM statuses s WHERE s.id = @id AND EXISTS (SELECT 1 FROM list_accounts la WHERE la.list_id = @list AND la.account_id = s.account_id) AND ${LIST_REPLIES('s')}`,
+        )
         .get({ id: statusId, list: list.id, viewer: list.accountId, policy: list.repliesPolicy }) !== undefined
     );
   }
@@ -249,16 +303,31 @@ export class TimelineRepository {
 
   tag(scope: ViewerScope, options: TagTimelineOptions, page: PageQuery): ListedStatus[] {
     const origin = options.local ? 'AND s.local = 1' : options.remote ? 'AND s.local = 0' : '';
-    const all = options.allTagIds.map((_, i) => `AND EXISTS (SELECT 1 FROM statuses_tags ta${i} WHERE ta${i}.status_id = s.id AND ta${i}.tag_id = @all_${i})`).join(' ');
-    const none = options.noneTagIds.length ? `AND NOT EXISTS (SELECT 1 FROM statuses_tags tn WHERE tn.status_id = s.id AND tn.tag_id IN (SELECT value FROM json_each(@none_tags)))` : '';
+    const all = options.allTagIds
+      .map(
+        (_, i) =>
+          `AND EXISTS (SELECT 1 FROM statuses_tags ta${i} WHERE ta${i}.status_id = s.id AND ta${i}.tag_id = @all_${i})`,
+      )
+      .join(' ');
+    const none = options.noneTagIds.length
+      ? `AND NOT EXISTS (SELECT 1 FROM statuses_tags tn WHERE tn.status_id = s.id AND tn.tag_id IN (SELECT value FROM json_each(@none_tags)))`
+      : '';
     const filters = `s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL ${origin} ${all} ${none}
       ${options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : ''} AND ${available('s', scope)} AND ${notHidden('s.account_id', scope, 'h')}`;
-    const params: Record<string, SqlValue> = { viewer: scope.viewerId, tag: options.anyTagIds[0] ?? null, any_tags: jsonIds(options.anyTagIds), none_tags: jsonIds(options.noneTagIds) };
+    const params: Record<string, SqlValue> = {
+      viewer: scope.viewerId,
+      tag: options.anyTagIds[0] ?? null,
+      any_tags: jsonIds(options.anyTagIds),
+      none_tags: jsonIds(options.noneTagIds),
+    };
     options.allTagIds.forEach((id, i) => (params[`all_${i}`] = id));
     if (options.anyTagIds.length === 1) {
       // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting.
       return this.page(
-        (where, order) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        (
+          where,
+          order,
+        ) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
           WHERE st.tag_id = @tag AND ${where} AND ${filters} ORDER BY st.status_id ${order} LIMIT @cursor_limit`,
         'st.status_id',
         params,
@@ -280,7 +349,9 @@ export class TimelineRepository {
       options.excludeReplies ? `AND ${WITHOUT_REPLIES('s')}` : '',
       options.excludeReblogs ? 'AND s.reblog_of_id IS NULL' : '',
       options.onlyMedia ? `AND ${WITH_MEDIA('s')}` : '',
-      options.taggedId ? 'AND EXISTS (SELECT 1 FROM statuses_tags tt WHERE tt.status_id = s.id AND tt.tag_id = @tagged)' : '',
+      options.taggedId
+        ? 'AND EXISTS (SELECT 1 FROM statuses_tags tt WHERE tt.status_id = s.id AND tt.tag_id = @tagged)'
+        : '',
     ].join(' ');
     const pinned = options.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = @account' : '';
     return this.withReadableReblogs(scope, page, (p) =>
@@ -298,7 +369,10 @@ export class TimelineRepository {
   /** The viewer's favourites or bookmarks, newest first; the cursor is the favourite's or bookmark's id. */
   marked(kind: 'favourites' | 'bookmarks', scope: ViewerScope, page: PageQuery): ListedStatus[] {
     return this.page(
-      (where, order) => `SELECT s.id, s.updated_at AS version, x.id AS cursor FROM ${kind} x JOIN statuses s ON s.id = x.status_id
+      (
+        where,
+        order,
+      ) => `SELECT s.id, s.updated_at AS version, x.id AS cursor FROM ${kind} x JOIN statuses s ON s.id = x.status_id
         WHERE x.account_id = @viewer AND ${where} AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
         ORDER BY x.id ${order} LIMIT @cursor_limit`,
       'x.id',
@@ -311,7 +385,9 @@ export class TimelineRepository {
   readable(viewerId: string | null, statusId: string): StatusRow | null {
     const scope: ViewerScope = { viewerId, blocks: false, mutes: false, domainBlocks: false };
     const r = this.core
-      .sql(`SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`)
+      .sql(
+        `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
+      )
       .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
     return r ? toStatus(r) : null;
   }
@@ -381,8 +457,13 @@ export class TimelineRepository {
         : `favourites x JOIN accounts a ON a.id = x.account_id LEFT JOIN users u ON u.account_id = a.id WHERE x.status_id = @status`;
     const c = cursorWhere('x.id', page);
     const rows = this.core
-      .sql(`SELECT x.id AS cursor, ${ACCOUNT_COLUMNS} FROM ${from} AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${notHidden('a.id', scope, 'h')} AND ${c.where} ORDER BY x.id ${c.order} LIMIT @cursor_limit`)
-      .all({ status: statusId, viewer: scope.viewerId, now: this.core.now(), ...c.params }) as Record<string, unknown>[];
+      .sql(
+        `SELECT x.id AS cursor, ${ACCOUNT_COLUMNS} FROM ${from} AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${notHidden('a.id', scope, 'h')} AND ${c.where} ORDER BY x.id ${c.order} LIMIT @cursor_limit`,
+      )
+      .all({ status: statusId, viewer: scope.viewerId, now: this.core.now(), ...c.params }) as Record<
+      string,
+      unknown
+    >[];
     return finishPage(
       rows.map((r) => ({ cursor: str(r.cursor), account: toAccount(r) })),
       page,

@@ -12,7 +12,8 @@ const AUTHOR_COUNTS = (a: string) =>
   `NOT EXISTS (SELECT 1 FROM accounts ${a}_acc WHERE ${a}_acc.id = ${a}.account_id AND (${a}_acc.silenced_at IS NOT NULL OR ${a}_acc.suspended_at IS NOT NULL OR ${a}_acc.deleted_at IS NOT NULL))`;
 
 /** Status `a` may make its link trend (Mastodon's Trends::Links#register): public, without a warning, by an account in good standing. */
-const SHARES_ITS_LINK = (a: string) => `${a}.deleted_at IS NULL AND ${a}.visibility = 'public' AND ${a}.sensitive = 0 AND ${a}.spoiler_text = '' AND ${AUTHOR_COUNTS(a)}`;
+const SHARES_ITS_LINK = (a: string) =>
+  `${a}.deleted_at IS NULL AND ${a}.visibility = 'public' AND ${a}.sensitive = 0 AND ${a}.spoiler_text = '' AND ${AUTHOR_COUNTS(a)}`;
 
 /**
  * `shares(card_id, account_id, created_at)`: each public post since @since showing a card, and each public
@@ -71,7 +72,13 @@ export class TrendRepository {
            AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND (a.suspended_at IS NOT NULL OR a.silenced_at IS NOT NULL OR a.deleted_at IS NOT NULL))
          GROUP BY t.id ORDER BY accounts DESC, uses DESC, t.id DESC LIMIT @limit OFFSET @offset`,
       )
-      .all({ since, since_id: snowflakeLowerBound(since), allowed: options.allowedOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+      .all({
+        since,
+        since_id: snowflakeLowerBound(since),
+        allowed: options.allowedOnly ? 1 : 0,
+        limit: options.limit,
+        offset: options.offset,
+      }) as Record<string, unknown>[];
     return rows.map((r) => ({
       tag: { id: str(r.id), name: String(r.name), displayName: String(r.display) },
       accounts: int(r.accounts),
@@ -82,7 +89,9 @@ export class TrendRepository {
 
   /** Staff's review of a tag: allowed to trend or not. */
   setTrendable(tagId: string, trendable: boolean): void {
-    this.core.sql('UPDATE tags SET trendable = ?, updated_at = ? WHERE id = ?').run(trendable ? 1 : 0, this.core.now(), tagId);
+    this.core
+      .sql('UPDATE tags SET trendable = ?, updated_at = ? WHERE id = ?')
+      .run(trendable ? 1 : 0, this.core.now(), tagId);
   }
 
   /**
@@ -98,28 +107,41 @@ export class TrendRepository {
          WHERE ${APPROPRIATE_FOR_TRENDS('c')} AND (@allowed = 0 OR c.trendable = 1)
          GROUP BY c.id ORDER BY share_accounts DESC, share_uses DESC, c.id DESC LIMIT @limit OFFSET @offset`,
       )
-      .all({ since, since_id: snowflakeLowerBound(since), allowed: options.allowedOnly ? 1 : 0, limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+      .all({
+        since,
+        since_id: snowflakeLowerBound(since),
+        allowed: options.allowedOnly ? 1 : 0,
+        limit: options.limit,
+        offset: options.offset,
+      }) as Record<string, unknown>[];
     return rows.map((r) => ({ card: toCard(r), accounts: int(r.share_accounts), uses: int(r.share_uses) }));
   }
 
   /** The card at `url` if it trends now (allowed by staff and shared in the window), else null: the link timeline's condition. */
   trendingLink(url: string): PreviewCardRow | null {
-    const card = this.core.sql(`SELECT * FROM preview_cards c WHERE c.url = ? AND c.trendable = 1 AND ${APPROPRIATE_FOR_TRENDS('c')}`).get(url) as Record<string, unknown> | undefined;
+    const card = this.core
+      .sql(`SELECT * FROM preview_cards c WHERE c.url = ? AND c.trendable = 1 AND ${APPROPRIATE_FOR_TRENDS('c')}`)
+      .get(url) as Record<string, unknown> | undefined;
     if (!card) return null;
     const since = this.core.now() - TREND_WINDOW_MS;
-    const shared = this.core.sql(`WITH ${sharesSince('some')} SELECT 1 FROM shares LIMIT 1`).get({ since, since_id: snowflakeLowerBound(since), cards: jsonIds([str(card.id)]) });
+    const shared = this.core
+      .sql(`WITH ${sharesSince('some')} SELECT 1 FROM shares LIMIT 1`)
+      .get({ since, since_id: snowflakeLowerBound(since), cards: jsonIds([str(card.id)]) });
     return shared ? toCard(card) : null;
   }
 
   /** Each card's shares per day over the last week, newest day first (Trends::History, as the tags' history). */
   linkHistory(cardIds: readonly string[]): Map<string, TagDay[]> {
-    return weekOfUse(this.core.now(), cardIds, (since) =>
-      this.core
-        .sql(
-          `WITH ${sharesSince('some')}
+    return weekOfUse(
+      this.core.now(),
+      cardIds,
+      (since) =>
+        this.core
+          .sql(
+            `WITH ${sharesSince('some')}
            SELECT card_id AS id, (created_at / ${DAY_MS}) * ${DAY_MS} AS day, COUNT(*) AS uses, COUNT(DISTINCT account_id) AS accounts FROM shares GROUP BY card_id, day`,
-        )
-        .all({ since, since_id: snowflakeLowerBound(since), cards: jsonIds(cardIds) }) as DayCount[],
+          )
+          .all({ since, since_id: snowflakeLowerBound(since), cards: jsonIds(cardIds) }) as DayCount[],
     );
   }
 
@@ -146,7 +168,13 @@ export class TrendRepository {
            AND a.discoverable = 1 AND a.suspended_at IS NULL AND a.silenced_at IS NULL AND a.deleted_at IS NULL
          ORDER BY i.score * 1.0 / (1 + (@now - s.created_at) / 3600000.0) DESC, s.id DESC LIMIT @limit OFFSET @offset`,
       )
-      .all({ since, since_id: snowflakeLowerBound(since), now: this.core.now(), limit: options.limit, offset: options.offset }) as Record<string, unknown>[];
+      .all({
+        since,
+        since_id: snowflakeLowerBound(since),
+        now: this.core.now(),
+        limit: options.limit,
+        offset: options.offset,
+      }) as Record<string, unknown>[];
     return rows.map(toStatus);
   }
 }

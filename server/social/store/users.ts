@@ -88,12 +88,16 @@ export class UserRepository {
   }
 
   byAccountId(accountId: string): User | null {
-    const r = this.core.sql('SELECT * FROM users WHERE account_id = ?').get(accountId) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM users WHERE account_id = ?').get(accountId) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toUser(r) : null;
   }
 
   byEmail(email: string): User | null {
-    const r = this.core.sql('SELECT * FROM users WHERE lower(email) = lower(?)').get(email) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM users WHERE lower(email) = lower(?)').get(email) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toUser(r) : null;
   }
 
@@ -105,13 +109,19 @@ export class UserRepository {
       if (byMail) return byMail;
     }
     const r = this.core
-      .sql('SELECT u.* FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND lower(a.username) = lower(?)')
+      .sql(
+        'SELECT u.* FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.domain IS NULL AND lower(a.username) = lower(?)',
+      )
       .get(trimmed) as Record<string, unknown> | undefined;
     return r ? toUser(r) : null;
   }
 
   emailTaken(email: string, exceptUserId?: string): boolean {
-    return this.core.sql('SELECT 1 FROM users WHERE lower(email) = lower(?) AND id IS NOT ?').get(email, exceptUserId ?? null) !== undefined;
+    return (
+      this.core
+        .sql('SELECT 1 FROM users WHERE lower(email) = lower(?) AND id IS NOT ?')
+        .get(email, exceptUserId ?? null) !== undefined
+    );
   }
 
   insert(input: NewUser): string {
@@ -144,7 +154,11 @@ export class UserRepository {
 
   private update(id: string, sets: Record<string, SqlValue>): void {
     const cols = Object.keys(sets);
-    this.core.db.prepare(`UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...sets, id, updated_at: this.core.now() });
+    this.core.db
+      .prepare(
+        `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')}, updated_at = @updated_at WHERE id = @id`,
+      )
+      .run({ ...sets, id, updated_at: this.core.now() });
   }
 
   setConfirmationToken(id: string, tokenHash: string): void {
@@ -152,12 +166,18 @@ export class UserRepository {
   }
 
   byConfirmationToken(tokenHash: string): User | null {
-    const r = this.core.sql('SELECT * FROM users WHERE confirmation_token_hash = ?').get(tokenHash) as Record<string, unknown> | undefined;
+    const r = this.core.sql('SELECT * FROM users WHERE confirmation_token_hash = ?').get(tokenHash) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toUser(r) : null;
   }
 
   confirm(id: string): void {
-    this.core.sql('UPDATE users SET confirmed_at = coalesce(confirmed_at, ?), confirmation_token_hash = NULL, updated_at = ? WHERE id = ?').run(this.core.now(), this.core.now(), id);
+    this.core
+      .sql(
+        'UPDATE users SET confirmed_at = coalesce(confirmed_at, ?), confirmation_token_hash = NULL, updated_at = ? WHERE id = ?',
+      )
+      .run(this.core.now(), this.core.now(), id);
   }
 
   setEmail(id: string, email: string): void {
@@ -169,7 +189,9 @@ export class UserRepository {
   }
 
   setDisabled(id: string, disabled: boolean): void {
-    this.core.sql('UPDATE users SET disabled = ?, updated_at = ? WHERE id = ?').run(disabled ? 1 : 0, this.core.now(), id);
+    this.core
+      .sql('UPDATE users SET disabled = ?, updated_at = ? WHERE id = ?')
+      .run(disabled ? 1 : 0, this.core.now(), id);
   }
 
   setRole(id: string, role: UserRole): void {
@@ -189,7 +211,9 @@ export class UserRepository {
   }
 
   recordSignIn(id: string): void {
-    this.core.sql('UPDATE users SET last_sign_in_at = current_sign_in_at, current_sign_in_at = ? WHERE id = ?').run(this.core.now(), id);
+    this.core
+      .sql('UPDATE users SET last_sign_in_at = current_sign_in_at, current_sign_in_at = ? WHERE id = ?')
+      .run(this.core.now(), id);
   }
 
   delete(id: string): void {
@@ -199,13 +223,17 @@ export class UserRepository {
   /** The first owner, or else the first admin: the server's contact. */
   /** Accounts of the staff who see reports: owners, admins and moderators, not disabled. */
   staffAccountIds(): string[] {
-    const rows = this.core.sql(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`).all() as { account_id: bigint }[];
+    const rows = this.core
+      .sql(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`)
+      .all() as { account_id: bigint }[];
     return rows.map((r) => String(r.account_id));
   }
 
   staffContact(): User | null {
     const r = this.core
-      .sql(`SELECT * FROM users WHERE role IN ('owner', 'admin') AND disabled = 0 ORDER BY CASE role WHEN 'owner' THEN 0 ELSE 1 END, id LIMIT 1`)
+      .sql(
+        `SELECT * FROM users WHERE role IN ('owner', 'admin') AND disabled = 0 ORDER BY CASE role WHEN 'owner' THEN 0 ELSE 1 END, id LIMIT 1`,
+      )
       .get() as Record<string, unknown> | undefined;
     return r ? toUser(r) : null;
   }

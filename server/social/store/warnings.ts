@@ -1,6 +1,13 @@
 import { int, jsonIds, jsonOr, str, type StoreCore } from './store.ts';
 
-export type WarningAction = 'none' | 'disable' | 'mark_statuses_as_sensitive' | 'delete_statuses' | 'sensitive' | 'silence' | 'suspend';
+export type WarningAction =
+  | 'none'
+  | 'disable'
+  | 'mark_statuses_as_sensitive'
+  | 'delete_statuses'
+  | 'sensitive'
+  | 'silence'
+  | 'suspend';
 
 export interface AccountWarningRow {
   id: string;
@@ -35,13 +42,27 @@ export class AccountWarningRepository {
   insert(input: Omit<AccountWarningRow, 'id' | 'createdAt'>): string {
     const id = this.core.ids.next();
     this.core
-      .sql('INSERT INTO account_warnings (id, account_id, target_account_id, action, text, status_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.accountId, input.targetAccountId, input.action, input.text, JSON.stringify(input.statusIds), this.core.now());
+      .sql(
+        'INSERT INTO account_warnings (id, account_id, target_account_id, action, text, status_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        id,
+        input.accountId,
+        input.targetAccountId,
+        input.action,
+        input.text,
+        JSON.stringify(input.statusIds),
+        this.core.now(),
+      );
     return id;
   }
 
   byIds(ids: readonly string[]): AccountWarningRow[] {
     if (ids.length === 0) return [];
-    return (this.core.sql('SELECT * FROM account_warnings WHERE id IN (SELECT value FROM json_each(?))').all(jsonIds(ids)) as Record<string, unknown>[]).map(toWarning);
+    return (
+      this.core
+        .sql('SELECT * FROM account_warnings WHERE id IN (SELECT value FROM json_each(?))')
+        .all(jsonIds(ids)) as Record<string, unknown>[]
+    ).map(toWarning);
   }
 }

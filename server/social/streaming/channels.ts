@@ -59,15 +59,22 @@ export function channelKey(name: StreamName, param: string | null, accountId: st
 }
 
 /** Parses a subscription request; `listOwner` tells who owns a list (null: no such list). */
-export function parseChannel(request: ChannelRequest, accountId: string, scopes: readonly string[], listOwner: (listId: string) => string | null): Channel | ChannelError {
+export function parseChannel(
+  request: ChannelRequest,
+  accountId: string,
+  scopes: readonly string[],
+  listOwner: (listId: string) => string | null,
+): Channel | ChannelError {
   const name = STREAM_NAMES.find((n) => n === request.stream);
   if (!name) return { error: 'Unknown stream type', status: 400 };
   let param: string | null = null;
   if (name === 'hashtag' || name === 'hashtag:local') {
-    if (typeof request.tag !== 'string' || request.tag.trim() === '') return { error: 'No tag for stream provided', status: 400 };
+    if (typeof request.tag !== 'string' || request.tag.trim() === '')
+      return { error: 'No tag for stream provided', status: 400 };
     param = request.tag.replace(/^#/, '');
   } else if (name === 'list') {
-    if (typeof request.list !== 'string' && typeof request.list !== 'number') return { error: 'No list for stream provided', status: 400 };
+    if (typeof request.list !== 'string' && typeof request.list !== 'number')
+      return { error: 'No list for stream provided', status: 400 };
     param = String(request.list);
     if (listOwner(param) !== accountId) return { error: 'Not authorized to stream this list', status: 401 };
   }

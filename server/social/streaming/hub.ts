@@ -40,16 +40,25 @@ export class StreamingHub {
 
   constructor(ctx: SocialContext) {
     this.ctx = ctx;
-    const on = <K extends keyof SocialEventMap>(type: K, handle: (e: SocialEventMap[K]) => void) => ctx.events.on(type, (e) => this.enqueue(() => handle(e)));
+    const on = <K extends keyof SocialEventMap>(type: K, handle: (e: SocialEventMap[K]) => void) =>
+      ctx.events.on(type, (e) => this.enqueue(() => handle(e)));
     this.offs = [
       on('status.created', (e) => this.statusEvent('update', e.status, e.homeRecipients)),
-      on('status.updated', (e) => this.statusEvent('status.update', e.status, this.ctx.store.feeds.holders([e.status.id]))),
+      on('status.updated', (e) =>
+        this.statusEvent('status.update', e.status, this.ctx.store.feeds.holders([e.status.id])),
+      ),
       on('status.deleted', (e) => this.statusDeleted(e.status, e.homeRecipients)),
       on('notification.created', (e) => this.notification(e.accountId, e.notificationId)),
       on('conversation.updated', (e) => this.conversation(e.accountId, e.conversationId)),
       on('filters.changed', (e) => this.sendAll(this.targets([`user|${e.accountId}`]), 'filters_changed', undefined)),
       on('announcement.published', (e) => this.announcement(e.announcementId)),
-      on('announcement.reaction', (e) => this.sendAll(this.allUserStreams(), 'announcement.reaction', JSON.stringify({ name: e.name, count: e.count, announcement_id: e.announcementId }))),
+      on('announcement.reaction', (e) =>
+        this.sendAll(
+          this.allUserStreams(),
+          'announcement.reaction',
+          JSON.stringify({ name: e.name, count: e.count, announcement_id: e.announcementId }),
+        ),
+      ),
       on('announcement.deleted', (e) => this.sendAll(this.allUserStreams(), 'announcement.delete', e.announcementId)),
     ];
   }
@@ -129,7 +138,10 @@ export class StreamingHub {
     });
   }
 
-  private targets(keys: Iterable<string>, accept: (sink: StreamSink, channel: Channel) => boolean = () => true): Targets {
+  private targets(
+    keys: Iterable<string>,
+    accept: (sink: StreamSink, channel: Channel) => boolean = () => true,
+  ): Targets {
     const targets: Targets = new Map();
     for (const key of keys) {
       for (const [sink, channel] of this.byKey.get(key) ?? []) {
@@ -164,7 +176,8 @@ export class StreamingHub {
     if (status.inReplyToId !== null && status.inReplyToAccountId !== status.accountId) return keys;
     const origin = status.local ? 'public:local' : 'public:remote';
     keys.push('public', origin);
-    if ((this.ctx.store.media.forStatuses([status.id]).get(status.id) ?? []).length > 0) keys.push('public:media', `${origin}:media`);
+    if ((this.ctx.store.media.forStatuses([status.id]).get(status.id) ?? []).length > 0)
+      keys.push('public:media', `${origin}:media`);
     return keys;
   }
 
@@ -227,15 +240,26 @@ export class StreamingHub {
     const row = this.ctx.store.announcements.byId(id);
     if (!row) return;
     // Just published: nobody has read it or reacted yet, so one rendering serves everyone.
-    this.sendAll(targets, 'announcement', JSON.stringify(serializeAnnouncement(this.ctx.urls, { ...row, read: false }, [])));
+    this.sendAll(
+      targets,
+      'announcement',
+      JSON.stringify(serializeAnnouncement(this.ctx.urls, { ...row, read: false }, [])),
+    );
   }
 
   private statusDeleted(status: StatusRow, homeRecipients: readonly string[]): void {
-    this.sendAll(this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]), 'delete', status.id);
+    this.sendAll(
+      this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]),
+      'delete',
+      status.id,
+    );
   }
 
   private notification(accountId: string, notificationId: string): void {
-    const targets = this.targets([`user|${accountId}`, `user:notification|${accountId}`], (sink, channel) => channel.name !== 'user' || userStreamGetsNotifications(sink.scopes));
+    const targets = this.targets(
+      [`user|${accountId}`, `user:notification|${accountId}`],
+      (sink, channel) => channel.name !== 'user' || userStreamGetsNotifications(sink.scopes),
+    );
     if (targets.size === 0) return;
     const { store } = this.ctx;
     const row = store.notifications.byId(accountId, notificationId);

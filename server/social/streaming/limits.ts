@@ -5,7 +5,8 @@ import type { StreamName } from './channels.ts';
 export const STREAM_AUTH = (): RouteAuth => auth.user('read:statuses', 'read:notifications');
 
 /** An SSE path's scopes as Mastodon's API document gives them (the stream's own need is checked as it is subscribed). */
-export const streamAuth = (stream: StreamName): RouteAuth => (stream === 'user' || stream === 'user:notification' ? STREAM_AUTH() : auth.user('read:statuses'));
+export const streamAuth = (stream: StreamName): RouteAuth =>
+  stream === 'user' || stream === 'user:notification' ? STREAM_AUTH() : auth.user('read:statuses');
 
 export interface StreamingLimits {
   /** Unsent bytes a connection may hold before it is dropped (a slow reader never holds more). */

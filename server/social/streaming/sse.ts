@@ -25,7 +25,11 @@ class EventStreamSubscriber implements StreamSink {
   private readonly reply: FastifyReply;
   private readonly limits: StreamingLimits;
 
-  constructor(reply: FastifyReply, limits: StreamingLimits, principal: { accountId: string; scopes: readonly string[] }) {
+  constructor(
+    reply: FastifyReply,
+    limits: StreamingLimits,
+    principal: { accountId: string; scopes: readonly string[] },
+  ) {
     this.reply = reply;
     this.limits = limits;
     this.accountId = principal.accountId;
@@ -60,33 +64,52 @@ class EventStreamSubscriber implements StreamSink {
 }
 
 /** `GET /api/v1/streaming/<path>` for each SSE path, and `/api/v1/streaming/health`. */
-export function eventStreamRoutes(app: FastifyInstance, ctx: SocialContext, hub: StreamingHub, limits: StreamingLimits, open: Set<{ shutDown(): void }>): void {
+export function eventStreamRoutes(
+  app: FastifyInstance,
+  ctx: SocialContext,
+  hub: StreamingHub,
+  limits: StreamingLimits,
+  open: Set<{ shutDown(): void }>,
+): void {
   const redirect = redirectToStreamingHost(ctx.urls);
-  app.get('/api/v1/streaming/health', { config: { auth: { kind: 'public' } }, onRequest: redirect }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+  app.get(
+    '/api/v1/streaming/health',
+    { config: { auth: { kind: 'public' } }, onRequest: redirect },
+    async (_req, reply) => reply.type('text/plain; charset=utf-8').send('OK'),
+  );
 
   for (const [path, streams] of Object.entries(SSE_PATHS)) {
-    app.get<{ Querystring: SseQuery }>(`/api/v1/streaming/${path}`, { config: { auth: streamAuth(streams.stream) }, onRequest: redirect }, async (req: FastifyRequest<{ Querystring: SseQuery }>, reply) => {
-      const { account, token } = currentUser(req);
-      const onlyMedia = req.query.only_media !== undefined && !FALSE_VALUES.has(req.query.only_media);
-      const stream = onlyMedia && streams.media ? streams.media : streams.stream;
-      const channel = parseChannel({ stream, tag: req.query.tag, list: req.query.list }, account.id, token.scopes, (id) => hub.listOwner(id));
-      if (isChannelError(channel)) throw new ApiError(channel.status === 401 ? 401 : 400, channel.error);
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'private, no-store',
-        'Access-Control-Allow-Origin': '*',
-        'X-Accel-Buffering': 'no',
-      });
-      reply.raw.write(':)\n');
-      const subscriber = new EventStreamSubscriber(reply, limits, { accountId: account.id, scopes: token.scopes });
-      hub.subscribe(subscriber, channel);
-      open.add(subscriber);
-      req.raw.on('close', () => {
-        subscriber.stop();
-        hub.remove(subscriber);
-        open.delete(subscriber);
-      });
-    });
+    app.get<{ Querystring: SseQuery }>(
+      `/api/v1/streaming/${path}`,
+      { config: { auth: streamAuth(streams.stream) }, onRequest: redirect },
+      async (req: FastifyRequest<{ Querystring: SseQuery }>, reply) => {
+        const { account, token } = currentUser(req);
+        const onlyMedia = req.query.only_media !== undefined && !FALSE_VALUES.has(req.query.only_media);
+        const stream = onlyMedia && streams.media ? streams.media : streams.stream;
+        const channel = parseChannel(
+          { stream, tag: req.query.tag, list: req.query.list },
+          account.id,
+          token.scopes,
+          (id) => hub.listOwner(id),
+        );
+        if (isChannelError(channel)) throw new ApiError(channel.status === 401 ? 401 : 400, channel.error);
+        reply.hijack();
+        reply.raw.writeHead(200, {
+          'Content-Type': 'text/event-stream',
+          'Cache-Control': 'private, no-store',
+          'Access-Control-Allow-Origin': '*',
+          'X-Accel-Buffering': 'no',
+        });
+        reply.raw.write(':)\n');
+        const subscriber = new EventStreamSubscriber(reply, limits, { accountId: account.id, scopes: token.scopes });
+        hub.subscribe(subscriber, channel);
+        open.add(subscriber);
+        req.raw.on('close', () => {
+          subscriber.stop();
+          hub.remove(subscriber);
+          open.delete(subscriber);
+        });
+      },
+    );
   }
 }

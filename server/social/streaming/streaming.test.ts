@@ -20,7 +20,9 @@ let streamingUrl: string;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  [alice, bob, carol, dave] = await Promise.all(['alice', 'bob', 'carol', 'dave'].map((name) => server.createUser(name)));
+  [alice, bob, carol, dave] = await Promise.all(
+    ['alice', 'bob', 'carol', 'dave'].map((name) => server.createUser(name)),
+  );
   await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
   streamingUrl = (await server.masto(bob.token).v2.instance.fetch()).configuration.urls.streaming;
 });
@@ -75,7 +77,10 @@ async function settle(): Promise<void> {
 const ofEvent = (list: Received[], event: string) => list.filter((e) => e.event === event);
 
 /** A raw WebSocket subscription: payloads exactly as sent (masto.js hands them over camel-cased). */
-async function rawSubscription(token: string, stream: string): Promise<{ frames: { stream: string[]; event: string; payload?: string }[]; close(): void }> {
+async function rawSubscription(
+  token: string,
+  stream: string,
+): Promise<{ frames: { stream: string[]; event: string; payload?: string }[]; close(): void }> {
   const ws = new WebSocket(`${streamingUrl}/api/v1/streaming?stream=${encodeURIComponent(stream)}`, [token]);
   const frames: { stream: string[]; event: string; payload?: string }[] = [];
   ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
@@ -84,7 +89,11 @@ async function rawSubscription(token: string, stream: string): Promise<{ frames:
 }
 
 /** Every payload of `event` validated against its entity schema in the OpenAPI document. */
-function expectShapes(frames: { event: string; payload?: string }[], event: string, path: (json: { id: string }) => string): number {
+function expectShapes(
+  frames: { event: string; payload?: string }[],
+  event: string,
+  path: (json: { id: string }) => string,
+): number {
   const payloads = frames.filter((f) => f.event === event).map((f) => JSON.parse(f.payload!) as { id: string });
   for (const json of payloads) expect(validateResponse('GET', path(json), 200, json).checked).toBe(true);
   return payloads.length;
@@ -92,7 +101,11 @@ function expectShapes(frames: { event: string; payload?: string }[], event: stri
 
 describe('masto.js streaming client', () => {
   it('delivers posts, edits, notifications and deletions once each, on the streams they belong to', async () => {
-    const streaming = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: bob.token, retry: false } as never);
+    const streaming = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: bob.token,
+      retry: false,
+    } as never);
     const user = collect(streaming.user.subscribe());
     const local = collect(streaming.public.local.subscribe());
     const tag = collect(streaming.hashtag.subscribe({ tag: 'Homeport' }));
@@ -122,7 +135,9 @@ describe('masto.js streaming client', () => {
     await server.masto(carol.token).v1.statuses.$select(own.id).favourite();
     await server.masto(carol.token).v1.statuses.create({ status: '@bob hello there', visibility: 'unlisted' });
     await settle();
-    const notifications = ofEvent(user, 'notification').map((e) => e.payload as { type: string; account: { id: string } });
+    const notifications = ofEvent(user, 'notification').map(
+      (e) => e.payload as { type: string; account: { id: string } },
+    );
     expect(notifications.map((n) => n.type).sort()).toEqual(['favourite', 'mention']);
     expect(ofEvent(local, 'notification')).toEqual([]);
     // bob's own unlisted post reaches his home (his user stream), not the public ones.
@@ -144,7 +159,11 @@ describe('masto.js streaming client', () => {
   });
 
   it('stops delivering after unsubscribe and keeps the other subscriptions of the socket', async () => {
-    const streaming = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: bob.token, retry: false } as never);
+    const streaming = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: bob.token,
+      retry: false,
+    } as never);
     const tagSubscription = streaming.hashtag.subscribe({ tag: 'quiet' });
     const tag = collect(tagSubscription);
     const local = collect(streaming.public.local.subscribe());
@@ -161,9 +180,21 @@ describe('masto.js streaming client', () => {
   });
 
   it('shows each subscriber only what the REST API shows it: private posts, blocks, mutes', async () => {
-    const bobStream = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: bob.token, retry: false } as never);
-    const daveStream = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: dave.token, retry: false } as never);
-    const carolStream = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: carol.token, retry: false } as never);
+    const bobStream = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: bob.token,
+      retry: false,
+    } as never);
+    const daveStream = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: dave.token,
+      retry: false,
+    } as never);
+    const carolStream = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: carol.token,
+      retry: false,
+    } as never);
     await server.masto(dave.token).v1.accounts.$select(alice.accountId).block();
     await server.masto(carol.token).v1.accounts.$select(alice.accountId).mute();
     const bobUser = collect(bobStream.user.subscribe());
@@ -172,12 +203,21 @@ describe('masto.js streaming client', () => {
     const carolLocal = collect(carolStream.public.local.subscribe());
     await subscribed(4);
 
-    const privatePost = await server.masto(alice.token).v1.statuses.create({ status: 'followers only', visibility: 'private' });
+    const privatePost = await server
+      .masto(alice.token)
+      .v1.statuses.create({ status: 'followers only', visibility: 'private' });
     const publicPost = await server.masto(alice.token).v1.statuses.create({ status: 'for everyone' });
     const fromBob = await server.masto(bob.token).v1.statuses.create({ status: 'bob in public' });
     await settle();
-    expect(ofEvent(bobUser, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([privatePost.id, publicPost.id, fromBob.id]);
-    expect(ofEvent(bobLocal, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([publicPost.id, fromBob.id]);
+    expect(ofEvent(bobUser, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([
+      privatePost.id,
+      publicPost.id,
+      fromBob.id,
+    ]);
+    expect(ofEvent(bobLocal, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([
+      publicPost.id,
+      fromBob.id,
+    ]);
     // dave blocks alice, carol mutes her: both see bob's post only.
     expect(ofEvent(daveLocal, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([fromBob.id]);
     expect(ofEvent(carolLocal, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([fromBob.id]);
@@ -189,8 +229,16 @@ describe('masto.js streaming client', () => {
 
   it('renders per viewer: the author and those who interacted get their own flags', async () => {
     const post = await server.masto(alice.token).v1.statuses.create({ status: 'flags' });
-    const bobStream = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: bob.token, retry: false } as never);
-    const aliceStream = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: alice.token, retry: false } as never);
+    const bobStream = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: bob.token,
+      retry: false,
+    } as never);
+    const aliceStream = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: alice.token,
+      retry: false,
+    } as never);
     const bobLocal = collect(bobStream.public.local.subscribe());
     const aliceLocal = collect(aliceStream.public.local.subscribe());
     await subscribed(2);
@@ -225,7 +273,9 @@ describe('masto.js streaming client', () => {
     expect(badToken).toBe(401);
 
     const notificationsOnly = server.social.admin.createToken('bob', 'read:notifications').token;
-    const ws = new WebSocket(`${streamingUrl}/api/v1/streaming`, { headers: { Authorization: `Bearer ${notificationsOnly}` } });
+    const ws = new WebSocket(`${streamingUrl}/api/v1/streaming`, {
+      headers: { Authorization: `Bearer ${notificationsOnly}` },
+    });
     const frames: { error?: string; status?: number; event?: string }[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
     await new Promise((r) => ws.on('open', r));
@@ -235,7 +285,12 @@ describe('masto.js streaming client', () => {
     ws.send(JSON.stringify({ type: 'subscribe', stream: 'list', list: '1' }));
     ws.send(JSON.stringify({ type: 'subscribe', stream: 'user:notification' }));
     await until(() => frames.length >= 4, 'four error frames');
-    expect(frames.map((f) => f.error)).toEqual(['Access token does not have the required scopes', 'Unknown stream type', 'No tag for stream provided', 'Not authorized to stream this list']);
+    expect(frames.map((f) => f.error)).toEqual([
+      'Access token does not have the required scopes',
+      'Unknown stream type',
+      'No tag for stream provided',
+      'Not authorized to stream this list',
+    ]);
     expect(frames.every((f) => typeof f.status === 'number')).toBe(true);
     await server.masto(carol.token).v1.accounts.$select(bob.accountId).follow();
     await settle();
@@ -245,7 +300,11 @@ describe('masto.js streaming client', () => {
   });
 
   it('sends direct conversations on the direct stream', async () => {
-    const streaming = createStreamingAPIClient({ streamingApiUrl: streamingUrl, accessToken: bob.token, retry: false } as never);
+    const streaming = createStreamingAPIClient({
+      streamingApiUrl: streamingUrl,
+      accessToken: bob.token,
+      retry: false,
+    } as never);
     const direct = collect(streaming.direct.subscribe());
     await subscribed(1);
     const dm = await server.masto(alice.token).v1.statuses.create({ status: '@bob just us', visibility: 'direct' });
@@ -285,7 +344,10 @@ describe('server-sent events', () => {
     expect(health.status).toBe(200);
     expect(await health.text()).toBe('OK');
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/api/v1/streaming/public/local`, { headers: { Authorization: `Bearer ${bob.token}` }, signal: controller.signal });
+    const res = await fetch(`${server.url}/api/v1/streaming/public/local`, {
+      headers: { Authorization: `Bearer ${bob.token}` },
+      signal: controller.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     await subscribed(1);
@@ -303,8 +365,14 @@ describe('server-sent events', () => {
 
   it('needs a token and a known stream', async () => {
     expect((await fetch(`${server.url}/api/v1/streaming/public`)).status).toBe(401);
-    expect((await fetch(`${server.url}/api/v1/streaming/hashtag`, { headers: { Authorization: `Bearer ${bob.token}` } })).status).toBe(400);
-    expect((await fetch(`${server.url}/api/v1/streaming/nowhere`, { headers: { Authorization: `Bearer ${bob.token}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/api/v1/streaming/hashtag`, { headers: { Authorization: `Bearer ${bob.token}` } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await fetch(`${server.url}/api/v1/streaming/nowhere`, { headers: { Authorization: `Bearer ${bob.token}` } }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -333,9 +401,14 @@ describe('a separate streaming host', () => {
     const urls = server.social.context.urls;
     urls.separateStreaming = `ws://127.0.0.2:${port}`;
     try {
-      expect((await server.masto(bob.token).v2.instance.fetch()).configuration.urls.streaming).toBe(`ws://127.0.0.2:${port}`);
+      expect((await server.masto(bob.token).v2.instance.fetch()).configuration.urls.streaming).toBe(
+        `ws://127.0.0.2:${port}`,
+      );
       expect((await server.masto(bob.token).v1.instance.fetch()).urls.streamingApi).toBe(`ws://127.0.0.2:${port}`);
-      const res = await fetch(`${server.url}/api/v1/streaming/public?only_media=1`, { headers: { Authorization: `Bearer ${bob.token}` }, redirect: 'manual' });
+      const res = await fetch(`${server.url}/api/v1/streaming/public?only_media=1`, {
+        headers: { Authorization: `Bearer ${bob.token}` },
+        redirect: 'manual',
+      });
       expect(res.status).toBe(301);
       expect(res.headers.get('location')).toBe(`http://127.0.0.2:${port}/api/v1/streaming/public?only_media=1`);
     } finally {

@@ -24,14 +24,20 @@ function stalledSocket(bufferedAmount: number) {
 
 describe('a slow WebSocket reader', () => {
   it('is dropped once its unsent bytes pass the bound, instead of holding memory', () => {
-    const ctx = { events: { on: () => () => {} }, logger: { warn: vi.fn(), error: vi.fn() } } as unknown as SocialContext;
+    const ctx = {
+      events: { on: () => () => {} },
+      logger: { warn: vi.fn(), error: vi.fn() },
+    } as unknown as SocialContext;
     const hub = new StreamingHub(ctx);
     const channel = { name: 'public' as const, param: null, key: 'public' };
     const limits = { ...DEFAULT_STREAMING_LIMITS, maxBufferedBytes: 1000 };
     const keeping = stalledSocket(999);
     const stalled = stalledSocket(1001);
     for (const socket of [keeping, stalled]) {
-      const subscriber = new WebSocketSubscriber(socket as unknown as WebSocket, hub, ctx, 'secret', limits, { accountId: '1', scopes: ['read'] });
+      const subscriber = new WebSocketSubscriber(socket as unknown as WebSocket, hub, ctx, 'secret', limits, {
+        accountId: '1',
+        scopes: ['read'],
+      });
       subscriber.send(channel, 'update', '{}');
     }
     expect(keeping.send).toHaveBeenCalledWith('{"stream":["public"],"event":"update","payload":"{}"}');

@@ -28,7 +28,14 @@ export class WebSocketSubscriber implements StreamSink {
   private readonly secret: string;
   private readonly limits: StreamingLimits;
 
-  constructor(socket: WebSocket, hub: StreamingHub, ctx: SocialContext, secret: string, limits: StreamingLimits, principal: { accountId: string; scopes: readonly string[] }) {
+  constructor(
+    socket: WebSocket,
+    hub: StreamingHub,
+    ctx: SocialContext,
+    secret: string,
+    limits: StreamingLimits,
+    principal: { accountId: string; scopes: readonly string[] },
+  ) {
     this.socket = socket;
     this.hub = hub;
     this.ctx = ctx;
@@ -47,7 +54,10 @@ export class WebSocketSubscriber implements StreamSink {
   send(channel: Channel, event: string, payload: string | undefined): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
-      this.ctx.logger.warn({ accountId: this.accountId, buffered: this.socket.bufferedAmount }, 'streaming socket dropped: it reads slower than events arrive');
+      this.ctx.logger.warn(
+        { accountId: this.accountId, buffered: this.socket.bufferedAmount },
+        'streaming socket dropped: it reads slower than events arrive',
+      );
       this.socket.terminate();
       return;
     }
@@ -61,7 +71,12 @@ export class WebSocketSubscriber implements StreamSink {
       return;
     }
     if (!this.channels.has(channel.key) && this.channels.size >= this.limits.maxChannelsPerSocket) {
-      this.socket.send(JSON.stringify({ error: `At most ${this.limits.maxChannelsPerSocket} subscriptions per connection`, status: 429 }));
+      this.socket.send(
+        JSON.stringify({
+          error: `At most ${this.limits.maxChannelsPerSocket} subscriptions per connection`,
+          status: 429,
+        }),
+      );
       return;
     }
     if (this.hub.subscribe(this, channel)) this.channels.set(channel.key, channel);
@@ -117,7 +132,14 @@ export class WebSocketSubscriber implements StreamSink {
 /** Many sockets get the same event on the same channel in a row: encode each frame once. */
 let lastFrame: { channel: Channel; event: string; payload: string | undefined; text: string } | null = null;
 function encodeFrame(channel: Channel, event: string, payload: string | undefined): string {
-  if (lastFrame && lastFrame.event === event && lastFrame.payload === payload && lastFrame.channel.key === channel.key && lastFrame.channel.param === channel.param) return lastFrame.text;
+  if (
+    lastFrame &&
+    lastFrame.event === event &&
+    lastFrame.payload === payload &&
+    lastFrame.channel.key === channel.key &&
+    lastFrame.channel.param === channel.param
+  )
+    return lastFrame.text;
   const text = JSON.stringify({ stream: streamField(channel), event, payload });
   lastFrame = { channel, event, payload, text };
   return text;
@@ -130,13 +152,27 @@ interface StreamQuery {
 }
 
 /** `GET /api/v1/streaming` (WebSocket upgrade): token checked before the upgrade (401 refuses the handshake). */
-export function webSocketRoute(app: FastifyInstance, ctx: SocialContext, hub: StreamingHub, limits: StreamingLimits, open: Set<{ shutDown(): void }>): void {
-  app.get<{ Querystring: StreamQuery }>('/api/v1/streaming', { websocket: true, config: { auth: STREAM_AUTH() }, onRequest: redirectToStreamingHost(ctx.urls) }, (socket, req: FastifyRequest<{ Querystring: StreamQuery }>) => {
-    const { account, token } = currentUser(req);
-    const subscriber = new WebSocketSubscriber(socket, hub, ctx, tokenBeforeBody(req) ?? '', limits, { accountId: account.id, scopes: token.scopes });
-    open.add(subscriber);
-    socket.on('close', () => open.delete(subscriber));
-    // megalodon subscribes in the URL; masto.js connects bare and sends subscribe messages.
-    if (req.query.stream) subscriber.subscribe({ stream: req.query.stream, tag: req.query.tag, list: req.query.list });
-  });
+export function webSocketRoute(
+  app: FastifyInstance,
+  ctx: SocialContext,
+  hub: StreamingHub,
+  limits: StreamingLimits,
+  open: Set<{ shutDown(): void }>,
+): void {
+  app.get<{ Querystring: StreamQuery }>(
+    '/api/v1/streaming',
+    { websocket: true, config: { auth: STREAM_AUTH() }, onRequest: redirectToStreamingHost(ctx.urls) },
+    (socket, req: FastifyRequest<{ Querystring: StreamQuery }>) => {
+      const { account, token } = currentUser(req);
+      const subscriber = new WebSocketSubscriber(socket, hub, ctx, tokenBeforeBody(req) ?? '', limits, {
+        accountId: account.id,
+        scopes: token.scopes,
+      });
+      open.add(subscriber);
+      socket.on('close', () => open.delete(subscriber));
+      // megalodon subscribes in the URL; masto.js connects bare and sends subscribe messages.
+      if (req.query.stream)
+        subscriber.subscribe({ stream: req.query.stream, tag: req.query.tag, list: req.query.list });
+    },
+  );
 }

@@ -19,7 +19,8 @@ import { OpenApiRecorder, validateAxios, validatingFetch } from './openapi.ts';
 
 type MegalodonGenerator = typeof import('megalodon').default;
 // megalodon's ESM build exports the CommonJS module object as default.
-const generator = ((megalodonModule as unknown as { default?: MegalodonGenerator }).default ?? megalodonModule) as MegalodonGenerator;
+const generator = ((megalodonModule as unknown as { default?: MegalodonGenerator }).default ??
+  megalodonModule) as MegalodonGenerator;
 
 export type MegalodonClient = ReturnType<MegalodonGenerator>;
 
@@ -40,9 +41,17 @@ export interface SocialTestServer {
   /** fetch that validates JSON responses (also installed as the global fetch, which masto.js uses). */
   fetch: typeof fetch;
   /** One JSON request through the validating fetch: a token (or none), a method, a path and an optional JSON body. */
-  call(token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    token: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** A confirmed, approved local user with a token of the Homeport application. */
-  createUser(username: string, options?: { role?: string; scopes?: string; confirmed?: boolean; approved?: boolean }): Promise<TestUser>;
+  createUser(
+    username: string,
+    options?: { role?: string; scopes?: string; confirmed?: boolean; approved?: boolean },
+  ): Promise<TestUser>;
   masto(token?: string): mastodon.rest.Client;
   megalodon(token?: string): MegalodonClient;
   /** An axios instance validating every JSON response (for megalodon's detector). */
@@ -50,7 +59,13 @@ export interface SocialTestServer {
   close(): Promise<void>;
 }
 
-function build(url: string, dir: string, social: Social, closeServer: () => Promise<void>, keepData = false): SocialTestServer {
+function build(
+  url: string,
+  dir: string,
+  social: Social,
+  closeServer: () => Promise<void>,
+  keepData = false,
+): SocialTestServer {
   const recorder = new OpenApiRecorder();
   const original = globalThis.fetch;
   const checkedFetch = validatingFetch(recorder, original);
@@ -70,7 +85,11 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
     async call(token, method, urlPath, body) {
       const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await checkedFetch(`${url}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await checkedFetch(`${url}${urlPath}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
     },
@@ -93,14 +112,19 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
     axios: makeAxios,
     async close() {
       if (process.env.HOMEPORT_OPENAPI_REPORT) {
-        process.stderr.write(`OpenAPI: ${recorder.checked} bodies validated; without schema: ${JSON.stringify([...recorder.unchecked.entries()], null, 1)}\n`);
+        process.stderr.write(
+          `OpenAPI: ${recorder.checked} bodies validated; without schema: ${JSON.stringify([...recorder.unchecked.entries()], null, 1)}\n`,
+        );
       }
       globalThis.fetch = original;
       await closeServer();
       if (!keepData) fs.rmSync(dir, { recursive: true, force: true });
       // A response the document has no schema for passes no check: only the known ones may stay unchecked.
       const unexpected = recorder.unexpectedUnchecked();
-      if (unexpected.length > 0) throw new Error(`responses without an OpenAPI schema to check them against (add a SUPPLEMENTS entry, or KNOWN_UNCHECKED knowingly):\n${unexpected.join('\n')}`);
+      if (unexpected.length > 0)
+        throw new Error(
+          `responses without an OpenAPI schema to check them against (add a SUPPLEMENTS entry, or KNOWN_UNCHECKED knowingly):\n${unexpected.join('\n')}`,
+        );
     },
   };
 }
@@ -108,7 +132,15 @@ function build(url: string, dir: string, social: Social, closeServer: () => Prom
 /** A whole Homeport on free loopback ports. */
 export async function startSocialTestServer(): Promise<SocialTestServer & { hp: Homeport }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-'));
-  const hp = await startHomeport({ dataDir: dir, httpPort: 0, tcpPort: 0, tcpTlsPort: null, logToConsole: false, rendererDir: null, logLevel: 'warn' });
+  const hp = await startHomeport({
+    dataDir: dir,
+    httpPort: 0,
+    tcpPort: 0,
+    tcpTlsPort: null,
+    logToConsole: false,
+    rendererDir: null,
+    logLevel: 'warn',
+  });
   return { ...build(hp.httpUrl, dir, hp.social, () => hp.close()), hp };
 }
 
@@ -116,13 +148,28 @@ export async function startSocialTestServer(): Promise<SocialTestServer & { hp: 
  * The social server alone with an injected clock, on a real HTTP listener (for expiry tests: no sleeping).
  * `dataDir` reopens an existing data directory (a restart); `keepData` leaves it in place when closing.
  */
-export async function startSocialWithClock(now: () => number, options: { dataDir?: string; keepData?: boolean; social?: Partial<OpenSocialOptions> } = {}): Promise<SocialTestServer> {
+export async function startSocialWithClock(
+  now: () => number,
+  options: { dataDir?: string; keepData?: boolean; social?: Partial<OpenSocialOptions> } = {},
+): Promise<SocialTestServer> {
   const dir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-clock-'));
   const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(100) });
   // The due-jobs timer looks often, so moving the clock is enough for it to act (no job is run by hand).
   // Link cards only where a test asks for them: the others must not look up the hosts their posts link to.
-  const social = await openSocial({ dataDir: dir, logger, domain: 'localhost:0', now, dueJobsMaxWaitMs: 50, previewCards: { enabled: false }, ...options.social });
-  const http = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
+  const social = await openSocial({
+    dataDir: dir,
+    logger,
+    domain: 'localhost:0',
+    now,
+    dueJobsMaxWaitMs: 50,
+    previewCards: { enabled: false },
+    ...options.social,
+  });
+  const http = await createHttpServer({
+    logger,
+    rendererDir: null,
+    plugins: [{ name: 'social', plugin: social.plugin }],
+  });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;
   social.setDomain(`127.0.0.1:${port}`);
@@ -139,7 +186,10 @@ export async function startSocialWithClock(now: () => number, options: { dataDir
 }
 
 /** Registers an OAuth application through the API and returns its credentials. */
-export async function registerApp(server: SocialTestServer, options: { scopes?: string; redirectUris?: string | string[] } = {}) {
+export async function registerApp(
+  server: SocialTestServer,
+  options: { scopes?: string; redirectUris?: string | string[] } = {},
+) {
   const client = server.masto();
   return client.v1.apps.create({
     clientName: 'Homeport tests',
@@ -150,11 +200,20 @@ export async function registerApp(server: SocialTestServer, options: { scopes?: 
 }
 
 /** A client-credentials token for an application. */
-export async function appToken(server: SocialTestServer, app: { clientId?: string | null; clientSecret?: string | null }, scope = 'read write follow push'): Promise<string> {
+export async function appToken(
+  server: SocialTestServer,
+  app: { clientId?: string | null; clientSecret?: string | null },
+  scope = 'read write follow push',
+): Promise<string> {
   const res = await server.fetch(`${server.url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret, scope }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      scope,
+    }),
   });
   if (res.status !== 200) throw new Error(`client credentials failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;

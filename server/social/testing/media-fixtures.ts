@@ -3,7 +3,9 @@ import sharp from 'sharp';
 /* Small media files built in memory for tests (no binary fixtures in the repository). */
 
 export async function pngImage(width: number, height: number, background = '#336699'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background } })
+    .png()
+    .toBuffer();
 }
 
 /** A JPEG whose EXIF orientation says "rotate 90° clockwise", so the stored image comes out upright. */
@@ -24,12 +26,22 @@ function syncsafe(n: number): Buffer {
  */
 export async function mp3WithCover(frames = 40): Promise<Buffer> {
   const cover = await pngImage(300, 300, '#22aa55');
-  const apicBody = Buffer.concat([Buffer.from([0x00]), Buffer.from('image/png\u0000', 'latin1'), Buffer.from([0x03, 0x00]), cover]);
+  const apicBody = Buffer.concat([
+    Buffer.from([0x00]),
+    Buffer.from('image/png\u0000', 'latin1'),
+    Buffer.from([0x03, 0x00]),
+    cover,
+  ]);
   const apicHeader = Buffer.alloc(10);
   apicHeader.write('APIC', 0, 'latin1');
   apicHeader.writeUInt32BE(apicBody.length, 4);
   const frame = Buffer.concat([apicHeader, apicBody]);
-  const tag = Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.from([0x03, 0x00, 0x00]), syncsafe(frame.length), frame]);
+  const tag = Buffer.concat([
+    Buffer.from('ID3', 'latin1'),
+    Buffer.from([0x03, 0x00, 0x00]),
+    syncsafe(frame.length),
+    frame,
+  ]);
   const audioFrame = Buffer.alloc(417);
   audioFrame.set([0xff, 0xfb, 0x90, 0x00]);
   return Buffer.concat([tag, ...Array.from({ length: frames }, () => audioFrame)]);

@@ -5,7 +5,8 @@ import type { OpenApiDocument } from './openapi.ts';
  */
 export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): void }[] = [
   {
-    description: 'Relationship.blocked_by is left out: our API seed removes it (a blocked user must not learn who blocks them).',
+    description:
+      'Relationship.blocked_by is left out: our API seed removes it (a blocked user must not learn who blocks them).',
     apply(doc) {
       const rel = doc.components.schemas.Relationship as { required: string[]; properties: Record<string, unknown> };
       rel.required = rel.required.filter((k) => k !== 'blocked_by');
@@ -15,7 +16,9 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
     description:
       'ScheduledStatus.params.in_reply_to_id and application_id are strings: the document says integer (copying a Mastodon quirk), but a 64-bit id does not survive a JSON number.',
     apply(doc) {
-      const params = (doc.components.schemas.ScheduledStatus as { properties: { params: { properties: Record<string, unknown> } } }).properties.params.properties;
+      const params = (
+        doc.components.schemas.ScheduledStatus as { properties: { params: { properties: Record<string, unknown> } } }
+      ).properties.params.properties;
       params.in_reply_to_id = { type: ['string', 'null'] };
       params.application_id = { type: ['string', 'null'] };
     },
@@ -32,18 +35,38 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
     description:
       'Instance contact.email (v2) and email (v1) are "" while no contact address is set and no staff account exists: Mastodon serializes Setting.site_contact_email, whose default is "" (the document says format email).',
     apply(doc) {
-      const v2 = doc.components.schemas.Instance as { properties: { contact: { properties: Record<string, unknown> } } };
-      v2.properties.contact.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
+      const v2 = doc.components.schemas.Instance as {
+        properties: { contact: { properties: Record<string, unknown> } };
+      };
+      v2.properties.contact.properties.email = {
+        anyOf: [
+          { type: 'string', format: 'email' },
+          { type: 'string', maxLength: 0 },
+        ],
+      };
       const v1 = doc.components.schemas.V1Instance as { properties: Record<string, unknown> } | undefined;
-      if (v1) v1.properties.email = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
+      if (v1)
+        v1.properties.email = {
+          anyOf: [
+            { type: 'string', format: 'email' },
+            { type: 'string', maxLength: 0 },
+          ],
+        };
     },
   },
   {
     description:
       'GET /api/v1/filters answers an array of V1Filter (Mastodon renders every keyword; its documentation says "Array of V1::Filter"); the document gives a single V1Filter.',
     apply(doc) {
-      const op = (doc.paths['/api/v1/filters'] as { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }).get;
-      op.responses['200'].content['application/json'].schema = { type: 'array', items: { $ref: '#/components/schemas/V1Filter' } };
+      const op = (
+        doc.paths['/api/v1/filters'] as {
+          get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> };
+        }
+      ).get;
+      op.responses['200'].content['application/json'].schema = {
+        type: 'array',
+        items: { $ref: '#/components/schemas/V1Filter' },
+      };
     },
   },
   {
@@ -59,16 +82,30 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       'Collections answers are named in the document (WrappedCollection, WrappedCollectionItem, Collections) but have no schema: added as the wrappers masto.js types them ({collection}, {collection_item}, {collections}).',
     apply(doc) {
       const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-      doc.components.schemas.WrappedCollection = { type: 'object', required: ['collection'], properties: { collection: ref('Collection') } };
-      doc.components.schemas.WrappedCollectionItem = { type: 'object', required: ['collection_item'], properties: { collection_item: ref('CollectionItem') } };
-      doc.components.schemas.Collections = { type: 'object', required: ['collections'], properties: { collections: { type: 'array', items: ref('Collection') } } };
+      doc.components.schemas.WrappedCollection = {
+        type: 'object',
+        required: ['collection'],
+        properties: { collection: ref('Collection') },
+      };
+      doc.components.schemas.WrappedCollectionItem = {
+        type: 'object',
+        required: ['collection_item'],
+        properties: { collection_item: ref('CollectionItem') },
+      };
+      doc.components.schemas.Collections = {
+        type: 'object',
+        required: ['collections'],
+        properties: { collections: { type: 'array', items: ref('Collection') } },
+      };
     },
   },
   {
     description:
       'Status.quote is oneOf Quote, ShallowQuote and null, but both quote schemas accept any object with a state, so no quote could ever match exactly one: anyOf.',
     apply(doc) {
-      const quote = (doc.components.schemas.Status as { properties: { quote: { oneOf?: unknown[]; anyOf?: unknown[] } } }).properties.quote;
+      const quote = (
+        doc.components.schemas.Status as { properties: { quote: { oneOf?: unknown[]; anyOf?: unknown[] } } }
+      ).properties.quote;
       quote.anyOf = quote.oneOf;
       delete quote.oneOf;
     },
@@ -77,7 +114,11 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
     description:
       'The v1 notification policy (Mastodon 4.3, deprecated by v2) is left out of the document, though its V1NotificationPolicy entity is in it: its path is added with that entity as the answer.',
     apply(doc) {
-      const answer = { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/V1NotificationPolicy' } } } } } };
+      const answer = {
+        responses: {
+          '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/V1NotificationPolicy' } } } },
+        },
+      };
       doc.paths['/api/v1/notifications/policy'] = { get: answer, put: answer };
     },
   },
@@ -88,14 +129,25 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });
       const many = (name: string) => ({ type: 'array', items: one(name) });
       const empty = { type: 'object', maxProperties: 0 };
-      const reviewedLink = { allOf: [one('TrendsLink'), { type: 'object', required: ['id', 'requires_review'], properties: { id: { type: 'string' }, requires_review: { type: 'boolean' } } }] };
+      const reviewedLink = {
+        allOf: [
+          one('TrendsLink'),
+          {
+            type: 'object',
+            required: ['id', 'requires_review'],
+            properties: { id: { type: 'string' }, requires_review: { type: 'boolean' } },
+          },
+        ],
+      };
       const answers: [string, string, unknown][] = [
         ['get', '/api/v1/admin/accounts', many('AdminAccount')],
         ['get', '/api/v2/admin/accounts', many('AdminAccount')],
         ['get', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
         ['delete', '/api/v1/admin/accounts/{id}', one('AdminAccount')],
         ['post', '/api/v1/admin/accounts/{id}/action', empty],
-        ...['approve', 'reject', 'enable', 'unsilence', 'unsuspend', 'unsensitive'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/accounts/{id}/${a}`, one('AdminAccount')]),
+        ...['approve', 'reject', 'enable', 'unsilence', 'unsuspend', 'unsensitive'].map(
+          (a): [string, string, unknown] => ['post', `/api/v1/admin/accounts/{id}/${a}`, one('AdminAccount')],
+        ),
         ['get', '/api/v1/admin/domain_blocks', many('AdminDomainBlock')],
         ['post', '/api/v1/admin/domain_blocks', one('AdminDomainBlock')],
         ['get', '/api/v1/admin/domain_blocks/{id}', one('AdminDomainBlock')],
@@ -108,7 +160,11 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['get', '/api/v1/admin/reports', many('AdminReport')],
         ['get', '/api/v1/admin/reports/{id}', one('AdminReport')],
         ['put', '/api/v1/admin/reports/{id}', one('AdminReport')],
-        ...['assign_to_self', 'unassign', 'resolve', 'reopen'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/reports/{id}/${a}`, one('AdminReport')]),
+        ...['assign_to_self', 'unassign', 'resolve', 'reopen'].map((a): [string, string, unknown] => [
+          'post',
+          `/api/v1/admin/reports/{id}/${a}`,
+          one('AdminReport'),
+        ]),
         ['get', '/api/v1/admin/email_domain_blocks', many('AdminEmailDomainBlock')],
         ['post', '/api/v1/admin/email_domain_blocks', one('AdminEmailDomainBlock')],
         ['get', '/api/v1/admin/email_domain_blocks/{id}', one('AdminEmailDomainBlock')],
@@ -125,7 +181,11 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
         // Reviewers get each link with its id and requires_review; anyone else the public TrendsLink list.
         ['get', '/api/v1/admin/trends/links', many('TrendsLink')],
-        ...['approve', 'reject'].map((a): [string, string, unknown] => ['post', `/api/v1/admin/trends/links/{id}/${a}`, reviewedLink]),
+        ...['approve', 'reject'].map((a): [string, string, unknown] => [
+          'post',
+          `/api/v1/admin/trends/links/{id}/${a}`,
+          reviewedLink,
+        ]),
       ];
       for (const [method, path, schema] of answers) {
         const ops = (doc.paths[path] ??= {});
@@ -137,7 +197,12 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
     description:
       'PreviewCard author_url, provider_url and embed_url (also in TrendsLink, the card with its history), and PreviewCardAuthor.url, are "" when the page names none: Mastodon’s preview_cards columns default to "" and are serialized as they are (the document says format uri).',
     apply(doc) {
-      const uriOrEmpty = { anyOf: [{ type: 'string', format: 'uri' }, { type: 'string', maxLength: 0 }] };
+      const uriOrEmpty = {
+        anyOf: [
+          { type: 'string', format: 'uri' },
+          { type: 'string', maxLength: 0 },
+        ],
+      };
       for (const name of ['PreviewCard', 'TrendsLink']) {
         const card = doc.components.schemas[name] as { properties: Record<string, unknown> };
         for (const key of ['author_url', 'provider_url', 'embed_url']) card.properties[key] = uriOrEmpty;

@@ -17,7 +17,9 @@ export { DEVIATIONS };
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Where the pinned document lives: shared/ sits beside the repository (locally and in CI). */
-export const OPENAPI_FILE = process.env.HOMEPORT_MASTODON_OPENAPI ?? path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'mastodon-openapi', 'schema.json');
+export const OPENAPI_FILE =
+  process.env.HOMEPORT_MASTODON_OPENAPI ??
+  path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'mastodon-openapi', 'schema.json');
 
 /**
  * Responses the document leaves without a schema (or paths it lacks) that we still check, against one of
@@ -102,7 +104,11 @@ export interface SchemaLookup {
  * The JSON schema the document gives for a response, or the reason there is none: the path or method is
  * not documented, or the status carries no JSON schema. Undocumented error statuses fall back to Error.
  */
-export function findResponseSchema(method: string, urlPath: string, status: number): SchemaLookup | { missing: string } {
+export function findResponseSchema(
+  method: string,
+  urlPath: string,
+  status: number,
+): SchemaLookup | { missing: string } {
   const { doc, templates } = load();
   const pathname = urlPath.split('?')[0].replace(/\/+$/, '') || '/';
   const match = templates.find((t) => t.pattern.test(pathname));
@@ -113,14 +119,19 @@ export function findResponseSchema(method: string, urlPath: string, status: numb
   if (!match || !op) {
     // Undocumented routes still answer errors as Error entities.
     if (status >= 400) return { template, status: String(status), pointer: ERROR_POINTER };
-    return { missing: match ? `${method.toUpperCase()} ${match.template} is not in the OpenAPI document` : `path ${pathname} is not in the OpenAPI document` };
+    return {
+      missing: match
+        ? `${method.toUpperCase()} ${match.template} is not in the OpenAPI document`
+        : `path ${pathname} is not in the OpenAPI document`,
+    };
   }
   const responses = op.responses ?? {};
   const key = String(status);
   const base = `mastodon-openapi#/paths/${pointerPart(match.template)}/${method.toLowerCase()}/responses`;
   const response = responses[key];
   if (response) {
-    if (response.content?.['application/json']?.schema) return { template: match.template, status: key, pointer: `${base}/${key}/content/application~1json/schema` };
+    if (response.content?.['application/json']?.schema)
+      return { template: match.template, status: key, pointer: `${base}/${key}/content/application~1json/schema` };
     if (status < 400) return { missing: `${method.toUpperCase()} ${match.template} ${key} has no JSON schema` };
   } else if (status < 400) {
     return { missing: `${method.toUpperCase()} ${match.template} does not document status ${key}` };
@@ -162,7 +173,10 @@ export function validateResponse(method: string, urlPath: string, status: number
       .slice(0, 8)
       .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
       .join('; ');
-    throw new OpenApiViolation(`${method.toUpperCase()} ${urlPath} → ${status} does not match ${found.template} ${found.status}: ${summary}`, errors);
+    throw new OpenApiViolation(
+      `${method.toUpperCase()} ${urlPath} → ${status} does not match ${found.template} ${found.status}: ${summary}`,
+      errors,
+    );
   }
   return { checked: true, template: found.template };
 }
@@ -234,7 +248,9 @@ export class OpenApiRecorder {
       else {
         // A documented path without a schema for this status names its template in the reason: key by it.
         const documented = /^\S+ (\/\S+) \d+ has no JSON schema/.exec(outcome.reason ?? '');
-        const path = documented ? documented[1].replace(/\{(\w+)\}/g, (_, name: string) => (name.endsWith('id') ? ':id' : `:${name}`)) : pathname.replace(/\/\d+(?=\/|$)/g, '/:id');
+        const path = documented
+          ? documented[1].replace(/\{(\w+)\}/g, (_, name: string) => (name.endsWith('id') ? ':id' : `:${name}`))
+          : pathname.replace(/\/\d+(?=\/|$)/g, '/:id');
         this.unchecked.set(`${method.toUpperCase()} ${path} ${status}`, outcome.reason ?? '');
       }
     } catch (err) {
@@ -245,7 +261,9 @@ export class OpenApiRecorder {
 
   /** Unchecked responses that are not on the KNOWN_UNCHECKED list, with the reason each had no schema. */
   unexpectedUnchecked(): string[] {
-    return [...this.unchecked.entries()].filter(([key]) => !KNOWN_UNCHECKED.has(key)).map(([key, reason]) => `${key} (${reason})`);
+    return [...this.unchecked.entries()]
+      .filter(([key]) => !KNOWN_UNCHECKED.has(key))
+      .map(([key, reason]) => `${key} (${reason})`);
   }
 }
 

@@ -3,12 +3,16 @@ import { formatPlainText, htmlToText } from './format.ts';
 
 describe('plain text to HTML', () => {
   const options = {
-    mentionUrl: (username: string, domain: string | null) => (username === 'bob' && domain === null ? 'http://h.example/@bob' : null),
+    mentionUrl: (username: string, domain: string | null) =>
+      username === 'bob' && domain === null ? 'http://h.example/@bob' : null,
     tagUrl: (name: string) => `http://h.example/tags/${name}`,
   };
 
   it('escapes, makes paragraphs and line breaks, links URLs, known mentions and hashtags', () => {
-    const html = formatPlainText('Hi <b>@bob</b> & @nobody!\nSee https://example.org/a_very_long_path/that/goes/on/and/on.\n\n#tag1 c#notag', options);
+    const html = formatPlainText(
+      'Hi <b>@bob</b> & @nobody!\nSee https://example.org/a_very_long_path/that/goes/on/and/on.\n\n#tag1 c#notag',
+      options,
+    );
     expect(html).toBe(
       '<p>Hi &lt;b&gt;<span class="h-card" translate="no"><a href="http://h.example/@bob" class="u-url mention">@<span>bob</span></a></span>&lt;/b&gt; &amp; @nobody!<br />' +
         'See <a href="https://example.org/a_very_long_path/that/goes/on/and/on" target="_blank" rel="nofollow noopener" translate="no"><span class="invisible">https://</span><span class="ellipsis">example.org/a_very_long_path/t</span><span class="invisible">hat/goes/on/and/on</span></a>.</p>' +

@@ -13,12 +13,16 @@ export interface FormatOptions {
   tagUrl?: (name: string) => string;
 }
 
-const TOKEN = /(https?:\/\/[^\s<>"'`]+)|((?<![\w/@])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_])?)(?:@([a-z0-9.-]+\.[a-z0-9-]+|localhost)(?::\d+)?)?)|((?<![\w&/])#([\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*))/giu;
+const TOKEN =
+  /(https?:\/\/[^\s<>"'`]+)|((?<![\w/@])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_])?)(?:@([a-z0-9.-]+\.[a-z0-9-]+|localhost)(?::\d+)?)?)|((?<![\w&/])#([\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*))/giu;
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 
 function linkUrl(url: string): string {
   const display = url.replace(/^https?:\/\/(www\.)?/, '');
-  const shown = display.length > 30 ? `${escapeHtml(display.slice(0, 30))}</span><span class="invisible">${escapeHtml(display.slice(30))}` : escapeHtml(display);
+  const shown =
+    display.length > 30
+      ? `${escapeHtml(display.slice(0, 30))}</span><span class="invisible">${escapeHtml(display.slice(30))}`
+      : escapeHtml(display);
   const ellipsis = display.length > 30 ? ' class="ellipsis"' : '';
   const prefix = url.slice(0, url.length - display.length);
   return `<a href="${escapeHtml(url)}" target="_blank" rel="nofollow noopener" translate="no"><span class="invisible">${escapeHtml(prefix)}</span><span${ellipsis}>${shown}</span></a>`;
@@ -59,7 +63,9 @@ export function formatInline(text: string, options: FormatOptions = {}): string 
     else if (token.kind === 'url') out += linkUrl(token.url) + escapeHtml(token.trailing);
     else if (token.kind === 'mention') {
       const href = options.mentionUrl?.(token.username, token.domain) ?? null;
-      out += href ? `<span class="h-card" translate="no"><a href="${escapeHtml(href)}" class="u-url mention">@<span>${escapeHtml(token.username)}</span></a></span>` : escapeHtml(token.text);
+      out += href
+        ? `<span class="h-card" translate="no"><a href="${escapeHtml(href)}" class="u-url mention">@<span>${escapeHtml(token.username)}</span></a></span>`
+        : escapeHtml(token.text);
     } else if (options.tagUrl) {
       out += `<a href="${escapeHtml(options.tagUrl(token.name))}" class="mention hashtag" rel="tag">#<span>${escapeHtml(token.name)}</span></a>`;
     } else out += escapeHtml(token.text);
@@ -73,7 +79,13 @@ export function formatPlainText(text: string, options: FormatOptions = {}): stri
   if (!normalized) return '';
   return normalized
     .split(/\n{2,}/)
-    .map((para) => `<p>${para.split('\n').map((line) => formatInline(line, options)).join('<br />')}</p>`)
+    .map(
+      (para) =>
+        `<p>${para
+          .split('\n')
+          .map((line) => formatInline(line, options))
+          .join('<br />')}</p>`,
+    )
     .join('');
 }
 

@@ -18,9 +18,15 @@ import { EventLogTabs } from './EventLogTabs.tsx';
 import { LiveControl } from './LiveControl.tsx';
 import { EventPageToolbar, LiveTailNotices } from './PageControls.tsx';
 
-const TITLES = { first: 'oldest events in the log', previous: 'older events', next: 'newer events', last: 'newest events' } as const;
+const TITLES = {
+  first: 'oldest events in the log',
+  previous: 'older events',
+  next: 'newer events',
+  last: 'newest events',
+} as const;
 
-const allPath = (c: AllCursorState, f: AllFilters) => routePath('eventlog', ['all'], { ...allCursorQuery(c), ...filtersQuery(f) });
+const allPath = (c: AllCursorState, f: AllFilters) =>
+  routePath('eventlog', ['all'], { ...allCursorQuery(c), ...filtersQuery(f) });
 
 /** `$all`: every event in commit order, both ways by position, with system events hidden unless asked for. */
 export function AllPage() {
@@ -49,7 +55,12 @@ export function AllPage() {
   };
   const apply = (e: FormEvent) => {
     e.preventDefault();
-    navigate(allPath({ direction: 'backward' }, { ...draft, streamPrefix: draft.streamPrefix.trim(), eventType: draft.eventType.trim() }));
+    navigate(
+      allPath(
+        { direction: 'backward' },
+        { ...draft, streamPrefix: draft.streamPrefix.trim(), eventType: draft.eventType.trim() },
+      ),
+    );
   };
   const page = s.page;
 
@@ -65,14 +76,29 @@ export function AllPage() {
       <form className="toolbar" aria-label="Filter all events" onSubmit={apply}>
         <label>
           Stream starts with
-          <input type="search" value={draft.streamPrefix} onChange={(e) => setDraft({ ...draft, streamPrefix: e.target.value })} placeholder="order-" />
+          <input
+            type="search"
+            value={draft.streamPrefix}
+            onChange={(e) => setDraft({ ...draft, streamPrefix: e.target.value })}
+            placeholder="order-"
+          />
         </label>
         <label>
           Event type starts with
-          <input type="search" value={draft.eventType} onChange={(e) => setDraft({ ...draft, eventType: e.target.value })} placeholder="OrderPlaced" />
+          <input
+            type="search"
+            value={draft.eventType}
+            onChange={(e) => setDraft({ ...draft, eventType: e.target.value })}
+            placeholder="OrderPlaced"
+          />
         </label>
         <label className="checkbox">
-          <input type="checkbox" checked={draft.hideSystem} onChange={(e) => setDraft({ ...draft, hideSystem: e.target.checked })} /> Hide system events ($…)
+          <input
+            type="checkbox"
+            checked={draft.hideSystem}
+            onChange={(e) => setDraft({ ...draft, hideSystem: e.target.checked })}
+          />{' '}
+          Hide system events ($…)
         </label>
         <button type="submit" className="primary">
           Apply filter
@@ -84,7 +110,8 @@ export function AllPage() {
       <EventPageToolbar state={s} pagerLabel="$all pages" titles={TITLES} moves={moves} onMove={go} />
       {page?.searchLimited && (
         <Notice>
-          The filter matched few events in the part of the log searched so far; use {page.events.length ? 'the paging buttons' : 'Previous or Next'} to search further.
+          The filter matched few events in the part of the log searched so far; use{' '}
+          {page.events.length ? 'the paging buttons' : 'Previous or Next'} to search further.
         </Notice>
       )}
 
@@ -93,9 +120,20 @@ export function AllPage() {
       ) : !page ? (
         <Loading />
       ) : page.events.length === 0 ? (
-        <Empty>{filters.streamPrefix || filters.eventType || filters.hideSystem ? 'No events match this filter here.' : 'The log is empty.'}</Empty>
+        <Empty>
+          {filters.streamPrefix || filters.eventType || filters.hideSystem
+            ? 'No events match this filter here.'
+            : 'The log is empty.'}
+        </Empty>
       ) : (
-        <EventTable label="All events" events={page.events} keyOf={rowKey} expanded={s.expanded} onToggle={s.toggleRow} showStream />
+        <EventTable
+          label="All events"
+          events={page.events}
+          keyOf={rowKey}
+          expanded={s.expanded}
+          onToggle={s.toggleRow}
+          showStream
+        />
       )}
     </section>
   );

@@ -16,8 +16,8 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
 
   const crumbs = (
     <nav className="breadcrumbs" aria-label="Breadcrumbs">
-      <Link to={routePath('eventlog')}>Streams</Link> <span aria-hidden="true">›</span> <Link to={streamPath(streamId)}>{streamId}</Link> <span aria-hidden="true">›</span>{' '}
-      <span>#{raw}</span>
+      <Link to={routePath('eventlog')}>Streams</Link> <span aria-hidden="true">›</span>{' '}
+      <Link to={streamPath(streamId)}>{streamId}</Link> <span aria-hidden="true">›</span> <span>#{raw}</span>
     </nav>
   );
   if (!valid) {
@@ -39,7 +39,11 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
         </h1>
         <nav className="pager" aria-label="Neighbouring events">
           {detail?.previous !== null && detail?.previous !== undefined ? (
-            <Link className="button" to={eventPath(streamId, detail.previous)} aria-label={`Previous event (${detail.previous})`}>
+            <Link
+              className="button"
+              to={eventPath(streamId, detail.previous)}
+              aria-label={`Previous event (${detail.previous})`}
+            >
               ← Previous event
             </Link>
           ) : (
@@ -59,10 +63,13 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
         </nav>
       </div>
       {error ? (
-        <ErrorState message={error} onRetry={() => {
+        <ErrorState
+          message={error}
+          onRetry={() => {
             useEvent.setState({ key: null });
             void open(streamId, n);
-          }} />
+          }}
+        />
       ) : loading || !e || !shown ? (
         <Loading />
       ) : (
@@ -94,7 +101,8 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
               <>
                 <dt>Link to</dt>
                 <dd>
-                  event {e.target.eventNumber} of <Link to={streamPath(e.target.streamId)}>{e.target.streamId}</Link>, type {e.target.eventType}, created {formatTime(e.target.created)}
+                  event {e.target.eventNumber} of <Link to={streamPath(e.target.streamId)}>{e.target.streamId}</Link>,
+                  type {e.target.eventType}, created {formatTime(e.target.created)}
                 </dd>
               </>
             )}

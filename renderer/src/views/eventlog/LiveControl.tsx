@@ -10,7 +10,17 @@ const TEXT: Record<LiveStatus | 'off', string> = {
 };
 
 /** Live-tail state and the pause/resume button. Pausing freezes the table; new events are counted meanwhile. */
-export function LiveControl({ live, paused, onPause, onResume }: { live: LiveStatus | 'off'; paused: boolean; onPause: () => void; onResume: () => void }) {
+export function LiveControl({
+  live,
+  paused,
+  onPause,
+  onResume,
+}: {
+  live: LiveStatus | 'off';
+  paused: boolean;
+  onPause: () => void;
+  onResume: () => void;
+}) {
   const state = paused ? 'paused' : live;
   return (
     <span className="live-control">

@@ -30,7 +30,8 @@ export function LiveTailNotices({ state: s, onShowNewest }: { state: LiveEventPa
       )}
       {s.arrived > 0 && (
         <Notice>
-          {formatNumber(s.arrived)} new {s.arrived === 1 ? 'event' : 'events'} {s.paused ? 'while paused' : 'since this page was shown'}.{' '}
+          {formatNumber(s.arrived)} new {s.arrived === 1 ? 'event' : 'events'}{' '}
+          {s.paused ? 'while paused' : 'since this page was shown'}.{' '}
           {!s.paused && (
             <button type="button" onClick={onShowNewest}>
               Show newest

@@ -5,7 +5,20 @@ import { AddEventDialog, type AddEventDraft } from '../../components/AddEventFor
 import { EventTable, streamPath } from '../../components/EventTable.tsx';
 import { formatPayloadText } from '../../components/JsonView.tsx';
 import { MetadataForm, MetadataSummary } from '../../components/MetadataEditor.tsx';
-import { Badge, CopyButton, Dialog, Empty, ErrorState, formatNumber, formatTime, FormFooter, Link, Loading, Notice, useAction } from '../../components/ui.tsx';
+import {
+  Badge,
+  CopyButton,
+  Dialog,
+  Empty,
+  ErrorState,
+  formatNumber,
+  formatTime,
+  FormFooter,
+  Link,
+  Loading,
+  Notice,
+  useAction,
+} from '../../components/ui.tsx';
 import { routePath, useRouter } from '../../stores/router.ts';
 import { cursorFromQuery, cursorQuery, pageMoves, sameCursor, useStream } from '../../stores/stream.ts';
 import { LiveControl } from './LiveControl.tsx';
@@ -19,7 +32,19 @@ const PAGE_TITLES = {
 } as const;
 
 /** Soft or hard delete, with the consequence spelled out and (for hard) the name typed to confirm. */
-function DeleteStreamDialog({ streamId, lastEventNumber, open, onClose, onDeleted }: { streamId: string; lastEventNumber: number; open: boolean; onClose: () => void; onDeleted: (hard: boolean) => void }) {
+function DeleteStreamDialog({
+  streamId,
+  lastEventNumber,
+  open,
+  onClose,
+  onDeleted,
+}: {
+  streamId: string;
+  lastEventNumber: number;
+  open: boolean;
+  onClose: () => void;
+  onDeleted: (hard: boolean) => void;
+}) {
   const [hard, setHard] = useState(false);
   const [typed, setTyped] = useState('');
   const { busy, error, setError, run } = useAction();
@@ -45,15 +70,16 @@ function DeleteStreamDialog({ streamId, lastEventNumber, open, onClose, onDelete
         <label className="choice">
           <input type="radio" name="delete-kind" checked={!hard} onChange={() => setHard(false)} />
           <span>
-            <strong>Soft delete</strong>: the stream's {formatNumber(lastEventNumber + 1)} events stop being readable and are removed at the next scavenge. Writing to{' '}
-            <code>{streamId}</code> again brings the stream back, numbered on from {formatNumber(lastEventNumber + 1)}.
+            <strong>Soft delete</strong>: the stream's {formatNumber(lastEventNumber + 1)} events stop being readable
+            and are removed at the next scavenge. Writing to <code>{streamId}</code> again brings the stream back,
+            numbered on from {formatNumber(lastEventNumber + 1)}.
           </span>
         </label>
         <label className="choice">
           <input type="radio" name="delete-kind" checked={hard} onChange={() => setHard(true)} />
           <span>
-            <strong>Hard delete</strong>: the stream is gone for good and its name can <em>never</em> be written to again; every later write to it fails. This cannot be
-            undone.
+            <strong>Hard delete</strong>: the stream is gone for good and its name can <em>never</em> be written to
+            again; every later write to it fails. This cannot be undone.
           </span>
         </label>
       </fieldset>
@@ -91,7 +117,8 @@ export function StreamPage({ streamId }: { streamId: string }) {
 
   // The store moves to the newest page by itself (live tail, resume): keep the address in step.
   useEffect(() => {
-    if (s.streamId === streamId && !sameCursor(s.cursor, urlCursor)) navigate(streamPath(streamId, cursorQuery(s.cursor)), { replace: true });
+    if (s.streamId === streamId && !sameCursor(s.cursor, urlCursor))
+      navigate(streamPath(streamId, cursorQuery(s.cursor)), { replace: true });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [s.cursor]);
 
@@ -102,7 +129,12 @@ export function StreamPage({ streamId }: { streamId: string }) {
   };
   const page = s.page;
   const addLike = (e: UiEvent) =>
-    setAdding({ eventType: e.eventType, data: e.data.encoding === 'utf8' ? formatPayloadText(e.data.text).text : '', metadata: e.metadata.encoding === 'utf8' ? formatPayloadText(e.metadata.text).text : '', isJson: e.isJson });
+    setAdding({
+      eventType: e.eventType,
+      data: e.data.encoding === 'utf8' ? formatPayloadText(e.data.text).text : '',
+      metadata: e.metadata.encoding === 'utf8' ? formatPayloadText(e.metadata.text).text : '',
+      isJson: e.isJson,
+    });
 
   return (
     <section aria-labelledby="stream-title" className="view">
@@ -122,7 +154,12 @@ export function StreamPage({ streamId }: { streamId: string }) {
           <button type="button" onClick={() => setEditingMeta(true)} disabled={!s.metadata && !s.metadataError}>
             Edit metadata
           </button>
-          <button type="button" className="danger" onClick={() => setDeleting(true)} disabled={!s.summary || s.summary.deleted !== 'no'}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => setDeleting(true)}
+            disabled={!s.summary || s.summary.deleted !== 'no'}
+          >
             Delete stream…
           </button>
         </div>
@@ -158,7 +195,8 @@ export function StreamPage({ streamId }: { streamId: string }) {
       <EventPageToolbar state={s} pagerLabel="Stream pages" titles={PAGE_TITLES} moves={moves} onMove={go}>
         {page && page.events.length > 0 && (
           <span className="muted page-range" aria-live="polite">
-            Events {formatNumber(page.events[0].eventNumber)}–{formatNumber(page.events[page.events.length - 1].eventNumber)} of {formatNumber(page.lastEventNumber + 1)}
+            Events {formatNumber(page.events[0].eventNumber)}–
+            {formatNumber(page.events[page.events.length - 1].eventNumber)} of {formatNumber(page.lastEventNumber + 1)}
           </span>
         )}
       </EventPageToolbar>
@@ -179,7 +217,9 @@ export function StreamPage({ streamId }: { streamId: string }) {
           </p>
         </Empty>
       ) : page.events.length === 0 ? (
-        <Empty>No events to show here{page.lastEventNumber >= 0 ? ': they were truncated, expired or deleted' : ''}.</Empty>
+        <Empty>
+          No events to show here{page.lastEventNumber >= 0 ? ': they were truncated, expired or deleted' : ''}.
+        </Empty>
       ) : (
         <EventTable
           label={`Events in ${streamId}`}

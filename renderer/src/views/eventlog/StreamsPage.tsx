@@ -1,13 +1,32 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { AddEventDialog } from '../../components/AddEventForm.tsx';
 import { streamPath } from '../../components/EventTable.tsx';
-import { Empty, ErrorState, formatAge, formatNumber, formatTime, Link, Loading, Notice, numeric, TableHead } from '../../components/ui.tsx';
+import {
+  Empty,
+  ErrorState,
+  formatAge,
+  formatNumber,
+  formatTime,
+  Link,
+  Loading,
+  Notice,
+  numeric,
+  TableHead,
+} from '../../components/ui.tsx';
 import type { UiStreamSummary } from '../../api/types.ts';
 import { useRouter } from '../../stores/router.ts';
 import { effectiveMode, useStreams, type SearchMode } from '../../stores/streams.ts';
 import { EventLogTabs } from './EventLogTabs.tsx';
 
-function StreamList({ label, streams, time }: { label: string; streams: UiStreamSummary[]; time: 'createdAt' | 'updatedAt' }) {
+function StreamList({
+  label,
+  streams,
+  time,
+}: {
+  label: string;
+  streams: UiStreamSummary[];
+  time: 'createdAt' | 'updatedAt';
+}) {
   if (!streams.length) return <Empty>No streams yet.</Empty>;
   return (
     <table className="table" aria-label={label}>
@@ -16,7 +35,8 @@ function StreamList({ label, streams, time }: { label: string; streams: UiStream
         {streams.map((s) => (
           <tr key={s.streamId}>
             <td className="stream-cell">
-              <Link to={streamPath(s.streamId)}>{s.streamId}</Link> {s.deleted !== 'no' && <span className="badge badge-bad">{s.deleted} deleted</span>}
+              <Link to={streamPath(s.streamId)}>{s.streamId}</Link>{' '}
+              {s.deleted !== 'no' && <span className="badge badge-bad">{s.deleted} deleted</span>}
             </td>
             <td className="num">{formatNumber(s.eventCount)}</td>
             <td className="nowrap" title={formatTime(s[time])}>
@@ -81,7 +101,12 @@ export function StreamsPage() {
       <form className="toolbar search" role="search" aria-label="Stream search" onSubmit={submit}>
         <label className="grow">
           Find streams
-          <input type="search" value={s.query} onChange={(e) => s.setQuery(e.target.value)} placeholder="order-, order-42 or order-*-2024" />
+          <input
+            type="search"
+            value={s.query}
+            onChange={(e) => s.setQuery(e.target.value)}
+            placeholder="order-, order-42 or order-*-2024"
+          />
         </label>
         <label>
           Match
@@ -97,14 +122,19 @@ export function StreamsPage() {
           Search
         </button>
         <label className="checkbox">
-          <input type="checkbox" checked={s.includeSystem} onChange={(e) => s.setIncludeSystem(e.target.checked)} /> Show system streams ($…)
+          <input type="checkbox" checked={s.includeSystem} onChange={(e) => s.setIncludeSystem(e.target.checked)} />{' '}
+          Show system streams ($…)
         </label>
       </form>
       {s.query.trim() && mode !== s.mode && <p className="muted">The text has * or ?, so this is a wildcard search.</p>}
 
       {added && (
         <Notice>
-          Added event <Link to={streamPath(added.streamId)}>{added.eventNumber}@{added.streamId}</Link> with id <code>{added.eventId}</code>.
+          Added event{' '}
+          <Link to={streamPath(added.streamId)}>
+            {added.eventNumber}@{added.streamId}
+          </Link>{' '}
+          with id <code>{added.eventId}</code>.
         </Notice>
       )}
 
@@ -123,13 +153,18 @@ export function StreamsPage() {
               <p>No stream matches “{query.q}”.</p>
               {mode !== 'wildcard' && (
                 <p>
-                  <Link to={streamPath(query.q ?? s.query)}>Open “{query.q ?? s.query}” anyway</Link> to add its first event.
+                  <Link to={streamPath(query.q ?? s.query)}>Open “{query.q ?? s.query}” anyway</Link> to add its first
+                  event.
                 </p>
               )}
             </Empty>
           )}
-          {!s.searching && s.results.length > 0 && <StreamList label="Matching streams" streams={s.results} time="updatedAt" />}
-          {s.results.length >= 200 && <p className="muted">Showing the first 200 matches; narrow the search to see others.</p>}
+          {!s.searching && s.results.length > 0 && (
+            <StreamList label="Matching streams" streams={s.results} time="updatedAt" />
+          )}
+          {s.results.length >= 200 && (
+            <p className="muted">Showing the first 200 matches; narrow the search to see others.</p>
+          )}
         </section>
       ) : s.error && !s.recent ? (
         <ErrorState message={s.error} onRetry={() => void s.loadOverview()} />
@@ -157,7 +192,10 @@ export function StreamsPage() {
               <ul className="categories" aria-label="Stream categories">
                 {s.categories.map((c) => (
                   <li key={c.category}>
-                    <Link to={`/ui/eventlog?${new URLSearchParams({ q: `${c.category}-`, mode: 'prefix' })}`} aria-label={`${c.category}: ${c.streams} streams`}>
+                    <Link
+                      to={`/ui/eventlog?${new URLSearchParams({ q: `${c.category}-`, mode: 'prefix' })}`}
+                      aria-label={`${c.category}: ${c.streams} streams`}
+                    >
                       <span className="category-name">{c.category}</span>
                       <span className="count">{formatNumber(c.streams)}</span>
                     </Link>

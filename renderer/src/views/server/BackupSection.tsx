@@ -20,7 +20,13 @@ export function BackupSection() {
       <form className="toolbar" onSubmit={submit} aria-labelledby="backup-title">
         <label>
           Folder on this computer (new or empty)
-          <input name="backup-directory" value={directory} onChange={(e) => setDirectory(e.target.value)} placeholder="/home/you/homeport-backup-2026-11-24" required />
+          <input
+            name="backup-directory"
+            value={directory}
+            onChange={(e) => setDirectory(e.target.value)}
+            placeholder="/home/you/homeport-backup-2026-11-24"
+            required
+          />
         </label>
         <button type="submit" className="primary" disabled={running}>
           {running ? 'Backing up…' : 'Back up now'}
@@ -32,7 +38,9 @@ export function BackupSection() {
           <progress max={100} value={Math.round(job.fraction * 100)} aria-label="Backup progress" />{' '}
           <span role="status">
             {job.state === 'running' && `${Math.round(job.fraction * 100)}% — ${job.step ?? 'starting'}`}
-            {job.state === 'done' && job.result && `Backed up ${job.result.databases.map((d) => d.name).join(', ')} and ${job.result.files} files to ${job.directory}`}
+            {job.state === 'done' &&
+              job.result &&
+              `Backed up ${job.result.databases.map((d) => d.name).join(', ')} and ${job.result.files} files to ${job.directory}`}
             {job.state === 'failed' && 'Backup failed'}
           </span>
         </div>

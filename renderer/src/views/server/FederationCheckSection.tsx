@@ -23,14 +23,15 @@ export function FederationCheckSection() {
         </button>
       </div>
       <p className="muted" id="federation-check-help">
-        Fetches this instance’s WebFinger, actor and NodeInfo through its public address, as another server would. The same check runs from a terminal:{' '}
-        <code>homeport federation check</code>.
+        Fetches this instance’s WebFinger, actor and NodeInfo through its public address, as another server would. The
+        same check runs from a terminal: <code>homeport federation check</code>.
       </p>
       <FormError message={error} />
       {report && (
         <table aria-labelledby="federation-check-title" className="federation-check">
           <caption>
-            {report.publicUrl}: {report.ok ? 'other servers can reach this instance' : 'other servers cannot federate with it yet'}
+            {report.publicUrl}:{' '}
+            {report.ok ? 'other servers can reach this instance' : 'other servers cannot federate with it yet'}
           </caption>
           <tbody>
             {report.checks.map((c) => (

@@ -1,5 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Dialog, Empty, ErrorState, Field, FormFooter, formatTime, Loading, Notice, TableHead, useAction } from '../../components/ui.tsx';
+import {
+  Dialog,
+  Empty,
+  ErrorState,
+  Field,
+  FormFooter,
+  formatTime,
+  Loading,
+  Notice,
+  TableHead,
+  useAction,
+} from '../../components/ui.tsx';
 import { useUsers } from '../../stores/users.ts';
 
 function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
@@ -42,10 +53,23 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
         </label>
         <label>
           Password
-          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />
+          <input
+            type="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete="new-password"
+            required
+          />
         </label>
         <Field label="Groups" help="Comma separated. $admins may do anything; $ops may manage subscriptions.">
-          {(p) => <input {...p} value={groups} onChange={(e) => setGroups(e.target.value)} placeholder="$admins, $ops or your own" />}
+          {(p) => (
+            <input
+              {...p}
+              value={groups}
+              onChange={(e) => setGroups(e.target.value)}
+              placeholder="$admins, $ops or your own"
+            />
+          )}
         </Field>
       </div>
       <FormFooter error={error}>
@@ -76,7 +100,13 @@ function PasswordForm({ name, onDone }: { name: string; onDone: () => void }) {
     <form className="form" onSubmit={submit} noValidate>
       <label>
         New password
-        <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus />
+        <input
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="new-password"
+          autoFocus
+        />
       </label>
       <label>
         Repeat it
@@ -120,7 +150,15 @@ export function UsersSection() {
         <Empty>No users.</Empty>
       ) : (
         <table className="table" aria-label="Event-log users">
-          <TableHead columns={['User', 'Full name', 'Groups', 'Created', { label: <span className="visually-hidden">Actions</span> }]} />
+          <TableHead
+            columns={[
+              'User',
+              'Full name',
+              'Groups',
+              'Created',
+              { label: <span className="visually-hidden">Actions</span> },
+            ]}
+          />
           <tbody>
             {users.map((u) => (
               <tr key={u.name}>
@@ -131,7 +169,11 @@ export function UsersSection() {
                 <td>{u.groups.length ? u.groups.join(', ') : <span className="muted">none</span>}</td>
                 <td className="nowrap">{formatTime(u.createdAt)}</td>
                 <td className="row-actions">
-                  <button type="button" onClick={() => setPasswordFor(u.name)} aria-label={`Change password of ${u.name}`}>
+                  <button
+                    type="button"
+                    onClick={() => setPasswordFor(u.name)}
+                    aria-label={`Change password of ${u.name}`}
+                  >
                     Change password
                   </button>
                   <button
@@ -161,7 +203,11 @@ export function UsersSection() {
           />
         )}
       </Dialog>
-      <Dialog open={passwordFor !== null} title={`Change the password of ${passwordFor ?? ''}`} onClose={() => setPasswordFor(null)}>
+      <Dialog
+        open={passwordFor !== null}
+        title={`Change the password of ${passwordFor ?? ''}`}
+        onClose={() => setPasswordFor(null)}
+      >
         {passwordFor && (
           <PasswordForm
             name={passwordFor}
@@ -174,7 +220,8 @@ export function UsersSection() {
       </Dialog>
       <Dialog open={removing !== null} title={`Remove user ${removing ?? ''}`} onClose={() => setRemoving(null)}>
         <p>
-          <strong>{removing}</strong> will no longer be able to sign in. Streams whose ACL names this user keep the name; nobody else gets their access.
+          <strong>{removing}</strong> will no longer be able to sign in. Streams whose ACL names this user keep the
+          name; nobody else gets their access.
         </p>
         <FormFooter error={removeError} onCancel={() => setRemoving(null)}>
           <button

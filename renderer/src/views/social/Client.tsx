@@ -14,7 +14,18 @@ import { FollowedHashtags, HashtagTimeline } from './Hashtags.tsx';
 import { Settings } from './Settings.tsx';
 import { useContentLinks } from './content-links.ts';
 
-type Tab = 'home' | 'local' | 'federated' | 'notifications' | 'bookmarks' | 'favourites' | 'lists' | 'filters' | 'people' | 'hashtags' | 'settings';
+type Tab =
+  | 'home'
+  | 'local'
+  | 'federated'
+  | 'notifications'
+  | 'bookmarks'
+  | 'favourites'
+  | 'lists'
+  | 'filters'
+  | 'people'
+  | 'hashtags'
+  | 'settings';
 const TABS: [Tab, string][] = [
   ['home', 'Home'],
   ['local', 'Local'],
@@ -60,7 +71,13 @@ export function Client() {
     <div className="social-client" onClick={followContentLink}>
       <p className="toolbar">
         Signed in as <strong>@{me?.acct}</strong>
-        {server !== location.origin && <> on <strong>{new URL(server).host}</strong></>} <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
+        {server !== location.origin && (
+          <>
+            {' '}
+            on <strong>{new URL(server).host}</strong>
+          </>
+        )}{' '}
+        <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
         <button type="button" onClick={signOut}>
           Sign out of the client
         </button>{' '}
@@ -82,7 +99,14 @@ export function Client() {
       {tag ? (
         <HashtagTimeline key={tag} tag={tag} onClose={() => setTag(null)} onOpen={openThread} onProfile={openProfile} />
       ) : profile ? (
-        <Profile key={profile} id={profile} onClose={() => setProfile(null)} onOpen={openThread} onProfile={openProfile} onTag={setTag} />
+        <Profile
+          key={profile}
+          id={profile}
+          onClose={() => setProfile(null)}
+          onOpen={openThread}
+          onProfile={openProfile}
+          onTag={setTag}
+        />
       ) : thread ? (
         <Thread id={thread} onClose={() => setThread(null)} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'home' ? (
@@ -93,12 +117,23 @@ export function Client() {
               {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
             </button>
           )}
-          {home.length === 0 ? <Empty>Nothing here yet: post something, or follow someone.</Empty> : <HomeList onOpen={openThread} onProfile={setProfile} />}
+          {home.length === 0 ? (
+            <Empty>Nothing here yet: post something, or follow someone.</Empty>
+          ) : (
+            <HomeList onOpen={openThread} onProfile={setProfile} />
+          )}
         </section>
       ) : tab === 'local' || tab === 'federated' ? (
         <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'bookmarks' ? (
-        <PagedStatuses key={tab} title="Bookmarks" path="/api/v1/bookmarks?limit=20" empty="Nothing bookmarked yet: press Bookmark (or s) on a post." onOpen={openThread} onProfile={setProfile} />
+        <PagedStatuses
+          key={tab}
+          title="Bookmarks"
+          path="/api/v1/bookmarks?limit=20"
+          empty="Nothing bookmarked yet: press Bookmark (or s) on a post."
+          onOpen={openThread}
+          onProfile={setProfile}
+        />
       ) : tab === 'hashtags' ? (
         <FollowedHashtags onTag={setTag} />
       ) : tab === 'settings' ? (
@@ -110,7 +145,14 @@ export function Client() {
       ) : tab === 'lists' ? (
         <Lists onOpen={openThread} onProfile={setProfile} />
       ) : tab === 'favourites' ? (
-        <PagedStatuses key={tab} title="Favourites" path="/api/v1/favourites?limit=20" empty="No favourites yet." onOpen={openThread} onProfile={setProfile} />
+        <PagedStatuses
+          key={tab}
+          title="Favourites"
+          path="/api/v1/favourites?limit=20"
+          empty="No favourites yet."
+          onOpen={openThread}
+          onProfile={setProfile}
+        />
       ) : (
         <section aria-labelledby="notifications-title">
           <h2 id="notifications-title">Notifications</h2>

@@ -28,7 +28,8 @@ export function Compose() {
     for (const file of [...(files ?? [])].slice(0, 4 - attachments.length)) {
       const entry: Attachment = { file: file.name, progress: 0, media: null, description: '' };
       setAttachments((list) => [...list, entry]);
-      const update = (patch: Partial<Attachment>) => setAttachments((list) => list.map((a) => (a.file === entry.file ? { ...a, ...patch } : a)));
+      const update = (patch: Partial<Attachment>) =>
+        setAttachments((list) => list.map((a) => (a.file === entry.file ? { ...a, ...patch } : a)));
       upload(file, (progress) => update({ progress }))
         .then((media) => update({ media, progress: 1 }))
         .catch((err: Error) => {
@@ -41,7 +42,9 @@ export function Compose() {
   const [spoiler, setSpoiler] = useState(saved?.spoiler ?? '');
   const preferred = postingDefaults(me);
   const [visibility, setVisibility] = useState(saved?.visibility ?? preferred.visibility);
-  const [language, setLanguage] = useState(() => preferred.language ?? (navigator.language || 'en').slice(0, 2).toLowerCase());
+  const [language, setLanguage] = useState(
+    () => preferred.language ?? (navigator.language || 'en').slice(0, 2).toLowerCase(),
+  );
   // Defaults changed in Settings apply from the next post on.
   const [preferredSeen, setPreferredSeen] = useState(preferred);
   if (preferredSeen.visibility !== preferred.visibility || preferredSeen.language !== preferred.language) {
@@ -85,8 +88,18 @@ export function Compose() {
     setBusy(true);
     try {
       // Descriptions go with the media before the post that shows them.
-      for (const a of attachments) if (a.media && a.description) await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
-      const outcome = await post({ status: text, spoilerText: spoiler, visibility, language, scheduledAt: when?.iso, mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])), poll: poll ?? undefined });
+      for (const a of attachments)
+        if (a.media && a.description)
+          await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
+      const outcome = await post({
+        status: text,
+        spoilerText: spoiler,
+        visibility,
+        language,
+        scheduledAt: when?.iso,
+        mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])),
+        poll: poll ?? undefined,
+      });
       if (outcome === 'scheduled') setNotice(`Scheduled for ${new Date(when!.iso).toLocaleString()}.`);
       setSchedule('');
       setText('');
@@ -125,26 +138,36 @@ export function Compose() {
       </label>
       <label>
         What’s on your mind?
-        <AutocompleteTextarea id="compose-text" value={text} onValueChange={setText} rows={3} required={attachments.length === 0} />
-      </label>
-      {!editing && (
-      <label>
-        Add images, video or audio
-        <input
-          type="file"
-          accept="image/*,video/*,audio/*"
-          multiple
-          disabled={attachments.length >= 4}
-          onChange={(e) => {
-            attach(e.target.files);
-            // Cleared, so the same file can be chosen again and the field does not name a file already sent.
-            e.target.value = '';
-          }}
+        <AutocompleteTextarea
+          id="compose-text"
+          value={text}
+          onValueChange={setText}
+          rows={3}
+          required={attachments.length === 0}
         />
       </label>
+      {!editing && (
+        <label>
+          Add images, video or audio
+          <input
+            type="file"
+            accept="image/*,video/*,audio/*"
+            multiple
+            disabled={attachments.length >= 4}
+            onChange={(e) => {
+              attach(e.target.files);
+              // Cleared, so the same file can be chosen again and the field does not name a file already sent.
+              e.target.value = '';
+            }}
+          />
+        </label>
       )}
       {attachments.length === 0 && !editing && (
-        <button type="button" aria-pressed={poll !== null} onClick={() => setPoll(poll ? null : { options: ['', ''], expiresIn: 86_400 })}>
+        <button
+          type="button"
+          aria-pressed={poll !== null}
+          onClick={() => setPoll(poll ? null : { options: ['', ''], expiresIn: 86_400 })}
+        >
           {poll ? 'Remove the poll' : 'Add a poll'}
         </button>
       )}
@@ -154,7 +177,14 @@ export function Compose() {
           {poll.options.map((option, i) => (
             <label key={i}>
               Choice {i + 1}
-              <input value={option} maxLength={50} required onChange={(e) => setPoll({ ...poll, options: poll.options.map((o, j) => (j === i ? e.target.value : o)) })} />
+              <input
+                value={option}
+                maxLength={50}
+                required
+                onChange={(e) =>
+                  setPoll({ ...poll, options: poll.options.map((o, j) => (j === i ? e.target.value : o)) })
+                }
+              />
             </label>
           ))}
           {poll.options.length < 4 && (
@@ -178,7 +208,14 @@ export function Compose() {
           {a.media?.preview_url && <img src={a.media.preview_url} alt="" width={80} />}
           <label>
             Description of {a.file}
-            <input value={a.description} onChange={(e) => setAttachments((list) => list.map((x) => (x.file === a.file ? { ...x, description: e.target.value } : x)))} />
+            <input
+              value={a.description}
+              onChange={(e) =>
+                setAttachments((list) =>
+                  list.map((x) => (x.file === a.file ? { ...x, description: e.target.value } : x)),
+                )
+              }
+            />
           </label>
           {a.media && !a.description && <p className="muted">Add a description for people who cannot see it.</p>}
         </div>
@@ -198,7 +235,13 @@ export function Compose() {
         <span className={left < 0 ? 'counter over' : 'counter'} aria-live="polite" aria-label="Characters left">
           {left}
         </span>
-        <button type="submit" className="primary" disabled={busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={
+            busy || left < 0 || (text.trim() === '' && attachments.length === 0) || attachments.some((a) => !a.media)
+          }
+        >
           {editing ? 'Save changes' : schedule ? 'Schedule' : replyTo ? 'Reply' : 'Post'}
         </button>
       </div>

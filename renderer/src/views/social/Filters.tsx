@@ -34,8 +34,21 @@ export function Filters() {
   const [action, setAction] = useState<SocialFilter['filter_action']>('warn');
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    const words = keywords.split(',').map((w) => w.trim()).filter(Boolean);
-    const made = await act(() => request('/api/v2/filters', { method: 'POST', body: { title, context: contexts, filter_action: action, keywords_attributes: words.map((keyword) => ({ keyword, whole_word: true })) } }));
+    const words = keywords
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean);
+    const made = await act(() =>
+      request('/api/v2/filters', {
+        method: 'POST',
+        body: {
+          title,
+          context: contexts,
+          filter_action: action,
+          keywords_attributes: words.map((keyword) => ({ keyword, whole_word: true })),
+        },
+      }),
+    );
     if (made) {
       setTitle('');
       setKeywords('');
@@ -54,7 +67,8 @@ export function Filters() {
             <li key={f.id}>
               <strong>{f.title}</strong>: {f.keywords.map((k) => k.keyword).join(', ') || 'no keywords'}{' '}
               <span className="muted">
-                ({ACTIONS[f.filter_action]}; {f.context.map((c) => CONTEXTS.find(([id]) => id === c)?.[1] ?? c).join(', ')})
+                ({ACTIONS[f.filter_action]};{' '}
+                {f.context.map((c) => CONTEXTS.find(([id]) => id === c)?.[1] ?? c).join(', ')})
               </span>{' '}
               <button type="button" onClick={() => void remove(f)} aria-label={`Delete the filter ${f.title}`}>
                 Delete
@@ -76,7 +90,14 @@ export function Filters() {
           <legend>Where</legend>
           {CONTEXTS.map(([id, label]) => (
             <label key={id} className="inline-label">
-              <input type="checkbox" checked={contexts.includes(id)} onChange={(e) => setContexts((list) => (e.target.checked ? [...list, id] : list.filter((c) => c !== id)))} /> {label}
+              <input
+                type="checkbox"
+                checked={contexts.includes(id)}
+                onChange={(e) =>
+                  setContexts((list) => (e.target.checked ? [...list, id] : list.filter((c) => c !== id)))
+                }
+              />{' '}
+              {label}
             </label>
           ))}
         </fieldset>

@@ -22,7 +22,9 @@ export function HashtagTimeline({ tag, onClose, onOpen, onProfile }: { tag: stri
     request<Tag>(tagPath(tag))
       .then(setInfo)
       // A hashtag no post has used yet is unknown to the server; following it makes it known.
-      .catch((err: MastodonError) => (err.status === 404 ? setInfo({ name: tag, following: false }) : setError(err.message)));
+      .catch((err: MastodonError) =>
+        err.status === 404 ? setInfo({ name: tag, following: false }) : setError(err.message),
+      );
   }, [request, tag]);
   const following = info?.following === true;
   const toggle = async () => {
@@ -43,13 +45,28 @@ export function HashtagTimeline({ tag, onClose, onOpen, onProfile }: { tag: stri
       </button>
       <h2 id="hashtag-title">#{info?.name ?? tag}</h2>
       <p className="toolbar">
-        {info?.history && <span className="muted">{info.history.reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>}
-        <button type="button" className={following ? '' : 'primary'} disabled={!info || busy} onClick={() => void toggle()}>
+        {info?.history && (
+          <span className="muted">{info.history.reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>
+        )}
+        <button
+          type="button"
+          className={following ? '' : 'primary'}
+          disabled={!info || busy}
+          onClick={() => void toggle()}
+        >
           {following ? `Unfollow #${tag}` : `Follow #${tag}`}
         </button>
       </p>
       <FormError message={error} />
-      <StatusPages key={tag} path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`} label={`Posts tagged #${tag}`} live={{ stream: 'hashtag', tag }} empty="No posts with this hashtag yet." onOpen={onOpen} onProfile={onProfile} />
+      <StatusPages
+        key={tag}
+        path={`/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=20`}
+        label={`Posts tagged #${tag}`}
+        live={{ stream: 'hashtag', tag }}
+        empty="No posts with this hashtag yet."
+        onOpen={onOpen}
+        onProfile={onProfile}
+      />
     </section>
   );
 }
@@ -81,7 +98,14 @@ export function FollowedHashtags({ onTag }: { onTag: (name: string) => void }) {
           ))}
         </ul>
       )}
-      <PagedListState loaded={loaded} error={error ?? failure} count={items.length} empty="You follow no hashtags: open one (from a post or a search) and follow it." more={more} moreLabel="Load more" />
+      <PagedListState
+        loaded={loaded}
+        error={error ?? failure}
+        count={items.length}
+        empty="You follow no hashtags: open one (from a post or a search) and follow it."
+        more={more}
+        moreLabel="Load more"
+      />
     </section>
   );
 }

@@ -23,7 +23,11 @@ export function HomeList({ onOpen, onProfile }: Navigate) {
           <StatusItem status={s} onOpen={onOpen} onProfile={onProfile} />
         </Fragment>
       ))}
-      {homeOlder ? <LoadMore load={loadOlderHome} label="Load older posts" /> : home.length > 0 && <p className="muted">That is everything in your home timeline.</p>}
+      {homeOlder ? (
+        <LoadMore load={loadOlderHome} label="Load older posts" />
+      ) : (
+        home.length > 0 && <p className="muted">That is everything in your home timeline.</p>
+      )}
     </>
   );
 }

@@ -33,7 +33,13 @@ export function InstanceFacts() {
       <dt>Mastodon API version</dt>
       <dd>{instance.version}</dd>
       <dt>Registrations</dt>
-      <dd>{instance.registrations?.enabled ? (instance.registrations.approval_required ? 'open, with approval' : 'open') : 'closed'}</dd>
+      <dd>
+        {instance.registrations?.enabled
+          ? instance.registrations.approval_required
+            ? 'open, with approval'
+            : 'open'
+          : 'closed'}
+      </dd>
     </dl>
   );
 }

@@ -19,7 +19,13 @@ const POLICIES: Record<SocialList['replies_policy'], string> = {
 };
 
 /** One list: its timeline, its members (people you follow, added by name), and deleting it. */
-function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: SocialList; onBack: () => void; onDeleted: () => void } & Navigate) {
+function ListPage({
+  list,
+  onBack,
+  onDeleted,
+  onOpen,
+  onProfile,
+}: { list: SocialList; onBack: () => void; onDeleted: () => void } & Navigate) {
   const { request } = useSocialClient();
   const [members, setMembers] = useState<SocialAccount[]>([]);
   const [q, setQ] = useState('');
@@ -38,7 +44,10 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
   }, [loadMembers]);
   const change = async (accountId: string, add: boolean) => {
     try {
-      await request(`/api/v1/lists/${list.id}/accounts`, { method: add ? 'POST' : 'DELETE', body: { account_ids: [accountId] } });
+      await request(`/api/v1/lists/${list.id}/accounts`, {
+        method: add ? 'POST' : 'DELETE',
+        body: { account_ids: [accountId] },
+      });
       setFound([]);
       setQ('');
       await loadMembers();
@@ -51,7 +60,9 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
     e.preventDefault();
     try {
       // Lists hold only people you follow (as Mastodon's), so the search looks among them.
-      setFound(await request<SocialAccount[]>(`/api/v1/accounts/search?following=true&limit=5&q=${encodeURIComponent(q)}`));
+      setFound(
+        await request<SocialAccount[]>(`/api/v1/accounts/search?following=true&limit=5&q=${encodeURIComponent(q)}`),
+      );
     } catch (err) {
       setError((err as Error).message);
     }
@@ -89,7 +100,11 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
           {members.map((a) => (
             <li key={a.id}>
               {a.display_name || a.username} <span className="muted">@{a.acct}</span>{' '}
-              <button type="button" onClick={() => void change(a.id, false)} aria-label={`Remove @${a.acct} from the list`}>
+              <button
+                type="button"
+                onClick={() => void change(a.id, false)}
+                aria-label={`Remove @${a.acct} from the list`}
+              >
                 Remove
               </button>
             </li>
@@ -111,7 +126,15 @@ function ListPage({ list, onBack, onDeleted, onOpen, onProfile }: { list: Social
           </button>
         </p>
       ))}
-      <PagedStatuses key={version} title={`${list.title}: posts`} path={`/api/v1/timelines/list/${list.id}?limit=20`} live={{ stream: 'list', list: list.id }} empty="No posts from the list’s members yet." onOpen={onOpen} onProfile={onProfile} />
+      <PagedStatuses
+        key={version}
+        title={`${list.title}: posts`}
+        path={`/api/v1/timelines/list/${list.id}?limit=20`}
+        live={{ stream: 'list', list: list.id }}
+        empty="No posts from the list’s members yet."
+        onOpen={onOpen}
+        onProfile={onProfile}
+      />
     </section>
   );
 }
@@ -125,7 +148,9 @@ export function Lists({ onOpen, onProfile }: Navigate) {
   const [exclusive, setExclusive] = useState(false);
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    const list = await act(() => request<SocialList>('/api/v1/lists', { method: 'POST', body: { title, replies_policy: policy, exclusive } }));
+    const list = await act(() =>
+      request<SocialList>('/api/v1/lists', { method: 'POST', body: { title, replies_policy: policy, exclusive } }),
+    );
     if (list) {
       setTitle('');
       setOpen(list);
@@ -179,7 +204,8 @@ export function Lists({ onOpen, onProfile }: Navigate) {
           </select>
         </label>
         <label className="inline-label">
-          <input type="checkbox" checked={exclusive} onChange={(e) => setExclusive(e.target.checked)} /> Keep its members’ posts out of Home
+          <input type="checkbox" checked={exclusive} onChange={(e) => setExclusive(e.target.checked)} /> Keep its
+          members’ posts out of Home
         </label>
         <button type="submit" className="primary">
           Create list

@@ -20,8 +20,20 @@ export function People({ onProfile }: { onProfile: (id: string) => void }) {
         ]}
         onProfile={onProfile}
       />
-      <AccountList title="Muted" path="/api/v1/mutes" empty="You mute no one." actions={[{ label: 'Unmute', path: (a) => `/api/v1/accounts/${a.id}/unmute` }]} onProfile={onProfile} />
-      <AccountList title="Blocked" path="/api/v1/blocks" empty="You block no one." actions={[{ label: 'Unblock', path: (a) => `/api/v1/accounts/${a.id}/unblock` }]} onProfile={onProfile} />
+      <AccountList
+        title="Muted"
+        path="/api/v1/mutes"
+        empty="You mute no one."
+        actions={[{ label: 'Unmute', path: (a) => `/api/v1/accounts/${a.id}/unmute` }]}
+        onProfile={onProfile}
+      />
+      <AccountList
+        title="Blocked"
+        path="/api/v1/blocks"
+        empty="You block no one."
+        actions={[{ label: 'Unblock', path: (a) => `/api/v1/accounts/${a.id}/unblock` }]}
+        onProfile={onProfile}
+      />
     </section>
   );
 }
@@ -31,7 +43,19 @@ interface AccountAction {
   path: (account: SocialAccount) => string;
 }
 
-function AccountList({ title, path, empty, actions, onProfile }: { title: string; path: string; empty: string; actions: AccountAction[]; onProfile: (id: string) => void }) {
+function AccountList({
+  title,
+  path,
+  empty,
+  actions,
+  onProfile,
+}: {
+  title: string;
+  path: string;
+  empty: string;
+  actions: AccountAction[];
+  onProfile: (id: string) => void;
+}) {
   const { data: accounts, error, act, request } = useResource<SocialAccount[]>(`${path}?limit=80`);
   return (
     <section aria-label={title}>
@@ -48,7 +72,12 @@ function AccountList({ title, path, empty, actions, onProfile }: { title: string
               </button>{' '}
               <span className="muted">@{a.acct}</span>{' '}
               {actions.map((action) => (
-                <button key={action.label} type="button" aria-label={`${action.label} @${a.acct}`} onClick={() => void act(() => request(action.path(a), { method: 'POST' }))}>
+                <button
+                  key={action.label}
+                  type="button"
+                  aria-label={`${action.label} @${a.acct}`}
+                  onClick={() => void act(() => request(action.path(a), { method: 'POST' }))}
+                >
                   {action.label}
                 </button>
               ))}

@@ -8,7 +8,19 @@ import { ProfileSections } from './profile/ProfileSections.tsx';
 import { PrivateNote, RelationshipActions, type Relationship } from './profile/Relationship.tsx';
 
 /** An account's page: who they are, their numbers, what one has to do with them, and their posts and people. */
-export function Profile({ id, onClose, onOpen, onProfile, onTag }: { id: string; onClose: () => void; onOpen: (id: string) => void; onProfile: (id: string) => void; onTag: (name: string) => void }) {
+export function Profile({
+  id,
+  onClose,
+  onOpen,
+  onProfile,
+  onTag,
+}: {
+  id: string;
+  onClose: () => void;
+  onOpen: (id: string) => void;
+  onProfile: (id: string) => void;
+  onTag: (name: string) => void;
+}) {
   const { request, me } = useSocialClient();
   const [account, setAccount] = useState<SocialAccount | null>(null);
   const [relationship, setRelationship] = useState<Relationship | null>(null);
@@ -16,7 +28,10 @@ export function Profile({ id, onClose, onOpen, onProfile, onTag }: { id: string;
   const [editing, setEditing] = useState(false);
   const load = useCallback(async () => {
     try {
-      const [found, relationships] = await Promise.all([request<SocialAccount>(`/api/v1/accounts/${id}`), request<Relationship[]>(`/api/v1/accounts/relationships?id[]=${id}`)]);
+      const [found, relationships] = await Promise.all([
+        request<SocialAccount>(`/api/v1/accounts/${id}`),
+        request<Relationship[]>(`/api/v1/accounts/relationships?id[]=${id}`),
+      ]);
       setAccount(found);
       setRelationship(relationships[0] ?? null);
     } catch (err) {
@@ -41,7 +56,9 @@ export function Profile({ id, onClose, onOpen, onProfile, onTag }: { id: string;
       {!account && !error && <Loading />}
       {account && (
         <>
-          {account.header && !account.header.endsWith('/headers/original/missing.png') && <img className="profile-header-image" src={account.header} alt={account.header_description || ''} />}
+          {account.header && !account.header.endsWith('/headers/original/missing.png') && (
+            <img className="profile-header-image" src={account.header} alt={account.header_description || ''} />
+          )}
           <header className="profile-head">
             <img src={account.avatar} alt={account.avatar_description || ''} width={64} height={64} />
             <div>
@@ -52,7 +69,8 @@ export function Profile({ id, onClose, onOpen, onProfile, onTag }: { id: string;
           {/* The bio is HTML the server formatted (local) or sanitized (remote). */}
           {account.note && <div className="content" dangerouslySetInnerHTML={{ __html: account.note }} />}
           <p className="muted">
-            {account.statuses_count ?? 0} posts · {account.following_count ?? 0} following · {account.followers_count ?? 0} followers
+            {account.statuses_count ?? 0} posts · {account.following_count ?? 0} following ·{' '}
+            {account.followers_count ?? 0} followers
           </p>
           {account.fields && account.fields.length > 0 && (
             <dl className="fields" aria-label="Profile fields">
@@ -113,21 +131,40 @@ export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (
     try {
       const found = await request<SearchResults>(`/api/v2/search?resolve=true&limit=10&q=${encodeURIComponent(q)}`);
       const ids = found.accounts.map((a) => `id[]=${a.id}`).join('&');
-      const rels = found.accounts.length ? await request<{ id: string; following: boolean; requested: boolean }[]>(`/api/v1/accounts/relationships?${ids}`) : [];
-      setResults({ ...found, accounts: found.accounts.map((a) => ({ ...a, following: rels.find((r) => r.id === a.id)?.following })) });
+      const rels = found.accounts.length
+        ? await request<{ id: string; following: boolean; requested: boolean }[]>(
+            `/api/v1/accounts/relationships?${ids}`,
+          )
+        : [];
+      setResults({
+        ...found,
+        accounts: found.accounts.map((a) => ({ ...a, following: rels.find((r) => r.id === a.id)?.following })),
+      });
     } catch (err) {
       setError((err as Error).message);
     }
   };
   const follow = async (account: SocialAccount) => {
     try {
-      const rel = await request<{ following: boolean; requested: boolean }>(`/api/v1/accounts/${account.id}/follow`, { method: 'POST' });
-      setResults((r) => (r ? { ...r, accounts: r.accounts.map((x) => (x.id === account.id ? { ...x, following: rel.following || rel.requested } : x)) } : r));
+      const rel = await request<{ following: boolean; requested: boolean }>(`/api/v1/accounts/${account.id}/follow`, {
+        method: 'POST',
+      });
+      setResults((r) =>
+        r
+          ? {
+              ...r,
+              accounts: r.accounts.map((x) =>
+                x.id === account.id ? { ...x, following: rel.following || rel.requested } : x,
+              ),
+            }
+          : r,
+      );
     } catch (err) {
       setError((err as Error).message);
     }
   };
-  const nothing = results && results.accounts.length === 0 && results.hashtags.length === 0 && results.statuses.length === 0;
+  const nothing =
+    results && results.accounts.length === 0 && results.hashtags.length === 0 && results.statuses.length === 0;
   return (
     <section aria-labelledby="find-title" className="find">
       <h2 id="find-title">Search</h2>
@@ -155,7 +192,12 @@ export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (
               {a.id === me?.id ? (
                 <span className="muted">(you)</span>
               ) : (
-                <button type="button" disabled={a.following} onClick={() => void follow(a)} aria-label={`Follow @${a.acct}`}>
+                <button
+                  type="button"
+                  disabled={a.following}
+                  onClick={() => void follow(a)}
+                  aria-label={`Follow @${a.acct}`}
+                >
                   {a.following ? 'Following' : 'Follow'}
                 </button>
               )}

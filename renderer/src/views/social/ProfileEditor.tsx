@@ -49,7 +49,10 @@ export function ProfileEditor({ onDone }: { onDone: () => void }) {
         setNote(me.source.note);
         setLocked(me.locked);
         setFields(me.source.fields.map((f) => ({ name: f.name, value: f.value })));
-        setImages({ avatar: { file: null, shown: me.avatar, description: me.avatar_description ?? '' }, header: { file: null, shown: me.header, description: me.header_description ?? '' } });
+        setImages({
+          avatar: { file: null, shown: me.avatar, description: me.avatar_description ?? '' },
+          header: { file: null, shown: me.header, description: me.header_description ?? '' },
+        });
         setLoaded(true);
       })
       .catch((err: Error) => setError(err.message));
@@ -61,19 +64,28 @@ export function ProfileEditor({ onDone }: { onDone: () => void }) {
       const kept = fields.filter((f) => f.name.trim() || f.value.trim());
       await request('/api/v1/accounts/update_credentials', {
         method: 'PATCH',
-        body: { display_name: name, note, locked, fields_attributes: kept.length ? kept : '', avatar_description: images.avatar.description, header_description: images.header.description },
+        body: {
+          display_name: name,
+          note,
+          locked,
+          fields_attributes: kept.length ? kept : '',
+          avatar_description: images.avatar.description,
+          header_description: images.header.description,
+        },
       });
       // New pictures go as files (multipart), once the text is accepted.
       const files = new FormData();
       for (const field of IMAGE_FIELDS) if (images[field].file) files.append(field, images[field].file!);
-      if ([...files.keys()].length > 0) await request('/api/v1/accounts/update_credentials', { method: 'PATCH', body: files });
+      if ([...files.keys()].length > 0)
+        await request('/api/v1/accounts/update_credentials', { method: 'PATCH', body: files });
       await restore();
       onDone();
     } catch (err) {
       setError((err as Error).message);
     }
   };
-  const setField = (i: number, patch: Partial<{ name: string; value: string }>) => setFields(fields.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  const setField = (i: number, patch: Partial<{ name: string; value: string }>) =>
+    setFields(fields.map((f, j) => (j === i ? { ...f, ...patch } : f)));
   if (!loaded) return <FormError message={error} />;
   return (
     <form aria-label="Edit profile" onSubmit={(e) => void save(e)}>
@@ -86,10 +98,16 @@ export function ProfileEditor({ onDone }: { onDone: () => void }) {
         <textarea value={note} maxLength={500} rows={3} onChange={(e) => setNote(e.target.value)} />
       </label>
       <label>
-        <input type="checkbox" checked={locked} onChange={(e) => setLocked(e.target.checked)} /> Approve followers by hand (a locked account)
+        <input type="checkbox" checked={locked} onChange={(e) => setLocked(e.target.checked)} /> Approve followers by
+        hand (a locked account)
       </label>
       {IMAGE_FIELDS.map((field) => (
-        <ImagePicker key={field} field={field} choice={images[field]} onChange={(choice) => setImages({ ...images, [field]: choice })} />
+        <ImagePicker
+          key={field}
+          field={field}
+          choice={images[field]}
+          onChange={(choice) => setImages({ ...images, [field]: choice })}
+        />
       ))}
       <fieldset>
         <legend>Profile fields</legend>
@@ -103,7 +121,11 @@ export function ProfileEditor({ onDone }: { onDone: () => void }) {
               Content {i + 1}
               <input value={f.value} maxLength={255} onChange={(e) => setField(i, { value: e.target.value })} />
             </label>
-            <button type="button" onClick={() => setFields(fields.filter((_, j) => j !== i))} aria-label={`Remove field ${i + 1}`}>
+            <button
+              type="button"
+              onClick={() => setFields(fields.filter((_, j) => j !== i))}
+              aria-label={`Remove field ${i + 1}`}
+            >
               Remove
             </button>
           </div>
@@ -128,14 +150,25 @@ export function ProfileEditor({ onDone }: { onDone: () => void }) {
 }
 
 /** One profile picture: the current one (or the new one's preview), a file to replace it, and its description. */
-function ImagePicker({ field, choice, onChange }: { field: ImageField; choice: ImageChoice; onChange: (choice: ImageChoice) => void }) {
+function ImagePicker({
+  field,
+  choice,
+  onChange,
+}: {
+  field: ImageField;
+  choice: ImageChoice;
+  onChange: (choice: ImageChoice) => void;
+}) {
   const { label, size } = IMAGE_LABELS[field];
   const [problem, setProblem] = useState<string | null>(null);
   // A chosen file's preview address is freed once another replaces it or the form closes.
   const preview = choice.file ? choice.shown : null;
-  useEffect(() => () => {
-    if (preview) URL.revokeObjectURL(preview);
-  }, [preview]);
+  useEffect(
+    () => () => {
+      if (preview) URL.revokeObjectURL(preview);
+    },
+    [preview],
+  );
   const pick = (file: File | undefined) => {
     setProblem(null);
     if (!file) return;
@@ -145,14 +178,29 @@ function ImagePicker({ field, choice, onChange }: { field: ImageField; choice: I
   return (
     <fieldset className={`image-picker ${field}`}>
       <legend>{label}</legend>
-      {choice.shown && <img src={choice.shown} alt={choice.description || `${label} (no description)`} className={field === 'avatar' ? 'avatar-preview' : 'header-preview'} />}
+      {choice.shown && (
+        <img
+          src={choice.shown}
+          alt={choice.description || `${label} (no description)`}
+          className={field === 'avatar' ? 'avatar-preview' : 'header-preview'}
+        />
+      )}
       <label>
         Choose a new {label.toLowerCase()} <span className="muted">(JPEG, PNG, GIF or WebP, cropped to {size})</span>
-        <input type="file" accept="image/jpeg,image/png,image/gif,image/webp" onChange={(e) => pick(e.target.files?.[0])} />
+        <input
+          type="file"
+          accept="image/jpeg,image/png,image/gif,image/webp"
+          onChange={(e) => pick(e.target.files?.[0])}
+        />
       </label>
       <label>
         {label} description
-        <input value={choice.description} maxLength={1500} onChange={(e) => onChange({ ...choice, description: e.target.value })} placeholder="For people who cannot see it" />
+        <input
+          value={choice.description}
+          maxLength={1500}
+          onChange={(e) => onChange({ ...choice, description: e.target.value })}
+          placeholder="For people who cannot see it"
+        />
       </label>
       <FormError message={problem} />
     </fieldset>

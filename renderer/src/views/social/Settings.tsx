@@ -24,7 +24,13 @@ function PostingDefaultsForm() {
   return <PostingDefaultsEditor source={account.source ?? {}} languages={languages ?? []} />;
 }
 
-function PostingDefaultsEditor({ source, languages }: { source: Partial<PostingDefaults>; languages: { code: string; name: string }[] }) {
+function PostingDefaultsEditor({
+  source,
+  languages,
+}: {
+  source: Partial<PostingDefaults>;
+  languages: { code: string; name: string }[];
+}) {
   const { request } = useSocialClient();
   const [privacy, setPrivacy] = useState(source.privacy ?? 'public');
   const [sensitive, setSensitive] = useState(source.sensitive ?? false);
@@ -32,16 +38,21 @@ function PostingDefaultsEditor({ source, languages }: { source: Partial<PostingD
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const edited = <T,>(set: (v: T) => void) => (v: T) => {
-    set(v);
-    setSaved(false);
-  };
+  const edited =
+    <T,>(set: (v: T) => void) =>
+    (v: T) => {
+      set(v);
+      setSaved(false);
+    };
   const save = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const me = await request<CredentialAccount>('/api/v1/accounts/update_credentials', { method: 'PATCH', body: { source: { privacy, sensitive, language } } });
+      const me = await request<CredentialAccount>('/api/v1/accounts/update_credentials', {
+        method: 'PATCH',
+        body: { source: { privacy, sensitive, language } },
+      });
       // The compose form starts from the signed-in account's defaults: it follows at once.
       useSocialClient.setState({ me });
       setSaved(true);
@@ -64,7 +75,8 @@ function PostingDefaultsEditor({ source, languages }: { source: Partial<PostingD
         </select>
       </label>
       <label className="checkbox">
-        <input type="checkbox" checked={sensitive} onChange={(e) => edited(setSensitive)(e.target.checked)} /> Mark media as sensitive by default
+        <input type="checkbox" checked={sensitive} onChange={(e) => edited(setSensitive)(e.target.checked)} /> Mark
+        media as sensitive by default
       </label>
       <label>
         Default posting language
@@ -100,10 +112,16 @@ function ReadingChoicesForm() {
       <legend>Reading in this client</legend>
       <p className="muted">Kept in this browser.</p>
       <label className="checkbox">
-        <input type="checkbox" checked={expandWarnings} onChange={(e) => change({ expandWarnings: e.target.checked })} /> Open posts with content warnings
+        <input
+          type="checkbox"
+          checked={expandWarnings}
+          onChange={(e) => change({ expandWarnings: e.target.checked })}
+        />{' '}
+        Open posts with content warnings
       </label>
       <label className="checkbox">
-        <input type="checkbox" checked={showSensitive} onChange={(e) => change({ showSensitive: e.target.checked })} /> Show sensitive media without asking
+        <input type="checkbox" checked={showSensitive} onChange={(e) => change({ showSensitive: e.target.checked })} />{' '}
+        Show sensitive media without asking
       </label>
     </fieldset>
   );

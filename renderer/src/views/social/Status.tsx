@@ -25,7 +25,8 @@ function PollView({ poll: initial }: { poll: SocialPoll }) {
               {o.title}
               {poll.own_votes?.includes(i) ? ' ✓' : ''}
             </span>{' '}
-            <meter min={0} max={total} value={o.votes_count ?? 0} aria-label={o.title} /> <span className="muted">{Math.round(((o.votes_count ?? 0) / total) * 100)}%</span>
+            <meter min={0} max={total} value={o.votes_count ?? 0} aria-label={o.title} />{' '}
+            <span className="muted">{Math.round(((o.votes_count ?? 0) / total) * 100)}%</span>
           </li>
         ))}
         <li className="muted">
@@ -50,7 +51,9 @@ function PollView({ poll: initial }: { poll: SocialPoll }) {
             type={poll.multiple ? 'checkbox' : 'radio'}
             name={`poll-${poll.id}`}
             checked={chosen.includes(i)}
-            onChange={(e) => setChosen(poll.multiple ? (e.target.checked ? [...chosen, i] : chosen.filter((c) => c !== i)) : [i])}
+            onChange={(e) =>
+              setChosen(poll.multiple ? (e.target.checked ? [...chosen, i] : chosen.filter((c) => c !== i)) : [i])
+            }
           />{' '}
           {o.title}
         </label>
@@ -84,7 +87,12 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   if (shown.deleted) return null;
   if (warning && !revealed) {
     return (
-      <article className="status filtered" tabIndex={-1} aria-label={`Filtered post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
+      <article
+        className="status filtered"
+        tabIndex={-1}
+        aria-label={`Filtered post by ${shown.account.display_name || shown.account.username}`}
+        data-status-id={shown.id}
+      >
         <p className="muted">
           Filtered: {warning.filter.title}{' '}
           <button type="button" onClick={() => setRevealed(true)}>
@@ -96,7 +104,12 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
   }
   return (
     // Focusable, so the keyboard can move between posts (j/k) and act on the one in focus.
-    <article className="status" tabIndex={-1} aria-label={`Post by ${shown.account.display_name || shown.account.username}`} data-status-id={shown.id}>
+    <article
+      className="status"
+      tabIndex={-1}
+      aria-label={`Post by ${shown.account.display_name || shown.account.username}`}
+      data-status-id={shown.id}
+    >
       {status.reblog && <p className="muted">{status.account.display_name || status.account.username} boosted</p>}
       <header>
         <img src={shown.account.avatar} alt="" width={40} height={40} />
@@ -112,7 +125,13 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
         {shown.edited_at && (
           <>
             {' '}
-            <button type="button" className="link muted" aria-expanded={history} onClick={() => setHistory(!history)} title={`Edited ${new Date(shown.edited_at).toLocaleString()}`}>
+            <button
+              type="button"
+              className="link muted"
+              aria-expanded={history}
+              onClick={() => setHistory(!history)}
+              title={`Edited ${new Date(shown.edited_at).toLocaleString()}`}
+            >
               · edited
             </button>
           </>
@@ -129,14 +148,22 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
       ) : null}
       {/* Content is HTML the server formatted (local) or sanitized on receipt (remote). */}
       {(!shown.spoiler_text || open) && <div className="content" dangerouslySetInnerHTML={{ __html: shown.content }} />}
-      {(shown.media_attachments?.length ?? 0) > 0 && <MediaList status={shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown} showSensitive={reading.showSensitive && !shown.filtered?.some((f) => f.filter.filter_action === 'blur')} />}
+      {(shown.media_attachments?.length ?? 0) > 0 && (
+        <MediaList
+          status={
+            shown.filtered?.some((f) => f.filter.filter_action === 'blur') ? { ...shown, sensitive: true } : shown
+          }
+          showSensitive={reading.showSensitive && !shown.filtered?.some((f) => f.filter.filter_action === 'blur')}
+        />
+      )}
       {shown.poll && <PollView poll={shown.poll} />}
       {shown.quote && <QuotedPost quote={shown.quote} onOpen={onOpen} />}
       {shown.card && !shown.quote && <LinkCard card={shown.card} />}
       {shown.in_reply_to_id && onOpen && (
         <p className="muted">
           <button type="button" className="link muted" onClick={() => onOpen(shown.id)}>
-            In reply to {shown.in_reply_to_account_id === shown.account.id ? 'themself' : 'a post'}: show the conversation
+            In reply to {shown.in_reply_to_account_id === shown.account.id ? 'themself' : 'a post'}: show the
+            conversation
           </button>
         </p>
       )}
@@ -147,7 +174,9 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
 
 /** Every version of an edited post, newest first (Mastodon's status history). */
 function EditHistory({ id }: { id: string }) {
-  const { data: versions, error } = useResource<{ content: string; spoiler_text: string; created_at: string }[]>(`/api/v1/statuses/${id}/history`);
+  const { data: versions, error } = useResource<{ content: string; spoiler_text: string; created_at: string }[]>(
+    `/api/v1/statuses/${id}/history`,
+  );
   return (
     <section className="edit-history" aria-label="Edit history">
       <FormError message={error} />

@@ -12,11 +12,26 @@ function repliesTo(parent: string, descendants: SocialStatus[]): SocialStatus[] 
 }
 
 /** One post's replies, each followed by its own, indented up to MAX_DEPTH. */
-function Replies({ parent, descendants, depth, onOpen, onProfile }: { parent: SocialStatus; descendants: SocialStatus[]; depth: number; onOpen: (id: string) => void; onProfile: (accountId: string) => void }) {
+function Replies({
+  parent,
+  descendants,
+  depth,
+  onOpen,
+  onProfile,
+}: {
+  parent: SocialStatus;
+  descendants: SocialStatus[];
+  depth: number;
+  onOpen: (id: string) => void;
+  onProfile: (accountId: string) => void;
+}) {
   const replies = repliesTo(parent.id, descendants);
   if (replies.length === 0) return null;
   return (
-    <ul className={depth < MAX_DEPTH ? 'replies nested' : 'replies'} aria-label={`Replies to ${parent.account.display_name || parent.account.username}`}>
+    <ul
+      className={depth < MAX_DEPTH ? 'replies nested' : 'replies'}
+      aria-label={`Replies to ${parent.account.display_name || parent.account.username}`}
+    >
       {replies.map((s) => (
         <li key={s.id}>
           <StatusItem status={s} onOpen={onOpen} onProfile={onProfile} />
@@ -28,9 +43,23 @@ function Replies({ parent, descendants, depth, onOpen, onProfile }: { parent: So
 }
 
 /** A status with the posts above it, its replies nested below it, and a reply form. */
-export function Thread({ id, onClose, onOpen, onProfile }: { id: string; onClose: () => void; onOpen: (id: string) => void; onProfile: (accountId: string) => void }) {
+export function Thread({
+  id,
+  onClose,
+  onOpen,
+  onProfile,
+}: {
+  id: string;
+  onClose: () => void;
+  onOpen: (id: string) => void;
+  onProfile: (accountId: string) => void;
+}) {
   const { request } = useSocialClient();
-  const [thread, setThread] = useState<{ ancestors: SocialStatus[]; status: SocialStatus; descendants: SocialStatus[] } | null>(null);
+  const [thread, setThread] = useState<{
+    ancestors: SocialStatus[];
+    status: SocialStatus;
+    descendants: SocialStatus[];
+  } | null>(null);
   const [reply, setReply] = useState('');
   const [error, setError] = useState<string | null>(null);
   const focused = useRef<HTMLDivElement>(null);
@@ -40,7 +69,10 @@ export function Thread({ id, onClose, onOpen, onProfile }: { id: string; onClose
   }, [thread?.status.id, id]);
   const load = useCallback(async () => {
     try {
-      const [status, context] = await Promise.all([request<SocialStatus>(`/api/v1/statuses/${id}`), request<{ ancestors: SocialStatus[]; descendants: SocialStatus[] }>(`/api/v1/statuses/${id}/context`)]);
+      const [status, context] = await Promise.all([
+        request<SocialStatus>(`/api/v1/statuses/${id}`),
+        request<{ ancestors: SocialStatus[]; descendants: SocialStatus[] }>(`/api/v1/statuses/${id}/context`),
+      ]);
       setThread({ status, ...context });
     } catch (err) {
       setError((err as Error).message);
@@ -54,8 +86,16 @@ export function Thread({ id, onClose, onOpen, onProfile }: { id: string; onClose
     if (!thread) return;
     setError(null);
     try {
-      const mention = thread.status.account.acct === useSocialClient.getState().me?.acct ? '' : `@${thread.status.account.acct} `;
-      await request('/api/v1/statuses', { method: 'POST', body: { status: `${mention}${reply}`, in_reply_to_id: thread.status.id, visibility: thread.status.visibility === 'public' ? 'public' : thread.status.visibility } });
+      const mention =
+        thread.status.account.acct === useSocialClient.getState().me?.acct ? '' : `@${thread.status.account.acct} `;
+      await request('/api/v1/statuses', {
+        method: 'POST',
+        body: {
+          status: `${mention}${reply}`,
+          in_reply_to_id: thread.status.id,
+          visibility: thread.status.visibility === 'public' ? 'public' : thread.status.visibility,
+        },
+      });
       setReply('');
       await load();
     } catch (err) {
@@ -86,10 +126,19 @@ export function Thread({ id, onClose, onOpen, onProfile }: { id: string; onClose
               Reply
             </button>
           </form>
-          <Replies parent={thread.status} descendants={thread.descendants} depth={1} onOpen={onOpen} onProfile={onProfile} />
+          <Replies
+            parent={thread.status}
+            descendants={thread.descendants}
+            depth={1}
+            onOpen={onOpen}
+            onProfile={onProfile}
+          />
           {/* Replies whose parent is not visible to this reader still show, at the end. */}
           {thread.descendants
-            .filter((s) => s.in_reply_to_id !== thread.status.id && !thread.descendants.some((d) => d.id === s.in_reply_to_id))
+            .filter(
+              (s) =>
+                s.in_reply_to_id !== thread.status.id && !thread.descendants.some((d) => d.id === s.in_reply_to_id),
+            )
             .map((s) => (
               <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
             ))}

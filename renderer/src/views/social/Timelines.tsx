@@ -45,7 +45,11 @@ export function Notifications() {
           </button>
         ))}
       </div>
-      {notifications.length === 0 ? <Empty>{filter === 'All' ? 'No notifications yet.' : `No ${filter.toLowerCase()} yet.`}</Empty> : <NotificationList />}
+      {notifications.length === 0 ? (
+        <Empty>{filter === 'All' ? 'No notifications yet.' : `No ${filter.toLowerCase()} yet.`}</Empty>
+      ) : (
+        <NotificationList />
+      )}
     </>
   );
 }
@@ -64,7 +68,12 @@ function NotificationList() {
               <strong>{who}</strong>
               {others > 0 ? ` and ${others} ${others === 1 ? 'other' : 'others'}` : ''} {WHAT[n.type] ?? n.type}
             </p>
-            {n.status && <div className="content muted" dangerouslySetInnerHTML={{ __html: (n.status.reblog ?? n.status).content }} />}
+            {n.status && (
+              <div
+                className="content muted"
+                dangerouslySetInnerHTML={{ __html: (n.status.reblog ?? n.status).content }}
+              />
+            )}
           </li>
         );
       })}
@@ -73,8 +82,17 @@ function NotificationList() {
 }
 
 /** A list of posts read page by page, following the server's Link header (timelines, bookmarks, favourites), under its heading. */
-export function PagedStatuses({ title, path, empty, live, onOpen, onProfile }: { title: string; path: string; empty: string; live?: LiveStream } & Navigate) {
-  return <StatusPages heading label={title} path={path} empty={empty} live={live} onOpen={onOpen} onProfile={onProfile} />;
+export function PagedStatuses({
+  title,
+  path,
+  empty,
+  live,
+  onOpen,
+  onProfile,
+}: { title: string; path: string; empty: string; live?: LiveStream } & Navigate) {
+  return (
+    <StatusPages heading label={title} path={path} empty={empty} live={live} onOpen={onOpen} onProfile={onProfile} />
+  );
 }
 
 /** The public timelines: this server's posts (local) or every post it knows (federated). */

@@ -40,11 +40,13 @@ function load(): ReadingChoices {
 }
 
 /** This client's own reading choices, kept in this browser (not on the server: another app reads differently). */
-export const useReadingChoices = create<ReadingChoices & { change(patch: Partial<ReadingChoices>): void }>((set, get) => ({
-  ...load(),
-  change(patch) {
-    set(patch);
-    const { expandWarnings, showSensitive } = get();
-    localStorage.setItem(KEY, JSON.stringify({ expandWarnings, showSensitive }));
-  },
-}));
+export const useReadingChoices = create<ReadingChoices & { change(patch: Partial<ReadingChoices>): void }>(
+  (set, get) => ({
+    ...load(),
+    change(patch) {
+      set(patch);
+      const { expandWarnings, showSensitive } = get();
+      localStorage.setItem(KEY, JSON.stringify({ expandWarnings, showSensitive }));
+    },
+  }),
+);

@@ -20,7 +20,9 @@ export function useContentLinks(onTag: (name: string) => void, onProfile: (id: s
       const found = status.mentions?.find((m) => m.url === link.href);
       if (found) return found.id;
     }
-    const results = await request<{ accounts: { id: string }[] }>(`/api/v2/search?type=accounts&resolve=true&limit=1&q=${encodeURIComponent(link.href)}`);
+    const results = await request<{ accounts: { id: string }[] }>(
+      `/api/v2/search?type=accounts&resolve=true&limit=1&q=${encodeURIComponent(link.href)}`,
+    );
     return results.accounts[0]?.id ?? null;
   };
   return (e: MouseEvent) => {

@@ -32,12 +32,30 @@ export function usePagedList<T>(path: string) {
     void load(path);
   }, [load, path]);
   /** Puts newer items (that arrived live) on top, leaving out any already shown. */
-  const prepend = useCallback((newer: T[], idOf: (item: T) => string) => setItems((list) => [...newer.filter((n) => !list.some((i) => idOf(i) === idOf(n))), ...list]), []);
+  const prepend = useCallback(
+    (newer: T[], idOf: (item: T) => string) =>
+      setItems((list) => [...newer.filter((n) => !list.some((i) => idOf(i) === idOf(n))), ...list]),
+    [],
+  );
   return { items, loaded, error, more: next ? () => load(next) : null, reload: () => load(path), prepend };
 }
 
 /** The loading, error and "more" parts every paged list shows around its items. */
-export function PagedListState({ loaded, error, count, empty, more, moreLabel }: { loaded: boolean; error: string | null; count: number; empty: string; more: (() => void) | null; moreLabel: string }) {
+export function PagedListState({
+  loaded,
+  error,
+  count,
+  empty,
+  more,
+  moreLabel,
+}: {
+  loaded: boolean;
+  error: string | null;
+  count: number;
+  empty: string;
+  more: (() => void) | null;
+  moreLabel: string;
+}) {
   return (
     <>
       <FormError message={error} />
@@ -85,7 +103,15 @@ export function LoadMore({ load, label }: { load: () => Promise<void> | void; la
  * Posts read page by page (a timeline, a profile's tab, a hashtag), with its loading, empty and error states;
  * `heading` shows the label as the list's heading.
  */
-export function StatusPages({ path, label, heading = false, empty, live = null, onOpen, onProfile }: { path: string; label: string; heading?: boolean; empty: string; live?: LiveStream | null } & Navigate) {
+export function StatusPages({
+  path,
+  label,
+  heading = false,
+  empty,
+  live = null,
+  onOpen,
+  onProfile,
+}: { path: string; label: string; heading?: boolean; empty: string; live?: LiveStream | null } & Navigate) {
   const { items, loaded, error, more, prepend } = usePagedList<SocialStatus>(path);
   // Live timelines hold new posts behind a button, as home does, so the list never jumps while read.
   const { connected, incoming, deleted, take } = useLiveTimeline(live);
@@ -100,10 +126,19 @@ export function StatusPages({ path, label, heading = false, empty, live = null, 
           {fresh.length === 1 ? '1 new post' : `${fresh.length} new posts`}
         </button>
       )}
-      {items.filter((s) => !deleted.has(s.id) && !(s.reblog && deleted.has(s.reblog.id))).map((s) => (
-        <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
-      ))}
-      <PagedListState loaded={loaded} error={error} count={items.length} empty={empty} more={more} moreLabel="Load older posts" />
+      {items
+        .filter((s) => !deleted.has(s.id) && !(s.reblog && deleted.has(s.reblog.id)))
+        .map((s) => (
+          <StatusItem key={s.id} status={s} onOpen={onOpen} onProfile={onProfile} />
+        ))}
+      <PagedListState
+        loaded={loaded}
+        error={error}
+        count={items.length}
+        empty={empty}
+        more={more}
+        moreLabel="Load older posts"
+      />
     </section>
   );
 }

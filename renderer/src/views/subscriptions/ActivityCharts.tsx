@@ -7,8 +7,18 @@ export function ActivityCharts({ activity, groups = true }: { activity: Activity
   const lagKeys = groups ? [...new Set(activity.flatMap((a) => Object.keys(a.lag)))].sort() : [];
   return (
     <div className="charts" aria-label="Activity over the last five minutes" role="group">
-      <LineChart title="Events written" points={activity.map((a) => ({ at: a.at, value: a.writtenPerSecond }))} windowMs={ACTIVITY_WINDOW_MS} format={(v) => formatRate(v)} />
-      <LineChart title="Deliveries" points={activity.map((a) => ({ at: a.at, value: a.deliveredPerSecond }))} windowMs={ACTIVITY_WINDOW_MS} format={(v) => formatRate(v)} />
+      <LineChart
+        title="Events written"
+        points={activity.map((a) => ({ at: a.at, value: a.writtenPerSecond }))}
+        windowMs={ACTIVITY_WINDOW_MS}
+        format={(v) => formatRate(v)}
+      />
+      <LineChart
+        title="Deliveries"
+        points={activity.map((a) => ({ at: a.at, value: a.deliveredPerSecond }))}
+        windowMs={ACTIVITY_WINDOW_MS}
+        format={(v) => formatRate(v)}
+      />
       {lagKeys.map((key) => (
         <LineChart
           key={key}

@@ -26,13 +26,23 @@ const NUMBER_FIELDS = [
 ] as const;
 
 /** Create a group, or edit one's settings (saving restarts it from its checkpoint and reconnects its consumers). */
-export function GroupFormPage({ mode, stream: fixedStream, group: fixedGroup }: { mode: 'create' | 'edit'; stream?: string; group?: string }) {
+export function GroupFormPage({
+  mode,
+  stream: fixedStream,
+  group: fixedGroup,
+}: {
+  mode: 'create' | 'edit';
+  stream?: string;
+  group?: string;
+}) {
   const navigate = useRouter((r) => r.navigate);
   const query = useRouter((r) => r.query);
   const [stream, setStream] = useState(fixedStream ?? query.stream ?? '');
   const [group, setGroup] = useState(fixedGroup ?? '');
   const [settings, setSettings] = useState<UiGroupSettings>(DEFAULT_GROUP_SETTINGS);
-  const [text, setText] = useState<Record<string, string>>(() => Object.fromEntries(NUMBER_FIELDS.map((k) => [k, String(DEFAULT_GROUP_SETTINGS[k])])));
+  const [text, setText] = useState<Record<string, string>>(() =>
+    Object.fromEntries(NUMBER_FIELDS.map((k) => [k, String(DEFAULT_GROUP_SETTINGS[k])])),
+  );
   const [startKind, setStartKind] = useState<'beginning' | 'new' | 'number'>('beginning');
   const [startNumber, setStartNumber] = useState('0');
   const [loading, setLoading] = useState(mode === 'edit');
@@ -112,33 +122,73 @@ export function GroupFormPage({ mode, stream: fixedStream, group: fixedGroup }: 
         <Loading />
       ) : (
         <form className="form" onSubmit={submit} noValidate>
-          {mode === 'edit' && <p className="muted">Saving restarts the group from its last checkpoint; connected consumers are disconnected and reconnect.</p>}
+          {mode === 'edit' && (
+            <p className="muted">
+              Saving restarts the group from its last checkpoint; connected consumers are disconnected and reconnect.
+            </p>
+          )}
           <div className="form-grid">
             <label>
               Stream
-              <input value={stream} onChange={(e) => setStream(e.target.value)} disabled={mode === 'edit'} placeholder="order-1234 or $ce-order" required autoFocus={mode === 'create'} />
+              <input
+                value={stream}
+                onChange={(e) => setStream(e.target.value)}
+                disabled={mode === 'edit'}
+                placeholder="order-1234 or $ce-order"
+                required
+                autoFocus={mode === 'create'}
+              />
             </label>
             <label>
               Group name
-              <input value={group} onChange={(e) => setGroup(e.target.value)} disabled={mode === 'edit'} placeholder="billing" required />
+              <input
+                value={group}
+                onChange={(e) => setGroup(e.target.value)}
+                disabled={mode === 'edit'}
+                placeholder="billing"
+                required
+              />
             </label>
           </div>
           <fieldset className="choices">
             <legend>Start from (when the group has no checkpoint)</legend>
             <label className="choice">
-              <input type="radio" name="start" checked={startKind === 'beginning'} onChange={() => setStartKind('beginning')} /> The beginning of the stream
+              <input
+                type="radio"
+                name="start"
+                checked={startKind === 'beginning'}
+                onChange={() => setStartKind('beginning')}
+              />{' '}
+              The beginning of the stream
             </label>
             <label className="choice">
-              <input type="radio" name="start" checked={startKind === 'new'} onChange={() => setStartKind('new')} /> Only events written from now on
+              <input type="radio" name="start" checked={startKind === 'new'} onChange={() => setStartKind('new')} />{' '}
+              Only events written from now on
             </label>
             <label className="choice">
-              <input type="radio" name="start" checked={startKind === 'number'} onChange={() => setStartKind('number')} /> Event number
-              <input aria-label="Start from event number" inputMode="numeric" value={startNumber} onChange={(e) => setStartNumber(e.target.value)} onFocus={() => setStartKind('number')} size={8} />
+              <input
+                type="radio"
+                name="start"
+                checked={startKind === 'number'}
+                onChange={() => setStartKind('number')}
+              />{' '}
+              Event number
+              <input
+                aria-label="Start from event number"
+                inputMode="numeric"
+                value={startNumber}
+                onChange={(e) => setStartNumber(e.target.value)}
+                onFocus={() => setStartKind('number')}
+                size={8}
+              />
             </label>
           </fieldset>
           <label>
             Consumer strategy
-            <select value={settings.consumerStrategy} onChange={(e) => setSettings({ ...settings, consumerStrategy: e.target.value })}>
+            <select
+              value={settings.consumerStrategy}
+              onChange={(e) => setSettings({ ...settings, consumerStrategy: e.target.value })}
+            >
               {STRATEGIES.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.label}
@@ -148,20 +198,43 @@ export function GroupFormPage({ mode, stream: fixedStream, group: fixedGroup }: 
           </label>
           <div className="form-grid">
             {NUMBER_FIELDS.map((k) => (
-              <Field key={k} label={`${SETTING_LABELS[k].label}${SETTING_LABELS[k].unit ? ` (${SETTING_LABELS[k].unit})` : ''}`} help={SETTING_LABELS[k].help}>
-                {(p) => <input {...p} inputMode="numeric" value={text[k]} onChange={(e) => setText({ ...text, [k]: e.target.value })} />}
+              <Field
+                key={k}
+                label={`${SETTING_LABELS[k].label}${SETTING_LABELS[k].unit ? ` (${SETTING_LABELS[k].unit})` : ''}`}
+                help={SETTING_LABELS[k].help}
+              >
+                {(p) => (
+                  <input
+                    {...p}
+                    inputMode="numeric"
+                    value={text[k]}
+                    onChange={(e) => setText({ ...text, [k]: e.target.value })}
+                  />
+                )}
               </Field>
             ))}
           </div>
           <label className="checkbox">
-            <input type="checkbox" checked={settings.resolveLinkTos} onChange={(e) => setSettings({ ...settings, resolveLinkTos: e.target.checked })} /> Resolve links ($&gt; events deliver
-            their target)
+            <input
+              type="checkbox"
+              checked={settings.resolveLinkTos}
+              onChange={(e) => setSettings({ ...settings, resolveLinkTos: e.target.checked })}
+            />{' '}
+            Resolve links ($&gt; events deliver their target)
           </label>
           <label className="checkbox">
-            <input type="checkbox" checked={settings.extraStatistics} onChange={(e) => setSettings({ ...settings, extraStatistics: e.target.checked })} /> Record extra statistics
+            <input
+              type="checkbox"
+              checked={settings.extraStatistics}
+              onChange={(e) => setSettings({ ...settings, extraStatistics: e.target.checked })}
+            />{' '}
+            Record extra statistics
           </label>
           <FormFooter error={error}>
-            <Link className="button" to={mode === 'create' ? routePath('subscriptions') : groupRoute(fixedStream!, fixedGroup!)}>
+            <Link
+              className="button"
+              to={mode === 'create' ? routePath('subscriptions') : groupRoute(fixedStream!, fixedGroup!)}
+            >
               Cancel
             </Link>
             <button type="submit" className="primary" disabled={busy}>

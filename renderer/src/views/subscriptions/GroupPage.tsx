@@ -1,7 +1,21 @@
 import { useEffect, useState } from 'react';
 import type { UiGroupSettings } from '../../api/types.ts';
 import { EventTable, streamPath } from '../../components/EventTable.tsx';
-import { Badge, Dialog, Empty, ErrorState, formatNumber, formatRate, FormFooter, Link, Loading, Notice, numeric, Pager, TableHead } from '../../components/ui.tsx';
+import {
+  Badge,
+  Dialog,
+  Empty,
+  ErrorState,
+  formatNumber,
+  formatRate,
+  FormFooter,
+  Link,
+  Loading,
+  Notice,
+  numeric,
+  Pager,
+  TableHead,
+} from '../../components/ui.tsx';
 import { useGroup } from '../../stores/group.ts';
 import { groupRow } from '../../stores/monitor.ts';
 import { routePath, useRouter } from '../../stores/router.ts';
@@ -9,10 +23,17 @@ import { pageMoves } from '../../stores/stream.ts';
 import { catchUpText, groupRoute, statusTone } from './Overview.tsx';
 
 export const SETTING_LABELS: Record<keyof UiGroupSettings, { label: string; help: string; unit?: string }> = {
-  startFrom: { label: 'Start from', help: 'First event number when there is no checkpoint; -1 means only events written after the group starts' },
+  startFrom: {
+    label: 'Start from',
+    help: 'First event number when there is no checkpoint; -1 means only events written after the group starts',
+  },
   resolveLinkTos: { label: 'Resolve links', help: 'Deliver the target of $> link events instead of the link' },
   consumerStrategy: { label: 'Consumer strategy', help: 'How events are shared between connected consumers' },
-  messageTimeoutMs: { label: 'Message timeout', help: 'An event not acknowledged within this time is retried (0 = never)', unit: 'ms' },
+  messageTimeoutMs: {
+    label: 'Message timeout',
+    help: 'An event not acknowledged within this time is retried (0 = never)',
+    unit: 'ms',
+  },
   maxRetryCount: { label: 'Max retry count', help: 'Retries before an event is parked' },
   checkpointAfterMs: { label: 'Checkpoint after', help: 'Write a checkpoint at most this often', unit: 'ms' },
   minCheckpointCount: { label: 'Min checkpoint count', help: 'Processed events needed before a timed checkpoint' },
@@ -33,7 +54,12 @@ function settingValue(key: keyof UiGroupSettings, v: UiGroupSettings[keyof UiGro
   return `${typeof v === 'number' ? v.toLocaleString() : v}${unit ? ` ${unit}` : ''}`;
 }
 
-const PARKED_TITLES = { first: 'oldest parked messages', previous: 'older', next: 'newer', last: 'newest parked messages' } as const;
+const PARKED_TITLES = {
+  first: 'oldest parked messages',
+  previous: 'older',
+  next: 'newer',
+  last: 'newest parked messages',
+} as const;
 
 /** One persistent group: statistics (live), every setting, consumers, parked messages with replay, edit and delete. */
 export function GroupPage({ stream, group }: { stream: string; group: string }) {
@@ -71,7 +97,11 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
     try {
       const replayed = await g.replay(n);
       setReplaying(false);
-      setNotice(replayed === null ? 'Replay started.' : `Replayed ${replayed} parked ${replayed === 1 ? 'message' : 'messages'}.`);
+      setNotice(
+        replayed === null
+          ? 'Replay started.'
+          : `Replayed ${replayed} parked ${replayed === 1 ? 'message' : 'messages'}.`,
+      );
     } catch (err) {
       setActionError((err as Error).message);
     } finally {
@@ -93,8 +123,8 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
   return (
     <section aria-labelledby="group-title" className="view">
       <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={routePath('subscriptions')}>Subscriptions</Link> <span aria-hidden="true">›</span> <Link to={streamPath(stream)}>{stream}</Link>{' '}
-        <span aria-hidden="true">›</span> <span>{group}</span>
+        <Link to={routePath('subscriptions')}>Subscriptions</Link> <span aria-hidden="true">›</span>{' '}
+        <Link to={streamPath(stream)}>{stream}</Link> <span aria-hidden="true">›</span> <span>{group}</span>
       </nav>
       <div className="view-header">
         <h1 id="group-title">
@@ -196,7 +226,8 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
               <div>
                 <dt>Buffers (read / live / retry)</dt>
                 <dd>
-                  {formatNumber(d.readBufferCount)} / {formatNumber(d.liveBufferCount)} / {formatNumber(d.retryBufferCount)}
+                  {formatNumber(d.readBufferCount)} / {formatNumber(d.liveBufferCount)} /{' '}
+                  {formatNumber(d.retryBufferCount)}
                 </dd>
               </div>
             </dl>
@@ -206,7 +237,18 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
             <h2 id="consumers-title">Connected consumers</h2>
             {d.connections.length ? (
               <table className="table" aria-label="Connected consumers">
-                <TableHead columns={['Connection', 'From', 'User', numeric('Rate'), numeric('Delivered'), numeric('Acked'), numeric('In flight'), numeric('Free slots')]} />
+                <TableHead
+                  columns={[
+                    'Connection',
+                    'From',
+                    'User',
+                    numeric('Rate'),
+                    numeric('Delivered'),
+                    numeric('Acked'),
+                    numeric('In flight'),
+                    numeric('Free slots'),
+                  ]}
+                />
                 <tbody>
                   {d.connections.map((c) => (
                     <tr key={c.id}>
@@ -245,7 +287,10 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
             <div className="section-header">
               <h2 id="parked-title">Parked messages</h2>
               <span className="muted">
-                stream <Link to={streamPath(`$persistentsubscription-${stream}::${group}-parked`)}>{`$persistentsubscription-${stream}::${group}-parked`}</Link>
+                stream{' '}
+                <Link
+                  to={streamPath(`$persistentsubscription-${stream}::${group}-parked`)}
+                >{`$persistentsubscription-${stream}::${group}-parked`}</Link>
               </span>
             </div>
             <div className="table-toolbar">
@@ -285,15 +330,27 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
       )}
 
       <Dialog open={replaying} title="Replay parked messages" onClose={() => setReplaying(false)}>
-        <p>Parked messages are delivered to the group's consumers again, oldest first. {d ? `${formatNumber(d.parkedCount)} are parked now.` : ''}</p>
+        <p>
+          Parked messages are delivered to the group's consumers again, oldest first.{' '}
+          {d ? `${formatNumber(d.parkedCount)} are parked now.` : ''}
+        </p>
         <fieldset className="choices">
           <legend>How many</legend>
           <label className="choice">
-            <input type="radio" name="replay-count" checked={replayAll} onChange={() => setReplayAll(true)} /> All parked messages
+            <input type="radio" name="replay-count" checked={replayAll} onChange={() => setReplayAll(true)} /> All
+            parked messages
           </label>
           <label className="choice">
-            <input type="radio" name="replay-count" checked={!replayAll} onChange={() => setReplayAll(false)} /> Only the oldest
-            <input aria-label="Number of parked messages to replay" inputMode="numeric" value={stopAt} onChange={(e) => setStopAt(e.target.value)} onFocus={() => setReplayAll(false)} size={6} />
+            <input type="radio" name="replay-count" checked={!replayAll} onChange={() => setReplayAll(false)} /> Only
+            the oldest
+            <input
+              aria-label="Number of parked messages to replay"
+              inputMode="numeric"
+              value={stopAt}
+              onChange={(e) => setStopAt(e.target.value)}
+              onFocus={() => setReplayAll(false)}
+              size={6}
+            />
           </label>
         </fieldset>
         <FormFooter error={actionError} onCancel={() => setReplaying(false)}>
@@ -304,8 +361,9 @@ export function GroupPage({ stream, group }: { stream: string; group: string }) 
       </Dialog>
       <Dialog open={deleting} title={`Delete group ${group}`} onClose={() => setDeleting(false)}>
         <p>
-          Deleting <strong>{group}</strong> disconnects its {d ? formatNumber(d.connectionCount) : ''} consumers, and removes its checkpoint and its {d ? formatNumber(d.parkedCount) : ''} parked
-          messages. The events in <code>{stream}</code> are not touched.
+          Deleting <strong>{group}</strong> disconnects its {d ? formatNumber(d.connectionCount) : ''} consumers, and
+          removes its checkpoint and its {d ? formatNumber(d.parkedCount) : ''} parked messages. The events in{' '}
+          <code>{stream}</code> are not touched.
         </p>
         <FormFooter error={actionError} onCancel={() => setDeleting(false)}>
           <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>

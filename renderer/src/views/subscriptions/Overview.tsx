@@ -1,11 +1,27 @@
 import { useEffect } from 'react';
 import { streamPath } from '../../components/EventTable.tsx';
-import { Badge, Empty, ErrorState, formatAge, formatBytes, formatDuration, formatNumber, formatRate, formatTime, Link, Loading, Notice, numeric, TableHead } from '../../components/ui.tsx';
+import {
+  Badge,
+  Empty,
+  ErrorState,
+  formatAge,
+  formatBytes,
+  formatDuration,
+  formatNumber,
+  formatRate,
+  formatTime,
+  Link,
+  Loading,
+  Notice,
+  numeric,
+  TableHead,
+} from '../../components/ui.tsx';
 import { groupsByStream, useMonitor, type GroupRow } from '../../stores/monitor.ts';
 import { routePath } from '../../stores/router.ts';
 import { ActivityCharts } from './ActivityCharts.tsx';
 
-export const groupRoute = (stream: string, group: string, ...more: string[]) => routePath('subscriptions', ['groups', stream, group, ...more]);
+export const groupRoute = (stream: string, group: string, ...more: string[]) =>
+  routePath('subscriptions', ['groups', stream, group, ...more]);
 
 export function statusTone(status: string): 'good' | 'warn' | 'bad' | 'neutral' {
   const s = status.toLowerCase();
@@ -26,7 +42,18 @@ function GroupTable({ stream, groups }: { stream: string; groups: GroupRow[] }) 
   return (
     <table className="table groups" aria-label={`Groups on ${stream}`}>
       <TableHead
-        columns={['Group', 'Status', numeric('Rate'), numeric('Last checkpoint'), numeric('Last known'), numeric('Behind'), numeric('Catch-up'), numeric('In flight'), numeric('Parked'), numeric('Connections')]}
+        columns={[
+          'Group',
+          'Status',
+          numeric('Rate'),
+          numeric('Last checkpoint'),
+          numeric('Last known'),
+          numeric('Behind'),
+          numeric('Catch-up'),
+          numeric('In flight'),
+          numeric('Parked'),
+          numeric('Connections'),
+        ]}
       />
       <tbody>
         {groups.map((g) => (
@@ -77,7 +104,11 @@ export function SubscriptionsOverview() {
       </p>
       {m.error && !firstLoad && <Notice kind="error">Could not refresh: {m.error}</Notice>}
       <ActivityCharts activity={m.activity} />
-      {!m.available && <Notice kind="warn">The subscription service is not running yet; persistent groups and live subscriptions appear once it is.</Notice>}
+      {!m.available && (
+        <Notice kind="warn">
+          The subscription service is not running yet; persistent groups and live subscriptions appear once it is.
+        </Notice>
+      )}
 
       {firstLoad && m.error ? (
         <ErrorState message={m.error} onRetry={() => void m.refresh()} />
@@ -91,7 +122,10 @@ export function SubscriptionsOverview() {
               groupsByStream(m.groups).map(({ stream, groups }) => (
                 <div key={stream} className="group-block">
                   <h3>
-                    <Link to={streamPath(stream)}>{stream}</Link> <span className="muted">({groups.length} {groups.length === 1 ? 'group' : 'groups'})</span>
+                    <Link to={streamPath(stream)}>{stream}</Link>{' '}
+                    <span className="muted">
+                      ({groups.length} {groups.length === 1 ? 'group' : 'groups'})
+                    </span>
                   </h3>
                   <GroupTable stream={stream} groups={groups} />
                 </div>
@@ -110,7 +144,17 @@ export function SubscriptionsOverview() {
             <h2 id="connections-title">Connected clients</h2>
             {m.connections && m.connections.length ? (
               <table className="table" aria-label="Connected clients">
-                <TableHead columns={['Connection', 'Address', 'User', 'Connected', numeric('Received'), numeric('Sent'), numeric('Pending send')]} />
+                <TableHead
+                  columns={[
+                    'Connection',
+                    'Address',
+                    'User',
+                    'Connected',
+                    numeric('Received'),
+                    numeric('Sent'),
+                    numeric('Pending send'),
+                  ]}
+                />
                 <tbody>
                   {m.connections.map((c) => (
                     <tr key={c.id}>
@@ -125,20 +169,29 @@ export function SubscriptionsOverview() {
                         {formatAge(c.connectedAt)} ago
                       </td>
                       <td className="num nowrap">
-                        {formatBytes(c.bytesReceived)} <span className="muted">({c.receiveRate === null ? '–' : `${formatBytes(Math.round(c.receiveRate))}/s`})</span>
+                        {formatBytes(c.bytesReceived)}{' '}
+                        <span className="muted">
+                          ({c.receiveRate === null ? '–' : `${formatBytes(Math.round(c.receiveRate))}/s`})
+                        </span>
                       </td>
                       <td className="num nowrap">
-                        {formatBytes(c.bytesSent)} <span className="muted">({c.sendRate === null ? '–' : `${formatBytes(Math.round(c.sendRate))}/s`})</span>
+                        {formatBytes(c.bytesSent)}{' '}
+                        <span className="muted">
+                          ({c.sendRate === null ? '–' : `${formatBytes(Math.round(c.sendRate))}/s`})
+                        </span>
                       </td>
                       <td className="num nowrap">
-                        {formatNumber(c.pendingSendPackages)} <span className="muted">({formatBytes(c.pendingSendBytes)})</span>
+                        {formatNumber(c.pendingSendPackages)}{' '}
+                        <span className="muted">({formatBytes(c.pendingSendBytes)})</span>
                       </td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             ) : (
-              <Empty>No TCP clients are connected. The Server view has connection strings to paste into a client.</Empty>
+              <Empty>
+                No TCP clients are connected. The Server view has connection strings to paste into a client.
+              </Empty>
             )}
           </section>
 
@@ -150,7 +203,13 @@ export function SubscriptionsOverview() {
                 <tbody>
                   {m.volatile.map((v) => (
                     <tr key={v.id}>
-                      <td className="stream-cell">{v.stream === '$all' ? <Link to={routePath('eventlog', ['all'])}>$all</Link> : <Link to={streamPath(v.stream)}>{v.stream}</Link>}</td>
+                      <td className="stream-cell">
+                        {v.stream === '$all' ? (
+                          <Link to={routePath('eventlog', ['all'])}>$all</Link>
+                        ) : (
+                          <Link to={streamPath(v.stream)}>{v.stream}</Link>
+                        )}
+                      </td>
                       <td>{v.filter ? <code>{v.filter}</code> : <span className="muted">none</span>}</td>
                       <td>{v.connectionName || <span className="muted">(unnamed)</span>}</td>
                       <td>{v.user ?? <span className="muted">anonymous</span>}</td>

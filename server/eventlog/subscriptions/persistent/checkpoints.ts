@@ -71,15 +71,22 @@ export class Checkpoints {
     const since = this.requested ?? -1;
     const difference = candidate - since;
     if (difference <= 0 && this.requested !== null) return;
-    const dueByTime = timed && this.settings.checkpointAfterMs > 0 && this.ctx.clock.now() - this.requestedAt >= this.settings.checkpointAfterMs;
-    if (difference >= this.settings.maxCheckpointCount || (dueByTime && difference >= this.settings.minCheckpointCount)) {
+    const dueByTime =
+      timed &&
+      this.settings.checkpointAfterMs > 0 &&
+      this.ctx.clock.now() - this.requestedAt >= this.settings.checkpointAfterMs;
+    if (
+      difference >= this.settings.maxCheckpointCount ||
+      (dueByTime && difference >= this.settings.minCheckpointCount)
+    ) {
       void this.request(candidate);
     }
   }
 
   /** Writes `value` as the checkpoint (at most one write in flight; later requests coalesce). */
   request(value: number): Promise<void> {
-    if (this.requested !== null && value <= this.requested && this.written !== null) return this.writing ?? Promise.resolve();
+    if (this.requested !== null && value <= this.requested && this.written !== null)
+      return this.writing ?? Promise.resolve();
     this.requested = value;
     this.requestedAt = this.ctx.clock.now();
     this.toWrite = value;

@@ -35,17 +35,30 @@ export function appendGroupEvent(
   return ctx.store.appendToStream(
     streamId,
     ExpectedVersion.Any,
-    [{ eventId: randomUUID(), eventType: event.eventType, isJson: event.isJson, data: event.data, metadata: event.metadata ?? new Uint8Array(0) }],
+    [
+      {
+        eventId: randomUUID(),
+        eventType: event.eventType,
+        isJson: event.isJson,
+        data: event.data,
+        metadata: event.metadata ?? new Uint8Array(0),
+      },
+    ],
     ctx.system,
   );
 }
 
 /** Replaces a group stream's metadata document. */
-export async function writeStreamMetadata(ctx: GroupContext, streamId: string, raw: Record<string, unknown>): Promise<void> {
+export async function writeStreamMetadata(
+  ctx: GroupContext,
+  streamId: string,
+  raw: Record<string, unknown>,
+): Promise<void> {
   const result = await appendGroupEvent(ctx, metastreamOf(streamId), {
     eventType: SystemEventTypes.Metadata,
     isJson: true,
     data: utf8.encode(JSON.stringify(raw)),
   });
-  if (result.result !== 'Success') throw new Error(`metadata write to ${metastreamOf(streamId)} failed: ${result.result}`);
+  if (result.result !== 'Success')
+    throw new Error(`metadata write to ${metastreamOf(streamId)} failed: ${result.result}`);
 }

@@ -1,6 +1,12 @@
 import type { Logger } from '../../../logger.ts';
 import { LINK_EVENT_TYPE } from '../../store/links.ts';
-import { EVENT_NUMBER_DELETED, MAX_READ_COUNT, type EventStore, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/types.ts';
+import {
+  EVENT_NUMBER_DELETED,
+  MAX_READ_COUNT,
+  type EventStore,
+  type RecordedEvent,
+  type ResolvedIndexedEvent,
+} from '../../store/types.ts';
 import type {
   DropReason,
   GroupStatus,
@@ -77,7 +83,11 @@ export class PersistentGroup {
     this.settings = settings;
     this.logger = ctx.logger.child({ group: this.subscriptionId });
     this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
-    this.keying = !this.strategy.keyed ? 'none' : this.strategy.name === 'PinnedByCorrelation' ? 'correlation' : 'stream';
+    this.keying = !this.strategy.keyed
+      ? 'none'
+      : this.strategy.name === 'PinnedByCorrelation'
+        ? 'correlation'
+        : 'stream';
     this.checkpoints = new Checkpoints(ctx, checkpointStreamOf(streamId, groupName), settings, this.logger);
     this.parked = new ParkedMessages(ctx, parkedStreamOf(streamId, groupName), this.logger);
     this.lastTickAt = ctx.clock.now();
@@ -251,7 +261,13 @@ export class PersistentGroup {
     const count = Math.min(this.settings.readBatchSize, this.settings.historyBufferSize, MAX_READ_COUNT);
     let result: ReturnType<EventStore['readStreamForward']>;
     try {
-      result = this.ctx.store.readStreamForward(this.streamId, this.nextReadNumber, count, this.settings.resolveLinkTos, this.ctx.system);
+      result = this.ctx.store.readStreamForward(
+        this.streamId,
+        this.nextReadNumber,
+        count,
+        this.settings.resolveLinkTos,
+        this.ctx.system,
+      );
     } catch (err) {
       // e.g. the store is closing: try again on a later tick rather than fail the caller (an ack, a commit).
       this.logger.warn({ err }, 'persistent subscription read failed; retrying shortly');
@@ -277,7 +293,10 @@ export class PersistentGroup {
         this.live = true;
         return false;
       default:
-        this.logger.warn({ result: result.result, error: result.error }, 'persistent subscription read failed; retrying shortly');
+        this.logger.warn(
+          { result: result.result, error: result.error },
+          'persistent subscription read failed; retrying shortly',
+        );
         this.readRetryAt = this.ctx.clock.now() + GROUP_TICK_MS;
         return false;
     }
@@ -360,7 +379,9 @@ export class PersistentGroup {
    */
   replayParked(stopAt?: number): number {
     if (this.stopped) return 0;
-    const messages = this.parked.takeForReplay(stopAt, this.settings.resolveLinkTos, (entry) => messageFor(entry, this.keying));
+    const messages = this.parked.takeForReplay(stopAt, this.settings.resolveLinkTos, (entry) =>
+      messageFor(entry, this.keying),
+    );
     for (const m of messages) this.retryQueue.pushBack(m);
     this.pump();
     return messages.length;
@@ -490,7 +511,12 @@ export class PersistentGroup {
   }
 
   detail(): PersistentGroupDetail {
-    return { ...this.info(), settings: { ...this.settings }, parkedStreamId: this.parkedStreamId, checkpointStreamId: this.checkpointStreamId };
+    return {
+      ...this.info(),
+      settings: { ...this.settings },
+      parkedStreamId: this.parkedStreamId,
+      checkpointStreamId: this.checkpointStreamId,
+    };
   }
 }
 

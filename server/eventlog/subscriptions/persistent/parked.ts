@@ -31,7 +31,11 @@ export class ParkedMessages {
   async park(message: Message, reason: string): Promise<boolean> {
     const original = message.event.link ?? message.event.event;
     if (!original) return true;
-    const metadata = { Added: new Date(this.ctx.clock.now()).toISOString(), Reason: reason, SubscriptionEventNumber: message.number };
+    const metadata = {
+      Added: new Date(this.ctx.clock.now()).toISOString(),
+      Reason: reason,
+      SubscriptionEventNumber: message.number,
+    };
     for (let attempt = 1; attempt <= PARK_WRITE_ATTEMPTS; attempt++) {
       try {
         const result = await appendGroupEvent(this.ctx, this.streamId, {
@@ -68,7 +72,13 @@ export class ParkedMessages {
     this.refresh();
     const start = Math.max(from, this.truncateBefore);
     const total = this.count();
-    const result = this.ctx.store.readStreamForward(this.streamId, start, Math.min(Math.max(1, count), MAX_READ_COUNT), true, this.ctx.system);
+    const result = this.ctx.store.readStreamForward(
+      this.streamId,
+      start,
+      Math.min(Math.max(1, count), MAX_READ_COUNT),
+      true,
+      this.ctx.system,
+    );
     if (result.result !== 'Success') return { messages: [], nextEventNumber: null, total };
     const messages: ParkedMessage[] = result.events.map((entry) => {
       const parked = entry.link ?? entry.event;
@@ -82,7 +92,8 @@ export class ParkedMessages {
       return {
         parkedEventNumber: parked?.eventNumber ?? -1,
         event: target ? { event: target } : {},
-        eventNumber: typeof meta.SubscriptionEventNumber === 'number' ? meta.SubscriptionEventNumber : (target?.eventNumber ?? -1),
+        eventNumber:
+          typeof meta.SubscriptionEventNumber === 'number' ? meta.SubscriptionEventNumber : (target?.eventNumber ?? -1),
         parkedAt: typeof meta.Added === 'string' ? meta.Added : null,
         reason: typeof meta.Reason === 'string' ? meta.Reason : null,
       };
@@ -94,7 +105,11 @@ export class ParkedMessages {
    * Takes parked messages (all, or the oldest `stopAt`) for redelivery, as one slice: each comes back
    * with `replay` set, and `finished` must be called for each once it is acked, skipped or parked again.
    */
-  takeForReplay(stopAt: number | undefined, resolveLinkTos: boolean, toMessage: (entry: ResolvedIndexedEvent) => Message): Message[] {
+  takeForReplay(
+    stopAt: number | undefined,
+    resolveLinkTos: boolean,
+    toMessage: (entry: ResolvedIndexedEvent) => Message,
+  ): Message[] {
     this.refresh();
     const { store, system } = this.ctx;
     const last = store.lastEventNumber(this.streamId);
@@ -112,7 +127,10 @@ export class ParkedMessages {
         cursor = parked.eventNumber + 1;
         const target = entry.link ? entry.event : undefined;
         if (!target) continue; // the parked event is gone (deleted/truncated): nothing to redeliver
-        const resolved = resolveLinkTos && target.eventType === LINK_EVENT_TYPE ? store.resolveLink(target, system) : { event: target };
+        const resolved =
+          resolveLinkTos && target.eventType === LINK_EVENT_TYPE
+            ? store.resolveLink(target, system)
+            : { event: target };
         const message = toMessage(resolved.link || resolved.event ? resolved : { event: target });
         message.number = target.eventNumber;
         messages.push(message);
@@ -141,6 +159,8 @@ export class ParkedMessages {
     if (upTo === null || upTo <= this.truncateBefore) return;
     this.truncateBefore = upTo;
     const raw = { ...this.ctx.store.getStreamMetadata(this.streamId).raw, $tb: upTo };
-    void writeStreamMetadata(this.ctx, this.streamId, raw).catch((err: unknown) => this.logger.warn({ err }, 'could not truncate the parked stream after replay'));
+    void writeStreamMetadata(this.ctx, this.streamId, raw).catch((err: unknown) =>
+      this.logger.warn({ err }, 'could not truncate the parked stream after replay'),
+    );
   }
 }

@@ -48,7 +48,15 @@ afterEach(async () => {
 
 /** Small, test-friendly settings: checkpoints only when a test asks for them. */
 function settings(overrides: Partial<PersistentSubscriptionSettings> = {}): Partial<PersistentSubscriptionSettings> {
-  return { startFrom: 0, messageTimeoutMs: 0, maxRetryCount: 3, checkpointAfterMs: 0, maxCheckpointCount: 1_000_000, minCheckpointCount: 1, ...overrides };
+  return {
+    startFrom: 0,
+    messageTimeoutMs: 0,
+    maxRetryCount: 3,
+    checkpointAfterMs: 0,
+    maxCheckpointCount: 1_000_000,
+    minCheckpointCount: 1,
+    ...overrides,
+  };
 }
 
 async function createGroup(stream: string, group: string, overrides: Partial<PersistentSubscriptionSettings> = {}) {
@@ -61,7 +69,12 @@ interface Received {
   retryCount: number;
 }
 
-function connect(stream: string, group: string, window = 10, options: { caller?: Caller; name?: string; on?: PersistentSubscriptions } = {}) {
+function connect(
+  stream: string,
+  group: string,
+  window = 10,
+  options: { caller?: Caller; name?: string; on?: PersistentSubscriptions } = {},
+) {
   const received: Received[] = [];
   const drops: DropReason[] = [];
   const result = (options.on ?? service).connect({
@@ -69,7 +82,12 @@ function connect(stream: string, group: string, window = 10, options: { caller?:
     groupName: group,
     allowedInFlightMessages: window,
     caller: options.caller ?? admin,
-    subscriber: { connectionId: options.name ?? 'conn', connectionName: options.name ?? 'consumer', remoteAddress: '127.0.0.1:5000', caller: admin },
+    subscriber: {
+      connectionId: options.name ?? 'conn',
+      connectionName: options.name ?? 'consumer',
+      remoteAddress: '127.0.0.1:5000',
+      caller: admin,
+    },
     sink: {
       eventAppeared: (event, retryCount) => {
         received.push({ event, retryCount });
@@ -94,7 +112,11 @@ function connect(stream: string, group: string, window = 10, options: { caller?:
       result.consumer.ack(numbers.map((n) => this.idOf(n)));
     },
     nak(action: NakAction, ...numbers: number[]) {
-      result.consumer.nak(numbers.map((n) => this.idOf(n)), action, 'test says so');
+      result.consumer.nak(
+        numbers.map((n) => this.idOf(n)),
+        action,
+        'test says so',
+      );
     },
     ackAll() {
       result.consumer.ack(received.map((r) => original(r).eventId));
@@ -114,7 +136,9 @@ describe('managing groups', () => {
     expect((await service.create('s', 'g', settings(), someone)).result).toBe('AccessDenied');
     expect((await service.create('', 'g', settings(), admin)).result).toBe('Fail');
     expect((await service.create('$all', 'g', settings(), admin)).result).toBe('Fail');
-    expect((await service.create('s', 'g', settings({ consumerStrategy: 'Nope' as never }), admin)).result).toBe('Fail');
+    expect((await service.create('s', 'g', settings({ consumerStrategy: 'Nope' as never }), admin)).result).toBe(
+      'Fail',
+    );
     expect((await service.create('s', 'g', settings({ readBatchSize: 0 }), admin)).result).toBe('Fail');
     expect(await service.create('s', 'g', settings(), ops)).toEqual({ result: 'Success' });
     expect((await service.create('s', 'g', settings(), admin)).result).toBe('AlreadyExists');
@@ -132,16 +156,42 @@ describe('managing groups', () => {
 
   it('refuses connections to unknown groups, unreadable streams and full groups', async () => {
     await createGroup('s', 'g', { maxSubscriberCount: 1 });
-    const denied = () => service.connect({ streamId: 's', groupName: 'nope', allowedInFlightMessages: 1, caller: admin, subscriber: {} as never, sink: {} as never });
+    const denied = () =>
+      service.connect({
+        streamId: 's',
+        groupName: 'nope',
+        allowedInFlightMessages: 1,
+        caller: admin,
+        subscriber: {} as never,
+        sink: {} as never,
+      });
     expect(denied()).toMatchObject({ ok: false, reason: 'NotFound' });
     connect('s', 'g');
-    expect(service.connect({ streamId: 's', groupName: 'g', allowedInFlightMessages: 1, caller: admin, subscriber: {} as never, sink: {} as never })).toMatchObject({
+    expect(
+      service.connect({
+        streamId: 's',
+        groupName: 'g',
+        allowedInFlightMessages: 1,
+        caller: admin,
+        subscriber: {} as never,
+        sink: {} as never,
+      }),
+    ).toMatchObject({
       ok: false,
       reason: 'SubscriberMaxCountReached',
     });
     await append(log.store, '$$locked', [jsonEvent('$metadata', { $acl: { $r: '$admins' } })]);
     await createGroup('locked', 'g');
-    expect(service.connect({ streamId: 'locked', groupName: 'g', allowedInFlightMessages: 1, caller: someone, subscriber: {} as never, sink: {} as never })).toMatchObject({
+    expect(
+      service.connect({
+        streamId: 'locked',
+        groupName: 'g',
+        allowedInFlightMessages: 1,
+        caller: someone,
+        subscriber: {} as never,
+        sink: {} as never,
+      }),
+    ).toMatchObject({
       ok: false,
       reason: 'AccessDenied',
     });
@@ -202,10 +252,15 @@ describe('delivery', () => {
 
   it('resolves links when the group asks for it; acks use the link id', async () => {
     await appendMany(log.store, 'src', 2);
-    await append(log.store, 'idx', [linkEvent({ streamId: 'src', eventNumber: 1 }), linkEvent({ streamId: 'src', eventNumber: 0 })]);
+    await append(log.store, 'idx', [
+      linkEvent({ streamId: 'src', eventNumber: 1 }),
+      linkEvent({ streamId: 'src', eventNumber: 0 }),
+    ]);
     await createGroup('idx', 'g', { resolveLinkTos: true });
     const c = connect('idx', 'g');
-    expect(c.received.map((r) => [r.event.event?.streamId, r.event.event?.eventNumber, r.event.link?.eventNumber])).toEqual([
+    expect(
+      c.received.map((r) => [r.event.event?.streamId, r.event.event?.eventNumber, r.event.link?.eventNumber]),
+    ).toEqual([
       ['src', 1, 0],
       ['src', 0, 1],
     ]);
@@ -346,9 +401,13 @@ describe('competing consumers', () => {
     await createGroup('idx', 'g', { consumerStrategy: 'Pinned', resolveLinkTos: true });
     const a = connect('idx', 'g', 100, { name: 'a' });
     const b = connect('idx', 'g', 100, { name: 'b' });
-    for (let n = 0; n < 3; n++) for (const s of sources) await append(log.store, 'idx', [linkEvent({ streamId: `src-${s}`, eventNumber: n })]);
+    for (let n = 0; n < 3; n++)
+      for (const s of sources) await append(log.store, 'idx', [linkEvent({ streamId: `src-${s}`, eventNumber: n })]);
     const owner = new Map<string, string>();
-    for (const [name, c] of [['a', a], ['b', b]] as const) {
+    for (const [name, c] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       for (const r of c.received) {
         const source = r.event.event!.streamId;
         expect(owner.get(source) ?? name).toBe(name);
@@ -366,10 +425,17 @@ describe('competing consumers', () => {
     const b = connect('s', 'g', 100, { name: 'b' });
     const correlations = Array.from({ length: 10 }, (_, i) => `corr-${i}`);
     for (let round = 0; round < 3; round++) {
-      await append(log.store, 's', correlations.map((c) => jsonEvent('E', {}, { $correlationId: c })));
+      await append(
+        log.store,
+        's',
+        correlations.map((c) => jsonEvent('E', {}, { $correlationId: c })),
+      );
     }
     const owner = new Map<string, string>();
-    for (const [name, c] of [['a', a], ['b', b]] as const) {
+    for (const [name, c] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       for (const r of c.received) {
         const corr = JSON.parse(text(r.event.event!.metadata)).$correlationId as string;
         expect(owner.get(corr) ?? name).toBe(name);

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger.ts';
-import { ExpectedVersion, type Caller, type CommittedBatch, type EventStore, type Principal, type RecordedEvent } from '../../store/types.ts';
+import {
+  ExpectedVersion,
+  type Caller,
+  type CommittedBatch,
+  type EventStore,
+  type Principal,
+  type RecordedEvent,
+} from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import type {
   CreateGroupResult,
@@ -77,20 +84,40 @@ export class PersistentSubscriptions {
     for (const entry of this.entries) {
       const settings = fromStoredEntry(entry);
       if (typeof settings === 'string') {
-        this.logger.error({ stream: entry.stream, group: entry.group, problem: settings }, 'skipping a stored persistent subscription with bad settings');
+        this.logger.error(
+          { stream: entry.stream, group: entry.group, problem: settings },
+          'skipping a stored persistent subscription with bad settings',
+        );
         continue;
       }
       const group = this.addGroup(entry.stream, entry.group, settings);
-      void group.start().catch((err: unknown) => this.logger.warn({ err, group: group.subscriptionId }, 'initial checkpoint write failed'));
+      void group
+        .start()
+        .catch((err: unknown) =>
+          this.logger.warn({ err, group: group.subscriptionId }, 'initial checkpoint write failed'),
+        );
     }
     if (this.groups.size > 0) this.logger.info({ groups: this.groups.size }, 'persistent subscriptions started');
   }
 
   // ---- management -----------------------------------------------------------------------------------
 
-  create(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller: Caller): Promise<CreateGroupResult> {
-    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
-    if (isAllStream(streamId)) return Promise.resolve({ result: 'Fail', reason: 'Persistent subscriptions to $all are not supported over TCP.' });
+  create(
+    streamId: string,
+    groupName: string,
+    settings: Partial<PersistentSubscriptionSettings>,
+    caller: Caller,
+  ): Promise<CreateGroupResult> {
+    if (!mayManage(caller))
+      return Promise.resolve({
+        result: 'AccessDenied',
+        reason: 'Only $admins and $ops may manage persistent subscriptions.',
+      });
+    if (isAllStream(streamId))
+      return Promise.resolve({
+        result: 'Fail',
+        reason: 'Persistent subscriptions to $all are not supported over TCP.',
+      });
     if (streamId.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Bad stream name.' });
     if (groupName.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Group name must not be empty.' });
     const normalized = normalizeSettings(settings);
@@ -98,7 +125,8 @@ export class PersistentSubscriptions {
     return this.serialized(async (): Promise<CreateGroupResult> => {
       if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
       const key = groupKey(streamId, groupName);
-      if (this.groups.has(key)) return { result: 'AlreadyExists', reason: `Group '${groupName}' already exists on stream '${streamId}'.` };
+      if (this.groups.has(key))
+        return { result: 'AlreadyExists', reason: `Group '${groupName}' already exists on stream '${streamId}'.` };
       const entries = [...this.entries, toStoredEntry(streamId, groupName, normalized)];
       const saved = await this.saveEntries(entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
@@ -110,16 +138,28 @@ export class PersistentSubscriptions {
     });
   }
 
-  update(streamId: string, groupName: string, settings: Partial<PersistentSubscriptionSettings>, caller: Caller): Promise<UpdateGroupResult> {
-    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
+  update(
+    streamId: string,
+    groupName: string,
+    settings: Partial<PersistentSubscriptionSettings>,
+    caller: Caller,
+  ): Promise<UpdateGroupResult> {
+    if (!mayManage(caller))
+      return Promise.resolve({
+        result: 'AccessDenied',
+        reason: 'Only $admins and $ops may manage persistent subscriptions.',
+      });
     const normalized = normalizeSettings(settings);
     if (typeof normalized === 'string') return Promise.resolve({ result: 'Fail', reason: normalized });
     return this.serialized(async (): Promise<UpdateGroupResult> => {
       if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
       const key = groupKey(streamId, groupName);
       const old = this.groups.get(key);
-      if (!old) return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
-      const entries = this.entries.map((e) => (e.stream === streamId && e.group === groupName ? toStoredEntry(streamId, groupName, normalized) : e));
+      if (!old)
+        return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
+      const entries = this.entries.map((e) =>
+        e.stream === streamId && e.group === groupName ? toStoredEntry(streamId, groupName, normalized) : e,
+      );
       const saved = await this.saveEntries(entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
       this.entries = entries;
@@ -134,12 +174,17 @@ export class PersistentSubscriptions {
   }
 
   delete(streamId: string, groupName: string, caller: Caller): Promise<DeleteGroupResult> {
-    if (!mayManage(caller)) return Promise.resolve({ result: 'AccessDenied', reason: 'Only $admins and $ops may manage persistent subscriptions.' });
+    if (!mayManage(caller))
+      return Promise.resolve({
+        result: 'AccessDenied',
+        reason: 'Only $admins and $ops may manage persistent subscriptions.',
+      });
     return this.serialized(async (): Promise<DeleteGroupResult> => {
       if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
       const key = groupKey(streamId, groupName);
       const group = this.groups.get(key);
-      if (!group) return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
+      if (!group)
+        return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
       const entries = this.entries.filter((e) => !(e.stream === streamId && e.group === groupName));
       const saved = await this.saveEntries(entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
@@ -150,7 +195,8 @@ export class PersistentSubscriptions {
       for (const stream of [checkpointStreamOf(streamId, groupName), parkedStreamOf(streamId, groupName)]) {
         try {
           const result = await this.store.deleteStream(stream, ExpectedVersion.Any, false, this.ctx.system);
-          if (result.result !== 'Success') this.logger.warn({ stream, result: result.result }, 'could not delete a persistent subscription stream');
+          if (result.result !== 'Success')
+            this.logger.warn({ stream, result: result.result }, 'could not delete a persistent subscription stream');
         } catch (err) {
           this.logger.warn({ err, stream }, 'could not delete a persistent subscription stream');
         }
@@ -217,7 +263,11 @@ export class PersistentSubscriptions {
     return this.groups.get(groupKey(streamId, groupName))?.detail();
   }
 
-  listParked(streamId: string, groupName: string, options: { from?: number; count?: number } = {}): ParkedPage | undefined {
+  listParked(
+    streamId: string,
+    groupName: string,
+    options: { from?: number; count?: number } = {},
+  ): ParkedPage | undefined {
     return this.groups.get(groupKey(streamId, groupName))?.listParked(options.from ?? 0, options.count ?? 50);
   }
 
@@ -234,7 +284,13 @@ export class PersistentSubscriptions {
     this.stopListening?.();
     const groups = [...this.groups.values()];
     for (const g of groups) g.stop(null);
-    await Promise.all(groups.map((g) => g.flush().catch((err: unknown) => this.logger.warn({ err, group: g.subscriptionId }, 'final checkpoint failed'))));
+    await Promise.all(
+      groups.map((g) =>
+        g
+          .flush()
+          .catch((err: unknown) => this.logger.warn({ err, group: g.subscriptionId }, 'final checkpoint failed')),
+      ),
+    );
   }
 
   // ---- internals ------------------------------------------------------------------------------------
@@ -297,7 +353,9 @@ export class PersistentSubscriptions {
     try {
       const doc = JSON.parse(utf8Decoder.decode(result.events[0].event.data)) as Partial<StoredConfig>;
       if (!Array.isArray(doc.entries)) throw new Error('no entries');
-      return doc.entries.filter((e): e is StoredGroupEntry => typeof e?.stream === 'string' && typeof e?.group === 'string');
+      return doc.entries.filter(
+        (e): e is StoredGroupEntry => typeof e?.stream === 'string' && typeof e?.group === 'string',
+      );
     } catch (err) {
       this.logger.error({ err }, `unreadable ${CONFIG_STREAM}; persistent subscriptions not loaded`);
       return [];
@@ -306,12 +364,25 @@ export class PersistentSubscriptions {
 
   /** Durably stores the whole definition list; returns an error text on failure. */
   private async saveEntries(entries: StoredGroupEntry[], caller: Caller): Promise<string | null> {
-    const doc: StoredConfig = { version: '2', updated: new Date(this.ctx.clock.now()).toISOString(), updatedBy: caller?.name ?? '$system', entries };
+    const doc: StoredConfig = {
+      version: '2',
+      updated: new Date(this.ctx.clock.now()).toISOString(),
+      updatedBy: caller?.name ?? '$system',
+      entries,
+    };
     try {
       const result = await this.store.appendToStream(
         CONFIG_STREAM,
         ExpectedVersion.Any,
-        [{ eventId: randomUUID(), eventType: CONFIG_EVENT_TYPE, isJson: true, data: utf8.encode(JSON.stringify(doc)), metadata: new Uint8Array(0) }],
+        [
+          {
+            eventId: randomUUID(),
+            eventType: CONFIG_EVENT_TYPE,
+            isJson: true,
+            data: utf8.encode(JSON.stringify(doc)),
+            metadata: new Uint8Array(0),
+          },
+        ],
         this.ctx.system,
       );
       return result.result === 'Success' ? null : `Could not store the subscription definition: ${result.result}.`;

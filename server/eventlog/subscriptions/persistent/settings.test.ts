@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERSISTENT_SETTINGS, fromStoredEntry, normalizeSettings, settingsFromWire, toStoredEntry, type WirePersistentSettings } from './settings.ts';
+import {
+  DEFAULT_PERSISTENT_SETTINGS,
+  fromStoredEntry,
+  normalizeSettings,
+  settingsFromWire,
+  toStoredEntry,
+  type WirePersistentSettings,
+} from './settings.ts';
 
 const wire: WirePersistentSettings = {
   resolveLinkTos: true,
@@ -34,9 +41,15 @@ describe('persistent subscription settings', () => {
       maxSubscriberCount: 2,
       consumerStrategy: 'DispatchToSingle',
     });
-    expect(settingsFromWire({ ...wire, preferRoundRobin: true, namedConsumerStrategy: '' })).toMatchObject({ consumerStrategy: 'RoundRobin' });
-    expect(settingsFromWire({ ...wire, namedConsumerStrategy: 'PinnedByCorrelation' })).toMatchObject({ consumerStrategy: 'PinnedByCorrelation' });
-    expect(settingsFromWire({ ...wire, namedConsumerStrategy: 'Random' })).toBe('Consumer strategy Random does not exist.');
+    expect(settingsFromWire({ ...wire, preferRoundRobin: true, namedConsumerStrategy: '' })).toMatchObject({
+      consumerStrategy: 'RoundRobin',
+    });
+    expect(settingsFromWire({ ...wire, namedConsumerStrategy: 'PinnedByCorrelation' })).toMatchObject({
+      consumerStrategy: 'PinnedByCorrelation',
+    });
+    expect(settingsFromWire({ ...wire, namedConsumerStrategy: 'Random' })).toBe(
+      'Consumer strategy Random does not exist.',
+    );
   });
 
   it('fills gaps with EventStoreDB’s own defaults for groups created without settings, and rejects nonsense', () => {
@@ -84,7 +97,14 @@ describe('persistent subscription settings', () => {
       namedConsumerStrategy: c.namedConsumerStrategy,
     });
     // The client's published defaults: 500 retries, batches of 10, a history buffer of 20.
-    expect(fromClient).toMatchObject({ maxRetryCount: 500, readBatchSize: 10, historyBufferSize: 20, liveBufferSize: 500, messageTimeoutMs: 30_000, consumerStrategy: 'RoundRobin' });
+    expect(fromClient).toMatchObject({
+      maxRetryCount: 500,
+      readBatchSize: 10,
+      historyBufferSize: 20,
+      liveBufferSize: 500,
+      messageTimeoutMs: 30_000,
+      consumerStrategy: 'RoundRobin',
+    });
   });
 
   it('round-trips through the stored form', () => {

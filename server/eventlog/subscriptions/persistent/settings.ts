@@ -65,11 +65,14 @@ export function settingsFromWire(wire: WirePersistentSettings): PersistentSubscr
 }
 
 /** Fills gaps from the defaults and checks every field; returns the settings or an error text. */
-export function normalizeSettings(partial: Partial<PersistentSubscriptionSettings>): PersistentSubscriptionSettings | string {
+export function normalizeSettings(
+  partial: Partial<PersistentSubscriptionSettings>,
+): PersistentSubscriptionSettings | string {
   const s: PersistentSubscriptionSettings = { ...DEFAULT_PERSISTENT_SETTINGS, ...stripUndefined(partial) };
   if (typeof s.resolveLinkTos !== 'boolean') return 'resolveLinkTos must be a boolean';
   if (typeof s.extraStatistics !== 'boolean') return 'extraStatistics must be a boolean';
-  if (!isConsumerStrategy(String(s.consumerStrategy))) return `Consumer strategy ${String(s.consumerStrategy)} does not exist.`;
+  if (!isConsumerStrategy(String(s.consumerStrategy)))
+    return `Consumer strategy ${String(s.consumerStrategy)} does not exist.`;
   const integers: [keyof PersistentSubscriptionSettings, number][] = [
     ['startFrom', -1],
     ['messageTimeoutMs', 0],

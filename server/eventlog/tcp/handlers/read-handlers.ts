@@ -9,7 +9,14 @@ import {
   type ReadStreamResult,
   type ReadStreamResultCode,
 } from '../../store/types.ts';
-import { BadRequestError, filterFromWire, int64ToNumber, positionFromWire, resolvedEntryWireSize, resolvedIndexedEventToWire } from '../codec.ts';
+import {
+  BadRequestError,
+  filterFromWire,
+  int64ToNumber,
+  positionFromWire,
+  resolvedEntryWireSize,
+  resolvedIndexedEventToWire,
+} from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
 import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
 import { encodeReadAllEventsCompleted, encodeReadStreamEventsCompleted, type ReadAllReply } from '../event-encoder.ts';
@@ -57,7 +64,12 @@ function entriesThatFit(entries: readonly Parameters<typeof resolvedEntryWireSiz
 
 // ---- ReadEvent ----
 
-function sendReadEvent(ctx: RequestContext, result: ReadEventResultCode, event: object | undefined, error?: string): void {
+function sendReadEvent(
+  ctx: RequestContext,
+  result: ReadEventResultCode,
+  event: object | undefined,
+  error?: string,
+): void {
   const body: Record<string, unknown> = { result: ReadEventResultCode[result], event: event ?? {} };
   if (error) body.error = error;
   ctx.replyMessage(TcpCommand.ReadEventCompleted, 'ReadEventCompleted', body);
@@ -89,7 +101,15 @@ function sendReadStream(ctx: RequestContext, command: number, r: ReadStreamResul
 }
 
 function readStreamError(ctx: RequestContext, error: string): ReadStreamResult {
-  return { result: 'Error', events: [], nextEventNumber: -1, lastEventNumber: -1, isEndOfStream: true, lastCommitPosition: ctx.store.lastCommitPosition(), error };
+  return {
+    result: 'Error',
+    events: [],
+    nextEventNumber: -1,
+    lastEventNumber: -1,
+    isEndOfStream: true,
+    lastCommitPosition: ctx.store.lastCommitPosition(),
+    error,
+  };
 }
 
 function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: boolean): void {
@@ -98,7 +118,8 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
   const from = int64ToNumber(m.fromEventNumber);
   const invalidCount = countError(m.maxCount);
   if (invalidCount) return sendReadStream(ctx, command, readStreamError(ctx, invalidCount));
-  if (forward ? from < 0 : from < -1) return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
+  if (forward ? from < 0 : from < -1)
+    return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
 
   const r = forward
     ? ctx.store.readStreamForward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller)
@@ -110,7 +131,12 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
     const last = kept[kept.length - 1];
     const lastNumber = (last.link ?? last.event)!.eventNumber;
     const next = forward ? lastNumber + 1 : lastNumber - 1;
-    return sendReadStream(ctx, command, { ...r, events: kept, nextEventNumber: next < 0 ? -1 : next, isEndOfStream: next < 0 });
+    return sendReadStream(ctx, command, {
+      ...r,
+      events: kept,
+      nextEventNumber: next < 0 ? -1 : next,
+      isEndOfStream: next < 0,
+    });
   }
   sendReadStream(ctx, command, r);
 }
@@ -122,7 +148,14 @@ function isHeadOfLog(p: Position): boolean {
 }
 
 function readAllFailure(from: Position, result: ReadAllResultCode, error: string): ReadAllResult {
-  return { result, position: from, events: [], nextPosition: { commitPosition: -1, preparePosition: -1 }, isEndOfStream: false, error };
+  return {
+    result,
+    position: from,
+    events: [],
+    nextPosition: { commitPosition: -1, preparePosition: -1 },
+    isEndOfStream: false,
+    error,
+  };
 }
 
 /** Trims a $all slice that would not fit one frame; the next cursor then points at the first event left out. */
@@ -165,7 +198,10 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
     : forward
       ? ctx.store.readAllForward(from, m.maxCount, m.resolveLinkTos, ctx.caller)
       : ctx.store.readAllBackward(from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  ctx.reply(command, encodeReadAllEventsCompleted(allReply(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire)));
+  ctx.reply(
+    command,
+    encodeReadAllEventsCompleted(allReply(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire)),
+  );
 }
 
 function checkFilter(filter: EventFilter | null): string | null {
@@ -179,7 +215,9 @@ function checkFilter(filter: EventFilter | null): string | null {
 }
 
 function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, forward: boolean): void {
-  const command = forward ? TcpCommand.FilteredReadAllEventsForwardCompleted : TcpCommand.FilteredReadAllEventsBackwardCompleted;
+  const command = forward
+    ? TcpCommand.FilteredReadAllEventsForwardCompleted
+    : TcpCommand.FilteredReadAllEventsBackwardCompleted;
   const from = positionFromWire(m.commitPosition, m.preparePosition);
   const filter = filterFromWire(m.filter);
   const maxSearchWindow = m.maxSearchWindow > 0 ? m.maxSearchWindow : m.maxCount;
@@ -192,16 +230,37 @@ function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, f
   const fitted = fitAllSlice(r, forward, replyBudget(ctx));
   ctx.reply(
     command,
-    encodeReadAllEventsCompleted({ ...allReply(fitted, FilteredReadAllResultWire), isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false }),
+    encodeReadAllEventsCompleted({
+      ...allReply(fitted, FilteredReadAllResultWire),
+      isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false,
+    }),
   );
 }
 
 export const readHandlers: CommandHandlerMap = {
   [TcpCommand.ReadEvent]: { request: 'ReadEvent', handle: readEvent },
-  [TcpCommand.ReadStreamEventsForward]: { request: 'ReadStreamEvents', handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, true) },
-  [TcpCommand.ReadStreamEventsBackward]: { request: 'ReadStreamEvents', handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, false) },
-  [TcpCommand.ReadAllEventsForward]: { request: 'ReadAllEvents', handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, true) },
-  [TcpCommand.ReadAllEventsBackward]: { request: 'ReadAllEvents', handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, false) },
-  [TcpCommand.FilteredReadAllEventsForward]: { request: 'FilteredReadAllEvents', handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, true) },
-  [TcpCommand.FilteredReadAllEventsBackward]: { request: 'FilteredReadAllEvents', handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, false) },
+  [TcpCommand.ReadStreamEventsForward]: {
+    request: 'ReadStreamEvents',
+    handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, true),
+  },
+  [TcpCommand.ReadStreamEventsBackward]: {
+    request: 'ReadStreamEvents',
+    handle: (ctx, m: ReadStreamEventsMessage) => readStream(ctx, m, false),
+  },
+  [TcpCommand.ReadAllEventsForward]: {
+    request: 'ReadAllEvents',
+    handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, true),
+  },
+  [TcpCommand.ReadAllEventsBackward]: {
+    request: 'ReadAllEvents',
+    handle: (ctx, m: ReadAllEventsMessage) => readAll(ctx, m, false),
+  },
+  [TcpCommand.FilteredReadAllEventsForward]: {
+    request: 'FilteredReadAllEvents',
+    handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, true),
+  },
+  [TcpCommand.FilteredReadAllEventsBackward]: {
+    request: 'FilteredReadAllEvents',
+    handle: (ctx, m: FilteredReadAllEventsMessage) => filteredReadAll(ctx, m, false),
+  },
 };

@@ -32,7 +32,8 @@ function streamIdOf(id: string): string {
 
 function expectedVersionOf(value: Int64): number {
   const v = int64ToNumber(value);
-  if (v === ExpectedVersion.Any || v === ExpectedVersion.NoStream || v === ExpectedVersion.StreamExists || v >= 0) return v;
+  if (v === ExpectedVersion.Any || v === ExpectedVersion.NoStream || v === ExpectedVersion.StreamExists || v >= 0)
+    return v;
   throw new BadRequestError(`Invalid expected version ${v}.`);
 }
 
@@ -86,7 +87,10 @@ export const writeHandlers: CommandHandlerMap = {
     async handle(ctx, m: DeleteStreamMessage) {
       const streamId = streamIdOf(m.eventStreamId);
       const expectedVersion = expectedVersionOf(m.expectedVersion);
-      sendDeleteCompleted(ctx, await ctx.store.deleteStream(streamId, expectedVersion, m.hardDelete === true, ctx.caller));
+      sendDeleteCompleted(
+        ctx,
+        await ctx.store.deleteStream(streamId, expectedVersion, m.hardDelete === true, ctx.caller),
+      );
     },
   },
 

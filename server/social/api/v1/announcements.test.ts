@@ -33,33 +33,61 @@ describe('announcements', () => {
     const frames: { event: string; payload?: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const settle = async () => {
       await server.social.streaming.idle();
       await new Promise((r) => setTimeout(r, 100));
     };
 
-    const id = server.social.admin.publishAnnouncement({ text: 'Maintenance tonight #homeport', startsAt: Date.parse('2030-01-01T20:00:00Z'), endsAt: Date.parse('2030-01-01T22:00:00Z') });
+    const id = server.social.admin.publishAnnouncement({
+      text: 'Maintenance tonight #homeport',
+      startsAt: Date.parse('2030-01-01T20:00:00Z'),
+      endsAt: Date.parse('2030-01-01T22:00:00Z'),
+    });
     await settle();
-    const published = frames.filter((f) => f.event === 'announcement').map((f) => JSON.parse(f.payload!) as { id: string; content: string });
+    const published = frames
+      .filter((f) => f.event === 'announcement')
+      .map((f) => JSON.parse(f.payload!) as { id: string; content: string });
     expect(published.map((a) => a.id)).toEqual([id]);
     expect(published[0].content).toContain('Maintenance tonight');
 
     const [listed] = await server.masto(alice.token).v1.announcements.list();
-    expect(listed).toMatchObject({ id, read: false, allDay: false, reactions: [], startsAt: '2030-01-01T20:00:00.000Z' });
+    expect(listed).toMatchObject({
+      id,
+      read: false,
+      allDay: false,
+      reactions: [],
+      startsAt: '2030-01-01T20:00:00.000Z',
+    });
 
     await server.masto(alice.token).v1.announcements.$select(id).reactions.$select('👍').update();
     await settle();
-    expect((await server.masto(alice.token).v1.announcements.list())[0].reactions).toEqual([{ name: '👍', count: 1, me: true }]);
-    expect((await server.masto(bob.token).v1.announcements.list())[0].reactions).toEqual([{ name: '👍', count: 1, me: false }]);
-    expect(frames.filter((f) => f.event === 'announcement.reaction').map((f) => JSON.parse(f.payload!))).toEqual([{ name: '👍', count: 1, announcement_id: id }]);
-    const bad = await server.fetch(`${server.url}/api/v1/announcements/${id}/reactions/${encodeURIComponent('not an emoji')}`, { method: 'PUT', headers: { Authorization: `Bearer ${alice.token}` } });
+    expect((await server.masto(alice.token).v1.announcements.list())[0].reactions).toEqual([
+      { name: '👍', count: 1, me: true },
+    ]);
+    expect((await server.masto(bob.token).v1.announcements.list())[0].reactions).toEqual([
+      { name: '👍', count: 1, me: false },
+    ]);
+    expect(frames.filter((f) => f.event === 'announcement.reaction').map((f) => JSON.parse(f.payload!))).toEqual([
+      { name: '👍', count: 1, announcement_id: id },
+    ]);
+    const bad = await server.fetch(
+      `${server.url}/api/v1/announcements/${id}/reactions/${encodeURIComponent('not an emoji')}`,
+      { method: 'PUT', headers: { Authorization: `Bearer ${alice.token}` } },
+    );
     expect(bad.status).toBe(422);
 
     await server.masto(alice.token).v1.announcements.$select(id).dismiss();
     await server.masto(alice.token).v1.announcements.$select(id).dismiss();
     expect(await server.masto(alice.token).v1.announcements.list()).toEqual([]);
-    expect(((await server.masto(alice.token).v1.announcements.list({ withDismissed: true } as never)) as unknown as { read: boolean }[])[0].read).toBe(true);
+    expect(
+      (
+        (await server.masto(alice.token).v1.announcements.list({ withDismissed: true } as never)) as unknown as {
+          read: boolean;
+        }[]
+      )[0].read,
+    ).toBe(true);
     expect((await server.masto(bob.token).v1.announcements.list()).map((a) => a.id)).toEqual([id]);
 
     server.social.admin.removeAnnouncement(id);
@@ -71,8 +99,17 @@ describe('announcements', () => {
 
   it('refuses all_day without a time range, and is published from the command line too', async () => {
     expect(() => server.social.admin.publishAnnouncement({ text: 'party', allDay: true })).toThrow(ValidationFailure);
-    const { stdout } = await exec(process.execPath, [BIN, 'announcements', 'add', 'Hello from the CLI', '--data-dir', server.dir]);
+    const { stdout } = await exec(process.execPath, [
+      BIN,
+      'announcements',
+      'add',
+      'Hello from the CLI',
+      '--data-dir',
+      server.dir,
+    ]);
     expect(stdout).toMatch(/^announcement \d+ published/);
-    expect((await server.masto(bob.token).v1.announcements.list()).map((a) => a.content)).toEqual([expect.stringContaining('Hello from the CLI')]);
+    expect((await server.masto(bob.token).v1.announcements.list()).map((a) => a.content)).toEqual([
+      expect.stringContaining('Hello from the CLI'),
+    ]);
   });
 });

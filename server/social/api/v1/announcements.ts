@@ -9,9 +9,15 @@ import { parseParams, pathId, requestParams, zBool } from '../../http/params.ts'
 export function announcementRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/announcements', { config: { auth: auth.user() } }, async (req) => {
     const { account } = currentUser(req);
-    const { with_dismissed: withDismissed } = parseParams(z.object({ with_dismissed: zBool.optional() }), requestParams(req));
+    const { with_dismissed: withDismissed } = parseParams(
+      z.object({ with_dismissed: zBool.optional() }),
+      requestParams(req),
+    );
     const rows = ctx.store.announcements.current(account.id, withDismissed ?? false);
-    const reactions = ctx.store.announcements.reactions(rows.map((r) => r.id), account.id);
+    const reactions = ctx.store.announcements.reactions(
+      rows.map((r) => r.id),
+      account.id,
+    );
     return rows.map((r) => serializeAnnouncement(ctx.urls, r, reactions.get(r.id) ?? []));
   });
 
@@ -20,10 +26,17 @@ export function announcementRoutes(app: FastifyInstance, ctx: SocialContext): vo
     return {};
   });
 
-  for (const [method, on] of [['put', true], ['delete', false]] as const) {
-    app[method]<{ Params: { id: string; name: string } }>('/api/v1/announcements/:id/reactions/:name', { config: { auth: auth.user('write:favourites') } }, async (req) => {
-      ctx.announcements.react(currentUser(req).account, pathId(req), decodeURIComponent(req.params.name), on);
-      return {};
-    });
+  for (const [method, on] of [
+    ['put', true],
+    ['delete', false],
+  ] as const) {
+    app[method]<{ Params: { id: string; name: string } }>(
+      '/api/v1/announcements/:id/reactions/:name',
+      { config: { auth: auth.user('write:favourites') } },
+      async (req) => {
+        ctx.announcements.react(currentUser(req).account, pathId(req), decodeURIComponent(req.params.name), on);
+        return {};
+      },
+    );
   }
 }

@@ -29,16 +29,23 @@ export function appRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const details = new DetailsCollector();
     const name = typeof params.client_name === 'string' ? params.client_name.trim() : '';
     if (!name) details.add('client_name', 'ERR_BLANK', "can't be blank");
-    else if (name.length > NAME_MAX) details.add('client_name', 'ERR_TOO_LONG', `is too long (maximum is ${NAME_MAX} characters)`);
+    else if (name.length > NAME_MAX)
+      details.add('client_name', 'ERR_TOO_LONG', `is too long (maximum is ${NAME_MAX} characters)`);
 
     const rawUris = params.redirect_uris;
     const uris = (Array.isArray(rawUris) ? rawUris : typeof rawUris === 'string' ? rawUris.split(/\r?\n/) : [])
       .map((u) => (typeof u === 'string' ? u.trim() : ''))
       .filter(Boolean);
     if (uris.length === 0) details.add('redirect_uris', 'ERR_BLANK', "can't be blank");
-    else if (!uris.every(validRedirectUri)) details.add('redirect_uris', 'ERR_INVALID', 'must be absolute URIs without a fragment');
+    else if (!uris.every(validRedirectUri))
+      details.add('redirect_uris', 'ERR_INVALID', 'must be absolute URIs without a fragment');
 
-    const scopes = typeof params.scopes === 'string' ? parseScopes(params.scopes) : Array.isArray(params.scopes) ? parseScopes(params.scopes.join(' ')) : DEFAULT_SCOPES;
+    const scopes =
+      typeof params.scopes === 'string'
+        ? parseScopes(params.scopes)
+        : Array.isArray(params.scopes)
+          ? parseScopes(params.scopes.join(' '))
+          : DEFAULT_SCOPES;
     const unknown = scopes.filter((s) => !isKnownScope(s));
     if (unknown.length) details.add('scopes', 'ERR_INVALID', `contains unknown scopes: ${unknown.join(', ')}`);
 
@@ -53,9 +60,16 @@ export function appRoutes(app: FastifyInstance, ctx: SocialContext): void {
       }
     }
     details.throwIfAny();
-    const { app: created, clientSecret } = ctx.store.oauth.createApp({ name, website, redirectUris: [...new Set(uris)], scopes: scopes.length ? scopes : DEFAULT_SCOPES });
+    const { app: created, clientSecret } = ctx.store.oauth.createApp({
+      name,
+      website,
+      redirectUris: [...new Set(uris)],
+      scopes: scopes.length ? scopes : DEFAULT_SCOPES,
+    });
     return serializeCredentialApplication(created, clientSecret, ctx.vapidPublicKey);
   });
 
-  app.get('/api/v1/apps/verify_credentials', { config: { auth: auth.app() } }, async (req) => serializeApplication(req.principal!.app, ctx.vapidPublicKey));
+  app.get('/api/v1/apps/verify_credentials', { config: { auth: auth.app() } }, async (req) =>
+    serializeApplication(req.principal!.app, ctx.vapidPublicKey),
+  );
 }

@@ -10,7 +10,13 @@ export function blockRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 40, 80);
     const rows = ctx.store.relationships.blocks(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
     return ctx.presenter.listed(rows);
   });
 }

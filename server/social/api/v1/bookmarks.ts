@@ -11,7 +11,16 @@ export function bookmarksRoutes(app: FastifyInstance, ctx: SocialContext): void 
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 20, 40);
     const rows = ctx.store.timelines.marked('bookmarks', ctx.store.timelines.scope(account.id), page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return ctx.statusPresenter.present(rows.map((r) => r.status), account);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
+    return ctx.statusPresenter.present(
+      rows.map((r) => r.status),
+      account,
+    );
   });
 }

@@ -30,12 +30,21 @@ function collectionErrors(err: Error, req: FastifyRequest, reply: FastifyReply):
 }
 
 export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  const serializeItem = (item: CollectionItemRow) => ({ id: item.id, account_id: item.accountId, state: item.state, created_at: isoTime(item.createdAt) });
+  const serializeItem = (item: CollectionItemRow) => ({
+    id: item.id,
+    account_id: item.accountId,
+    state: item.state,
+    created_at: isoTime(item.createdAt),
+  });
 
   const serialize = (me: Account | null, collections: CollectionRow[]) => {
     const items = ctx.collections.itemsFor(me, collections);
-    const owners = new Map(ctx.store.accounts.byIds([...new Set(collections.map((c) => c.accountId))]).map((a) => [a.id, a]));
-    const tags = new Map(collections.flatMap((c) => (c.tagId ? [c.tagId] : [])).map((id) => [id, ctx.store.tags.byId(id)]));
+    const owners = new Map(
+      ctx.store.accounts.byIds([...new Set(collections.map((c) => c.accountId))]).map((a) => [a.id, a]),
+    );
+    const tags = new Map(
+      collections.flatMap((c) => (c.tagId ? [c.tagId] : [])).map((id) => [id, ctx.store.tags.byId(id)]),
+    );
     return collections.map((c) => {
       const owner = owners.get(c.accountId)!;
       const shown = items.get(c.id)!;
@@ -70,20 +79,35 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
   });
 
   /** Offset pages of collections with a `next` Link while full. */
-  const page = (req: FastifyRequest, reply: FastifyReply, find: (limit: number, offset: number) => CollectionRow[]) => ({
+  const page = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    find: (limit: number, offset: number) => CollectionRow[],
+  ) => ({
     collections: serialize(viewer(req), offsetPage(req, reply, ctx.urls, 40, 80, find)),
   });
 
-  app.get('/api/v1/accounts/:id/collections', { config: { auth: auth.optional('read:collections') } }, async (req, reply) => {
-    const account = ctx.store.accounts.byId(pathId(req));
-    if (!account || account.deletedAt !== null || account.suspendedAt !== null) return reply.code(404).send({ error: 'Record not found' });
-    return page(req, reply, (limit, offset) => ctx.store.collections.ofAccount(account.id, { discoverableOnly: false, limit, offset }));
-  });
+  app.get(
+    '/api/v1/accounts/:id/collections',
+    { config: { auth: auth.optional('read:collections') } },
+    async (req, reply) => {
+      const account = ctx.store.accounts.byId(pathId(req));
+      if (!account || account.deletedAt !== null || account.suspendedAt !== null)
+        return reply.code(404).send({ error: 'Record not found' });
+      return page(req, reply, (limit, offset) =>
+        ctx.store.collections.ofAccount(account.id, { discoverableOnly: false, limit, offset }),
+      );
+    },
+  );
 
-  app.get('/api/v1/accounts/:id/in_collections', { config: { auth: auth.user('read:collections') } }, async (req, reply) => {
-    const accountId = pathId(req);
-    return page(req, reply, (limit, offset) => ctx.store.collections.featuring(accountId, { limit, offset }));
-  });
+  app.get(
+    '/api/v1/accounts/:id/in_collections',
+    { config: { auth: auth.user('read:collections') } },
+    async (req, reply) => {
+      const accountId = pathId(req);
+      return page(req, reply, (limit, offset) => ctx.store.collections.featuring(accountId, { limit, offset }));
+    },
+  );
 
   app.get('/api/v1/collections/:id', { config: { auth: auth.optional('read:collections') } }, async (req) => {
     const me = viewer(req);
@@ -93,18 +117,26 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
     return { collection: json, accounts: ctx.presenter.present(ctx.store.accounts.byIds([...new Set(accountIds)])) };
   });
 
-  app.post('/api/v1/collections', { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors }, async (req) => {
-    const { account } = currentUser(req);
-    const p = parseParams(createSchema, requestParams(req));
-    const collection = ctx.collections.create(account, { ...input(p), name: p.name }, p.account_ids ?? []);
-    return { collection: serialize(account, [collection])[0] };
-  });
+  app.post(
+    '/api/v1/collections',
+    { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors },
+    async (req) => {
+      const { account } = currentUser(req);
+      const p = parseParams(createSchema, requestParams(req));
+      const collection = ctx.collections.create(account, { ...input(p), name: p.name }, p.account_ids ?? []);
+      return { collection: serialize(account, [collection])[0] };
+    },
+  );
 
-  app.patch('/api/v1/collections/:id', { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors }, async (req) => {
-    const { account } = currentUser(req);
-    const p = parseParams(z.object(fields), requestParams(req));
-    return { collection: serialize(account, [ctx.collections.update(account, pathId(req), input(p))])[0] };
-  });
+  app.patch(
+    '/api/v1/collections/:id',
+    { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors },
+    async (req) => {
+      const { account } = currentUser(req);
+      const p = parseParams(z.object(fields), requestParams(req));
+      return { collection: serialize(account, [ctx.collections.update(account, pathId(req), input(p))])[0] };
+    },
+  );
 
   app.delete('/api/v1/collections/:id', { config: { auth: auth.user('write:collections') } }, async (req) => {
     const { account } = currentUser(req);
@@ -118,15 +150,23 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
     return { collection_item: serializeItem(ctx.collections.addItem(account, pathId(req), accountId)) };
   });
 
-  app.delete('/api/v1/collections/:id/items/:item_id', { config: { auth: auth.user('write:collections') } }, async (req) => {
-    const { account } = currentUser(req);
-    ctx.collections.removeItem(account, pathId(req), pathId(req, 'item_id'));
-    return {};
-  });
+  app.delete(
+    '/api/v1/collections/:id/items/:item_id',
+    { config: { auth: auth.user('write:collections') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      ctx.collections.removeItem(account, pathId(req), pathId(req, 'item_id'));
+      return {};
+    },
+  );
 
-  app.post('/api/v1/collections/:id/items/:item_id/revoke', { config: { auth: auth.user('write:collections') } }, async (req) => {
-    const { account } = currentUser(req);
-    ctx.collections.revoke(account, pathId(req), pathId(req, 'item_id'));
-    return {};
-  });
+  app.post(
+    '/api/v1/collections/:id/items/:item_id/revoke',
+    { config: { auth: auth.user('write:collections') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      ctx.collections.revoke(account, pathId(req), pathId(req, 'item_id'));
+      return {};
+    },
+  );
 }

@@ -20,14 +20,26 @@ export function conversationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 20, 40);
     const rows = ctx.store.conversations.list(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.lastStatusId!), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.lastStatusId!),
+      page,
+    );
     return presentConversations(ctx.store, ctx.presenter, ctx.statusPresenter, rows, account);
   });
 
   app.post('/api/v1/conversations/:id/read', { config: { auth: auth.user('write:conversations') } }, async (req) => {
     const { account, row } = own(req);
     ctx.store.conversations.markRead(row.id);
-    return presentConversations(ctx.store, ctx.presenter, ctx.statusPresenter, [ctx.store.conversations.byId(row.id)!], account)[0];
+    return presentConversations(
+      ctx.store,
+      ctx.presenter,
+      ctx.statusPresenter,
+      [ctx.store.conversations.byId(row.id)!],
+      account,
+    )[0];
   });
 
   app.delete('/api/v1/conversations/:id', { config: { auth: auth.user('write:conversations') } }, async (req) => {

@@ -26,7 +26,9 @@ describe('profile directory', () => {
     const anonymous = await server.masto().v1.directory.list({ order: 'active' });
     expect(anonymous.map((a) => a.username)).toEqual(['ann', 'cat']);
     expect((await server.masto().v1.directory.list({ order: 'new' })).map((a) => a.username)).toEqual(['cat', 'ann']);
-    expect((await server.masto().v1.directory.list({ order: 'new', limit: 1, offset: 1 })).map((a) => a.username)).toEqual(['ann']);
+    expect(
+      (await server.masto().v1.directory.list({ order: 'new', limit: 1, offset: 1 })).map((a) => a.username),
+    ).toEqual(['ann']);
     await server.masto(ann.token).v1.accounts.$select(cat.accountId).block();
     expect((await server.masto(ann.token).v1.directory.list()).map((a) => a.username)).toEqual(['ann']);
     void ben;

@@ -15,7 +15,13 @@ export function domainBlockRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 100, 200);
     const rows = ctx.store.relationships.domainBlocks(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
     return rows.map((r) => r.domain);
   });
 

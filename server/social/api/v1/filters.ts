@@ -30,7 +30,11 @@ export function filterV1Routes(app: FastifyInstance, ctx: SocialContext): void {
     return { filter, keyword: filter.keywords.find((k) => k.id === keyword.id)! };
   };
 
-  app.get('/api/v1/filters', read, async (req) => ctx.store.filters.ofAccount(currentUser(req).account.id).flatMap((f) => f.keywords.map((k) => serializeV1Filter(f, k))));
+  app.get('/api/v1/filters', read, async (req) =>
+    ctx.store.filters
+      .ofAccount(currentUser(req).account.id)
+      .flatMap((f) => f.keywords.map((k) => serializeV1Filter(f, k))),
+  );
 
   app.get('/api/v1/filters/:id', read, async (req) => {
     const { filter, keyword } = own(currentUser(req).account, pathId(req));

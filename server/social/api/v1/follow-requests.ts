@@ -12,23 +12,37 @@ export function followRequestRoutes(app: FastifyInstance, ctx: SocialContext): v
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 40, 80);
     const rows = ctx.store.relationships.incomingFollowRequests(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
     return ctx.presenter.listed(rows);
   });
 
-  app.post('/api/v1/follow_requests/:account_id/authorize', { config: { auth: auth.user('write:follows') } }, async (req) => {
-    const { account: me } = currentUser(req);
-    const requester = ctx.store.accounts.byId(pathId(req, 'account_id'));
-    if (!requester) throw notFound();
-    ctx.relationships.authorizeFollowRequest(me, requester);
-    return relationshipJson(ctx, me, requester.id);
-  });
+  app.post(
+    '/api/v1/follow_requests/:account_id/authorize',
+    { config: { auth: auth.user('write:follows') } },
+    async (req) => {
+      const { account: me } = currentUser(req);
+      const requester = ctx.store.accounts.byId(pathId(req, 'account_id'));
+      if (!requester) throw notFound();
+      ctx.relationships.authorizeFollowRequest(me, requester);
+      return relationshipJson(ctx, me, requester.id);
+    },
+  );
 
-  app.post('/api/v1/follow_requests/:account_id/reject', { config: { auth: auth.user('write:follows') } }, async (req) => {
-    const { account: me } = currentUser(req);
-    const requester = ctx.store.accounts.byId(pathId(req, 'account_id'));
-    if (!requester) throw notFound();
-    ctx.relationships.rejectFollowRequest(me, requester);
-    return relationshipJson(ctx, me, requester.id);
-  });
+  app.post(
+    '/api/v1/follow_requests/:account_id/reject',
+    { config: { auth: auth.user('write:follows') } },
+    async (req) => {
+      const { account: me } = currentUser(req);
+      const requester = ctx.store.accounts.byId(pathId(req, 'account_id'));
+      if (!requester) throw notFound();
+      ctx.relationships.rejectFollowRequest(me, requester);
+      return relationshipJson(ctx, me, requester.id);
+    },
+  );
 }

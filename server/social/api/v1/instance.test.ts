@@ -54,15 +54,22 @@ describe('instance', () => {
     const activity = await client.v1.instance.activity.list();
     expect(activity).toHaveLength(12);
     expect(activity[0].registrations).toBe('1');
-    const languages = (await (await server.fetch(`${server.url}/api/v1/instance/languages`)).json()) as { code: string; name: string }[];
+    const languages = (await (await server.fetch(`${server.url}/api/v1/instance/languages`)).json()) as {
+      code: string;
+      name: string;
+    }[];
     expect(languages).toContainEqual({ code: 'de', name: 'German' });
-    const never = (await (await server.fetch(`${server.url}/api/v1/instance/extended_description`)).json()) as { updated_at: string | null };
+    const never = (await (await server.fetch(`${server.url}/api/v1/instance/extended_description`)).json()) as {
+      updated_at: string | null;
+    };
     expect(never.updated_at).toBeNull();
     server.admin.setSetting('extended_description', 'A harbour for friends.\nWelcome!');
     const about = await client.v1.instance.extendedDescription.fetch();
     expect(about.content).toBe('<p>A harbour for friends.<br />Welcome!</p>');
     expect(about.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    const privacy = (await (await server.fetch(`${server.url}/api/v1/instance/privacy_policy`)).json()) as { content: string };
+    const privacy = (await (await server.fetch(`${server.url}/api/v1/instance/privacy_policy`)).json()) as {
+      content: string;
+    };
     expect(privacy.content).toContain('Test Harbour');
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).status).toBe(404);
     const page = await fetch(`${server.url}/about`);
@@ -71,22 +78,40 @@ describe('instance', () => {
 
   it('publishes NodeInfo 2.0 that megalodon’s detector recognises as Mastodon-compatible', async () => {
     expect(await detector(server.url, server.axios())).toBe('mastodon');
-    const links = (await (await server.fetch(`${server.url}/.well-known/nodeinfo`)).json()) as { links: { rel: string; href: string }[] };
+    const links = (await (await server.fetch(`${server.url}/.well-known/nodeinfo`)).json()) as {
+      links: { rel: string; href: string }[];
+    };
     const info = (await (await fetch(links.links[0].href)).json()) as Record<string, any>;
-    expect(info).toMatchObject({ version: '2.0', software: { name: 'homeport' }, protocols: ['activitypub'], openRegistrations: false, metadata: { upstream: { name: 'mastodon' } } });
+    expect(info).toMatchObject({
+      version: '2.0',
+      software: { name: 'homeport' },
+      protocols: ['activitypub'],
+      openRegistrations: false,
+      metadata: { upstream: { name: 'mastodon' } },
+    });
     expect(info.usage.users.total).toBe(1);
   });
 
   it('shows the server’s domain blocks to signed-in users only', async () => {
-    server.social.context.store.db.prepare(`INSERT INTO domain_blocks (id, domain, severity, public_comment, created_at, updated_at) VALUES (1, 'spam.example', 'suspend', 'spam', 0, 0)`).run();
+    server.social.context.store.db
+      .prepare(
+        `INSERT INTO domain_blocks (id, domain, severity, public_comment, created_at, updated_at) VALUES (1, 'spam.example', 'suspend', 'spam', 0, 0)`,
+      )
+      .run();
     expect((await server.fetch(`${server.url}/api/v1/instance/domain_blocks`)).status).toBe(401);
     const blocks = await server.masto(owner.token).v1.instance.domainBlocks.fetch();
-    expect(blocks).toEqual([{ domain: 'spam.example', digest: expect.stringMatching(/^[0-9a-f]{64}$/), severity: 'suspend', comment: 'spam' }]);
+    expect(blocks).toEqual([
+      { domain: 'spam.example', digest: expect.stringMatching(/^[0-9a-f]{64}$/), severity: 'suspend', comment: 'spam' },
+    ]);
   });
 
   it('gives the user’s preferences', async () => {
     const prefs = await server.megalodon(owner.token).getPreferences();
-    expect(prefs.data).toMatchObject({ 'posting:default:visibility': 'public', 'posting:default:sensitive': false, 'reading:expand:spoilers': false });
+    expect(prefs.data).toMatchObject({
+      'posting:default:visibility': 'public',
+      'posting:default:sensitive': false,
+      'reading:expand:spoilers': false,
+    });
   });
 
   it('publishes terms of service in dated versions once the owner sets them', async () => {
@@ -94,9 +119,19 @@ describe('instance', () => {
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/${today}`)).status).toBe(404);
     server.admin.setSetting('terms_of_service', 'Be excellent to each other.');
     server.admin.setSetting('terms_of_service', 'Be excellent to each other.\n\nParty on.');
-    const current = (await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).json()) as Record<string, unknown>;
-    expect(current).toEqual({ effective_date: today, effective: true, content: '<p>Be excellent to each other.</p><p>Party on.</p>', succeeded_by: null });
-    expect(await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service/${today}`)).json()).toEqual(current);
+    const current = (await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(current).toEqual({
+      effective_date: today,
+      effective: true,
+      content: '<p>Be excellent to each other.</p><p>Party on.</p>',
+      succeeded_by: null,
+    });
+    expect(await (await server.fetch(`${server.url}/api/v1/instance/terms_of_service/${today}`)).json()).toEqual(
+      current,
+    );
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/2001-01-01`)).status).toBe(404);
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service/yesterday`)).status).toBe(404);
   });

@@ -16,7 +16,9 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const cached = { auth: auth.public(), publicCache: true } as const;
 
-  app.get('/api/v1/instance', { config: { ...cached, deprecated: '2022-11-14' } }, async () => serializeInstanceV1(ctx));
+  app.get('/api/v1/instance', { config: { ...cached, deprecated: '2022-11-14' } }, async () =>
+    serializeInstanceV1(ctx),
+  );
 
   app.get('/api/v1/instance/rules', { config: cached }, async () => serializeRules(ctx));
 
@@ -26,14 +28,23 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/instance/activity', { config: cached }, async () => {
     const now = ctx.store.now();
     const weekStart = now - (now % WEEK_MS);
-    const count = (sql: string, from: number, to: number) => String(int((ctx.store.db.prepare(sql).get(from, to) as { n: bigint }).n));
+    const count = (sql: string, from: number, to: number) =>
+      String(int((ctx.store.db.prepare(sql).get(from, to) as { n: bigint }).n));
     return Array.from({ length: 12 }, (_, i) => {
       const from = weekStart - i * WEEK_MS;
       const to = from + WEEK_MS;
       return {
         week: String(Math.floor(from / 1000)),
-        statuses: count('SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND created_at >= ? AND created_at < ?', from, to),
-        logins: count('SELECT COUNT(*) AS n FROM users WHERE current_sign_in_at >= ? AND current_sign_in_at < ?', from, to),
+        statuses: count(
+          'SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND created_at >= ? AND created_at < ?',
+          from,
+          to,
+        ),
+        logins: count(
+          'SELECT COUNT(*) AS n FROM users WHERE current_sign_in_at >= ? AND current_sign_in_at < ?',
+          from,
+          to,
+        ),
         registrations: count('SELECT COUNT(*) AS n FROM users WHERE created_at >= ? AND created_at < ?', from, to),
       };
     });
@@ -47,11 +58,17 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const content = ctx.store.settings.owner(key) || fallback;
     const updatedAt = ctx.store.settings.get(`${key}_updated_at`);
     // Mastodon gives null for an extended description never set, and its default policy's date for the privacy policy.
-    if (updatedAt === null && key === 'extended_description') return { updated_at: null, content: content ? formatPlainText(content) : '' };
-    return { updated_at: isoTime(Number(updatedAt ?? ctx.store.settings.get('created_at') ?? ctx.store.now())), content: content ? formatPlainText(content) : '' };
+    if (updatedAt === null && key === 'extended_description')
+      return { updated_at: null, content: content ? formatPlainText(content) : '' };
+    return {
+      updated_at: isoTime(Number(updatedAt ?? ctx.store.settings.get('created_at') ?? ctx.store.now())),
+      content: content ? formatPlainText(content) : '',
+    };
   };
 
-  app.get('/api/v1/instance/extended_description', { config: cached }, async () => textPage('extended_description', ''));
+  app.get('/api/v1/instance/extended_description', { config: cached }, async () =>
+    textPage('extended_description', ''),
+  );
 
   app.get('/api/v1/instance/privacy_policy', { config: cached }, async () =>
     textPage(
@@ -64,10 +81,18 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const terms = (date: string | null) => {
     const versions = termsVersions(ctx.store);
     const today = new Date(ctx.store.now()).toISOString().slice(0, 10);
-    const index = date === null ? versions.findLastIndex((v) => v.effectiveDate <= today) : versions.findIndex((v) => v.effectiveDate === date);
+    const index =
+      date === null
+        ? versions.findLastIndex((v) => v.effectiveDate <= today)
+        : versions.findIndex((v) => v.effectiveDate === date);
     if (index < 0) throw notFound();
     const version = versions[index];
-    return { effective_date: version.effectiveDate, effective: version.effectiveDate <= today, content: formatPlainText(version.content), succeeded_by: versions[index + 1]?.effectiveDate ?? null };
+    return {
+      effective_date: version.effectiveDate,
+      effective: version.effectiveDate <= today,
+      content: formatPlainText(version.content),
+      succeeded_by: versions[index + 1]?.effectiveDate ?? null,
+    };
   };
   app.get('/api/v1/instance/terms_of_service', { config: cached }, async () => terms(null));
   app.get<{ Params: { date: string } }>('/api/v1/instance/terms_of_service/:date', { config: cached }, async (req) => {
@@ -77,11 +102,20 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
 
   /** The server's moderated domains; shown to signed-in, confirmed, approved users. */
   app.get('/api/v1/instance/domain_blocks', { config: { auth: auth.user() } }, async () => {
-    const rows = ctx.store.db.prepare(`SELECT domain, severity, public_comment FROM domain_blocks WHERE severity IN ('silence', 'suspend') ORDER BY domain`).all() as {
+    const rows = ctx.store.db
+      .prepare(
+        `SELECT domain, severity, public_comment FROM domain_blocks WHERE severity IN ('silence', 'suspend') ORDER BY domain`,
+      )
+      .all() as {
       domain: string;
       severity: string;
       public_comment: string | null;
     }[];
-    return rows.map((r) => ({ domain: r.domain, digest: crypto.createHash('sha256').update(r.domain).digest('hex'), severity: r.severity, comment: r.public_comment }));
+    return rows.map((r) => ({
+      domain: r.domain,
+      digest: crypto.createHash('sha256').update(r.domain).digest('hex'),
+      severity: r.severity,
+      comment: r.public_comment,
+    }));
   });
 }

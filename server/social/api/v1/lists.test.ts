@@ -29,7 +29,9 @@ describe('lists', () => {
     const client = server.masto(owner.token);
     const list = await client.v1.lists.create({ title: 'Friends' });
     expect(list).toMatchObject({ title: 'Friends', repliesPolicy: 'list', exclusive: false });
-    const renamed = await client.v1.lists.$select(list.id).update({ title: 'Close friends', repliesPolicy: 'none', exclusive: true } as never);
+    const renamed = await client.v1.lists
+      .$select(list.id)
+      .update({ title: 'Close friends', repliesPolicy: 'none', exclusive: true } as never);
     expect(renamed).toMatchObject({ title: 'Close friends', repliesPolicy: 'none', exclusive: true } as never);
     expect((await client.v1.lists.list()).map((l) => l.title)).toEqual(['Close friends']);
     await expect(server.masto(ann.token).v1.lists.$select(list.id).fetch()).rejects.toMatchObject({ statusCode: 404 });
@@ -42,15 +44,23 @@ describe('lists', () => {
     const client = server.masto(owner.token);
     const list = await client.v1.lists.create({ title: 'Artists', repliesPolicy: 'list' } as never);
     await client.v1.lists.$select(list.id).accounts.create({ accountIds: [ann.accountId, ben.accountId] });
-    expect((await client.v1.lists.$select(list.id).accounts.list()).map((a) => a.id).sort()).toEqual([ann.accountId, ben.accountId].sort());
+    expect((await client.v1.lists.$select(list.id).accounts.list()).map((a) => a.id).sort()).toEqual(
+      [ann.accountId, ben.accountId].sort(),
+    );
     const stranger = await server.createUser('stranger');
-    await expect(client.v1.lists.$select(list.id).accounts.create({ accountIds: [stranger.accountId] })).rejects.toMatchObject({ statusCode: 422 });
+    await expect(
+      client.v1.lists.$select(list.id).accounts.create({ accountIds: [stranger.accountId] }),
+    ).rejects.toMatchObject({ statusCode: 422 });
     expect((await client.v1.accounts.$select(ann.accountId).lists.list()).map((l) => l.id)).toEqual([list.id]);
 
     const annPost = await server.masto(ann.token).v1.statuses.create({ status: 'a painting' });
-    const benToAnn = await server.masto(ben.token).v1.statuses.create({ status: '@ann lovely', inReplyToId: annPost.id });
+    const benToAnn = await server
+      .masto(ben.token)
+      .v1.statuses.create({ status: '@ann lovely', inReplyToId: annPost.id });
     const catPost = await server.masto(cat.token).v1.statuses.create({ status: 'not a member' });
-    const annToCat = await server.masto(ann.token).v1.statuses.create({ status: '@cat hello', inReplyToId: catPost.id });
+    const annToCat = await server
+      .masto(ann.token)
+      .v1.statuses.create({ status: '@cat hello', inReplyToId: catPost.id });
     const ids = async () => (await client.v1.timelines.list.$select(list.id).list()).map((s) => s.id);
     // `list`: replies to members are in, replies to others are not.
     expect(await ids()).toEqual([benToAnn.id, annPost.id]);
@@ -73,7 +83,11 @@ describe('lists', () => {
     const client = server.masto(owner.token);
     const list = await client.v1.lists.create({ title: 'Busy poster', exclusive: true });
     await client.v1.lists.$select(list.id).accounts.create({ accountIds: [cat.accountId] });
-    const streaming = createStreamingAPIClient({ streamingApiUrl: (await client.v2.instance.fetch()).configuration.urls.streaming, accessToken: owner.token, retry: false } as never);
+    const streaming = createStreamingAPIClient({
+      streamingApiUrl: (await client.v2.instance.fetch()).configuration.urls.streaming,
+      accessToken: owner.token,
+      retry: false,
+    } as never);
     const listEvents: { event: string; payload: { id: string } }[] = [];
     const homeEvents: { event: string; payload: { id: string } }[] = [];
     const collect = (sub: AsyncIterable<unknown>, into: unknown[]) =>
@@ -86,7 +100,8 @@ describe('lists', () => {
       })();
     collect(streaming.list.subscribe({ list: list.id }), listEvents);
     collect(streaming.user.subscribe(), homeEvents);
-    for (let i = 0; i < 200 && server.social.streaming.stats().subscriptions < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && server.social.streaming.stats().subscriptions < 2; i++)
+      await new Promise((r) => setTimeout(r, 20));
 
     const catPost = await server.masto(cat.token).v1.statuses.create({ status: 'many posts' });
     const benPost = await server.masto(ben.token).v1.statuses.create({ status: 'one post' });

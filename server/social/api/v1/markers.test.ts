@@ -36,7 +36,14 @@ describe('markers', () => {
   });
 
   it('counts unread notifications after the notifications marker', async () => {
-    const unread = async () => ((await (await server.fetch(`${server.url}/api/v1/notifications/unread_count`, { headers: { Authorization: `Bearer ${alice.token}` } })).json()) as { count: number }).count;
+    const unread = async () =>
+      (
+        (await (
+          await server.fetch(`${server.url}/api/v1/notifications/unread_count`, {
+            headers: { Authorization: `Bearer ${alice.token}` },
+          })
+        ).json()) as { count: number }
+      ).count;
     await server.masto(bob.token).v1.statuses.create({ status: '@alice one' });
     await server.masto(bob.token).v1.statuses.create({ status: '@alice two' });
     expect(await unread()).toBe(2);
@@ -49,7 +56,12 @@ describe('markers', () => {
   });
 
   it('answers 422 when no timeline is given and for a malformed id', async () => {
-    const post = (body: unknown) => server.fetch(`${server.url}/api/v1/markers`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      server.fetch(`${server.url}/api/v1/markers`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post({})).status).toBe(422);
     expect((await post({ home: { last_read_id: 'abc' } })).status).toBe(422);
   });

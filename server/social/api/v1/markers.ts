@@ -15,7 +15,9 @@ const position = z.object({ last_read_id: zId }).optional();
 const postSchema = z.object({ home: position, notifications: position });
 
 function present(rows: readonly MarkerRow[]): Record<string, unknown> {
-  return Object.fromEntries(rows.map((m) => [m.timeline, { last_read_id: m.lastReadId, version: m.version, updated_at: isoTime(m.updatedAt) }]));
+  return Object.fromEntries(
+    rows.map((m) => [m.timeline, { last_read_id: m.lastReadId, version: m.version, updated_at: isoTime(m.updatedAt) }]),
+  );
 }
 
 export function markerRoutes(app: FastifyInstance, ctx: SocialContext): void {
@@ -34,6 +36,11 @@ export function markerRoutes(app: FastifyInstance, ctx: SocialContext): void {
     ctx.store.transaction(() => {
       for (const m of moves) ctx.store.markers.set(account.id, m.timeline, m.id);
     });
-    return present(ctx.store.markers.get(account.id, moves.map((m) => m.timeline)));
+    return present(
+      ctx.store.markers.get(
+        account.id,
+        moves.map((m) => m.timeline),
+      ),
+    );
   });
 }

@@ -20,7 +20,11 @@ afterAll(async () => {
 async function upload(s: SocialTestServer, path: string, file: Blob) {
   const form = new FormData();
   form.append('file', file, 'upload');
-  const res = await s.fetch(`${s.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+  const res = await s.fetch(`${s.url}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${alice.token}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -35,7 +39,9 @@ describe('media processing failures', () => {
     const accepted = await upload(server, '/api/v2/media', blob(await truncatedPng(), 'image/png'));
     expect(accepted.status).toBe(202);
     await server.social.mediaIdle();
-    const res = await server.fetch(`${server.url}/api/v1/media/${accepted.body.id}`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/media/${accepted.body.id}`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { error: string; details: { file: { error: string }[] } };
     expect(body.error).toMatch(/^Validation failed: File /);
@@ -53,14 +59,21 @@ describe('media processing failures', () => {
     expect(media.status).toBe(200);
     const form = new FormData();
     form.append('thumbnail', blob(Buffer.from('not an image at all'), 'image/png'), 'thumb.png');
-    const res = await server.fetch(`${server.url}/api/v1/media/${media.body.id}`, { method: 'PUT', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+    const res = await server.fetch(`${server.url}/api/v1/media/${media.body.id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     expect(res.status).toBe(422);
     expect(Object.keys(((await res.json()) as { details: object }).details)).toEqual(['thumbnail']);
   });
 
   it('refuses audio that cannot be read', async () => {
     // An ID3 tag claiming more bytes than the file has: recognised as audio, unreadable as such.
-    const noise = Buffer.concat([Buffer.from('ID3\u0003\u0000\u0000\u007f\u007f\u007f\u007f', 'latin1'), Buffer.alloc(2000, 0x41)]);
+    const noise = Buffer.concat([
+      Buffer.from('ID3\u0003\u0000\u0000\u007f\u007f\u007f\u007f', 'latin1'),
+      Buffer.alloc(2000, 0x41),
+    ]);
     const res = await upload(server, '/api/v1/media', blob(noise, 'audio/mpeg'));
     expect(res.status).toBe(422);
     expect(res.body.details.file).toEqual([{ error: 'ERR_INVALID', description: 'is not a readable audio file' }]);
@@ -74,7 +87,9 @@ describe('media processing failures', () => {
     release();
     server = await startSocialWithClock(now, { dataDir, keepData: true });
     await server.social.mediaIdle();
-    const res = await server.fetch(`${server.url}/api/v1/media/${accepted.body.id}`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/media/${accepted.body.id}`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { meta: { original: { width: number } } }).meta.original.width).toBe(320);
   });

@@ -28,7 +28,11 @@ async function upload(token: string, path: string, file: Blob, fields: Record<st
   const form = new FormData();
   form.append('file', file, 'upload');
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  const res = await server.fetch(`${server.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const res = await server.fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -40,7 +44,11 @@ async function getMedia(token: string, id: string) {
 describe('uploads', () => {
   it('uploads through v2 with masto, which polls until processed; the files are served', async () => {
     const masto = server.masto(alice.token);
-    const media = await masto.v2.media.create({ file: blob(await pngImage(1600, 1200), 'image/png'), description: 'a blue rectangle', focus: '0.5,-0.25' });
+    const media = await masto.v2.media.create({
+      file: blob(await pngImage(1600, 1200), 'image/png'),
+      description: 'a blue rectangle',
+      focus: '0.5,-0.25',
+    });
     expect(media.type).toBe('image');
     expect(media.url).toMatch(new RegExp(`^${server.url}/system/media_attachments/files/.+\\.png$`));
     expect(media.previewUrl).toMatch(/\/system\/media_attachments\/previews\/.+\.jpg$/);
@@ -69,7 +77,10 @@ describe('uploads', () => {
     expect(processing.status).toBe(206);
     expect(processing.body.url).toBeNull();
     // Not attachable before it is processed.
-    const early = await server.masto(alice.token).v1.statuses.create({ status: 'too early', mediaIds: [accepted.data.id] }).catch((e: { statusCode: number }) => e.statusCode);
+    const early = await server
+      .masto(alice.token)
+      .v1.statuses.create({ status: 'too early', mediaIds: [accepted.data.id] })
+      .catch((e: { statusCode: number }) => e.statusCode);
     expect(early).toBe(422);
     release();
     await server.social.mediaIdle();
@@ -81,7 +92,9 @@ describe('uploads', () => {
   });
 
   it('processes synchronously through v1, honouring EXIF orientation and dropping metadata', async () => {
-    const media = await server.masto(alice.token).v1.media.create({ file: blob(await rotatedJpeg(400, 200), 'image/jpeg') });
+    const media = await server
+      .masto(alice.token)
+      .v1.media.create({ file: blob(await rotatedJpeg(400, 200), 'image/jpeg') });
     expect(media.url).not.toBeNull();
     expect(media.meta?.original).toMatchObject({ width: 200, height: 400 });
     const stored = await sharp(Buffer.from(await (await fetch(media.url!)).arrayBuffer())).metadata();
@@ -106,7 +119,17 @@ describe('uploads', () => {
     expect(ffmpeg, 'ffmpeg is needed for video previews: apt-get install ffmpeg').not.toBeNull();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-video-'));
     const file = path.join(dir, 'clip.mp4');
-    const made = spawnSync(ffmpeg!, ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=320x240:rate=10', '-pix_fmt', 'yuv420p', file]);
+    const made = spawnSync(ffmpeg!, [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=320x240:rate=10',
+      '-pix_fmt',
+      'yuv420p',
+      file,
+    ]);
     expect(made.status, String(made.stderr)).toBe(0);
     const video = await upload(alice.token, '/api/v1/media', blob(fs.readFileSync(file), 'video/mp4'));
     fs.rmSync(dir, { recursive: true, force: true });
@@ -123,30 +146,54 @@ describe('uploads', () => {
     // A custom thumbnail becomes the preview.
     const form = new FormData();
     form.append('thumbnail', blob(await pngImage(640, 360), 'image/png'), 'thumb.png');
-    const put = await server.fetch(`${server.url}/api/v1/media/${res.body.id}`, { method: 'PUT', headers: { Authorization: `Bearer ${alice.token}` }, body: form });
+    const put = await server.fetch(`${server.url}/api/v1/media/${res.body.id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     const updated = (await put.json()) as { preview_url: string; blurhash: string };
     expect(updated.preview_url).toMatch(/\/thumbnails\//);
     expect(isBlurhashValid(updated.blurhash).result).toBe(true);
   });
 
   it('refuses bad files with 422 and a reason', async () => {
-    const text = await upload(alice.token, '/api/v2/media', blob(Buffer.from('just some text, not media at all'), 'text/plain'));
+    const text = await upload(
+      alice.token,
+      '/api/v2/media',
+      blob(Buffer.from('just some text, not media at all'), 'text/plain'),
+    );
     expect(text.status).toBe(422);
     expect(text.body.details.file[0].description).toMatch(/unsupported type/);
-    const broken = await upload(alice.token, '/api/v2/media', blob(Buffer.concat([(await pngImage(10, 10)).subarray(0, 16), Buffer.alloc(100, 7)]), 'image/png'));
+    const broken = await upload(
+      alice.token,
+      '/api/v2/media',
+      blob(Buffer.concat([(await pngImage(10, 10)).subarray(0, 16), Buffer.alloc(100, 7)]), 'image/png'),
+    );
     expect(broken.status).toBe(422);
     expect(broken.body.details.file[0].description).toMatch(/not a readable image/);
-    const huge = await upload(alice.token, '/api/v1/media', blob(Buffer.concat([(await pngImage(10, 10)).subarray(0, 16), Buffer.alloc(17 * 1024 * 1024)]), 'image/png'));
+    const huge = await upload(
+      alice.token,
+      '/api/v1/media',
+      blob(Buffer.concat([(await pngImage(10, 10)).subarray(0, 16), Buffer.alloc(17 * 1024 * 1024)]), 'image/png'),
+    );
     expect(huge.status).toBe(422);
     expect(huge.body.details.file[0].error).toBe('ERR_TOO_LARGE');
     const empty = await upload(alice.token, '/api/v1/media', blob(Buffer.alloc(0), 'image/png'));
     expect(empty.status).toBe(422);
-    const badFocus = await upload(alice.token, '/api/v1/media', blob(await pngImage(10, 10), 'image/png'), { focus: '2,0' });
+    const badFocus = await upload(alice.token, '/api/v1/media', blob(await pngImage(10, 10), 'image/png'), {
+      focus: '2,0',
+    });
     expect(badFocus.status).toBe(422);
     expect(badFocus.body.details.focus).toBeDefined();
-    const longDescription = await upload(alice.token, '/api/v1/media', blob(await pngImage(10, 10), 'image/png'), { description: 'd'.repeat(1501) });
+    const longDescription = await upload(alice.token, '/api/v1/media', blob(await pngImage(10, 10), 'image/png'), {
+      description: 'd'.repeat(1501),
+    });
     expect(longDescription.status).toBe(422);
-    const noFile = await server.fetch(`${server.url}/api/v2/media`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const noFile = await server.fetch(`${server.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(noFile.status).toBe(422);
     expect(((await noFile.json()) as { details: object }).details).toHaveProperty('file');
   });
@@ -168,18 +215,32 @@ describe('attaching and updating', () => {
       body: JSON.stringify({ description: 'too late' }),
     });
     expect(refused.status).toBe(422);
-    const del = await server.fetch(`${server.url}/api/v1/media/${first.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${alice.token}` } });
+    const del = await server.fetch(`${server.url}/api/v1/media/${first.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(del.status).toBe(422);
     // Editing the status changes descriptions through media_attributes and can drop an attachment.
-    const edited = await masto.v1.statuses.$select(status.id).update({ status: 'one picture', mediaIds: [first.id], mediaAttributes: [{ id: first.id, description: 'edited alt text' }] });
+    const edited = await masto.v1.statuses.$select(status.id).update({
+      status: 'one picture',
+      mediaIds: [first.id],
+      mediaAttributes: [{ id: first.id, description: 'edited alt text' }],
+    });
     expect(edited.mediaAttachments.map((m) => [m.id, m.description])).toEqual([[first.id, 'edited alt text']]);
     // The dropped one is free again and can be deleted.
-    const freed = await server.fetch(`${server.url}/api/v1/media/${second.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${alice.token}` } });
+    const freed = await server.fetch(`${server.url}/api/v1/media/${second.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(freed.status).toBe(200);
     expect(await freed.json()).toEqual({});
     // Someone else's media cannot be attached.
     const other = await server.masto(bob.token).v1.media.create({ file: blob(await pngImage(10, 10), 'image/png') });
-    expect(await masto.v1.statuses.create({ status: 'stolen', mediaIds: [other.id] }).catch((e: { statusCode: number }) => e.statusCode)).toBe(422);
+    expect(
+      await masto.v1.statuses
+        .create({ status: 'stolen', mediaIds: [other.id] })
+        .catch((e: { statusCode: number }) => e.statusCode),
+    ).toBe(422);
   });
 
   it('deletes media with the status when asked (delete_media), keeps them for a redraft otherwise', async () => {
@@ -190,7 +251,10 @@ describe('attaching and updating', () => {
     expect(deleted.mediaAttachments.map((m) => m.id)).toEqual([kept.id]);
     const redraft = await masto.v1.statuses.create({ status: deleted.text!, mediaIds: [kept.id] });
     expect(redraft.mediaAttachments.map((m) => m.id)).toEqual([kept.id]);
-    const res = await server.fetch(`${server.url}/api/v1/statuses/${redraft.id}?delete_media=true`, { method: 'DELETE', headers: { Authorization: `Bearer ${alice.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/statuses/${redraft.id}?delete_media=true`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(res.status).toBe(200);
     expect((await getMedia(alice.token, kept.id)).status).toBe(404);
     expect((await fetch(redraft.mediaAttachments[0].url!)).status).toBe(404);

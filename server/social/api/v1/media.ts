@@ -23,17 +23,31 @@ const updateSchema = z.object({
 
 export function mediaRoutes(app: FastifyInstance, ctx: SocialContext): void {
   // Synchronous upload (deprecated in favour of v2): answers when the file is processed.
-  app.post('/api/v1/media', { config: { auth: auth.user('write:media'), deprecated: '2020-04-03', uploads: UPLOADS.media, actionLimit: 'media' } }, async (req) => {
-    const { account } = currentUser(req);
-    const p = parseParams(uploadSchema, requestParams(req));
-    return serializeMedia(ctx.urls, await ctx.mediaService.create(account, p, 'sync'));
-  });
+  app.post(
+    '/api/v1/media',
+    {
+      config: {
+        auth: auth.user('write:media'),
+        deprecated: '2020-04-03',
+        uploads: UPLOADS.media,
+        actionLimit: 'media',
+      },
+    },
+    async (req) => {
+      const { account } = currentUser(req);
+      const p = parseParams(uploadSchema, requestParams(req));
+      return serializeMedia(ctx.urls, await ctx.mediaService.create(account, p, 'sync'));
+    },
+  );
 
   /** 206 while processing, 200 once done; a file that failed processing is a 422 with the reason. */
   app.get('/api/v1/media/:id', { config: { auth: auth.user('write:media') } }, async (req, reply) => {
     const { account } = currentUser(req);
     const row = ctx.mediaService.own(account, pathId(req));
-    if (row.processing === 'failed') throw new ApiError(422, `Validation failed: File ${row.processingError ?? 'could not be processed'}`, { details: { file: [{ error: 'ERR_INVALID', description: row.processingError ?? 'could not be processed' }] } });
+    if (row.processing === 'failed')
+      throw new ApiError(422, `Validation failed: File ${row.processingError ?? 'could not be processed'}`, {
+        details: { file: [{ error: 'ERR_INVALID', description: row.processingError ?? 'could not be processed' }] },
+      });
     if (row.processing !== 'done') reply.code(206);
     return serializeMedia(ctx.urls, row);
   });

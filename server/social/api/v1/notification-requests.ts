@@ -7,26 +7,52 @@ import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../http/params.ts';
-import { POLICY_KEYS, POLICY_VERDICTS, type Account, type NotificationPolicy, type NotificationRequestRow } from '../../store/index.ts';
+import {
+  POLICY_KEYS,
+  POLICY_VERDICTS,
+  type Account,
+  type NotificationPolicy,
+  type NotificationRequestRow,
+} from '../../store/index.ts';
 
-const policySchema = z.object(Object.fromEntries(POLICY_KEYS.map((k) => [k, z.enum(POLICY_VERDICTS).optional()])) as Record<(typeof POLICY_KEYS)[number], z.ZodOptional<z.ZodEnum<{ accept: 'accept'; filter: 'filter'; drop: 'drop' }>>>);
+const policySchema = z.object(
+  Object.fromEntries(POLICY_KEYS.map((k) => [k, z.enum(POLICY_VERDICTS).optional()])) as Record<
+    (typeof POLICY_KEYS)[number],
+    z.ZodOptional<z.ZodEnum<{ accept: 'accept'; filter: 'filter'; drop: 'drop' }>>
+  >,
+);
 const idsSchema = z.object({ id: zList(zId, 100) });
 
 export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const policyJson = (me: Account, policy: NotificationPolicy) => {
     const summary = ctx.store.notificationRequests.summary(me.id);
-    return { ...policy, summary: { pending_requests_count: summary.requests, pending_notifications_count: summary.notifications } };
+    return {
+      ...policy,
+      summary: { pending_requests_count: summary.requests, pending_notifications_count: summary.notifications },
+    };
   };
 
   /** NotificationRequest entities (notifications_count is a string in Mastodon's). */
   const present = (me: Account, rows: NotificationRequestRow[]) => {
-    const accounts = new Map(ctx.presenter.present(ctx.store.accounts.byIds([...new Set(rows.map((r) => r.fromAccountId))])).map((json) => [json.id, json]));
+    const accounts = new Map(
+      ctx.presenter
+        .present(ctx.store.accounts.byIds([...new Set(rows.map((r) => r.fromAccountId))]))
+        .map((json) => [json.id, json]),
+    );
     const statusRows = ctx.store.statuses.byIds(rows.flatMap((r) => r.lastStatusId ?? []));
-    const statuses = new Map(ctx.statusPresenter.present(statusRows, me, { context: 'notifications' }).map((json) => [json.id, json]));
+    const statuses = new Map(
+      ctx.statusPresenter.present(statusRows, me, { context: 'notifications' }).map((json) => [json.id, json]),
+    );
     return rows.flatMap((r) => {
       const account = accounts.get(r.fromAccountId);
       if (!account) return [];
-      const json: Record<string, unknown> = { id: r.id, created_at: isoTime(r.createdAt), updated_at: isoTime(r.updatedAt), account, notifications_count: String(r.notificationsCount) };
+      const json: Record<string, unknown> = {
+        id: r.id,
+        created_at: isoTime(r.createdAt),
+        updated_at: isoTime(r.updatedAt),
+        account,
+        notifications_count: String(r.notificationsCount),
+      };
       const status = r.lastStatusId ? statuses.get(r.lastStatusId) : undefined;
       if (status) json.last_status = status;
       return [json];
@@ -47,48 +73,87 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
   app.patch('/api/v2/notifications/policy', { config: { auth: auth.user('write:notifications') } }, async (req) => {
     const { account } = currentUser(req);
     const changes = parseParams(policySchema, requestParams(req));
-    const policy = { ...ctx.store.notificationRequests.policy(account.id), ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as NotificationPolicy;
+    const policy = {
+      ...ctx.store.notificationRequests.policy(account.id),
+      ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
+    } as NotificationPolicy;
     ctx.store.notificationRequests.setPolicy(account.id, policy);
     return policyJson(account, policy);
   });
 
   // The v1 policy of Mastodon 4.3 (deprecated by v2): a boolean per condition, true meaning "filter".
-  const V1_KEYS = { filter_not_following: 'for_not_following', filter_not_followers: 'for_not_followers', filter_new_accounts: 'for_new_accounts', filter_private_mentions: 'for_private_mentions' } as const;
+  const V1_KEYS = {
+    filter_not_following: 'for_not_following',
+    filter_not_followers: 'for_not_followers',
+    filter_new_accounts: 'for_new_accounts',
+    filter_private_mentions: 'for_private_mentions',
+  } as const;
   const v1Json = (me: Account, policy: NotificationPolicy) => {
     const summary = ctx.store.notificationRequests.summary(me.id);
     const flags = Object.fromEntries(Object.entries(V1_KEYS).map(([v1, v2]) => [v1, policy[v2] !== 'accept']));
-    return { ...flags, summary: { pending_requests_count: summary.requests, pending_notifications_count: summary.notifications } };
+    return {
+      ...flags,
+      summary: { pending_requests_count: summary.requests, pending_notifications_count: summary.notifications },
+    };
   };
-  const v1Schema = z.object(Object.fromEntries(Object.keys(V1_KEYS).map((k) => [k, zBool.optional()])) as Record<keyof typeof V1_KEYS, z.ZodOptional<typeof zBool>>);
+  const v1Schema = z.object(
+    Object.fromEntries(Object.keys(V1_KEYS).map((k) => [k, zBool.optional()])) as Record<
+      keyof typeof V1_KEYS,
+      z.ZodOptional<typeof zBool>
+    >,
+  );
 
-  app.get('/api/v1/notifications/policy', { config: { auth: auth.user('read:notifications'), deprecated: '2024-10-08' } }, async (req) => {
-    const { account } = currentUser(req);
-    return v1Json(account, ctx.store.notificationRequests.policy(account.id));
-  });
+  app.get(
+    '/api/v1/notifications/policy',
+    { config: { auth: auth.user('read:notifications'), deprecated: '2024-10-08' } },
+    async (req) => {
+      const { account } = currentUser(req);
+      return v1Json(account, ctx.store.notificationRequests.policy(account.id));
+    },
+  );
 
-  app.put('/api/v1/notifications/policy', { config: { auth: auth.user('write:notifications'), deprecated: '2024-10-08' } }, async (req) => {
-    const { account } = currentUser(req);
-    const changes = parseParams(v1Schema, requestParams(req));
-    const policy = { ...ctx.store.notificationRequests.policy(account.id) };
-    for (const [v1, v2] of Object.entries(V1_KEYS) as [keyof typeof V1_KEYS, (typeof V1_KEYS)[keyof typeof V1_KEYS]][]) {
-      const filter = changes[v1];
-      // "Filter" keeps a stricter drop chosen through v2; "do not filter" accepts.
-      if (filter !== undefined) policy[v2] = filter ? (policy[v2] === 'accept' ? 'filter' : policy[v2]) : 'accept';
-    }
-    ctx.store.notificationRequests.setPolicy(account.id, policy);
-    return v1Json(account, policy);
-  });
+  app.put(
+    '/api/v1/notifications/policy',
+    { config: { auth: auth.user('write:notifications'), deprecated: '2024-10-08' } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const changes = parseParams(v1Schema, requestParams(req));
+      const policy = { ...ctx.store.notificationRequests.policy(account.id) };
+      for (const [v1, v2] of Object.entries(V1_KEYS) as [
+        keyof typeof V1_KEYS,
+        (typeof V1_KEYS)[keyof typeof V1_KEYS],
+      ][]) {
+        const filter = changes[v1];
+        // "Filter" keeps a stricter drop chosen through v2; "do not filter" accepts.
+        if (filter !== undefined) policy[v2] = filter ? (policy[v2] === 'accept' ? 'filter' : policy[v2]) : 'accept';
+      }
+      ctx.store.notificationRequests.setPolicy(account.id, policy);
+      return v1Json(account, policy);
+    },
+  );
 
-  app.get('/api/v1/notifications/requests', { config: { auth: auth.user('read:notifications') } }, async (req, reply) => {
-    const { account } = currentUser(req);
-    const page = pageQuery(requestParams(req), 40, 80);
-    const rows = ctx.store.notificationRequests.list(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return present(account, rows);
-  });
+  app.get(
+    '/api/v1/notifications/requests',
+    { config: { auth: auth.user('read:notifications') } },
+    async (req, reply) => {
+      const { account } = currentUser(req);
+      const page = pageQuery(requestParams(req), 40, 80);
+      const rows = ctx.store.notificationRequests.list(account.id, page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.id),
+        page,
+      );
+      return present(account, rows);
+    },
+  );
 
   // Accepting and dismissing happen at once here, so a merge is never pending.
-  app.get('/api/v1/notifications/requests/merged', { config: { auth: auth.user('read:notifications') } }, async () => ({ merged: true }));
+  app.get('/api/v1/notifications/requests/merged', { config: { auth: auth.user('read:notifications') } }, async () => ({
+    merged: true,
+  }));
 
   app.get('/api/v1/notifications/requests/:id', { config: { auth: auth.user('read:notifications') } }, async (req) => {
     const { account } = currentUser(req);
@@ -96,19 +161,28 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
   });
 
   for (const action of ['accept', 'dismiss'] as const) {
-    const apply = (row: NotificationRequestRow) => (action === 'accept' ? ctx.store.notificationRequests.accept(row) : ctx.store.notificationRequests.dismiss(row));
-    app.post(`/api/v1/notifications/requests/:id/${action}`, { config: { auth: auth.user('write:notifications') } }, async (req) => {
-      const { account } = currentUser(req);
-      const row = one(account, pathId(req));
-      ctx.store.transaction(() => apply(row));
-      return {};
-    });
-    app.post(`/api/v1/notifications/requests/${action}`, { config: { auth: auth.user('write:notifications') } }, async (req) => {
-      const { account } = currentUser(req);
-      const { id } = parseParams(idsSchema, requestParams(req));
-      const rows = ctx.store.notificationRequests.byIds(account.id, id);
-      ctx.store.transaction(() => rows.forEach(apply));
-      return {};
-    });
+    const apply = (row: NotificationRequestRow) =>
+      action === 'accept' ? ctx.store.notificationRequests.accept(row) : ctx.store.notificationRequests.dismiss(row);
+    app.post(
+      `/api/v1/notifications/requests/:id/${action}`,
+      { config: { auth: auth.user('write:notifications') } },
+      async (req) => {
+        const { account } = currentUser(req);
+        const row = one(account, pathId(req));
+        ctx.store.transaction(() => apply(row));
+        return {};
+      },
+    );
+    app.post(
+      `/api/v1/notifications/requests/${action}`,
+      { config: { auth: auth.user('write:notifications') } },
+      async (req) => {
+        const { account } = currentUser(req);
+        const { id } = parseParams(idsSchema, requestParams(req));
+        const rows = ctx.store.notificationRequests.byIds(account.id, id);
+        ctx.store.transaction(() => rows.forEach(apply));
+        return {};
+      },
+    );
   }
 }

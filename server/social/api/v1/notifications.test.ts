@@ -10,7 +10,11 @@ let carol: TestUser;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  [alice, bob, carol] = await Promise.all([server.createUser('alice'), server.createUser('bob'), server.createUser('carol')]);
+  [alice, bob, carol] = await Promise.all([
+    server.createUser('alice'),
+    server.createUser('bob'),
+    server.createUser('carol'),
+  ]);
 });
 
 afterAll(async () => {
@@ -36,7 +40,8 @@ describe('notifications', () => {
     expect(forAlice.find((n) => n.type === 'favourite')?.status?.favouritesCount).toBe(1);
     // Favourites and reblogs of one status and follows carry Mastodon 4.3's group keys; the rest group alone.
     for (const n of forAlice) {
-      if (n.type === 'favourite' || n.type === 'reblog') expect(n.groupKey).toMatch(new RegExp(`^${n.type}-${n.status!.id}-\\d+$`));
+      if (n.type === 'favourite' || n.type === 'reblog')
+        expect(n.groupKey).toMatch(new RegExp(`^${n.type}-${n.status!.id}-\\d+$`));
       else if (n.type === 'follow') expect(n.groupKey).toMatch(/^follow-\d+$/);
       else expect(n.groupKey).toBe(`ungrouped-${n.id}`);
     }
@@ -45,18 +50,32 @@ describe('notifications', () => {
     expect(forBob[0].status?.content).toContain('edited');
 
     // Filters: types[], exclude_types[], account_id (megalodon sends exclude_types).
-    expect((await a.v1.notifications.list({ types: ['favourite', 'reblog'] })).map((n) => n.type)).toEqual(['reblog', 'favourite']);
-    const excluded = await server.megalodon(alice.token).getNotifications({ exclude_types: ['follow', 'follow_request'] as never });
+    expect((await a.v1.notifications.list({ types: ['favourite', 'reblog'] })).map((n) => n.type)).toEqual([
+      'reblog',
+      'favourite',
+    ]);
+    const excluded = await server
+      .megalodon(alice.token)
+      .getNotifications({ exclude_types: ['follow', 'follow_request'] as never });
     expect(excluded.data.map((n) => n.type)).toEqual(['mention', 'reblog', 'favourite']);
-    expect((await a.v1.notifications.list({ accountId: carol.accountId })).map((n) => n.type)).toEqual(['follow_request']);
+    expect((await a.v1.notifications.list({ accountId: carol.accountId })).map((n) => n.type)).toEqual([
+      'follow_request',
+    ]);
 
     // One notification; dismiss; clear.
     const one = await a.v1.notifications.$select(forAlice[1].id).fetch();
     expect(one.type).toBe('mention');
     await a.v1.notifications.$select(forAlice[1].id).dismiss();
-    const missing = await server.fetch(`${server.url}/api/v1/notifications/${forAlice[1].id}`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const missing = await server.fetch(`${server.url}/api/v1/notifications/${forAlice[1].id}`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(missing.status).toBe(404);
-    expect(await b.v1.notifications.$select(forAlice[0].id).fetch().catch((e: { statusCode: number }) => e.statusCode)).toBe(404);
+    expect(
+      await b.v1.notifications
+        .$select(forAlice[0].id)
+        .fetch()
+        .catch((e: { statusCode: number }) => e.statusCode),
+    ).toBe(404);
     await a.v1.notifications.clear();
     expect(await a.v1.notifications.list()).toEqual([]);
     await a.v1.accounts.updateCredentials({ locked: false });
@@ -69,7 +88,9 @@ describe('notifications', () => {
     await server.masto(carol.token).v1.statuses.$select(post.id).favourite();
     // A mention from a muted account is dropped even when the mute keeps notifications.
     await server.masto(carol.token).v1.statuses.create({ status: '@alice muted mention' });
-    expect((await a.v1.notifications.list()).map((n) => `${n.type}:${n.account.id}`)).toEqual([`favourite:${carol.accountId}`]);
+    expect((await a.v1.notifications.list()).map((n) => `${n.type}:${n.account.id}`)).toEqual([
+      `favourite:${carol.accountId}`,
+    ]);
     await a.v1.accounts.$select(carol.accountId).mute({ notifications: true });
     await server.masto(carol.token).v1.statuses.$select(post.id).reblog();
     expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['favourite']);
@@ -84,7 +105,9 @@ describe('notifications', () => {
   });
 
   it('answers the unread count after the notifications marker', async () => {
-    const res = await server.fetch(`${server.url}/api/v1/notifications/unread_count`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/notifications/unread_count`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(await res.json()).toEqual({ count: 0 });
   });
 });
@@ -94,7 +117,11 @@ describe('conversations', () => {
     const a = server.masto(alice.token);
     const b = server.masto(bob.token);
     const first = await a.v1.statuses.create({ status: '@bob @carol secret plan', visibility: 'direct' });
-    const reply = await b.v1.statuses.create({ status: '@alice @carol agreed', visibility: 'direct', inReplyToId: first.id });
+    const reply = await b.v1.statuses.create({
+      status: '@alice @carol agreed',
+      visibility: 'direct',
+      inReplyToId: first.id,
+    });
 
     const mine = await a.v1.conversations.list();
     expect(mine).toHaveLength(1);
@@ -114,7 +141,14 @@ describe('conversations', () => {
     expect((await a.v1.conversations.list())[0].lastStatus?.id).toBe(first.id);
     await a.v1.conversations.$select(mine[0].id).remove();
     expect(await a.v1.conversations.list()).toEqual([]);
-    expect((await server.fetch(`${server.url}/api/v1/conversations/${carols[0].id}/read`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}` } })).status).toBe(404);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/conversations/${carols[0].id}/read`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${alice.token}` },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('takes the follow notification away with an unfollow, as Mastodon does', async () => {

@@ -21,11 +21,31 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     const params = requestParams(req);
     const p = parseParams(listSchema, params);
     const page = pageQuery(params, 40, 80);
-    const rows = ctx.store.notifications.list(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id, includeFiltered: p.include_filtered }, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    const rows = ctx.store.notifications.list(
+      account.id,
+      {
+        types: p.types,
+        excludeTypes: p.exclude_types,
+        fromAccountId: p.account_id,
+        includeFiltered: p.include_filtered,
+      },
+      page,
+    );
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.id),
+      page,
+    );
     // Notifications about statuses a hide filter covers in the notifications context are left out.
     const statuses = new Map(ctx.store.statuses.byIds(rows.flatMap((n) => n.statusId ?? [])).map((s) => [s.id, s]));
-    const shown = ctx.filters.visible(account, rows, (n) => (n.statusId ? (statuses.get(n.statusId) ?? null) : null), 'notifications');
+    const shown = ctx.filters.visible(
+      account,
+      rows,
+      (n) => (n.statusId ? (statuses.get(n.statusId) ?? null) : null),
+      'notifications',
+    );
     return presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, shown, account);
   });
 
@@ -34,13 +54,21 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     const { account } = currentUser(req);
     const { limit } = parseParams(z.object({ limit: zInt.optional() }), requestParams(req));
     const cap = Math.min(Math.max(limit ?? 100, 1), 1000);
-    return { count: ctx.store.notifications.countAfter(account.id, ctx.store.markers.lastReadId(account.id, 'notifications'), cap) };
+    return {
+      count: ctx.store.notifications.countAfter(
+        account.id,
+        ctx.store.markers.lastReadId(account.id, 'notifications'),
+        cap,
+      ),
+    };
   });
 
   app.get('/api/v1/notifications/:id', { config: { auth: auth.user('read:notifications') } }, async (req) => {
     const { account } = currentUser(req);
     const row = ctx.store.notifications.byId(account.id, pathId(req));
-    const json = row ? presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [row], account)[0] : undefined;
+    const json = row
+      ? presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [row], account)[0]
+      : undefined;
     if (!json) throw notFound();
     return json;
   });

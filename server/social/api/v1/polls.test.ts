@@ -17,7 +17,11 @@ let carol: TestUser;
 
 beforeAll(async () => {
   server = await startSocialWithClock(() => clock.now, { keepData: true });
-  [alice, bob, carol] = await Promise.all([server.createUser('alice'), server.createUser('bob'), server.createUser('carol')]);
+  [alice, bob, carol] = await Promise.all([
+    server.createUser('alice'),
+    server.createUser('bob'),
+    server.createUser('carol'),
+  ]);
   await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
 });
 
@@ -28,21 +32,37 @@ afterAll(async () => {
 });
 
 async function post(token: string, path: string, body: unknown) {
-  const res = await server.fetch(`${server.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await server.fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
 describe('polls', () => {
   it('takes votes, refuses own, repeated, expired and malformed ones, and notifies once on expiry', async () => {
-    const status = await server.masto(alice.token).v1.statuses.create({ status: 'Tea or coffee?', poll: { options: ['tea', 'coffee', 'water'], expiresIn: 600 } });
+    const status = await server
+      .masto(alice.token)
+      .v1.statuses.create({ status: 'Tea or coffee?', poll: { options: ['tea', 'coffee', 'water'], expiresIn: 600 } });
     const pollId = status.poll!.id;
-    expect(status.poll).toMatchObject({ expired: false, multiple: false, votesCount: 0, votersCount: 0, voted: true, ownVotes: [] });
+    expect(status.poll).toMatchObject({
+      expired: false,
+      multiple: false,
+      votesCount: 0,
+      votersCount: 0,
+      voted: true,
+      ownVotes: [],
+    });
     expect(status.poll!.expiresAt).toBe(new Date(clock.now + 600_000).toISOString());
 
     const voted = await server.megalodon(bob.token).votePoll(pollId, [1]);
     expect(voted.data.voted).toBe(true);
     expect((voted.data as { own_votes?: number[] }).own_votes).toEqual([1]);
-    const carolVote = await server.masto(carol.token).v1.polls.$select(pollId).votes.create({ choices: [0] });
+    const carolVote = await server
+      .masto(carol.token)
+      .v1.polls.$select(pollId)
+      .votes.create({ choices: [0] });
     expect(carolVote.options.map((o) => o.votesCount)).toEqual([1, 1, 0]);
     expect(carolVote.votersCount).toBe(2);
 
@@ -62,7 +82,11 @@ describe('polls', () => {
     expect(server.social.runDueJobs().pollsEnded).toBe(1);
     expect(server.social.runDueJobs().pollsEnded).toBe(0);
 
-    const pollNotes = async (user: TestUser) => (await server.masto(user.token).v1.notifications.list({ types: ['poll'] })).map((n) => [n.status?.id, n.account.id]);
+    const pollNotes = async (user: TestUser) =>
+      (await server.masto(user.token).v1.notifications.list({ types: ['poll'] })).map((n) => [
+        n.status?.id,
+        n.account.id,
+      ]);
     expect(await pollNotes(alice)).toEqual([[status.id, alice.accountId]]);
     expect(await pollNotes(bob)).toEqual([[status.id, alice.accountId]]);
     expect(await pollNotes(carol)).toEqual([[status.id, alice.accountId]]);
@@ -76,19 +100,33 @@ describe('polls', () => {
   });
 
   it('hides totals of a hide_totals poll from everyone but its author until it ends; multiple choice', async () => {
-    const status = await server.masto(alice.token).v1.statuses.create({ status: 'Pick any', poll: { options: ['a', 'b'], expiresIn: 300, multiple: true, hideTotals: true } });
+    const status = await server.masto(alice.token).v1.statuses.create({
+      status: 'Pick any',
+      poll: { options: ['a', 'b'], expiresIn: 300, multiple: true, hideTotals: true },
+    });
     const pollId = status.poll!.id;
-    const bobs = await server.masto(bob.token).v1.polls.$select(pollId).votes.create({ choices: [0, 1] });
+    const bobs = await server
+      .masto(bob.token)
+      .v1.polls.$select(pollId)
+      .votes.create({ choices: [0, 1] });
     expect(bobs.ownVotes).toEqual([0, 1]);
     expect(bobs.options.map((o) => o.votesCount)).toEqual([null, null]);
-    expect((await server.masto(alice.token).v1.polls.$select(pollId).fetch()).options.map((o) => o.votesCount)).toEqual([1, 1]);
+    expect((await server.masto(alice.token).v1.polls.$select(pollId).fetch()).options.map((o) => o.votesCount)).toEqual(
+      [1, 1],
+    );
     clock.now += 301_000;
     server.social.runDueJobs();
-    expect((await server.masto(bob.token).v1.polls.$select(pollId).fetch()).options.map((o) => o.votesCount)).toEqual([1, 1]);
+    expect((await server.masto(bob.token).v1.polls.$select(pollId).fetch()).options.map((o) => o.votesCount)).toEqual([
+      1, 1,
+    ]);
   });
 
   it('keeps polls of private statuses from those who cannot read them', async () => {
-    const status = await server.masto(alice.token).v1.statuses.create({ status: 'followers decide', visibility: 'private', poll: { options: ['x', 'y'], expiresIn: 3600 } });
+    const status = await server.masto(alice.token).v1.statuses.create({
+      status: 'followers decide',
+      visibility: 'private',
+      poll: { options: ['x', 'y'], expiresIn: 3600 },
+    });
     const res = await server.fetch(`${server.url}/api/v1/polls/${status.poll!.id}`);
     expect(res.status).toBe(404);
     expect((await server.masto(bob.token).v1.polls.$select(status.poll!.id).fetch()).id).toBe(status.poll!.id);
@@ -100,7 +138,12 @@ describe('scheduled statuses', () => {
     const a = server.masto(alice.token);
     const media = await a.v1.media.create({ file: blob(await pngImage(30, 30), 'image/png') });
     const at = new Date(clock.now + 10 * MINUTE).toISOString();
-    const scheduled = await a.v1.statuses.create({ status: 'later, @carol', scheduledAt: at, mediaIds: [media.id], visibility: 'unlisted' });
+    const scheduled = await a.v1.statuses.create({
+      status: 'later, @carol',
+      scheduledAt: at,
+      mediaIds: [media.id],
+      visibility: 'unlisted',
+    });
     expect(scheduled.scheduledAt).toBe(at);
     expect(scheduled.params.text).toBe('later, @carol');
     expect(scheduled.mediaAttachments.map((m) => m.id)).toEqual([media.id]);
@@ -110,7 +153,13 @@ describe('scheduled statuses', () => {
     const listed = (await server.megalodon(alice.token).getScheduledStatuses()).data;
     expect(listed.map((s) => s.id)).toEqual([scheduled.id]);
     // Nobody else sees it.
-    expect((await server.fetch(`${server.url}/api/v1/scheduled_statuses/${scheduled.id}`, { headers: { Authorization: `Bearer ${bob.token}` } })).status).toBe(404);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/scheduled_statuses/${scheduled.id}`, {
+          headers: { Authorization: `Bearer ${bob.token}` },
+        })
+      ).status,
+    ).toBe(404);
 
     const later = new Date(clock.now + 20 * MINUTE).toISOString();
     const moved = await a.v1.scheduledStatuses.$select(scheduled.id).update({ scheduledAt: later });
@@ -134,14 +183,22 @@ describe('scheduled statuses', () => {
     expect(published.mediaAttachments.map((m) => [m.id, m.description])).toEqual([[media.id, 'scheduled picture']]);
     expect(published.createdAt).toBe(new Date(clock.now).toISOString());
     expect((await server.masto(bob.token).v1.timelines.home.list()).map((s) => s.id)).toContain(published.id);
-    expect((await server.masto(carol.token).v1.notifications.list({ types: ['mention'] })).map((n) => n.status?.id)).toContain(published.id);
+    expect(
+      (await server.masto(carol.token).v1.notifications.list({ types: ['mention'] })).map((n) => n.status?.id),
+    ).toContain(published.id);
   });
 
   it('deletes a scheduled status, and an Idempotency-Key returns the same scheduled status', async () => {
     const a = server.masto(alice.token);
     const headers = { requestInit: { headers: { 'Idempotency-Key': 'schedule-once' } } };
-    const first = await a.v1.statuses.create({ status: 'maybe', scheduledAt: new Date(clock.now + 60 * MINUTE).toISOString() }, headers);
-    const again = await a.v1.statuses.create({ status: 'maybe', scheduledAt: new Date(clock.now + 60 * MINUTE).toISOString() }, headers);
+    const first = await a.v1.statuses.create(
+      { status: 'maybe', scheduledAt: new Date(clock.now + 60 * MINUTE).toISOString() },
+      headers,
+    );
+    const again = await a.v1.statuses.create(
+      { status: 'maybe', scheduledAt: new Date(clock.now + 60 * MINUTE).toISOString() },
+      headers,
+    );
     expect(again.id).toBe(first.id);
     await a.v1.scheduledStatuses.$select(first.id).remove();
     expect(await a.v1.scheduledStatuses.list()).toEqual([]);
@@ -149,9 +206,18 @@ describe('scheduled statuses', () => {
 
   it('publishes after a restart that missed the scheduled time, and ends polls that expired meanwhile', async () => {
     const a = server.masto(alice.token);
-    const scheduled = await a.v1.statuses.create({ status: 'written before the stop', scheduledAt: new Date(clock.now + 30 * MINUTE).toISOString() });
-    const poll = await a.v1.statuses.create({ status: 'poll across a stop', poll: { options: ['yes', 'no'], expiresIn: 900 } });
-    await server.masto(bob.token).v1.polls.$select(poll.poll!.id).votes.create({ choices: [0] });
+    const scheduled = await a.v1.statuses.create({
+      status: 'written before the stop',
+      scheduledAt: new Date(clock.now + 30 * MINUTE).toISOString(),
+    });
+    const poll = await a.v1.statuses.create({
+      status: 'poll across a stop',
+      poll: { options: ['yes', 'no'], expiresIn: 900 },
+    });
+    await server
+      .masto(bob.token)
+      .v1.polls.$select(poll.poll!.id)
+      .votes.create({ choices: [0] });
     const dir = server.dir;
     await server.close();
 

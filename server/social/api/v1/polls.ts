@@ -9,7 +9,12 @@ import type { Account, PollRow } from '../../store/index.ts';
 
 export function pollRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const present = (poll: PollRow, me: Account | null) =>
-    serializePoll(poll, ctx.store.polls.tallies([poll]).get(poll.id)!, me ? { id: me.id, ownVotes: ctx.store.polls.ownVotes(me.id, [poll.id]).get(poll.id) ?? [] } : null, ctx.store.now());
+    serializePoll(
+      poll,
+      ctx.store.polls.tallies([poll]).get(poll.id)!,
+      me ? { id: me.id, ownVotes: ctx.store.polls.ownVotes(me.id, [poll.id]).get(poll.id) ?? [] } : null,
+      ctx.store.now(),
+    );
 
   app.get('/api/v1/polls/:id', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
     const me = viewer(req);

@@ -26,7 +26,17 @@ const profile = async (method = 'GET', body?: FormData | string) => {
 describe('/api/v1/profile', () => {
   it('shows and edits the profile as entered, with its display settings', async () => {
     const empty = await profile();
-    expect(empty.body).toMatchObject({ id: me.accountId, display_name: '', note: '', fields: [], avatar: null, header: null, show_media: true, show_media_replies: true, show_featured: true });
+    expect(empty.body).toMatchObject({
+      id: me.accountId,
+      display_name: '',
+      note: '',
+      fields: [],
+      avatar: null,
+      header: null,
+      show_media: true,
+      show_media_replies: true,
+      show_featured: true,
+    });
 
     const form = new FormData();
     form.set('display_name', 'Me Myself');
@@ -34,11 +44,19 @@ describe('/api/v1/profile', () => {
     form.set('fields_attributes[0][name]', 'Site');
     form.set('fields_attributes[0][value]', 'https://example.org');
     form.set('show_media', 'false');
-    const png = await sharp({ create: { width: 50, height: 50, channels: 3, background: '#336699' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 50, height: 50, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
     form.set('avatar', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'me.png');
     const edited = await profile('PATCH', form);
     expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ display_name: 'Me Myself', note: 'Hello #world, see https://example.org', fields: [{ name: 'Site', value: 'https://example.org', verified_at: null }], show_media: false, show_featured: true });
+    expect(edited.body).toMatchObject({
+      display_name: 'Me Myself',
+      note: 'Hello #world, see https://example.org',
+      fields: [{ name: 'Site', value: 'https://example.org', verified_at: null }],
+      show_media: false,
+      show_featured: true,
+    });
     expect(edited.body.avatar).toMatch(/^http/);
 
     // The rendered account follows the same edit.
@@ -49,7 +67,10 @@ describe('/api/v1/profile', () => {
     expect((await profile('PATCH', JSON.stringify({ display_name: 'x'.repeat(31) }))).status).toBe(422);
     expect((await profile()).body.display_name).toBe('Me Myself');
 
-    const removed = await server.fetch(`${server.url}/api/v1/profile/avatar`, { method: 'DELETE', headers: { Authorization: `Bearer ${me.token}` } });
+    const removed = await server.fetch(`${server.url}/api/v1/profile/avatar`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${me.token}` },
+    });
     expect(removed.status).toBe(200);
     expect((await profile()).body.avatar).toBeNull();
   });

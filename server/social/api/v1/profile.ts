@@ -8,7 +8,11 @@ import { UPLOADS } from '../../limits.ts';
 import type { Account, ProfileChanges, User } from '../../store/index.ts';
 import { removeReplaced, updateProfile, updateSchema } from './accounts/credentials.ts';
 
-const profileSchema = updateSchema.extend({ show_media: zBool.optional(), show_media_replies: zBool.optional(), show_featured: zBool.optional() });
+const profileSchema = updateSchema.extend({
+  show_media: zBool.optional(),
+  show_media_replies: zBool.optional(),
+  show_featured: zBool.optional(),
+});
 
 /** The editable profile (Mastodon 4.6): the owner's own fields as entered, not as rendered. */
 export function profileRoutes(app: FastifyInstance, ctx: SocialContext): void {
@@ -43,18 +47,30 @@ export function profileRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return present(account, user);
   });
 
-  app.patch('/api/v1/profile', { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } }, async (req) => {
-    const { account, user } = currentUser(req);
-    const { show_media: showMedia, show_media_replies: showMediaReplies, show_featured: showFeatured, ...fields } = parseParams(profileSchema, requestParams(req));
-    const shown = Object.fromEntries(Object.entries({ showMedia, showMediaReplies, showFeatured }).filter(([, v]) => v !== undefined));
-    await updateProfile(ctx, account, user, fields, shown);
-    return present(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
-  });
+  app.patch(
+    '/api/v1/profile',
+    { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } },
+    async (req) => {
+      const { account, user } = currentUser(req);
+      const {
+        show_media: showMedia,
+        show_media_replies: showMediaReplies,
+        show_featured: showFeatured,
+        ...fields
+      } = parseParams(profileSchema, requestParams(req));
+      const shown = Object.fromEntries(
+        Object.entries({ showMedia, showMediaReplies, showFeatured }).filter(([, v]) => v !== undefined),
+      );
+      await updateProfile(ctx, account, user, fields, shown);
+      return present(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
+    },
+  );
 
   for (const image of ['avatar', 'header'] as const) {
     app.delete(`/api/v1/profile/${image}`, { config: { auth: auth.user('write:accounts') } }, async (req) => {
       const { account, user } = currentUser(req);
-      const changes: ProfileChanges = image === 'avatar' ? { avatarFile: null, avatarDescription: '' } : { headerFile: null, headerDescription: '' };
+      const changes: ProfileChanges =
+        image === 'avatar' ? { avatarFile: null, avatarDescription: '' } : { headerFile: null, headerDescription: '' };
       ctx.accounts.updateProfile(account.id, changes);
       await removeReplaced(ctx, account, changes);
       return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, user);

@@ -22,8 +22,21 @@ describe('reports', () => {
   it('are filed about an account and its statuses, and reach the staff', async () => {
     const rule = server.social.admin.addRule('Be kind');
     const rude = await server.masto(bob.token).v1.statuses.create({ status: 'something rude' });
-    const report = await server.masto(alice.token).v1.reports.create({ accountId: bob.accountId, statusIds: [rude.id], ruleIds: [rule.id], comment: 'not kind', category: 'violation' });
-    expect(report).toMatchObject({ category: 'violation', comment: 'not kind', forwarded: false, actionTaken: false, statusIds: [rude.id], ruleIds: [rule.id] });
+    const report = await server.masto(alice.token).v1.reports.create({
+      accountId: bob.accountId,
+      statusIds: [rude.id],
+      ruleIds: [rule.id],
+      comment: 'not kind',
+      category: 'violation',
+    });
+    expect(report).toMatchObject({
+      category: 'violation',
+      comment: 'not kind',
+      forwarded: false,
+      actionTaken: false,
+      statusIds: [rude.id],
+      ruleIds: [rule.id],
+    });
     expect(report.targetAccount.id).toBe(bob.accountId);
 
     const [note] = await server.masto(owner.token).v1.notifications.list({ types: ['admin.report'] });
@@ -38,7 +51,11 @@ describe('reports', () => {
   it('refuses statuses of someone else, unknown rules, rules outside the violation category, and unknown accounts', async () => {
     const mine = await server.masto(alice.token).v1.statuses.create({ status: 'mine' });
     const file = (body: Record<string, unknown>) =>
-      server.fetch(`${server.url}/api/v1/reports`, { method: 'POST', headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      server.fetch(`${server.url}/api/v1/reports`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await file({ account_id: bob.accountId, status_ids: [mine.id] })).status).toBe(422);
     expect((await file({ account_id: bob.accountId, rule_ids: ['999'] })).status).toBe(422);
     const rule = server.social.admin.addRule('No spam');
@@ -46,6 +63,14 @@ describe('reports', () => {
     expect((await file({ account_id: alice.accountId })).status).toBe(422);
     expect((await file({ account_id: '123456789' })).status).toBe(404);
     const readOnly = server.social.admin.createToken('alice', 'read').token;
-    expect((await server.fetch(`${server.url}/api/v1/reports`, { method: 'POST', headers: { Authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' }, body: JSON.stringify({ account_id: bob.accountId }) })).status).toBe(403);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/reports`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ account_id: bob.accountId }),
+        })
+      ).status,
+    ).toBe(403);
   });
 });

@@ -19,7 +19,14 @@ export function reportRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.post('/api/v1/reports', { config: { auth: auth.user('write:reports'), actionLimit: 'reports' } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(schema, requestParams(req));
-    const id = ctx.reports.file(account, { accountId: p.account_id, statusIds: p.status_ids, comment: p.comment, forward: p.forward, category: p.category, ruleIds: p.rule_ids });
+    const id = ctx.reports.file(account, {
+      accountId: p.account_id,
+      statusIds: p.status_ids,
+      comment: p.comment,
+      forward: p.forward,
+      category: p.category,
+      ruleIds: p.rule_ids,
+    });
     const report = ctx.store.reports.byId(id)!;
     return serializeReport(report, ctx.presenter.one(ctx.store.accounts.byId(report.targetAccountId)!));
   });

@@ -21,18 +21,29 @@ export function scheduledStatusRoutes(app: FastifyInstance, ctx: SocialContext):
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 20, 40);
     const rows = ctx.store.scheduled.list(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.id),
+      page,
+    );
     return presentScheduled(ctx.store, ctx.urls, rows);
   });
 
-  app.get('/api/v1/scheduled_statuses/:id', { config: { auth: auth.user('read:statuses') } }, async (req) => presentScheduled(ctx.store, ctx.urls, [own(req)])[0]);
+  app.get(
+    '/api/v1/scheduled_statuses/:id',
+    { config: { auth: auth.user('read:statuses') } },
+    async (req) => presentScheduled(ctx.store, ctx.urls, [own(req)])[0],
+  );
 
   app.put('/api/v1/scheduled_statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
     const row = own(req);
     const { scheduled_at: value } = parseParams(z.object({ scheduled_at: zString }), requestParams(req));
     const at = Date.parse(value);
     if (Number.isNaN(at)) throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'is not a valid date and time');
-    if (at < ctx.store.now() + MIN_SCHEDULE_OFFSET_MS) throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
+    if (at < ctx.store.now() + MIN_SCHEDULE_OFFSET_MS)
+      throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
     ctx.store.scheduled.reschedule(row.id, at);
     ctx.jobs.reschedule();
     return presentScheduled(ctx.store, ctx.urls, [ctx.store.scheduled.byId(row.id)!])[0];

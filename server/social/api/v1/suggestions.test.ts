@@ -12,12 +12,27 @@ const u: Record<string, TestUser> = {};
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  for (const name of ['me', 'a', 'b', 'popular', 'single', 'faved', 'boosted', 'locked', 'muted', 'blocker', 'pick', 'newcomer', 'hidden']) {
+  for (const name of [
+    'me',
+    'a',
+    'b',
+    'popular',
+    'single',
+    'faved',
+    'boosted',
+    'locked',
+    'muted',
+    'blocker',
+    'pick',
+    'newcomer',
+    'hidden',
+  ]) {
     u[name] = await server.createUser(name);
     // Only accounts that chose to be discoverable are suggested.
     if (name !== 'hidden') await server.masto(u[name].token).v1.accounts.updateCredentials({ discoverable: true });
   }
-  const follow = (who: string, whom: string) => server.masto(u[who].token).v1.accounts.$select(u[whom].accountId).follow();
+  const follow = (who: string, whom: string) =>
+    server.masto(u[who].token).v1.accounts.$select(u[whom].accountId).follow();
   await follow('me', 'a');
   await follow('me', 'b');
   for (const friend of ['a', 'b']) {
@@ -43,7 +58,9 @@ afterAll(async () => {
 });
 
 async function suggestions(token: string) {
-  const res = await server.fetch(`${server.url}/api/v2/suggestions?limit=20`, { headers: { Authorization: `Bearer ${token}` } });
+  const res = await server.fetch(`${server.url}/api/v2/suggestions?limit=20`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as { source: string; sources: string[]; account: { id: string; username: string } }[];
 }
@@ -67,7 +84,10 @@ describe('follow suggestions', () => {
   });
 
   it('forgets a dismissed suggestion, and answers the deprecated v1 with accounts', async () => {
-    const res = await server.fetch(`${server.url}/api/v1/suggestions/${u.popular.accountId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${u.me.token}` } });
+    const res = await server.fetch(`${server.url}/api/v1/suggestions/${u.popular.accountId}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${u.me.token}` },
+    });
     expect(res.status).toBe(200);
     expect((await suggestions(u.me.token)).map((s) => s.account.username)).not.toContain('popular');
     const v1 = await server.masto(u.me.token).v1.suggestions.list();

@@ -23,7 +23,9 @@ describe('hashtags', () => {
     expect(followed).toMatchObject({ name: 'Sailing', following: true });
     expect(followed.history).toHaveLength(7);
     const tagged = await server.masto(bob.token).v1.statuses.create({ status: 'out on the water #sailing' });
-    const quiet = await server.masto(bob.token).v1.statuses.create({ status: 'unlisted #sailing', visibility: 'unlisted' });
+    const quiet = await server
+      .masto(bob.token)
+      .v1.statuses.create({ status: 'unlisted #sailing', visibility: 'unlisted' });
     const other = await server.masto(bob.token).v1.statuses.create({ status: 'nothing tagged' });
     const home = (await client.v1.timelines.home.list()).map((s) => s.id);
     expect(home).toContain(tagged.id);
@@ -40,7 +42,9 @@ describe('hashtags', () => {
   });
 
   it('answers 404 for a tag never used and a name that is no tag', async () => {
-    await expect(server.masto(alice.token).v1.tags.$select('neverused').fetch()).rejects.toMatchObject({ statusCode: 404 });
+    await expect(server.masto(alice.token).v1.tags.$select('neverused').fetch()).rejects.toMatchObject({
+      statusCode: 404,
+    });
     const bad = await server.fetch(`${server.url}/api/v1/tags/${encodeURIComponent('no spaces')}`);
     expect(bad.status).toBe(404);
   });
@@ -51,7 +55,9 @@ describe('hashtags', () => {
     // Its name as first written; three of bob's public or unlisted posts use it.
     expect(featured).toMatchObject({ name: 'Sailing', statusesCount: '3' });
     expect(featured.url).toMatch(/\/@bob\/tagged\/sailing$/);
-    expect((await server.masto(alice.token).v1.accounts.$select(bob.accountId).featuredTags.list()).map((t) => t.name)).toEqual(['Sailing']);
+    expect(
+      (await server.masto(alice.token).v1.accounts.$select(bob.accountId).featuredTags.list()).map((t) => t.name),
+    ).toEqual(['Sailing']);
     await server.masto(bob.token).v1.statuses.create({ status: 'bread #baking' });
     expect((await client.v1.featuredTags.suggestions.list()).map((t) => t.name)).toEqual(['baking']);
     for (let i = 0; i < 9; i++) await client.v1.featuredTags.create({ name: `tag${i}` });

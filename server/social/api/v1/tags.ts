@@ -16,13 +16,20 @@ const TAG_NAME = /^[\p{L}\p{N}\p{M}_·]{1,100}$/u;
 export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const present = (tags: TagRow[], me: Account | null) => {
     const history = ctx.store.search.tagHistory(tags.map((t) => t.id));
-    const following = me ? ctx.store.tags.followedAmong(me.id, tags.map((t) => t.id)) : null;
+    const following = me
+      ? ctx.store.tags.followedAmong(
+          me.id,
+          tags.map((t) => t.id),
+        )
+      : null;
     return tags.map((t) => serializeTag(ctx.urls, t, history.get(t.id)!, following ? following.has(t.id) : null));
   };
 
   /** The tag named in the path; a valid name never used yet is created (as Mastodon's find_or_create). */
   const tagOf = (req: FastifyRequest, create: boolean): TagRow => {
-    const name = decodeURIComponent((req.params as { name?: string; id?: string }).name ?? (req.params as { id: string }).id).replace(/^#/, '');
+    const name = decodeURIComponent(
+      (req.params as { name?: string; id?: string }).name ?? (req.params as { id: string }).id,
+    ).replace(/^#/, '');
     if (!TAG_NAME.test(name)) throw notFound();
     const existing = ctx.store.tags.byName(name);
     if (existing) return existing;
@@ -30,7 +37,11 @@ export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return ctx.store.tags.byId(ctx.store.statuses.tagId(name, true)!)!;
   };
 
-  app.get('/api/v1/tags/:name', { config: { auth: auth.optional() } }, async (req) => present([tagOf(req, false)], viewer(req))[0]);
+  app.get(
+    '/api/v1/tags/:name',
+    { config: { auth: auth.optional() } },
+    async (req) => present([tagOf(req, false)], viewer(req))[0],
+  );
 
   app.post('/api/v1/tags/:name/follow', { config: { auth: auth.user('write:follows') } }, async (req) => {
     const { account } = currentUser(req);
@@ -50,14 +61,27 @@ export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 100, 200);
     const rows = ctx.store.tags.followed(account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return present(rows.map((r) => r.tag), account);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
+    return present(
+      rows.map((r) => r.tag),
+      account,
+    );
   });
 
   const feature = (account: Account, tag: TagRow) => {
     const featured = ctx.store.tags.featured(account.id);
     if (!featured.some((f) => f.tag.id === tag.id) && featured.length >= LIMITS.accounts.max_featured_tags) {
-      throw ValidationFailure.single('featured_tag', 'ERR_TOO_LONG', `you cannot feature more than ${LIMITS.accounts.max_featured_tags} hashtags`);
+      throw ValidationFailure.single(
+        'featured_tag',
+        'ERR_TOO_LONG',
+        `you cannot feature more than ${LIMITS.accounts.max_featured_tags} hashtags`,
+      );
     }
     const row = ctx.store.tags.feature(account.id, tag.id);
     // Other servers re-read the featured collections when the profile is updated.

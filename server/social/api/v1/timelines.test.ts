@@ -15,7 +15,12 @@ let stranger: TestUser;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  [owner, writer, booster, stranger] = await Promise.all([server.createUser('owner'), server.createUser('writer'), server.createUser('booster'), server.createUser('stranger')]);
+  [owner, writer, booster, stranger] = await Promise.all([
+    server.createUser('owner'),
+    server.createUser('writer'),
+    server.createUser('booster'),
+    server.createUser('stranger'),
+  ]);
   await server.masto(owner.token).v1.accounts.$select(writer.accountId).follow();
   await server.masto(owner.token).v1.accounts.$select(booster.accountId).follow();
 });
@@ -27,7 +32,9 @@ afterAll(async () => {
 const ids = (list: { id: string }[]) => list.map((s) => s.id);
 
 async function get(token: string | null, path: string) {
-  const res = await server.fetch(`${server.url}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const res = await server.fetch(`${server.url}${path}`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
   return { status: res.status, body: (await res.json()) as { id: string }[], link: res.headers.get('link') };
 }
 
@@ -49,8 +56,12 @@ describe('home timeline', () => {
     expect(ids(home)).not.toContain(unrelated.id);
 
     // A reply to someone the owner does not follow stays out; a reply to the owner comes in.
-    const replyToStranger = await server.masto(writer.token).v1.statuses.create({ status: '@stranger hi', inReplyToId: unrelated.id });
-    const replyToOwner = await server.masto(writer.token).v1.statuses.create({ status: '@owner hi', inReplyToId: own.id });
+    const replyToStranger = await server
+      .masto(writer.token)
+      .v1.statuses.create({ status: '@stranger hi', inReplyToId: unrelated.id });
+    const replyToOwner = await server
+      .masto(writer.token)
+      .v1.statuses.create({ status: '@owner hi', inReplyToId: own.id });
     home = await o.v1.timelines.home.list({ limit: 40 });
     expect(ids(home)).not.toContain(replyToStranger.id);
     expect(ids(home)).toContain(replyToOwner.id);
@@ -122,15 +133,28 @@ describe('public, hashtag and account timelines', () => {
   it('filters public timelines by origin and media, and hashtags by any, all and none', async () => {
     const store = server.social.context.store;
     // A remote account and status, as federation would store them.
-    const remoteId = store.accounts.insertRemote({ username: 'far', domain: 'remote.example', uri: 'https://remote.example/users/far', publicKey: '' });
-    const remoteStatusId = store.statuses.insert({ accountId: remoteId, local: false, uri: 'https://remote.example/users/far/statuses/1', content: '<p>remote #fedi</p>', visibility: 'public' });
+    const remoteId = store.accounts.insertRemote({
+      username: 'far',
+      domain: 'remote.example',
+      uri: 'https://remote.example/users/far',
+      publicKey: '',
+    });
+    const remoteStatusId = store.statuses.insert({
+      accountId: remoteId,
+      local: false,
+      uri: 'https://remote.example/users/far/statuses/1',
+      content: '<p>remote #fedi</p>',
+      visibility: 'public',
+    });
     store.statuses.setTags(remoteStatusId, ['fedi']);
 
     const w = server.masto(writer.token);
     const both = await w.v1.statuses.create({ status: 'cats and dogs #cats #dogs #fedi' });
     const cats = await w.v1.statuses.create({ status: 'only #cats' });
     const dogs = await w.v1.statuses.create({ status: 'only #Dogs' });
-    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     const media = await w.v1.media.create({ file: new Blob([new Uint8Array(png)], { type: 'image/png' }) });
     const withMedia = await w.v1.statuses.create({ status: 'picture #cats', mediaIds: [media.id] });
     const unlisted = await w.v1.statuses.create({ status: 'quiet #cats', visibility: 'unlisted' });
@@ -144,7 +168,11 @@ describe('public, hashtag and account timelines', () => {
     expect(ids(await pub.list({ remote: true, limit: 40 }))).toEqual([remoteStatusId]);
     expect(ids(await pub.list({ onlyMedia: true, limit: 40 }))).toEqual([withMedia.id]);
 
-    const tag = (name: string, params: Record<string, unknown> = {}) => server.masto(stranger.token).v1.timelines.tag.$select(name).list({ limit: 40, ...params });
+    const tag = (name: string, params: Record<string, unknown> = {}) =>
+      server
+        .masto(stranger.token)
+        .v1.timelines.tag.$select(name)
+        .list({ limit: 40, ...params });
     expect(ids(await tag('cats'))).toEqual([withMedia.id, cats.id, both.id]);
     expect(ids(await tag('CATS', { onlyMedia: true }))).toEqual([withMedia.id]);
     expect(ids(await tag('cats', { any: ['dogs'] }))).toEqual([withMedia.id, dogs.id, cats.id, both.id]);
@@ -168,7 +196,8 @@ describe('public, hashtag and account timelines', () => {
     const replyToOther = await w.v1.statuses.create({ status: '@stranger yes', inReplyToId: other.id });
     const reblog = await w.v1.statuses.$select(other.id).reblog();
     const anon = server.megalodon();
-    const list = async (options: Record<string, unknown>) => ids((await anon.getAccountStatuses(writer.accountId, { limit: 40, ...options })).data);
+    const list = async (options: Record<string, unknown>) =>
+      ids((await anon.getAccountStatuses(writer.accountId, { limit: 40, ...options })).data);
     const everything = await list({});
     expect(everything.slice(0, 4)).toEqual([reblog.id, replyToOther.id, selfReply.id, root.id]);
     const noReplies = await list({ exclude_replies: true });
@@ -176,7 +205,9 @@ describe('public, hashtag and account timelines', () => {
     expect(noReplies).not.toContain(replyToOther.id);
     expect(await list({ exclude_reblogs: true })).not.toContain(reblog.id);
     expect(await list({ only_media: true })).not.toContain(root.id);
-    expect(ids(await server.masto(stranger.token).v1.accounts.$select(writer.accountId).statuses.list({ tagged: 'topic' }))).toEqual([root.id]);
+    expect(
+      ids(await server.masto(stranger.token).v1.accounts.$select(writer.accountId).statuses.list({ tagged: 'topic' })),
+    ).toEqual([root.id]);
   });
 });
 
@@ -206,7 +237,8 @@ describe('pagination', () => {
     }
     // masto's paginator follows the same links to the end.
     const walked: string[] = [];
-    for await (const page of server.masto(stranger.token).v1.timelines.tag.$select('walk').list({ limit: 9 })) walked.push(...ids(page));
+    for await (const page of server.masto(stranger.token).v1.timelines.tag.$select('walk').list({ limit: 9 }))
+      walked.push(...ids(page));
     expect(walked).toEqual(all);
   });
 

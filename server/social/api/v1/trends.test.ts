@@ -59,7 +59,9 @@ describe('trends', () => {
     const [author, , , , hidden] = users;
     const liked = await server.masto(author.token).v1.statuses.create({ status: 'a good post' });
     const mild = await server.masto(author.token).v1.statuses.create({ status: 'a fine post' });
-    const sensitive = await server.masto(author.token).v1.statuses.create({ status: 'behind a warning', spoilerText: 'cw' });
+    const sensitive = await server
+      .masto(author.token)
+      .v1.statuses.create({ status: 'behind a warning', spoilerText: 'cw' });
     const unseen = await server.masto(hidden.token).v1.statuses.create({ status: 'from someone not discoverable' });
     for (const fan of users.slice(1, 4)) {
       await server.masto(fan.token).v1.statuses.$select(liked.id).reblog();
@@ -70,6 +72,9 @@ describe('trends', () => {
     await server.masto(users[2].token).v1.statuses.$select(mild.id).favourite();
     const trending = await get('/api/v1/trends/statuses');
     expect(trending.body.map((s) => s.id)).toEqual([liked.id, mild.id]);
-    expect((await server.masto(users[3].token).v1.trends.statuses.list()).map((s) => s.id)).toEqual([liked.id, mild.id]);
+    expect((await server.masto(users[3].token).v1.trends.statuses.list()).map((s) => s.id)).toEqual([
+      liked.id,
+      mild.id,
+    ]);
   });
 });

@@ -10,10 +10,17 @@ import { offsetPage } from '../../http/pagination.ts';
  * Links many accounts shared lately with their week of shares: those staff allowed (the public list), or
  * with `review` every candidate, as staff review them (REST::Admin::Trends::LinkSerializer: id, requires_review).
  */
-export function linkTrends(ctx: SocialContext, review: boolean, limit: number, offset: number): Record<string, unknown>[] {
+export function linkTrends(
+  ctx: SocialContext,
+  review: boolean,
+  limit: number,
+  offset: number,
+): Record<string, unknown>[] {
   const usage = ctx.store.trends.links({ allowedOnly: !review, limit, offset });
   const history = ctx.store.trends.linkHistory(usage.map((u) => u.card.id));
-  return usage.map((u) => (review ? serializeAdminTrendsLink : serializeTrendsLink)(ctx.urls, u.card, history.get(u.card.id)!));
+  return usage.map((u) =>
+    (review ? serializeAdminTrendsLink : serializeTrendsLink)(ctx.urls, u.card, history.get(u.card.id)!),
+  );
 }
 
 export function trendRoutes(app: FastifyInstance, ctx: SocialContext): void {
@@ -22,22 +29,40 @@ export function trendRoutes(app: FastifyInstance, ctx: SocialContext): void {
       const usage = ctx.store.trends.tags({ allowedOnly: true, limit, offset });
       const history = ctx.store.search.tagHistory(usage.map((u) => u.tag.id));
       const me = viewer(req);
-      const following = me ? ctx.store.tags.followedAmong(me.id, usage.map((u) => u.tag.id)) : null;
-      return usage.map((u) => serializeTag(ctx.urls, u.tag, history.get(u.tag.id)!, following ? following.has(u.tag.id) : null));
+      const following = me
+        ? ctx.store.tags.followedAmong(
+            me.id,
+            usage.map((u) => u.tag.id),
+          )
+        : null;
+      return usage.map((u) =>
+        serializeTag(ctx.urls, u.tag, history.get(u.tag.id)!, following ? following.has(u.tag.id) : null),
+      );
     });
 
   app.get('/api/v1/trends/tags', { config: { auth: auth.optional() } }, async (req, reply) => tags(req, reply));
-  app.get('/api/v1/trends', { config: { auth: auth.optional(), deprecated: '2022-03-30' } }, async (req, reply) => tags(req, reply));
+  app.get('/api/v1/trends', { config: { auth: auth.optional(), deprecated: '2022-03-30' } }, async (req, reply) =>
+    tags(req, reply),
+  );
 
   // Links many accounts shared lately, once staff allowed them (Trends::Link: the card and its week of shares).
-  app.get('/api/v1/trends/links', { config: { auth: auth.optional() } }, async (req, reply) => offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) => linkTrends(ctx, false, limit, offset)));
+  app.get('/api/v1/trends/links', { config: { auth: auth.optional() } }, async (req, reply) =>
+    offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) => linkTrends(ctx, false, limit, offset)),
+  );
 
   app.get('/api/v1/trends/statuses', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) =>
     offsetPage(req, reply, ctx.urls, 20, 40, (limit, offset) => {
       const me = viewer(req);
       const rows = ctx.store.trends.statuses({ limit, offset });
-      const readable = me ? ctx.store.timelines.readableIds(ctx.store.timelines.scope(me.id), rows.map((s) => s.id)) : null;
-      return ctx.statusPresenter.present(readable ? rows.filter((s) => readable.has(s.id)) : rows, me, { context: 'public' });
+      const readable = me
+        ? ctx.store.timelines.readableIds(
+            ctx.store.timelines.scope(me.id),
+            rows.map((s) => s.id),
+          )
+        : null;
+      return ctx.statusPresenter.present(readable ? rows.filter((s) => readable.has(s.id)) : rows, me, {
+        context: 'public',
+      });
     }),
   );
 }

@@ -32,7 +32,8 @@ async function api(method: string, path: string, body?: unknown, token = alice.t
 }
 
 async function removeAllFilters(): Promise<void> {
-  for (const f of (await api('GET', '/api/v2/filters')).body as unknown as { id: string }[]) await api('DELETE', `/api/v2/filters/${f.id}`);
+  for (const f of (await api('GET', '/api/v2/filters')).body as unknown as { id: string }[])
+    await api('DELETE', `/api/v2/filters/${f.id}`);
 }
 
 describe('filters v2', () => {
@@ -41,7 +42,8 @@ describe('filters v2', () => {
     const frames: { event: string; payload?: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
+      await new Promise((r) => setTimeout(r, 20));
 
     const created = await server.masto(alice.token).v2.filters.create({
       title: 'Spoilers',
@@ -54,11 +56,20 @@ describe('filters v2', () => {
     const updated = await api('PUT', `/api/v2/filters/${created.id}`, {
       title: 'TV spoilers',
       filter_action: 'hide',
-      keywords_attributes: [{ id: finale.id, keyword: 'season finale', whole_word: false }, { id: ending.id, _destroy: true }, { keyword: 'twist' }],
+      keywords_attributes: [
+        { id: finale.id, keyword: 'season finale', whole_word: false },
+        { id: ending.id, _destroy: true },
+        { keyword: 'twist' },
+      ],
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ title: 'TV spoilers', filter_action: 'hide', context: ['home', 'public'] });
-    expect((updated.body.keywords as unknown as { keyword: string; whole_word: boolean }[]).map((k) => [k.keyword, k.whole_word])).toEqual([
+    expect(
+      (updated.body.keywords as unknown as { keyword: string; whole_word: boolean }[]).map((k) => [
+        k.keyword,
+        k.whole_word,
+      ]),
+    ).toEqual([
       ['season finale', false],
       ['twist', true],
     ]);
@@ -69,10 +80,15 @@ describe('filters v2', () => {
     ws.close();
 
     // Keywords and statuses have routes of their own.
-    const added = await server.masto(alice.token).v2.filters.$select(created.id).keywords.create({ keyword: 'cliffhanger' });
+    const added = await server
+      .masto(alice.token)
+      .v2.filters.$select(created.id)
+      .keywords.create({ keyword: 'cliffhanger' });
     expect((await server.masto(alice.token).v2.filters.keywords.$select(added.id).fetch()).keyword).toBe('cliffhanger');
     await server.masto(alice.token).v2.filters.keywords.$select(added.id).remove();
-    expect((await server.masto(alice.token).v2.filters.$select(created.id).keywords.list()).map((k) => k.keyword)).toEqual(['season finale', 'twist']);
+    expect(
+      (await server.masto(alice.token).v2.filters.$select(created.id).keywords.list()).map((k) => k.keyword),
+    ).toEqual(['season finale', 'twist']);
     // Another user's filter does not exist for you.
     expect((await api('GET', `/api/v2/filters/${created.id}`, undefined, bob.token)).status).toBe(404);
     expect((await api('POST', '/api/v2/filters', { title: 'x', context: ['nowhere'] })).status).toBe(422);
@@ -81,16 +97,35 @@ describe('filters v2', () => {
   });
 
   it('marks matching statuses filtered (warn) and removes them (hide), in their contexts only', async () => {
-    await server.masto(alice.token).v2.filters.create({ title: 'Cats', context: ['home'], filterAction: 'warn', keywordsAttributes: [{ keyword: 'cat', wholeWord: true }] });
-    await server.masto(alice.token).v2.filters.create({ title: 'Politics', context: ['home', 'thread'], filterAction: 'hide', keywordsAttributes: [{ keyword: 'elect', wholeWord: false }] });
+    await server.masto(alice.token).v2.filters.create({
+      title: 'Cats',
+      context: ['home'],
+      filterAction: 'warn',
+      keywordsAttributes: [{ keyword: 'cat', wholeWord: true }],
+    });
+    await server.masto(alice.token).v2.filters.create({
+      title: 'Politics',
+      context: ['home', 'thread'],
+      filterAction: 'hide',
+      keywordsAttributes: [{ keyword: 'elect', wholeWord: false }],
+    });
     const cat = await server.masto(bob.token).v1.statuses.create({ status: 'my cat sleeps' });
     const cats = await server.masto(bob.token).v1.statuses.create({ status: 'cats everywhere' });
     const vote = await server.masto(bob.token).v1.statuses.create({ status: 'the election is near' });
     const reply = await server.masto(bob.token).v1.statuses.create({ status: 're-election talk', inReplyToId: cat.id });
 
     const home = await api('GET', '/api/v1/timelines/home');
-    const byId = new Map((home.body as unknown as { id: string; filtered: { filter: { title: string }; keyword_matches: string[] }[] }[]).map((s) => [s.id, s]));
-    expect(byId.get(cat.id)!.filtered).toEqual([expect.objectContaining({ filter: expect.objectContaining({ title: 'Cats', filter_action: 'warn' }), keyword_matches: ['cat'] })]);
+    const byId = new Map(
+      (
+        home.body as unknown as { id: string; filtered: { filter: { title: string }; keyword_matches: string[] }[] }[]
+      ).map((s) => [s.id, s]),
+    );
+    expect(byId.get(cat.id)!.filtered).toEqual([
+      expect.objectContaining({
+        filter: expect.objectContaining({ title: 'Cats', filter_action: 'warn' }),
+        keyword_matches: ['cat'],
+      }),
+    ]);
     expect(byId.get(cat.id)!.filtered[0].filter).not.toHaveProperty('keywords');
     // Whole word: "cat" does not match "cats".
     expect(byId.get(cats.id)!.filtered).toEqual([]);
@@ -104,29 +139,44 @@ describe('filters v2', () => {
     // A single status carries the matches of every context.
     expect(((await api('GET', `/api/v1/statuses/${vote.id}`)).body.filtered as unknown[]).length).toBe(1);
     await removeAllFilters();
-    expect(((await api('GET', '/api/v1/timelines/home')).body as unknown as { id: string }[]).map((s) => s.id)).toContain(vote.id);
+    expect(
+      ((await api('GET', '/api/v1/timelines/home')).body as unknown as { id: string }[]).map((s) => s.id),
+    ).toContain(vote.id);
   });
 
   it('filters a chosen status, hides notifications in the notifications context, and keeps hidden statuses off streams', async () => {
     const post = await server.masto(bob.token).v1.statuses.create({ status: 'this one exactly' });
-    const filter = await server.masto(alice.token).v2.filters.create({ title: 'That post', context: ['home'], filterAction: 'warn' });
+    const filter = await server
+      .masto(alice.token)
+      .v2.filters.create({ title: 'That post', context: ['home'], filterAction: 'warn' });
     const entry = await api('POST', `/api/v2/filters/${filter.id}/statuses`, { status_id: post.id });
     expect(entry.body).toEqual({ id: expect.any(String), status_id: post.id });
-    const home = (await api('GET', '/api/v1/timelines/home')).body as unknown as { id: string; filtered: { status_matches: string[] }[] }[];
+    const home = (await api('GET', '/api/v1/timelines/home')).body as unknown as {
+      id: string;
+      filtered: { status_matches: string[] }[];
+    }[];
     expect(home.find((s) => s.id === post.id)!.filtered[0].status_matches).toEqual([post.id]);
     await api('DELETE', `/api/v2/filters/statuses/${entry.body.id}`);
 
-    await server.masto(alice.token).v2.filters.create({ title: 'Quiet', context: ['notifications', 'public'], filterAction: 'hide', keywordsAttributes: [{ keyword: 'giveaway' }] });
+    await server.masto(alice.token).v2.filters.create({
+      title: 'Quiet',
+      context: ['notifications', 'public'],
+      filterAction: 'hide',
+      keywordsAttributes: [{ keyword: 'giveaway' }],
+    });
     const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/streaming?stream=public:local`, [alice.token]);
     const frames: { event: string; payload: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const spam = await server.masto(bob.token).v1.statuses.create({ status: '@alice giveaway inside' });
     const fine = await server.masto(bob.token).v1.statuses.create({ status: '@alice a real question' });
     await server.social.streaming.idle();
     await new Promise((r) => setTimeout(r, 150));
-    const notified = ((await api('GET', '/api/v1/notifications?types[]=mention')).body as unknown as { status: { id: string } }[]).map((n) => n.status.id);
+    const notified = (
+      (await api('GET', '/api/v1/notifications?types[]=mention')).body as unknown as { status: { id: string } }[]
+    ).map((n) => n.status.id);
     expect(notified).toContain(fine.id);
     expect(notified).not.toContain(spam.id);
     expect(frames.filter((f) => f.event === 'update').map((f) => JSON.parse(f.payload).id)).toEqual([fine.id]);
@@ -138,13 +188,26 @@ describe('filters v2', () => {
 describe('filters v1', () => {
   it('shows each keyword as a filter of its own, irreversible when it hides', async () => {
     await removeAllFilters();
-    const created = await api('POST', '/api/v1/filters', { phrase: 'Spoiler', context: ['home'], irreversible: true, whole_word: false });
+    const created = await api('POST', '/api/v1/filters', {
+      phrase: 'Spoiler',
+      context: ['home'],
+      irreversible: true,
+      whole_word: false,
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ phrase: 'Spoiler', context: ['home'], irreversible: true, whole_word: false });
-    expect(((await api('GET', '/api/v2/filters')).body as unknown as { title: string; filter_action: string }[])[0]).toMatchObject({ title: 'Spoiler', filter_action: 'hide' });
-    const updated = await api('PUT', `/api/v1/filters/${created.body.id}`, { phrase: 'Spoilers', context: ['home', 'public'], irreversible: false });
+    expect(
+      ((await api('GET', '/api/v2/filters')).body as unknown as { title: string; filter_action: string }[])[0],
+    ).toMatchObject({ title: 'Spoiler', filter_action: 'hide' });
+    const updated = await api('PUT', `/api/v1/filters/${created.body.id}`, {
+      phrase: 'Spoilers',
+      context: ['home', 'public'],
+      irreversible: false,
+    });
     expect(updated.body).toMatchObject({ phrase: 'Spoilers', context: ['home', 'public'], irreversible: false });
-    expect(((await api('GET', '/api/v1/filters')).body as unknown as { phrase: string }[]).map((f) => f.phrase)).toEqual(['Spoilers']);
+    expect(
+      ((await api('GET', '/api/v1/filters')).body as unknown as { phrase: string }[]).map((f) => f.phrase),
+    ).toEqual(['Spoilers']);
     await api('DELETE', `/api/v1/filters/${created.body.id}`);
     expect((await api('GET', '/api/v2/filters')).body).toEqual([]);
   });

@@ -8,7 +8,12 @@ import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
 
 const keywordAttributes = zList(
-  z.object({ id: zId.optional(), keyword: zString.optional(), whole_word: zBool.optional(), _destroy: zBool.optional() }),
+  z.object({
+    id: zId.optional(),
+    keyword: zString.optional(),
+    whole_word: zBool.optional(),
+    _destroy: zBool.optional(),
+  }),
   200,
 ).optional();
 
@@ -28,7 +33,9 @@ function toInput(p: z.output<typeof filterSchema>) {
     context: p.context,
     action: p.filter_action,
     expiresIn: p.expires_in,
-    keywords: p.keywords_attributes?.map((k): KeywordAttribute => ({ id: k.id, keyword: k.keyword, wholeWord: k.whole_word, destroy: k._destroy })),
+    keywords: p.keywords_attributes?.map(
+      (k): KeywordAttribute => ({ id: k.id, keyword: k.keyword, wholeWord: k.whole_word, destroy: k._destroy }),
+    ),
   };
 }
 
@@ -36,12 +43,20 @@ export function filterV2Routes(app: FastifyInstance, ctx: SocialContext): void {
   const read = { config: { auth: auth.user('read:filters') } };
   const write = { config: { auth: auth.user('write:filters') } };
 
-  app.get('/api/v2/filters', read, async (req) => ctx.store.filters.ofAccount(currentUser(req).account.id).map((f) => serializeFilter(f)));
+  app.get('/api/v2/filters', read, async (req) =>
+    ctx.store.filters.ofAccount(currentUser(req).account.id).map((f) => serializeFilter(f)),
+  );
 
-  app.post('/api/v2/filters', write, async (req) => serializeFilter(ctx.filters.create(currentUser(req).account, toInput(parseParams(filterSchema, requestParams(req))))));
+  app.post('/api/v2/filters', write, async (req) =>
+    serializeFilter(
+      ctx.filters.create(currentUser(req).account, toInput(parseParams(filterSchema, requestParams(req)))),
+    ),
+  );
 
   // Static segments first: /filters/keywords/:id and /filters/statuses/:id are not filters.
-  app.get('/api/v2/filters/keywords/:id', read, async (req) => serializeFilterKeyword(ctx.filters.ownKeyword(currentUser(req).account, pathId(req))));
+  app.get('/api/v2/filters/keywords/:id', read, async (req) =>
+    serializeFilterKeyword(ctx.filters.ownKeyword(currentUser(req).account, pathId(req))),
+  );
 
   app.put('/api/v2/filters/keywords/:id', write, async (req) => {
     const { account } = currentUser(req);
@@ -68,16 +83,24 @@ export function filterV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     return { id: entry.id, status_id: entry.statusId };
   });
 
-  app.get('/api/v2/filters/:id', read, async (req) => serializeFilter(ctx.filters.ownFilter(currentUser(req).account, pathId(req))));
+  app.get('/api/v2/filters/:id', read, async (req) =>
+    serializeFilter(ctx.filters.ownFilter(currentUser(req).account, pathId(req))),
+  );
 
-  app.put('/api/v2/filters/:id', write, async (req) => serializeFilter(ctx.filters.update(currentUser(req).account, pathId(req), toInput(parseParams(filterSchema, requestParams(req))))));
+  app.put('/api/v2/filters/:id', write, async (req) =>
+    serializeFilter(
+      ctx.filters.update(currentUser(req).account, pathId(req), toInput(parseParams(filterSchema, requestParams(req)))),
+    ),
+  );
 
   app.delete('/api/v2/filters/:id', write, async (req) => {
     ctx.filters.delete(currentUser(req).account, pathId(req));
     return {};
   });
 
-  app.get('/api/v2/filters/:id/keywords', read, async (req) => ctx.filters.ownFilter(currentUser(req).account, pathId(req)).keywords.map(serializeFilterKeyword));
+  app.get('/api/v2/filters/:id/keywords', read, async (req) =>
+    ctx.filters.ownFilter(currentUser(req).account, pathId(req)).keywords.map(serializeFilterKeyword),
+  );
 
   app.post('/api/v2/filters/:id/keywords', write, async (req) => {
     const { account } = currentUser(req);
@@ -87,7 +110,9 @@ export function filterV2Routes(app: FastifyInstance, ctx: SocialContext): void {
   });
 
   app.get('/api/v2/filters/:id/statuses', read, async (req) =>
-    ctx.filters.ownFilter(currentUser(req).account, pathId(req)).statuses.map((s) => ({ id: s.id, status_id: s.statusId })),
+    ctx.filters
+      .ownFilter(currentUser(req).account, pathId(req))
+      .statuses.map((s) => ({ id: s.id, status_id: s.statusId })),
   );
 
   app.post('/api/v2/filters/:id/statuses', write, async (req) => {

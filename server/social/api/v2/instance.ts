@@ -5,5 +5,7 @@ import { serializeInstanceV2 } from '../../entities/instance.ts';
 import { auth } from '../../http/auth.ts';
 
 export function instanceV2Routes(app: FastifyInstance, ctx: SocialContext): void {
-  app.get('/api/v2/instance', { config: { auth: auth.public(), publicCache: true } }, async () => serializeInstanceV2(ctx));
+  app.get('/api/v2/instance', { config: { auth: auth.public(), publicCache: true } }, async () =>
+    serializeInstanceV2(ctx),
+  );
 }

@@ -41,7 +41,10 @@ describe('grouped notifications', () => {
     expect(favourite.statusId).toBe(post.id);
     expect(favourite.groupKey).toMatch(new RegExp(`^favourite-${post.id}-\\d+$`));
     expect(groups.find((g) => g.type === 'follow')!.notificationsCount).toBe(3);
-    expect(groups.filter((g) => g.type === 'mention').map((g) => g.groupKey.startsWith('ungrouped-'))).toEqual([true, true]);
+    expect(groups.filter((g) => g.type === 'mention').map((g) => g.groupKey.startsWith('ungrouped-'))).toEqual([
+      true,
+      true,
+    ]);
     expect(result.statuses.map((s) => s.id).sort()).toEqual([post.id, m1.id, m2.id].sort());
     expect(result.accounts.map((a) => a.id).sort()).toEqual(fans.map((f) => f.accountId).sort());
 
@@ -55,20 +58,35 @@ describe('grouped notifications', () => {
     const accounts = await server.masto(owner.token).v2.notifications.$select(favourite.groupKey).accounts.fetch();
     expect(accounts.map((a) => a.id).sort()).toEqual(fans.map((f) => f.accountId).sort());
     await server.masto(owner.token).v2.notifications.$select(favourite.groupKey).dismiss();
-    expect((await server.masto(owner.token).v2.notifications.list()).notificationGroups.map((g) => g.type)).not.toContain('favourite');
+    expect(
+      (await server.masto(owner.token).v2.notifications.list()).notificationGroups.map((g) => g.type),
+    ).not.toContain('favourite');
   });
 
   it('pages by Link and counts unread groups after the marker', async () => {
-    const first = await server.fetch(`${server.url}/api/v2/notifications?limit=2`, { headers: { Authorization: `Bearer ${owner.token}` } });
+    const first = await server.fetch(`${server.url}/api/v2/notifications?limit=2`, {
+      headers: { Authorization: `Bearer ${owner.token}` },
+    });
     const page = (await first.json()) as { notification_groups: { type: string; page_min_id: string }[] };
     expect(page.notification_groups.map((g) => g.type)).toEqual(['mention', 'mention']);
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')![1];
-    const second = (await (await server.fetch(next, { headers: { Authorization: `Bearer ${owner.token}` } })).json()) as { notification_groups: { type: string }[] };
+    const second = (await (
+      await server.fetch(next, { headers: { Authorization: `Bearer ${owner.token}` } })
+    ).json()) as { notification_groups: { type: string }[] };
     expect(second.notification_groups.map((g) => g.type)).toEqual(['reblog', 'follow']);
 
-    const unread = async () => ((await (await server.fetch(`${server.url}/api/v2/notifications/unread_count`, { headers: { Authorization: `Bearer ${owner.token}` } })).json()) as { count: number }).count;
+    const unread = async () =>
+      (
+        (await (
+          await server.fetch(`${server.url}/api/v2/notifications/unread_count`, {
+            headers: { Authorization: `Bearer ${owner.token}` },
+          })
+        ).json()) as { count: number }
+      ).count;
     expect(await unread()).toBe(4);
-    await server.masto(owner.token).v1.markers.create({ notifications: { lastReadId: page.notification_groups[1].page_min_id } });
+    await server
+      .masto(owner.token)
+      .v1.markers.create({ notifications: { lastReadId: page.notification_groups[1].page_min_id } });
     expect(await unread()).toBe(1);
   });
 

@@ -36,7 +36,8 @@ interface Group {
 
 export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): void {
   /** A notification's group: its key when its type is grouped in this request, else a group of its own. */
-  const keyOf = (n: NotificationRow, grouped: ReadonlySet<string>) => (n.groupKey && grouped.has(n.type) ? n.groupKey : `ungrouped-${n.id}`);
+  const keyOf = (n: NotificationRow, grouped: ReadonlySet<string>) =>
+    n.groupKey && grouped.has(n.type) ? n.groupKey : `ungrouped-${n.id}`;
 
   /** The Report of an admin.report group (those are never grouped: one notification, one report). */
   const report = (g: Group) => {
@@ -63,7 +64,13 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
         sample_account_ids: summary?.sampleAccountIds ?? [...new Set(g.rows.map((r) => r.fromAccountId))].slice(0, 8),
         ...(g.statusId ? { status_id: g.statusId } : {}),
         ...(report(g) ? { report: report(g) } : {}),
-        ...(g.type === 'moderation_warning' ? { moderation_warning: presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [g.rows[0]], me)[0]?.moderation_warning ?? null } : {}),
+        ...(g.type === 'moderation_warning'
+          ? {
+              moderation_warning:
+                presentNotifications(ctx.store, ctx.presenter, ctx.statusPresenter, [g.rows[0]], me)[0]
+                  ?.moderation_warning ?? null,
+            }
+          : {}),
       };
     });
     const accountIds = [...new Set(notificationGroups.flatMap((g) => g.sample_account_ids))];
@@ -75,9 +82,19 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
     };
   };
 
-  const gather = (me: Account, rows: NotificationRow[], grouped: ReadonlySet<string>, limit: number): { groups: Group[]; scanned: NotificationRow[] } => {
+  const gather = (
+    me: Account,
+    rows: NotificationRow[],
+    grouped: ReadonlySet<string>,
+    limit: number,
+  ): { groups: Group[]; scanned: NotificationRow[] } => {
     const statuses = new Map(ctx.store.statuses.byIds(rows.flatMap((n) => n.statusId ?? [])).map((s) => [s.id, s]));
-    const shown = ctx.filters.visible(me, rows, (n) => (n.statusId ? (statuses.get(n.statusId) ?? null) : null), 'notifications');
+    const shown = ctx.filters.visible(
+      me,
+      rows,
+      (n) => (n.statusId ? (statuses.get(n.statusId) ?? null) : null),
+      'notifications',
+    );
     const groups = new Map<string, Group>();
     const scanned: NotificationRow[] = [];
     for (const n of shown) {
@@ -102,7 +119,10 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
       q.set(name, id);
       return `${base}?${q.toString()}`;
     };
-    reply.header('Link', `<${withCursor('max_id', scanned[scanned.length - 1].id)}>; rel="next", <${withCursor('min_id', scanned[0].id)}>; rel="prev"`);
+    reply.header(
+      'Link',
+      `<${withCursor('max_id', scanned[scanned.length - 1].id)}>; rel="next", <${withCursor('min_id', scanned[0].id)}>; rel="prev"`,
+    );
   };
 
   app.get('/api/v2/notifications', { config: { auth: auth.user('read:notifications') } }, async (req, reply) => {
@@ -110,7 +130,17 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
     const p = parseParams(listSchema, requestParams(req));
     const limit = Math.min(Math.max(p.limit ?? 40, 1), 80);
     const grouped = new Set(p.grouped_types ?? [...GROUPABLE_TYPES]);
-    const rows = ctx.store.notifications.scan(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id, includeFiltered: p.include_filtered }, { maxId: p.max_id, sinceId: p.since_id, minId: p.min_id }, limit * SCAN_PER_GROUP);
+    const rows = ctx.store.notifications.scan(
+      account.id,
+      {
+        types: p.types,
+        excludeTypes: p.exclude_types,
+        fromAccountId: p.account_id,
+        includeFiltered: p.include_filtered,
+      },
+      { maxId: p.max_id, sinceId: p.since_id, minId: p.min_id },
+      limit * SCAN_PER_GROUP,
+    );
     const { groups, scanned } = gather(account, rows, grouped, limit);
     link(req, reply, scanned);
     return results(account, groups);
@@ -122,34 +152,53 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
     const cap = Math.min(Math.max(p.limit ?? 100, 1), 1000);
     const grouped = new Set(p.grouped_types ?? [...GROUPABLE_TYPES]);
     const marker = ctx.store.markers.lastReadId(account.id, 'notifications');
-    const rows = ctx.store.notifications.scan(account.id, { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id }, { sinceId: marker ?? undefined }, cap * SCAN_PER_GROUP);
+    const rows = ctx.store.notifications.scan(
+      account.id,
+      { types: p.types, excludeTypes: p.exclude_types, fromAccountId: p.account_id },
+      { sinceId: marker ?? undefined },
+      cap * SCAN_PER_GROUP,
+    );
     return { count: gather(account, rows, grouped, cap).groups.length };
   });
 
   const ownGroup = (me: Account, key: string): NotificationRow[] => {
-    const rows = key.startsWith('ungrouped-') ? [ctx.store.notifications.byId(me.id, key.slice('ungrouped-'.length))].filter((n) => n !== null) : ctx.store.notifications.ofGroup(me.id, key);
+    const rows = key.startsWith('ungrouped-')
+      ? [ctx.store.notifications.byId(me.id, key.slice('ungrouped-'.length))].filter((n) => n !== null)
+      : ctx.store.notifications.ofGroup(me.id, key);
     if (rows.length === 0) throw notFound();
     return rows;
   };
 
-  app.get<{ Params: { group_key: string } }>('/api/v2/notifications/:group_key', { config: { auth: auth.user('read:notifications') } }, async (req) => {
-    const { account } = currentUser(req);
-    const rows = ownGroup(account, req.params.group_key);
-    return results(account, [{ key: req.params.group_key, type: rows[0].type, statusId: rows[0].statusId, rows }]);
-  });
+  app.get<{ Params: { group_key: string } }>(
+    '/api/v2/notifications/:group_key',
+    { config: { auth: auth.user('read:notifications') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const rows = ownGroup(account, req.params.group_key);
+      return results(account, [{ key: req.params.group_key, type: rows[0].type, statusId: rows[0].statusId, rows }]);
+    },
+  );
 
-  app.get<{ Params: { group_key: string } }>('/api/v2/notifications/:group_key/accounts', { config: { auth: auth.user('read:notifications', 'write:notifications') } }, async (req) => {
-    const { account } = currentUser(req);
-    const ids = [...new Set(ownGroup(account, req.params.group_key).map((n) => n.fromAccountId))];
-    const byId = new Map(ctx.store.accounts.byIds(ids).map((a) => [a.id, a]));
-    return ctx.presenter.present(ids.flatMap((id) => byId.get(id) ?? []));
-  });
+  app.get<{ Params: { group_key: string } }>(
+    '/api/v2/notifications/:group_key/accounts',
+    { config: { auth: auth.user('read:notifications', 'write:notifications') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const ids = [...new Set(ownGroup(account, req.params.group_key).map((n) => n.fromAccountId))];
+      const byId = new Map(ctx.store.accounts.byIds(ids).map((a) => [a.id, a]));
+      return ctx.presenter.present(ids.flatMap((id) => byId.get(id) ?? []));
+    },
+  );
 
-  app.post<{ Params: { group_key: string } }>('/api/v2/notifications/:group_key/dismiss', { config: { auth: auth.user('write:notifications') } }, async (req) => {
-    const { account } = currentUser(req);
-    const key = req.params.group_key;
-    if (key.startsWith('ungrouped-')) ctx.store.notifications.dismiss(account.id, key.slice('ungrouped-'.length));
-    else ctx.store.notifications.deleteGroup(account.id, key);
-    return {};
-  });
+  app.post<{ Params: { group_key: string } }>(
+    '/api/v2/notifications/:group_key/dismiss',
+    { config: { auth: auth.user('write:notifications') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const key = req.params.group_key;
+      if (key.startsWith('ungrouped-')) ctx.store.notifications.dismiss(account.id, key.slice('ungrouped-'.length));
+      else ctx.store.notifications.deleteGroup(account.id, key);
+      return {};
+    },
+  );
 }

@@ -15,7 +15,9 @@ let dave: TestUser;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  [alice, bob, carol, dave] = await Promise.all(['alice', 'bob', 'carol', 'dave'].map((name) => server.createUser(name)));
+  [alice, bob, carol, dave] = await Promise.all(
+    ['alice', 'bob', 'carol', 'dave'].map((name) => server.createUser(name)),
+  );
   await server.createUser('pending', { confirmed: false });
 });
 
@@ -23,7 +25,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function anonymous(query: string): Promise<{ status: number; body: { accounts: { acct: string }[]; hashtags: { name: string }[]; statuses: unknown[]; error?: string } }> {
+async function anonymous(query: string): Promise<{
+  status: number;
+  body: { accounts: { acct: string }[]; hashtags: { name: string }[]; statuses: unknown[]; error?: string };
+}> {
   const res = await server.fetch(`${server.url}/api/v2/search?${query}`);
   return { status: res.status, body: (await res.json()) as never };
 }
@@ -31,7 +36,9 @@ async function anonymous(query: string): Promise<{ status: number; body: { accou
 describe('search v2', () => {
   it('finds accounts, leaving out blocked and unconfirmed ones, with exact matches only for short anonymous queries', async () => {
     const client = server.masto(alice.token);
-    expect((await client.v2.search.list({ q: 'ali', type: 'accounts' })).accounts.map((a) => a.acct)).toEqual(['alice']);
+    expect((await client.v2.search.list({ q: 'ali', type: 'accounts' })).accounts.map((a) => a.acct)).toEqual([
+      'alice',
+    ]);
     expect((await client.v2.search.list({ q: '@bob', type: 'accounts' })).accounts.map((a) => a.acct)).toEqual(['bob']);
     expect((await client.v2.search.list({ q: 'pending', type: 'accounts' })).accounts).toEqual([]);
     expect((await anonymous('q=ali')).body.accounts).toEqual([]);
@@ -40,7 +47,9 @@ describe('search v2', () => {
     await server.masto(carol.token).v1.accounts.$select(alice.accountId).block();
     expect((await client.v2.search.list({ q: 'carol', type: 'accounts' })).accounts).toEqual([]);
     await server.masto(carol.token).v1.accounts.$select(alice.accountId).unblock();
-    expect((await client.v2.search.list({ q: 'carol', type: 'accounts' })).accounts.map((a) => a.acct)).toEqual(['carol']);
+    expect((await client.v2.search.list({ q: 'carol', type: 'accounts' })).accounts.map((a) => a.acct)).toEqual([
+      'carol',
+    ]);
   });
 
   it('finds hashtags by prefix, the exact one first, with the uses of the last seven days', async () => {
@@ -60,13 +69,16 @@ describe('search v2', () => {
   it('searches the text of statuses a user may search: own, favourited, bookmarked, mentioning them', async () => {
     const own = await server.masto(alice.token).v1.statuses.create({ status: 'the quick brown fox' });
     const favourited = await server.masto(bob.token).v1.statuses.create({ status: 'quick silver' });
-    const bookmarked = await server.masto(carol.token).v1.statuses.create({ status: 'a quick café stop', spoilerText: 'coffee' });
+    const bookmarked = await server
+      .masto(carol.token)
+      .v1.statuses.create({ status: 'a quick café stop', spoilerText: 'coffee' });
     const mentioning = await server.masto(dave.token).v1.statuses.create({ status: '@alice quick question' });
     const stranger = await server.masto(dave.token).v1.statuses.create({ status: 'quick thinking' });
     await server.masto(alice.token).v1.statuses.$select(favourited.id).favourite();
     await server.masto(alice.token).v1.statuses.$select(bookmarked.id).bookmark();
     const client = server.masto(alice.token);
-    const ids = async (q: string, extra: Record<string, unknown> = {}) => (await client.v2.search.list({ q, type: 'statuses', ...extra })).statuses.map((s) => s.id);
+    const ids = async (q: string, extra: Record<string, unknown> = {}) =>
+      (await client.v2.search.list({ q, type: 'statuses', ...extra })).statuses.map((s) => s.id);
     expect(await ids('quick')).toEqual([mentioning.id, bookmarked.id, favourited.id, own.id]);
     expect(await ids('quick')).not.toContain(stranger.id);
     expect(await ids('cafe')).toEqual([bookmarked.id]);
@@ -92,16 +104,22 @@ describe('search v2', () => {
     expect(found.statuses.map((s) => s.id)).toEqual([post.id]);
     const byUri = await server.masto(dave.token).v2.search.list({ q: post.uri, type: 'statuses' });
     expect(byUri.statuses.map((s) => s.id)).toEqual([post.id]);
-    const secret = await server.masto(bob.token).v1.statuses.create({ status: 'followers only', visibility: 'private' });
+    const secret = await server
+      .masto(bob.token)
+      .v1.statuses.create({ status: 'followers only', visibility: 'private' });
     expect((await server.masto(dave.token).v2.search.list({ q: secret.url!, type: 'statuses' })).statuses).toEqual([]);
   });
 
   it('refuses resolving and paging without a token, and bad parameters with 422', async () => {
     expect((await anonymous('q=bob%40elsewhere.example&resolve=true')).status).toBe(401);
     expect((await anonymous('q=bobby&offset=5')).status).toBe(401);
-    const bad = await server.fetch(`${server.url}/api/v2/search?q=x&type=everything`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const bad = await server.fetch(`${server.url}/api/v2/search?q=x&type=everything`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     expect(bad.status).toBe(422);
-    const missing = await server.fetch(`${server.url}/api/v2/search`, { headers: { Authorization: `Bearer ${alice.token}` } });
+    const missing = await server.fetch(`${server.url}/api/v2/search`, {
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     // A missing required parameter is a 400, as Mastodon's (ParameterMissing).
     expect(missing.status).toBe(400);
   });

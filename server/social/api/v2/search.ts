@@ -45,7 +45,13 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     return ctx.store.statuses.idByUriOrUrl(q);
   };
 
-  const accounts = async (me: Account | null, q: string, p: z.output<typeof schema>, limit: number, offset: number): Promise<Account[]> => {
+  const accounts = async (
+    me: Account | null,
+    q: string,
+    p: z.output<typeof schema>,
+    limit: number,
+    offset: number,
+  ): Promise<Account[]> => {
     const handle = q.replace(/^@/, '');
     const at = handle.indexOf('@');
     let found: Account[];
@@ -73,14 +79,23 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     // Accounts that block the viewer, that the viewer blocks or whose domain the viewer blocks are left out.
     const hidden = new Set(
       ctx.store.relationships
-        .facts(me.id, found.map((a) => a.id))
+        .facts(
+          me.id,
+          found.map((a) => a.id),
+        )
         .filter((f) => f.blocking || f.blockedBy || f.domainBlocking)
         .map((f) => f.id),
     );
     return found.filter((a) => !hidden.has(a.id));
   };
 
-  const statuses = (me: Account | null, q: string, p: z.output<typeof schema>, limit: number, offset: number): StatusRow[] => {
+  const statuses = (
+    me: Account | null,
+    q: string,
+    p: z.output<typeof schema>,
+    limit: number,
+    offset: number,
+  ): StatusRow[] => {
     if (isUrl(q)) {
       const id = offset === 0 ? statusByAddress(q) : null;
       const status = id ? ctx.store.timelines.readable(me?.id ?? null, id) : null;
@@ -88,7 +103,13 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     }
     // Full text searches what Mastodon lets a user search (their own posts, favourites, bookmarks, mentions): nothing anonymously.
     if (!me) return [];
-    const ids = ctx.store.search.statusIds(me.id, q, { accountId: p.account_id, maxId: p.max_id, minId: p.min_id, limit, offset });
+    const ids = ctx.store.search.statusIds(me.id, q, {
+      accountId: p.account_id,
+      maxId: p.max_id,
+      minId: p.min_id,
+      limit,
+      offset,
+    });
     const readable = ctx.store.timelines.readableIds(ctx.store.timelines.scope(me.id), ids);
     return ctx.store.statuses.byIds(ids.filter((id) => readable.has(id)));
   };
@@ -98,7 +119,8 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     const me = viewer(req);
     const limit = Math.min(Math.max(p.limit ?? 20, 1), 40);
     const offset = Math.max(p.offset ?? 0, 0);
-    if (!me && p.resolve) throw new ApiError(401, 'Search queries that resolve remote resources are not supported without authentication');
+    if (!me && p.resolve)
+      throw new ApiError(401, 'Search queries that resolve remote resources are not supported without authentication');
     if (!me && offset > 0) throw new ApiError(401, 'Search queries pagination is not supported without authentication');
     const q = p.q.trim();
     const wants = (type: NonNullable<typeof p.type>) => !p.type || p.type === type;
@@ -108,7 +130,12 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     const foundStatuses = wants('statuses') ? statuses(me, q, p, limit, offset) : [];
     const tags =
       wants('hashtags') && !isUrl(q) && !q.replace(/^@/, '').includes('@')
-        ? ctx.store.search.tags(q, { exact: !me && q.replace(/^#/, '').length < EXACT_ONLY_BELOW, limit, offset, reviewedOnly: p.exclude_unreviewed ?? false })
+        ? ctx.store.search.tags(q, {
+            exact: !me && q.replace(/^#/, '').length < EXACT_ONLY_BELOW,
+            limit,
+            offset,
+            reviewedOnly: p.exclude_unreviewed ?? false,
+          })
         : [];
     const history = ctx.store.search.tagHistory(tags.map((t) => t.id));
     return {

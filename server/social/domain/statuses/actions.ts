@@ -16,16 +16,33 @@ export class StatusActions {
 
   reblog(me: Poster, statusId: string, visibility: Visibility | undefined): StatusRow {
     const original = this.d.reader.actionTarget(me.account, statusId);
-    if (original.visibility === 'direct' || (original.visibility === 'private' && original.accountId !== me.account.id)) {
+    if (
+      original.visibility === 'direct' ||
+      (original.visibility === 'private' && original.accountId !== me.account.id)
+    ) {
       throw ValidationFailure.single('reblog', 'ERR_INVALID', 'of a private or direct post is not allowed');
     }
-    if (visibility !== undefined && !ALLOWED_REBLOG_VISIBILITIES.includes(visibility)) throw ValidationFailure.single('visibility', 'ERR_INCLUSION', 'is not included in the list (public, unlisted, private)');
+    if (visibility !== undefined && !ALLOWED_REBLOG_VISIBILITIES.includes(visibility))
+      throw ValidationFailure.single(
+        'visibility',
+        'ERR_INCLUSION',
+        'is not included in the list (public, unlisted, private)',
+      );
     const existing = this.d.store.statuses.reblogBy(me.account.id, original.id);
     if (existing) return existing;
     const fallback = me.user?.settings.defaultPrivacy;
-    const chosen: Visibility = original.visibility === 'private' ? 'private' : (visibility ?? (fallback && fallback !== 'direct' ? fallback : 'public'));
+    const chosen: Visibility =
+      original.visibility === 'private'
+        ? 'private'
+        : (visibility ?? (fallback && fallback !== 'direct' ? fallback : 'public'));
     return this.d.store.transaction(() => {
-      const id = this.d.store.statuses.insert({ accountId: me.account.id, local: true, reblogOfId: original.id, visibility: chosen, applicationId: me.applicationId });
+      const id = this.d.store.statuses.insert({
+        accountId: me.account.id,
+        local: true,
+        reblogOfId: original.id,
+        visibility: chosen,
+        applicationId: me.applicationId,
+      });
       const homeRecipients = this.d.store.feeds.distribute({
         statusId: id,
         authorId: me.account.id,
@@ -38,7 +55,10 @@ export class StatusActions {
       });
       this.d.notifications.notify(original.accountId, me.account.id, 'reblog', original.id);
       const reblog = this.d.store.statuses.byId(id)!;
-      this.d.store.events.emit('status.created', { status: reblog, homeRecipients: [me.account.id, ...homeRecipients] });
+      this.d.store.events.emit('status.created', {
+        status: reblog,
+        homeRecipients: [me.account.id, ...homeRecipients],
+      });
       return reblog;
     });
   }
@@ -88,14 +108,29 @@ export class StatusActions {
 
   pin(me: Account, statusId: string): StatusRow {
     const status = this.d.reader.readable(me, statusId);
-    if (status.reblogOfId !== null) throw ValidationFailure.single('status', 'ERR_INVALID', 'a reblog cannot be pinned');
-    if (status.accountId !== me.id) throw ValidationFailure.single('status', 'ERR_INVALID', "someone else's post cannot be pinned");
-    if (status.visibility === 'direct') throw ValidationFailure.single('status', 'ERR_INVALID', 'posts that are only visible to mentioned users cannot be pinned');
+    if (status.reblogOfId !== null)
+      throw ValidationFailure.single('status', 'ERR_INVALID', 'a reblog cannot be pinned');
+    if (status.accountId !== me.id)
+      throw ValidationFailure.single('status', 'ERR_INVALID', "someone else's post cannot be pinned");
+    if (status.visibility === 'direct')
+      throw ValidationFailure.single(
+        'status',
+        'ERR_INVALID',
+        'posts that are only visible to mentioned users cannot be pinned',
+      );
     this.d.store.transaction(() => {
-      if (this.d.store.interactions.pinCount(me.id) >= LIMITS.accounts.max_pinned_statuses && !this.d.store.interactions.flags(me.id, [status.id], []).pinned.has(status.id)) {
-        throw ValidationFailure.single('status', 'ERR_TOO_LONG', `you have already pinned the maximum number of posts (${LIMITS.accounts.max_pinned_statuses})`);
+      if (
+        this.d.store.interactions.pinCount(me.id) >= LIMITS.accounts.max_pinned_statuses &&
+        !this.d.store.interactions.flags(me.id, [status.id], []).pinned.has(status.id)
+      ) {
+        throw ValidationFailure.single(
+          'status',
+          'ERR_TOO_LONG',
+          `you have already pinned the maximum number of posts (${LIMITS.accounts.max_pinned_statuses})`,
+        );
       }
-      if (this.d.store.interactions.pin(me.id, status.id)) this.d.store.events.emit('status.pinned', { accountId: me.id, statusId: status.id });
+      if (this.d.store.interactions.pin(me.id, status.id))
+        this.d.store.events.emit('status.pinned', { accountId: me.id, statusId: status.id });
     });
     return status;
   }
@@ -103,14 +138,16 @@ export class StatusActions {
   unpin(me: Account, statusId: string): StatusRow {
     const status = this.d.reader.readable(me, statusId);
     this.d.store.transaction(() => {
-      if (this.d.store.interactions.unpin(me.id, status.id)) this.d.store.events.emit('status.unpinned', { accountId: me.id, statusId: status.id });
+      if (this.d.store.interactions.unpin(me.id, status.id))
+        this.d.store.events.emit('status.unpinned', { accountId: me.id, statusId: status.id });
     });
     return status;
   }
 
   muteConversation(me: Account, statusId: string, mute: boolean): StatusRow {
     const status = this.d.reader.actionTarget(me, statusId);
-    if (status.conversationId === null) throw ValidationFailure.single('status', 'ERR_INVALID', 'is not part of a conversation that can be muted');
+    if (status.conversationId === null)
+      throw ValidationFailure.single('status', 'ERR_INVALID', 'is not part of a conversation that can be muted');
     if (mute) this.d.store.interactions.muteConversation(me.id, status.conversationId);
     else this.d.store.interactions.unmuteConversation(me.id, status.conversationId);
     return status;

@@ -32,7 +32,8 @@ export class StatusRemover {
       if (status.visibility === 'direct') this.d.store.conversations.forgetStatus(status.id);
       for (const s of [status, ...reblogs]) this.d.store.events.emit('status.deleted', { status: s, homeRecipients });
       const author = this.d.store.accounts.byId(status.accountId);
-      if (status.accountId !== actor.id && author?.domain === null) this.d.notifications.warn(actor.id, status.accountId, 'delete_statuses', [status.id]);
+      if (status.accountId !== actor.id && author?.domain === null)
+        this.d.notifications.warn(actor.id, status.accountId, 'delete_statuses', [status.id]);
       const media = this.d.store.media.forStatuses([status.id]).get(status.id) ?? [];
       if (deleteMedia) {
         for (const m of media) this.d.store.media.delete(m.id);
@@ -42,7 +43,10 @@ export class StatusRemover {
       }
     });
     for (const m of doomedFiles) {
-      for (const file of [m.filePath, m.previewPath, m.thumbnailPath]) await this.d.media.remove(file).catch((err) => this.d.logger.warn({ err, file }, 'could not remove a media file'));
+      for (const file of [m.filePath, m.previewPath, m.thumbnailPath])
+        await this.d.media
+          .remove(file)
+          .catch((err) => this.d.logger.warn({ err, file }, 'could not remove a media file'));
     }
   }
 }

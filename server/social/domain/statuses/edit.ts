@@ -26,22 +26,41 @@ export class StatusEditor {
     }
     this.d.composer.checkMedia(details, author, mediaIds, { statusId: status.id });
     for (const attr of input.mediaAttributes ?? []) {
-      if (!mediaIds.includes(attr.id)) details.add('media_attributes', 'ERR_INVALID', `refer to media ${attr.id} that the post does not keep`);
+      if (!mediaIds.includes(attr.id))
+        details.add('media_attributes', 'ERR_INVALID', `refer to media ${attr.id} that the post does not keep`);
       if (attr.description && graphemeLength(attr.description) > LIMITS.media_attachments.description_limit) {
-        details.add('media_attributes', 'ERR_TOO_LONG', `description is too long (maximum is ${LIMITS.media_attachments.description_limit} characters)`);
+        details.add(
+          'media_attributes',
+          'ERR_TOO_LONG',
+          `description is too long (maximum is ${LIMITS.media_attachments.description_limit} characters)`,
+        );
       }
     }
     details.throwIfAny();
     const formatted = this.d.composer.format(input.text);
     const sensitive = (input.sensitive ?? status.sensitive) || spoilerText.trim() !== '';
-    const language = input.language === undefined ? status.language : this.d.composer.normalizeLanguage(input.language, status.language);
+    const language =
+      input.language === undefined
+        ? status.language
+        : this.d.composer.normalizeLanguage(input.language, status.language);
     const oldMedia = this.d.store.media.forStatuses([status.id]).get(status.id) ?? [];
     const oldPoll = status.pollId ? this.d.store.polls.byId(status.pollId) : null;
-    const mediaChanged = oldMedia.map((m) => m.id).join() !== mediaIds.join() || (input.mediaAttributes ?? []).length > 0;
+    const mediaChanged =
+      oldMedia.map((m) => m.id).join() !== mediaIds.join() || (input.mediaAttributes ?? []).length > 0;
     const pollChanged =
       (oldPoll === null) !== !input.poll ||
-      (oldPoll !== null && input.poll !== null && input.poll !== undefined && (oldPoll.options.join('\u0000') !== input.poll.options.map((o) => o.trim()).join('\u0000') || oldPoll.multiple !== (input.poll.multiple ?? false)));
-    const changed = input.text !== status.text || spoilerText !== status.spoilerText || sensitive !== status.sensitive || language !== status.language || mediaChanged || pollChanged;
+      (oldPoll !== null &&
+        input.poll !== null &&
+        input.poll !== undefined &&
+        (oldPoll.options.join('\u0000') !== input.poll.options.map((o) => o.trim()).join('\u0000') ||
+          oldPoll.multiple !== (input.poll.multiple ?? false)));
+    const changed =
+      input.text !== status.text ||
+      spoilerText !== status.spoilerText ||
+      sensitive !== status.sensitive ||
+      language !== status.language ||
+      mediaChanged ||
+      pollChanged;
     if (!changed) return status;
 
     const newlyMentioned = this.d.store.transaction(() => {
@@ -84,7 +103,15 @@ export class StatusEditor {
       }
       this.d.store.media.detachOthers(status.id, mediaIds);
       this.d.store.media.attach(status.id, mediaIds);
-      this.d.store.statuses.updateContent(status.id, { text: input.text, content: formatted.content, spoilerText, sensitive, language, pollId, editedAt: now });
+      this.d.store.statuses.updateContent(status.id, {
+        text: input.text,
+        content: formatted.content,
+        spoilerText,
+        sensitive,
+        language,
+        pollId,
+        editedAt: now,
+      });
       const newly = this.d.store.statuses.replaceMentions(
         status.id,
         formatted.mentioned.map((a) => a.id),
@@ -103,7 +130,8 @@ export class StatusEditor {
         pollOptions: input.poll ? input.poll.options.map((o) => o.trim()) : null,
         createdAt: now,
       });
-      for (const accountId of this.d.store.interactions.localRebloggers(status.id)) this.d.notifications.notify(accountId, author.id, 'update', status.id);
+      for (const accountId of this.d.store.interactions.localRebloggers(status.id))
+        this.d.notifications.notify(accountId, author.id, 'update', status.id);
       this.d.store.events.emit('status.updated', { status: this.d.store.statuses.byId(status.id)! });
       return newly;
     });

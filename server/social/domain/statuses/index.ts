@@ -1,6 +1,13 @@
 import type { Logger } from '../../../logger.ts';
 import type { MediaStorage } from '../../media/storage.ts';
-import type { Account, QuotePolicy, ScheduledStatusRow, SocialStore, StatusRow, Visibility } from '../../store/index.ts';
+import type {
+  Account,
+  QuotePolicy,
+  ScheduledStatusRow,
+  SocialStore,
+  StatusRow,
+  Visibility,
+} from '../../store/index.ts';
 import type { SocialUrls } from '../../urls.ts';
 import type { NotificationService } from '../notifications.ts';
 import { StatusActions } from './actions.ts';
@@ -29,10 +36,25 @@ export class StatusService {
   private readonly remover: StatusRemover;
   private readonly actions: StatusActions;
 
-  constructor(store: SocialStore, urls: SocialUrls, notifications: NotificationService, media: MediaStorage, logger: Logger) {
+  constructor(
+    store: SocialStore,
+    urls: SocialUrls,
+    notifications: NotificationService,
+    media: MediaStorage,
+    logger: Logger,
+  ) {
     this.reader = new StatusReader(store);
     this.composer = new StatusComposer(store, urls);
-    const deps = { store, urls, notifications, media, logger, reader: this.reader, composer: this.composer, scheduleChanged: () => this.onScheduleChange() };
+    const deps = {
+      store,
+      urls,
+      notifications,
+      media,
+      logger,
+      reader: this.reader,
+      composer: this.composer,
+      scheduleChanged: () => this.onScheduleChange(),
+    };
     this.publisher = new StatusPublisher(deps);
     this.editor = new StatusEditor(deps);
     this.remover = new StatusRemover(deps);

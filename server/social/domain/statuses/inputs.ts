@@ -66,4 +66,3 @@ export interface Formatted {
   mentioned: Account[];
   tags: string[];
 }
-

@@ -2,7 +2,17 @@ import { DetailsCollector } from '../../errors.ts';
 import type { QuotePolicy, ScheduledParams, ScheduledStatusRow, StatusRow, Visibility } from '../../store/index.ts';
 import { UnexpectedMentions } from './compose.ts';
 import type { StatusDeps } from './deps.ts';
-import { IDEMPOTENCY_WINDOW_MS, MAX_SCHEDULED_PER_DAY, MAX_SCHEDULED_TOTAL, MIN_SCHEDULE_OFFSET_MS, type Formatted, type PollInput, type Poster, type PostInput, type PostResult } from './inputs.ts';
+import {
+  IDEMPOTENCY_WINDOW_MS,
+  MAX_SCHEDULED_PER_DAY,
+  MAX_SCHEDULED_TOTAL,
+  MIN_SCHEDULE_OFFSET_MS,
+  type Formatted,
+  type PollInput,
+  type Poster,
+  type PostInput,
+  type PostResult,
+} from './inputs.ts';
 
 /** Posting now or later: checks, idempotency, scheduling, and publishing with its fan-out (feeds, conversations, notifications, events). */
 export class StatusPublisher {
@@ -39,11 +49,18 @@ export class StatusPublisher {
     this.d.composer.checkMedia(details, author, mediaIds);
     if (input.scheduledAt !== undefined && input.scheduledAt !== null) {
       const now = this.d.store.now();
-      if (input.scheduledAt < now + MIN_SCHEDULE_OFFSET_MS) details.add('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
+      if (input.scheduledAt < now + MIN_SCHEDULE_OFFSET_MS)
+        details.add('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
       else {
         const counts = this.d.store.scheduled.counts(author.id, input.scheduledAt);
-        if (counts.total >= MAX_SCHEDULED_TOTAL) details.add('scheduled_at', 'ERR_TOO_LONG', `you cannot schedule more than ${MAX_SCHEDULED_TOTAL} posts`);
-        else if (counts.sameDay >= MAX_SCHEDULED_PER_DAY) details.add('scheduled_at', 'ERR_TOO_LONG', `you cannot schedule more than ${MAX_SCHEDULED_PER_DAY} posts on the same day`);
+        if (counts.total >= MAX_SCHEDULED_TOTAL)
+          details.add('scheduled_at', 'ERR_TOO_LONG', `you cannot schedule more than ${MAX_SCHEDULED_TOTAL} posts`);
+        else if (counts.sameDay >= MAX_SCHEDULED_PER_DAY)
+          details.add(
+            'scheduled_at',
+            'ERR_TOO_LONG',
+            `you cannot schedule more than ${MAX_SCHEDULED_PER_DAY} posts on the same day`,
+          );
       }
     }
     details.throwIfAny();
@@ -56,7 +73,10 @@ export class StatusPublisher {
       if (unexpected.length) throw new UnexpectedMentions(unexpected);
     }
     const language = this.d.composer.normalizeLanguage(input.language, settings.defaultLanguage ?? null);
-    const quotePolicy: QuotePolicy = visibility === 'private' || visibility === 'direct' ? 'nobody' : (input.quoteApprovalPolicy ?? settings.defaultQuotePolicy ?? 'public');
+    const quotePolicy: QuotePolicy =
+      visibility === 'private' || visibility === 'direct'
+        ? 'nobody'
+        : (input.quoteApprovalPolicy ?? settings.defaultQuotePolicy ?? 'public');
 
     if (input.scheduledAt !== undefined && input.scheduledAt !== null) {
       const params: ScheduledParams = {
@@ -67,7 +87,14 @@ export class StatusPublisher {
         language,
         inReplyToId: thread?.id ?? null,
         mediaIds: mediaIds.length ? mediaIds : null,
-        poll: input.poll ? { options: input.poll.options, expiresIn: input.poll.expiresIn, multiple: input.poll.multiple ?? false, hideTotals: input.poll.hideTotals ?? false } : null,
+        poll: input.poll
+          ? {
+              options: input.poll.options,
+              expiresIn: input.poll.expiresIn,
+              multiple: input.poll.multiple ?? false,
+              hideTotals: input.poll.hideTotals ?? false,
+            }
+          : null,
         quoteApprovalPolicy: input.quoteApprovalPolicy ?? null,
         quotedStatusId: quoted?.id ?? null,
         idempotency: input.idempotencyKey ?? null,
@@ -75,9 +102,15 @@ export class StatusPublisher {
       };
       const scheduledAt = input.scheduledAt;
       const id = this.d.store.transaction(() => {
-        const id = this.d.store.scheduled.insert({ accountId: author.id, applicationId: poster.applicationId, scheduledAt, params });
+        const id = this.d.store.scheduled.insert({
+          accountId: author.id,
+          applicationId: poster.applicationId,
+          scheduledAt,
+          params,
+        });
         this.d.store.media.attachToScheduled(id, mediaIds);
-        if (input.idempotencyKey) this.d.store.statuses.rememberIdempotencyKey(author.id, input.idempotencyKey, { scheduledStatusId: id });
+        if (input.idempotencyKey)
+          this.d.store.statuses.rememberIdempotencyKey(author.id, input.idempotencyKey, { scheduledStatusId: id });
         return id;
       });
       this.d.scheduleChanged();
@@ -104,7 +137,6 @@ export class StatusPublisher {
     if (input.poll) this.d.scheduleChanged();
     return { kind: 'status', status };
   }
-
 
   /** Creates a status and everything that follows from it; runs inside a transaction. */
   private publish(
@@ -220,7 +252,9 @@ export class StatusPublisher {
     const user = this.d.store.users.byAccountId(account.id);
     const params = scheduled.params;
     // A reply whose parent went away is published as a new thread (as Mastodon does).
-    const thread = params.inReplyToId ? (this.d.store.timelines.readable(account.id, params.inReplyToId) ?? null) : null;
+    const thread = params.inReplyToId
+      ? (this.d.store.timelines.readable(account.id, params.inReplyToId) ?? null)
+      : null;
     const mediaIds = (params.mediaIds ?? []).filter((id) => {
       const m = this.d.store.media.byId(id);
       return m !== null && m.accountId === account.id && m.statusId === null && m.processing === 'done';
@@ -248,13 +282,17 @@ export class StatusPublisher {
           thread,
           mediaIds,
           poll: params.poll,
-          quotePolicy: params.visibility === 'private' || params.visibility === 'direct' ? 'nobody' : (params.quoteApprovalPolicy ?? 'public'),
+          quotePolicy:
+            params.visibility === 'private' || params.visibility === 'direct'
+              ? 'nobody'
+              : (params.quoteApprovalPolicy ?? 'public'),
           quoted,
           idempotencyKey: params.idempotency,
         },
       );
     });
-    if (status) this.d.logger.info({ statusId: status.id, scheduledStatusId: scheduled.id }, 'scheduled status published');
+    if (status)
+      this.d.logger.info({ statusId: status.id, scheduledStatusId: scheduled.id }, 'scheduled status published');
     return status;
   }
 }

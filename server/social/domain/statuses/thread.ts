@@ -65,9 +65,13 @@ export class StatusReader {
   quoteTarget(author: Account, id: string): StatusRow {
     const status = this.actionTarget(author, id);
     if (status.accountId === author.id) return status;
-    const policy = status.visibility === 'private' || status.visibility === 'direct' ? 'nobody' : status.quoteApprovalPolicy;
-    const allowed = policy === 'public' || (policy === 'followers' && this.d.store.relationships.follow(author.id, status.accountId) !== null);
-    if (!allowed || this.d.store.relationships.blocking(status.accountId, author.id)) throw forbidden('The author does not allow quoting this post');
+    const policy =
+      status.visibility === 'private' || status.visibility === 'direct' ? 'nobody' : status.quoteApprovalPolicy;
+    const allowed =
+      policy === 'public' ||
+      (policy === 'followers' && this.d.store.relationships.follow(author.id, status.accountId) !== null);
+    if (!allowed || this.d.store.relationships.blocking(status.accountId, author.id))
+      throw forbidden('The author does not allow quoting this post');
     return status;
   }
 }

@@ -23,7 +23,14 @@ export function wordAtCaret(text: string, caret: number): { start: number; word:
  * or #sai offers matching accounts (the server's account search) or hashtags; arrows choose, Enter or Tab
  * takes one, Escape closes the list.
  */
-export function AutocompleteTextarea({ value, onValueChange, ...props }: { value: string; onValueChange: (value: string) => void } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'value' | 'onChange'>) {
+export function AutocompleteTextarea({
+  value,
+  onValueChange,
+  ...props
+}: { value: string; onValueChange: (value: string) => void } & Omit<
+  TextareaHTMLAttributes<HTMLTextAreaElement>,
+  'value' | 'onChange'
+>) {
   const { request } = useSocialClient();
   const [caret, setCaret] = useState(0);
   const [suggestions, setSuggestions] = useState<Suggestion[]>([]);
@@ -36,10 +43,14 @@ export function AutocompleteTextarea({ value, onValueChange, ...props }: { value
     // A short pause, so a search goes out when typing stops rather than for every key.
     const timer = setTimeout(() => {
       const found = query.startsWith('@')
-        ? request<SocialAccount[]>(`/api/v1/accounts/search?q=${encodeURIComponent(query.slice(1))}&limit=5&resolve=false`).then((accounts) =>
+        ? request<SocialAccount[]>(
+            `/api/v1/accounts/search?q=${encodeURIComponent(query.slice(1))}&limit=5&resolve=false`,
+          ).then((accounts) =>
             accounts.map((a) => ({ insert: `@${a.acct}`, label: a.display_name || a.username, detail: `@${a.acct}` })),
           )
-        : request<{ hashtags: { name: string }[] }>(`/api/v2/search?q=${encodeURIComponent(query)}&type=hashtags&limit=5`).then((r) => r.hashtags.map((h) => ({ insert: `#${h.name}`, label: `#${h.name}`, detail: '' })));
+        : request<{ hashtags: { name: string }[] }>(
+            `/api/v2/search?q=${encodeURIComponent(query)}&type=hashtags&limit=5`,
+          ).then((r) => r.hashtags.map((h) => ({ insert: `#${h.name}`, label: `#${h.name}`, detail: '' })));
       found
         .then((list) => {
           if (cancelled) return;

@@ -1,5 +1,31 @@
 /** Languages offered for a post (ISO 639-1, as Mastodon takes them), named in the reader's own language. */
-const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'no', 'fi', 'pl', 'cs', 'uk', 'ru', 'tr', 'el', 'ja', 'ko', 'zh', 'ar', 'he', 'hi', 'id', 'eo'];
+const LANGUAGES = [
+  'en',
+  'de',
+  'fr',
+  'es',
+  'it',
+  'pt',
+  'nl',
+  'sv',
+  'da',
+  'no',
+  'fi',
+  'pl',
+  'cs',
+  'uk',
+  'ru',
+  'tr',
+  'el',
+  'ja',
+  'ko',
+  'zh',
+  'ar',
+  'he',
+  'hi',
+  'id',
+  'eo',
+];
 
 function languageName(code: string): string {
   try {
@@ -40,7 +66,8 @@ function earliestLocal(): string {
 export function scheduledAt(local: string): { iso: string } | { problem: string } {
   const when = new Date(local);
   if (Number.isNaN(when.getTime())) return { problem: 'Choose a date and time to schedule the post' };
-  if (when.getTime() - Date.now() < SCHEDULE_MINIMUM_MS) return { problem: 'A scheduled post must be at least five minutes ahead' };
+  if (when.getTime() - Date.now() < SCHEDULE_MINIMUM_MS)
+    return { problem: 'A scheduled post must be at least five minutes ahead' };
   return { iso: when.toISOString() };
 }
 

@@ -17,7 +17,9 @@ export function FeaturedTags({ accountId, onTag }: { accountId: string; onTag: (
           <button type="button" className="link" onClick={() => onTag(t.name)}>
             #{t.name}
           </button>{' '}
-          <span className="muted">{Number(t.statuses_count) === 1 ? '1 post' : `${Number(t.statuses_count)} posts`}</span>
+          <span className="muted">
+            {Number(t.statuses_count) === 1 ? '1 post' : `${Number(t.statuses_count)} posts`}
+          </span>
         </li>
       ))}
     </ul>

@@ -22,7 +22,11 @@ const STATUS_QUERY: Record<'posts' | 'replies' | 'media', string> = {
 };
 
 /** A profile's tabs: its posts (pinned ones first), with replies, with media, and whom it follows and who follows it. */
-export function ProfileSections({ account, onOpen, onProfile }: { account: SocialAccount; onProfile: (id: string) => void } & Pick<Navigate, 'onOpen'>) {
+export function ProfileSections({
+  account,
+  onOpen,
+  onProfile,
+}: { account: SocialAccount; onProfile: (id: string) => void } & Pick<Navigate, 'onOpen'>) {
   const [section, setSection] = useState<Section>('posts');
   const label = SECTIONS.find((s) => s.id === section)!.label;
   return (
@@ -35,11 +39,24 @@ export function ProfileSections({ account, onOpen, onProfile }: { account: Socia
         ))}
       </div>
       {section === 'following' || section === 'followers' ? (
-        <AccountPages key={section} path={`/api/v1/accounts/${account.id}/${section}?limit=40`} label={label} empty={section === 'following' ? 'Follows no one yet.' : 'No followers yet.'} onProfile={onProfile} />
+        <AccountPages
+          key={section}
+          path={`/api/v1/accounts/${account.id}/${section}?limit=40`}
+          label={label}
+          empty={section === 'following' ? 'Follows no one yet.' : 'No followers yet.'}
+          onProfile={onProfile}
+        />
       ) : (
         <>
           {section === 'posts' && <PinnedPosts accountId={account.id} onOpen={onOpen} onProfile={onProfile} />}
-          <StatusPages key={section} path={`/api/v1/accounts/${account.id}/statuses?limit=20&${STATUS_QUERY[section]}`} label={label} empty={section === 'media' ? 'No posts with media yet.' : 'No posts yet.'} onOpen={onOpen} onProfile={onProfile} />
+          <StatusPages
+            key={section}
+            path={`/api/v1/accounts/${account.id}/statuses?limit=20&${STATUS_QUERY[section]}`}
+            label={label}
+            empty={section === 'media' ? 'No posts with media yet.' : 'No posts yet.'}
+            onOpen={onOpen}
+            onProfile={onProfile}
+          />
         </>
       )}
     </>
@@ -63,7 +80,17 @@ function PinnedPosts({ accountId, onOpen, onProfile }: { accountId: string } & N
 }
 
 /** Followers or followed accounts, page by page (Link header). */
-function AccountPages({ path, label, empty, onProfile }: { path: string; label: string; empty: string; onProfile: (id: string) => void }) {
+function AccountPages({
+  path,
+  label,
+  empty,
+  onProfile,
+}: {
+  path: string;
+  label: string;
+  empty: string;
+  onProfile: (id: string) => void;
+}) {
   const { items, loaded, error, more } = usePagedList<SocialAccount>(path);
   return (
     <section aria-label={label}>
@@ -79,7 +106,14 @@ function AccountPages({ path, label, empty, onProfile }: { path: string; label: 
           ))}
         </ul>
       )}
-      <PagedListState loaded={loaded} error={error} count={items.length} empty={empty} more={more} moreLabel="Load more" />
+      <PagedListState
+        loaded={loaded}
+        error={error}
+        count={items.length}
+        empty={empty}
+        more={more}
+        moreLabel="Load more"
+      />
     </section>
   );
 }

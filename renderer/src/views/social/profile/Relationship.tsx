@@ -19,7 +19,15 @@ type Change = 'follow' | 'unfollow' | 'mute' | 'unmute' | 'block' | 'unblock';
  * Follow, mute and block another account, and undo each; blocking asks first (it also ends following both
  * ways). Every answer is the new relationship, handed to `onChange`.
  */
-export function RelationshipActions({ account, relationship, onChange }: { account: SocialAccount; relationship: Relationship; onChange: (r: Relationship) => void }) {
+export function RelationshipActions({
+  account,
+  relationship,
+  onChange,
+}: {
+  account: SocialAccount;
+  relationship: Relationship;
+  onChange: (r: Relationship) => void;
+}) {
   const { request } = useSocialClient();
   const [confirmingBlock, setConfirmingBlock] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -37,26 +45,52 @@ export function RelationshipActions({ account, relationship, onChange }: { accou
     }
   };
   const r = relationship;
-  const states = [r.followed_by && 'Follows you', r.requested && 'Follow request sent', r.muting && 'Muted', r.blocking && 'Blocked'].filter(Boolean);
+  const states = [
+    r.followed_by && 'Follows you',
+    r.requested && 'Follow request sent',
+    r.muting && 'Muted',
+    r.blocking && 'Blocked',
+  ].filter(Boolean);
   return (
     <div className="relationship">
       {states.length > 0 && <p className="muted">{states.join(' · ')}</p>}
       <div className="toolbar" role="group" aria-label={`Your relationship with @${account.acct}`}>
         {!r.blocking && (
-          <button type="button" className={r.following || r.requested ? '' : 'primary'} disabled={busy} onClick={() => void change(r.following || r.requested ? 'unfollow' : 'follow')}>
+          <button
+            type="button"
+            className={r.following || r.requested ? '' : 'primary'}
+            disabled={busy}
+            onClick={() => void change(r.following || r.requested ? 'unfollow' : 'follow')}
+          >
             {r.following ? 'Unfollow' : r.requested ? 'Cancel follow request' : 'Follow'}
           </button>
         )}
-        <button type="button" disabled={busy} aria-label={`${r.muting ? 'Unmute' : 'Mute'} @${account.acct}`} onClick={() => void change(r.muting ? 'unmute' : 'mute')}>
+        <button
+          type="button"
+          disabled={busy}
+          aria-label={`${r.muting ? 'Unmute' : 'Mute'} @${account.acct}`}
+          onClick={() => void change(r.muting ? 'unmute' : 'mute')}
+        >
           {r.muting ? 'Unmute' : 'Mute'}
         </button>
         {r.blocking ? (
-          <button type="button" disabled={busy} aria-label={`Unblock @${account.acct}`} onClick={() => void change('unblock')}>
+          <button
+            type="button"
+            disabled={busy}
+            aria-label={`Unblock @${account.acct}`}
+            onClick={() => void change('unblock')}
+          >
             Unblock
           </button>
         ) : (
           !confirmingBlock && (
-            <button type="button" className="danger" disabled={busy} aria-label={`Block @${account.acct}…`} onClick={() => setConfirmingBlock(true)}>
+            <button
+              type="button"
+              className="danger"
+              disabled={busy}
+              aria-label={`Block @${account.acct}…`}
+              onClick={() => setConfirmingBlock(true)}
+            >
               Block…
             </button>
           )
@@ -64,7 +98,10 @@ export function RelationshipActions({ account, relationship, onChange }: { accou
       </div>
       {confirmingBlock && (
         <div role="alertdialog" aria-label={`Block @${account.acct}?`} className="toolbar">
-          <p>Block @{account.acct}? Neither of you will follow the other any more, they cannot see your posts, and you will not see theirs.</p>
+          <p>
+            Block @{account.acct}? Neither of you will follow the other any more, they cannot see your posts, and you
+            will not see theirs.
+          </p>
           <button type="button" className="danger" disabled={busy} onClick={() => void change('block')}>
             Block
           </button>
@@ -79,7 +116,15 @@ export function RelationshipActions({ account, relationship, onChange }: { accou
 }
 
 /** A note about the account that only the signed-in user sees (kept by their server). */
-export function PrivateNote({ account, relationship, onChange }: { account: SocialAccount; relationship: Relationship; onChange: (r: Relationship) => void }) {
+export function PrivateNote({
+  account,
+  relationship,
+  onChange,
+}: {
+  account: SocialAccount;
+  relationship: Relationship;
+  onChange: (r: Relationship) => void;
+}) {
   const { request } = useSocialClient();
   const [text, setText] = useState(relationship.note);
   const [saved, setSaved] = useState(false);
@@ -89,7 +134,9 @@ export function PrivateNote({ account, relationship, onChange }: { account: Soci
     e.preventDefault();
     setError(null);
     try {
-      onChange(await request<Relationship>(`/api/v1/accounts/${account.id}/note`, { method: 'POST', body: { comment: text } }));
+      onChange(
+        await request<Relationship>(`/api/v1/accounts/${account.id}/note`, { method: 'POST', body: { comment: text } }),
+      );
       setSaved(true);
     } catch (err) {
       setError((err as Error).message);

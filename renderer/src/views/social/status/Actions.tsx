@@ -15,12 +15,21 @@ async function copyLink(url: string): Promise<void> {
  * share its link, and under "More" muting its conversation, pinning it, editing and deleting it. Each shows
  * at once and rolls back if the server refuses (the store's toggle).
  */
-export function StatusActions({ status, shown, onOpen }: { status: SocialStatus; shown: SocialStatus; onOpen?: (id: string) => void }) {
+export function StatusActions({
+  status,
+  shown,
+  onOpen,
+}: {
+  status: SocialStatus;
+  shown: SocialStatus;
+  onOpen?: (id: string) => void;
+}) {
   const { toggle, me, startReply, startQuote } = useSocialClient();
   const [copied, setCopied] = useState<string | null>(null);
   const own = me !== null && shown.account.id === me.id;
   const involved = own || (shown.mentions ?? []).some((m) => m.id === me?.id);
-  const canQuote = shown.quote_approval?.current_user === 'automatic' || shown.quote_approval?.current_user === 'manual';
+  const canQuote =
+    shown.quote_approval?.current_user === 'automatic' || shown.quote_approval?.current_user === 'manual';
   const share = async () => {
     try {
       await copyLink(shown.url ?? shown.uri);
@@ -36,19 +45,39 @@ export function StatusActions({ status, shown, onOpen }: { status: SocialStatus;
       </button>
       {/* Private and direct posts cannot be boosted by others (Mastodon refuses them). */}
       {(shown.visibility === 'public' || shown.visibility === 'unlisted') && (
-        <button type="button" data-action="boost" aria-pressed={Boolean(shown.reblogged)} onClick={() => void toggle(status, 'reblog')}>
+        <button
+          type="button"
+          data-action="boost"
+          aria-pressed={Boolean(shown.reblogged)}
+          onClick={() => void toggle(status, 'reblog')}
+        >
           {shown.reblogged ? 'Unboost' : 'Boost'} ({shown.reblogs_count})
         </button>
       )}
       {canQuote && (
-        <button type="button" data-action="quote" onClick={() => startQuote(status)} title={shown.quote_approval?.current_user === 'manual' ? 'The author approves quotes by hand' : undefined}>
+        <button
+          type="button"
+          data-action="quote"
+          onClick={() => startQuote(status)}
+          title={shown.quote_approval?.current_user === 'manual' ? 'The author approves quotes by hand' : undefined}
+        >
           Quote
         </button>
       )}
-      <button type="button" data-action="favourite" aria-pressed={Boolean(shown.favourited)} onClick={() => void toggle(status, 'favourite')}>
+      <button
+        type="button"
+        data-action="favourite"
+        aria-pressed={Boolean(shown.favourited)}
+        onClick={() => void toggle(status, 'favourite')}
+      >
         {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
       </button>
-      <button type="button" data-action="bookmark" aria-pressed={Boolean(shown.bookmarked)} onClick={() => void toggle(status, 'bookmark')}>
+      <button
+        type="button"
+        data-action="bookmark"
+        aria-pressed={Boolean(shown.bookmarked)}
+        onClick={() => void toggle(status, 'bookmark')}
+      >
         {shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
       </button>
       <button type="button" data-action="share" onClick={() => void share()}>
@@ -63,12 +92,22 @@ export function StatusActions({ status, shown, onOpen }: { status: SocialStatus;
         <details className="more-actions">
           <summary>More</summary>
           {involved && (
-            <button type="button" data-action="mute" aria-pressed={Boolean(shown.muted)} onClick={() => void toggle(status, 'mute')}>
+            <button
+              type="button"
+              data-action="mute"
+              aria-pressed={Boolean(shown.muted)}
+              onClick={() => void toggle(status, 'mute')}
+            >
               {shown.muted ? 'Unmute conversation' : 'Mute conversation'}
             </button>
           )}
           {own && shown.visibility !== 'direct' && (
-            <button type="button" data-action="pin" aria-pressed={Boolean(shown.pinned)} onClick={() => void toggle(status, 'pin')}>
+            <button
+              type="button"
+              data-action="pin"
+              aria-pressed={Boolean(shown.pinned)}
+              onClick={() => void toggle(status, 'pin')}
+            >
               {shown.pinned ? 'Unpin from profile' : 'Pin on profile'}
             </button>
           )}

@@ -13,15 +13,30 @@ const QUOTE_STATES: Record<string, string> = {
 };
 
 /** A quoted post inside the one quoting it, or why it is not shown. */
-export function QuotedPost({ quote, onOpen }: { quote: NonNullable<SocialStatus['quote']>; onOpen?: (id: string) => void }) {
+export function QuotedPost({
+  quote,
+  onOpen,
+}: {
+  quote: NonNullable<SocialStatus['quote']>;
+  onOpen?: (id: string) => void;
+}) {
   const quoted = quote.quoted_status;
-  if (quote.state !== 'accepted' || !quoted) return <p className="quote muted">{QUOTE_STATES[quote.state] ?? 'The quoted post is not available.'}</p>;
+  if (quote.state !== 'accepted' || !quoted)
+    return <p className="quote muted">{QUOTE_STATES[quote.state] ?? 'The quoted post is not available.'}</p>;
   return (
-    <blockquote className="quote" aria-label={`Quoted post by ${quoted.account.display_name || quoted.account.username}`}>
+    <blockquote
+      className="quote"
+      aria-label={`Quoted post by ${quoted.account.display_name || quoted.account.username}`}
+    >
       <p>
-        <strong>{quoted.account.display_name || quoted.account.username}</strong> <span className="muted">@{quoted.account.acct}</span>
+        <strong>{quoted.account.display_name || quoted.account.username}</strong>{' '}
+        <span className="muted">@{quoted.account.acct}</span>
       </p>
-      {quoted.spoiler_text ? <p className="muted">{quoted.spoiler_text}</p> : <div className="content" dangerouslySetInnerHTML={{ __html: quoted.content }} />}
+      {quoted.spoiler_text ? (
+        <p className="muted">{quoted.spoiler_text}</p>
+      ) : (
+        <div className="content" dangerouslySetInnerHTML={{ __html: quoted.content }} />
+      )}
       {onOpen && (
         <button type="button" className="link" onClick={() => onOpen(quoted.id)}>
           Open the quoted post

@@ -72,11 +72,28 @@ export function MediaList({ status, showSensitive = false }: { status: SocialSta
     <div className="media">
       {media.map((m) =>
         m.type === 'image' || m.type === 'gifv' ? (
-          <button key={m.id} type="button" className="media-open" aria-label={`View ${m.description ? `image: ${m.description}` : 'image'}`} onClick={() => setViewing(m)}>
-            <img src={m.preview_url ?? m.url ?? ''} alt={m.description ?? ''} style={{ objectPosition: objectPosition(m) }} />
+          <button
+            key={m.id}
+            type="button"
+            className="media-open"
+            aria-label={`View ${m.description ? `image: ${m.description}` : 'image'}`}
+            onClick={() => setViewing(m)}
+          >
+            <img
+              src={m.preview_url ?? m.url ?? ''}
+              alt={m.description ?? ''}
+              style={{ objectPosition: objectPosition(m) }}
+            />
           </button>
         ) : m.type === 'video' ? (
-          <video key={m.id} src={m.url ?? undefined} poster={m.preview_url ?? undefined} controls preload="none" aria-label={m.description ?? 'Video'} />
+          <video
+            key={m.id}
+            src={m.url ?? undefined}
+            poster={m.preview_url ?? undefined}
+            controls
+            preload="none"
+            aria-label={m.description ?? 'Video'}
+          />
         ) : m.type === 'audio' ? (
           <audio key={m.id} src={m.url ?? undefined} controls preload="none" aria-label={m.description ?? 'Audio'} />
         ) : (

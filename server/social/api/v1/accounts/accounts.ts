@@ -12,7 +12,11 @@ import { RejectedDocument } from '../../../federation/index.ts';
 const MAX_IDS = 40;
 
 /** A remote account by handle or URL through federation; a document that cannot be used answers 422 with why. */
-export async function resolveRemote(ctx: SocialContext, input: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
+export async function resolveRemote(
+  ctx: SocialContext,
+  input: string,
+  options: { refresh?: boolean } = {},
+): Promise<Account | null> {
   try {
     return (await ctx.federation?.resolveAccount(input, options)) ?? null;
   } catch (err) {
@@ -25,7 +29,11 @@ export async function resolveRemote(ctx: SocialContext, input: string, options: 
  * An account by address (`user`, `user@domain`, `@user@domain`): this server's by name, another server's
  * through federation (`refresh`: fetched again even when known). Null when there is none or it is deleted.
  */
-export async function accountByAddress(ctx: SocialContext, address: string, options: { refresh?: boolean } = {}): Promise<Account | null> {
+export async function accountByAddress(
+  ctx: SocialContext,
+  address: string,
+  options: { refresh?: boolean } = {},
+): Promise<Account | null> {
   const handle = address.trim().replace(/^@/, '');
   const [username, domain] = handle.split('@');
   if (!username) return null;
@@ -53,10 +61,12 @@ export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const at = handle.indexOf('@');
     const username = at >= 0 ? handle.slice(0, at) : handle;
     let domain: string | null = at >= 0 ? handle.slice(at + 1).toLowerCase() : null;
-    if (domain !== null && (domain === ctx.urls.domain.toLowerCase() || domain === ctx.urls.hostname.toLowerCase())) domain = null;
+    if (domain !== null && (domain === ctx.urls.domain.toLowerCase() || domain === ctx.urls.hostname.toLowerCase()))
+      domain = null;
     let account = username ? ctx.store.accounts.byHandle(username, domain) : null;
     // An account on another server is looked up there (WebFinger) when unknown here.
-    if (!account && username && domain !== null && ctx.federation) account = await resolveRemote(ctx, `${username}@${domain}`);
+    if (!account && username && domain !== null && ctx.federation)
+      account = await resolveRemote(ctx, `${username}@${domain}`);
     if (!account || account.deletedAt !== null) throw notFound();
     return ctx.presenter.one(account);
   });
@@ -91,7 +101,10 @@ export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): voi
     }
     const hidden = new Set(
       ctx.store.relationships
-        .facts(me.id, found.map((a) => a.id))
+        .facts(
+          me.id,
+          found.map((a) => a.id),
+        )
         .filter((f) => f.blocking || f.blockedBy || f.domainBlocking)
         .map((f) => f.id),
     );
@@ -99,9 +112,12 @@ export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): voi
   });
 
   // Keybase identity proofs were removed from Mastodon; the endpoint answers with an empty list.
-  app.get('/api/v1/accounts/:id/identity_proofs', { config: { auth: auth.optional('read:accounts'), deprecated: '2022-11-14' } }, async (req) => {
-    ctx.relationships.visibleAccount(pathId(req));
-    return [];
-  });
-
+  app.get(
+    '/api/v1/accounts/:id/identity_proofs',
+    { config: { auth: auth.optional('read:accounts'), deprecated: '2022-11-14' } },
+    async (req) => {
+      ctx.relationships.visibleAccount(pathId(req));
+      return [];
+    },
+  );
 }

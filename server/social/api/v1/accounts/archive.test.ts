@@ -54,7 +54,9 @@ async function archiveOf(user: TestUser): Promise<Map<string, Buffer>> {
   const res = await download(user.token);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/zip');
-  expect(res.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="archive-\\d{14}-${user.username}\\.zip"$`));
+  expect(res.headers.get('content-disposition')).toMatch(
+    new RegExp(`^attachment; filename="archive-\\d{14}-${user.username}\\.zip"$`),
+  );
   return unzip(Buffer.from(await res.arrayBuffer()));
 }
 
@@ -76,11 +78,20 @@ describe('account archive', () => {
   it('holds the actor, every post and reblog, likes, bookmarks and the files, as Mastodon writes them', async () => {
     const me = server.masto(alice.token);
     const them = server.masto(bob.token);
-    await me.v1.accounts.updateCredentials({ avatar: blob(await pngImage(120, 120, '#aa0000'), 'image/png'), header: blob(await pngImage(600, 200, '#00aa00'), 'image/png') });
-    const image = await me.v2.media.create({ file: blob(await pngImage(320, 240), 'image/png'), description: 'a blue rectangle' });
+    await me.v1.accounts.updateCredentials({
+      avatar: blob(await pngImage(120, 120, '#aa0000'), 'image/png'),
+      header: blob(await pngImage(600, 200, '#00aa00'), 'image/png'),
+    });
+    const image = await me.v2.media.create({
+      file: blob(await pngImage(320, 240), 'image/png'),
+      description: 'a blue rectangle',
+    });
     await server.social.mediaIdle();
     const withImage = await me.v1.statuses.create({ status: 'a picture', mediaIds: [image.id] });
-    const poll = await me.v1.statuses.create({ status: 'Tea or coffee?', poll: { options: ['tea', 'coffee'], expiresIn: 3600 } });
+    const poll = await me.v1.statuses.create({
+      status: 'Tea or coffee?',
+      poll: { options: ['tea', 'coffee'], expiresIn: 3600 },
+    });
     const bobs = await them.v1.statuses.create({ status: 'hello from bob' });
     const reply = await me.v1.statuses.create({ status: '@bob hello back', inReplyToId: bobs.id });
     const reblog = await me.v1.statuses.$select(bobs.id).reblog();
@@ -94,14 +105,26 @@ describe('account archive', () => {
     const profile = await me.v1.accounts.verifyCredentials();
     const avatarName = `avatar${path.extname(new URL(profile.avatar).pathname)}`;
     const headerName = `header${path.extname(new URL(profile.header).pathname)}`;
-    const mediaPath = decodeURIComponent(new URL(withImage.mediaAttachments[0].url!).pathname).replace(/^\/system\//, '');
+    const mediaPath = decodeURIComponent(new URL(withImage.mediaAttachments[0].url!).pathname).replace(
+      /^\/system\//,
+      '',
+    );
     expect(mediaPath).toMatch(/^media_attachments\/files\//);
-    expect([...entries.keys()].sort()).toEqual(['actor.json', avatarName, 'bookmarks.json', headerName, 'likes.json', mediaPath, 'outbox.json'].sort());
+    expect([...entries.keys()].sort()).toEqual(
+      ['actor.json', avatarName, 'bookmarks.json', headerName, 'likes.json', mediaPath, 'outbox.json'].sort(),
+    );
 
     // The actor as federation serves it, with its key, and its links pointing into the archive.
     const actor = json(entries, 'actor.json');
     const served = await actorDocument('alice');
-    expect(actor).toMatchObject({ id: served.id, type: 'Person', preferredUsername: 'alice', outbox: 'outbox.json', likes: 'likes.json', bookmarks: 'bookmarks.json' });
+    expect(actor).toMatchObject({
+      id: served.id,
+      type: 'Person',
+      preferredUsername: 'alice',
+      outbox: 'outbox.json',
+      likes: 'likes.json',
+      bookmarks: 'bookmarks.json',
+    });
     expect(actor.publicKey).toEqual(served.publicKey);
     expect(actor.publicKey.publicKeyPem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(actor.icon).toMatchObject({ type: 'Image', url: avatarName });
@@ -112,11 +135,20 @@ describe('account archive', () => {
     expect(outbox).toMatchObject({ id: 'outbox.json', type: 'OrderedCollection', totalItems: 4 });
     expect(outbox['@context']).toContain('https://www.w3.org/ns/activitystreams');
     const items: any[] = outbox.orderedItems;
-    expect(items.map((i) => [i.type, i.object?.type ?? 'uri'])).toEqual([['Create', 'Note'], ['Create', 'Question'], ['Create', 'Note'], ['Announce', 'uri']]);
+    expect(items.map((i) => [i.type, i.object?.type ?? 'uri'])).toEqual([
+      ['Create', 'Note'],
+      ['Create', 'Question'],
+      ['Create', 'Note'],
+      ['Announce', 'uri'],
+    ]);
     expect(items.every((i) => i['@context'] === undefined && i.actor === served.id)).toBe(true);
     const [picture, question, answer, announce] = items;
     expect(picture.id).toBe(`${withImage.uri}/activity`);
-    expect(picture.object).toMatchObject({ id: withImage.uri, content: '<p>a picture</p>', attachment: { type: 'Document', mediaType: 'image/png', url: mediaPath, name: 'a blue rectangle' } });
+    expect(picture.object).toMatchObject({
+      id: withImage.uri,
+      content: '<p>a picture</p>',
+      attachment: { type: 'Document', mediaType: 'image/png', url: mediaPath, name: 'a blue rectangle' },
+    });
     // With Mastodon's own keys, as federation sends them (not the `toot:` prefixed ones of a bare compaction).
     const attached = (picture.object as { attachment: Record<string, unknown> }).attachment;
     expect(typeof attached.blurhash).toBe('string');
@@ -127,12 +159,26 @@ describe('account archive', () => {
     expect(announce).toMatchObject({ id: reblog.uri, object: bobs.uri });
     expect(JSON.stringify(outbox)).not.toContain('gone soon');
 
-    expect(json(entries, 'likes.json')).toEqual({ '@context': 'https://www.w3.org/ns/activitystreams', id: 'likes.json', type: 'OrderedCollection', orderedItems: [bobs.uri] });
-    expect(json(entries, 'bookmarks.json')).toEqual({ '@context': 'https://www.w3.org/ns/activitystreams', id: 'bookmarks.json', type: 'OrderedCollection', orderedItems: [bobs.uri, poll.uri] });
+    expect(json(entries, 'likes.json')).toEqual({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: 'likes.json',
+      type: 'OrderedCollection',
+      orderedItems: [bobs.uri],
+    });
+    expect(json(entries, 'bookmarks.json')).toEqual({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: 'bookmarks.json',
+      type: 'OrderedCollection',
+      orderedItems: [bobs.uri, poll.uri],
+    });
 
     // The files are the stored ones, byte for byte (the same ones the media URLs serve).
     expect(entries.get(mediaPath)!.equals(storedFile(mediaPath))).toBe(true);
-    expect(entries.get(mediaPath)!.equals(Buffer.from(await (await fetch(withImage.mediaAttachments[0].url!)).arrayBuffer()))).toBe(true);
+    expect(
+      entries
+        .get(mediaPath)!
+        .equals(Buffer.from(await (await fetch(withImage.mediaAttachments[0].url!)).arrayBuffer())),
+    ).toBe(true);
     const stored = (url: string) => decodeURIComponent(new URL(url).pathname).replace(/^\/system\//, '');
     expect(entries.get(avatarName)!.equals(storedFile(stored(profile.avatar)))).toBe(true);
     expect(entries.get(headerName)!.equals(storedFile(stored(profile.header)))).toBe(true);
@@ -143,7 +189,9 @@ describe('account archive', () => {
     expect(json(entries, 'actor.json')).toMatchObject({ preferredUsername: 'bob', outbox: 'outbox.json' });
     expect(json(entries, 'actor.json').icon).toBeUndefined();
     const outbox = json(entries, 'outbox.json');
-    expect(outbox.orderedItems.map((i: { type: string; object: { content: string } }) => [i.type, i.object.content])).toEqual([['Create', '<p>hello from bob</p>']]);
+    expect(
+      outbox.orderedItems.map((i: { type: string; object: { content: string } }) => [i.type, i.object.content]),
+    ).toEqual([['Create', '<p>hello from bob</p>']]);
     expect(outbox.totalItems).toBe(1);
     expect(json(entries, 'likes.json').orderedItems).toEqual([]);
     expect([...entries.keys()].filter((n) => n.startsWith('media_attachments/'))).toEqual([]);
@@ -192,15 +240,23 @@ describe('account archive', () => {
     const entries = await archiveOf(dave);
     const outbox = json(entries, 'outbox.json');
     expect(outbox.totalItems).toBe(230);
-    expect(outbox.orderedItems.map((i: { object: { content: string } }) => i.object.content)).toEqual(ids.map((_, i) => `<p>post ${i}</p>`));
+    expect(outbox.orderedItems.map((i: { object: { content: string } }) => i.object.content)).toEqual(
+      ids.map((_, i) => `<p>post ${i}</p>`),
+    );
     const likes = json(entries, 'likes.json').orderedItems;
     expect(likes).toEqual(ids.filter((_, i) => i % 2 === 0).map((id) => `${server.url}/users/dave/statuses/${id}`));
   });
 
   it('leaves out a file missing from disk, and the actor then keeps its URL', async () => {
     const erin = await server.createUser('erin');
-    const profile = await server.masto(erin.token).v1.accounts.updateCredentials({ avatar: blob(await pngImage(64, 64), 'image/png') });
-    fs.rmSync(server.social.context.media.absolute(decodeURIComponent(new URL(profile.avatar).pathname).replace(/^\/system\//, '')));
+    const profile = await server
+      .masto(erin.token)
+      .v1.accounts.updateCredentials({ avatar: blob(await pngImage(64, 64), 'image/png') });
+    fs.rmSync(
+      server.social.context.media.absolute(
+        decodeURIComponent(new URL(profile.avatar).pathname).replace(/^\/system\//, ''),
+      ),
+    );
     const entries = await archiveOf(erin);
     expect([...entries.keys()].sort()).toEqual(['actor.json', 'bookmarks.json', 'likes.json', 'outbox.json']);
     expect(json(entries, 'actor.json').icon.url).toBe(profile.avatar);

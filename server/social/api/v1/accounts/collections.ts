@@ -21,33 +21,62 @@ export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext
   }
 
   for (const kind of ['followers', 'following'] as const) {
-    app.get(`/api/v1/accounts/:id/${kind}`, { config: { auth: auth.optional('read:accounts') } }, async (req, reply) => {
+    app.get(
+      `/api/v1/accounts/:id/${kind}`,
+      { config: { auth: auth.optional('read:accounts') } },
+      async (req, reply) => {
+        const target = ctx.relationships.visibleAccount(pathId(req));
+        const me = viewer(req);
+        const page = pageQuery(requestParams(req), 40, 80);
+        if (hidden(target, me)) return [];
+        const rows =
+          kind === 'followers'
+            ? ctx.store.relationships.followers(target.id, me?.id ?? null, page)
+            : ctx.store.relationships.following(target.id, me?.id ?? null, page);
+        setLinkHeader(
+          req,
+          reply,
+          ctx.urls,
+          rows.map((r) => r.cursor),
+          page,
+        );
+        return ctx.presenter.listed(rows);
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/accounts/:id/endorsements',
+    { config: { auth: auth.optional('read:accounts') } },
+    async (req, reply) => {
       const target = ctx.relationships.visibleAccount(pathId(req));
       const me = viewer(req);
       const page = pageQuery(requestParams(req), 40, 80);
-      if (hidden(target, me)) return [];
-      const rows = kind === 'followers' ? ctx.store.relationships.followers(target.id, me?.id ?? null, page) : ctx.store.relationships.following(target.id, me?.id ?? null, page);
-      setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+      if (target.suspendedAt !== null || (me && ctx.store.relationships.blocking(target.id, me.id))) return [];
+      const rows = ctx.store.relationships.endorsements(target.id, me?.id ?? null, page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.cursor),
+        page,
+      );
       return ctx.presenter.listed(rows);
-    });
-  }
-
-  app.get('/api/v1/accounts/:id/endorsements', { config: { auth: auth.optional('read:accounts') } }, async (req, reply) => {
-    const target = ctx.relationships.visibleAccount(pathId(req));
-    const me = viewer(req);
-    const page = pageQuery(requestParams(req), 40, 80);
-    if (target.suspendedAt !== null || (me && ctx.store.relationships.blocking(target.id, me.id))) return [];
-    const rows = ctx.store.relationships.endorsements(target.id, me?.id ?? null, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
-    return ctx.presenter.listed(rows);
-  });
+    },
+  );
 
   // The caller's own featured accounts.
   app.get('/api/v1/endorsements', { config: { auth: auth.user('read:accounts') } }, async (req, reply) => {
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 40, 80);
     const rows = ctx.store.relationships.endorsements(account.id, account.id, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
     return ctx.presenter.listed(rows);
   });
 

@@ -27,7 +27,12 @@ const sourceSchema = z.preprocess(
   z.object({
     privacy: z.enum(['public', 'unlisted', 'private']).optional(),
     sensitive: zBool.optional(),
-    language: z.preprocess((v) => (v === null ? '' : v), zString.refine((s) => s === '' || /^[a-z]{2,3}$/.test(s), 'must be an ISO 639-1 language code')).optional(),
+    language: z
+      .preprocess(
+        (v) => (v === null ? '' : v),
+        zString.refine((s) => s === '' || /^[a-z]{2,3}$/.test(s), 'must be an ISO 639-1 language code'),
+      )
+      .optional(),
     quote_policy: z.enum(['public', 'followers', 'nobody']).optional(),
   }),
 );
@@ -61,40 +66,57 @@ function countChars(s: string): number {
 }
 
 export function credentialRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  app.get('/api/v1/accounts/verify_credentials', { config: { auth: auth.user('profile', 'read:accounts') } }, async (req) => {
-    const { account, user } = currentUser(req);
-    return ctx.presenter.credential(account, user);
-  });
+  app.get(
+    '/api/v1/accounts/verify_credentials',
+    { config: { auth: auth.user('profile', 'read:accounts') } },
+    async (req) => {
+      const { account, user } = currentUser(req);
+      return ctx.presenter.credential(account, user);
+    },
+  );
 
-  app.patch('/api/v1/accounts/update_credentials', { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } }, async (req) => {
-    const { account, user } = currentUser(req);
-    await updateProfile(ctx, account, user, parseParams(updateSchema, requestParams(req)));
-    return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
-  });
+  app.patch(
+    '/api/v1/accounts/update_credentials',
+    { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } },
+    async (req) => {
+      const { account, user } = currentUser(req);
+      await updateProfile(ctx, account, user, parseParams(updateSchema, requestParams(req)));
+      return ctx.presenter.credential(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
+    },
+  );
 }
 
 /**
  * Applies a profile update (update_credentials and the newer /api/v1/profile take the same fields): checks
  * everything, then writes the images, then the row, and removes the images it replaced.
  */
-export async function updateProfile(ctx: SocialContext, account: Account, user: User, p: UpdateParams, extraSettings: Partial<UserSettings> = {}): Promise<void> {
+export async function updateProfile(
+  ctx: SocialContext,
+  account: Account,
+  user: User,
+  p: UpdateParams,
+  extraSettings: Partial<UserSettings> = {},
+): Promise<void> {
   const details = new DetailsCollector();
   const changes: ProfileChanges = {};
 
   if (p.display_name !== undefined) {
-    if (countChars(p.display_name) > PROFILE_LIMITS.displayName) details.add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.displayName} characters)`);
+    if (countChars(p.display_name) > PROFILE_LIMITS.displayName)
+      details.add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.displayName} characters)`);
     changes.displayName = p.display_name.trim();
   }
   if (p.note !== undefined) {
     // Multipart bodies carry CRLF line breaks (the form encoding's rule); store plain LF.
     const note = p.note.replace(/\r\n?/g, '\n');
-    if (countChars(note) > PROFILE_LIMITS.note) details.add('note', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.note} characters)`);
+    if (countChars(note) > PROFILE_LIMITS.note)
+      details.add('note', 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.note} characters)`);
     changes.note = note;
   }
   for (const key of ['avatar_description', 'header_description'] as const) {
     const v = p[key];
     if (v === undefined) continue;
-    if (countChars(v) > PROFILE_LIMITS.imageDescription) details.add(key, 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.imageDescription} characters)`);
+    if (countChars(v) > PROFILE_LIMITS.imageDescription)
+      details.add(key, 'ERR_TOO_LONG', `is too long (maximum is ${PROFILE_LIMITS.imageDescription} characters)`);
     if (key === 'avatar_description') changes.avatarDescription = v;
     else changes.headerDescription = v;
   }
@@ -106,15 +128,24 @@ export async function updateProfile(ctx: SocialContext, account: Account, user: 
         const previous = account.fields.find((old) => old.name === f.name && old.value === f.value);
         return { ...f, verified_at: previous?.verified_at ?? null };
       });
-    if (fields.length > PROFILE_LIMITS.fields) details.add('fields', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.fields})`);
-    if (fields.some((f) => countChars(f.name) > PROFILE_LIMITS.fieldName)) details.add('fields', 'ERR_TOO_LONG', `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`);
-    if (fields.some((f) => countChars(f.value) > PROFILE_LIMITS.fieldValue)) details.add('fields', 'ERR_TOO_LONG', `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`);
+    if (fields.length > PROFILE_LIMITS.fields)
+      details.add('fields', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.fields})`);
+    if (fields.some((f) => countChars(f.name) > PROFILE_LIMITS.fieldName))
+      details.add('fields', 'ERR_TOO_LONG', `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`);
+    if (fields.some((f) => countChars(f.value) > PROFILE_LIMITS.fieldValue))
+      details.add('fields', 'ERR_TOO_LONG', `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`);
     changes.fields = fields;
   }
   if (p.attribution_domains !== undefined) {
     const domains = [...new Set(p.attribution_domains.map((d) => d.trim().toLowerCase()).filter(Boolean))];
-    if (domains.length > PROFILE_LIMITS.attributionDomains) details.add('attribution_domains', 'ERR_TOO_LONG', `has too many entries (maximum is ${PROFILE_LIMITS.attributionDomains})`);
-    if (domains.some((d) => !/^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d))) details.add('attribution_domains', 'ERR_INVALID', 'must be domain names');
+    if (domains.length > PROFILE_LIMITS.attributionDomains)
+      details.add(
+        'attribution_domains',
+        'ERR_TOO_LONG',
+        `has too many entries (maximum is ${PROFILE_LIMITS.attributionDomains})`,
+      );
+    if (domains.some((d) => !/^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d)))
+      details.add('attribution_domains', 'ERR_INVALID', 'must be domain names');
     changes.attributionDomains = domains;
   }
   if (p.locked !== undefined) changes.locked = p.locked;
@@ -131,7 +162,10 @@ export async function updateProfile(ctx: SocialContext, account: Account, user: 
   const written: string[] = [];
   try {
     for (const { field, file } of images) {
-      const processed = field === 'avatar' ? await processProfileImage('avatar', file, 400, 400) : await processProfileImage('header', file, 1500, 500);
+      const processed =
+        field === 'avatar'
+          ? await processProfileImage('avatar', file, 400, 400)
+          : await processProfileImage('header', file, 1500, 500);
       const path = await ctx.media.write(`accounts/${field}s/${account.id}`, processed.extension, processed.data);
       written.push(path);
       if (field === 'avatar') changes.avatarFile = path;
@@ -154,6 +188,8 @@ export async function updateProfile(ctx: SocialContext, account: Account, user: 
 }
 
 export async function removeReplaced(ctx: SocialContext, before: Account, changes: ProfileChanges): Promise<void> {
-  if (changes.avatarFile !== undefined && before.avatarFile && before.avatarFile !== changes.avatarFile) await ctx.media.remove(before.avatarFile);
-  if (changes.headerFile !== undefined && before.headerFile && before.headerFile !== changes.headerFile) await ctx.media.remove(before.headerFile);
+  if (changes.avatarFile !== undefined && before.avatarFile && before.avatarFile !== changes.avatarFile)
+    await ctx.media.remove(before.avatarFile);
+  if (changes.headerFile !== undefined && before.headerFile && before.headerFile !== changes.headerFile)
+    await ctx.media.remove(before.headerFile);
 }

@@ -11,7 +11,11 @@ import type { UploadedFile } from '../../../media/images.ts';
 import type { BulkImport } from '../../../store/index.ts';
 
 // `data`: the file uploaded as Mastodon's form does, or its text in a JSON or form body.
-const importSchema = z.object({ type: z.enum(DATA_KINDS), data: z.union([zFile, zString]), mode: z.enum(['merge', 'overwrite']).optional() });
+const importSchema = z.object({
+  type: z.enum(DATA_KINDS),
+  data: z.union([zFile, zString]),
+  mode: z.enum(['merge', 'overwrite']).optional(),
+});
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const DEFAULT_IMPORTS = 20;
 const MAX_IMPORTS = 40;
@@ -47,7 +51,9 @@ function presentImport(ctx: SocialContext, imp: BulkImport) {
     failed_items: imp.processedItems - imp.importedItems,
     created_at: iso(imp.createdAt),
     finished_at: iso(imp.finishedAt),
-    failures: ctx.store.imports.failures(imp.id, MAX_FAILURES_SHOWN).map((r) => ({ row: r.position + 1, data: r.data, error: r.error })),
+    failures: ctx.store.imports
+      .failures(imp.id, MAX_FAILURES_SHOWN)
+      .map((r) => ({ row: r.position + 1, data: r.data, error: r.error })),
   };
 }
 
@@ -56,10 +62,13 @@ export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): voi
   // Mastodon's "Request your archive", made while it downloads (Mastodon mails a link to one it made in the background).
   app.get('/api/v1/homeport/exports/archive.zip', { config: { auth: auth.user('read') } }, async (req, reply) => {
     const { account } = currentUser(req);
-    if (!ctx.federation) throw new ApiError(503, 'The archive holds ActivityPub documents, and federation is not running');
+    if (!ctx.federation)
+      throw new ApiError(503, 'The archive holds ActivityPub documents, and federation is not running');
     const archive = ctx.accountArchive.stream(account, ctx.federation.archiveDocuments);
     const stamp = new Date(ctx.store.now()).toISOString().replace(/\D/g, '').slice(0, 14);
-    reply.header('content-type', 'application/zip').header('content-disposition', `attachment; filename="archive-${stamp}-${account.username}.zip"`);
+    reply
+      .header('content-type', 'application/zip')
+      .header('content-disposition', `attachment; filename="archive-${stamp}-${account.username}.zip"`);
     return reply.send(archive);
   });
 
@@ -68,23 +77,31 @@ export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const kind = file.replace(/\.csv$/, '') as DataKind;
     if (!file.endsWith('.csv') || !DATA_KINDS.includes(kind)) throw notFound();
     const { account } = currentUser(req);
-    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${kind}.csv"`);
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${kind}.csv"`);
     return ctx.accountData.export(account, kind);
   });
 
   // Stored at once and worked off in the background (Mastodon's BulkImport); 202 with the import to poll.
-  app.post('/api/v1/homeport/imports', { config: { auth: auth.user('write'), uploads: { files: 1, fileSize: MAX_IMPORT_BYTES } } }, async (req, reply) => {
-    const { account } = currentUser(req);
-    const p = parseParams(importSchema, requestParams(req));
-    const csv = typeof p.data === 'string' ? p.data : await uploadedText(p.data);
-    const created = ctx.accountData.schedule(account, p.type, csv, p.mode === 'overwrite');
-    return reply.code(202).send(presentImport(ctx, created));
-  });
+  app.post(
+    '/api/v1/homeport/imports',
+    { config: { auth: auth.user('write'), uploads: { files: 1, fileSize: MAX_IMPORT_BYTES } } },
+    async (req, reply) => {
+      const { account } = currentUser(req);
+      const p = parseParams(importSchema, requestParams(req));
+      const csv = typeof p.data === 'string' ? p.data : await uploadedText(p.data);
+      const created = ctx.accountData.schedule(account, p.type, csv, p.mode === 'overwrite');
+      return reply.code(202).send(presentImport(ctx, created));
+    },
+  );
 
   app.get('/api/v1/homeport/imports', { config: { auth: auth.user('read') } }, async (req) => {
     const { account } = currentUser(req);
     const { limit } = parseParams(z.object({ limit: zInt.optional() }), requestParams(req));
-    return ctx.store.imports.ofAccount(account.id, Math.min(Math.max(limit ?? DEFAULT_IMPORTS, 1), MAX_IMPORTS)).map((imp) => presentImport(ctx, imp));
+    return ctx.store.imports
+      .ofAccount(account.id, Math.min(Math.max(limit ?? DEFAULT_IMPORTS, 1), MAX_IMPORTS))
+      .map((imp) => presentImport(ctx, imp));
   });
 
   app.get('/api/v1/homeport/imports/:id', { config: { auth: auth.user('read') } }, async (req) => {
@@ -94,7 +111,9 @@ export function accountDataRoutes(app: FastifyInstance, ctx: SocialContext): voi
   // Mastodon's "failures" file: the rows that failed, in the import's own format, to import again later.
   app.get('/api/v1/homeport/imports/:id/failures.csv', { config: { auth: auth.user('read') } }, async (req, reply) => {
     const imp = ownImport(ctx, req);
-    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${imp.type}_failures.csv"`);
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${imp.type}_failures.csv"`);
     return ctx.accountData.failuresCsv(imp);
   });
 }

@@ -20,25 +20,38 @@ export function accountMigrationRoutes(app: FastifyInstance, ctx: SocialContext)
     if (!account) throw ValidationFailure.single('acct', 'ERR_INVALID', 'is not an account that can be found');
     return account;
   };
-  const listed = (me: Account) => ({ aliases: me.alsoKnownAs.map((uri) => ({ uri })), moved: me.movedToAccountId ? ctx.presenter.one(ctx.store.accounts.byId(me.movedToAccountId)!) : null });
+  const listed = (me: Account) => ({
+    aliases: me.alsoKnownAs.map((uri) => ({ uri })),
+    moved: me.movedToAccountId ? ctx.presenter.one(ctx.store.accounts.byId(me.movedToAccountId)!) : null,
+  });
   const body = z.object({ acct: zString });
 
-  app.get('/api/v1/homeport/account_migration', { config: { auth: auth.user('read:accounts') } }, async (req) => listed(currentUser(req).account));
+  app.get('/api/v1/homeport/account_migration', { config: { auth: auth.user('read:accounts') } }, async (req) =>
+    listed(currentUser(req).account),
+  );
 
-  app.post('/api/v1/homeport/account_migration/aliases', { config: { auth: auth.user('write:accounts') } }, async (req) => {
-    const { account } = currentUser(req);
-    const from = await accountNamed(parseParams(body, requestParams(req)).acct);
-    ctx.moves.addAlias(account, from);
-    return listed(ctx.store.accounts.byId(account.id)!);
-  });
+  app.post(
+    '/api/v1/homeport/account_migration/aliases',
+    { config: { auth: auth.user('write:accounts') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const from = await accountNamed(parseParams(body, requestParams(req)).acct);
+      ctx.moves.addAlias(account, from);
+      return listed(ctx.store.accounts.byId(account.id)!);
+    },
+  );
 
-  app.delete('/api/v1/homeport/account_migration/aliases', { config: { auth: auth.user('write:accounts') } }, async (req) => {
-    const { account } = currentUser(req);
-    const { uri } = parseParams(z.object({ uri: zString }), requestParams(req));
-    if (!account.alsoKnownAs.includes(uri)) throw notFound();
-    ctx.moves.removeAlias(account, uri);
-    return listed(ctx.store.accounts.byId(account.id)!);
-  });
+  app.delete(
+    '/api/v1/homeport/account_migration/aliases',
+    { config: { auth: auth.user('write:accounts') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const { uri } = parseParams(z.object({ uri: zString }), requestParams(req));
+      if (!account.alsoKnownAs.includes(uri)) throw notFound();
+      ctx.moves.removeAlias(account, uri);
+      return listed(ctx.store.accounts.byId(account.id)!);
+    },
+  );
 
   app.post('/api/v1/homeport/account_migration', { config: { auth: auth.user('write:accounts') } }, async (req) => {
     const { account } = currentUser(req);

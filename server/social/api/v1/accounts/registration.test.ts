@@ -38,11 +38,20 @@ describe('registration', () => {
   it('creates an unconfirmed user, returns a token, mails a working confirmation link', async () => {
     server.admin.setSetting('registrations', 'open');
     const client = server.masto(appAccessToken);
-    const token = await client.v1.accounts.create({ username: 'newbie', email: 'newbie@example.org', password: 'a good password', agreement: true, locale: 'de' });
+    const token = await client.v1.accounts.create({
+      username: 'newbie',
+      email: 'newbie@example.org',
+      password: 'a good password',
+      agreement: true,
+      locale: 'de',
+    });
     expect(token.scope).toBe('read write follow push');
 
     const user = server.masto(token.accessToken);
-    await expect(user.v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 403, message: 'Your login is missing a confirmed e-mail address' });
+    await expect(user.v1.accounts.verifyCredentials()).rejects.toMatchObject({
+      statusCode: 403,
+      message: 'Your login is missing a confirmed e-mail address',
+    });
     // Lookup finds the unconfirmed account (so a client can check the name); /accounts/:id does not.
     const found = await server.masto().v1.accounts.lookup({ acct: '  newbie  ' });
     expect(found.username).toBe('newbie');
@@ -77,7 +86,13 @@ describe('registration', () => {
     });
     expect(blank.body.error).toMatch(/^Validation failed: /);
 
-    const bad = await registerRaw({ username: 'owner', email: 'owner@example.org', password: 'short', agreement: 'true', locale: 'not a locale!' });
+    const bad = await registerRaw({
+      username: 'owner',
+      email: 'owner@example.org',
+      password: 'short',
+      agreement: 'true',
+      locale: 'not a locale!',
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.details.username[0].error).toBe('ERR_TAKEN');
     expect(bad.body.details.email[0].error).toBe('ERR_TAKEN');
@@ -86,15 +101,36 @@ describe('registration', () => {
     expect(bad.body.details.locale).toBeUndefined();
 
     // An unknown locale is dropped, and a full timestamp as date_of_birth (what masto.js sends) counts by its date.
-    const quirky = await registerRaw({ username: 'quirky', email: 'quirky@example.org', password: 'long enough pw', agreement: true, locale: 'not a locale!', date_of_birth: '2000-01-01T00:00:00.000Z' });
+    const quirky = await registerRaw({
+      username: 'quirky',
+      email: 'quirky@example.org',
+      password: 'long enough pw',
+      agreement: true,
+      locale: 'not a locale!',
+      date_of_birth: '2000-01-01T00:00:00.000Z',
+    });
     expect(quirky.status).toBe(200);
-    const quirkyUser = server.social.context.store.users.byAccountId(server.social.context.store.accounts.byHandle('quirky', null)!.id)!;
+    const quirkyUser = server.social.context.store.users.byAccountId(
+      server.social.context.store.accounts.byHandle('quirky', null)!.id,
+    )!;
     expect(quirkyUser.locale).toBeNull();
     expect(quirkyUser.dateOfBirth).toBe('2000-01-01');
 
-    const reserved = await registerRaw({ username: 'Admin', email: 'x@example.org', password: 'long enough pw', agreement: true, locale: 'en' });
+    const reserved = await registerRaw({
+      username: 'Admin',
+      email: 'x@example.org',
+      password: 'long enough pw',
+      agreement: true,
+      locale: 'en',
+    });
     expect(reserved.body.details.username[0].error).toBe('ERR_RESERVED');
-    const invalid = await registerRaw({ username: 'no spaces!', email: 'y@example.org', password: 'x'.repeat(80), agreement: true, locale: 'en' });
+    const invalid = await registerRaw({
+      username: 'no spaces!',
+      email: 'y@example.org',
+      password: 'x'.repeat(80),
+      agreement: true,
+      locale: 'en',
+    });
     expect(invalid.body.details).toEqual({
       username: [{ error: 'ERR_INVALID', description: 'must contain only letters, numbers and underscores' }],
       password: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 72 characters)' }],
@@ -103,24 +139,52 @@ describe('registration', () => {
 
   it('follows the registration mode: closed refuses, approval leaves the user pending', async () => {
     server.admin.setSetting('registrations', 'closed');
-    const closed = await registerRaw({ username: 'late', email: 'late@example.org', password: 'long enough pw', agreement: true, locale: 'en' });
+    const closed = await registerRaw({
+      username: 'late',
+      email: 'late@example.org',
+      password: 'long enough pw',
+      agreement: true,
+      locale: 'en',
+    });
     expect(closed.status).toBe(403);
-    expect((await server.masto().v2.instance.fetch()).registrations).toMatchObject({ enabled: false, approvalRequired: false });
+    expect((await server.masto().v2.instance.fetch()).registrations).toMatchObject({
+      enabled: false,
+      approvalRequired: false,
+    });
 
     server.admin.setSetting('registrations', 'approval');
-    expect((await server.masto().v2.instance.fetch()).registrations).toMatchObject({ enabled: true, approvalRequired: true });
-    const pending = await registerRaw({ username: 'pending', email: 'pending@example.org', password: 'long enough pw', agreement: true, locale: 'en', reason: 'I would like to join' });
+    expect((await server.masto().v2.instance.fetch()).registrations).toMatchObject({
+      enabled: true,
+      approvalRequired: true,
+    });
+    const pending = await registerRaw({
+      username: 'pending',
+      email: 'pending@example.org',
+      password: 'long enough pw',
+      agreement: true,
+      locale: 'en',
+      reason: 'I would like to join',
+    });
     expect(pending.status).toBe(200);
     const user = server.masto(pending.body.access_token);
     await fetch(confirmationLink(server.social.listOutbox({ to: 'pending@example.org' })[0].text));
-    await expect(user.v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 403, message: 'Your login is currently pending approval' });
+    await expect(user.v1.accounts.verifyCredentials()).rejects.toMatchObject({
+      statusCode: 403,
+      message: 'Your login is currently pending approval',
+    });
     server.admin.applyUserAction('pending', 'approve');
     expect((await user.v1.accounts.verifyCredentials()).username).toBe('pending');
   });
 
   it('resends the confirmation only for the signing-up app, changing the address while unconfirmed', async () => {
     server.admin.setSetting('registrations', 'open');
-    const reg = await registerRaw({ username: 'typo', email: 'tpyo@example.org', password: 'long enough pw', agreement: true, locale: 'en' });
+    const reg = await registerRaw({
+      username: 'typo',
+      email: 'tpyo@example.org',
+      password: 'long enough pw',
+      agreement: true,
+      locale: 'en',
+    });
     const userToken = reg.body.access_token as string;
     const res = await server.fetch(`${server.url}/api/v1/emails/confirmations`, {
       method: 'POST',
@@ -134,13 +198,21 @@ describe('registration', () => {
 
     // The same user through another application may not ask.
     const { token: cliToken } = server.admin.createToken('typo', 'read write');
-    const foreign = await server.fetch(`${server.url}/api/v1/emails/confirmations`, { method: 'POST', headers: { Authorization: `Bearer ${cliToken}` } });
+    const foreign = await server.fetch(`${server.url}/api/v1/emails/confirmations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${cliToken}` },
+    });
     expect(foreign.status).toBe(403);
 
     await fetch(confirmationLink(mail.text));
-    const after = await server.fetch(`${server.url}/api/v1/emails/confirmations`, { method: 'POST', headers: { Authorization: `Bearer ${userToken}` } });
+    const after = await server.fetch(`${server.url}/api/v1/emails/confirmations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${userToken}` },
+    });
     expect(after.status).toBe(403);
-    expect(((await server.masto(userToken).v1.accounts.verifyCredentials()) as { username: string }).username).toBe('typo');
+    expect(((await server.masto(userToken).v1.accounts.verifyCredentials()) as { username: string }).username).toBe(
+      'typo',
+    );
   });
 
   it('sends the confirmation through SMTP when configured', async () => {
@@ -167,7 +239,13 @@ describe('registration', () => {
       server.admin.setSetting('registrations', 'open');
       server.admin.setSetting('smtp_url', `smtp://127.0.0.1:${port}`);
       server.admin.setSetting('smtp_from', 'Homeport <noreply@example.org>');
-      const reg = await registerRaw({ username: 'mailed', email: 'mailed@example.org', password: 'long enough pw', agreement: true, locale: 'en' });
+      const reg = await registerRaw({
+        username: 'mailed',
+        email: 'mailed@example.org',
+        password: 'long enough pw',
+        agreement: true,
+        locale: 'en',
+      });
       expect(reg.status).toBe(200);
       await delivered;
       await server.social.context.mailer.idle();
@@ -176,7 +254,10 @@ describe('registration', () => {
       const body = received[0].replace(/=\r?\n/g, '').replace(/=3D/g, '=');
       const page = await fetch(confirmationLink(body));
       expect(page.status).toBe(200);
-      expect(server.social.listOutbox({ to: 'mailed@example.org' })[0]).toMatchObject({ transport: 'smtp', status: 'sent' });
+      expect(server.social.listOutbox({ to: 'mailed@example.org' })[0]).toMatchObject({
+        transport: 'smtp',
+        status: 'sent',
+      });
       expect((await server.masto(reg.body.access_token).v1.accounts.verifyCredentials()).username).toBe('mailed');
     } finally {
       server.admin.setSetting('smtp_url', '');
@@ -185,10 +266,16 @@ describe('registration', () => {
   });
 
   it('needs a client-credentials token with write:accounts', async () => {
-    const res = await server.fetch(`${server.url}/api/v1/accounts`, { method: 'POST', body: new URLSearchParams({ username: 'x' }) });
+    const res = await server.fetch(`${server.url}/api/v1/accounts`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'x' }),
+    });
     expect(res.status).toBe(401);
     const readOnly = await appToken(server, app, 'read');
-    const scoped = await registerRaw({ username: 'ro', email: 'ro@example.org', password: 'long enough pw', agreement: true, locale: 'en' }, readOnly);
+    const scoped = await registerRaw(
+      { username: 'ro', email: 'ro@example.org', password: 'long enough pw', agreement: true, locale: 'en' },
+      readOnly,
+    );
     expect(scoped.status).toBe(403);
   });
 });
@@ -207,7 +294,13 @@ describe('sign-up rate limit', () => {
           method: 'POST',
           headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
           // Invalid sign-ups count too: the limit protects the endpoint, not only successful sign-ups.
-          body: JSON.stringify({ username: `u${i}`, email: `u${i}@example.org`, password: i % 2 ? 'long enough pw' : '', agreement: true, locale: 'en' }),
+          body: JSON.stringify({
+            username: `u${i}`,
+            email: `u${i}@example.org`,
+            password: i % 2 ? 'long enough pw' : '',
+            agreement: true,
+            locale: 'en',
+          }),
         });
         statuses.push(last.status);
       }

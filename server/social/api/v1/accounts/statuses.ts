@@ -23,7 +23,12 @@ export function accountStatusRoutes(app: FastifyInstance, ctx: SocialContext): v
     const p = parseParams(schema, params);
     const page = pageQuery(params, 20, 40);
     if (target.suspendedAt !== null) return [];
-    if (me && (ctx.store.relationships.blocking(target.id, me.id) || (target.domain !== null && ctx.store.relationships.domainBlocked(me.id, target.domain)))) return [];
+    if (
+      me &&
+      (ctx.store.relationships.blocking(target.id, me.id) ||
+        (target.domain !== null && ctx.store.relationships.domainBlocked(me.id, target.domain)))
+    )
+      return [];
     let taggedId: string | null = null;
     if (p.tagged?.trim()) {
       taggedId = ctx.store.statuses.tagId(p.tagged.trim().replace(/^#/, ''), false);
@@ -32,11 +37,27 @@ export function accountStatusRoutes(app: FastifyInstance, ctx: SocialContext): v
     const rows = ctx.store.timelines.account(
       ctx.store.timelines.scope(me?.id ?? null),
       target.id,
-      { pinned: p.pinned, excludeReplies: p.exclude_replies, excludeReblogs: p.exclude_reblogs, onlyMedia: p.only_media, taggedId },
+      {
+        pinned: p.pinned,
+        excludeReplies: p.exclude_replies,
+        excludeReblogs: p.exclude_reblogs,
+        onlyMedia: p.only_media,
+        taggedId,
+      },
       page,
     );
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.cursor),
+      page,
+    );
     const shown = ctx.filters.visible(me, rows, (r) => r.status, 'account');
-    return ctx.statusPresenter.present(shown.map((r) => r.status), me, { context: 'account' });
+    return ctx.statusPresenter.present(
+      shown.map((r) => r.status),
+      me,
+      { context: 'account' },
+    );
   });
 }

@@ -38,7 +38,13 @@ const v2Schema = z.object({
   email: text,
   ip: text,
 });
-const actionSchema = z.object({ type: z.enum(ACCOUNT_ACTIONS), report_id: zId.optional(), text: zString.optional(), send_email_notification: zBool.optional(), warning_preset_id: zString.optional() });
+const actionSchema = z.object({
+  type: z.enum(ACCOUNT_ACTIONS),
+  report_id: zId.optional(),
+  text: zString.optional(),
+  send_email_notification: zBool.optional(),
+  warning_preset_id: zString.optional(),
+});
 
 export function adminAccountRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const read = { config: { auth: auth.user('admin:read:accounts') } };
@@ -54,14 +60,22 @@ export function adminAccountRoutes(app: FastifyInstance, ctx: SocialContext): vo
   const list = (req: FastifyRequest, reply: FastifyReply, filter: AdminAccountFilter) => {
     const page = pageQuery(requestParams(req), 100, 200);
     const rows = ctx.store.adminAccounts.list(filter, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.account.id), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.account.id),
+      page,
+    );
     return presentAdminAccounts(ctx.presenter, rows, defaultLocale(ctx.store));
   };
 
   app.get('/api/v1/admin/accounts', read, async (req, reply) => {
     staff(req);
     const p = parseParams(v1Schema, requestParams(req));
-    const status = (['pending', 'disabled', 'silenced', 'suspended', 'sensitized', 'active'] as const).find((s) => p[s]);
+    const status = (['pending', 'disabled', 'silenced', 'suspended', 'sensitized', 'active'] as const).find(
+      (s) => p[s],
+    );
     return list(req, reply, {
       origin: p.local ? 'local' : p.remote ? 'remote' : undefined,
       status,
@@ -77,7 +91,16 @@ export function adminAccountRoutes(app: FastifyInstance, ctx: SocialContext): vo
   app.get('/api/v2/admin/accounts', read, async (req, reply) => {
     staff(req);
     const p = parseParams(v2Schema, requestParams(req));
-    return list(req, reply, { origin: p.origin, status: p.status, staff: p.permissions === 'staff', username: p.username, displayName: p.display_name, byDomain: p.by_domain, email: p.email, ip: p.ip });
+    return list(req, reply, {
+      origin: p.origin,
+      status: p.status,
+      staff: p.permissions === 'staff',
+      username: p.username,
+      displayName: p.display_name,
+      byDomain: p.by_domain,
+      email: p.email,
+      ip: p.ip,
+    });
   });
 
   app.get('/api/v1/admin/accounts/:id', read, async (req) => {

@@ -11,7 +11,9 @@ import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
 import { DOMAIN_BLOCK_SEVERITIES, type DomainBlockInput } from '../../../store/index.ts';
 
-const domain = zString.transform(normalizeDomain).refine((d) => /^[a-z0-9.-]+$/.test(d) && d.includes('.') && !d.startsWith('.'), 'is not a valid domain');
+const domain = zString
+  .transform(normalizeDomain)
+  .refine((d) => /^[a-z0-9.-]+$/.test(d) && d.includes('.') && !d.startsWith('.'), 'is not a valid domain');
 const blockFields = {
   severity: z.enum(DOMAIN_BLOCK_SEVERITIES).optional(),
   reject_media: zBool.optional(),
@@ -25,22 +27,39 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
   const staff = (req: FastifyRequest) => currentStaff(req, PERMISSION.manageFederation).account;
   const blocks = ctx.store.moderation;
 
-  app.get('/api/v1/admin/domain_blocks', { config: { auth: auth.user('admin:read:domain_blocks') } }, async (req, reply) => {
-    staff(req);
-    const page = pageQuery(requestParams(req), 100, 200);
-    const rows = blocks.domainBlocks(page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return rows.map(serializeDomainBlock);
-  });
+  app.get(
+    '/api/v1/admin/domain_blocks',
+    { config: { auth: auth.user('admin:read:domain_blocks') } },
+    async (req, reply) => {
+      staff(req);
+      const page = pageQuery(requestParams(req), 100, 200);
+      const rows = blocks.domainBlocks(page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.id),
+        page,
+      );
+      return rows.map(serializeDomainBlock);
+    },
+  );
 
-  app.get('/api/v1/admin/domain_blocks/:id', { config: { auth: auth.user('admin:read:domain_blocks') } }, async (req) => {
-    staff(req);
-    const row = blocks.domainBlock(pathId(req));
-    if (!row) throw notFound();
-    return serializeDomainBlock(row);
-  });
+  app.get(
+    '/api/v1/admin/domain_blocks/:id',
+    { config: { auth: auth.user('admin:read:domain_blocks') } },
+    async (req) => {
+      staff(req);
+      const row = blocks.domainBlock(pathId(req));
+      if (!row) throw notFound();
+      return serializeDomainBlock(row);
+    },
+  );
 
-  const input = (p: { domain: string } & Partial<Record<keyof typeof blockFields, unknown>>, base?: DomainBlockInput): DomainBlockInput => ({
+  const input = (
+    p: { domain: string } & Partial<Record<keyof typeof blockFields, unknown>>,
+    base?: DomainBlockInput,
+  ): DomainBlockInput => ({
     domain: p.domain,
     severity: (p.severity as DomainBlockInput['severity'] | undefined) ?? base?.severity ?? 'silence',
     rejectMedia: (p.reject_media as boolean | undefined) ?? base?.rejectMedia ?? false,
@@ -55,43 +74,67 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const p = parseParams(z.object({ domain, ...blockFields }), requestParams(req));
     const result = ctx.moderation.blockDomain(input(p));
     if ('conflict' in result) {
-      throw new ApiError(422, `You have already imposed stricter limits on ${result.conflict.domain}.`, { existing_domain_block: serializeDomainBlock(result.conflict) });
+      throw new ApiError(422, `You have already imposed stricter limits on ${result.conflict.domain}.`, {
+        existing_domain_block: serializeDomainBlock(result.conflict),
+      });
     }
     return serializeDomainBlock(result.created);
   });
 
-  app.put('/api/v1/admin/domain_blocks/:id', { config: { auth: auth.user('admin:write:domain_blocks') } }, async (req) => {
-    staff(req);
-    const row = blocks.domainBlock(pathId(req));
-    if (!row) throw notFound();
-    const p = parseParams(z.object(blockFields), requestParams(req));
-    blocks.updateDomainBlock(row.id, input({ ...p, domain: row.domain }, row));
-    ctx.moderation.applyDomainBlock(row.domain);
-    return serializeDomainBlock(blocks.domainBlock(row.id)!);
-  });
+  app.put(
+    '/api/v1/admin/domain_blocks/:id',
+    { config: { auth: auth.user('admin:write:domain_blocks') } },
+    async (req) => {
+      staff(req);
+      const row = blocks.domainBlock(pathId(req));
+      if (!row) throw notFound();
+      const p = parseParams(z.object(blockFields), requestParams(req));
+      blocks.updateDomainBlock(row.id, input({ ...p, domain: row.domain }, row));
+      ctx.moderation.applyDomainBlock(row.domain);
+      return serializeDomainBlock(blocks.domainBlock(row.id)!);
+    },
+  );
 
-  app.delete('/api/v1/admin/domain_blocks/:id', { config: { auth: auth.user('admin:write:domain_blocks') } }, async (req) => {
-    staff(req);
-    const row = blocks.domainBlock(pathId(req));
-    if (!row || !blocks.removeDomainBlock(row.id)) throw notFound();
-    ctx.moderation.applyDomainBlock(row.domain);
-    return {};
-  });
+  app.delete(
+    '/api/v1/admin/domain_blocks/:id',
+    { config: { auth: auth.user('admin:write:domain_blocks') } },
+    async (req) => {
+      staff(req);
+      const row = blocks.domainBlock(pathId(req));
+      if (!row || !blocks.removeDomainBlock(row.id)) throw notFound();
+      ctx.moderation.applyDomainBlock(row.domain);
+      return {};
+    },
+  );
 
-  app.get('/api/v1/admin/domain_allows', { config: { auth: auth.user('admin:read:domain_allows') } }, async (req, reply) => {
-    staff(req);
-    const page = pageQuery(requestParams(req), 100, 200);
-    const rows = blocks.domainAllows.list(page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return rows.map(serializeDomainAllow);
-  });
+  app.get(
+    '/api/v1/admin/domain_allows',
+    { config: { auth: auth.user('admin:read:domain_allows') } },
+    async (req, reply) => {
+      staff(req);
+      const page = pageQuery(requestParams(req), 100, 200);
+      const rows = blocks.domainAllows.list(page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.id),
+        page,
+      );
+      return rows.map(serializeDomainAllow);
+    },
+  );
 
-  app.get('/api/v1/admin/domain_allows/:id', { config: { auth: auth.user('admin:read:domain_allows') } }, async (req) => {
-    staff(req);
-    const row = blocks.domainAllows.byId(pathId(req));
-    if (!row) throw notFound();
-    return serializeDomainAllow(row);
-  });
+  app.get(
+    '/api/v1/admin/domain_allows/:id',
+    { config: { auth: auth.user('admin:read:domain_allows') } },
+    async (req) => {
+      staff(req);
+      const row = blocks.domainAllows.byId(pathId(req));
+      if (!row) throw notFound();
+      return serializeDomainAllow(row);
+    },
+  );
 
   // Allowing a domain that is already allowed answers with the existing record (as Mastodon).
   app.post('/api/v1/admin/domain_allows', { config: { auth: auth.user('admin:write:domain_allows') } }, async (req) => {
@@ -100,9 +143,13 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     return serializeDomainAllow(blocks.domainAllows.add(p.domain));
   });
 
-  app.delete('/api/v1/admin/domain_allows/:id', { config: { auth: auth.user('admin:write:domain_allows') } }, async (req) => {
-    staff(req);
-    if (!blocks.domainAllows.remove(pathId(req))) throw notFound();
-    return {};
-  });
+  app.delete(
+    '/api/v1/admin/domain_allows/:id',
+    { config: { auth: auth.user('admin:write:domain_allows') } },
+    async (req) => {
+      staff(req);
+      if (!blocks.domainAllows.remove(pathId(req))) throw notFound();
+      return {};
+    },
+  );
 }

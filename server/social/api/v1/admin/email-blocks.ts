@@ -16,69 +16,132 @@ export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext):
   const m = ctx.store.moderation;
   const domainBlock = (b: SimpleBlockRow) => serializeEmailDomainBlock(b, m.emailDomainHistory(b.value));
 
-  app.get('/api/v1/admin/email_domain_blocks', { config: { auth: auth.user('admin:read:email_domain_blocks') } }, async (req, reply) => {
-    staff(req);
-    const page = pageQuery(requestParams(req), 100, 200);
-    const rows = m.emailDomainBlocks.list(page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return rows.map(domainBlock);
-  });
+  app.get(
+    '/api/v1/admin/email_domain_blocks',
+    { config: { auth: auth.user('admin:read:email_domain_blocks') } },
+    async (req, reply) => {
+      staff(req);
+      const page = pageQuery(requestParams(req), 100, 200);
+      const rows = m.emailDomainBlocks.list(page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.id),
+        page,
+      );
+      return rows.map(domainBlock);
+    },
+  );
 
-  app.get('/api/v1/admin/email_domain_blocks/:id', { config: { auth: auth.user('admin:read:email_domain_blocks') } }, async (req) => {
-    staff(req);
-    const row = m.emailDomainBlocks.byId(pathId(req));
-    if (!row) throw notFound();
-    return domainBlock(row);
-  });
+  app.get(
+    '/api/v1/admin/email_domain_blocks/:id',
+    { config: { auth: auth.user('admin:read:email_domain_blocks') } },
+    async (req) => {
+      staff(req);
+      const row = m.emailDomainBlocks.byId(pathId(req));
+      if (!row) throw notFound();
+      return domainBlock(row);
+    },
+  );
 
-  app.post('/api/v1/admin/email_domain_blocks', { config: { auth: auth.user('admin:write:email_domain_blocks') } }, async (req) => {
-    staff(req);
-    const { domain } = parseParams(z.object({ domain: zString.transform(normalizeDomain).refine((d) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d), 'is not a valid domain') }), requestParams(req));
-    if (m.emailDomainBlocks.byValue(domain)) throw ValidationFailure.single('domain', 'ERR_TAKEN', 'has already been taken');
-    return domainBlock(m.emailDomainBlocks.add(domain));
-  });
+  app.post(
+    '/api/v1/admin/email_domain_blocks',
+    { config: { auth: auth.user('admin:write:email_domain_blocks') } },
+    async (req) => {
+      staff(req);
+      const { domain } = parseParams(
+        z.object({
+          domain: zString
+            .transform(normalizeDomain)
+            .refine((d) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(d), 'is not a valid domain'),
+        }),
+        requestParams(req),
+      );
+      if (m.emailDomainBlocks.byValue(domain))
+        throw ValidationFailure.single('domain', 'ERR_TAKEN', 'has already been taken');
+      return domainBlock(m.emailDomainBlocks.add(domain));
+    },
+  );
 
-  app.delete('/api/v1/admin/email_domain_blocks/:id', { config: { auth: auth.user('admin:write:email_domain_blocks') } }, async (req) => {
-    staff(req);
-    if (!m.emailDomainBlocks.remove(pathId(req))) throw notFound();
-    return {};
-  });
+  app.delete(
+    '/api/v1/admin/email_domain_blocks/:id',
+    { config: { auth: auth.user('admin:write:email_domain_blocks') } },
+    async (req) => {
+      staff(req);
+      if (!m.emailDomainBlocks.remove(pathId(req))) throw notFound();
+      return {};
+    },
+  );
 
-  app.get('/api/v1/admin/canonical_email_blocks', { config: { auth: auth.user('admin:read:canonical_email_blocks') } }, async (req, reply) => {
-    staff(req);
-    const page = pageQuery(requestParams(req), 100, 200);
-    const rows = m.canonicalEmailBlocks.list(page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
-    return rows.map(serializeCanonicalEmailBlock);
-  });
+  app.get(
+    '/api/v1/admin/canonical_email_blocks',
+    { config: { auth: auth.user('admin:read:canonical_email_blocks') } },
+    async (req, reply) => {
+      staff(req);
+      const page = pageQuery(requestParams(req), 100, 200);
+      const rows = m.canonicalEmailBlocks.list(page);
+      setLinkHeader(
+        req,
+        reply,
+        ctx.urls,
+        rows.map((r) => r.id),
+        page,
+      );
+      return rows.map(serializeCanonicalEmailBlock);
+    },
+  );
 
-  app.get('/api/v1/admin/canonical_email_blocks/:id', { config: { auth: auth.user('admin:read:canonical_email_blocks') } }, async (req) => {
-    staff(req);
-    const row = m.canonicalEmailBlocks.byId(pathId(req));
-    if (!row) throw notFound();
-    return serializeCanonicalEmailBlock(row);
-  });
+  app.get(
+    '/api/v1/admin/canonical_email_blocks/:id',
+    { config: { auth: auth.user('admin:read:canonical_email_blocks') } },
+    async (req) => {
+      staff(req);
+      const row = m.canonicalEmailBlocks.byId(pathId(req));
+      if (!row) throw notFound();
+      return serializeCanonicalEmailBlock(row);
+    },
+  );
 
   // Which blocks an address would hit (staff check before blocking or unblocking).
-  app.post('/api/v1/admin/canonical_email_blocks/test', { config: { auth: auth.user('admin:read:canonical_email_blocks') } }, async (req) => {
-    staff(req);
-    const { email } = parseParams(z.object({ email: zString }), requestParams(req));
-    const row = m.canonicalEmailBlocks.byValue(canonicalEmailHash(email));
-    return row ? [serializeCanonicalEmailBlock(row)] : [];
-  });
+  app.post(
+    '/api/v1/admin/canonical_email_blocks/test',
+    { config: { auth: auth.user('admin:read:canonical_email_blocks') } },
+    async (req) => {
+      staff(req);
+      const { email } = parseParams(z.object({ email: zString }), requestParams(req));
+      const row = m.canonicalEmailBlocks.byValue(canonicalEmailHash(email));
+      return row ? [serializeCanonicalEmailBlock(row)] : [];
+    },
+  );
 
-  app.post('/api/v1/admin/canonical_email_blocks', { config: { auth: auth.user('admin:write:canonical_email_blocks') } }, async (req) => {
-    staff(req);
-    const p = parseParams(z.object({ email: zString.optional(), canonical_email_hash: zString.refine((s) => /^[0-9a-f]{64}$/.test(s), 'is not a SHA-256 hash').optional() }), requestParams(req));
-    const hash = p.email ? canonicalEmailHash(p.email) : p.canonical_email_hash;
-    if (!hash) throw ValidationFailure.single('canonical_email_hash', 'ERR_BLANK', "can't be blank");
-    if (m.canonicalEmailBlocks.byValue(hash)) throw ValidationFailure.single('canonical_email_hash', 'ERR_TAKEN', 'has already been taken');
-    return serializeCanonicalEmailBlock(m.canonicalEmailBlocks.add(hash));
-  });
+  app.post(
+    '/api/v1/admin/canonical_email_blocks',
+    { config: { auth: auth.user('admin:write:canonical_email_blocks') } },
+    async (req) => {
+      staff(req);
+      const p = parseParams(
+        z.object({
+          email: zString.optional(),
+          canonical_email_hash: zString.refine((s) => /^[0-9a-f]{64}$/.test(s), 'is not a SHA-256 hash').optional(),
+        }),
+        requestParams(req),
+      );
+      const hash = p.email ? canonicalEmailHash(p.email) : p.canonical_email_hash;
+      if (!hash) throw ValidationFailure.single('canonical_email_hash', 'ERR_BLANK', "can't be blank");
+      if (m.canonicalEmailBlocks.byValue(hash))
+        throw ValidationFailure.single('canonical_email_hash', 'ERR_TAKEN', 'has already been taken');
+      return serializeCanonicalEmailBlock(m.canonicalEmailBlocks.add(hash));
+    },
+  );
 
-  app.delete('/api/v1/admin/canonical_email_blocks/:id', { config: { auth: auth.user('admin:write:canonical_email_blocks') } }, async (req) => {
-    staff(req);
-    if (!m.canonicalEmailBlocks.remove(pathId(req))) throw notFound();
-    return {};
-  });
+  app.delete(
+    '/api/v1/admin/canonical_email_blocks/:id',
+    { config: { auth: auth.user('admin:write:canonical_email_blocks') } },
+    async (req) => {
+      staff(req);
+      if (!m.canonicalEmailBlocks.remove(pathId(req))) throw notFound();
+      return {};
+    },
+  );
 }

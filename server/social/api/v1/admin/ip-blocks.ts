@@ -23,18 +23,29 @@ const ipRange = zString.transform((v, c) => {
   }
   return `${address.toLowerCase()}/${prefix}`;
 });
-const fields = { severity: z.enum(IP_BLOCK_SEVERITIES), comment: zString.refine((s) => s.length <= 1000, 'is too long (maximum is 1000 characters)').optional(), expires_in: zInt.optional() };
+const fields = {
+  severity: z.enum(IP_BLOCK_SEVERITIES),
+  comment: zString.refine((s) => s.length <= 1000, 'is too long (maximum is 1000 characters)').optional(),
+  expires_in: zInt.optional(),
+};
 
 export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const staff = (req: FastifyRequest) => currentStaff(req, PERMISSION.manageBlocks).account;
   const m = ctx.store.moderation;
-  const expiry = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds > 0 ? ctx.store.now() + seconds * 1000 : null);
+  const expiry = (seconds: number | undefined) =>
+    seconds === undefined ? undefined : seconds > 0 ? ctx.store.now() + seconds * 1000 : null;
 
   app.get('/api/v1/admin/ip_blocks', { config: { auth: auth.user('admin:read:ip_blocks') } }, async (req, reply) => {
     staff(req);
     const page = pageQuery(requestParams(req), 100, 200);
     const rows = m.ipBlocks(page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.id),
+      page,
+    );
     return rows.map(serializeIpBlock);
   });
 
@@ -48,9 +59,15 @@ export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): vo
   app.post('/api/v1/admin/ip_blocks', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
     staff(req);
     const p = parseParams(z.object({ ip: ipRange, ...fields }), requestParams(req));
-    if (m.activeIpBlocks().some((b) => b.ip === p.ip)) throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
+    if (m.activeIpBlocks().some((b) => b.ip === p.ip))
+      throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
     ctx.moderation.ipBlocksChanged();
-    const id = m.insertIpBlock({ ip: p.ip, severity: p.severity, comment: p.comment ?? '', expiresAt: expiry(p.expires_in) ?? null });
+    const id = m.insertIpBlock({
+      ip: p.ip,
+      severity: p.severity,
+      comment: p.comment ?? '',
+      expiresAt: expiry(p.expires_in) ?? null,
+    });
     return serializeIpBlock(m.ipBlock(id)!);
   });
 
@@ -58,10 +75,23 @@ export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): vo
     staff(req);
     const row = m.ipBlock(pathId(req));
     if (!row) throw notFound();
-    const p = parseParams(z.object({ ip: ipRange.optional(), severity: fields.severity.optional(), comment: fields.comment, expires_in: fields.expires_in }), requestParams(req));
+    const p = parseParams(
+      z.object({
+        ip: ipRange.optional(),
+        severity: fields.severity.optional(),
+        comment: fields.comment,
+        expires_in: fields.expires_in,
+      }),
+      requestParams(req),
+    );
     const expiresAt = expiry(p.expires_in);
     ctx.moderation.ipBlocksChanged();
-    m.updateIpBlock(row.id, { ip: p.ip ?? row.ip, severity: p.severity ?? row.severity, comment: p.comment ?? row.comment, expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt });
+    m.updateIpBlock(row.id, {
+      ip: p.ip ?? row.ip,
+      severity: p.severity ?? row.severity,
+      comment: p.comment ?? row.comment,
+      expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt,
+    });
     return serializeIpBlock(m.ipBlock(row.id)!);
   });
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appToken, registerApp, startSocialTestServer, type SocialTestServer, type TestUser } from '../../../testing/harness.ts';
+import {
+  appToken,
+  registerApp,
+  startSocialTestServer,
+  type SocialTestServer,
+  type TestUser,
+} from '../../../testing/harness.ts';
 
 /* The admin API's moderation lists (domain blocks and allows, e-mail and IP blocks) and report handling. */
 
@@ -23,69 +29,139 @@ afterAll(async () => {
   await server?.close();
 });
 
-const call = (token: string | null, method: string, path: string, body?: unknown) => server.call(token, method, path, body);
+const call = (token: string | null, method: string, path: string, body?: unknown) =>
+  server.call(token, method, path, body);
 
 async function signUp(username: string, email: string) {
   const app = await registerApp(server);
   const token = await appToken(server, app, 'read write');
-  return call(token, 'POST', '/api/v1/accounts', { username, email, password: 'correct-horse-battery', agreement: true, locale: 'en' });
+  return call(token, 'POST', '/api/v1/accounts', {
+    username,
+    email,
+    password: 'correct-horse-battery',
+    agreement: true,
+    locale: 'en',
+  });
 }
 
 describe('domain blocks and allows', () => {
   it('blocks domains with a validated severity, refuses a second block with the existing one, edits and lifts them', async () => {
-    const made = await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'Spam.Example', severity: 'suspend', reject_media: true, public_comment: 'spam' });
+    const made = await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', {
+      domain: 'Spam.Example',
+      severity: 'suspend',
+      reject_media: true,
+      public_comment: 'spam',
+    });
     expect(made.status).toBe(200);
-    expect(made.body).toMatchObject({ domain: 'spam.example', severity: 'suspend', reject_media: true, public_comment: 'spam', obfuscate: false });
-    const again = await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'sub.spam.example', severity: 'silence' });
+    expect(made.body).toMatchObject({
+      domain: 'spam.example',
+      severity: 'suspend',
+      reject_media: true,
+      public_comment: 'spam',
+      obfuscate: false,
+    });
+    const again = await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', {
+      domain: 'sub.spam.example',
+      severity: 'silence',
+    });
     expect(again.status).toBe(422);
     expect(again.body.existing_domain_block).toMatchObject({ id: made.body.id, domain: 'spam.example' });
-    expect((await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'x.example', severity: 'obliterate' })).status).toBe(422);
-    expect((await call(moderator.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'y.example' })).status).toBe(403);
+    expect(
+      (await call(admin.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'x.example', severity: 'obliterate' }))
+        .status,
+    ).toBe(422);
+    expect((await call(moderator.token, 'POST', '/api/v1/admin/domain_blocks', { domain: 'y.example' })).status).toBe(
+      403,
+    );
 
-    const edited = await call(admin.token, 'PUT', `/api/v1/admin/domain_blocks/${made.body.id}`, { severity: 'silence', private_comment: 'watch' });
+    const edited = await call(admin.token, 'PUT', `/api/v1/admin/domain_blocks/${made.body.id}`, {
+      severity: 'silence',
+      private_comment: 'watch',
+    });
     expect(edited.body).toMatchObject({ severity: 'silence', private_comment: 'watch', reject_media: true });
     // The public list shows silenced and suspended domains to signed-in users.
-    expect((await call(reporter.token, 'GET', '/api/v1/instance/domain_blocks')).body.map((b: { domain: string }) => b.domain)).toEqual(['spam.example']);
+    expect(
+      (await call(reporter.token, 'GET', '/api/v1/instance/domain_blocks')).body.map(
+        (b: { domain: string }) => b.domain,
+      ),
+    ).toEqual(['spam.example']);
     expect((await call(admin.token, 'GET', '/api/v1/admin/domain_blocks')).body).toHaveLength(1);
     expect((await call(admin.token, 'DELETE', `/api/v1/admin/domain_blocks/${made.body.id}`)).body).toEqual({});
     expect((await call(admin.token, 'GET', `/api/v1/admin/domain_blocks/${made.body.id}`)).status).toBe(404);
 
     const allowed = await call(admin.token, 'POST', '/api/v1/admin/domain_allows', { domain: 'friends.example' });
     expect(allowed.body).toMatchObject({ domain: 'friends.example' });
-    expect((await call(admin.token, 'POST', '/api/v1/admin/domain_allows', { domain: 'friends.example' })).body.id).toBe(allowed.body.id);
-    expect((await call(admin.token, 'GET', '/api/v1/admin/domain_allows')).body.map((a: { id: string }) => a.id)).toEqual([allowed.body.id]);
+    expect(
+      (await call(admin.token, 'POST', '/api/v1/admin/domain_allows', { domain: 'friends.example' })).body.id,
+    ).toBe(allowed.body.id);
+    expect(
+      (await call(admin.token, 'GET', '/api/v1/admin/domain_allows')).body.map((a: { id: string }) => a.id),
+    ).toEqual([allowed.body.id]);
     expect((await call(admin.token, 'DELETE', `/api/v1/admin/domain_allows/${allowed.body.id}`)).status).toBe(200);
   });
 });
 
 describe('e-mail and IP blocks', () => {
   it('refuses sign-ups from blocked e-mail domains and canonical addresses, and from blocked networks', async () => {
-    const domain = await call(admin.token, 'POST', '/api/v1/admin/email_domain_blocks', { domain: 'throwaway.example' });
+    const domain = await call(admin.token, 'POST', '/api/v1/admin/email_domain_blocks', {
+      domain: 'throwaway.example',
+    });
     expect(domain.body).toMatchObject({ domain: 'throwaway.example' });
     expect(domain.body.history).toHaveLength(7);
-    expect((await call(admin.token, 'POST', '/api/v1/admin/email_domain_blocks', { domain: 'throwaway.example' })).status).toBe(422);
+    expect(
+      (await call(admin.token, 'POST', '/api/v1/admin/email_domain_blocks', { domain: 'throwaway.example' })).status,
+    ).toBe(422);
     const refused = await signUp('newbie', 'me@mail.throwaway.example');
     expect(refused.status).toBe(422);
     expect(refused.body.details.email[0].error).toBe('ERR_BLOCKED');
 
-    const canonical = await call(admin.token, 'POST', '/api/v1/admin/canonical_email_blocks', { email: 'Some.One+spam@example.net' });
+    const canonical = await call(admin.token, 'POST', '/api/v1/admin/canonical_email_blocks', {
+      email: 'Some.One+spam@example.net',
+    });
     expect(canonical.body.canonical_email_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect((await call(admin.token, 'POST', '/api/v1/admin/canonical_email_blocks/test', { email: 'someone@example.net' })).body.map((b: { id: string }) => b.id)).toEqual([canonical.body.id]);
+    expect(
+      (
+        await call(admin.token, 'POST', '/api/v1/admin/canonical_email_blocks/test', { email: 'someone@example.net' })
+      ).body.map((b: { id: string }) => b.id),
+    ).toEqual([canonical.body.id]);
     expect((await signUp('newbie', 'some.one@example.net')).status).toBe(422);
-    expect((await call(admin.token, 'DELETE', `/api/v1/admin/canonical_email_blocks/${canonical.body.id}`)).status).toBe(200);
+    expect(
+      (await call(admin.token, 'DELETE', `/api/v1/admin/canonical_email_blocks/${canonical.body.id}`)).status,
+    ).toBe(200);
     expect((await signUp('newbie', 'some.one@example.net')).status).toBe(200);
 
-    const approval = await call(admin.token, 'POST', '/api/v1/admin/ip_blocks', { ip: '127.0.0.1', severity: 'sign_up_requires_approval', comment: 'loopback' });
-    expect(approval.body).toMatchObject({ ip: '127.0.0.1/32', severity: 'sign_up_requires_approval', comment: 'loopback', expires_at: null });
+    const approval = await call(admin.token, 'POST', '/api/v1/admin/ip_blocks', {
+      ip: '127.0.0.1',
+      severity: 'sign_up_requires_approval',
+      comment: 'loopback',
+    });
+    expect(approval.body).toMatchObject({
+      ip: '127.0.0.1/32',
+      severity: 'sign_up_requires_approval',
+      comment: 'loopback',
+      expires_at: null,
+    });
     expect((await signUp('waits', 'waits@example.net')).status).toBe(200);
-    expect((await call(admin.token, 'GET', '/api/v2/admin/accounts?status=pending')).body.map((a: { username: string }) => a.username)).toEqual(['waits']);
-    const block = await call(admin.token, 'PUT', `/api/v1/admin/ip_blocks/${approval.body.id}`, { severity: 'sign_up_block', expires_in: 3600 });
+    expect(
+      (await call(admin.token, 'GET', '/api/v2/admin/accounts?status=pending')).body.map(
+        (a: { username: string }) => a.username,
+      ),
+    ).toEqual(['waits']);
+    const block = await call(admin.token, 'PUT', `/api/v1/admin/ip_blocks/${approval.body.id}`, {
+      severity: 'sign_up_block',
+      expires_in: 3600,
+    });
     expect(block.body.expires_at).not.toBeNull();
     expect((await signUp('blocked', 'blocked@example.net')).status).toBe(422);
-    expect((await call(admin.token, 'POST', '/api/v1/admin/ip_blocks', { ip: '300.1.1.1', severity: 'no_access' })).status).toBe(422);
+    expect(
+      (await call(admin.token, 'POST', '/api/v1/admin/ip_blocks', { ip: '300.1.1.1', severity: 'no_access' })).status,
+    ).toBe(422);
 
     // no_access cuts the network off from everything; only another process's admin could lift it then.
-    const range = await call(admin.token, 'PUT', `/api/v1/admin/ip_blocks/${approval.body.id}`, { ip: '127.0.0.0/8', severity: 'no_access' });
+    const range = await call(admin.token, 'PUT', `/api/v1/admin/ip_blocks/${approval.body.id}`, {
+      ip: '127.0.0.0/8',
+      severity: 'no_access',
+    });
     expect(range.body.ip).toBe('127.0.0.0/8');
     expect((await server.fetch(`${server.url}/api/v1/instance`)).status).toBe(403);
     server.social.context.store.moderation.removeIpBlock(approval.body.id);
@@ -99,27 +175,54 @@ describe('reports', () => {
     server.admin.addRule('No trolling');
     const rule = server.admin.listRules()[0];
     const post = await server.masto(troll.token).v1.statuses.create({ status: 'bait' });
-    const report = await server.masto(reporter.token).v1.reports.create({ accountId: troll.accountId, statusIds: [post.id], comment: 'trolling', category: 'other' });
+    const report = await server
+      .masto(reporter.token)
+      .v1.reports.create({ accountId: troll.accountId, statusIds: [post.id], comment: 'trolling', category: 'other' });
 
     const open = await call(moderator.token, 'GET', '/api/v1/admin/reports');
     expect(open.body.map((r: { id: string }) => r.id)).toEqual([report.id]);
-    expect(open.body[0]).toMatchObject({ action_taken: false, comment: 'trolling', account: { username: 'reporter' }, target_account: { username: 'troll' }, statuses: [{ id: post.id }] });
+    expect(open.body[0]).toMatchObject({
+      action_taken: false,
+      comment: 'trolling',
+      account: { username: 'reporter' },
+      target_account: { username: 'troll' },
+      statuses: [{ id: post.id }],
+    });
 
-    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/assign_to_self`)).body.assigned_account.username).toBe('moddy');
-    const categorized = await call(moderator.token, 'PUT', `/api/v1/admin/reports/${report.id}`, { category: 'violation', rule_ids: [rule.id] });
+    expect(
+      (await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/assign_to_self`)).body.assigned_account
+        .username,
+    ).toBe('moddy');
+    const categorized = await call(moderator.token, 'PUT', `/api/v1/admin/reports/${report.id}`, {
+      category: 'violation',
+      rule_ids: [rule.id],
+    });
     expect(categorized.body).toMatchObject({ category: 'violation', rules: [{ id: rule.id, text: 'No trolling' }] });
-    expect((await call(moderator.token, 'PUT', `/api/v1/admin/reports/${report.id}`, { rule_ids: ['999'] })).status).toBe(422);
+    expect(
+      (await call(moderator.token, 'PUT', `/api/v1/admin/reports/${report.id}`, { rule_ids: ['999'] })).status,
+    ).toBe(422);
 
     // An action that names the report resolves it.
-    await call(moderator.token, 'POST', `/api/v1/admin/accounts/${troll.accountId}/action`, { type: 'silence', report_id: report.id });
+    await call(moderator.token, 'POST', `/api/v1/admin/accounts/${troll.accountId}/action`, {
+      type: 'silence',
+      report_id: report.id,
+    });
     const resolved = await call(moderator.token, 'GET', `/api/v1/admin/reports/${report.id}`);
     expect(resolved.body).toMatchObject({ action_taken: true, action_taken_by_account: { username: 'moddy' } });
     expect((await call(moderator.token, 'GET', '/api/v1/admin/reports')).body).toEqual([]);
-    expect((await call(moderator.token, 'GET', '/api/v1/admin/reports?resolved=true')).body.map((r: { id: string }) => r.id)).toEqual([report.id]);
+    expect(
+      (await call(moderator.token, 'GET', '/api/v1/admin/reports?resolved=true')).body.map((r: { id: string }) => r.id),
+    ).toEqual([report.id]);
 
-    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/reopen`)).body.action_taken).toBe(false);
-    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/unassign`)).body.assigned_account).toBeNull();
-    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/resolve`)).body.action_taken).toBe(true);
+    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/reopen`)).body.action_taken).toBe(
+      false,
+    );
+    expect(
+      (await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/unassign`)).body.assigned_account,
+    ).toBeNull();
+    expect((await call(moderator.token, 'POST', `/api/v1/admin/reports/${report.id}/resolve`)).body.action_taken).toBe(
+      true,
+    );
     expect((await call(reporter.token, 'GET', '/api/v1/admin/reports')).status).toBe(403);
   });
 });
@@ -133,7 +236,11 @@ describe('moderator deletion', () => {
     expect(removed.body.text).toBe('over the line');
     expect((await call(troll.token, 'GET', `/api/v1/statuses/${post.id}`)).status).toBe(404);
     const [note] = (await call(troll.token, 'GET', '/api/v1/notifications?types[]=moderation_warning')).body;
-    expect(note).toMatchObject({ type: 'moderation_warning', account: { username: 'moddy' }, moderation_warning: { action: 'delete_statuses', status_ids: [post.id], target_account: { id: troll.accountId } } });
+    expect(note).toMatchObject({
+      type: 'moderation_warning',
+      account: { username: 'moddy' },
+      moderation_warning: { action: 'delete_statuses', status_ids: [post.id], target_account: { id: troll.accountId } },
+    });
     const grouped = await call(troll.token, 'GET', '/api/v2/notifications?types[]=moderation_warning');
     expect(grouped.body.notification_groups[0].moderation_warning.action).toBe('delete_statuses');
   });
@@ -151,21 +258,35 @@ describe('admin API through a signed-in session', () => {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
-      body: new URLSearchParams({ login: 'moddy', password: 'pw-moddy-correct-horse', return_to: authorize, csrf_token: formCsrf }),
+      body: new URLSearchParams({
+        login: 'moddy',
+        password: 'pw-moddy-correct-horse',
+        return_to: authorize,
+        csrf_token: formCsrf,
+      }),
     });
     expect(signedIn.status).toBe(303);
-    const session = (signedIn.headers.getSetCookie().find((c) => c.startsWith('homeport_session=')) ?? '').split(';')[0];
+    const session = (signedIn.headers.getSetCookie().find((c) => c.startsWith('homeport_session=')) ?? '').split(
+      ';',
+    )[0];
     // The server's own signed-in pages carry the session's CSRF token.
     const consent = await fetch(`${server.url}${authorize}`, { headers: { cookie: session } });
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(await consent.text())![1];
 
-    const withSession = (headers: Record<string, string>) => server.fetch(`${server.url}/api/v1/admin/reports?resolved=true`, { headers: { cookie: session, ...headers } });
+    const withSession = (headers: Record<string, string>) =>
+      server.fetch(`${server.url}/api/v1/admin/reports?resolved=true`, { headers: { cookie: session, ...headers } });
     expect((await withSession({})).status).toBe(422);
     expect((await withSession({ 'x-csrf-token': 'forged' })).status).toBe(422);
     const ok = await withSession({ 'x-csrf-token': csrf });
     expect(ok.status).toBe(200);
     expect(Array.isArray(await ok.json())).toBe(true);
     // Outside the admin API the cookie is no credential.
-    expect((await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { cookie: session, 'x-csrf-token': csrf } })).status).toBe(401);
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+          headers: { cookie: session, 'x-csrf-token': csrf },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

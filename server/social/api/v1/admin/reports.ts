@@ -9,12 +9,20 @@ import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
 
-const listSchema = z.object({ resolved: zBool.optional(), account_id: zId.optional(), target_account_id: zId.optional() });
-const updateSchema = z.object({ category: z.enum(['spam', 'legal', 'violation', 'other']).optional(), rule_ids: zList(zId, 50).optional() });
+const listSchema = z.object({
+  resolved: zBool.optional(),
+  account_id: zId.optional(),
+  target_account_id: zId.optional(),
+});
+const updateSchema = z.object({
+  category: z.enum(['spam', 'legal', 'violation', 'other']).optional(),
+  rule_ids: zList(zId, 50).optional(),
+});
 
 export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const staff = (req: FastifyRequest) => currentStaff(req, PERMISSION.manageReports).account;
-  const present = (ids: string[]) => presentAdminReports(ctx.store, ctx.presenter, ctx.statusPresenter, ctx.store.reports.byIds(ids));
+  const present = (ids: string[]) =>
+    presentAdminReports(ctx.store, ctx.presenter, ctx.statusPresenter, ctx.store.reports.byIds(ids));
   const report = (req: FastifyRequest) => {
     const row = ctx.store.reports.byId(pathId(req));
     if (!row) throw notFound();
@@ -26,8 +34,17 @@ export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const params = requestParams(req);
     const p = parseParams(listSchema, params);
     const page = pageQuery(params, 100, 200);
-    const rows = ctx.store.reports.list({ resolved: p.resolved ?? false, accountId: p.account_id, targetAccountId: p.target_account_id }, page);
-    setLinkHeader(req, reply, ctx.urls, rows.map((r) => r.id), page);
+    const rows = ctx.store.reports.list(
+      { resolved: p.resolved ?? false, accountId: p.account_id, targetAccountId: p.target_account_id },
+      page,
+    );
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      rows.map((r) => r.id),
+      page,
+    );
     return presentAdminReports(ctx.store, ctx.presenter, ctx.statusPresenter, rows);
   });
 
@@ -41,10 +58,14 @@ export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const row = report(req);
     const p = parseParams(updateSchema, requestParams(req));
     const known = new Set(ctx.store.rules.list().map((r) => r.id));
-    if (p.rule_ids?.some((id) => !known.has(id))) throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
+    if (p.rule_ids?.some((id) => !known.has(id)))
+      throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
     // Rules belong to violation reports only (Mastodon drops them for other categories).
     const category = p.category ?? row.category;
-    ctx.store.reports.update(row.id, { category, ruleIds: category === 'violation' ? (p.rule_ids ?? row.ruleIds) : [] });
+    ctx.store.reports.update(row.id, {
+      category,
+      ruleIds: category === 'violation' ? (p.rule_ids ?? row.ruleIds) : [],
+    });
     return present([row.id])[0];
   });
 
@@ -55,11 +76,15 @@ export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): voi
     reopen: (_staffId, id) => ctx.store.reports.resolve(id, null),
   };
   for (const [name, apply] of Object.entries(actions)) {
-    app.post(`/api/v1/admin/reports/:id/${name}`, { config: { auth: auth.user('admin:write:reports') } }, async (req) => {
-      const me = staff(req);
-      const row = report(req);
-      apply(me.id, row.id);
-      return present([row.id])[0];
-    });
+    app.post(
+      `/api/v1/admin/reports/:id/${name}`,
+      { config: { auth: auth.user('admin:write:reports') } },
+      async (req) => {
+        const me = staff(req);
+        const row = report(req);
+        apply(me.id, row.id);
+        return present([row.id])[0];
+      },
+    );
   }
 }

@@ -25,6 +25,10 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
     const history = ctx.store.trends.linkHistory([card.id]).get(card.id)!;
     return serializeAdminTrendsLink(ctx.urls, { ...card, trendable: allowed }, history);
   };
-  app.post('/api/v1/admin/trends/links/:id/approve', { config: { auth: auth.user('admin:write') } }, async (req) => review(req, true));
-  app.post('/api/v1/admin/trends/links/:id/reject', { config: { auth: auth.user('admin:write') } }, async (req) => review(req, false));
+  app.post('/api/v1/admin/trends/links/:id/approve', { config: { auth: auth.user('admin:write') } }, async (req) =>
+    review(req, true),
+  );
+  app.post('/api/v1/admin/trends/links/:id/reject', { config: { auth: auth.user('admin:write') } }, async (req) =>
+    review(req, false),
+  );
 }

@@ -9,7 +9,10 @@ import { parseParams, requestParams, zBool, zString } from '../../../http/params
 import { ALERT_TYPES, POLICIES, alertsFrom } from '../../../push/index.ts';
 import type { PushPolicy } from '../../../store/index.ts';
 
-const alertsSchema = z.object(Object.fromEntries(ALERT_TYPES.map((t) => [t, zBool.optional()]))).partial().optional();
+const alertsSchema = z
+  .object(Object.fromEntries(ALERT_TYPES.map((t) => [t, zBool.optional()])))
+  .partial()
+  .optional();
 const policySchema = z.enum(POLICIES as [PushPolicy, ...PushPolicy[]]).optional();
 const dataSchema = z.object({ alerts: alertsSchema, policy: policySchema }).optional();
 
@@ -52,10 +55,13 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
       details.add('endpoint', 'ERR_INVALID', 'is not a valid URL');
     }
     if (endpoint && endpoint.protocol !== 'https:') details.add('endpoint', 'ERR_INVALID', 'must be an https URL');
-    if (p.subscription.endpoint.length > ENDPOINT_MAX) details.add('endpoint', 'ERR_TOO_LONG', `is too long (maximum is ${ENDPOINT_MAX} characters)`);
+    if (p.subscription.endpoint.length > ENDPOINT_MAX)
+      details.add('endpoint', 'ERR_TOO_LONG', `is too long (maximum is ${ENDPOINT_MAX} characters)`);
     // An uncompressed P-256 point is 65 bytes; the auth secret 16.
-    if (!decodesTo(p.subscription.keys.p256dh, 65)) details.add('keys.p256dh', 'ERR_INVALID', 'must be a base64 encoded P-256 public key');
-    if (!decodesTo(p.subscription.keys.auth, 16)) details.add('keys.auth', 'ERR_INVALID', 'must be a base64 encoded 16-byte secret');
+    if (!decodesTo(p.subscription.keys.p256dh, 65))
+      details.add('keys.p256dh', 'ERR_INVALID', 'must be a base64 encoded P-256 public key');
+    if (!decodesTo(p.subscription.keys.auth, 16))
+      details.add('keys.auth', 'ERR_INVALID', 'must be a base64 encoded 16-byte secret');
     details.throwIfAny();
     const row = ctx.store.push.replace({
       accessTokenId: token.id,
@@ -71,12 +77,17 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
     return serializePushSubscription(row, ctx.vapidPublicKey);
   });
 
-  app.get('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => serializePushSubscription(own(currentUser(req).token.id), ctx.vapidPublicKey));
+  app.get('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) =>
+    serializePushSubscription(own(currentUser(req).token.id), ctx.vapidPublicKey),
+  );
 
   app.put('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => {
     const row = own(currentUser(req).token.id);
     const p = parseParams(updateSchema, requestParams(req));
-    ctx.store.push.update(row.id, { alerts: alertsFrom(p.data?.alerts, row.alerts), policy: p.data?.policy ?? p.policy ?? row.policy });
+    ctx.store.push.update(row.id, {
+      alerts: alertsFrom(p.data?.alerts, row.alerts),
+      policy: p.data?.policy ?? p.policy ?? row.policy,
+    });
     return serializePushSubscription(ctx.store.push.byId(row.id)!, ctx.vapidPublicKey);
   });
 

@@ -13,25 +13,41 @@ export function statusQuoteRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const status = ctx.statuses.readable(me, pathId(req));
     const page = pageQuery(requestParams(req), 20, 40);
     const hits = ctx.store.quotes.quoting(status.id, page);
-    setLinkHeader(req, reply, ctx.urls, hits.map((h) => h.cursor), page);
+    setLinkHeader(
+      req,
+      reply,
+      ctx.urls,
+      hits.map((h) => h.cursor),
+      page,
+    );
     // Only the quoting posts this viewer may read (the quoted post's author sees them all the same way).
-    const readable = ctx.store.timelines.readableIds(ctx.store.timelines.scope(me?.id ?? null), hits.map((h) => h.statusId));
+    const readable = ctx.store.timelines.readableIds(
+      ctx.store.timelines.scope(me?.id ?? null),
+      hits.map((h) => h.statusId),
+    );
     const rows = ctx.store.statuses.byIds(hits.map((h) => h.statusId).filter((id) => readable.has(id)));
     return ctx.statusPresenter.present(rows, me);
   });
 
-  app.post('/api/v1/statuses/:id/quotes/:quoting_status_id/revoke', { config: { auth: auth.user('write:statuses') } }, async (req) => {
-    const { account } = currentUser(req);
-    const status = ctx.statuses.readable(account, pathId(req));
-    const quote = ctx.store.quotes.byQuotingStatus(status.id, pathId(req, 'quoting_status_id'));
-    if (!quote) throw notFound();
-    if (status.accountId !== account.id) throw forbidden();
-    ctx.store.transaction(() => {
-      ctx.store.quotes.setState(quote, 'revoked');
-      // Federated as the Delete of the stamp (quote.revoked), not as an Update of the quoting post.
-      ctx.store.events.emit('status.updated', { status: ctx.store.statuses.byId(quote.statusId)!, unfederated: true });
-      ctx.store.events.emit('quote.revoked', { quoteId: quote.id });
-    });
-    return ctx.statusPresenter.one(ctx.store.statuses.byId(quote.statusId)!, account);
-  });
+  app.post(
+    '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke',
+    { config: { auth: auth.user('write:statuses') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const status = ctx.statuses.readable(account, pathId(req));
+      const quote = ctx.store.quotes.byQuotingStatus(status.id, pathId(req, 'quoting_status_id'));
+      if (!quote) throw notFound();
+      if (status.accountId !== account.id) throw forbidden();
+      ctx.store.transaction(() => {
+        ctx.store.quotes.setState(quote, 'revoked');
+        // Federated as the Delete of the stamp (quote.revoked), not as an Update of the quoting post.
+        ctx.store.events.emit('status.updated', {
+          status: ctx.store.statuses.byId(quote.statusId)!,
+          unfederated: true,
+        });
+        ctx.store.events.emit('quote.revoked', { quoteId: quote.id });
+      });
+      return ctx.statusPresenter.one(ctx.store.statuses.byId(quote.statusId)!, account);
+    },
+  );
 }

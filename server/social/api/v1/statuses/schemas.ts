@@ -52,7 +52,9 @@ export const editSchema = z.object({
 });
 
 function pollInput(poll: z.output<typeof pollSchema> | undefined): PollInput | undefined {
-  return poll ? { options: poll.options, expiresIn: poll.expires_in, multiple: poll.multiple, hideTotals: poll.hide_totals } : undefined;
+  return poll
+    ? { options: poll.options, expiresIn: poll.expires_in, multiple: poll.multiple, hideTotals: poll.hide_totals }
+    : undefined;
 }
 
 /** scheduled_at: any date Date.parse reads (clients send ISO 8601). */

@@ -14,7 +14,12 @@ let dave: TestUser;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
-  [alice, bob, carol, dave] = await Promise.all([server.createUser('alice'), server.createUser('bob'), server.createUser('carol'), server.createUser('dave')]);
+  [alice, bob, carol, dave] = await Promise.all([
+    server.createUser('alice'),
+    server.createUser('bob'),
+    server.createUser('carol'),
+    server.createUser('dave'),
+  ]);
   // bob and carol follow alice; dave follows nobody.
   await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
   await server.masto(carol.token).v1.accounts.$select(alice.accountId).follow();
@@ -24,11 +29,21 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function api(token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function api(
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const h: Record<string, string> = { ...headers };
   if (token) h.Authorization = `Bearer ${token}`;
   if (body !== undefined) h['Content-Type'] = 'application/json';
-  const res = await server.fetch(`${server.url}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await server.fetch(`${server.url}${path}`, {
+    method,
+    headers: h,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
@@ -40,10 +55,18 @@ describe('posting', () => {
       language: 'en',
       spoilerText: '',
     });
-    expect(status.content).toContain('<span class="h-card" translate="no"><a href="' + server.url + '/@bob" class="u-url mention">@<span>bob</span></a></span>');
+    expect(status.content).toContain(
+      '<span class="h-card" translate="no"><a href="' +
+        server.url +
+        '/@bob" class="u-url mention">@<span>bob</span></a></span>',
+    );
     expect(status.content).toContain('@nobody');
-    expect(status.content).toContain('<a href="https://example.org/some/long/path/to/an/article?x=1" target="_blank" rel="nofollow noopener" translate="no">');
-    expect(status.content).toContain(`<a href="${server.url}/tags/homeport" class="mention hashtag" rel="tag">#<span>Homeport</span></a>`);
+    expect(status.content).toContain(
+      '<a href="https://example.org/some/long/path/to/an/article?x=1" target="_blank" rel="nofollow noopener" translate="no">',
+    );
+    expect(status.content).toContain(
+      `<a href="${server.url}/tags/homeport" class="mention hashtag" rel="tag">#<span>Homeport</span></a>`,
+    );
     expect(status.mentions).toEqual([{ id: bob.accountId, username: 'bob', acct: 'bob', url: `${server.url}/@bob` }]);
     expect(status.tags.map((t) => t.name).sort()).toEqual(['café', 'homeport']);
     expect(status.language).toBe('en');
@@ -51,14 +74,22 @@ describe('posting', () => {
     expect(status.application).toEqual({ name: 'Homeport', website: null }); // the app of the token: the built-in one
     expect(status.uri).toBe(`${server.url}/users/alice/statuses/${status.id}`);
     expect(status.url).toBe(`${server.url}/@alice/${status.id}`);
-    expect([status.favourited, status.reblogged, status.bookmarked, status.muted, status.pinned]).toEqual([false, false, false, false, false]);
+    expect([status.favourited, status.reblogged, status.bookmarked, status.muted, status.pinned]).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     const account = await server.masto(alice.token).v1.accounts.$select(alice.accountId).fetch();
     expect(account.statusesCount).toBeGreaterThanOrEqual(1);
     expect(account.lastStatusAt).not.toBeNull();
   });
 
   it('posts through megalodon too, with spoiler text making it sensitive', async () => {
-    const res = await server.megalodon(dave.token).postStatus('behind a warning', { spoiler_text: 'cw: birds', visibility: 'unlisted' });
+    const res = await server
+      .megalodon(dave.token)
+      .postStatus('behind a warning', { spoiler_text: 'cw: birds', visibility: 'unlisted' });
     const status = res.data as { id: string; sensitive: boolean; spoiler_text: string; visibility: string };
     expect(status.sensitive).toBe(true);
     expect(status.spoiler_text).toBe('cw: birds');
@@ -75,26 +106,43 @@ describe('posting', () => {
     expect(long.status).toBe(422);
     expect(long.body.details.text[0].error).toBe('ERR_TOO_LONG');
     // URLs count as 23 characters whatever their length.
-    const urls = await api(alice.token, 'POST', '/api/v1/statuses', { status: `${'y'.repeat(470)} https://example.org/${'z'.repeat(200)}` });
+    const urls = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: `${'y'.repeat(470)} https://example.org/${'z'.repeat(200)}`,
+    });
     expect(urls.status).toBe(200);
     const badVisibility = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', visibility: 'everyone' });
     expect(badVisibility.status).toBe(422);
     expect(badVisibility.body.details.visibility[0].error).toBe('ERR_INCLUSION');
-    const badPoll = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', poll: { options: ['only one'], expires_in: 10 } });
+    const badPoll = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: 'x',
+      poll: { options: ['only one'], expires_in: 10 },
+    });
     expect(badPoll.status).toBe(422);
     expect(Object.keys(badPoll.body.details).sort()).toEqual(['poll[expires_in]', 'poll[options]']);
-    const tooManyMedia = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: ['1', '2', '3', '4', '5'] });
+    const tooManyMedia = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: 'x',
+      media_ids: ['1', '2', '3', '4', '5'],
+    });
     expect(tooManyMedia.status).toBe(422);
     const foreignMedia = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: ['123'] });
     expect(foreignMedia.status).toBe(422);
     expect(foreignMedia.body.details.media_ids[0].description).toContain('123');
-    const badSchedule = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', scheduled_at: 'tomorrow-ish' });
+    const badSchedule = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: 'x',
+      scheduled_at: 'tomorrow-ish',
+    });
     expect(badSchedule.status).toBe(422);
-    const soon = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+    const soon = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: 'x',
+      scheduled_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(soon.status).toBe(422);
     const missingReply = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', in_reply_to_id: '12345' });
     expect(missingReply.status).toBe(404);
-    const notAllowed = await api(alice.token, 'POST', '/api/v1/statuses', { status: 'hey @carol', allowed_mentions: [bob.accountId] });
+    const notAllowed = await api(alice.token, 'POST', '/api/v1/statuses', {
+      status: 'hey @carol',
+      allowed_mentions: [bob.accountId],
+    });
     expect(notAllowed.status).toBe(422);
     expect(notAllowed.body.unexpected_accounts.map((a: { id: string }) => a.id)).toEqual([carol.accountId]);
   });
@@ -102,13 +150,24 @@ describe('posting', () => {
   it('does not post twice for a repeated Idempotency-Key', async () => {
     const masto = server.masto(alice.token);
     const key = `key-${Date.now()}`;
-    const first = await masto.v1.statuses.create({ status: 'only once' }, { requestInit: { headers: { 'Idempotency-Key': key } } });
-    const second = await masto.v1.statuses.create({ status: 'only once' }, { requestInit: { headers: { 'Idempotency-Key': key } } });
+    const first = await masto.v1.statuses.create(
+      { status: 'only once' },
+      { requestInit: { headers: { 'Idempotency-Key': key } } },
+    );
+    const second = await masto.v1.statuses.create(
+      { status: 'only once' },
+      { requestInit: { headers: { 'Idempotency-Key': key } } },
+    );
     expect(second.id).toBe(first.id);
-    const other = await masto.v1.statuses.create({ status: 'only once' }, { requestInit: { headers: { 'Idempotency-Key': `${key}-2` } } });
+    const other = await masto.v1.statuses.create(
+      { status: 'only once' },
+      { requestInit: { headers: { 'Idempotency-Key': `${key}-2` } } },
+    );
     expect(other.id).not.toBe(first.id);
     // Another user's identical key is their own.
-    const bobs = await server.masto(bob.token).v1.statuses.create({ status: 'only once' }, { requestInit: { headers: { 'Idempotency-Key': key } } });
+    const bobs = await server
+      .masto(bob.token)
+      .v1.statuses.create({ status: 'only once' }, { requestInit: { headers: { 'Idempotency-Key': key } } });
     expect(bobs.id).not.toBe(first.id);
     const mine = await masto.v1.accounts.$select(alice.accountId).statuses.list({ limit: 40 });
     expect(mine.filter((s) => s.id === first.id)).toHaveLength(1);
@@ -136,14 +195,40 @@ describe('visibility', () => {
     const inList = (list: { id: string }[]) => ids.map((id) => list.some((s) => s.id === id));
     // Home: the author sees all; followers see public, unlisted, private; the mentioned follower also the direct one.
     expect(inList(await masto.v1.timelines.home.list({ limit: 40 }))).toEqual([true, true, true, true]);
-    expect(inList(await server.masto(bob.token).v1.timelines.home.list({ limit: 40 }))).toEqual([true, true, true, false]);
-    expect(inList(await server.masto(carol.token).v1.timelines.home.list({ limit: 40 }))).toEqual([true, true, true, true]);
-    expect(inList(await server.masto(dave.token).v1.timelines.home.list({ limit: 40 }))).toEqual([false, false, false, false]);
+    expect(inList(await server.masto(bob.token).v1.timelines.home.list({ limit: 40 }))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(inList(await server.masto(carol.token).v1.timelines.home.list({ limit: 40 }))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(inList(await server.masto(dave.token).v1.timelines.home.list({ limit: 40 }))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     // Public timelines only carry public statuses, for everyone (anonymous too, through megalodon).
-    expect(inList(await server.masto(dave.token).v1.timelines.public.list({ limit: 40 }))).toEqual([true, false, false, false]);
-    expect(inList((await server.megalodon().getLocalTimeline({ limit: 40 })).data)).toEqual([true, false, false, false]);
+    expect(inList(await server.masto(dave.token).v1.timelines.public.list({ limit: 40 }))).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(inList((await server.megalodon().getLocalTimeline({ limit: 40 })).data)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
     // Account statuses: anonymous sees public and unlisted; a follower also private; the author everything.
-    const profile = (token: string | null) => server.megalodon(token ?? undefined).getAccountStatuses(alice.accountId, { limit: 40 });
+    const profile = (token: string | null) =>
+      server.megalodon(token ?? undefined).getAccountStatuses(alice.accountId, { limit: 40 });
     expect(inList((await profile(null)).data)).toEqual([true, true, false, false]);
     expect(inList((await profile(bob.token)).data)).toEqual([true, true, true, false]);
     expect(inList((await profile(carol.token)).data)).toEqual([true, true, true, true]);
@@ -193,7 +278,9 @@ describe('editing and deleting', () => {
     const status = await masto.v1.statuses.create({ status: 'first version #one' });
     const never = await masto.v1.statuses.$select(status.id).history.list();
     expect(never).toHaveLength(1);
-    const edited = await masto.v1.statuses.$select(status.id).update({ status: 'second version #two @bob', spoilerText: 'now with a warning' });
+    const edited = await masto.v1.statuses
+      .$select(status.id)
+      .update({ status: 'second version #two @bob', spoilerText: 'now with a warning' });
     expect(edited.editedAt).not.toBeNull();
     expect(edited.content).toContain('second version');
     expect(edited.sensitive).toBe(true);
@@ -201,7 +288,13 @@ describe('editing and deleting', () => {
     expect(edited.mentions.map((m) => m.id)).toEqual([bob.accountId]);
     await masto.v1.statuses.$select(status.id).update({ status: 'third version' });
     const history = await masto.v1.statuses.$select(status.id).history.list();
-    expect(history.map((h) => h.content)).toEqual(['<p>first version <a href="' + server.url + '/tags/one" class="mention hashtag" rel="tag">#<span>one</span></a></p>', expect.stringContaining('second version'), '<p>third version</p>']);
+    expect(history.map((h) => h.content)).toEqual([
+      '<p>first version <a href="' +
+        server.url +
+        '/tags/one" class="mention hashtag" rel="tag">#<span>one</span></a></p>',
+      expect.stringContaining('second version'),
+      '<p>third version</p>',
+    ]);
     expect(history[1].spoilerText).toBe('now with a warning');
     const source = await masto.v1.statuses.$select(status.id).source.fetch();
     expect(source).toEqual({ id: status.id, text: 'third version', spoilerText: '' });
@@ -329,21 +422,45 @@ describe('reblogs, favourites, bookmarks, pins and conversation mutes', () => {
     const unmuted = await server.masto(alice.token).v1.statuses.$select(root.id).unmute();
     expect(unmuted.muted).toBe(false);
     await server.masto(carol.token).v1.statuses.$select(root.id).favourite();
-    expect((await server.masto(alice.token).v1.notifications.list({ types: ['favourite'] })).some((n) => n.status?.id === root.id)).toBe(true);
+    expect(
+      (await server.masto(alice.token).v1.notifications.list({ types: ['favourite'] })).some(
+        (n) => n.status?.id === root.id,
+      ),
+    ).toBe(true);
   });
 
   it('changes who may quote an own post after posting, as followers see it', async () => {
     const post = await server.masto(alice.token).v1.statuses.create({ status: 'quote me, maybe' });
     expect(post.quoteApproval).toMatchObject({ automatic: ['public'], currentUser: 'automatic' });
-    const changed = await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'followers' });
+    const changed = await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, {
+      quote_approval_policy: 'followers',
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.quote_approval).toMatchObject({ automatic: ['followers'], current_user: 'automatic' });
-    expect((await api(bob.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe('automatic');
-    expect((await api(dave.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe('denied');
-    expect((await api(bob.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'public' })).status).toBe(404);
-    expect((await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, { quote_approval_policy: 'everyone' })).status).toBe(422);
+    expect((await api(bob.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe(
+      'automatic',
+    );
+    expect((await api(dave.token, 'GET', `/api/v1/statuses/${post.id}`)).body.quote_approval.current_user).toBe(
+      'denied',
+    );
+    expect(
+      (
+        await api(bob.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, {
+          quote_approval_policy: 'public',
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api(alice.token, 'PUT', `/api/v1/statuses/${post.id}/interaction_policy`, {
+          quote_approval_policy: 'everyone',
+        })
+      ).status,
+    ).toBe(422);
     // A timeline page written from cached pieces shows the new policy too.
-    const own = (await api(alice.token, 'GET', '/api/v1/timelines/home')).body.find((s: { id: string }) => s.id === post.id);
+    const own = (await api(alice.token, 'GET', '/api/v1/timelines/home')).body.find(
+      (s: { id: string }) => s.id === post.id,
+    );
     expect(own.quote_approval.automatic).toEqual(['followers']);
   });
 });

@@ -13,25 +13,35 @@ import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
 const MAX_BATCH = 20;
 
 export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  app.post('/api/v1/statuses', { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } }, async (req) => {
-    const { user, account, app: client } = currentUser(req);
-    const input = postInput(parseParams(postSchema, requestParams(req)), req);
-    // Remote accounts mentioned for the first time are looked up first, so the mention links and reaches them.
-    await ctx.federation?.resolveMentions(input.text);
-    try {
-      const result = ctx.statuses.post({ account, user, applicationId: client.id }, input);
-      if (result.kind === 'scheduled') return presentScheduled(ctx.store, ctx.urls, [result.scheduled])[0];
-      return ctx.statusPresenter.one(result.status, account);
-    } catch (err) {
-      if (err instanceof UnexpectedMentions) throw new ApiError(422, err.message, { ...err.extra, unexpected_accounts: ctx.presenter.present(err.accounts) });
-      throw err;
-    }
-  });
+  app.post(
+    '/api/v1/statuses',
+    { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } },
+    async (req) => {
+      const { user, account, app: client } = currentUser(req);
+      const input = postInput(parseParams(postSchema, requestParams(req)), req);
+      // Remote accounts mentioned for the first time are looked up first, so the mention links and reaches them.
+      await ctx.federation?.resolveMentions(input.text);
+      try {
+        const result = ctx.statuses.post({ account, user, applicationId: client.id }, input);
+        if (result.kind === 'scheduled') return presentScheduled(ctx.store, ctx.urls, [result.scheduled])[0];
+        return ctx.statusPresenter.one(result.status, account);
+      } catch (err) {
+        if (err instanceof UnexpectedMentions)
+          throw new ApiError(422, err.message, {
+            ...err.extra,
+            unexpected_accounts: ctx.presenter.present(err.accounts),
+          });
+        throw err;
+      }
+    },
+  );
 
   app.get('/api/v1/statuses', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
     const { id: ids } = parseParams(z.object({ id: zList(zId, MAX_BATCH) }), requestParams(req));
     const me = viewer(req);
-    const readable = [...new Set(ids)].map((id) => ctx.store.timelines.readable(me?.id ?? null, id)).filter((s) => s !== null);
+    const readable = [...new Set(ids)]
+      .map((id) => ctx.store.timelines.readable(me?.id ?? null, id))
+      .filter((s) => s !== null);
     return ctx.statusPresenter.present(readable, me);
   });
 
@@ -40,26 +50,37 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return ctx.statusPresenter.one(ctx.statuses.readable(me, pathId(req)), me);
   });
 
-  app.put('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } }, async (req) => {
-    const { account } = currentUser(req);
-    const input = editInput(parseParams(editSchema, requestParams(req)));
-    await ctx.federation?.resolveMentions(input.text);
-    return ctx.statusPresenter.one(ctx.statuses.edit(account, pathId(req), input), account);
-  });
+  app.put(
+    '/api/v1/statuses/:id',
+    { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const input = editInput(parseParams(editSchema, requestParams(req)));
+      await ctx.federation?.resolveMentions(input.text);
+      return ctx.statusPresenter.one(ctx.statuses.edit(account, pathId(req), input), account);
+    },
+  );
 
   /** Answers with the deleted status and its source text, so clients can redraft it. */
-  app.delete('/api/v1/statuses/:id', { config: { auth: auth.user('write:statuses'), actionLimit: 'deletes' } }, async (req) => {
-    const { account, user } = currentUser(req);
-    const { delete_media: deleteMedia } = parseParams(z.object({ delete_media: zBool.optional() }), requestParams(req));
-    const status = ctx.statuses.readable(account, pathId(req));
-    // Staff who handle reports may delete anyone's status here; its author is told (the seed's rule).
-    const moderating = status.accountId !== account.id && hasPermission(user.role, PERMISSION.manageReports);
-    if (status.accountId !== account.id && !moderating) throw notFound();
-    const json = ctx.statusPresenter.one(status, account, { source: true });
-    if (moderating) await ctx.statuses.deleteAsModerator(account, status);
-    else await ctx.statuses.delete(account, status, deleteMedia ?? false);
-    return json;
-  });
+  app.delete(
+    '/api/v1/statuses/:id',
+    { config: { auth: auth.user('write:statuses'), actionLimit: 'deletes' } },
+    async (req) => {
+      const { account, user } = currentUser(req);
+      const { delete_media: deleteMedia } = parseParams(
+        z.object({ delete_media: zBool.optional() }),
+        requestParams(req),
+      );
+      const status = ctx.statuses.readable(account, pathId(req));
+      // Staff who handle reports may delete anyone's status here; its author is told (the seed's rule).
+      const moderating = status.accountId !== account.id && hasPermission(user.role, PERMISSION.manageReports);
+      if (status.accountId !== account.id && !moderating) throw notFound();
+      const json = ctx.statusPresenter.one(status, account, { source: true });
+      if (moderating) await ctx.statuses.deleteAsModerator(account, status);
+      else await ctx.statuses.delete(account, status, deleteMedia ?? false);
+      return json;
+    },
+  );
 
   app.get('/api/v1/statuses/:id/context', { config: { auth: auth.optional('read:statuses') } }, async (req) => {
     const me = viewer(req);

@@ -31,7 +31,7 @@ import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
 import { MediaStorage } from './media/storage.ts';
-import { socialMigrations } from './migrations.ts';
+import { socialMigrations } from './migrations/index.ts';
 import { SocialStore, type OutboxEmail } from './store/index.ts';
 import { SocialUrls } from './urls.ts';
 import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';

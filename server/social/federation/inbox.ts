@@ -22,7 +22,7 @@ import {
 } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
-import { actorUri } from './objects.ts';
+import { actorUri } from './uris.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import {
   onAnnounce,
@@ -38,6 +38,7 @@ import {
 import {
   createRemoteStatus,
   deleteRemoteStatus,
+  fetchQuotedStatus,
   isStatusObject,
   updateRemoteStatus,
   type StatusObject,
@@ -206,7 +207,7 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
   const object = await update.getObject().catch(() => null);
   if (isStatusObject(object)) {
     const updated = await updateRemoteStatus(c, object, author, update);
-    if (updated) await refreshIncomingQuote(c, object, author, updated);
+    if (updated) await refreshIncomingQuote(c, object, author, updated, fetchQuotedStatus);
   } else if (isActor(object) && object.id?.href === author.uri) {
     await syncFeatured(c, await persistActor(c.data, object));
   }

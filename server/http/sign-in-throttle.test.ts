@@ -1,11 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import es from 'node-eventstore-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from '../eventlog/tcp/client-suite.ts';
-import { startHomeport, type Homeport } from '../index.ts';
+import type { Homeport } from '../index.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 
 /*
  * Issue 25, finding 3: failed sign-ins from one address locked the owner out everywhere (UI and TCP shared a
@@ -13,22 +11,12 @@ import { startHomeport, type Homeport } from '../index.ts';
  * test play many attackers; the owner then signs in from addresses the attack never used.
  */
 let hp: Homeport;
-let dataDir: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-sign-in-throttle-'));
-  hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-    trustProxy: true,
-  });
+  ({ hp, close } = await startTestHomeport({ trustProxy: true }));
 });
 afterAll(async () => {
-  await hp.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await close();
 });
 
 const signIn = (password: string, from?: string) =>

@@ -27,6 +27,7 @@ import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
+import { registerSocialCors } from './http/cors.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -268,6 +269,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
     await root.register(async (api) => {

@@ -133,6 +133,8 @@ function openCore(options: {
   now?: () => number;
   generalRateLimit?: boolean;
   dueJobsMaxWaitMs?: number;
+  /** Federation's test switch also lets clients be given plain-http media links of other servers. */
+  federation?: { allowPrivateAddress?: boolean } | false;
 }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL', tempStore: 'memory' });
@@ -147,7 +149,9 @@ function openCore(options: {
     const accounts = new AccountService(store, urls, mailer, options.logger);
     const media = new MediaStorage(options.dataDir);
     const notifications = new NotificationService(store);
-    const presenter = new AccountPresenter(store, urls);
+    const presenter = new AccountPresenter(store, urls, {
+      allowHttp: options.federation ? options.federation.allowPrivateAddress === true : false,
+    });
     const statuses = new StatusService(
       store,
       urls,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/format.ts';
 import { localAccount, type Fed, type FedDeps } from './deps.ts';
+import { oversizedActivity } from './inbound-limits.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
 
 /** Largest activity an inbox takes (Mastodon's limit is 1 MB as well). */
@@ -117,6 +118,12 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     if (refused) {
       deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
+    }
+    // Before Fedify reads it whole: see inbound-limits.ts.
+    const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
+    if (oversized) {
+      deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
+      return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
     }
     try {
       return await toFedify(req, reply);

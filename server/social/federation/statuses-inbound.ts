@@ -21,6 +21,7 @@ import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
+import { WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 
@@ -162,7 +163,8 @@ export async function parseStatus(
   const tags: string[] = [];
   const emojis: RemoteEmoji[] = [];
   let count = 0;
-  for await (const tag of object.getTags()) {
+  // Tags are read as embedded (as Mastodon reads them): one given by its address only is skipped, not fetched.
+  for await (const tag of object.getTags(WITHOUT_FETCHING)) {
     if (++count > MAX_TAGS) break;
     if (tag instanceof Emoji) {
       const emoji = await emojiOf(tag);

@@ -50,21 +50,48 @@ interface KeyFetchFailure {
   response: Response;
 }
 
+/** Longest wait for another request's fetch of the same key (longer than a remote fetch may take). */
+const SHARED_FETCH_WAIT_MS = 15_000;
+
 /**
  * The keys the intake verified signatures with, in memory and bounded (Fedify's own key cache is internal to
- * its inbox handler, which verifies again once the intake let a request through).
+ * its inbox handler, which verifies again once the intake let a request through). Requests signed with a key
+ * being fetched wait for that fetch instead of fetching and parsing the same actor again (a burst from a new
+ * peer would otherwise fetch its key once per request).
  */
 class IntakeKeyCache implements KeyCache {
   private readonly keys = new LRUCache<string, { key: Key | null }>({ max: 2_000, ttl: KEY_TTL_MS });
   /** Only the status of a failed fetch is kept, not the answer's body (that could be large). */
   private readonly failures = new LRUCache<string, { status: number }>({ max: 2_000, ttl: UNAVAILABLE_KEY_TTL_MS });
+  /** Keys being fetched: settled when the fetch stores its result (or after SHARED_FETCH_WAIT_MS). */
+  private readonly fetching = new Map<string, { done: Promise<void>; settle: () => void }>();
 
   async get(keyId: URL): Promise<Key | null | undefined> {
-    return this.keys.get(keyId.href)?.key;
+    const cached = this.keys.get(keyId.href);
+    if (cached) return cached.key;
+    const inFlight = this.fetching.get(keyId.href);
+    if (inFlight) {
+      await inFlight.done;
+      return this.keys.get(keyId.href)?.key;
+    }
+    // This caller fetches the key (Fedify does, on this miss); others wait for it.
+    let settle = () => {};
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const timer = setTimeout(() => this.settle(keyId.href), SHARED_FETCH_WAIT_MS);
+    timer.unref();
+    this.fetching.set(keyId.href, {
+      done,
+      settle: () => {
+        clearTimeout(timer);
+        settle();
+      },
+    });
+    return undefined;
   }
 
   async set(keyId: URL, key: Key | null): Promise<void> {
     this.keys.set(keyId.href, { key }, key === null ? { ttl: UNAVAILABLE_KEY_TTL_MS } : {});
+    this.settle(keyId.href);
   }
 
   /** Why a key was unavailable, kept beside it (a 410 Gone says its account was deleted); null clears it. */
@@ -76,6 +103,12 @@ class IntakeKeyCache implements KeyCache {
   async setFetchError(keyId: URL, failure: KeyFetchFailure | null): Promise<void> {
     if (failure) this.failures.set(keyId.href, { status: failure.status });
     else this.failures.delete(keyId.href);
+  }
+
+  private settle(href: string): void {
+    const inFlight = this.fetching.get(href);
+    this.fetching.delete(href);
+    inFlight?.settle();
   }
 }
 

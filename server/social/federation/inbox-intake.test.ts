@@ -51,6 +51,11 @@ async function keyOf(instance: TestInstance, username: string): Promise<CryptoKe
   return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
 }
 
+/** Signed as bob's server signs. */
+async function signedByBob(url: string, body: string): Promise<Record<string, string>> {
+  return signedHeaders(url, body, await keyOf(b, 'bob'), 'https://b.test/users/bob#main-key');
+}
+
 async function strangerKey(): Promise<CryptoKey> {
   const pair = await crypto.subtle.generateKey(
     { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
@@ -128,27 +133,39 @@ function rawGet(path: string) {
 }
 
 let n = 0;
-/** A Create from bob with `tags` hashtags, carrying a Linked Data signature block (as Mastodon adds to public posts). */
-function bigCreate(tags: number): string {
+/** A Create of a post by bob (as JSON-LD), addressed to `to`. */
+async function bobCreate(to: string, quote?: string): Promise<Record<string, any>> {
   const id = `https://b.test/users/bob/statuses/7${++n}`;
+  const create = new Create({
+    id: new URL(`${id}/activity`),
+    actor: new URL('https://b.test/users/bob'),
+    tos: [new URL(to)],
+    object: new Note({
+      id: new URL(id),
+      attribution: new URL('https://b.test/users/bob'),
+      content: `<p>post ${n}</p>`,
+      tos: [new URL(to)],
+      ...(quote ? { quoteUrl: new URL(quote) } : {}),
+    }),
+  });
+  return (await create.toJsonLd({ format: 'compact' })) as Record<string, any>;
+}
+
+/**
+ * A public Create from bob with `tags` hashtags, carrying a Linked Data signature block (as Mastodon adds to
+ * public posts; its value is not checked before the HTTP signature) and a context only fetching can read.
+ */
+async function bigCreate(tags: number): Promise<string> {
+  const create = await bobCreate(PUBLIC);
+  const tag = Array.from({ length: tags }, (_, i) => ({
+    type: 'Hashtag',
+    href: `https://b.test/tags/t${i}`,
+    name: `#t${i}`,
+  }));
   return JSON.stringify({
-    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1', COUNTED_CONTEXT],
-    id: `${id}/activity`,
-    type: 'Create',
-    actor: 'https://b.test/users/bob',
-    to: [PUBLIC],
-    object: {
-      id,
-      type: 'Note',
-      attributedTo: 'https://b.test/users/bob',
-      content: '<p>tags</p>',
-      to: [PUBLIC],
-      tag: Array.from({ length: tags }, (_, i) => ({
-        type: 'Hashtag',
-        href: `https://b.test/tags/t${i}`,
-        name: `#t${i}`,
-      })),
-    },
+    ...create,
+    object: { ...create.object, tag },
+    '@context': [create['@context'], COUNTED_CONTEXT].flat(),
     signature: {
       type: 'RsaSignature2017',
       creator: 'https://b.test/users/bob#main-key',
@@ -173,33 +190,23 @@ describe('refused by headers, before the body is read', () => {
     );
     expect(unsigned.status).toBe(401);
 
-    const body = bigCreate(1);
-    const signed = await signedHeaders(
-      'https://a.test/inbox',
-      body,
-      await keyOf(b, 'bob'),
-      'https://b.test/users/bob#main-key',
-    );
+    const body = await bigCreate(1);
+    const signed = await signedByBob('https://a.test/inbox', body);
     const huge = await rawPost('/inbox', signed, null, 3_100_000);
     expect(huge.status).toBe(413);
   });
 
   it('answers a 3.1 MB signed activity sent in full with 413', async () => {
-    const body = bigCreate(45_000);
+    const body = await bigCreate(45_000);
     expect(Buffer.byteLength(body)).toBeGreaterThan(3_000_000);
-    const signed = await signedHeaders(
-      'https://a.test/inbox',
-      body,
-      await keyOf(b, 'bob'),
-      'https://b.test/users/bob#main-key',
-    );
+    const signed = await signedByBob('https://a.test/inbox', body);
     expect((await rawPost('/inbox', signed, body)).status).toBe(413);
   });
 });
 
 describe('no JSON-LD before the HTTP signature verifies', () => {
   it('refuses 10 unsigned and 10 wrongly signed big LD-signed Creates without JSON-LD work, while other requests are answered', async () => {
-    const bodies = Array.from({ length: 20 }, () => bigCreate(3_400));
+    const bodies = await Promise.all(Array.from({ length: 20 }, () => bigCreate(3_400)));
     expect(Buffer.byteLength(bodies[0])).toBeGreaterThan(200_000);
     expect(Buffer.byteLength(bodies[0])).toBeLessThan(256 * 1024);
     const stranger = await strangerKey();
@@ -234,13 +241,8 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
   });
 
   it('hands a verified activity to Fedify, which reads its JSON-LD (the counter above counts real work)', async () => {
-    const body = bigCreate(1);
-    const headers = await signedHeaders(
-      'https://a.test/users/alice/inbox',
-      body,
-      await keyOf(b, 'bob'),
-      'https://b.test/users/bob#main-key',
-    );
+    const body = await bigCreate(1);
+    const headers = await signedByBob('https://a.test/users/alice/inbox', body);
     const fetchesBefore = contextFetches;
     const answer = await rawPost('/users/alice/inbox', headers, body);
     expect(answer.status).toBe(202);
@@ -252,7 +254,6 @@ describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server 
   const LIMITS = { handling: 4, backlogMessages: 12 };
   let q: TestInstance;
   let carolUri: string;
-  let bobKey: CryptoKey;
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
 
@@ -260,7 +261,6 @@ describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server 
     q = await net.add('q.test', { inbox: LIMITS });
     await q.createUser('carol');
     carolUri = 'https://q.test/users/carol';
-    bobKey = await keyOf(b, 'bob');
     // Posts quoting these keep their listener waiting until `release`: the queue fills as on a slow server.
     net.addRemote('held.test', async () => {
       await held;
@@ -268,35 +268,16 @@ describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server 
     });
   });
 
-  let m = 0;
   /** A signed delivery of a post by bob addressed to carol (so q.test keeps it), quoting `quote` if given. */
   async function delivery(quote?: string) {
-    const id = `https://b.test/users/bob/statuses/8${++m}`;
-    const note = new Note({
-      id: new URL(id),
-      attribution: new URL('https://b.test/users/bob'),
-      content: `<p>flood ${m}</p>`,
-      tos: [new URL(carolUri)],
-      ...(quote ? { quoteUrl: new URL(quote) } : {}),
+    const create = await bobCreate(carolUri, quote);
+    const body = JSON.stringify(create);
+    const request = new Request('https://q.test/inbox', {
+      method: 'POST',
+      headers: await signedByBob('https://q.test/inbox', body),
+      body,
     });
-    const create = new Create({
-      id: new URL(`${id}/activity`),
-      actor: new URL('https://b.test/users/bob'),
-      tos: [new URL(carolUri)],
-      object: note,
-    });
-    const body = JSON.stringify(await create.toJsonLd({ format: 'compact' }));
-    const request = await signRequest(
-      new Request('https://q.test/inbox', {
-        method: 'POST',
-        headers: { 'content-type': 'application/activity+json' },
-        body,
-      }),
-      bobKey,
-      new URL('https://b.test/users/bob#main-key'),
-      { spec: 'draft-cavage-http-signatures-12' },
-    );
-    return { id, request };
+    return { id: create.object.id as string, request };
   }
   const stored = (uri: string) =>
     q.social.context.store.db.prepare('SELECT 1 FROM statuses WHERE uri = ?').get(uri) !== undefined;

@@ -6,6 +6,7 @@ import { statusUri } from './objects.ts';
 import { localApprovalUri } from './quote-objects.ts';
 import { accountForActorId } from './remote.ts';
 import { createRemoteStatus, isStatusObject, type StatusObject } from './statuses-inbound.ts';
+import { fetchObject } from './lookup.ts';
 
 /*
  * Quotes in statuses other servers send, read as Mastodon 4.5 reads them (FEP-044f): a quote is accepted
@@ -60,7 +61,7 @@ async function quotedStatusFor(c: FedContext, uri: string): Promise<StatusRow | 
   // Posts on servers the domain policy refuses are not fetched.
   if (depth >= MAX_QUOTE_FETCH_DEPTH || !host || deps.social.moderation.domainPolicy(host).refused) return null;
   return quoteFetchDepth.run(depth + 1, async () => {
-    const object = await c.lookupObject(uri).catch(() => null);
+    const object = await fetchObject(c, uri).catch(() => null);
     if (!isStatusObject(object) || object.id?.href !== uri || !object.attributionId) return null;
     const author = await accountForActorId(c, object.attributionId);
     if (!author || author.domain === null) return null;
@@ -92,7 +93,7 @@ async function remoteStampApproves(
   const author = c.data.social.store.accounts.byId(quoted.accountId);
   const approval = safeUrl(approvalUri);
   if (!author?.uri || !approval || approval.origin !== new URL(author.uri).origin) return false;
-  const stamp = await c.lookupObject(approval).catch(() => null);
+  const stamp = await fetchObject(c, approval).catch(() => null);
   if (!(stamp instanceof QuoteAuthorization)) return false;
   return (
     stamp.attributionId?.href === author.uri &&

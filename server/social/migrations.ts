@@ -1211,4 +1211,13 @@ export const socialMigrations: Migration[] = [
       `);
     },
   },
+  {
+    version: 24,
+    name: 'import rows count their interrupted lookups',
+    up(db) {
+      // A row whose lookup was under way when the server stopped (killed by what the lookup read) is looked up
+      // again at the next start, but not forever: the worker fails it after a few such starts.
+      db.exec('ALTER TABLE bulk_import_rows ADD COLUMN lookups_started INTEGER NOT NULL DEFAULT 0');
+    },
+  },
 ];

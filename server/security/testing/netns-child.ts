@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { NamespaceContext } from './netns.ts';
 
 /*
@@ -17,4 +18,26 @@ export function report(value: unknown): Promise<void> {
   if (!process.send) throw new Error('not run by runInNamespace (no IPC channel)');
   const send = process.send.bind(process);
   return new Promise((resolve, reject) => send(value, undefined, undefined, (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * A TCP listener that only counts the connections it gets: the stand-in for what a guard must keep requests
+ * from (a loopback or private service), counting even a connection a TLS handshake would later fail.
+ */
+export async function connectionCounter(
+  host: string,
+  port: number,
+): Promise<{ readonly connections: number; close(): Promise<void> }> {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  return {
+    get connections() {
+      return connections;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

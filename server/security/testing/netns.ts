@@ -14,14 +14,16 @@ import { generate } from 'selfsigned';
  *     script: new URL('./push.netns.ts', import.meta.url),   // .ts runs natively (Node 22 type stripping)
  *     hosts: { 'push.example': ['1.2.3.4'] },                   // /etc/hosts of the namespace
  *     dns: { 'rebind.example': [['1.2.3.4'], ['127.0.0.1']] }, // answered by the namespace's DNS server
- *     certificates: ['push.example', '1.2.3.4'],               // leaf certificates from the test CA
+ *     certificates: [['push.example', '1.2.3.4'], 'other.example'], // leaf certificates from the test CA
  *     input: { anything: 'json' },                              // handed to the script
  *   });
  *   out.result      // what the script passed to report()
  *   out.dnsQueries  // every question the DNS server was asked, in order ({ name, type: 'A' | 'AAAA' })
  *
- * Inside, `lo` is up and carries every non-loopback address named in `hosts`, `dns` answers and
- * `addresses`, so a server can listen on 1.2.3.4 and a client connect to it; nothing leaves the namespace
+ * guardTestNetwork(['site.example']) gives the usual hosts, dns and certificates of a guard test.
+ *
+ * Inside, `lo` is up and carries every address named in `hosts`, `dns` answers and `addresses` (loopback
+ * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client connect to it; nothing leaves the namespace
  * (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
  * mount namespace keeps that private); resolv.conf names a DNS server on 127.0.0.53 (dns2) that answers the
  * names of `dns` with their successive answer sets: the n-th A (or AAAA) question gets the IPv4 (IPv6)
@@ -43,8 +45,11 @@ export interface NamespaceRunOptions {
   dns?: Record<string, string[][]>;
   /** More addresses to put on `lo` (beyond those in `hosts` and `dns`). */
   addresses?: string[];
-  /** Host names or IP addresses to issue leaf certificates for, from the run's test CA. */
-  certificates?: string[];
+  /**
+   * Leaf certificates to issue from the run's test CA: a host name or IP address, or a list of them for one
+   * certificate naming them all (found under its first name).
+   */
+  certificates?: (string | string[])[];
   /** JSON-serialisable input handed to the script (`namespaceContext().input`). */
   input?: unknown;
   /** Extra environment variables for the script. */
@@ -78,7 +83,7 @@ export interface NamespaceConfig {
 export interface NamespaceContext {
   /** PEM of the test CA (also in NODE_EXTRA_CA_CERTS). */
   ca: string;
-  /** Key and certificate (PEM) per name or address of `certificates`. */
+  /** Key and certificate (PEM) per entry of `certificates`, under its (first) name. */
   certificates: Record<string, { key: string; cert: string }>;
   input: unknown;
 }
@@ -86,11 +91,35 @@ export interface NamespaceContext {
 export const RESULT_MARK = '@@homeport-netns-result ';
 export const DNS_SERVER_ADDRESS = '127.0.0.53';
 
+/** The public-looking address guard tests serve from, and the private one they must never reach. */
+export const PUBLIC_TEST_ADDRESS = '1.2.3.4';
+export const PRIVATE_TEST_ADDRESS = '10.1.2.3';
+
+/**
+ * The usual network of a guard test: `names` on PUBLIC_TEST_ADDRESS, with one certificate (found under
+ * `names[0]`) naming them, rebind.example and the address itself; loopback.example (127.0.0.1),
+ * private.example (PRIVATE_TEST_ADDRESS) and mapped.example (::ffff:127.0.0.1) in /etc/hosts; and
+ * rebind.example answered by DNS with the public address first and 127.0.0.1 after.
+ */
+export function guardTestNetwork(names: string[]): Pick<NamespaceRunOptions, 'hosts' | 'dns' | 'certificates'> {
+  return {
+    hosts: {
+      ...Object.fromEntries(names.map((name) => [name, [PUBLIC_TEST_ADDRESS]])),
+      'loopback.example': ['127.0.0.1'],
+      'private.example': [PRIVATE_TEST_ADDRESS],
+      'mapped.example': ['::ffff:127.0.0.1'],
+    },
+    // Public when first asked, loopback after: a client that looked up twice would connect to loopback.
+    dns: { 'rebind.example': [[PUBLIC_TEST_ADDRESS], ['127.0.0.1']] },
+    certificates: [[...names, 'rebind.example', PUBLIC_TEST_ADDRESS]],
+  };
+}
+
 const BOOT = fileURLToPath(new URL('./netns-boot.ts', import.meta.url));
 
-/** Issues a CA and one leaf certificate per name (a DNS name or an IP address), EC P-256, valid a day. */
+/** Issues a CA and a leaf certificate per entry (DNS names or IP addresses), EC P-256, valid a day. */
 export async function makeTestCertificates(
-  names: string[],
+  entries: (string | string[])[],
 ): Promise<{ ca: string; certificates: Record<string, { key: string; cert: string }> }> {
   const notBeforeDate = new Date(Date.now() - 3_600_000);
   const notAfterDate = new Date(Date.now() + 86_400_000);
@@ -105,8 +134,9 @@ export async function makeTestCertificates(
     ],
   });
   const certificates: Record<string, { key: string; cert: string }> = {};
-  for (const name of names) {
-    const leaf = await generate([{ name: 'commonName', value: name }], {
+  for (const entry of entries) {
+    const names = typeof entry === 'string' ? [entry] : entry;
+    const leaf = await generate([{ name: 'commonName', value: names[0] }], {
       keyType: 'ec',
       algorithm: 'sha256',
       notBeforeDate,
@@ -116,15 +146,20 @@ export async function makeTestCertificates(
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [net.isIP(name) ? { type: 7, ip: name } : { type: 2, value: name }] },
+        {
+          name: 'subjectAltName',
+          altNames: names.map((name) => (net.isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
+        },
       ],
     });
-    certificates[name] = { key: leaf.private, cert: leaf.cert };
+    certificates[names[0]] = { key: leaf.private, cert: leaf.cert };
   }
   return { ca: ca.cert, certificates };
 }
 
-const isLoopback = (address: string) => address === '::1' || address.startsWith('127.');
+/** Addresses `lo` has already, or reaches through one it has (mapped IPv4): not added. */
+const onLoopbackAlready = (address: string) =>
+  address === '::1' || address.startsWith('127.') || address.toLowerCase().startsWith('::ffff:');
 
 /** Runs `options.script` in a fresh network + mount namespace; resolves with what it reported. */
 export async function runInNamespace<T>(options: NamespaceRunOptions): Promise<NamespaceRun<T>> {
@@ -134,7 +169,7 @@ export async function runInNamespace<T>(options: NamespaceRunOptions): Promise<N
     const dns = options.dns ?? {};
     const addresses = [
       ...new Set([...Object.values(hosts).flat(), ...Object.values(dns).flat(2), ...(options.addresses ?? [])]),
-    ].filter((a) => !isLoopback(a));
+    ].filter((a) => !onLoopbackAlready(a));
     for (const address of addresses) if (net.isIP(address) === 0) throw new Error(`not an IP address: ${address}`);
     const hostsFile = path.join(dir, 'hosts');
     fs.writeFileSync(

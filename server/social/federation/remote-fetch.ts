@@ -1,14 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { isPrivateAddress, publicOnlyLookup } from '../../security/index.ts';
+import { PRIVATE_ADDRESS_CODE, privateLiteralRefusal, publicOnlyAgent } from '../../security/index.ts';
 
 /*
  * Every request the federation makes for a remote document, key or WebFinger answer goes through one
- * RemoteFetcher: only http(s); the connection goes to the address its own DNS lookup checked (publicOnlyLookup,
+ * RemoteFetcher: only http(s); the connection goes to the address its own DNS lookup checked (publicOnlyAgent,
  * so a name cannot resolve to a public address for a check and to loopback for the connect); literal private
  * addresses are refused before connecting; one deadline covers the whole exchange (redirects, headers and body);
  * the body is read as a stream and given up past a number of bytes as received and again after decompression
@@ -16,7 +15,7 @@ import { isPrivateAddress, publicOnlyLookup } from '../../security/index.ts';
  *
  * Fedify's loaders and WebFinger client call the global fetch, which has none of these bounds and resolves a
  * name twice (once in validatePublicUrl, again to connect), and take no fetch or dispatcher to use instead:
- * hence this fetcher over node:http with the guarded lookup, as cards and push use.
+ * hence this fetcher over node:http with the guarded agents cards and push use.
  */
 
 export interface RemoteFetchLimits {
@@ -99,8 +98,8 @@ export class RemoteFetcher {
     this.userAgent = options.userAgent;
     this.allowPrivateAddress = options.allowPrivateAddress ?? false;
     this.transport = options.transport ?? null;
-    const lookup = this.allowPrivateAddress ? {} : { lookup: publicOnlyLookup };
-    this.agents = { http: new http.Agent(lookup), https: new https.Agent(lookup) };
+    const guard = { allowPrivateAddress: this.allowPrivateAddress };
+    this.agents = { http: publicOnlyAgent('http:', guard), https: publicOnlyAgent('https:', guard) };
   }
 
   /** A deadline of this fetcher's length, to share among several fetches (a signed fetch knocking twice). */
@@ -167,9 +166,9 @@ export class RemoteFetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new RemoteFetchError(`only http and https are fetched, not ${url.protocol}`);
     if (url.username || url.password) throw new RemoteFetchError('addresses with credentials are not fetched');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowPrivateAddress && net.isIP(host) !== 0 && isPrivateAddress(host))
-      throw new RemoteFetchError(`${host} is a private address; remote requests may not reach it`);
+    // The agents refuse it too; refused here, before any request is built.
+    const refusal = this.allowPrivateAddress ? null : privateLiteralRefusal(url.hostname);
+    if (refusal) throw new RemoteFetchError(refusal.message, { cause: refusal });
     return url;
   }
 
@@ -250,7 +249,7 @@ export class RemoteFetcher {
       return new RemoteFetchError(`the fetch of ${url} was stopped`, { cause: err });
     }
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    if (code === 'EPRIVATEADDRESS') return new RemoteFetchError((err as Error).message, { cause: err });
+    if (code === PRIVATE_ADDRESS_CODE) return new RemoteFetchError((err as Error).message, { cause: err });
     if (code?.startsWith('Z_') || code?.startsWith('ERR__ERROR_FORMAT'))
       return new RemoteFetchError(`the answer of ${url} could not be decompressed`, { cause: err });
     return new RemoteFetchError(`${url} could not be fetched: ${(err as Error)?.message ?? String(err)}`, {

@@ -40,6 +40,8 @@ export async function startServeProcess(options: {
   address?: string;
   port?: number;
   env?: Record<string, string>;
+  /** Its log level (default warn); its log goes to this process's stdout when HOMEPORT_TEST_LOG is set. */
+  logLevel?: string;
 }): Promise<ServeProcess> {
   const address = options.address ?? '127.0.0.1';
   const port = options.port ?? (await freePort(address));
@@ -61,7 +63,7 @@ export async function startServeProcess(options: {
     '--public-url',
     url,
     '--log-level',
-    'warn',
+    process.env.HOMEPORT_TEST_LOG ?? options.logLevel ?? 'warn',
   ];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...options.env },
@@ -110,6 +112,7 @@ export async function startServeProcess(options: {
     child.stdout!.on('data', (chunk) => {
       out += chunk;
       if (out.includes('http listening on')) resolve();
+      if (process.env.HOMEPORT_TEST_LOG) process.stderr.write(chunk);
     });
     child.once('exit', (code, signal) =>
       reject(new Error(`homeport serve exited (${signal ?? code}) before listening`)),

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { appPath } from './app-root.ts';
-import type { ConnectionLimits } from './eventlog/index.ts';
+import type { ConnectionLimits, RunProjections } from './eventlog/index.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -19,6 +19,11 @@ export interface HomeportConfig {
   rendererDir: string | null;
   /** Write log lines to stderr as well as the in-memory log ring. */
   logToConsole: boolean;
+  /**
+   * Which event-log projections run (EventStoreDB's --run-projections): `all` (default: a desktop event
+   * store is a development tool), `system` (only the standard `$` projections), `none` (no subsystem).
+   */
+  runProjections: RunProjections;
   /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
   tcpLimits: Partial<ConnectionLimits>;
   /** A reverse proxy or tunnel sits in front: client addresses come from X-Forwarded-For. */
@@ -105,6 +110,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
+    runProjections: partial.runProjections ?? 'all',
     tcpLimits: partial.tcpLimits ?? {},
     trustProxy: partial.trustProxy ?? false,
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,

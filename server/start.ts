@@ -10,6 +10,7 @@ import {
   type EventLogTcpServer,
 } from './eventlog/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
+import { startProjections, type ProjectionManager } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
@@ -47,6 +48,8 @@ export interface Homeport {
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
+  /** Event-log projections; null when `runProjections` is `none`. */
+  projections: ProjectionManager | null;
   social: Social;
   http: FastifyInstance;
   logger: Logger;
@@ -100,6 +103,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // Closed after the TCP listener and before the store: groups write their final checkpoints.
     const subscriptions = startSubscriptions(eventLog.store, { logger: logger.child({ subsystem: 'subscriptions' }) });
     cleanups.push(() => subscriptions.close());
+    // Closed before the store: each running projection writes its last position.
+    const projections = await startProjections(eventLog, {
+      mode: config.runProjections,
+      logger: logger.child({ subsystem: 'projections' }),
+    });
+    if (projections) cleanups.push(() => projections.close());
     const social = await openSocial({
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'social' }),
@@ -272,6 +281,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       mintUiToken,
       eventLog,
       subscriptions,
+      projections,
       social,
       http,
       logger,

@@ -37,3 +37,12 @@ export {
   type GroupStatus,
 } from './subscriptions/index.ts';
 export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
+export {
+  startProjections,
+  ProjectionManager,
+  ProjectionNotFoundError,
+  ProjectionCommandError,
+  RUN_PROJECTIONS_VALUES,
+  type RunProjections,
+  type ProjectionEntry,
+} from './projections/index.ts';

@@ -15,7 +15,8 @@ import type { EmittedEvent } from '../emitted.ts';
 import { ProjectionEventTypes, ProjectionStreams } from '../names.ts';
 import { writeProjectionOutput } from '../output-writer.ts';
 import { decodeText, passesAllFilter, passesValidation } from '../source-event.ts';
-import { WakeSignal } from '../wake-signal.ts';
+import { RunLoop } from '../run-loop.ts';
+import { EpochStreams } from '../epoch-streams.ts';
 import type { SystemHandler } from './handlers.ts';
 
 /** EventStoreDB's CheckpointHandledThreshold. */
@@ -77,36 +78,30 @@ export class SystemProjectionRunner {
   private readonly name: string;
   private readonly version: ProjectionVersion;
   private readonly handler: SystemHandler;
-  private readonly wake = new WakeSignal();
-  private unsubscribe: (() => void) | null = null;
-  private loop: Promise<void> | null = null;
-  private stopping = false;
+  private readonly loop = new RunLoop();
+  private readonly epochStreams: EpochStreams;
 
   constructor(host: ProjectionHost, name: string, version: ProjectionVersion, handler: SystemHandler) {
     this.host = host;
     this.name = name;
     this.version = version;
     this.handler = handler;
+    this.epochStreams = new EpochStreams(host.store, version);
   }
 
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.progress.status = 'Running';
-    this.progress.stateReason = '';
-    this.progress.eventsProcessedAfterRestart = 0;
-    this.unsubscribe = this.host.store.onCommitted(() => this.wake.wake());
-    this.loop = this.run().catch((err: unknown) => this.fault(err));
+    if (this.loop.running) return;
+    Object.assign(this.progress, { status: 'Running', stateReason: '', eventsProcessedAfterRestart: 0 });
+    void this.loop.start(
+      this.host.store,
+      () => this.run(),
+      (err) => this.fault(err),
+    );
   }
 
   /** Stops after the write in flight; with `checkpoint` the position reached is saved (Disable), else not (Abort). */
   async stop(checkpoint: boolean, status: CoreStatus = 'Stopped'): Promise<void> {
-    this.stopping = true;
-    this.wake.wake();
-    await this.loop;
-    this.loop = null;
-    this.unsubscribe?.();
-    this.unsubscribe = null;
+    await this.loop.stop();
     if (checkpoint && this.progress.status === 'Running' && this.unsaved) {
       try {
         await this.write([], this.unsaved, false);
@@ -136,12 +131,12 @@ export class SystemProjectionRunner {
         ? forwardCursorAfter(saved.tag.commitPosition, saved.tag.preparePosition)
         : position(0, 0);
     let sinceCheckpoint = 0;
-    while (!this.stopping) {
+    while (!this.loop.stopping) {
       const page = store.readAllForward(cursor, PAGE_EVENTS, false, SYSTEM_CALLER, { maxBytes: PAGE_BYTES });
       if (page.result !== 'Success') throw new Error(`Reading $all failed: ${page.error ?? page.result}`);
       this.progress.headPosition = store.lastCommitPosition();
       if (page.events.length === 0) {
-        await this.wake.wait();
+        await this.loop.wake.wait();
         continue;
       }
       const emitted: EmittedEvent[] = [];
@@ -168,29 +163,6 @@ export class SystemProjectionRunner {
     }
   }
 
-  /** Emitted streams known to hold this epoch's events already. */
-  private readonly currentEpochStreams = new Set<string>();
-
-  /**
-   * After a reset (epoch >= 0) a stream whose last event an earlier epoch wrote starts over: `$tb` hides
-   * the old events, as EventStoreDB's soft truncation does. Read before the write: only this projection
-   * writes its streams.
-   */
-  private logicalStreamStarts(emitted: EmittedEvent[]): Map<string, number> {
-    const starts = new Map<string, number>();
-    if (this.version.epoch < 0) return starts;
-    for (const { streamId } of emitted) {
-      if (this.currentEpochStreams.has(streamId) || starts.has(streamId)) continue;
-      const last = this.host.store.readStreamBackward(streamId, -1, 1, false, SYSTEM_CALLER);
-      const event = last.result === 'Success' ? last.events[0]?.event : undefined;
-      if (!event) continue;
-      const written = parseTag(decodeText(event.metadata)).version;
-      if (!written || written.version < this.version.epoch) starts.set(streamId, event.eventNumber + 1);
-      else this.currentEpochStreams.add(streamId);
-    }
-    return starts;
-  }
-
   private async write(emitted: EmittedEvent[], tag: CheckpointTag, periodic: boolean): Promise<void> {
     const extra = periodic && this.handler.onCheckpoint ? this.handler.onCheckpoint(tag) : [];
     const output = {
@@ -198,11 +170,11 @@ export class SystemProjectionRunner {
       emitted: extra.length > 0 ? [...emitted, ...extra] : emitted,
       checkpoint: { streamId: ProjectionStreams.checkpoint(this.name), data: '[]', tag },
     };
-    const restart = this.logicalStreamStarts(output.emitted);
+    const restart = this.epochStreams.starts(output.emitted);
     await this.host.runSystemWrite((w) =>
       writeProjectionOutput(w, output, { logicalStreamStart: (s) => restart.get(s) ?? null }),
     );
-    for (const e of output.emitted) this.currentEpochStreams.add(e.streamId);
+    this.epochStreams.written(output.emitted);
     this.progress.lastCheckpoint = tag;
   }
 }

@@ -14,6 +14,7 @@ import { startEventLogTcp, type EventLogTcpServer } from '../../tcp/server.ts';
 import { ExpectedVersion, type NewEvent } from '../../store/types.ts';
 import { startProjections } from '../index.ts';
 import type { ProjectionManager, RunProjections } from '../manager.ts';
+import type { SandboxLimits } from '../sandbox/sandbox.ts';
 
 export interface ProjectionsFixture {
   dataDir: string;
@@ -29,10 +30,14 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-projections-'));
 }
 
-export async function startFixture(dataDir: string, mode: RunProjections = 'all'): Promise<ProjectionsFixture> {
+export async function startFixture(
+  dataDir: string,
+  mode: RunProjections = 'all',
+  sandboxLimits?: SandboxLimits,
+): Promise<ProjectionsFixture> {
   const logger = pino({ level: 'silent' });
   const eventLog = await openEventLog({ dataDir, logger });
-  const projections = await startProjections(eventLog, { mode, logger });
+  const projections = await startProjections(eventLog, { mode, logger, sandboxLimits });
   const subscriptions = startSubscriptions(eventLog.store, { logger });
   const tcp = await startEventLogTcp(eventLog, {
     host: '127.0.0.1',

@@ -6,6 +6,7 @@ export {
   isPrivateAddress,
   PRIVATE_ADDRESS_CODE,
   PrivateAddressError,
+  pinnedLookup,
   privateLiteralRefusal,
   publicOnlyLookup,
 } from './private-address.ts';

@@ -54,7 +54,7 @@ export interface NamespaceRunOptions {
   input?: unknown;
   /** Extra environment variables for the script. */
   env?: Record<string, string>;
-  /** The whole run is killed past this (default 60 s). */
+  /** The whole run is killed past this (default NAMESPACE_RUN_TIMEOUT_MS). */
   timeoutMs?: number;
 }
 
@@ -87,6 +87,13 @@ export interface NamespaceContext {
   certificates: Record<string, { key: string; cert: string }>;
   input: unknown;
 }
+
+/**
+ * Deadlines only to fail instead of hanging: a run that starts Homeports inside takes 10-25 s alone, and
+ * several times that beside the whole suite on two cores. A test passes NAMESPACE_TEST_TIMEOUT_MS to `it`.
+ */
+export const NAMESPACE_RUN_TIMEOUT_MS = 170_000;
+export const NAMESPACE_TEST_TIMEOUT_MS = 180_000;
 
 export const RESULT_MARK = '@@homeport-netns-result ';
 export const DNS_SERVER_ADDRESS = '127.0.0.53';
@@ -198,7 +205,7 @@ export async function runInNamespace<T>(options: NamespaceRunOptions): Promise<N
     };
     const configFile = path.join(dir, 'config.json');
     fs.writeFileSync(configFile, JSON.stringify(config));
-    return await boot<T>(configFile, options.timeoutMs ?? 60_000);
+    return await boot<T>(configFile, options.timeoutMs ?? NAMESPACE_RUN_TIMEOUT_MS);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -23,8 +23,8 @@ import { generate } from 'selfsigned';
  * guardTestNetwork(['site.example']) gives the usual hosts, dns and certificates of a guard test.
  *
  * Inside, `lo` is up and carries every address named in `hosts`, `dns` answers and `addresses` (loopback
- * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client connect to it; nothing leaves the namespace
- * (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
+ * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client
+ * connect to it; nothing leaves the namespace (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
  * mount namespace keeps that private); resolv.conf names a DNS server on 127.0.0.53 (dns2) that answers the
  * names of `dns` with their successive answer sets: the n-th A (or AAAA) question gets the IPv4 (IPv6)
  * addresses of set n, the last set repeating — e.g. public for the check, loopback for the connect, to test
@@ -32,8 +32,11 @@ import { generate } from 'selfsigned';
  *
  * The script (see netns-child.ts) reads the test CA and certificates with `namespaceContext()` and sends one
  * JSON-serialisable value back with `report(value)`; its Node has NODE_EXTRA_CA_CERTS set to the test CA.
- * The script's stderr reaches the test's stderr; a script that exits without reporting, exits non-zero or
- * outlives `timeoutMs` rejects the promise with its output. Needs root and util-linux's unshare and iproute2.
+ * The script runs under plain Node (type stripping, as bench/ does), so it and what it imports must be
+ * erasable TypeScript, as server/ is; connectionCounter() there counts connections to where a guard must
+ * not go. The script's stderr reaches the test's stderr; a script that exits without reporting, exits
+ * non-zero or outlives `timeoutMs` rejects the promise with its output. Needs root, util-linux's unshare and
+ * iproute2.
  */
 
 export interface NamespaceRunOptions {

@@ -24,11 +24,11 @@ import { generate } from 'selfsigned';
  *
  * Inside, `lo` is up and carries every address named in `hosts`, `dns` answers and `addresses` (loopback
  * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client
- * connect to it; nothing leaves the namespace (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
- * mount namespace keeps that private); resolv.conf names a DNS server on 127.0.0.53 (dns2) that answers the
- * names of `dns` with their successive answer sets: the n-th A (or AAAA) question gets the IPv4 (IPv6)
- * addresses of set n, the last set repeating — e.g. public for the check, loopback for the connect, to test
- * DNS rebinding. Other names get NXDOMAIN; every answer has TTL 0.
+ * connect to it; nothing leaves the namespace (it has no other interface). /etc/hosts and /etc/resolv.conf
+ * are bind-mounted from generated files (the mount namespace keeps that private); resolv.conf names a DNS
+ * server on 127.0.0.53 (dns2) that answers the names of `dns` with their successive answer sets: the n-th A
+ * (or AAAA) question gets the IPv4 (IPv6) addresses of set n, the last set repeating — e.g. public for the
+ * check, loopback for the connect, to test DNS rebinding. Other names get NXDOMAIN; every answer has TTL 0.
  *
  * The script (see netns-child.ts) reads the test CA and certificates with `namespaceContext()` and sends one
  * JSON-serialisable value back with `report(value)`; its Node has NODE_EXTRA_CA_CERTS set to the test CA.

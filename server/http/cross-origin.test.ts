@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Homeport } from '../index.ts';
+import { allowsCrossOrigin, isOwnOrigin } from './cross-origin.ts';
 import { startTestHomeport } from './testing/homeport.ts';
 
 /*
@@ -110,5 +111,38 @@ describe('CORS elsewhere', () => {
       const page = await fetch(`${hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
       expect(page.headers.get('access-control-allow-origin'), path).toBeNull();
     }
+  });
+});
+
+describe('isOwnOrigin', () => {
+  it("accepts no Origin, the Host's own and the configured names; refuses every other site", () => {
+    const own: [string | undefined, string, string[]][] = [
+      [undefined, '127.0.0.1:3000', []],
+      ['http://127.0.0.1:3000', '127.0.0.1:3000', []],
+      ['http://127.0.0.1', '127.0.0.1', []],
+      ['http://[::1]:3000', '[::1]:3000', []],
+      ['https://social.example.org', '127.0.0.1:3000', ['social.example.org']],
+      ['http://localhost:3000', '127.0.0.1:3000', ['localhost:3000']],
+    ];
+    for (const [origin, host, names] of own) expect(isOwnOrigin(origin, host, names), String(origin)).toBe(true);
+    const foreign: [string, string, string[]][] = [
+      ['http://127.0.0.1:8080', '127.0.0.1:3000', []],
+      // A Host without a port is the scheme's default port, not any port.
+      ['http://127.0.0.1:8080', '127.0.0.1', []],
+      ['https://attacker.example', '127.0.0.1:3000', ['social.example.org']],
+      ['https://social.example.org:8443', '127.0.0.1:3000', ['social.example.org']],
+      ['http://[::1]:3001', '[::1]:3000', []],
+      ['null', '127.0.0.1:3000', []],
+      ['file://', '127.0.0.1:3000', []],
+      ['not a url', '127.0.0.1:3000', []],
+    ];
+    for (const [origin, host, names] of foreign) expect(isOwnOrigin(origin, host, names), origin).toBe(false);
+  });
+
+  it('leaves the UI API out of CORS whatever follows its prefix', () => {
+    for (const url of ['/api/homeport/v1/session', '/api/homeport/v2/x?y=1', '/ui/eventlog', '/', '/oauth/authorize'])
+      expect(allowsCrossOrigin(url), url).toBe(false);
+    for (const url of ['/api/v1/statuses?limit=1', '/.well-known/webfinger', '/oauth/token', '/nodeinfo/2.1'])
+      expect(allowsCrossOrigin(url), url).toBe(true);
   });
 });

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Homeport } from '../index.ts';
 import { allowsCrossOrigin, isOwnOrigin } from './cross-origin.ts';
-import { startTestHomeport } from './testing/homeport.ts';
+import { useTestHomeport } from './testing/homeport.ts';
 
 /*
  * Issue 25, finding 3: a page on any site could send the UI API JSON sign-ins (the social API's CORS answered
  * OPTIONS on every path with `Access-Control-Allow-Origin: *`), and twelve wrong ones locked the owner out.
  * CORS is for the Mastodon API and discovery documents only; the UI API refuses other sites outright.
  */
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport({ domain: 'social.example.org' }));
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport({ domain: 'social.example.org' });
 
 const FOREIGN = 'https://attacker.example';
 const preflight = (path: string, origin: string, method = 'POST') =>
-  fetch(`${hp.httpUrl}${path}`, {
+  fetch(`${server.hp.httpUrl}${path}`, {
     method: 'OPTIONS',
     headers: {
       origin,
@@ -29,7 +21,7 @@ const preflight = (path: string, origin: string, method = 'POST') =>
     },
   });
 const signIn = (password: string, origin?: string) =>
-  fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
+  fetch(`${server.hp.httpUrl}/api/homeport/v1/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
     body: JSON.stringify({ username: 'admin', password }),
@@ -54,9 +46,9 @@ describe('the UI API from another site', () => {
     for (const origin of ['null', 'http://127.0.0.1:1', 'http://localhost:8080', 'file://'])
       expect((await signIn('wrong', origin)).status, origin).toBe(403);
     // The owner signs in from this machine: from the UI's own pages, and from a client that is not a browser.
-    expect((await signIn('changeit', hp.httpUrl)).status).toBe(200);
+    expect((await signIn('changeit', server.hp.httpUrl)).status).toBe(200);
     expect((await signIn('changeit')).status).toBe(200);
-    const local = new URL(hp.httpUrl);
+    const local = new URL(server.hp.httpUrl);
     // Another name for this server is another site to a browser: its pages are not the UI's.
     expect((await signIn('changeit', `http://localhost:${local.port}`)).status).toBe(403);
   });
@@ -67,8 +59,8 @@ describe('the UI API from another site', () => {
   });
 
   it('refuses a WebSocket upgrade from another site', async () => {
-    const token = hp.mintUiToken();
-    const url = `${hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${token}`;
+    const token = server.hp.mintUiToken();
+    const url = `${server.hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${token}`;
     const status = (origin: string) =>
       new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(url, { origin });
@@ -80,7 +72,7 @@ describe('the UI API from another site', () => {
         ws.on('error', reject);
       });
     expect(await status(FOREIGN)).toBe(403);
-    expect(await status(hp.httpUrl)).toBe(101);
+    expect(await status(server.hp.httpUrl)).toBe(101);
   });
 });
 
@@ -99,7 +91,7 @@ describe('CORS elsewhere', () => {
       '/api/v1/instance',
       '/api/v1/no-such-endpoint',
     ]) {
-      const res = await fetch(`${hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
+      const res = await fetch(`${server.hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
     }
   });
@@ -108,7 +100,7 @@ describe('CORS elsewhere', () => {
     for (const path of ['/', '/ui/eventlog']) {
       const res = await preflight(path, FOREIGN, 'GET');
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
-      const page = await fetch(`${hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
+      const page = await fetch(`${server.hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
       expect(page.headers.get('access-control-allow-origin'), path).toBeNull();
     }
   });

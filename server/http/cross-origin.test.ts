@@ -29,7 +29,12 @@ const signIn = (password: string, origin?: string) =>
 
 describe('the UI API from another site', () => {
   it('gets no CORS grant on a preflight, and 403', async () => {
-    for (const path of ['/api/homeport/v1/session', '/api/homeport/v1/backup', '/api/homeport/v1/nothing']) {
+    for (const path of [
+      '/api/homeport/v1/session',
+      '/api/homeport/v1/backup',
+      '/api/homeport/v1/nothing',
+      '/api/%68omeport/v1/session',
+    ]) {
       const res = await preflight(path, FOREIGN);
       expect(res.status, path).toBe(403);
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
@@ -45,6 +50,15 @@ describe('the UI API from another site', () => {
     }
     for (const origin of ['null', 'http://127.0.0.1:1', 'http://localhost:8080', 'file://'])
       expect((await signIn('wrong', origin)).status, origin).toBe(403);
+    // The router undoes percent-encoding: another spelling of the path reaches the same route, and is refused too.
+    for (const path of ['/api/%68omeport/v1/session', '/api/homeport/v1/%73ession', '/api/homeport/v1/session/']) {
+      const res = await fetch(`${server.hp.httpUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: FOREIGN },
+        body: JSON.stringify({ username: 'admin', password: 'wrong' }),
+      });
+      expect(res.status, path).toBe(403);
+    }
     // The owner signs in from this machine: from the UI's own pages, and from a client that is not a browser.
     expect((await signIn('changeit', server.hp.httpUrl)).status).toBe(200);
     expect((await signIn('changeit')).status).toBe(200);
@@ -132,7 +146,15 @@ describe('isOwnOrigin', () => {
   });
 
   it('leaves the UI API out of CORS whatever follows its prefix', () => {
-    for (const url of ['/api/homeport/v1/session', '/api/homeport/v2/x?y=1', '/ui/eventlog', '/', '/oauth/authorize'])
+    for (const url of [
+      '/api/homeport/v1/session',
+      '/api/homeport/v2/x?y=1',
+      '/api/%68omeport/v1/session',
+      '/api/%zz',
+      '/ui/eventlog',
+      '/',
+      '/oauth/authorize',
+    ])
       expect(allowsCrossOrigin(url), url).toBe(false);
     for (const url of ['/api/v1/statuses?limit=1', '/.well-known/webfinger', '/oauth/token', '/nodeinfo/2.1'])
       expect(allowsCrossOrigin(url), url).toBe(true);

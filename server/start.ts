@@ -39,11 +39,15 @@ export interface Homeport {
   httpUrl: string;
   tcpPort: number;
   tlsPort: number | null;
-  /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
   /** An owner token for the UI API minted at start (12 hours; tests and the CLI use it). */
   uiToken: string;
-  /** Mints a fresh owner token (the Electron window asks for one whenever it needs to sign in). */
+  /** Mints a fresh owner token. */
   mintUiToken(): string;
+  /**
+   * The desktop window's automatic sign-in (it asks whenever it needs one): an owner token, or, while the
+   * event-log admin keeps the public default password, a session that may only change it.
+   */
+  mintDesktopToken(): Promise<string>;
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
@@ -237,6 +241,19 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // The desktop window's token is short-lived; the preload asks for a fresh one when it ends.
     const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
     const uiToken = mintUiToken();
+    // Anyone can read the default password in the documentation, and the TCP listener takes it: the desktop
+    // window signs in as that admin would with it, so the UI asks for a new password before anything else.
+    const mintDesktopToken = async () => {
+      const admin = eventLog.users.get('admin');
+      const defaultAdmin =
+        admin !== undefined &&
+        !admin.disabled &&
+        admin.groups.includes('$admins') &&
+        (await eventLog.users.hasPassword('admin', DEFAULT_PASSWORD));
+      return defaultAdmin
+        ? sessions.mint({ name: 'admin', via: 'eventlog-admin', mustChangePassword: true })
+        : mintUiToken();
+    };
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
     // A full check reads every page: in the background, reported if anything is wrong.
     for (const file of [eventLog.file, social.file]) {
@@ -270,6 +287,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       tlsPort: tcp.tls?.port ?? null,
       uiToken,
       mintUiToken,
+      mintDesktopToken,
       eventLog,
       subscriptions,
       social,

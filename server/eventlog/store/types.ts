@@ -302,6 +302,11 @@ export interface EventLogUsers {
    * `from` (the client's address) throttles repeated failures per address as well as per user.
    */
   authenticate(name: string, password: string, from?: string): Promise<Principal | null>;
+  /**
+   * Whether `name`'s password is `password`, checked quietly (no throttle, no log, no cache): the server asking
+   * itself, e.g. whether an account still has the public default password.
+   */
+  hasPassword(name: string, password: string): Promise<boolean>;
   list(): EventLogUser[];
   get(name: string): EventLogUser | undefined;
   /**

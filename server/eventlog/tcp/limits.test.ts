@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServeProcess } from '../testing/serve-process.ts';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { waitFor } from '../testing/wait-for.ts';
 import { connectClient } from './client-suite.ts';
@@ -211,11 +215,37 @@ describe('subscriptions over all connections', () => {
   });
 });
 
+describe('the server-wide subscription limit of homeport serve', () => {
+  it('is set by HOMEPORT_TCP_MAX_SUBSCRIPTIONS', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-max-subs-'));
+    const server = await startServeProcess(dataDir, { env: { HOMEPORT_TCP_MAX_SUBSCRIPTIONS: '2' } });
+    try {
+      const connect = () => RawClient.connect(server.port, { answerHeartbeats: true });
+      const clients = [await connect(), await connect()];
+      const replies = [];
+      for (const [i, c] of [clients[0], clients[1], clients[1]].entries())
+        replies.push(
+          await c.request(
+            TcpCommand.SubscribeToStream,
+            encodeMessage('SubscribeToStream', { eventStreamId: `s-${i}`, resolveLinkTos: false }),
+          ),
+        );
+      expect(replies.map((r) => r.command)).toEqual([
+        TcpCommand.SubscriptionConfirmation,
+        TcpCommand.SubscriptionConfirmation,
+        TcpCommand.SubscriptionDropped,
+      ]);
+      for (const c of clients) c.destroy();
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a flood of broken packages', () => {
   it('cannot push the rest of the log out of the Server view', async () => {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
     const { startHomeport } = await import('../../index.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-log-flood-'));
     const hp = await startHomeport({

@@ -12,11 +12,18 @@ export interface ServeProcess {
   exited: Promise<void>;
 }
 
-/** Starts `homeport serve` on `dataDir` (free ports, no TLS, warnings only) and resolves once TCP listens. */
-export function startServeProcess(dataDir: string, extraArgs: string[] = []): Promise<ServeProcess> {
+/**
+ * Starts `homeport serve` on `dataDir` (free ports, no TLS, warnings only), with more flags or environment
+ * variables if given, and resolves once TCP listens.
+ */
+export function startServeProcess(
+  dataDir: string,
+  more: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<ServeProcess> {
   const args = ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0'];
-  args.push('--tcp-tls-port', 'off', '--log-level', 'warn', ...extraArgs);
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push('--tcp-tls-port', 'off', '--log-level', 'warn', ...(more.args ?? []));
+  const env = { ...process.env, ...more.env };
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let out = '';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { appPath } from './app-root.ts';
-import type { ConnectionLimits } from './eventlog/index.ts';
+import type { ConnectionLimits, SubscriptionTcpOptions } from './eventlog/index.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -21,6 +21,8 @@ export interface HomeportConfig {
   logToConsole: boolean;
   /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
   tcpLimits: Partial<ConnectionLimits>;
+  /** Subscriptions TCP clients may hold open, per connection and in total. */
+  tcpSubscriptionLimits: SubscriptionTcpOptions;
   /** A reverse proxy or tunnel sits in front: client addresses come from X-Forwarded-For. */
   trustProxy: boolean;
   /**
@@ -106,6 +108,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
     tcpLimits: partial.tcpLimits ?? {},
+    tcpSubscriptionLimits: partial.tcpSubscriptionLimits ?? {},
     trustProxy: partial.trustProxy ?? false,
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
     streamingUrl: partial.streamingUrl ? parseStreamingUrl(partial.streamingUrl) : null,

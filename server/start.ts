@@ -214,7 +214,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'eventlog-tcp' }),
       limits: config.tcpLimits,
-      handlers: [subscriptionTcpHandlers(subscriptions)],
+      handlers: [subscriptionTcpHandlers(subscriptions, config.tcpSubscriptionLimits)],
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
     cleanups.push(() => tcp.close());

@@ -59,6 +59,12 @@ export const serveCommand: CliCommand = {
       placeholder: 'N',
       description: 'open event-log connections allowed at once (default 1000)',
     },
+    'tcp-max-subscriptions': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_MAX_SUBSCRIPTIONS',
+      placeholder: 'N',
+      description: 'event-log subscriptions open at once over all connections (default 10000)',
+    },
     'tcp-max-package-mb': {
       type: 'string',
       env: 'HOMEPORT_TCP_MAX_PACKAGE_MB',
@@ -86,6 +92,10 @@ export const serveCommand: CliCommand = {
     const tcpMaxConnections =
       v['tcp-max-connections'] !== undefined
         ? parseCount('tcp-max-connections', v['tcp-max-connections'], 1, 1_000_000)
+        : undefined;
+    const tcpMaxSubscriptions =
+      v['tcp-max-subscriptions'] !== undefined
+        ? parseCount('tcp-max-subscriptions', v['tcp-max-subscriptions'], 1, 1_000_000)
         : undefined;
     const packageMb =
       v['tcp-max-package-mb'] !== undefined
@@ -127,6 +137,7 @@ export const serveCommand: CliCommand = {
           ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}),
           ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}),
         },
+        tcpSubscriptionLimits: tcpMaxSubscriptions ? { maxTotal: tcpMaxSubscriptions } : {},
       });
     } catch (err) {
       if (err instanceof DataDirLockedError || err instanceof PublicUrlChangedError) throw new UsageError(err.message);

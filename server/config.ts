@@ -12,6 +12,10 @@ export interface HomeportConfig {
   tcpPort: number;
   /** TLS listener for the event log; null turns it off. */
   tcpTlsPort: number | null;
+  /** KurrentDB gRPC listener for the event log (TLS unless grpcInsecure); null turns it off. */
+  grpcPort: number | null;
+  /** gRPC in cleartext without authentication (as KurrentDB's --insecure); loopback hosts only. */
+  grpcInsecure: boolean;
   /** Public host[:port] of the social server (used in URLs and federation ids). */
   domain: string;
   logLevel: string;
@@ -76,7 +80,7 @@ export function parsePublicUrl(raw: string): URL {
   return url;
 }
 
-export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
+export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115, grpc: 2113 } as const;
 
 /** The folder Electron's app.getPath('userData') gives for an app named "homeport". */
 export function defaultDataDir(
@@ -101,6 +105,8 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     httpPort,
     tcpPort: partial.tcpPort ?? DEFAULT_PORTS.tcp,
     tcpTlsPort: partial.tcpTlsPort === undefined ? DEFAULT_PORTS.tcpTls : partial.tcpTlsPort,
+    grpcPort: partial.grpcPort === undefined ? DEFAULT_PORTS.grpc : partial.grpcPort,
+    grpcInsecure: partial.grpcInsecure ?? false,
     domain: partial.publicUrl ? parsePublicUrl(partial.publicUrl).host : (partial.domain ?? `localhost:${httpPort}`),
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,

@@ -105,7 +105,8 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     httpPort,
     tcpPort: partial.tcpPort ?? DEFAULT_PORTS.tcp,
     tcpTlsPort: partial.tcpTlsPort === undefined ? DEFAULT_PORTS.tcpTls : partial.tcpTlsPort,
-    grpcPort: partial.grpcPort === undefined ? DEFAULT_PORTS.grpc : partial.grpcPort,
+    // A start on a free TCP port (tests, the bundle check) takes a free gRPC port too: instances never meet on 2113.
+    grpcPort: partial.grpcPort !== undefined ? partial.grpcPort : partial.tcpPort === 0 ? 0 : DEFAULT_PORTS.grpc,
     grpcInsecure: partial.grpcInsecure ?? false,
     domain: partial.publicUrl ? parsePublicUrl(partial.publicUrl).host : (partial.domain ?? `localhost:${httpPort}`),
     logLevel: partial.logLevel ?? 'info',

@@ -6,22 +6,13 @@ import {
   StreamDeletedError,
   streamNameFilter,
   type AllStreamResolvedEvent,
-  type KurrentDBClient,
   type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGrpcTestServer, type GrpcTestServer } from './testing/homeport.ts';
+import { describe, expect, it } from 'vitest';
+import { useGrpcTestServer } from './testing/homeport.ts';
 import { record } from './testing/subscriptions.ts';
 
-let server: GrpcTestServer;
-let client: KurrentDBClient;
-beforeAll(async () => {
-  server = await startGrpcTestServer();
-  client = server.client();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const shared = useGrpcTestServer();
 
 function numbered(type: string, from: number, n: number) {
   return Array.from({ length: n }, (_, i) => jsonEvent({ type, data: { i: from + i } }));
@@ -30,11 +21,11 @@ const dataOf = (e: ResolvedEvent | AllStreamResolvedEvent) => (e.event!.data as 
 
 describe('subscribeToStream', () => {
   it('catches up, reports caughtUp exactly once, then delivers live events in order', async () => {
-    await client.appendToStream('sub-stream', numbered('n', 0, 600));
-    const sub = client.subscribeToStream('sub-stream', { fromRevision: START });
+    await shared.client.appendToStream('sub-stream', numbered('n', 0, 600));
+    const sub = shared.client.subscribeToStream('sub-stream', { fromRevision: START });
     const rec = record(sub);
     await rec.until(() => rec.caughtUp === 1 && rec.events.length === 600);
-    await client.appendToStream('sub-stream', numbered('n', 600, 5));
+    await shared.client.appendToStream('sub-stream', numbered('n', 600, 5));
     await rec.until(() => rec.events.length === 605);
     expect(rec.events.map(dataOf)).toEqual(Array.from({ length: 605 }, (_, i) => i));
     expect(rec.events.map((e) => e.event!.revision)).toEqual(Array.from({ length: 605 }, (_, i) => BigInt(i)));
@@ -43,12 +34,12 @@ describe('subscribeToStream', () => {
   });
 
   it('starts after the given revision (exclusive) and from the end', async () => {
-    await client.appendToStream('sub-from', numbered('n', 0, 5));
-    const fromTwo = record(client.subscribeToStream('sub-from', { fromRevision: 2n }));
-    const fromEnd = record(client.subscribeToStream('sub-from', { fromRevision: END }));
+    await shared.client.appendToStream('sub-from', numbered('n', 0, 5));
+    const fromTwo = record(shared.client.subscribeToStream('sub-from', { fromRevision: 2n }));
+    const fromEnd = record(shared.client.subscribeToStream('sub-from', { fromRevision: END }));
     await fromTwo.until(() => fromTwo.caughtUp === 1);
     await fromEnd.until(() => fromEnd.caughtUp === 1);
-    await client.appendToStream('sub-from', numbered('n', 5, 1));
+    await shared.client.appendToStream('sub-from', numbered('n', 5, 1));
     await fromTwo.until(() => fromTwo.events.length === 3);
     await fromEnd.until(() => fromEnd.events.length === 1);
     expect(fromTwo.events.map(dataOf)).toEqual([3, 4, 5]);
@@ -56,29 +47,29 @@ describe('subscribeToStream', () => {
   });
 
   it('waits for a stream that does not exist yet', async () => {
-    const rec = record(client.subscribeToStream('sub-later', { fromRevision: START }));
+    const rec = record(shared.client.subscribeToStream('sub-later', { fromRevision: START }));
     await rec.until(() => rec.caughtUp === 1);
-    await client.appendToStream('sub-later', numbered('n', 0, 2));
+    await shared.client.appendToStream('sub-later', numbered('n', 0, 2));
     await rec.until(() => rec.events.length === 2);
     expect(rec.events.map(dataOf)).toEqual([0, 1]);
   });
 
   it('ends with StreamDeletedError when the stream is tombstoned', async () => {
-    await client.appendToStream('sub-doomed', numbered('n', 0, 1));
-    const rec = record(client.subscribeToStream('sub-doomed'));
+    await shared.client.appendToStream('sub-doomed', numbered('n', 0, 1));
+    const rec = record(shared.client.subscribeToStream('sub-doomed'));
     await rec.until(() => rec.caughtUp === 1);
-    await client.tombstoneStream('sub-doomed');
+    await shared.client.tombstoneStream('sub-doomed');
     await expect(rec.until(() => false)).rejects.toBeInstanceOf(StreamDeletedError);
   });
 });
 
 describe('subscribeToAll', () => {
   it('catches up through $all and goes live, positions increasing, caughtUp once', async () => {
-    await client.appendToStream('all-a', numbered('n', 0, 3));
-    const rec = record(client.subscribeToAll({ fromPosition: START }));
+    await shared.client.appendToStream('all-a', numbered('n', 0, 3));
+    const rec = record(shared.client.subscribeToAll({ fromPosition: START }));
     await rec.until(() => rec.caughtUp === 1);
     const before = rec.events.length;
-    await client.appendToStream('all-a', numbered('n', 3, 2));
+    await shared.client.appendToStream('all-a', numbered('n', 3, 2));
     await rec.until(() => rec.events.filter((e) => e.event?.streamId === 'all-a').length === 5);
     expect(rec.events.length).toBeGreaterThanOrEqual(before + 2);
     const positions = rec.events.map((e) => e.event!.position.commit);
@@ -87,22 +78,22 @@ describe('subscribeToAll', () => {
   });
 
   it('starts after the given position (exclusive)', async () => {
-    const r = await client.appendToStream('all-from', numbered('n', 0, 3));
+    const r = await shared.client.appendToStream('all-from', numbered('n', 0, 3));
     const read = [];
-    for await (const e of client.readAll({ fromPosition: START })) read.push(e);
+    for await (const e of shared.client.readAll({ fromPosition: START })) read.push(e);
     const second = read.filter((e) => e.event?.streamId === 'all-from')[1].event!.position;
-    const rec = record(client.subscribeToAll({ fromPosition: second }));
+    const rec = record(shared.client.subscribeToAll({ fromPosition: second }));
     await rec.until(() => rec.caughtUp === 1);
     expect(rec.events.filter((e) => e.event?.streamId === 'all-from').map(dataOf)).toEqual([2]);
     expect(rec.events[0].event!.position.commit).toBe(r.position!.commit);
   });
 
   it('filters by stream prefix and event type, with checkpoints during catch-up and live', async () => {
-    await client.appendToStream('noise', numbered('Noise', 0, 200));
-    await client.appendToStream('wanted-1', numbered('Wanted', 0, 2));
+    await shared.client.appendToStream('noise', numbered('Noise', 0, 200));
+    await shared.client.appendToStream('wanted-1', numbered('Wanted', 0, 2));
     const checkpoints: { commit: bigint; prepare: bigint }[] = [];
     const rec = record(
-      client.subscribeToAll({
+      shared.client.subscribeToAll({
         fromPosition: START,
         filter: streamNameFilter({
           prefixes: ['wanted-'],
@@ -114,14 +105,16 @@ describe('subscribeToAll', () => {
         }),
       }),
     );
-    const byType = record(client.subscribeToAll({ fromPosition: START, filter: eventTypeFilter({ regex: '^Want' }) }));
+    const byType = record(
+      shared.client.subscribeToAll({ fromPosition: START, filter: eventTypeFilter({ regex: '^Want' }) }),
+    );
     await rec.until(() => rec.caughtUp === 1 && rec.events.length === 2);
     await byType.until(() => byType.caughtUp === 1 && byType.events.length === 2);
     // 200+ events examined in windows of 50: several checkpoints while catching up, one on going live.
     expect(checkpoints.length).toBeGreaterThanOrEqual(4);
     const atLive = checkpoints.length;
-    await client.appendToStream('noise', numbered('Noise', 200, 50));
-    await client.appendToStream('wanted-2', numbered('Wanted', 2, 1));
+    await shared.client.appendToStream('noise', numbered('Noise', 200, 50));
+    await shared.client.appendToStream('wanted-2', numbered('Wanted', 2, 1));
     await rec.until(() => rec.events.length === 3);
     await byType.until(() => byType.events.length === 3);
     expect(rec.events.map((e) => e.event!.streamId)).toEqual(['wanted-1', 'wanted-1', 'wanted-2']);

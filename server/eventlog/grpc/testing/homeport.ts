@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KurrentDBClient } from '@kurrent/kurrentdb-client';
+import { afterAll, beforeAll } from 'vitest';
 import { startHomeport, type Homeport } from '../../../start.ts';
 
 /**
@@ -56,4 +57,20 @@ export async function startGrpcTestServer(options: { insecure?: boolean } = {}):
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One server (and an admin client) for a whole test file. */
+export function useGrpcTestServer(options: { insecure?: boolean } = {}): {
+  server: GrpcTestServer;
+  client: KurrentDBClient;
+} {
+  const shared = {} as { server: GrpcTestServer; client: KurrentDBClient };
+  beforeAll(async () => {
+    shared.server = await startGrpcTestServer(options);
+    shared.client = shared.server.client();
+  });
+  afterAll(async () => {
+    await shared.server?.close();
+  });
+  return shared;
 }

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
 import { StoreBadRequestError, StoreBusyError, StoreNotReadyError, type Caller } from '../store/types.ts';
+import type { SubscriberInfo } from '../subscriptions/types.ts';
 import type { Authenticator } from './auth.ts';
 import { Errors, grpcError, isGrpcError, type GrpcError } from './errors.ts';
 
@@ -140,4 +141,16 @@ export function u64(text: string | undefined, what: string): number {
   const n = Number(text ?? '0');
   if (!Number.isSafeInteger(n) || n < 0) throw Errors.invalidArgument(`${what} is out of range`);
   return n;
+}
+
+/** Who holds a subscription, for the monitor: the peer, and the name the client gave (`connection-name`). */
+export function subscriberOf(call: { metadata: grpc.Metadata; getPeer(): string }, caller: Caller): SubscriberInfo {
+  const name = call.metadata.get('connection-name')[0];
+  const peer = call.getPeer();
+  return {
+    connectionId: `grpc:${peer}`,
+    connectionName: typeof name === 'string' ? name : null,
+    remoteAddress: peer.replace(/^ipv[46]:/, ''),
+    caller,
+  };
 }

@@ -91,6 +91,17 @@ export const Errors = {
       'group-name': groupName,
       reason,
     }),
+  /** KurrentDB's code for a consumer the server dropped (group deleted or changed, consumer too slow). */
+  persistentSubscriptionDropped: (streamName: string, groupName: string, reason: string) =>
+    grpcError(
+      grpc.status.CANCELLED,
+      `Subscription group '${groupName}' on stream '${streamName}' was dropped: ${reason}`,
+      {
+        exception: 'persistent-subscription-dropped',
+        'stream-name': streamName,
+        'group-name': groupName,
+      },
+    ),
   maximumSubscribersReached: (streamName: string, groupName: string) =>
     grpcError(
       grpc.status.FAILED_PRECONDITION,

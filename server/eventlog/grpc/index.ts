@@ -13,6 +13,7 @@ import { createAuthenticator } from './auth.ts';
 import type { CallContext } from './call-support.ts';
 import { startGrpcListener, type GrpcListener, type GrpcListenerLimits } from './listener.ts';
 import { nodeServices } from './node-services.ts';
+import { persistentSubscriptionsService } from './persistent/index.ts';
 import { streamsService } from './streams/index.ts';
 
 export { DEFAULT_GRPC_LIMITS, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
@@ -73,6 +74,7 @@ export async function startEventLogGrpc(
       maxAppendBytes: options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES,
     }),
   );
+  listener.addService(persistentSubscriptionsService(ctx, subscriptions));
   const caFile = tls ? path.join(options.dataDir, TLS_DIR, TLS_CERT_FILE) : null;
   const connectionString = `kurrentdb://${formatHost(options.host)}:${port}?${caFile ? `tlsCAFile=${caFile}` : 'tls=false'}`;
   logger.info({ address: `${options.host}:${port}`, secure: !options.insecure }, 'event-log gRPC listening');

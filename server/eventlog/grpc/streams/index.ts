@@ -1,8 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { VolatileSubscriptions } from '../../subscriptions/index.ts';
-import type { SubscriberInfo } from '../../subscriptions/types.ts';
-import type { Caller, EventStore, Position } from '../../store/types.ts';
-import { serverStream, type CallContext } from '../call-support.ts';
+import type { EventStore, Position } from '../../store/types.ts';
+import { serverStream, subscriberOf, type CallContext } from '../call-support.ts';
 import type { GrpcServiceModule } from '../listener.ts';
 import { parseReadOptions, type WireReadOptions } from './read-request.ts';
 import { LOG_END, LOG_START, readAllCount, readStreamCount } from './read.ts';
@@ -14,17 +13,6 @@ export interface StreamsServiceDeps {
   volatile: VolatileSubscriptions;
   /** Largest total size of one Append (data, metadata and type of every event). */
   maxAppendBytes: number;
-}
-
-export function subscriberOf(call: { metadata: grpc.Metadata; getPeer(): string }, caller: Caller): SubscriberInfo {
-  const name = call.metadata.get('connection-name')[0];
-  const peer = call.getPeer();
-  return {
-    connectionId: `grpc:${peer}`,
-    connectionName: typeof name === 'string' ? name : null,
-    remoteAddress: peer.replace(/^ipv[46]:/, ''),
-    caller,
-  };
 }
 
 /** `event_store.client.streams.Streams`: Read (every mode), Append, Delete, Tombstone. */

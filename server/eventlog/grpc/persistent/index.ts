@@ -1,6 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Subscriptions } from '../../subscriptions/index.ts';
-import type { DropReason, NakAction, PersistentConsumerHandle } from '../../subscriptions/types.ts';
+import type {
+  CreateGroupResult,
+  DropReason,
+  NakAction,
+  PersistentConsumerHandle,
+  UpdateGroupResult,
+} from '../../subscriptions/types.ts';
 import type { Caller } from '../../store/types.ts';
 import { Outbox, subscriberOf, toGrpcError, unary, type CallContext } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
@@ -175,38 +181,29 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
 }
 
 export function persistentSubscriptionsService(ctx: CallContext, subscriptions: Subscriptions): GrpcServiceModule {
-  const create = unary<{ options?: ManageOptions }, unknown>(ctx, async (request, caller) => {
-    const options = request.options ?? {};
-    const streamId = managedStream(options);
-    const group = groupOf(options.group_name);
-    const settings = settingsFromWire(options.settings, options.stream);
-    const result = await subscriptions.createGroup(streamId, group, settings, caller);
+  /** Any result but Success as KurrentDB's error. */
+  const check = (result: CreateGroupResult | UpdateGroupResult, streamId: string, group: string) => {
     if (result.result === 'AlreadyExists') throw Errors.persistentSubscriptionExists(streamId, group);
-    if (result.result === 'AccessDenied') throw Errors.accessDenied();
-    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'create failed');
-    return {};
-  });
-  const update = unary<{ options?: ManageOptions }, unknown>(ctx, async (request, caller) => {
-    const options = request.options ?? {};
-    const streamId = managedStream(options);
-    const group = groupOf(options.group_name);
-    const settings = settingsFromWire(options.settings, options.stream);
-    const result = await subscriptions.updateGroup(streamId, group, settings, caller);
     if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
     if (result.result === 'AccessDenied') throw Errors.accessDenied();
-    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'update failed');
+    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'the request failed');
     return {};
-  });
+  };
+  const createOrUpdate = (kind: 'create' | 'update') =>
+    unary<{ options?: ManageOptions }, unknown>(ctx, async (request, caller) => {
+      const options = request.options ?? {};
+      const streamId = managedStream(options);
+      const group = groupOf(options.group_name);
+      const settings = settingsFromWire(options.settings, options.stream);
+      const change = kind === 'create' ? subscriptions.createGroup : subscriptions.updateGroup;
+      return check(await change(streamId, group, settings, caller), streamId, group);
+    });
   type Addressed = { stream_option?: string; stream_identifier?: StreamName; group_name?: string };
   const remove = unary<{ options?: Addressed }, unknown>(ctx, async (request, caller) => {
     const options = request.options ?? {};
     const streamId = streamOf(options.stream_identifier, options.stream_option === 'all');
     const group = groupOf(options.group_name);
-    const result = await subscriptions.deleteGroup(streamId, group, caller);
-    if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
-    if (result.result === 'AccessDenied') throw Errors.accessDenied();
-    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'delete failed');
-    return {};
+    return check(await subscriptions.deleteGroup(streamId, group, caller), streamId, group);
   });
   const getInfo = unary<{ options?: Addressed }, unknown>(ctx, (request, caller) => {
     requireUser(caller);
@@ -250,8 +247,8 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
   return {
     service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions',
     handlers: {
-      Create: create,
-      Update: update,
+      Create: createOrUpdate('create'),
+      Update: createOrUpdate('update'),
       Delete: remove,
       Read: readHandler(ctx, subscriptions),
       GetInfo: getInfo,

@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import type { Subscriptions } from '../subscriptions/index.ts';
 import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
+import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
 import type { CallContext } from './call-support.ts';
 import { startGrpcListener, type GrpcListener, type GrpcListenerLimits } from './listener.ts';
@@ -75,6 +76,9 @@ export async function startEventLogGrpc(
     }),
   );
   listener.addService(persistentSubscriptionsService(ctx, subscriptions));
+  listener.addService(usersService(ctx, eventLog.users));
+  listener.addService(operationsService(ctx, eventLog.store));
+  listener.addService(monitoringService(ctx, eventLog.store, listener, Date.now()));
   const caFile = tls ? path.join(options.dataDir, TLS_DIR, TLS_CERT_FILE) : null;
   const connectionString = `kurrentdb://${formatHost(options.host)}:${port}?${caFile ? `tlsCAFile=${caFile}` : 'tls=false'}`;
   logger.info({ address: `${options.host}:${port}`, secure: !options.insecure }, 'event-log gRPC listening');

@@ -2,7 +2,7 @@ import https from 'node:https';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonEvent } from '@kurrent/kurrentdb-client';
-import { serviceClient } from './protos.ts';
+import { rawClient, unaryCall } from './testing/raw.ts';
 import { startGrpcTestServer, type GrpcTestServer } from './testing/homeport.ts';
 import fs from 'node:fs';
 
@@ -14,20 +14,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-function rawClient(service: string): grpc.Client {
-  const Ctor = serviceClient(service);
-  const ca = fs.readFileSync(server.homeport.grpc!.caFile!);
-  return new Ctor(`127.0.0.1:${server.port}`, grpc.credentials.createSsl(ca));
-}
-
-function unaryCall<T>(client: grpc.Client, method: string, request: unknown): Promise<T> {
-  return new Promise((resolve, reject) =>
-    (client as unknown as Record<string, Function>)[method](request, (err: Error | null, res: T) =>
-      err ? reject(err) : resolve(res),
-    ),
-  );
-}
-
 describe('the gRPC listener', () => {
   it('lists itself with a working connection string', () => {
     const l = server.homeport.listeners.find((x) => x.name === 'eventlog-grpc');
@@ -37,7 +23,7 @@ describe('the gRPC listener', () => {
   });
 
   it('advertises exactly the implemented methods and a semver version', async () => {
-    const client = rawClient('event_store.client.server_features.ServerFeatures');
+    const client = rawClient(server, 'event_store.client.server_features.ServerFeatures');
     const res = await unaryCall<{
       event_store_server_version: string;
       methods: { service_name: string; method_name: string; features: string[] }[];
@@ -53,7 +39,7 @@ describe('the gRPC listener', () => {
   });
 
   it('answers Gossip with one live leader at this address', async () => {
-    const client = rawClient('event_store.client.gossip.Gossip');
+    const client = rawClient(server, 'event_store.client.gossip.Gossip');
     const res = await unaryCall<{
       members: { state: string; is_alive: boolean; http_end_point: { address: string; port: number } }[];
     }>(client, 'Read', {});
@@ -67,7 +53,7 @@ describe('the gRPC listener', () => {
   });
 
   it('answers a method it does not implement with UNIMPLEMENTED', async () => {
-    const client = rawClient('event_store.client.projections.Projections');
+    const client = rawClient(server, 'event_store.client.projections.Projections');
     await expect(unaryCall(client, 'Disable', { options: { name: 'x' } })).rejects.toMatchObject({
       code: grpc.status.UNIMPLEMENTED,
     });

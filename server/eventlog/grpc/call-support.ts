@@ -4,6 +4,7 @@ import { StoreBadRequestError, StoreBusyError, StoreNotReadyError, type Caller }
 import type { SubscriberInfo } from '../subscriptions/types.ts';
 import type { Authenticator } from './auth.ts';
 import { Errors, grpcError, isGrpcError, type GrpcError } from './errors.ts';
+import { MalformedMessage } from './protos.ts';
 
 /** What every service handler gets: the store's callers come from here. */
 export interface CallContext {
@@ -23,6 +24,13 @@ export function toGrpcError(err: unknown, logger: Logger): GrpcError {
 
 type UnaryCall = grpc.ServerUnaryCall<unknown, unknown>;
 
+/** A decoded request, or INVALID_ARGUMENT for bytes that are no such message. */
+export function wellFormed<T>(message: T | MalformedMessage): T {
+  if (message instanceof MalformedMessage)
+    throw Errors.invalidArgument(`The request is not a valid protobuf message: ${message.reason}`);
+  return message;
+}
+
 /** A unary handler from `(request, caller, call) => response`; throws become statuses. */
 export function unary<Req, Res>(
   ctx: CallContext,
@@ -31,7 +39,7 @@ export function unary<Req, Res>(
   return (call, callback) => {
     (async () => {
       const caller = await ctx.authenticate(call);
-      return handle(call.request, caller, call as UnaryCall);
+      return handle(wellFormed(call.request), caller, call as UnaryCall);
     })().then(
       (response) => callback(null, response),
       (err) => callback(toGrpcError(err, ctx.logger)),
@@ -126,7 +134,7 @@ export function serverStream<Req, Res>(
     const out = new Outbox<Res>(call);
     (async () => {
       const caller = await ctx.authenticate(call);
-      await handle(call.request, caller, out, call);
+      await handle(wellFormed(call.request), caller, out, call);
     })().catch((err) => out.fail(toGrpcError(err, ctx.logger)));
   };
 }
@@ -134,13 +142,6 @@ export function serverStream<Req, Res>(
 /** `google.protobuf.Timestamp` of a Unix-milliseconds time. */
 export function timestamp(ms: number): { seconds: string; nanos: number } {
   return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
-}
-
-/** A uint64 field (decimal text) as a JS number; INVALID_ARGUMENT past 2^53 (no log reaches that). */
-export function u64(text: string | undefined, what: string): number {
-  const n = Number(text ?? '0');
-  if (!Number.isSafeInteger(n) || n < 0) throw Errors.invalidArgument(`${what} is out of range`);
-  return n;
 }
 
 /** Who holds a subscription, for the monitor: the peer, and the name the client gave (`connection-name`). */

@@ -32,13 +32,40 @@ function root(): grpc.GrpcObject {
   return loaded;
 }
 
-/** A service definition by its full name, e.g. `event_store.client.streams.Streams`. */
+/**
+ * A request that did not decode. grpc-js answers INTERNAL for a deserializer that throws (which the
+ * clients take for a server failure and reconnect); the handlers answer INVALID_ARGUMENT instead.
+ */
+export class MalformedMessage {
+  readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+
+/**
+ * A service definition by its full name, e.g. `event_store.client.streams.Streams`, whose request
+ * deserializers hand a MalformedMessage to the handler instead of throwing.
+ */
 export function serviceDefinition(fullName: string): grpc.ServiceDefinition {
   let node: unknown = root();
   for (const part of fullName.split('.')) node = (node as Record<string, unknown>)[part];
   const ctor = node as { service?: grpc.ServiceDefinition } | undefined;
   if (!ctor?.service) throw new Error(`no gRPC service ${fullName} in ${PROTO_ROOT}`);
-  return ctor.service;
+  const wrapped: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(ctor.service)) {
+    wrapped[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch (err) {
+          return new MalformedMessage((err as Error).message);
+        }
+      },
+    };
+  }
+  return wrapped;
 }
 
 /** A client constructor for a service (tests speak to the server with it, e.g. for malformed input). */

@@ -8,7 +8,7 @@ import type {
   UpdateGroupResult,
 } from '../../subscriptions/types.ts';
 import type { Caller } from '../../store/types.ts';
-import { Outbox, subscriberOf, toGrpcError, unary, type CallContext } from '../call-support.ts';
+import { Outbox, subscriberOf, toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
 import type { GrpcServiceModule } from '../listener.ts';
 import { readEventResp } from '../streams/events.ts';
@@ -164,7 +164,7 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
     };
 
     call.on('data', (message: ReadReq) => {
-      chain = chain.then(() => handle(message)).catch(fail);
+      chain = chain.then(() => handle(wellFormed(message))).catch(fail);
     });
     call.on('end', () => {
       clientDone = true;

@@ -7,7 +7,7 @@ import {
   type NewEvent,
   type WriteResult,
 } from '../../store/types.ts';
-import { toGrpcError, unary, type CallContext } from '../call-support.ts';
+import { toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors } from '../errors.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';
 
@@ -155,7 +155,8 @@ export function appendHandler(
       let expected = ExpectedVersion.Any as number;
       const events: NewEvent[] = [];
       let bytes = 0;
-      for await (const message of call as AsyncIterable<AppendReq>) {
+      for await (const received of call as AsyncIterable<AppendReq>) {
+        const message = wellFormed(received);
         if (streamId === null) {
           if (message.content !== 'options') throw Errors.invalidArgument('the first AppendReq must be options');
           streamId = streamNameOf(message.options);

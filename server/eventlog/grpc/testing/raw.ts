@@ -4,13 +4,21 @@ import { serviceClient } from '../protos.ts';
 import type { GrpcTestServer } from './homeport.ts';
 
 /** A grpc-js client on Homeport's .proto files, for calls the official Node client never makes. */
+type Credentials = { username: string; password: string } | null;
+const ADMIN = { username: 'admin', password: 'changeit' };
+
 export function rawClient(
   server: GrpcTestServer,
   service: string,
-  credentials: { username: string; password: string } | null = { username: 'admin', password: 'changeit' },
+  credentials: Credentials = ADMIN,
   options: grpc.ClientOptions = {},
 ): grpc.Client {
   const Ctor = serviceClient(service);
+  return new Ctor(`127.0.0.1:${server.port}`, channelCredentials(server, credentials), options);
+}
+
+/** TLS trusting the server's certificate (or cleartext), with Basic credentials on every call. */
+export function channelCredentials(server: GrpcTestServer, credentials: Credentials = ADMIN): grpc.ChannelCredentials {
   const caFile = server.homeport.grpc!.caFile;
   let channel = caFile ? grpc.credentials.createSsl(fs.readFileSync(caFile)) : grpc.credentials.createInsecure();
   if (credentials && caFile) {
@@ -24,7 +32,7 @@ export function rawClient(
       }),
     );
   }
-  return new Ctor(`127.0.0.1:${server.port}`, channel, options);
+  return channel;
 }
 
 type Method = (...args: unknown[]) => grpc.ClientReadableStream<unknown> & grpc.ClientUnaryCall;

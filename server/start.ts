@@ -9,6 +9,7 @@ import {
   type EventLog,
   type EventLogTcpServer,
 } from './eventlog/index.ts';
+import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
@@ -24,7 +25,7 @@ import { isLoopbackHost } from './security/index.ts';
 import { HOMEPORT_VERSION } from './version.ts';
 
 export interface Listener {
-  name: 'http' | 'eventlog-tcp' | 'eventlog-tls';
+  name: 'http' | 'eventlog-tcp' | 'eventlog-tls' | 'eventlog-grpc';
   protocol: string;
   host: string;
   port: number;
@@ -39,6 +40,8 @@ export interface Homeport {
   httpUrl: string;
   tcpPort: number;
   tlsPort: number | null;
+  /** The KurrentDB gRPC listener (null when turned off). */
+  grpc: EventLogGrpcServer | null;
   /** An owner token for the UI API minted at start (12 hours; tests and the CLI use it). */
   uiToken: string;
   /** Mints a fresh owner token. */
@@ -80,6 +83,10 @@ function fileSize(file: string): number {
  */
 export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir: string }): Promise<Homeport> {
   const config = resolveConfig(partial);
+  if (config.grpcInsecure && config.grpcPort !== null && !isLoopbackHost(config.host))
+    throw new Error(
+      `the gRPC listener without TLS has no authentication: it listens on loopback only, not on ${config.host}`,
+    );
   ensureDirectory(config.dataDir);
   const tightened = makePrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir);
@@ -236,6 +243,26 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         url: `tcp://${formatHost(config.host)}:${tcp.tls.port}`,
       });
     }
+    let grpc: EventLogGrpcServer | null = null;
+    if (config.grpcPort !== null) {
+      grpc = await startEventLogGrpc(eventLog, subscriptions, {
+        host: config.host,
+        port: config.grpcPort,
+        insecure: config.grpcInsecure,
+        dataDir: config.dataDir,
+        logger: logger.child({ subsystem: 'eventlog-grpc' }),
+      });
+      // Closed before the subscriptions and the store, like the TCP side.
+      const started = grpc;
+      cleanups.push(() => started.close());
+      listeners.push({
+        name: 'eventlog-grpc',
+        protocol: grpc.caFile ? 'grpc+tls' : 'grpc',
+        host: config.host,
+        port: grpc.port,
+        url: grpc.connectionString,
+      });
+    }
     listeners.push({ name: 'http', protocol: 'http', host: config.host, port: httpAddress.port, url: httpUrl });
 
     // The desktop window's token is short-lived; the preload asks for a fresh one when it ends.
@@ -285,6 +312,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       httpUrl,
       tcpPort: tcp.tcp.port,
       tlsPort: tcp.tls?.port ?? null,
+      grpc,
       uiToken,
       mintUiToken,
       mintDesktopToken,

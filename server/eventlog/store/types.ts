@@ -266,6 +266,8 @@ export interface EventStore {
   resolveLink(link: RecordedEvent, caller: Caller): ResolvedIndexedEvent;
 
   scavenge(caller: Caller): ScavengeResult;
+  /** Stops the scavenge with this id after its current step ($admins/$ops); NotFound when none such runs. */
+  stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'>;
 
   /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;

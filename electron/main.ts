@@ -163,6 +163,7 @@ async function start(): Promise<void> {
     httpPort: DEFAULT_PORTS.http,
     tcpPort: DEFAULT_PORTS.tcp,
     tcpTlsPort: DEFAULT_PORTS.tcpTls,
+    grpcPort: DEFAULT_PORTS.grpc,
   };
   let portsNote: string | null = null;
   try {

@@ -23,14 +23,16 @@ async function occupy(): Promise<number> {
 describe('desktop ports', () => {
   it('keeps free preferred ports and moves taken ones to other free ports', async () => {
     const taken = await occupy();
-    const [free1, free2] = [await freePort(HOST), await freePort(HOST)];
-    const { ports, moved } = await choosePorts(HOST, { httpPort: taken, tcpPort: free1, tcpTlsPort: free2 });
+    const [free1, free2, free3] = [await freePort(HOST), await freePort(HOST), await freePort(HOST)];
+    const preferred = { httpPort: taken, tcpPort: free1, tcpTlsPort: free2, grpcPort: free3 };
+    const { ports, moved } = await choosePorts(HOST, preferred);
     expect(moved).toEqual(['httpPort']);
     expect(ports.tcpPort).toBe(free1);
     expect(ports.tcpTlsPort).toBe(free2);
+    expect(ports.grpcPort).toBe(free3);
     expect(ports.httpPort).not.toBe(taken);
-    expect(new Set(Object.values(ports)).size).toBe(3);
-    expect(movedPortsMessage({ httpPort: taken, tcpPort: free1, tcpTlsPort: free2 }, ports, moved)).toBe(
+    expect(new Set(Object.values(ports)).size).toBe(4);
+    expect(movedPortsMessage(preferred, ports, moved)).toBe(
       `UI and social server (HTTP): port ${taken} was in use, Homeport listens on ${ports.httpPort} instead.\n` +
         'Clients need these ports this time; the tray menu lists every address.',
     );
@@ -38,7 +40,12 @@ describe('desktop ports', () => {
   });
 
   it('starts Homeport although every preferred port is taken (it used to quit with an error box)', async () => {
-    const preferred = { httpPort: await occupy(), tcpPort: await occupy(), tcpTlsPort: await occupy() };
+    const preferred = {
+      httpPort: await occupy(),
+      tcpPort: await occupy(),
+      tcpTlsPort: await occupy(),
+      grpcPort: await occupy(),
+    };
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ports-'));
     const {
       started: hp,
@@ -48,7 +55,7 @@ describe('desktop ports', () => {
       startHomeport({ dataDir, host: HOST, logToConsole: false, rendererDir: null, ...p }),
     );
     try {
-      expect(moved).toEqual(['httpPort', 'tcpPort', 'tcpTlsPort']);
+      expect(moved).toEqual(['httpPort', 'tcpPort', 'tcpTlsPort', 'grpcPort']);
       expect(hp.listeners.map((l) => l.port).sort()).toEqual(Object.values(ports).sort());
       expect((await fetch(`${hp.httpUrl}/api/v1/instance`)).status).toBe(200);
       // The social server's own address follows the port it got.

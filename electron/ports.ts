@@ -1,16 +1,18 @@
 import net from 'node:net';
 
-/** The desktop app's listeners and the ports it prefers (the documented defaults: 3000, 1113, 1115). */
+/** The desktop app's listeners and the ports it prefers (the documented defaults: 3000, 1113, 1115, 2113). */
 export interface DesktopPorts {
   httpPort: number;
   tcpPort: number;
   tcpTlsPort: number;
+  grpcPort: number;
 }
 
 export const LISTENER_LABELS: Record<keyof DesktopPorts, string> = {
   httpPort: 'UI and social server (HTTP)',
   tcpPort: 'event log (TCP)',
   tcpTlsPort: 'event log (TLS)',
+  grpcPort: 'event log (gRPC)',
 };
 
 /** Whether `port` can be listened on at `host` now (another program may take it a moment later). */

@@ -140,6 +140,22 @@ describe('bounds on what an activity may hold', () => {
     expect(status.mentions.map((m) => m.acct)).toEqual(['lain']);
     expect(counted).toEqual([]);
   });
+  it('a poll’s options given by address are not fetched: the embedded ones make the poll', async () => {
+    const sender = await peers.actor('https://far.test/users/pollster', person('pollster'));
+    const option = (name: string) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: 2 } });
+    const post = createNote(sender.id, {
+      type: 'Question',
+      oneOf: ['https://counted.test/options/1', option('ducks'), 'https://counted.test/options/2', option('geese')],
+      endTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect((await peers.deliver(INBOX, post.activity)).status).toBe(202);
+    const status = await mentioned(post.uri);
+    expect(status.poll?.options).toEqual([
+      { title: 'ducks', votesCount: 2 },
+      { title: 'geese', votesCount: 2 },
+    ]);
+    expect(counted).toEqual([]);
+  });
 });
 
 describe('remote media clients are given', () => {

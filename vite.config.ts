@@ -28,6 +28,8 @@ export default defineConfig({
     // Test files share their worker's modules: none mocks a module or changes the environment, and evaluating the
     // server's module graph again for each of 136 files was 40 % of the run (9 -> 5.6 minutes on 2 cores).
     isolate: false,
+    // A committed `it.only` would silently skip every other test of its file: it fails the run instead.
+    allowOnly: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],

@@ -10,6 +10,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   retries: 0,
+  // A committed `test.only` would silently skip the others: it fails the run instead.
+  forbidOnly: true,
   reporter: [['list']],
   use: {
     browserName: 'chromium',

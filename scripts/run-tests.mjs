@@ -1,7 +1,8 @@
 // `npm test`: type-check, unit + integration (vitest), end-to-end (Playwright with Debian Chromium), then
 // one plain closing line "N passed, N failed, N skipped" counting vitest and Playwright tests together.
 // Anything that keeps a test from running honestly counts as a failure in that line: a failed type-check or
-// build, a test file that does not load, an error outside a test, tests left pending by a failing hook.
+// build, a test file that does not load, each error outside a test (counted even when tests failed too), tests
+// left pending by a failing hook, a committed `.only` (vitest allowOnly: false, Playwright forbidOnly).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,7 @@ if (args.length > 1 || (only !== undefined && only !== 'unit' && only !== 'e2e')
   process.exit(2);
 }
 fs.mkdirSync(out, { recursive: true });
+const readJson = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
 
 function run(label, cmd, cmdArgs, extraEnv = {}) {
   console.log(`\n=== ${label}: ${[path.basename(cmd), ...cmdArgs].join(' ')}`);
@@ -49,14 +51,22 @@ if (!only || only === 'e2e') {
 
 if (!only || only === 'unit') {
   const report = path.join(out, 'vitest.json');
+  const errors = path.join(out, 'vitest-unhandled-errors.json');
   fs.rmSync(report, { force: true });
-  const code = run('unit + integration (vitest)', bin('vitest'), [
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-  ]);
-  add(countVitest(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
+  fs.rmSync(errors, { force: true });
+  const code = run(
+    'unit + integration (vitest)',
+    bin('vitest'),
+    [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      '--reporter=./scripts/vitest-unhandled-errors.mjs',
+      `--outputFile.json=${report}`,
+    ],
+    { HOMEPORT_VITEST_ERRORS: errors },
+  );
+  add(countVitest(readJson(report), code, readJson(errors)));
 }
 
 if (!only || only === 'e2e') {
@@ -70,7 +80,7 @@ if (!only || only === 'e2e') {
       PLAYWRIGHT_JSON_OUTPUT_NAME: report,
     },
   );
-  add(countPlaywright(fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : null, code));
+  add(countPlaywright(readJson(report), code));
 }
 
 for (const p of problems) console.log(`problem: ${p}`);

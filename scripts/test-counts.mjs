@@ -1,8 +1,11 @@
 // Turns the JSON reports of vitest and Playwright into counts, with every way a run can hide a failure
 // listed as a problem. Kept apart from run-tests.mjs so its rules are tested (scripts/test-counts.test.ts).
 
-/** vitest's JSON report (null when none was written) and its exit code. */
-export function countVitest(report, exitCode) {
+/**
+ * vitest's JSON report (null when none was written), its exit code and the unhandled errors written by
+ * vitest-unhandled-errors.mjs (null when that file is missing).
+ */
+export function countVitest(report, exitCode, unhandledErrors = []) {
   if (!report)
     return {
       passed: 0,
@@ -29,8 +32,12 @@ export function countVitest(report, exitCode) {
       else if (notRun) skipped++;
     }
   }
+  // An error outside any test fails the run but is in no test's count: each one is a problem of its own, also
+  // when tests failed too (else it hides behind them).
+  if (unhandledErrors === null) problems.push('vitest wrote no list of unhandled errors (its reporter did not run)');
+  for (const e of unhandledErrors ?? []) problems.push(`vitest: ${e.type}: ${e.message}`);
   if (exitCode !== 0 && report.numFailedTests === 0 && problems.length === 0)
-    problems.push(`vitest exited ${exitCode} (an error outside the tests, e.g. an unhandled rejection)`);
+    problems.push(`vitest exited ${exitCode} (an error outside the tests)`);
   return { passed: report.numPassedTests ?? 0, failed: report.numFailedTests ?? 0, skipped, problems };
 }
 

@@ -80,7 +80,20 @@ describe('the closing line of npm test', () => {
         },
         1,
       ).problems,
-    ).toEqual(['vitest exited 1 (an error outside the tests, e.g. an unhandled rejection)']);
+    ).toEqual(['vitest exited 1 (an error outside the tests)']);
+  });
+
+  it('counts each unhandled error as a problem, also when tests failed beside it', () => {
+    const report = {
+      numPassedTests: 1,
+      numFailedTests: 1,
+      testResults: [file('x.test.ts', 'failed', [{ status: 'passed' }, { status: 'failed' }])],
+    };
+    const errors = [{ type: 'Unhandled Rejection', message: 'Error: stray boom' }];
+    expect(countVitest(report, 1, errors).problems).toEqual(['vitest: Unhandled Rejection: Error: stray boom']);
+    expect(countVitest(report, 1, null).problems).toEqual([
+      'vitest wrote no list of unhandled errors (its reporter did not run)',
+    ]);
   });
 
   it('counts Playwright flaky tests as passed, skipped ones as skipped, and global errors as problems', () => {
@@ -124,6 +137,50 @@ describe('the closing line of npm test', () => {
       expect(counts.problems).toHaveLength(2);
       expect(counts.problems.join('\n')).toMatch(/a did not run \(a hook failed in .*hook\.test\.ts: hook boom\)/);
       expect(counts.problems.join('\n')).toMatch(/load\.test\.ts failed to load/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a committed it.only and counts a stray rejection beside a failing test (real vitest, the project config)', () => {
+    // The project's own config (allowOnly: false) over a throwaway folder: what npm test would see.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-runner-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'scripts')); // a folder the config's `include` covers
+      fs.writeFileSync(
+        path.join(dir, 'scripts', 'only.test.ts'),
+        "import { expect, it } from 'vitest';\nit.only('focused', () => {});\nit('left out', () => { expect(1).toBe(2); });\n",
+      );
+      fs.writeFileSync(
+        path.join(dir, 'scripts', 'stray.test.ts'),
+        "import { expect, it } from 'vitest';\nit('fails', () => { expect(1).toBe(2); });\n" +
+          "it('leaks', () => { Promise.reject(new Error('stray boom')); });\n",
+      );
+      const report = path.join(dir, 'report.json');
+      const errors = path.join(dir, 'errors.json');
+      const root = path.join(import.meta.dirname, '..');
+      const r = spawnSync(
+        path.join(root, 'node_modules', '.bin', 'vitest'),
+        [
+          'run',
+          '--config',
+          path.join(root, 'vite.config.ts'),
+          '--root',
+          dir,
+          '--reporter=json',
+          `--reporter=${path.join(import.meta.dirname, 'vitest-unhandled-errors.mjs')}`,
+          `--outputFile.json=${report}`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, HOMEPORT_VITEST_ERRORS: errors } },
+      );
+      const counts = countVitest(
+        JSON.parse(fs.readFileSync(report, 'utf8')),
+        r.status,
+        JSON.parse(fs.readFileSync(errors, 'utf8')),
+      );
+      expect(r.status).toBe(1);
+      expect(counts.failed).toBe(2); // the focused test (refused) and the plain failure
+      expect(counts.problems).toEqual(['vitest: Unhandled Rejection: Error: stray boom']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

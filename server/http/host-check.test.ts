@@ -1,29 +1,19 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startHomeport, type Homeport } from '../index.ts';
+import type { Homeport } from '../index.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 import { UI_CONTENT_SECURITY_POLICY } from './server.ts';
 
 let hp: Homeport;
-let dataDir: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-host-check-'));
-  hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-    domain: 'social.example.org',
-  });
+  ({ hp, close } = await startTestHomeport({ domain: 'social.example.org' }));
 });
 afterAll(async () => {
-  await hp.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await close();
 });
 
 /** A request with a chosen Host header (fetch does not let a page, or us, set it). */

@@ -1,25 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../index.ts';
+import type { Homeport } from '../index.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 
 let hp: Homeport;
 let dataDir: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-api-'));
-  hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-  });
+  ({ hp, dataDir, close } = await startTestHomeport());
 });
 afterAll(async () => {
-  await hp.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await close();
 });
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${hp.httpUrl}/api/homeport/v1${p}`, init);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../db/index.ts';
 import { SocialEvents } from './events.ts';
-import { socialMigrations } from './migrations.ts';
+import { socialMigrations } from './migrations/index.ts';
 import { SocialStore } from './store/index.ts';
 
 describe('SocialEvents', () => {

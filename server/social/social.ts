@@ -27,11 +27,12 @@ import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
+import { registerSocialCors } from './http/cors.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
 import { MediaStorage } from './media/storage.ts';
-import { socialMigrations } from './migrations.ts';
+import { socialMigrations } from './migrations/index.ts';
 import { SocialStore, type OutboxEmail } from './store/index.ts';
 import { SocialUrls } from './urls.ts';
 import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
@@ -272,6 +273,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
     await root.register(async (api) => {

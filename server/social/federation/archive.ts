@@ -5,7 +5,8 @@ import type { StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { personOf } from './actors.ts';
 import { withMastodonAttachmentKeys } from './attachments.ts';
-import { actorUri, addressing, noteOf, statusUri } from './objects.ts';
+import { addressing, noteOf } from './objects.ts';
+import { actorUri, statusUri } from './uris.ts';
 
 /**
  * The documents of an account archive (see AccountArchive): the same ones federation serves, with the links

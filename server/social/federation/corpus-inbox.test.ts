@@ -5,7 +5,7 @@ import { createTestNetwork, eventually, type TestInstance, type TestNetwork } fr
 
 /*
  * Recorded payloads of Mastodon, Misskey, Pleroma/Akkoma, PeerTube and Hubzilla/Osada (from the corpus in
- * /work/shared/fixtures) delivered to a live Homeport's inbox with valid signatures, each checked through the
+ * shared/fixtures, see testing/fixtures.ts) delivered to a live Homeport's inbox with valid signatures, each checked through the
  * Mastodon API for what it should change: notifications, timelines, relationships. Only what must name the
  * local user (lain, the corpus's own recipient) or her posts is rewritten. The corpus holds no GoToSocial
  * payload and no Friendica activity (only Friendica collections); Hubzilla and Osada stand for that family.

@@ -13,6 +13,7 @@ import {
 } from '@fedify/vocab';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../store/index.ts';
+import { fixturePath } from '../testing/fixtures.ts';
 import { contextLoaderFactory } from './loaders.ts';
 import { actorData, RejectedDocument } from './remote.ts';
 import { parseStatus } from './statuses-inbound.ts';
@@ -24,7 +25,7 @@ import { parseStatus } from './statuses-inbound.ts';
  * is fetched: JSON-LD contexts come from Fedify's preloaded set, anything else is refused offline.
  */
 
-const CORPUS = '/work/shared/fixtures/activitypub-rebased';
+const CORPUS = fixturePath('activitypub-rebased');
 
 const offline: DocumentLoader = async (url) => {
   throw new RejectedDocument(`would need ${url} (remote documents are not fetched in the replay)`);

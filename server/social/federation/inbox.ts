@@ -22,7 +22,7 @@ import {
 } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
 import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
-import { actorUri } from './objects.ts';
+import { actorUri } from './uris.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import {
   onAnnounce,
@@ -38,6 +38,7 @@ import {
 import {
   createRemoteStatus,
   deleteRemoteStatus,
+  fetchQuotedStatus,
   isStatusObject,
   updateRemoteStatus,
   type StatusObject,
@@ -206,7 +207,7 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
   const object = await update.getObject().catch(() => null);
   if (isStatusObject(object)) {
     const updated = await updateRemoteStatus(c, object, author, update);
-    if (updated) await refreshIncomingQuote(c, object, author, updated);
+    if (updated) await refreshIncomingQuote(c, object, author, updated, fetchQuotedStatus);
   } else if (isActor(object) && object.id?.href === author.uri) {
     await syncFeatured(c, await persistActor(c.data, object));
   }
@@ -277,7 +278,19 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
 /**
  * An account deleted on its server signs its Delete with a key nobody can fetch any more: its actor answers
  * 410 Gone. That answer, from the account's own server, is the proof (Mastodon treats it the same way): the
- * account is forgotten here. Any other unverified activity keeps Fedify's 401.
+ * account is forgotten here. The inbox intake finds most of these before Fedify (see InboxIntake.verify).
+ */
+export function forgetGoneActor(deps: FedDeps, actorId: URL): void {
+  const account = deps.social.store.accounts.byUri(actorId.href);
+  if (account && account.domain !== null && !deps.social.moderation.domainPolicy(actorId.hostname).refused) {
+    deps.repo.forgetRemoteAccount(account.id);
+    deps.logger.info({ actor: actorId.href }, 'a remote account was deleted on its server');
+  }
+}
+
+/**
+ * The same, for a request the intake let through with a key it still had but Fedify could no longer fetch.
+ * Any other unverified activity keeps Fedify's 401.
  */
 async function deletedActorGone(
   c: RequestContext<FedDeps>,
@@ -286,12 +299,8 @@ async function deletedActorGone(
 ): Promise<Response | void> {
   if (!(activity instanceof Delete) || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return;
   if (reason.type !== 'keyFetchError' || !('status' in reason.result) || reason.result.status !== 410) return;
-  const deps = c.data;
-  const account = deps.social.store.accounts.byUri(activity.actorId.href);
-  if (account && account.domain !== null && !deps.social.moderation.domainPolicy(activity.actorId.hostname).refused) {
-    deps.repo.forgetRemoteAccount(account.id);
-    deps.logger.info({ actor: activity.actorId.href }, 'a remote account was deleted on its server');
-  }
+  if (reason.keyId.origin !== activity.actorId.origin) return;
+  forgetGoneActor(c.data, activity.actorId);
   return new Response(null, { status: 202 });
 }
 

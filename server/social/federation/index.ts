@@ -14,14 +14,21 @@ import { syncFeatured } from './featured-inbound.ts';
 /** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
 const FEATURED_SYNC_WINDOW_MS = 5_000;
 import { federationRoutes } from './routes.ts';
-import { buildFederation, type FederationSetupOptions } from './setup.ts';
+import { InboxIntake, type InboxLimits } from './inbox-intake.ts';
+import { buildFederation, type FederationSetupOptions as SetupOptions } from './setup.ts';
 import { FederationRepository } from './store.ts';
 
 export { RejectedDocument } from './remote.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
-export { mastodonRetryPolicy, type FederationSetupOptions } from './setup.ts';
+export { mastodonRetryPolicy } from './setup.ts';
+export { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-intake.ts';
+
+export interface FederationSetupOptions extends SetupOptions {
+  /** The inbox's bounds (see DEFAULT_INBOX_LIMITS); tests make them small. */
+  inbox?: Partial<InboxLimits>;
+}
 export { sanitizeRemoteHtml } from './html.ts';
 export { checkInstance, formatReport, runSelfCheck, type CheckResult, type SelfCheckReport } from './self-check.ts';
 
@@ -61,10 +68,11 @@ export class PublicUrlChangedError extends Error {}
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
   const logger = social.logger.child({ component: 'federation' });
   const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger };
-  const { federation, kv } = buildFederation(db, options, (err) =>
+  const { federation, kv, queue } = buildFederation(db, options, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const context = () => federation.createContext(new URL(social.urls.base), deps);
+  const intake = new InboxIntake(deps, () => queue.inboxBacklog(), options.inbox);
   const outbound = new Outbound(deps, context);
   const stopListening = outbound.listen();
   outbound.announcePendingDeletions();
@@ -83,7 +91,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
   sweeper.unref();
   return {
     fedify: federation,
-    routes: (app) => federationRoutes(app, federation, deps),
+    routes: (app) => federationRoutes(app, federation, deps, intake),
     context,
     async resolveAccount(input, options) {
       try {

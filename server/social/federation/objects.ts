@@ -15,6 +15,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import { attachmentDocument, MastodonCreate, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
+import { actorUri, statusUri } from './uris.ts';
 import {
   noteQuoteValues,
   quoteInteractionPolicy,
@@ -27,18 +28,6 @@ const OUTBOX_PAGE = 20;
 
 function instant(ms: number) {
   return Temporal.Instant.fromEpochMilliseconds(ms) as unknown as globalThis.Temporal.Instant;
-}
-
-/** The ActivityPub id of any status: a remote one keeps its own, a local one derives from our URL. */
-export function statusUri(deps: FedDeps, status: StatusRow, author?: Account | null): string {
-  if (status.uri) return status.uri;
-  const account = author ?? deps.social.store.accounts.byId(status.accountId);
-  return deps.social.urls.statusUri(account?.username ?? 'unknown', status.id);
-}
-
-/** An account's actor id (ours derived from the URL, remote ones as stored). */
-export function actorUri(deps: FedDeps, account: Account): string {
-  return account.uri ?? deps.social.urls.accountUri(account.username);
 }
 
 /** Addressing as Mastodon does it, per visibility (see federation.md §1.5). */

@@ -1,7 +1,7 @@
 import { InteractionPolicy, InteractionRule, PUBLIC_COLLECTION, QuoteAuthorization, Tombstone } from '@fedify/vocab';
 import type { Account, QuotePolicy, QuoteRow, StatusRow } from '../store/index.ts';
 import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
-import { actorUri, statusUri } from './objects.ts';
+import { actorUri, localApprovalUri, statusUri } from './uris.ts';
 
 /*
  * The outgoing side of quote posts as Mastodon 4.5 federates them (FEP-044f): what a Note says about the
@@ -12,11 +12,6 @@ import { actorUri, statusUri } from './objects.ts';
 /** Private and direct posts can never be quoted by others, whatever their stored policy says. */
 export function effectiveQuotePolicy(status: StatusRow): QuotePolicy {
   return status.visibility === 'private' || status.visibility === 'direct' ? 'nobody' : status.quoteApprovalPolicy;
-}
-
-/** Where the stamp of a quote of a local post lives (Mastodon's /users/:name/quote_authorizations/:id). */
-export function localApprovalUri(deps: FedDeps, quotedAuthor: Account, quote: QuoteRow): string {
-  return `${deps.social.urls.accountUri(quotedAuthor.username)}/quote_authorizations/${quote.id}`;
 }
 
 /**

@@ -3,8 +3,7 @@ import { Accept, QuoteRequest, Reject } from '@fedify/vocab';
 import type { Account, QuoteRow, StatusRow } from '../store/index.ts';
 import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
 import { refuseToFetch } from './emojis.ts';
-import { actorUri, statusUri } from './objects.ts';
-import { localApprovalUri } from './quote-objects.ts';
+import { actorUri, localApprovalUri, statusUri } from './uris.ts';
 import { accountForActorId, recipientOf, recipientsOf } from './remote.ts';
 import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
 

@@ -1,11 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Article, Note, PUBLIC_COLLECTION, Question, QuoteAuthorization } from '@fedify/vocab';
+import { Article, Note, type Object as APObject, PUBLIC_COLLECTION, Question, QuoteAuthorization } from '@fedify/vocab';
 import type { Account, QuotePolicy, QuoteRow, QuoteState, StatusRow } from '../store/index.ts';
 import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
-import { statusUri } from './objects.ts';
-import { localApprovalUri } from './quote-objects.ts';
-import { accountForActorId } from './remote.ts';
-import { createRemoteStatus, isStatusObject, type StatusObject } from './statuses-inbound.ts';
+import { localApprovalUri, statusUri } from './uris.ts';
 
 /*
  * Quotes in statuses other servers send, read as Mastodon 4.5 reads them (FEP-044f): a quote is accepted
@@ -18,6 +15,12 @@ import { createRemoteStatus, isStatusObject, type StatusObject } from './statuse
 /** How deep a chain of quoted posts is fetched while one post arrives (Mastodon stops at two as well). */
 const MAX_QUOTE_FETCH_DEPTH = 2;
 const quoteFetchDepth = new AsyncLocalStorage<number>();
+
+/**
+ * Fetches a remote status by its id and stores it quietly, or null. Inbound statuses hand theirs in
+ * (statuses-inbound's fetchQuotedStatus): they call inbound quotes, never the reverse.
+ */
+export type FetchRemoteStatus = (c: FedContext, uri: string) => Promise<StatusRow | null>;
 
 const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
 
@@ -39,7 +42,7 @@ export interface IncomingQuoteInfo {
  * collection), the author's followers, or nobody else. A post without a policy (a server that knows nothing of
  * quotes) cannot be quoted, as in Mastodon; manual approval is not offered here, so it counts as nobody.
  */
-export function remoteQuotePolicy(object: StatusObject, author: Account): QuotePolicy {
+export function remoteQuotePolicy(object: APObject, author: Account): QuotePolicy {
   const approved = (object.interactionPolicy?.canQuote?.automaticApprovals ?? []).map((u) => u.href);
   if (approved.some((u) => PUBLIC_IDS.has(u))) return 'public';
   if (author.followersUrl && approved.includes(author.followersUrl)) return 'followers';
@@ -47,7 +50,7 @@ export function remoteQuotePolicy(object: StatusObject, author: Account): QuoteP
 }
 
 /** The status behind a quoted id: ours, known, or fetched from its server (a limited depth of quotes of quotes). */
-async function quotedStatusFor(c: FedContext, uri: string): Promise<StatusRow | null> {
+async function quotedStatusFor(c: FedContext, uri: string, fetch: FetchRemoteStatus): Promise<StatusRow | null> {
   const deps = c.data;
   const store = deps.social.store;
   const known = localStatusId(deps, uri) ?? deps.repo.statusByUri(uri);
@@ -59,13 +62,7 @@ async function quotedStatusFor(c: FedContext, uri: string): Promise<StatusRow | 
   const host = safeUrl(uri)?.hostname;
   // Posts on servers the domain policy refuses are not fetched.
   if (depth >= MAX_QUOTE_FETCH_DEPTH || !host || deps.social.moderation.domainPolicy(host).refused) return null;
-  return quoteFetchDepth.run(depth + 1, async () => {
-    const object = await c.lookupObject(uri).catch(() => null);
-    if (!isStatusObject(object) || object.id?.href !== uri || !object.attributionId) return null;
-    const author = await accountForActorId(c, object.attributionId);
-    if (!author || author.domain === null) return null;
-    return createRemoteStatus(c, object, author, { quiet: true }).catch(() => null);
-  });
+  return quoteFetchDepth.run(depth + 1, () => fetch(c, uri));
 }
 
 /** Whether a stamp of ours approves `quotingUri` quoting `quoted`: an accepted quote of ours at that address. */
@@ -107,21 +104,27 @@ async function remoteStampApproves(
  */
 export async function readIncomingQuote(
   c: FedContext,
-  object: StatusObject,
+  object: APObject,
   author: Account,
+  fetch: FetchRemoteStatus,
 ): Promise<IncomingQuoteInfo | null> {
   if (!object.id || c.data.repo.statusByUri(object.id.href)) return null;
-  return incomingQuoteInfo(c, object, author);
+  return incomingQuoteInfo(c, object, author, fetch);
 }
 
-async function incomingQuoteInfo(c: FedContext, object: StatusObject, author: Account): Promise<IncomingQuoteInfo> {
+async function incomingQuoteInfo(
+  c: FedContext,
+  object: APObject,
+  author: Account,
+  fetch: FetchRemoteStatus,
+): Promise<IncomingQuoteInfo> {
   const policy = remoteQuotePolicy(object, author);
   const quotable = object instanceof Note || object instanceof Question || object instanceof Article ? object : null;
   const quotedId = quotable ? (quotable.quoteId ?? quotable.quoteUrl) : null;
   // A post naming itself (or no post) quotes nothing.
   if (!quotable || !quotedId || !object.id || quotedId.href === object.id.href) return { policy, quote: null };
   const legacy = quotable.quoteId === null;
-  const quotedStatus = await quotedStatusFor(c, quotedId.href);
+  const quotedStatus = await quotedStatusFor(c, quotedId.href, fetch);
   const approvalUri = quotable.quoteAuthorizationId?.href ?? null;
   let state: QuoteState = 'pending';
   if (quotedStatus && quotedStatus.accountId === author.id) state = 'accepted';
@@ -153,13 +156,14 @@ export function applyIncomingQuote(deps: FedDeps, statusId: string, info: Incomi
  */
 export async function refreshIncomingQuote(
   c: FedContext,
-  object: StatusObject,
+  object: APObject,
   author: Account,
   status: StatusRow,
+  fetch: FetchRemoteStatus,
 ): Promise<void> {
   const deps = c.data;
   const store = deps.social.store;
-  const info = await incomingQuoteInfo(c, object, author);
+  const info = await incomingQuoteInfo(c, object, author, fetch);
   const current = store.quotes.ofStatus(status.id);
   const next = info.quote;
   let changed = false;

@@ -1,8 +1,9 @@
 import { Delete, PUBLIC_COLLECTION, QuoteRequest, type Activity, type Recipient } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
-import { actorUri, noteOf, statusUri } from './objects.ts';
+import { noteOf } from './objects.ts';
 import { quoteAuthorizationOf } from './quote-objects.ts';
+import { actorUri, statusUri } from './uris.ts';
 import { quoteRequestUri } from './quote-requests.ts';
 import { recipientOf } from './remote.ts';
 import type { RemoteRecipient } from './store.ts';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { signRequest } from '@fedify/fedify';
 import { preloadedContexts } from '@fedify/vocab-runtime';
 import { contextLoaderFactory } from './loaders.ts';
+import { fixturePath } from '../testing/fixtures.ts';
 import type { TestNetwork } from './test-network.ts';
 
 /*
@@ -13,13 +13,11 @@ import type { TestNetwork } from './test-network.ts';
  * Homeport under test sends back (Accepts, Follows) recorded, with Follows accepted as a server would.
  */
 
-export const CORPUS = '/work/shared/fixtures/activitypub-rebased';
-
 export type Json = Record<string, any>;
 
 /** A payload of the corpus, read at test time (the corpus stays outside the repository). */
 export function readFixture(name: string): Json {
-  return JSON.parse(fs.readFileSync(path.join(CORPUS, name), 'utf8')) as Json;
+  return JSON.parse(fs.readFileSync(fixturePath('activitypub-rebased', name), 'utf8')) as Json;
 }
 
 /** Every string of a document with each key of `replacements` replaced by its value (ids, links in content, handles). */

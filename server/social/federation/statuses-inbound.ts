@@ -19,7 +19,7 @@ import {
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
-import { RejectedDocument } from './remote.ts';
+import { accountForActorId, RejectedDocument } from './remote.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
 import { WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
@@ -219,7 +219,7 @@ export async function createRemoteStatus(
   const store = deps.social.store;
   const parsed = await parseStatus(object, author, options.embeddedIn ?? null);
   // Before the existence check: fetching the quoted post may store this very post (a cycle of quotes).
-  const quote = await readIncomingQuote(c, object, author);
+  const quote = await readIncomingQuote(c, object, author, fetchQuotedStatus);
   const existing = deps.repo.statusByUri(parsed.uri);
   if (existing) return store.statuses.byId(existing)!;
   const mentioned = parsed.mentionUris
@@ -282,6 +282,15 @@ export async function createRemoteStatus(
     store.events.emit('status.created', { status, homeRecipients });
     return status;
   });
+}
+
+/** A quoted post by its id, fetched from its server and stored quietly (what inbound quotes need), or null. */
+export async function fetchQuotedStatus(c: FedContext, uri: string): Promise<StatusRow | null> {
+  const object = await c.lookupObject(uri).catch(() => null);
+  if (!isStatusObject(object) || object.id?.href !== uri || !object.attributionId) return null;
+  const author = await accountForActorId(c, object.attributionId);
+  if (!author || author.domain === null) return null;
+  return createRemoteStatus(c, object, author, { quiet: true }).catch(() => null);
 }
 
 /** Applies an Update of a remote status its author sent (content, warnings, mentions, hashtags, attachments). */

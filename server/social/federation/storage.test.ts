@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../db/index.ts';
-import { socialMigrations } from '../migrations.ts';
+import { socialMigrations } from '../migrations/index.ts';
 import { SqliteKvStore } from './kv.ts';
 import { SqliteMessageQueue } from './queue.ts';
 import { duration } from './time.ts';

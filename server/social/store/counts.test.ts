@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/index.ts';
-import { socialMigrations } from '../migrations.ts';
+import { socialMigrations } from '../migrations/index.ts';
 import { SocialStore } from './index.ts';
 
 /*

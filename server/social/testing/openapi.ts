@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
+import { fixturePath } from './fixtures.ts';
 import { DEVIATIONS } from './openapi-deviations.ts';
 
 export { DEVIATIONS };
@@ -16,10 +16,8 @@ export { DEVIATIONS };
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** Where the pinned document lives: shared/ sits beside the repository (locally and in CI). */
-export const OPENAPI_FILE =
-  process.env.HOMEPORT_MASTODON_OPENAPI ??
-  path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'mastodon-openapi', 'schema.json');
+/** Where the pinned document lives (an external fixture, see fixtures.ts). */
+export const OPENAPI_FILE = fixturePath('mastodon-openapi', 'schema.json');
 
 /**
  * Responses the document leaves without a schema (or paths it lacks) that we still check, against one of

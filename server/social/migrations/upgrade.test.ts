@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../db/index.ts';
-import { socialMigrations } from './migrations.ts';
-import { SocialStore } from './store/index.ts';
+import { openDatabase } from '../../db/index.ts';
+import { socialMigrations } from './index.ts';
+import { SocialStore } from '../store/index.ts';
 
 /*
  * Upgrading a social.db that already holds data: the full-text index is built for every existing status

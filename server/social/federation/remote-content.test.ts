@@ -15,7 +15,7 @@ const LAIN = `${HOME}/users/lain`;
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const CONTEXT = [
   'https://www.w3.org/ns/activitystreams',
-  { toot: 'http://joinmastodon.org/ns#', blurhash: 'toot:blurhash', Hashtag: 'as:Hashtag' },
+  { toot: 'http://joinmastodon.org/ns#', blurhash: 'toot:blurhash', Hashtag: 'as:Hashtag', Emoji: 'toot:Emoji' },
 ];
 
 let net: TestNetwork;
@@ -199,6 +199,28 @@ describe('remote media clients are given', () => {
     const shown = JSON.stringify(await lain.client.v1.statuses.$select(status.id).fetch());
     for (const address of ['127.0.0.1', '10.1.2.3', '[::1]', 'localhost', 'router', 'printer.local'])
       expect(shown).not.toContain(address);
+  });
+
+  it('custom emojis on private addresses, or SVG, are not taken; public ones are', async () => {
+    const sender = await peers.actor('https://far.test/users/emojist', person('emojist'));
+    const emoji = (name: string, url: string, mediaType = 'image/png') => ({
+      id: `https://far.test/emojis/${name}`,
+      type: 'Emoji',
+      name: `:${name}:`,
+      icon: { type: 'Image', mediaType, url },
+    });
+    const post = createNote(sender.id, {
+      content: '<p>:inside: :loopback: :vector: :fine: for <a href="https://home.test/users/lain">@lain</a></p>',
+      tag: [
+        emoji('inside', 'https://192.168.0.10/e.png'),
+        emoji('loopback', 'https://localhost/e.png'),
+        emoji('vector', 'https://far.test/emojis/vector.svg', 'image/svg+xml'),
+        emoji('fine', 'https://far.test/emojis/fine.png'),
+      ],
+    });
+    expect((await peers.deliver(INBOX, post.activity)).status).toBe(202);
+    const status = await mentioned(post.uri);
+    expect(status.emojis.map((e) => [e.shortcode, e.url])).toEqual([['fine', 'https://far.test/emojis/fine.png']]);
   });
 
   it('an SVG avatar, or one on a private address, shows as the default one (as Mastodon’s missing.png)', async () => {

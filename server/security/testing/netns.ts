@@ -20,6 +20,8 @@ import { generate } from 'selfsigned';
  *   out.result      // what the script passed to report()
  *   out.dnsQueries  // every question the DNS server was asked, in order ({ name, type: 'A' | 'AAAA' })
  *
+ * guardTestNetwork(['site.example']) gives the usual hosts, dns and certificates of a guard test.
+ *
  * Inside, `lo` is up and carries every address named in `hosts`, `dns` answers and `addresses` (loopback
  * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client connect to it; nothing leaves the namespace
  * (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
@@ -88,6 +90,30 @@ export interface NamespaceContext {
 
 export const RESULT_MARK = '@@homeport-netns-result ';
 export const DNS_SERVER_ADDRESS = '127.0.0.53';
+
+/** The public-looking address guard tests serve from, and the private one they must never reach. */
+export const PUBLIC_TEST_ADDRESS = '1.2.3.4';
+export const PRIVATE_TEST_ADDRESS = '10.1.2.3';
+
+/**
+ * The usual network of a guard test: `names` on PUBLIC_TEST_ADDRESS, with one certificate (found under
+ * `names[0]`) naming them, rebind.example and the address itself; loopback.example (127.0.0.1),
+ * private.example (PRIVATE_TEST_ADDRESS) and mapped.example (::ffff:127.0.0.1) in /etc/hosts; and
+ * rebind.example answered by DNS with the public address first and 127.0.0.1 after.
+ */
+export function guardTestNetwork(names: string[]): Pick<NamespaceRunOptions, 'hosts' | 'dns' | 'certificates'> {
+  return {
+    hosts: {
+      ...Object.fromEntries(names.map((name) => [name, [PUBLIC_TEST_ADDRESS]])),
+      'loopback.example': ['127.0.0.1'],
+      'private.example': [PRIVATE_TEST_ADDRESS],
+      'mapped.example': ['::ffff:127.0.0.1'],
+    },
+    // Public when first asked, loopback after: a client that looked up twice would connect to loopback.
+    dns: { 'rebind.example': [[PUBLIC_TEST_ADDRESS], ['127.0.0.1']] },
+    certificates: [[...names, 'rebind.example', PUBLIC_TEST_ADDRESS]],
+  };
+}
 
 const BOOT = fileURLToPath(new URL('./netns-boot.ts', import.meta.url));
 

@@ -15,8 +15,9 @@ import { syncFeatured } from './featured-inbound.ts';
 const FEATURED_SYNC_WINDOW_MS = 5_000;
 import { federationRoutes } from './routes.ts';
 import { InboxIntake, type InboxLimits } from './inbox-intake.ts';
-import { buildFederation, type FederationSetupOptions as SetupOptions } from './setup.ts';
+import { buildFederation, remoteFetcher, type FederationSetupOptions as SetupOptions } from './setup.ts';
 import { FederationRepository } from './store.ts';
+import { fetchObject } from './lookup.ts';
 
 export { RejectedDocument } from './remote.ts';
 
@@ -67,8 +68,9 @@ export class PublicUrlChangedError extends Error {}
 
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
   const logger = social.logger.child({ component: 'federation' });
-  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger };
-  const { federation, kv, queue } = buildFederation(db, options, (err) =>
+  const fetcher = remoteFetcher(options);
+  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger, fetcher };
+  const { federation, kv, queue } = buildFederation(db, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const context = () => federation.createContext(new URL(social.urls.base), deps);
@@ -117,7 +119,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       const known = deps.repo.statusByUri(uri);
       if (known) return store.statuses.byId(known);
       const c = context();
-      const object = await c.lookupObject(uri).catch(() => null);
+      const object = await fetchObject(c, uri).catch(() => null);
       if (!isStatusObject(object) || !object.attributionId || object.id?.href !== uri) return null;
       const author = await accountForActorId(c, object.attributionId);
       if (!author || author.domain === null) return null;
@@ -143,6 +145,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       stopQueue.abort();
       // Deliveries still in flight stay in the queue table and run again at the next start.
       await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      fetcher.close();
     },
   };
 }

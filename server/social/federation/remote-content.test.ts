@@ -145,6 +145,7 @@ describe('bounds on what an activity may hold', () => {
     expect(status.mentions.map((m) => m.acct)).toEqual(['lain']);
     expect(counted).toEqual([]);
   });
+
   it('a poll’s options given by address are not fetched: the embedded ones make the poll', async () => {
     const sender = await peers.actor('https://far.test/users/pollster', person('pollster'));
     const option = (name: string) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: 2 } });

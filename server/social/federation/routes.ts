@@ -122,17 +122,17 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
     }
-    // Before Fedify reads it whole: see inbound-limits.ts.
-    const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
-    if (oversized) {
-      deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
-      return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
-    }
     if (!intake.enter()) return intake.refuseBusy(reply);
     try {
       const request = webRequest(req);
       const verdict = await intake.verify(request, federation.createContext(request, deps), req.body as Buffer);
       if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
+      // Signed, but before Fedify reads it whole: see inbound-limits.ts.
+      const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
+      if (oversized) {
+        deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
+        return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
+      }
       return await toFedify(req, reply);
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key

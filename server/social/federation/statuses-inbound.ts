@@ -20,6 +20,7 @@ import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
+import { fetchObject } from './lookup.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
 import { WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
@@ -286,7 +287,7 @@ export async function createRemoteStatus(
 
 /** A quoted post by its id, fetched from its server and stored quietly (what inbound quotes need), or null. */
 export async function fetchQuotedStatus(c: FedContext, uri: string): Promise<StatusRow | null> {
-  const object = await c.lookupObject(uri).catch(() => null);
+  const object = await fetchObject(c, uri).catch(() => null);
   if (!isStatusObject(object) || object.id?.href !== uri || !object.attributionId) return null;
   const author = await accountForActorId(c, object.attributionId);
   if (!author || author.domain === null) return null;

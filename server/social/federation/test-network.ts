@@ -130,6 +130,8 @@ export function createTestNetwork(): TestNetwork {
         generalRateLimit: false,
         federation: {
           allowPrivateAddress: true,
+          // Remote fetches go through the host-routing fetch, bounded as in production.
+          transport: routed,
           queueIdleMs: 20,
           retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)),
           inbox: options.inbox,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runInNamespace } from '../../security/testing/netns.ts';
+import { guardTestNetwork, runInNamespace } from '../../security/testing/netns.ts';
 import type { PushNetnsReport } from './push.netns.ts';
 
 /*
@@ -29,15 +29,7 @@ describe('Web Push on a real network, guard on', () => {
   it('delivers to a public push service, and never connects to loopback, private, mapped or literal addresses', async () => {
     const run = await runInNamespace<PushNetnsReport>({
       script: new URL('./push.netns.ts', import.meta.url),
-      hosts: {
-        'push.example': ['1.2.3.4'],
-        'loopback.example': ['127.0.0.1'],
-        'private.example': ['10.1.2.3'],
-        'mapped.example': ['::ffff:127.0.0.1'],
-      },
-      // Public when first asked, loopback after: a fetch that looked up twice would connect to loopback.
-      dns: { 'rebind.example': [['1.2.3.4'], ['127.0.0.1']] },
-      certificates: [['push.example', 'rebind.example', '1.2.3.4']],
+      ...guardTestNetwork(['push.example']),
       input: [...NAMED, ...LITERAL],
       timeoutMs: 120_000,
     });

@@ -1,5 +1,6 @@
 import { Emoji, Image, Link } from '@fedify/vocab';
 import { shortcodesIn } from '../store/index.ts';
+import { isPublicMediaUrl, isSvg, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 import type { FedDeps } from './deps.ts';
 
 /** Custom emojis in ActivityPub: Emoji tags (`:name:` with an image) on posts and profiles, both ways. */
@@ -20,7 +21,8 @@ export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const icon = await tag.getIcon({ documentLoader: refuseToFetch }).catch(() => null);
   const url =
     icon?.url instanceof URL ? icon.url.href : icon?.url instanceof Link ? (icon.url.href?.href ?? null) : null;
-  if (!url || !url.startsWith('https://')) return null;
+  // Clients load it as an image: https on a public host, and no SVG (see remote-media.ts).
+  if (!url || !isPublicMediaUrl(url, STRICT_REMOTE_MEDIA) || isSvg(url, icon?.mediaType ?? null)) return null;
   return { shortcode, uri: tag.id?.href ?? null, url };
 }
 

@@ -61,8 +61,9 @@ async function parsePoll(question: Question): Promise<RemotePoll | null> {
   const tallies: number[] = [];
   let multiple = false;
   for (const [list, isMultiple] of [
-    [question.getExclusiveOptions(), false],
-    [question.getInclusiveOptions(), true],
+    // Embedded options only, as Mastodon reads them: one given by address is not fetched.
+    [question.getExclusiveOptions(WITHOUT_FETCHING), false],
+    [question.getInclusiveOptions(WITHOUT_FETCHING), true],
   ] as const) {
     for await (const option of list) {
       if (options.length >= MAX_POLL_OPTIONS) break;

@@ -40,6 +40,11 @@ if (!only) {
   if (run('type-check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) problems.push('type-check failed');
   // One formatting for every file (biome.json); `npm run format` fixes what this reports.
   if (run('format check', bin('biome'), ['format', '.']) !== 0) problems.push('format check failed (npm run format)');
+  // No import cycles, type-only imports counted too (dpdm reads them unless told -T).
+  const sources = ['server', 'bin', 'electron', 'bench', 'scripts', 'e2e'].map((dir) => `${dir}/**/*.{ts,mts,mjs}`);
+  const cycleArgs = ['--no-tree', '--no-warning', '--no-progress', '--exit-code', 'circular:1'];
+  if (run('import cycles', bin('dpdm'), [...cycleArgs, ...sources, 'renderer/src/**/*.{ts,tsx}']) !== 0)
+    problems.push('import cycles (dpdm, listed above)');
   if (run('bundle electron shell', process.execPath, ['scripts/build-electron.mjs']) !== 0)
     problems.push('electron bundle failed');
 }

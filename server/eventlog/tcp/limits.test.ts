@@ -1,6 +1,6 @@
 import net from 'node:net';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSubscriptions, type Subscriptions } from '../subscriptions/index.ts';
 import { subscriptionTcpHandlers } from '../subscriptions/tcp-handlers.ts';
 import { TcpCommand } from './commands.ts';
@@ -85,7 +85,8 @@ describe('event-log TCP limits', () => {
     expect((await b.request(TcpCommand.Ping)).command).toBe(TcpCommand.Pong);
     a.destroy();
     await a.closed;
-    await new Promise((r) => setTimeout(r, 50));
+    // The server has let go of a (its place counts again) before a new client comes.
+    await vi.waitFor(() => expect(fx!.server.connections.size).toBe(1), { timeout: 10_000 });
     await stillServes(fx.port);
     b.destroy();
   });
@@ -120,7 +121,7 @@ describe('event-log TCP limits', () => {
     );
     c.send(TcpCommand.UnsubscribeFromStream, first.correlationId, encodeMessage('UnsubscribeFromStream', {}), ADMIN);
     await gone;
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(subs!.volatile.list().length).toBe(2), { timeout: 10_000 });
     const again = await c.request(
       TcpCommand.SubscribeToStream,
       encodeMessage('SubscribeToStream', { eventStreamId: 'later', resolveLinkTos: false }),

@@ -40,6 +40,8 @@ if (!only) {
   if (run('type-check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) problems.push('type-check failed');
   // One formatting for every file (biome.json); `npm run format` fixes what this reports.
   if (run('format check', bin('biome'), ['format', '.']) !== 0) problems.push('format check failed (npm run format)');
+  // Biome's recommended lint rules, less those biome.json turns off (README, "Quick start", says why).
+  if (run('lint', bin('biome'), ['lint', '.']) !== 0) problems.push('lint failed (npm run lint)');
   // No import cycles, type-only imports counted too (dpdm reads them unless told -T).
   const sources = ['server', 'bin', 'electron', 'bench', 'scripts', 'e2e'].map((dir) => `${dir}/**/*.{ts,mts,mjs}`);
   const cycleArgs = ['--no-tree', '--no-warning', '--no-progress', '--exit-code', 'circular:1'];

@@ -20,7 +20,7 @@ export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const icon = await tag.getIcon({ documentLoader: refuseToFetch }).catch(() => null);
   const url =
     icon?.url instanceof URL ? icon.url.href : icon?.url instanceof Link ? (icon.url.href?.href ?? null) : null;
-  if (!url || !url.startsWith('https://')) return null;
+  if (!url?.startsWith('https://')) return null;
   return { shortcode, uri: tag.id?.href ?? null, url };
 }
 

@@ -119,7 +119,7 @@ export function toAccount(r: Record<string, unknown>): Account {
 export function isListed(a: Account): boolean {
   if (a.deletedAt !== null) return false;
   if (a.domain !== null) return true;
-  return a.user !== null && a.user.confirmed && a.user.approved;
+  return a.user?.confirmed === true && a.user.approved;
 }
 
 export interface NewLocalAccount {

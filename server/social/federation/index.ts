@@ -21,9 +21,8 @@ export { RejectedDocument } from './remote.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
-export { mastodonRetryPolicy, type FederationSetupOptions } from './setup.ts';
-export { sanitizeRemoteHtml } from './html.ts';
-export { checkInstance, formatReport, runSelfCheck, type CheckResult, type SelfCheckReport } from './self-check.ts';
+export type { FederationSetupOptions } from './setup.ts';
+export { checkInstance, formatReport, type SelfCheckReport } from './self-check.ts';
 
 /** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
 export interface Federation {

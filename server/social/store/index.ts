@@ -77,7 +77,7 @@ export * from './relationships.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
-export { StoreCore, cursorWhere, finishPage, jsonIds, type PageQuery, type SqlValue } from './store.ts';
+export { StoreCore, jsonIds, type PageQuery } from './store.ts';
 
 /** All repositories of social.db, sharing one connection, id generator and clock. */
 export class SocialStore {

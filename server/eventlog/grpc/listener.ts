@@ -142,6 +142,7 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     netServer = tls.createServer({
       cert: options.tls.cert,
       key: options.tls.key,
+      // biome-ignore lint/correctness/noComponentHookFactories: a TLS option whose name starts with a capital, not a React component
       ALPNCallback: ({ protocols }) =>
         protocols.includes('http/1.1') ? 'http/1.1' : protocols.includes('h2') ? 'h2' : undefined,
     });

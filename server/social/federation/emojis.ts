@@ -2,6 +2,7 @@ import { Emoji, Image, Link } from '@fedify/vocab';
 import { shortcodesIn } from '../store/index.ts';
 import { isPublicMediaUrl, isSvg, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 import type { FedDeps } from './deps.ts';
+import { refuseToFetch } from './inbound-limits.ts';
 
 /** Custom emojis in ActivityPub: Emoji tags (`:name:` with an image) on posts and profiles, both ways. */
 
@@ -10,9 +11,6 @@ export interface RemoteEmoji {
   uri: string | null;
   url: string;
 }
-
-/** A document loader that never fetches: for values that must come embedded (emoji images, poll counts). */
-export const refuseToFetch = (url: string) => Promise.reject(new Error(`not fetched: ${url}`));
 
 /** An Emoji tag, as Mastodon, Misskey and Akkoma send them; null when unusable. */
 export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {

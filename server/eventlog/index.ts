@@ -38,6 +38,11 @@ export {
 } from './subscriptions/index.ts';
 export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
 export {
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  type SubscriptionTcpOptions,
+} from './subscriptions/tcp-registry.ts';
+export {
   startProjections,
   ProjectionManager,
   ProjectionNotFoundError,

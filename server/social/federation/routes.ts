@@ -44,8 +44,14 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     let unserved = false;
     const response = await federation.fetch(request, {
       contextData: deps,
-      onNotFound: () => ((unserved = true), new Response(null, { status: 404 })),
-      onNotAcceptable: () => ((unserved = true), new Response(null, { status: 406 })),
+      onNotFound: () => {
+        unserved = true;
+        return new Response(null, { status: 404 });
+      },
+      onNotAcceptable: () => {
+        unserved = true;
+        return new Response(null, { status: 406 });
+      },
     });
     if (unserved) {
       const page = html?.();

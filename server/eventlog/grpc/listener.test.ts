@@ -34,6 +34,7 @@ describe('the gRPC listener', () => {
     expect(names).toContain('event_store.client.streams.streams/read');
     expect(names).toContain('event_store.client.streams.streams/append');
     expect(names).not.toContain('event_store.client.streams.streams/batchappend');
+    expect(names).not.toContain('event_store.client.projections.projections/create');
     const readMethod = res.methods.find((m) => m.method_name === 'read' && m.service_name.endsWith('streams'));
     expect(readMethod?.features).toEqual(['position', 'events']);
   });

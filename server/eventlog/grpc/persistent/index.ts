@@ -112,6 +112,12 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
       consumer?.close();
       consumer = null;
     });
+    try {
+      ctx.streams.admit(call, out);
+    } catch (err) {
+      out.fail(toGrpcError(err, ctx.logger));
+      return;
+    }
 
     const open = async (options: NonNullable<ReadReq['options']>) => {
       const caller = await ctx.authenticate(call);

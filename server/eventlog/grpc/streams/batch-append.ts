@@ -138,6 +138,12 @@ export function batchAppendHandler(
     const pending = new Map<string, Pending>();
     let inFlight = 0;
     let clientDone = false;
+    try {
+      ctx.streams.admit(call, out);
+    } catch (err) {
+      out.fail(toGrpcError(err, ctx.logger));
+      return;
+    }
     const maybeEnd = () => {
       if (clientDone && inFlight === 0) out.end();
     };

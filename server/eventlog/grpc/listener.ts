@@ -33,8 +33,10 @@ export interface GrpcListenerLimits {
   maxReceiveMessageBytes: number;
   /** Largest message the server sends (the Node client accepts 17 MiB). */
   maxSendMessageBytes: number;
-  /** Concurrent calls per HTTP/2 connection. */
+  /** Concurrent calls per HTTP/2 connection (the client queues more). */
   maxConcurrentStreams: number;
+  /** Long-lived calls (subscriptions, consumers, BatchAppend) per connection; more get RESOURCE_EXHAUSTED. */
+  maxStreamingCallsPerConnection: number;
   /** A connection that sends nothing this long after connecting is closed. */
   firstBytesTimeoutMs: number;
 }
@@ -44,7 +46,8 @@ export const DEFAULT_GRPC_LIMITS: GrpcListenerLimits = {
   // KurrentDB's Streams limit (16 MiB less 10,000 bytes); the Node client accepts 17 MiB responses.
   maxReceiveMessageBytes: 16 * 1024 * 1024,
   maxSendMessageBytes: 17 * 1024 * 1024,
-  maxConcurrentStreams: 1000,
+  maxConcurrentStreams: 4000,
+  maxStreamingCallsPerConnection: 1000,
   firstBytesTimeoutMs: 10_000,
 };
 

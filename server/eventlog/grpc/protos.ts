@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import { appPath } from '../../app-root.ts';
 
 /**
@@ -73,4 +74,23 @@ export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
   let node: unknown = root();
   for (const part of fullName.split('.')) node = (node as Record<string, unknown>)[part];
   return node as grpc.ServiceClientConstructor;
+}
+
+let shared: protobuf.Root | null = null;
+
+/**
+ * Encodes a message of shared.proto (e.g. `event_store.client.WrongExpectedVersion`) as the
+ * `google.protobuf.Any` that BatchAppend errors carry in their `google.rpc.Status`.
+ */
+export function packAny(typeName: string, value: Record<string, unknown>): { type_url: string; value: Buffer } {
+  if (!shared) {
+    const root = new protobuf.Root();
+    root.resolvePath = (_origin, target) => (target.startsWith('google/') ? target : `${PROTO_ROOT}/${target}`);
+    shared = root.loadSync('kurrentdb/protocols/v1/shared.proto');
+  }
+  const type = shared.lookupType(typeName);
+  return {
+    type_url: `type.googleapis.com/${typeName}`,
+    value: Buffer.from(type.encode(type.fromObject(value)).finish()),
+  };
 }

@@ -112,6 +112,12 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
       consumer?.close();
       consumer = null;
     });
+    try {
+      ctx.streams.admit(call, out);
+    } catch (err) {
+      out.fail(toGrpcError(err, ctx.logger));
+      return;
+    }
 
     const open = async (options: NonNullable<ReadReq['options']>) => {
       const caller = await ctx.authenticate(call);
@@ -243,6 +249,18 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       return {};
     },
   );
+  // The engine has no restart of its own: each group is re-applied with its own settings, which stops it
+  // (consumers are dropped, in-flight messages retried) and starts it again from its checkpoint.
+  const restartSubsystem = unary<unknown, unknown>(ctx, async (_request, caller) => {
+    if (!mayManage(caller)) throw Errors.accessDenied();
+    for (const group of subscriptions.listGroups()) {
+      const detail = subscriptions.getGroup(group.streamId, group.groupName);
+      if (!detail) continue; // deleted meanwhile
+      const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
+      if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
+    }
+    return {};
+  });
   const stream = ['stream'];
   return {
     service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions',
@@ -254,6 +272,7 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       GetInfo: getInfo,
       List: list,
       ReplayParked: replayParked,
+      RestartSubsystem: restartSubsystem,
     },
     methods: {
       Create: stream,
@@ -263,6 +282,7 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       GetInfo: stream,
       List: stream,
       ReplayParked: stream,
+      RestartSubsystem: [],
     },
   };
 }

@@ -11,7 +11,7 @@ import {
 } from './eventlog/index.ts';
 import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
-import { startProjections, type ProjectionManager } from './eventlog/index.ts';
+import { mountProjectionsHttp, startProjections, type ProjectionManager } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
@@ -261,6 +261,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         dataDir: config.dataDir,
         logger: logger.child({ subsystem: 'eventlog-grpc' }),
       });
+      // EventStoreDB's HTTP projections API lives on the same port (node-eventstore-client's ProjectionsManager).
+      if (projections)
+        mountProjectionsHttp(grpc.listener, projections, { users: eventLog.users, secure: grpc.caFile !== null });
       // Closed before the subscriptions and the store, like the TCP side.
       const started = grpc;
       cleanups.push(() => started.close());

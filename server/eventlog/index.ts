@@ -44,6 +44,7 @@ export {
 } from './subscriptions/tcp-registry.ts';
 export {
   startProjections,
+  mountProjectionsHttp,
   ProjectionManager,
   ProjectionNotFoundError,
   ProjectionCommandError,

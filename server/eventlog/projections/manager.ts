@@ -44,6 +44,8 @@ export interface ProjectionEntry {
   id: number;
   definition: ProjectionDefinition;
   progress: RunnerProgress;
+  /** Partition states held in memory (1 for an unpartitioned projection with state). */
+  partitionsCached: number;
 }
 
 export interface CreateProjection {
@@ -190,7 +192,13 @@ export class ProjectionManager {
   }
 
   private entry(m: Managed): ProjectionEntry {
-    return { name: m.name, id: m.id, definition: m.definition, progress: m.runner?.progress ?? m.idle };
+    return {
+      name: m.name,
+      id: m.id,
+      definition: m.definition,
+      progress: m.runner?.progress ?? m.idle,
+      partitionsCached: m.lastUserRunner?.states.size ?? 0,
+    };
   }
 
   private managed(name: string): Managed {
@@ -203,6 +211,11 @@ export class ProjectionManager {
   state(name: string, partition = ''): string {
     const runner = this.managed(name).lastUserRunner;
     return runner?.stateOf(partition) ?? '';
+  }
+
+  /** The source definition of a running (or last run) JavaScript projection, as the query config shows it. */
+  sourceDefinition(name: string): unknown {
+    return this.managed(name).lastUserRunner?.definition ?? null;
   }
 
   result(name: string, partition = ''): string {

@@ -4,7 +4,7 @@
  * are removed once the query ran, as EventStoreDB does; `emit`, `linkTo`, `linkStreamTo` and `log`
  * collect into buffers the host reads after each event. Everything crosses the boundary as JSON text.
  */
-export const PRELUDE = String.raw`
+export const PRELUDE = `
 (function () {
   'use strict';
   var def = { allStreams: false, streams: [], categories: [], allEvents: true, events: [], byStream: false,

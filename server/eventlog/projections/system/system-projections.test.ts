@@ -18,7 +18,7 @@ import {
  * resolveLinkTos and received live, event by event.
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: the client's CommonJS export is untyped here
+// The client's CommonJS export is untyped here.
 type Es = any;
 
 const text = (b: Buffer | Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('utf8') : '');

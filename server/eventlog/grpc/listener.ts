@@ -137,7 +137,11 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       socket.pause();
       socket.unshift(seen);
       if (isH2) toGrpc(socket);
-      else toHttp(socket);
+      else {
+        toHttp(socket);
+        // The HTTP server reads a socket handed over this way only once it flows again.
+        socket.resume();
+      }
     };
     socket.on('data', onData);
     socket.once('close', () => clearTimeout(timer));

@@ -147,3 +147,24 @@ describe('HTTP projections API through ProjectionsManager', () => {
     await expect(pm.getStatus('huge', admin)).rejects.toMatchObject({ httpStatusCode: 404 });
   });
 });
+
+describe('HTTP projections API in cleartext mode (--grpc-insecure)', () => {
+  let server: GrpcTestServer;
+
+  beforeAll(async () => {
+    server = await startGrpcTestServer({ insecure: true });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers ProjectionsManager over http:// without credentials, as KurrentDB --insecure', async () => {
+    const es: Es = (await import('node-eventstore-client')).default;
+    const pm = new es.ProjectionsManager(quietLog, `http://127.0.0.1:${server.port}`, 10_000);
+    await pm.createContinuous('plain', `fromAll().when({ $init: function () { return {}; } })`, false, null);
+    const names = (await pm.listContinuous(null)).map((p: { name: string }) => p.name);
+    expect(names).toContain('plain');
+    expect(names).toContain('$by_category');
+  });
+});

@@ -7,6 +7,8 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 export interface ServeProcess {
   child: ChildProcess;
   port: number;
+  /** The gRPC (and HTTP projections API) port, when the arguments asked for one. */
+  grpcPort: number | null;
   exited: Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export function startServeProcess(dataDir: string, extraArgs: string[] = []): Pr
       '0',
       '--tcp-tls-port',
       'off',
+      ...(extraArgs.includes('--grpc-port') ? [] : ['--grpc-port', 'off']),
       '--log-level',
       'warn',
       ...extraArgs,
@@ -39,8 +42,11 @@ export function startServeProcess(dataDir: string, extraArgs: string[] = []): Pr
     });
     child.stdout?.on('data', (d) => {
       out += d;
-      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[2]), exited });
+      const tcp = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      const grpc = /eventlog grpc listening on (\S+):(\d+)/.exec(out);
+      const wantsGrpc = extraArgs.includes('--grpc-port');
+      if (tcp && (grpc || !wantsGrpc))
+        resolve({ child, port: Number(tcp[2]), grpcPort: grpc ? Number(grpc[2]) : null, exited });
     });
     child.once('exit', (code) =>
       reject(new Error(`homeport serve exited with ${code} before listening\n${out}\n${err}`)),

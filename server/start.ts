@@ -11,7 +11,12 @@ import {
 } from './eventlog/index.ts';
 import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
-import { mountProjectionsHttp, startProjections, type ProjectionManager } from './eventlog/index.ts';
+import {
+  mountProjectionsHttp,
+  projectionsGrpcService,
+  startProjections,
+  type ProjectionManager,
+} from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
@@ -260,6 +265,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         insecure: config.grpcInsecure,
         dataDir: config.dataDir,
         logger: logger.child({ subsystem: 'eventlog-grpc' }),
+        ...(projections ? { moreServices: (ctx) => [projectionsGrpcService(ctx, projections)] } : {}),
       });
       // EventStoreDB's HTTP projections API lives on the same port (node-eventstore-client's ProjectionsManager).
       if (projections)

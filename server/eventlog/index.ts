@@ -45,6 +45,7 @@ export {
 export {
   startProjections,
   mountProjectionsHttp,
+  projectionsGrpcService,
   ProjectionManager,
   ProjectionNotFoundError,
   ProjectionCommandError,

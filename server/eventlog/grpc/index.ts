@@ -12,7 +12,7 @@ import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
 import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
 import { StreamCounter, type CallContext } from './call-support.ts';
-import { startGrpcListener, type GrpcListener, type GrpcListenerLimits } from './listener.ts';
+import { startGrpcListener, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 import { nodeServices } from './node-services.ts';
 import { persistentSubscriptionsService } from './persistent/index.ts';
 import { streamsService } from './streams/index.ts';
@@ -34,6 +34,8 @@ export interface EventLogGrpcOptions {
   logger: Logger;
   limits?: Partial<GrpcListenerLimits>;
   maxAppendBytes?: number;
+  /** Services of other subsystems (projections), built with the listener's call context. */
+  moreServices?: (ctx: CallContext) => GrpcServiceModule[];
 }
 
 export interface EventLogGrpcServer {
@@ -83,6 +85,7 @@ export async function startEventLogGrpc(
   listener.addService(usersService(ctx, eventLog.users));
   listener.addService(operationsService(ctx, eventLog.store));
   listener.addService(monitoringService(ctx, eventLog.store, listener, Date.now()));
+  for (const module of options.moreServices?.(ctx) ?? []) listener.addService(module);
   const caFile = tls ? path.join(options.dataDir, TLS_DIR, TLS_CERT_FILE) : null;
   const connectionString = `kurrentdb://${formatHost(options.host)}:${port}?${caFile ? `tlsCAFile=${caFile}` : 'tls=false'}`;
   logger.info({ address: `${options.host}:${port}`, secure: !options.insecure }, 'event-log gRPC listening');

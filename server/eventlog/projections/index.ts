@@ -18,6 +18,7 @@ export {
   type ProjectionsEventLog,
   type ProjectionEntry,
 } from './manager.ts';
+export { projectionsGrpcService } from './grpc-service.ts';
 export { mountProjectionsHttp, MAX_QUERY_BYTES, type ProjectionsHttpOptions } from './http/routes.ts';
 export { ProjectionStreams, SystemProjectionNames, ProjectionEventTypes } from './names.ts';
 export type { ProjectionDefinition, ProjectionMode } from './definition.ts';

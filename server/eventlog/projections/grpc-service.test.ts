@@ -1,0 +1,41 @@
+import { jsonEvent, NotFoundError } from '@kurrent/kurrentdb-client';
+import { describe, expect, it } from 'vitest';
+import { useGrpcTestServer } from '../grpc/testing/homeport.ts';
+import { waitFor } from './testing/fixture.ts';
+
+/** The gRPC Projections service through the official KurrentDB Node client, as an application calls it. */
+describe('gRPC Projections service', () => {
+  const shared = useGrpcTestServer();
+
+  it('creates, lists, reads state and result, and runs the commands', async () => {
+    const { client, server } = shared;
+    await client.appendToStream('meter-1', [
+      jsonEvent({ type: 'Read', data: { kwh: 2 } }),
+      jsonEvent({ type: 'Read', data: { kwh: 3 } }),
+    ]);
+    await client.createProjection(
+      'meters',
+      `fromCategory('meter').foreachStream().when({ $init: function () { return 0; }, Read: function (s, e) { return s + e.body.kwh; } }).outputState()`,
+    );
+    await waitFor('the partition state', () => server.homeport.projections!.state('meters', 'meter-1') === '5');
+    expect(await client.getProjectionState('meters', { partition: 'meter-1' })).toBe(5);
+    expect(await client.getProjectionResult('meters', { partition: 'meter-1' })).toBe(5);
+    expect(await client.getProjectionState('meters')).toEqual({});
+
+    const status = await client.getProjectionStatus('meters');
+    expect(status).toMatchObject({ name: 'meters', projectionStatus: 'Running' });
+    const listed = (await client.listProjections()).map((p) => p.name);
+    expect(listed).toEqual(expect.arrayContaining(['meters', '$by_category', '$by_event_type']));
+
+    await client.disableProjection('meters');
+    expect((await client.getProjectionStatus('meters')).projectionStatus).toBe('Stopped');
+    await client.enableProjection('meters');
+    expect((await client.getProjectionStatus('meters')).projectionStatus).toBe('Running');
+    await client.resetProjection('meters');
+    await client.abortProjection('meters');
+    expect((await client.getProjectionStatus('meters')).projectionStatus).toBe('Aborted');
+    await client.deleteProjection('meters', { deleteCheckpointStream: true });
+    await expect(client.getProjectionStatus('meters')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.getProjectionState('nothing-here')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

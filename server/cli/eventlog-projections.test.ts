@@ -12,7 +12,7 @@ describe('homeport eventlog projections', () => {
   let cli: (...args: string[]) => Promise<{ code: number; out: string[]; err: string[] }>;
 
   beforeAll(async () => {
-    server = await startGrpcTestServer();
+    server = await startGrpcTestServer({ runProjections: 'all' });
     cli = async (...args) => {
       const out: string[] = [];
       const err: string[] = [];

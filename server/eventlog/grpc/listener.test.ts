@@ -34,10 +34,7 @@ describe('the gRPC listener', () => {
     expect(names).toContain('event_store.client.streams.streams/read');
     expect(names).toContain('event_store.client.streams.streams/append');
     expect(names).not.toContain('event_store.client.streams.streams/batchappend');
-    expect(names).not.toContain('event_store.client.operations.operations/shutdown');
-    // The projections subsystem registers its service on the same listener, advertised as KurrentDB does.
-    const create = res.methods.find((m) => m.service_name.endsWith('projections') && m.method_name === 'create');
-    expect(create?.features).toEqual(['track_emitted_streams']);
+    expect(names).not.toContain('event_store.client.projections.projections/create');
     const readMethod = res.methods.find((m) => m.method_name === 'read' && m.service_name.endsWith('streams'));
     expect(readMethod?.features).toEqual(['position', 'events']);
   });
@@ -57,8 +54,8 @@ describe('the gRPC listener', () => {
   });
 
   it('answers a method it does not implement with UNIMPLEMENTED', async () => {
-    const client = rawClient(server, 'event_store.client.operations.Operations');
-    await expect(unaryCall(client, 'Shutdown', {})).rejects.toMatchObject({
+    const client = rawClient(server, 'event_store.client.projections.Projections');
+    await expect(unaryCall(client, 'Disable', { options: { name: 'x' } })).rejects.toMatchObject({
       code: grpc.status.UNIMPLEMENTED,
     });
     client.close();

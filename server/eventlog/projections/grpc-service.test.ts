@@ -5,7 +5,7 @@ import { waitFor } from './testing/fixture.ts';
 
 /** The gRPC Projections service through the official KurrentDB Node client, as an application calls it. */
 describe('gRPC Projections service', () => {
-  const shared = useGrpcTestServer();
+  const shared = useGrpcTestServer({ runProjections: 'all' });
 
   it('creates, lists, reads state and result, and runs the commands', async () => {
     const { client, server } = shared;

@@ -67,6 +67,8 @@ export function clientScenarios(client: ClientUnderTest): void {
         httpPort: 0,
         tcpPort: 0,
         tcpTlsPort: 0,
+        // These scenarios read $all and expect only what they wrote.
+        runProjections: 'none',
         logToConsole: false,
         rendererDir: null,
       });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { afterAll, beforeAll } from 'vitest';
 import { startHomeport, type Homeport } from '../../../start.ts';
+import type { RunProjections } from '../../projections/index.ts';
 
 /**
  * Tests start Homeport as `homeport serve` does (startHomeport, every listener on a free loopback port)
@@ -21,7 +22,9 @@ export interface GrpcTestServer {
 
 export const ADMIN = { username: 'admin', password: 'changeit' };
 
-export async function startGrpcTestServer(options: { insecure?: boolean } = {}): Promise<GrpcTestServer> {
+export async function startGrpcTestServer(
+  options: { insecure?: boolean; runProjections?: RunProjections } = {},
+): Promise<GrpcTestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-grpc-'));
   const homeport = await startHomeport({
     dataDir,
@@ -30,6 +33,8 @@ export async function startGrpcTestServer(options: { insecure?: boolean } = {}):
     tcpTlsPort: null,
     grpcPort: 0,
     grpcInsecure: options.insecure ?? false,
+    // Protocol tests expect a log holding only what they wrote; the projections tests turn them on.
+    runProjections: options.runProjections ?? 'none',
     logToConsole: false,
     logLevel: 'warn',
     rendererDir: null,
@@ -60,7 +65,7 @@ export async function startGrpcTestServer(options: { insecure?: boolean } = {}):
 }
 
 /** One server (and an admin client) for a whole test file. */
-export function useGrpcTestServer(options: { insecure?: boolean } = {}): {
+export function useGrpcTestServer(options: { insecure?: boolean; runProjections?: RunProjections } = {}): {
   server: GrpcTestServer;
   client: KurrentDBClient;
 } {

@@ -24,7 +24,7 @@ describe('HTTP projections API through ProjectionsManager', () => {
 
   beforeAll(async () => {
     es = (await import('node-eventstore-client')).default;
-    server = await startGrpcTestServer();
+    server = await startGrpcTestServer({ runProjections: 'all' });
     hp = server.homeport;
     base = `https://127.0.0.1:${server.port}`;
     pm = new es.ProjectionsManager(quietLog, base, 10_000, false);
@@ -152,7 +152,7 @@ describe('HTTP projections API in cleartext mode (--grpc-insecure)', () => {
   let server: GrpcTestServer;
 
   beforeAll(async () => {
-    server = await startGrpcTestServer({ insecure: true });
+    server = await startGrpcTestServer({ insecure: true, runProjections: 'all' });
   });
 
   afterAll(async () => {

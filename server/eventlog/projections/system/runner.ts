@@ -157,7 +157,11 @@ export class SystemProjectionRunner {
         await this.write(emitted, last, thresholdReached);
         sinceCheckpoint = 0;
         this.unsaved = null;
-      } else this.unsaved = last;
+      } else {
+        this.unsaved = last;
+        // Nothing to write: let clients in before the next page (catching up over a large log).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       // Only once written: a projection has processed an event when its links are in the log.
       this.progress.position = last;
     }

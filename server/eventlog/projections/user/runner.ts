@@ -134,6 +134,8 @@ export class UserProjectionRunner {
         continue;
       }
       await this.processBatch(sandbox, def, items);
+      // A batch with nothing to run or write returns at once: let clients in before the next page.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

@@ -69,3 +69,35 @@ describe('RemoteFetcher', () => {
     );
   });
 });
+
+describe('RemoteFetcher, over all fetches', () => {
+  it('holds at most maxTotalBytes of bodies at once: past that a fetch fails, and the budget comes back', async () => {
+    // Each answer sends 600 KiB at once and holds the rest until released: three together pass 1.5 MiB.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const transport = (async () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new Uint8Array(600 * 1024));
+            await released;
+            controller.close();
+          },
+        }),
+      )) as typeof fetch;
+    const fetcher = new RemoteFetcher({ userAgent: 'test', transport, limits: { maxTotalBytes: 1536 * 1024 } });
+    const results = [1, 2, 3].map((n) =>
+      fetcher.get(`https://peer.example/${n}`, { accept }).then(
+        (r) => r.body.length,
+        (err: Error) => err.message,
+      ),
+    );
+    // The third to arrive finds the budget spent.
+    const third = await Promise.race(results.map((r) => r.then((v) => (typeof v === 'string' ? v : null))));
+    expect(third).toMatch(/already hold 1572864 bytes/);
+    release();
+    expect((await Promise.all(results)).filter((r) => r === 600 * 1024)).toHaveLength(2);
+    // Nothing is held any more: a new fetch of the same size goes through.
+    expect((await fetcher.get('https://peer.example/4', { accept })).body.length).toBe(600 * 1024);
+  });
+});

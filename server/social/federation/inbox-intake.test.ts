@@ -91,17 +91,23 @@ interface RawAnswer {
  * A POST over the socket. With `body` null, the headers announce `length` bytes that are never sent: an
  * answer proves the server did not wait for (read, parse) the body.
  */
-function rawPost(path: string, headers: Record<string, string>, body: string | null, length?: number) {
+function rawPost(
+  path: string,
+  headers: Record<string, string>,
+  body: string | null,
+  length?: number,
+  to = { port, host: 'a.test' },
+) {
   return new Promise<RawAnswer>((resolve, reject) => {
     const req = http.request({
       host: '127.0.0.1',
-      port,
+      port: to.port,
       method: 'POST',
       path,
       headers: {
         ...headers,
-        host: 'a.test',
-        'content-length': String(body === null ? length : Buffer.byteLength(body)),
+        host: to.host,
+        ...(length === -1 ? {} : { 'content-length': String(body === null ? length : Buffer.byteLength(body)) }),
       },
     });
     req.on('error', reject);
@@ -116,6 +122,20 @@ function rawPost(path: string, headers: Record<string, string>, body: string | n
     if (body === null) req.flushHeaders();
     else req.end(body);
   });
+}
+
+/** A POST whose body never ends (a slow or vanished client); `abort` closes its connection. */
+function hangingPost(to: { port: number; host: string }, path: string, headers: Record<string, string>) {
+  const req = http.request({
+    host: '127.0.0.1',
+    port: to.port,
+    method: 'POST',
+    path,
+    headers: { ...headers, host: to.host, 'content-length': '100000' },
+  });
+  req.on('error', () => {});
+  req.write('{"type":');
+  return { abort: () => req.destroy() };
 }
 
 function rawGet(path: string) {
@@ -251,7 +271,7 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
 });
 
 describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server to 2.95 GB)', () => {
-  const LIMITS = { handling: 4, backlogMessages: 12 };
+  const LIMITS = { requests: 4, backlogMessages: 12 };
   let q: TestInstance;
   let carolUri: string;
   let release: () => void = () => {};
@@ -301,11 +321,30 @@ describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server 
     const refused = answers.filter((r) => r.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) expect(r.headers.get('retry-after')).toBe('60');
-    expect(most).toBeLessThanOrEqual(LIMITS.backlogMessages + LIMITS.handling);
+    expect(most).toBeLessThanOrEqual(LIMITS.backlogMessages + LIMITS.requests);
     const taken = burst.filter((_, i) => statuses[i] === 202);
     expect(taken.length).toBeGreaterThan(0);
     await eventually(() => taken.every((d) => stored(d.id)), 'every accepted post stored');
     expect(burst.filter((_, i) => statuses[i] === 503).some((d) => stored(d.id))).toBe(false);
+  });
+
+  it('gives back the places of clients that leave mid-body or send too much without a length', async () => {
+    await q.http.listen({ host: '127.0.0.1', port: 0 });
+    const to = { port: (q.http.server.address() as AddressInfo).port, host: 'q.test' };
+    const signed = await signedByBob('https://q.test/inbox', '{}');
+    const hanging = Array.from({ length: LIMITS.requests }, () => hangingPost(to, '/inbox', signed));
+    // Their bodies are awaited: every place is taken, the next delivery is deferred.
+    await eventually(
+      async () => (await rawPost('/inbox', signed, '{}', undefined, to)).status === 503,
+      'the places taken by the hanging requests',
+    );
+    for (const h of hanging) h.abort();
+    await eventually(async () => (await fetch((await delivery()).request)).status === 202, 'a delivery taken again');
+    // Chunked, no Content-Length: the body is cut at the bound while it is read.
+    const big = JSON.stringify({ padding: 'x'.repeat(300 * 1024) });
+    for (let i = 0; i < 2 * LIMITS.requests; i++)
+      expect((await rawPost('/inbox', await signedByBob('https://q.test/inbox', big), big, -1, to)).status).toBe(413);
+    expect((await fetch((await delivery()).request)).status).toBe(202);
   });
 
   it('refuses with 503 once its queue holds the bound, and takes deliveries again once it drained', async () => {

@@ -13,7 +13,9 @@ import { forgetGoneActor } from './inbox.ts';
 export interface InboxLimits {
   /** Largest activity body in bytes (413 beyond). */
   bodyBytes: number;
-  /** Inbox requests verified and handed to Fedify at once (503 beyond). */
+  /** Inbox requests taken at once, from their headers to their answer, bodies being read included (503 beyond). */
+  requests: number;
+  /** Of those, requests being verified and handed to Fedify at once (the others wait their turn). */
   handling: number;
   /** Verified activities waiting in the queue for their listeners, and their size (503 beyond). */
   backlogMessages: number;
@@ -24,7 +26,8 @@ export interface InboxLimits {
 
 export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   bodyBytes: 256 * 1024,
-  handling: 16,
+  requests: 64,
+  handling: 4,
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,
@@ -112,6 +115,13 @@ class IntakeKeyCache implements KeyCache {
   }
 }
 
+/** A request the intake took: its place is given back once it is answered (closed) and not working. */
+interface Taken {
+  closed: boolean;
+  working: boolean;
+  released: boolean;
+}
+
 export type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
 
 /**
@@ -125,12 +135,18 @@ export class InboxIntake {
   private readonly deps: FedDeps;
   private readonly backlog: InboxBacklog;
   private readonly keyCache = new IntakeKeyCache();
-  private handling = 0;
+  /** Requests taken (screened in, not yet answered and done with). */
+  private taken = 0;
+  private readonly states = new WeakMap<FastifyRequest, Taken>();
+  private readonly turns: Turns;
+  /** Refusals for load are logged once per busy spell, not once per request of a flood. */
+  private busySpell = false;
 
   constructor(deps: FedDeps, backlog: InboxBacklog, limits: Partial<InboxLimits> = {}) {
     this.deps = deps;
     this.backlog = backlog;
     this.limits = { ...DEFAULT_INBOX_LIMITS, ...limits };
+    this.turns = new Turns(this.limits.handling);
   }
 
   /** fastify onRequest hook of the inbox routes: runs before any byte of the body is read. */
@@ -146,27 +162,49 @@ export class InboxIntake {
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > this.limits.bodyBytes)
       return refuse(reply, 413, `An activity may have at most ${this.limits.bodyBytes} bytes.`);
-    if (this.busy()) return this.refuseBusy(reply);
+    if (this.busy()) {
+      if (!this.busySpell)
+        this.deps.logger.warn(
+          { requests: this.taken, ...this.backlog() },
+          'the inbox is busy: deliveries are deferred',
+        );
+      this.busySpell = true;
+      return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
+        'Retry-After',
+        String(this.limits.retryAfterSeconds),
+      );
+    }
+    // Taken until both its answer is sent (or the client went away) and its handling ended: a client that
+    // leaves early does not free the place of work still running for it.
+    this.busySpell = false;
+    this.taken++;
+    const state: Taken = { closed: false, working: false, released: false };
+    this.states.set(req, state);
+    reply.raw.once('close', () => {
+      state.closed = true;
+      this.release(state);
+    });
     return undefined;
   };
 
-  /** Whether another request may be handled now; each true must be followed by one `leave`. */
-  enter(): boolean {
-    if (this.busy()) return false;
-    this.handling++;
-    return true;
+  private release(state: Taken): void {
+    if (state.released || !state.closed || state.working) return;
+    state.released = true;
+    this.taken--;
   }
 
-  leave(): void {
-    this.handling--;
-  }
-
-  refuseBusy(reply: FastifyReply): FastifyReply {
-    this.deps.logger.info({ handling: this.handling, ...this.backlog() }, 'an inbox delivery was deferred: busy');
-    return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
-      'Retry-After',
-      String(this.limits.retryAfterSeconds),
-    );
+  /** Runs the handling of a screened request in its turn (at most `handling` at once). */
+  async handle<T>(req: FastifyRequest, work: () => Promise<T>): Promise<T> {
+    const state = this.states.get(req);
+    if (state) state.working = true;
+    try {
+      return await this.turns.run(work);
+    } finally {
+      if (state) {
+        state.working = false;
+        this.release(state);
+      }
+    }
   }
 
   /**
@@ -198,15 +236,20 @@ export class InboxIntake {
   }
 
   private busy(): boolean {
-    if (this.handling >= this.limits.handling) return true;
+    if (this.taken >= this.limits.requests) return true;
     const { messages, bytes } = this.backlog();
     return messages >= this.limits.backlogMessages || bytes >= this.limits.backlogBytes;
   }
 }
 
+/**
+ * An answer before the body is read. Node discards what of the body still comes (nothing is kept); an oversize
+ * one ends the connection instead (closing at once on a small unread body would reset it before the client
+ * read the answer).
+ */
 function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
-  // The body is not read: the connection closes instead of draining it.
-  return reply.code(status).header('Connection', 'close').type('text/plain; charset=utf-8').send(message);
+  if (status === 413) reply.header('Connection', 'close');
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
 
 /** The actor of a Delete of itself (Mastodon's account deletion), from the raw JSON; null for anything else. */
@@ -219,5 +262,28 @@ function deletedActorOf(body: Buffer): URL | null {
     return new URL(actor);
   } catch {
     return null;
+  }
+}
+
+/** At most `size` tasks at once, the others waiting in order. */
+class Turns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
   }
 }

@@ -1,10 +1,13 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { signRequest } from '@fedify/fedify';
 import { Create, Note } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_INBOX_LIMITS } from './inbox-intake.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
 
 /*
@@ -194,6 +197,18 @@ async function bigCreate(tags: number): Promise<string> {
     },
   });
 }
+
+describe('the body bound', () => {
+  it('is 15 times the largest activity other servers sent in the fixtures corpus (17 KB)', () => {
+    const corpus = path.resolve(import.meta.dirname, '../../../../shared/fixtures/activitypub-rebased');
+    const sizes = (fs.readdirSync(corpus, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => fs.statSync(path.join(corpus, f)).size);
+    expect(sizes.length).toBeGreaterThan(100);
+    expect(Math.max(...sizes)).toBe(17_303);
+    expect(DEFAULT_INBOX_LIMITS.bodyBytes).toBeGreaterThan(15 * Math.max(...sizes));
+  });
+});
 
 describe('refused by headers, before the body is read', () => {
   it('answers text/plain (what any web page can post) with 415, unsigned with 401, oversize with 413', async () => {

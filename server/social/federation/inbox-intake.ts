@@ -7,8 +7,8 @@ import { forgetGoneActor } from './inbox.ts';
 
 /**
  * Bounds of the inbox. The largest activity of the fixtures corpus (Mastodon, Misskey, Pleroma, PeerTube,
- * Hubzilla… payloads) is 4.7 KB and its largest document of any kind 17 KB: 256 KiB leaves room for long
- * posts and big PeerTube videos while capping the work one request can cause.
+ * Hubzilla… payloads) is 17 KB, a PeerTube video's Create: 256 KiB leaves room for long posts and big videos
+ * while capping the work one request can cause.
  */
 export interface InboxLimits {
   /** Largest activity body in bytes (413 beyond). */
@@ -27,7 +27,7 @@ export interface InboxLimits {
 export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   bodyBytes: 256 * 1024,
   requests: 64,
-  handling: 4,
+  handling: 16,
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,

@@ -49,8 +49,11 @@ afterAll(async () => {
 
 async function keyOf(instance: TestInstance, username: string): Promise<CryptoKey> {
   const account = instance.social.context.store.accounts.byHandle(username, null)!;
-  const pem = instance.social.context.store.accounts.keyPair(account.id)!.privateKey!;
-  const der = crypto.createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
+  return signingKey(crypto.createPrivateKey(instance.social.context.store.accounts.keyPair(account.id)!.privateKey!));
+}
+
+function signingKey(key: crypto.KeyObject): Promise<CryptoKey> {
+  const der = key.export({ type: 'pkcs8', format: 'der' });
   return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
 }
 
@@ -282,6 +285,78 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
     const answer = await rawPost('/users/alice/inbox', headers, body);
     expect(answer.status).toBe(202);
     expect(contextFetches).toBeGreaterThan(fetchesBefore);
+  });
+});
+
+describe('large activities, one at a time', () => {
+  it('hands verified bodies over 32 KiB to Fedify one at a time, defers them past 4 waiting, while small ones pass', async () => {
+    // Sam's large posts carry a Linked Data signature whose key Fedify fetches from slow.test, which answers
+    // only once `release` is called: the first one Fedify reads holds the lane.
+    const SAM = 'https://sam.test/users/sam';
+    const pair = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' });
+    net.addRemote('sam.test', () =>
+      Response.json(
+        {
+          '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+          id: SAM,
+          type: 'Person',
+          preferredUsername: 'sam',
+          inbox: `${SAM}/inbox`,
+          publicKey: { id: `${SAM}#main-key`, owner: SAM, publicKeyPem },
+        },
+        { headers: { 'content-type': 'application/activity+json' } },
+      ),
+    );
+    let release: () => void = () => {};
+    const keyServed = new Promise<void>((resolve) => (release = resolve));
+    let ldKeyFetches = 0;
+    net.addRemote('slow.test', async () => {
+      ldKeyFetches++;
+      await keyServed;
+      return new Response('not found', { status: 404 });
+    });
+    const samKey = await signingKey(pair.privateKey);
+    const large = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const body = JSON.stringify({
+          '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+          id: `${SAM}/statuses/${i}/activity`,
+          type: 'Create',
+          actor: SAM,
+          object: {
+            id: `${SAM}/statuses/${i}`,
+            type: 'Note',
+            attributedTo: SAM,
+            content: `<p>${'long '.repeat(8_000)}</p>`,
+          },
+          signature: {
+            type: 'RsaSignature2017',
+            creator: 'https://slow.test/keys/held',
+            created: new Date().toISOString(),
+            signatureValue: Buffer.from('not a signature').toString('base64'),
+          },
+        });
+        expect(Buffer.byteLength(body)).toBeGreaterThan(32 * 1024);
+        return new Request('https://a.test/inbox', {
+          method: 'POST',
+          headers: await signedHeaders('https://a.test/inbox', body, samKey, `${SAM}#main-key`),
+          body,
+        });
+      }),
+    );
+    const answered: number[] = [];
+    const answers = large.map((r) => fetch(r).then((res) => (answered.push(res.status), res)));
+    await eventually(() => answered.length === 1, 'the sixth large delivery answered');
+    const deferred = (await Promise.race(answers.map((p) => p.then((res) => (res.status === 503 ? res : null)))))!;
+    expect(deferred.headers.get('retry-after')).toBe('60');
+    // The lane is held by one: small deliveries still pass.
+    const small = await bigCreate(1);
+    expect((await rawPost('/inbox', await signedByBob('https://a.test/inbox', small), small)).status).toBe(202);
+    expect(answered).toEqual([503]);
+    expect(ldKeyFetches).toBe(1);
+    release();
+    expect((await Promise.all(answers)).map((r) => r.status).sort()).toEqual([202, 202, 202, 202, 202, 503]);
   });
 });
 

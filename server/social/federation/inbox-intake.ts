@@ -17,6 +17,12 @@ export interface InboxLimits {
   requests: number;
   /** Of those, requests being verified and handed to Fedify at once (the others wait their turn). */
   handling: number;
+  /**
+   * Bodies larger than this are handled one at a time, at most `largeWaiting` waiting (503 beyond): Fedify's
+   * JSON-LD reading of a verified 256 KiB activity costs seconds, and a peer must not run many at once.
+   */
+  largeBytes: number;
+  largeWaiting: number;
   /** Verified activities waiting in the queue for their listeners, and their size (503 beyond). */
   backlogMessages: number;
   backlogBytes: number;
@@ -28,6 +34,8 @@ export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   bodyBytes: 256 * 1024,
   requests: 64,
   handling: 16,
+  largeBytes: 32 * 1024,
+  largeWaiting: 4,
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,
@@ -122,7 +130,7 @@ interface Taken {
   released: boolean;
 }
 
-export type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
+type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
 
 /**
  * The inbox's front door. Fedify's inbox handler reads Linked Data signatures (JSON-LD compaction and
@@ -139,6 +147,7 @@ export class InboxIntake {
   private taken = 0;
   private readonly states = new WeakMap<FastifyRequest, Taken>();
   private readonly turns: Turns;
+  private readonly largeTurns = new Turns(1);
   /** Refusals for load are logged once per busy spell, not once per request of a flood. */
   private busySpell = false;
 
@@ -162,18 +171,7 @@ export class InboxIntake {
     const length = Number(req.headers['content-length']);
     if (Number.isFinite(length) && length > this.limits.bodyBytes)
       return refuse(reply, 413, `An activity may have at most ${this.limits.bodyBytes} bytes.`);
-    if (this.busy()) {
-      if (!this.busySpell)
-        this.deps.logger.warn(
-          { requests: this.taken, ...this.backlog() },
-          'the inbox is busy: deliveries are deferred',
-        );
-      this.busySpell = true;
-      return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
-        'Retry-After',
-        String(this.limits.retryAfterSeconds),
-      );
-    }
+    if (this.busy()) return this.refuseBusy(reply);
     // Taken until both its answer is sent (or the client went away) and its handling ended: a client that
     // leaves early does not free the place of work still running for it.
     this.busySpell = false;
@@ -193,12 +191,27 @@ export class InboxIntake {
     this.taken--;
   }
 
-  /** Runs the handling of a screened request in its turn (at most `handling` at once). */
-  async handle<T>(req: FastifyRequest, work: () => Promise<T>): Promise<T> {
+  /**
+   * Verifies a screened request's signature, then hands it to Fedify (`deliver`), each in its turn: at most
+   * `handling` at once, verified large bodies in a lane of their own, one at a time (a large body finding too
+   * many waiting there is deferred: 503).
+   */
+  async handle(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    request: Request,
+    context: RequestContext<FedDeps>,
+    deliver: () => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const state = this.states.get(req);
     if (state) state.working = true;
     try {
-      return await this.turns.run(work);
+      const verdict = await this.turns.run(() => this.verify(request, context, body));
+      if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
+      if (body.length <= this.limits.largeBytes) return await this.turns.run(deliver);
+      if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
+      return await this.largeTurns.run(deliver);
     } finally {
       if (state) {
         state.working = false;
@@ -207,12 +220,22 @@ export class InboxIntake {
     }
   }
 
+  private refuseBusy(reply: FastifyReply): FastifyReply {
+    if (!this.busySpell)
+      this.deps.logger.warn({ requests: this.taken, ...this.backlog() }, 'the inbox is busy: deliveries are deferred');
+    this.busySpell = true;
+    return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
+      'Retry-After',
+      String(this.limits.retryAfterSeconds),
+    );
+  }
+
   /**
    * The HTTP signature, checked before Fedify reads the body: only a request signed by a key its server
    * serves goes on. A Delete of an account whose key answers 410 Gone from that account's own server is
    * the account's deletion (see forgetGoneActor), read as plain JSON.
    */
-  async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
+  private async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
     const result = await verifyRequestDetailed(request, {
       documentLoader: context.documentLoader,
       contextLoader: context.contextLoader,
@@ -273,6 +296,10 @@ class Turns {
 
   constructor(size: number) {
     this.size = size;
+  }
+
+  waitingCount(): number {
+    return this.waiting.length;
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {

@@ -122,12 +122,10 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       return reply.code(202).send();
     }
     try {
-      return await intake.handle(req, async () => {
-        const request = webRequest(req);
-        const verdict = await intake.verify(request, federation.createContext(request, deps), req.body as Buffer);
-        if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
-        return await toFedify(req, reply);
-      });
+      const request = webRequest(req);
+      return await intake.handle(req, reply, request, federation.createContext(request, deps), () =>
+        toFedify(req, reply),
+      );
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.

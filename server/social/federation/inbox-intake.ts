@@ -15,11 +15,11 @@ export interface InboxLimits {
   bodyBytes: number;
   /** Inbox requests taken at once, from their headers to their answer, bodies being read included (503 beyond). */
   requests: number;
-  /** Of those, requests being verified and handed to Fedify at once (the others wait their turn). */
+  /** Of those, verified requests handed to Fedify at once (the others wait their turn). */
   handling: number;
   /**
-   * Bodies larger than this are handled one at a time, at most `largeWaiting` waiting (503 beyond): Fedify's
-   * JSON-LD reading of a verified 256 KiB activity costs seconds, and a peer must not run many at once.
+   * Verified bodies larger than this are handed to Fedify one at a time, at most `largeWaiting` waiting (503
+   * beyond): Fedify's JSON-LD reading of a verified 256 KiB activity costs seconds; a peer must not run many.
    */
   largeBytes: number;
   largeWaiting: number;
@@ -192,7 +192,7 @@ export class InboxIntake {
   }
 
   /**
-   * Verifies a screened request's signature, then hands it to Fedify (`deliver`), each in its turn: at most
+   * Verifies a screened request's signature, then hands it to Fedify (`deliver`) in its turn: at most
    * `handling` at once, verified large bodies in a lane of their own, one at a time (a large body finding too
    * many waiting there is deferred: 503).
    */
@@ -207,7 +207,8 @@ export class InboxIntake {
     const state = this.states.get(req);
     if (state) state.working = true;
     try {
-      const verdict = await this.turns.run(() => this.verify(request, context, body));
+      // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
+      const verdict = await this.verify(request, context, body);
       if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
       if (body.length <= this.limits.largeBytes) return await this.turns.run(deliver);
       if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);

@@ -77,9 +77,10 @@ async function signedHeaders(
   body: string,
   key: CryptoKey,
   keyId: string,
+  contentType = 'application/activity+json',
 ): Promise<Record<string, string>> {
   const request = await signRequest(
-    new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }),
+    new Request(url, { method: 'POST', headers: { 'content-type': contentType }, body }),
     key,
     new URL(keyId),
     { spec: 'draft-cavage-http-signatures-12' },
@@ -232,6 +233,21 @@ describe('refused by headers, before the body is read', () => {
     const signed = await signedByBob('https://a.test/inbox', body);
     const huge = await rawPost('/inbox', signed, null, 3_100_000);
     expect(huge.status).toBe(413);
+  });
+
+  it('takes both ActivityStreams types, application/ld+json with its profile too', async () => {
+    const ld = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+    for (const type of ['application/activity+json', ld]) {
+      const body = JSON.stringify(await bobCreate(PUBLIC));
+      const headers = await signedHeaders(
+        'https://a.test/inbox',
+        body,
+        await keyOf(b, 'bob'),
+        `https://b.test/users/bob#main-key`,
+        type,
+      );
+      expect((await rawPost('/inbox', headers, body)).status).toBe(202);
+    }
   });
 
   it('answers a 3.1 MB signed activity sent in full with 413', async () => {

@@ -1,20 +1,28 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { signRequest } from '@fedify/fedify';
-import { Create, Note } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INBOX_LIMITS } from './inbox-intake.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import {
+  createOf,
+  keyOf,
+  listen,
+  rawGet,
+  rawPost,
+  signedBy,
+  signedHeaders,
+  signingKey,
+  strangerKey,
+  type Target,
+} from './testing/inbox-clients.ts';
 
 /*
  * The attacks of issues 25 and 32 replayed against live instances: inbox POSTs with the wrong content type,
  * without a signature, too large, or carrying a Linked Data signature over a big body (Fedify's inbox handler
- * runs JSON-LD on those before it checks the HTTP signature), and a flood beyond the inbox queue's bound.
- * Refusals by headers are sent over a real socket with the body held back: the answer comes without it.
+ * runs JSON-LD on those before it checks the HTTP signature), and large verified ones (inbox-queue.test.ts
+ * floods the queue). Refusals by headers are sent over a real socket with the body held back: the answer comes without it.
  */
 
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
@@ -24,7 +32,7 @@ const COUNTED_CONTEXT = 'https://contexts.test/extra.jsonld';
 let net: TestNetwork;
 let a: TestInstance;
 let b: TestInstance;
-let port: number;
+let aSocket: Target;
 let contextFetches = 0;
 
 beforeAll(async () => {
@@ -40,150 +48,25 @@ beforeAll(async () => {
       { headers: { 'content-type': 'application/ld+json' } },
     );
   });
-  await a.http.listen({ host: '127.0.0.1', port: 0 });
-  port = (a.http.server.address() as AddressInfo).port;
+  aSocket = await listen(a);
 });
 afterAll(async () => {
   await net?.close();
 });
 
-async function keyOf(instance: TestInstance, username: string): Promise<CryptoKey> {
-  const account = instance.social.context.store.accounts.byHandle(username, null)!;
-  return signingKey(crypto.createPrivateKey(instance.social.context.store.accounts.keyPair(account.id)!.privateKey!));
-}
+const BOB = 'https://b.test/users/bob';
 
-function signingKey(key: crypto.KeyObject): Promise<CryptoKey> {
-  const der = key.export({ type: 'pkcs8', format: 'der' });
-  return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
-}
+const signedByBob = (url: string, body: string) => signedBy(b, 'bob', url, body);
 
-/** Signed as bob's server signs. */
-async function signedByBob(url: string, body: string): Promise<Record<string, string>> {
-  return signedHeaders(url, body, await keyOf(b, 'bob'), 'https://b.test/users/bob#main-key');
-}
-
-async function strangerKey(): Promise<CryptoKey> {
-  const pair = await crypto.subtle.generateKey(
-    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-    true,
-    ['sign', 'verify'],
-  );
-  return pair.privateKey;
-}
-
-/** Headers of a draft-cavage signature (with Digest) of `body` posted to `url`, as Mastodon signs. */
-async function signedHeaders(
-  url: string,
-  body: string,
-  key: CryptoKey,
-  keyId: string,
-  contentType = 'application/activity+json',
-): Promise<Record<string, string>> {
-  const request = await signRequest(
-    new Request(url, { method: 'POST', headers: { 'content-type': contentType }, body }),
-    key,
-    new URL(keyId),
-    { spec: 'draft-cavage-http-signatures-12' },
-  );
-  return Object.fromEntries(request.headers);
-}
-
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/**
- * A POST over the socket. With `body` null, the headers announce `length` bytes that are never sent: an
- * answer proves the server did not wait for (read, parse) the body.
- */
-function rawPost(
-  path: string,
-  headers: Record<string, string>,
-  body: string | null,
-  length?: number,
-  to = { port, host: 'a.test' },
-) {
-  return new Promise<RawAnswer>((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port: to.port,
-      method: 'POST',
-      path,
-      headers: {
-        ...headers,
-        host: to.host,
-        ...(length === -1 ? {} : { 'content-length': String(body === null ? length : Buffer.byteLength(body)) }),
-      },
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
-        req.destroy();
-      });
-    });
-    if (body === null) req.flushHeaders();
-    else req.end(body);
-  });
-}
-
-/** A POST whose body never ends (a slow or vanished client); `abort` closes its connection. */
-function hangingPost(to: { port: number; host: string }, path: string, headers: Record<string, string>) {
-  const req = http.request({
-    host: '127.0.0.1',
-    port: to.port,
-    method: 'POST',
-    path,
-    headers: { ...headers, host: to.host, 'content-length': '100000' },
-  });
-  req.on('error', () => {});
-  req.write('{"type":');
-  return { abort: () => req.destroy() };
-}
-
-function rawGet(path: string) {
-  return new Promise<number>((resolve, reject) => {
-    http
-      .get(
-        { host: '127.0.0.1', port, path, headers: { host: 'a.test', accept: 'application/activity+json' } },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        },
-      )
-      .on('error', reject);
-  });
-}
-
-let n = 0;
-/** A Create of a post by bob (as JSON-LD), addressed to `to`. */
-async function bobCreate(to: string, quote?: string): Promise<Record<string, any>> {
-  const id = `https://b.test/users/bob/statuses/7${++n}`;
-  const create = new Create({
-    id: new URL(`${id}/activity`),
-    actor: new URL('https://b.test/users/bob'),
-    tos: [new URL(to)],
-    object: new Note({
-      id: new URL(id),
-      attribution: new URL('https://b.test/users/bob'),
-      content: `<p>post ${n}</p>`,
-      tos: [new URL(to)],
-      ...(quote ? { quoteUrl: new URL(quote) } : {}),
-    }),
-  });
-  return (await create.toJsonLd({ format: 'compact' })) as Record<string, any>;
-}
+const post = (path: string, headers: Record<string, string>, body: string | null, length?: number) =>
+  rawPost(aSocket, path, headers, body, length);
 
 /**
  * A public Create from bob with `tags` hashtags, carrying a Linked Data signature block (as Mastodon adds to
  * public posts; its value is not checked before the HTTP signature) and a context only fetching can read.
  */
 async function bigCreate(tags: number): Promise<string> {
-  const create = await bobCreate(PUBLIC);
+  const create = await createOf(BOB, PUBLIC);
   const tag = Array.from({ length: tags }, (_, i) => ({
     type: 'Hashtag',
     href: `https://b.test/tags/t${i}`,
@@ -216,29 +99,24 @@ describe('the body bound', () => {
 
 describe('refused by headers, before the body is read', () => {
   it('answers text/plain (what any web page can post) with 415, unsigned with 401, oversize with 413', async () => {
-    const plain = await rawPost('/users/alice/inbox', { 'content-type': 'text/plain' }, null, 700_000);
+    const plain = await post('/users/alice/inbox', { 'content-type': 'text/plain' }, null, 700_000);
     expect(plain.status).toBe(415);
-    const form = await rawPost('/inbox', { 'content-type': 'application/x-www-form-urlencoded' }, null, 700_000);
+    const form = await post('/inbox', { 'content-type': 'application/x-www-form-urlencoded' }, null, 700_000);
     expect(form.status).toBe(415);
 
-    const unsigned = await rawPost(
-      '/users/alice/inbox',
-      { 'content-type': 'application/activity+json' },
-      null,
-      700_000,
-    );
+    const unsigned = await post('/users/alice/inbox', { 'content-type': 'application/activity+json' }, null, 700_000);
     expect(unsigned.status).toBe(401);
 
     const body = await bigCreate(1);
     const signed = await signedByBob('https://a.test/inbox', body);
-    const huge = await rawPost('/inbox', signed, null, 3_100_000);
+    const huge = await post('/inbox', signed, null, 3_100_000);
     expect(huge.status).toBe(413);
   });
 
   it('takes both ActivityStreams types, application/ld+json with its profile too', async () => {
     const ld = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
     for (const type of ['application/activity+json', ld]) {
-      const body = JSON.stringify(await bobCreate(PUBLIC));
+      const body = JSON.stringify(await createOf(BOB, PUBLIC));
       const headers = await signedHeaders(
         'https://a.test/inbox',
         body,
@@ -246,7 +124,7 @@ describe('refused by headers, before the body is read', () => {
         `https://b.test/users/bob#main-key`,
         type,
       );
-      expect((await rawPost('/inbox', headers, body)).status).toBe(202);
+      expect((await post('/inbox', headers, body)).status).toBe(202);
     }
   });
 
@@ -254,7 +132,7 @@ describe('refused by headers, before the body is read', () => {
     const body = await bigCreate(45_000);
     expect(Buffer.byteLength(body)).toBeGreaterThan(3_000_000);
     const signed = await signedByBob('https://a.test/inbox', body);
-    expect((await rawPost('/inbox', signed, body)).status).toBe(413);
+    expect((await post('/inbox', signed, body)).status).toBe(413);
   });
 });
 
@@ -281,8 +159,8 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
     const fetchesBefore = contextFetches;
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    const answers = Promise.all(requests.map((r) => rawPost('/users/alice/inbox', r.headers, r.body)));
-    const profile = rawGet('/users/alice');
+    const answers = Promise.all(requests.map((r) => post('/users/alice/inbox', r.headers, r.body)));
+    const profile = rawGet(aSocket, '/users/alice');
     const statuses = (await answers).map((r) => r.status);
     delay.disable();
     expect(statuses).toEqual(Array(20).fill(401));
@@ -298,7 +176,7 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
     const body = await bigCreate(1);
     const headers = await signedByBob('https://a.test/users/alice/inbox', body);
     const fetchesBefore = contextFetches;
-    const answer = await rawPost('/users/alice/inbox', headers, body);
+    const answer = await post('/users/alice/inbox', headers, body);
     expect(answer.status).toBe(202);
     expect(contextFetches).toBeGreaterThan(fetchesBefore);
   });
@@ -368,110 +246,10 @@ describe('large activities, one at a time', () => {
     expect(deferred.headers.get('retry-after')).toBe('60');
     // The lane is held by one: small deliveries still pass.
     const small = await bigCreate(1);
-    expect((await rawPost('/inbox', await signedByBob('https://a.test/inbox', small), small)).status).toBe(202);
+    expect((await post('/inbox', await signedByBob('https://a.test/inbox', small), small)).status).toBe(202);
     expect(answered).toEqual([503]);
     expect(ldKeyFetches).toBe(1);
     release();
     expect((await Promise.all(answers)).map((r) => r.status).sort()).toEqual([202, 202, 202, 202, 202, 503]);
-  });
-});
-
-describe('a bounded inbox queue (issue 32: 200 signed Creates/s grew the server to 2.95 GB)', () => {
-  const LIMITS = { requests: 4, backlogMessages: 12 };
-  let q: TestInstance;
-  let carolUri: string;
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => (release = resolve));
-
-  beforeAll(async () => {
-    q = await net.add('q.test', { inbox: LIMITS });
-    await q.createUser('carol');
-    carolUri = 'https://q.test/users/carol';
-    // Posts quoting these keep their listener waiting until `release`: the queue fills as on a slow server.
-    net.addRemote('held.test', async () => {
-      await held;
-      return new Response('gone', { status: 404 });
-    });
-  });
-
-  /** A signed delivery of a post by bob addressed to carol (so q.test keeps it), quoting `quote` if given. */
-  async function delivery(quote?: string) {
-    const create = await bobCreate(carolUri, quote);
-    const body = JSON.stringify(create);
-    const request = new Request('https://q.test/inbox', {
-      method: 'POST',
-      headers: await signedByBob('https://q.test/inbox', body),
-      body,
-    });
-    return { id: create.object.id as string, request };
-  }
-  const stored = (uri: string) =>
-    q.social.context.store.db.prepare('SELECT 1 FROM statuses WHERE uri = ?').get(uri) !== undefined;
-  const queuedInbox = () =>
-    Number(
-      (
-        q.social.context.store.db
-          .prepare(`SELECT COUNT(*) AS n FROM federation_queue WHERE json_extract(message, '$.type') = 'inbox'`)
-          .get() as { n: bigint }
-      ).n,
-    );
-
-  it('answers a burst beyond what it handles at once with 503 and Retry-After; what it took lands', async () => {
-    const burst = await Promise.all(Array.from({ length: 60 }, () => delivery()));
-    let most = 0;
-    const sampler = setInterval(() => (most = Math.max(most, queuedInbox())), 5);
-    const answers = await Promise.all(burst.map((d) => fetch(d.request)));
-    clearInterval(sampler);
-    const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s !== 202 && s !== 503)).toEqual([]);
-    const refused = answers.filter((r) => r.status === 503);
-    expect(refused.length).toBeGreaterThan(0);
-    for (const r of refused) expect(r.headers.get('retry-after')).toBe('60');
-    expect(most).toBeLessThanOrEqual(LIMITS.backlogMessages + LIMITS.requests);
-    const taken = burst.filter((_, i) => statuses[i] === 202);
-    expect(taken.length).toBeGreaterThan(0);
-    await eventually(() => taken.every((d) => stored(d.id)), 'every accepted post stored');
-    expect(burst.filter((_, i) => statuses[i] === 503).some((d) => stored(d.id))).toBe(false);
-  });
-
-  it('gives back the places of clients that leave mid-body or send too much without a length', async () => {
-    await q.http.listen({ host: '127.0.0.1', port: 0 });
-    const to = { port: (q.http.server.address() as AddressInfo).port, host: 'q.test' };
-    const signed = await signedByBob('https://q.test/inbox', '{}');
-    const hanging = Array.from({ length: LIMITS.requests }, () => hangingPost(to, '/inbox', signed));
-    // Their bodies are awaited: every place is taken, the next delivery is deferred.
-    await eventually(
-      async () => (await rawPost('/inbox', signed, '{}', undefined, to)).status === 503,
-      'the places taken by the hanging requests',
-    );
-    for (const h of hanging) h.abort();
-    await eventually(async () => (await fetch((await delivery()).request)).status === 202, 'a delivery taken again');
-    // Chunked, no Content-Length: the body is cut at the bound while it is read.
-    const big = JSON.stringify({ padding: 'x'.repeat(300 * 1024) });
-    for (let i = 0; i < 2 * LIMITS.requests; i++)
-      expect((await rawPost('/inbox', await signedByBob('https://q.test/inbox', big), big, -1, to)).status).toBe(413);
-    expect((await fetch((await delivery()).request)).status).toBe(202);
-  });
-
-  it('refuses with 503 once its queue holds the bound, and takes deliveries again once it drained', async () => {
-    await eventually(() => queuedInbox() === 0, 'the queue empty');
-    const accepted: string[] = [];
-    let refusal: { status: number; retryAfter: string | null; id: string } | null = null;
-    for (let i = 0; i < 3 * LIMITS.backlogMessages && !refusal; i++) {
-      const d = await delivery(`https://held.test/notes/${i}`);
-      const res = await fetch(d.request);
-      if (res.status === 202) accepted.push(d.id);
-      else refusal = { status: res.status, retryAfter: res.headers.get('retry-after'), id: d.id };
-    }
-    expect(refusal).toMatchObject({ status: 503, retryAfter: '60' });
-    expect(accepted.length).toBe(LIMITS.backlogMessages);
-    expect(queuedInbox()).toBe(LIMITS.backlogMessages);
-
-    release();
-    await eventually(() => queuedInbox() === 0, 'the queue drained');
-    // The peer delivers the refused activity again (a new signature, as a retry has): it is taken.
-    const again = await delivery();
-    expect((await fetch(again.request)).status).toBe(202);
-    await eventually(() => [...accepted, again.id].every(stored), 'every accepted post stored');
   });
 });

@@ -172,6 +172,18 @@ describe('no JSON-LD before the HTTP signature verifies', () => {
     expect(delay.max / 1e6).toBeLessThan(2_000);
   });
 
+  it('refuses a Create for another domain’s actor, signed with a real key, before Fedify reads it', async () => {
+    const DAVE = 'https://c.test/users/dave';
+    const create = await createOf(DAVE, PUBLIC);
+    const body = JSON.stringify({ ...create, '@context': [create['@context'], COUNTED_CONTEXT].flat() });
+    const fetchesBefore = contextFetches;
+    const answer = await post('/users/alice/inbox', await signedByBob('https://a.test/users/alice/inbox', body), body);
+    expect(answer.status).toBe(401);
+    expect(contextFetches).toBe(fetchesBefore);
+    const stored = a.social.context.store.db.prepare('SELECT 1 FROM statuses WHERE uri = ?').get(create.object.id);
+    expect(stored).toBeUndefined();
+  });
+
   it('hands a verified activity to Fedify, which reads its JSON-LD (the counter above counts real work)', async () => {
     const body = await bigCreate(1);
     const headers = await signedByBob('https://a.test/users/alice/inbox', body);

@@ -2,7 +2,7 @@ import { verifyRequestDetailed, type KeyCache, type RequestContext } from '@fedi
 import type { CryptographicKey, Multikey } from '@fedify/vocab';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { FedDeps } from './deps.ts';
+import { safeUrl, type FedDeps } from './deps.ts';
 import { forgetGoneActor } from './inbox.ts';
 
 /**
@@ -243,10 +243,24 @@ export class InboxIntake {
       timeWindow: SIGNATURE_TIME_WINDOW,
       keyCache: this.keyCache,
     });
-    if (result.verified) return { accepted: true };
+    const activity = plainActivity(body);
+    if (result.verified) {
+      // Signed by someone else than its actor, with no Linked Data signature or proof of the actor's own (as
+      // a relay forwards) to check: refused before Fedify reads it (it would refuse it after, as Fedify
+      // compares the key's owner and the actor the same way).
+      const owner = result.key.ownerId?.href;
+      if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
+        this.deps.logger.info(
+          { keyId: result.key.id?.href ?? null, actor: activity.actor },
+          'an inbox delivery was refused: its signer is not its actor',
+        );
+        return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
+      }
+      return { accepted: true };
+    }
     const reason = result.reason;
     if (reason.type === 'keyFetchError' && 'status' in reason.result && reason.result.status === 410) {
-      const gone = deletedActorOf(body);
+      const gone = activity?.type === 'Delete' && activity.actor === activity.object ? safeUrl(activity.actor) : null;
       if (gone && gone.origin === reason.keyId.origin) {
         forgetGoneActor(this.deps, gone);
         return { accepted: false, status: 202, reason: 'The account is gone.' };
@@ -276,14 +290,28 @@ function refuse(reply: FastifyReply, status: number, message: string): FastifyRe
   return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
 
-/** The actor of a Delete of itself (Mastodon's account deletion), from the raw JSON; null for anything else. */
-function deletedActorOf(body: Buffer): URL | null {
+/**
+ * What the intake reads of an activity, from the raw JSON (no JSON-LD): its type, the ids of its actor and
+ * object, and whether it carries a signature of its own (a Linked Data signature or an integrity proof).
+ */
+function plainActivity(
+  body: Buffer,
+): { type: unknown; actor: string | null; object: string | null; selfSigned: boolean } | null {
   try {
-    const activity = JSON.parse(body.toString('utf8')) as { type?: unknown; actor?: unknown; object?: unknown };
-    const idOf = (v: unknown) => (typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id);
-    const actor = idOf(activity.actor);
-    if (activity.type !== 'Delete' || typeof actor !== 'string' || idOf(activity.object) !== actor) return null;
-    return new URL(actor);
+    const activity = JSON.parse(body.toString('utf8')) as Record<string, unknown> | null;
+    if (typeof activity !== 'object' || activity === null || Array.isArray(activity)) return null;
+    // The first of several, as Fedify reads an activity's actor.
+    const idOf = (v: unknown): string | null => {
+      if (Array.isArray(v)) return idOf(v[0]);
+      const id = typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? id : null;
+    };
+    return {
+      type: activity.type,
+      actor: idOf(activity.actor),
+      object: idOf(activity.object),
+      selfSigned: activity.signature !== undefined || activity.proof !== undefined,
+    };
   } catch {
     return null;
   }

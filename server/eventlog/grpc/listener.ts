@@ -138,7 +138,11 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       socket.pause();
       socket.unshift(seen);
       if (isH2) toGrpc(socket);
-      else toHttp(socket);
+      else {
+        toHttp(socket);
+        // pause() above made the socket explicitly paused; the HTTP server's data listener does not undo that
+        socket.resume();
+      }
     };
     socket.on('data', onData);
     socket.once('close', () => clearTimeout(timer));

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { appPath } from './app-root.ts';
-import type { ConnectionLimits, SubscriptionTcpOptions } from './eventlog/index.ts';
+import type { ConnectionLimits, RunProjections, SubscriptionTcpOptions } from './eventlog/index.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -23,6 +23,11 @@ export interface HomeportConfig {
   rendererDir: string | null;
   /** Write log lines to stderr as well as the in-memory log ring. */
   logToConsole: boolean;
+  /**
+   * Which event-log projections run (EventStoreDB's --run-projections): `all` (default: a desktop event
+   * store is a development tool), `system` (only the standard `$` projections), `none` (no subsystem).
+   */
+  runProjections: RunProjections;
   /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
   tcpLimits: Partial<ConnectionLimits>;
   /** Subscriptions TCP clients may hold open, per connection and in total. */
@@ -114,6 +119,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
+    runProjections: partial.runProjections ?? 'all',
     tcpLimits: partial.tcpLimits ?? {},
     tcpSubscriptionLimits: partial.tcpSubscriptionLimits ?? {},
     trustProxy: partial.trustProxy ?? false,

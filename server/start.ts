@@ -11,6 +11,7 @@ import {
 } from './eventlog/index.ts';
 import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
+import { mountProjectionsHttp, startProjections, type ProjectionManager } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
@@ -54,6 +55,8 @@ export interface Homeport {
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
+  /** Event-log projections; null when `runProjections` is `none`. */
+  projections: ProjectionManager | null;
   social: Social;
   http: FastifyInstance;
   logger: Logger;
@@ -111,6 +114,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // Closed after the TCP listener and before the store: groups write their final checkpoints.
     const subscriptions = startSubscriptions(eventLog.store, { logger: logger.child({ subsystem: 'subscriptions' }) });
     cleanups.push(() => subscriptions.close());
+    // Closed before the store: each running projection writes its last position.
+    const projections = await startProjections(eventLog, {
+      mode: config.runProjections,
+      logger: logger.child({ subsystem: 'projections' }),
+    });
+    if (projections) cleanups.push(() => projections.close());
     const social = await openSocial({
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'social' }),
@@ -256,6 +265,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         dataDir: config.dataDir,
         logger: logger.child({ subsystem: 'eventlog-grpc' }),
       });
+      // EventStoreDB's HTTP projections API lives on the same port (node-eventstore-client's ProjectionsManager).
+      if (projections)
+        mountProjectionsHttp(grpc.listener, projections, { users: eventLog.users, secure: grpc.caFile !== null });
       // Closed before the subscriptions and the store, like the TCP side.
       const started = grpc;
       cleanups.push(() => started.close());
@@ -322,6 +334,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       mintDesktopToken,
       eventLog,
       subscriptions,
+      projections,
       social,
       http,
       logger,

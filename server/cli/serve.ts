@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { RUN_PROJECTIONS_VALUES, type RunProjections } from '../eventlog/index.ts';
 import { ensureDirectory } from '../fs-util.ts';
 import { startHomeport } from '../start.ts';
 import { DataDirLockedError } from '../lock.ts';
@@ -82,6 +83,12 @@ export const serveCommand: CliCommand = {
       placeholder: 'MB',
       description: 'largest package an event-log client may send, 1-64 (default 16)',
     },
+    'run-projections': {
+      type: 'string',
+      env: 'HOMEPORT_RUN_PROJECTIONS',
+      placeholder: 'MODE',
+      description: 'event-log projections: all (default), system (only $by_category, $by_event_type…) or none',
+    },
     'trust-proxy': {
       type: 'boolean',
       env: 'HOMEPORT_TRUST_PROXY',
@@ -117,6 +124,10 @@ export const serveCommand: CliCommand = {
       v['tcp-max-package-mb'] !== undefined
         ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64)
         : undefined;
+    const runProjections = v['run-projections']?.toLowerCase();
+    if (runProjections !== undefined && !(RUN_PROJECTIONS_VALUES as readonly string[]).includes(runProjections)) {
+      throw new UsageError(`--run-projections must be one of none, system, all, got "${v['run-projections']}"`);
+    }
     const level = v['log-level'];
     if (level && !['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level)) {
       throw new UsageError(`--log-level must be one of trace, debug, info, warn, error, got "${level}"`);
@@ -142,6 +153,7 @@ export const serveCommand: CliCommand = {
         tcpTlsPort,
         grpcPort,
         grpcInsecure,
+        ...(runProjections ? { runProjections: runProjections as RunProjections } : {}),
         domain: v.domain,
         publicUrl: v['public-url'],
         streamingUrl: v['streaming-url'],

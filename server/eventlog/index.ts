@@ -42,3 +42,13 @@ export {
   DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
   type SubscriptionTcpOptions,
 } from './subscriptions/tcp-registry.ts';
+export {
+  startProjections,
+  mountProjectionsHttp,
+  ProjectionManager,
+  ProjectionNotFoundError,
+  ProjectionCommandError,
+  RUN_PROJECTIONS_VALUES,
+  type RunProjections,
+  type ProjectionEntry,
+} from './projections/index.ts';

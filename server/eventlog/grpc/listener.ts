@@ -69,6 +69,7 @@ export interface GrpcListener {
   addService(module: GrpcServiceModule): void;
   /** The implemented methods, as ServerFeatures reports them. */
   supportedMethods(): { service: string; method: string; features: readonly string[] }[];
+  /** `path` ending in `/*` serves every path under it (the projections API names projections in its paths). */
   addHttpRoute(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: HttpHandler): void;
   /** Open connections, both protocols. */
   connectionCount(): number;
@@ -92,10 +93,12 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
   const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const modules: GrpcServiceModule[] = [];
   const routes = new Map<string, HttpHandler>();
+  const prefixRoutes: [string, HttpHandler][] = [];
+  const prefixRouteOf = (key: string) => prefixRoutes.find(([prefix]) => key.startsWith(prefix))?.[1];
 
   const httpSide = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const handler = routes.get(`${req.method} ${path}`);
+    const handler = routes.get(`${req.method} ${path}`) ?? prefixRouteOf(`${req.method} ${path}`);
     if (!handler) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
@@ -195,7 +198,8 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
         Object.entries(m.methods).map(([method, features]) => ({ service: m.service, method, features })),
       ),
     addHttpRoute(method, path, handler) {
-      routes.set(`${method} ${path}`, handler);
+      if (path.endsWith('/*')) prefixRoutes.push([`${method} ${path.slice(0, -1)}`, handler]);
+      else routes.set(`${method} ${path}`, handler);
     },
     connectionCount: () => open.size,
     connections: () =>

@@ -35,10 +35,17 @@ const MAX_READ = 4096;
 const USER_EVENT_SCAN = 10_000;
 const EMPTY = new Uint8Array(0);
 
-function encode(value: unknown): Uint8Array {
+/** long.MaxValue, which JSON.parse turns into 9223372036854776000: `$tb` of a soft-deleted stream. */
+const DELETED_TB = /("\$tb"\s*:\s*)9223372036854776000\b/;
+
+/** Bytes again from what the client parsed (Buffers may come from the native addon's realm: no instanceof). */
+function encode(value: unknown, eventType: string): Uint8Array {
   if (value === undefined || value === null) return EMPTY;
-  if (value instanceof Uint8Array) return value;
-  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return Buffer.from(
+    eventType === '$metadata' ? text.replace(DELETED_TB, (_all, key) => `${key}9223372036854775807`) : text,
+  );
 }
 
 function toSourceEvent(e: AllStreamRecordedEvent): SourceEvent {
@@ -49,8 +56,8 @@ function toSourceEvent(e: AllStreamRecordedEvent): SourceEvent {
     eventId: e.id,
     eventType: e.type,
     isJson: e.isJson,
-    data: e.isJson ? encode(e.data) : (e.data as Uint8Array),
-    metadata: encode(e.metadata),
+    data: encode(e.data, e.type),
+    metadata: encode(e.metadata, ''),
     created: e.created.getTime(),
     position: { commit: position.commit, prepare: position.prepare },
   };
@@ -175,7 +182,9 @@ export async function openGrpcTarget(options: GrpcEndpointOptions): Promise<Repl
 
 /** The client's event for a source event: JSON goes through JSON.parse (the client stringifies it again). */
 function toEventData(e: SourceEvent): EventData {
-  const metadata = e.metadata.length > 0 ? e.metadata : undefined;
+  // The client sends metadata as it is only when its constructor is Uint8Array itself (a Buffer it would stringify).
+  const metadata =
+    e.metadata.length > 0 ? new Uint8Array(e.metadata.buffer, e.metadata.byteOffset, e.metadata.byteLength) : undefined;
   if (e.isJson) {
     const data = parseJson(e.data);
     if (data !== undefined)
@@ -191,11 +200,18 @@ function toEventData(e: SourceEvent): EventData {
   } as EventData;
 }
 
+/** JSON.parse keeping integers past 2^53 exact (as raw JSON), so JSON.stringify gives them back unchanged. */
 function parseJson(data: Uint8Array): unknown {
   if (data.length === 0) return undefined;
   try {
-    return JSON.parse(Buffer.from(data).toString('utf8'));
+    return JSON.parse(Buffer.from(data).toString('utf8'), keepBigIntegers);
   } catch {
     return undefined;
   }
+}
+
+function keepBigIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? ''))
+    return (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(context!.source!);
+  return value;
 }

@@ -60,7 +60,7 @@ function positionOf(p: es.Position): LogPosition {
   return { commit: BigInt(p.commitPosition.toString()), prepare: BigInt(p.preparePosition.toString()) };
 }
 
-function toSourceEvent(e: es.ResolvedEvent): SourceEvent {
+export function toSourceEvent(e: es.ResolvedEvent): SourceEvent {
   const r = e.event!;
   return {
     streamId: r.eventStreamId,

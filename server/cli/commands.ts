@@ -1,5 +1,6 @@
 import { backupCommand, restoreCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
+import { eventlogReplicateCommand } from './eventlog-replicate.ts';
 import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
 import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
@@ -35,6 +36,7 @@ export const commands: CliCommand[] = [
   emojisListCommand,
   emojisRemoveCommand,
   ...eventlogUsersCommands,
+  eventlogReplicateCommand,
   backupCommand,
   restoreCommand,
 ];

@@ -94,9 +94,9 @@ export interface Endpoint {
   close(): Promise<void>;
 }
 
-export async function openEndpoint(spec: EndpointSpec, logger: Logger): Promise<Endpoint> {
+export async function openEndpoint(spec: EndpointSpec, logger: Logger, role: 'source' | 'target'): Promise<Endpoint> {
   if (spec.kind === 'local') {
-    const local = await openLocalEndpoint(spec.dataDir, logger);
+    const local = await openLocalEndpoint(spec.dataDir, logger, role);
     return {
       description: spec.description,
       openSource: async () => local.source(),

@@ -147,6 +147,7 @@ export async function openGrpcTarget(options: GrpcEndpointOptions): Promise<Repl
   };
   return {
     description: where,
+    ordered: false,
     async write(write) {
       if (write.kind === 'tombstone') {
         await client.tombstoneStream(write.streamId, { expectedRevision: ANY }).catch((err) => {

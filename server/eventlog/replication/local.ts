@@ -4,10 +4,12 @@
  * versions, recent event ids) a second writer would not update, so that case goes through the server's
  * own address instead.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { ensureDirectory } from '../../fs-util.ts';
 import { acquireDataDirLock, DataDirLockedError } from '../../lock.ts';
 import type { Logger } from '../../logger.ts';
-import { openEventLog, type EventLog } from '../eventlog.ts';
+import { EVENTLOG_FILE, openEventLog, type EventLog } from '../eventlog.ts';
 import { ExpectedVersion, type Caller, type NewEvent, type RecordedEvent } from '../store/types.ts';
 import { comparePositions } from './plan.ts';
 import {
@@ -33,8 +35,18 @@ export interface LocalEndpoint {
   close(): Promise<void>;
 }
 
-/** Takes the data directory's lock and opens its event log (created when the directory is new). */
-export async function openLocalEndpoint(dataDir: string, logger: Logger): Promise<LocalEndpoint> {
+/**
+ * Takes the data directory's lock and opens its event log. A target's directory and store are created when
+ * new; a source must hold an event log already.
+ */
+export async function openLocalEndpoint(
+  dataDir: string,
+  logger: Logger,
+  role: 'source' | 'target',
+): Promise<LocalEndpoint> {
+  if (role === 'source' && !fs.existsSync(path.join(dataDir, EVENTLOG_FILE)))
+    throw new ReplicationError(`${dataDir} holds no event log (${EVENTLOG_FILE})`);
+  ensureDirectory(dataDir);
   let lock: { release(): void };
   try {
     lock = acquireDataDirLock(dataDir);
@@ -104,6 +116,7 @@ export function localEndpoint(eventLog: EventLog, description: string): LocalEnd
   };
   const target: ReplicationTarget = {
     description,
+    ordered: true,
     async write(write: TargetWrite) {
       if (write.kind === 'tombstone') {
         const result = await store.deleteStream(write.streamId, ExpectedVersion.Any, true, REPLICATOR);

@@ -9,7 +9,7 @@ import {
   type ReplicationFilter,
   type ReplicationSummary,
 } from './index.ts';
-import { copiesOf, expectReplicated, seedMixedContent, snapshotStore, type StoreSnapshot } from './testing/content.ts';
+import { copiesOf, expectReplicated, seedMixedContent, snapshotOf, type StoreSnapshot } from './testing/content.ts';
 import { serveHomeport, tcpClient, tempDir, type ServedHomeport } from './testing/serve.ts';
 
 const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
@@ -19,8 +19,8 @@ async function run(
   to: string,
   more: { intoExisting?: boolean; filter?: ReplicationFilter } = {},
 ): Promise<ReplicationSummary> {
-  const source = await openEndpoint(parseEndpoint(from), logger);
-  const target = await openEndpoint(parseEndpoint(to), logger);
+  const source = await openEndpoint(parseEndpoint(from), logger, 'source');
+  const target = await openEndpoint(parseEndpoint(to), logger, 'target');
   try {
     return await replicate({
       openSource: () => source.openSource(),
@@ -33,15 +33,6 @@ async function run(
   } finally {
     await source.close();
     await target.close();
-  }
-}
-
-async function snapshotOf(server: ServedHomeport): Promise<StoreSnapshot> {
-  const c = await tcpClient(server.tcpPort);
-  try {
-    return await snapshotStore(c);
-  } finally {
-    c.close();
   }
 }
 

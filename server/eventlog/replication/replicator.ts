@@ -20,6 +20,7 @@ import {
   type ReplicationSource,
   type ReplicationTarget,
   type SourceEvent,
+  type TargetWrite,
 } from './types.ts';
 
 export interface ReplicateOptions {
@@ -51,6 +52,7 @@ export interface ReplicationSummary {
 }
 
 const PAGE_SIZE = RESUME_WINDOW;
+const MAX_IN_FLIGHT = 64;
 const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 5000 };
 
 export async function replicate(options: ReplicateOptions): Promise<ReplicationSummary> {
@@ -213,10 +215,7 @@ class ReplicationRun {
     alreadyOnTarget: number,
     phase: ReplicationPhase,
   ): Promise<void> {
-    for (const write of planWrites(this.filter, events.slice(alreadyOnTarget))) {
-      await target.write(write);
-      this.copied += write.kind === 'append' ? write.events.length : 1;
-    }
+    await this.writeAll(target, planWrites(this.filter, events.slice(alreadyOnTarget)));
     const last = events[events.length - 1];
     this.handled += events.length;
     this.checkpoint = {
@@ -232,6 +231,30 @@ class ReplicationRun {
   }
 
   private checkpointedCopies = 0;
+
+  /** One after the other, or up to MAX_IN_FLIGHT at once on a target that commits them in order. */
+  private async writeAll(target: ReplicationTarget, writes: TargetWrite[]): Promise<void> {
+    const limit = target.ordered ? MAX_IN_FLIGHT : 1;
+    const inFlight = new Set<Promise<void>>();
+    let failure: unknown = null;
+    for (const write of writes) {
+      if (failure) break;
+      const done: Promise<void> = target.write(write).then(
+        () => {
+          this.copied += write.kind === 'append' ? write.events.length : 1;
+          inFlight.delete(done);
+        },
+        (err: unknown) => {
+          failure ??= err;
+          inFlight.delete(done);
+        },
+      );
+      inFlight.add(done);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    if (failure) throw failure;
+  }
 }
 
 /** Rung by the live subscription; `wait` returns at once when it rang since the last `clear`. */

@@ -34,6 +34,8 @@ async function connect(options: TcpEndpointOptions): Promise<Connection> {
   const settings: es.ConnectionSettings = {
     log: SILENT_LOG,
     maxReconnections: 0,
+    // A resent operation could land after the ones sent behind it: failures start over from the checkpoint.
+    maxRetries: 0,
     reconnectionDelay: 100,
     operationTimeout: 15_000,
     failOnNoServerResponse: true,
@@ -127,6 +129,7 @@ export async function openTcpTarget(options: TcpEndpointOptions): Promise<Replic
   const where = options.description;
   return {
     description: where,
+    ordered: true,
     async write(write) {
       if (write.kind === 'tombstone') {
         await connection.deleteStream(write.streamId, es.expectedVersion.any, true).catch((err) => {

@@ -52,6 +52,11 @@ export interface StreamTail {
 
 export interface ReplicationTarget {
   readonly description: string;
+  /**
+   * Writes may be in flight together: the target commits them in the order they were sent, so after any
+   * failure what it holds is still a prefix of them (one TCP connection, the local store's commit queue).
+   */
+  readonly ordered: boolean;
   /** Appends with ExpectedVersion.Any (idempotent by event id); a tombstone of a tombstoned stream succeeds. */
   write(write: TargetWrite): Promise<void>;
   /** The ids of a stream's last `count` events, to tell which events after a checkpoint already arrived. */

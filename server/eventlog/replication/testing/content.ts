@@ -8,6 +8,7 @@ import es from 'node-eventstore-client';
 import { expect } from 'vitest';
 import { actionFor, NO_FILTER } from '../plan.ts';
 import { toSourceEvent } from '../tcp.ts';
+import { tcpClient } from './serve.ts';
 
 type Connection = es.EventStoreNodeConnection;
 
@@ -133,7 +134,12 @@ export async function snapshotStore(c: Connection): Promise<StoreSnapshot> {
   return { events, metadataIds, tombstoned, streams };
 }
 
-/** Every event id of the user streams in `$all` order, for the crash tests (nothing lost, nothing twice). */
-export async function userEventIds(c: Connection): Promise<string[]> {
-  return (await snapshotStore(c)).events.map((e) => e.eventId);
+/** The snapshot of a running `homeport serve`, read over TCP. */
+export async function snapshotOf(server: { tcpPort: number }): Promise<StoreSnapshot> {
+  const c = await tcpClient(server.tcpPort);
+  try {
+    return await snapshotStore(c);
+  } finally {
+    c.close();
+  }
 }

@@ -2,12 +2,14 @@
  * Test support: `homeport serve` in a process of its own with TCP and gRPC (TLS, the server's own
  * certificate), restartable on the same ports, and the connection strings the replicator takes.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import es from 'node-eventstore-client';
 import { startServeProcess } from '../../testing/serve-process.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 
 export interface ServedHomeport {
   dataDir: string;
@@ -63,4 +65,32 @@ export async function tcpClient(port: number): Promise<es.EventStoreNodeConnecti
   connection.on('error', () => {});
   await connection.connect();
   return connection;
+}
+
+export interface ReplicatorProcess {
+  child: ChildProcess;
+  /** Everything it printed so far (stderr progress, stdout summary). */
+  output(): string;
+  /** The source position of its last progress line (0 before the first). */
+  position(): number;
+  exitCode: Promise<number | null>;
+}
+
+/** `homeport eventlog replicate ARGS` in a process of its own. */
+export function startReplicator(args: string[], stdin?: string): ReplicatorProcess {
+  const child = spawn(process.execPath, ['bin/homeport.js', 'eventlog', 'replicate', ...args], {
+    cwd: ROOT,
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (stdin !== undefined) child.stdin!.end(stdin);
+  let text = '';
+  let position = 0;
+  const take = (d: Buffer) => {
+    text += d;
+    for (const m of String(d).matchAll(/position (\d+)\//g)) position = Number(m[1]);
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  const exitCode = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => text, position: () => position, exitCode };
 }

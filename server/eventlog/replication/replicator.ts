@@ -53,7 +53,7 @@ export interface ReplicationSummary {
 
 const PAGE_SIZE = RESUME_WINDOW;
 const MAX_IN_FLIGHT = 64;
-const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 5000 };
+const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 2000 };
 
 export async function replicate(options: ReplicateOptions): Promise<ReplicationSummary> {
   const run = new ReplicationRun(options);

@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.ts';
 import { openGrpcSource, openGrpcTarget } from './grpc.ts';
 import { openLocalEndpoint } from './local.ts';
 import { openTcpSource, openTcpTarget, type TcpEndpointOptions } from './tcp.ts';
-import { ReplicationError, type ReplicationSource, type ReplicationTarget } from './types.ts';
+import type { ReplicationSource, ReplicationTarget } from './types.ts';
 
 export type EndpointSpec =
   | { kind: 'local'; dataDir: string; description: string }
@@ -105,10 +105,6 @@ export async function openEndpoint(spec: EndpointSpec, logger: Logger, role: 'so
     };
   }
   if (spec.kind === 'tcp') {
-    if (spec.tls?.caFile)
-      throw new ReplicationError(
-        'tlsCAFile is not available over TCP yet: use tlsVerifyCert=false or the gRPC address',
-      );
     return {
       description: spec.description,
       openSource: () => openTcpSource(spec),

@@ -3,6 +3,8 @@
  * node-eventstore-client. A connection lives for one attempt: when it closes, whatever is pending fails and
  * the replicator starts over from its checkpoint on a new one.
  */
+import fs from 'node:fs';
+import tls from 'node:tls';
 import es from 'node-eventstore-client';
 import { comparePositions } from './plan.ts';
 import {
@@ -29,8 +31,37 @@ const SILENT_LOG = { debug() {}, info() {}, error() {} };
 
 type Connection = ReturnType<typeof es.createConnection>;
 
+/** CA certificates by `host:port`, for the TLS connections node-eventstore-client opens. */
+const trustedCas = new Map<string, Buffer>();
+
+/**
+ * node-eventstore-client has no CA option: it calls `tls.connect({ host, port, servername, rejectUnauthorized })`.
+ * This wraps tls.connect once to add the CA file given for that host and port; other connections pass untouched.
+ */
+function trustCa(host: string, port: number, caFile: string): void {
+  let ca: Buffer;
+  try {
+    ca = fs.readFileSync(caFile);
+  } catch (err) {
+    throw new ReplicationError(`tlsCAFile ${caFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (trustedCas.size === 0) {
+    const original = tls.connect;
+    const connectWithCa = (...args: unknown[]) => {
+      const options = args[0] as tls.ConnectionOptions | undefined;
+      const ca =
+        options && typeof options === 'object' && !options.ca && trustedCas.get(`${options.host}:${options.port}`);
+      if (ca) args[0] = { ...options, ca };
+      return (original as (...a: unknown[]) => tls.TLSSocket)(...args);
+    };
+    tls.connect = connectWithCa as typeof tls.connect;
+  }
+  trustedCas.set(`${host}:${port}`, ca);
+}
+
 /** A connected client, or an error once connecting failed (the server is down or refused). */
 async function connect(options: TcpEndpointOptions): Promise<Connection> {
+  if (options.tls?.caFile) trustCa(options.host, options.port, options.tls.caFile);
   const settings: es.ConnectionSettings = {
     log: SILENT_LOG,
     maxReconnections: 0,
@@ -80,6 +111,8 @@ export function toSourceEvent(e: es.ResolvedEvent): SourceEvent {
 /** Failures the server decided (no retry will change them) become ReplicationErrors. */
 function decided(err: unknown, what: string): never {
   const name = (err as { name?: string }).name;
+  if ((err as Error).message?.startsWith('Authentication error'))
+    throw new ReplicationError(`${what}: the server refused the user name or password`);
   if (name === 'AccessDeniedError' || name === 'WrongExpectedVersionError' || name === 'StreamDeletedError')
     throw new ReplicationError(`${what}: ${(err as Error).message}`);
   throw err;

@@ -104,6 +104,11 @@ export async function openEndpoint(spec: EndpointSpec, logger: Logger, role: 'so
       close: () => local.close(),
     };
   }
+  return remoteEndpoint(spec);
+}
+
+/** A server's address as a side: a connection per attempt, nothing held between them. */
+export function remoteEndpoint(spec: Exclude<EndpointSpec, { kind: 'local' }>): Endpoint {
   if (spec.kind === 'tcp') {
     return {
       description: spec.description,

@@ -16,4 +16,11 @@ export {
   type EndpointSpec,
 } from './endpoints.ts';
 export { localEndpoint } from './local.ts';
+export {
+  LOCAL,
+  ReplicationManager,
+  ReplicationRequestError,
+  type ReplicationJob,
+  type ReplicationRequest,
+} from './manager.ts';
 export { ReplicationError, type LogPosition } from './types.ts';

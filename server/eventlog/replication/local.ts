@@ -9,8 +9,8 @@ import path from 'node:path';
 import { ensureDirectory } from '../../fs-util.ts';
 import { acquireDataDirLock, DataDirLockedError } from '../../lock.ts';
 import type { Logger } from '../../logger.ts';
-import { EVENTLOG_FILE, openEventLog, type EventLog } from '../eventlog.ts';
-import { ExpectedVersion, type Caller, type NewEvent, type RecordedEvent } from '../store/types.ts';
+import { EVENTLOG_FILE, openEventLog } from '../eventlog.ts';
+import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type RecordedEvent } from '../store/types.ts';
 import { comparePositions } from './plan.ts';
 import {
   ReplicationError,
@@ -28,7 +28,6 @@ const MAX_READ = 4096;
 const USER_EVENT_SCAN = 10_000;
 
 export interface LocalEndpoint {
-  readonly eventLog: EventLog;
   readonly description: string;
   source(): ReplicationSource;
   target(): ReplicationTarget;
@@ -59,7 +58,7 @@ export async function openLocalEndpoint(
   }
   try {
     const eventLog = await openEventLog({ dataDir, logger });
-    const endpoint = localEndpoint(eventLog, path.resolve(dataDir));
+    const endpoint = localEndpoint(eventLog.store, path.resolve(dataDir));
     return {
       ...endpoint,
       close: async () => {
@@ -73,9 +72,8 @@ export async function openLocalEndpoint(
   }
 }
 
-/** A side on an event log this process already has open (the caller closes it). */
-export function localEndpoint(eventLog: EventLog, description: string): LocalEndpoint {
-  const store = eventLog.store;
+/** A side on a store this process already has open (the caller closes it): a server's own, for the UI. */
+export function localEndpoint(store: EventStore, description: string): LocalEndpoint {
   const source: ReplicationSource = {
     description,
     async read(after, maxCount) {
@@ -159,7 +157,7 @@ export function localEndpoint(eventLog: EventLog, description: string): LocalEnd
     },
     close: async () => {},
   };
-  return { eventLog, description, source: () => source, target: () => target, close: async () => {} };
+  return { description, source: () => source, target: () => target, close: async () => {} };
 }
 
 function positionOf(e: RecordedEvent): LogPosition {

@@ -60,9 +60,9 @@ describe('resuming after a write whose answer was lost', () => {
     const source = await openEventLog({ dataDir: sourceDir, logger });
     const target = await openEventLog({ dataDir: tempDir('resume-dst'), logger, limits: { idempotencyWindow: 1 } });
     logs.push(source, target);
-    const flaky = losingAcks(localEndpoint(target, 'target').target(), 97, 5);
+    const flaky = losingAcks(localEndpoint(target.store, 'target').target(), 97, 5);
     const summary = await replicate({
-      openSource: async () => localEndpoint(source, 'source').source(),
+      openSource: async () => localEndpoint(source.store, 'source').source(),
       openTarget: async () => flaky.target,
       name: 'resume',
       maxFailures: 1000,

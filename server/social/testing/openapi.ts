@@ -37,6 +37,8 @@ export const SUPPLEMENTS: Record<string, string> = {
   'GET /api/v1/accounts/{account_id}/in_collections 200': '#/components/schemas/Collections',
 };
 
+const UPDATE_TWIN: Record<string, string> = { PUT: 'PATCH', PATCH: 'PUT' };
+
 const ERROR_POINTER = 'mastodon-openapi#/components/schemas/Error';
 
 interface OpenApiOperation {
@@ -111,8 +113,17 @@ export function findResponseSchema(
   const pathname = urlPath.split('?')[0].replace(/\/+$/, '') || '/';
   const match = templates.find((t) => t.pattern.test(pathname));
   const template = match?.template ?? pathname;
-  const supplement = SUPPLEMENTS[`${method.toUpperCase()} ${template} ${status}`];
+  // An update answers the same on PUT and PATCH (Mastodon routes both); the document names one of them.
+  const twin = UPDATE_TWIN[method.toUpperCase()];
+  const documentedMethod =
+    match && twin && !doc.paths[match.template][method.toLowerCase()] && doc.paths[match.template][twin.toLowerCase()]
+      ? twin
+      : method.toUpperCase();
+  const supplement =
+    SUPPLEMENTS[`${method.toUpperCase()} ${template} ${status}`] ??
+    SUPPLEMENTS[`${documentedMethod} ${template} ${status}`];
   if (supplement) return { template, status: String(status), pointer: `mastodon-openapi${supplement}` };
+  method = documentedMethod;
   const op = match ? doc.paths[match.template][method.toLowerCase()] : undefined;
   if (!match || !op) {
     // Undocumented routes still answer errors as Error entities.

@@ -22,7 +22,8 @@ const policySchema = z.object(
     z.ZodOptional<z.ZodEnum<{ accept: 'accept'; filter: 'filter'; drop: 'drop' }>>
   >,
 );
-const idsSchema = z.object({ id: zList(zId, 100) });
+/** Without ids nothing is accepted or dismissed (Mastodon answers {} all the same). */
+const idsSchema = z.object({ id: zList(zId, 100).optional() });
 
 export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const policyJson = (me: Account, policy: NotificationPolicy) => {
@@ -186,7 +187,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
       async (req) => {
         const { account } = currentUser(req);
         const { id } = parseParams(idsSchema, requestParams(req));
-        const rows = ctx.store.notificationRequests.byIds(account.id, id);
+        const rows = ctx.store.notificationRequests.byIds(account.id, id ?? []);
         ctx.store.transaction(() => rows.forEach(apply));
         return {};
       },

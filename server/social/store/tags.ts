@@ -53,6 +53,15 @@ export class TagRepository {
     return new Set(rows.map((r) => str(r.tag_id)));
   }
 
+  /** Which of these tags the account features on its profile. */
+  featuredAmong(accountId: string, tagIds: readonly string[]): Set<string> {
+    if (tagIds.length === 0) return new Set();
+    const rows = this.core
+      .sql('SELECT tag_id FROM featured_tags WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))')
+      .all(accountId, `[${tagIds.join(',')}]`) as { tag_id: bigint }[];
+    return new Set(rows.map((r) => str(r.tag_id)));
+  }
+
   /** The tags an account follows, newest follow first (cursor: the follow's id). */
   followed(accountId: string, page: PageQuery): { cursor: string; tag: TagRow }[] {
     const c = cursorWhere('f.id', page);

@@ -128,7 +128,10 @@ export class RelationshipService {
 
   removeFromFollowers(me: Account, follower: Account): void {
     this.store.transaction(() => {
-      if (this.store.relationships.deleteFollow(follower.id, me.id)) this.store.feeds.unmerge(follower.id, me.id);
+      if (!this.store.relationships.deleteFollow(follower.id, me.id)) return;
+      this.store.feeds.unmerge(follower.id, me.id);
+      // Mastodon deletes the follow notification with the follow.
+      this.store.notifications.deleteBetween(me.id, follower.id, 'follow');
     });
   }
 

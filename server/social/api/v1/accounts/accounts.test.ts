@@ -217,6 +217,10 @@ describe('follows', () => {
       .v1.accounts.$select(carol.accountId)
       .removeFromFollowers()) as unknown as { followedBy: boolean };
     expect(removed.followedBy).toBe(false);
+    // Mastodon deletes the follow notification with the follow.
+    const follows = await server.masto(dave.token).v1.notifications.list({ types: ['follow'] });
+    expect(follows.map((n) => n.account.id)).not.toContain(carol.accountId);
+    expect(notificationsOf(dave)).not.toContainEqual({ type: 'follow', from: carol.accountId });
     await expect(server.masto(carol.token).v1.accounts.$select(carol.accountId).follow()).rejects.toMatchObject({
       statusCode: 403,
     });

@@ -35,6 +35,8 @@ export const SUPPLEMENTS: Record<string, string> = {
   'POST /api/v1/collections/{collection_id}/items 200': '#/components/schemas/WrappedCollectionItem',
   'GET /api/v1/accounts/{account_id}/collections 200': '#/components/schemas/Collections',
   'GET /api/v1/accounts/{account_id}/in_collections 200': '#/components/schemas/Collections',
+  // Routed by Mastodon beside /read, left out of its documentation: the Conversation as /read answers it.
+  'POST /api/v1/conversations/{id}/unread 200': '#/components/schemas/Conversation',
 };
 
 const UPDATE_TWIN: Record<string, string> = { PUT: 'PATCH', PATCH: 'PUT' };
@@ -74,7 +76,9 @@ function load(): Loaded {
   addFormats(ajv);
   ajv.addFormat('iso-639-1', /^[a-z]{2,3}$/);
   ajv.addSchema(doc as unknown as object, 'mastodon-openapi');
-  const templates = Object.keys(doc.paths).map((template) => {
+  // Supplemented paths the document lacks are matched as templates too.
+  const supplemented = Object.keys(SUPPLEMENTS).map((key) => key.split(' ')[1]);
+  const templates = [...new Set([...Object.keys(doc.paths), ...supplemented])].map((template) => {
     const params = (template.match(/\{[^}]+\}/g) ?? []).length;
     const source = template
       .split(/(\{[^}]+\})/)
@@ -116,7 +120,10 @@ export function findResponseSchema(
   // An update answers the same on PUT and PATCH (Mastodon routes both); the document names one of them.
   const twin = UPDATE_TWIN[method.toUpperCase()];
   const documentedMethod =
-    match && twin && !doc.paths[match.template][method.toLowerCase()] && doc.paths[match.template][twin.toLowerCase()]
+    match &&
+    twin &&
+    !doc.paths[match.template]?.[method.toLowerCase()] &&
+    doc.paths[match.template]?.[twin.toLowerCase()]
       ? twin
       : method.toUpperCase();
   const supplement =
@@ -124,7 +131,7 @@ export function findResponseSchema(
     SUPPLEMENTS[`${documentedMethod} ${template} ${status}`];
   if (supplement) return { template, status: String(status), pointer: `mastodon-openapi${supplement}` };
   method = documentedMethod;
-  const op = match ? doc.paths[match.template][method.toLowerCase()] : undefined;
+  const op = match ? doc.paths[match.template]?.[method.toLowerCase()] : undefined;
   if (!match || !op) {
     // Undocumented routes still answer errors as Error entities.
     if (status >= 400) return { template, status: String(status), pointer: ERROR_POINTER };

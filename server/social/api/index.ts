@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { aboutRoutes } from './about.ts';
+import { faviconRoutes } from './favicon.ts';
 import { accountReadRoutes } from './v1/accounts/accounts.ts';
 import { accountCollectionRoutes } from './v1/accounts/collections.ts';
 import { accountStatusRoutes } from './v1/accounts/statuses.ts';
@@ -65,6 +66,7 @@ import { wellKnownRoutes } from './well-known.ts';
 export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) => void)[] = [
   wellKnownRoutes,
   aboutRoutes,
+  faviconRoutes,
   oauthRoutes,
   appRoutes,
   registrationRoutes,

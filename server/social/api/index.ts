@@ -9,6 +9,7 @@ import { accountStatusRoutes } from './v1/accounts/statuses.ts';
 import { credentialRoutes } from './v1/accounts/credentials.ts';
 import { registrationRoutes } from './v1/accounts/registration.ts';
 import { relationshipRoutes } from './v1/accounts/relationships.ts';
+import { annualReportRoutes } from './v1/annual-reports.ts';
 import { appRoutes } from './v1/apps.ts';
 import { blockRoutes } from './v1/blocks.ts';
 import { bookmarksRoutes } from './v1/bookmarks.ts';
@@ -69,6 +70,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   faviconRoutes,
   oauthRoutes,
   appRoutes,
+  annualReportRoutes,
   registrationRoutes,
   credentialRoutes,
   // Fixed paths (/accounts/relationships, /accounts/lookup…) and /accounts/:id coexist: fastify's router prefers static segments.

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/index.ts';
 import { AccountRepository } from './accounts.ts';
+import { AnnualReportRepository } from './annual-reports.ts';
 import { ConversationRepository } from './conversations.ts';
 import { HomeFeedRepository } from './feeds.ts';
 import { InteractionRepository } from './interactions.ts';
@@ -39,6 +40,7 @@ import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
 
 export * from './accounts.ts';
+export * from './annual-reports.ts';
 export * from './conversations.ts';
 export * from './feeds.ts';
 export * from './interactions.ts';
@@ -81,6 +83,7 @@ export class SocialStore {
   readonly core: StoreCore;
   readonly settings: SettingsRepository;
   readonly accounts: AccountRepository;
+  readonly annualReports: AnnualReportRepository;
   readonly users: UserRepository;
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
@@ -126,6 +129,7 @@ export class SocialStore {
     this.core = new StoreCore(db, now);
     this.settings = new SettingsRepository(this.core);
     this.accounts = new AccountRepository(this.core);
+    this.annualReports = new AnnualReportRepository(this.core);
     this.users = new UserRepository(this.core);
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);

@@ -210,4 +210,42 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
       (doc.components.schemas.PreviewCardAuthor as { properties: Record<string, unknown> }).properties.url = uriOrEmpty;
     },
   },
+  {
+    description:
+      'Annual reports answer WrappedAnnualReports and a {state} hash, named in the document without a schema: added, the wrapper from the AnnualReport, Account and Status entities; generate and read answer {}. AnnualReport data.percentiles is {followers, statuses} (Mastodon’s AnnualReport::Percentiles), not the Float the document says.',
+    apply(doc) {
+      const report = doc.components.schemas.AnnualReport as {
+        properties: { data: { properties: Record<string, unknown> } };
+      };
+      report.properties.data.properties.percentiles = {
+        type: 'object',
+        properties: { followers: { type: 'number' }, statuses: { type: 'number' } },
+      };
+      const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+      const many = (name: string) => ({ type: 'array', items: one(name) });
+      const wrapped = {
+        type: 'object',
+        required: ['annual_reports', 'accounts', 'statuses'],
+        properties: { annual_reports: many('AnnualReport'), accounts: many('Account'), statuses: many('Status') },
+      };
+      const state = {
+        type: 'object',
+        required: ['state'],
+        properties: { state: { type: 'string', enum: ['available', 'generating', 'eligible', 'ineligible'] } },
+      };
+      const empty = { type: 'object', maxProperties: 0 };
+      const answers: [string, string, unknown][] = [
+        ['get', '/api/v1/annual_reports', wrapped],
+        ['get', '/api/v1/annual_reports/{year}', wrapped],
+        ['get', '/api/v1/annual_reports/{year}/state', state],
+        ['post', '/api/v1/annual_reports/{year}/generate', empty],
+        ['post', '/api/v1/annual_reports/{year}/read', empty],
+      ];
+      for (const [method, path, schema] of answers) {
+        const op = (doc.paths[path] ??= {})[method] ?? {};
+        op.responses = { ...op.responses, '200': { content: { 'application/json': { schema } } } };
+        doc.paths[path][method] = op;
+      }
+    },
+  },
 ];

@@ -49,6 +49,7 @@ import { adminReportRoutes } from './v1/admin/reports.ts';
 import { adminEmailBlockRoutes } from './v1/admin/email-blocks.ts';
 import { adminIpBlockRoutes } from './v1/admin/ip-blocks.ts';
 import { adminTrendRoutes } from './v1/admin/trends.ts';
+import { adminMetricRoutes } from './v1/admin/metrics.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -103,6 +104,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   adminEmailBlockRoutes,
   adminIpBlockRoutes,
   adminTrendRoutes,
+  adminMetricRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

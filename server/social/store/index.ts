@@ -15,6 +15,7 @@ import { ImportRepository } from './imports.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
+import { AdminMetricsRepository } from './admin-metrics.ts';
 import { QuoteRepository } from './quotes.ts';
 import { PreviewCardRepository } from './preview-cards.ts';
 import { LinkTimelineRepository } from './link-timeline.ts';
@@ -41,6 +42,7 @@ import { UserRepository } from './users.ts';
 
 export * from './accounts.ts';
 export * from './annual-reports.ts';
+export * from './admin-metrics.ts';
 export * from './conversations.ts';
 export * from './feeds.ts';
 export * from './interactions.ts';
@@ -99,6 +101,7 @@ export class SocialStore {
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
+  readonly adminMetrics: AdminMetricsRepository;
   readonly quotes: QuoteRepository;
   /** Link preview cards and the statuses showing them. */
   readonly previewCards: PreviewCardRepository;
@@ -143,6 +146,7 @@ export class SocialStore {
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
+    this.adminMetrics = new AdminMetricsRepository(this.core);
     this.quotes = new QuoteRepository(this.core);
     this.previewCards = new PreviewCardRepository(this.core);
     this.warnings = new AccountWarningRepository(this.core);

@@ -179,6 +179,9 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['get', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['put', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
+        ['post', '/api/v1/admin/measures', many('AdminMeasure')],
+        ['post', '/api/v1/admin/dimensions', many('AdminDimension')],
+        ['post', '/api/v1/admin/retention', many('AdminCohort')],
         // Reviewers get each link with its id and requires_review; anyone else the public TrendsLink list.
         ['get', '/api/v1/admin/trends/links', many('TrendsLink')],
         ...['approve', 'reject'].map((a): [string, string, unknown] => [

@@ -1,4 +1,4 @@
-import type { Account, FeaturedTagRow, SocialStore, TagDay, TagRow } from '../store/index.ts';
+import type { Account, FeaturedTagRow, SocialStore, TagDay, TagReview, TagRow } from '../store/index.ts';
 import { isoDate } from './dates.ts';
 import type { SocialUrls } from '../urls.ts';
 
@@ -58,5 +58,21 @@ export function serializeFeaturedTag(profileUrl: string, f: FeaturedTagRow): Rec
     url: `${profileUrl}/tagged/${encodeURIComponent(f.tag.name)}`,
     statuses_count: String(f.statusesCount),
     last_status_at: f.lastStatusAt === null ? null : isoDate(f.lastStatusAt),
+  };
+}
+
+/** Admin::Tag: the Tag with its id and staff's review (unreviewed tags may be used and listed, not trended). */
+export function serializeAdminTag(
+  urls: SocialUrls,
+  tag: TagRow,
+  history: readonly TagDay[],
+  review: TagReview,
+): Record<string, unknown> {
+  return {
+    ...serializeTag(urls, tag, history, null),
+    trendable: review.trendable === true,
+    usable: review.usable !== false,
+    listable: review.listable !== false,
+    requires_review: review.trendable === null,
   };
 }

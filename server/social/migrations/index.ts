@@ -24,6 +24,7 @@ import { migration as v022 } from './022-account-versions.ts';
 import { migration as v023 } from './023-csv-imports.ts';
 import { migration as v024 } from './024-import-row-lookups.ts';
 import { migration as v025 } from './025-annual-reports.ts';
+import { migration as v026 } from './026-trend-reviews.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -63,4 +64,5 @@ export const socialMigrations: readonly Migration[] = [
   v023,
   v024,
   v025,
+  v026,
 ];

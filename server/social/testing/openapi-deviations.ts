@@ -139,6 +139,25 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
           },
         ],
       };
+      const reviewedStatus = {
+        allOf: [
+          one('Status'),
+          { type: 'object', required: ['requires_review'], properties: { requires_review: { type: 'boolean' } } },
+        ],
+      };
+      // Admin::Trends::Links::PreviewCardProvider (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
+      const publisher = {
+        type: 'object',
+        required: ['id', 'domain', 'trendable', 'reviewed_at', 'requested_review_at', 'requires_review'],
+        properties: {
+          id: { type: 'string' },
+          domain: { type: 'string' },
+          trendable: { type: 'boolean' },
+          reviewed_at: { type: ['string', 'null'], format: 'date-time' },
+          requested_review_at: { type: ['string', 'null'], format: 'date-time' },
+          requires_review: { type: 'boolean' },
+        },
+      };
       const answers: [string, string, unknown][] = [
         ['get', '/api/v1/admin/accounts', many('AdminAccount')],
         ['get', '/api/v2/admin/accounts', many('AdminAccount')],
@@ -179,6 +198,15 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['get', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['put', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
+        // Reviewers get Admin::Tag, statuses with requires_review and the publishers; others the public lists.
+        ['get', '/api/v1/admin/trends/tags', many('Tag')],
+        ['get', '/api/v1/admin/trends/statuses', many('Status')],
+        ['get', '/api/v1/admin/trends/links/publishers', { type: 'array', items: publisher }],
+        ...['approve', 'reject'].flatMap((a): [string, string, unknown][] => [
+          ['post', `/api/v1/admin/trends/tags/{id}/${a}`, { allOf: [one('Tag'), one('AdminTag')] }],
+          ['post', `/api/v1/admin/trends/statuses/{id}/${a}`, reviewedStatus],
+          ['post', `/api/v1/admin/trends/links/publishers/{id}/${a}`, publisher],
+        ]),
         ['post', '/api/v1/admin/measures', many('AdminMeasure')],
         ['post', '/api/v1/admin/dimensions', many('AdminDimension')],
         ['post', '/api/v1/admin/retention', many('AdminCohort')],

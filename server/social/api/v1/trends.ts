@@ -48,7 +48,7 @@ export function trendRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/trends/statuses', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) =>
     offsetPage(req, reply, ctx.urls, 20, 40, (limit, offset) => {
       const me = viewer(req);
-      const rows = ctx.store.trends.statuses({ limit, offset });
+      const rows = ctx.store.trends.statuses({ allowedOnly: true, limit, offset });
       const readable = me
         ? ctx.store.timelines.readableIds(
             ctx.store.timelines.scope(me.id),

@@ -148,6 +148,34 @@ describe('federation between two Homeports', () => {
     expect(mention?.status?.visibility).toBe('direct');
   });
 
+  it('direct messages from the other server reach the recipient’s conversations, and the reply joins the same one', async () => {
+    const dm = await bob.client.v1.statuses.create({ status: '@alice@a.test just between us', visibility: 'direct' });
+    const atA = await eventually(
+      async () => (await alice.client.v1.conversations.list()).find((c) => c.lastStatus?.uri === dm.uri),
+      'bob’s direct message in alice’s conversations',
+    );
+    expect(atA.unread).toBe(true);
+    expect(atA.accounts.map((x) => x.acct)).toEqual(['bob@b.test']);
+    expect(atA.lastStatus?.visibility).toBe('direct');
+
+    const reply = await alice.client.v1.statuses.create({
+      status: '@bob@b.test agreed',
+      visibility: 'direct',
+      inReplyToId: atA.lastStatus!.id,
+    });
+    const mine = (await alice.client.v1.conversations.list()).filter((c) =>
+      c.accounts.some((x) => x.acct === 'bob@b.test'),
+    );
+    expect(mine.map((c) => [c.id, c.lastStatus?.id, c.unread])).toEqual([[atA.id, reply.id, false]]);
+    const atB = await eventually(
+      async () => (await bob.client.v1.conversations.list()).find((c) => c.lastStatus?.uri === reply.uri),
+      'alice’s reply in bob’s conversation',
+    );
+    expect(atB.accounts.map((x) => x.acct)).toEqual(['alice@a.test']);
+    expect(atB.unread).toBe(true);
+    expect((await bob.client.v1.conversations.list()).map((c) => c.id)).toEqual([atB.id]);
+  });
+
   it('unfollowing reaches the other server', async () => {
     const remoteBob = await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' });
     await alice.client.v1.accounts.$select(remoteBob.id).unfollow();

@@ -81,6 +81,11 @@ export class SocialEvents {
   private pending: Pending[] = [];
   /** Told when a listener throws (openSocial logs it). */
   onListenerError: (type: SocialEventType, error: unknown) => void;
+  /**
+   * Also called with each event at `emit`, inside the emitting transaction (the admin CLI writes them for the
+   * running server to deliver: see domain/event-relay.ts).
+   */
+  relay: ((type: SocialEventType, event: unknown) => void) | null = null;
 
   constructor(onListenerError: (type: SocialEventType, error: unknown) => void = () => {}) {
     this.onListenerError = onListenerError;
@@ -98,6 +103,7 @@ export class SocialEvents {
   }
 
   emit<K extends SocialEventType>(type: K, event: SocialEventMap[K]): void {
+    this.relay?.(type, event);
     if (this.depth > 0) this.pending.push({ type, event });
     else this.deliver(type, event);
   }
@@ -123,6 +129,11 @@ export class SocialEvents {
       }
     }
     return result!;
+  }
+
+  /** Delivers an event another process raised (read from the relay table) to this process's listeners. */
+  deliverRelayed(type: SocialEventType, event: unknown): void {
+    this.deliver(type, event);
   }
 
   private deliver(type: SocialEventType, event: unknown): void {

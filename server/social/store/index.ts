@@ -1,6 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import { AccountRepository } from './accounts.ts';
 import { AnnualReportRepository } from './annual-reports.ts';
+import { RelayedEventRepository } from './relayed-events.ts';
 import { ConversationRepository } from './conversations.ts';
 import { HomeFeedRepository } from './feeds.ts';
 import { InteractionRepository } from './interactions.ts';
@@ -43,6 +44,7 @@ import { UserRepository } from './users.ts';
 export * from './accounts.ts';
 export * from './annual-reports.ts';
 export * from './admin-metrics.ts';
+export * from './relayed-events.ts';
 export * from './conversations.ts';
 export * from './feeds.ts';
 export * from './interactions.ts';
@@ -86,6 +88,7 @@ export class SocialStore {
   readonly settings: SettingsRepository;
   readonly accounts: AccountRepository;
   readonly annualReports: AnnualReportRepository;
+  readonly relayedEvents: RelayedEventRepository;
   readonly users: UserRepository;
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
@@ -133,6 +136,7 @@ export class SocialStore {
     this.settings = new SettingsRepository(this.core);
     this.accounts = new AccountRepository(this.core);
     this.annualReports = new AnnualReportRepository(this.core);
+    this.relayedEvents = new RelayedEventRepository(this.core);
     this.users = new UserRepository(this.core);
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);

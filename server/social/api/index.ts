@@ -50,6 +50,7 @@ import { adminEmailBlockRoutes } from './v1/admin/email-blocks.ts';
 import { adminIpBlockRoutes } from './v1/admin/ip-blocks.ts';
 import { adminTrendRoutes } from './v1/admin/trends.ts';
 import { adminMetricRoutes } from './v1/admin/metrics.ts';
+import { adminTagRoutes } from './v1/admin/tags.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -105,6 +106,7 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   adminIpBlockRoutes,
   adminTrendRoutes,
   adminMetricRoutes,
+  adminTagRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

@@ -76,3 +76,15 @@ export function serializeAdminTag(
     requires_review: review.trendable === null,
   };
 }
+
+/** Admin::Tag entities of these tags, each with its history and review. */
+export function presentAdminTags(
+  store: SocialStore,
+  urls: SocialUrls,
+  tags: readonly TagRow[],
+): Record<string, unknown>[] {
+  const ids = tags.map((t) => t.id);
+  const history = store.search.tagHistory(ids);
+  const reviews = store.trends.tagReviews(ids);
+  return tags.map((t) => serializeAdminTag(urls, t, history.get(t.id)!, reviews.get(t.id)!));
+}

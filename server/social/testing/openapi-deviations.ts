@@ -139,6 +139,7 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
           },
         ],
       };
+      const adminTag = { allOf: [one('Tag'), one('AdminTag')] };
       const reviewedStatus = {
         allOf: [
           one('Status'),
@@ -203,10 +204,13 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['get', '/api/v1/admin/trends/statuses', many('Status')],
         ['get', '/api/v1/admin/trends/links/publishers', { type: 'array', items: publisher }],
         ...['approve', 'reject'].flatMap((a): [string, string, unknown][] => [
-          ['post', `/api/v1/admin/trends/tags/{id}/${a}`, { allOf: [one('Tag'), one('AdminTag')] }],
+          ['post', `/api/v1/admin/trends/tags/{id}/${a}`, adminTag],
           ['post', `/api/v1/admin/trends/statuses/{id}/${a}`, reviewedStatus],
           ['post', `/api/v1/admin/trends/links/publishers/{id}/${a}`, publisher],
         ]),
+        ['get', '/api/v1/admin/tags', { type: 'array', items: adminTag }],
+        ['get', '/api/v1/admin/tags/{id}', adminTag],
+        ['put', '/api/v1/admin/tags/{id}', adminTag],
         ['post', '/api/v1/admin/measures', many('AdminMeasure')],
         ['post', '/api/v1/admin/dimensions', many('AdminDimension')],
         ['post', '/api/v1/admin/retention', many('AdminCohort')],

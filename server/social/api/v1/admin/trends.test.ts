@@ -118,4 +118,31 @@ describe('admin trends', () => {
     expect((await get('/api/v1/admin/trends/links/publishers', moderator.token))[0].trendable).toBe(false);
     expect((await post('/api/v1/admin/trends/links/publishers/999999/approve', moderator.token)).status).toBe(404);
   });
+
+  it('hashtags in the admin list: every tag with its review, Link-paged, shown one by one and reviewed by PUT or PATCH', async () => {
+    await server.masto(users[0].token).v1.statuses.create({ status: 'more #Knots and #ropes' });
+    const listed = await server.call(moderator.token, 'GET', '/api/v1/admin/tags?limit=2');
+    expect(listed.body.map((t: { name: string }) => t.name.toLowerCase())).toEqual(['ropes', 'knots']);
+    expect(listed.headers.get('link')).toMatch(/rel="next"/);
+    const next = /<([^>]+)>; rel="next"/.exec(listed.headers.get('link')!)![1];
+    expect((await server.call(moderator.token, 'GET', new URL(next).pathname + new URL(next).search)).body).toEqual([
+      expect.objectContaining({ name: 'tides' }),
+    ]);
+
+    const knots = listed.body[1];
+    expect(knots).toMatchObject({ usable: true, trendable: false, requires_review: true });
+    const put = await server.call(moderator.token, 'PUT', `/api/v1/admin/tags/${knots.id}`, {
+      display_name: 'KNOTS',
+      trendable: true,
+    });
+    expect(put.body).toMatchObject({ id: knots.id, name: 'KNOTS', trendable: true, requires_review: false });
+    const patched = await server.call(moderator.token, 'PATCH', `/api/v1/admin/tags/${knots.id}`, { usable: false });
+    expect(patched.body).toMatchObject({ name: 'KNOTS', trendable: true, usable: false });
+    expect((await server.call(moderator.token, 'GET', `/api/v1/admin/tags/${knots.id}`)).body).toEqual(patched.body);
+    expect(
+      (await server.call(moderator.token, 'PUT', `/api/v1/admin/tags/${knots.id}`, { display_name: 'rope' })).status,
+    ).toBe(422);
+    expect((await server.call(nosy.token, 'GET', '/api/v1/admin/tags')).status).toBe(403);
+    expect((await server.call(moderator.token, 'GET', '/api/v1/admin/tags/999999')).status).toBe(404);
+  });
 });

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
 import { serializeAdminTrendsLink, serializePublisher } from '../../../entities/preview-card.ts';
-import { presentTags, serializeAdminTag } from '../../../entities/tag.ts';
+import { presentAdminTags, presentTags } from '../../../entities/tag.ts';
 import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import { notFound } from '../../../errors.ts';
 import { auth, currentStaff, currentUser } from '../../../http/auth.ts';
@@ -36,12 +36,7 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
   );
 
   const reviewer = (req: FastifyRequest) => hasPermission(currentUser(req).user.role, PERMISSION.manageTaxonomies);
-  const adminTags = (tags: TagRow[]) => {
-    const ids = tags.map((t) => t.id);
-    const history = ctx.store.search.tagHistory(ids);
-    const reviews = ctx.store.trends.tagReviews(ids);
-    return tags.map((t) => serializeAdminTag(ctx.urls, t, history.get(t.id)!, reviews.get(t.id)!));
-  };
+  const adminTags = (tags: TagRow[]) => presentAdminTags(ctx.store, ctx.urls, tags);
   const adminStatuses = (me: Account, statusIds: string[]) => {
     const reviews = ctx.store.trends.statusReviews(statusIds);
     return ctx.statusPresenter

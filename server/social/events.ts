@@ -11,6 +11,8 @@ export type RelationshipChange =
   | 'follow_request'
   | 'follow_request_authorized'
   | 'follow_request_rejected'
+  /** `accountId` removed its follower `targetAccountId` (remove_from_followers). */
+  | 'follower_removed'
   | 'block'
   | 'unblock'
   | 'mute'
@@ -59,7 +61,13 @@ export interface SocialEventMap {
   /** A local account moved to `targetAccountId` (its followers elsewhere are told with Move). */
   'account.moved': { accountId: string; targetAccountId: string };
   /** `accountId` did `change` to `targetAccountId`. */
-  'relationship.changed': { change: RelationshipChange; accountId: string; targetAccountId: string };
+  'relationship.changed': {
+    change: RelationshipChange;
+    accountId: string;
+    targetAccountId: string;
+    /** The ended follow's or request's ActivityPub id, as it was (a Reject names the Follow it answers). */
+    followUri?: string | null;
+  };
 }
 
 export type SocialEventType = keyof SocialEventMap;

@@ -184,4 +184,21 @@ describe('federation between two Homeports', () => {
       'alice no longer follows bob at b',
     );
   });
+
+  it('removing a follower from another server tells it with a Reject: the follow ends there too', async () => {
+    const dora = await b.createUser('dora');
+    const aliceOnB = (await dora.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
+    await dora.client.v1.accounts.$select(aliceOnB).follow();
+    await eventually(
+      async () => (await dora.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
+      'dora follows alice',
+    );
+    const doraOnA = (await alice.client.v1.accounts.lookup({ acct: 'dora@b.test' })).id;
+    await alice.client.v1.accounts.$select(doraOnA).removeFromFollowers();
+    expect((await alice.client.v1.accounts.relationships.fetch({ id: [doraOnA] }))[0].followedBy).toBe(false);
+    await eventually(
+      async () => !(await dora.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
+      'dora no longer follows alice on b',
+    );
+  });
 });

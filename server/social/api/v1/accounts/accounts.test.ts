@@ -166,7 +166,7 @@ describe('profile', () => {
     const suspended = await client.v1.accounts.$select(zed.accountId).fetch();
     expect(suspended).toMatchObject({ suspended: true, displayName: '', note: '', fields: [] });
     expect(await client.v1.accounts.$select(zed.accountId).followers.list()).toEqual([]);
-    await expect(server.masto(zed.token).v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 401 });
+    await expect(server.masto(zed.token).v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 403 });
   });
 });
 

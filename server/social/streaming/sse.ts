@@ -3,7 +3,7 @@ import type { SocialContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { currentUser } from '../http/auth.ts';
 import { isChannelError, parseChannel, SSE_PATHS, type Channel } from './channels.ts';
-import type { StreamingHub, StreamSink } from './hub.ts';
+import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';
 import { streamAuth, type StreamingLimits } from './limits.ts';
 
@@ -61,6 +61,11 @@ class EventStreamSubscriber implements StreamSink {
     this.stop();
     this.reply.raw.end();
   }
+
+  /** Event streams have no close reason: the response ends (clients reconnect and get the 403). */
+  refuse(_reason: string): void {
+    this.shutDown();
+  }
 }
 
 /** `GET /api/v1/streaming/<path>` for each SSE path, and `/api/v1/streaming/health`. */
@@ -69,7 +74,7 @@ export function eventStreamRoutes(
   ctx: SocialContext,
   hub: StreamingHub,
   limits: StreamingLimits,
-  open: Set<{ shutDown(): void }>,
+  open: Set<OpenConnection>,
 ): void {
   const redirect = redirectToStreamingHost(ctx.urls);
   app.get(

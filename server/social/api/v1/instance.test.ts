@@ -26,7 +26,7 @@ describe('instance', () => {
     expect(instance.title).toBe('Test Harbour');
     expect(instance.version).toMatch(/^4\.5\.0\+homeport\./);
     // Level 2 promises grouped notifications, which exist (answering 401 without a token, not 404).
-    expect(instance.apiVersions).toEqual({ mastodon: 2 });
+    expect(instance.apiVersions).toEqual({ mastodon: 7 });
     expect((await server.fetch(`${server.url}/api/v2/notifications`)).status).toBe(401);
     expect(instance.configuration.urls.streaming).toBe(`ws://${host}`);
     expect(instance.configuration.statuses.maxCharacters).toBe(LIMITS.statuses.max_characters);

@@ -136,6 +136,11 @@ describe('conversations', () => {
 
     const read = await a.v1.conversations.$select(mine[0].id).read();
     expect(read.unread).toBe(false);
+    const unread = await server.call(alice.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`);
+    expect(unread).toMatchObject({ status: 200, body: { id: mine[0].id, unread: true } });
+    expect((await a.v1.conversations.list())[0].unread).toBe(true);
+    expect((await server.call(bob.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`)).status).toBe(404);
+    await a.v1.conversations.$select(mine[0].id).read();
     // Deleting the last message falls back to the one before it.
     await b.v1.statuses.$select(reply.id).remove();
     expect((await a.v1.conversations.list())[0].lastStatus?.id).toBe(first.id);

@@ -27,7 +27,8 @@ export function hostileActors(origin: string): HostileActors {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const der = privateKey.export({ type: 'pkcs8', format: 'der' });
-  const signingKey = crypto.subtle.importKey('pkcs8', der, RSA_SIGNING, false, ['sign']);
+  // Fedify's signRequest takes extractable keys only.
+  const signingKey = crypto.subtle.importKey('pkcs8', der, RSA_SIGNING, true, ['sign']);
   const documents = new Map<string, { contentType: string; body: string | Buffer }>();
   const json = (document: Json) => ({ contentType: 'application/activity+json', body: JSON.stringify(document) });
 
@@ -49,7 +50,10 @@ export function hostileActors(origin: string): HostileActors {
       const host = new URL(origin).host;
       documents.set(
         `/.well-known/webfinger?resource=${encodeURIComponent(`acct:${name}@${host}`)}`,
-        json({ subject: `acct:${name}@${host}`, links: [{ rel: 'self', type: 'application/activity+json', href: id }] }),
+        json({
+          subject: `acct:${name}@${host}`,
+          links: [{ rel: 'self', type: 'application/activity+json', href: id }],
+        }),
       );
       return id;
     },

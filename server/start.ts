@@ -9,6 +9,7 @@ import {
   type EventLog,
   type EventLogTcpServer,
 } from './eventlog/index.ts';
+import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
@@ -24,7 +25,7 @@ import { isLoopbackHost } from './security/index.ts';
 import { HOMEPORT_VERSION } from './version.ts';
 
 export interface Listener {
-  name: 'http' | 'eventlog-tcp' | 'eventlog-tls';
+  name: 'http' | 'eventlog-tcp' | 'eventlog-tls' | 'eventlog-grpc';
   protocol: string;
   host: string;
   port: number;
@@ -39,11 +40,17 @@ export interface Homeport {
   httpUrl: string;
   tcpPort: number;
   tlsPort: number | null;
-  /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
+  /** The KurrentDB gRPC listener (null when turned off). */
+  grpc: EventLogGrpcServer | null;
   /** An owner token for the UI API minted at start (12 hours; tests and the CLI use it). */
   uiToken: string;
-  /** Mints a fresh owner token (the Electron window asks for one whenever it needs to sign in). */
+  /** Mints a fresh owner token. */
   mintUiToken(): string;
+  /**
+   * The desktop window's automatic sign-in (it asks whenever it needs one): an owner token, or, while the
+   * event-log admin keeps the public default password, a session that may only change it.
+   */
+  mintDesktopToken(): Promise<string>;
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
@@ -76,6 +83,10 @@ function fileSize(file: string): number {
  */
 export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir: string }): Promise<Homeport> {
   const config = resolveConfig(partial);
+  if (config.grpcInsecure && config.grpcPort !== null && !isLoopbackHost(config.host))
+    throw new Error(
+      `the gRPC listener without TLS has no authentication: it listens on loopback only, not on ${config.host}`,
+    );
   ensureDirectory(config.dataDir);
   const tightened = makePrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir);
@@ -210,7 +221,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'eventlog-tcp' }),
       limits: config.tcpLimits,
-      handlers: [subscriptionTcpHandlers(subscriptions)],
+      handlers: [subscriptionTcpHandlers(subscriptions, config.tcpSubscriptionLimits)],
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
     cleanups.push(() => tcp.close());
@@ -232,11 +243,44 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         url: `tcp://${formatHost(config.host)}:${tcp.tls.port}`,
       });
     }
+    let grpc: EventLogGrpcServer | null = null;
+    if (config.grpcPort !== null) {
+      grpc = await startEventLogGrpc(eventLog, subscriptions, {
+        host: config.host,
+        port: config.grpcPort,
+        insecure: config.grpcInsecure,
+        dataDir: config.dataDir,
+        logger: logger.child({ subsystem: 'eventlog-grpc' }),
+      });
+      // Closed before the subscriptions and the store, like the TCP side.
+      const started = grpc;
+      cleanups.push(() => started.close());
+      listeners.push({
+        name: 'eventlog-grpc',
+        protocol: grpc.caFile ? 'grpc+tls' : 'grpc',
+        host: config.host,
+        port: grpc.port,
+        url: grpc.connectionString,
+      });
+    }
     listeners.push({ name: 'http', protocol: 'http', host: config.host, port: httpAddress.port, url: httpUrl });
 
     // The desktop window's token is short-lived; the preload asks for a fresh one when it ends.
     const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
     const uiToken = mintUiToken();
+    // Anyone can read the default password in the documentation, and the TCP listener takes it: the desktop
+    // window signs in as that admin would with it, so the UI asks for a new password before anything else.
+    const mintDesktopToken = async () => {
+      const admin = eventLog.users.get('admin');
+      const defaultAdmin =
+        admin !== undefined &&
+        !admin.disabled &&
+        admin.groups.includes('$admins') &&
+        (await eventLog.users.hasPassword('admin', DEFAULT_PASSWORD));
+      return defaultAdmin
+        ? sessions.mint({ name: 'admin', via: 'eventlog-admin', mustChangePassword: true })
+        : mintUiToken();
+    };
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
     // A full check reads every page: in the background, reported if anything is wrong.
     for (const file of [eventLog.file, social.file]) {
@@ -268,8 +312,10 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       httpUrl,
       tcpPort: tcp.tcp.port,
       tlsPort: tcp.tls?.port ?? null,
+      grpc,
       uiToken,
       mintUiToken,
+      mintDesktopToken,
       eventLog,
       subscriptions,
       social,

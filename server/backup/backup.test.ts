@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExpectedVersion } from '../eventlog/index.ts';
+import { runCli } from '../cli/main.ts';
 import { startHomeport, type Homeport } from '../index.ts';
 
 const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'homeport.js');
@@ -134,5 +135,55 @@ describe('homeport backup and restore', () => {
       /outside the data directory/,
     );
     expect(cli(['restore', full, '--data-dir', tempDir('restore-none')]).stderr).toMatch(/not a Homeport backup/);
+  });
+
+  it('refuses a relative folder, which would land under the working directory (CLI and the Server view)', async () => {
+    const dataDir = tempDir('backup-relative');
+    const hp = await start(dataDir);
+    const relative = `homeport-relative-backup-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      // The CLI in this process: the folder would be made under this process's working directory.
+      for (const target of [relative, `~/${relative}`, `./${relative}`]) {
+        const err: string[] = [];
+        const code = await runCli(['backup', target, '--data-dir', dataDir], {
+          out: () => {},
+          err: (l) => err.push(l),
+          env: {},
+        });
+        expect(code, target).toBe(2);
+        expect(err.join('\n')).toMatch(/absolute path/);
+      }
+      expect(fs.existsSync(path.resolve(relative))).toBe(false);
+
+      const api = (init?: RequestInit) =>
+        fetch(`${hp.httpUrl}/api/homeport/v1/backup`, {
+          ...init,
+          headers: { authorization: `Bearer ${hp.uiToken}`, 'content-type': 'application/json' },
+        });
+      const refused = await api({ method: 'POST', body: JSON.stringify({ directory: relative }) });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/absolute path/);
+      expect(((await (await api()).json()) as { state: string }).state).toBe('idle');
+      expect(fs.existsSync(path.resolve(relative))).toBe(false);
+
+      // An absolute folder is backed up; the job is polled until it ends.
+      const target = path.join(tempDir('backup-ui'), 'snapshot');
+      expect((await api({ method: 'POST', body: JSON.stringify({ directory: target }) })).status).toBe(202);
+      const deadline = Date.now() + 60_000;
+      let job = { state: 'running' };
+      while (job.state === 'running' && Date.now() < deadline) {
+        await new Promise((r) => setImmediate(r));
+        job = (await (await api()).json()) as { state: string };
+      }
+      expect(job.state).toBe('done');
+      expect(fs.existsSync(path.join(target, 'homeport-backup.json'))).toBe(true);
+    } finally {
+      // (What the old code wrote, relative to this process's working directory.)
+      fs.rmSync(path.resolve(relative), { recursive: true, force: true });
+      fs.rmSync(path.resolve('~', relative), { recursive: true, force: true });
+      if (fs.existsSync(path.resolve('~')) && fs.readdirSync(path.resolve('~')).length === 0)
+        fs.rmdirSync(path.resolve('~'));
+      await hp.close();
+    }
   });
 });

@@ -28,6 +28,15 @@ export class BackupError extends Error {
 }
 
 /**
+ * A backup folder must be an absolute path: a relative one (or `~/…`, which only a shell expands) would land under
+ * whatever folder the server happens to run in, where nobody looks for it.
+ */
+export function checkBackupTarget(target: string): void {
+  if (!path.isAbsolute(target))
+    throw new BackupError(`give the backup folder as an absolute path (${JSON.stringify(target)} is relative)`);
+}
+
+/**
  * Copies a data directory to `target` while a server may be running on it. Databases go through SQLite's
  * online backup API (a consistent snapshot even under writes; pages written meanwhile are copied again),
  * files are copied as they are. The target must be empty or absent; it is made private like a data directory.
@@ -37,6 +46,7 @@ export async function backupDataDir(
   target: string,
   onProgress: (p: BackupProgress) => void = () => {},
 ): Promise<BackupManifest> {
+  checkBackupTarget(target);
   const source = path.resolve(dataDir);
   const dest = path.resolve(target);
   if (dest === source || dest.startsWith(source + path.sep))

@@ -1,10 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import type { Logger } from '../logger.ts';
 import { isAllowedHost } from '../security/index.ts';
+import { allowsCrossOrigin, isOwnOrigin, isUiApiPath } from './cross-origin.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -38,16 +45,25 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       { host: req.headers.host ?? null, url: req.url.split('?')[0] },
       'request for a host this server does not serve refused',
     );
-    if (req.headers.upgrade) {
-      // A WebSocket upgrade owns its raw socket: answer on it and close it, or it would linger until shutdown.
-      reply.hijack();
-      req.raw.socket.end('HTTP/1.1 421 Misdirected Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
-    return reply
-      .code(421)
-      .header('Cache-Control', 'no-store')
-      .send({ error: 'This server does not serve that host name (Misdirected Request)' });
+    return refuse(
+      req,
+      reply,
+      421,
+      'Misdirected Request',
+      'This server does not serve that host name (Misdirected Request)',
+    );
+  });
+  // The UI's API answers only its own pages (and clients that are not browsers): a page on another site could
+  // otherwise post sign-in attempts (and lock its visitor out) or drive a session. Refused before any body is read.
+  app.addHook('onRequest', async (req, reply) => {
+    // The matched route as well as the URL: whatever spelling reaches a UI API route is checked.
+    if (!isUiApiPath(req.url) && !isUiApiPath(req.routeOptions.url ?? '')) return;
+    if (isOwnOrigin(req.headers.origin, req.headers.host, allowedHostNames())) return;
+    req.log.warn(
+      { origin: req.headers.origin, method: req.method, url: req.url.split('?')[0] },
+      'UI API request from another site refused',
+    );
+    return refuse(req, reply, 403, 'Forbidden', 'The UI API answers only pages of this server');
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
@@ -81,9 +97,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     // Client-side routes (e.g. /ui/streams/foo) get the app shell; API paths keep their 404s.
     if (hasRenderer && req.method === 'GET' && url.startsWith('/ui/'))
       return reply.type('text/html').sendFile('index.html');
-    // Unrouted API paths (removed endpoints included) answer like every API response, CORS included: a browser
-    // client then sees a 404 it can fall back from, not a network failure.
-    if (isApiPath(url)) reply.header('Access-Control-Allow-Origin', '*').header('Cache-Control', 'private, no-store');
+    // Unrouted API paths (removed endpoints included) answer like every API response, CORS included where other
+    // sites may call: a browser client then sees a 404 it can fall back from, not a network failure.
+    if (isApiPath(url)) reply.header('Cache-Control', 'private, no-store');
+    if (allowsCrossOrigin(url)) reply.header('Access-Control-Allow-Origin', '*');
     return reply.code(404).send({ error: 'Record not found' });
   });
   return app;
@@ -109,6 +126,17 @@ export const UI_CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** Answers `code` and ends the request; a WebSocket upgrade owns its raw socket, so it is answered and closed there. */
+function refuse(req: FastifyRequest, reply: FastifyReply, code: number, reason: string, error: string) {
+  if (req.headers.upgrade) {
+    // Otherwise the socket would linger until shutdown.
+    reply.hijack();
+    req.raw.socket.end(`HTTP/1.1 ${code} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    return;
+  }
+  return reply.code(code).header('Cache-Control', 'no-store').send({ error });
+}
 
 function isApiPath(url: string): boolean {
   return API_PREFIXES.some((prefix) => url.startsWith(prefix));

@@ -1,20 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startHomeport } from '../index.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 
 async function eleventhSignIns(trustProxy: boolean): Promise<{ sameAddress: number; otherAddress: number }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-trust-proxy-'));
-  const hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-    trustProxy,
-  });
+  const { hp, close } = await startTestHomeport({ trustProxy });
   const signIn = (forwardedFor: string) =>
     fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
       method: 'POST',
@@ -25,8 +13,7 @@ async function eleventhSignIns(trustProxy: boolean): Promise<{ sameAddress: numb
     for (let i = 0; i < 10; i++) expect(await signIn('203.0.113.1')).toBe(401);
     return { sameAddress: await signIn('203.0.113.1'), otherAddress: await signIn('203.0.113.2') };
   } finally {
-    await hp.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

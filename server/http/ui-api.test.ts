@@ -1,28 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../index.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestHomeport } from './testing/homeport.ts';
 
-let hp: Homeport;
-let dataDir: string;
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ui-api-'));
-  hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-  });
-});
-afterAll(async () => {
-  await hp.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const server = useTestHomeport();
 
-const api = (p: string, init: RequestInit = {}) => fetch(`${hp.httpUrl}/api/homeport/v1${p}`, init);
+const api = (p: string, init: RequestInit = {}) => fetch(`${server.hp.httpUrl}/api/homeport/v1${p}`, init);
 const signIn = (username: string, password: string) =>
   api('/session', {
     method: 'POST',
@@ -65,7 +46,7 @@ describe('UI API', () => {
     const { token, user } = (await res.json()) as { token: string; user: { name: string } };
     expect(user.name).toBe('admin');
     const info = await (await api('/server', { headers: { authorization: `Bearer ${token}` } })).json();
-    expect(info.dataDir).toBe(dataDir);
+    expect(info.dataDir).toBe(server.hp.config.dataDir);
     expect(info.listeners.map((l: { name: string }) => l.name)).toContain('eventlog-tcp');
     expect(info.databases.map((d: { name: string }) => d.name)).toEqual(['eventlog', 'social']);
 
@@ -96,7 +77,7 @@ describe('UI API', () => {
   });
 
   it('accepts the token minted for the desktop shell, and keeps passwords out of the log', async () => {
-    const res = await api('/logs?limit=2000', { headers: { authorization: `Bearer ${hp.uiToken}` } });
+    const res = await api('/logs?limit=2000', { headers: { authorization: `Bearer ${server.hp.uiToken}` } });
     expect(res.status).toBe(200);
     const { entries } = (await res.json()) as { entries: { line: string }[] };
     expect(entries.length).toBeGreaterThan(0);

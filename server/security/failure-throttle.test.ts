@@ -29,15 +29,28 @@ describe('FailureThrottle', () => {
 });
 
 describe('CredentialThrottle', () => {
-  it('blocks by address and by user, and a success clears only the address', () => {
-    const t = new CredentialThrottle({ addressLimit: 2, userLimit: 3, now: () => 0 });
-    t.record('10.0.0.1', 'admin', false);
-    t.record('10.0.0.1', 'admin', false);
+  it('blocks a user from the address that failed, never from another address', () => {
+    const t = new CredentialThrottle({ userAndAddressLimit: 2, addressLimit: 3, now: () => 0 });
+    // Any number of addresses failing at admin leave admin free elsewhere: no count per user name alone.
+    for (let i = 1; i <= 50; i++) {
+      t.record(`10.0.0.${i}`, 'admin', false);
+      t.record(`10.0.0.${i}`, 'admin', false);
+    }
+    expect(t.retryAfter('10.0.0.1', 'admin')).toBeGreaterThan(0);
+    expect(t.retryAfter('10.0.1.1', 'admin')).toBe(0);
+    // The same address may still try another user, until its own bound over all names.
+    expect(t.retryAfter('10.0.0.1', 'ops')).toBe(0);
+    t.record('10.0.0.1', 'ops', false);
     expect(t.retryAfter('10.0.0.1', 'someone')).toBeGreaterThan(0);
-    expect(t.retryAfter('10.0.0.2', 'admin')).toBe(0);
-    t.record('10.0.0.2', 'admin', false);
-    expect(t.retryAfter('10.0.0.3', 'admin')).toBeGreaterThan(0);
+  });
+
+  it('clears only that user and address on success, not the address count over all names', () => {
+    const t = new CredentialThrottle({ userAndAddressLimit: 2, addressLimit: 3, now: () => 0 });
+    t.record('10.0.0.1', 'admin', false);
+    t.record('10.0.0.1', 'admin', false);
     t.record('10.0.0.1', 'admin', true);
-    expect(t.retryAfter('10.0.0.1', 'other')).toBe(0);
+    expect(t.retryAfter('10.0.0.1', 'admin')).toBe(0);
+    t.record('10.0.0.1', 'admin', false);
+    expect(t.retryAfter('10.0.0.1', 'admin')).toBeGreaterThan(0);
   });
 });

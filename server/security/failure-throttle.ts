@@ -49,30 +49,50 @@ export class FailureThrottle {
   }
 }
 
-/** Credential checks of one kind, throttled per client address and per user name. */
+/**
+ * Credential checks of one kind, throttled per (user name, client address) and per client address over all user
+ * names. Nothing is counted per user name alone: failures from one address must never lock the right password
+ * out from another (a page in the owner's browser, or a guesser on the internet, would otherwise lock the owner
+ * out of their own server).
+ */
 export class CredentialThrottle {
+  /** Guesses at one user's password from one address: a handful of typos. */
+  readonly byUserAndAddress: FailureThrottle;
+  /** Guesses from one address over every user name (password spraying): a few accounts' worth of typos. */
   readonly byAddress: FailureThrottle;
-  readonly byUser: FailureThrottle;
 
-  constructor(options: { now?: () => number; addressLimit?: number; userLimit?: number; windowMs?: number } = {}) {
+  constructor(
+    options: { now?: () => number; userAndAddressLimit?: number; addressLimit?: number; windowMs?: number } = {},
+  ) {
     const windowMs = options.windowMs ?? 15 * 60 * 1000;
-    // Per address: a handful of typos. Per user: higher, so one attacker cannot lock the owner out from every
-    // address, yet a distributed guesser still gets few tries.
-    this.byAddress = new FailureThrottle({ limit: options.addressLimit ?? 10, windowMs, now: options.now });
-    this.byUser = new FailureThrottle({ limit: options.userLimit ?? 50, windowMs, now: options.now });
+    this.byUserAndAddress = new FailureThrottle({
+      limit: options.userAndAddressLimit ?? 10,
+      windowMs,
+      now: options.now,
+    });
+    this.byAddress = new FailureThrottle({ limit: options.addressLimit ?? 30, windowMs, now: options.now });
   }
 
   /** Seconds to wait before `user` may try from `address` again (0: go ahead). */
   retryAfter(address: string, user: string): number {
-    return Math.max(this.byAddress.retryAfter(address), this.byUser.retryAfter(user));
+    return Math.max(this.byUserAndAddress.retryAfter(pairKey(address, user)), this.byAddress.retryAfter(address));
   }
 
+  /**
+   * A success clears that user's typos from that address only: the address's count over all names stays, so
+   * signing in to one's own account between guesses at others does not reset the spraying bound.
+   */
   record(address: string, user: string, ok: boolean): void {
     if (ok) {
-      this.byAddress.succeed(address);
+      this.byUserAndAddress.succeed(pairKey(address, user));
       return;
     }
+    this.byUserAndAddress.fail(pairKey(address, user));
     this.byAddress.fail(address);
-    this.byUser.fail(user);
   }
+}
+
+// NUL cannot occur in an address, so no (address, user) pair can collide with another.
+function pairKey(address: string, user: string): string {
+  return `${address}\0${user}`;
 }

@@ -27,6 +27,7 @@ import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
+import { registerSocialCors } from './http/cors.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -132,6 +133,8 @@ function openCore(options: {
   now?: () => number;
   generalRateLimit?: boolean;
   dueJobsMaxWaitMs?: number;
+  /** Federation's test switch also lets clients be given plain-http media links of other servers. */
+  federation?: { allowPrivateAddress?: boolean } | false;
 }): SocialCore {
   const file = path.join(options.dataDir, 'social.db');
   const db = openDatabase(file, { migrations: socialMigrations, synchronous: 'FULL', tempStore: 'memory' });
@@ -146,7 +149,9 @@ function openCore(options: {
     const accounts = new AccountService(store, urls, mailer, options.logger);
     const media = new MediaStorage(options.dataDir);
     const notifications = new NotificationService(store);
-    const presenter = new AccountPresenter(store, urls);
+    const presenter = new AccountPresenter(store, urls, {
+      allowHttp: options.federation ? options.federation.allowPrivateAddress === true : false,
+    });
     const statuses = new StatusService(
       store,
       urls,
@@ -268,6 +273,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
     await root.register(async (api) => {

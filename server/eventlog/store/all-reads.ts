@@ -14,6 +14,7 @@ import {
   position,
   type CommittedTransactionSpan,
 } from './positions.ts';
+import { ReplyBudget } from './read-budget.ts';
 import { toRecorded, type AllEventRow, type LightRow } from './statements.ts';
 import { resolveLink } from './stream-reads.ts';
 import {
@@ -23,10 +24,9 @@ import {
   type Position,
   type ReadAllResult,
   type ResolvedEvent,
-  type ResolvedIndexedEvent,
 } from './types.ts';
 
-export interface AllRead {
+export interface AllReadRequest {
   direction: 'forward' | 'backward';
   from: Position;
   maxCount: number;
@@ -35,10 +35,13 @@ export interface AllRead {
   /** null for a plain read; a filtered read with a null filter matches everything. */
   filter: EventFilter | null | undefined;
   resolveLinkTos: boolean;
+  /** The reply's byte budget (ReadOptions.maxBytes); default StoreLimits.maxReadBytes. */
+  maxBytes?: number;
 }
 
-export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): ReadAllResult {
+export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Caller): ReadAllResult {
   const { direction, from, maxCount, maxSearchWindow, filter, resolveLinkTos } = request;
+  const budget = new ReplyBudget(request.maxBytes ?? ctx.limits.maxReadBytes);
   const { sql } = ctx;
   const head = position(ctx.lastPosition + 1, 0);
   let pos = from;
@@ -73,20 +76,39 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
     ? forwardStartKey(pos.commitPosition, pos.preparePosition, span)
     : backwardEndKey(pos.commitPosition, pos.preparePosition, span);
 
-  let rows: AllEventRow[];
+  const events: ResolvedEvent[] = [];
+  /** Turns a row into a reply entry; false once the byte budget is reached (the row is left out). */
+  const take = (row: AllEventRow): boolean | 'denied' => {
+    const record = toRecorded(row, row.stream_id);
+    const entry = resolveLinkTos ? resolveLink(ctx, record, caller) : { event: record };
+    if (entry === 'denied') return 'denied';
+    if (!budget.admit(entry)) return false;
+    events.push({ ...entry, commitPosition: row.commit_position, preparePosition: row.position });
+    return true;
+  };
+
   let lastExamined: { position: number; commit_position: number } | undefined;
-  let reachedEnd: boolean;
+  let reachedEnd = true;
   if (!predicate) {
-    const fetched = (forward ? sql.allForward : sql.allBackward).all(startKey, maxCount + 1) as AllEventRow[];
-    reachedEnd = fetched.length <= maxCount;
-    rows = reachedEnd ? fetched : fetched.slice(0, maxCount);
-    lastExamined = rows[rows.length - 1];
+    // One row more than asked tells whether the log goes on; rows past the budget are never loaded.
+    for (const row of (forward ? sql.allForward : sql.allBackward).iterate(
+      startKey,
+      maxCount + 1,
+    ) as Iterable<AllEventRow>) {
+      const taken = events.length < maxCount && take(row);
+      if (taken === 'denied') return fail('AccessDenied');
+      if (!taken) {
+        reachedEnd = false;
+        break;
+      }
+      lastExamined = row;
+    }
   } else {
     const window = Math.min(
       Number.isSafeInteger(maxSearchWindow) && maxSearchWindow > 0 ? maxSearchWindow : maxCount,
       ctx.limits.maxSearchWindow,
     );
-    const matches: number[] = [];
+    const matches: LightRow[] = [];
     let examined = 0;
     let key = startKey;
     reachedEnd = false;
@@ -97,7 +119,7 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
         examined++;
         lastExamined = row;
         if (predicate(row.stream_id, row.event_type)) {
-          matches.push(row.position);
+          matches.push(row);
           if (matches.length === maxCount) break;
         }
       }
@@ -112,20 +134,16 @@ export function readAll(ctx: StoreContext, request: AllRead, caller: Caller): Re
         ? !(forward ? sql.anyAfter.get(lastExamined.position) : sql.anyBefore.get(lastExamined.position))
         : true;
     }
-    rows = matches.map((p) => sql.allAt.get(p) as AllEventRow);
-  }
-
-  const events: ResolvedEvent[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    const record = toRecorded(row, row.stream_id);
-    let entry: ResolvedIndexedEvent = { event: record };
-    if (resolveLinkTos) {
-      const resolved = resolveLink(ctx, record, caller);
-      if (resolved === 'denied') return fail('AccessDenied');
-      entry = resolved;
+    for (const match of matches) {
+      const taken = take(sql.allAt.get(match.position) as AllEventRow);
+      if (taken === 'denied') return fail('AccessDenied');
+      if (!taken) {
+        // Cut at the byte budget: the next page starts after the last match in this one.
+        reachedEnd = false;
+        lastExamined = matches[events.length - 1]; // never empty: the first entry always fits
+        break;
+      }
     }
-    events[i] = { ...entry, commitPosition: row.commit_position, preparePosition: row.position };
   }
 
   let nextPosition: Position;

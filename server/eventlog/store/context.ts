@@ -1,6 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import type { StoreLimits } from './limits.ts';
+import type { LinkTargets } from './link-targets.ts';
 import type { RecentEventIds } from './recent-event-ids.ts';
 import type { Statements } from './statements.ts';
 import type { StreamCache } from './stream-cache.ts';
@@ -16,6 +17,8 @@ export interface StoreContext {
   readonly streams: StreamCache;
   /** Where recently written event ids first occurred (idempotency of ExpectedVersion.Any). */
   readonly recentIds: RecentEventIds;
+  /** Link targets in use, shared so that many links to one event hold one copy of it. */
+  readonly linkTargets: LinkTargets;
   /** Highest position handed out (by this process or another one). */
   lastPosition: number;
 }

@@ -13,6 +13,11 @@ export interface StoreLimits {
   externalPollMs: number;
   /** Most events one filtered read examines, whatever max_search_window asks for (the client pages on). */
   maxSearchWindow: number;
+  /**
+   * Bytes of events one read reply may carry unless the caller says otherwise (the TCP server passes its
+   * reply limit); a longer read is cut while it is built and the reader pages on.
+   */
+  maxReadBytes: number;
   /** Rows one scavenge step may delete before it yields. */
   scavengeChunkRows: number;
   /** Recent event ids kept for the idempotency check of ExpectedVersion.Any (about 80 bytes each). */
@@ -28,6 +33,7 @@ export const DEFAULT_STORE_LIMITS: StoreLimits = {
   streamCacheSize: 100_000,
   externalPollMs: 500,
   maxSearchWindow: 100_000,
+  maxReadBytes: 16 * 1024 * 1024,
   scavengeChunkRows: 5_000,
   idempotencyWindow: 200_000,
 };

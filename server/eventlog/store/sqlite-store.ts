@@ -15,12 +15,13 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import { canAccess, SYSTEM_CALLER } from './access.ts';
-import { readAll } from './all-reads.ts';
+import { readAll, type AllReadRequest } from './all-reads.ts';
 import { appendInBatch, persistBatch } from './append.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { StoreContext } from './context.ts';
 import { deleteInBatch } from './delete.ts';
 import { GroupCommitQueue } from './group-commit.ts';
+import { LinkTargets } from './link-targets.ts';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits.ts';
 import { SystemRoles, SystemStreams } from './metadata.ts';
 import { bytesOf, prepareEvents, validateInteger, validateStreamId, type PendingEvent } from './requests.ts';
@@ -43,6 +44,10 @@ import {
   type Position,
   type ReadAllResult,
   type ReadEventResult,
+  type ReadOptions,
+  type StreamRead,
+  type AllRead,
+  type FilteredAllRead,
   type ReadStreamResult,
   type RecordedEvent,
   type ResolvedIndexedEvent,
@@ -67,6 +72,10 @@ export interface SqliteEventStoreOptions {
   /** Unix milliseconds; injectable so `$maxAge` can be tested without waiting. */
   clock?: () => number;
   limits?: Partial<StoreLimits>;
+}
+
+function mayScavenge(caller: Caller): boolean {
+  return caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
 }
 
 export class SqliteEventStore implements EventStore {
@@ -101,6 +110,7 @@ export class SqliteEventStore implements EventStore {
       limits: this.limits,
       streams: new StreamCache(this.sql, this.limits.streamCacheSize),
       recentIds: new RecentEventIds(this.limits.idempotencyWindow),
+      linkTargets: new LinkTargets(),
       lastPosition: this.sql.lastPosition.get() as number,
     };
     this.ctx.recentIds.warm(this.db);
@@ -195,10 +205,15 @@ export class SqliteEventStore implements EventStore {
 
   scavenge(caller: Caller): ScavengeResult {
     this.ensureOpen();
-    const allowed =
-      caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
-    if (!allowed) return { result: 'Unauthorized' };
+    if (!mayScavenge(caller)) return { result: 'Unauthorized' };
     return this.scavenger.start();
+  }
+
+  async stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'> {
+    if (!mayScavenge(caller)) return 'Unauthorized';
+    if (this.scavenger.currentId !== scavengeId) return 'NotFound';
+    await this.scavenger.stop();
+    return 'Stopped';
   }
 
   /**
@@ -251,70 +266,35 @@ export class SqliteEventStore implements EventStore {
     return readEvent(this.current(), streamId, eventNumber, resolveLinkTos, caller);
   }
 
-  readStreamForward(
-    streamId: string,
-    from: number,
-    maxCount: number,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadStreamResult {
-    return readStreamForward(this.current(), streamId, from, maxCount, resolveLinkTos, caller);
-  }
+  readonly readStreamForward: StreamRead = (streamId, from, maxCount, resolveLinkTos, caller, options) =>
+    readStreamForward(this.current(), streamId, from, maxCount, resolveLinkTos, caller, options);
 
-  readStreamBackward(
-    streamId: string,
-    from: number,
-    maxCount: number,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadStreamResult {
-    return readStreamBackward(this.current(), streamId, from, maxCount, resolveLinkTos, caller);
-  }
+  readonly readStreamBackward: StreamRead = (streamId, from, maxCount, resolveLinkTos, caller, options) =>
+    readStreamBackward(this.current(), streamId, from, maxCount, resolveLinkTos, caller, options);
 
-  readAllForward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult {
-    return readAll(
-      this.current(),
-      { direction: 'forward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos },
-      caller,
-    );
-  }
+  readonly readAllForward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
+    this.readAll('forward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);
 
-  readAllBackward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult {
-    return readAll(
-      this.current(),
-      { direction: 'backward', from, maxCount, maxSearchWindow: maxCount, filter: undefined, resolveLinkTos },
-      caller,
-    );
-  }
+  readonly readAllBackward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
+    this.readAll('backward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);
 
-  filteredReadAllForward(
+  readonly filteredReadAllForward: FilteredAllRead = (...read) => this.readAll('forward', ...read);
+
+  readonly filteredReadAllBackward: FilteredAllRead = (...read) => this.readAll('backward', ...read);
+
+  /** `filter` undefined: a plain read; null: a filtered read matching everything. */
+  private readAll(
+    direction: AllReadRequest['direction'],
     from: Position,
     maxCount: number,
     maxSearchWindow: number,
-    filter: EventFilter | null,
+    filter: EventFilter | null | undefined,
     resolveLinkTos: boolean,
     caller: Caller,
+    options: ReadOptions = {},
   ): ReadAllResult {
-    return readAll(
-      this.current(),
-      { direction: 'forward', from, maxCount, maxSearchWindow, filter, resolveLinkTos },
-      caller,
-    );
-  }
-
-  filteredReadAllBackward(
-    from: Position,
-    maxCount: number,
-    maxSearchWindow: number,
-    filter: EventFilter | null,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadAllResult {
-    return readAll(
-      this.current(),
-      { direction: 'backward', from, maxCount, maxSearchWindow, filter, resolveLinkTos },
-      caller,
-    );
+    const request = { direction, from, maxCount, maxSearchWindow, filter, resolveLinkTos, maxBytes: options.maxBytes };
+    return readAll(this.current(), request, caller);
   }
 
   checkReadAccess(streamId: string, caller: Caller): boolean {

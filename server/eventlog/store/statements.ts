@@ -84,6 +84,7 @@ export function prepareStatements(db: Database) {
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     eventIdAt: db.prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
+    positionAt: db.prepare('SELECT position FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
     eventAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
     streamForward: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,

@@ -6,6 +6,7 @@ import { canAccess } from './access.ts';
 import type { StoreContext } from './context.ts';
 import { LINK_EVENT_TYPE, parseLink } from './links.ts';
 import { isMetastream, minReadableEventNumber, originalStreamOf } from './metadata.ts';
+import { ReplyBudget } from './read-budget.ts';
 import { failedStreamRead } from './requests.ts';
 import { toRecorded, type EventRow } from './statements.ts';
 import {
@@ -13,6 +14,7 @@ import {
   MAX_READ_COUNT,
   type Caller,
   type ReadEventResult,
+  type ReadOptions,
   type ReadStreamResult,
   type RecordedEvent,
   type ResolvedIndexedEvent,
@@ -46,10 +48,10 @@ export function readStreamForward(
   maxCount: number,
   resolveLinkTos: boolean,
   caller: Caller,
+  options: ReadOptions = {},
 ): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
-  const fail = (result: ReadStreamResult['result']) => failedStreamRead(result, lastCommitPosition, -1);
   const opened = openStreamRead(
     ctx,
     streamId,
@@ -60,25 +62,33 @@ export function readStreamForward(
   if ('failed' in opened) return opened.failed;
   const { last, metadata } = opened;
 
-  const ok = (records: EventRow[], nextEventNumber: number, isEndOfStream: boolean): ReadStreamResult => {
-    const events = resolveAll(ctx, records, streamId, resolveLinkTos, caller);
-    if (!events) return fail('AccessDenied');
-    return { result: 'Success', events, nextEventNumber, lastEventNumber: last, isEndOfStream, lastCommitPosition };
-  };
+  const ok = (events: ResolvedIndexedEvent[], nextEventNumber: number, isEndOfStream: boolean): ReadStreamResult => ({
+    result: 'Success',
+    events,
+    nextEventNumber,
+    lastEventNumber: last,
+    isEndOfStream,
+    lastCommitPosition,
+  });
   const end = Math.min(from + maxCount - 1, EVENT_NUMBER_DELETED - 1);
   const min = minReadableEventNumber(metadata, last);
   if (end < min) return ok([], min, false);
   const start = Math.max(from, min);
   if (start > last) return ok([], last + 1, true);
   const key = streams.get(streamId).key;
-  const rows = sql.streamForward.all(key, start, end, maxCount) as EventRow[];
-  if (metadata.maxAge === undefined) {
-    const next = rows.length > 0 ? rows[rows.length - 1].event_number + 1 : Math.min(end + 1, last + 1);
-    return ok(rows, next, end >= last);
-  }
-  const threshold = ctx.clock() - metadata.maxAge * 1000;
-  const fresh = rows.filter((r) => r.created >= threshold);
-  if (fresh.length > 0) return ok(fresh, fresh[fresh.length - 1].event_number + 1, end >= last);
+  const threshold = metadata.maxAge === undefined ? null : ctx.clock() - metadata.maxAge * 1000;
+  const page = collectPage(ctx, sql.streamForward.iterate(key, start, end, maxCount), streamId, {
+    resolveLinkTos,
+    caller,
+    threshold,
+    maxBytes: options.maxBytes,
+  });
+  if (page === 'denied') return failedStreamRead('AccessDenied', lastCommitPosition, -1);
+  const { events, lastNumber } = page;
+  // Cut at the byte budget: the reader pages on from the first event left out.
+  if (page.cut) return ok(events, lastNumber + 1, false);
+  if (events.length > 0) return ok(events, lastNumber + 1, end >= last);
+  if (threshold === null) return ok([], Math.min(end + 1, last + 1), end >= last);
   const lastRow = sql.eventAt.get(key, last) as EventRow | undefined;
   if (!lastRow || lastRow.created < threshold || last < from) return ok([], last + 1, true);
   // Everything in range expired: point the reader at the first event still young enough.
@@ -93,10 +103,10 @@ export function readStreamBackward(
   maxCount: number,
   resolveLinkTos: boolean,
   caller: Caller,
+  options: ReadOptions = {},
 ): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
-  const fail = (result: ReadStreamResult['result']) => failedStreamRead(result, lastCommitPosition, -1);
   const opened = openStreamRead(
     ctx,
     streamId,
@@ -124,21 +134,21 @@ export function readStreamBackward(
     isEndOfStream = true;
     start = min;
   }
-  let rows = sql.streamBackward.all(streams.get(streamId).key, start, end, maxCount) as EventRow[];
-  if (metadata.maxAge !== undefined) {
-    const threshold = ctx.clock() - metadata.maxAge * 1000;
-    rows = rows.filter((r) => r.created >= threshold);
-  }
+  const page = collectPage(ctx, sql.streamBackward.iterate(streams.get(streamId).key, start, end, maxCount), streamId, {
+    resolveLinkTos,
+    caller,
+    threshold: metadata.maxAge === undefined ? null : ctx.clock() - metadata.maxAge * 1000,
+    maxBytes: options.maxBytes,
+  });
+  if (page === 'denied') return failedStreamRead('AccessDenied', lastCommitPosition, -1);
+  const { events, lastNumber } = page;
+  // A page cut at the byte budget has more before it: the reader pages on from the first event left out.
   isEndOfStream =
-    isEndOfStream ||
-    start === 0 ||
-    (start <= last && (rows.length === 0 || rows[rows.length - 1].event_number !== start));
-  const events = resolveAll(ctx, rows, streamId, resolveLinkTos, caller);
-  if (!events) return fail('AccessDenied');
+    !page.cut && (isEndOfStream || start === 0 || (start <= last && (events.length === 0 || lastNumber !== start)));
   return {
     result: 'Success',
     events,
-    nextEventNumber: isEndOfStream ? -1 : Math.min(start - 1, last),
+    nextEventNumber: page.cut ? lastNumber - 1 : isEndOfStream ? -1 : Math.min(start - 1, last),
     lastEventNumber: last,
     isEndOfStream,
     lastCommitPosition,
@@ -155,7 +165,7 @@ export function resolveLink(ctx: StoreContext, record: RecordedEvent, caller: Ca
   if (parsed.kind === 'not-a-link') return { event: record };
   if (parsed.kind === 'broken') return { link: record };
   if (!canAccess(ctx.streams, parsed.streamId, 'read', caller)) return 'denied';
-  const found = readOne(ctx, parsed.streamId, parsed.eventNumber);
+  const found = readOne(ctx, parsed.streamId, parsed.eventNumber, true);
   return found.result === 'Success' && found.record ? { event: found.record, link: record } : { link: record };
 }
 
@@ -188,11 +198,15 @@ function validateStreamRead(streamId: string, maxCount: number): string | null {
   return null;
 }
 
-/** ReadEvent without the access check: EventStoreDB's IndexReader.ReadEvent. */
+/**
+ * ReadEvent without the access check: EventStoreDB's IndexReader.ReadEvent. `shared`: a link target,
+ * taken from (and left in) the store's shared link targets, so links to one event hold one copy of it.
+ */
 function readOne(
   ctx: StoreContext,
   streamId: string,
   eventNumber: number,
+  shared = false,
 ): { result: ReadEventResult['result']; record?: RecordedEvent; emptySuccess?: boolean } {
   const { streams } = ctx;
   const last = streams.lastNumberOf(streamId);
@@ -209,30 +223,44 @@ function readOne(
   }
   const n = eventNumber === -1 ? last : eventNumber;
   if (n < minReadableEventNumber(metadata, last) || n > last) return { result: 'NotFound' };
-  const row = ctx.sql.eventAt.get(streams.get(streamId).key, n) as EventRow | undefined;
-  if (!row) return { result: 'NotFound' };
-  if (metadata.maxAge !== undefined && row.created < ctx.clock() - metadata.maxAge * 1000)
+  const key = streams.get(streamId).key;
+  const load = () => {
+    const row = ctx.sql.eventAt.get(key, n) as EventRow | undefined;
+    return row && toRecorded(row, streamId);
+  };
+  let record: RecordedEvent | undefined;
+  if (!shared) record = load();
+  else {
+    const position = ctx.sql.positionAt.get(key, n) as number | undefined;
+    record = position === undefined ? undefined : ctx.linkTargets.get(position, load);
+  }
+  if (!record) return { result: 'NotFound' };
+  if (metadata.maxAge !== undefined && record.created < ctx.clock() - metadata.maxAge * 1000)
     return { result: 'NotFound' };
-  return { result: 'Success', record: toRecorded(row, streamId) };
+  return { result: 'Success', record };
 }
 
-function resolveAll(
+/**
+ * Turns a stream's rows into read entries until the byte budget is reached (links resolved when asked,
+ * rows older than `threshold` skipped). Rows past the cut are never loaded.
+ */
+function collectPage(
   ctx: StoreContext,
-  rows: EventRow[],
+  rows: IterableIterator<unknown>,
   streamId: string,
-  resolveLinkTos: boolean,
-  caller: Caller,
-): ResolvedIndexedEvent[] | null {
-  const out: ResolvedIndexedEvent[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const record = toRecorded(rows[i], streamId);
-    if (!resolveLinkTos) {
-      out[i] = { event: record };
-      continue;
-    }
-    const resolved = resolveLink(ctx, record, caller);
-    if (resolved === 'denied') return null;
-    out[i] = resolved;
+  how: { resolveLinkTos: boolean; caller: Caller; threshold: number | null; maxBytes: number | undefined },
+): { events: ResolvedIndexedEvent[]; lastNumber: number; cut: boolean } | 'denied' {
+  const budget = new ReplyBudget(how.maxBytes ?? ctx.limits.maxReadBytes);
+  const events: ResolvedIndexedEvent[] = [];
+  let lastNumber = -1;
+  for (const row of rows as IterableIterator<EventRow>) {
+    if (how.threshold !== null && row.created < how.threshold) continue;
+    const record = toRecorded(row, streamId);
+    const entry = how.resolveLinkTos ? resolveLink(ctx, record, how.caller) : { event: record };
+    if (entry === 'denied') return 'denied';
+    if (!budget.admit(entry)) return { events, lastNumber, cut: true };
+    events.push(entry);
+    lastNumber = row.event_number;
   }
-  return out;
+  return { events, lastNumber, cut: false };
 }

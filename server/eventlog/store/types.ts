@@ -198,6 +198,44 @@ export class StoreNotReadyError extends Error {
   readonly code = 'HOMEPORT_STORE_NOT_READY';
 }
 
+/** A read's options beyond the protocol's own arguments. */
+export interface ReadOptions {
+  /**
+   * Most bytes the entries of one reply may take, estimated as on the wire (`entryBytes`): a read stops
+   * before the entry that would pass it. At least one entry is always returned, so a reader progresses.
+   * Default: the store's `maxReadBytes`.
+   */
+  maxBytes?: number;
+}
+
+/** ReadStreamEvents, forward or backward. */
+export type StreamRead = (
+  streamId: string,
+  from: number,
+  maxCount: number,
+  resolveLinkTos: boolean,
+  caller: Caller,
+  options?: ReadOptions,
+) => ReadStreamResult;
+/** ReadAllEvents, forward or backward. */
+export type AllRead = (
+  from: Position,
+  maxCount: number,
+  resolveLinkTos: boolean,
+  caller: Caller,
+  options?: ReadOptions,
+) => ReadAllResult;
+/** FilteredReadAllEvents, forward or backward. */
+export type FilteredAllRead = (
+  from: Position,
+  maxCount: number,
+  maxSearchWindow: number,
+  filter: EventFilter | null,
+  resolveLinkTos: boolean,
+  caller: Caller,
+  options?: ReadOptions,
+) => ReadAllResult;
+
 export interface EventStore {
   readonly status: StoreStatus;
 
@@ -208,40 +246,14 @@ export interface EventStore {
   transactionWrite(transactionId: number, events: NewEvent[], caller: Caller): Promise<TransactionResult>;
   commitTransaction(transactionId: number, caller: Caller): Promise<TransactionCommitResult>;
 
-  // reads: synchronous over SQLite
+  // reads: synchronous over SQLite; a page is cut at `options.maxBytes` (default StoreLimits.maxReadBytes)
   readEvent(streamId: string, eventNumber: number, resolveLinkTos: boolean, caller: Caller): ReadEventResult;
-  readStreamForward(
-    streamId: string,
-    from: number,
-    maxCount: number,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadStreamResult;
-  readStreamBackward(
-    streamId: string,
-    from: number,
-    maxCount: number,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadStreamResult;
-  readAllForward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
-  readAllBackward(from: Position, maxCount: number, resolveLinkTos: boolean, caller: Caller): ReadAllResult;
-  filteredReadAllForward(
-    from: Position,
-    maxCount: number,
-    maxSearchWindow: number,
-    filter: EventFilter | null,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadAllResult;
-  filteredReadAllBackward(
-    from: Position,
-    maxCount: number,
-    maxSearchWindow: number,
-    filter: EventFilter | null,
-    resolveLinkTos: boolean,
-    caller: Caller,
-  ): ReadAllResult;
+  readStreamForward: StreamRead;
+  readStreamBackward: StreamRead;
+  readAllForward: AllRead;
+  readAllBackward: AllRead;
+  filteredReadAllForward: FilteredAllRead;
+  filteredReadAllBackward: FilteredAllRead;
 
   /** Read-access check as ReadStreamEvents does it (for subscriptions). `''` or `'$all'` means the global log. */
   checkReadAccess(streamId: string, caller: Caller): boolean;
@@ -254,6 +266,8 @@ export interface EventStore {
   resolveLink(link: RecordedEvent, caller: Caller): ResolvedIndexedEvent;
 
   scavenge(caller: Caller): ScavengeResult;
+  /** Stops the scavenge with this id after its current step ($admins/$ops); NotFound when none such runs. */
+  stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'>;
 
   /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;
@@ -290,6 +304,11 @@ export interface EventLogUsers {
    * `from` (the client's address) throttles repeated failures per address as well as per user.
    */
   authenticate(name: string, password: string, from?: string): Promise<Principal | null>;
+  /**
+   * Whether `name`'s password is `password`, checked quietly (no throttle, no log, no cache): the server asking
+   * itself, e.g. whether an account still has the public default password.
+   */
+  hasPassword(name: string, password: string): Promise<boolean>;
   list(): EventLogUser[];
   get(name: string): EventLogUser | undefined;
   /**

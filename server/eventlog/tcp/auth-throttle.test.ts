@@ -27,27 +27,27 @@ function capturingLogger() {
 }
 
 describe('event-log credentials under brute force', () => {
-  it('refuses an address after 10 failures over TCP, even with good credentials, and logs each failure without the password', async () => {
+  it('refuses an address after 30 failures over TCP, even with good credentials, and logs each failure without the password', async () => {
     const { logger, lines } = capturingLogger();
     fx = await startTcpFixture({}, { logger });
     const c = await RawClient.connect(fx.port, { answerHeartbeats: true });
     try {
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < 30; i++) {
         const bad = await c.request(TcpCommand.Authenticate, null, {
-          login: i % 2 ? 'admin' : 'nobody',
+          login: i === 1 ? 'admin' : `nobody-${i}`,
           password: `guess-${i}`,
         });
         expect(bad.command).toBe(TcpCommand.NotAuthenticated);
       }
-      // The 11th attempt, right credentials or not, is refused without a password check.
+      // The 31st attempt, right credentials or not, is refused without a password check.
       const good = await c.request(TcpCommand.Authenticate, null, { login: 'ops', password: 'changeit' });
       expect(good.command).toBe(TcpCommand.NotAuthenticated);
     } finally {
       c.destroy();
     }
     const failures = lines.filter((l) => l.msg === 'event-log sign-in failed');
-    expect(failures).toHaveLength(10);
-    expect(failures[0]).toMatchObject({ user: 'nobody', from: '127.0.0.1', reason: 'unknown user' });
+    expect(failures).toHaveLength(30);
+    expect(failures[0]).toMatchObject({ user: 'nobody-0', from: '127.0.0.1', reason: 'unknown user' });
     expect(failures[1]).toMatchObject({ user: 'admin', reason: 'wrong password' });
     expect(lines.some((l) => l.msg === 'event-log sign-in refused: too many failed attempts' && l.user === 'ops')).toBe(
       true,
@@ -76,7 +76,7 @@ describe('event-log credentials under brute force', () => {
     }
   });
 
-  it('lets credentials proven moments ago through while their user name is under attack', async () => {
+  it('lets the right password through from an address that did not fail, however many others did', async () => {
     fx = await startTcpFixture();
     const users = fx.eventLog.users;
     expect(await users.authenticate('admin', 'changeit', '10.0.0.1')).not.toBeNull();
@@ -85,7 +85,8 @@ describe('event-log credentials under brute force', () => {
       await users.authenticate('ops', `guess-${i}`, `10.2.${i}.1`);
     }
     expect(await users.authenticate('admin', 'changeit', '10.0.0.1')).not.toBeNull();
-    // A name under attack from many addresses is refused, right password or not, unless its check is cached.
-    expect(await users.authenticate('ops', 'changeit', '10.0.0.2')).toBeNull();
+    // A name under attack from many addresses stays usable from any other (no count per user name alone).
+    expect(await users.authenticate('ops', 'changeit', '10.0.0.2')).not.toBeNull();
+    expect(await users.authenticate('ops', 'changeit', '10.2.0.1')).not.toBeNull();
   });
 });

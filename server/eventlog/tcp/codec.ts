@@ -128,16 +128,6 @@ export function resolvedEventToWire(entry: ResolvedEvent): ResolvedEventMessage 
   return out;
 }
 
-/** Approximate encoded size of a read entry, to keep replies under the frame limit. */
-export function resolvedEntryWireSize(entry: ResolvedIndexedEvent): number {
-  let size = 16;
-  for (const r of [entry.event, entry.link]) {
-    if (r)
-      size += 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0);
-  }
-  return size;
-}
-
 export function positionFromWire(commit: Int64, prepare: Int64): Position {
   return { commitPosition: int64ToNumber(commit), preparePosition: int64ToNumber(prepare) };
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { backupDataDir, BackupError, type BackupManifest } from '../../backup/index.ts';
+import { backupDataDir, BackupError, checkBackupTarget, type BackupManifest } from '../../backup/index.ts';
 import { requireOwner, type UiSessions } from './auth.ts';
 
 /** The Server view's backup: one at a time, run in the server process, its progress polled. */
@@ -28,6 +28,11 @@ export function backupRoutes(app: FastifyInstance, sessions: UiSessions, dataDir
   app.post<{ Body: { directory: string } }>('/backup', { ...auth, schema: { body } }, async (req, reply) => {
     if (job.state === 'running') return reply.code(409).send({ error: 'A backup is already running' });
     const directory = req.body.directory.trim();
+    try {
+      checkBackupTarget(directory);
+    } catch (err) {
+      return reply.code(422).send({ error: (err as BackupError).message });
+    }
     job = { state: 'running', directory, step: null, fraction: 0, error: null, result: null };
     const current = job;
     backupDataDir(dataDir, directory, (p) => {

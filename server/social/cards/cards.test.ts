@@ -152,6 +152,28 @@ describe('preview cards of local posts', () => {
     expect((await post('not web ftp://example.org/file and mailto:someone@example.org')).card).toBeNull();
     expect((await server.call(alice.token, 'GET', '/api/v1/timelines/home')).status).toBe(200);
   });
+
+  it('a page of a million nested elements is read to its head at little cost: its card is made, the server stays free', async () => {
+    // Reading it as a whole cost 16 s of the event loop (the parser's stack of open elements grew quadratically).
+    const before = process.cpuUsage();
+    const { card } = await post(`${site.base}/deep`);
+    const used = process.cpuUsage(before);
+    expect(card).toMatchObject({ title: 'Deep nesting', image: null });
+    expect(site.hits.get('/deep')).toBe(1);
+    // Generous: the read takes tens of milliseconds; the whole fetch, post and card well under a second.
+    expect((used.user + used.system) / 1000).toBeLessThan(3_000);
+    expect((await server.call(alice.token, 'GET', '/api/v1/timelines/home')).status).toBe(200);
+  });
+
+  it('an image that would decode to gigapixels, or an SVG, is no card image: the card comes without one', async () => {
+    const bomb = await post(`${site.base}/pixel-bomb`);
+    expect(bomb.card).toMatchObject({ title: 'A pixel bomb', image: null, blurhash: null, width: 0, height: 0 });
+    expect(site.hits.get('/images/bomb.png')).toBe(1);
+    const svg = await post(`${site.base}/svg-card`);
+    expect(svg.card).toMatchObject({ title: 'An SVG card', image: null, blurhash: null });
+    // Asked for once; its type is none a card image may have, so its body is not even read.
+    expect(site.hits.get('/images/card.svg')).toBe(1);
+  });
 });
 
 describe('preview cards with the default rules', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declaredCharset, decodePage, extractLinkDetails } from './extract.ts';
+import { declaredCharset, decodePage, extractLinkDetails, MAX_PAGE_DEPTH, scanPage } from './extract.ts';
 import { cardLinkOf, type LinkContext } from './links.ts';
 
 /*
@@ -89,11 +89,47 @@ describe('what a page says about itself', () => {
     expect(details.language).toBeNull();
   });
 
+  it('a player on the local network, or not on https, is no player: clients would embed it', () => {
+    for (const address of [
+      'http://192.168.1.1/admin',
+      'https://127.0.0.1:8080/',
+      'https://router/',
+      'http://video.example/e/1',
+    ]) {
+      const html = `<head><meta property="og:title" content="Clip"><meta name="twitter:player" content="${address}">
+        <meta name="twitter:player:stream" content="${address}"></head>`;
+      expect(extractLinkDetails(html, 'https://video.example/watch/1'), address).toMatchObject({
+        type: 'link',
+        html: '',
+        embedUrl: '',
+      });
+    }
+  });
+
   it('reads pages in the charset they declare, and never throws on bad bytes or labels', () => {
     const latin1 = Buffer.from('<meta charset="iso-8859-1"><title>Caf\xe9</title>', 'latin1');
     expect(declaredCharset(latin1)).toBe('iso-8859-1');
     expect(extractLinkDetails(decodePage(latin1, null), 'https://x.example/').title).toBe('Café');
     expect(decodePage(Buffer.from([0xff, 0xfe, 0x41]), 'no-such-charset')).toContain('A');
     expect(extractLinkDetails('<<<>>><title>broken <b>markup', 'https://x.example/').title).toBe('broken <b>markup');
+  });
+
+  it('stops reading where elements nest past MAX_PAGE_DEPTH, keeping what came before; ordinary pages are read whole', () => {
+    const head = '<html><head><title>Deep</title><meta property="og:title" content="Deep nesting"></head><body>';
+    const deep = head + '<div>'.repeat(200_000) + '<script type="application/ld+json">{"@type":"WebPage"}</script>';
+    const parts = scanPage(deep);
+    // Stopped within a piece of where the depth ran out, not after the megabyte (each <div> is 5 characters).
+    expect(parts.stoppedAt).not.toBeNull();
+    expect(parts.stoppedAt!).toBeGreaterThan(head.length + 5 * MAX_PAGE_DEPTH - 10);
+    expect(parts.stoppedAt!).toBeLessThan(64 * 1024);
+    expect(parts.jsonLd).toEqual([]);
+    expect(extractLinkDetails(deep, 'https://x.example/').title).toBe('Deep nesting');
+    // Nesting that closes again, however long the page, is no reason to stop.
+    const wide =
+      head +
+      '<div><p><span>text</span></p></div>'.repeat(20_000) +
+      '<script type="application/ld+json">{"@type":"WebPage","headline":"Found"}</script>';
+    expect(scanPage(wide).stoppedAt).toBeNull();
+    expect(extractLinkDetails(wide, 'https://x.example/').title).toBe('Found');
   });
 });

@@ -1,6 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { isLanguageCode } from '../text/languages.ts';
 import { isJsonRecord as isRecord, type JsonRecord as Json } from '../json-record.ts';
+import { isPublicMediaUrl, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 
 /*
  * What a web page says about itself, read as Mastodon's LinkDetailsExtractor reads it: JSON-LD (NewsArticle
@@ -55,14 +56,35 @@ interface PageParts {
   jsonLd: string[];
 }
 
-/** The tags that matter, in one pass of a forgiving HTML parser (no DOM is built). */
-function scan(html: string): PageParts {
+/**
+ * Elements open at once, at most, before the page is read no further. htmlparser2 keeps its open elements in an
+ * array it shifts at every tag, so a page of nested elements costs the square of its depth (a megabyte of
+ * `<div>` took 16 s of the event loop); real pages nest a few dozen deep (Mastodon's HTML5 parser, Nokogiri's
+ * Gumbo, gives up at 400), and what a card needs is in the head anyway.
+ */
+export const MAX_PAGE_DEPTH = 256;
+/** The page is given to the parser in pieces, so that reading stops within one piece of where it should. */
+const SCAN_CHUNK_CHARS = 16 * 1024;
+
+/**
+ * The tags that matter, in one pass of a forgiving HTML parser (no DOM is built): stopped at MAX_PAGE_DEPTH
+ * open elements, keeping what came before.
+ */
+export function scanPage(html: string): PageParts & { stoppedAt: number | null } {
   const parts: PageParts = { metas: [], title: null, links: [], lang: null, jsonLd: [] };
   let text: string[] | null = null;
   let inJsonLd = false;
   let inTitle = false;
-  const parser = new Parser(
+  let depth = 0;
+  let stopped = false;
+  const parser: Parser = new Parser(
     {
+      onopentagname() {
+        if (++depth > MAX_PAGE_DEPTH && !stopped) {
+          stopped = true;
+          parser.pause();
+        }
+      },
       onopentag(name, attrs) {
         if (name === 'meta' && typeof attrs.content === 'string')
           parts.metas.push({ property: attrs.property ?? null, name: attrs.name ?? null, content: attrs.content });
@@ -80,6 +102,7 @@ function scan(html: string): PageParts {
         text?.push(data);
       },
       onclosetag(name) {
+        depth--;
         if (name === 'title' && inTitle) {
           parts.title = text!.join('');
           inTitle = false;
@@ -93,9 +116,13 @@ function scan(html: string): PageParts {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.write(html);
-  parser.end();
-  return parts;
+  let offset = 0;
+  for (; offset < html.length && !stopped; offset += SCAN_CHUNK_CHARS)
+    parser.write(html.slice(offset, offset + SCAN_CHUNK_CHARS));
+  // A page read to its end closes what it left open (a <title> cut by the byte limit still counts); a page
+  // given up on is left as it is: closing its thousands of open elements would cost what the limit saves.
+  if (!stopped) parser.end();
+  return { ...parts, stoppedAt: stopped ? parser.startIndex : null };
 }
 
 function first(value: unknown): unknown {
@@ -157,6 +184,11 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** A player's address clients may embed (an iframe loads it on the user's machine): https on a public host. */
+function embeddable(url: string | null): string | null {
+  return url && isPublicMediaUrl(url, STRICT_REMOTE_MEDIA) ? url : null;
+}
+
 function positiveInt(value: string | null): number {
   const n = value === null ? NaN : Number.parseInt(value, 10);
   return Number.isFinite(n) && n > 0 && n < 100_000 ? n : 0;
@@ -164,7 +196,7 @@ function positiveInt(value: string | null): number {
 
 /** Reads a page fetched from `pageUrl` (the address after redirects). */
 export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
-  const page = scan(html);
+  const page = scanPage(html);
   const data = structuredData(page.jsonLd);
   const base = new URL(pageUrl);
   /** `og:…`, `twitter:…`: by property or by name, the first in the page. */
@@ -184,7 +216,7 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
   };
   const author = first(data?.author);
   const publisher = first(data?.publisher);
-  const player = absolute(tag('twitter:player'));
+  const player = embeddable(absolute(tag('twitter:player')));
   const width = player ? positiveInt(tag('twitter:player:width')) : 0;
   const height = player ? positiveInt(tag('twitter:player:height')) : 0;
   const site = tag('og:site');
@@ -212,7 +244,7 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
       MAX_NAME,
     ),
     authorUrl: absolute(isRecord(author) ? text(author.url) : null) ?? '',
-    embedUrl: absolute(tag('twitter:player:stream')) ?? '',
+    embedUrl: embeddable(absolute(tag('twitter:player:stream'))) ?? '',
     language: languageOf(structuredLanguage(data) ?? tag('og:locale') ?? page.lang),
     publishedAt: dateOf(text(data?.datePublished) ?? tag('article:published_time')),
   };

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { isPrivateAddress, publicOnlyLookup } from '../../security/index.ts';
+import { privateLiteralRefusal, publicOnlyAgent } from '../../security/index.ts';
 
 /*
  * GET requests to addresses people posted, made by the server on its own behalf: only http and https, never
- * to loopback or private addresses (the check is in the connection's own DNS lookup, so a name cannot resolve
- * differently between check and connect; literal addresses are checked before connecting), redirects followed
+ * to loopback or private addresses (publicOnlyAgent checks every connection: a name in the connection's own
+ * DNS lookup, so it cannot resolve differently between check and connect; a literal address before the
+ * socket opens; here literals are also refused before any request, with a clearer reason), redirects followed
  * a few times and each hop checked again, one deadline for the whole exchange, and never more than a set
  * number of bytes read (also after decompression).
  */
@@ -61,8 +61,8 @@ export class SafeFetcher {
   constructor(options: SafeFetchOptions) {
     this.allowPrivateAddress = options.allowPrivateAddress ?? false;
     this.userAgent = options.userAgent;
-    const lookup = this.allowPrivateAddress ? {} : { lookup: publicOnlyLookup };
-    this.agents = { http: new http.Agent(lookup), https: new https.Agent(lookup) };
+    const guard = { allowPrivateAddress: this.allowPrivateAddress };
+    this.agents = { http: publicOnlyAgent('http:', guard), https: publicOnlyAgent('https:', guard) };
   }
 
   /** GETs `url`, following redirects; throws FetchRefused (or a network error) when nothing was read. */
@@ -117,9 +117,8 @@ export class SafeFetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new FetchRefused(`only http and https are fetched, not ${url.protocol}`);
     if (url.username || url.password) throw new FetchRefused('addresses with credentials are not fetched');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowPrivateAddress && net.isIP(host) !== 0 && isPrivateAddress(host))
-      throw new FetchRefused(`${host} is a private address`);
+    const refusal = this.allowPrivateAddress ? null : privateLiteralRefusal(url.hostname);
+    if (refusal) throw new FetchRefused(refusal.message);
     return url;
   }
 

@@ -8,7 +8,9 @@ import type { SocialTestServer } from '../testing/harness.ts';
 /*
  * A small web site on loopback for the preview card tests: pages (two of them articles) with OpenGraph tags and an image, a page with
  * only a <title>, one with nothing, a redirect, a page far larger than the server reads (plain, and gzipped
- * to a few kilobytes), one that never ends, and a non-HTML answer. It counts the requests each path gets and whether the huge page was read to its end.
+ * to a few kilobytes), one that never ends, and a non-HTML answer; hostile ones: a page of a million nested
+ * elements, pages whose image is a pixel bomb or an SVG. It counts the requests each path gets and whether
+ * the huge page was read to its end.
  */
 
 export interface TestSite {
@@ -37,8 +39,36 @@ export async function postShowingCard(
 }
 
 export const HUGE_PAGE_BYTES = 4 * 1024 * 1024;
+/** Elements the deep page nests (5 MB of `<div>`, of which the server reads its first megabyte). */
+export const DEEP_PAGE_ELEMENTS = 1_000_000;
 /** What the gzipped page inflates to: far more than the server may hold. */
 const BOMB_BYTES = 64 * 1024 * 1024;
+
+/** A PNG that says it is 40,000 × 40,000 pixels (1.6 gigapixels) in a few dozen bytes: decoding it would take gigabytes. */
+function pixelBomb(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(40_000, 0);
+  header.writeUInt32BE(40_000, 4);
+  header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  const rows = zlib.deflateSync(Buffer.alloc(64 * 1024));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', rows),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+const SVG_IMAGE =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630"><rect width="1200" height="630" fill="#3a7bd5"/></svg>';
 
 function page(head: string, body = '<p>Hello</p>'): string {
   return `<!doctype html><html lang="en-GB"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
@@ -100,12 +130,35 @@ export async function startTestSite(): Promise<TestSite> {
       ),
     '/title-only': () => page('<title>\n  Only a title here  \n</title>'),
     '/bare': () => page('', '<p>No metadata at all</p>'),
+    '/pixel-bomb': () =>
+      page('<meta property="og:title" content="A pixel bomb"><meta property="og:image" content="/images/bomb.png">'),
+    '/svg-card': () =>
+      page('<meta property="og:title" content="An SVG card"><meta property="og:image" content="/images/card.svg">'),
   };
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     site.hits.set(path, (site.hits.get(path) ?? 0) + 1);
     if (pages[path]) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[path]());
     if (path === '/images/ducks.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    if (path === '/images/bomb.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(pixelBomb());
+    if (path === '/images/card.svg') return res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(SVG_IMAGE);
+    if (path === '/deep') {
+      // Its head is ordinary; its body opens a million elements and never closes one.
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write(
+        '<!doctype html><html><head><title>Deep</title><meta property="og:title" content="Deep nesting"></head><body>',
+      );
+      const piece = '<div>'.repeat(10_000);
+      let sent = 0;
+      const more = (): void => {
+        while (sent < DEEP_PAGE_ELEMENTS) {
+          sent += 10_000;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      return more();
+    }
     if (path === '/short') return res.writeHead(302, { location: '/article' }).end();
     if (path === '/bomb')
       return res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(bomb);

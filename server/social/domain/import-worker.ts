@@ -16,6 +16,8 @@ export interface ImportWorker {
 
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_ROW_TIMEOUT_MS = 30_000;
+/** Starts of a row's lookup that may end with the server stopping before the row fails without another. */
+const MAX_LOOKUP_STARTS = 2;
 /** After a lookup on a server timed out, its other rows fail at once for this long (Mastodon's stoplight cool-off). */
 const COOL_OFF_MS = 5 * 60_000;
 /** Finished imports are kept this long (Mastodon's archive period), then deleted with their failed rows. */
@@ -91,15 +93,27 @@ export function startImportWorker(
       store.imports.abandon(row.importId, 'the account is no longer active');
       return;
     }
+    // A lookup the server did not survive (it died while reading the other server's answer) is not tried forever.
+    if (store.imports.startLookup(row.id) > MAX_LOOKUP_STARTS) {
+      store.imports.settle(
+        row,
+        `its lookup was cut short ${MAX_LOOKUP_STARTS} times by the server stopping; not tried again`,
+      );
+      return;
+    }
     let target: ImportTarget;
     try {
       target = await lookup(kind, row.data, signal);
     } catch (err) {
-      // Stopping: the row stays waiting, for the next start.
-      if (!signal.aborted) store.imports.settle(row, errorReason(err));
+      // Stopping: the row stays waiting, for the next start, and this lookup does not count.
+      if (signal.aborted) store.imports.forgetLookup(row.id);
+      else store.imports.settle(row, errorReason(err));
       return;
     }
-    if (signal.aborted) return;
+    if (signal.aborted) {
+      store.imports.forgetLookup(row.id);
+      return;
+    }
     let error: string | null;
     try {
       error = ctx.accountData.apply(me, kind, row.data, target);

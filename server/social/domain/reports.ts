@@ -32,8 +32,10 @@ export class ReportService {
     if ([...comment].length > REPORT_COMMENT_MAX)
       details.add('comment', 'ERR_TOO_LONG', `is too long (maximum is ${REPORT_COMMENT_MAX} characters)`);
     const statusIds = [...new Set(input.statusIds ?? [])];
-    // Statuses must be the reported account's own (as Mastodon's).
-    const statuses = this.store.statuses.byIds(statusIds);
+    // Statuses must be the reported account's own, and ones the reporter may read (as Mastodon's): naming another
+    // user's direct message or a followers-only post would carry it to the staff, and an answer different from a
+    // missing id's would tell which ids are the target's hidden posts.
+    const statuses = statusIds.flatMap((id) => this.store.timelines.readable(reporter.id, id) ?? []);
     if (statuses.length !== statusIds.length || statuses.some((s) => s.accountId !== target.id))
       details.add('status_ids', 'ERR_INVALID', "must be the reported account's statuses");
     const ruleIds = [...new Set(input.ruleIds ?? [])];

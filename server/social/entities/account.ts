@@ -12,6 +12,7 @@ import type { SocialUrls } from '../urls.ts';
 import { isoDate, isoTimeOrNull, midnight } from './dates.ts';
 import { serializeAccountRoles, serializeRole } from './role.ts';
 import { serializeEmoji } from './emoji.ts';
+import { publicImageUrl, type RemoteMediaRules, STRICT_REMOTE_MEDIA } from './remote-media.ts';
 
 export type AccountJson = Record<string, unknown> & { id: string };
 
@@ -36,10 +37,13 @@ export class AccountPresenter {
   private readonly urls: SocialUrls;
   private readonly cache = new LRUCache<string, CachedAccount>({ max: 5_000 });
   private readonly byRow = new WeakMap<Account, { base: string; cached: CachedAccount }>();
+  /** Which links to other servers' media clients may be given (statuses' attachments follow the same). */
+  readonly remoteMedia: RemoteMediaRules;
 
-  constructor(store: SocialStore, urls: SocialUrls) {
+  constructor(store: SocialStore, urls: SocialUrls, remoteMedia: RemoteMediaRules = STRICT_REMOTE_MEDIA) {
     this.store = store;
     this.urls = urls;
+    this.remoteMedia = remoteMedia;
   }
 
   acct(account: Account): string {
@@ -57,13 +61,14 @@ export class AccountPresenter {
   avatarUrl(account: Account): string {
     if (account.suspendedAt !== null) return this.urls.missingAvatar;
     if (account.avatarFile) return this.urls.media(account.avatarFile);
-    return account.avatarRemoteUrl ?? this.urls.missingAvatar;
+    // A remote avatar clients must not load shows as none (Mastodon's missing.png).
+    return publicImageUrl(account.avatarRemoteUrl, this.remoteMedia) ?? this.urls.missingAvatar;
   }
 
   headerUrl(account: Account): string {
     if (account.suspendedAt !== null) return this.urls.missingHeader;
     if (account.headerFile) return this.urls.media(account.headerFile);
-    return account.headerRemoteUrl ?? this.urls.missingHeader;
+    return publicImageUrl(account.headerRemoteUrl, this.remoteMedia) ?? this.urls.missingHeader;
   }
 
   /** HTML of a note: local notes are plain text we format, remote ones are HTML already sanitized on receipt. */

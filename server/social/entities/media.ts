@@ -1,5 +1,6 @@
 import type { MediaMeta, MediaRow } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
+import { isPublicMediaUrl, isSvg, type RemoteMediaRules, STRICT_REMOTE_MEDIA } from './remote-media.ts';
 
 /** "H:MM:SS.ss", the way Mastodon prints media lengths. */
 export function mediaLength(seconds: number): string {
@@ -43,17 +44,28 @@ function serializeMeta(meta: MediaMeta): Record<string, unknown> {
   return out;
 }
 
-/** The MediaAttachment entity; url is null until processing is done, preview_url null without a preview. */
-export function serializeMedia(urls: SocialUrls, m: MediaRow): Record<string, unknown> & { id: string } {
+/**
+ * The MediaAttachment entity; url is null until processing is done, preview_url null without a preview. A
+ * remote attachment is a link to its origin: one on a host clients must not be sent to has no address at all,
+ * and an SVG is no image (see remote-media.ts); both show as Mastodon's "unknown" attachment.
+ */
+export function serializeMedia(
+  urls: SocialUrls,
+  m: MediaRow,
+  rules: RemoteMediaRules = STRICT_REMOTE_MEDIA,
+): Record<string, unknown> & { id: string } {
   const done = m.processing === 'done';
   const preview = m.thumbnailPath ?? m.previewPath;
+  const remoteUrl = m.remoteUrl && isPublicMediaUrl(m.remoteUrl, rules) ? m.remoteUrl : null;
+  const refused =
+    m.filePath === null && m.remoteUrl !== null && (remoteUrl === null || isSvg(remoteUrl, m.contentType));
   return {
     id: m.id,
-    type: m.type,
+    type: refused ? 'unknown' : m.type,
     // Remote attachments are links to their origin (not downloaded).
-    url: done && m.filePath ? urls.media(m.filePath) : m.remoteUrl,
+    url: done && m.filePath ? urls.media(m.filePath) : refused ? null : remoteUrl,
     preview_url: done && preview ? urls.media(preview) : null,
-    remote_url: m.remoteUrl,
+    remote_url: remoteUrl,
     preview_remote_url: null,
     text_url: null,
     meta: serializeMeta(m.meta),

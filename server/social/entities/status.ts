@@ -406,7 +406,9 @@ export class StatusPresenter {
         if (app) application = { name: app.name, website: app.website };
       }
       const parts: FixedParts = {
-        media_attachments: (media.get(s.id) ?? []).map((m: MediaRow) => serializeMedia(this.urls, m)),
+        media_attachments: (media.get(s.id) ?? []).map((m: MediaRow) =>
+          serializeMedia(this.urls, m, this.accounts.remoteMedia),
+        ),
         mentions: mentions
           .filter((m) => m.statusId === s.id && !m.silent)
           .flatMap((m) => {
@@ -493,7 +495,7 @@ export class StatusPresenter {
           created_at: isoTime(status.createdAt),
           account: accountJson,
           poll: currentPoll ? { options: currentPoll.options.map((title) => ({ title })) } : null,
-          media_attachments: currentMedia.map((m) => serializeMedia(this.urls, m)),
+          media_attachments: currentMedia.map((m) => serializeMedia(this.urls, m, this.accounts.remoteMedia)),
           emojis: [],
         },
       ];
@@ -510,7 +512,12 @@ export class StatusPresenter {
       media_attachments: e.mediaAttachmentIds
         .map((id, i) => {
           const m = media.get(id);
-          return m ? { ...serializeMedia(this.urls, m), description: e.mediaDescriptions[i] ?? null } : null;
+          return m
+            ? {
+                ...serializeMedia(this.urls, m, this.accounts.remoteMedia),
+                description: e.mediaDescriptions[i] ?? null,
+              }
+            : null;
         })
         .filter((m) => m !== null),
       emojis: [],

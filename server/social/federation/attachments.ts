@@ -13,6 +13,7 @@ import {
 import { isBlurhashValid } from 'blurhash';
 import type { MediaMeta, MediaRow } from '../store/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord } from '../json-record.ts';
+import { WITHOUT_FETCHING } from './inbound-limits.ts';
 
 /*
  * Attachments both ways, with what Mastodon adds to AS2's Document: the description (`name`), the blurhash
@@ -30,7 +31,8 @@ const MAX_BLURHASH_COMPONENTS = 5;
 const MAX_BLURHASH_LENGTH = 100;
 const MAX_DIMENSION = 100_000;
 const TOOT = 'http://joinmastodon.org/ns#';
-const AS_ATTACHMENT = 'https://www.w3.org/ns/activitystreams#attachment';
+const AS = 'https://www.w3.org/ns/activitystreams#';
+const AS_ATTACHMENT = `${AS}attachment`;
 
 export type RemoteMediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
 
@@ -67,6 +69,12 @@ function plain(value: unknown): unknown {
  */
 function tootProperty(entry: JsonRecord, term: string): unknown {
   for (const key of [term, `toot:${term}`, `${TOOT}${term}`]) if (key in entry) return plain(entry[key]);
+  return undefined;
+}
+
+/** An ActivityStreams property as the sender (or Fedify's compaction) spelled it: the term, `as:` or the full IRI. */
+function asProperty(entry: JsonRecord, term: string): unknown {
+  for (const key of [term, `as:${term}`, `${AS}${term}`]) if (key in entry) return plain(entry[key]);
   return undefined;
 }
 
@@ -137,24 +145,22 @@ export async function parseAttachments(
   object: APObject,
   embeddedIn: APObject | null = null,
 ): Promise<RemoteAttachment[]> {
-  // Every entry (Links and PropertyValues too), so that indexes match the raw JSON's.
-  const parsed: unknown[] = [];
-  for await (const a of object.getAttachments()) {
-    if (parsed.length >= MAX_ATTACHMENTS) break;
-    parsed.push(a);
+  // Only the first MAX_ATTACHMENTS embedded entries are looked at: the rest are never read, nor fetched.
+  const parsed: Document[] = [];
+  let seen = 0;
+  for await (const a of object.getAttachments(WITHOUT_FETCHING)) {
+    if (++seen > MAX_ATTACHMENTS) break;
+    if (a instanceof Document) parsed.push(a);
   }
   if (parsed.length === 0) return [];
-  const raw = await rawAttachments(object, embeddedIn);
-  // Fedify keeps the order and the number of entries; when they differ, the raw JSON is not this object's.
-  const rawFor = (index: number): JsonRecord => (raw.length >= parsed.length && isRecord(raw[index]) ? raw[index] : {});
+  const urls = parsed.map(documentUrl);
+  const raw = rawEntriesFor(await rawAttachments(object, embeddedIn), new Set(urls.filter((u) => u !== null)));
   const attachments: RemoteAttachment[] = [];
   parsed.forEach((a, index) => {
-    if (!(a instanceof Document)) return;
-    const link = a.url;
-    const url = link instanceof URL ? link.href : link instanceof Link ? (link.href?.href ?? null) : null;
+    const url = urls[index];
     if (!url || !/^https?:\/\//.test(url)) return;
     const contentType = a.mediaType ?? null;
-    const entry = rawFor(index);
+    const entry = raw.get(url) ?? {};
     const meta: MediaMeta = {};
     const width = dimension(a.width);
     const height = dimension(a.height);
@@ -171,6 +177,30 @@ export async function parseAttachments(
     });
   });
   return attachments;
+}
+
+/** The address of a Document's media (Fedify reads `url` as a URL or a Link). */
+function documentUrl(document: Document): string | null {
+  const link = document.url;
+  return link instanceof URL ? link.href : link instanceof Link ? (link.href?.href ?? null) : null;
+}
+
+/**
+ * The raw entries of the given media addresses (`url` a string, a Link or a list of either, as Fedify reads it),
+ * the first of each: found by address, so that entries Fedify skipped (given by address only) shift nothing.
+ */
+function rawEntriesFor(raw: unknown[], urls: Set<string>): Map<string, JsonRecord> {
+  const found = new Map<string, JsonRecord>();
+  for (const entry of raw) {
+    if (found.size === urls.size) break;
+    if (!isRecord(entry)) continue;
+    for (const link of [asProperty(entry, 'url')].flat()) {
+      const href = typeof link === 'string' ? link : isRecord(link) ? (asProperty(link, 'href') ?? link['@id']) : null;
+      const url = typeof href === 'string' && URL.canParse(href) ? new URL(href).href : null;
+      if (url && urls.has(url) && !found.has(url)) found.set(url, entry);
+    }
+  }
+  return found;
 }
 
 /** The toot terms an attachment's own keys need (Fedify's context for Notes does not define them). */

@@ -2,6 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import type { Logger } from '../../logger.ts';
 import type { SocialContext } from '../context.ts';
 import { isListed, type Account } from '../store/index.ts';
+import type { RemoteFetcher } from './remote-fetch.ts';
 import type { FederationRepository } from './store.ts';
 
 /** What every dispatcher and inbox listener gets as Fedify's context data. */
@@ -9,6 +10,8 @@ export interface FedDeps {
   social: SocialContext;
   repo: FederationRepository;
   logger: Logger;
+  /** Every remote document, key and WebFinger answer is fetched through it (bounded; see remote-fetch.ts). */
+  fetcher: RemoteFetcher;
 }
 
 export type Fed = Federation<FedDeps>;

@@ -3,6 +3,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { accountForActorId } from './remote.ts';
 import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
+import { fetchObject } from './lookup.ts';
 
 /** More pinned posts than Mastodon allows (5) but a bound all the same. */
 const MAX_FEATURED = 20;
@@ -25,7 +26,7 @@ async function featuredStatus(
   item: unknown,
   embeddedIn: APObject,
 ): Promise<StatusRow | null> {
-  const object = item instanceof URL ? await c.lookupObject(item).catch(() => null) : item;
+  const object = item instanceof URL ? await fetchObject(c, item).catch(() => null) : item;
   if (!isStatusObject(object) || !object.id || object.attributionId?.href !== account.uri) return null;
   const deps = c.data;
   const known = deps.repo.statusByUri(object.id.href);
@@ -40,9 +41,9 @@ async function featuredStatus(
 
 /** Replaces what is known of a remote account's featured hashtags with its `featuredTags` collection. */
 async function syncFeaturedTags(c: FedContext, account: Account): Promise<void> {
-  const actor = account.uri ? await c.lookupObject(account.uri).catch(() => null) : null;
+  const actor = account.uri ? await fetchObject(c, account.uri).catch(() => null) : null;
   if (!isActor(actor) || !actor.featuredTagsId) return;
-  const collection = await c.lookupObject(actor.featuredTagsId).catch(() => null);
+  const collection = await fetchObject(c, actor.featuredTagsId).catch(() => null);
   if (!(collection instanceof Collection)) return;
   const store = c.data.social.store;
   const names: string[] = [];
@@ -62,7 +63,7 @@ export async function syncFeatured(c: FedContext, account: Account): Promise<voi
   if (account.domain === null) return;
   await syncFeaturedTags(c, account);
   if (!account.featuredUrl) return;
-  const collection = await c.lookupObject(account.featuredUrl).catch(() => null);
+  const collection = await fetchObject(c, account.featuredUrl).catch(() => null);
   if (!(collection instanceof Collection)) return;
   const items = collection.getItems();
   const ids: string[] = [];

@@ -278,7 +278,19 @@ function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx,
 /**
  * An account deleted on its server signs its Delete with a key nobody can fetch any more: its actor answers
  * 410 Gone. That answer, from the account's own server, is the proof (Mastodon treats it the same way): the
- * account is forgotten here. Any other unverified activity keeps Fedify's 401.
+ * account is forgotten here. The inbox intake finds most of these before Fedify (see InboxIntake.verify).
+ */
+export function forgetGoneActor(deps: FedDeps, actorId: URL): void {
+  const account = deps.social.store.accounts.byUri(actorId.href);
+  if (account && account.domain !== null && !deps.social.moderation.domainPolicy(actorId.hostname).refused) {
+    deps.repo.forgetRemoteAccount(account.id);
+    deps.logger.info({ actor: actorId.href }, 'a remote account was deleted on its server');
+  }
+}
+
+/**
+ * The same, for a request the intake let through with a key it still had but Fedify could no longer fetch.
+ * Any other unverified activity keeps Fedify's 401.
  */
 async function deletedActorGone(
   c: RequestContext<FedDeps>,
@@ -287,12 +299,8 @@ async function deletedActorGone(
 ): Promise<Response | void> {
   if (!(activity instanceof Delete) || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return;
   if (reason.type !== 'keyFetchError' || !('status' in reason.result) || reason.result.status !== 410) return;
-  const deps = c.data;
-  const account = deps.social.store.accounts.byUri(activity.actorId.href);
-  if (account && account.domain !== null && !deps.social.moderation.domainPolicy(activity.actorId.hostname).refused) {
-    deps.repo.forgetRemoteAccount(account.id);
-    deps.logger.info({ actor: activity.actorId.href }, 'a remote account was deleted on its server');
-  }
+  if (reason.keyId.origin !== activity.actorId.origin) return;
+  forgetGoneActor(c.data, activity.actorId);
   return new Response(null, { status: 202 });
 }
 

@@ -14,14 +14,21 @@ import { syncFeatured } from './featured-inbound.ts';
 /** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
 const FEATURED_SYNC_WINDOW_MS = 5_000;
 import { federationRoutes } from './routes.ts';
-import { buildFederation, type FederationSetupOptions } from './setup.ts';
+import { InboxIntake, type InboxLimits } from './inbox-intake.ts';
+import { buildFederation, remoteFetcher, type FederationSetupOptions as SetupOptions } from './setup.ts';
 import { FederationRepository } from './store.ts';
+import { fetchObject } from './lookup.ts';
 
 export { RejectedDocument } from './remote.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
-export type { FederationSetupOptions } from './setup.ts';
+export type { InboxLimits } from './inbox-intake.ts';
+
+export interface FederationSetupOptions extends SetupOptions {
+  /** The inbox's bounds (see DEFAULT_INBOX_LIMITS); tests make them small. */
+  inbox?: Partial<InboxLimits>;
+}
 export { checkInstance, formatReport, type SelfCheckReport } from './self-check.ts';
 
 /** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
@@ -59,11 +66,13 @@ export class PublicUrlChangedError extends Error {}
 
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
   const logger = social.logger.child({ component: 'federation' });
-  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger };
-  const { federation, kv } = buildFederation(db, options, (err) =>
+  const fetcher = remoteFetcher(options);
+  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger, fetcher };
+  const { federation, kv, queue } = buildFederation(db, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const context = () => federation.createContext(new URL(social.urls.base), deps);
+  const intake = new InboxIntake(deps, () => queue.inboxBacklog(), options.inbox);
   const outbound = new Outbound(deps, context);
   const stopListening = outbound.listen();
   outbound.announcePendingDeletions();
@@ -82,7 +91,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
   sweeper.unref();
   return {
     fedify: federation,
-    routes: (app) => federationRoutes(app, federation, deps),
+    routes: (app) => federationRoutes(app, federation, deps, intake),
     context,
     async resolveAccount(input, options) {
       try {
@@ -108,7 +117,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       const known = deps.repo.statusByUri(uri);
       if (known) return store.statuses.byId(known);
       const c = context();
-      const object = await c.lookupObject(uri).catch(() => null);
+      const object = await fetchObject(c, uri).catch(() => null);
       if (!isStatusObject(object) || !object.attributionId || object.id?.href !== uri) return null;
       const author = await accountForActorId(c, object.attributionId);
       if (!author || author.domain === null) return null;
@@ -134,6 +143,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       stopQueue.abort();
       // Deliveries still in flight stay in the queue table and run again at the next start.
       await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      fetcher.close();
     },
   };
 }

@@ -1,10 +1,7 @@
-import type { DocumentLoader, DocumentLoaderFactory } from '@fedify/vocab-runtime';
-import { getDocumentLoader, preloadedContexts } from '@fedify/vocab-runtime';
-
-/** Longest wait for a remote document (actor, object, collection) before the fetch is given up. */
-export const FETCH_TIMEOUT_MS = 10_000;
-/** Redirects followed at most for one remote document. */
-export const MAX_REDIRECTS = 3;
+import { signRequest } from '@fedify/fedify';
+import type { AuthenticatedDocumentLoaderFactory, DocumentLoaderFactory, RemoteDocument } from '@fedify/vocab-runtime';
+import { getRemoteDocument, preloadedContexts } from '@fedify/vocab-runtime';
+import { RemoteFetchError, type RemoteFetcher } from './remote-fetch.ts';
 
 /**
  * What an unknown context stands for. Pleroma and Akkoma serve litepub-0.1.jsonld per instance, Hubzilla and
@@ -59,21 +56,59 @@ export const contextLoaderFactory: DocumentLoaderFactory = () => async (url) => 
   return { contextUrl: null, documentUrl: url, document: { '@context': FALLBACK_CONTEXT } };
 };
 
+/** What an ActivityPub document is asked for as (Fedify's and Mastodon's Accept). */
+const ACTIVITY_ACCEPT = 'application/activity+json, application/ld+json';
+
+/** Signs a request as `identity` by one HTTP signature draft. */
+function signer(identity: SigningIdentity, spec: 'draft-cavage-http-signatures-12' | 'rfc9421') {
+  return (request: Request) => signRequest(request, identity.privateKey, identity.keyId, { spec });
+}
+
+type SigningIdentity = Parameters<AuthenticatedDocumentLoaderFactory>[0];
+
 /**
- * Remote documents through Fedify's loader (private addresses refused after DNS resolution), with a time
- * limit and a bounded number of redirects.
+ * One remote document through the bounded fetcher (one deadline for all of it), read by Fedify's own parser
+ * (Link headers, an HTML page's alternate link, followed once). Signed as `identity` when given: the
+ * cavage draft first (what Mastodon, GoToSocial, Misskey and Akkoma accept), RFC 9421 when that is refused.
  */
-export const documentLoaderFactory: DocumentLoaderFactory = (options) => {
-  const load: DocumentLoader = getDocumentLoader({
-    allowPrivateAddress: false,
-    userAgent: options?.userAgent,
-    maxRedirection: MAX_REDIRECTS,
-  });
-  return (url, loadOptions) => {
-    const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    return load(url, {
-      ...loadOptions,
-      signal: loadOptions?.signal ? AbortSignal.any([loadOptions.signal, timeout]) : timeout,
+async function loadDocument(
+  fetcher: RemoteFetcher,
+  url: string,
+  signal: AbortSignal | undefined,
+  identity?: SigningIdentity,
+): Promise<RemoteDocument> {
+  if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
+  const deadline = fetcher.deadline(signal);
+  let alternates = 0;
+  const load = async (target: string): Promise<RemoteDocument> => {
+    const get = (sign?: (request: Request) => Promise<Request>) =>
+      fetcher.get(target, { accept: ACTIVITY_ACCEPT, signal: deadline, sign });
+    let res = await get(identity && signer(identity, 'draft-cavage-http-signatures-12'));
+    if (identity && (res.status === 400 || res.status === 401)) res = await get(signer(identity, 'rfc9421'));
+    if (res.status < 200 || res.status > 599)
+      throw new RemoteFetchError(`${res.url} answered with status ${res.status}`);
+    const body = [204, 205, 304].includes(res.status) ? null : new Uint8Array(res.body);
+    return getRemoteDocument(res.url, new Response(body, { status: res.status, headers: res.headers }), (next) => {
+      if (++alternates > 1)
+        throw new RemoteFetchError(`${target} points to an alternate of an alternate`, { bounds: true });
+      return load(next);
     });
   };
-};
+  return load(url);
+}
+
+/**
+ * Fedify's loaders over the bounded fetcher: remote documents (actors, objects, collections) and the same
+ * signed as one of our actors (key fetches of the inbox, Move checks, refreshes). Fedify's own loaders use the
+ * global fetch, with no byte limit or deadline and a DNS check apart from the connection (see remote-fetch.ts).
+ */
+export function boundedLoaders(fetcher: RemoteFetcher): {
+  documentLoaderFactory: DocumentLoaderFactory;
+  authenticatedDocumentLoaderFactory: AuthenticatedDocumentLoaderFactory;
+} {
+  return {
+    documentLoaderFactory: () => (url, options) => loadDocument(fetcher, url, options?.signal),
+    authenticatedDocumentLoaderFactory: (identity) => (url, options) =>
+      loadDocument(fetcher, url, options?.signal, identity),
+  };
+}

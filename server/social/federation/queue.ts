@@ -39,6 +39,8 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly running = new Set<string>();
   private readonly busyKeys = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Fedify's inbox messages in the table (verified activities awaiting their listeners), and their bytes. */
+  private inbox = { messages: 0, bytes: 0 };
 
   constructor(db: Database, options: SqliteQueueOptions = {}) {
     this.db = db;
@@ -46,6 +48,17 @@ export class SqliteMessageQueue implements MessageQueue {
     this.maxIdleMs = options.maxIdleMs ?? 1000;
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
+    const r = this.db
+      .prepare(
+        `SELECT COUNT(*) AS messages, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM federation_queue WHERE json_extract(message, '$.type') = 'inbox'`,
+      )
+      .get() as { messages: bigint; bytes: bigint };
+    this.inbox = { messages: Number(r.messages), bytes: Number(r.bytes) };
+  }
+
+  /** What the inbox has queued (the inbox intake refuses deliveries beyond its bounds). */
+  inboxBacklog(): { messages: number; bytes: number } {
+    return { ...this.inbox };
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -58,10 +71,19 @@ export class SqliteMessageQueue implements MessageQueue {
     const insert = this.db.prepare(
       'INSERT INTO federation_queue (message, ordering_key, deliver_at, created_at) VALUES (?, ?, ?, ?)',
     );
+    const added = { messages: 0, bytes: 0 };
     this.db.transaction(() => {
-      for (const m of messages)
-        insert.run(JSON.stringify(m), options?.orderingKey ?? null, Math.round(now + delay), now);
+      for (const m of messages) {
+        const json = JSON.stringify(m);
+        insert.run(json, options?.orderingKey ?? null, Math.round(now + delay), now);
+        if (isInboxMessage(m)) {
+          added.messages++;
+          added.bytes += Buffer.byteLength(json);
+        }
+      }
     })();
+    this.inbox.messages += added.messages;
+    this.inbox.bytes += added.bytes;
     this.wake?.();
   }
 
@@ -94,12 +116,18 @@ export class SqliteMessageQueue implements MessageQueue {
     this.running.add(id);
     if (row.ordering_key !== null) this.busyKeys.add(row.ordering_key);
     const run = async () => {
+      let message: unknown = null;
       try {
-        await handler(JSON.parse(row.message));
+        message = JSON.parse(row.message);
+        await handler(message);
       } catch (err) {
         this.onError(err);
       } finally {
-        this.db.prepare('DELETE FROM federation_queue WHERE id = ?').run(row.id);
+        const { changes } = this.db.prepare('DELETE FROM federation_queue WHERE id = ?').run(row.id);
+        if (changes > 0 && isInboxMessage(message)) {
+          this.inbox.messages--;
+          this.inbox.bytes -= Buffer.byteLength(row.message);
+        }
         this.running.delete(id);
         if (row.ordering_key !== null) this.busyKeys.delete(row.ordering_key);
         this.wake?.();
@@ -144,4 +172,8 @@ export class SqliteMessageQueue implements MessageQueue {
       signal?.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+function isInboxMessage(message: unknown): boolean {
+  return (message as { type?: unknown } | null)?.type === 'inbox';
 }

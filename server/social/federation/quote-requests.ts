@@ -6,6 +6,7 @@ import { refuseToFetch } from './emojis.ts';
 import { actorUri, localApprovalUri, statusUri } from './uris.ts';
 import { accountForActorId, recipientOf, recipientsOf } from './remote.ts';
 import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
+import { fetchObject } from './lookup.ts';
 
 /*
  * The approval flow of FEP-044f as Mastodon 4.5 runs it. A remote server asks to quote one of our posts
@@ -33,7 +34,7 @@ async function requestedQuotingStatus(
   if (known) return deps.social.store.statuses.byId(known);
   // Mastodon embeds public posts; others are fetched from their server (signed, so followers-only ones load too).
   const embedded = await request.getInstrument({ documentLoader: refuseToFetch }).catch(() => null);
-  const object = isStatusObject(embedded) ? embedded : await c.lookupObject(uri).catch(() => null);
+  const object = isStatusObject(embedded) ? embedded : await fetchObject(c, uri).catch(() => null);
   if (!isStatusObject(object) || object.id?.href !== uri.href) return null;
   return createRemoteStatus(c, object, requester, object === embedded ? { embeddedIn: request } : {}).catch(() => null);
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Article, Note, type Object as APObject, PUBLIC_COLLECTION, Question, QuoteAuthorization } from '@fedify/vocab';
 import type { Account, QuotePolicy, QuoteRow, QuoteState, StatusRow } from '../store/index.ts';
 import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
+import { fetchObject } from './lookup.ts';
 import { localApprovalUri, statusUri } from './uris.ts';
 
 /*
@@ -89,7 +90,7 @@ async function remoteStampApproves(
   const author = c.data.social.store.accounts.byId(quoted.accountId);
   const approval = safeUrl(approvalUri);
   if (!author?.uri || !approval || approval.origin !== new URL(author.uri).origin) return false;
-  const stamp = await c.lookupObject(approval).catch(() => null);
+  const stamp = await fetchObject(c, approval).catch(() => null);
   if (!(stamp instanceof QuoteAuthorization)) return false;
   return (
     stamp.attributionId?.href === author.uri &&

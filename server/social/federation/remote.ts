@@ -17,6 +17,8 @@ import type { FedContext, FedDeps } from './deps.ts';
 import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
 import { emojiOf, refuseToFetch } from './emojis.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
+import { fetchObject, lookupRemote } from './lookup.ts';
+import { RemoteFetchError } from './remote-fetch.ts';
 import type { RemoteActorData, RemoteRecipient } from './store.ts';
 
 /** A remote profile older than this is read again when someone looks it up (Mastodon: a day). */
@@ -187,9 +189,11 @@ export async function resolveAccount(
   if (deps.social.moderation.domainPolicy(lookupHost).refused) return known;
   let found;
   try {
-    found = await c.lookupObject(lookup, options.refresh ? await uncachedLoading(c) : undefined);
+    found = await lookupRemote(c, lookup, options.refresh ? await signedLoader(c) : undefined);
   } catch (err) {
     deps.logger.info({ err, lookup }, 'remote account lookup failed');
+    // A server past the fetch bounds (size, time, redirects) is told apart from one that is just not there.
+    if (err instanceof RemoteFetchError && err.bounds) throw new RejectedDocument(`${lookupHost}: ${err.message}`);
     return known;
   }
   if (!found || !isActor(found)) return known;
@@ -203,7 +207,7 @@ export async function accountForActorId(c: FedContext, id: URL): Promise<Account
   if (local) return local;
   const known = deps.social.store.accounts.byUri(id.href);
   if (known) return known;
-  const actor = await c.lookupObject(id).catch(() => null);
+  const actor = await fetchObject(c, id).catch(() => null);
   return actor && isActor(actor) ? persistActor(deps, actor) : null;
 }
 
@@ -212,13 +216,13 @@ export async function freshAccountForActorId(c: FedContext, id: URL): Promise<Ac
   const deps = c.data;
   const local = localAccountByUri(deps, id.href);
   if (local) return local;
-  const actor = await c.lookupObject(id, await uncachedLoading(c)).catch(() => null);
+  const actor = await fetchObject(c, id, await signedLoader(c)).catch(() => null);
   return actor && isActor(actor) ? persistActor(deps, actor) : null;
 }
 
-/** Lookup options that skip Fedify's document cache: signed fetches as the instance actor are never cached. */
-async function uncachedLoading(c: FedContext) {
-  return { documentLoader: await c.getDocumentLoader({ identifier: INSTANCE_ACTOR }) };
+/** A loader signing as the instance actor: what it fetches is the server's answer now (servers may require it). */
+function signedLoader(c: FedContext) {
+  return c.getDocumentLoader({ identifier: INSTANCE_ACTOR });
 }
 
 /** Where activities for a remote account go (its inbox, and its server's shared inbox). */

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/format.ts';
 import { localAccount, type Fed, type FedDeps } from './deps.ts';
+import { oversizedActivity } from './inbound-limits.ts';
+import type { InboxIntake } from './inbox-intake.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
-
-/** Largest activity an inbox takes (Mastodon's limit is 1 MB as well). */
-export const INBOX_BODY_LIMIT = 1024 * 1024;
 
 const AP_TYPES = ['application/activity+json', 'application/ld+json'];
 
@@ -18,12 +17,22 @@ function wantsActivityStreams(req: FastifyRequest): boolean {
  * it arrived (so Digest and Content-Digest checks hold) and the public URL (so ids and signatures match
  * what peers see). Requests Fedify does not serve (a browser asking for a profile) get HTML instead.
  */
-export function federationRoutes(app: FastifyInstance, federation: Fed, deps: FedDeps): void {
-  // Only this plugin's routes: raw bytes for every content type, bounded.
+export function federationRoutes(app: FastifyInstance, federation: Fed, deps: FedDeps, intake: InboxIntake): void {
+  // Only this plugin's routes: raw bytes for every content type, bounded (the inbox is the only POST).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOX_BODY_LIMIT }, (_req, body, done) =>
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: intake.limits.bodyBytes }, (_req, body, done) =>
     done(null, body),
   );
+
+  const webRequest = (req: FastifyRequest, path = req.url): Request => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+    }
+    const body = req.method === 'POST' && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : undefined;
+    return new Request(new URL(path, deps.social.urls.base), { method: req.method, headers, body });
+  };
 
   const toFedify = async (
     req: FastifyRequest,
@@ -31,13 +40,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     path = req.url,
     html?: () => string | null,
   ): Promise<FastifyReply> => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-    }
-    const body = req.method === 'POST' && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : undefined;
-    const request = new Request(new URL(path, deps.social.urls.base), { method: req.method, headers, body });
+    const request = webRequest(req, path);
     let unserved = false;
     const response = await federation.fetch(request, {
       contextData: deps,
@@ -118,13 +121,24 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       return null;
     }
   };
+  // The intake screened the headers (onRequest); here the signature is verified before Fedify parses anything.
   const inbox = async (req: FastifyRequest, reply: FastifyReply) => {
     const refused = refusedSender(req);
     if (refused) {
       deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
     }
+    if (!intake.enter()) return intake.refuseBusy(reply);
     try {
+      const request = webRequest(req);
+      const verdict = await intake.verify(request, federation.createContext(request, deps), req.body as Buffer);
+      if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
+      // Signed, but before Fedify reads it whole: see inbound-limits.ts.
+      const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
+      if (oversized) {
+        deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
+        return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
+      }
       return await toFedify(req, reply);
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
@@ -132,10 +146,12 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       if (!(err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError)) throw err;
       deps.logger.info({ reason: err.message }, 'an inbox delivery could not be read');
       return reply.code(400).type('text/plain; charset=utf-8').send(`Invalid activity: ${err.message}`);
+    } finally {
+      intake.leave();
     }
   };
-  app.post('/inbox', inbox);
-  app.post('/users/:username/inbox', inbox);
+  app.post('/inbox', { onRequest: intake.screen }, inbox);
+  app.post('/users/:username/inbox', { onRequest: intake.screen }, inbox);
 
   // Profile and status pages answer ActivityStreams too when asked for it (Mastodon does).
   app.get<{ Params: { username: string } }>('/@:username', (req, reply) => {

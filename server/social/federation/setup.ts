@@ -1,17 +1,23 @@
 import { createFederation, type RetryPolicy } from '@fedify/fedify';
+import { getUserAgent } from '@fedify/vocab-runtime';
 import type { Database } from '../../db/index.ts';
 import { registerActors } from './actors.ts';
 import type { Fed, FedDeps } from './deps.ts';
 import { registerInbox } from './inbox.ts';
 import { SqliteKvStore } from './kv.ts';
-import { contextLoaderFactory, documentLoaderFactory } from './loaders.ts';
+import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { SqliteMessageQueue } from './queue.ts';
+import { RemoteFetcher, type RemoteFetchLimits } from './remote-fetch.ts';
 import { duration } from './time.ts';
 
 export interface FederationSetupOptions {
   /** Tests only: lets remote fetches and deliveries reach loopback and private addresses. */
   allowPrivateAddress?: boolean;
+  /** Bounds of every remote fetch (default REMOTE_FETCH_LIMITS; tests shorten the deadline). */
+  fetchLimits?: Partial<RemoteFetchLimits>;
+  /** Tests only: remote fetches go through this fetch (the in-process test network), not the network. */
+  transport?: typeof fetch;
   /** Delivery retries (default: Mastodon's schedule, see mastodonRetryPolicy). */
   retryPolicy?: RetryPolicy;
   /** Longest sleep of the delivery queue between looks at its table. */
@@ -33,10 +39,24 @@ export const mastodonRetryPolicy: RetryPolicy = ({ attempts }) => {
   return duration((n ** 4 + 15 + Math.random() * 0.5 * n ** 4) * 1000);
 };
 
-/** Fedify, set up for Homeport: SQLite cache and queue, cavage signatures first, Mastodon's retries. */
+/** The fetcher of every remote document, key and WebFinger answer, bounded as `options` say. */
+export function remoteFetcher(options: FederationSetupOptions): RemoteFetcher {
+  return new RemoteFetcher({
+    userAgent: getUserAgent({ software: 'Homeport' }),
+    allowPrivateAddress: options.allowPrivateAddress,
+    limits: options.fetchLimits,
+    transport: options.transport,
+  });
+}
+
+/**
+ * Fedify, set up for Homeport: SQLite cache and queue, cavage signatures first, Mastodon's retries, and every
+ * remote document (signed or not) read through `fetcher`, contexts never fetched.
+ */
 export function buildFederation(
   db: Database,
   options: FederationSetupOptions,
+  fetcher: RemoteFetcher,
   onQueueError: (err: unknown) => void,
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
   const kv = new SqliteKvStore(db, options.now);
@@ -50,9 +70,10 @@ export function buildFederation(
     signatureTimeWindow: { hours: 1 },
     outboxRetryPolicy: options.retryPolicy ?? mastodonRetryPolicy,
     permanentFailureStatusCodes: [410],
-    // Tests reach loopback peers; Fedify allows that switch only with its own loaders, and Homeport peers
-    // use no context beyond the preloaded ones. Everywhere else: contexts never fetched, fetches time-limited.
-    ...(options.allowPrivateAddress ? { allowPrivateAddress: true } : { contextLoaderFactory, documentLoaderFactory }),
+    // Fedify's allowPrivateAddress stays off (it cannot go with own loaders): tests reach loopback through the
+    // fetcher's own switch.
+    contextLoaderFactory,
+    ...boundedLoaders(fetcher),
   });
   registerActors(federation);
   registerObjects(federation);

@@ -20,7 +20,9 @@ import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
+import { fetchObject } from './lookup.ts';
 import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
+import { WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 
@@ -59,8 +61,9 @@ async function parsePoll(question: Question): Promise<RemotePoll | null> {
   const tallies: number[] = [];
   let multiple = false;
   for (const [list, isMultiple] of [
-    [question.getExclusiveOptions(), false],
-    [question.getInclusiveOptions(), true],
+    // Embedded options only, as Mastodon reads them: one given by address is not fetched.
+    [question.getExclusiveOptions(WITHOUT_FETCHING), false],
+    [question.getInclusiveOptions(WITHOUT_FETCHING), true],
   ] as const) {
     for await (const option of list) {
       if (options.length >= MAX_POLL_OPTIONS) break;
@@ -162,7 +165,8 @@ export async function parseStatus(
   const tags: string[] = [];
   const emojis: RemoteEmoji[] = [];
   let count = 0;
-  for await (const tag of object.getTags()) {
+  // Tags are read as embedded (as Mastodon reads them): one given by its address only is skipped, not fetched.
+  for await (const tag of object.getTags(WITHOUT_FETCHING)) {
     if (++count > MAX_TAGS) break;
     if (tag instanceof Emoji) {
       const emoji = await emojiOf(tag);
@@ -283,7 +287,7 @@ export async function createRemoteStatus(
 
 /** A quoted post by its id, fetched from its server and stored quietly (what inbound quotes need), or null. */
 export async function fetchQuotedStatus(c: FedContext, uri: string): Promise<StatusRow | null> {
-  const object = await c.lookupObject(uri).catch(() => null);
+  const object = await fetchObject(c, uri).catch(() => null);
   if (!isStatusObject(object) || object.id?.href !== uri || !object.attributionId) return null;
   const author = await accountForActorId(c, object.attributionId);
   if (!author || author.domain === null) return null;

@@ -7,6 +7,7 @@ import { createHttpServer } from '../../http/index.ts';
 import { createLogger, LogRing } from '../../logger.ts';
 import type { PreviewCardOptions } from '../cards/index.ts';
 import type { ImportWorkerOptions } from '../domain/import-worker.ts';
+import type { InboxLimits } from './inbox-intake.ts';
 import { openSocial, type Social } from '../social.ts';
 import { duration } from './time.ts';
 
@@ -47,6 +48,8 @@ export interface TestNetwork {
       dataDir?: string;
       previewCards?: PreviewCardOptions;
       imports?: ImportWorkerOptions;
+      /** Bounds of the inbox (small ones to fill it). */
+      inbox?: Partial<InboxLimits>;
     },
   ): Promise<TestInstance>;
   /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
@@ -127,8 +130,11 @@ export function createTestNetwork(): TestNetwork {
         generalRateLimit: false,
         federation: {
           allowPrivateAddress: true,
+          // Remote fetches go through the host-routing fetch, bounded as in production.
+          transport: routed,
           queueIdleMs: 20,
           retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)),
+          inbox: options.inbox,
         },
         // Cards only where a test asks for them: the others must not look up the hosts their posts link to.
         previewCards: options.previewCards ?? { enabled: false },

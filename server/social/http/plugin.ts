@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import fastifyCookie from '@fastify/cookie';
-import fastifyCors from '@fastify/cors';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -131,22 +130,6 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     );
   });
   await app.register(fastifyCookie);
-  await app.register(fastifyCors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'Cache-Control'],
-    exposedHeaders: [
-      'Link',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
-      'X-Request-Id',
-      'Idempotency-Key',
-      'Deprecation',
-      'Mastodon-Async-Refresh',
-    ],
-    maxAge: 86400,
-  });
   await app.register(fastifyRateLimit, {
     // Off only where the owner turned the general limit off (a benchmark); per-route limits stay.
     global: ctx.generalRateLimit,

@@ -22,6 +22,7 @@ import { migration as v020 } from './020-status-counters-versions.ts';
 import { migration as v021 } from './021-trending-links.ts';
 import { migration as v022 } from './022-account-versions.ts';
 import { migration as v023 } from './023-csv-imports.ts';
+import { migration as v024 } from './024-import-row-lookups.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -59,4 +60,5 @@ export const socialMigrations: readonly Migration[] = [
   v021,
   v022,
   v023,
+  v024,
 ];

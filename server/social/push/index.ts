@@ -1,6 +1,5 @@
-import https from 'node:https';
 import webpush from 'web-push';
-import { publicOnlyLookup } from '../../security/index.ts';
+import { PRIVATE_ADDRESS_CODE, privateLiteralRefusal, publicOnlyAgent } from '../../security/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { PushSubscriptionRow } from '../store/index.ts';
 import { startDrainLoop } from '../drain-loop.ts';
@@ -9,8 +8,18 @@ import { pushPayload } from './payload.ts';
 
 export { ALERT_TYPES, POLICIES, alertsFrom } from './alerts.ts';
 
+/**
+ * Why an endpoint cannot be subscribed (answered 422), or null: https only, and never a literal private
+ * address. A name is judged each time a push is sent, on the addresses it then resolves to.
+ */
+export function pushEndpointProblem(endpoint: URL): string | null {
+  if (endpoint.protocol !== 'https:') return 'must be an https URL';
+  if (privateLiteralRefusal(endpoint.hostname)) return 'must not be a loopback or private address';
+  return null;
+}
+
 export interface WebPushOptions {
-  /** Tests only: endpoints on loopback and private addresses. */
+  /** Tests only: endpoints whose names resolve to loopback and private addresses are reached. */
   allowPrivateAddress?: boolean;
   /** Tests only: a certificate authority to trust for push endpoints (a receiver with a test certificate). */
   ca?: string;
@@ -40,10 +49,10 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
   const { store, logger } = ctx;
   const log = logger.child({ component: 'web-push' });
   const retries = options.retryDelaysMs ?? DEFAULT_RETRIES;
-  // Push services speak https only (the web-push library makes https requests).
-  const agent = new https.Agent({
+  // Push services speak https only (the web-push library makes https requests); each connection is checked.
+  const agent = publicOnlyAgent('https:', {
     keepAlive: true,
-    ...(options.allowPrivateAddress ? {} : { lookup: publicOnlyLookup }),
+    allowPrivateAddress: options.allowPrivateAddress,
     ...(options.ca ? { ca: options.ca } : {}),
   });
   const vapid = () => {
@@ -86,8 +95,9 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     subscription: PushSubscriptionRow,
     payload: string,
   ): Promise<{ ok: true } | { ok: false; gone: boolean; error: string }> => {
-    if (new URL(subscription.endpoint).protocol !== 'https:')
-      return { ok: false, gone: true, error: 'push endpoints must use https' };
+    // Subscriptions made before the endpoint was checked when subscribing are dropped here.
+    const problem = pushEndpointProblem(new URL(subscription.endpoint));
+    if (problem) return { ok: false, gone: true, error: `the push endpoint ${problem}` };
     try {
       await webpush.sendNotification(
         { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
@@ -108,7 +118,7 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
       const code = (err as { code?: string }).code;
       return {
         ok: false,
-        gone: gone || code === 'EPRIVATEADDRESS',
+        gone: gone || code === PRIVATE_ADDRESS_CODE,
         error: status ? `HTTP ${status}` : (err as Error).message,
       };
     }

@@ -8,9 +8,10 @@ import { startSocialWithClock, type SocialTestServer, type TestUser } from '../t
 
 /*
  * Web Push end to end: subscriptions made through masto.js, pushes sent by the server to a push receiver on
- * loopback (HTTPS with a test certificate) that decrypts every payload with the subscription's own keys,
- * for each policy and alert; legacy (aesgcm) and standard (aes128gcm) encodings; 410 removes a
- * subscription, a 500 is retried.
+ * loopback (HTTPS with a test certificate, reached by the name localhost with the private-address guard off)
+ * that decrypts every payload with the subscription's own keys, for each policy and alert; legacy (aesgcm)
+ * and standard (aes128gcm) encodings; 410 removes a subscription, a 500 is retried. Literal private
+ * addresses are refused even so. The guard switched on: push.netns.test.ts.
  */
 
 interface Pushed {
@@ -44,10 +45,18 @@ function header(value: string | string[] | undefined, name: string): string | un
 }
 
 beforeAll(async () => {
-  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   push = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -82,7 +91,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => push.listen(0, '127.0.0.1', resolve));
-  pushBase = `https://127.0.0.1:${(push.address() as AddressInfo).port}`;
+  pushBase = `https://localhost:${(push.address() as AddressInfo).port}`;
   server = await startSocialWithClock(Date.now, {
     social: { push: { allowPrivateAddress: true, ca: pems.cert, retryDelaysMs: [30, 30, 30] } },
   });
@@ -235,5 +244,51 @@ describe('Web Push', () => {
       'keys.auth',
       'keys.p256dh',
     ]);
+  });
+
+  it('refuses endpoints on literal loopback and private addresses with 422, whatever their spelling', async () => {
+    const { token } = server.social.admin.createToken('alice', 'push');
+    const ecdh = crypto.createECDH('prime256v1');
+    ecdh.generateKeys();
+    const port = new URL(pushBase).port;
+    for (const host of [
+      '127.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '2130706433',
+      '0x7f.0.0.1',
+      '10.0.0.1',
+      '169.254.169.254',
+      '[64:ff9b::7f00:1]',
+    ]) {
+      const res = await server.fetch(`${server.url}/api/v1/push/subscription`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          subscription: {
+            endpoint: `https://${host}:${port}/literal`,
+            keys: { p256dh: ecdh.getPublicKey('base64url'), auth: crypto.randomBytes(16).toString('base64url') },
+          },
+        }),
+      });
+      expect(res.status, host).toBe(422);
+      expect(await res.json(), host).toMatchObject({
+        details: { endpoint: [{ error: 'ERR_INVALID', description: 'must not be a loopback or private address' }] },
+      });
+    }
+  });
+
+  it('drops a stored subscription whose endpoint is a literal loopback address without connecting to it', async () => {
+    const stored = await subscribe('literal', { alerts: { follow: true } });
+    // A subscription from before endpoints were checked when subscribing.
+    server.social.context.store.core
+      .sql('UPDATE push_subscriptions SET endpoint = ? WHERE id = ?')
+      .run(`https://[::ffff:127.0.0.1]:${new URL(pushBase).port}/literal`, stored.created.id);
+    await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
+    await delivered();
+    expect(stored.receiver.received).toEqual([]);
+    await expect(server.masto(stored.token).v1.push.subscription.fetch()).rejects.toMatchObject({ statusCode: 404 });
+    await server.masto(bob.token).v1.accounts.$select(alice.accountId).unfollow();
   });
 });

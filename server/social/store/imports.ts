@@ -130,6 +130,24 @@ export class ImportRepository {
   }
 
   /**
+   * Counts a lookup of the row as started, before it starts (a server that dies during it leaves the count);
+   * returns how many have been started, this one included.
+   */
+  startLookup(rowId: string): number {
+    const r = this.core
+      .sql('UPDATE bulk_import_rows SET lookups_started = lookups_started + 1 WHERE id = ? RETURNING lookups_started')
+      .get(rowId) as { lookups_started: number } | undefined;
+    return r?.lookups_started ?? 0;
+  }
+
+  /** A started lookup stopped with the server, in order: it does not count. */
+  forgetLookup(rowId: string): void {
+    this.core
+      .sql('UPDATE bulk_import_rows SET lookups_started = lookups_started - 1 WHERE id = ? AND lookups_started > 0')
+      .run(rowId);
+  }
+
+  /**
    * A row is done: deleted when imported, kept with `error` when not. The import counts it, and finishes with
    * its last row. A row settled already (a second worker, a restart) is not counted again.
    */

@@ -14,7 +14,6 @@ import {
   filterFromWire,
   int64ToNumber,
   positionFromWire,
-  resolvedEntryWireSize,
   resolvedIndexedEventToWire,
 } from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
@@ -35,10 +34,13 @@ const ReadStreamResultWire = enumTable<ReadStreamResultCode>('ReadStreamEventsCo
 const ReadAllResultWire = enumTable<ReadAllResultCode>('ReadAllEventsCompleted.ReadAllResult');
 const FilteredReadAllResultWire = enumTable<ReadAllResultCode>('FilteredReadAllEventsCompleted.FilteredReadAllResult');
 
-/** Replies stay under the connection's frame limit, with room to spare (the size estimate is conservative too). */
-function replyBudget(ctx: RequestContext): number {
+/**
+ * Replies stay under the connection's frame limit, with room to spare (the size estimate is conservative
+ * too). The store stops reading at this budget, so a longer read never materializes more than one reply.
+ */
+function replyOptions(ctx: RequestContext): { maxBytes: number } {
   const limit = ctx.connection.maxFrameBytes;
-  return limit - Math.min(1024 * 1024, Math.floor(limit / 16));
+  return { maxBytes: limit - Math.min(1024 * 1024, Math.floor(limit / 16)) };
 }
 
 function streamIdOf(id: string): string {
@@ -50,16 +52,6 @@ function countError(maxCount: number): string | null {
   if (maxCount > MAX_READ_COUNT) return `Read size too big, should be less than ${MAX_READ_COUNT} items`;
   if (maxCount <= 0) return `Invalid count ${maxCount}, should be at least 1`;
   return null;
-}
-
-/** How many leading entries fit in one reply (at least one, so a reader always progresses). */
-function entriesThatFit(entries: readonly Parameters<typeof resolvedEntryWireSize>[0][], budget: number): number {
-  let total = 0;
-  for (let i = 0; i < entries.length; i++) {
-    total += resolvedEntryWireSize(entries[i]);
-    if (total > budget) return Math.max(1, i);
-  }
-  return entries.length;
 }
 
 // ---- ReadEvent ----
@@ -121,23 +113,8 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
   if (forward ? from < 0 : from < -1)
     return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
 
-  const r = forward
-    ? ctx.store.readStreamForward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller)
-    : ctx.store.readStreamBackward(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  const fit = entriesThatFit(r.events, replyBudget(ctx));
-  if (fit < r.events.length) {
-    // Too big for one frame: return a shorter slice; the client pages on from next_event_number.
-    const kept = r.events.slice(0, fit);
-    const last = kept[kept.length - 1];
-    const lastNumber = (last.link ?? last.event)!.eventNumber;
-    const next = forward ? lastNumber + 1 : lastNumber - 1;
-    return sendReadStream(ctx, command, {
-      ...r,
-      events: kept,
-      nextEventNumber: next < 0 ? -1 : next,
-      isEndOfStream: next < 0,
-    });
-  }
+  const read = forward ? ctx.store.readStreamForward : ctx.store.readStreamBackward;
+  const r = read(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
   sendReadStream(ctx, command, r);
 }
 
@@ -155,20 +132,6 @@ function readAllFailure(from: Position, result: ReadAllResultCode, error: string
     nextPosition: { commitPosition: -1, preparePosition: -1 },
     isEndOfStream: false,
     error,
-  };
-}
-
-/** Trims a $all slice that would not fit one frame; the next cursor then points at the first event left out. */
-function fitAllSlice(r: ReadAllResult, forward: boolean, budget: number): ReadAllResult {
-  const fit = entriesThatFit(r.events, budget);
-  if (fit >= r.events.length) return r;
-  const kept = r.events.slice(0, fit);
-  const boundary = forward ? r.events[fit] : kept[kept.length - 1];
-  return {
-    ...r,
-    events: kept,
-    nextPosition: { commitPosition: boundary.commitPosition, preparePosition: boundary.preparePosition },
-    isEndOfStream: false,
   };
 }
 
@@ -193,15 +156,11 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
   const command = forward ? TcpCommand.ReadAllEventsForwardCompleted : TcpCommand.ReadAllEventsBackwardCompleted;
   const from = positionFromWire(m.commitPosition, m.preparePosition);
   const invalid = validateAllRequest(from, m.maxCount);
+  const read = forward ? ctx.store.readAllForward : ctx.store.readAllBackward;
   const r = invalid
     ? readAllFailure(from, 'Error', invalid)
-    : forward
-      ? ctx.store.readAllForward(from, m.maxCount, m.resolveLinkTos, ctx.caller)
-      : ctx.store.readAllBackward(from, m.maxCount, m.resolveLinkTos, ctx.caller);
-  ctx.reply(
-    command,
-    encodeReadAllEventsCompleted(allReply(fitAllSlice(r, forward, replyBudget(ctx)), ReadAllResultWire)),
-  );
+    : read(from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
+  ctx.reply(command, encodeReadAllEventsCompleted(allReply(r, ReadAllResultWire)));
 }
 
 function checkFilter(filter: EventFilter | null): string | null {
@@ -222,17 +181,15 @@ function filteredReadAll(ctx: RequestContext, m: FilteredReadAllEventsMessage, f
   const filter = filterFromWire(m.filter);
   const maxSearchWindow = m.maxSearchWindow > 0 ? m.maxSearchWindow : m.maxCount;
   const invalid = validateAllRequest(from, m.maxCount) ?? checkFilter(filter);
+  const read = forward ? ctx.store.filteredReadAllForward : ctx.store.filteredReadAllBackward;
   const r = invalid
     ? readAllFailure(from, 'Error', invalid)
-    : forward
-      ? ctx.store.filteredReadAllForward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller)
-      : ctx.store.filteredReadAllBackward(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller);
-  const fitted = fitAllSlice(r, forward, replyBudget(ctx));
+    : read(from, m.maxCount, maxSearchWindow, filter, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
   ctx.reply(
     command,
     encodeReadAllEventsCompleted({
-      ...allReply(fitted, FilteredReadAllResultWire),
-      isEndOfStream: fitted.result === 'Success' ? fitted.isEndOfStream : false,
+      ...allReply(r, FilteredReadAllResultWire),
+      isEndOfStream: r.result === 'Success' ? r.isEndOfStream : false,
     }),
   );
 }

@@ -7,11 +7,16 @@ let server: SocialTestServer;
 let owner: TestUser;
 let alice: TestUser;
 let bob: TestUser;
+let carol: TestUser;
 
 beforeAll(async () => {
   server = await startSocialTestServer();
   owner = await server.createUser('owner', { role: 'owner' });
-  [alice, bob] = await Promise.all([server.createUser('alice'), server.createUser('bob')]);
+  [alice, bob, carol] = await Promise.all([
+    server.createUser('alice'),
+    server.createUser('bob'),
+    server.createUser('carol'),
+  ]);
 });
 
 afterAll(async () => {
@@ -72,5 +77,45 @@ describe('reports', () => {
         })
       ).status,
     ).toBe(403);
+  });
+
+  it('never carry a status the reporter cannot read: a hidden one answers as a missing id, and staff never see it', async () => {
+    // Issue 25, finding 6: alice gets 404 on bob's direct message to carol, yet could file it to the staff.
+    const dm = await server.masto(bob.token).v1.statuses.create({ status: '@carol the secret', visibility: 'direct' });
+    const followersOnly = await server
+      .masto(bob.token)
+      .v1.statuses.create({ status: 'friends', visibility: 'private' });
+    expect(
+      (
+        await server.fetch(`${server.url}/api/v1/statuses/${dm.id}`, {
+          headers: { Authorization: `Bearer ${alice.token}` },
+        })
+      ).status,
+    ).toBe(404);
+    const file = async (statusId: string) => {
+      const res = await server.fetch(`${server.url}/api/v1/reports`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ account_id: bob.accountId, status_ids: [statusId], comment: 'look' }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const missing = await file('123456789');
+    expect(missing.status).toBe(422);
+    expect(await file(dm.id)).toEqual(missing);
+    expect(await file(followersOnly.id)).toEqual(missing);
+    // carol, to whom it was sent, may report it.
+    const byCarol = await server.masto(carol.token).v1.reports.create({ accountId: bob.accountId, statusIds: [dm.id] });
+    expect(byCarol.statusIds).toEqual([dm.id]);
+
+    const adminView = await server.fetch(`${server.url}/api/v1/admin/reports?resolved=false`, {
+      headers: { Authorization: `Bearer ${server.social.admin.createToken('owner', 'admin:read').token}` },
+    });
+    expect(adminView.status).toBe(200);
+    const reports = (await adminView.json()) as { account: { id: string }; statuses: { id: string }[] }[];
+    const fromAlice = reports.filter((r) => r.account.id === alice.accountId);
+    expect(fromAlice.length).toBeGreaterThan(0);
+    for (const report of fromAlice) expect(report.statuses.map((st) => st.id)).not.toContain(dm.id);
+    expect(JSON.stringify(fromAlice)).not.toContain('the secret');
   });
 });

@@ -6,7 +6,7 @@ import { serializePushSubscription } from '../../../entities/push.ts';
 import { DetailsCollector, notFound } from '../../../errors.ts';
 import { auth, currentUser, tokenBeforeBody, presentedToken } from '../../../http/auth.ts';
 import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
-import { ALERT_TYPES, POLICIES, alertsFrom } from '../../../push/index.ts';
+import { ALERT_TYPES, POLICIES, alertsFrom, pushEndpointProblem } from '../../../push/index.ts';
 import type { PushPolicy } from '../../../store/index.ts';
 
 const alertsSchema = z
@@ -54,7 +54,8 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
     } catch {
       details.add('endpoint', 'ERR_INVALID', 'is not a valid URL');
     }
-    if (endpoint && endpoint.protocol !== 'https:') details.add('endpoint', 'ERR_INVALID', 'must be an https URL');
+    const problem = endpoint && pushEndpointProblem(endpoint);
+    if (problem) details.add('endpoint', 'ERR_INVALID', problem);
     if (p.subscription.endpoint.length > ENDPOINT_MAX)
       details.add('endpoint', 'ERR_TOO_LONG', `is too long (maximum is ${ENDPOINT_MAX} characters)`);
     // An uncompressed P-256 point is 65 bytes; the auth secret 16.

@@ -1,0 +1,157 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../../logger.ts';
+import { StoreBadRequestError, StoreBusyError, StoreNotReadyError, type Caller } from '../store/types.ts';
+import type { SubscriberInfo } from '../subscriptions/types.ts';
+import type { Authenticator } from './auth.ts';
+import { Errors, grpcError, isGrpcError, type GrpcError } from './errors.ts';
+import { MalformedMessage } from './protos.ts';
+
+/** What every service handler gets: the store's callers come from here. */
+export interface CallContext {
+  authenticate: Authenticator;
+  logger: Logger;
+}
+
+/** Store and programming errors → a status the clients understand; known gRPC errors pass through. */
+export function toGrpcError(err: unknown, logger: Logger): GrpcError {
+  if (isGrpcError(err)) return err;
+  if (err instanceof StoreBusyError) return grpcError(grpc.status.RESOURCE_EXHAUSTED, 'Server too busy.');
+  if (err instanceof StoreNotReadyError) return grpcError(grpc.status.UNAVAILABLE, 'Server is not ready.');
+  if (err instanceof StoreBadRequestError) return Errors.invalidArgument(err.message);
+  logger.error({ err }, 'gRPC call failed');
+  return Errors.internal('Internal error.');
+}
+
+type UnaryCall = grpc.ServerUnaryCall<unknown, unknown>;
+
+/** A decoded request, or INVALID_ARGUMENT for bytes that are no such message. */
+export function wellFormed<T>(message: T | MalformedMessage): T {
+  if (message instanceof MalformedMessage)
+    throw Errors.invalidArgument(`The request is not a valid protobuf message: ${message.reason}`);
+  return message;
+}
+
+/** A unary handler from `(request, caller, call) => response`; throws become statuses. */
+export function unary<Req, Res>(
+  ctx: CallContext,
+  handle: (request: Req, caller: Caller, call: UnaryCall) => Promise<Res> | Res,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    (async () => {
+      const caller = await ctx.authenticate(call);
+      return handle(wellFormed(call.request), caller, call as UnaryCall);
+    })().then(
+      (response) => callback(null, response),
+      (err) => callback(toGrpcError(err, ctx.logger)),
+    );
+  };
+}
+
+/**
+ * Writes to a server stream, waiting while the client is not reading (grpc-js buffers otherwise without
+ * bound). Resolves false once the call is over (cancelled, or the client went away).
+ */
+export class Outbox<T> {
+  private ended = false;
+  private readonly endListeners: (() => void)[] = [];
+  private readonly call: grpc.ServerWritableStream<unknown, T> | grpc.ServerDuplexStream<unknown, T>;
+  constructor(call: grpc.ServerWritableStream<unknown, T> | grpc.ServerDuplexStream<unknown, T>) {
+    this.call = call;
+    call.once('cancelled', () => this.markEnded());
+    call.once('close', () => this.markEnded());
+  }
+
+  private markEnded(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const listener of this.endListeners.splice(0)) listener();
+  }
+
+  /** Runs once when the call is over, whoever ended it. */
+  onEnd(listener: () => void): void {
+    if (this.ended) listener();
+    else this.endListeners.push(listener);
+  }
+
+  get open(): boolean {
+    return !this.ended && !this.call.cancelled && !this.call.destroyed;
+  }
+
+  /** Messages queued and not yet taken by the transport. */
+  get queued(): number {
+    return this.call.writableLength;
+  }
+
+  /** Queues without waiting (live delivery); false when the call is over. */
+  push(message: T): boolean {
+    if (!this.open) return false;
+    this.call.write(message);
+    return true;
+  }
+
+  async send(message: T): Promise<boolean> {
+    if (!this.open) return false;
+    if (this.call.write(message)) return true;
+    return this.drained();
+  }
+
+  drained(): Promise<boolean> {
+    if (!this.open) return Promise.resolve(false);
+    if (!this.call.writableNeedDrain) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        this.call.off('drain', onDrain);
+        this.call.off('cancelled', onGone);
+        this.call.off('close', onGone);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onGone = () => done(false);
+      this.call.on('drain', onDrain);
+      this.call.once('cancelled', onGone);
+      this.call.once('close', onGone);
+    });
+  }
+
+  /** Ends the call with OK. */
+  end(): void {
+    if (this.open) this.call.end();
+    this.markEnded();
+  }
+
+  fail(err: GrpcError): void {
+    if (this.open) this.call.emit('error', err);
+    this.markEnded();
+  }
+}
+
+/** A server-streaming handler; a throw ends the call with its status. */
+export function serverStream<Req, Res>(
+  ctx: CallContext,
+  handle: (request: Req, caller: Caller, out: Outbox<Res>, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>,
+): grpc.handleServerStreamingCall<Req, Res> {
+  return (call) => {
+    const out = new Outbox<Res>(call);
+    (async () => {
+      const caller = await ctx.authenticate(call);
+      await handle(wellFormed(call.request), caller, out, call);
+    })().catch((err) => out.fail(toGrpcError(err, ctx.logger)));
+  };
+}
+
+/** `google.protobuf.Timestamp` of a Unix-milliseconds time. */
+export function timestamp(ms: number): { seconds: string; nanos: number } {
+  return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
+}
+
+/** Who holds a subscription, for the monitor: the peer, and the name the client gave (`connection-name`). */
+export function subscriberOf(call: { metadata: grpc.Metadata; getPeer(): string }, caller: Caller): SubscriberInfo {
+  const name = call.metadata.get('connection-name')[0];
+  const peer = call.getPeer();
+  return {
+    connectionId: `grpc:${peer}`,
+    connectionName: typeof name === 'string' ? name : null,
+    remoteAddress: peer.replace(/^ipv[46]:/, ''),
+    caller,
+  };
+}

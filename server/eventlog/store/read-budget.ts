@@ -1,0 +1,35 @@
+/**
+ * Bounds on what one read materializes: a reply is cut, while it is built, once its entries reach a byte
+ * budget (the caller pages on from the next event number or position, as with any short page).
+ */
+import type { ResolvedIndexedEvent } from './types.ts';
+
+/** The estimated encoded size of one read entry: its event and its link, with every field's framing. */
+export function entryBytes(entry: ResolvedIndexedEvent): number {
+  let size = 16;
+  for (const r of [entry.event, entry.link]) {
+    if (r)
+      size += 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0);
+  }
+  return size;
+}
+
+/** Counts a reply's entries against its byte budget as they are added. */
+export class ReplyBudget {
+  private used = 0;
+  private entries = 0;
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Takes the entry into the reply if it fits (the first one always does); false means stop here. */
+  admit(entry: ResolvedIndexedEvent): boolean {
+    const size = entryBytes(entry);
+    if (this.entries > 0 && this.used + size > this.maxBytes) return false;
+    this.used += size;
+    this.entries++;
+    return true;
+  }
+}

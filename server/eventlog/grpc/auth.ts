@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import type { Caller, EventLogUsers, Principal } from '../store/types.ts';
 import { Errors } from './errors.ts';
@@ -26,24 +27,37 @@ function peerAddress(peer: string): string {
 
 export function createAuthenticator(users: EventLogUsers, secure: boolean): Authenticator {
   if (!secure) return async () => INSECURE_PRINCIPAL;
+  // Calls opened together with the same credentials share one password check: a client opening a thousand
+  // subscriptions at once must not cost a thousand scrypt runs before the first answer is cached.
+  const inFlight = new Map<string, Promise<Caller>>();
   return async (call) => {
     const values = call.metadata.get('authorization');
     if (values.length === 0) return null;
     const header = String(values[0]);
-    const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!basic) {
-      if (/^Bearer\s/i.test(header)) throw Errors.unauthenticated('Bearer tokens are not supported; use Basic.');
-      throw Errors.unauthenticated('Unsupported authorization scheme; use Basic.');
+    const key = `${crypto.createHash('sha256').update(header).digest('base64')} ${peerAddress(call.getPeer())}`;
+    let check = inFlight.get(key);
+    if (!check) {
+      check = checkHeader(users, header, call).finally(() => inFlight.delete(key));
+      inFlight.set(key, check);
     }
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw Errors.unauthenticated('Malformed Basic credentials.');
-    const principal = await users.authenticate(
-      decoded.slice(0, colon),
-      decoded.slice(colon + 1),
-      peerAddress(call.getPeer()),
-    );
-    if (!principal) throw Errors.unauthenticated('Bad username or password.');
-    return principal;
+    return check;
   };
+}
+
+async function checkHeader(users: EventLogUsers, header: string, call: { getPeer(): string }): Promise<Caller> {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!basic) {
+    if (/^Bearer\s/i.test(header)) throw Errors.unauthenticated('Bearer tokens are not supported; use Basic.');
+    throw Errors.unauthenticated('Unsupported authorization scheme; use Basic.');
+  }
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw Errors.unauthenticated('Malformed Basic credentials.');
+  const principal = await users.authenticate(
+    decoded.slice(0, colon),
+    decoded.slice(colon + 1),
+    peerAddress(call.getPeer()),
+  );
+  if (!principal) throw Errors.unauthenticated('Bad username or password.');
+  return principal;
 }

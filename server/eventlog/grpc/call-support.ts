@@ -10,6 +10,38 @@ import { MalformedMessage } from './protos.ts';
 export interface CallContext {
   authenticate: Authenticator;
   logger: Logger;
+  streams: StreamCounter;
+}
+
+/**
+ * Long-lived calls (subscriptions, persistent consumers, BatchAppend, statistics) open at once per
+ * connection. Past the bound a call ends at once with RESOURCE_EXHAUSTED, so a client opening ten thousand
+ * subscriptions on one connection gets a clear answer for the extra ones and the server keeps a bounded
+ * number of them (HTTP/2's own stream limit is set higher, for the short calls beside them).
+ */
+export class StreamCounter {
+  private readonly open = new Map<string, number>();
+  readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Counts the call against its connection until it ends; throws when the connection is at the bound. */
+  admit(call: { getPeer(): string }, out: Outbox<unknown>): void {
+    const peer = call.getPeer();
+    const count = this.open.get(peer) ?? 0;
+    if (count >= this.limit)
+      throw grpcError(
+        grpc.status.RESOURCE_EXHAUSTED,
+        `At most ${this.limit} subscriptions and streaming calls may be open on one connection.`,
+      );
+    this.open.set(peer, count + 1);
+    out.onEnd(() => {
+      const left = (this.open.get(peer) ?? 1) - 1;
+      if (left === 0) this.open.delete(peer);
+      else this.open.set(peer, left);
+    });
+  }
 }
 
 /** Store and programming errors → a status the clients understand; known gRPC errors pass through. */
@@ -133,6 +165,7 @@ export function serverStream<Req, Res>(
   return (call) => {
     const out = new Outbox<Res>(call);
     (async () => {
+      ctx.streams.admit(call, out as Outbox<unknown>);
       const caller = await ctx.authenticate(call);
       await handle(wellFormed(call.request), caller, out, call);
     })().catch((err) => out.fail(toGrpcError(err, ctx.logger)));

@@ -11,7 +11,7 @@ import type { Subscriptions } from '../subscriptions/index.ts';
 import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
 import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
-import type { CallContext } from './call-support.ts';
+import { StreamCounter, type CallContext } from './call-support.ts';
 import { startGrpcListener, type GrpcListener, type GrpcListenerLimits } from './listener.ts';
 import { nodeServices } from './node-services.ts';
 import { persistentSubscriptionsService } from './persistent/index.ts';
@@ -65,7 +65,11 @@ export async function startEventLogGrpc(
     logger,
     limits: options.limits,
   });
-  const ctx: CallContext = { authenticate: createAuthenticator(eventLog.users, !options.insecure), logger };
+  const ctx: CallContext = {
+    authenticate: createAuthenticator(eventLog.users, !options.insecure),
+    logger,
+    streams: new StreamCounter(listener.limits.maxStreamingCallsPerConnection),
+  };
   const port = listener.address.port;
   for (const module of nodeServices(ctx, listener, { host: options.host, port })) listener.addService(module);
   listener.addService(

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonEvent } from '@kurrent/kurrentdb-client';
+import { jsonEvent, KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { rawClient, unaryCall } from './testing/raw.ts';
 import { startGrpcTestServer, type GrpcTestServer } from './testing/homeport.ts';
 import fs from 'node:fs';
@@ -34,6 +34,7 @@ describe('the gRPC listener', () => {
     expect(names).toContain('event_store.client.streams.streams/read');
     expect(names).toContain('event_store.client.streams.streams/append');
     expect(names).not.toContain('event_store.client.streams.streams/batchappend');
+    expect(names).not.toContain('event_store.client.projections.projections/create');
     const readMethod = res.methods.find((m) => m.method_name === 'read' && m.service_name.endsWith('streams'));
     expect(readMethod?.features).toEqual(['position', 'events']);
   });
@@ -90,5 +91,39 @@ describe('the gRPC listener', () => {
     expect(read[0].event?.type).toBe('greeted');
     expect(read[0].event?.data).toEqual({ hello: 'world' });
     expect(read[0].event?.position?.commit).toBe(appended.position?.commit);
+  });
+
+  it('works with +discover (gossip) and esdb:// connection strings', async () => {
+    for (const scheme of ['kurrentdb+discover://', 'esdb://', 'esdb+discover://']) {
+      const url = server.connectionString().replace('kurrentdb://', scheme);
+      const client = KurrentDBClient.connectionString(url);
+      try {
+        const stream = `scheme-${scheme.replace(/\W/g, '')}`;
+        await client.appendToStream(stream, jsonEvent({ type: 't', data: {} }));
+        const read = [];
+        for await (const e of client.readStream(stream)) read.push(e);
+        expect(read).toHaveLength(1);
+      } finally {
+        await client.dispose();
+      }
+    }
+  });
+
+  it("lists gRPC connections in the UI's connection list, with the ids the subscription monitor shows", async () => {
+    const client = server.client();
+    const sub = client.subscribeToStream('monitored');
+    await new Promise<void>((resolve) => sub.once('caughtUp', () => resolve()));
+    const headers = { authorization: `Bearer ${server.homeport.uiToken}` };
+    const api = `${server.homeport.httpUrl}/api/homeport/v1/eventlog`;
+    const { connections } = (await (await fetch(`${api}/connections`, { headers })).json()) as {
+      connections: { id: string; tls: boolean }[];
+    };
+    const { subscriptions } = (await (await fetch(`${api}/subscriptions`, { headers })).json()) as {
+      subscriptions: { stream: string; connectionId: string }[];
+    };
+    const monitored = subscriptions.find((s) => s.stream === 'monitored');
+    expect(monitored?.connectionId).toMatch(/^grpc:/);
+    expect(connections.find((c) => c.id === monitored?.connectionId)).toMatchObject({ tls: true });
+    await sub.unsubscribe();
   });
 });

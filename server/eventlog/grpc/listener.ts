@@ -3,6 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
+import type { ConnectionInfo } from '../tcp/connection.ts';
 import { serviceDefinition } from './protos.ts';
 
 /**
@@ -33,8 +34,10 @@ export interface GrpcListenerLimits {
   maxReceiveMessageBytes: number;
   /** Largest message the server sends (the Node client accepts 17 MiB). */
   maxSendMessageBytes: number;
-  /** Concurrent calls per HTTP/2 connection. */
+  /** Concurrent calls per HTTP/2 connection (the client queues more). */
   maxConcurrentStreams: number;
+  /** Long-lived calls (subscriptions, consumers, BatchAppend) per connection; more get RESOURCE_EXHAUSTED. */
+  maxStreamingCallsPerConnection: number;
   /** A connection that sends nothing this long after connecting is closed. */
   firstBytesTimeoutMs: number;
 }
@@ -44,7 +47,8 @@ export const DEFAULT_GRPC_LIMITS: GrpcListenerLimits = {
   // KurrentDB's Streams limit (16 MiB less 10,000 bytes); the Node client accepts 17 MiB responses.
   maxReceiveMessageBytes: 16 * 1024 * 1024,
   maxSendMessageBytes: 17 * 1024 * 1024,
-  maxConcurrentStreams: 1000,
+  maxConcurrentStreams: 4000,
+  maxStreamingCallsPerConnection: 1000,
   firstBytesTimeoutMs: 10_000,
 };
 
@@ -68,6 +72,8 @@ export interface GrpcListener {
   addHttpRoute(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: HttpHandler): void;
   /** Open connections, both protocols. */
   connectionCount(): number;
+  /** Open connections for the UI's list, beside the TCP ones (ids as the subscription monitor shows them). */
+  connections(): ConnectionInfo[];
   close(): Promise<void>;
 }
 
@@ -101,14 +107,15 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     });
   });
 
-  const open = new Set<Socket>();
+  /** Open sockets and when they connected. */
+  const open = new Map<Socket, number>();
   let closing = false;
   const track = (socket: Socket): boolean => {
     if (closing || open.size >= limits.maxConnections) {
       socket.destroy();
       return false;
     }
-    open.add(socket);
+    open.set(socket, Date.now());
     socket.once('close', () => open.delete(socket));
     socket.on('error', (err) => logger.debug({ err }, 'gRPC port connection error'));
     return true;
@@ -131,7 +138,11 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       socket.pause();
       socket.unshift(seen);
       if (isH2) toGrpc(socket);
-      else toHttp(socket);
+      else {
+        toHttp(socket);
+        // pause() above made the socket explicitly paused; the HTTP server's data listener does not undo that
+        socket.resume();
+      }
     };
     socket.on('data', onData);
     socket.once('close', () => clearTimeout(timer));
@@ -142,6 +153,7 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     netServer = tls.createServer({
       cert: options.tls.cert,
       key: options.tls.key,
+      // biome-ignore lint/correctness/noComponentHookFactories: a TLS option whose name starts with a capital, not a React component
       ALPNCallback: ({ protocols }) =>
         protocols.includes('http/1.1') ? 'http/1.1' : protocols.includes('h2') ? 'h2' : undefined,
     });
@@ -186,6 +198,27 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       routes.set(`${method} ${path}`, handler);
     },
     connectionCount: () => open.size,
+    connections: () =>
+      [...open].map(([socket, connectedAt]) => {
+        const host = socket.remoteAddress ?? 'unknown';
+        const address = host.includes(':') ? `[${host}]` : host;
+        return {
+          id: `grpc:${address}:${socket.remotePort ?? 0}`,
+          connectionName: '',
+          clientVersion: null,
+          remoteAddress: host,
+          remotePort: socket.remotePort ?? 0,
+          tls: options.tls !== null,
+          user: null,
+          connectedAt,
+          bytesReceived: socket.bytesRead,
+          bytesSent: socket.bytesWritten,
+          packagesReceived: 0,
+          packagesSent: 0,
+          pendingSendPackages: 0,
+          pendingSendBytes: socket.writableLength,
+        };
+      }),
     close() {
       closed ??= (async () => {
         closing = true;
@@ -194,7 +227,7 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
         server.forceShutdown();
         injector.destroy();
         httpSide.closeAllConnections();
-        for (const socket of open) socket.destroy();
+        for (const socket of open.keys()) socket.destroy();
         await stopped;
       })();
       return closed;

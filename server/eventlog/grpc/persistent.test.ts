@@ -117,4 +117,21 @@ describe('persistent subscriptions to a stream', () => {
     const after = await client.getPersistentSubscriptionToStreamInfo('ps-update', 'g');
     expect(after.settings.maxRetryCount).toBe(3);
   });
+
+  it('restarts the subsystem: consumers are dropped, groups resume from their checkpoints', async () => {
+    const { client, server } = shared;
+    await client.appendToStream('ps-restart', numbered(3));
+    await client.createPersistentSubscriptionToStream('ps-restart', 'g', settings());
+    const before = record(client.subscribeToPersistentSubscriptionToStream('ps-restart', 'g'));
+    await before.until(() => before.events.length === 3);
+    await expect(server.client(null).restartPersistentSubscriptionSubsystem()).rejects.toBeInstanceOf(
+      AccessDeniedError,
+    );
+    await client.restartPersistentSubscriptionSubsystem();
+    await expect(before.until(() => false)).rejects.toThrow();
+    // nothing was acknowledged: a new consumer gets all three again
+    const after = record(client.subscribeToPersistentSubscriptionToStream('ps-restart', 'g'));
+    await after.until(() => after.events.length === 3);
+    expect(after.events.map(dataOf)).toEqual([0, 1, 2]);
+  });
 });

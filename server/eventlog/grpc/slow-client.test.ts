@@ -1,39 +1,24 @@
 import type * as grpc from '@grpc/grpc-js';
 import { binaryEvent } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
-import { useGrpcTestServer } from './testing/homeport.ts';
-import { rawClient } from './testing/raw.ts';
+import { useGrpcTestServer, waitFor } from './testing/homeport.ts';
+import { rawClient, subscribeRaw } from './testing/raw.ts';
 
 /** A client that stops reading must not make the server queue without bound, nor lose or repeat events. */
 const shared = useGrpcTestServer();
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 type ReadResp = { content: string; event?: { event: { stream_revision: string } } };
 
 describe('a subscriber that stops reading', () => {
   it('is moved back to catch-up instead of being queued for, then gets every event once, in order', async () => {
     const client = rawClient(shared.server, 'event_store.client.streams.Streams');
-    const call = (client as unknown as { Read(req: unknown): grpc.ClientReadableStream<ReadResp> }).Read({
-      options: {
-        stream: { stream_identifier: { stream_name: Buffer.from('slow') }, start: {} },
-        read_direction: 'FORWARDS',
-        subscription: {},
-        no_filter: {},
-        uuid_option: { string: {} },
-      },
-    });
+    const call = subscribeRaw<ReadResp>(client, 'slow');
+
     const revisions: number[] = [];
     let caughtUp = 0;
     call.on('data', (m: ReadResp) => {
       if (m.content === 'caught_up') caughtUp++;
-      if (m.content === 'event') revisions.push(Number(m.event!.event.stream_revision));
+      if (m.content === 'event') revisions.push(Number(m.event!.event.stream_revision ?? 0)); // proto3 leaves 0 out
     });
     const failed = new Promise((_, reject) => call.on('error', reject));
     failed.catch(() => {});

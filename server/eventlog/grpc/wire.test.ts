@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { binaryEvent, MaxAppendSizeExceededError } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
@@ -168,5 +169,69 @@ describe('bad input', () => {
     );
     const ok = await shared.client.appendToStream('after-big', [binaryEvent({ type: 'small', data: Buffer.alloc(8) })]);
     expect(ok.nextExpectedRevision).toBe(0n);
+  });
+});
+
+describe('BatchAppend (served for clients that call it without asking ServerFeatures)', () => {
+  type Resp = {
+    correlation_id: { string: string };
+    stream_identifier: { stream_name: Buffer };
+    result: 'success' | 'error';
+    success?: { current_revision?: string };
+    error?: { code: string; details: { type_url: string } };
+  };
+  const event = () => ({
+    id: { string: crypto.randomUUID() },
+    metadata: { type: 't', 'content-type': 'application/json' },
+    data: Buffer.from('{}'),
+  });
+
+  it('answers every correlation id once, chunked and interleaved, with typed errors', async () => {
+    const client = rawClient(shared.server, STREAMS);
+    const call = (client as unknown as { BatchAppend(): grpc.ClientDuplexStream<unknown, Resp> }).BatchAppend();
+    const answers = new Map<string, Resp>();
+    const all = new Promise<void>((resolve, reject) => {
+      call.on('data', (r: Resp) => {
+        answers.set(r.correlation_id.string, r);
+        if (answers.size === 4) resolve();
+      });
+      call.on('error', reject);
+    });
+    const [a, b, c, d] = Array.from({ length: 4 }, () => ({ string: crypto.randomUUID() }));
+    const opts = (stream: string, expected: Record<string, unknown>) => ({
+      stream_identifier: { stream_name: Buffer.from(stream) },
+      ...expected,
+    });
+    call.write({ correlation_id: a, options: opts('batch-a', { no_stream: {} }), proposed_messages: [event()] });
+    call.write({
+      correlation_id: b,
+      options: opts('batch-b', { any: {} }),
+      proposed_messages: [event()],
+      is_final: true,
+    });
+    call.write({ correlation_id: a, proposed_messages: [event()], is_final: true });
+    call.write({
+      correlation_id: c,
+      options: opts('batch-b', { stream_position: '99' }),
+      proposed_messages: [event()],
+      is_final: true,
+    });
+    call.write({
+      correlation_id: d,
+      options: { ...opts('batch-d', { any: {} }), deadline_21_10_0: { seconds: '1', nanos: 0 } },
+      proposed_messages: [event()],
+      is_final: true,
+    });
+    await all;
+    call.end();
+    expect(answers.get(a.string)).toMatchObject({ result: 'success', success: { current_revision: '1' } });
+    expect(answers.get(a.string)!.stream_identifier.stream_name.toString()).toBe('batch-a');
+    expect(answers.get(b.string)).toMatchObject({ result: 'success', success: { current_revision: '0' } });
+    expect(answers.get(c.string)).toMatchObject({ result: 'error', error: { code: 'ALREADY_EXISTS' } });
+    expect(answers.get(c.string)!.error!.details.type_url).toBe(
+      'type.googleapis.com/event_store.client.WrongExpectedVersion',
+    );
+    expect(answers.get(d.string)).toMatchObject({ result: 'error', error: { code: 'DEADLINE_EXCEEDED' } });
+    client.close();
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServeProcess } from '../testing/serve-process.ts';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { waitFor } from '../testing/wait-for.ts';
@@ -87,7 +87,7 @@ describe('event-log TCP limits', () => {
     a.destroy();
     await a.closed;
     // The server has let go of a (its place counts again) before a new client comes.
-    await waitFor(() => fx!.server.connections.size === 1, 'the server letting go of the closed connection');
+    await vi.waitFor(() => expect(fx!.server.connections.size).toBe(1), { timeout: 10_000 });
     await stillServes(fx.port);
     b.destroy();
   });
@@ -122,6 +122,7 @@ describe('event-log TCP limits', () => {
     );
     c.send(TcpCommand.UnsubscribeFromStream, first.correlationId, encodeMessage('UnsubscribeFromStream', {}), ADMIN);
     await gone;
+    await vi.waitFor(() => expect(subs.volatile.list().length).toBe(2), { timeout: 10_000 });
     const again = await c.request(
       TcpCommand.SubscribeToStream,
       encodeMessage('SubscribeToStream', { eventStreamId: 'later', resolveLinkTos: false }),

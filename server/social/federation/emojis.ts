@@ -12,9 +12,6 @@ export interface RemoteEmoji {
   url: string;
 }
 
-// Defined beside the inbox's bounds, which use it too (emojis.ts leads back to them through deps.ts).
-export { refuseToFetch } from './inbound-limits.ts';
-
 /** An Emoji tag, as Mastodon, Misskey and Akkoma send them; null when unusable. */
 export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const shortcode = tag.name?.toString().replace(/^:|:$/g, '') ?? '';

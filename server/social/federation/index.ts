@@ -23,7 +23,6 @@ export { RejectedDocument } from './remote.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
-export type { InboxLimits } from './inbox-intake.ts';
 
 export interface FederationSetupOptions extends SetupOptions {
   /** The inbox's bounds (see DEFAULT_INBOX_LIMITS); tests make them small. */

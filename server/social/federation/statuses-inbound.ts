@@ -21,8 +21,8 @@ import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
 import { fetchObject } from './lookup.ts';
-import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
-import { WITHOUT_FETCHING } from './inbound-limits.ts';
+import { emojiOf, type RemoteEmoji } from './emojis.ts';
+import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 

@@ -11,7 +11,8 @@ import type { Caller } from '../../store/types.ts';
 import { Outbox, subscriberOf, toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
 import type { GrpcServiceModule } from '../listener.ts';
-import { readEventResp } from '../streams/events.ts';
+import { encodeMessage } from '../protos.ts';
+import { readEventToWire } from '../streams/events.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';
 import { settingsFromWire, subscriptionInfoToWire, type WireSettings, type WireStreamStart } from './settings.ts';
 
@@ -112,6 +113,12 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
       consumer?.close();
       consumer = null;
     });
+    try {
+      ctx.streams.admit(call, out);
+    } catch (err) {
+      out.fail(toGrpcError(err, ctx.logger));
+      return;
+    }
 
     const open = async (options: NonNullable<ReadReq['options']>) => {
       const caller = await ctx.authenticate(call);
@@ -129,8 +136,11 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
         subscriber: subscriberOf(call, caller),
         sink: {
           eventAppeared: (event, retryCount) => {
-            const message = readEventResp(event, structured);
-            return out.push({ event: { ...message.event, retry_count: retryCount } });
+            return out.push(
+              encodeMessage('event_store.client.persistent_subscriptions.ReadResp', {
+                event: { ...readEventToWire(event, structured), retry_count: retryCount },
+              }),
+            );
           },
           dropped: (reason) => {
             consumer = null;
@@ -243,6 +253,18 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       return {};
     },
   );
+  // The engine has no restart of its own: each group is re-applied with its own settings, which stops it
+  // (consumers are dropped, in-flight messages retried) and starts it again from its checkpoint.
+  const restartSubsystem = unary<unknown, unknown>(ctx, async (_request, caller) => {
+    if (!mayManage(caller)) throw Errors.accessDenied();
+    for (const group of subscriptions.listGroups()) {
+      const detail = subscriptions.getGroup(group.streamId, group.groupName);
+      if (!detail) continue; // deleted meanwhile
+      const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
+      if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
+    }
+    return {};
+  });
   const stream = ['stream'];
   return {
     service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions',
@@ -254,6 +276,7 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       GetInfo: getInfo,
       List: list,
       ReplayParked: replayParked,
+      RestartSubsystem: restartSubsystem,
     },
     methods: {
       Create: stream,
@@ -263,6 +286,7 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       GetInfo: stream,
       List: stream,
       ReplayParked: stream,
+      RestartSubsystem: [],
     },
   };
 }

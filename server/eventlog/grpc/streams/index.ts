@@ -6,6 +6,7 @@ import type { GrpcServiceModule } from '../listener.ts';
 import { parseReadOptions, type WireReadOptions } from './read-request.ts';
 import { LOG_END, LOG_START, readAllCount, readStreamCount } from './read.ts';
 import { subscribe } from './subscribe.ts';
+import { batchAppendHandler } from './batch-append.ts';
 import { appendHandler, deleteHandler } from './write.ts';
 
 export interface StreamsServiceDeps {
@@ -62,7 +63,17 @@ export function streamsService(ctx: CallContext, deps: StreamsServiceDeps): Grpc
       Append: appendHandler(ctx, store, deps.maxAppendBytes),
       Delete: deleteHandler(ctx, store, false),
       Tombstone: deleteHandler(ctx, store, true),
+      BatchAppend: batchAppendHandler(ctx, store, deps.maxAppendBytes),
     },
-    methods: { Read: ['position', 'events'], Append: [], Delete: [], Tombstone: [] },
+    methods: {
+      Read: ['position', 'events'],
+      Append: [],
+      Delete: [],
+      Tombstone: [],
+      // BatchAppend is served but not advertised: grpc-js hands one stream's messages to the handler about
+      // one per event-loop turn, so its appends reach the store's group commit one by one, while separate
+      // Append calls arrive together and share commits (measured: Append about twice BatchAppend's rate
+      // with the Node client). Clients that see it missing use Append, as KurrentDB's guidance for new servers.
+    },
   };
 }

@@ -97,22 +97,25 @@ function wrongExpectedVersionResp(expected: number, current: number | undefined)
   };
 }
 
+/** The `success` of Append and BatchAppend: the stream's revision and the commit's position. */
+export function appendSuccess(result: WriteResult) {
+  return {
+    ...(result.lastEventNumber >= 0 ? { current_revision: String(result.lastEventNumber) } : { no_stream: {} }),
+    ...(result.commitPosition >= 0
+      ? {
+          position: {
+            commit_position: String(result.commitPosition),
+            prepare_position: String(result.preparePosition),
+          },
+        }
+      : { no_position: {} }),
+  };
+}
+
 export function appendResponse(streamId: string, expected: number, result: WriteResult) {
   switch (result.result) {
     case 'Success':
-      return {
-        success: {
-          ...(result.lastEventNumber >= 0 ? { current_revision: String(result.lastEventNumber) } : { no_stream: {} }),
-          ...(result.commitPosition >= 0
-            ? {
-                position: {
-                  commit_position: String(result.commitPosition),
-                  prepare_position: String(result.preparePosition),
-                },
-              }
-            : { no_position: {} }),
-        },
-      };
+      return { success: appendSuccess(result) };
     case 'WrongExpectedVersion':
       return wrongExpectedVersionResp(expected, result.currentVersion);
     default:

@@ -74,3 +74,12 @@ export function useGrpcTestServer(options: { insecure?: boolean } = {}): {
   });
   return shared;
 }
+
+/** Polls `condition` until it holds; fails after a generous bound instead of hanging (no timing assertion). */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

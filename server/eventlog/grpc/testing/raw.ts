@@ -55,3 +55,16 @@ export function streamCall<T>(client: grpc.Client, method: string, request: unkn
     call.on('end', () => resolve(out));
   });
 }
+
+/** A raw Streams.Read subscription to one stream from its start (string ids). */
+export function subscribeRaw<T>(client: grpc.Client, stream: string): grpc.ClientReadableStream<T> {
+  return (client as unknown as { Read(request: unknown): grpc.ClientReadableStream<T> }).Read({
+    options: {
+      stream: { stream_identifier: { stream_name: Buffer.from(stream) }, start: {} },
+      read_direction: 'FORWARDS',
+      subscription: {},
+      no_filter: {},
+      uuid_option: { string: {} },
+    },
+  });
+}

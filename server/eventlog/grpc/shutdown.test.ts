@@ -1,7 +1,5 @@
-import fs from 'node:fs';
 import { jsonEvent } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
-import { startHomeport } from '../../start.ts';
 import { startGrpcTestServer, waitFor } from './testing/homeport.ts';
 
 describe('shutting down with appends in flight', () => {
@@ -28,19 +26,11 @@ describe('shutting down with appends in flight', () => {
     expect(outcomes.map((o) => o.status)).toEqual(streams.map(() => 'fulfilled'));
     await client.dispose().catch(() => {});
 
-    const again = await startHomeport({
-      dataDir,
-      httpPort: 0,
-      tcpPort: 0,
-      tcpTlsPort: null,
-      logToConsole: false,
-      rendererDir: null,
-    });
+    const again = await startGrpcTestServer({ dataDir });
     try {
-      for (const stream of streams) expect(again.eventLog.store.lastEventNumber(stream)).toBe(0);
+      for (const stream of streams) expect(again.homeport.eventLog.store.lastEventNumber(stream)).toBe(0);
     } finally {
       await again.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

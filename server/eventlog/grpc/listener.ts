@@ -79,6 +79,8 @@ export interface GrpcListener {
 }
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** How long close() lets calls under way finish before cutting connections. */
+const CLOSE_GRACE_MS = 2000;
 
 export async function startGrpcListener(options: GrpcListenerOptions): Promise<GrpcListener> {
   const logger = options.logger;
@@ -113,13 +115,18 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
   /** Open sockets and when they connected. */
   const open = new Map<Socket, number>();
   let closing = false;
+  /** Set while close() waits for the last connection. */
+  let allClosed: (() => void) | null = null;
   const track = (socket: Socket): boolean => {
     if (closing || open.size >= limits.maxConnections) {
       socket.destroy();
       return false;
     }
     open.set(socket, Date.now());
-    socket.once('close', () => open.delete(socket));
+    socket.once('close', () => {
+      open.delete(socket);
+      if (open.size === 0) allClosed?.();
+    });
     socket.on('error', (err) => logger.debug({ err }, 'gRPC port connection error'));
     return true;
   };
@@ -227,7 +234,20 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       closed ??= (async () => {
         closing = true;
         const stopped = new Promise<void>((resolve) => netServer.close(() => resolve()));
-        // Subscriptions never end by themselves: cancel every call (handlers release what they hold).
+        // GOAWAY: calls under way (answers being sent) finish, then each connection closes; whatever is
+        // still open after the grace period is cut.
+        injector.drain(CLOSE_GRACE_MS);
+        httpSide.closeIdleConnections();
+        if (open.size > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+            timer.unref();
+            allClosed = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
         server.forceShutdown();
         injector.destroy();
         httpSide.closeAllConnections();

@@ -169,7 +169,7 @@ export function batchAppendHandler(
           });
           return;
         }
-        const result = await store.appendToStream(p.streamId, p.expected, p.events, caller);
+        const result = await ctx.writes.run(() => store.appendToStream(p.streamId, p.expected, p.events, caller));
         if (result.result === 'Success') {
           answer(correlation, p, { success: appendSuccess(result) });
         } else answer(correlation, p, { error: errorStatus(p, result, null) });

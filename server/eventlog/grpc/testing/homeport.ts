@@ -21,8 +21,11 @@ export interface GrpcTestServer {
 
 export const ADMIN = { username: 'admin', password: 'changeit' };
 
-export async function startGrpcTestServer(options: { insecure?: boolean } = {}): Promise<GrpcTestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-grpc-'));
+/** A server on a new temporary data directory, or on `dataDir` (a restart); close() deletes it. */
+export async function startGrpcTestServer(
+  options: { insecure?: boolean; dataDir?: string } = {},
+): Promise<GrpcTestServer> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-grpc-'));
   const homeport = await startHomeport({
     dataDir,
     httpPort: 0,

@@ -62,7 +62,7 @@ test('reading and acting on posts, and composing with completion, language and s
   await expect(posts).toHaveCount(45);
 
   // The reading position is kept on the server (the home marker), and shown after newer posts arrive.
-  const newest = ((await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1')) as Status[])[0];
+  const newest = ((await asBob(`/api/v1/accounts/${bobId}/statuses?limit=1`)) as Status[])[0];
   const markers = (await asAlice('/api/v1/markers?timeline[]=home')) as { home: { last_read_id: string } };
   expect(markers.home.last_read_id).toBe(newest.id);
   await asBob('/api/v1/statuses', { method: 'POST', body: { status: 'Written while Alice was away' } });
@@ -123,9 +123,7 @@ test('reading and acting on posts, and composing with completion, language and s
   // Share: the post's link goes to the clipboard.
   await away.getByRole('button', { name: 'Share link' }).click();
   await expect(away.getByRole('status')).toHaveText('Link copied');
-  const awayStatus = (
-    (await asBob('/api/v1/accounts/' + bobId + '/statuses?limit=1&exclude_replies=true')) as Status[]
-  )[0];
+  const awayStatus = ((await asBob(`/api/v1/accounts/${bobId}/statuses?limit=1&exclude_replies=true`)) as Status[])[0];
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(awayStatus.url);
 
   // Quote: a post quoting Bob's, shown with the quoted post inside it.

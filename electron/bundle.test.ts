@@ -24,7 +24,7 @@ describe('Electron main-process bundle', () => {
       });
       expect(r.status, r.stderr).toBe(0);
       const result = JSON.parse(r.stdout.trim().split('\n').pop()!);
-      expect(result).toEqual({ status: 200, servesUi: true, listeners: ['eventlog-tcp', 'http'] });
+      expect(result).toEqual({ status: 200, servesUi: true, listeners: ['eventlog-tcp', 'eventlog-grpc', 'http'] });
     } finally {
       fs.rmSync(out, { force: true });
       for (const d of fs.readdirSync(path.join(root, 'electron', 'dist')))

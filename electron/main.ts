@@ -13,11 +13,14 @@ import {
   Tray,
   type IpcMainInvokeEvent,
 } from 'electron';
-import { startHomeport, type Homeport } from '../server/index.ts';
+import { DEFAULT_PORTS, resolveConfig, startHomeport, type Homeport } from '../server/index.ts';
+import { appMenuTemplate } from './app-menu.ts';
 import { IpcChannel, isTrustedSender, NOTIFICATION_LIMITS } from './ipc-channels.ts';
 import { isExternalWebUrl, permissionAllowed, staysInApp } from './navigation-policy.ts';
+import { movedPortsMessage, startOnFreePorts, type DesktopPorts } from './ports.ts';
+import { revealWindow } from './reveal-window.ts';
 import { showSignInWindow } from './sign-in-window.ts';
-import { SocialTokenStore } from './social-tokens.ts';
+import { NO_KEYCHAIN_NOTICE, SocialTokenStore } from './social-tokens.ts';
 
 // The main process only starts Homeport (the same function the CLI and the tests call) and shows it.
 let homeport: Homeport | null = null;
@@ -39,7 +42,8 @@ function handle(channel: IpcChannel, fn: (event: IpcMainInvokeEvent, ...args: un
 }
 
 function registerIpc(): void {
-  handle(IpcChannel.GetUiToken, () => homeport!.mintUiToken());
+  // While the event-log admin keeps the public default password, this session may only change it.
+  handle(IpcChannel.GetUiToken, () => homeport!.mintDesktopToken());
   handle(IpcChannel.GetListeners, () => homeport!.listeners.map((l) => ({ name: l.name, url: l.url })));
   handle(IpcChannel.CopyText, (_e, text) => clipboard.writeText(String(text)));
   // New social notifications while the window is in the background: the system's notification, which brings
@@ -67,9 +71,19 @@ function registerIpc(): void {
     open: (sealed) => safeStorage.decryptString(sealed),
   });
   handle(IpcChannel.LoadSocialToken, (_e, server) => tokens.load(String(server)));
-  handle(IpcChannel.SaveSocialToken, (_e, server, token) =>
-    tokens.save(String(server), token === null ? null : String(token)),
-  );
+  let toldNoKeychain = false;
+  handle(IpcChannel.SaveSocialToken, (_e, server, token) => {
+    const outcome = tokens.save(String(server), token === null ? null : String(token));
+    if (outcome === 'memory-only' && !toldNoKeychain) {
+      toldNoKeychain = true;
+      void dialog.showMessageBox({
+        type: 'warning',
+        title: 'Homeport',
+        message: 'No keychain',
+        detail: NO_KEYCHAIN_NOTICE,
+      });
+    }
+  });
 }
 
 function createWindow(url: string): void {
@@ -83,6 +97,8 @@ function createWindow(url: string): void {
       contextIsolation: true,
       nodeIntegration: false,
       sandbox: true,
+      // A console in the signed-in window would run script with its tokens: development runs only.
+      devTools: !app.isPackaged,
     },
   });
   const origin = new URL(url).origin;
@@ -122,10 +138,7 @@ function createTray(hp: Homeport): void {
   }));
   tray.setContextMenu(
     Menu.buildFromTemplate([
-      {
-        label: 'Open Homeport',
-        click: () => (mainWindow ? mainWindow.show() : createWindow(`${hp.httpUrl}/ui/eventlog`)),
-      },
+      { label: 'Open Homeport', click: showWindow },
       { type: 'separator' },
       { label: 'Listeners (click to copy)', enabled: false },
       ...listenerItems,
@@ -135,13 +148,35 @@ function createTray(hp: Homeport): void {
   );
 }
 
+/** The window back in front (a second launch, the tray): shown, restored, or opened again if it was closed. */
+function showWindow(): void {
+  revealWindow(mainWindow, () => {
+    if (homeport) createWindow(`${homeport.httpUrl}/ui/eventlog`);
+  });
+}
+
 async function start(): Promise<void> {
+  Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, app.isPackaged)));
+  const dataDir = app.getPath('userData');
+  // The documented ports where they are free; others where another program (or server) holds them.
+  const preferred: DesktopPorts = {
+    httpPort: DEFAULT_PORTS.http,
+    tcpPort: DEFAULT_PORTS.tcp,
+    tcpTlsPort: DEFAULT_PORTS.tcpTls,
+    grpcPort: DEFAULT_PORTS.grpc,
+  };
+  let portsNote: string | null = null;
   try {
-    homeport = await startHomeport({
-      dataDir: app.getPath('userData'),
-      rendererDir: path.join(appRoot, 'renderer', 'dist'),
-      logToConsole: !app.isPackaged,
-    });
+    const { started, ports, moved } = await startOnFreePorts(resolveConfig({ dataDir }).host, preferred, (chosen) =>
+      startHomeport({
+        dataDir,
+        rendererDir: path.join(appRoot, 'renderer', 'dist'),
+        logToConsole: !app.isPackaged,
+        ...chosen,
+      }),
+    );
+    homeport = started;
+    portsNote = movedPortsMessage(preferred, ports, moved);
   } catch (err) {
     dialog.showErrorBox('Homeport could not start', (err as Error).message);
     stopped = true;
@@ -151,23 +186,24 @@ async function start(): Promise<void> {
   registerIpc();
   createTray(homeport);
   createWindow(`${homeport.httpUrl}/ui/eventlog`);
+  if (portsNote)
+    void dialog.showMessageBox(mainWindow!, {
+      type: 'info',
+      title: 'Homeport',
+      message: 'Some ports were in use',
+      detail: portsNote,
+    });
 }
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  app.on('second-instance', () => {
-    if (mainWindow) {
-      if (mainWindow.isMinimized()) mainWindow.restore();
-      mainWindow.focus();
-    }
-  });
+  // A second launch while this one runs (perhaps only in the tray) brings its window back.
+  app.on('second-instance', showWindow);
   app.on('window-all-closed', () => {
     // Keep serving from the tray: the servers are the point, the window is a view onto them.
   });
-  app.on('activate', () => {
-    if (!mainWindow && homeport) createWindow(`${homeport.httpUrl}/ui/eventlog`);
-  });
+  app.on('activate', showWindow);
   app.on('before-quit', (event) => {
     if (stopped || !homeport) return;
     event.preventDefault();

@@ -11,6 +11,7 @@ import { countPlaywright, countVitest } from './test-counts.mjs';
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'test-results');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
 const args = process.argv.slice(2);
 const only = args[0]; // optional: "unit" or "e2e"
@@ -40,6 +41,11 @@ if (!only) {
   if (run('type-check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) problems.push('type-check failed');
   // One formatting for every file (biome.json); `npm run format` fixes what this reports.
   if (run('format check', bin('biome'), ['format', '.']) !== 0) problems.push('format check failed (npm run format)');
+  // Biome's recommended lint rules, less those biome.json turns off (README, "Quick start", says why).
+  if (run('lint', bin('biome'), ['lint', '.']) !== 0) problems.push('lint failed (npm run lint)');
+  // No import cycles, type-only imports counted too (dpdm reads them unless told -T); no dead code (knip).
+  if (run('import cycles', npm, ['run', '--silent', 'cycles']) !== 0) problems.push('import cycles (npm run cycles)');
+  if (run('dead code', npm, ['run', '--silent', 'dead-code']) !== 0) problems.push('dead code (npm run dead-code)');
   if (run('bundle electron shell', process.execPath, ['scripts/build-electron.mjs']) !== 0)
     problems.push('electron bundle failed');
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { appPath } from './app-root.ts';
-import type { ConnectionLimits } from './eventlog/index.ts';
+import type { ConnectionLimits, RunProjections, SubscriptionTcpOptions } from './eventlog/index.ts';
 
 /** Everything `startHomeport` needs; every field but dataDir has a default. */
 export interface HomeportConfig {
@@ -12,6 +12,10 @@ export interface HomeportConfig {
   tcpPort: number;
   /** TLS listener for the event log; null turns it off. */
   tcpTlsPort: number | null;
+  /** KurrentDB gRPC listener for the event log (TLS unless grpcInsecure); null turns it off. */
+  grpcPort: number | null;
+  /** gRPC in cleartext without authentication (as KurrentDB's --insecure); loopback hosts only. */
+  grpcInsecure: boolean;
   /** Public host[:port] of the social server (used in URLs and federation ids). */
   domain: string;
   logLevel: string;
@@ -19,8 +23,15 @@ export interface HomeportConfig {
   rendererDir: string | null;
   /** Write log lines to stderr as well as the in-memory log ring. */
   logToConsole: boolean;
+  /**
+   * Which event-log projections run (EventStoreDB's --run-projections): `all` (default: a desktop event
+   * store is a development tool), `system` (only the standard `$` projections), `none` (no subsystem).
+   */
+  runProjections: RunProjections;
   /** Bounds of the event-log TCP listener (connections, package size, buffers); defaults suit a desktop. */
   tcpLimits: Partial<ConnectionLimits>;
+  /** Subscriptions TCP clients may hold open, per connection and in total. */
+  tcpSubscriptionLimits: SubscriptionTcpOptions;
   /** A reverse proxy or tunnel sits in front: client addresses come from X-Forwarded-For. */
   trustProxy: boolean;
   /**
@@ -76,7 +87,7 @@ export function parsePublicUrl(raw: string): URL {
   return url;
 }
 
-export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115 } as const;
+export const DEFAULT_PORTS = { http: 3000, tcp: 1113, tcpTls: 1115, grpc: 2113 } as const;
 
 /** The folder Electron's app.getPath('userData') gives for an app named "homeport". */
 export function defaultDataDir(
@@ -101,11 +112,16 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     httpPort,
     tcpPort: partial.tcpPort ?? DEFAULT_PORTS.tcp,
     tcpTlsPort: partial.tcpTlsPort === undefined ? DEFAULT_PORTS.tcpTls : partial.tcpTlsPort,
+    // A start on a free TCP port (tests, the bundle check) takes a free gRPC port too: instances never meet on 2113.
+    grpcPort: partial.grpcPort !== undefined ? partial.grpcPort : partial.tcpPort === 0 ? 0 : DEFAULT_PORTS.grpc,
+    grpcInsecure: partial.grpcInsecure ?? false,
     domain: partial.publicUrl ? parsePublicUrl(partial.publicUrl).host : (partial.domain ?? `localhost:${httpPort}`),
     logLevel: partial.logLevel ?? 'info',
     rendererDir: partial.rendererDir === undefined ? defaultRendererDir() : partial.rendererDir,
     logToConsole: partial.logToConsole ?? true,
+    runProjections: partial.runProjections ?? 'all',
     tcpLimits: partial.tcpLimits ?? {},
+    tcpSubscriptionLimits: partial.tcpSubscriptionLimits ?? {},
     trustProxy: partial.trustProxy ?? false,
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
     streamingUrl: partial.streamingUrl ? parseStreamingUrl(partial.streamingUrl) : null,

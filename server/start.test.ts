@@ -55,7 +55,7 @@ function heartbeat(port: number): Promise<number> {
 describe('startHomeport', () => {
   it('binds loopback listeners on free ports and serves HTTP and the event-log protocol', async () => {
     const hp = await start(tempDir());
-    expect(hp.listeners.map((l) => l.name).sort()).toEqual(['eventlog-tcp', 'eventlog-tls', 'http']);
+    expect(hp.listeners.map((l) => l.name).sort()).toEqual(['eventlog-grpc', 'eventlog-tcp', 'eventlog-tls', 'http']);
     for (const l of hp.listeners) {
       expect(l.host).toBe('127.0.0.1');
       expect(l.port).toBeGreaterThan(0);

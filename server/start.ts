@@ -9,7 +9,9 @@ import {
   type EventLog,
   type EventLogTcpServer,
 } from './eventlog/index.ts';
+import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
+import { mountProjectionsHttp, startProjections, type ProjectionManager } from './eventlog/index.ts';
 import { createHttpServer, registerUiApi } from './http/index.ts';
 import { UI_API_PREFIX } from './http/ui-api.ts';
 import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
@@ -24,7 +26,7 @@ import { isLoopbackHost } from './security/index.ts';
 import { HOMEPORT_VERSION } from './version.ts';
 
 export interface Listener {
-  name: 'http' | 'eventlog-tcp' | 'eventlog-tls';
+  name: 'http' | 'eventlog-tcp' | 'eventlog-tls' | 'eventlog-grpc';
   protocol: string;
   host: string;
   port: number;
@@ -39,14 +41,22 @@ export interface Homeport {
   httpUrl: string;
   tcpPort: number;
   tlsPort: number | null;
-  /** A UI API token for the process that started Homeport (the Electron main process hands it to its window). */
+  /** The KurrentDB gRPC listener (null when turned off). */
+  grpc: EventLogGrpcServer | null;
   /** An owner token for the UI API minted at start (12 hours; tests and the CLI use it). */
   uiToken: string;
-  /** Mints a fresh owner token (the Electron window asks for one whenever it needs to sign in). */
+  /** Mints a fresh owner token. */
   mintUiToken(): string;
+  /**
+   * The desktop window's automatic sign-in (it asks whenever it needs one): an owner token, or, while the
+   * event-log admin keeps the public default password, a session that may only change it.
+   */
+  mintDesktopToken(): Promise<string>;
   eventLog: EventLog;
   /** Event-log subscriptions (volatile and persistent): the monitor and management API. */
   subscriptions: Subscriptions;
+  /** Event-log projections; null when `runProjections` is `none`. */
+  projections: ProjectionManager | null;
   social: Social;
   http: FastifyInstance;
   logger: Logger;
@@ -76,6 +86,10 @@ function fileSize(file: string): number {
  */
 export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir: string }): Promise<Homeport> {
   const config = resolveConfig(partial);
+  if (config.grpcInsecure && config.grpcPort !== null && !isLoopbackHost(config.host))
+    throw new Error(
+      `the gRPC listener without TLS has no authentication: it listens on loopback only, not on ${config.host}`,
+    );
   ensureDirectory(config.dataDir);
   const tightened = makePrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir);
@@ -100,6 +114,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // Closed after the TCP listener and before the store: groups write their final checkpoints.
     const subscriptions = startSubscriptions(eventLog.store, { logger: logger.child({ subsystem: 'subscriptions' }) });
     cleanups.push(() => subscriptions.close());
+    // Closed before the store: each running projection writes its last position.
+    const projections = await startProjections(eventLog, {
+      mode: config.runProjections,
+      logger: logger.child({ subsystem: 'projections' }),
+    });
+    if (projections) cleanups.push(() => projections.close());
     const social = await openSocial({
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'social' }),
@@ -152,6 +172,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
 
     // The TCP listener starts after the HTTP server; the UI's connection list reads it once it runs.
     let tcpConnections: EventLogTcpServer['connections'] | null = null;
+    let grpc: EventLogGrpcServer | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
       allowedHostNames: () => [
@@ -184,7 +205,11 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
             dataDir: config.dataDir,
             extraRoutes: [
               eventLogUiRoutes(
-                eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }),
+                eventLogUiDeps({
+                  eventLog,
+                  subscriptions,
+                  connections: () => [...(tcpConnections?.list() ?? []), ...(grpc?.listener.connections() ?? [])],
+                }),
               ),
               socialUiRoutes(social.context),
             ],
@@ -210,7 +235,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       dataDir: config.dataDir,
       logger: logger.child({ subsystem: 'eventlog-tcp' }),
       limits: config.tcpLimits,
-      handlers: [subscriptionTcpHandlers(subscriptions)],
+      handlers: [subscriptionTcpHandlers(subscriptions, config.tcpSubscriptionLimits)],
     });
     // Close the TCP side first on shutdown: stop accepting, let in-flight writes finish.
     cleanups.push(() => tcp.close());
@@ -232,11 +257,46 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         url: `tcp://${formatHost(config.host)}:${tcp.tls.port}`,
       });
     }
+    if (config.grpcPort !== null) {
+      grpc = await startEventLogGrpc(eventLog, subscriptions, {
+        host: config.host,
+        port: config.grpcPort,
+        insecure: config.grpcInsecure,
+        dataDir: config.dataDir,
+        logger: logger.child({ subsystem: 'eventlog-grpc' }),
+      });
+      // EventStoreDB's HTTP projections API lives on the same port (node-eventstore-client's ProjectionsManager).
+      if (projections)
+        mountProjectionsHttp(grpc.listener, projections, { users: eventLog.users, secure: grpc.caFile !== null });
+      // Closed before the subscriptions and the store, like the TCP side.
+      const started = grpc;
+      cleanups.push(() => started.close());
+      listeners.push({
+        name: 'eventlog-grpc',
+        protocol: grpc.caFile ? 'grpc+tls' : 'grpc',
+        host: config.host,
+        port: grpc.port,
+        url: grpc.connectionString,
+      });
+    }
     listeners.push({ name: 'http', protocol: 'http', host: config.host, port: httpAddress.port, url: httpUrl });
 
     // The desktop window's token is short-lived; the preload asks for a fresh one when it ends.
     const mintUiToken = () => sessions.mint({ name: 'owner', via: 'app-token' });
     const uiToken = mintUiToken();
+    // Anyone can read the default password in the documentation, and the TCP listener takes it: the desktop
+    // window signs in as that admin would with it, so the UI asks for a new password before anything else.
+    const mintDesktopToken = async () => {
+      const admin = eventLog.users.get('admin');
+      const defaultAdmin =
+        admin !== undefined &&
+        !admin.disabled &&
+        admin.groups.includes('$admins') &&
+        (await eventLog.users.hasPassword('admin', DEFAULT_PASSWORD));
+      return defaultAdmin
+        ? sessions.mint({ name: 'admin', via: 'eventlog-admin', mustChangePassword: true })
+        : mintUiToken();
+    };
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
     // A full check reads every page: in the background, reported if anything is wrong.
     for (const file of [eventLog.file, social.file]) {
@@ -268,10 +328,13 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       httpUrl,
       tcpPort: tcp.tcp.port,
       tlsPort: tcp.tls?.port ?? null,
+      grpc,
       uiToken,
       mintUiToken,
+      mintDesktopToken,
       eventLog,
       subscriptions,
+      projections,
       social,
       http,
       logger,

@@ -108,6 +108,7 @@ describe('homeport CLI', () => {
     [['serve', '--bogus'], /Unknown option '--bogus'/],
     [['serve', '--http-port', '70000'], /--http-port must be a port number/],
     [['serve', '--tcp-port', 'abc'], /--tcp-port must be a port number/],
+    [['serve', '--run-projections', 'some'], /--run-projections must be one of none, system, all/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('fails %j with one line and exit code 2', (args, message) => {
     const r = runCli([...args, '--data-dir', tempDir()]);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { RUN_PROJECTIONS_VALUES, type RunProjections } from '../eventlog/index.ts';
 import { ensureDirectory } from '../fs-util.ts';
 import { startHomeport } from '../start.ts';
 import { DataDirLockedError } from '../lock.ts';
@@ -34,6 +35,17 @@ export const serveCommand: CliCommand = {
       placeholder: 'PORT',
       description: 'event-log TLS port (default 1115; 0 = any free port; "off" disables it)',
     },
+    'grpc-port': {
+      type: 'string',
+      env: 'HOMEPORT_GRPC_PORT',
+      placeholder: 'PORT',
+      description: 'event-log KurrentDB gRPC port (default 2113; 0 = any free port; "off" disables it)',
+    },
+    'grpc-insecure': {
+      type: 'boolean',
+      env: 'HOMEPORT_GRPC_INSECURE',
+      description: 'serve gRPC in cleartext without authentication, as KurrentDB --insecure (loopback only)',
+    },
     domain: {
       type: 'string',
       env: 'HOMEPORT_DOMAIN',
@@ -59,11 +71,23 @@ export const serveCommand: CliCommand = {
       placeholder: 'N',
       description: 'open event-log connections allowed at once (default 1000)',
     },
+    'tcp-max-subscriptions': {
+      type: 'string',
+      env: 'HOMEPORT_TCP_MAX_SUBSCRIPTIONS',
+      placeholder: 'N',
+      description: 'event-log subscriptions open at once over all connections (default 10000)',
+    },
     'tcp-max-package-mb': {
       type: 'string',
       env: 'HOMEPORT_TCP_MAX_PACKAGE_MB',
       placeholder: 'MB',
       description: 'largest package an event-log client may send, 1-64 (default 16)',
+    },
+    'run-projections': {
+      type: 'string',
+      env: 'HOMEPORT_RUN_PROJECTIONS',
+      placeholder: 'MODE',
+      description: 'event-log projections: all (default), system (only $by_category, $by_event_type…) or none',
     },
     'trust-proxy': {
       type: 'boolean',
@@ -83,14 +107,27 @@ export const serveCommand: CliCommand = {
     const tcpPort = v['tcp-port'] !== undefined ? parsePort('tcp-port', v['tcp-port']) : undefined;
     const tlsRaw = v['tcp-tls-port'];
     const tcpTlsPort = tlsRaw === undefined ? undefined : tlsRaw === 'off' ? null : parsePort('tcp-tls-port', tlsRaw);
+    const grpcRaw = v['grpc-port'];
+    const grpcPort = grpcRaw === undefined ? undefined : grpcRaw === 'off' ? null : parsePort('grpc-port', grpcRaw);
+    const grpcInsecure =
+      ctx.values['grpc-insecure'] === true ||
+      ['1', 'true', 'yes'].includes(String(ctx.values['grpc-insecure']).toLowerCase());
     const tcpMaxConnections =
       v['tcp-max-connections'] !== undefined
         ? parseCount('tcp-max-connections', v['tcp-max-connections'], 1, 1_000_000)
+        : undefined;
+    const tcpMaxSubscriptions =
+      v['tcp-max-subscriptions'] !== undefined
+        ? parseCount('tcp-max-subscriptions', v['tcp-max-subscriptions'], 1, 1_000_000)
         : undefined;
     const packageMb =
       v['tcp-max-package-mb'] !== undefined
         ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64)
         : undefined;
+    const runProjections = v['run-projections']?.toLowerCase();
+    if (runProjections !== undefined && !(RUN_PROJECTIONS_VALUES as readonly string[]).includes(runProjections)) {
+      throw new UsageError(`--run-projections must be one of none, system, all, got "${v['run-projections']}"`);
+    }
     const level = v['log-level'];
     if (level && !['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level)) {
       throw new UsageError(`--log-level must be one of trace, debug, info, warn, error, got "${level}"`);
@@ -114,6 +151,9 @@ export const serveCommand: CliCommand = {
         httpPort,
         tcpPort,
         tcpTlsPort,
+        grpcPort,
+        grpcInsecure,
+        ...(runProjections ? { runProjections: runProjections as RunProjections } : {}),
         domain: v.domain,
         publicUrl: v['public-url'],
         streamingUrl: v['streaming-url'],
@@ -127,11 +167,14 @@ export const serveCommand: CliCommand = {
           ...(tcpMaxConnections ? { maxConnections: tcpMaxConnections } : {}),
           ...(packageMb ? { maxFrameBytes: packageMb * 1024 * 1024 } : {}),
         },
+        tcpSubscriptionLimits: tcpMaxSubscriptions ? { maxTotal: tcpMaxSubscriptions } : {},
       });
     } catch (err) {
       if (err instanceof DataDirLockedError || err instanceof PublicUrlChangedError) throw new UsageError(err.message);
       if (err instanceof Error && err.message.startsWith('the public URL'))
         throw new UsageError(`--public-url: ${err.message}`);
+      if (err instanceof Error && err.message.startsWith('the gRPC listener'))
+        throw new UsageError(`--grpc-insecure: ${err.message}`);
       if (err instanceof Error && err.message.startsWith('the streaming URL'))
         throw new UsageError(`--streaming-url: ${err.message}`);
       const code = (err as NodeJS.ErrnoException).code;
@@ -142,6 +185,7 @@ export const serveCommand: CliCommand = {
     for (const l of homeport.listeners) {
       if (l.name === 'http') ctx.out(`http listening on ${l.url}`);
       else if (l.name === 'eventlog-tcp') ctx.out(`eventlog tcp listening on ${l.host}:${l.port}`);
+      else if (l.name === 'eventlog-grpc') ctx.out(`eventlog grpc listening on ${l.host}:${l.port} (${l.url})`);
       else ctx.out(`eventlog tls listening on ${l.host}:${l.port}`);
     }
     ctx.out(`data directory ${ctx.dataDir}`);

@@ -64,7 +64,7 @@ export const accountsCreateCommand: CliCommand = {
         password,
         role: typeof ctx.values.role === 'string' ? ctx.values.role : undefined,
         confirmed: ctx.values.confirmed === true,
-        approved: ctx.values.approved === false ? false : true,
+        approved: ctx.values.approved !== false,
       }),
     );
     ctx.out(

@@ -4,7 +4,6 @@ export {
   openDatabase,
   currentSchemaVersion,
   type Migration,
-  type OpenDatabaseOptions,
   type Database,
 } from './open.ts';
-export { startBackgroundCheckpointer, type BackgroundCheckpointer } from './background-checkpointer.ts';
+export { startBackgroundCheckpointer } from './background-checkpointer.ts';

@@ -3,6 +3,7 @@ import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/
 import type { Logger } from '../logger.ts';
 import { eventlogMigrations } from './store/migrations.ts';
 import { SqliteEventStore, type StoreLimits } from './store/sqlite-store.ts';
+import type { SystemWriter } from './store/system-writer.ts';
 import type { EventLogUsers, EventStore } from './store/types.ts';
 import { SqliteEventLogUsers } from './store/users.ts';
 
@@ -26,6 +27,8 @@ export interface EventLog {
   db: Database;
   /** Absolute path of eventlog.db. */
   file: string;
+  /** Runs `fn` in the next group commit as the system: writes to several streams that commit together (projections). */
+  runSystemWrite<T>(fn: (writer: SystemWriter) => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -66,6 +69,7 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
       users,
       db,
       file,
+      runSystemWrite: (fn) => opened.runSystemWrite(fn),
       close: async () => {
         await checkpointer?.stop();
         await opened.close();

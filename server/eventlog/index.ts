@@ -37,3 +37,18 @@ export {
   type GroupStatus,
 } from './subscriptions/index.ts';
 export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
+export {
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  type SubscriptionTcpOptions,
+} from './subscriptions/tcp-registry.ts';
+export {
+  startProjections,
+  mountProjectionsHttp,
+  ProjectionManager,
+  ProjectionNotFoundError,
+  ProjectionCommandError,
+  RUN_PROJECTIONS_VALUES,
+  type RunProjections,
+  type ProjectionEntry,
+} from './projections/index.ts';

@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Homeport } from '../index.ts';
-import { startTestHomeport } from './testing/homeport.ts';
+import { allowsCrossOrigin, isOwnOrigin } from './cross-origin.ts';
+import { useTestHomeport } from './testing/homeport.ts';
 
 /*
  * Issue 25, finding 3: a page on any site could send the UI API JSON sign-ins (the social API's CORS answered
  * OPTIONS on every path with `Access-Control-Allow-Origin: *`), and twelve wrong ones locked the owner out.
  * CORS is for the Mastodon API and discovery documents only; the UI API refuses other sites outright.
  */
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport({ domain: 'social.example.org' }));
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport({ domain: 'social.example.org' });
 
 const FOREIGN = 'https://attacker.example';
 const preflight = (path: string, origin: string, method = 'POST') =>
-  fetch(`${hp.httpUrl}${path}`, {
+  fetch(`${server.hp.httpUrl}${path}`, {
     method: 'OPTIONS',
     headers: {
       origin,
@@ -28,7 +21,7 @@ const preflight = (path: string, origin: string, method = 'POST') =>
     },
   });
 const signIn = (password: string, origin?: string) =>
-  fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
+  fetch(`${server.hp.httpUrl}/api/homeport/v1/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
     body: JSON.stringify({ username: 'admin', password }),
@@ -36,7 +29,12 @@ const signIn = (password: string, origin?: string) =>
 
 describe('the UI API from another site', () => {
   it('gets no CORS grant on a preflight, and 403', async () => {
-    for (const path of ['/api/homeport/v1/session', '/api/homeport/v1/backup', '/api/homeport/v1/nothing']) {
+    for (const path of [
+      '/api/homeport/v1/session',
+      '/api/homeport/v1/backup',
+      '/api/homeport/v1/nothing',
+      '/api/%68omeport/v1/session',
+    ]) {
       const res = await preflight(path, FOREIGN);
       expect(res.status, path).toBe(403);
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
@@ -52,10 +50,19 @@ describe('the UI API from another site', () => {
     }
     for (const origin of ['null', 'http://127.0.0.1:1', 'http://localhost:8080', 'file://'])
       expect((await signIn('wrong', origin)).status, origin).toBe(403);
+    // The router undoes percent-encoding: another spelling of the path reaches the same route, and is refused too.
+    for (const path of ['/api/%68omeport/v1/session', '/api/homeport/v1/%73ession', '/api/homeport/v1/session/']) {
+      const res = await fetch(`${server.hp.httpUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: FOREIGN },
+        body: JSON.stringify({ username: 'admin', password: 'wrong' }),
+      });
+      expect(res.status, path).toBe(403);
+    }
     // The owner signs in from this machine: from the UI's own pages, and from a client that is not a browser.
-    expect((await signIn('changeit', hp.httpUrl)).status).toBe(200);
+    expect((await signIn('changeit', server.hp.httpUrl)).status).toBe(200);
     expect((await signIn('changeit')).status).toBe(200);
-    const local = new URL(hp.httpUrl);
+    const local = new URL(server.hp.httpUrl);
     // Another name for this server is another site to a browser: its pages are not the UI's.
     expect((await signIn('changeit', `http://localhost:${local.port}`)).status).toBe(403);
   });
@@ -66,8 +73,8 @@ describe('the UI API from another site', () => {
   });
 
   it('refuses a WebSocket upgrade from another site', async () => {
-    const token = hp.mintUiToken();
-    const url = `${hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${token}`;
+    const token = server.hp.mintUiToken();
+    const url = `${server.hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${token}`;
     const status = (origin: string) =>
       new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(url, { origin });
@@ -79,7 +86,7 @@ describe('the UI API from another site', () => {
         ws.on('error', reject);
       });
     expect(await status(FOREIGN)).toBe(403);
-    expect(await status(hp.httpUrl)).toBe(101);
+    expect(await status(server.hp.httpUrl)).toBe(101);
   });
 });
 
@@ -98,7 +105,7 @@ describe('CORS elsewhere', () => {
       '/api/v1/instance',
       '/api/v1/no-such-endpoint',
     ]) {
-      const res = await fetch(`${hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
+      const res = await fetch(`${server.hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
     }
   });
@@ -107,8 +114,49 @@ describe('CORS elsewhere', () => {
     for (const path of ['/', '/ui/eventlog']) {
       const res = await preflight(path, FOREIGN, 'GET');
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
-      const page = await fetch(`${hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
+      const page = await fetch(`${server.hp.httpUrl}${path}`, { headers: { origin: FOREIGN } });
       expect(page.headers.get('access-control-allow-origin'), path).toBeNull();
     }
+  });
+});
+
+describe('isOwnOrigin', () => {
+  it("accepts no Origin, the Host's own and the configured names; refuses every other site", () => {
+    const own: [string | undefined, string, string[]][] = [
+      [undefined, '127.0.0.1:3000', []],
+      ['http://127.0.0.1:3000', '127.0.0.1:3000', []],
+      ['http://127.0.0.1', '127.0.0.1', []],
+      ['http://[::1]:3000', '[::1]:3000', []],
+      ['https://social.example.org', '127.0.0.1:3000', ['social.example.org']],
+      ['http://localhost:3000', '127.0.0.1:3000', ['localhost:3000']],
+    ];
+    for (const [origin, host, names] of own) expect(isOwnOrigin(origin, host, names), String(origin)).toBe(true);
+    const foreign: [string, string, string[]][] = [
+      ['http://127.0.0.1:8080', '127.0.0.1:3000', []],
+      // A Host without a port is the scheme's default port, not any port.
+      ['http://127.0.0.1:8080', '127.0.0.1', []],
+      ['https://attacker.example', '127.0.0.1:3000', ['social.example.org']],
+      ['https://social.example.org:8443', '127.0.0.1:3000', ['social.example.org']],
+      ['http://[::1]:3001', '[::1]:3000', []],
+      ['null', '127.0.0.1:3000', []],
+      ['file://', '127.0.0.1:3000', []],
+      ['not a url', '127.0.0.1:3000', []],
+    ];
+    for (const [origin, host, names] of foreign) expect(isOwnOrigin(origin, host, names), origin).toBe(false);
+  });
+
+  it('leaves the UI API out of CORS whatever follows its prefix', () => {
+    for (const url of [
+      '/api/homeport/v1/session',
+      '/api/homeport/v2/x?y=1',
+      '/api/%68omeport/v1/session',
+      '/api/%zz',
+      '/ui/eventlog',
+      '/',
+      '/oauth/authorize',
+    ])
+      expect(allowsCrossOrigin(url), url).toBe(false);
+    for (const url of ['/api/v1/statuses?limit=1', '/.well-known/webfinger', '/oauth/token', '/nodeinfo/2.1'])
+      expect(allowsCrossOrigin(url), url).toBe(true);
   });
 });

@@ -7,14 +7,29 @@ import { hostName } from '../security/index.ts';
  * to drive them (sign-in attempts would count against the owner's address).
  */
 export function allowsCrossOrigin(url: string): boolean {
-  const path = url.split('?')[0];
-  if (isUiApiPath(path)) return false;
+  const path = decodedPath(url);
+  if (path === null || path.startsWith(UI_API_PATH)) return false;
   return CROSS_ORIGIN_PREFIXES.some((prefix) => path.startsWith(prefix)) || CROSS_ORIGIN_PATHS.has(path);
 }
 
-/** The UI's own API (every version of it). */
+/**
+ * Whether a request URL is the UI's own API (every version of it). The router undoes percent-encoding
+ * (`/api/%68omeport/…` reaches the same routes), so the check does too; a path that cannot be decoded counts
+ * as the UI's, so it gets the stricter treatment.
+ */
 export function isUiApiPath(url: string): boolean {
-  return url.startsWith('/api/homeport/');
+  const path = decodedPath(url);
+  return path === null || path.startsWith(UI_API_PATH);
+}
+
+const UI_API_PATH = '/api/homeport/';
+
+function decodedPath(url: string): string | null {
+  try {
+    return decodeURIComponent(url.split('?')[0]);
+  } catch {
+    return null;
+  }
 }
 
 const CROSS_ORIGIN_PREFIXES = ['/api/', '/.well-known/', '/nodeinfo/', '/users/', '/@'];

@@ -1,24 +1,16 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Homeport } from '../index.ts';
-import { startTestHomeport } from './testing/homeport.ts';
+import { useTestHomeport } from './testing/homeport.ts';
 import { UI_CONTENT_SECURITY_POLICY } from './server.ts';
 
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport({ domain: 'social.example.org' }));
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport({ domain: 'social.example.org' });
 
 /** A request with a chosen Host header (fetch does not let a page, or us, set it). */
 function request(pathname: string, host: string, body?: object): Promise<{ status: number; body: string }> {
-  const url = new URL(hp.httpUrl);
+  const url = new URL(server.hp.httpUrl);
   return new Promise((resolve, reject) => {
     const payload = body ? JSON.stringify(body) : undefined;
     const req = http.request(
@@ -42,9 +34,9 @@ function request(pathname: string, host: string, body?: object): Promise<{ statu
 
 describe('the UI pages', () => {
   it('carry a strict Content-Security-Policy', async () => {
-    const page = await request('/', `127.0.0.1:${new URL(hp.httpUrl).port}`);
+    const page = await request('/', `127.0.0.1:${new URL(server.hp.httpUrl).port}`);
     expect(page.status).toBe(200);
-    const res = await fetch(`${hp.httpUrl}/`);
+    const res = await fetch(`${server.hp.httpUrl}/`);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
@@ -68,7 +60,7 @@ describe('DNS rebinding: only expected Host values are served', () => {
     const evil = await request('/api/homeport/v1/session', 'evil.example:80', signIn);
     expect(evil.status).toBe(421);
     expect(evil.body).not.toContain('token');
-    const port = new URL(hp.httpUrl).port;
+    const port = new URL(server.hp.httpUrl).port;
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'social.example.org'])
       expect((await request('/api/homeport/v1/session', host, signIn)).status, host).toBe(200);
     for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/'])
@@ -76,7 +68,7 @@ describe('DNS rebinding: only expected Host values are served', () => {
   });
 
   it('refuses WebSocket upgrades for a foreign Host', async () => {
-    const url = `${hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${hp.uiToken}`;
+    const url = `${server.hp.httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${server.hp.uiToken}`;
     const status = await new Promise<number>((resolve, reject) => {
       const ws = new WebSocket(url, { headers: { host: 'evil.example' } });
       ws.on('unexpected-response', (req, res) => {

@@ -56,7 +56,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   // The UI's API answers only its own pages (and clients that are not browsers): a page on another site could
   // otherwise post sign-in attempts (and lock its visitor out) or drive a session. Refused before any body is read.
   app.addHook('onRequest', async (req, reply) => {
-    if (!isUiApiPath(req.url)) return;
+    // The matched route as well as the URL: whatever spelling reaches a UI API route is checked.
+    if (!isUiApiPath(req.url) && !isUiApiPath(req.routeOptions.url ?? '')) return;
     if (isOwnOrigin(req.headers.origin, req.headers.host, allowedHostNames())) return;
     req.log.warn(
       { origin: req.headers.origin, method: req.method, url: req.url.split('?')[0] },

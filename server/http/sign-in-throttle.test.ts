@@ -1,26 +1,18 @@
 import crypto from 'node:crypto';
 import es from 'node-eventstore-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectClient } from '../eventlog/tcp/client-suite.ts';
-import type { Homeport } from '../index.ts';
-import { startTestHomeport } from './testing/homeport.ts';
+import { useTestHomeport } from './testing/homeport.ts';
 
 /*
  * Issue 25, finding 3: failed sign-ins from one address locked the owner out everywhere (UI and TCP shared a
  * per-user count). Behind a proxy (--trust-proxy) each forwarded address is a client of its own, which lets one
  * test play many attackers; the owner then signs in from addresses the attack never used.
  */
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport({ trustProxy: true }));
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport({ trustProxy: true });
 
 const signIn = (password: string, from?: string) =>
-  fetch(`${hp.httpUrl}/api/homeport/v1/session`, {
+  fetch(`${server.hp.httpUrl}/api/homeport/v1/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(from ? { 'x-forwarded-for': from } : {}) },
     body: JSON.stringify({ username: 'admin', password }),
@@ -42,7 +34,7 @@ describe('failed sign-ins', () => {
 
     // The owner's event-log client on this machine still signs in (checked before any UI sign-in, whose success
     // the event log would remember for a minute).
-    const client = await connectClient(es, `tcp://127.0.0.1:${hp.tcpPort}`, {
+    const client = await connectClient(es, `tcp://127.0.0.1:${server.hp.tcpPort}`, {
       defaultUserCredentials: new es.UserCredentials('admin', 'changeit'),
       maxReconnections: 0,
     });

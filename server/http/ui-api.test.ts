@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Homeport } from '../index.ts';
-import { startTestHomeport } from './testing/homeport.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestHomeport } from './testing/homeport.ts';
 
-let hp: Homeport;
-let dataDir: string;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, dataDir, close } = await startTestHomeport());
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport();
 
-const api = (p: string, init: RequestInit = {}) => fetch(`${hp.httpUrl}/api/homeport/v1${p}`, init);
+const api = (p: string, init: RequestInit = {}) => fetch(`${server.hp.httpUrl}/api/homeport/v1${p}`, init);
 const signIn = (username: string, password: string) =>
   api('/session', {
     method: 'POST',
@@ -55,7 +46,7 @@ describe('UI API', () => {
     const { token, user } = (await res.json()) as { token: string; user: { name: string } };
     expect(user.name).toBe('admin');
     const info = await (await api('/server', { headers: { authorization: `Bearer ${token}` } })).json();
-    expect(info.dataDir).toBe(dataDir);
+    expect(info.dataDir).toBe(server.hp.config.dataDir);
     expect(info.listeners.map((l: { name: string }) => l.name)).toContain('eventlog-tcp');
     expect(info.databases.map((d: { name: string }) => d.name)).toEqual(['eventlog', 'social']);
 
@@ -86,7 +77,7 @@ describe('UI API', () => {
   });
 
   it('accepts the token minted for the desktop shell, and keeps passwords out of the log', async () => {
-    const res = await api('/logs?limit=2000', { headers: { authorization: `Bearer ${hp.uiToken}` } });
+    const res = await api('/logs?limit=2000', { headers: { authorization: `Bearer ${server.hp.uiToken}` } });
     expect(res.status).toBe(200);
     const { entries } = (await res.json()) as { entries: { line: string }[] };
     expect(entries.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-/** Defences shared by the servers: credential throttling, the HTTP Host check, and remote fetches kept off private addresses. */
+/** Shared defences: credential throttling, the HTTP Host check, remote fetches kept off private addresses. */
 export { CredentialThrottle, FailureThrottle, type FailureThrottleOptions } from './failure-throttle.ts';
 export { hostName, isAllowedHost, isLoopbackHost } from './host-check.ts';
 export { LogThrottle } from './log-throttle.ts';
@@ -6,6 +6,7 @@ export {
   isPrivateAddress,
   PRIVATE_ADDRESS_CODE,
   PrivateAddressError,
+  pinnedLookup,
   privateLiteralRefusal,
   publicOnlyLookup,
 } from './private-address.ts';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPrivateAddress, privateLiteralRefusal, publicOnlyAgent, publicOnlyLookup } from './index.ts';
+import { isPrivateAddress, pinnedLookup, privateLiteralRefusal, publicOnlyAgent, publicOnlyLookup } from './index.ts';
 
 describe('isPrivateAddress', () => {
   it('calls global unicast IPv4 addresses public', () => {
@@ -91,6 +91,27 @@ describe('publicOnlyLookup', () => {
       publicOnlyLookup('localhost', {}, (err) => resolve(err)),
     );
     expect(error?.code).toBe('EPRIVATEADDRESS');
+  });
+});
+
+describe('pinnedLookup', () => {
+  it('answers its name with the addresses given, by family, and resolves other names as usual', async () => {
+    const lookup = pinnedLookup('Pinned.Example', [
+      { address: '1.2.3.4', family: 4 },
+      { address: '2606:4700::1', family: 6 },
+    ]);
+    const ask = (name: string, options: object) =>
+      new Promise<unknown>((resolve, reject) =>
+        lookup(name, options, (err, address, family) =>
+          err ? reject(err) : resolve(family ? [address, family] : address),
+        ),
+      );
+    expect(await ask('pinned.example', { all: true })).toEqual([
+      { address: '1.2.3.4', family: 4 },
+      { address: '2606:4700::1', family: 6 },
+    ]);
+    expect(await ask('pinned.example', { family: 6 })).toEqual(['2606:4700::1', 6]);
+    expect(await ask('localhost', { family: 4 })).toEqual(['127.0.0.1', 4]);
   });
 });
 

@@ -103,3 +103,22 @@ export const publicOnlyLookup: net.LookupFunction = (hostname, options, callback
     done(null, addresses[0].address, addresses[0].family);
   });
 };
+
+/**
+ * A `lookup` that answers `hostname` with addresses resolved (and judged) beforehand, so the connection goes
+ * where the verdict was made; other names resolve as usual.
+ */
+export function pinnedLookup(hostname: string, addresses: readonly dns.LookupAddress[]): net.LookupFunction {
+  return (name, options, callback) => {
+    const done = callback as LookupCallback;
+    const give = (list: dns.LookupAddress[]) =>
+      (options as dns.LookupOptions).all ? done(null, list) : done(null, list[0].address, list[0].family);
+    if (name.toLowerCase() !== hostname.toLowerCase())
+      return dns.lookup(name, { ...options, all: true }, (err, list) => (err ? done(err, '', 0) : give(list)));
+    const family = (options as dns.LookupOptions).family;
+    const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : [...addresses];
+    if (wanted.length === 0)
+      return done(Object.assign(new Error(`no IPv${family} address for ${name}`), { code: 'ENOTFOUND' }), '', 0);
+    give(wanted);
+  };
+}

@@ -35,7 +35,7 @@ export interface AgentOptions {
   ca?: string;
 }
 
-/** An agent that connects only to public addresses (see above); `allowPrivateAddress` (tests only) makes a plain one. */
+/** An agent that connects only to public addresses (see above); `allowPrivateAddress` (tests only): a plain one. */
 export function publicOnlyAgent(
   protocol: 'https:',
   options?: AgentOptions & { allowPrivateAddress?: boolean },

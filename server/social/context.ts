@@ -19,7 +19,7 @@ import type { StatusService } from './domain/statuses/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';
-import type { RouteAuth } from './http/auth.ts';
+import type { RouteAuth } from './http/route-auth.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { MediaStorage } from './media/storage.ts';
 import type { Account, SocialStore } from './store/index.ts';

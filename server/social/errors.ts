@@ -107,7 +107,6 @@ export class DetailsCollector {
 
 export const notFound = (message = 'Record not found') => new DomainError('not_found', message);
 export const forbidden = (message = 'This action is not allowed') => new DomainError('forbidden', message);
-export const badRequest = (message: string) => new DomainError('bad_request', message);
 export const paramMissing = (name: string) =>
   new DomainError('bad_request', `param is missing or the value is empty: ${name}`);
 /** A request the domain refuses as a whole (no single field to blame): answered 422 without details. */

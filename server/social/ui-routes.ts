@@ -89,7 +89,7 @@ export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ session
       );
       images.put('/social/setup/avatar', owner, async (req, reply) => {
         const user = ctx.store.users.staffContact();
-        if (!user || user.role !== 'owner') return reply.code(409).send({ error: 'Create the profile first' });
+        if (user?.role !== 'owner') return reply.code(409).send({ error: 'Create the profile first' });
         if (!Buffer.isBuffer(req.body))
           return reply.code(415).send({ error: 'Send the picture as the body, with its image/* content type' });
         const account = ctx.store.accounts.byId(user.accountId)!;

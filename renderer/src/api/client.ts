@@ -17,14 +17,8 @@ let onUnauthorized: (() => void) | null = null;
 export function setApiToken(next: string | null): void {
   token = next;
 }
-export function getApiToken(): string | null {
-  return token;
-}
 export function setApiBase(origin: string): void {
   base = origin.replace(/\/$/, '');
-}
-export function getApiBase(): string {
-  return base;
 }
 export function setUnauthorizedHandler(handler: (() => void) | null): void {
   onUnauthorized = handler;

@@ -1,20 +1,18 @@
 /** The UI API's JSON shapes, taken from the server's own route modules so both sides agree. */
 export type {
   UiEvent,
-  UiRecord,
   UiPayload,
   UiGroupSummary,
   UiGroupDetail,
   UiGroupSettings,
-  UiGroupConnection,
   UiVolatileSubscription,
   UiConnectionSource,
 } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
-export type { AllPage, AllCursor } from '../../../server/eventlog/ui/contract.ts';
+export type { AllPage } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
-import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
-export type { StreamMetadata, Position };
+import type { StreamMetadata } from '../../../server/eventlog/ui/contract.ts';
+export type { StreamMetadata };
 
 export interface MetadataResponse {
   streamId: string;

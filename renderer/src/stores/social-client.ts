@@ -20,15 +20,7 @@ import type {
  * is kept per server (social-auth.ts).
  */
 
-export type {
-  ComposeDraft,
-  NotificationGroupView,
-  SocialAccount,
-  SocialMedia,
-  SocialPoll,
-  SocialStatus,
-  StatusAction,
-} from './social-types.ts';
+export type { SocialAccount, SocialMedia, SocialPoll, SocialStatus } from './social-types.ts';
 
 /** The flag each action sets on a status, and the counter it moves (bookmarks, mutes and pins have none). */
 const ACTIONS: Record<

@@ -14,20 +14,35 @@ import { BackupSection } from './server/BackupSection.tsx';
 import { FederationCheckSection } from './server/FederationCheckSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 import { useMonitor } from '../stores/monitor.ts';
+import { useSession } from '../stores/session.ts';
 import { ActivityCharts } from './subscriptions/ActivityCharts.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
   'eventlog-tcp': 'Event log (TCP)',
   'eventlog-tls': 'Event log (TLS)',
+  'eventlog-grpc': 'Event log (KurrentDB gRPC)',
   http: 'HTTP: this UI and the Mastodon API',
 };
 
 /** What to paste into a client for each listener. */
-export function connectionStrings(listener: {
-  name: string;
-  address: string;
-  url: string;
-}): { label: string; text: string }[] {
+export function connectionStrings(
+  listener: {
+    name: string;
+    address: string;
+    url: string;
+  },
+  userName?: string,
+): { label: string; text: string }[] {
+  if (listener.name === 'eventlog-grpc') {
+    // The signed-in account's name, never a password; cleartext (tls=false) takes no credentials.
+    const credentials = userName && !listener.url.includes('tls=false') ? `${userName}:<password>@` : '';
+    return [
+      {
+        label: 'KurrentDB / EventStoreDB gRPC clients',
+        text: listener.url.replace('kurrentdb://', `kurrentdb://${credentials}`),
+      },
+    ];
+  }
   if (listener.name === 'eventlog-tcp') {
     return [
       {
@@ -73,6 +88,7 @@ function logDetails(e: LogEntry): string {
 export function ServerView() {
   const { info, loading, error, load, logs, loadLogs, logLevel, logQuery, setLogFilter } = useServer();
   const activity = useMonitor((m) => m.activity);
+  const sessionUser = useSession((s) => s.user?.name);
   // The activity charts sample the event log every second while this view is open.
   useEffect(() => useMonitor.getState().watch(1000), []);
   useEffect(() => {
@@ -114,7 +130,7 @@ export function ServerView() {
               </td>
               <td>
                 <dl className="conn-list">
-                  {connectionStrings(l).map((c) => (
+                  {connectionStrings(l, sessionUser).map((c) => (
                     <div key={c.label} className="conn">
                       <dt className="muted">{c.label}</dt>
                       <dd>

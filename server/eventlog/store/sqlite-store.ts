@@ -74,6 +74,10 @@ export interface SqliteEventStoreOptions {
   limits?: Partial<StoreLimits>;
 }
 
+function mayScavenge(caller: Caller): boolean {
+  return caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
+}
+
 export class SqliteEventStore implements EventStore {
   status: StoreStatus = 'starting';
   readonly db: Database;
@@ -201,10 +205,15 @@ export class SqliteEventStore implements EventStore {
 
   scavenge(caller: Caller): ScavengeResult {
     this.ensureOpen();
-    const allowed =
-      caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
-    if (!allowed) return { result: 'Unauthorized' };
+    if (!mayScavenge(caller)) return { result: 'Unauthorized' };
     return this.scavenger.start();
+  }
+
+  async stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'> {
+    if (!mayScavenge(caller)) return 'Unauthorized';
+    if (this.scavenger.currentId !== scavengeId) return 'NotFound';
+    await this.scavenger.stop();
+    return 'Stopped';
   }
 
   /**

@@ -266,6 +266,8 @@ export interface EventStore {
   resolveLink(link: RecordedEvent, caller: Caller): ResolvedIndexedEvent;
 
   scavenge(caller: Caller): ScavengeResult;
+  /** Stops the scavenge with this id after its current step ($admins/$ops); NotFound when none such runs. */
+  stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'>;
 
   /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;
@@ -302,6 +304,11 @@ export interface EventLogUsers {
    * `from` (the client's address) throttles repeated failures per address as well as per user.
    */
   authenticate(name: string, password: string, from?: string): Promise<Principal | null>;
+  /**
+   * Whether `name`'s password is `password`, checked quietly (no throttle, no log, no cache): the server asking
+   * itself, e.g. whether an account still has the public default password.
+   */
+  hasPassword(name: string, password: string): Promise<boolean>;
   list(): EventLogUser[];
   get(name: string): EventLogUser | undefined;
   /**

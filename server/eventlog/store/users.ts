@@ -212,6 +212,12 @@ export class SqliteEventLogUsers implements EventLogUsers {
     return principal;
   }
 
+  async hasPassword(name: string, password: string): Promise<boolean> {
+    this.store.checkForOutsideChanges();
+    const row = this.sql.get.get(name) as UserRow | undefined;
+    return row !== undefined && (await this.verifyPassword(password, row.password_hash));
+  }
+
   list(): EventLogUser[] {
     return (this.sql.list.all() as UserRow[]).map(toUser);
   }

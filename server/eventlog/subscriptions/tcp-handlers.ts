@@ -1,4 +1,4 @@
-import type { ResolvedEvent } from '../store/types.ts';
+import type { Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/types.ts';
 import {
   BadRequestError,
   eventNumberToWire,
@@ -18,10 +18,12 @@ import type {
   DropReason,
   NakAction,
   PersistentConsumerHandle,
-  SubscriberInfo,
+  PersistentSink,
   UpdateGroupResult,
+  VolatileSink,
   VolatileSubscriptionHandle,
 } from './types.ts';
+import { OpenSubscriptions, Subscriber, type OpenSubscription, type SubscriptionTcpOptions } from './tcp-registry.ts';
 
 /**
  * The subscription commands of the TCP protocol, wired to the engines: volatile (0xC0, 0xD2 → 0xC1,
@@ -67,23 +69,6 @@ export function wireDropReason(reason: DropReason, persistent: boolean): number 
   }
 }
 
-type Open =
-  | { kind: 'volatile'; handle: VolatileSubscriptionHandle }
-  | { kind: 'persistent'; handle: PersistentConsumerHandle };
-
-/** Per connection: open subscriptions by the hex of their correlation id. */
-class ConnectionSubscriptions {
-  readonly byCorrelation = new Map<string, Open>();
-  warnedOverLimit = false;
-  constructor(connection: PeerConnection, onGone: () => void) {
-    connection.onClose(() => {
-      onGone();
-      for (const open of this.byCorrelation.values()) open.handle.close();
-      this.byCorrelation.clear();
-    });
-  }
-}
-
 interface SubscribeToStreamMessage {
   eventStreamId: string;
   resolveLinkTos: boolean;
@@ -116,83 +101,121 @@ interface NakMessage extends AckMessage {
   action: number;
 }
 
-function subscriberOf(connection: PeerConnection, caller: RequestContext['caller']): SubscriberInfo {
-  return {
-    connectionId: connection.id,
-    // A getter: the client may name itself (IdentifyClient) only after it subscribed.
-    get connectionName() {
-      return connection.name;
-    },
-    remoteAddress: `${connection.remoteAddress}:${connection.remotePort}`,
-    caller,
-  };
-}
-
 function eventIdsOf(raw: readonly Uint8Array[]): string[] {
   const ids: string[] = [];
   for (const bytes of raw) if (bytes.length === GUID_BYTES) ids.push(guidBytesToString(bytes));
   return ids;
 }
 
-/** Subscriptions one connection may hold open (volatile and persistent together). */
-export const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 1000;
+function sendDropped(connection: PeerConnection, correlationId: Uint8Array, reason: DropReason, persistent: boolean) {
+  connection.send(
+    TcpCommand.SubscriptionDropped,
+    correlationId,
+    encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }),
+  );
+}
+
+/** What every sink of one server shares. */
+interface SinkContext {
+  readonly open: OpenSubscriptions;
+  encodeEventAppeared(event: ResolvedEvent): Uint8Array;
+}
+
+/**
+ * Delivery to one subscription over its connection. An object per subscription rather than a set of
+ * closures: thousands may be open at once. A sink past its connection's backlog refuses (the engine then
+ * drops the subscription as a slow subscriber).
+ */
+abstract class TcpSink<Handle extends OpenSubscription['handle']> {
+  handle: Handle | undefined;
+  protected readonly shared: SinkContext;
+  protected readonly connection: PeerConnection;
+  protected readonly correlationId: Uint8Array;
+  private readonly key: string;
+
+  constructor(shared: SinkContext, connection: PeerConnection, correlationId: Uint8Array, key: string) {
+    this.shared = shared;
+    this.connection = connection;
+    this.correlationId = correlationId;
+    this.key = key;
+  }
+
+  protected abstract readonly persistent: boolean;
+
+  dropped(reason: DropReason): void {
+    this.shared.open.remove(this.connection, this.key, this.handle);
+    sendDropped(this.connection, this.correlationId, reason, this.persistent);
+  }
+
+  protected deliver(command: number, body: Uint8Array): boolean {
+    if (this.connection.isBacklogged()) return false;
+    return this.connection.send(command, this.correlationId, body);
+  }
+}
+
+class VolatileTcpSink extends TcpSink<VolatileSubscriptionHandle> implements VolatileSink {
+  protected readonly persistent = false;
+
+  eventAppeared(event: ResolvedEvent): boolean {
+    return this.deliver(TcpCommand.StreamEventAppeared, this.shared.encodeEventAppeared(event));
+  }
+
+  checkpointReached(position: Position): boolean {
+    return this.deliver(
+      TcpCommand.CheckpointReached,
+      encodeMessage('CheckpointReached', {
+        commitPosition: position.commitPosition,
+        preparePosition: position.preparePosition,
+      }),
+    );
+  }
+}
+
+class PersistentTcpSink extends TcpSink<PersistentConsumerHandle> implements PersistentSink {
+  protected readonly persistent = true;
+
+  eventAppeared(event: ResolvedIndexedEvent, retryCount: number): boolean {
+    return this.deliver(
+      TcpCommand.PersistentSubscriptionStreamEventAppeared,
+      encodeMessage('PersistentSubscriptionStreamEventAppeared', {
+        event: resolvedIndexedEventToWire(event),
+        retryCount,
+      }),
+    );
+  }
+}
 
 /** Command handlers to pass to startEventLogTcp (`handlers`) or `registerHandlers`. */
 export function subscriptionTcpHandlers(
   subscriptions: Subscriptions,
-  options: { maxPerConnection?: number } = {},
+  options: SubscriptionTcpOptions = {},
 ): CommandHandlerMap {
-  const maxPerConnection = options.maxPerConnection ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
-  const perConnection = new Map<string, ConnectionSubscriptions>();
+  const open = new OpenSubscriptions(options);
   // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once.
   const encodedEvents = new WeakMap<ResolvedEvent, Uint8Array>();
-
-  const stateOf = (connection: PeerConnection): ConnectionSubscriptions => {
-    let state = perConnection.get(connection.id);
-    if (!state) {
-      state = new ConnectionSubscriptions(connection, () => perConnection.delete(connection.id));
-      perConnection.set(connection.id, state);
-    }
-    return state;
+  const shared: SinkContext = {
+    open,
+    encodeEventAppeared(event) {
+      let body = encodedEvents.get(event);
+      if (!body) {
+        body = encodeStreamEventAppeared(event);
+        encodedEvents.set(event, body);
+      }
+      return body;
+    },
   };
 
-  const encodeEventAppeared = (event: ResolvedEvent): Uint8Array => {
-    let body = encodedEvents.get(event);
-    if (!body) {
-      body = encodeStreamEventAppeared(event);
-      encodedEvents.set(event, body);
+  /**
+   * Room for one more subscription under this request's correlation id (one in use is replaced). Past a
+   * bound it is dropped at once with SubscriberMaxCountReached, which clients report as an error.
+   */
+  const makeRoom = (ctx: RequestContext, key: string): boolean => {
+    if (!open.admits(ctx.connection, key, ctx.logger)) {
+      sendDropped(ctx.connection, ctx.correlationId, 'SubscriberMaxCountReached', false);
+      return false;
     }
-    return body;
-  };
-
-  const sendDropped = (
-    connection: PeerConnection,
-    correlationId: Uint8Array,
-    reason: DropReason,
-    persistent: boolean,
-  ) => {
-    connection.send(
-      TcpCommand.SubscriptionDropped,
-      correlationId,
-      encodeMessage('SubscriptionDropped', { reason: wireDropReason(reason, persistent) }),
-    );
-  };
-
-  /** Each connection's subscriptions are bounded: one more than allowed is dropped at once (it would hold memory forever). */
-  const overLimit = (ctx: RequestContext, state: ConnectionSubscriptions, key: string): boolean => {
-    if (state.byCorrelation.has(key) || state.byCorrelation.size < maxPerConnection) return false;
-    ctx.connection.send(
-      TcpCommand.SubscriptionDropped,
-      ctx.correlationId,
-      encodeMessage('SubscriptionDropped', { reason: DropReasonWire.SubscriberMaxCountReached }),
-    );
-    if (!state.warnedOverLimit) {
-      state.warnedOverLimit = true;
-      ctx.logger.warn(
-        { connection: ctx.connection.id, limit: maxPerConnection },
-        'connection reached its subscription limit; further subscriptions are dropped',
-      );
-    }
+    open.get(ctx.connection, key)?.handle.close(); // a re-used correlation id replaces the old subscription
+    open.remove(ctx.connection, key);
     return true;
   };
 
@@ -203,47 +226,25 @@ export function subscriptionTcpHandlers(
   ) => {
     const { connection, correlationId } = ctx;
     if (connection.closed) return;
-    const state = stateOf(connection);
     const key = correlationId.toString('hex');
-    if (overLimit(ctx, state, key)) return;
-    state.byCorrelation.get(key)?.handle.close(); // a re-used correlation id replaces the old subscription
-    state.byCorrelation.delete(key);
-
+    if (!makeRoom(ctx, key)) return;
+    const sink = new VolatileTcpSink(shared, connection, correlationId, key);
     const result = subscriptions.volatile.subscribe({
       streamId: message.eventStreamId,
       resolveLinkTos: message.resolveLinkTos,
       caller: ctx.caller,
-      subscriber: subscriberOf(connection, ctx.caller),
+      subscriber: new Subscriber(connection, ctx.caller),
       filter: filtered ? filterFromWire(filtered.filter) : undefined,
       checkpointInterval: filtered ? filtered.checkpointInterval : undefined,
-      sink: {
-        eventAppeared: (event) => {
-          if (connection.isBacklogged()) return false;
-          return connection.send(TcpCommand.StreamEventAppeared, correlationId, encodeEventAppeared(event));
-        },
-        checkpointReached: (position) => {
-          if (connection.isBacklogged()) return false;
-          return connection.send(
-            TcpCommand.CheckpointReached,
-            correlationId,
-            encodeMessage('CheckpointReached', {
-              commitPosition: position.commitPosition,
-              preparePosition: position.preparePosition,
-            }),
-          );
-        },
-        dropped: (reason) => {
-          state.byCorrelation.delete(key);
-          sendDropped(connection, correlationId, reason, false);
-        },
-      },
+      sink,
     });
     if (!result.ok) {
       if (result.invalidRequest) throw new BadRequestError(result.invalidRequest);
       sendDropped(connection, correlationId, result.reason, false);
       return;
     }
-    state.byCorrelation.set(key, { kind: 'volatile', handle: result.subscription });
+    sink.handle = result.subscription;
+    open.add(connection, key, { kind: 'volatile', handle: result.subscription });
     const confirmation: Record<string, number> = { lastCommitPosition: result.confirmation.lastCommitPosition };
     if (result.confirmation.lastEventNumber !== null)
       confirmation.lastEventNumber = result.confirmation.lastEventNumber;
@@ -254,8 +255,8 @@ export function subscriptionTcpHandlers(
     settingsFromWire({ ...m, startFrom: int64ToNumber(m.startFrom) });
 
   const consumerFor = (ctx: RequestContext): PersistentConsumerHandle | undefined => {
-    const open = perConnection.get(ctx.connection.id)?.byCorrelation.get(ctx.correlationId.toString('hex'));
-    return open?.kind === 'persistent' ? open.handle : undefined;
+    const held = open.get(ctx.connection, ctx.correlationId.toString('hex'));
+    return held?.kind === 'persistent' ? held.handle : undefined;
   };
 
   return {
@@ -278,8 +279,7 @@ export function subscriptionTcpHandlers(
       authenticate: false,
       needsStore: false,
       handle(ctx) {
-        const open = perConnection.get(ctx.connection.id)?.byCorrelation.get(ctx.correlationId.toString('hex'));
-        open?.handle.unsubscribe();
+        open.get(ctx.connection, ctx.correlationId.toString('hex'))?.handle.unsubscribe();
       },
     },
 
@@ -288,41 +288,23 @@ export function subscriptionTcpHandlers(
       handle(ctx, message: ConnectToPersistentSubscriptionMessage) {
         const { connection, correlationId } = ctx;
         if (connection.closed) return;
-        const state = stateOf(connection);
         const key = correlationId.toString('hex');
-        if (overLimit(ctx, state, key)) return;
-        state.byCorrelation.get(key)?.handle.close();
-        state.byCorrelation.delete(key);
-
+        if (!makeRoom(ctx, key)) return;
+        const sink = new PersistentTcpSink(shared, connection, correlationId, key);
         const result = subscriptions.persistent.connect({
           streamId: message.eventStreamId,
           groupName: message.subscriptionId,
           allowedInFlightMessages: message.allowedInFlightMessages,
           caller: ctx.caller,
-          subscriber: subscriberOf(connection, ctx.caller),
-          sink: {
-            eventAppeared: (event, retryCount) => {
-              if (connection.isBacklogged()) return false;
-              return connection.send(
-                TcpCommand.PersistentSubscriptionStreamEventAppeared,
-                correlationId,
-                encodeMessage('PersistentSubscriptionStreamEventAppeared', {
-                  event: resolvedIndexedEventToWire(event),
-                  retryCount,
-                }),
-              );
-            },
-            dropped: (reason) => {
-              state.byCorrelation.delete(key);
-              sendDropped(connection, correlationId, reason, true);
-            },
-          },
+          subscriber: new Subscriber(connection, ctx.caller),
+          sink,
         });
         if (!result.ok) {
           sendDropped(connection, correlationId, result.reason, true);
           return;
         }
-        state.byCorrelation.set(key, { kind: 'persistent', handle: result.consumer });
+        sink.handle = result.consumer;
+        open.add(connection, key, { kind: 'persistent', handle: result.consumer });
         ctx.replyMessage(TcpCommand.PersistentSubscriptionConfirmation, 'PersistentSubscriptionConfirmation', {
           ...result.confirmation,
           lastEventNumber: eventNumberToWire(result.confirmation.lastEventNumber),

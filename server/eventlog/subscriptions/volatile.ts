@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../logger.ts';
 import { LINK_EVENT_TYPE } from '../store/links.ts';
 import {
@@ -16,31 +15,68 @@ import type {
   VolatileSink,
   VolatileSubscribeRequest,
   VolatileSubscribeResult,
+  VolatileSubscriptionHandle,
   VolatileSubscriptionInfo,
 } from './types.ts';
 
 const ALL = '';
 const SETTINGS_STREAM = '$settings';
 
-interface VolatileSubscription {
-  id: string;
-  /** '' = `$all`. */
-  streamId: string;
-  resolveLinkTos: boolean;
-  caller: Caller;
-  subscriber: SubscriberInfo;
-  sink: VolatileSink;
-  filter: EventPredicate | null;
-  filterText: string | null;
+/**
+ * One live subscription, which is also the handle its transport holds. A class with plain fields and an id
+ * from a counter: thousands may be open, and a closure pair plus a random UUID per subscription tripled its size.
+ */
+class VolatileSubscription implements VolatileSubscriptionHandle {
+  readonly id: string;
+  readonly streamId: string;
+  readonly resolveLinkTos: boolean;
+  readonly caller: Caller;
+  readonly subscriber: SubscriberInfo;
+  readonly sink: VolatileSink;
+  readonly filter: EventPredicate | null;
+  readonly filterText: string | null;
   /** null = not a filtered subscription; negative = never send checkpoints. */
-  checkpointInterval: number | null;
-  seenSinceCheckpoint: number;
+  readonly checkpointInterval: number | null;
+  seenSinceCheckpoint = 0;
   /** Events at or before the confirmed point were already visible to the client's reads. */
-  lastCommitPosition: number;
-  lastEventNumber: number;
-  subscribedAt: number;
-  eventsDelivered: number;
-  checkpointsSent: number;
+  readonly lastCommitPosition: number;
+  readonly lastEventNumber: number;
+  readonly subscribedAt: number;
+  eventsDelivered = 0;
+  checkpointsSent = 0;
+  private readonly engine: VolatileSubscriptions;
+
+  constructor(
+    engine: VolatileSubscriptions,
+    id: string,
+    streamId: string,
+    request: VolatileSubscribeRequest,
+    filter: EventPredicate | null,
+    confirmed: { lastCommitPosition: number; lastEventNumber: number; at: number },
+  ) {
+    this.engine = engine;
+    this.id = id;
+    this.streamId = streamId;
+    this.resolveLinkTos = request.resolveLinkTos;
+    this.caller = request.caller;
+    this.subscriber = request.subscriber;
+    this.sink = request.sink;
+    this.filter = filter;
+    this.filterText = describeFilter(request.filter);
+    const filtered = request.filter !== undefined || request.checkpointInterval !== undefined;
+    this.checkpointInterval = filtered ? (request.checkpointInterval ?? -1) : null;
+    this.lastCommitPosition = confirmed.lastCommitPosition;
+    this.lastEventNumber = confirmed.lastEventNumber;
+    this.subscribedAt = confirmed.at;
+  }
+
+  unsubscribe(): void {
+    this.engine.drop(this, 'Unsubscribed');
+  }
+
+  close(): void {
+    this.engine.remove(this);
+  }
 }
 
 function callerKey(caller: Caller): string {
@@ -61,6 +97,7 @@ export class VolatileSubscriptions {
   private readonly byId = new Map<string, VolatileSubscription>();
   private readonly stopListening: () => void;
   private closed = false;
+  private sequence = 0;
 
   constructor(store: EventStore, options: { logger: Logger; now?: () => number }) {
     this.store = store;
@@ -91,25 +128,11 @@ export class VolatileSubscriptions {
     const lastEventNumber = streamId === ALL ? null : this.store.lastEventNumber(streamId);
     if (lastEventNumber === EVENT_NUMBER_DELETED) return { ok: false, reason: 'StreamDeleted' };
     const lastCommitPosition = this.store.lastCommitPosition();
-    const filtered = request.filter !== undefined || request.checkpointInterval !== undefined;
-
-    const sub: VolatileSubscription = {
-      id: randomUUID(),
-      streamId,
-      resolveLinkTos: request.resolveLinkTos,
-      caller: request.caller,
-      subscriber: request.subscriber,
-      sink: request.sink,
-      filter,
-      filterText: describeFilter(request.filter),
-      checkpointInterval: filtered ? (request.checkpointInterval ?? -1) : null,
-      seenSinceCheckpoint: 0,
+    const sub = new VolatileSubscription(this, `v${++this.sequence}`, streamId, request, filter, {
       lastCommitPosition,
       lastEventNumber: lastEventNumber ?? -1,
-      subscribedAt: this.now(),
-      eventsDelivered: 0,
-      checkpointsSent: 0,
-    };
+      at: this.now(),
+    });
     let topic = this.byStream.get(streamId);
     if (!topic) {
       topic = new Set();
@@ -117,16 +140,7 @@ export class VolatileSubscriptions {
     }
     topic.add(sub);
     this.byId.set(sub.id, sub);
-
-    return {
-      ok: true,
-      confirmation: { lastCommitPosition, lastEventNumber },
-      subscription: {
-        id: sub.id,
-        unsubscribe: () => this.drop(sub, 'Unsubscribed'),
-        close: () => this.remove(sub),
-      },
-    };
+    return { ok: true, confirmation: { lastCommitPosition, lastEventNumber }, subscription: sub };
   }
 
   list(): VolatileSubscriptionInfo[] {
@@ -154,7 +168,8 @@ export class VolatileSubscriptions {
     for (const sub of [...this.byId.values()]) this.drop(sub, 'ServerShutdown');
   }
 
-  private remove(sub: VolatileSubscription): boolean {
+  /** Forgets a subscription without telling it (its connection is gone). */
+  remove(sub: VolatileSubscription): boolean {
     if (!this.byId.delete(sub.id)) return false;
     const topic = this.byStream.get(sub.streamId);
     if (topic) {
@@ -164,7 +179,8 @@ export class VolatileSubscriptions {
     return true;
   }
 
-  private drop(sub: VolatileSubscription, reason: DropReason): void {
+  /** Forgets a subscription and tells its sink why. */
+  drop(sub: VolatileSubscription, reason: DropReason): void {
     if (!this.remove(sub)) return;
     try {
       sub.sink.dropped(reason);

@@ -1,21 +1,22 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSubscriptions, type Subscriptions } from '../subscriptions/index.ts';
-import { subscriptionTcpHandlers } from '../subscriptions/tcp-handlers.ts';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startServeProcess } from '../testing/serve-process.ts';
+import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
+import { waitFor } from '../testing/wait-for.ts';
+import { connectClient } from './client-suite.ts';
 import { TcpCommand } from './commands.ts';
 import { decodeMessage, encodeMessage } from './messages.ts';
 import { RawClient, startTcpFixture, type TcpFixture } from './test-support.ts';
 
 const ADMIN = { login: 'admin', password: 'changeit' };
 let fx: TcpFixture | null = null;
-let subs: Subscriptions | null = null;
 afterEach(async () => {
-  await fx?.server.close();
-  await subs?.close();
   await fx?.close();
   fx = null;
-  subs = null;
 });
 
 function lengthPrefix(bytes: number): Buffer {
@@ -85,15 +86,16 @@ describe('event-log TCP limits', () => {
     expect((await b.request(TcpCommand.Ping)).command).toBe(TcpCommand.Pong);
     a.destroy();
     await a.closed;
-    await new Promise((r) => setTimeout(r, 50));
+    // The server has let go of a (its place counts again) before a new client comes.
+    await vi.waitFor(() => expect(fx!.server.connections.size).toBe(1), { timeout: 10_000 });
     await stillServes(fx.port);
     b.destroy();
   });
 
   it('drops subscriptions past the per-connection limit with SubscriberMaxCountReached', async () => {
-    fx = await startTcpFixture();
-    subs = startSubscriptions(fx.eventLog.store, { logger: pino({ level: 'silent' }) });
-    fx.server.registerHandlers(subscriptionTcpHandlers(subs, { maxPerConnection: 3 }));
+    const subscribed = await startSubscribedTcpFixture({ subscriptions: { maxPerConnection: 3 } });
+    fx = subscribed;
+    const subs = subscribed.subscriptions;
     const c = await RawClient.connect(fx.port, { answerHeartbeats: true });
     const replies = [];
     for (let i = 0; i < 5; i++)
@@ -120,7 +122,7 @@ describe('event-log TCP limits', () => {
     );
     c.send(TcpCommand.UnsubscribeFromStream, first.correlationId, encodeMessage('UnsubscribeFromStream', {}), ADMIN);
     await gone;
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(subs.volatile.list().length).toBe(2), { timeout: 10_000 });
     const again = await c.request(
       TcpCommand.SubscribeToStream,
       encodeMessage('SubscribeToStream', { eventStreamId: 'later', resolveLinkTos: false }),
@@ -131,11 +133,121 @@ describe('event-log TCP limits', () => {
   });
 });
 
+describe('subscriptions over all connections', () => {
+  const subscribe = (c: RawClient, stream: string) =>
+    c.request(
+      TcpCommand.SubscribeToStream,
+      encodeMessage('SubscribeToStream', { eventStreamId: stream, resolveLinkTos: false }),
+    );
+
+  it('are bounded server-wide: anonymous connections cannot pile them up past the limit', async () => {
+    // The attack: many anonymous connections, each opening as many subscriptions as it may (665,000 took 1.4 GB).
+    const subscribed = await startSubscribedTcpFixture({ subscriptions: { maxPerConnection: 40, maxTotal: 100 } });
+    fx = subscribed;
+    const clients = await Promise.all(
+      Array.from({ length: 5 }, () => RawClient.connect(subscribed.port, { answerHeartbeats: true })),
+    );
+    const replies = await Promise.all(
+      clients.map((c, n) => Promise.all(Array.from({ length: 40 }, (_, i) => subscribe(c, `flood-${n}-${i}`)))),
+    );
+    const all = replies.flat();
+    const confirmed = all.filter((r) => r.command === TcpCommand.SubscriptionConfirmation);
+    const dropped = all.filter((r) => r.command === TcpCommand.SubscriptionDropped);
+    expect(confirmed.length).toBe(100);
+    expect(dropped.length).toBe(100);
+    for (const d of dropped) expect(decodeMessage<{ reason: number }>('SubscriptionDropped', d.body).reason).toBe(4);
+    expect(subscribed.subscriptions.volatile.count).toBe(100);
+
+    // The subscriptions that were confirmed still work.
+    const first = confirmed[0];
+    const owner = clients.find((c) => c.received.includes(first))!;
+    const stream = clients.indexOf(owner);
+    const firstStream = `flood-${stream}-${replies[stream].indexOf(first)}`;
+    const appeared = owner.next(
+      (p) => p.command === TcpCommand.StreamEventAppeared && p.correlationId.equals(first.correlationId),
+    );
+    await subscribed.eventLog.store.appendToStream(
+      firstStream,
+      -2,
+      [
+        {
+          eventId: crypto.randomUUID(),
+          eventType: 'Still',
+          isJson: true,
+          data: Buffer.from('{}'),
+          metadata: Buffer.alloc(0),
+        },
+      ],
+      null,
+    );
+    await appeared;
+
+    // A connection that ends gives its places back.
+    const full = clients.find((c) => c.received.some((p) => p.command === TcpCommand.SubscriptionConfirmation))!;
+    const held = full.received.filter((p) => p.command === TcpCommand.SubscriptionConfirmation).length;
+    full.destroy();
+    await full.closed;
+    await waitFor(() => subscribed.subscriptions.volatile.count === 100 - held, 'the closed connection to let go');
+    const later = await RawClient.connect(subscribed.port, { answerHeartbeats: true });
+    expect((await subscribe(later, 'after')).command).toBe(TcpCommand.SubscriptionConfirmation);
+    for (const c of [...clients, later]) c.destroy();
+  });
+
+  it('refuses one past the limit in a way node-eventstore-client reports', async () => {
+    const subscribed = await startSubscribedTcpFixture({ subscriptions: { maxTotal: 1 } });
+    fx = subscribed;
+    const es = (await import('node-eventstore-client')).default;
+    const conn = await connectClient(es, `tcp://127.0.0.1:${subscribed.port}`, { maxReconnections: 0 }, 'many');
+    try {
+      const kept = await conn.subscribeToStream('kept', false, () => {});
+      await expect(conn.subscribeToStream('refused', false, () => {})).rejects.toThrow("Unsubscribe reason: '4'");
+      const admin = new es.UserCredentials('admin', 'changeit');
+      const settings = es.PersistentSubscriptionSettings.create();
+      await conn.createPersistentSubscription('kept', 'group', settings, admin);
+      await expect(conn.connectToPersistentSubscription('kept', 'group', () => {})).rejects.toThrow(
+        'Maximum subscribers reached.',
+      );
+      kept.unsubscribe();
+      await waitFor(() => subscribed.subscriptions.volatile.count === 0, 'the unsubscribe');
+      const consumer = await conn.connectToPersistentSubscription('kept', 'group', () => {});
+      consumer.stop();
+    } finally {
+      conn.close();
+    }
+  });
+});
+
+describe('the server-wide subscription limit of homeport serve', () => {
+  it('is set by HOMEPORT_TCP_MAX_SUBSCRIPTIONS', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-max-subs-'));
+    const server = await startServeProcess(dataDir, { env: { HOMEPORT_TCP_MAX_SUBSCRIPTIONS: '2' } });
+    try {
+      const connect = () => RawClient.connect(server.port, { answerHeartbeats: true });
+      const clients = [await connect(), await connect()];
+      const replies = [];
+      for (const [i, c] of [clients[0], clients[1], clients[1]].entries())
+        replies.push(
+          await c.request(
+            TcpCommand.SubscribeToStream,
+            encodeMessage('SubscribeToStream', { eventStreamId: `s-${i}`, resolveLinkTos: false }),
+          ),
+        );
+      expect(replies.map((r) => r.command)).toEqual([
+        TcpCommand.SubscriptionConfirmation,
+        TcpCommand.SubscriptionConfirmation,
+        TcpCommand.SubscriptionDropped,
+      ]);
+      for (const c of clients) c.destroy();
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a flood of broken packages', () => {
   it('cannot push the rest of the log out of the Server view', async () => {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
     const { startHomeport } = await import('../../index.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-log-flood-'));
     const hp = await startHomeport({

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { HomeportConfig } from '../../config.ts';
 import { startHomeport, type Homeport } from '../../index.ts';
 
@@ -24,6 +25,26 @@ export async function startTestHomeport(
     async close() {
       await hp.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A test Homeport for a whole test file: started before its tests, stopped after. Read `server.hp` inside
+ * the tests (it is set once the file's `beforeAll` ran).
+ */
+export function useTestHomeport(config: Partial<HomeportConfig> = {}): { readonly hp: Homeport } {
+  let started: Awaited<ReturnType<typeof startTestHomeport>> | null = null;
+  beforeAll(async () => {
+    started = await startTestHomeport(config);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return {
+    get hp() {
+      if (!started) throw new Error('the test Homeport is not started yet (use it inside a test)');
+      return started.hp;
     },
   };
 }

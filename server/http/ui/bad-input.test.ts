@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Homeport } from '../../index.ts';
-import { startTestHomeport } from '../testing/homeport.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestHomeport } from '../testing/homeport.ts';
 
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport());
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport();
 
 /** Every route of the UI API as the server itself lists them (fastify's route tree), so new ones are swept too. */
 function uiRoutes(): { method: string; url: string }[] {
   const stack: string[] = [];
   const routes: { method: string; url: string }[] = [];
-  for (const line of hp.http.printRoutes({ commonPrefix: false }).split('\n')) {
+  for (const line of server.hp.http.printRoutes({ commonPrefix: false }).split('\n')) {
     const m = /^([│ ]*)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line);
     if (!m) continue;
     const depth = m[1].length / 4;
@@ -64,14 +56,14 @@ describe('UI API under malformed, wrong-typed and oversized input', () => {
     const failures: string[] = [];
     let requests = 0;
     for (const route of routes) {
-      const url = `${hp.httpUrl}${concrete(route.url)}?count=lots&from=-x&direction=sideways&limit=1e99&level=nope&q=${'x'.repeat(5000)}`;
+      const url = `${server.hp.httpUrl}${concrete(route.url)}?count=lots&from=-x&direction=sideways&limit=1e99&level=nope&q=${'x'.repeat(5000)}`;
       for (const bad of route.method === 'GET' || route.method === 'DELETE' ? [bodies[0]] : bodies) {
         const withBody = route.method !== 'GET';
         const res = await fetch(url, {
           method: route.method,
           // A fresh owner token each time: a DELETE /session in the sweep must not end the others' session.
           headers: {
-            authorization: `Bearer ${hp.mintUiToken()}`,
+            authorization: `Bearer ${server.hp.mintUiToken()}`,
             ...(withBody ? { 'content-type': bad.contentType } : {}),
           },
           body: withBody ? (bad.body as BodyInit) : undefined,

@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Homeport } from '../../index.ts';
-import { startTestHomeport } from '../testing/homeport.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestHomeport } from '../testing/homeport.ts';
 import { UiSessions } from './auth.ts';
 
-let hp: Homeport;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ hp, close } = await startTestHomeport());
-});
-afterAll(async () => {
-  await close();
-});
+const server = useTestHomeport();
 
 const api = (p: string, token?: string, init: RequestInit = {}) =>
-  fetch(`${hp.httpUrl}/api/homeport/v1${p}`, {
+  fetch(`${server.hp.httpUrl}/api/homeport/v1${p}`, {
     ...init,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -28,18 +20,18 @@ async function signIn(username: string, password: string): Promise<string> {
 
 describe('UI sessions end with their credentials', () => {
   it('ends the session of an administrator who is removed, and never upgrades it to the built-in admin', async () => {
-    await hp.eventLog.users.add({ name: 'eve', password: 'eve-password', groups: ['$admins'] });
+    await server.hp.eventLog.users.add({ name: 'eve', password: 'eve-password', groups: ['$admins'] });
     const eve = await signIn('eve', 'eve-password');
     expect((await api('/eventlog/streams', eve)).status).toBe(200);
-    await hp.eventLog.users.remove('eve');
+    await server.hp.eventLog.users.remove('eve');
     for (const p of ['/eventlog/streams', '/server', '/session', '/eventlog/users'])
       expect((await api(p, eve)).status).toBe(401);
   });
 
   it('ends every session of a user whose password changes, and the old password stops working', async () => {
-    await hp.eventLog.users.add({ name: 'frank', password: 'first-password', groups: ['$admins'] });
+    await server.hp.eventLog.users.add({ name: 'frank', password: 'first-password', groups: ['$admins'] });
     const frank = await signIn('frank', 'first-password');
-    await hp.eventLog.users.changePassword('frank', 'second-password');
+    await server.hp.eventLog.users.changePassword('frank', 'second-password');
     expect((await api('/eventlog/streams', frank)).status).toBe(401);
     expect(
       (
@@ -53,10 +45,10 @@ describe('UI sessions end with their credentials', () => {
   });
 
   it('ends the session of an administrator taken out of $admins', async () => {
-    await hp.eventLog.users.add({ name: 'gina', password: 'gina-password', groups: ['$admins'] });
+    await server.hp.eventLog.users.add({ name: 'gina', password: 'gina-password', groups: ['$admins'] });
     const gina = await signIn('gina', 'gina-password');
-    await hp.eventLog.users.remove('gina');
-    await hp.eventLog.users.add({ name: 'gina', password: 'gina-password', groups: ['devs'] });
+    await server.hp.eventLog.users.remove('gina');
+    await server.hp.eventLog.users.add({ name: 'gina', password: 'gina-password', groups: ['devs'] });
     expect((await api('/eventlog/streams', gina)).status).toBe(401);
   });
 

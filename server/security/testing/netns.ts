@@ -23,17 +23,20 @@ import { generate } from 'selfsigned';
  * guardTestNetwork(['site.example']) gives the usual hosts, dns and certificates of a guard test.
  *
  * Inside, `lo` is up and carries every address named in `hosts`, `dns` answers and `addresses` (loopback
- * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client connect to it; nothing leaves the namespace
- * (it has no other interface). /etc/hosts and /etc/resolv.conf are bind-mounted from generated files (the
- * mount namespace keeps that private); resolv.conf names a DNS server on 127.0.0.53 (dns2) that answers the
- * names of `dns` with their successive answer sets: the n-th A (or AAAA) question gets the IPv4 (IPv6)
- * addresses of set n, the last set repeating — e.g. public for the check, loopback for the connect, to test
- * DNS rebinding. Other names get NXDOMAIN; every answer has TTL 0.
+ * and IPv4-mapped ones reach 127.0.0.0/8 as they are), so a server can listen on 1.2.3.4 and a client
+ * connect to it; nothing leaves the namespace (it has no other interface). /etc/hosts and /etc/resolv.conf
+ * are bind-mounted from generated files (the mount namespace keeps that private); resolv.conf names a DNS
+ * server on 127.0.0.53 (dns2) that answers the names of `dns` with their successive answer sets: the n-th A
+ * (or AAAA) question gets the IPv4 (IPv6) addresses of set n, the last set repeating — e.g. public for the
+ * check, loopback for the connect, to test DNS rebinding. Other names get NXDOMAIN; every answer has TTL 0.
  *
  * The script (see netns-child.ts) reads the test CA and certificates with `namespaceContext()` and sends one
  * JSON-serialisable value back with `report(value)`; its Node has NODE_EXTRA_CA_CERTS set to the test CA.
- * The script's stderr reaches the test's stderr; a script that exits without reporting, exits non-zero or
- * outlives `timeoutMs` rejects the promise with its output. Needs root and util-linux's unshare and iproute2.
+ * The script runs under plain Node (type stripping, as bench/ does), so it and what it imports must be
+ * erasable TypeScript, as server/ is; connectionCounter() there counts connections to where a guard must
+ * not go. The script's stderr reaches the test's stderr; a script that exits without reporting, exits
+ * non-zero or outlives `timeoutMs` rejects the promise with its output. Needs root, util-linux's unshare and
+ * iproute2.
  */
 
 export interface NamespaceRunOptions {
@@ -54,7 +57,7 @@ export interface NamespaceRunOptions {
   input?: unknown;
   /** Extra environment variables for the script. */
   env?: Record<string, string>;
-  /** The whole run is killed past this (default 60 s). */
+  /** The whole run is killed past this (default NAMESPACE_RUN_TIMEOUT_MS). */
   timeoutMs?: number;
 }
 
@@ -87,6 +90,13 @@ export interface NamespaceContext {
   certificates: Record<string, { key: string; cert: string }>;
   input: unknown;
 }
+
+/**
+ * Deadlines only to fail instead of hanging: a run that starts Homeports inside takes 10-25 s alone, and
+ * several times that beside the whole suite on two cores. A test passes NAMESPACE_TEST_TIMEOUT_MS to `it`.
+ */
+export const NAMESPACE_RUN_TIMEOUT_MS = 170_000;
+export const NAMESPACE_TEST_TIMEOUT_MS = 180_000;
 
 export const RESULT_MARK = '@@homeport-netns-result ';
 export const DNS_SERVER_ADDRESS = '127.0.0.53';
@@ -198,7 +208,7 @@ export async function runInNamespace<T>(options: NamespaceRunOptions): Promise<N
     };
     const configFile = path.join(dir, 'config.json');
     fs.writeFileSync(configFile, JSON.stringify(config));
-    return await boot<T>(configFile, options.timeoutMs ?? 60_000);
+    return await boot<T>(configFile, options.timeoutMs ?? NAMESPACE_RUN_TIMEOUT_MS);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -89,6 +89,23 @@ describe('what a page says about itself', () => {
     expect(details.language).toBeNull();
   });
 
+  it('a player on the local network, or not on https, is no player: clients would embed it', () => {
+    for (const address of [
+      'http://192.168.1.1/admin',
+      'https://127.0.0.1:8080/',
+      'https://router/',
+      'http://video.example/e/1',
+    ]) {
+      const html = `<head><meta property="og:title" content="Clip"><meta name="twitter:player" content="${address}">
+        <meta name="twitter:player:stream" content="${address}"></head>`;
+      expect(extractLinkDetails(html, 'https://video.example/watch/1'), address).toMatchObject({
+        type: 'link',
+        html: '',
+        embedUrl: '',
+      });
+    }
+  });
+
   it('reads pages in the charset they declare, and never throws on bad bytes or labels', () => {
     const latin1 = Buffer.from('<meta charset="iso-8859-1"><title>Caf\xe9</title>', 'latin1');
     expect(declaredCharset(latin1)).toBe('iso-8859-1');

@@ -1,6 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { isLanguageCode } from '../text/languages.ts';
 import { isJsonRecord as isRecord, type JsonRecord as Json } from '../json-record.ts';
+import { isPublicMediaUrl, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 
 /*
  * What a web page says about itself, read as Mastodon's LinkDetailsExtractor reads it: JSON-LD (NewsArticle
@@ -183,6 +184,11 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** A player's address clients may embed (an iframe loads it on the user's machine): https on a public host. */
+function embeddable(url: string | null): string | null {
+  return url && isPublicMediaUrl(url, STRICT_REMOTE_MEDIA) ? url : null;
+}
+
 function positiveInt(value: string | null): number {
   const n = value === null ? NaN : Number.parseInt(value, 10);
   return Number.isFinite(n) && n > 0 && n < 100_000 ? n : 0;
@@ -210,7 +216,7 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
   };
   const author = first(data?.author);
   const publisher = first(data?.publisher);
-  const player = absolute(tag('twitter:player'));
+  const player = embeddable(absolute(tag('twitter:player')));
   const width = player ? positiveInt(tag('twitter:player:width')) : 0;
   const height = player ? positiveInt(tag('twitter:player:height')) : 0;
   const site = tag('og:site');
@@ -238,7 +244,7 @@ export function extractLinkDetails(html: string, pageUrl: string): LinkDetails {
       MAX_NAME,
     ),
     authorUrl: absolute(isRecord(author) ? text(author.url) : null) ?? '',
-    embedUrl: absolute(tag('twitter:player:stream')) ?? '',
+    embedUrl: embeddable(absolute(tag('twitter:player:stream'))) ?? '',
     language: languageOf(structuredLanguage(data) ?? tag('og:locale') ?? page.lang),
     publishedAt: dateOf(text(data?.datePublished) ?? tag('article:published_time')),
   };

@@ -295,7 +295,7 @@ export class AccountData {
    * when the file names it (that row is done) and dropped when it does not.
    */
   private overwriteAccounts(
-    me: Account,
+    _me: Account,
     rows: ImportRow[],
     existing: ExportedAccount[],
     keep: (target: Account, data: ImportRowData) => void,

@@ -330,4 +330,4 @@ export function userStateError(user: User, account: Account): DomainError | null
 }
 
 // A valid hash of a random password, checked against when the login is unknown.
-const DUMMY_HASH = 'scrypt$15$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(86);
+const DUMMY_HASH = `scrypt$15$8$1$AAAAAAAAAAAAAAAAAAAAAA$${'A'.repeat(86)}`;

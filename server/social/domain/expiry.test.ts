@@ -115,14 +115,14 @@ describe('expiry', () => {
     const client = server.masto(alice.token);
     const parent = await server.masto(bob.token).v1.statuses.create({ status: 'a parent that will be gone' });
     const at = new Date(now + 10 * 60 * 1000).toISOString();
-    const plain = await client.v1.statuses.create({ status: 'scheduled hello', scheduledAt: at });
-    const reply = await client.v1.statuses.create({
+    await client.v1.statuses.create({ status: 'scheduled hello', scheduledAt: at });
+    await client.v1.statuses.create({
       status: 'a reply to a vanished post',
       inReplyToId: parent.id,
       scheduledAt: at,
     });
     const carol = await server.createUser('carol');
-    const doomed = await server
+    await server
       .masto(carol.token)
       .v1.statuses.create({ status: 'from an account about to be suspended', scheduledAt: at });
     await server.masto(bob.token).v1.statuses.$select(parent.id).remove();

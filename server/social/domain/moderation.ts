@@ -15,8 +15,6 @@ import type { AccountService } from './accounts.ts';
 export const ACCOUNT_ACTIONS = ['none', 'sensitive', 'disable', 'silence', 'suspend'] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 
-/** The permissions the admin API asks of staff (Mastodon's: moderators manage users and reports, admins also federation and blocks). */
-export type StaffPermission = 'manageUsers' | 'manageReports' | 'manageFederation' | 'manageBlocks';
 const RANK: Record<UserRole, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
 
 /** An e-mail address reduced as Mastodon does before hashing: lower case, no dots or +tags in the local part. */

@@ -32,9 +32,10 @@ export function isPublicMediaUrl(url: string, rules: RemoteMediaRules): boolean 
   if (parsed.username || parsed.password) return false;
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (net.isIP(host) !== 0) return !isPrivateAddress(host);
-  // A single-label name ("router", "nas") resolves only on the local network.
-  if (!host.includes('.') || host === 'localhost') return false;
+  // The same name with its root's dot ("localhost.").
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  // A single-label name ("router", "nas") resolves only on the local network.
+  if (!name.includes('.')) return false;
   return !LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix));
 }
 

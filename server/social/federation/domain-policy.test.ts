@@ -15,14 +15,12 @@ import {
 
 let net: TestNetwork;
 let a: TestInstance;
-let b: TestInstance;
 let alice: User;
 let bob: User;
 let bobOnA: string;
-let aliceOnB: string;
 
 beforeAll(async () => {
-  ({ net, a, b, alice, bob, bobOnA, aliceOnB } = await followingPair());
+  ({ net, a, alice, bob, bobOnA } = await followingPair());
 });
 
 afterAll(async () => {

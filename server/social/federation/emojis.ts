@@ -1,6 +1,8 @@
 import { Emoji, Image, Link } from '@fedify/vocab';
 import { shortcodesIn } from '../store/index.ts';
+import { isPublicMediaUrl, isSvg, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 import type { FedDeps } from './deps.ts';
+import { refuseToFetch } from './inbound-limits.ts';
 
 /** Custom emojis in ActivityPub: Emoji tags (`:name:` with an image) on posts and profiles, both ways. */
 
@@ -10,9 +12,6 @@ export interface RemoteEmoji {
   url: string;
 }
 
-/** A document loader that never fetches: for values that must come embedded (emoji images, poll counts). */
-export const refuseToFetch = (url: string) => Promise.reject(new Error(`not fetched: ${url}`));
-
 /** An Emoji tag, as Mastodon, Misskey and Akkoma send them; null when unusable. */
 export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const shortcode = tag.name?.toString().replace(/^:|:$/g, '') ?? '';
@@ -20,7 +19,8 @@ export async function emojiOf(tag: Emoji): Promise<RemoteEmoji | null> {
   const icon = await tag.getIcon({ documentLoader: refuseToFetch }).catch(() => null);
   const url =
     icon?.url instanceof URL ? icon.url.href : icon?.url instanceof Link ? (icon.url.href?.href ?? null) : null;
-  if (!url || !url.startsWith('https://')) return null;
+  // Clients load it as an image: https on a public host, and no SVG (see remote-media.ts).
+  if (!url || !isPublicMediaUrl(url, STRICT_REMOTE_MEDIA) || isSvg(url, icon?.mediaType ?? null)) return null;
   return { shortcode, uri: tag.id?.href ?? null, url };
 }
 

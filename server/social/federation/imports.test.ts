@@ -66,7 +66,7 @@ async function finished(instance: TestInstance, user: User, id: string) {
   }, `import ${id} finished`);
 }
 
-async function followed(instance: TestInstance, user: User, count: number): Promise<string[]> {
+async function followed(_instance: TestInstance, user: User, count: number): Promise<string[]> {
   const list = await eventually(async () => {
     const found = await user.client.v1.accounts.$select(user.accountId).following.list({ limit: 80 });
     return found.length === count ? found : null;

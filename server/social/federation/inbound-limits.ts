@@ -1,5 +1,3 @@
-import { refuseToFetch } from './emojis.ts';
-
 /*
  * How much an activity delivered to an inbox may hold. Fedify reads an activity whole before any listener of
  * ours runs, and twice (once to verify it, once to route it): every embedded object costs a JSON-LD expansion
@@ -10,6 +8,9 @@ import { refuseToFetch } from './emojis.ts';
  * payloads holds 60 objects. What is accepted is then read only as far as Homeport keeps it (16 attachments,
  * 64 tags), without fetching what is given by address only.
  */
+
+/** A document loader that never fetches: for values that must come embedded (emoji images, poll counts). */
+export const refuseToFetch = (url: string) => Promise.reject(new Error(`not fetched: ${url}`));
 
 /**
  * Options of Fedify's property getters (getTags, getAttachments…) that read only what the document embeds: an

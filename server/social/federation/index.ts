@@ -23,15 +23,12 @@ export { RejectedDocument } from './remote.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
-export { mastodonRetryPolicy } from './setup.ts';
-export { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-intake.ts';
 
 export interface FederationSetupOptions extends SetupOptions {
   /** The inbox's bounds (see DEFAULT_INBOX_LIMITS); tests make them small. */
   inbox?: Partial<InboxLimits>;
 }
-export { sanitizeRemoteHtml } from './html.ts';
-export { checkInstance, formatReport, runSelfCheck, type CheckResult, type SelfCheckReport } from './self-check.ts';
+export { checkInstance, formatReport, type SelfCheckReport } from './self-check.ts';
 
 /** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
 export interface Federation {

@@ -11,10 +11,10 @@ import {
   Tombstone,
 } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
-import type { Account, StatusRow } from '../store/index.ts';
+import type { StatusRow } from '../store/index.ts';
 import { attachmentDocument, MastodonCreate, MastodonNote, MastodonQuestion } from './attachments.ts';
 import { emojiTags } from './emojis.ts';
-import { localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
+import { localAccount, type Fed, type FedContext } from './deps.ts';
 import { actorUri, statusUri } from './uris.ts';
 import {
   noteQuoteValues,

@@ -446,8 +446,7 @@ export class Outbound {
   private async featuredChanged(accountId: string, statusId: string, pinned: boolean): Promise<void> {
     const account = this.local(accountId);
     const status = this.deps.social.store.statuses.byId(statusId);
-    if (!account || !status || !status.local || (status.visibility !== 'public' && status.visibility !== 'unlisted'))
-      return;
+    if (!account || !status?.local || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return;
     const c = this.context();
     const me = c.getActorUri(account.username);
     const values = {

@@ -2,7 +2,7 @@ import type { InboxContext } from '@fedify/fedify';
 import { Accept, QuoteRequest, Reject } from '@fedify/vocab';
 import type { Account, QuoteRow, StatusRow } from '../store/index.ts';
 import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
-import { refuseToFetch } from './emojis.ts';
+import { refuseToFetch } from './inbound-limits.ts';
 import { actorUri, localApprovalUri, statusUri } from './uris.ts';
 import { accountForActorId, recipientOf, recipientsOf } from './remote.ts';
 import { createRemoteStatus, fetchQuotedStatus, isStatusObject } from './statuses-inbound.ts';

@@ -40,14 +40,7 @@ export class QuoteOutbound {
     const quoted = quote?.quotedStatusId ? store.statuses.byId(quote.quotedStatusId) : null;
     const quotedAuthor = quoted ? store.accounts.byId(quoted.accountId) : null;
     const author = store.accounts.byId(status.accountId);
-    if (
-      !quote ||
-      quote.state !== 'pending' ||
-      !quoted?.uri ||
-      !quotedAuthor?.uri ||
-      quotedAuthor.domain === null ||
-      !author
-    )
+    if (quote?.state !== 'pending' || !quoted?.uri || !quotedAuthor?.uri || quotedAuthor.domain === null || !author)
       return;
     const c = this.context();
     const id = quoteRequestUri(c, status, quote);

@@ -260,8 +260,11 @@ describe('quotes the quoted author does not allow', () => {
     const copy = await arrived(a, alice, post.uri);
     expect(copy.quote_approval.automatic).toEqual(['public']);
     let dropped = 0;
-    a.intercept = (req) =>
-      req.method === 'POST' && req.url.includes('inbox') ? (dropped++, new Response(null, { status: 202 })) : null;
+    a.intercept = (req) => {
+      if (req.method !== 'POST' || !req.url.includes('inbox')) return null;
+      dropped++;
+      return new Response(null, { status: 202 });
+    };
     try {
       expect(
         (

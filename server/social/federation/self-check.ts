@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
 import dns from 'node:dns/promises';
-import { isPrivateAddress } from '../../security/index.ts';
+import http from 'node:http';
+import https from 'node:https';
+import type net from 'node:net';
+import { isPrivateAddress, pinnedLookup } from '../../security/index.ts';
 import type { SocialStore } from '../store/index.ts';
 
 /*
@@ -8,7 +12,9 @@ import type { SocialStore } from '../store/index.ts';
  * public URL, the way another server would, and says in plain words what stands in the way (DNS, TLS, a
  * proxy that rewrites Host or hides the client, another server answering). The probe proves the answer
  * comes from this very instance: the check leaves a random nonce in social.db, which only a process
- * serving this data directory can confirm (so the CLI can check a running server).
+ * serving this data directory can confirm (so the CLI can check a running server). Its requests connect to
+ * the addresses the DNS check judged (one lookup), so a name that resolves differently the next time cannot
+ * make the verdict and the connection disagree.
  */
 
 export type CheckStatus = 'ok' | 'warning' | 'error' | 'skipped';
@@ -28,6 +34,9 @@ export interface SelfCheckReport {
 export const PROBE_PATH = '/.well-known/homeport/self-check';
 const NONCE_TTL_MS = 2 * 60 * 1000;
 const TIMEOUT_MS = 10_000;
+const MAX_REDIRECTS = 5;
+/** Most bytes of a response read (the documents checked are a few kilobytes). */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 const nonceKey = (nonce: string) => JSON.stringify(['self-check', nonce]);
 
@@ -68,6 +77,7 @@ const TLS_ADVICE: Record<string, string> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the TLS certificate chain is incomplete (serve the intermediate certificates too)',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the TLS certificate does not name this host',
   EPROTO: 'the TLS handshake failed (is the port speaking plain HTTP?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the TLS handshake failed (is the port speaking plain HTTP?)',
 };
 
 function describeFetchError(url: URL, err: unknown): string {
@@ -77,28 +87,54 @@ function describeFetchError(url: URL, err: unknown): string {
   if (code === 'ECONNREFUSED')
     return `nothing accepts connections at ${url.host} (is the server, tunnel or proxy running, and the port open?)`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${url.hostname} does not resolve`;
-  if ((err as Error).name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT')
+  if ((err as Error).name === 'TimeoutError' || (cause as Error | undefined)?.name === 'TimeoutError')
     return `no answer from ${url.host} within ${TIMEOUT_MS / 1000} s (a firewall, or a tunnel that is down?)`;
   return `${url.host}: ${cause?.message ?? (err as Error).message}`;
 }
 
-/** The network as another server meets it (taken before anything, such as a test harness, wraps the global fetch). */
-const networkFetch = globalThis.fetch.bind(globalThis);
-
-async function get(url: URL, accept: string): Promise<{ status: number; json: unknown }> {
-  const res = await networkFetch(url, {
-    headers: { Accept: accept, 'User-Agent': 'Homeport self-check' },
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-    redirect: 'follow',
-  });
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON: the status tells
+/** GETs `url` (following redirects) through `lookup`, reading at most MAX_BODY_BYTES; JSON when it parses. */
+async function get(url: URL, accept: string, lookup: net.LookupFunction): Promise<{ status: number; json: unknown }> {
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const res = await request(current, accept, lookup, signal);
+    const location = res.headers.location;
+    if ([301, 302, 303, 307, 308].includes(res.statusCode ?? 0) && location && hop < MAX_REDIRECTS) {
+      res.resume();
+      current = new URL(location, current);
+      continue;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        res.destroy();
+        break;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    let json: unknown = null;
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      // not JSON (or cut short): the status tells
+    }
+    return { status: res.statusCode ?? 0, json };
   }
-  return { status: res.status, json };
+}
+
+function request(url: URL, accept: string, lookup: net.LookupFunction, signal: AbortSignal) {
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    // A fresh connection per request (no agent): each one goes through the lookup.
+    (url.protocol === 'https:' ? https : http)
+      .get(
+        url,
+        { agent: false, lookup, signal, headers: { Accept: accept, 'User-Agent': 'Homeport self-check' } },
+        resolve,
+      )
+      .on('error', reject);
+  });
 }
 
 export interface SelfCheckOptions {
@@ -127,8 +163,9 @@ export async function runSelfCheck(
   else add('public-url', 'ok', publicUrl);
 
   let reachable = true;
+  let addresses: LookupAddress[] = [];
   try {
-    const addresses = await dns.lookup(base.hostname, { all: true });
+    addresses = await dns.lookup(base.hostname.replace(/^\[|\]$/g, ''), { all: true });
     const privateOnes = addresses.filter((a) => isPrivateAddress(a.address));
     if (privateOnes.length === addresses.length) {
       add(
@@ -145,11 +182,12 @@ export async function runSelfCheck(
     );
     reachable = false;
   }
+  const lookup = pinnedLookup(base.hostname, addresses);
 
   if (reachable) {
     const nonce = issueProbeNonce(store);
     try {
-      const probe = await get(new URL(`${PROBE_PATH}/${nonce}`, base), 'application/json');
+      const probe = await get(new URL(`${PROBE_PATH}/${nonce}`, base), 'application/json', lookup);
       const echo = probe.json as ProbeEcho | null;
       if (probe.status === 421) {
         add(
@@ -195,13 +233,13 @@ export async function runSelfCheck(
   }
 
   try {
-    const index = await get(new URL('/.well-known/nodeinfo', base), 'application/json');
+    const index = await get(new URL('/.well-known/nodeinfo', base), 'application/json', lookup);
     const links = (index.json as { links?: { rel: string; href: string }[] } | null)?.links ?? [];
     const link = links.find((l) => /nodeinfo\.diaspora\.software\/ns\/schema\/2\.[01]$/.test(l.rel));
     if (!link) add('nodeinfo', 'error', `/.well-known/nodeinfo lists no NodeInfo 2.x document (HTTP ${index.status})`);
     else {
       const href = new URL(link.href);
-      const doc = await get(href, 'application/json');
+      const doc = await get(href, 'application/json', lookup);
       const software = (doc.json as { software?: { name?: string } } | null)?.software?.name;
       if (href.origin !== base.origin)
         add(
@@ -228,6 +266,7 @@ export async function runSelfCheck(
     const finger = await get(
       new URL(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${handle}`)}`, base),
       'application/jrd+json',
+      lookup,
     );
     const self = (
       (finger.json as { links?: { rel: string; type?: string; href?: string }[] } | null)?.links ?? []
@@ -246,7 +285,7 @@ export async function runSelfCheck(
   if (!actorUrl) add('actor', 'skipped', 'WebFinger gave no actor');
   else {
     try {
-      const actor = await get(actorUrl, 'application/activity+json');
+      const actor = await get(actorUrl, 'application/activity+json', lookup);
       const doc = actor.json as { id?: string; inbox?: string; publicKey?: { publicKeyPem?: string } } | null;
       if (actor.status !== 200 || !doc?.id)
         add(

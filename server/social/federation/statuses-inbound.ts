@@ -21,8 +21,8 @@ import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
 import { fetchObject } from './lookup.ts';
-import { emojiOf, refuseToFetch, type RemoteEmoji } from './emojis.ts';
-import { WITHOUT_FETCHING } from './inbound-limits.ts';
+import { emojiOf, type RemoteEmoji } from './emojis.ts';
+import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 import { recordDirectMessage } from '../domain/conversations.ts';
@@ -62,8 +62,9 @@ async function parsePoll(question: Question): Promise<RemotePoll | null> {
   const tallies: number[] = [];
   let multiple = false;
   for (const [list, isMultiple] of [
-    [question.getExclusiveOptions(), false],
-    [question.getInclusiveOptions(), true],
+    // Embedded options only, as Mastodon reads them: one given by address is not fetched.
+    [question.getExclusiveOptions(WITHOUT_FETCHING), false],
+    [question.getInclusiveOptions(WITHOUT_FETCHING), true],
   ] as const) {
     for await (const option of list) {
       if (options.length >= MAX_POLL_OPTIONS) break;

@@ -7,7 +7,3 @@ import { Temporal as TemporalPolyfill } from '@js-temporal/polyfill';
 export function duration(ms: number): Temporal.Duration {
   return TemporalPolyfill.Duration.from({ milliseconds: Math.round(ms) }) as unknown as Temporal.Duration;
 }
-
-export function durationMs(d: Temporal.Duration | Temporal.DurationLike): number {
-  return TemporalPolyfill.Duration.from(d as TemporalPolyfill.DurationLike).total({ unit: 'millisecond' });
-}

@@ -2,34 +2,14 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../oauth/cookies.ts';
 import type { SocialContext } from '../context.ts';
+import type { RouteAuth } from './route-auth.ts';
 import { userStateError } from '../domain/accounts.ts';
 import { ApiError, forbidden } from '../errors.ts';
 import { hasPermission } from '../entities/role.ts';
 import { grantsAny } from '../oauth/scopes.ts';
 import type { Account, AccessToken, OAuthApp, User } from '../store/index.ts';
 
-/**
- * How a route authenticates (every API route declares one in its `config.auth`):
- * - public: no token looked at;
- * - optional: works anonymously, but a presented token must be valid and hold one of `scopes`;
- * - app: any valid token (client credentials or user) holding one of `scopes`;
- * - user: a user's token holding one of `scopes`, of a confirmed, approved, enabled user
- *   (`allowUnconfirmed` lets unconfirmed users through, for e-mail confirmation).
- * `scopes` are alternatives (any one suffices); umbrella scopes and `follow` cover their children.
- */
-export type RouteAuth =
-  | { kind: 'public' }
-  | { kind: 'optional'; scopes: string[] }
-  | { kind: 'app'; scopes: string[] }
-  | { kind: 'user'; scopes: string[]; allowUnconfirmed?: boolean };
-
-export const auth = {
-  public: (): RouteAuth => ({ kind: 'public' }),
-  optional: (...scopes: string[]): RouteAuth => ({ kind: 'optional', scopes }),
-  app: (...scopes: string[]): RouteAuth => ({ kind: 'app', scopes }),
-  user: (...scopes: string[]): RouteAuth => ({ kind: 'user', scopes }),
-  unconfirmedUser: (...scopes: string[]): RouteAuth => ({ kind: 'user', scopes, allowUnconfirmed: true }),
-};
+export { auth, type RouteAuth } from './route-auth.ts';
 
 export interface Principal {
   token: AccessToken;

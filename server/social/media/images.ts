@@ -38,7 +38,6 @@ export async function uploadHead(file: UploadedFile, bytes = 4096): Promise<Buff
 
 export const PROFILE_IMAGE_LIMIT = 8 * 1024 * 1024;
 export const IMAGE_MATRIX_LIMIT = 33_177_600;
-export const PROFILE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
 const OUTPUT: Record<string, { format: 'jpeg' | 'png' | 'webp'; extension: string }> = {
   jpeg: { format: 'jpeg', extension: 'jpg' },

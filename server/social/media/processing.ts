@@ -369,8 +369,7 @@ export async function processThumbnail(
   data: Buffer,
 ): Promise<{ preview: ProcessedFile; small: ImageSize; blurhash: string }> {
   const kind = sniff(data);
-  if (!kind || kind.kind !== 'image')
-    throw new MediaRejection('ERR_INVALID', 'must be an image (JPEG, PNG, GIF, WebP)');
+  if (kind?.kind !== 'image') throw new MediaRejection('ERR_INVALID', 'must be an image (JPEG, PNG, GIF, WebP)');
   if (data.length > LIMITS.media_attachments.image_size_limit)
     throw new MediaRejection('ERR_TOO_LARGE', 'is too large');
   try {

@@ -502,7 +502,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const { account } = currentUser(req);
     const json = ctx.presenter.one(account);
     return {
-      iss: ctx.urls.base + '/',
+      iss: `${ctx.urls.base}/`,
       sub: json.uri,
       name: account.displayName || account.username,
       preferred_username: account.username,
@@ -517,7 +517,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     '/.well-known/oauth-authorization-server',
     { config: { auth: auth.public(), publicCache: true } },
     async () => ({
-      issuer: ctx.urls.base + '/',
+      issuer: `${ctx.urls.base}/`,
       service_documentation: 'https://docs.joinmastodon.org/',
       authorization_endpoint: ctx.urls.absolute('/oauth/authorize'),
       token_endpoint: ctx.urls.absolute('/oauth/token'),

@@ -1,6 +1,6 @@
 import type { LRUCache } from 'lru-cache';
 import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
-import type { Account, AccountCounts } from './accounts.ts';
+import type { Account, AccountCounts } from './account-row.ts';
 
 /*
  * Followers and following come from the trigger-kept follow_counts, less follows with accounts the API does

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { accountsWithCounts, countAccounts, type AccountRowCache } from './account-counts.ts';
+import type { Account, AccountCounts, ProfileField, UserRole } from './account-row.ts';
 import {
   bool,
   boolOrNull,
@@ -14,66 +15,6 @@ import {
   type SqlValue,
   type StoreCore,
 } from './store.ts';
-
-export const USER_ROLES = ['owner', 'admin', 'moderator', 'user'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
-
-export interface ProfileField {
-  name: string;
-  value: string;
-  verified_at: string | null;
-}
-
-/** The state of the user behind a local account, as far as account queries need it. */
-export interface LocalUserState {
-  userId: string;
-  confirmed: boolean;
-  approved: boolean;
-  disabled: boolean;
-  role: UserRole;
-}
-
-export interface Account {
-  id: string;
-  username: string;
-  /** null for local accounts */
-  domain: string | null;
-  uri: string | null;
-  url: string | null;
-  actorType: string;
-  displayName: string;
-  note: string;
-  fields: ProfileField[];
-  avatarFile: string | null;
-  avatarRemoteUrl: string | null;
-  avatarDescription: string;
-  headerFile: string | null;
-  headerRemoteUrl: string | null;
-  headerDescription: string;
-  locked: boolean;
-  discoverable: boolean | null;
-  indexable: boolean;
-  hideCollections: boolean | null;
-  memorial: boolean;
-  movedToAccountId: string | null;
-  alsoKnownAs: string[];
-  attributionDomains: string[];
-  inboxUrl: string | null;
-  sharedInboxUrl: string | null;
-  outboxUrl: string | null;
-  followersUrl: string | null;
-  followingUrl: string | null;
-  featuredUrl: string | null;
-  suspendedAt: number | null;
-  silencedAt: number | null;
-  /** Staff marked all its media sensitive. */
-  sensitizedAt: number | null;
-  deletedAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-  /** null for remote accounts */
-  user: LocalUserState | null;
-}
 
 /**
  * Every account column except the key pair: PEM keys are kilobytes per row and only signing needs them
@@ -178,7 +119,7 @@ export function toAccount(r: Record<string, unknown>): Account {
 export function isListed(a: Account): boolean {
   if (a.deletedAt !== null) return false;
   if (a.domain !== null) return true;
-  return a.user !== null && a.user.confirmed && a.user.approved;
+  return a.user?.confirmed === true && a.user.approved;
 }
 
 export interface NewLocalAccount {
@@ -223,13 +164,6 @@ export interface ProfileChanges {
   indexable?: boolean;
   hideCollections?: boolean | null;
   attributionDomains?: string[];
-}
-
-export interface AccountCounts {
-  statuses: number;
-  followers: number;
-  following: number;
-  lastStatusAt: number | null;
 }
 
 export class AccountRepository {

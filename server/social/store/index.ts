@@ -41,6 +41,7 @@ import { StoreCore } from './store.ts';
 import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
 
+export * from './account-row.ts';
 export * from './accounts.ts';
 export * from './annual-reports.ts';
 export * from './admin-metrics.ts';
@@ -59,8 +60,10 @@ export * from './announcements.ts';
 export * from './reports.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
+export * from './status-row.ts';
 export * from './statuses.ts';
 export * from './timelines.ts';
+export * from './notification-types.ts';
 export * from './notifications.ts';
 export * from './notification-requests.ts';
 export * from './suggestions.ts';
@@ -80,7 +83,7 @@ export * from './relationships.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
-export { StoreCore, cursorWhere, finishPage, jsonIds, type PageQuery, type SqlValue } from './store.ts';
+export { StoreCore, jsonIds, type PageQuery } from './store.ts';
 
 /** All repositories of social.db, sharing one connection, id generator and clock. */
 export class SocialStore {

@@ -1,23 +1,6 @@
 import { ACCOUNT_LISTED } from './accounts.ts';
+import type { NotificationType } from './notification-types.ts';
 import { cursorWhere, finishPage, idOrNull, int, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
-
-export const NOTIFICATION_TYPES = [
-  'mention',
-  'status',
-  'reblog',
-  'follow',
-  'follow_request',
-  'favourite',
-  'poll',
-  'update',
-  'quote',
-  'quoted_update',
-  'admin.sign_up',
-  'admin.report',
-  'severed_relationships',
-  'moderation_warning',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export interface NotificationRow {
   id: string;

@@ -3,7 +3,6 @@ import {
   cursorWhere,
   finishPage,
   idOrNull,
-  int,
   jsonIds,
   sqlBool,
   str,

@@ -1,4 +1,5 @@
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount, type Account } from './accounts.ts';
+import type { Account } from './account-row.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
 import {
   bool,
   cursorWhere,

@@ -1,39 +1,6 @@
 import { indexStatusWords } from './search.ts';
+import type { QuotePolicy, StatusRow, Visibility } from './status-row.ts';
 import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
-
-export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
-
-export const QUOTE_POLICIES = ['public', 'followers', 'nobody'] as const;
-export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
-
-export interface StatusRow {
-  id: string;
-  uri: string | null;
-  url: string | null;
-  accountId: string;
-  local: boolean;
-  inReplyToId: string | null;
-  inReplyToAccountId: string | null;
-  reblogOfId: string | null;
-  conversationId: string | null;
-  quoteApprovalPolicy: QuotePolicy;
-  /** Source text of local statuses. */
-  text: string;
-  content: string;
-  spoilerText: string;
-  visibility: Visibility;
-  sensitive: boolean;
-  language: string | null;
-  applicationId: string | null;
-  pollId: string | null;
-  /** Counters a remote server reported (local ones are counted from rows). */
-  remoteCounts: { replies: number; reblogs: number; favourites: number };
-  editedAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-  deletedAt: number | null;
-}
 
 export function toStatus(r: Record<string, unknown>): StatusRow {
   return {

@@ -1,5 +1,5 @@
 import { bool, idOrNull, int, intOrNull, jsonOr, sqlBool, str, type SqlValue, type StoreCore } from './store.ts';
-import type { UserRole } from './accounts.ts';
+import type { UserRole } from './account-row.ts';
 
 /** Per-user preferences (posting defaults and reading options). */
 export interface UserSettings {

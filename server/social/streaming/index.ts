@@ -7,7 +7,6 @@ import { eventStreamRoutes } from './sse.ts';
 import { webSocketRoute } from './websocket.ts';
 
 export type { StreamingLimits } from './limits.ts';
-export { STREAM_NAMES, type StreamName } from './channels.ts';
 
 /** The streaming API (WebSocket and server-sent events), fed by the social domain events. */
 export interface Streaming {

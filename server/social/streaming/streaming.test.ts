@@ -68,13 +68,21 @@ async function subscribed(n: number): Promise<void> {
   await until(() => server.social.streaming.stats().subscriptions >= n, `${n} subscriptions`);
 }
 
-/** Lets every event emitted so far reach the sockets (the hub drains on the next turn, frames cross loopback). */
-async function settle(): Promise<void> {
-  await server.social.streaming.idle();
-  await new Promise((r) => setTimeout(r, 150));
-}
-
 const ofEvent = (list: Received[], event: string) => list.filter((e) => e.event === event);
+
+/**
+ * Waits until each list holds an `event` (with payload id `id`, when given). What a test then says is absent
+ * relies on order: a socket gets the events of one change in one go, and later changes after them.
+ */
+async function received(lists: Received[][], event: string, id?: string): Promise<void> {
+  await until(
+    () =>
+      lists.every((list) =>
+        ofEvent(list, event).some((e) => id === undefined || (e.payload as { id: string }).id === id),
+      ),
+    `${event}${id ? ` ${id}` : ''} on ${lists.length} stream(s)`,
+  );
+}
 
 /** A raw WebSocket subscription: payloads exactly as sent (masto.js hands them over camel-cased). */
 async function rawSubscription(
@@ -114,7 +122,7 @@ describe('masto.js streaming client', () => {
     await subscribed(5);
 
     const post = await server.masto(alice.token).v1.statuses.create({ status: 'first light #homeport' });
-    await settle();
+    await received([user, local, tag], 'update', post.id);
     for (const list of [user, local, tag]) {
       expect(ofEvent(list, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([post.id]);
     }
@@ -123,7 +131,7 @@ describe('masto.js streaming client', () => {
     expect(ofEvent(local, 'update')[0].stream).toEqual(['public:local']);
 
     await server.masto(alice.token).v1.statuses.$select(post.id).update({ status: 'first light, edited #homeport' });
-    await settle();
+    await received([user, local, tag], 'status.update', post.id);
     for (const list of [user, local, tag]) {
       const edits = ofEvent(list, 'status.update');
       expect(edits).toHaveLength(1);
@@ -134,7 +142,7 @@ describe('masto.js streaming client', () => {
     const own = await server.masto(bob.token).v1.statuses.create({ status: 'bob speaking', visibility: 'unlisted' });
     await server.masto(carol.token).v1.statuses.$select(own.id).favourite();
     await server.masto(carol.token).v1.statuses.create({ status: '@bob hello there', visibility: 'unlisted' });
-    await settle();
+    await until(() => ofEvent(user, 'notification').length >= 2, 'two notifications');
     const notifications = ofEvent(user, 'notification').map(
       (e) => e.payload as { type: string; account: { id: string } },
     );
@@ -145,8 +153,12 @@ describe('masto.js streaming client', () => {
     expect(ofEvent(local, 'update').map((e) => (e.payload as { id: string }).id)).not.toContain(own.id);
 
     await server.masto(alice.token).v1.statuses.$select(post.id).remove();
-    await settle();
+    await until(
+      () => [user, local, tag].every((list) => ofEvent(list, 'delete').length > 0),
+      'the delete on three streams',
+    );
     for (const list of [user, local, tag]) expect(ofEvent(list, 'delete').map((e) => e.payload)).toEqual([post.id]);
+    await until(() => raw.frames.some((f) => f.event === 'delete'), 'the delete on the raw socket');
 
     // The same events as sent, checked against the document's Status and Notification schemas.
     expect(expectShapes(raw.frames, 'update', (s) => `/api/v1/statuses/${s.id}`)).toBe(2);
@@ -168,12 +180,13 @@ describe('masto.js streaming client', () => {
     const tag = collect(tagSubscription);
     const local = collect(streaming.public.local.subscribe());
     await subscribed(2);
-    await server.masto(alice.token).v1.statuses.create({ status: 'one #quiet' });
-    await settle();
+    const one = await server.masto(alice.token).v1.statuses.create({ status: 'one #quiet' });
+    await received([tag, local], 'update', one.id);
     tagSubscription.unsubscribe();
     await until(() => server.social.streaming.stats().subscriptions === 1, 'the unsubscribe');
-    await server.masto(alice.token).v1.statuses.create({ status: 'two #quiet' });
-    await settle();
+    const two = await server.masto(alice.token).v1.statuses.create({ status: 'two #quiet' });
+    // The local subscription shares the socket: once it has the second post, the tag's copy would be there.
+    await received([local], 'update', two.id);
     expect(ofEvent(tag, 'update')).toHaveLength(1);
     expect(ofEvent(local, 'update')).toHaveLength(2);
     streaming.close();
@@ -208,7 +221,8 @@ describe('masto.js streaming client', () => {
       .v1.statuses.create({ status: 'followers only', visibility: 'private' });
     const publicPost = await server.masto(alice.token).v1.statuses.create({ status: 'for everyone' });
     const fromBob = await server.masto(bob.token).v1.statuses.create({ status: 'bob in public' });
-    await settle();
+    // bob's post comes last: a stream that has it has whatever of alice's it was going to get.
+    await received([bobUser, bobLocal, daveLocal, carolLocal], 'update', fromBob.id);
     expect(ofEvent(bobUser, 'update').map((e) => (e.payload as { id: string }).id)).toEqual([
       privatePost.id,
       publicPost.id,
@@ -244,7 +258,7 @@ describe('masto.js streaming client', () => {
     await subscribed(2);
     await server.masto(bob.token).v1.statuses.$select(post.id).favourite();
     await server.masto(alice.token).v1.statuses.$select(post.id).update({ status: 'flags, edited' });
-    await settle();
+    await received([bobLocal, aliceLocal], 'status.update', post.id);
     const forBob = ofEvent(bobLocal, 'status.update')[0].payload as { favourited: boolean; favouritesCount: number };
     const forAlice = ofEvent(aliceLocal, 'status.update')[0].payload as { favourited: boolean; pinned?: boolean };
     expect(forBob.favourited).toBe(true);
@@ -293,7 +307,7 @@ describe('masto.js streaming client', () => {
     ]);
     expect(frames.every((f) => typeof f.status === 'number')).toBe(true);
     await server.masto(carol.token).v1.accounts.$select(bob.accountId).follow();
-    await settle();
+    await until(() => frames.some((f) => f.event === 'notification'), 'the follow notification');
     expect(frames.filter((f) => f.event === 'notification')).toHaveLength(1);
     await server.masto(carol.token).v1.accounts.$select(bob.accountId).unfollow();
     ws.close();
@@ -308,7 +322,7 @@ describe('masto.js streaming client', () => {
     const direct = collect(streaming.direct.subscribe());
     await subscribed(1);
     const dm = await server.masto(alice.token).v1.statuses.create({ status: '@bob just us', visibility: 'direct' });
-    await settle();
+    await received([direct], 'conversation');
     const conversations = ofEvent(direct, 'conversation');
     expect(conversations).toHaveLength(1);
     const payload = conversations[0].payload as { lastStatus: { id: string }; unread: boolean };
@@ -330,7 +344,7 @@ describe('megalodon streaming client', () => {
     await subscribed(2);
     const post = await server.masto(alice.token).v1.statuses.create({ status: 'megalodon hears this' });
     await server.masto(dave.token).v1.statuses.create({ status: '@bob megalodon too', visibility: 'unlisted' });
-    await settle();
+    await until(() => updates.length > 0 && notifications.length > 0, 'the update and the notification');
     expect(updates.map((s) => s.id)).toEqual([post.id]);
     expect(notifications.map((n) => n.type)).toEqual(['mention']);
     local.stop();

@@ -129,8 +129,10 @@ function build(
   };
 }
 
-/** A whole Homeport on free loopback ports. */
-export async function startSocialTestServer(): Promise<SocialTestServer & { hp: Homeport }> {
+/** A whole Homeport on free loopback ports; `config` sets more of its configuration (a public URL…). */
+export async function startSocialTestServer(
+  config: Partial<Parameters<typeof startHomeport>[0]> = {},
+): Promise<SocialTestServer & { hp: Homeport }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-'));
   const hp = await startHomeport({
     dataDir: dir,
@@ -140,6 +142,7 @@ export async function startSocialTestServer(): Promise<SocialTestServer & { hp: 
     logToConsole: false,
     rendererDir: null,
     logLevel: 'warn',
+    ...config,
   });
   return { ...build(hp.httpUrl, dir, hp.social, () => hp.close()), hp };
 }

@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from './openapi.ts';
+import type { OpenApiDocument } from './openapi-document.ts';
 
 /**
  * Where we deliberately differ from the document, each with its reason. Applied to the in-memory copy only.

@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import type { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import { fixturePath } from './fixtures.ts';
 import { DEVIATIONS } from './openapi-deviations.ts';
+import type { OpenApiDocument } from './openapi-document.ts';
 
 export { DEVIATIONS };
 
@@ -42,16 +43,6 @@ export const SUPPLEMENTS: Record<string, string> = {
 const UPDATE_TWIN: Record<string, string> = { PUT: 'PATCH', PATCH: 'PUT' };
 
 const ERROR_POINTER = 'mastodon-openapi#/components/schemas/Error';
-
-interface OpenApiOperation {
-  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
-  deprecated?: boolean;
-}
-
-export interface OpenApiDocument {
-  paths: Record<string, Record<string, OpenApiOperation>>;
-  components: { schemas: Record<string, unknown> };
-}
 
 interface PathTemplate {
   template: string;

@@ -158,7 +158,7 @@ export function StreamPage({ streamId }: { streamId: string }) {
             type="button"
             className="danger"
             onClick={() => setDeleting(true)}
-            disabled={!s.summary || s.summary.deleted !== 'no'}
+            disabled={s.summary?.deleted !== 'no'}
           >
             Delete stream…
           </button>

@@ -188,7 +188,7 @@ export function StreamsPage() {
           </section>
           <section aria-labelledby="categories-title">
             <h2 id="categories-title">Categories</h2>
-            {s.categories && s.categories.length ? (
+            {s.categories?.length ? (
               <ul className="categories" aria-label="Stream categories">
                 {s.categories.map((c) => (
                   <li key={c.category}>

@@ -118,7 +118,7 @@ export function SubscriptionsOverview() {
         <>
           <section aria-labelledby="groups-title">
             <h2 id="groups-title">Persistent subscriptions</h2>
-            {m.groups && m.groups.length ? (
+            {m.groups?.length ? (
               groupsByStream(m.groups).map(({ stream, groups }) => (
                 <div key={stream} className="group-block">
                   <h3>
@@ -142,7 +142,7 @@ export function SubscriptionsOverview() {
 
           <section aria-labelledby="connections-title">
             <h2 id="connections-title">Connected clients</h2>
-            {m.connections && m.connections.length ? (
+            {m.connections?.length ? (
               <table className="table" aria-label="Connected clients">
                 <TableHead
                   columns={[
@@ -197,7 +197,7 @@ export function SubscriptionsOverview() {
 
           <section aria-labelledby="volatile-title">
             <h2 id="volatile-title">Live subscriptions</h2>
-            {m.volatile && m.volatile.length ? (
+            {m.volatile?.length ? (
               <table className="table" aria-label="Live subscriptions">
                 <TableHead columns={['Stream', 'Filter', 'Client', 'User', numeric('Delivered'), 'Since']} />
                 <tbody>

@@ -98,7 +98,7 @@ class Pinned<C extends StrategyClient> implements ConsumerStrategy<C> {
   }
   pick(key: string): C | null {
     const owner = this.owners[bucketOf(key)];
-    return owner && owner.hasCapacity() ? owner : null;
+    return owner?.hasCapacity() ? owner : null;
   }
 
   private rebalance(): void {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ValidationFailure } from '../../errors.ts';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
@@ -33,19 +33,19 @@ describe('announcements', () => {
     const frames: { event: string; payload?: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    const settle = async () => {
-      await server.social.streaming.idle();
-      await new Promise((r) => setTimeout(r, 100));
-    };
+    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
+      timeout: 10_000,
+    });
+    /** Waits until the socket has received an `event` frame. */
+    const framed = (event: string) =>
+      vi.waitFor(() => expect(frames.map((f) => f.event)).toContain(event), { timeout: 10_000 });
 
     const id = server.social.admin.publishAnnouncement({
       text: 'Maintenance tonight #homeport',
       startsAt: Date.parse('2030-01-01T20:00:00Z'),
       endsAt: Date.parse('2030-01-01T22:00:00Z'),
     });
-    await settle();
+    await framed('announcement');
     const published = frames
       .filter((f) => f.event === 'announcement')
       .map((f) => JSON.parse(f.payload!) as { id: string; content: string });
@@ -62,7 +62,7 @@ describe('announcements', () => {
     });
 
     await server.masto(alice.token).v1.announcements.$select(id).reactions.$select('👍').update();
-    await settle();
+    await framed('announcement.reaction');
     expect((await server.masto(alice.token).v1.announcements.list())[0].reactions).toEqual([
       { name: '👍', count: 1, me: true },
     ]);
@@ -91,7 +91,7 @@ describe('announcements', () => {
     expect((await server.masto(bob.token).v1.announcements.list()).map((a) => a.id)).toEqual([id]);
 
     server.social.admin.removeAnnouncement(id);
-    await settle();
+    await framed('announcement.delete');
     expect(frames.filter((f) => f.event === 'announcement.delete').map((f) => f.payload)).toEqual([id]);
     expect(await server.masto(bob.token).v1.announcements.list()).toEqual([]);
     ws.close();

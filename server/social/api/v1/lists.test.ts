@@ -1,5 +1,5 @@
 import { createStreamingAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
 
 /*
@@ -100,13 +100,22 @@ describe('lists', () => {
       })();
     collect(streaming.list.subscribe({ list: list.id }), listEvents);
     collect(streaming.user.subscribe(), homeEvents);
-    for (let i = 0; i < 200 && server.social.streaming.stats().subscriptions < 2; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(2), {
+      timeout: 10_000,
+    });
 
     const catPost = await server.masto(cat.token).v1.statuses.create({ status: 'many posts' });
     const benPost = await server.masto(ben.token).v1.statuses.create({ status: 'one post' });
-    await server.social.streaming.idle();
-    await new Promise((r) => setTimeout(r, 150));
+    // Each stream gets its post; nothing else, as the exact lists below say, once both are there.
+    const updates = (events: { event: string; payload: { id: string } }[]) =>
+      events.filter((e) => e.event === 'update').map((e) => e.payload.id);
+    await vi.waitFor(
+      () => {
+        expect(updates(listEvents)).toContain(catPost.id);
+        expect(updates(homeEvents)).toContain(benPost.id);
+      },
+      { timeout: 10_000 },
+    );
     // The list reads its members' statuses, earlier ones included (as Mastodon fills a list when an account joins).
     const listed = (await client.v1.timelines.list.$select(list.id).list()).map((s) => s.id);
     expect(listed[0]).toBe(catPost.id);
@@ -114,8 +123,8 @@ describe('lists', () => {
     const home = (await client.v1.timelines.home.list()).map((s) => s.id);
     expect(home).toContain(benPost.id);
     expect(home).not.toContain(catPost.id);
-    expect(listEvents.filter((e) => e.event === 'update').map((e) => e.payload.id)).toEqual([catPost.id]);
-    expect(homeEvents.filter((e) => e.event === 'update').map((e) => e.payload.id)).toEqual([benPost.id]);
+    expect(updates(listEvents)).toEqual([catPost.id]);
+    expect(updates(homeEvents)).toEqual([benPost.id]);
     streaming.close();
   });
 });

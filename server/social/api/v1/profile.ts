@@ -1,6 +1,5 @@
 // https://docs.joinmastodon.org/methods/profile/
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, requestParams, zBool } from '../../http/params.ts';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
 
@@ -42,8 +42,9 @@ describe('filters v2', () => {
     const frames: { event: string; payload?: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
+      timeout: 10_000,
+    });
 
     const created = await server.masto(alice.token).v2.filters.create({
       title: 'Spoilers',
@@ -73,9 +74,10 @@ describe('filters v2', () => {
       ['season finale', false],
       ['twist', true],
     ]);
-    await server.social.streaming.idle();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(frames.filter((f) => f.event === 'filters_changed')).toHaveLength(2);
+    // Two changes, two frames: a third would come with them (one per change, sent as it commits).
+    await vi.waitFor(() => expect(frames.filter((f) => f.event === 'filters_changed')).toHaveLength(2), {
+      timeout: 10_000,
+    });
     expect(frames.find((f) => f.event === 'filters_changed')).not.toHaveProperty('payload');
     ws.close();
 
@@ -168,12 +170,16 @@ describe('filters v2', () => {
     const frames: { event: string; payload: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    for (let i = 0; i < 100 && server.social.streaming.stats().subscriptions < 1; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
+      timeout: 10_000,
+    });
     const spam = await server.masto(bob.token).v1.statuses.create({ status: '@alice giveaway inside' });
     const fine = await server.masto(bob.token).v1.statuses.create({ status: '@alice a real question' });
-    await server.social.streaming.idle();
-    await new Promise((r) => setTimeout(r, 150));
+    // The fine post came second: once it is on the stream, the filtered one was handled before it.
+    await vi.waitFor(
+      () => expect(frames.filter((f) => f.event === 'update').map((f) => JSON.parse(f.payload).id)).toContain(fine.id),
+      { timeout: 10_000 },
+    );
     const notified = (
       (await api('GET', '/api/v1/notifications?types[]=mention')).body as unknown as { status: { id: string } }[]
     ).map((n) => n.status.id);

@@ -1,0 +1,100 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { useGrpcTestServer } from './testing/homeport.ts';
+import { rawClient, streamCall, unaryCall } from './testing/raw.ts';
+
+const shared = useGrpcTestServer();
+const USERS = 'event_store.client.users.Users';
+
+describe('Users', () => {
+  it('creates, lists, changes and resets passwords, deletes, with KurrentDB errors', async () => {
+    const admin = rawClient(shared.server, USERS);
+    await unaryCall(admin, 'Create', {
+      options: { login_name: 'ada', password: 'first-pass', full_name: 'Ada L', groups: ['devs'] },
+    });
+    await expect(
+      unaryCall(admin, 'Create', { options: { login_name: 'ada', password: 'x', full_name: 'Ada' } }),
+    ).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+    const [details] = await streamCall<{ user_details: { login_name: string; full_name: string; groups: string[] } }>(
+      admin,
+      'Details',
+      { options: { login_name: 'ada' } },
+    );
+    expect(details.user_details).toMatchObject({ login_name: 'ada', full_name: 'Ada L', groups: ['devs'] });
+    const everyone = await streamCall<{ user_details: { login_name: string } }>(admin, 'Details', { options: {} });
+    expect(everyone.map((d) => d.user_details.login_name)).toEqual(expect.arrayContaining(['admin', 'ops', 'ada']));
+
+    const ada = rawClient(shared.server, USERS, { username: 'ada', password: 'first-pass' });
+    await expect(
+      unaryCall(ada, 'ChangePassword', {
+        options: { login_name: 'ada', current_password: 'wrong', new_password: 'second-pass' },
+      }),
+    ).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    await unaryCall(ada, 'ChangePassword', {
+      options: { login_name: 'ada', current_password: 'first-pass', new_password: 'second-pass' },
+    });
+    ada.close();
+    const adaNow = rawClient(shared.server, USERS, { username: 'ada', password: 'second-pass' });
+    // a user sees only herself and may not create users
+    await expect(streamCall(adaNow, 'Details', { options: {} })).rejects.toMatchObject({
+      code: grpc.status.PERMISSION_DENIED,
+    });
+    await expect(
+      unaryCall(adaNow, 'Create', { options: { login_name: 'eve', password: 'x', full_name: 'Eve' } }),
+    ).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    adaNow.close();
+
+    await unaryCall(admin, 'ResetPassword', { options: { login_name: 'ada', new_password: 'third-pass' } });
+    expect(await shared.server.homeport.eventLog.users.authenticate('ada', 'third-pass')).not.toBeNull();
+    await unaryCall(admin, 'Delete', { options: { login_name: 'ada' } });
+    const missing = await unaryCall<never>(admin, 'Delete', { options: { login_name: 'ada' } }).catch(
+      (e: grpc.ServiceError) => e,
+    );
+    expect(missing.code).toBe(grpc.status.NOT_FOUND);
+    expect(missing.metadata.get('exception')).toEqual(['user-not-found']);
+    await expect(unaryCall(admin, 'Disable', { options: { login_name: 'ops' } })).rejects.toMatchObject({
+      code: grpc.status.UNIMPLEMENTED,
+    });
+    admin.close();
+  });
+});
+
+describe('Operations', () => {
+  it('starts a scavenge for operators only and stops it by id', async () => {
+    const ops = rawClient(shared.server, 'event_store.client.operations.Operations', {
+      username: 'ops',
+      password: 'changeit',
+    });
+    const started = await unaryCall<{ scavenge_id: string; scavenge_result: string }>(ops, 'StartScavenge', {
+      options: {},
+    });
+    expect(started.scavenge_result).toMatch(/^(STARTED|INPROGRESS)$/);
+    expect(started.scavenge_id).toMatch(/^[0-9a-f-]{36}$/);
+    const stop = await unaryCall<{ scavenge_result: string }>(ops, 'StopScavenge', {
+      options: { scavenge_id: started.scavenge_id },
+    }).catch((e) => e);
+    // it may have finished already: then the id is no longer running
+    if (stop instanceof Error) expect(stop).toMatchObject({ code: grpc.status.NOT_FOUND });
+    else expect(stop.scavenge_result).toBe('STOPPED');
+    const unknown = await unaryCall<never>(ops, 'StopScavenge', { options: { scavenge_id: 'nope' } }).catch(
+      (e: grpc.ServiceError) => e,
+    );
+    expect(unknown.metadata.get('exception')).toEqual(['scavenge-not-found']);
+    ops.close();
+    const anonymous = rawClient(shared.server, 'event_store.client.operations.Operations', null);
+    await expect(unaryCall(anonymous, 'StartScavenge', { options: {} })).rejects.toMatchObject({
+      code: grpc.status.PERMISSION_DENIED,
+    });
+    anonymous.close();
+  });
+});
+
+describe('Monitoring', () => {
+  it('streams statistics to a signed-in user', async () => {
+    const client = rawClient(shared.server, 'event_store.client.monitoring.Monitoring');
+    const [first] = await streamCall<{ stats: Record<string, string> }>(client, 'Stats', {});
+    expect(Number(first.stats['proc-id'])).toBe(process.pid);
+    expect(Number(first.stats['es-lastCommitPosition'])).toBeGreaterThanOrEqual(0);
+    client.close();
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Projections, as EventStoreDB runs them: the standard projections (`$by_category` → `$ce-…`,
+ * `$by_event_type` → `$et-…`, `$stream_by_category`, `$streams`, `$by_correlation_id`) writing the same
+ * links to the same streams, with checkpoints in `$projections-<name>-checkpoint`.
+ */
+import { ProjectionManager, type ProjectionsEventLog, type ProjectionsOptions } from './manager.ts';
+
+export {
+  ProjectionManager,
+  ProjectionNotFoundError,
+  ProjectionCommandError,
+  ProjectionConflictError,
+  RUN_PROJECTIONS_VALUES,
+  type CreateProjection,
+  type DeleteFlags,
+  type RunProjections,
+  type ProjectionsOptions,
+  type ProjectionsEventLog,
+  type ProjectionEntry,
+} from './manager.ts';
+export { mountProjectionsHttp, MAX_QUERY_BYTES, type ProjectionsHttpOptions } from './http/routes.ts';
+export { ProjectionStreams, SystemProjectionNames, ProjectionEventTypes } from './names.ts';
+export type { ProjectionDefinition, ProjectionMode } from './definition.ts';
+
+/** Starts the subsystem (nothing at all with mode `none`); the standard projections catch up in the background. */
+export async function startProjections(
+  eventLog: ProjectionsEventLog,
+  options: ProjectionsOptions,
+): Promise<ProjectionManager | null> {
+  if (options.mode === 'none') return null;
+  const manager = new ProjectionManager(eventLog, options);
+  await manager.start();
+  return manager;
+}

@@ -1,0 +1,69 @@
+/**
+ * What a projection's reader hands on from the log, and the checks every reader applies: EventStoreDB's
+ * `$all` filter (no `$` streams but the metastreams of user streams; `$>` only with includeLinks), the
+ * content-type check (JSON-flagged events whose data is not JSON are skipped), and deletion markers.
+ */
+import { isMetastream, originalStreamOf, parseStreamMetadata, SystemEventTypes } from '../store/metadata.ts';
+import { EVENT_NUMBER_DELETED, type RecordedEvent } from '../store/types.ts';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function decodeText(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return Buffer.from(bytes).toString('utf8');
+  }
+}
+
+/** TransactionFileEventFilter.PassesSource. */
+export function passesAllFilter(event: RecordedEvent, includeLinks: boolean): boolean {
+  if (!includeLinks && event.eventType === SystemEventTypes.LinkTo) return false;
+  const s = event.streamId;
+  if (!s.startsWith('$')) return true;
+  return isMetastream(s) && !originalStreamOf(s).startsWith('$');
+}
+
+/** Content-type validation: a JSON-flagged event must hold valid UTF-8 JSON. */
+export function passesValidation(event: { isJson: boolean; data: Uint8Array }): boolean {
+  if (!event.isJson) return true;
+  if (event.data.length === 0) return false;
+  try {
+    JSON.parse(decoder.decode(event.data));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * StreamDeletedHelper.IsStreamDeletedEvent: a tombstone in `x`, or a `$metadata` of `$$x` whose `$tb` is
+ * the deleted-stream number. Returns the stream the event is about (`x` for both, and for any `$$x`).
+ */
+export function deletionOf(event: RecordedEvent): { streamId: string; deleted: boolean } {
+  if (isMetastream(event.streamId)) {
+    const streamId = originalStreamOf(event.streamId);
+    if (event.eventType !== SystemEventTypes.Metadata) return { streamId, deleted: false };
+    const meta = parseStreamMetadata(event.isJson, event.data).metadata;
+    return { streamId, deleted: meta.truncateBefore === EVENT_NUMBER_DELETED };
+  }
+  return { streamId: event.streamId, deleted: event.eventType === SystemEventTypes.StreamDeleted };
+}
+
+/** The `$correlationId` string of an event's JSON metadata, if it has one. */
+export function correlationIdOf(metadata: Uint8Array, property = '$correlationId'): string | undefined {
+  const value = metadataProperty(metadata, property);
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function metadataProperty(metadata: Uint8Array, property: string): unknown {
+  if (metadata.length === 0) return undefined;
+  try {
+    const doc = JSON.parse(decodeText(metadata));
+    return doc && typeof doc === 'object' && !Array.isArray(doc)
+      ? (doc as Record<string, unknown>)[property]
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { currentUser } from '../http/auth.ts';
+import { currentUser, presentedToken, tokenStillValid } from '../http/auth.ts';
 import { isChannelError, parseChannel, SSE_PATHS, type Channel } from './channels.ts';
 import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';
@@ -25,16 +25,21 @@ class EventStreamSubscriber implements StreamSink {
   private readonly reply: FastifyReply;
   private readonly limits: StreamingLimits;
 
+  /** `stillValid`: whether the token still stands for an active user, asked at each heartbeat (as WebSockets do). */
   constructor(
     reply: FastifyReply,
     limits: StreamingLimits,
     principal: { accountId: string; scopes: readonly string[] },
+    stillValid: () => boolean,
   ) {
     this.reply = reply;
     this.limits = limits;
     this.accountId = principal.accountId;
     this.scopes = principal.scopes;
-    this.heartbeat = setInterval(() => this.write(':thump\n'), limits.sseHeartbeatMs);
+    this.heartbeat = setInterval(
+      () => (stillValid() ? this.write(':thump\n') : this.shutDown()),
+      limits.sseHeartbeatMs,
+    );
     this.heartbeat.unref();
   }
 
@@ -106,7 +111,13 @@ export function eventStreamRoutes(
           'X-Accel-Buffering': 'no',
         });
         reply.raw.write(':)\n');
-        const subscriber = new EventStreamSubscriber(reply, limits, { accountId: account.id, scopes: token.scopes });
+        const secret = presentedToken(req);
+        const subscriber = new EventStreamSubscriber(
+          reply,
+          limits,
+          { accountId: account.id, scopes: token.scopes },
+          () => secret !== null && tokenStillValid(ctx, secret),
+        );
         hub.subscribe(subscriber, channel);
         open.add(subscriber);
         req.raw.on('close', () => {

@@ -76,6 +76,23 @@ describe('instance', () => {
     expect(await page.text()).toContain('No harassment of any kind.');
   });
 
+  it('finds known servers by the start of their name (peers/search)', async () => {
+    const store = server.social.context.store;
+    for (const domain of ['mastodon.example', 'mast_odon.example', 'other.example'])
+      store.accounts.insertRemote({
+        username: 'someone',
+        domain,
+        uri: `https://${domain}/users/someone`,
+        publicKey: 'not checked here',
+      });
+    const search = async (q: string) =>
+      (await server.call(null, 'GET', `/api/v1/peers/search?q=${encodeURIComponent(q)}`)).body;
+    expect(await search('mast')).toEqual(['mast_odon.example', 'mastodon.example']);
+    expect(await search('MAST_')).toEqual(['mast_odon.example']);
+    expect(await search('%')).toEqual([]);
+    expect(await search('')).toEqual([]);
+  });
+
   it('publishes NodeInfo 2.0 that megalodon’s detector recognises as Mastodon-compatible', async () => {
     expect(await detector(server.url, server.axios())).toBe('mastodon');
     const links = (await (await server.fetch(`${server.url}/.well-known/nodeinfo`)).json()) as {

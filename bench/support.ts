@@ -21,6 +21,8 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 export interface Server {
   child: ChildProcess;
   port: number;
+  /** The HTTP listener's port (the UI, the social server). */
+  httpPort: number;
   dataDir: string;
 }
 
@@ -53,8 +55,9 @@ export function startServer(dataDirPrefix: string, nodeFlags: readonly string[] 
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[2]), dataDir });
+      const tcp = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      const http = /http listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (tcp && http) resolve({ child, port: Number(tcp[2]), httpPort: Number(http[1]), dataDir });
     });
     child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
   });

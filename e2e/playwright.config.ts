@@ -7,7 +7,8 @@ export default defineConfig({
   testMatch: '**/*.spec.ts',
   outputDir: path.join(import.meta.dirname, '..', 'test-results', 'e2e'),
   workers: 1,
-  timeout: 60_000,
+  // Only a bound against hanging: the social journeys take 20-60 s on a loaded 2-core machine.
+  timeout: 120_000,
   expect: { timeout: 10_000 },
   retries: 0,
   // A committed `test.only` would silently skip the others: it fails the run instead.

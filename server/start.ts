@@ -177,6 +177,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
 
     // The TCP listener starts after the HTTP server; the UI's connection list reads it once it runs.
     let tcpConnections: EventLogTcpServer['connections'] | null = null;
+    let grpc: EventLogGrpcServer | null = null;
     const http = await createHttpServer({
       logger: logger.child({ subsystem: 'http' }),
       allowedHostNames: () => [
@@ -209,7 +210,11 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
             dataDir: config.dataDir,
             extraRoutes: [
               eventLogUiRoutes(
-                eventLogUiDeps({ eventLog, subscriptions, connections: () => tcpConnections?.list() ?? [] }),
+                eventLogUiDeps({
+                  eventLog,
+                  subscriptions,
+                  connections: () => [...(tcpConnections?.list() ?? []), ...(grpc?.listener.connections() ?? [])],
+                }),
               ),
               socialUiRoutes(social.context),
             ],
@@ -257,7 +262,6 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         url: `tcp://${formatHost(config.host)}:${tcp.tls.port}`,
       });
     }
-    let grpc: EventLogGrpcServer | null = null;
     if (config.grpcPort !== null) {
       grpc = await startEventLogGrpc(eventLog, subscriptions, {
         host: config.host,

@@ -82,11 +82,14 @@ export class SocialAdmin {
       case 'approve':
         this.accounts.approve(user.id);
         break;
+      // Told as the admin API tells them (streams of a suspended account close; other servers get the Update).
       case 'suspend':
         this.accounts.suspend(account.id);
+        this.store.events.emit('account.updated', { accountId: account.id });
         break;
       case 'unsuspend':
         this.accounts.unsuspend(account.id);
+        this.store.events.emit('account.updated', { accountId: account.id });
         break;
       case 'delete':
         this.accounts.deleteLocal(account.id);

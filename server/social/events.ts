@@ -13,6 +13,8 @@ export type RelationshipChange =
   | 'follow_request'
   | 'follow_request_authorized'
   | 'follow_request_rejected'
+  /** `accountId` removed its follower `targetAccountId` (remove_from_followers). */
+  | 'follower_removed'
   | 'block'
   | 'unblock'
   | 'mute'
@@ -61,7 +63,13 @@ export interface SocialEventMap {
   /** A local account moved to `targetAccountId` (its followers elsewhere are told with Move). */
   'account.moved': { accountId: string; targetAccountId: string };
   /** `accountId` did `change` to `targetAccountId`. */
-  'relationship.changed': { change: RelationshipChange; accountId: string; targetAccountId: string };
+  'relationship.changed': {
+    change: RelationshipChange;
+    accountId: string;
+    targetAccountId: string;
+    /** The ended follow's or request's ActivityPub id, as it was (a Reject names the Follow it answers). */
+    followUri?: string | null;
+  };
 }
 
 export type SocialEventType = keyof SocialEventMap;
@@ -83,6 +91,11 @@ export class SocialEvents {
   private pending: Pending[] = [];
   /** Told when a listener throws (openSocial logs it). */
   onListenerError: (type: SocialEventType, error: unknown) => void;
+  /**
+   * Also called with each event at `emit`, inside the emitting transaction (the admin CLI writes them for the
+   * running server to deliver: see domain/event-relay.ts).
+   */
+  relay: ((type: SocialEventType, event: unknown) => void) | null = null;
 
   constructor(onListenerError: (type: SocialEventType, error: unknown) => void = () => {}) {
     this.onListenerError = onListenerError;
@@ -100,6 +113,7 @@ export class SocialEvents {
   }
 
   emit<K extends SocialEventType>(type: K, event: SocialEventMap[K]): void {
+    this.relay?.(type, event);
     if (this.depth > 0) this.pending.push({ type, event });
     else this.deliver(type, event);
   }
@@ -125,6 +139,11 @@ export class SocialEvents {
       }
     }
     return result!;
+  }
+
+  /** Delivers an event another process raised (read from the relay table) to this process's listeners. */
+  deliverRelayed(type: SocialEventType, event: unknown): void {
+    this.deliver(type, event);
   }
 
   private deliver(type: SocialEventType, event: unknown): void {

@@ -39,6 +39,7 @@ import { checkPublicUrl, startFederation, type Federation, type FederationSetupO
 import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
+import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -230,6 +231,8 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const streaming = startStreaming(ctx, options.streaming);
   const push = startWebPush(ctx, options.push);
   const previewCards = startPreviewCards(ctx, options.previewCards);
+  // What the admin CLI changes while this server runs reaches streaming, push and federation at once.
+  const relay = startEventRelay(ctx.store, options.logger.child({ component: 'event-relay' }));
   // Imports a stop interrupted go on from where they were.
   const imports = startImportWorker(
     ctx,
@@ -326,6 +329,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     runDueJobs: () => ctx.jobs.runDue(),
     mediaIdle: () => ctx.mediaService.idle(),
     async close() {
+      relay.close();
       clearInterval(sweeper);
       clearInterval(purger);
       streaming.close();
@@ -356,6 +360,7 @@ export interface SocialAdminHandle {
  */
 export function openSocialAdmin(options: { dataDir: string; logger: Logger }): SocialAdminHandle {
   const core = openCore({ dataDir: options.dataDir, logger: options.logger, domain: 'localhost:3000' });
+  relayEventsToTable(core.context.store);
   const recorded = core.context.store.settings.get('public_url');
   if (recorded) {
     const url = new URL(recorded);

@@ -63,6 +63,9 @@ describe('--grpc-insecure', () => {
       const client = server.client(ADMIN);
       await client.appendToStream('$system-ish', event());
       expect((await all(client.readAll({ maxCount: 5 }))).length).toBeGreaterThan(0);
+      // the same cleartext port answers plain HTTP/1.1 (told apart from HTTP/2 by the connection preface)
+      expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(204);
+      expect((await fetch(`http://127.0.0.1:${server.port}/nowhere`)).status).toBe(404);
     } finally {
       await server.close();
     }

@@ -11,6 +11,40 @@ export interface CallContext {
   authenticate: Authenticator;
   logger: Logger;
   streams: StreamCounter;
+  writes: WriteTracker;
+}
+
+/**
+ * Writes handed to the store and not yet answered. On shutdown the listener stops taking new ones and
+ * waits for these to answer (as the TCP listener does) before it closes the connections.
+ */
+export class WriteTracker {
+  private running = 0;
+  private draining = false;
+  private idle: (() => void)[] = [];
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /** Runs one store write; refused with UNAVAILABLE once the server is shutting down. */
+  async run<T>(write: () => Promise<T>): Promise<T> {
+    if (this.draining) throw grpcError(grpc.status.UNAVAILABLE, 'Server is shutting down.');
+    this.running++;
+    try {
+      return await write();
+    } finally {
+      this.running--;
+      if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /** Refuses new writes and resolves once the running ones are done. */
+  drain(): Promise<void> {
+    this.draining = true;
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
 }
 
 /**
@@ -21,6 +55,7 @@ export interface CallContext {
  */
 export class StreamCounter {
   private readonly open = new Map<string, number>();
+  private readonly calls = new Set<Outbox<unknown>>();
   readonly limit: number;
   constructor(limit: number) {
     this.limit = limit;
@@ -36,11 +71,18 @@ export class StreamCounter {
         `At most ${this.limit} subscriptions and streaming calls may be open on one connection.`,
       );
     this.open.set(peer, count + 1);
+    this.calls.add(out);
     out.onEnd(() => {
+      this.calls.delete(out);
       const left = (this.open.get(peer) ?? 1) - 1;
       if (left === 0) this.open.delete(peer);
       else this.open.set(peer, left);
     });
+  }
+
+  /** Ends every open long-lived call with `err` (shutdown: subscriptions never end by themselves). */
+  endAll(err: GrpcError): void {
+    for (const out of [...this.calls]) out.fail(err);
   }
 }
 

@@ -98,4 +98,23 @@ describe('TCP and gRPC on one store', () => {
     expect(read[0].event!.streamId).toBe('cross-target');
     expect(read[0].link!.id).toBe(link.eventId);
   });
+
+  it('shares persistent groups: created over TCP, consumed and acknowledged over gRPC, seen over both', async () => {
+    const written = [tcpEvent('T', 0), tcpEvent('T', 1)];
+    await tcp.appendToStream('cross-group', es.expectedVersion.any, written, admin);
+    const settings = es.PersistentSubscriptionSettings.create();
+    settings.startFrom = 0;
+    await tcp.createPersistentSubscription('cross-group', 'both', settings, admin);
+    const sub = shared.client.subscribeToPersistentSubscriptionToStream('cross-group', 'both');
+    const rec = record(sub);
+    await rec.until(() => rec.events.length === 2);
+    expect(rec.events.map((e) => e.event!.id)).toEqual(written.map(idOf));
+    await sub.ack(...rec.events);
+    const info = await shared.client.getPersistentSubscriptionToStreamInfo('cross-group', 'both');
+    expect(info.groupName).toBe('both');
+    expect(info.connections).toHaveLength(1);
+    await sub.unsubscribe();
+    await tcp.deletePersistentSubscription('cross-group', 'both', admin);
+    await expect(shared.client.getPersistentSubscriptionToStreamInfo('cross-group', 'both')).rejects.toThrow();
+  });
 });

@@ -5,13 +5,15 @@
  * `listener.addService` and its HTTP routes through `listener.addHttpRoute`.
  */
 import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import type { Subscriptions } from '../subscriptions/index.ts';
 import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
 import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
-import { StreamCounter, type CallContext } from './call-support.ts';
+import { grpcError } from './errors.ts';
+import { StreamCounter, WriteTracker, type CallContext } from './call-support.ts';
 import { startGrpcListener, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 import { nodeServices } from './node-services.ts';
 import { persistentSubscriptionsService } from './persistent/index.ts';
@@ -46,6 +48,8 @@ export interface EventLogGrpcServer {
   caFile: string | null;
   /** A connection string for the official clients, without credentials. */
   connectionString: string;
+  /** Appends and deletes handed to the store and not answered yet. */
+  writesInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -71,6 +75,7 @@ export async function startEventLogGrpc(
     authenticate: createAuthenticator(eventLog.users, !options.insecure),
     logger,
     streams: new StreamCounter(listener.limits.maxStreamingCallsPerConnection),
+    writes: new WriteTracker(),
   };
   const port = listener.address.port;
   for (const module of nodeServices(ctx, listener, { host: options.host, port })) listener.addService(module);
@@ -95,7 +100,12 @@ export async function startEventLogGrpc(
     port,
     caFile,
     connectionString,
+    writesInFlight: () => ctx.writes.inFlight,
     close: async () => {
+      // Writes already handed to the store answer first (new ones are refused meanwhile); subscriptions are
+      // ended with UNAVAILABLE, which tells clients to reconnect; then the connections close.
+      await ctx.writes.drain();
+      ctx.streams.endAll(grpcError(grpc.status.UNAVAILABLE, 'Server is shutting down.'));
       await listener.close();
       logger.info('event-log gRPC stopped');
     },

@@ -108,4 +108,22 @@ describe('the gRPC listener', () => {
       }
     }
   });
+
+  it("lists gRPC connections in the UI's connection list, with the ids the subscription monitor shows", async () => {
+    const client = server.client();
+    const sub = client.subscribeToStream('monitored');
+    await new Promise<void>((resolve) => sub.once('caughtUp', () => resolve()));
+    const headers = { authorization: `Bearer ${server.homeport.uiToken}` };
+    const api = `${server.homeport.httpUrl}/api/homeport/v1/eventlog`;
+    const { connections } = (await (await fetch(`${api}/connections`, { headers })).json()) as {
+      connections: { id: string; tls: boolean }[];
+    };
+    const { subscriptions } = (await (await fetch(`${api}/subscriptions`, { headers })).json()) as {
+      subscriptions: { stream: string; connectionId: string }[];
+    };
+    const monitored = subscriptions.find((s) => s.stream === 'monitored');
+    expect(monitored?.connectionId).toMatch(/^grpc:/);
+    expect(connections.find((c) => c.id === monitored?.connectionId)).toMatchObject({ tls: true });
+    await sub.unsubscribe();
+  });
 });

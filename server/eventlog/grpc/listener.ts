@@ -3,6 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
+import type { ConnectionInfo } from '../tcp/connection.ts';
 import { serviceDefinition } from './protos.ts';
 
 /**
@@ -72,10 +73,14 @@ export interface GrpcListener {
   addHttpRoute(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: HttpHandler): void;
   /** Open connections, both protocols. */
   connectionCount(): number;
+  /** Open connections for the UI's list, beside the TCP ones (ids as the subscription monitor shows them). */
+  connections(): ConnectionInfo[];
   close(): Promise<void>;
 }
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** How long close() lets calls under way finish before cutting connections. */
+const CLOSE_GRACE_MS = 2000;
 
 export async function startGrpcListener(options: GrpcListenerOptions): Promise<GrpcListener> {
   const logger = options.logger;
@@ -107,15 +112,21 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     });
   });
 
-  const open = new Set<Socket>();
+  /** Open sockets and when they connected. */
+  const open = new Map<Socket, number>();
   let closing = false;
+  /** Set while close() waits for the last connection. */
+  let allClosed: (() => void) | null = null;
   const track = (socket: Socket): boolean => {
     if (closing || open.size >= limits.maxConnections) {
       socket.destroy();
       return false;
     }
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
+    open.set(socket, Date.now());
+    socket.once('close', () => {
+      open.delete(socket);
+      if (open.size === 0) allClosed?.();
+    });
     socket.on('error', (err) => logger.debug({ err }, 'gRPC port connection error'));
     return true;
   };
@@ -139,7 +150,7 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       if (isH2) toGrpc(socket);
       else {
         toHttp(socket);
-        // The HTTP server reads a socket handed over this way only once it flows again.
+        // pause() above made the socket explicitly paused; the HTTP server's data listener does not undo that
         socket.resume();
       }
     };
@@ -198,15 +209,49 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
       else routes.set(`${method} ${path}`, handler);
     },
     connectionCount: () => open.size,
+    connections: () =>
+      [...open].map(([socket, connectedAt]) => {
+        const host = socket.remoteAddress ?? 'unknown';
+        const address = host.includes(':') ? `[${host}]` : host;
+        return {
+          id: `grpc:${address}:${socket.remotePort ?? 0}`,
+          connectionName: '',
+          clientVersion: null,
+          remoteAddress: host,
+          remotePort: socket.remotePort ?? 0,
+          tls: options.tls !== null,
+          user: null,
+          connectedAt,
+          bytesReceived: socket.bytesRead,
+          bytesSent: socket.bytesWritten,
+          packagesReceived: 0,
+          packagesSent: 0,
+          pendingSendPackages: 0,
+          pendingSendBytes: socket.writableLength,
+        };
+      }),
     close() {
       closed ??= (async () => {
         closing = true;
         const stopped = new Promise<void>((resolve) => netServer.close(() => resolve()));
-        // Subscriptions never end by themselves: cancel every call (handlers release what they hold).
+        // GOAWAY: calls under way (answers being sent) finish, then each connection closes; whatever is
+        // still open after the grace period is cut.
+        injector.drain(CLOSE_GRACE_MS);
+        httpSide.closeIdleConnections();
+        if (open.size > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+            timer.unref();
+            allClosed = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
         server.forceShutdown();
         injector.destroy();
         httpSide.closeAllConnections();
-        for (const socket of open) socket.destroy();
+        for (const socket of open.keys()) socket.destroy();
         await stopped;
       })();
       return closed;

@@ -57,6 +57,9 @@ export function serviceDefinition(fullName: string): grpc.ServiceDefinition {
   for (const [name, method] of Object.entries(ctor.service)) {
     wrapped[name] = {
       ...method,
+      // Hot answers (events) arrive encoded already (encodeMessage); everything else is encoded here.
+      responseSerialize: (value: unknown) =>
+        value instanceof Uint8Array ? (value as Buffer) : method.responseSerialize(value),
       requestDeserialize: (bytes: Buffer) => {
         try {
           return method.requestDeserialize(bytes);
@@ -76,19 +79,42 @@ export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
   return node as grpc.ServiceClientConstructor;
 }
 
-let shared: protobuf.Root | null = null;
+let direct: protobuf.Root | null = null;
+const directTypes = new Map<string, protobuf.Type>();
+
+function directType(typeName: string): protobuf.Type {
+  let type = directTypes.get(typeName);
+  if (!type) {
+    if (!direct) {
+      const root = new protobuf.Root();
+      root.resolvePath = (_origin, target) => (target.startsWith('google/') ? target : `${PROTO_ROOT}/${target}`);
+      direct = root.loadSync(
+        FILES.map((f) => `kurrentdb/protocols/v1/${f}.proto`),
+        { keepCase: true },
+      );
+    }
+    type = direct.lookupType(typeName);
+    directTypes.set(typeName, type);
+  }
+  return type;
+}
+
+/**
+ * Encodes a message straight from a plain object whose fields already have their wire types (numbers
+ * for 64-bit integers, Buffers for bytes, numbers for enums), skipping the conversion proto-loader's
+ * serializer does first: for the messages sent once per event.
+ */
+export function encodeMessage(typeName: string, value: object): Buffer {
+  const bytes = directType(typeName).encode(value).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
 
 /**
  * Encodes a message of shared.proto (e.g. `event_store.client.WrongExpectedVersion`) as the
  * `google.protobuf.Any` that BatchAppend errors carry in their `google.rpc.Status`.
  */
 export function packAny(typeName: string, value: Record<string, unknown>): { type_url: string; value: Buffer } {
-  if (!shared) {
-    const root = new protobuf.Root();
-    root.resolvePath = (_origin, target) => (target.startsWith('google/') ? target : `${PROTO_ROOT}/${target}`);
-    shared = root.loadSync('kurrentdb/protocols/v1/shared.proto');
-  }
-  const type = shared.lookupType(typeName);
+  const type = directType(typeName);
   return {
     type_url: `type.googleapis.com/${typeName}`,
     value: Buffer.from(type.encode(type.fromObject(value)).finish()),

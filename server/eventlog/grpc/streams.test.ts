@@ -3,6 +3,7 @@ import {
   BACKWARDS,
   END,
   eventTypeFilter,
+  excludeSystemEvents,
   FORWARDS,
   jsonEvent,
   binaryEvent,
@@ -168,6 +169,9 @@ describe('Streams.Read of $all', () => {
     expect(byPrefix.map((e) => e.event!.streamId)).toEqual(['alpha-1', 'alpha-2']);
     const byRegex = await all(shared.client.readAll({ filter: streamNameFilter({ regex: '^beta' }) }));
     expect(byRegex.map((e) => e.event!.streamId)).toEqual(['beta-1']);
+    const userEvents = await all(shared.client.readAll({ filter: excludeSystemEvents() }));
+    expect(userEvents.length).toBeGreaterThan(0);
+    expect(userEvents.every((e) => !e.event!.type.startsWith('$'))).toBe(true);
     const byType = await all(shared.client.readAll({ filter: eventTypeFilter({ prefixes: ['Alpha'] }), maxCount: 1 }));
     expect(byType.map((e) => e.event!.streamId)).toEqual(['alpha-1']);
   });

@@ -196,5 +196,5 @@ describe('crash safety of acknowledged appends', () => {
       if (running) running.child.kill('SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // three server starts: only a bound against hanging
 });

@@ -9,6 +9,8 @@ export interface ServeProcess {
   child: ChildProcess;
   /** The event-log TCP port it listens on. */
   port: number;
+  /** The gRPC listener's port and connection string (without credentials), when it runs. */
+  grpc: { port: number; connectionString: string } | null;
   exited: Promise<void>;
 }
 
@@ -31,8 +33,17 @@ export function startServeProcess(
     child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[2]), exited });
+      // Every listener is printed before the data directory.
+      if (!/^data directory /m.test(out)) return;
+      const tcp = /eventlog tcp listening on (\S+):(\d+)/.exec(out);
+      const grpc = /eventlog grpc listening on \S+:(\d+) \((\S+)\)/.exec(out);
+      if (tcp)
+        resolve({
+          child,
+          port: Number(tcp[2]),
+          grpc: grpc ? { port: Number(grpc[1]), connectionString: grpc[2] } : null,
+          exited,
+        });
     });
     child.once('exit', (code) =>
       reject(new Error(`homeport serve exited with ${code} before listening\n${out}\n${err}`)),

@@ -17,4 +17,5 @@ export type { StreamPage } from './events.ts';
 export type { AllPage, AllCursor } from './all.ts';
 export type { UiStreamSummary } from './streams.ts';
 export type { LiveMessage } from './live.ts';
+export type { UiReplication } from './replications.ts';
 export type { StreamMetadata, Position } from '../store/types.ts';

@@ -10,13 +10,7 @@ import { startSocialTestServer, type SocialTestServer } from '../testing/harness
  */
 
 /** Documented operations Homeport does not answer yet, as `METHOD /path` with the document's templates. */
-const NOT_YET = new Set<string>([
-  'GET /api/v1/annual_reports',
-  'GET /api/v1/annual_reports/{year}',
-  'POST /api/v1/annual_reports/{year}/generate',
-  'POST /api/v1/annual_reports/{year}/read',
-  'GET /api/v1/annual_reports/{year}/state',
-]);
+const NOT_YET = new Set<string>([]);
 
 /** Documented operations Mastodon itself has removed (with the version): answered 404 like any unrouted path, as Mastodon does. */
 const REMOVED_IN_MASTODON = new Map<string, string>([['GET /api/v1/timelines/direct', '3.0.0']]);
@@ -70,5 +64,43 @@ describe('Mastodon API coverage', () => {
         op,
       ).toBe(false);
     }
+  });
+});
+
+describe('update routes', () => {
+  /** Mastodon routes PATCH alone here (`patch :update_credentials`); every other update is a Rails `update`. */
+  const PATCH_ONLY = new Set(['/api/v1/accounts/update_credentials']);
+
+  it('answer both PUT and PATCH, as Mastodon routes a resource update', () => {
+    const routes = server.social.context.routes;
+    const has = (method: string, url: string) => routes.some((r) => r.method === method && r.url === url);
+    const updates = routes.filter((r) => r.method === 'PUT' || r.method === 'PATCH').map((r) => r.url);
+    expect(updates.length).toBeGreaterThan(15);
+    const lacking = [...new Set(updates)].filter(
+      (url) => !PATCH_ONLY.has(url) && !(has('PUT', url) && has('PATCH', url)),
+    );
+    expect(lacking, 'update routes answering only one of PUT and PATCH').toEqual([]);
+    expect(has('PUT', '/api/v1/accounts/update_credentials')).toBe(false);
+  });
+
+  it('changes the notification policy and a collection through PUT, and a list through PATCH', async () => {
+    const user = await server.createUser('updater', { scopes: 'read write' });
+    const policy = await server.call(user.token, 'PUT', '/api/v2/notifications/policy', { for_not_following: 'drop' });
+    expect(policy.status).toBe(200);
+    expect(policy.body.for_not_following).toBe('drop');
+    expect((await server.call(user.token, 'GET', '/api/v2/notifications/policy')).body.for_not_following).toBe('drop');
+
+    const created = await server.call(user.token, 'POST', '/api/v1/collections', { name: 'Before' });
+    expect(created.status).toBe(200);
+    const renamed = await server.call(user.token, 'PUT', `/api/v1/collections/${created.body.collection.id}`, {
+      name: 'After',
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.collection.name).toBe('After');
+
+    const list = await server.masto(user.token).v1.lists.create({ title: 'first' });
+    const patched = await server.call(user.token, 'PATCH', `/api/v1/lists/${list.id}`, { title: 'second' });
+    expect(patched.status).toBe(200);
+    expect((await server.masto(user.token).v1.lists.$select(list.id).fetch()).title).toBe('second');
   });
 });

@@ -2,12 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { aboutRoutes } from './about.ts';
+import { faviconRoutes } from './favicon.ts';
 import { accountReadRoutes } from './v1/accounts/accounts.ts';
 import { accountCollectionRoutes } from './v1/accounts/collections.ts';
 import { accountStatusRoutes } from './v1/accounts/statuses.ts';
 import { credentialRoutes } from './v1/accounts/credentials.ts';
 import { registrationRoutes } from './v1/accounts/registration.ts';
 import { relationshipRoutes } from './v1/accounts/relationships.ts';
+import { annualReportRoutes } from './v1/annual-reports.ts';
 import { appRoutes } from './v1/apps.ts';
 import { blockRoutes } from './v1/blocks.ts';
 import { bookmarksRoutes } from './v1/bookmarks.ts';
@@ -47,6 +49,8 @@ import { adminReportRoutes } from './v1/admin/reports.ts';
 import { adminEmailBlockRoutes } from './v1/admin/email-blocks.ts';
 import { adminIpBlockRoutes } from './v1/admin/ip-blocks.ts';
 import { adminTrendRoutes } from './v1/admin/trends.ts';
+import { adminMetricRoutes } from './v1/admin/metrics.ts';
+import { adminTagRoutes } from './v1/admin/tags.ts';
 import { pollRoutes } from './v1/polls.ts';
 import { preferenceRoutes } from './v1/preferences.ts';
 import { pushSubscriptionRoutes } from './v1/push/subscription.ts';
@@ -65,8 +69,10 @@ import { wellKnownRoutes } from './well-known.ts';
 export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) => void)[] = [
   wellKnownRoutes,
   aboutRoutes,
+  faviconRoutes,
   oauthRoutes,
   appRoutes,
+  annualReportRoutes,
   registrationRoutes,
   credentialRoutes,
   // Fixed paths (/accounts/relationships, /accounts/lookup…) and /accounts/:id coexist: fastify's router prefers static segments.
@@ -99,6 +105,8 @@ export const SOCIAL_ROUTE_MODULES: ((app: FastifyInstance, ctx: SocialContext) =
   adminEmailBlockRoutes,
   adminIpBlockRoutes,
   adminTrendRoutes,
+  adminMetricRoutes,
+  adminTagRoutes,
   announcementRoutes,
   reportRoutes,
   filterV1Routes,

@@ -262,11 +262,9 @@ export class AccountService {
   suspend(accountId: string): void {
     this.store.transaction(() => {
       this.store.accounts.setSuspended(accountId, true);
+      // Tokens stay, refused while suspended, so apps work again after an unsuspension (as Mastodon); web sessions end.
       const user = this.store.users.byAccountId(accountId);
-      if (user) {
-        this.store.oauth.revokeUserTokens(user.id);
-        this.store.oauth.deleteUserSessions(user.id);
-      }
+      if (user) this.store.oauth.deleteUserSessions(user.id);
     });
   }
 

@@ -72,8 +72,8 @@ export class ModerationService {
       if (action === 'sensitive') this.store.accounts.setSensitized(account.id, true);
       if (action === 'silence') this.store.accounts.setSilenced(account.id, true);
       if (action === 'disable') {
+        // Tokens stay, refused while disabled (Mastodon's "Your login is currently disabled"), so apps work again once enabled.
         this.store.users.setDisabled(user!.id, true);
-        this.store.oauth.revokeUserTokens(user!.id);
         this.store.oauth.deleteUserSessions(user!.id);
       }
       if (action === 'suspend') this.accounts.suspend(account.id);

@@ -116,19 +116,32 @@ export class RelationshipService {
 
   rejectFollowRequest(me: Account, requester: Account): void {
     this.store.transaction(() => {
+      const followUri = this.store.relationships.followRequest(requester.id, me.id)?.uri ?? null;
       if (!this.store.relationships.deleteFollowRequest(requester.id, me.id)) throw notFound();
       this.store.notifications.deleteBetween(me.id, requester.id, 'follow_request');
       this.store.events.emit('relationship.changed', {
         change: 'follow_request_rejected',
         accountId: me.id,
         targetAccountId: requester.id,
+        followUri,
       });
     });
   }
 
   removeFromFollowers(me: Account, follower: Account): void {
     this.store.transaction(() => {
-      if (this.store.relationships.deleteFollow(follower.id, me.id)) this.store.feeds.unmerge(follower.id, me.id);
+      const followUri = this.store.relationships.follow(follower.id, me.id)?.uri ?? null;
+      if (!this.store.relationships.deleteFollow(follower.id, me.id)) return;
+      this.store.feeds.unmerge(follower.id, me.id);
+      // Mastodon deletes the follow notification with the follow.
+      this.store.notifications.deleteBetween(me.id, follower.id, 'follow');
+      // A follower on another server is told with a Reject of its Follow, as Mastodon does.
+      this.store.events.emit('relationship.changed', {
+        change: 'follower_removed',
+        accountId: me.id,
+        targetAccountId: follower.id,
+        followUri,
+      });
     });
   }
 

@@ -1,4 +1,4 @@
-import type { PreviewCardRow, StatusCard, TagDay } from '../store/index.ts';
+import type { PreviewCardRow, PublisherRow, StatusCard, TagDay } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoTimeOrNull } from './dates.ts';
 import { serializeHistory } from './tag.ts';
@@ -48,4 +48,16 @@ export function serializeAdminTrendsLink(
   history: readonly TagDay[],
 ): Record<string, unknown> {
   return { ...serializeTrendsLink(urls, card, history), id: card.id, requires_review: card.trendable === null };
+}
+
+/** Admin::Trends::Links::PreviewCardProvider: a link publisher with staff's review. */
+export function serializePublisher(p: PublisherRow): Record<string, unknown> {
+  return {
+    id: p.id,
+    domain: p.domain,
+    trendable: p.trendable === true,
+    reviewed_at: isoTimeOrNull(p.reviewedAt),
+    requested_review_at: isoTimeOrNull(p.requestedReviewAt),
+    requires_review: p.trendable === null,
+  };
 }

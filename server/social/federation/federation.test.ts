@@ -148,12 +148,57 @@ describe('federation between two Homeports', () => {
     expect(mention?.status?.visibility).toBe('direct');
   });
 
+  it('direct messages from the other server reach the recipient’s conversations, and the reply joins the same one', async () => {
+    const dm = await bob.client.v1.statuses.create({ status: '@alice@a.test just between us', visibility: 'direct' });
+    const atA = await eventually(
+      async () => (await alice.client.v1.conversations.list()).find((c) => c.lastStatus?.uri === dm.uri),
+      'bob’s direct message in alice’s conversations',
+    );
+    expect(atA.unread).toBe(true);
+    expect(atA.accounts.map((x) => x.acct)).toEqual(['bob@b.test']);
+    expect(atA.lastStatus?.visibility).toBe('direct');
+
+    const reply = await alice.client.v1.statuses.create({
+      status: '@bob@b.test agreed',
+      visibility: 'direct',
+      inReplyToId: atA.lastStatus!.id,
+    });
+    const mine = (await alice.client.v1.conversations.list()).filter((c) =>
+      c.accounts.some((x) => x.acct === 'bob@b.test'),
+    );
+    expect(mine.map((c) => [c.id, c.lastStatus?.id, c.unread])).toEqual([[atA.id, reply.id, false]]);
+    const atB = await eventually(
+      async () => (await bob.client.v1.conversations.list()).find((c) => c.lastStatus?.uri === reply.uri),
+      'alice’s reply in bob’s conversation',
+    );
+    expect(atB.accounts.map((x) => x.acct)).toEqual(['alice@a.test']);
+    expect(atB.unread).toBe(true);
+    expect((await bob.client.v1.conversations.list()).map((c) => c.id)).toEqual([atB.id]);
+  });
+
   it('unfollowing reaches the other server', async () => {
     const remoteBob = await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' });
     await alice.client.v1.accounts.$select(remoteBob.id).unfollow();
     await eventually(
       async () => (await bob.client.v1.accounts.$select(bob.accountId).followers.list()).length === 0,
       'alice no longer follows bob at b',
+    );
+  });
+
+  it('removing a follower from another server tells it with a Reject: the follow ends there too', async () => {
+    const dora = await b.createUser('dora');
+    const aliceOnB = (await dora.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
+    await dora.client.v1.accounts.$select(aliceOnB).follow();
+    await eventually(
+      async () => (await dora.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
+      'dora follows alice',
+    );
+    const doraOnA = (await alice.client.v1.accounts.lookup({ acct: 'dora@b.test' })).id;
+    await alice.client.v1.accounts.$select(doraOnA).removeFromFollowers();
+    expect((await alice.client.v1.accounts.relationships.fetch({ id: [doraOnA] }))[0].followedBy).toBe(false);
+    await eventually(
+      async () => !(await dora.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
+      'dora no longer follows alice on b',
     );
   });
 });

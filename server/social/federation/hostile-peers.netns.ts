@@ -13,7 +13,8 @@ import { sampleMemory, startServeProcess } from './testing/serve-process.ts';
  * Inside the namespace of hostile-peers-netns.test.ts, the private-address guard ON (no
  * HOMEPORT_TEST_PRIVATE_NETWORK): a `homeport serve`, the hostile server on hostile.example (1.2.3.4), a
  * well-behaved server on 5.6.7.8 for names the DNS server answers first with 5.6.7.8 and then with 127.0.0.1
- * (DNS rebinding), and a service on 127.0.0.1:443 that records whatever reaches it. Reports what each attack got.
+ * (DNS rebinding), and a service on 127.0.0.1:443 that records whatever reaches it. Runs one part (`input.part`):
+ * the rebinding attempts or the hostile server's attacks, and reports what each got.
  */
 
 export interface NetnsReport {
@@ -24,12 +25,12 @@ export interface NetnsReport {
     url: { status: number; error?: string };
     handle: { status: number; error?: string };
     importErrors: string[];
-  };
-  hostile: Record<string, { status: number; error?: string; rssGrowth: number }>;
+  } | null;
+  hostile: Record<string, { status: number; error?: string; rssGrowth: number }> | null;
   exited: string | null;
 }
 
-const { certificates, input } = namespaceContext<{ rebindNames: string[] }>();
+const { certificates, input } = namespaceContext<{ part: 'rebind' | 'hostile'; rebindNames: string[] }>();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-netns-hostile-'));
 
 /** One TLS server on `address`:443 serving the certificate of the name asked for. */
@@ -82,36 +83,47 @@ const measured = async (attack: () => Promise<{ status: number; error?: string }
   }
 };
 
-const [urlName, handleName, importName] = input.rebindNames;
-const rebind: NetnsReport['rebind'] = {
-  url: await search(`https://${urlName}/users/x`),
-  handle: await search(`@x@${handleName}`),
-  importErrors: [],
-};
-const imported = await fetch(`${server.url}/api/v1/homeport/imports`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ type: 'following_accounts', data: `x@${importName}` }),
-});
-const { id } = (await imported.json()) as { id: string };
-for (let i = 0; i < 300; i++) {
-  const view = (await (
-    await fetch(`${server.url}/api/v1/homeport/imports/${id}`, { headers: { authorization: `Bearer ${token}` } })
-  ).json()) as { state: string; failures: { error: string }[] };
-  if (view.state === 'finished') {
-    rebind.importErrors = view.failures.map((f) => f.error);
-    break;
+/** DNS rebinding through search by URL, by handle and an import row. */
+async function rebinding(): Promise<NonNullable<NetnsReport['rebind']>> {
+  const [urlName, handleName, importName] = input.rebindNames;
+  const rebind: NonNullable<NetnsReport['rebind']> = {
+    url: await search(`https://${urlName}/users/x`),
+    handle: await search(`@x@${handleName}`),
+    importErrors: [],
+  };
+  const imported = await fetch(`${server.url}/api/v1/homeport/imports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'following_accounts', data: `x@${importName}` }),
+  });
+  const { id } = (await imported.json()) as { id: string };
+  for (let i = 0; i < 300; i++) {
+    const view = (await (
+      await fetch(`${server.url}/api/v1/homeport/imports/${id}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { state: string; failures: { error: string }[] };
+    if (view.state === 'finished') {
+      rebind.importErrors = view.failures.map((f) => f.error);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
   }
-  await new Promise((r) => setTimeout(r, 200));
+  return rebind;
 }
 
-const hostile: NetnsReport['hostile'] = {};
-for (const mode of ['gzip-bomb', 'brotli-bomb', 'endless', 'big-actor', 'drip']) {
-  hostile[`search ${mode}`] = await measured(() => search(`@${mode}@${peer.host}`));
-  hostile[`actor ${mode}`] = await measured(() => search(`@actor-${mode}@${peer.host}`));
+/** The hostile server's answers through search (WebFinger and actor) and the inbox's key fetch. */
+async function attacks(): Promise<NonNullable<NetnsReport['hostile']>> {
+  const hostile: NonNullable<NetnsReport['hostile']> = {};
+  for (const mode of ['gzip-bomb', 'brotli-bomb', 'endless', 'big-actor', 'drip']) {
+    hostile[`search ${mode}`] = await measured(() => search(`@${mode}@${peer.host}`));
+    hostile[`actor ${mode}`] = await measured(() => search(`@actor-${mode}@${peer.host}`));
+  }
+  hostile['inbox gzip-bomb'] = await measured(() => inboxPost(`${peer.origin}/gzip-bomb#main-key`));
+  hostile['inbox drip'] = await measured(() => inboxPost(`${peer.origin}/drip#main-key`));
+  return hostile;
 }
-hostile['inbox gzip-bomb'] = await measured(() => inboxPost(`${peer.origin}/gzip-bomb#main-key`));
-hostile['inbox drip'] = await measured(() => inboxPost(`${peer.origin}/drip#main-key`));
+
+const rebind = input.part === 'rebind' ? await rebinding() : null;
+const hostile = input.part === 'hostile' ? await attacks() : null;
 
 const exited = server.exited;
 await server.stop();

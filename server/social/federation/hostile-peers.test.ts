@@ -31,15 +31,9 @@ describe('a hostile fediverse server (loopback)', () => {
     const { ca, certificates } = await makeTestCertificates(['127.0.0.1']);
     fs.writeFileSync(path.join(dir, 'ca.pem'), ca);
     peer = await startHostilePeer({ address: '127.0.0.1', tls: certificates['127.0.0.1'] });
-    server = await startServeProcess({
-      dataDir: path.join(dir, 'data'),
-      env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem') },
-    });
-    token = server.createUser('alice');
   }, 60_000);
 
   afterAll(async () => {
-    await server?.stop();
     await peer?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -91,6 +85,16 @@ describe('a hostile fediverse server (loopback)', () => {
   const search = (q: string) => resolvingSearch(server.url, token, q);
 
   describe.each(HOSTILE_MODES)('answering with %s', (mode) => {
+    // A server of its own per kind of attack: memory an earlier attack left taken must not hide this one's.
+    beforeAll(async () => {
+      server = await startServeProcess({
+        dataDir: path.join(dir, mode),
+        env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem') },
+      });
+      token = server.createUser('alice');
+    }, 60_000);
+    afterAll(() => server?.stop());
+
     it('an inbox POST whose keyId points there is refused; the key fetch is cut short', async () => {
       const from = peer.visits.length;
       const res = await survives(() => signedPost(`${peer.origin}/${mode}#main-key`));

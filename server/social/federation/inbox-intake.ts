@@ -2,19 +2,27 @@ import { verifyRequestDetailed, type KeyCache, type RequestContext } from '@fedi
 import type { CryptographicKey, Multikey } from '@fedify/vocab';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { FedDeps } from './deps.ts';
+import { safeUrl, type FedDeps } from './deps.ts';
 import { forgetGoneActor } from './inbox.ts';
 
 /**
  * Bounds of the inbox. The largest activity of the fixtures corpus (Mastodon, Misskey, Pleroma, PeerTube,
- * Hubzilla… payloads) is 4.7 KB and its largest document of any kind 17 KB: 256 KiB leaves room for long
- * posts and big PeerTube videos while capping the work one request can cause.
+ * Hubzilla… payloads) is 17 KB, a PeerTube video's Create: 256 KiB leaves room for long posts and big videos
+ * while capping the work one request can cause.
  */
 export interface InboxLimits {
   /** Largest activity body in bytes (413 beyond). */
   bodyBytes: number;
-  /** Inbox requests verified and handed to Fedify at once (503 beyond). */
+  /** Inbox requests taken at once, from their headers to their answer, bodies being read included (503 beyond). */
+  requests: number;
+  /** Of those, verified requests handed to Fedify at once (the others wait their turn). */
   handling: number;
+  /**
+   * Verified bodies larger than this are handed to Fedify one at a time, at most `largeWaiting` waiting (503
+   * beyond): Fedify's JSON-LD reading of a verified 256 KiB activity costs seconds; a peer must not run many.
+   */
+  largeBytes: number;
+  largeWaiting: number;
   /** Verified activities waiting in the queue for their listeners, and their size (503 beyond). */
   backlogMessages: number;
   backlogBytes: number;
@@ -24,7 +32,10 @@ export interface InboxLimits {
 
 export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   bodyBytes: 256 * 1024,
+  requests: 64,
   handling: 16,
+  largeBytes: 32 * 1024,
+  largeWaiting: 4,
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,
@@ -112,7 +123,14 @@ class IntakeKeyCache implements KeyCache {
   }
 }
 
-export type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
+/** A request the intake took: its place is given back once it is answered (closed) and not working. */
+interface Taken {
+  closed: boolean;
+  working: boolean;
+  released: boolean;
+}
+
+type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
 
 /**
  * The inbox's front door. Fedify's inbox handler reads Linked Data signatures (JSON-LD compaction and
@@ -125,12 +143,19 @@ export class InboxIntake {
   private readonly deps: FedDeps;
   private readonly backlog: InboxBacklog;
   private readonly keyCache = new IntakeKeyCache();
-  private handling = 0;
+  /** Requests taken (screened in, not yet answered and done with). */
+  private taken = 0;
+  private readonly states = new WeakMap<FastifyRequest, Taken>();
+  private readonly turns: Turns;
+  private readonly largeTurns = new Turns(1);
+  /** Refusals for load are logged once per busy spell, not once per request of a flood. */
+  private busySpell = false;
 
   constructor(deps: FedDeps, backlog: InboxBacklog, limits: Partial<InboxLimits> = {}) {
     this.deps = deps;
     this.backlog = backlog;
     this.limits = { ...DEFAULT_INBOX_LIMITS, ...limits };
+    this.turns = new Turns(this.limits.handling);
   }
 
   /** fastify onRequest hook of the inbox routes: runs before any byte of the body is read. */
@@ -147,22 +172,59 @@ export class InboxIntake {
     if (Number.isFinite(length) && length > this.limits.bodyBytes)
       return refuse(reply, 413, `An activity may have at most ${this.limits.bodyBytes} bytes.`);
     if (this.busy()) return this.refuseBusy(reply);
+    // Taken until both its answer is sent (or the client went away) and its handling ended: a client that
+    // leaves early does not free the place of work still running for it.
+    this.busySpell = false;
+    this.taken++;
+    const state: Taken = { closed: false, working: false, released: false };
+    this.states.set(req, state);
+    reply.raw.once('close', () => {
+      state.closed = true;
+      this.release(state);
+    });
     return undefined;
   };
 
-  /** Whether another request may be handled now; each true must be followed by one `leave`. */
-  enter(): boolean {
-    if (this.busy()) return false;
-    this.handling++;
-    return true;
+  private release(state: Taken): void {
+    if (state.released || !state.closed || state.working) return;
+    state.released = true;
+    this.taken--;
   }
 
-  leave(): void {
-    this.handling--;
+  /**
+   * Verifies a screened request's signature, then hands it to Fedify (`deliver`) in its turn: at most
+   * `handling` at once, verified large bodies in a lane of their own, one at a time (a large body finding too
+   * many waiting there is deferred: 503).
+   */
+  async handle(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    request: Request,
+    context: RequestContext<FedDeps>,
+    deliver: () => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const state = this.states.get(req);
+    if (state) state.working = true;
+    try {
+      // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
+      const verdict = await this.verify(request, context, body);
+      if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
+      if (body.length <= this.limits.largeBytes) return await this.turns.run(deliver);
+      if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
+      return await this.largeTurns.run(deliver);
+    } finally {
+      if (state) {
+        state.working = false;
+        this.release(state);
+      }
+    }
   }
 
-  refuseBusy(reply: FastifyReply): FastifyReply {
-    this.deps.logger.info({ handling: this.handling, ...this.backlog() }, 'an inbox delivery was deferred: busy');
+  private refuseBusy(reply: FastifyReply): FastifyReply {
+    if (!this.busySpell)
+      this.deps.logger.warn({ requests: this.taken, ...this.backlog() }, 'the inbox is busy: deliveries are deferred');
+    this.busySpell = true;
     return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
       'Retry-After',
       String(this.limits.retryAfterSeconds),
@@ -174,17 +236,31 @@ export class InboxIntake {
    * serves goes on. A Delete of an account whose key answers 410 Gone from that account's own server is
    * the account's deletion (see forgetGoneActor), read as plain JSON.
    */
-  async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
+  private async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
     const result = await verifyRequestDetailed(request, {
       documentLoader: context.documentLoader,
       contextLoader: context.contextLoader,
       timeWindow: SIGNATURE_TIME_WINDOW,
       keyCache: this.keyCache,
     });
-    if (result.verified) return { accepted: true };
+    const activity = plainActivity(body);
+    if (result.verified) {
+      // Signed by someone else than its actor, with no Linked Data signature or proof of the actor's own (as
+      // a relay forwards) to check: refused before Fedify reads it (it would refuse it after, as Fedify
+      // compares the key's owner and the actor the same way).
+      const owner = result.key.ownerId?.href;
+      if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
+        this.deps.logger.info(
+          { keyId: result.key.id?.href ?? null, actor: activity.actor },
+          'an inbox delivery was refused: its signer is not its actor',
+        );
+        return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
+      }
+      return { accepted: true };
+    }
     const reason = result.reason;
     if (reason.type === 'keyFetchError' && 'status' in reason.result && reason.result.status === 410) {
-      const gone = deletedActorOf(body);
+      const gone = activity?.type === 'Delete' && activity.actor === activity.object ? safeUrl(activity.actor) : null;
       if (gone && gone.origin === reason.keyId.origin) {
         forgetGoneActor(this.deps, gone);
         return { accepted: false, status: 202, reason: 'The account is gone.' };
@@ -198,26 +274,72 @@ export class InboxIntake {
   }
 
   private busy(): boolean {
-    if (this.handling >= this.limits.handling) return true;
+    if (this.taken >= this.limits.requests) return true;
     const { messages, bytes } = this.backlog();
     return messages >= this.limits.backlogMessages || bytes >= this.limits.backlogBytes;
   }
 }
 
+/**
+ * An answer before the body is read. Node discards what of the body still comes (nothing is kept); an oversize
+ * one ends the connection instead (closing at once on a small unread body would reset it before the client
+ * read the answer).
+ */
 function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
-  // The body is not read: the connection closes instead of draining it.
-  return reply.code(status).header('Connection', 'close').type('text/plain; charset=utf-8').send(message);
+  if (status === 413) reply.header('Connection', 'close');
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
 
-/** The actor of a Delete of itself (Mastodon's account deletion), from the raw JSON; null for anything else. */
-function deletedActorOf(body: Buffer): URL | null {
+/**
+ * What the intake reads of an activity, from the raw JSON (no JSON-LD): its type, the ids of its actor and
+ * object, and whether it carries a signature of its own (a Linked Data signature or an integrity proof).
+ */
+function plainActivity(
+  body: Buffer,
+): { type: unknown; actor: string | null; object: string | null; selfSigned: boolean } | null {
   try {
-    const activity = JSON.parse(body.toString('utf8')) as { type?: unknown; actor?: unknown; object?: unknown };
-    const idOf = (v: unknown) => (typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id);
-    const actor = idOf(activity.actor);
-    if (activity.type !== 'Delete' || typeof actor !== 'string' || idOf(activity.object) !== actor) return null;
-    return new URL(actor);
+    const activity = JSON.parse(body.toString('utf8')) as Record<string, unknown> | null;
+    if (typeof activity !== 'object' || activity === null || Array.isArray(activity)) return null;
+    // The first of several, as Fedify reads an activity's actor.
+    const idOf = (v: unknown): string | null => {
+      if (Array.isArray(v)) return idOf(v[0]);
+      const id = typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? id : null;
+    };
+    return {
+      type: activity.type,
+      actor: idOf(activity.actor),
+      object: idOf(activity.object),
+      selfSigned: activity.signature !== undefined || activity.proof !== undefined,
+    };
   } catch {
     return null;
+  }
+}
+
+/** At most `size` tasks at once, the others waiting in order. */
+class Turns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
   }
 }

@@ -48,11 +48,15 @@ const FALLBACK_CONTEXT = [
  * JSON-LD contexts come only from Fedify's preloaded set (ActivityStreams, security, data integrity, multikey,
  * schema.org…) and FALLBACK_CONTEXT for any other: a context is never fetched.
  */
+/** Unknown contexts read as FALLBACK_CONTEXT so far: each is JSON-LD work on a body (tests count it). */
+export const fallbackContextReads = { count: 0 };
+
 export const contextLoaderFactory: DocumentLoaderFactory = () => async (url) => {
   if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
   // Older Mastodons named ActivityStreams' context by its http:// address (the W3C serves the same document there).
   const secure = url.replace(/^http:\/\//, 'https://');
   if (secure in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[secure] };
+  fallbackContextReads.count++;
   return { contextUrl: null, documentUrl: url, document: { '@context': FALLBACK_CONTEXT } };
 };
 

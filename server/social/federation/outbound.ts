@@ -160,7 +160,8 @@ export class Outbound {
         await answerFollow(this.context(), 'accept', me, other, repo.followUri(other.id, me.id));
         return;
       case 'follow_request_rejected':
-        await answerFollow(this.context(), 'reject', me, other, null);
+      case 'follower_removed':
+        await answerFollow(this.context(), 'reject', me, other, e.followUri ?? null);
         return;
       case 'block':
       case 'unblock': {

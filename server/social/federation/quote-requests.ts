@@ -5,7 +5,8 @@ import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts
 import { refuseToFetch } from './inbound-limits.ts';
 import { actorUri, localApprovalUri, statusUri } from './uris.ts';
 import { accountForActorId, recipientOf, recipientsOf } from './remote.ts';
-import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
+import { createRemoteStatus, fetchQuotedStatus, isStatusObject } from './statuses-inbound.ts';
+import { refreshIncomingQuote } from './quotes-inbound.ts';
 import { fetchObject } from './lookup.ts';
 
 /*
@@ -28,12 +29,25 @@ async function requestedQuotingStatus(
   requester: Account,
 ): Promise<StatusRow | null> {
   const deps = c.data;
+  const store = deps.social.store;
   const uri = request.instrumentId;
   if (!uri || uri.origin !== new URL(requester.uri!).origin) return null;
   const known = deps.repo.statusByUri(uri.href);
-  if (known) return deps.social.store.statuses.byId(known);
   // Mastodon embeds public posts; others are fetched from their server (signed, so followers-only ones load too).
   const embedded = await request.getInstrument({ documentLoader: refuseToFetch }).catch(() => null);
+  if (known) {
+    const status = store.statuses.byId(known);
+    // Hollo leaves a pending quote out of its Create, so the copy stored from it quotes nothing: the request's
+    // own copy of the post (same id, from the requester's server) says what it quotes.
+    if (
+      status?.accountId === requester.id &&
+      !store.quotes.ofStatus(status.id) &&
+      isStatusObject(embedded) &&
+      embedded.id?.href === uri.href
+    )
+      await refreshIncomingQuote(c, embedded, requester, status, fetchQuotedStatus);
+    return status;
+  }
   const object = isStatusObject(embedded) ? embedded : await fetchObject(c, uri).catch(() => null);
   if (!isStatusObject(object) || object.id?.href !== uri.href) return null;
   return createRemoteStatus(c, object, requester, object === embedded ? { embeddedIn: request } : {}).catch(() => null);

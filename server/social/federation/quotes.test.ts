@@ -404,4 +404,51 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
       (await bob.client.v1.notifications.list({ types: ['quote'] as never })).map((n) => n.status?.uri),
     ).not.toContain(instrument.id!.href);
   });
+
+  it('accepts a quote Hollo asks for: its Create leaves the pending quote out, the QuoteRequest’s instrument has it', async () => {
+    const fedify = m.social.federation!.context();
+    const me = fedify.getActorUri('miko');
+    const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quote me, hollo' })).json as Status;
+    const id = new URL(`${me.href}/notes/hollo1`);
+    const common = { id, attribution: me, to: PUBLIC_COLLECTION, content: '<p>so well put</p>' };
+    const bobInbox = { id: new URL('https://b.test/users/bob'), inboxId: new URL('https://b.test/users/bob/inbox') };
+    // As Hollo 0.9 sends them: first the post without its quote (pending), mentioning bob so it reaches b…
+    await fedify.sendActivity(
+      { identifier: 'miko' },
+      bobInbox,
+      new Create({
+        id: new URL(`${id.href}/activity`),
+        actor: me,
+        object: new Note({ ...common, cc: bobInbox.id, tags: [new Mention({ href: bobInbox.id })] }),
+        to: PUBLIC_COLLECTION,
+      }),
+    );
+    const store = b.social.context.store;
+    const stored = await eventually(
+      () => store.db.prepare('SELECT id FROM statuses WHERE uri = ?').get(id.href) as { id: bigint } | undefined,
+      'the post without its quote on b',
+    );
+    expect(store.quotes.ofStatus(String(stored.id))).toBeNull();
+    // …then the request, whose instrument is the same post with the quote.
+    await fedify.sendActivity(
+      { identifier: 'miko' },
+      bobInbox,
+      new QuoteRequest({
+        id: new URL(`${me.href}/quote_requests/hollo1`),
+        actor: me,
+        object: new URL(original.uri),
+        instrument: new Note({ ...common, quote: new URL(original.uri) }),
+      }),
+    );
+    const quotes = await eventually(async () => {
+      const list = (await apiCall(b, bob, 'GET', `/api/v1/statuses/${original.id}/quotes`)).json as Status[];
+      return list.length ? list : null;
+    }, 'the accepted quote on b');
+    expect(quotes.map((q) => [q.uri, q.quote?.state, q.quote?.quoted_status?.id])).toEqual([
+      [id.href, 'accepted', original.id],
+    ]);
+    expect((await bob.client.v1.notifications.list({ types: ['quote'] as never })).map((n) => n.status?.uri)).toContain(
+      id.href,
+    );
+  });
 });

@@ -26,6 +26,8 @@ export interface RemoteFetchLimits {
   /** Most bytes of body as received (still compressed). */
   maxWireBytes: number;
   maxRedirects: number;
+  /** Most bytes of bodies held at once over all fetches under way (many slow answers at once). */
+  maxTotalBytes: number;
 }
 
 /** Mastodon reads at most 1 MiB of a remote ActivityPub or WebFinger answer, and waits 10 s for it. */
@@ -34,6 +36,7 @@ export const REMOTE_FETCH_LIMITS: RemoteFetchLimits = {
   maxBodyBytes: 1024 * 1024,
   maxWireBytes: 1024 * 1024,
   maxRedirects: 3,
+  maxTotalBytes: 64 * 1024 * 1024,
 };
 
 /** Why a remote fetch gave nothing; `bounds` when the other server went past a limit (size, time, redirects). */
@@ -91,6 +94,8 @@ export class RemoteFetcher {
   private readonly userAgent: string;
   private readonly allowPrivateAddress: boolean;
   private readonly transport: typeof fetch | null;
+  /** Bytes of body held by the fetches under way (decompressed), against maxTotalBytes. */
+  private heldBytes = 0;
   private readonly agents: { http: http.Agent; https: https.Agent };
 
   constructor(options: RemoteFetcherOptions) {
@@ -221,18 +226,31 @@ export class RemoteFetcher {
     });
     const chunks: Buffer[] = [];
     let size = 0;
+    const fetcher = this;
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         size += chunk.length;
+        fetcher.heldBytes += chunk.length;
         if (size > maxBodyBytes)
           return done(
             new RemoteFetchError(`the answer is larger than ${maxBodyBytes} bytes once decompressed`, { bounds: true }),
+          );
+        if (fetcher.heldBytes > fetcher.limits.maxTotalBytes)
+          return done(
+            new RemoteFetchError(
+              `remote answers being read already hold ${fetcher.limits.maxTotalBytes} bytes; try again later`,
+              { bounds: true },
+            ),
           );
         chunks.push(chunk);
         done();
       },
     });
-    await pipeline([raw.body, meter, ...decoders, sink], { signal });
+    try {
+      await pipeline([raw.body, meter, ...decoders, sink], { signal });
+    } finally {
+      this.heldBytes -= size;
+    }
     return Buffer.concat(chunks, size);
   }
 

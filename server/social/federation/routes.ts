@@ -128,26 +128,23 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
     }
-    if (!intake.enter()) return intake.refuseBusy(reply);
     try {
       const request = webRequest(req);
-      const verdict = await intake.verify(request, federation.createContext(request, deps), req.body as Buffer);
-      if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
-      // Signed, but before Fedify reads it whole: see inbound-limits.ts.
-      const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
-      if (oversized) {
-        deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
-        return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
-      }
-      return await toFedify(req, reply);
+      return await intake.handle(req, reply, request, federation.createContext(request, deps), async () => {
+        // Signed, but before Fedify reads it whole: see inbound-limits.ts.
+        const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
+        if (oversized) {
+          deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
+          return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
+        }
+        return toFedify(req, reply);
+      });
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.
       if (!(err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError)) throw err;
       deps.logger.info({ reason: err.message }, 'an inbox delivery could not be read');
       return reply.code(400).type('text/plain; charset=utf-8').send(`Invalid activity: ${err.message}`);
-    } finally {
-      intake.leave();
     }
   };
   app.post('/inbox', { onRequest: intake.screen }, inbox);

@@ -25,6 +25,7 @@ import { emojiOf, type RemoteEmoji } from './emojis.ts';
 import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
+import { recordDirectMessage } from '../domain/conversations.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
@@ -280,6 +281,8 @@ export async function createRemoteStatus(
       ...store.feeds.distributeToTagFollowers(status),
     ];
     for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);
+    // Direct messages join their conversations as the local posting path's do.
+    if (status.visibility === 'direct') recordDirectMessage(store, { statusId: id, conversationId, author, mentioned });
     store.events.emit('status.created', { status, homeRecipients });
     return status;
   });

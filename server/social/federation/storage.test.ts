@@ -126,4 +126,38 @@ describe('SqliteMessageQueue', () => {
     controller.abort();
     expect(names.sort()).toEqual(['cut short', 'waiting']);
   });
+
+  it('counts the inbox messages it holds and their bytes (the inbox refuses beyond a bound), across a restart', async () => {
+    const first = database();
+    const queue = new SqliteMessageQueue(first.db, { maxIdleMs: 20 });
+    const inbox = [
+      { type: 'inbox', id: '1', activity: { type: 'Create', content: 'é' } },
+      { type: 'inbox', id: '2', activity: { type: 'Like' } },
+    ];
+    await queue.enqueueMany(inbox);
+    await queue.enqueue({ type: 'outbox', id: '3' }, { delay: duration(60_000) });
+    const bytes = inbox.reduce((n, m) => n + Buffer.byteLength(JSON.stringify(m)), 0);
+    expect(queue.inboxBacklog()).toEqual({ messages: 2, bytes });
+    first.db.close();
+
+    const second = new SqliteMessageQueue(database(first.dir).db, { maxIdleMs: 20 });
+    expect(second.inboxBacklog()).toEqual({ messages: 2, bytes });
+    const controller = new AbortController();
+    let handled = 0;
+    await new Promise<void>((resolve) => {
+      void second.listen(
+        () => {
+          if (++handled === 2) setImmediate(resolve);
+        },
+        { signal: controller.signal },
+      );
+    });
+    await new Promise<void>((resolve) => {
+      const check = () => (second.inboxBacklog().messages === 0 ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    controller.abort();
+    expect(second.inboxBacklog()).toEqual({ messages: 0, bytes: 0 });
+    expect((await second.getDepth()).queued).toBe(1);
+  });
 });

@@ -23,6 +23,9 @@ import { migration as v021 } from './021-trending-links.ts';
 import { migration as v022 } from './022-account-versions.ts';
 import { migration as v023 } from './023-csv-imports.ts';
 import { migration as v024 } from './024-import-row-lookups.ts';
+import { migration as v025 } from './025-annual-reports.ts';
+import { migration as v026 } from './026-trend-reviews.ts';
+import { migration as v027 } from './027-relayed-events.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -61,4 +64,7 @@ export const socialMigrations: readonly Migration[] = [
   v022,
   v023,
   v024,
+  v025,
+  v026,
+  v027,
 ];

@@ -47,7 +47,7 @@ describe('social.db migrations', () => {
     expect(socialMigrations).toHaveLength(entries.length);
     for (const [i, name] of entries.entries()) {
       const file = fs.statSync(path.join(dir, name)).isDirectory() ? `${name}/index.ts` : name;
-      const { migration } = (await import(`./${file}`)) as { migration: unknown };
+      const { migration } = (await import(/* @vite-ignore */ `./${file}`)) as { migration: unknown };
       expect(migration, `${file} is not listed as version ${i + 1} in index.ts`).toBe(socialMigrations[i]);
     }
   });

@@ -456,6 +456,18 @@ export class AccountRepository {
     return int(r.n);
   }
 
+  /** Known servers whose name starts with `prefix` (lower case), alphabetically, at most `limit`. */
+  domainsStartingWith(prefix: string, limit: number): string[] {
+    const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return (
+      this.core
+        .sql(
+          "SELECT DISTINCT domain FROM accounts WHERE domain IS NOT NULL AND domain LIKE ? ESCAPE '\\' ORDER BY domain LIMIT ?",
+        )
+        .all(`${escaped}%`, limit) as { domain: string }[]
+    ).map((r) => r.domain);
+  }
+
   knownDomains(): string[] {
     return (
       this.core.sql('SELECT DISTINCT domain FROM accounts WHERE domain IS NOT NULL ORDER BY domain').all() as {

@@ -81,8 +81,8 @@ export class ConversationRepository {
     return finishPage(rows.map(toRow), page);
   }
 
-  markRead(id: string): void {
-    this.core.sql('UPDATE account_conversations SET unread = 0 WHERE id = ?').run(id);
+  setUnread(id: string, unread: boolean): void {
+    this.core.sql('UPDATE account_conversations SET unread = ? WHERE id = ?').run(unread ? 1 : 0, id);
   }
 
   delete(id: string): void {

@@ -1,5 +1,7 @@
 import type { Database } from '../../db/index.ts';
 import { AccountRepository } from './accounts.ts';
+import { AnnualReportRepository } from './annual-reports.ts';
+import { RelayedEventRepository } from './relayed-events.ts';
 import { ConversationRepository } from './conversations.ts';
 import { HomeFeedRepository } from './feeds.ts';
 import { InteractionRepository } from './interactions.ts';
@@ -14,6 +16,7 @@ import { ImportRepository } from './imports.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
+import { AdminMetricsRepository } from './admin-metrics.ts';
 import { QuoteRepository } from './quotes.ts';
 import { PreviewCardRepository } from './preview-cards.ts';
 import { LinkTimelineRepository } from './link-timeline.ts';
@@ -40,6 +43,9 @@ import { UserRepository } from './users.ts';
 
 export * from './account-row.ts';
 export * from './accounts.ts';
+export * from './annual-reports.ts';
+export * from './admin-metrics.ts';
+export * from './relayed-events.ts';
 export * from './conversations.ts';
 export * from './feeds.ts';
 export * from './interactions.ts';
@@ -84,6 +90,8 @@ export class SocialStore {
   readonly core: StoreCore;
   readonly settings: SettingsRepository;
   readonly accounts: AccountRepository;
+  readonly annualReports: AnnualReportRepository;
+  readonly relayedEvents: RelayedEventRepository;
   readonly users: UserRepository;
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
@@ -99,6 +107,7 @@ export class SocialStore {
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
+  readonly adminMetrics: AdminMetricsRepository;
   readonly quotes: QuoteRepository;
   /** Link preview cards and the statuses showing them. */
   readonly previewCards: PreviewCardRepository;
@@ -129,6 +138,8 @@ export class SocialStore {
     this.core = new StoreCore(db, now);
     this.settings = new SettingsRepository(this.core);
     this.accounts = new AccountRepository(this.core);
+    this.annualReports = new AnnualReportRepository(this.core);
+    this.relayedEvents = new RelayedEventRepository(this.core);
     this.users = new UserRepository(this.core);
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
@@ -142,6 +153,7 @@ export class SocialStore {
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
+    this.adminMetrics = new AdminMetricsRepository(this.core);
     this.quotes = new QuoteRepository(this.core);
     this.previewCards = new PreviewCardRepository(this.core);
     this.warnings = new AccountWarningRepository(this.core);

@@ -252,6 +252,14 @@ export class NotificationRepository {
     return this.core.sql('DELETE FROM notifications WHERE id = ? AND account_id = ?').run(id, accountId).changes > 0;
   }
 
+  /** Removes some of an account's notifications (others' ids are ignored); how many went. */
+  dismissMany(accountId: string, ids: readonly string[]): number {
+    if (ids.length === 0) return 0;
+    return this.core
+      .sql('DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))')
+      .run(accountId, jsonIds(ids)).changes;
+  }
+
   clear(accountId: string): void {
     this.core.sql('DELETE FROM notifications WHERE account_id = ?').run(accountId);
   }

@@ -176,6 +176,17 @@ export class QuoteRepository {
     );
   }
 
+  /** Local accounts with an accepted quote of this status (told when it is edited). */
+  localQuoters(quotedStatusId: string): string[] {
+    const rows = this.core
+      .sql(
+        `SELECT DISTINCT s.account_id FROM quotes q JOIN statuses s ON s.id = q.status_id JOIN accounts a ON a.id = s.account_id
+         WHERE q.quoted_status_id = ? AND q.state = 'accepted' AND s.deleted_at IS NULL AND a.domain IS NULL`,
+      )
+      .all(quotedStatusId) as { account_id: bigint }[];
+    return rows.map((r) => str(r.account_id));
+  }
+
   byQuotingStatus(quotedStatusId: string, quotingStatusId: string): QuoteRow | null {
     const r = this.core
       .sql('SELECT * FROM quotes WHERE quoted_status_id = ? AND status_id = ?')

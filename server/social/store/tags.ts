@@ -33,6 +33,36 @@ export class TagRepository {
     return r ? toTag(r) : null;
   }
 
+  /** Every tag, newest first, cursor-paged by id (staff's list). */
+  page(page: PageQuery): TagRow[] {
+    const c = cursorWhere('id', page);
+    const rows = this.core
+      .sql(`SELECT id, name, display_name FROM tags WHERE ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`)
+      .all(c.params) as Record<string, unknown>[];
+    return finishPage(rows.map(toTag), page);
+  }
+
+  /** Staff's review: how the name is written (same letters), and whether it may trend, be linked and be listed. */
+  review(
+    id: string,
+    changes: { displayName?: string; trendable?: boolean; usable?: boolean; listable?: boolean },
+  ): void {
+    const flag = (v: boolean | undefined) => (v === undefined ? null : v ? 1 : 0);
+    this.core
+      .sql(
+        `UPDATE tags SET display_name = coalesce(@display, display_name), trendable = coalesce(@trendable, trendable),
+           usable = coalesce(@usable, usable), listable = coalesce(@listable, listable), updated_at = @now WHERE id = @id`,
+      )
+      .run({
+        id,
+        display: changes.displayName ?? null,
+        trendable: flag(changes.trendable),
+        usable: flag(changes.usable),
+        listable: flag(changes.listable),
+        now: this.core.now(),
+      });
+  }
+
   // ---- following
 
   follow(accountId: string, tagId: string): void {
@@ -49,6 +79,15 @@ export class TagRepository {
     if (tagIds.length === 0) return new Set();
     const rows = this.core
       .sql('SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))')
+      .all(accountId, `[${tagIds.join(',')}]`) as { tag_id: bigint }[];
+    return new Set(rows.map((r) => str(r.tag_id)));
+  }
+
+  /** Which of these tags the account features on its profile. */
+  featuredAmong(accountId: string, tagIds: readonly string[]): Set<string> {
+    if (tagIds.length === 0) return new Set();
+    const rows = this.core
+      .sql('SELECT tag_id FROM featured_tags WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))')
       .all(accountId, `[${tagIds.join(',')}]`) as { tag_id: bigint }[];
     return new Set(rows.map((r) => str(r.tag_id)));
   }

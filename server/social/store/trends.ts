@@ -3,7 +3,7 @@ import { toCard, type PreviewCardRow } from './preview-cards.ts';
 import { DAY_MS, weekOfUse, type DayCount, type TagDay, type TagRow } from './search.ts';
 import type { StatusRow } from './status-row.ts';
 import { toStatus } from './statuses.ts';
-import { int, jsonIds, str, type StoreCore } from './store.ts';
+import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
 
 /** How far back trends look: what many people used or shared in the last two days. */
 const TREND_WINDOW_MS = 2 * DAY_MS;
@@ -34,6 +34,31 @@ function sharesSince(cards: 'all' | 'some'): string {
 /** Card `c` can trend at all (Mastodon's PreviewCard#appropriate_for_trends?): an article with a title, description, image and site name. */
 const APPROPRIATE_FOR_TRENDS = (c: string) =>
   `${c}.type = 'link' AND ${c}.link_type = 'article' AND ${c}.title <> '' AND ${c}.description <> '' AND ${c}.image_file IS NOT NULL AND ${c}.provider_name <> ''`;
+
+/** The host of URL column `url`, lower case and without port (Mastodon's PreviewCardProvider#domain). */
+const HOST = (url: string) => {
+  const rest = `substr(${url}, instr(${url}, '://') + 3)`;
+  const hostPort = `substr(${rest}, 1, instr(${rest} || '/', '/') - 1)`;
+  return `lower(substr(${hostPort}, 1, instr(${hostPort} || ':', ':') - 1))`;
+};
+
+/** Card `c` may trend publicly: staff allowed it, or left it unreviewed and allowed its publisher (PreviewCard#trendable?). */
+const LINK_ALLOWED = (c: string) =>
+  `(${c}.trendable = 1 OR (${c}.trendable IS NULL AND EXISTS (SELECT 1 FROM preview_card_providers p WHERE p.domain = ${HOST(`${c}.url`)} AND p.trendable = 1)))`;
+
+export interface TagReview {
+  trendable: boolean | null;
+  usable: boolean | null;
+  listable: boolean | null;
+}
+
+export interface PublisherRow {
+  id: string;
+  domain: string;
+  trendable: boolean | null;
+  reviewedAt: number | null;
+  requestedReviewAt: number | null;
+}
 
 export interface LinkUsage {
   card: PreviewCardRow;
@@ -88,6 +113,20 @@ export class TrendRepository {
     }));
   }
 
+  /** Each tag's review (Mastodon's Admin::Tag): null where staff have not decided. */
+  tagReviews(tagIds: readonly string[]): Map<string, TagReview> {
+    const rows = this.core
+      .sql('SELECT id, trendable, usable, listable FROM tags WHERE id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(tagIds)) as Record<string, bigint | null>[];
+    const flag = (v: bigint | null) => (v === null ? null : int(v) === 1);
+    return new Map(
+      rows.map((r) => [
+        str(r.id),
+        { trendable: flag(r.trendable), usable: flag(r.usable), listable: flag(r.listable) },
+      ]),
+    );
+  }
+
   /** Staff's review of a tag: allowed to trend or not. */
   setTrendable(tagId: string, trendable: boolean): void {
     this.core
@@ -105,7 +144,7 @@ export class TrendRepository {
       .sql(
         `WITH ${sharesSince('all')}
          SELECT c.*, COUNT(DISTINCT sh.account_id) AS share_accounts, COUNT(*) AS share_uses FROM shares sh JOIN preview_cards c ON c.id = sh.card_id
-         WHERE ${APPROPRIATE_FOR_TRENDS('c')} AND (@allowed = 0 OR c.trendable = 1)
+         WHERE ${APPROPRIATE_FOR_TRENDS('c')} AND (@allowed = 0 OR ${LINK_ALLOWED('c')})
          GROUP BY c.id ORDER BY share_accounts DESC, share_uses DESC, c.id DESC LIMIT @limit OFFSET @offset`,
       )
       .all({
@@ -121,7 +160,7 @@ export class TrendRepository {
   /** The card at `url` if it trends now (allowed by staff and shared in the window), else null: the link timeline's condition. */
   trendingLink(url: string): PreviewCardRow | null {
     const card = this.core
-      .sql(`SELECT * FROM preview_cards c WHERE c.url = ? AND c.trendable = 1 AND ${APPROPRIATE_FOR_TRENDS('c')}`)
+      .sql(`SELECT * FROM preview_cards c WHERE c.url = ? AND ${LINK_ALLOWED('c')} AND ${APPROPRIATE_FOR_TRENDS('c')}`)
       .get(url) as Record<string, unknown> | undefined;
     if (!card) return null;
     const since = this.core.now() - TREND_WINDOW_MS;
@@ -152,10 +191,67 @@ export class TrendRepository {
   }
 
   /**
-   * Public, unsensitive posts of discoverable accounts from the window that several accounts favourited or
-   * reblogged, by interest (a reblog counts twice a favourite) fading with age.
+   * The publishers (hosts) of the links that are trend candidates now, most shared first, each with its
+   * review; a publisher seen for the first time is recorded (Mastodon records one with each card).
    */
-  statuses(options: { limit: number; offset: number }): StatusRow[] {
+  publishers(limit: number, offset: number): PublisherRow[] {
+    const since = this.core.now() - TREND_WINDOW_MS;
+    const domains = (
+      this.core
+        .sql(
+          `WITH ${sharesSince('all')}
+           SELECT ${HOST('c.url')} AS domain, COUNT(*) AS n FROM shares sh JOIN preview_cards c ON c.id = sh.card_id
+           WHERE ${APPROPRIATE_FOR_TRENDS('c')} GROUP BY 1 HAVING domain <> '' ORDER BY n DESC, domain LIMIT @limit OFFSET @offset`,
+        )
+        .all({ since, since_id: snowflakeLowerBound(since), limit, offset }) as { domain: string }[]
+    ).map((r) => r.domain);
+    const insert = this.core.sql(
+      'INSERT OR IGNORE INTO preview_card_providers (id, domain, created_at) VALUES (?, ?, ?)',
+    );
+    for (const domain of domains) insert.run(this.core.ids.next(), domain, this.core.now());
+    const rows = new Map(
+      (
+        this.core
+          .sql('SELECT * FROM preview_card_providers WHERE domain IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(domains)) as Record<string, unknown>[]
+      ).map((r) => [String(r.domain), toPublisher(r)]),
+    );
+    return domains.map((d) => rows.get(d)!);
+  }
+
+  publisher(id: string): PublisherRow | null {
+    const r = this.core.sql('SELECT * FROM preview_card_providers WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
+    return r ? toPublisher(r) : null;
+  }
+
+  /** Staff's review of a publisher: its links trend (unless refused one by one) or not. */
+  setPublisherTrendable(id: string, trendable: boolean): void {
+    this.core
+      .sql('UPDATE preview_card_providers SET trendable = ?, reviewed_at = ? WHERE id = ?')
+      .run(trendable ? 1 : 0, this.core.now(), id);
+  }
+
+  /** Staff's review of a post: it may trend or not (unreviewed posts trend). */
+  setStatusTrendable(statusId: string, trendable: boolean): void {
+    this.core.sql('UPDATE statuses SET trendable = ? WHERE id = ?').run(trendable ? 1 : 0, statusId);
+  }
+
+  /** Each status's review: true, false, or null when not reviewed. */
+  statusReviews(statusIds: readonly string[]): Map<string, boolean | null> {
+    const rows = this.core
+      .sql('SELECT id, trendable FROM statuses WHERE id IN (SELECT value FROM json_each(?))')
+      .all(jsonIds(statusIds)) as { id: bigint; trendable: bigint | null }[];
+    return new Map(rows.map((r) => [str(r.id), r.trendable === null ? null : int(r.trendable) === 1]));
+  }
+
+  /**
+   * Public, unsensitive posts of discoverable accounts from the window that several accounts favourited or
+   * reblogged, by interest (a reblog counts twice a favourite) fading with age; with `allowedOnly` (the
+   * public list) not those staff refused.
+   */
+  statuses(options: { allowedOnly: boolean; limit: number; offset: number }): StatusRow[] {
     const since = this.core.now() - TREND_WINDOW_MS;
     const rows = this.core
       .sql(
@@ -167,15 +263,27 @@ export class TrendRepository {
          SELECT s.* FROM interest i JOIN statuses s ON s.id = i.id JOIN accounts a ON a.id = s.account_id
          WHERE s.deleted_at IS NULL AND s.visibility = 'public' AND s.sensitive = 0 AND s.spoiler_text = '' AND s.created_at >= @since
            AND a.discoverable = 1 AND a.suspended_at IS NULL AND a.silenced_at IS NULL AND a.deleted_at IS NULL
+           AND (@allowed = 0 OR s.trendable IS NULL OR s.trendable = 1)
          ORDER BY i.score * 1.0 / (1 + (@now - s.created_at) / 3600000.0) DESC, s.id DESC LIMIT @limit OFFSET @offset`,
       )
       .all({
         since,
         since_id: snowflakeLowerBound(since),
         now: this.core.now(),
+        allowed: options.allowedOnly ? 1 : 0,
         limit: options.limit,
         offset: options.offset,
       }) as Record<string, unknown>[];
     return rows.map(toStatus);
   }
+}
+
+function toPublisher(r: Record<string, unknown>): PublisherRow {
+  return {
+    id: str(r.id),
+    domain: String(r.domain),
+    trendable: r.trendable === null ? null : int(r.trendable) === 1,
+    reviewedAt: intOrNull(r.reviewed_at),
+    requestedReviewAt: intOrNull(r.requested_review_at),
+  };
 }

@@ -14,6 +14,15 @@ export interface StreamSink {
   send(channel: Channel, event: string, payload: string | undefined): void;
 }
 
+/** An open streaming connection (a WebSocket or an event stream) of one account. */
+export interface OpenConnection {
+  readonly accountId: string;
+  /** Server shutdown. */
+  shutDown(): void;
+  /** The account may no longer stream (suspended, disabled, deleted): closed with this reason. */
+  refuse(reason: string): void;
+}
+
 type Targets = Map<StreamSink, Channel[]>;
 
 /** The filter context of the timeline a stream mirrors: home for user and list streams, public for the rest. */

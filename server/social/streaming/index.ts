@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
-import { StreamingHub } from './hub.ts';
+import { userStateError } from '../domain/accounts.ts';
+import { StreamingHub, type OpenConnection } from './hub.ts';
 import { DEFAULT_STREAMING_LIMITS, type StreamingLimits } from './limits.ts';
 import { eventStreamRoutes } from './sse.ts';
 import { webSocketRoute } from './websocket.ts';
@@ -23,7 +24,21 @@ export interface Streaming {
 export function startStreaming(ctx: SocialContext, limits: Partial<StreamingLimits> = {}): Streaming {
   const hub = new StreamingHub(ctx);
   const effective = { ...DEFAULT_STREAMING_LIMITS, ...limits };
-  const open = new Set<{ shutDown(): void }>();
+  const open = new Set<OpenConnection>();
+  // A suspension or a disabled login closes the account's connections at once (its tokens are refused, not revoked).
+  const refuseUnavailable = (accountId: string) => {
+    const held = [...open].filter((c) => c.accountId === accountId);
+    if (held.length === 0) return;
+    const user = ctx.store.users.byAccountId(accountId);
+    const account = ctx.store.accounts.byId(accountId);
+    const refusal = user && account ? userStateError(user, account) : null;
+    if (user && account && !refusal) return;
+    for (const connection of held) connection.refuse(refusal?.message ?? 'The access token is invalid');
+  };
+  const offs = [
+    ctx.events.on('account.updated', (e) => refuseUnavailable(e.accountId)),
+    ctx.events.on('account.deleted', (e) => refuseUnavailable(e.accountId)),
+  ];
   return {
     hub,
     limits: effective,
@@ -34,6 +49,7 @@ export function startStreaming(ctx: SocialContext, limits: Partial<StreamingLimi
     idle: () => hub.idle(),
     stats: () => ({ connections: hub.connections, subscriptions: hub.subscriptions, ...hub.counters }),
     close() {
+      for (const off of offs) off();
       hub.close();
       for (const connection of [...open]) connection.shutDown();
     },

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { currentUser } from '../http/auth.ts';
+import { currentUser, presentedToken, tokenStillValid } from '../http/auth.ts';
 import { isChannelError, parseChannel, SSE_PATHS, type Channel } from './channels.ts';
-import type { StreamingHub, StreamSink } from './hub.ts';
+import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';
 import { streamAuth, type StreamingLimits } from './limits.ts';
 
@@ -25,16 +25,21 @@ class EventStreamSubscriber implements StreamSink {
   private readonly reply: FastifyReply;
   private readonly limits: StreamingLimits;
 
+  /** `stillValid`: whether the token still stands for an active user, asked at each heartbeat (as WebSockets do). */
   constructor(
     reply: FastifyReply,
     limits: StreamingLimits,
     principal: { accountId: string; scopes: readonly string[] },
+    stillValid: () => boolean,
   ) {
     this.reply = reply;
     this.limits = limits;
     this.accountId = principal.accountId;
     this.scopes = principal.scopes;
-    this.heartbeat = setInterval(() => this.write(':thump\n'), limits.sseHeartbeatMs);
+    this.heartbeat = setInterval(
+      () => (stillValid() ? this.write(':thump\n') : this.shutDown()),
+      limits.sseHeartbeatMs,
+    );
     this.heartbeat.unref();
   }
 
@@ -61,6 +66,11 @@ class EventStreamSubscriber implements StreamSink {
     this.stop();
     this.reply.raw.end();
   }
+
+  /** Event streams have no close reason: the response ends (clients reconnect and get the 403). */
+  refuse(_reason: string): void {
+    this.shutDown();
+  }
 }
 
 /** `GET /api/v1/streaming/<path>` for each SSE path, and `/api/v1/streaming/health`. */
@@ -69,7 +79,7 @@ export function eventStreamRoutes(
   ctx: SocialContext,
   hub: StreamingHub,
   limits: StreamingLimits,
-  open: Set<{ shutDown(): void }>,
+  open: Set<OpenConnection>,
 ): void {
   const redirect = redirectToStreamingHost(ctx.urls);
   app.get(
@@ -101,7 +111,13 @@ export function eventStreamRoutes(
           'X-Accel-Buffering': 'no',
         });
         reply.raw.write(':)\n');
-        const subscriber = new EventStreamSubscriber(reply, limits, { accountId: account.id, scopes: token.scopes });
+        const secret = presentedToken(req);
+        const subscriber = new EventStreamSubscriber(
+          reply,
+          limits,
+          { accountId: account.id, scopes: token.scopes },
+          () => secret !== null && tokenStillValid(ctx, secret),
+        );
         hub.subscribe(subscriber, channel);
         open.add(subscriber);
         req.raw.on('close', () => {

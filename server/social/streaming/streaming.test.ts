@@ -409,6 +409,25 @@ describe('connection upkeep', () => {
   });
 });
 
+describe('event stream upkeep', () => {
+  it('ends an event stream whose token was revoked, at its next heartbeat', async () => {
+    server.social.streaming.limits.sseHeartbeatMs = 100;
+    try {
+      const { token } = server.social.admin.createToken('bob', 'read');
+      const res = await fetch(`${streamingUrl.replace(/^ws/, 'http')}/api/v1/streaming/public`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      expect(res.status).toBe(200);
+      const ended = res.text();
+      const oauth = server.social.context.store.oauth;
+      oauth.revokeToken(oauth.tokenBySecret(token)!.id);
+      expect(await ended).toMatch(/^:\)/);
+    } finally {
+      server.social.streaming.limits.sseHeartbeatMs = 15_000;
+    }
+  });
+});
+
 describe('a separate streaming host', () => {
   it('is reported by both instance documents, and streaming requests to the main host are redirected there', async () => {
     const port = new URL(server.url).port;

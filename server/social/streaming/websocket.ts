@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 import type { SocialContext } from '../context.ts';
 import { currentUser, tokenBeforeBody, tokenStillValid } from '../http/auth.ts';
 import { isChannelError, parseChannel, streamField, type Channel, type ChannelRequest } from './channels.ts';
-import type { StreamingHub, StreamSink } from './hub.ts';
+import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';
 import { STREAM_AUTH, type StreamingLimits } from './limits.ts';
 
@@ -127,6 +127,10 @@ export class WebSocketSubscriber implements StreamSink {
   shutDown(): void {
     this.socket.close(1001, 'Server shutting down');
   }
+
+  refuse(reason: string): void {
+    this.socket.close(CLOSE_POLICY, reason);
+  }
 }
 
 /** Many sockets get the same event on the same channel in a row: encode each frame once. */
@@ -157,7 +161,7 @@ export function webSocketRoute(
   ctx: SocialContext,
   hub: StreamingHub,
   limits: StreamingLimits,
-  open: Set<{ shutDown(): void }>,
+  open: Set<OpenConnection>,
 ): void {
   app.get<{ Querystring: StreamQuery }>(
     '/api/v1/streaming',

@@ -139,6 +139,26 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
           },
         ],
       };
+      const adminTag = { allOf: [one('Tag'), one('AdminTag')] };
+      const reviewedStatus = {
+        allOf: [
+          one('Status'),
+          { type: 'object', required: ['requires_review'], properties: { requires_review: { type: 'boolean' } } },
+        ],
+      };
+      // Admin::Trends::Links::PreviewCardProvider (REST::Admin::Trends::Links::PreviewCardProviderSerializer).
+      const publisher = {
+        type: 'object',
+        required: ['id', 'domain', 'trendable', 'reviewed_at', 'requested_review_at', 'requires_review'],
+        properties: {
+          id: { type: 'string' },
+          domain: { type: 'string' },
+          trendable: { type: 'boolean' },
+          reviewed_at: { type: ['string', 'null'], format: 'date-time' },
+          requested_review_at: { type: ['string', 'null'], format: 'date-time' },
+          requires_review: { type: 'boolean' },
+        },
+      };
       const answers: [string, string, unknown][] = [
         ['get', '/api/v1/admin/accounts', many('AdminAccount')],
         ['get', '/api/v2/admin/accounts', many('AdminAccount')],
@@ -179,6 +199,21 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         ['get', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['put', '/api/v1/admin/ip_blocks/{id}', one('AdminIpBlock')],
         ['delete', '/api/v1/admin/ip_blocks/{id}', empty],
+        // Reviewers get Admin::Tag, statuses with requires_review and the publishers; others the public lists.
+        ['get', '/api/v1/admin/trends/tags', many('Tag')],
+        ['get', '/api/v1/admin/trends/statuses', many('Status')],
+        ['get', '/api/v1/admin/trends/links/publishers', { type: 'array', items: publisher }],
+        ...['approve', 'reject'].flatMap((a): [string, string, unknown][] => [
+          ['post', `/api/v1/admin/trends/tags/{id}/${a}`, adminTag],
+          ['post', `/api/v1/admin/trends/statuses/{id}/${a}`, reviewedStatus],
+          ['post', `/api/v1/admin/trends/links/publishers/{id}/${a}`, publisher],
+        ]),
+        ['get', '/api/v1/admin/tags', { type: 'array', items: adminTag }],
+        ['get', '/api/v1/admin/tags/{id}', adminTag],
+        ['put', '/api/v1/admin/tags/{id}', adminTag],
+        ['post', '/api/v1/admin/measures', many('AdminMeasure')],
+        ['post', '/api/v1/admin/dimensions', many('AdminDimension')],
+        ['post', '/api/v1/admin/retention', many('AdminCohort')],
         // Reviewers get each link with its id and requires_review; anyone else the public TrendsLink list.
         ['get', '/api/v1/admin/trends/links', many('TrendsLink')],
         ...['approve', 'reject'].map((a): [string, string, unknown] => [
@@ -208,6 +243,44 @@ export const DEVIATIONS: { description: string; apply(doc: OpenApiDocument): voi
         for (const key of ['author_url', 'provider_url', 'embed_url']) card.properties[key] = uriOrEmpty;
       }
       (doc.components.schemas.PreviewCardAuthor as { properties: Record<string, unknown> }).properties.url = uriOrEmpty;
+    },
+  },
+  {
+    description:
+      'Annual reports answer WrappedAnnualReports and a {state} hash, named in the document without a schema: added, the wrapper from the AnnualReport, Account and Status entities; generate and read answer {}. AnnualReport data.percentiles is {followers, statuses} (Mastodon’s AnnualReport::Percentiles), not the Float the document says.',
+    apply(doc) {
+      const report = doc.components.schemas.AnnualReport as {
+        properties: { data: { properties: Record<string, unknown> } };
+      };
+      report.properties.data.properties.percentiles = {
+        type: 'object',
+        properties: { followers: { type: 'number' }, statuses: { type: 'number' } },
+      };
+      const one = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+      const many = (name: string) => ({ type: 'array', items: one(name) });
+      const wrapped = {
+        type: 'object',
+        required: ['annual_reports', 'accounts', 'statuses'],
+        properties: { annual_reports: many('AnnualReport'), accounts: many('Account'), statuses: many('Status') },
+      };
+      const state = {
+        type: 'object',
+        required: ['state'],
+        properties: { state: { type: 'string', enum: ['available', 'generating', 'eligible', 'ineligible'] } },
+      };
+      const empty = { type: 'object', maxProperties: 0 };
+      const answers: [string, string, unknown][] = [
+        ['get', '/api/v1/annual_reports', wrapped],
+        ['get', '/api/v1/annual_reports/{year}', wrapped],
+        ['get', '/api/v1/annual_reports/{year}/state', state],
+        ['post', '/api/v1/annual_reports/{year}/generate', empty],
+        ['post', '/api/v1/annual_reports/{year}/read', empty],
+      ];
+      for (const [method, path, schema] of answers) {
+        const op = (doc.paths[path] ??= {})[method] ?? {};
+        op.responses = { ...op.responses, '200': { content: { 'application/json': { schema } } } };
+        doc.paths[path][method] = op;
+      }
     },
   },
 ];

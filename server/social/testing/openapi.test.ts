@@ -45,6 +45,7 @@ describe('OpenAPI response validation', () => {
       expect.stringContaining('v1 notification policy'),
       expect.stringContaining('admin API'),
       expect.stringContaining('PreviewCard author_url'),
+      expect.stringContaining('WrappedAnnualReports'),
     ]);
     expect(
       validateResponse('GET', '/api/v1/instance/extended_description', 200, { updated_at: null, content: '' }).checked,

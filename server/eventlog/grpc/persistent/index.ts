@@ -11,7 +11,8 @@ import type { Caller } from '../../store/types.ts';
 import { Outbox, subscriberOf, toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
 import type { GrpcServiceModule } from '../listener.ts';
-import { readEventResp } from '../streams/events.ts';
+import { encodeMessage } from '../protos.ts';
+import { readEventToWire } from '../streams/events.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';
 import { settingsFromWire, subscriptionInfoToWire, type WireSettings, type WireStreamStart } from './settings.ts';
 
@@ -135,8 +136,11 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
         subscriber: subscriberOf(call, caller),
         sink: {
           eventAppeared: (event, retryCount) => {
-            const message = readEventResp(event, structured);
-            return out.push({ event: { ...message.event, retry_count: retryCount } });
+            return out.push(
+              encodeMessage('event_store.client.persistent_subscriptions.ReadResp', {
+                event: { ...readEventToWire(event, structured), retry_count: retryCount },
+              }),
+            );
           },
           dropped: (reason) => {
             consumer = null;

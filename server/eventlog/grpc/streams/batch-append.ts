@@ -94,14 +94,14 @@ function errorStatus(pending: Pending, result: WriteResult | null, failure: Grpc
         code: 'ALREADY_EXISTS',
         message: 'Wrong expected version.',
         details: packAny('event_store.client.WrongExpectedVersion', {
-          ...(current < 0 ? { currentNoStream: {} } : { currentStreamRevision: String(current) }),
+          ...(current < 0 ? { current_no_stream: {} } : { current_stream_revision: String(current) }),
           ...(expected === ExpectedVersion.Any
-            ? { expectedAny: {} }
+            ? { expected_any: {} }
             : expected === ExpectedVersion.NoStream
-              ? { expectedNoStream: {} }
+              ? { expected_no_stream: {} }
               : expected === ExpectedVersion.StreamExists
-                ? { expectedStreamExists: {} }
-                : { expectedStreamPosition: String(expected) }),
+                ? { expected_stream_exists: {} }
+                : { expected_stream_position: String(expected) }),
         }),
       };
     }
@@ -110,7 +110,7 @@ function errorStatus(pending: Pending, result: WriteResult | null, failure: Grpc
         code: 'NOT_FOUND',
         message: `Event stream '${pending.streamId}' is deleted.`,
         details: packAny('event_store.client.StreamDeleted', {
-          streamIdentifier: { streamName: Buffer.from(pending.streamId) },
+          stream_identifier: { stream_name: Buffer.from(pending.streamId) },
         }),
       };
     case 'AccessDenied':
@@ -169,7 +169,7 @@ export function batchAppendHandler(
           });
           return;
         }
-        const result = await store.appendToStream(p.streamId, p.expected, p.events, caller);
+        const result = await ctx.writes.run(() => store.appendToStream(p.streamId, p.expected, p.events, caller));
         if (result.result === 'Success') {
           answer(correlation, p, { success: appendSuccess(result) });
         } else answer(correlation, p, { error: errorStatus(p, result, null) });

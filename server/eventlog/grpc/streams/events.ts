@@ -1,18 +1,22 @@
 import type { RecordedEvent, ResolvedIndexedEvent } from '../../store/types.ts';
+import { encodeMessage } from '../protos.ts';
 import { uuidToWire } from '../uuid.ts';
 
 /** Unix milliseconds → .NET ticks (100 ns) since the Unix epoch, as KurrentDB's `created` metadata. */
 function createdTicks(ms: number): string {
-  return (BigInt(ms) * 10_000n).toString();
+  return ms > 0 ? `${ms}0000` : '0';
 }
+
+// uint64 fields go to the encoder as JS numbers (positions and revisions are safe integers): protobufjs
+// would parse decimal text into a Long for every field of every event.
 
 export function recordedEventToWire(event: RecordedEvent, structuredIds: boolean) {
   return {
     id: uuidToWire(event.eventId, structuredIds),
     stream_identifier: { stream_name: Buffer.from(event.streamId, 'utf8') },
-    stream_revision: String(event.eventNumber),
-    prepare_position: String(event.preparePosition),
-    commit_position: String(event.commitPosition),
+    stream_revision: event.eventNumber,
+    prepare_position: event.preparePosition,
+    commit_position: event.commitPosition,
     metadata: {
       type: event.eventType,
       created: createdTicks(event.created),
@@ -23,15 +27,20 @@ export function recordedEventToWire(event: RecordedEvent, structuredIds: boolean
   };
 }
 
-/** One `ReadResp` with `event`: the link's position when a link was resolved (as `$all` reports it). */
-export function readEventResp(entry: ResolvedIndexedEvent, structuredIds: boolean, commitPosition?: number) {
+/** A `ReadEvent`: the link's position when a link was resolved (as `$all` reports it). */
+export function readEventToWire(entry: ResolvedIndexedEvent, structuredIds: boolean, commitPosition?: number) {
   const original = entry.link ?? entry.event;
   const position = commitPosition ?? original?.commitPosition;
   return {
-    event: {
-      ...(entry.event ? { event: recordedEventToWire(entry.event, structuredIds) } : {}),
-      ...(entry.link ? { link: recordedEventToWire(entry.link, structuredIds) } : {}),
-      ...(position !== undefined && position >= 0 ? { commit_position: String(position) } : { no_position: {} }),
-    },
+    ...(entry.event ? { event: recordedEventToWire(entry.event, structuredIds) } : {}),
+    ...(entry.link ? { link: recordedEventToWire(entry.link, structuredIds) } : {}),
+    ...(position !== undefined && position >= 0 ? { commit_position: position } : { no_position: {} }),
   };
+}
+
+/** One `Streams.Read` answer with an event, encoded (sent once per event: no conversion pass). */
+export function readEventResp(entry: ResolvedIndexedEvent, structuredIds: boolean, commitPosition?: number): Buffer {
+  return encodeMessage('event_store.client.streams.ReadResp', {
+    event: readEventToWire(entry, structuredIds, commitPosition),
+  });
 }

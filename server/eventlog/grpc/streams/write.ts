@@ -173,7 +173,7 @@ export function appendHandler(
         events.push(proposedToNewEvent(message.proposed_message));
       }
       if (streamId === null) throw Errors.invalidArgument('AppendReq options are required');
-      const result = await store.appendToStream(streamId, expected, events, caller);
+      const result = await ctx.writes.run(() => store.appendToStream(streamId, expected, events, caller));
       return appendResponse(streamId, expected, result);
     })().then(
       (response) => callback(null, response),
@@ -200,7 +200,7 @@ export function deleteHandler(ctx: CallContext, store: EventStore, hard: boolean
   return unary<{ options?: WriteOptions }, unknown>(ctx, async (request, caller: Caller) => {
     const streamId = streamNameOf(request.options);
     const expected = expectedVersionOf(request.options ?? {});
-    const result = await store.deleteStream(streamId, expected, hard, caller);
+    const result = await ctx.writes.run(() => store.deleteStream(streamId, expected, hard, caller));
     if (result.result !== 'Success') throw writeFailure(streamId, expected, result);
     return deleteResponse(result);
   });

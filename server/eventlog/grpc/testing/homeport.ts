@@ -22,10 +22,11 @@ export interface GrpcTestServer {
 
 export const ADMIN = { username: 'admin', password: 'changeit' };
 
+/** A server on a new temporary data directory, or on `dataDir` (a restart); close() deletes it. */
 export async function startGrpcTestServer(
-  options: { insecure?: boolean; runProjections?: RunProjections } = {},
+  options: { insecure?: boolean; dataDir?: string; runProjections?: RunProjections } = {},
 ): Promise<GrpcTestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-grpc-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-grpc-'));
   const homeport = await startHomeport({
     dataDir,
     httpPort: 0,

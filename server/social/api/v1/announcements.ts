@@ -5,6 +5,7 @@ import type { SocialContext } from '../../context.ts';
 import { serializeAnnouncement } from '../../entities/announcement.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool } from '../../http/params.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 export function announcementRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/announcements', { config: { auth: auth.user() } }, async (req) => {
@@ -27,16 +28,17 @@ export function announcementRoutes(app: FastifyInstance, ctx: SocialContext): vo
   });
 
   for (const [method, on] of [
-    ['put', true],
-    ['delete', false],
+    [UPDATE_METHODS, true],
+    [['DELETE'], false],
   ] as const) {
-    app[method]<{ Params: { id: string; name: string } }>(
-      '/api/v1/announcements/:id/reactions/:name',
-      { config: { auth: auth.user('write:favourites') } },
-      async (req) => {
+    app.route<{ Params: { id: string; name: string } }>({
+      method: [...method],
+      url: '/api/v1/announcements/:id/reactions/:name',
+      config: { auth: auth.user('write:favourites') },
+      handler: async (req) => {
         ctx.announcements.react(currentUser(req).account, pathId(req), decodeURIComponent(req.params.name), on);
         return {};
       },
-    );
+    });
   }
 }

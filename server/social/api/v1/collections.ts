@@ -9,6 +9,7 @@ import { offsetPage } from '../../http/pagination.ts';
 import { socialErrorHandler } from '../../http/errors.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
 import type { Account, CollectionItemRow, CollectionRow } from '../../store/index.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const fields = {
   name: zString.optional(),
@@ -128,15 +129,17 @@ export function collectionRoutes(app: FastifyInstance, ctx: SocialContext): void
     },
   );
 
-  app.patch(
-    '/api/v1/collections/:id',
-    { config: { auth: auth.user('write:collections') }, errorHandler: collectionErrors },
-    async (req) => {
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/collections/:id',
+    config: { auth: auth.user('write:collections') },
+    errorHandler: collectionErrors,
+    handler: async (req) => {
       const { account } = currentUser(req);
       const p = parseParams(z.object(fields), requestParams(req));
       return { collection: serialize(account, [ctx.collections.update(account, pathId(req), input(p))])[0] };
     },
-  );
+  });
 
   app.delete('/api/v1/collections/:id', { config: { auth: auth.user('write:collections') } }, async (req) => {
     const { account } = currentUser(req);

@@ -30,17 +30,26 @@ export function conversationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     return presentConversations(ctx.store, ctx.presenter, ctx.statusPresenter, rows, account);
   });
 
-  app.post('/api/v1/conversations/:id/read', { config: { auth: auth.user('write:conversations') } }, async (req) => {
-    const { account, row } = own(req);
-    ctx.store.conversations.markRead(row.id);
-    return presentConversations(
-      ctx.store,
-      ctx.presenter,
-      ctx.statusPresenter,
-      [ctx.store.conversations.byId(row.id)!],
-      account,
-    )[0];
-  });
+  for (const [action, unread] of [
+    ['read', false],
+    ['unread', true],
+  ] as const) {
+    app.post(
+      `/api/v1/conversations/:id/${action}`,
+      { config: { auth: auth.user('write:conversations') } },
+      async (req) => {
+        const { account, row } = own(req);
+        ctx.store.conversations.setUnread(row.id, unread);
+        return presentConversations(
+          ctx.store,
+          ctx.presenter,
+          ctx.statusPresenter,
+          [ctx.store.conversations.byId(row.id)!],
+          account,
+        )[0];
+      },
+    );
+  }
 
   app.delete('/api/v1/conversations/:id', { config: { auth: auth.user('write:conversations') } }, async (req) => {
     const { row } = own(req);

@@ -7,6 +7,7 @@ import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool, zInt, zList, zString } from '../../http/params.ts';
 import type { Account } from '../../store/index.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const v1Schema = z.object({
   phrase: zString.optional(),
@@ -54,19 +55,24 @@ export function filterV1Routes(app: FastifyInstance, ctx: SocialContext): void {
     return serializeV1Filter(filter, filter.keywords[0]);
   });
 
-  app.put('/api/v1/filters/:id', write, async (req) => {
-    const { account } = currentUser(req);
-    const { filter, keyword } = own(account, pathId(req));
-    const p = parseParams(v1Schema, requestParams(req));
-    const updated = ctx.filters.update(account, filter.id, {
-      // A filter made by the v1 API is named by its phrase; one made by v2 keeps its title.
-      title: filter.keywords.length === 1 && filter.title === keyword.keyword && p.phrase ? p.phrase : undefined,
-      context: p.context,
-      action: p.irreversible === undefined ? undefined : p.irreversible ? 'hide' : 'warn',
-      expiresIn: p.expires_in,
-      keywords: [{ id: keyword.id, keyword: p.phrase, wholeWord: p.whole_word }],
-    });
-    return serializeV1Filter(updated, updated.keywords.find((k) => k.id === keyword.id)!);
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/filters/:id',
+    ...write,
+    handler: async (req) => {
+      const { account } = currentUser(req);
+      const { filter, keyword } = own(account, pathId(req));
+      const p = parseParams(v1Schema, requestParams(req));
+      const updated = ctx.filters.update(account, filter.id, {
+        // A filter made by the v1 API is named by its phrase; one made by v2 keeps its title.
+        title: filter.keywords.length === 1 && filter.title === keyword.keyword && p.phrase ? p.phrase : undefined,
+        context: p.context,
+        action: p.irreversible === undefined ? undefined : p.irreversible ? 'hide' : 'warn',
+        expiresIn: p.expires_in,
+        keywords: [{ id: keyword.id, keyword: p.phrase, wholeWord: p.whole_word }],
+      });
+      return serializeV1Filter(updated, updated.keywords.find((k) => k.id === keyword.id)!);
+    },
   });
 
   app.delete('/api/v1/filters/:id', write, async (req) => {

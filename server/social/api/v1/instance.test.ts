@@ -26,7 +26,7 @@ describe('instance', () => {
     expect(instance.title).toBe('Test Harbour');
     expect(instance.version).toMatch(/^4\.5\.0\+homeport\./);
     // Level 2 promises grouped notifications, which exist (answering 401 without a token, not 404).
-    expect(instance.apiVersions).toEqual({ mastodon: 2 });
+    expect(instance.apiVersions).toEqual({ mastodon: 7 });
     expect((await server.fetch(`${server.url}/api/v2/notifications`)).status).toBe(401);
     expect(instance.configuration.urls.streaming).toBe(`ws://${host}`);
     expect(instance.configuration.statuses.maxCharacters).toBe(LIMITS.statuses.max_characters);
@@ -74,6 +74,23 @@ describe('instance', () => {
     expect((await server.fetch(`${server.url}/api/v1/instance/terms_of_service`)).status).toBe(404);
     const page = await fetch(`${server.url}/about`);
     expect(await page.text()).toContain('No harassment of any kind.');
+  });
+
+  it('finds known servers by the start of their name (peers/search)', async () => {
+    const store = server.social.context.store;
+    for (const domain of ['mastodon.example', 'mast_odon.example', 'other.example'])
+      store.accounts.insertRemote({
+        username: 'someone',
+        domain,
+        uri: `https://${domain}/users/someone`,
+        publicKey: 'not checked here',
+      });
+    const search = async (q: string) =>
+      (await server.call(null, 'GET', `/api/v1/peers/search?q=${encodeURIComponent(q)}`)).body;
+    expect(await search('mast')).toEqual(['mast_odon.example', 'mastodon.example']);
+    expect(await search('MAST_')).toEqual(['mast_odon.example']);
+    expect(await search('%')).toEqual([]);
+    expect(await search('')).toEqual([]);
   });
 
   it('publishes NodeInfo 2.0 that megalodon’s detector recognises as Mastodon-compatible', async () => {

@@ -1,12 +1,14 @@
 // https://docs.joinmastodon.org/methods/instance/
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { termsVersions } from '../../domain/terms-of-service.ts';
 import type { SocialContext } from '../../context.ts';
 import { isoTime } from '../../entities/dates.ts';
 import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
 import { notFound } from '../../errors.ts';
 import { auth } from '../../http/auth.ts';
+import { parseParams, requestParams, zString } from '../../http/params.ts';
 import { int } from '../../store/store.ts';
 import { formatPlainText } from '../../text/format.ts';
 import { languageList } from '../../text/languages.ts';
@@ -23,6 +25,19 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/instance/rules', { config: cached }, async () => serializeRules(ctx));
 
   app.get('/api/v1/instance/peers', { config: cached }, async () => ctx.store.accounts.knownDomains());
+
+  // Routed by Mastodon though undocumented (the web UI's server picker): known servers starting with `q`.
+  app.get('/api/v1/peers/search', { config: { auth: auth.public() } }, async (req) => {
+    const { q } = parseParams(z.object({ q: zString.optional() }), requestParams(req));
+    if (!q?.trim()) return [];
+    let prefix = q.trim().toLowerCase();
+    try {
+      prefix = new URL(`https://${prefix}`).hostname || prefix;
+    } catch {
+      // not a host name: matched as written
+    }
+    return ctx.store.accounts.domainsStartingWith(prefix.slice(0, 253), 10);
+  });
 
   // Twelve weeks of local activity, newest first; all numbers as strings, as Mastodon sends them.
   app.get('/api/v1/instance/activity', { config: cached }, async () => {

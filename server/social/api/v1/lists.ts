@@ -8,6 +8,7 @@ import { auth, currentUser } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
 import type { Account, ListRow, RepliesPolicy } from '../../store/index.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const POLICIES = ['followed', 'list', 'none'] as const;
 const TITLE_MAX = 255;
@@ -64,16 +65,21 @@ export function listRoutes(app: FastifyInstance, ctx: SocialContext): void {
     );
   });
 
-  app.put('/api/v1/lists/:id', { config: { auth: auth.user('write:lists') } }, async (req) => {
-    const { account } = currentUser(req);
-    const list = ownList(req, account);
-    const p = parseParams(listSchema, requestParams(req));
-    ctx.store.lists.update(list.id, {
-      title: title(p.title, false) ?? list.title,
-      repliesPolicy: p.replies_policy ?? list.repliesPolicy,
-      exclusive: p.exclusive ?? list.exclusive,
-    });
-    return serializeList(ctx.store.lists.byId(list.id)!);
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/lists/:id',
+    config: { auth: auth.user('write:lists') },
+    handler: async (req) => {
+      const { account } = currentUser(req);
+      const list = ownList(req, account);
+      const p = parseParams(listSchema, requestParams(req));
+      ctx.store.lists.update(list.id, {
+        title: title(p.title, false) ?? list.title,
+        repliesPolicy: p.replies_policy ?? list.repliesPolicy,
+        exclusive: p.exclusive ?? list.exclusive,
+      });
+      return serializeList(ctx.store.lists.byId(list.id)!);
+    },
   });
 
   app.delete('/api/v1/lists/:id', { config: { auth: auth.user('write:lists') } }, async (req) => {

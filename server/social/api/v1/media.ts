@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.ts';
 import { serializeMedia } from '../../entities/media.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, pathId, requestParams, zFile, zString } from '../../http/params.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);
 export const uploadSchema = z.object({
@@ -52,10 +53,15 @@ export function mediaRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return serializeMedia(ctx.urls, row);
   });
 
-  app.put('/api/v1/media/:id', { config: { auth: auth.user('write:media'), uploads: UPLOADS.images } }, async (req) => {
-    const { account } = currentUser(req);
-    const p = parseParams(updateSchema, requestParams(req));
-    return serializeMedia(ctx.urls, await ctx.mediaService.update(account, pathId(req), p));
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/media/:id',
+    config: { auth: auth.user('write:media'), uploads: UPLOADS.images },
+    handler: async (req) => {
+      const { account } = currentUser(req);
+      const p = parseParams(updateSchema, requestParams(req));
+      return serializeMedia(ctx.urls, await ctx.mediaService.update(account, pathId(req), p));
+    },
   });
 
   app.delete('/api/v1/media/:id', { config: { auth: auth.user('write:media') } }, async (req) => {

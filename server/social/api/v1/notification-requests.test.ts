@@ -136,4 +136,16 @@ describe('notification policy and requests', () => {
     );
     expect((await call(readOnly, 'POST', '/api/v1/notifications/requests/accept', { id: ['1'] })).status).toBe(403);
   });
+
+  it('accepts and dismisses without ids as a no-op answered {}, as Mastodon does', async () => {
+    await server.masto(stranger.token).v1.statuses.create({ status: '@friend who are you?', visibility: 'direct' });
+    const pending = (await call(friend.token, 'GET', '/api/v1/notifications/requests')).body;
+    expect(pending).toHaveLength(1);
+    for (const action of ['accept', 'dismiss']) {
+      const answer = await call(friend.token, 'POST', `/api/v1/notifications/requests/${action}`);
+      expect(answer, action).toMatchObject({ status: 200, body: {} });
+      expect((await call(friend.token, 'POST', `/api/v1/notifications/requests/${action}`, {})).status).toBe(200);
+    }
+    expect((await call(friend.token, 'GET', '/api/v1/notifications/requests')).body).toEqual(pending);
+  });
 });

@@ -14,6 +14,7 @@ import {
   type NotificationPolicy,
   type NotificationRequestRow,
 } from '../../store/index.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const policySchema = z.object(
   Object.fromEntries(POLICY_KEYS.map((k) => [k, z.enum(POLICY_VERDICTS).optional()])) as Record<
@@ -21,7 +22,8 @@ const policySchema = z.object(
     z.ZodOptional<z.ZodEnum<{ accept: 'accept'; filter: 'filter'; drop: 'drop' }>>
   >,
 );
-const idsSchema = z.object({ id: zList(zId, 100) });
+/** Without ids nothing is accepted or dismissed (Mastodon answers {} all the same). */
+const idsSchema = z.object({ id: zList(zId, 100).optional() });
 
 export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const policyJson = (me: Account, policy: NotificationPolicy) => {
@@ -70,15 +72,20 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
     return policyJson(account, ctx.store.notificationRequests.policy(account.id));
   });
 
-  app.patch('/api/v2/notifications/policy', { config: { auth: auth.user('write:notifications') } }, async (req) => {
-    const { account } = currentUser(req);
-    const changes = parseParams(policySchema, requestParams(req));
-    const policy = {
-      ...ctx.store.notificationRequests.policy(account.id),
-      ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
-    } as NotificationPolicy;
-    ctx.store.notificationRequests.setPolicy(account.id, policy);
-    return policyJson(account, policy);
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v2/notifications/policy',
+    config: { auth: auth.user('write:notifications') },
+    handler: async (req) => {
+      const { account } = currentUser(req);
+      const changes = parseParams(policySchema, requestParams(req));
+      const policy = {
+        ...ctx.store.notificationRequests.policy(account.id),
+        ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
+      } as NotificationPolicy;
+      ctx.store.notificationRequests.setPolicy(account.id, policy);
+      return policyJson(account, policy);
+    },
   });
 
   // The v1 policy of Mastodon 4.3 (deprecated by v2): a boolean per condition, true meaning "filter".
@@ -112,10 +119,11 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
     },
   );
 
-  app.put(
-    '/api/v1/notifications/policy',
-    { config: { auth: auth.user('write:notifications'), deprecated: '2024-10-08' } },
-    async (req) => {
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/notifications/policy',
+    config: { auth: auth.user('write:notifications'), deprecated: '2024-10-08' },
+    handler: async (req) => {
       const { account } = currentUser(req);
       const changes = parseParams(v1Schema, requestParams(req));
       const policy = { ...ctx.store.notificationRequests.policy(account.id) };
@@ -130,7 +138,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
       ctx.store.notificationRequests.setPolicy(account.id, policy);
       return v1Json(account, policy);
     },
-  );
+  });
 
   app.get(
     '/api/v1/notifications/requests',
@@ -179,7 +187,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
       async (req) => {
         const { account } = currentUser(req);
         const { id } = parseParams(idsSchema, requestParams(req));
-        const rows = ctx.store.notificationRequests.byIds(account.id, id);
+        const rows = ctx.store.notificationRequests.byIds(account.id, id ?? []);
         ctx.store.transaction(() => rows.forEach(apply));
         return {};
       },

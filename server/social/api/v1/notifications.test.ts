@@ -112,6 +112,29 @@ describe('notifications', () => {
   });
 });
 
+describe('destroy_multiple', () => {
+  it('deletes the caller’s notifications named by ids[], leaving the rest and others’ alone', async () => {
+    const [owner, fan] = await Promise.all([server.createUser('owner'), server.createUser('fan')]);
+    const post = await server.masto(owner.token).v1.statuses.create({ status: 'like me' });
+    await server.masto(fan.token).v1.statuses.$select(post.id).favourite();
+    await server.masto(fan.token).v1.statuses.$select(post.id).reblog();
+    await server.masto(fan.token).v1.accounts.$select(owner.accountId).follow();
+    const before = await server.masto(owner.token).v1.notifications.list();
+    expect(before).toHaveLength(3);
+    const [keep, ...gone] = before.map((n) => n.id);
+    expect(
+      (await server.call(fan.token, 'DELETE', `/api/v1/notifications/destroy_multiple?ids[]=${keep}`)).status,
+    ).toBe(200);
+    const answer = await server.call(
+      owner.token,
+      'DELETE',
+      `/api/v1/notifications/destroy_multiple?${gone.map((id) => `ids[]=${id}`).join('&')}`,
+    );
+    expect(answer).toMatchObject({ status: 200, body: {} });
+    expect((await server.masto(owner.token).v1.notifications.list()).map((n) => n.id)).toEqual([keep]);
+  });
+});
+
 describe('conversations', () => {
   it('tracks direct threads per participant with unread and last_status; read and remove', async () => {
     const a = server.masto(alice.token);
@@ -136,6 +159,11 @@ describe('conversations', () => {
 
     const read = await a.v1.conversations.$select(mine[0].id).read();
     expect(read.unread).toBe(false);
+    const unread = await server.call(alice.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`);
+    expect(unread).toMatchObject({ status: 200, body: { id: mine[0].id, unread: true } });
+    expect((await a.v1.conversations.list())[0].unread).toBe(true);
+    expect((await server.call(bob.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`)).status).toBe(404);
+    await a.v1.conversations.$select(mine[0].id).read();
     // Deleting the last message falls back to the one before it.
     await b.v1.statuses.$select(reply.id).remove();
     expect((await a.v1.conversations.list())[0].lastStatus?.id).toBe(first.id);

@@ -79,6 +79,18 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     return {};
   });
 
+  // Routed by Mastodon though undocumented: the notifications named by `ids[]` (the caller's own) go.
+  app.delete(
+    '/api/v1/notifications/destroy_multiple',
+    { config: { auth: auth.user('write:notifications') } },
+    async (req) => {
+      const { account } = currentUser(req);
+      const { ids } = parseParams(z.object({ ids: zList(zId, 100).optional() }), requestParams(req));
+      ctx.store.notifications.dismissMany(account.id, ids ?? []);
+      return {};
+    },
+  );
+
   app.post('/api/v1/notifications/:id/dismiss', { config: { auth: auth.user('write:notifications') } }, async (req) => {
     const { account } = currentUser(req);
     if (!ctx.store.notifications.dismiss(account.id, pathId(req))) throw notFound();

@@ -6,6 +6,7 @@ import { parseParams, requestParams, zBool } from '../../http/params.ts';
 import { UPLOADS } from '../../limits.ts';
 import type { Account, ProfileChanges, User } from '../../store/index.ts';
 import { removeReplaced, updateProfile, updateSchema } from './accounts/credentials.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const profileSchema = updateSchema.extend({
   show_media: zBool.optional(),
@@ -46,10 +47,11 @@ export function profileRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return present(account, user);
   });
 
-  app.patch(
-    '/api/v1/profile',
-    { config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images } },
-    async (req) => {
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/profile',
+    config: { auth: auth.user('write:accounts'), uploads: UPLOADS.images },
+    handler: async (req) => {
       const { account, user } = currentUser(req);
       const {
         show_media: showMedia,
@@ -63,7 +65,7 @@ export function profileRoutes(app: FastifyInstance, ctx: SocialContext): void {
       await updateProfile(ctx, account, user, fields, shown);
       return present(ctx.store.accounts.byId(account.id)!, ctx.store.users.byId(user.id)!);
     },
-  );
+  });
 
   for (const image of ['avatar', 'header'] as const) {
     app.delete(`/api/v1/profile/${image}`, { config: { auth: auth.user('write:accounts') } }, async (req) => {

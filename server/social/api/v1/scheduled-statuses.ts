@@ -8,6 +8,7 @@ import { notFound, ValidationFailure } from '../../errors.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zString } from '../../http/params.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 export function scheduledStatusRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const own = (req: FastifyRequest) => {
@@ -37,16 +38,22 @@ export function scheduledStatusRoutes(app: FastifyInstance, ctx: SocialContext):
     async (req) => presentScheduled(ctx.store, ctx.urls, [own(req)])[0],
   );
 
-  app.put('/api/v1/scheduled_statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {
-    const row = own(req);
-    const { scheduled_at: value } = parseParams(z.object({ scheduled_at: zString }), requestParams(req));
-    const at = Date.parse(value);
-    if (Number.isNaN(at)) throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'is not a valid date and time');
-    if (at < ctx.store.now() + MIN_SCHEDULE_OFFSET_MS)
-      throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
-    ctx.store.scheduled.reschedule(row.id, at);
-    ctx.jobs.reschedule();
-    return presentScheduled(ctx.store, ctx.urls, [ctx.store.scheduled.byId(row.id)!])[0];
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/scheduled_statuses/:id',
+    config: { auth: auth.user('write:statuses') },
+    handler: async (req) => {
+      const row = own(req);
+      const { scheduled_at: value } = parseParams(z.object({ scheduled_at: zString }), requestParams(req));
+      const at = Date.parse(value);
+      if (Number.isNaN(at))
+        throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'is not a valid date and time');
+      if (at < ctx.store.now() + MIN_SCHEDULE_OFFSET_MS)
+        throw ValidationFailure.single('scheduled_at', 'ERR_INVALID', 'must be at least 5 minutes in the future');
+      ctx.store.scheduled.reschedule(row.id, at);
+      ctx.jobs.reschedule();
+      return presentScheduled(ctx.store, ctx.urls, [ctx.store.scheduled.byId(row.id)!])[0];
+    },
   });
 
   app.delete('/api/v1/scheduled_statuses/:id', { config: { auth: auth.user('write:statuses') } }, async (req) => {

@@ -65,4 +65,19 @@ describe('hashtags', () => {
     await client.v1.featuredTags.$select(featured.id).remove();
     expect((await client.v1.featuredTags.list()).map((t) => t.name)).not.toContain('Sailing');
   });
+
+  it('tell the signed-in viewer whether they feature them (Tag.featuring), everywhere a Tag is shown', async () => {
+    const carol = await server.createUser('carol');
+    await server.masto(carol.token).v1.statuses.create({ status: 'knots #rigging' });
+    const featured = await server.call(carol.token, 'POST', '/api/v1/tags/rigging/feature');
+    expect(featured.body).toMatchObject({ name: 'rigging', following: false, featuring: true });
+    expect((await server.call(carol.token, 'GET', '/api/v1/tags/rigging')).body.featuring).toBe(true);
+    expect((await server.call(alice.token, 'GET', '/api/v1/tags/rigging')).body.featuring).toBe(false);
+    const anonymous = (await server.call(null, 'GET', '/api/v1/tags/rigging')).body;
+    expect('featuring' in anonymous || 'following' in anonymous).toBe(false);
+    const found = await server.call(carol.token, 'GET', '/api/v2/search?q=%23rigging&type=hashtags');
+    expect(found.body.hashtags).toMatchObject([{ name: 'rigging', featuring: true }]);
+    const unfeatured = await server.call(carol.token, 'POST', '/api/v1/tags/rigging/unfeature');
+    expect(unfeatured.body).toMatchObject({ name: 'rigging', featuring: false });
+  });
 });

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeFeaturedTag, serializeTag } from '../../entities/tag.ts';
+import { presentTags, serializeFeaturedTag } from '../../entities/tag.ts';
 import { notFound, ValidationFailure } from '../../errors.ts';
 import { auth, currentUser, viewer } from '../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
@@ -14,16 +14,7 @@ import type { Account, TagRow } from '../../store/index.ts';
 const TAG_NAME = /^[\p{L}\p{N}\p{M}_·]{1,100}$/u;
 
 export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  const present = (tags: TagRow[], me: Account | null) => {
-    const history = ctx.store.search.tagHistory(tags.map((t) => t.id));
-    const following = me
-      ? ctx.store.tags.followedAmong(
-          me.id,
-          tags.map((t) => t.id),
-        )
-      : null;
-    return tags.map((t) => serializeTag(ctx.urls, t, history.get(t.id)!, following ? following.has(t.id) : null));
-  };
+  const present = (tags: TagRow[], me: Account | null) => presentTags(ctx.store, ctx.urls, tags, me);
 
   /** The tag named in the path; a valid name never used yet is created (as Mastodon's find_or_create). */
   const tagOf = (req: FastifyRequest, create: boolean): TagRow => {

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
 import { serializeAdminTrendsLink, serializeTrendsLink } from '../../entities/preview-card.ts';
-import { serializeTag } from '../../entities/tag.ts';
+import { presentTags } from '../../entities/tag.ts';
 import { auth, viewer } from '../../http/auth.ts';
 import { offsetPage } from '../../http/pagination.ts';
 
@@ -27,16 +27,11 @@ export function trendRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const tags = (req: FastifyRequest, reply: FastifyReply) =>
     offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) => {
       const usage = ctx.store.trends.tags({ allowedOnly: true, limit, offset });
-      const history = ctx.store.search.tagHistory(usage.map((u) => u.tag.id));
-      const me = viewer(req);
-      const following = me
-        ? ctx.store.tags.followedAmong(
-            me.id,
-            usage.map((u) => u.tag.id),
-          )
-        : null;
-      return usage.map((u) =>
-        serializeTag(ctx.urls, u.tag, history.get(u.tag.id)!, following ? following.has(u.tag.id) : null),
+      return presentTags(
+        ctx.store,
+        ctx.urls,
+        usage.map((u) => u.tag),
+        viewer(req),
       );
     });
 
@@ -53,7 +48,7 @@ export function trendRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/trends/statuses', { config: { auth: auth.optional('read:statuses') } }, async (req, reply) =>
     offsetPage(req, reply, ctx.urls, 20, 40, (limit, offset) => {
       const me = viewer(req);
-      const rows = ctx.store.trends.statuses({ limit, offset });
+      const rows = ctx.store.trends.statuses({ allowedOnly: true, limit, offset });
       const readable = me
         ? ctx.store.timelines.readableIds(
             ctx.store.timelines.scope(me.id),

@@ -6,6 +6,7 @@ import type { KeywordAttribute } from '../../domain/filters.ts';
 import { serializeFilter, serializeFilterKeyword } from '../../entities/filter.ts';
 import { auth, currentUser } from '../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import { UPDATE_METHODS } from '../update-methods.ts';
 
 const keywordAttributes = zList(
   z.object({
@@ -58,11 +59,16 @@ export function filterV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     serializeFilterKeyword(ctx.filters.ownKeyword(currentUser(req).account, pathId(req))),
   );
 
-  app.put('/api/v2/filters/keywords/:id', write, async (req) => {
-    const { account } = currentUser(req);
-    const p = parseParams(keywordSchema, requestParams(req));
-    ctx.filters.updateKeyword(account, pathId(req), p.keyword, p.whole_word);
-    return serializeFilterKeyword(ctx.filters.ownKeyword(account, pathId(req)));
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v2/filters/keywords/:id',
+    ...write,
+    handler: async (req) => {
+      const { account } = currentUser(req);
+      const p = parseParams(keywordSchema, requestParams(req));
+      ctx.filters.updateKeyword(account, pathId(req), p.keyword, p.whole_word);
+      return serializeFilterKeyword(ctx.filters.ownKeyword(account, pathId(req)));
+    },
   });
 
   app.delete('/api/v2/filters/keywords/:id', write, async (req) => {
@@ -87,11 +93,19 @@ export function filterV2Routes(app: FastifyInstance, ctx: SocialContext): void {
     serializeFilter(ctx.filters.ownFilter(currentUser(req).account, pathId(req))),
   );
 
-  app.put('/api/v2/filters/:id', write, async (req) =>
-    serializeFilter(
-      ctx.filters.update(currentUser(req).account, pathId(req), toInput(parseParams(filterSchema, requestParams(req)))),
-    ),
-  );
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v2/filters/:id',
+    ...write,
+    handler: async (req) =>
+      serializeFilter(
+        ctx.filters.update(
+          currentUser(req).account,
+          pathId(req),
+          toInput(parseParams(filterSchema, requestParams(req))),
+        ),
+      ),
+  });
 
   app.delete('/api/v2/filters/:id', write, async (req) => {
     ctx.filters.delete(currentUser(req).account, pathId(req));

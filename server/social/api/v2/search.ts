@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeTag } from '../../entities/tag.ts';
+import { presentTags } from '../../entities/tag.ts';
 import { ApiError } from '../../errors.ts';
 import { auth, viewer } from '../../http/auth.ts';
 import { parseParams, requestParams, zBool, zId, zInt, zString } from '../../http/params.ts';
@@ -137,11 +137,10 @@ export function searchV2Routes(app: FastifyInstance, ctx: SocialContext): void {
             reviewedOnly: p.exclude_unreviewed ?? false,
           })
         : [];
-    const history = ctx.store.search.tagHistory(tags.map((t) => t.id));
     return {
       accounts: ctx.presenter.present(foundAccounts),
       statuses: ctx.statusPresenter.present(foundStatuses, me),
-      hashtags: tags.map((t) => serializeTag(ctx.urls, t, history.get(t.id)!, null)),
+      hashtags: presentTags(ctx.store, ctx.urls, tags, me),
     };
   });
 }

@@ -132,6 +132,8 @@ export class StatusEditor {
       });
       for (const accountId of this.d.store.interactions.localRebloggers(status.id))
         this.d.notifications.notify(accountId, author.id, 'update', status.id);
+      for (const accountId of this.d.store.quotes.localQuoters(status.id))
+        if (accountId !== author.id) this.d.notifications.notify(accountId, author.id, 'quoted_update', status.id);
       this.d.store.events.emit('status.updated', { status: this.d.store.statuses.byId(status.id)! });
       return newly;
     });

@@ -13,6 +13,7 @@ import {
   type PostInput,
   type PostResult,
 } from './inputs.ts';
+import { recordDirectMessage } from '../conversations.ts';
 
 /** Posting now or later: checks, idempotency, scheduling, and publishing with its fan-out (feeds, conversations, notifications, events). */
 export class StatusPublisher {
@@ -208,21 +209,13 @@ export class StatusPublisher {
       toFollowers: p.visibility !== 'direct',
       mentionedIds: localMentioned.map((a) => a.id),
     });
-    if (p.visibility === 'direct') {
-      const participants = [author.id, ...mentionedIds.filter((m) => m !== author.id)];
-      for (const accountId of participants) {
-        const account = accountId === author.id ? author : p.formatted.mentioned.find((a) => a.id === accountId)!;
-        if (account.domain !== null) continue;
-        this.d.store.conversations.touch(
-          accountId,
-          conversationId,
-          participants.filter((x) => x !== accountId),
-          id,
-          accountId !== author.id,
-        );
-        this.d.store.events.emit('conversation.updated', { conversationId, accountId });
-      }
-    }
+    if (p.visibility === 'direct')
+      recordDirectMessage(this.d.store, {
+        statusId: id,
+        conversationId,
+        author,
+        mentioned: p.formatted.mentioned,
+      });
     for (const mentioned of localMentioned) this.d.notifications.notify(mentioned.id, author.id, 'mention', id);
     // "Notify me" subscriptions: followers who asked to hear of new posts (not of replies to others).
     const selfThread = status.inReplyToId === null || status.inReplyToAccountId === author.id;

@@ -66,6 +66,8 @@ export async function startHostilePeer(options: {
   tls?: { key: string; cert: string };
   /** The name clients use (default: the address and port). */
   host?: string;
+  /** Answers what no mode names (default: 404), e.g. the actors that sign deliveries (hostile-actors.ts). */
+  fallback?: http.RequestListener;
 }): Promise<HostilePeer> {
   const { gzip, brotli } = await makeBombs();
   const visits: Visit[] = [];
@@ -162,6 +164,7 @@ export async function startHostilePeer(options: {
         return;
       }
       default:
+        if (options.fallback) return void options.fallback(req, res);
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not here');
     }

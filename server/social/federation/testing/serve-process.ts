@@ -10,6 +10,9 @@ import path from 'node:path';
 
 const BIN = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'bin', 'homeport.js');
 
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times (100 on every architecture Node runs on). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export interface ServeProcess {
   /** `http://127.0.0.1:port` (or the address given). */
   url: string;
@@ -19,6 +22,8 @@ export interface ServeProcess {
   exited: string | null;
   /** Resident memory of the server process now, in bytes (null once it is gone). */
   rss(): number | null;
+  /** CPU time the server process used so far (user and system, all its threads), in seconds. */
+  cpuSeconds(): number;
   /** A user with a token of every scope, made through the CLI. */
   createUser(username: string): string;
   /** Stops it (SIGTERM: in order; SIGKILL: as a crash would) and waits for its end. */
@@ -83,6 +88,12 @@ export async function startServeProcess(options: {
       } catch {
         return null;
       }
+    },
+    cpuSeconds() {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the command's closing parenthesis): clock ticks.
+      const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
     },
     createUser(username) {
       const cli = (cliArgs: string[], input?: string) =>

@@ -166,7 +166,7 @@ describe('profile', () => {
     const suspended = await client.v1.accounts.$select(zed.accountId).fetch();
     expect(suspended).toMatchObject({ suspended: true, displayName: '', note: '', fields: [] });
     expect(await client.v1.accounts.$select(zed.accountId).followers.list()).toEqual([]);
-    await expect(server.masto(zed.token).v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 401 });
+    await expect(server.masto(zed.token).v1.accounts.verifyCredentials()).rejects.toMatchObject({ statusCode: 403 });
   });
 });
 
@@ -217,6 +217,10 @@ describe('follows', () => {
       .v1.accounts.$select(carol.accountId)
       .removeFromFollowers()) as unknown as { followedBy: boolean };
     expect(removed.followedBy).toBe(false);
+    // Mastodon deletes the follow notification with the follow.
+    const follows = await server.masto(dave.token).v1.notifications.list({ types: ['follow'] });
+    expect(follows.map((n) => n.account.id)).not.toContain(carol.accountId);
+    expect(notificationsOf(dave)).not.toContainEqual({ type: 'follow', from: carol.accountId });
     await expect(server.masto(carol.token).v1.accounts.$select(carol.accountId).follow()).rejects.toMatchObject({
       statusCode: 403,
     });

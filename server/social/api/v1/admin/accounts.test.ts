@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../../testing/harness.ts';
 
 /* The admin API for accounts: listing with the v1 and v2 filters, approving sign-ups, and every action with its undo. */
@@ -120,8 +121,8 @@ describe('admin accounts', () => {
 
     await act('disable');
     expect(await state()).toMatchObject({ disabled: true });
-    // A disabled user's tokens stop working.
-    expect((await call(target.token, 'GET', '/api/v1/accounts/verify_credentials')).status).toBe(401);
+    // A disabled user's tokens are refused until enabled again.
+    expect((await call(target.token, 'GET', '/api/v1/accounts/verify_credentials')).status).toBe(403);
     await call(moderator.token, 'POST', `/api/v1/admin/accounts/${target.accountId}/enable`);
     expect(await state()).toMatchObject({ disabled: false });
 
@@ -142,5 +143,53 @@ describe('admin accounts', () => {
       (await call(moderator.token, 'POST', `/api/v1/admin/accounts/${admin.accountId}/action`, { type: 'silence' }))
         .status,
     ).toBe(403);
+  });
+
+  it('refuses a suspended or disabled login’s tokens with 403 while in force, takes them back after, and closes its streams at once', async () => {
+    const target = await server.createUser('paused');
+    const streaming = (await server.masto(target.token).v2.instance.fetch()).configuration.urls.streaming;
+    const act = (path: string, body?: unknown) =>
+      call(moderator.token, 'POST', `/api/v1/admin/accounts/${target.accountId}/${path}`, body);
+    const me = () => call(target.token, 'GET', '/api/v1/accounts/verify_credentials');
+
+    /** A WebSocket and an event stream of the target, open; resolves with how each ended. */
+    const openStreams = async () => {
+      const socket = new WebSocket(`${streaming}/api/v1/streaming?stream=user`, [target.token]);
+      const socketClosed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
+      await new Promise((resolve, reject) => {
+        socket.on('open', resolve);
+        socket.on('error', reject);
+      });
+      const events = await fetch(`${streaming.replace(/^ws/, 'http')}/api/v1/streaming/user`, {
+        headers: { Authorization: `Bearer ${target.token}` },
+      });
+      expect(events.status).toBe(200);
+      const eventsEnded = events.text().then(() => 'ended');
+      return { socketClosed, eventsEnded };
+    };
+
+    for (const [action, undo] of [
+      ['disable', 'enable'],
+      ['suspend', 'unsuspend'],
+    ] as const) {
+      const streams = await openStreams();
+      expect((await act('action', { type: action })).status).toBe(200);
+      expect(await streams.socketClosed, action).toEqual({ code: 1008, reason: 'Your login is currently disabled' });
+      expect(await streams.eventsEnded, action).toBe('ended');
+      const refused = await me();
+      expect(refused, action).toMatchObject({ status: 403, body: { error: 'Your login is currently disabled' } });
+      const handshake = new WebSocket(`${streaming}/api/v1/streaming?stream=user`, [target.token]);
+      const status = await new Promise<number>((resolve) =>
+        handshake.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+      );
+      expect(status, action).toBe(403);
+
+      expect((await act(undo)).status).toBe(200);
+      // The same token works again: no app has to sign in anew.
+      expect((await me()).status, undo).toBe(200);
+      expect((await server.masto(target.token).v1.accounts.verifyCredentials()).id).toBe(target.accountId);
+    }
   });
 });

@@ -10,6 +10,7 @@ import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
 import { DOMAIN_BLOCK_SEVERITIES, type DomainBlockInput } from '../../../store/index.ts';
+import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const domain = zString
   .transform(normalizeDomain)
@@ -81,10 +82,11 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     return serializeDomainBlock(result.created);
   });
 
-  app.put(
-    '/api/v1/admin/domain_blocks/:id',
-    { config: { auth: auth.user('admin:write:domain_blocks') } },
-    async (req) => {
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/admin/domain_blocks/:id',
+    config: { auth: auth.user('admin:write:domain_blocks') },
+    handler: async (req) => {
       staff(req);
       const row = blocks.domainBlock(pathId(req));
       if (!row) throw notFound();
@@ -93,7 +95,7 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
       ctx.moderation.applyDomainBlock(row.domain);
       return serializeDomainBlock(blocks.domainBlock(row.id)!);
     },
-  );
+  });
 
   app.delete(
     '/api/v1/admin/domain_blocks/:id',

@@ -10,6 +10,7 @@ import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zInt, zString } from '../../../http/params.ts';
 import { IP_BLOCK_SEVERITIES } from '../../../store/index.ts';
+import { UPDATE_METHODS } from '../../update-methods.ts';
 
 /** An address or CIDR range, written the way it is stored (a bare address becomes /32 or /128). */
 const ipRange = zString.transform((v, c) => {
@@ -71,28 +72,33 @@ export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): vo
     return serializeIpBlock(m.ipBlock(id)!);
   });
 
-  app.put('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
-    staff(req);
-    const row = m.ipBlock(pathId(req));
-    if (!row) throw notFound();
-    const p = parseParams(
-      z.object({
-        ip: ipRange.optional(),
-        severity: fields.severity.optional(),
-        comment: fields.comment,
-        expires_in: fields.expires_in,
-      }),
-      requestParams(req),
-    );
-    const expiresAt = expiry(p.expires_in);
-    ctx.moderation.ipBlocksChanged();
-    m.updateIpBlock(row.id, {
-      ip: p.ip ?? row.ip,
-      severity: p.severity ?? row.severity,
-      comment: p.comment ?? row.comment,
-      expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt,
-    });
-    return serializeIpBlock(m.ipBlock(row.id)!);
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/admin/ip_blocks/:id',
+    config: { auth: auth.user('admin:write:ip_blocks') },
+    handler: async (req) => {
+      staff(req);
+      const row = m.ipBlock(pathId(req));
+      if (!row) throw notFound();
+      const p = parseParams(
+        z.object({
+          ip: ipRange.optional(),
+          severity: fields.severity.optional(),
+          comment: fields.comment,
+          expires_in: fields.expires_in,
+        }),
+        requestParams(req),
+      );
+      const expiresAt = expiry(p.expires_in);
+      ctx.moderation.ipBlocksChanged();
+      m.updateIpBlock(row.id, {
+        ip: p.ip ?? row.ip,
+        severity: p.severity ?? row.severity,
+        comment: p.comment ?? row.comment,
+        expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt,
+      });
+      return serializeIpBlock(m.ipBlock(row.id)!);
+    },
   });
 
   app.delete('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {

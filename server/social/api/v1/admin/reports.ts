@@ -8,6 +8,7 @@ import { notFound, ValidationFailure } from '../../../errors.ts';
 import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
+import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const listSchema = z.object({
   resolved: zBool.optional(),
@@ -53,20 +54,25 @@ export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): voi
     return present([report(req).id])[0];
   });
 
-  app.put('/api/v1/admin/reports/:id', { config: { auth: auth.user('admin:write:reports') } }, async (req) => {
-    staff(req);
-    const row = report(req);
-    const p = parseParams(updateSchema, requestParams(req));
-    const known = new Set(ctx.store.rules.list().map((r) => r.id));
-    if (p.rule_ids?.some((id) => !known.has(id)))
-      throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
-    // Rules belong to violation reports only (Mastodon drops them for other categories).
-    const category = p.category ?? row.category;
-    ctx.store.reports.update(row.id, {
-      category,
-      ruleIds: category === 'violation' ? (p.rule_ids ?? row.ruleIds) : [],
-    });
-    return present([row.id])[0];
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/admin/reports/:id',
+    config: { auth: auth.user('admin:write:reports') },
+    handler: async (req) => {
+      staff(req);
+      const row = report(req);
+      const p = parseParams(updateSchema, requestParams(req));
+      const known = new Set(ctx.store.rules.list().map((r) => r.id));
+      if (p.rule_ids?.some((id) => !known.has(id)))
+        throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
+      // Rules belong to violation reports only (Mastodon drops them for other categories).
+      const category = p.category ?? row.category;
+      ctx.store.reports.update(row.id, {
+        category,
+        ruleIds: category === 'violation' ? (p.rule_ids ?? row.ruleIds) : [],
+      });
+      return present([row.id])[0];
+    },
   });
 
   const actions: Record<string, (staffId: string, id: string) => void> = {

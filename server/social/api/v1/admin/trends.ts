@@ -1,11 +1,14 @@
-// Mastodon's admin trends API for links (Api::V1::Admin::Trends::LinksController): staff list every candidate
-// and approve or reject each; routed by Mastodon though its documentation leaves approve/reject out.
+// Mastodon's admin trends API (Api::V1::Admin::Trends::*): staff who may review list every candidate tag,
+// post, link and link publisher and approve or reject each; anyone else with an admin:read token gets the
+// public lists. Routed by Mastodon though its documentation leaves approve/reject out.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { serializeAdminTrendsLink } from '../../../entities/preview-card.ts';
+import { serializeAdminTrendsLink, serializePublisher } from '../../../entities/preview-card.ts';
+import { presentAdminTags, presentTags } from '../../../entities/tag.ts';
 import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import { notFound } from '../../../errors.ts';
 import { auth, currentStaff, currentUser } from '../../../http/auth.ts';
+import type { Account, TagRow } from '../../../store/index.ts';
 import { pathId } from '../../../http/params.ts';
 import { offsetPage } from '../../../http/pagination.ts';
 import { linkTrends } from '../trends.ts';
@@ -31,4 +34,85 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
   app.post('/api/v1/admin/trends/links/:id/reject', { config: { auth: auth.user('admin:write') } }, async (req) =>
     review(req, false),
   );
+
+  const reviewer = (req: FastifyRequest) => hasPermission(currentUser(req).user.role, PERMISSION.manageTaxonomies);
+  const adminTags = (tags: TagRow[]) => presentAdminTags(ctx.store, ctx.urls, tags);
+  const adminStatuses = (me: Account, statusIds: string[]) => {
+    const reviews = ctx.store.trends.statusReviews(statusIds);
+    return ctx.statusPresenter
+      .present(ctx.store.statuses.byIds(statusIds), me)
+      .map((json) => ({ ...json, requires_review: reviews.get(json.id as string) === null }));
+  };
+
+  app.get('/api/v1/admin/trends/tags', { config: { auth: auth.user('admin:read') } }, async (req, reply) => {
+    const review = reviewer(req);
+    return offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) => {
+      const usage = ctx.store.trends.tags({ allowedOnly: !review, limit, offset });
+      const tags = usage.map((u) => u.tag);
+      return review ? adminTags(tags) : presentTags(ctx.store, ctx.urls, tags, currentUser(req).account);
+    });
+  });
+
+  app.get('/api/v1/admin/trends/statuses', { config: { auth: auth.user('admin:read') } }, async (req, reply) => {
+    const review = reviewer(req);
+    const { account } = currentUser(req);
+    return offsetPage(req, reply, ctx.urls, 20, 40, (limit, offset) => {
+      const rows = ctx.store.trends.statuses({ allowedOnly: !review, limit, offset });
+      return review
+        ? adminStatuses(
+            account,
+            rows.map((s) => s.id),
+          )
+        : ctx.statusPresenter.present(rows, account, { context: 'public' });
+    });
+  });
+
+  // Only reviewers see publishers (Mastodon answers the others an empty list).
+  app.get(
+    '/api/v1/admin/trends/links/publishers',
+    { config: { auth: auth.user('admin:read') } },
+    async (req, reply) => {
+      const review = reviewer(req);
+      return offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) =>
+        review ? ctx.store.trends.publishers(limit, offset).map(serializePublisher) : [],
+      );
+    },
+  );
+
+  for (const [action, allowed] of [
+    ['approve', true],
+    ['reject', false],
+  ] as const) {
+    app.post(`/api/v1/admin/trends/tags/:id/${action}`, { config: { auth: auth.user('admin:write') } }, async (req) => {
+      currentStaff(req, PERMISSION.manageTaxonomies);
+      const tag = ctx.store.tags.byId(pathId(req));
+      if (!tag) throw notFound();
+      ctx.store.trends.setTrendable(tag.id, allowed);
+      return adminTags([tag])[0];
+    });
+
+    app.post(
+      `/api/v1/admin/trends/statuses/:id/${action}`,
+      { config: { auth: auth.user('admin:write') } },
+      async (req) => {
+        const { account } = currentStaff(req, PERMISSION.manageTaxonomies);
+        const status = ctx.store.statuses.byId(pathId(req));
+        if (!status || status.deletedAt !== null) throw notFound();
+        ctx.store.trends.setStatusTrendable(status.id, allowed);
+        return adminStatuses(account, [status.id])[0];
+      },
+    );
+
+    app.post(
+      `/api/v1/admin/trends/links/publishers/:id/${action}`,
+      { config: { auth: auth.user('admin:write') } },
+      async (req) => {
+        currentStaff(req, PERMISSION.manageTaxonomies);
+        const publisher = ctx.store.trends.publisher(pathId(req));
+        if (!publisher) throw notFound();
+        ctx.store.trends.setPublisherTrendable(publisher.id, allowed);
+        return serializePublisher(ctx.store.trends.publisher(publisher.id)!);
+      },
+    );
+  }
 }

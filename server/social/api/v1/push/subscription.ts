@@ -8,6 +8,7 @@ import { auth, currentUser, tokenBeforeBody, presentedToken } from '../../../htt
 import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
 import { ALERT_TYPES, POLICIES, alertsFrom, pushEndpointProblem } from '../../../push/index.ts';
 import type { PushPolicy } from '../../../store/index.ts';
+import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const alertsSchema = z
   .object(Object.fromEntries(ALERT_TYPES.map((t) => [t, zBool.optional()])))
@@ -82,14 +83,19 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
     serializePushSubscription(own(currentUser(req).token.id), ctx.vapidPublicKey),
   );
 
-  app.put('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => {
-    const row = own(currentUser(req).token.id);
-    const p = parseParams(updateSchema, requestParams(req));
-    ctx.store.push.update(row.id, {
-      alerts: alertsFrom(p.data?.alerts, row.alerts),
-      policy: p.data?.policy ?? p.policy ?? row.policy,
-    });
-    return serializePushSubscription(ctx.store.push.byId(row.id)!, ctx.vapidPublicKey);
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/push/subscription',
+    config: { auth: auth.user('push') },
+    handler: async (req) => {
+      const row = own(currentUser(req).token.id);
+      const p = parseParams(updateSchema, requestParams(req));
+      ctx.store.push.update(row.id, {
+        alerts: alertsFrom(p.data?.alerts, row.alerts),
+        policy: p.data?.policy ?? p.policy ?? row.policy,
+      });
+      return serializePushSubscription(ctx.store.push.byId(row.id)!, ctx.vapidPublicKey);
+    },
   });
 
   app.delete('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => {

@@ -9,6 +9,7 @@ import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import { auth, currentUser, viewer } from '../../../http/auth.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
 import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
+import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const MAX_BATCH = 20;
 
@@ -50,16 +51,17 @@ export function statusRoutes(app: FastifyInstance, ctx: SocialContext): void {
     return ctx.statusPresenter.one(ctx.statuses.readable(me, pathId(req)), me);
   });
 
-  app.put(
-    '/api/v1/statuses/:id',
-    { config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' } },
-    async (req) => {
+  app.route({
+    method: UPDATE_METHODS,
+    url: '/api/v1/statuses/:id',
+    config: { auth: auth.user('write:statuses'), actionLimit: 'statuses' },
+    handler: async (req) => {
       const { account } = currentUser(req);
       const input = editInput(parseParams(editSchema, requestParams(req)));
       await ctx.federation?.resolveMentions(input.text);
       return ctx.statusPresenter.one(ctx.statuses.edit(account, pathId(req), input), account);
     },
-  );
+  });
 
   /** Answers with the deleted status and its source text, so clients can redraft it. */
   app.delete(

@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../testing/wait-for.ts';
+import { seedBulk } from './testing/bulk.ts';
+import { expectReplicated, snapshotOf } from './testing/content.ts';
+import {
+  serveHomeport,
+  startReplicator,
+  tempDir,
+  type ReplicatorProcess,
+  type ServedHomeport,
+} from './testing/serve.ts';
+
+const EVENTS = 100_000;
+const DEADLINE_MS = 600_000;
+
+/** The replicator passed `position` (its progress lines say so) and has not finished. */
+async function reached(replicator: ReplicatorProcess, position: number): Promise<void> {
+  let exited = false;
+  replicator.exitCode.then(() => (exited = true));
+  await waitFor(() => replicator.position() >= position || exited, `replication past ${position}`, DEADLINE_MS);
+  expect(exited, replicator.output()).toBe(false);
+}
+
+describe.each(['tcp', 'grpc'] as const)(
+  'exactly once over %s: SIGKILL of the replicator, the target, the source',
+  (protocol) => {
+    const processes: { kill(): Promise<void> }[] = [];
+    afterAll(async () => {
+      for (const p of processes) await p.kill();
+    });
+
+    it(
+      `copies ${EVENTS.toLocaleString('en-US')} events with no gap and no duplicate`,
+      async () => {
+        const sourceDir = tempDir(`crash-src-${protocol}`);
+        await seedBulk(sourceDir, { events: EVENTS });
+        let source = await serveHomeport(sourceDir);
+        let target = await serveHomeport(tempDir(`crash-dst-${protocol}`));
+        processes.push({ kill: () => source.kill() }, { kill: () => target.kill() });
+        const url = (s: ServedHomeport) => (protocol === 'tcp' ? s.tcpUrl : s.grpcUrl);
+        const args = ['--from', url(source), '--to', url(target), '--name', 'crash'];
+
+        let replicator = startReplicator(args);
+        processes.push({ kill: async () => void replicator.child.kill('SIGKILL') });
+        await reached(replicator, 15_000);
+        replicator.child.kill('SIGKILL');
+        await replicator.exitCode;
+
+        replicator = startReplicator(args);
+        await reached(replicator, 40_000);
+        await target.kill();
+        target = await serveHomeport(target.dataDir, { tcp: target.tcpPort, grpc: target.grpcPort });
+
+        await reached(replicator, 70_000);
+        await source.kill();
+        source = await serveHomeport(sourceDir, { tcp: source.tcpPort, grpc: source.grpcPort });
+
+        expect(await replicator.exitCode, replicator.output()).toBe(0);
+        expect(replicator.output()).toMatch(/connection lost/);
+        const copied = await snapshotOf(target);
+        const expected = await snapshotOf(source);
+        expect(expected.events.length).toBeGreaterThanOrEqual(EVENTS);
+        const ids = copied.events.map((e) => e.eventId);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids).toEqual(expected.events.map((e) => e.eventId));
+        expectReplicated(copied, expected);
+        // The checkpoint reached the end of the source.
+        const summary = /^replicated: .*checkpoint at (\d+)\//m.exec(replicator.output());
+        expect(Number(summary?.[1])).toBeGreaterThanOrEqual(EVENTS);
+      },
+      DEADLINE_MS,
+    );
+  },
+);

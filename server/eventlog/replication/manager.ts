@@ -1,0 +1,145 @@
+/**
+ * Replications a running server carries out for its UI: one side is this server's own store ("local"), the
+ * other a connection string. Each runs until it finishes, fails or is stopped; the list keeps finished ones
+ * (the last few) with their summary or error so the page can show how they ended.
+ */
+import crypto from 'node:crypto';
+import type { EventStore } from '../store/types.ts';
+import { defaultReplicationName } from './checkpoint.ts';
+import { EndpointError, parseEndpoint, remoteEndpoint, type Endpoint } from './endpoints.ts';
+import { localEndpoint } from './local.ts';
+import { NO_FILTER } from './plan.ts';
+import type { ReplicationProgress } from './progress.ts';
+import { replicate, type ReplicationSummary } from './replicator.ts';
+
+export const LOCAL = 'local';
+const KEEP_FINISHED = 20;
+const MAX_RUNNING = 8;
+
+export interface ReplicationRequest {
+  /** "local" (this server's store) or a connection string; exactly one side is local. */
+  from: string;
+  to: string;
+  continuous?: boolean;
+  intoExisting?: boolean;
+  name?: string;
+  streamPrefixes?: string[];
+  eventTypePrefixes?: string[];
+}
+
+export interface ReplicationJob {
+  id: string;
+  /** Descriptions without credentials. */
+  from: string;
+  to: string;
+  continuous: boolean;
+  startedAt: number;
+  state: 'running' | 'finished' | 'failed' | 'stopped';
+  progress: ReplicationProgress | null;
+  summary: ReplicationSummary | null;
+  error: string | null;
+}
+
+export class ReplicationRequestError extends Error {}
+
+export class ReplicationManager {
+  private readonly jobs = new Map<string, { job: ReplicationJob; stop: AbortController; done: Promise<void> }>();
+  private readonly store: EventStore;
+
+  constructor(store: EventStore) {
+    this.store = store;
+  }
+
+  private side(raw: string): Endpoint {
+    if (raw === LOCAL) {
+      const local = localEndpoint(this.store, 'this Homeport');
+      return {
+        description: local.description,
+        openSource: async () => local.source(),
+        openTarget: async () => local.target(),
+        close: async () => {},
+      };
+    }
+    let spec;
+    try {
+      spec = parseEndpoint(raw);
+    } catch (err) {
+      if (err instanceof EndpointError) throw new ReplicationRequestError(`the address ${err.message}`);
+      throw err;
+    }
+    if (spec.kind === 'local') throw new ReplicationRequestError('give "local" or a tcp:// / kurrentdb:// address');
+    return remoteEndpoint(spec);
+  }
+
+  start(request: ReplicationRequest): ReplicationJob {
+    if ((request.from === LOCAL) === (request.to === LOCAL))
+      throw new ReplicationRequestError('exactly one side must be "local" (this Homeport)');
+    if ([...this.jobs.values()].filter((j) => j.job.state === 'running').length >= MAX_RUNNING)
+      throw new ReplicationRequestError(`at most ${MAX_RUNNING} replications run at once`);
+    const source = this.side(request.from);
+    const target = this.side(request.to);
+    const job: ReplicationJob = {
+      id: crypto.randomUUID(),
+      from: source.description,
+      to: target.description,
+      continuous: request.continuous === true,
+      startedAt: Date.now(),
+      state: 'running',
+      progress: null,
+      summary: null,
+      error: null,
+    };
+    const stop = new AbortController();
+    const done = replicate({
+      openSource: () => source.openSource(),
+      openTarget: () => target.openTarget(),
+      name: request.name ?? defaultReplicationName(source.description),
+      filter: {
+        ...NO_FILTER,
+        streamPrefixes: request.streamPrefixes ?? [],
+        eventTypePrefixes: request.eventTypePrefixes ?? [],
+      },
+      continuous: job.continuous,
+      intoExisting: request.intoExisting === true,
+      signal: stop.signal,
+      onProgress: (p) => {
+        job.progress = p;
+      },
+    }).then(
+      (summary) => {
+        job.summary = summary;
+        job.state = stop.signal.aborted ? 'stopped' : 'finished';
+      },
+      (err: unknown) => {
+        job.error = (err as Error).message;
+        job.state = 'failed';
+      },
+    );
+    this.jobs.set(job.id, { job, stop, done });
+    this.forgetOldFinished();
+    return job;
+  }
+
+  list(): ReplicationJob[] {
+    return [...this.jobs.values()].map((j) => j.job);
+  }
+
+  /** Stops a running replication (it finishes its current page first); false when there is none such. */
+  async stop(id: string): Promise<boolean> {
+    const entry = this.jobs.get(id);
+    if (!entry) return false;
+    entry.stop.abort();
+    await entry.done;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    for (const entry of this.jobs.values()) entry.stop.abort();
+    await Promise.all([...this.jobs.values()].map((e) => e.done));
+  }
+
+  private forgetOldFinished(): void {
+    const finished = [...this.jobs.values()].filter((j) => j.job.state !== 'running');
+    for (const entry of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(entry.job.id);
+  }
+}

@@ -1,0 +1,64 @@
+import type { Logger } from '../../logger.ts';
+import type { SocialEventType } from '../events.ts';
+import type { SocialStore } from '../store/index.ts';
+
+/** How often the running server looks for commits by another process (one PRAGMA when there were none). */
+export const RELAY_POLL_MS = 200;
+const BATCH = 100;
+
+/**
+ * The admin CLI changes social.db while `serve` may run in another process. Its domain events are written to
+ * `relayed_events` inside the transaction that raised them (so they exist exactly when the change does).
+ */
+export function relayEventsToTable(store: SocialStore): void {
+  store.events.relay = (type, event) => store.relayedEvents.append(type, event);
+}
+
+export interface EventRelay {
+  /** Delivers what committed since the last look (the timer calls it; tests may too). */
+  poll(): void;
+  close(): void;
+}
+
+/**
+ * The running server's side: each commit by another connection (SQLite's data_version moves) is looked at,
+ * and the events it relayed are delivered to this process's listeners (streaming, Web Push, federation), as
+ * if raised here, then deleted. Events left from before the server started are dropped: its start reconciles
+ * what they told (deletions not yet announced, due jobs), and nobody was connected to hear the rest.
+ */
+export function startEventRelay(store: SocialStore, logger: Logger, intervalMs = RELAY_POLL_MS): EventRelay {
+  const db = store.core.db;
+  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  let last = store.relayedEvents.lastId();
+  store.relayedEvents.deleteThrough(last);
+  let seen = dataVersion();
+  const poll = () => {
+    const version = dataVersion();
+    if (version === seen) return;
+    seen = version;
+    for (
+      let rows = store.relayedEvents.after(last, BATCH);
+      rows.length;
+      rows = store.relayedEvents.after(last, BATCH)
+    ) {
+      for (const row of rows) {
+        last = row.id;
+        try {
+          store.events.deliverRelayed(row.type as SocialEventType, JSON.parse(row.payload));
+        } catch (err) {
+          logger.error({ err, type: row.type }, 'a relayed event could not be delivered');
+        }
+      }
+      store.relayedEvents.deleteThrough(last);
+    }
+  };
+  const timer = setInterval(() => {
+    try {
+      poll();
+    } catch (err) {
+      logger.error({ err }, 'reading relayed events failed');
+    }
+  }, intervalMs);
+  timer.unref();
+  return { poll, close: () => clearInterval(timer) };
+}

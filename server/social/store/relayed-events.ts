@@ -1,0 +1,37 @@
+import { int, type StoreCore } from './store.ts';
+
+export interface RelayedEventRow {
+  id: number;
+  type: string;
+  payload: string;
+}
+
+/** Domain events the admin CLI raised, waiting for the running server to deliver them (see domain/event-relay.ts). */
+export class RelayedEventRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  append(type: string, event: unknown): void {
+    const payload = JSON.stringify(event, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+    this.core
+      .sql('INSERT INTO relayed_events (type, payload, created_at) VALUES (?, ?, ?)')
+      .run(type, payload, this.core.now());
+  }
+
+  lastId(): number {
+    return int((this.core.sql('SELECT coalesce(MAX(id), 0) AS n FROM relayed_events').get() as { n: bigint }).n);
+  }
+
+  after(id: number, limit: number): RelayedEventRow[] {
+    const rows = this.core
+      .sql('SELECT id, type, payload FROM relayed_events WHERE id > ? ORDER BY id LIMIT ?')
+      .all(id, limit) as { id: bigint; type: string; payload: string }[];
+    return rows.map((r) => ({ id: int(r.id), type: r.type, payload: r.payload }));
+  }
+
+  deleteThrough(id: number): void {
+    this.core.sql('DELETE FROM relayed_events WHERE id <= ?').run(id);
+  }
+}

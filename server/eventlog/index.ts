@@ -52,3 +52,5 @@ export {
   type RunProjections,
   type ProjectionEntry,
 } from './projections/index.ts';
+export { startEventLogGrpc, type EventLogGrpcServer } from './grpc/index.ts';
+export { eventLogUiRoutes, eventLogUiDeps } from './ui/index.ts';

@@ -8,7 +8,7 @@ import {
   type ReadAllResult,
   type ResolvedEvent,
 } from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   callerOf,
   errorForResult,

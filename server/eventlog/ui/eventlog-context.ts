@@ -2,8 +2,8 @@ import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subsc
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../store/types.ts';
 import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
-import { LINK_EVENT_TYPE, parseLink } from '../index.ts';
-import type { UiPrincipal } from '../../http/ui-api.ts';
+import { LINK_EVENT_TYPE, parseLink } from '../store/links.ts';
+import type { UiPrincipal } from '../../http/index.ts';
 
 /**
  * What the event-log pages of the UI API need. Everything is reached through getters because the TCP

@@ -9,7 +9,7 @@ import type {
   VolatileSubscribeResult,
 } from '../subscriptions/types.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface LiveTailLimits {

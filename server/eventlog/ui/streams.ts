@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ExpectedVersion, type StreamSummary } from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
 export interface UiStreamSummary {

@@ -54,3 +54,19 @@ export {
 } from './projections/index.ts';
 export { startEventLogGrpc, type EventLogGrpcServer } from './grpc/index.ts';
 export { eventLogUiRoutes, eventLogUiDeps } from './ui/index.ts';
+export {
+  defaultReplicationName,
+  EndpointError,
+  needsPassword,
+  NO_FILTER,
+  openEndpoint,
+  parseEndpoint,
+  replicate,
+  withPassword,
+  type Endpoint,
+  type EndpointSpec,
+  type LogPosition,
+  type ReplicationFilter,
+  type ReplicationProgress,
+  type ReplicationSummary,
+} from './replication/index.ts';

@@ -7,14 +7,26 @@ export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/links.ts';
 export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
 export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
-export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
+export { eventlogMigrations } from './store/migrations.ts';
 export {
+  startEventLogTcp,
+  type EventLogTcpServer,
+  type EventLogTcpOptions,
   DEFAULT_CONNECTION_LIMITS,
   type ConnectionInfo,
   type ConnectionLimits,
   type ConnectionRegistry,
   type TcpServerStats,
-} from './tcp/connection.ts';
+  TcpCommand,
+  TcpFlags,
+  FrameReader,
+  guidStringToBytes,
+  decodeMessage,
+  encodeMessage,
+  encodeFrame,
+  parsePackage,
+  type TcpPackage,
+} from './tcp/index.ts';
 export {
   startSubscriptions,
   DEFAULT_PERSISTENT_SETTINGS,
@@ -52,7 +64,7 @@ export {
   type RunProjections,
   type ProjectionEntry,
 } from './projections/index.ts';
-export { startEventLogGrpc, type EventLogGrpcServer } from './grpc/index.ts';
+export { startEventLogGrpc, serviceDefinition, type EventLogGrpcServer } from './grpc/index.ts';
 export { eventLogUiRoutes, eventLogUiDeps } from './ui/index.ts';
 export {
   defaultReplicationName,

@@ -2,12 +2,12 @@
  * The event-log subsystem's public face: storage (an EventStoreDB-compatible store on SQLite) and
  * the TCP protocol listeners. Everything else in Homeport uses only what is exported here.
  */
-export * from './store/types.ts';
-export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/links.ts';
+export * from './store/index.ts';
+export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/index.ts';
 export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
-export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
-export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
-export { eventlogMigrations } from './store/migrations.ts';
+export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/index.ts';
+export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/index.ts';
+export { eventlogMigrations } from './store/index.ts';
 export {
   startEventLogTcp,
   type EventLogTcpServer,

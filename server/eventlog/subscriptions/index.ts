@@ -3,7 +3,7 @@
  * Transport-agnostic; the TCP protocol glue lives in tcp-handlers.ts.
  */
 import type { Logger } from '../../logger.ts';
-import type { Caller, EventStore, Principal } from '../store/types.ts';
+import type { Caller, EventStore, Principal } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PersistentSubscriptions } from './persistent/service.ts';
 import type {

@@ -1,4 +1,4 @@
-import type { Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/types.ts';
+import type { Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/index.ts';
 import {
   BadRequestError,
   eventNumberToWire,

@@ -7,7 +7,7 @@ import {
   type Principal,
   type ReadAllResult,
   type ResolvedEvent,
-} from '../store/types.ts';
+} from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   callerOf,

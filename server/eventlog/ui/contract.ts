@@ -18,4 +18,4 @@ export type { AllPage, AllCursor } from './all.ts';
 export type { UiStreamSummary } from './streams.ts';
 export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
-export type { StreamMetadata, Position } from '../store/types.ts';
+export type { StreamMetadata, Position } from '../store/index.ts';

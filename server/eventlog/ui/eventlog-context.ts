@@ -1,8 +1,15 @@
 import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../store/types.ts';
+import {
+  type EventLogUsers,
+  type EventStore,
+  type Principal,
+  type RecordedEvent,
+  type ResolvedIndexedEvent,
+  LINK_EVENT_TYPE,
+  parseLink,
+} from '../store/index.ts';
 import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
-import { LINK_EVENT_TYPE, parseLink } from '../store/links.ts';
 import type { UiPrincipal } from '../../http/index.ts';
 
 /**

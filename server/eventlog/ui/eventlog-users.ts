@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { EventLogUserError } from '../store/users.ts';
+import { EventLogUserError } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../store/types.ts';
+import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   callerOf,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
-import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/types.ts';
+import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/index.ts';
 import type {
   DropReason,
   SubscriberInfo,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ExpectedVersion, type StreamSummary } from '../store/types.ts';
+import { ExpectedVersion, type StreamSummary } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 

@@ -48,12 +48,13 @@ export {
   type DeleteGroupResult,
   type GroupStatus,
 } from './subscriptions/index.ts';
+// Not through subscriptions/index.ts: the handlers import the Subscriptions type from it.
 export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
 export {
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
   type SubscriptionTcpOptions,
-} from './subscriptions/tcp-registry.ts';
+} from './subscriptions/index.ts';
 export {
   startProjections,
   mountProjectionsHttp,

@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../../logger.ts';
 import type { Caller } from '../store/index.ts';
-import type { PeerConnection } from '../tcp/dispatcher.ts';
+import type { PeerConnection } from '../tcp/index.ts';
 import type { PersistentConsumerHandle, SubscriberInfo, VolatileSubscriptionHandle } from './types.ts';
 
 export interface SubscriptionTcpOptions {

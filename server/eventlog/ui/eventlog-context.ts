@@ -1,4 +1,4 @@
-import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
+import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type EventLogUsers,
@@ -9,7 +9,7 @@ import {
   LINK_EVENT_TYPE,
   parseLink,
 } from '../store/index.ts';
-import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
+import type { PersistentSubscriptionSettings } from '../subscriptions/index.ts';
 import type { UiPrincipal } from '../../http/index.ts';
 
 /**

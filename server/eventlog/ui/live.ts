@@ -7,7 +7,7 @@ import type {
   SubscriberInfo,
   VolatileSubscribeRequest,
   VolatileSubscribeResult,
-} from '../subscriptions/types.ts';
+} from '../subscriptions/index.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';

@@ -295,7 +295,3 @@ export function uiEvent(
 export function pageFieldLimit(count: number): number {
   return Math.max(1024, Math.min(PREVIEW_FIELD_BYTES, Math.floor(PAGE_PAYLOAD_BYTES / Math.max(1, count) / 2)));
 }
-
-export function isSystemStream(streamId: string): boolean {
-  return streamId.startsWith('$');
-}

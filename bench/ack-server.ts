@@ -14,10 +14,14 @@
  */
 import crypto from 'node:crypto';
 import net from 'node:net';
-import { TcpCommand } from '../server/eventlog/tcp/commands.ts';
-import { FrameReader } from '../server/eventlog/tcp/framing.ts';
-import { decodeMessage, encodeMessage } from '../server/eventlog/tcp/messages.ts';
-import { encodeFrame, parsePackage } from '../server/eventlog/tcp/package.ts';
+import {
+  TcpCommand,
+  FrameReader,
+  decodeMessage,
+  encodeMessage,
+  encodeFrame,
+  parsePackage,
+} from '../server/eventlog/index.ts';
 
 interface WriteEvents {
   eventStreamId: string;

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../server/db/index.ts';
-import { eventlogMigrations } from '../server/eventlog/store/migrations.ts';
+import { eventlogMigrations } from '../server/eventlog/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { jsonEvent, KurrentDBClient, START, BACKWARDS, END } from '@kurrent/kurrentdb-client';
-import { serviceDefinition } from '../server/eventlog/grpc/protos.ts';
+import { serviceDefinition } from '../server/eventlog/index.ts';
 import { connectClient, es, percentile, stopServer, type Server } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -25,11 +25,17 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { TcpCommand, TcpFlags } from '../server/eventlog/tcp/commands.ts';
-import { FrameReader } from '../server/eventlog/tcp/framing.ts';
-import { decodeMessage, encodeMessage } from '../server/eventlog/tcp/messages.ts';
-import { encodeFrame, parsePackage, type TcpPackage } from '../server/eventlog/tcp/package.ts';
-import { guidStringToBytes } from '../server/eventlog/tcp/guid.ts';
+import {
+  TcpCommand,
+  TcpFlags,
+  FrameReader,
+  decodeMessage,
+  encodeMessage,
+  encodeFrame,
+  parsePackage,
+  type TcpPackage,
+  guidStringToBytes,
+} from '../server/eventlog/index.ts';
 import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

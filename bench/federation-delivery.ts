@@ -18,9 +18,7 @@ import path from 'node:path';
 import { signRequest } from '@fedify/fedify';
 import { createHttpServer } from '../server/http/index.ts';
 import { createLogger, LogRing } from '../server/logger.ts';
-import { FederationRepository } from '../server/social/federation/store.ts';
-import { duration } from '../server/social/federation/time.ts';
-import { openSocial } from '../server/social/social.ts';
+import { duration, FederationRepository, openSocial } from '../server/social/index.ts';
 
 const PEERS = Number(process.env.PEERS ?? 200);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);

@@ -24,8 +24,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { createHttpServer } from '../server/http/index.ts';
 import { createLogger, LogRing } from '../server/logger.ts';
-import { openSocial, openSocialAdmin } from '../server/social/index.ts';
-import type { Account } from '../server/social/store/index.ts';
+import { type Account, openSocial, openSocialAdmin } from '../server/social/index.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
 const STATUSES = Number(process.env.BENCH_STATUSES ?? 200_000);

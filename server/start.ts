@@ -6,10 +6,13 @@ import {
   DEFAULT_PASSWORD,
   openEventLog,
   startEventLogTcp,
+  startEventLogGrpc,
+  eventLogUiRoutes,
+  eventLogUiDeps,
   type EventLog,
   type EventLogTcpServer,
+  type EventLogGrpcServer,
 } from './eventlog/index.ts';
-import { startEventLogGrpc, type EventLogGrpcServer } from './eventlog/grpc/index.ts';
 import { startSubscriptions, subscriptionTcpHandlers, type Subscriptions } from './eventlog/index.ts';
 import {
   mountProjectionsHttp,
@@ -17,11 +20,14 @@ import {
   startProjections,
   type ProjectionManager,
 } from './eventlog/index.ts';
-import { createHttpServer, registerUiApi } from './http/index.ts';
-import { UI_API_PREFIX } from './http/ui-api.ts';
-import { eventLogUiRoutes } from './eventlog/ui/eventlog-api.ts';
-import { eventLogUiDeps } from './eventlog/ui/eventlog-sources.ts';
-import { UiSessions, type ServerInfo, type UiPrincipal } from './http/ui-api.ts';
+import {
+  createHttpServer,
+  registerUiApi,
+  type ServerInfo,
+  UI_API_PREFIX,
+  type UiPrincipal,
+  UiSessions,
+} from './http/index.ts';
 import { checkIntegrityInBackground, DamagedDatabaseError } from './db/index.ts';
 import { ensureDirectory, makePrivate } from './fs-util.ts';
 import { acquireDataDirLock } from './lock.ts';

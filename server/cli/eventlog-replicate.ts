@@ -17,7 +17,7 @@ import {
   type EndpointSpec,
   type ReplicationFilter,
   type ReplicationProgress,
-} from '../eventlog/replication/index.ts';
+} from '../eventlog/index.ts';
 import { createLogger, LogRing } from '../logger.ts';
 import { requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
 import { formatProgress, formatSummary } from './replicate-progress.ts';

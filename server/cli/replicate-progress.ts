@@ -1,5 +1,5 @@
 /** The lines `homeport eventlog replicate` prints: a progress bar while catching up, the lag once live, a summary. */
-import type { LogPosition, ReplicationProgress, ReplicationSummary } from '../eventlog/replication/index.ts';
+import type { LogPosition, ReplicationProgress, ReplicationSummary } from '../eventlog/index.ts';
 
 const BAR_WIDTH = 20;
 const count = (n: number) => n.toLocaleString('en-US');

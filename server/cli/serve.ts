@@ -4,7 +4,7 @@ import { RUN_PROJECTIONS_VALUES, type RunProjections } from '../eventlog/index.t
 import { ensureDirectory } from '../fs-util.ts';
 import { startHomeport } from '../start.ts';
 import { DataDirLockedError } from '../lock.ts';
-import { PublicUrlChangedError } from '../social/federation/index.ts';
+import { PublicUrlChangedError } from '../social/index.ts';
 import { parsePort, UsageError, type CliCommand } from './command.ts';
 
 export const serveCommand: CliCommand = {

@@ -1,5 +1,4 @@
-import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction } from '../social/index.ts';
-import { ValidationFailure } from '../social/errors.ts';
+import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction, ValidationFailure } from '../social/index.ts';
 import { createLogger, LogRing } from '../logger.ts';
 import {
   PASSWORD_OPTIONS,

@@ -1,5 +1,4 @@
-import { openSocialAdmin } from '../social/index.ts';
-import { checkInstance, formatReport } from '../social/federation/index.ts';
+import { checkInstance, formatReport, openSocialAdmin } from '../social/index.ts';
 import { createLogger, LogRing } from '../logger.ts';
 import { parsePublicUrl } from '../config.ts';
 import { UsageError, type CliCommand } from './command.ts';

@@ -1,5 +1,5 @@
 import { UsageError, type CliCommand } from './command.ts';
-import type { SocialAdmin } from '../social/admin.ts';
+import type { SocialAdmin } from '../social/index.ts';
 import { withSocialAdmin } from './social-accounts.ts';
 
 export const trendsTagsCommand: CliCommand = {

@@ -1,11 +1,15 @@
 import path from 'node:path';
 import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
-import { eventlogMigrations } from './store/migrations.ts';
-import { SqliteEventStore, type StoreLimits } from './store/sqlite-store.ts';
-import type { SystemWriter } from './store/system-writer.ts';
-import type { EventLogUsers, EventStore } from './store/types.ts';
-import { SqliteEventLogUsers } from './store/users.ts';
+import {
+  eventlogMigrations,
+  SqliteEventStore,
+  type StoreLimits,
+  type SystemWriter,
+  type EventLogUsers,
+  type EventStore,
+  SqliteEventLogUsers,
+} from './store/index.ts';
 
 export interface OpenEventLogOptions {
   dataDir: string;

@@ -2,19 +2,31 @@
  * The event-log subsystem's public face: storage (an EventStoreDB-compatible store on SQLite) and
  * the TCP protocol listeners. Everything else in Homeport uses only what is exported here.
  */
-export * from './store/types.ts';
-export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/links.ts';
+export * from './store/index.ts';
+export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './store/index.ts';
 export { openEventLog, EVENTLOG_FILE, type EventLog, type OpenEventLogOptions } from './eventlog.ts';
-export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/users.ts';
-export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/sqlite-store.ts';
-export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './tcp/server.ts';
+export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode } from './store/index.ts';
+export { DEFAULT_STORE_LIMITS, type StoreLimits } from './store/index.ts';
+export { eventlogMigrations } from './store/index.ts';
 export {
+  startEventLogTcp,
+  type EventLogTcpServer,
+  type EventLogTcpOptions,
   DEFAULT_CONNECTION_LIMITS,
   type ConnectionInfo,
   type ConnectionLimits,
   type ConnectionRegistry,
   type TcpServerStats,
-} from './tcp/connection.ts';
+  TcpCommand,
+  TcpFlags,
+  FrameReader,
+  guidStringToBytes,
+  decodeMessage,
+  encodeMessage,
+  encodeFrame,
+  parsePackage,
+  type TcpPackage,
+} from './tcp/index.ts';
 export {
   startSubscriptions,
   DEFAULT_PERSISTENT_SETTINGS,
@@ -36,12 +48,13 @@ export {
   type DeleteGroupResult,
   type GroupStatus,
 } from './subscriptions/index.ts';
+// Not through subscriptions/index.ts: the handlers import the Subscriptions type from it.
 export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
 export {
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
   type SubscriptionTcpOptions,
-} from './subscriptions/tcp-registry.ts';
+} from './subscriptions/index.ts';
 export {
   startProjections,
   mountProjectionsHttp,
@@ -53,3 +66,21 @@ export {
   type RunProjections,
   type ProjectionEntry,
 } from './projections/index.ts';
+export { startEventLogGrpc, serviceDefinition, type EventLogGrpcServer } from './grpc/index.ts';
+export { eventLogUiRoutes, eventLogUiDeps } from './ui/index.ts';
+export {
+  defaultReplicationName,
+  EndpointError,
+  needsPassword,
+  NO_FILTER,
+  openEndpoint,
+  parseEndpoint,
+  replicate,
+  withPassword,
+  type Endpoint,
+  type EndpointSpec,
+  type LogPosition,
+  type ReplicationFilter,
+  type ReplicationProgress,
+  type ReplicationSummary,
+} from './replication/index.ts';

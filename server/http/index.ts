@@ -1,3 +1,11 @@
 export { createHttpServer, type HttpServerOptions } from './server.ts';
-export { registerUiApi, type UiApiOptions } from './ui-api.ts';
+export {
+  registerUiApi,
+  requireOwner,
+  type ServerInfo,
+  UI_API_PREFIX,
+  type UiApiOptions,
+  type UiPrincipal,
+  UiSessions,
+} from './ui-api.ts';
 export { allowsCrossOrigin } from './cross-origin.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { requireOwner, type UiSessions } from '../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../http/index.ts';
 import type { SocialContext } from './context.ts';
 import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';

@@ -21,6 +21,7 @@ import { streamsService } from './streams/index.ts';
 
 export { DEFAULT_GRPC_LIMITS, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 export { ADVERTISED_KURRENTDB_VERSION } from './node-services.ts';
+export { serviceDefinition } from './protos.ts';
 
 export const DEFAULT_GRPC_PORT = 2113;
 /** Largest Append (all its events' data, metadata and types), as one TCP package may carry. */

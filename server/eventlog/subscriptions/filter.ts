@@ -1,5 +1,4 @@
-import { compileLinearRegex } from '../store/filter.ts';
-import type { EventFilter, RecordedEvent } from '../store/types.ts';
+import { compileLinearRegex, type EventFilter, type RecordedEvent } from '../store/index.ts';
 
 /** A compiled subscription filter: true when the event should be delivered. */
 export type EventPredicate = (event: RecordedEvent) => boolean;

@@ -3,7 +3,7 @@
  * Transport-agnostic; the TCP protocol glue lives in tcp-handlers.ts.
  */
 import type { Logger } from '../../logger.ts';
-import type { Caller, EventStore, Principal } from '../store/types.ts';
+import type { Caller, EventStore, Principal } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PersistentSubscriptions } from './persistent/service.ts';
 import type {
@@ -26,6 +26,11 @@ export { systemClock, ManualClock, type Clock } from './clock.ts';
 export { compileEventFilter, describeFilter, InvalidFilterError } from './filter.ts';
 export { VolatileSubscriptions } from './volatile.ts';
 export { PersistentSubscriptions } from './persistent/service.ts';
+export {
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  type SubscriptionTcpOptions,
+} from './tcp-registry.ts';
 
 /** The identity subscriptions use for their own bookkeeping streams (checkpoints, parked, definitions). */
 export const SUBSCRIPTIONS_SYSTEM_PRINCIPAL: Principal = Object.freeze({

@@ -1,16 +1,22 @@
-import type { Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/types.ts';
+import type { Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/index.ts';
 import {
   BadRequestError,
   eventNumberToWire,
   filterFromWire,
   int64ToNumber,
   resolvedIndexedEventToWire,
-} from '../tcp/codec.ts';
-import { TcpCommand } from '../tcp/commands.ts';
-import type { CommandHandlerMap, PeerConnection, RequestContext } from '../tcp/dispatcher.ts';
-import { GUID_BYTES, guidBytesToString } from '../tcp/guid.ts';
-import { encodeStreamEventAppeared } from '../tcp/event-encoder.ts';
-import { encodeMessage, enumTable, type FilterMessage, type Int64 } from '../tcp/messages.ts';
+  TcpCommand,
+  type CommandHandlerMap,
+  type PeerConnection,
+  type RequestContext,
+  GUID_BYTES,
+  guidBytesToString,
+  encodeStreamEventAppeared,
+  encodeMessage,
+  enumTable,
+  type FilterMessage,
+  type Int64,
+} from '../tcp/index.ts';
 import type { Subscriptions } from './index.ts';
 import { settingsFromWire, type WirePersistentSettings } from './persistent/settings.ts';
 import type {

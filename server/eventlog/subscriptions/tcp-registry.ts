@@ -3,8 +3,8 @@
  * open subscriptions with one small package each, and each one holds memory until its connection ends.
  */
 import type { Logger } from '../../logger.ts';
-import type { Caller } from '../store/types.ts';
-import type { PeerConnection } from '../tcp/dispatcher.ts';
+import type { Caller } from '../store/index.ts';
+import type { PeerConnection } from '../tcp/index.ts';
 import type { PersistentConsumerHandle, SubscriberInfo, VolatileSubscriptionHandle } from './types.ts';
 
 export interface SubscriptionTcpOptions {

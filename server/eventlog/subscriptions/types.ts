@@ -1,4 +1,4 @@
-import type { Caller, EventFilter, Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/types.ts';
+import type { Caller, EventFilter, Position, ResolvedEvent, ResolvedIndexedEvent } from '../store/index.ts';
 
 /**
  * Why a subscription ended. The first five are the wire's SubscriptionDropReason values; the rest are

@@ -1,13 +1,13 @@
 import type { Logger } from '../../logger.ts';
-import { LINK_EVENT_TYPE } from '../store/links.ts';
 import {
+  LINK_EVENT_TYPE,
   EVENT_NUMBER_DELETED,
   type Caller,
   type CommittedBatch,
   type EventStore,
   type RecordedEvent,
   type ResolvedEvent,
-} from '../store/types.ts';
+} from '../store/index.ts';
 import { compileEventFilter, describeFilter, InvalidFilterError, type EventPredicate } from './filter.ts';
 import type {
   DropReason,

@@ -6,7 +6,7 @@ import {
   type RecordedEvent,
   type ResolvedEvent,
   type ResolvedIndexedEvent,
-} from '../store/types.ts';
+} from '../store/index.ts';
 import { GUID_BYTES, guidBytesToString, guidStringToBytes } from './guid.ts';
 import type {
   EventRecordMessage,

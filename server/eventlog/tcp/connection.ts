@@ -32,7 +32,7 @@
 import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../logger.ts';
-import type { Principal } from '../store/types.ts';
+import type { Principal } from '../store/index.ts';
 import { TcpCommand, TcpFlags } from './commands.ts';
 import type { CommandDispatcher, PeerConnection } from './dispatcher.ts';
 import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';

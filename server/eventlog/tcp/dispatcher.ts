@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
-import type { Caller, EventStore, Principal } from '../store/types.ts';
+import type { Caller, EventStore, Principal } from '../store/index.ts';
 import { BadRequestError } from './codec.ts';
 import { commandName, TcpCommand, TcpFlags } from './commands.ts';
 import { decodeMessage, encodeMessage, enumTable, type MessageName } from './messages.ts';

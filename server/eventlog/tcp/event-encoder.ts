@@ -13,7 +13,7 @@ import {
   type RecordedEvent,
   type ResolvedEvent,
   type ResolvedIndexedEvent,
-} from '../store/types.ts';
+} from '../store/index.ts';
 import { dotNetBinaryDate } from './codec.ts';
 import { guidStringToBytes } from './guid.ts';
 

@@ -7,8 +7,8 @@ import {
   type Principal,
   type ReadAllResult,
   type ResolvedEvent,
-} from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+} from '../store/index.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   callerOf,
   errorForResult,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import type { EventLogUiDeps } from './eventlog-context.ts';
 
 /** Connected TCP clients and volatile (live) subscriptions. Rates are left to the page: it samples and divides. */

@@ -15,7 +15,6 @@ export type {
 } from './eventlog-context.ts';
 export type { StreamPage } from './events.ts';
 export type { AllPage, AllCursor } from './all.ts';
-export type { UiStreamSummary } from './streams.ts';
 export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
-export type { StreamMetadata, Position } from '../store/types.ts';
+export type { StreamMetadata, Position, StreamSummary as UiStreamSummary } from '../store/index.ts';

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { ExpectedVersion, type NewEvent, type Principal } from '../index.ts';
 import { startHomeport, type Homeport } from '../../index.ts';
 import { createHttpServer } from '../../http/server.ts';
-import { registerUiApi, UI_API_PREFIX, UiSessions } from '../../http/ui-api.ts';
+import { registerUiApi, UI_API_PREFIX, UiSessions } from '../../http/index.ts';
 import type { AllPage } from './all.ts';
 import { eventLogUiRoutes } from './eventlog-api.ts';
 import { eventLogUiDeps } from './eventlog-sources.ts';

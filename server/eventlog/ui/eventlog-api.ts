@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { allRoutes } from './all.ts';
-import type { UiSessions } from '../../http/ui-api.ts';
+import type { UiSessions } from '../../http/index.ts';
 import { connectionRoutes } from './connections.ts';
 import { UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 import { eventLogUserRoutes } from './eventlog-users.ts';

@@ -1,9 +1,16 @@
-import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/types.ts';
+import type { VolatileSubscribeRequest, VolatileSubscribeResult } from '../subscriptions/index.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EventLogUsers, EventStore, Principal, RecordedEvent, ResolvedIndexedEvent } from '../store/types.ts';
-import type { PersistentSubscriptionSettings } from '../subscriptions/types.ts';
-import { LINK_EVENT_TYPE, parseLink } from '../index.ts';
-import type { UiPrincipal } from '../../http/ui-api.ts';
+import {
+  type EventLogUsers,
+  type EventStore,
+  type Principal,
+  type RecordedEvent,
+  type ResolvedIndexedEvent,
+  LINK_EVENT_TYPE,
+  parseLink,
+} from '../store/index.ts';
+import type { PersistentSubscriptionSettings } from '../subscriptions/index.ts';
+import type { UiPrincipal } from '../../http/index.ts';
 
 /**
  * What the event-log pages of the UI API need. Everything is reached through getters because the TCP
@@ -287,8 +294,4 @@ export function uiEvent(
 /** Field limit for a page of `count` events. */
 export function pageFieldLimit(count: number): number {
   return Math.max(1024, Math.min(PREVIEW_FIELD_BYTES, Math.floor(PAGE_PAYLOAD_BYTES / Math.max(1, count) / 2)));
-}
-
-export function isSystemStream(streamId: string): boolean {
-  return streamId.startsWith('$');
 }

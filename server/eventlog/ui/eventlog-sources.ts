@@ -8,7 +8,7 @@ import type {
   UpdateGroupResult,
   VolatileSubscriptionInfo,
 } from '../subscriptions/index.ts';
-import type { ConnectionInfo } from '../tcp/connection.ts';
+import type { ConnectionInfo } from '../tcp/index.ts';
 import type {
   EventLogUiDeps,
   UiConnectionSource,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { EventLogUserError } from '../store/users.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { EventLogUserError } from '../store/index.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
 const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#@:]+$' } as const;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../store/index.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   callerOf,
   errorForResult,

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
-import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/types.ts';
+import type { Caller, CommittedBatch, EventStore, RecordedEvent, ResolvedEvent } from '../store/index.ts';
 import type {
   DropReason,
   SubscriberInfo,
   VolatileSubscribeRequest,
   VolatileSubscribeResult,
-} from '../subscriptions/types.ts';
+} from '../subscriptions/index.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
 
 export interface LiveTailLimits {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ExpectedVersion } from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { ExpectedVersion } from '../store/index.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
 export const METADATA_EVENT_TYPE = '$metadata';

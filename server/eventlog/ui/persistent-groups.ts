@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { CONSUMER_STRATEGIES, parkedStreamOf } from '../subscriptions/index.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { readStreamPageRequest, STREAM_PAGE_QUERY, type StreamPageQuery } from './events.ts';
 import {
   callerOf,

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomeport, type Homeport } from '../../start.ts';
-import { UI_API_PREFIX } from '../../http/ui-api.ts';
+import { UI_API_PREFIX } from '../../http/index.ts';
 import { ExpectedVersion } from '../index.ts';
 import { seedMixedContent } from '../replication/testing/content.ts';
 import { tcpClient, tempDir } from '../replication/testing/serve.ts';

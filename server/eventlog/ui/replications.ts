@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   ReplicationManager,
   ReplicationRequestError,

@@ -1,21 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { ExpectedVersion, type StreamSummary } from '../store/types.ts';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { ExpectedVersion, type StreamSummary } from '../store/index.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
-
-export interface UiStreamSummary {
-  streamId: string;
-  lastEventNumber: number;
-  eventCount: number;
-  createdAt: number;
-  updatedAt: number;
-  deleted: 'no' | 'soft' | 'hard';
-}
 
 const MAX_LIST = 500;
 const MAX_STREAM_NAME = 2048;
 
-function summary(s: StreamSummary): UiStreamSummary {
+/** Only the summary's own fields go to the page, whatever else the store's object carries. */
+function summary(s: StreamSummary): StreamSummary {
   return {
     streamId: s.streamId,
     lastEventNumber: s.lastEventNumber,
@@ -27,7 +19,7 @@ function summary(s: StreamSummary): UiStreamSummary {
 }
 
 /** The one summary for an exact name: among names with that prefix, ordered by name, the name itself sorts first. */
-export function findStream(deps: EventLogUiDeps, streamId: string): UiStreamSummary | undefined {
+export function findStream(deps: EventLogUiDeps, streamId: string): StreamSummary | undefined {
   const [first] = deps.store.listStreams({ prefix: streamId, orderBy: 'name', limit: 1, includeSystem: true });
   return first && first.streamId === streamId ? summary(first) : undefined;
 }

@@ -20,6 +20,8 @@ import { FederationRepository } from './store.ts';
 import { fetchObject } from './lookup.ts';
 
 export { RejectedDocument } from './remote.ts';
+export { FederationRepository } from './store.ts';
+export { duration } from './time.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;

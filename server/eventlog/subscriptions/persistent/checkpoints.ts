@@ -4,7 +4,7 @@
  * flight with later requests coalescing into the next.
  */
 import type { Logger } from '../../../logger.ts';
-import { EVENT_NUMBER_DELETED } from '../../store/types.ts';
+import { EVENT_NUMBER_DELETED } from '../../store/index.ts';
 import type { PersistentSubscriptionSettings } from '../types.ts';
 import { appendGroupEvent, utf8, utf8Decoder, writeStreamMetadata, type GroupContext } from './group-streams.ts';
 

@@ -1,8 +1,14 @@
 /** The streams a persistent group keeps beside its source stream, and how it writes to them. */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger.ts';
-import { metastreamOf, SystemEventTypes } from '../../store/metadata.ts';
-import { ExpectedVersion, type EventStore, type Principal, type WriteResult } from '../../store/types.ts';
+import {
+  metastreamOf,
+  SystemEventTypes,
+  ExpectedVersion,
+  type EventStore,
+  type Principal,
+  type WriteResult,
+} from '../../store/index.ts';
 import type { Clock } from '../clock.ts';
 
 export interface GroupContext {

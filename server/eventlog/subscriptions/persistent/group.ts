@@ -1,12 +1,12 @@
 import type { Logger } from '../../../logger.ts';
-import { LINK_EVENT_TYPE } from '../../store/links.ts';
 import {
+  LINK_EVENT_TYPE,
   EVENT_NUMBER_DELETED,
   MAX_READ_COUNT,
   type EventStore,
   type RecordedEvent,
   type ResolvedIndexedEvent,
-} from '../../store/types.ts';
+} from '../../store/index.ts';
 import type {
   DropReason,
   GroupStatus,

@@ -1,6 +1,5 @@
 /** What a persistent group hands out: one message per event of its stream, and how each is keyed. */
-import { LINK_EVENT_TYPE, parseLink } from '../../store/links.ts';
-import type { RecordedEvent, ResolvedIndexedEvent } from '../../store/types.ts';
+import { LINK_EVENT_TYPE, parseLink, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/index.ts';
 import { utf8Decoder } from './group-streams.ts';
 
 /** A slice of replayed parked messages; the parked stream is truncated once all of a slice are done. */

@@ -4,8 +4,7 @@
  * and replayed; the stream is truncated past a replayed slice once every message of it is finished.
  */
 import type { Logger } from '../../../logger.ts';
-import { LINK_EVENT_TYPE } from '../../store/links.ts';
-import { EVENT_NUMBER_DELETED, MAX_READ_COUNT, type ResolvedIndexedEvent } from '../../store/types.ts';
+import { LINK_EVENT_TYPE, EVENT_NUMBER_DELETED, MAX_READ_COUNT, type ResolvedIndexedEvent } from '../../store/index.ts';
 import type { ParkedMessage, ParkedPage } from '../types.ts';
 import { appendGroupEvent, utf8, utf8Decoder, writeStreamMetadata, type GroupContext } from './group-streams.ts';
 import type { Message, ReplaySlice } from './messages.ts';

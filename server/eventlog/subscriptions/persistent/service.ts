@@ -7,7 +7,7 @@ import {
   type EventStore,
   type Principal,
   type RecordedEvent,
-} from '../../store/types.ts';
+} from '../../store/index.ts';
 import type { Clock } from '../clock.ts';
 import type {
   CreateGroupResult,

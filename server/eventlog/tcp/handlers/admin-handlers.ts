@@ -1,4 +1,4 @@
-import type { ScavengeResultCode } from '../../store/types.ts';
+import type { ScavengeResultCode } from '../../store/index.ts';
 import { TcpCommand } from '../commands.ts';
 import type { CommandHandlerMap } from '../dispatcher.ts';
 import { enumTable } from '../messages.ts';

@@ -1,5 +1,5 @@
-import { compileLinearRegex } from '../../store/filter.ts';
 import {
+  compileLinearRegex,
   MAX_READ_COUNT,
   type EventFilter,
   type Position,
@@ -8,7 +8,7 @@ import {
   type ReadEventResultCode,
   type ReadStreamResult,
   type ReadStreamResultCode,
-} from '../../store/types.ts';
+} from '../../store/index.ts';
 import {
   BadRequestError,
   filterFromWire,

@@ -6,7 +6,7 @@ import {
   type TransactionCommitResult,
   type TransactionResult,
   type WriteResult,
-} from '../../store/types.ts';
+} from '../../store/index.ts';
 import { BadRequestError, eventNumberToWire, int64ToNumber, newEventFromWire } from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
 import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';

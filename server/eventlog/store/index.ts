@@ -1,0 +1,9 @@
+/** The event store on SQLite, as the rest of the event log uses it: its types, the store, users and links. */
+export * from './types.ts';
+export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './links.ts';
+export { metastreamOf, SystemEventTypes } from './metadata.ts';
+export { compileLinearRegex } from './filter.ts';
+export { eventlogMigrations } from './migrations.ts';
+export { DEFAULT_STORE_LIMITS, SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
+export type { SystemWriter } from './system-writer.ts';
+export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode, SqliteEventLogUsers } from './users.ts';

@@ -28,7 +28,6 @@ async function run(
       name: 'test',
       intoExisting: more.intoExisting,
       filter: more.filter,
-      maxFailures: 3,
     });
   } finally {
     await source.close();

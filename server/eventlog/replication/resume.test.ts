@@ -65,7 +65,6 @@ describe('resuming after a write whose answer was lost', () => {
       openSource: async () => localEndpoint(source.store, 'source').source(),
       openTarget: async () => flaky.target,
       name: 'resume',
-      maxFailures: 1000,
       backoff: { initialMs: 1, maxMs: 1 },
     });
     expect(flaky.lost()).toBe(5);

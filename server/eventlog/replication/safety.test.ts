@@ -17,7 +17,7 @@ async function runInProcess(from: string, to: string): Promise<number> {
       openSource: () => source.openSource(),
       openTarget: () => target.openTarget(),
       name: 'safety',
-      maxFailures: 2,
+      giveUpAfterMs: 0,
       backoff: { initialMs: 10, maxMs: 10 },
     });
     return summary.copied;

@@ -22,6 +22,7 @@ import { planWrites } from '../server/eventlog/replication/plan.ts';
 import { toSourceEvent } from '../server/eventlog/replication/tcp.ts';
 import { seedBulk } from '../server/eventlog/replication/testing/bulk.ts';
 import {
+  removeTempDirs,
   serveHomeport,
   startReplicator,
   tcpClient,
@@ -149,4 +150,5 @@ try {
   }
 } finally {
   await source.kill('SIGTERM');
+  removeTempDirs();
 }

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../testing/wait-for.ts';
 import { snapshotStore } from './testing/content.ts';
 import {
+  removeTempDirs,
   serveHomeport,
   serveRestartable,
   startReplicator,
@@ -42,6 +43,7 @@ describe.each(['tcp', 'grpc'] as const)('continuous replication over %s', (proto
   const processes: { kill(): Promise<void> }[] = [];
   afterAll(async () => {
     for (const p of processes) await p.kill();
+    removeTempDirs();
   });
 
   it('follows the source live, through a source and a target that disappear and come back, until stopped', async () => {

@@ -3,6 +3,7 @@ import { waitFor } from '../testing/wait-for.ts';
 import { seedBulk } from './testing/bulk.ts';
 import { expectReplicated, snapshotOf } from './testing/content.ts';
 import {
+  removeTempDirs,
   serveHomeport,
   serveRestartable,
   startReplicator,
@@ -28,6 +29,7 @@ describe.each(['tcp', 'grpc'] as const)(
     const processes: { kill(): Promise<void> }[] = [];
     afterAll(async () => {
       for (const p of processes) await p.kill();
+      removeTempDirs();
     });
 
     it(

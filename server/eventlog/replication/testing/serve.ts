@@ -26,8 +26,18 @@ export interface ServedHomeport {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+const madeDirs: string[] = [];
+
+/** Removes every directory tempDir made (call it after the servers on them stopped). */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A new directory under the system's temporary folder; removeTempDirs removes it. */
 export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `homeport-repl-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `homeport-repl-${prefix}-`));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /**

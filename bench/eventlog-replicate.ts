@@ -117,13 +117,13 @@ async function measure(protocol: Protocol, source: ServedHomeport, events: Sourc
   const writes = planWrites(NO_FILTER, events).filter((w) => w.kind === 'append');
   const copies = writes.reduce((n, w) => n + (w.kind === 'append' ? w.events.length : 1), 0);
   const scratch = await serveHomeport(tempDir(`bench-append-${protocol}`));
-  const append = await timed(() => (protocol === 'tcp' ? appendTcp(scratch, writes) : appendGrpc(scratch, writes)));
-  await scratch.kill('SIGTERM');
+  const append = await timed(() =>
+    protocol === 'tcp' ? appendTcp(scratch, writes) : appendGrpc(scratch, writes),
+  ).finally(() => scratch.kill('SIGTERM'));
   const target = await serveHomeport(tempDir(`bench-target-${protocol}`));
   const url = (s: ServedHomeport) => (protocol === 'tcp' ? s.tcpUrl : s.grpcUrl);
   const replicator = startReplicator(['--from', url(source), '--to', url(target)]);
-  const code = await replicator.exitCode;
-  await target.kill('SIGTERM');
+  const code = await replicator.exitCode.finally(() => target.kill('SIGTERM'));
   const summary = /source events read in \S+ \(([\d,]+)\/s\)/.exec(replicator.output());
   if (code !== 0 || !summary) throw new Error(`replication over ${protocol} failed:\n${replicator.output()}`);
   const readRate = read.value / read.seconds;

@@ -6,6 +6,12 @@
 export const KNOWN_REACH_INS: readonly string[] = [
   'bench/eventlog-projections.ts -> server/eventlog/projections/testing/fixture.ts',
   'bench/eventlog-projections.ts -> server/eventlog/projections/testing/serve-process.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/index.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/plan.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/tcp.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/testing/bulk.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/testing/serve.ts',
+  'bench/eventlog-replicate.ts -> server/eventlog/replication/types.ts',
   'server/eventlog/grpc/admin-services.ts -> server/eventlog/store/types.ts',
   'server/eventlog/grpc/admin-services.ts -> server/eventlog/store/users.ts',
   'server/eventlog/grpc/auth.ts -> server/eventlog/store/types.ts',

@@ -3,7 +3,15 @@ import es from 'node-eventstore-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../testing/wait-for.ts';
 import { snapshotStore } from './testing/content.ts';
-import { serveHomeport, startReplicator, tcpClient, tempDir, type ServedHomeport } from './testing/serve.ts';
+import {
+  removeTempDirs,
+  serveHomeport,
+  serveRestartable,
+  startReplicator,
+  tcpClient,
+  tempDir,
+  type ServedHomeport,
+} from './testing/serve.ts';
 
 const DEADLINE_MS = 60_000;
 
@@ -35,11 +43,12 @@ describe.each(['tcp', 'grpc'] as const)('continuous replication over %s', (proto
   const processes: { kill(): Promise<void> }[] = [];
   afterAll(async () => {
     for (const p of processes) await p.kill();
+    removeTempDirs();
   });
 
   it('follows the source live, through a source and a target that disappear and come back, until stopped', async () => {
-    let source = await serveHomeport(tempDir(`live-src-${protocol}`));
-    let target = await serveHomeport(tempDir(`live-dst-${protocol}`));
+    let source = await serveRestartable(tempDir(`live-src-${protocol}`));
+    let target = await serveRestartable(tempDir(`live-dst-${protocol}`));
     processes.push({ kill: () => source.kill() }, { kill: () => target.kill() });
     const url = (s: ServedHomeport) => (protocol === 'tcp' ? s.tcpUrl : s.grpcUrl);
     const replicator = startReplicator(['--from', url(source), '--to', url(target), '--continuous']);
@@ -60,7 +69,8 @@ describe.each(['tcp', 'grpc'] as const)('continuous replication over %s', (proto
 
     replicator.child.kill('SIGTERM');
     expect(await replicator.exitCode, replicator.output()).toBe(0);
-    expect(replicator.output()).toMatch(/^replicated: 7 events written/m);
+    // Its count leaves out a write whose answer a killed target never sent: the snapshot below is the check.
+    expect(replicator.output()).toMatch(/^replicated: \d+ events written/m);
     expect(replicator.output()).toMatch(/connection lost/);
 
     const c = await tcpClient(target.tcpPort);

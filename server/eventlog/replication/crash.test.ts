@@ -3,7 +3,9 @@ import { waitFor } from '../testing/wait-for.ts';
 import { seedBulk } from './testing/bulk.ts';
 import { expectReplicated, snapshotOf } from './testing/content.ts';
 import {
+  removeTempDirs,
   serveHomeport,
+  serveRestartable,
   startReplicator,
   tempDir,
   type ReplicatorProcess,
@@ -27,6 +29,7 @@ describe.each(['tcp', 'grpc'] as const)(
     const processes: { kill(): Promise<void> }[] = [];
     afterAll(async () => {
       for (const p of processes) await p.kill();
+      removeTempDirs();
     });
 
     it(
@@ -34,8 +37,8 @@ describe.each(['tcp', 'grpc'] as const)(
       async () => {
         const sourceDir = tempDir(`crash-src-${protocol}`);
         await seedBulk(sourceDir, { events: EVENTS });
-        let source = await serveHomeport(sourceDir);
-        let target = await serveHomeport(tempDir(`crash-dst-${protocol}`));
+        let source = await serveRestartable(sourceDir);
+        let target = await serveRestartable(tempDir(`crash-dst-${protocol}`));
         processes.push({ kill: () => source.kill() }, { kill: () => target.kill() });
         const url = (s: ServedHomeport) => (protocol === 'tcp' ? s.tcpUrl : s.grpcUrl);
         const args = ['--from', url(source), '--to', url(target), '--name', 'crash'];

@@ -10,7 +10,7 @@ import {
   type ReplicationSummary,
 } from './index.ts';
 import { copiesOf, expectReplicated, seedMixedContent, snapshotOf, type StoreSnapshot } from './testing/content.ts';
-import { serveHomeport, tcpClient, tempDir, type ServedHomeport } from './testing/serve.ts';
+import { removeTempDirs, serveHomeport, tcpClient, tempDir, type ServedHomeport } from './testing/serve.ts';
 
 const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
 
@@ -28,7 +28,6 @@ async function run(
       name: 'test',
       intoExisting: more.intoExisting,
       filter: more.filter,
-      maxFailures: 3,
     });
   } finally {
     await source.close();
@@ -52,6 +51,7 @@ describe('homeport → homeport, every kind of content', () => {
 
   afterAll(async () => {
     for (const s of servers) await s.kill();
+    removeTempDirs();
   });
 
   it('the snapshot covers metadata, deletions and skips links and $ events', () => {

@@ -36,8 +36,8 @@ export interface ReplicateOptions {
   intoExisting?: boolean;
   signal?: AbortSignal;
   onProgress?(progress: ReplicationProgress): void;
-  /** One-shot runs give up after this many failures in a row without progress (default 10). */
-  maxFailures?: number;
+  /** One-shot runs give up once failures went on this long without progress (default a minute; 0: at the first). */
+  giveUpAfterMs?: number;
   backoff?: { initialMs: number; maxMs: number };
 }
 
@@ -83,9 +83,9 @@ class ReplicationRun {
 
   async run(): Promise<ReplicationSummary> {
     const backoff = this.options.backoff ?? DEFAULT_BACKOFF;
-    const maxFailures = this.options.maxFailures ?? 10;
+    const giveUpAfterMs = this.options.giveUpAfterMs ?? 60_000;
     let delay = backoff.initialMs;
-    let failures = 0;
+    let progressAt = Date.now();
     while (!this.aborted) {
       const before = this.handled;
       try {
@@ -97,11 +97,10 @@ class ReplicationRun {
           throw err;
         }
         if (this.handled > before) {
-          failures = 0;
+          progressAt = Date.now();
           delay = backoff.initialMs;
         }
-        failures++;
-        if (!this.options.continuous && failures >= maxFailures) throw err;
+        if (!this.options.continuous && Date.now() - progressAt >= giveUpAfterMs) throw err;
         this.retries++;
         this.meter.update({ phase: 'retrying', error: (err as Error).message });
         await sleep(delay, this.options.signal);
@@ -139,15 +138,24 @@ class ReplicationRun {
       await this.loadCheckpoint(target, source);
       await this.resume(source, target);
       const bell = new Doorbell();
+      const reader: ReplicationSource = source;
+      // The next page is read while the current one is written.
+      const readAfter = (position: LogPosition | null) => {
+        bell.clear();
+        const page = reader.read(position, PAGE_SIZE);
+        page.catch(() => {});
+        return page;
+      };
+      let next = readAfter(this.checkpoint.position);
       let lastHeadCheck = 0;
       while (!this.aborted) {
         if (Date.now() - lastHeadCheck > 1000 && !watch) {
           lastHeadCheck = Date.now();
           this.meter.head = await source.headPosition();
         }
-        bell.clear();
-        const events = await source.read(this.checkpoint.position, PAGE_SIZE);
+        const events = await next;
         if (events.length > 0) {
+          next = readAfter(events[events.length - 1].position);
           await this.apply(target, events, 0, watch ? 'live' : 'catching-up');
           continue;
         }
@@ -155,11 +163,12 @@ class ReplicationRun {
         if (!watch) {
           // Subscribe, then read once more: nothing committed between the last read and the subscription is missed.
           watch = await source.watch(bell.ring, bell.fail);
-          continue;
+        } else {
+          this.meter.head = this.checkpoint.position;
+          this.report('live');
+          await bell.wait(this.options.signal);
         }
-        this.meter.head = this.checkpoint.position;
-        this.report('live');
-        await bell.wait(this.options.signal);
+        next = readAfter(this.checkpoint.position);
       }
     } finally {
       watch?.stop();

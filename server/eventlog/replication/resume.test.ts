@@ -3,7 +3,7 @@ import { createLogger, LogRing } from '../../logger.ts';
 import { openEventLog, type EventLog } from '../eventlog.ts';
 import { localEndpoint, replicate } from './index.ts';
 import { seedBulk } from './testing/bulk.ts';
-import { tempDir } from './testing/serve.ts';
+import { removeTempDirs, tempDir } from './testing/serve.ts';
 import type { ReplicationTarget } from './types.ts';
 
 const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
@@ -52,6 +52,7 @@ describe('resuming after a write whose answer was lost', () => {
   const logs: EventLog[] = [];
   afterEach(async () => {
     for (const log of logs.splice(0)) await log.close();
+    removeTempDirs();
   });
 
   it('finds the writes the target already has and neither repeats nor skips one', async () => {
@@ -65,7 +66,6 @@ describe('resuming after a write whose answer was lost', () => {
       openSource: async () => localEndpoint(source.store, 'source').source(),
       openTarget: async () => flaky.target,
       name: 'resume',
-      maxFailures: 1000,
       backoff: { initialMs: 1, maxMs: 1 },
     });
     expect(flaky.lost()).toBe(5);

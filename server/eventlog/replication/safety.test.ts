@@ -5,7 +5,7 @@ import { createLogger, LogRing } from '../../logger.ts';
 import { startHomeport, type Homeport } from '../../start.ts';
 import { openEndpoint, parseEndpoint, replicate } from './index.ts';
 import { seedMixedContent } from './testing/content.ts';
-import { startReplicator, tcpClient, tempDir } from './testing/serve.ts';
+import { removeTempDirs, startReplicator, tcpClient, tempDir } from './testing/serve.ts';
 
 const logger = createLogger({ level: 'warn', toConsole: false, ring: new LogRing(10) });
 
@@ -17,7 +17,7 @@ async function runInProcess(from: string, to: string): Promise<number> {
       openSource: () => source.openSource(),
       openTarget: () => target.openTarget(),
       name: 'safety',
-      maxFailures: 2,
+      giveUpAfterMs: 0,
       backoff: { initialMs: 10, maxMs: 10 },
     });
     return summary.copied;
@@ -50,6 +50,7 @@ describe('replication: TLS, credentials, refusals', () => {
 
   afterAll(async () => {
     await homeport.close();
+    removeTempDirs();
   });
 
   it('reads over TLS trusting the server certificate given as tlsCAFile, and refuses it unverified', async () => {

@@ -4,7 +4,7 @@ import { startHomeport, type Homeport } from '../../start.ts';
 import { UI_API_PREFIX } from '../../http/index.ts';
 import { ExpectedVersion } from '../index.ts';
 import { seedMixedContent } from '../replication/testing/content.ts';
-import { tcpClient, tempDir } from '../replication/testing/serve.ts';
+import { removeTempDirs, tcpClient, tempDir } from '../replication/testing/serve.ts';
 import { waitFor } from '../testing/wait-for.ts';
 import type { UiReplication } from './contract.ts';
 
@@ -47,6 +47,7 @@ describe('UI API: replications into this Homeport', () => {
   afterAll(async () => {
     await home.close();
     await source.close();
+    removeTempDirs();
   });
 
   it('starts a live replication, shows its progress without the password, and stops it', async () => {

@@ -3,7 +3,9 @@
  * certificate), restartable on the same ports, and the connection strings the replicator takes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import es from 'node-eventstore-client';
@@ -24,8 +26,39 @@ export interface ServedHomeport {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+const madeDirs: string[] = [];
+
+/** Removes every directory tempDir made (call it after the servers on them stopped). */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A new directory under the system's temporary folder; removeTempDirs removes it. */
 export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `homeport-repl-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `homeport-repl-${prefix}-`));
+  madeDirs.push(dir);
+  return dir;
+}
+
+/**
+ * A free loopback port below Linux's ephemeral range (32768-60999), for a server a test restarts on the same
+ * address: a port the system hands out to `listen(0)` could be taken by another process while it is down.
+ */
+export async function stablePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + crypto.randomInt(12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+/** `homeport serve` on ports outside the ephemeral range, so that it can be killed and restarted on them. */
+export async function serveRestartable(dataDir: string): Promise<ServedHomeport> {
+  return serveHomeport(dataDir, { tcp: await stablePort(), grpc: await stablePort() });
 }
 
 /** Starts `homeport serve` on `dataDir` (free ports unless given) and resolves once TCP and gRPC listen. */

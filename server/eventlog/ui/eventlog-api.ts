@@ -8,6 +8,7 @@ import { eventRoutes } from './events.ts';
 import { DEFAULT_LIVE_LIMITS, liveRoutes, type LiveTailLimits } from './live.ts';
 import { metadataRoutes } from './metadata.ts';
 import { persistentGroupRoutes } from './persistent-groups.ts';
+import { scavengeRoutes } from './scavenge.ts';
 import { streamRoutes } from './streams.ts';
 
 export type { EventLogUiDeps } from './eventlog-context.ts';
@@ -29,5 +30,6 @@ export function eventLogUiRoutes(
     connectionRoutes(app, sessions, deps);
     persistentGroupRoutes(app, sessions, deps);
     eventLogUserRoutes(app, sessions, deps);
+    scavengeRoutes(app, sessions, deps);
   };
 }

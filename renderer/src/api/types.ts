@@ -13,6 +13,7 @@ export type {
 export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
 export type { AllPage, AllCursor } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
+export type { UiScavengeStatus } from '../../../server/eventlog/ui/contract.ts';
 import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata, Position };
 

@@ -142,14 +142,19 @@ export function StatusActions({
 
 /**
  * A button's name from its content, "Boost (3)", of which only the count shows beside the icon: the name
- * then contains what is seen (a label of its own would not, for speech input).
+ * then contains what is seen (an aria-label that did not was an axe label-content-name-mismatch).
  */
 function Counted({ label, count }: { label: string; count: number }) {
+  // The whole name in one hidden run (hidden text is positioned apart, so pieces would gain spaces), the
+  // figure shown beside the icon.
   return (
     <>
-      <span className="visually-hidden">{label} (</span>
-      <span className="count">{count}</span>
-      <span className="visually-hidden">)</span>
+      <span className="visually-hidden">
+        {label} ({count})
+      </span>
+      <span className="count" aria-hidden="true">
+        {count}
+      </span>
     </>
   );
 }

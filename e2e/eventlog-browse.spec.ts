@@ -63,17 +63,17 @@ test.describe('browsing the event log', () => {
     const button = (name: string) => pager.getByRole('button', { name: new RegExp(`^${name} page`) });
     const numbers = () => table.locator('tbody.event > tr:first-child > td.num:nth-child(2)');
 
-    // Newest page first: 980–999, nothing newer.
-    await expect(numbers().first()).toHaveText('980');
-    await expect(numbers().last()).toHaveText('999');
+    // Newest page first, newest event on top (as KurrentDB's UI shows them): 999 down to 980, nothing newer.
+    await expect(numbers().last()).toHaveText('980');
+    await expect(numbers().first()).toHaveText('999');
     await expect(button('Next')).toBeDisabled();
     await expect(button('Last')).toBeDisabled();
     await expect(button('Previous')).toBeEnabled();
 
     const box = await button('Next').boundingBox();
     await button('Previous').click();
-    await expect(numbers().first()).toHaveText('960');
-    await expect(numbers().last()).toHaveText('979');
+    await expect(numbers().last()).toHaveText('960');
+    await expect(numbers().first()).toHaveText('979');
     // The buttons did not move when their state changed.
     expect(await button('Next').boundingBox()).toEqual(box);
     await expect(button('Next')).toBeEnabled();
@@ -82,22 +82,22 @@ test.describe('browsing the event log', () => {
     await expect(numbers()).toHaveCount(100);
 
     await button('First').click();
-    await expect(numbers().first()).toHaveText('0');
-    await expect(numbers().last()).toHaveText('99');
+    await expect(numbers().last()).toHaveText('0');
+    await expect(numbers().first()).toHaveText('99');
     await expect(button('First')).toBeDisabled();
     await expect(button('Previous')).toBeDisabled();
     await expect(page).toHaveURL(/from=0&dir=forward/);
     await page.screenshot({ path: screenshotPath('eventlog-stream-first-page'), fullPage: false });
 
     await button('Next').click();
-    await expect(numbers().first()).toHaveText('100');
+    await expect(numbers().last()).toHaveText('100');
     // Back returns to the same page (the page is in the address).
     await page.goBack();
-    await expect(numbers().first()).toHaveText('0');
+    await expect(numbers().last()).toHaveText('0');
 
     await button('Last').click();
-    await expect(numbers().last()).toHaveText('999');
-    await expect(numbers().first()).toHaveText('900');
+    await expect(numbers().first()).toHaveText('999');
+    await expect(numbers().last()).toHaveText('900');
     await expect(page.getByText('Events 900–999 of 1,000')).toBeVisible();
     await page.screenshot({ path: screenshotPath('eventlog-stream-last-page'), fullPage: false });
   });

@@ -53,9 +53,13 @@ test.describe('changing the event log from the UI', () => {
     await expect(page.getByTestId('live-status')).toHaveText('Paused');
     await client.appendToStream('shipment-5', es.expectedVersion.any, [jsonEvent('ShipmentReturned', {})]);
     await expect(page.getByText('1 new event while paused.')).toBeVisible();
+    // The stream's count stays live while paused (it went stale before: "Events: 3" beside "Last event #3").
+    await expect(page.getByTestId('stream-event-count')).toHaveText('4');
     await expect(table).not.toContainText('ShipmentReturned');
     await page.getByRole('button', { name: 'Resume live' }).click();
     await expect(table).toContainText('ShipmentReturned');
+    // Newest first: the event that came last is the top row.
+    await expect(table.locator('tbody.event').first()).toContainText('ShipmentReturned');
 
     // "Add new like this" starts the form from an existing event.
     await page.getByRole('button', { name: 'Expand event 1 in shipment-5' }).click();

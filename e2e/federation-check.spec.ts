@@ -9,4 +9,7 @@ test('checks from the Server view whether other servers can reach the instance',
   await expect(table.locator('tr[data-check="nodeinfo"]')).toHaveAttribute('data-status', 'ok');
   await expect(table.locator('tr[data-check="public-url"]')).toHaveAttribute('data-status', 'warning');
   await expect(table.locator('tr[data-check="public-url"]')).toContainText('is not https');
+  // A warning is not a pass: the verdict says the instance is not ready for other servers.
+  await expect(page.getByTestId('federation-verdict')).toContainText('not ready for other servers yet');
+  await expect(page.getByTestId('federation-verdict')).not.toContainText('can reach this instance');
 });

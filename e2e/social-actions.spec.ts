@@ -75,7 +75,7 @@ test('reading and acting on posts, and composing with completion, language and s
   await away.getByRole('button', { name: 'Reply' }).click();
   const compose = page.getByRole('form', { name: 'Compose' });
   await expect(compose.getByRole('status')).toContainText('Replying to @bob');
-  const text = compose.getByRole('combobox', { name: 'What’s on your mind?' });
+  const text = compose.getByRole('textbox', { name: 'What’s on your mind?' });
   await expect(text).toHaveValue('@bob ');
   await text.press('End');
   await text.pressSequentially('Welcome back');
@@ -204,7 +204,7 @@ test('reading and acting on posts, and composing with completion, language and s
   expect(((await asAlice('/api/v1/timelines/home?limit=1')) as Status[])[0].language).toBe('de');
 
   // The local timeline is live too: new posts wait behind the button, deleted ones leave.
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Local' }).click();
   const localList = page.getByRole('region', { name: 'Local' });
   await expect(localList.getByRole('article').first()).toBeVisible();
   await expect(localList.getByText('live', { exact: true })).toBeVisible();
@@ -227,7 +227,7 @@ test('reading and acting on posts, and composing with completion, language and s
   await expect(tagList.getByRole('article')).toHaveCount(1);
   await expect(tagList).toContainText('Low water at six');
   // A tab always shows its view: Home closes the hashtag's timeline opened over Local.
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Home' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Home' }).click();
   await expect(page.getByRole('region', { name: 'Home' })).toBeVisible();
   await expect(tagList).toHaveCount(0);
 });

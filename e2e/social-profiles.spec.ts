@@ -102,12 +102,12 @@ test('profiles, hashtags and settings', async ({ page }) => {
   // Bob, found by name in search, opens his profile.
   await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-  await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
+  await page.getByRole('list', { name: 'People' }).getByRole('link', { name: 'bob', exact: true }).click();
   const profile = page.getByRole('region', { name: 'bob', exact: true });
   await expect(profile).toContainText('@bob');
 
   // Posts: the pinned one first, marked; replies left out.
-  const sections = profile.getByRole('group', { name: 'Profile sections' });
+  const sections = profile.getByRole('navigation', { name: 'Profile sections' });
   await expect(profile.getByRole('article').first()).toContainText('Read this first');
   await expect(profile.getByRole('region', { name: 'Pinned posts' })).toContainText('Pinned');
   const posts = profile.getByRole('region', { name: 'Posts', exact: true });
@@ -115,26 +115,27 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await expect(posts).toContainText('Picture of the deck');
   await expect(posts).not.toContainText('Out past the lighthouse');
   // Posts and replies: the reply too; no pinned block.
-  await sections.getByRole('button', { name: 'Posts and replies' }).click();
+  await sections.getByRole('link', { name: 'Posts and replies' }).click();
   const withReplies = profile.getByRole('region', { name: 'Posts and replies' });
   await expect(withReplies).toContainText('Out past the lighthouse');
   await expect(profile.getByRole('region', { name: 'Pinned posts' })).toHaveCount(0);
   // Media: only the picture.
-  await sections.getByRole('button', { name: 'Media' }).click();
+  await sections.getByRole('link', { name: 'Media' }).click();
   const mediaPosts = profile.getByRole('region', { name: 'Media', exact: true }).getByRole('article');
   await expect(mediaPosts).toHaveCount(1);
   await expect(mediaPosts).toContainText('Picture of the deck');
   await expect(mediaPosts.getByRole('img', { name: 'The deck at noon' })).toBeVisible();
 
   // Whom Bob follows and who follows him; a name there opens that profile.
-  await sections.getByRole('button', { name: 'Following' }).click();
+  await sections.getByRole('link', { name: 'Following' }).click();
   await expect(profile.getByRole('list', { name: 'Following' })).toContainText('@carol');
-  await sections.getByRole('button', { name: 'Followers' }).click();
+  await sections.getByRole('link', { name: 'Followers' }).click();
   await expect(profile.getByRole('list', { name: 'Followers' })).toContainText('@carol');
-  await profile.getByRole('list', { name: 'Followers' }).getByRole('button', { name: 'carol' }).click();
+  await profile.getByRole('list', { name: 'Followers' }).getByRole('link', { name: 'carol' }).click();
   await expect(page.getByRole('region', { name: 'carol', exact: true })).toContainText('@carol');
+  // Back is the browser's Back: Bob's followers again.
   await page.getByRole('region', { name: 'carol', exact: true }).getByRole('button', { name: 'Back' }).click();
-  await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
+  await expect(profile.getByRole('list', { name: 'Followers' })).toContainText('@carol');
 
   const relationship = async () => (await alice.api<Relationship[]>(`/api/v1/accounts/relationships?id[]=${bobId}`))[0];
   // Mute, then unmute.
@@ -172,7 +173,7 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await page.reload();
   await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-  await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
+  await page.getByRole('list', { name: 'People' }).getByRole('link', { name: 'bob', exact: true }).click();
   await expect(profile.getByLabel(/Private note about @bob/)).toHaveValue('Met at the regatta, owes me a rope');
   await page.screenshot({ path: 'test-results/screenshots/social-profile-actions.png', fullPage: true });
 
@@ -192,19 +193,19 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await profile.getByRole('button', { name: 'Back' }).click();
 
   // Followed hashtags have a page of their own.
-  const timelines = page.getByRole('group', { name: 'Timelines' });
-  await timelines.getByRole('button', { name: 'Hashtags' }).click();
+  const timelines = page.getByRole('navigation', { name: 'Social' });
+  await timelines.getByRole('link', { name: 'Hashtags' }).click();
   const followed = page.getByRole('list', { name: 'Followed hashtags' });
   await expect(followed).toContainText('#sailing');
 
   // A hashtag link inside a post opens its timeline in the client, not the server's web page.
-  await timelines.getByRole('button', { name: 'Local' }).click();
+  await timelines.getByRole('link', { name: 'Local' }).click();
   const local = page.getByRole('region', { name: 'Local' });
   await local.getByRole('article').filter({ hasText: 'Fair winds today' }).locator('.content a.hashtag').click();
   await expect(page.getByRole('region', { name: '#sailing', exact: true }).getByRole('article')).toContainText(
     'Fair winds today',
   );
-  await expect(page).toHaveURL(`${hp.httpUrl}/ui/social`);
+  await expect(page).toHaveURL(`${hp.httpUrl}/ui/social/tags/sailing`);
   // Unfollowed from there, gone from the followed list.
   await page
     .getByRole('region', { name: '#sailing', exact: true })
@@ -216,8 +217,10 @@ test('profiles, hashtags and settings', async ({ page }) => {
   expect(await alice.api('/api/v1/followed_tags')).toEqual([]);
   await page.getByRole('region', { name: '#sailing', exact: true }).getByRole('button', { name: 'Back' }).click();
   // A mention link opens the mentioned account's profile (a reply: on Bob's profile, as public timelines leave replies out).
-  await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
-  await sections.getByRole('button', { name: 'Posts and replies' }).click();
+  await page.getByLabel('People, #hashtags or posts').fill('bob');
+  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('list', { name: 'People' }).getByRole('link', { name: 'bob', exact: true }).click();
+  await sections.getByRole('link', { name: 'Posts and replies' }).click();
   await withReplies
     .getByRole('article')
     .filter({ hasText: 'Out past the lighthouse' })
@@ -227,7 +230,7 @@ test('profiles, hashtags and settings', async ({ page }) => {
   await page.getByRole('region', { name: 'alice', exact: true }).getByRole('button', { name: 'Back' }).click();
 
   // Settings: posting defaults kept by the server, used by the next post.
-  await timelines.getByRole('button', { name: 'Settings' }).click();
+  await timelines.getByRole('link', { name: 'Settings' }).click();
   const posting = page.getByRole('form', { name: 'Posting' });
   await expect(posting.getByLabel('Default visibility')).toHaveValue('public');
   await posting.getByLabel('Default visibility').selectOption('private');
@@ -251,7 +254,7 @@ test('profiles, hashtags and settings', async ({ page }) => {
   expect(latest.visibility).toBe('private');
   // Read again after a reload: the form shows what the server keeps.
   await page.reload();
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('form', { name: 'Posting' }).getByLabel('Default visibility')).toHaveValue('private');
   await expect(
     page.getByRole('form', { name: 'Posting' }).getByLabel('Mark media as sensitive by default'),
@@ -262,13 +265,13 @@ test('profiles, hashtags and settings', async ({ page }) => {
     method: 'POST',
     body: { status: 'The ending of the film', spoiler_text: 'Spoilers' },
   });
-  await timelines.getByRole('button', { name: 'Local' }).click();
+  await timelines.getByRole('link', { name: 'Local' }).click();
   const warned = local.getByRole('article').filter({ hasText: 'Spoilers' });
   await expect(warned).not.toContainText('The ending of the film');
-  await timelines.getByRole('button', { name: 'Settings' }).click();
+  await timelines.getByRole('link', { name: 'Settings' }).click();
   await page.getByLabel('Open posts with content warnings').check();
   await page.reload();
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Local' }).click();
   await expect(warned).toContainText('The ending of the film');
   await expect(warned.getByRole('button', { name: 'Show less' })).toBeVisible();
   // Sensitive media waits for a click, unless chosen to show without asking.
@@ -277,15 +280,15 @@ test('profiles, hashtags and settings', async ({ page }) => {
     method: 'POST',
     body: { status: 'Rough weather', media_ids: [sensitive.id], sensitive: true },
   });
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Settings' }).click();
-  await page.getByRole('group', { name: 'Timelines' }).getByRole('button', { name: 'Local' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Social' }).getByRole('link', { name: 'Local' }).click();
   const stormy = local.getByRole('article').filter({ hasText: 'Rough weather' });
   await expect(stormy).toBeVisible();
   await expect(stormy.getByRole('img', { name: 'A storm over the bay' })).toHaveCount(0);
-  await timelines.getByRole('button', { name: 'Settings' }).click();
+  await timelines.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByLabel('Open posts with content warnings')).toBeChecked();
   await page.getByLabel('Show sensitive media without asking').check();
-  await timelines.getByRole('button', { name: 'Local' }).click();
+  await timelines.getByRole('link', { name: 'Local' }).click();
   await expect(stormy.getByRole('img', { name: 'A storm over the bay' })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('homeport.social.reading'))).toBe(
     '{"expandWarnings":true,"showSensitive":true}',
@@ -293,16 +296,16 @@ test('profiles, hashtags and settings', async ({ page }) => {
 
   // The new views in both themes (a followed hashtag for the Hashtags tab to list).
   await alice.api('/api/v1/tags/sailing/follow', { method: 'POST' });
-  await page.getByLabel('People, #hashtags or posts').fill('bob');
-  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
   for (const theme of ['light', 'dark'] as const) {
     await page.getByLabel('Theme').selectOption(theme);
-    await timelines.getByRole('button', { name: 'Settings' }).click();
+    await timelines.getByRole('link', { name: 'Settings' }).click();
     await page.screenshot({ path: `test-results/screenshots/social-settings-${theme}.png`, fullPage: true });
-    await timelines.getByRole('button', { name: 'Hashtags' }).click();
+    await timelines.getByRole('link', { name: 'Hashtags' }).click();
     await expect(followed).toContainText('#sailing');
     await page.screenshot({ path: `test-results/screenshots/social-hashtags-${theme}.png`, fullPage: true });
-    await page.getByRole('list', { name: 'People' }).getByRole('button', { name: 'bob', exact: true }).click();
+    await page.getByLabel('People, #hashtags or posts').fill('bob');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('list', { name: 'People' }).getByRole('link', { name: 'bob', exact: true }).click();
     await expect(profile.getByRole('region', { name: 'Pinned posts' })).toBeVisible();
     await page.screenshot({ path: `test-results/screenshots/social-profile-tabs-${theme}.png`, fullPage: true });
     await profile.getByRole('button', { name: 'Back' }).click();

@@ -101,7 +101,7 @@ test.describe('subscriptions', () => {
       await expect(row.getByTestId('group-rate')).not.toHaveText('0/s', { timeout: 15_000 });
       await expect(row).toContainText('Live');
       // The live charts follow the same writes and deliveries.
-      const charts = page.getByRole('group', { name: 'Activity over the last five minutes' });
+      const charts = page.getByRole('group', { name: 'Activity over the last 5 minutes' });
       await expect(charts.getByRole('figure', { name: /Events written/ }).getByTestId('chart-current')).not.toHaveText(
         '0/s',
         { timeout: 15_000 },

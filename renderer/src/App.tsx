@@ -1,5 +1,5 @@
-import { useEffect, type MouseEvent } from 'react';
-import { Loading } from './components/ui.tsx';
+import { useEffect } from 'react';
+import { Link, Loading } from './components/ui.tsx';
 import { SECTIONS, useRouter, type SectionId } from './stores/router.ts';
 import { useSession } from './stores/session.ts';
 import { useTheme, type Theme } from './stores/theme.ts';
@@ -18,7 +18,7 @@ const VIEWS: Record<SectionId, () => React.JSX.Element | null> = {
 
 export function App() {
   const { status, user, restore, signOut } = useSession();
-  const { section, navigate } = useRouter();
+  const section = useRouter((r) => r.section);
   const { theme, setTheme } = useTheme();
   useEffect(() => {
     void restore();
@@ -29,11 +29,6 @@ export function App() {
   if (status === 'must-change-password') return <ChangeDefaultPassword />;
 
   const View = VIEWS[section];
-  const go = (e: MouseEvent<HTMLAnchorElement>, path: string) => {
-    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-    e.preventDefault();
-    navigate(path);
-  };
   return (
     <div className="app">
       <a className="skip-link" href="#content">
@@ -45,13 +40,9 @@ export function App() {
           <ul>
             {SECTIONS.map((s) => (
               <li key={s.id}>
-                <a
-                  href={`/ui/${s.id}`}
-                  aria-current={s.id === section ? 'page' : undefined}
-                  onClick={(e) => go(e, `/ui/${s.id}`)}
-                >
+                <Link to={`/ui/${s.id}`} aria-current={s.id === section ? 'page' : undefined}>
                   {s.label}
-                </a>
+                </Link>
               </li>
             ))}
           </ul>

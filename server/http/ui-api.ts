@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import type { LogRing } from '../logger.ts';
 import { UiSessions, type UiCredentialCheck } from './ui/auth.ts';
@@ -23,7 +24,7 @@ export interface UiApiOptions {
   extraRoutes?: FastifyPluginAsync<{ sessions: UiSessions }>[];
 }
 
-export const UI_API_PREFIX = '/api/homeport/v1';
+export { UI_API_PREFIX } from './ui/auth.ts';
 
 /** The renderer's own versioned JSON API. Every route but sign-in needs the owner's token. */
 export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
@@ -33,6 +34,8 @@ export function registerUiApi(options: UiApiOptions): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       if ((route.method === 'GET' || route.method === 'HEAD') && !route.logLevel) route.logLevel = 'warn';
     });
+    // The session cookie of a browser sign-in (ui/session.ts); scoped to this plugin's routes.
+    await app.register(fastifyCookie);
     sessionRoutes(app, options.sessions, options.checkCredentials, options.changePassword);
     serverInfoRoutes(app, options.sessions, options.serverInfo);
     logRoutes(app, options.sessions, options.logs);

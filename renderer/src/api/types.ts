@@ -11,7 +11,8 @@ export type {
 export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
 export type { AllPage } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
-import type { StreamMetadata } from '../../../server/eventlog/ui/contract.ts';
+export type { UiScavengeStatus } from '../../../server/eventlog/ui/contract.ts';
+import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata };
 
 export interface MetadataResponse {

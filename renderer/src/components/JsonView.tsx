@@ -48,12 +48,24 @@ function highlight(text: string): ReactNode[] {
 }
 
 /** Data or metadata of an event: formatted, copyable, honest about truncation and binary content. */
-export function PayloadView({ title, payload, copyLabel }: { title: string; payload: UiPayload; copyLabel: string }) {
+export function PayloadView({
+  title,
+  payload,
+  copyLabel,
+  level = 3,
+}: {
+  title: string;
+  payload: UiPayload;
+  copyLabel: string;
+  /** The heading level that follows the page's own outline (2 right under the page's h1). */
+  level?: 2 | 3;
+}) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   if (payload.encoding === 'base64') {
     return (
       <section className="payload" aria-label={title}>
         <header className="payload-header">
-          <h3>{title}</h3>
+          <Heading>{title}</Heading>
           <span className="muted">binary, {formatBytes(payload.bytes)} (base64)</span>
           <CopyButton text={payload.text} label={copyLabel} />
         </header>
@@ -66,7 +78,7 @@ export function PayloadView({ title, payload, copyLabel }: { title: string; payl
   return (
     <section className="payload" aria-label={title}>
       <header className="payload-header">
-        <h3>{title}</h3>
+        <Heading>{title}</Heading>
         <span className="muted">
           {payload.bytes === 0 ? 'empty' : `${formatted.json ? 'JSON' : 'text'}, ${formatBytes(payload.bytes)}`}
         </span>

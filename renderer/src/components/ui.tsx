@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
-import { useRouter } from '../stores/router.ts';
+import { Link as RouterLink } from 'wouter';
+import { IN_APP } from '../stores/router.ts';
 
 /** Shared states every view uses, so loading, empty and error look the same everywhere. */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -84,22 +85,16 @@ export function CopyButton({ text, label, children = 'Copy' }: { text: string; l
   );
 }
 
-/** An in-app link: a real <a href> (open in new tab works) that navigates without a reload on a plain click. */
+/** An in-app link: a real `<a href>` (middle click and Ctrl+click open a new tab), followed in place on a plain click. */
 export function Link({
   to,
   children,
   ...rest
 }: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href' | 'onClick'>) {
-  const navigate = useRouter((s) => s.navigate);
-  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
-    if (e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || e.button !== 0) return;
-    e.preventDefault();
-    navigate(to);
-  };
   return (
-    <a href={to} onClick={onClick} {...rest}>
+    <RouterLink href={to} state={IN_APP} {...rest}>
       {children}
-    </a>
+    </RouterLink>
   );
 }
 

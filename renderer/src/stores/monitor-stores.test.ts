@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHomeport, type Homeport } from '../../../server/index.ts';
 import { setApiBase, setApiToken } from '../api/client.ts';
 import { createGroup, useGroup } from './group.ts';
-import { groupRow, groupsByStream, nextSample, useMonitor, withRates } from './monitor.ts';
+import { ACTIVITY_HISTORY_MS, groupRow, groupsByStream, mergeActivity, useMonitor, withRates } from './monitor.ts';
 import { useUsers } from './users.ts';
 
 // A real Homeport and a real TCP client (node-eventstore-client), watched through the stores.
@@ -102,32 +102,14 @@ describe('monitor helpers', () => {
   });
 });
 
-describe('activity samples', () => {
-  it('turns two readings of the counters into rates, never below zero, with each group’s lag', () => {
-    expect(nextSample(null, { at: 1000, written: 5, delivered: 5 }, [])).toBeNull();
-    const group = groupRow({
-      stream: 's',
-      group: 'g',
-      status: 'Live',
-      averagePerSecond: 0,
-      totalItemsProcessed: 0,
-      totalItemsDelivered: 0,
-      lastCheckpointedEventNumber: null,
-      lastProcessedEventNumber: 4,
-      lastKnownEventNumber: 9,
-      behindByMessages: 5,
-      inFlight: 0,
-      parkedCount: 0,
-      connectionCount: 0,
-      readBufferCount: 0,
-      liveBufferCount: 0,
-      retryBufferCount: 0,
-      outstandingMessagesCount: 0,
-    });
-    const sample = nextSample({ at: 1000, written: 5, delivered: 50 }, { at: 3000, written: 45, delivered: 20 }, [
-      group,
-    ]);
-    expect(sample).toEqual({ at: 3000, writtenPerSecond: 20, deliveredPerSecond: 0, lag: { 's/g': 5 } });
+describe('activity history', () => {
+  const sample = (at: number) => ({ at, writtenPerSecond: 1, deliveredPerSecond: 0, lag: {} });
+  it('adds only newer samples and keeps the last hour', () => {
+    const history = [sample(1000), sample(2000)];
+    expect(mergeActivity(history, [sample(2000)])).toBe(history);
+    expect(mergeActivity(history, [sample(2000), sample(3000)]).map((s) => s.at)).toEqual([1000, 2000, 3000]);
+    const later = ACTIVITY_HISTORY_MS + 1500;
+    expect(mergeActivity(history, [sample(later)]).map((s) => s.at)).toEqual([2000, later]);
   });
 });
 
@@ -157,11 +139,16 @@ describe('subscription stores', () => {
       await useMonitor.getState().refresh();
       expect(useMonitor.getState().volatile!.find((v) => v.stream === 'watched-1')!.delivered).toBe(1);
     });
-    // The activity history: the written event and its delivery show in the samples' rates.
-    const activity = useMonitor.getState().activity;
-    expect(activity.length).toBeGreaterThan(0);
-    expect(activity.some((a) => a.writtenPerSecond > 0)).toBe(true);
-    expect(activity.some((a) => a.deliveredPerSecond > 0)).toBe(true);
+    // The activity history (sampled by the server every second): the written event and its delivery show.
+    await vi.waitFor(
+      async () => {
+        await useMonitor.getState().refresh();
+        const activity = useMonitor.getState().activity;
+        expect(activity.some((a) => a.writtenPerSecond > 0)).toBe(true);
+        expect(activity.some((a) => a.deliveredPerSecond > 0)).toBe(true);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
   });
 
   it('follows a group: a Nak with Park shows up as a parked message, and replay hands it back', async () => {

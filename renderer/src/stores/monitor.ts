@@ -54,7 +54,7 @@ export function groupsByStream(groups: GroupRow[]): { stream: string; groups: Gr
   return [...map].map(([stream, list]) => ({ stream, groups: list }));
 }
 
-/** One second of activity: events written and delivered per second, and each persistent group's lag. */
+/** One second of activity, as the server samples it (server/eventlog/ui/activity.ts). */
 export interface ActivitySample {
   at: number;
   writtenPerSecond: number;
@@ -63,30 +63,16 @@ export interface ActivitySample {
   lag: Record<string, number>;
 }
 
-/** How much activity the charts keep: the last five minutes at one sample a second. */
-export const ACTIVITY_WINDOW_MS = 5 * 60 * 1000;
+/** How much activity the server keeps and the page holds: the last hour at one sample a second. */
+export const ACTIVITY_HISTORY_MS = 60 * 60 * 1000;
 
-/** Counters as sampled from the server (totals since start; subscriptions that end take their counts away). */
-export interface ActivityCounters {
-  at: number;
-  written: number;
-  delivered: number;
-}
-
-/** The next sample from two readings of the counters (rates never below zero: counts leave with subscriptions). */
-export function nextSample(
-  previous: ActivityCounters | null,
-  current: ActivityCounters,
-  groups: GroupRow[],
-): ActivitySample | null {
-  if (!previous || current.at <= previous.at) return null;
-  const seconds = (current.at - previous.at) / 1000;
-  return {
-    at: current.at,
-    writtenPerSecond: Math.max(0, (current.written - previous.written) / seconds),
-    deliveredPerSecond: Math.max(0, (current.delivered - previous.delivered) / seconds),
-    lag: Object.fromEntries(groups.map((g) => [`${g.stream}/${g.group}`, g.behind ?? 0])),
-  };
+/** Adds the samples newer than the history's last one, and forgets those older than an hour. */
+export function mergeActivity(history: ActivitySample[], fresh: ActivitySample[]): ActivitySample[] {
+  const last = history.length ? history[history.length - 1].at : 0;
+  const added = fresh.filter((s) => s.at > last);
+  if (added.length === 0) return history;
+  const newest = added[added.length - 1].at;
+  return [...history, ...added].filter((s) => s.at > newest - ACTIVITY_HISTORY_MS);
 }
 
 interface MonitorState {
@@ -96,16 +82,17 @@ interface MonitorState {
   available: boolean;
   error: string | null;
   updatedAt: number | null;
-  /** The last minutes of activity, oldest first. */
+  /** The last hour of activity as the server sampled it, oldest first (full as soon as a page opens). */
   activity: ActivitySample[];
   refresh(): Promise<void>;
   /** Polls every `intervalMs` until the returned function is called. */
   watch(intervalMs?: number): () => void;
 }
 
+const lastSampleAt = (history: ActivitySample[]) => (history.length ? history[history.length - 1].at : 0);
+
 export const useMonitor = create<MonitorState>((set, get) => {
   const previous = new Map<string, { at: number; rx: number; tx: number }>();
-  let counters: ActivityCounters | null = null;
   let inFlight = false;
   return {
     connections: null,
@@ -123,18 +110,10 @@ export const useMonitor = create<MonitorState>((set, get) => {
           api<{ sampledAt: number; connections: UiConnectionSource[] }>('/eventlog/connections'),
           api<{ available: boolean; subscriptions: UiVolatileSubscription[] }>('/eventlog/subscriptions'),
           api<{ available: boolean; groups: UiGroupSummary[] }>('/eventlog/persistent-groups'),
-          api<{ sampledAt: number; eventsWritten: number }>('/eventlog/activity'),
+          api<{ samples: ActivitySample[] }>(`/eventlog/activity?since=${lastSampleAt(get().activity)}`),
         ]);
         const groupRows = groups.groups.map(groupRow);
-        const delivered =
-          subs.subscriptions.reduce((n, v) => n + v.delivered, 0) +
-          groups.groups.reduce((n, g) => n + g.totalItemsDelivered, 0);
-        const current = { at: activity.sampledAt, written: activity.eventsWritten, delivered };
-        const sample = nextSample(counters, current, groupRows);
-        counters = current;
-        const history = sample
-          ? [...get().activity, sample].filter((a) => a.at > sample.at - ACTIVITY_WINDOW_MS)
-          : get().activity;
+        const history = mergeActivity(get().activity, activity.samples);
         const connections = withRates(previous, conns.sampledAt, conns.connections);
         previous.clear();
         for (const c of conns.connections)

@@ -1,4 +1,9 @@
-import { create } from 'zustand';
+import { navigate as browserNavigate, usePathname, useSearch } from 'wouter/use-browser-location';
+
+/*
+ * The address bar is the UI's state of where one is: wouter keeps it (history, Back/Forward, links that
+ * open in a new tab on a middle or modified click); these helpers only split and build the app's paths.
+ */
 
 export const SECTIONS = [
   { id: 'eventlog', label: 'Event log' },
@@ -46,24 +51,32 @@ export function routePath(
   return s ? `${path}?${s}` : path;
 }
 
-interface RouterState extends Route {
-  navigate(path: string, options?: { replace?: boolean }): void;
+export type NavigateFn = (path: string, options?: { replace?: boolean }) => void;
+
+/** History entries the app made itself carry this state, so an in-app Back knows a page of its own is behind. */
+export const IN_APP = { homeport: true } as const;
+
+/** Goes to an app path (a new history entry, or in place with `replace`). */
+export const navigate: NavigateFn = (path, options) =>
+  browserNavigate(path, { replace: options?.replace, state: IN_APP });
+
+/** The browser's Back when the previous entry is one of the app's pages, else `fallback` (a page opened directly). */
+export function goBack(fallback: string): void {
+  if ((window.history.state as typeof IN_APP | null)?.homeport) window.history.back();
+  else navigate(fallback, { replace: true });
 }
 
-const here = () => (typeof window === 'undefined' ? '/' : window.location.pathname + window.location.search);
+interface RouterState extends Route {
+  navigate: NavigateFn;
+}
 
-export const useRouter = create<RouterState>((set) => {
-  if (typeof window !== 'undefined') {
-    window.addEventListener('popstate', () => set(parseRoute(here())));
-  }
-  return {
-    ...parseRoute(here()),
-    navigate(path, options = {}) {
-      if (typeof window !== 'undefined') {
-        if (options.replace) window.history.replaceState(null, '', path);
-        else window.history.pushState(null, '', path);
-      }
-      set(parseRoute(path));
-    },
-  };
-});
+/** Where the address bar points, split into section, path parts and query; re-renders when it changes. */
+export function useRouter(): RouterState;
+export function useRouter<T>(select: (state: RouterState) => T): T;
+export function useRouter<T>(select?: (state: RouterState) => T): T | RouterState {
+  // The raw pathname and query: parts are decoded one by one, so an encoded `/` or `%` in a stream name survives.
+  const pathname = usePathname();
+  const search = useSearch();
+  const state: RouterState = { ...parseRoute(pathname + search), navigate };
+  return select ? select(state) : state;
+}

@@ -31,10 +31,11 @@ export const useSession = create<SessionState>((set) => {
   };
   setUnauthorizedHandler(() => signedOut('Your session ended. Sign in again.'));
 
-  const adopt = async (token: string) => {
+  /** Takes a session: a token (the desktop app's, or this tab's), or null for the browser's session cookie. */
+  const adopt = async (token: string | null) => {
     setApiToken(token);
     const { user } = await api<{ user: SessionUser }>('/session');
-    sessionStorage.setItem(STORAGE_KEY, token);
+    if (token) sessionStorage.setItem(STORAGE_KEY, token);
     set({ status: user.mustChangePassword ? 'must-change-password' : 'signed-in', user, error: null });
   };
 
@@ -58,7 +59,12 @@ export const useSession = create<SessionState>((set) => {
           /* try the next one */
         }
       }
-      signedOut();
+      // A new tab or a restarted browser: the HttpOnly session cookie of an earlier sign-in, if still valid.
+      try {
+        await adopt(null);
+      } catch {
+        signedOut();
+      }
     },
     async signIn(username, password) {
       set({ error: null });

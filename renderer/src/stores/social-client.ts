@@ -101,6 +101,8 @@ interface SocialClientState {
     language?: string;
     scheduledAt?: string;
     mediaIds?: string[];
+    /** The media are sensitive: hidden behind their blurhash until asked. */
+    sensitive?: boolean;
     poll?: { options: string[]; expiresIn: number };
   }): Promise<'posted' | 'scheduled' | 'edited'>;
   /** What the compose form should hold: a post being edited, or a deleted post's text to post again. */
@@ -367,6 +369,7 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
         in_reply_to_id: draft?.replyTo?.id,
         quoted_status_id: draft?.quoting?.id,
         media_ids: input.mediaIds?.length ? input.mediaIds : undefined,
+        sensitive: input.sensitive || undefined,
         poll: input.poll ? { options: input.poll.options, expires_in: input.poll.expiresIn } : undefined,
       },
     });
@@ -494,6 +497,7 @@ export const useSocialClient = create<SocialClientState>((set, get) => ({
         accounts: g.sample_account_ids.flatMap((id) => accounts.get(id) ?? []),
         status: g.status_id ? (statuses.get(g.status_id) ?? null) : null,
         latest: g.most_recent_notification_id,
+        at: g.latest_page_notification_at ?? null,
       })),
     });
   },

@@ -102,6 +102,8 @@ export interface NotificationGroupView {
   accounts: SocialAccount[];
   status: SocialStatus | null;
   latest: string;
+  /** When the newest notification of the group came (Mastodon's latest_page_notification_at). */
+  at: string | null;
 }
 
 export interface GroupedResults {

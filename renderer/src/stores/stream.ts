@@ -101,8 +101,13 @@ export const useStream = create<StreamState>((set, get) => {
     const newest = events[events.length - 1].eventNumber;
     const lastEventNumber = Math.max(s.page.lastEventNumber, newest);
     if (s.paused || !isNewestView(s)) {
-      // Not shown now: count them, and let Next/Last lead to them.
-      set({ arrived: s.arrived + events.length, page: { ...s.page, exists: true, lastEventNumber, hasNewer: true } });
+      // Not shown now: count them, and let Next/Last lead to them; the stream's facts stay true meanwhile.
+      const unseen = s.summary ? events.filter((e) => e.eventNumber > s.summary!.lastEventNumber).length : 0;
+      set({
+        arrived: s.arrived + events.length,
+        page: { ...s.page, exists: true, lastEventNumber, hasNewer: true },
+        summary: s.summary ? { ...s.summary, lastEventNumber, eventCount: s.summary.eventCount + unseen } : s.summary,
+      });
       return;
     }
     const lastOnPage = s.page.events[s.page.events.length - 1]?.eventNumber ?? -1;

@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
 import { useServer, type LogEntry } from '../stores/server.ts';
+import { useSession } from '../stores/session.ts';
+import { connectionStrings, connectionUser, PASSWORD_PLACEHOLDER } from './server/connection-strings.ts';
 import {
   CopyButton,
   Empty,
@@ -12,63 +14,17 @@ import {
 } from '../components/ui.tsx';
 import { BackupSection } from './server/BackupSection.tsx';
 import { FederationCheckSection } from './server/FederationCheckSection.tsx';
+import { ScavengeSection } from './server/ScavengeSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 import { useMonitor } from '../stores/monitor.ts';
-import { useSession } from '../stores/session.ts';
 import { ActivityCharts } from './subscriptions/ActivityCharts.tsx';
 
 const LISTENER_NAMES: Record<string, string> = {
   'eventlog-tcp': 'Event log (TCP)',
   'eventlog-tls': 'Event log (TLS)',
-  'eventlog-grpc': 'Event log (KurrentDB gRPC)',
+  'eventlog-grpc': 'Event log (gRPC)',
   http: 'HTTP: this UI and the Mastodon API',
 };
-
-/** What to paste into a client for each listener. */
-export function connectionStrings(
-  listener: {
-    name: string;
-    address: string;
-    url: string;
-  },
-  userName?: string,
-): { label: string; text: string }[] {
-  if (listener.name === 'eventlog-grpc') {
-    // The signed-in account's name, never a password; cleartext (tls=false) takes no credentials.
-    const credentials = userName && !listener.url.includes('tls=false') ? `${userName}:<password>@` : '';
-    return [
-      {
-        label: 'KurrentDB / EventStoreDB gRPC clients',
-        text: listener.url.replace('kurrentdb://', `kurrentdb://${credentials}`),
-      },
-    ];
-  }
-  if (listener.name === 'eventlog-tcp') {
-    return [
-      {
-        label: 'node-eventstore-client',
-        text: `EventStore.createConnection({ defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')`,
-      },
-      {
-        label: '.NET EventStore.ClientAPI',
-        text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=false`,
-      },
-    ];
-  }
-  if (listener.name === 'eventlog-tls') {
-    return [
-      {
-        label: 'node-eventstore-client',
-        text: `EventStore.createConnection({ useSslConnection: true, validateServer: false, defaultUserCredentials: new EventStore.UserCredentials('admin', 'changeit') }, '${listener.url}')`,
-      },
-      {
-        label: '.NET EventStore.ClientAPI',
-        text: `ConnectTo=${listener.url};DefaultUserCredentials=admin:changeit;UseSslConnection=true;ValidateServer=false`,
-      },
-    ];
-  }
-  return [{ label: 'Mastodon apps (server address)', text: listener.url }];
-}
 
 const HIDDEN_LOG_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname']);
 
@@ -88,7 +44,7 @@ function logDetails(e: LogEntry): string {
 export function ServerView() {
   const { info, loading, error, load, logs, loadLogs, logLevel, logQuery, setLogFilter } = useServer();
   const activity = useMonitor((m) => m.activity);
-  const sessionUser = useSession((s) => s.user?.name);
+  const user = connectionUser(useSession((s) => s.user));
   // The activity charts sample the event log every second while this view is open.
   useEffect(() => useMonitor.getState().watch(1000), []);
   useEffect(() => {
@@ -119,6 +75,11 @@ export function ServerView() {
       <ActivityCharts activity={activity} groups={false} />
 
       <h2>Listeners</h2>
+      <p className="muted">
+        Connection strings for <strong>{user}</strong>. Homeport never shows a password: the snippets read it from the{' '}
+        <code>HOMEPORT_PASSWORD</code> environment variable; put yours in place of <code>{PASSWORD_PLACEHOLDER}</code>{' '}
+        in the others.
+      </p>
       <table className="table" aria-label="Listeners">
         <TableHead columns={['Listener', 'Address', 'Connect with']} />
         <tbody>
@@ -130,7 +91,7 @@ export function ServerView() {
               </td>
               <td>
                 <dl className="conn-list">
-                  {connectionStrings(l, sessionUser).map((c) => (
+                  {connectionStrings(l, user).map((c) => (
                     <div key={c.label} className="conn">
                       <dt className="muted">{c.label}</dt>
                       <dd>
@@ -165,6 +126,7 @@ export function ServerView() {
         </tbody>
       </table>
 
+      <ScavengeSection />
       <BackupSection />
       <FederationCheckSection />
 
@@ -189,7 +151,8 @@ export function ServerView() {
       {logs.length === 0 ? (
         <Empty>No log lines at this level{logQuery ? ' containing that text' : ''}.</Empty>
       ) : (
-        <ol className="log" aria-label="Server log">
+        // Focusable: it scrolls, and the keyboard scrolls it once it has focus.
+        <ol className="log" aria-label="Server log" tabIndex={0}>
           {[...logs].reverse().map((e, i) => (
             <li key={`${e.time}-${i}`} className={`log-${e.level}`}>
               <time dateTime={new Date(e.time).toISOString()} title={formatTime(e.time)}>

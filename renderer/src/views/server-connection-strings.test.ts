@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { connectionStrings } from './ServerView.tsx';
+import { connectionStrings } from './server/connection-strings.ts';
 
 describe('connection strings in the Server view', () => {
   const grpc = {
     name: 'eventlog-grpc',
+    protocol: 'grpc+tls',
     address: '127.0.0.1:2113',
     url: 'kurrentdb://127.0.0.1:2113?tlsCAFile=/data/tls/eventlog-cert.pem',
   };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
+import { ACTIVITY_INTERVAL_MS, ActivityHistory } from './activity.ts';
 import type { EventLogUiDeps } from './eventlog-context.ts';
 
 /** Connected TCP clients and volatile (live) subscriptions. Rates are left to the page: it samples and divides. */
@@ -11,9 +12,34 @@ export function connectionRoutes(app: FastifyInstance, sessions: UiSessions, dep
   const stopCounting = deps.store.onCommitted((batch) => {
     for (const e of batch.events) if (!e.streamId.startsWith('$')) eventsWritten++;
   });
-  app.addHook('onClose', async () => stopCounting());
+  // The charts' last hour, sampled every second whether or not a page is open (activity.ts).
+  const history = new ActivityHistory();
+  const sample = () => {
+    const subs = deps.subscriptions();
+    history.record({
+      at: Date.now(),
+      written: eventsWritten,
+      volatile: subs ? subs.listVolatile() : [],
+      groups: subs ? subs.listGroups() : [],
+    });
+  };
+  sample();
+  const timer = setInterval(sample, ACTIVITY_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    stopCounting();
+  });
 
-  app.get('/eventlog/activity', auth, async () => ({ sampledAt: Date.now(), eventsWritten }));
+  app.get<{ Querystring: { since?: string } }>('/eventlog/activity', auth, async (req) => {
+    const since = Number(req.query.since ?? 0);
+    return {
+      sampledAt: Date.now(),
+      eventsWritten,
+      intervalMs: ACTIVITY_INTERVAL_MS,
+      samples: history.since(Number.isFinite(since) ? since : 0),
+    };
+  });
 
   app.get('/eventlog/connections', auth, async () => ({
     sampledAt: Date.now(),

@@ -17,4 +17,6 @@ export type { StreamPage } from './events.ts';
 export type { AllPage, AllCursor } from './all.ts';
 export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
+export type { ActivitySample } from './activity.ts';
+export type { UiScavengeStatus } from './scavenge.ts';
 export type { StreamMetadata, Position, StreamSummary as UiStreamSummary } from '../store/index.ts';

@@ -9,6 +9,7 @@ import { DEFAULT_LIVE_LIMITS, liveRoutes, type LiveTailLimits } from './live.ts'
 import { metadataRoutes } from './metadata.ts';
 import { persistentGroupRoutes } from './persistent-groups.ts';
 import { replicationRoutes } from './replications.ts';
+import { scavengeRoutes } from './scavenge.ts';
 import { streamRoutes } from './streams.ts';
 
 export type { EventLogUiDeps } from './eventlog-context.ts';
@@ -31,5 +32,6 @@ export function eventLogUiRoutes(
     persistentGroupRoutes(app, sessions, deps);
     eventLogUserRoutes(app, sessions, deps);
     replicationRoutes(app, sessions, deps);
+    scavengeRoutes(app, sessions, deps);
   };
 }

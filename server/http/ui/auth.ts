@@ -12,6 +12,9 @@ export interface UiPrincipal {
 /** Verifies owner credentials for the UI API; returns null when they are wrong or not an owner's. `from`: the client address. */
 export type UiCredentialCheck = (username: string, password: string, from: string) => Promise<UiPrincipal | null>;
 
+/** Where the UI API is mounted. */
+export const UI_API_PREFIX = '/api/homeport/v1';
+
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const MAX_SESSIONS = 1000;
 
@@ -77,12 +80,23 @@ export class UiSessions {
   }
 }
 
-/** Token from `Authorization: Bearer …`, or `?access_token=` for WebSockets (browsers cannot set headers there). */
+/**
+ * The browser's session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends
+ * it) and scoped to the UI API, so a sign-in lasts across tabs and browser restarts for the session's life.
+ */
+export const UI_SESSION_COOKIE = 'homeport_ui_session';
+
+/**
+ * Token from `Authorization: Bearer …`, `?access_token=` for WebSockets (browsers cannot set headers there),
+ * or the session cookie a browser sign-in set.
+ */
 export function tokenOf(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
   const q = (req.query as Record<string, unknown> | undefined)?.access_token;
-  return typeof q === 'string' ? q : undefined;
+  if (typeof q === 'string') return q;
+  const cookie = req.cookies?.[UI_SESSION_COOKIE];
+  return typeof cookie === 'string' && cookie !== '' ? cookie : undefined;
 }
 
 declare module 'fastify' {

@@ -1,6 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { CredentialThrottle } from '../../security/index.ts';
-import { requireOwner, tokenOf, type UiCredentialCheck, type UiPrincipal, type UiSessions } from './auth.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  requireOwner,
+  SESSION_TTL_MS,
+  tokenOf,
+  UI_API_PREFIX,
+  UI_SESSION_COOKIE,
+  type UiCredentialCheck,
+  type UiPrincipal,
+  type UiSessions,
+} from './auth.ts';
 
 /** Changes the signed-in account's own password (the UI's forced change of the default one). */
 export type UiPasswordChange = (
@@ -10,6 +20,19 @@ export type UiPasswordChange = (
 ) => Promise<'changed' | 'wrong-password' | 'unsupported' | 'invalid'>;
 
 const MIN_NEW_PASSWORD = 8;
+/** The cookie goes only with requests to the UI API. */
+const COOKIE_PATH = UI_API_PREFIX;
+
+/** Sets the browser's session cookie (see UI_SESSION_COOKIE); Secure when the page came over https. */
+function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.setCookie(UI_SESSION_COOKIE, token, {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.protocol === 'https',
+    maxAge: SESSION_TTL_MS / 1000,
+  });
+}
 
 const signInBody = {
   type: 'object',
@@ -60,7 +83,9 @@ export function sessionRoutes(
         req.log.warn({ user: username, from: req.ip }, 'UI sign-in failed');
         return reply.code(401).send({ error: 'Wrong user name or password, or not an owner account' });
       }
-      return { token: sessions.mint(principal), user: principal };
+      const token = sessions.mint(principal);
+      setSessionCookie(req, reply, token);
+      return { token, user: principal };
     },
   );
 
@@ -87,9 +112,13 @@ export function sessionRoutes(
     },
   );
 
-  app.delete('/session', open, async (req) => {
+  app.delete('/session', open, async (req, reply) => {
     const token = tokenOf(req);
     if (token) sessions.revoke(token);
+    // The cookie's session ends too when it differs from the bearer token that asked.
+    const cookie = req.cookies?.[UI_SESSION_COOKIE];
+    if (cookie) sessions.revoke(cookie);
+    reply.clearCookie(UI_SESSION_COOKIE, { path: COOKIE_PATH });
     return {};
   });
 }

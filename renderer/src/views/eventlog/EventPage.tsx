@@ -108,14 +108,16 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
             )}
           </dl>
           <div className="detail-actions">
-            <CopyButton text={eventAsJson(e)} label="Copy event as JSON">
+            <CopyButton text={eventAsJson(e)} label="Copy event JSON">
               Copy event JSON
             </CopyButton>
           </div>
           <div className="payloads">
-            <PayloadView title="Data" payload={shown.data} copyLabel="Copy data" />
-            <PayloadView title="Metadata" payload={shown.metadata} copyLabel="Copy metadata" />
-            {e.target && <PayloadView title="Link metadata" payload={e.metadata} copyLabel="Copy link metadata" />}
+            <PayloadView title="Data" payload={shown.data} copyLabel="Copy data" level={2} />
+            <PayloadView title="Metadata" payload={shown.metadata} copyLabel="Copy metadata" level={2} />
+            {e.target && (
+              <PayloadView title="Link metadata" payload={e.metadata} copyLabel="Copy link metadata" level={2} />
+            )}
           </div>
         </>
       )}

@@ -223,7 +223,8 @@ export function StreamPage({ streamId }: { streamId: string }) {
       ) : (
         <EventTable
           label={`Events in ${streamId}`}
-          events={page.events}
+          // Newest first, as KurrentDB's UI shows a stream: live events land on top, in view.
+          events={[...page.events].reverse()}
           keyOf={(e) => String(e.eventNumber)}
           expanded={s.expanded}
           onToggle={(k) => s.toggleRow(Number(k))}

@@ -1,5 +1,5 @@
 import { FormError } from '../../components/ui.tsx';
-import { useFederationCheck } from '../../stores/federation-check.ts';
+import { useFederationCheck, type SelfCheckReport } from '../../stores/federation-check.ts';
 
 const LABELS: Record<string, string> = {
   'public-url': 'Public address',
@@ -10,6 +10,21 @@ const LABELS: Record<string, string> = {
   webfinger: 'WebFinger',
   actor: 'Actor',
 };
+
+const MARKS: Record<string, string> = { ok: '✓ ok', warning: '⚠ warning', error: '✗ error', skipped: '– skipped' };
+
+/** The verdict over every check: a warning is not a pass (an http or localhost address cannot federate). */
+export function verdict(report: SelfCheckReport): { tone: 'ok' | 'warning' | 'error'; text: string } {
+  const errors = report.checks.filter((c) => c.status === 'error').length;
+  const warnings = report.checks.filter((c) => c.status === 'warning').length;
+  if (!report.ok || errors > 0)
+    return { tone: 'error', text: `other servers cannot federate with it yet (${plural(errors, 'error')})` };
+  if (warnings > 0)
+    return { tone: 'warning', text: `not ready for other servers yet: ${plural(warnings, 'warning')} below` };
+  return { tone: 'ok', text: 'other servers can reach this instance' };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Whether other servers can reach this instance: its own documents fetched through the public address. */
 export function FederationCheckSection() {
@@ -28,16 +43,22 @@ export function FederationCheckSection() {
       </p>
       <FormError message={error} />
       {report && (
-        <table aria-labelledby="federation-check-title" className="federation-check">
-          <caption>
-            {report.publicUrl}:{' '}
-            {report.ok ? 'other servers can reach this instance' : 'other servers cannot federate with it yet'}
+        <table aria-labelledby="federation-check-title" className="table federation-check">
+          <caption className={`check-${verdict(report).tone}`} data-testid="federation-verdict">
+            {report.publicUrl}: {verdict(report).text}
           </caption>
+          <thead>
+            <tr>
+              <th scope="col">Check</th>
+              <th scope="col">Result</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
           <tbody>
             {report.checks.map((c) => (
               <tr key={c.name} data-check={c.name} data-status={c.status}>
                 <th scope="row">{LABELS[c.name] ?? c.name}</th>
-                <td className={`check-${c.status}`}>{c.status}</td>
+                <td className={`check-${c.status} nowrap`}>{MARKS[c.status] ?? c.status}</td>
                 <td>{c.detail}</td>
               </tr>
             ))}

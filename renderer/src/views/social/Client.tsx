@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Empty, FormError } from '../../components/ui.tsx';
+import { Empty, FormError, Link } from '../../components/ui.tsx';
+import { useRouter } from '../../stores/router.ts';
 import { useSocialClient } from '../../stores/social-client.ts';
 import { Compose } from './Compose.tsx';
 import { FollowSearch, Profile } from './Profile.tsx';
@@ -13,153 +14,198 @@ import { Notifications, PagedStatuses, PublicTimeline } from './Timelines.tsx';
 import { FollowedHashtags, HashtagTimeline } from './Hashtags.tsx';
 import { Settings } from './Settings.tsx';
 import { useContentLinks } from './content-links.ts';
+import { SearchBox } from './SearchBox.tsx';
+import { accountPath, backInClient, openProfile, openTag, openThread, socialPath, type ProfileTab } from './routes.ts';
 
-type Tab =
-  | 'home'
-  | 'local'
-  | 'federated'
-  | 'notifications'
-  | 'bookmarks'
-  | 'favourites'
-  | 'lists'
-  | 'filters'
-  | 'people'
-  | 'hashtags'
-  | 'settings';
-const TABS: [Tab, string][] = [
+const PAGES: [string, string][] = [
   ['home', 'Home'],
+  ['notifications', 'Notifications'],
   ['local', 'Local'],
   ['federated', 'Federated'],
-  ['notifications', 'Notifications'],
   ['bookmarks', 'Bookmarks'],
   ['favourites', 'Favourites'],
   ['lists', 'Lists'],
-  ['filters', 'Filters'],
-  ['people', 'People'],
   ['hashtags', 'Hashtags'],
+  ['people', 'People'],
+  ['filters', 'Filters'],
   ['settings', 'Settings'],
 ];
+const PROFILE_TABS: ProfileTab[] = ['posts', 'replies', 'media', 'following', 'followers'];
 
-/** The signed-in client: compose, the home timeline kept live by the streaming API, notifications, and finding people. */
+/** The signed-in client: navigation, compose, and the view the address names (see routes.ts). */
 export function Client() {
-  const { me, server, home, incoming, showIncoming, connectStream, signOut, error, live, unread } = useSocialClient();
-  const [tab, setTab] = useState<Tab>('home');
-  const [thread, setThread] = useState<string | null>(null);
-  const [profile, setProfile] = useState<string | null>(null);
-  // A hashtag's timeline shows over a profile, which shows over a thread: Back returns to the one below.
-  const [tag, setTag] = useState<string | null>(null);
-  // A tab always shows: it closes whatever thread, profile or hashtag was open over the previous one.
-  const show = (next: Tab) => {
-    setTag(null);
-    setProfile(null);
-    setThread(null);
-    setTab(next);
-  };
-  const openThread = (id: string) => {
-    setTag(null);
-    setProfile(null);
-    setThread(id);
-  };
-  const openProfile = (id: string) => {
-    setTag(null);
-    setProfile(id);
-  };
-  const followContentLink = useContentLinks(setTag, openProfile);
+  const { me, server, connectStream, signOut, error, live, unread, draft } = useSocialClient();
+  const rest = useRouter((r) => r.rest);
+  const query = useRouter((r) => r.query);
+  const page = rest[0] ?? 'home';
+  const followContentLink = useContentLinks(openTag, openProfile);
   useEffect(() => connectStream(), [connectStream, server]);
-  const { help, closeHelp } = useShortcuts();
+  // On narrow windows compose opens over the column on request (New post, `n`, Reply); wide ones always show it.
+  const [composing, setComposing] = useState(false);
+  const openCompose = () => {
+    setComposing(true);
+    requestAnimationFrame(() => document.getElementById('compose-text')?.focus());
+  };
+  useEffect(() => {
+    if (draft) setComposing(true);
+  }, [draft]);
+  const { help, closeHelp } = useShortcuts(openCompose);
   return (
     <div className="social-client" onClick={followContentLink}>
-      <p className="toolbar">
-        Signed in as <strong>@{me?.acct}</strong>
-        {server !== location.origin && (
-          <>
-            {' '}
-            on <strong>{new URL(server).host}</strong>
-          </>
-        )}{' '}
-        <span className="muted">{live ? 'live' : 'connecting…'}</span>{' '}
-        <button type="button" onClick={signOut}>
-          Sign out of the client
-        </button>{' '}
-        <span className="muted">
-          Press <kbd>?</kbd> for keyboard shortcuts
-        </span>
-      </p>
+      <a className="skip-link" href="#social-column">
+        Skip to the posts
+      </a>
       <ShortcutHelp open={help} onClose={closeHelp} />
-      <Compose />
-      <FormError message={error} />
-      <div className="toolbar" role="group" aria-label="Timelines">
-        {TABS.map(([name, label]) => (
-          <button key={name} type="button" aria-pressed={tab === name} onClick={() => show(name)}>
-            {label}
-            {name === 'notifications' && unread > 0 ? ` (${unread})` : ''}
-          </button>
-        ))}
+      <nav className="social-nav" aria-label="Social">
+        <SearchBox initial={page === 'search' ? (query.q ?? '') : ''} />
+        <button type="button" className="primary new-post" onClick={openCompose} aria-keyshortcuts="n">
+          New post
+        </button>
+        <ul>
+          {PAGES.map(([name, label]) => (
+            <li key={name}>
+              <Link to={socialPath([name])} aria-current={page === name ? 'page' : undefined}>
+                {label}
+                {name === 'notifications' && unread > 0 ? ` (${unread})` : ''}
+              </Link>
+            </li>
+          ))}
+          {me && (
+            <li>
+              <Link
+                to={accountPath(me.id)}
+                aria-current={page === 'accounts' && rest[1] === me.id ? 'page' : undefined}
+              >
+                Profile
+              </Link>
+            </li>
+          )}
+        </ul>
+        <p className="signed-in muted">
+          Signed in as <strong>@{me?.acct}</strong>
+          {server !== location.origin && (
+            <>
+              {' '}
+              on <strong>{new URL(server).host}</strong>
+            </>
+          )}{' '}
+          · <span>{live ? 'live' : 'connecting…'}</span>
+        </p>
+        <p className="muted">
+          <button type="button" className="link" onClick={signOut}>
+            Sign out of the client
+          </button>{' '}
+          · <kbd>?</kbd> shortcuts
+        </p>
+      </nav>
+      <div className="social-column" id="social-column" tabIndex={-1}>
+        <FormError message={error} />
+        <ClientPage rest={rest} query={query} />
       </div>
-      {tag ? (
-        <HashtagTimeline key={tag} tag={tag} onClose={() => setTag(null)} onOpen={openThread} onProfile={openProfile} />
-      ) : profile ? (
-        <Profile
-          key={profile}
-          id={profile}
-          onClose={() => setProfile(null)}
-          onOpen={openThread}
-          onProfile={openProfile}
-          onTag={setTag}
-        />
-      ) : thread ? (
-        <Thread id={thread} onClose={() => setThread(null)} onOpen={openThread} onProfile={setProfile} />
-      ) : tab === 'home' ? (
-        <section aria-labelledby="home-title">
-          <h2 id="home-title">Home</h2>
-          {incoming.length > 0 && (
-            <button type="button" className="primary new-posts" onClick={showIncoming}>
-              {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
-            </button>
-          )}
-          {home.length === 0 ? (
-            <Empty>Nothing here yet: post something, or follow someone.</Empty>
-          ) : (
-            <HomeList onOpen={openThread} onProfile={setProfile} />
-          )}
+      <section className={composing ? 'social-compose open' : 'social-compose'} aria-label="New post">
+        <button type="button" className="close-compose" onClick={() => setComposing(false)}>
+          Close
+        </button>
+        <Compose />
+      </section>
+    </div>
+  );
+}
+
+/** The view the address names; an unknown address says so rather than showing Home under a wrong URL. */
+function ClientPage({ rest, query }: { rest: string[]; query: Record<string, string> }) {
+  const [page = 'home', id, sub] = rest;
+  const nav = { onOpen: openThread, onProfile: openProfile };
+  switch (page) {
+    case 'home':
+      return <HomeTimeline />;
+    case 'local':
+    case 'federated':
+      return <PublicTimeline key={page} local={page === 'local'} {...nav} />;
+    case 'notifications':
+      return (
+        <section aria-labelledby="notifications-title">
+          <h2 id="notifications-title">Notifications</h2>
+          <Notifications type={query.type} />
         </section>
-      ) : tab === 'local' || tab === 'federated' ? (
-        <PublicTimeline key={tab} local={tab === 'local'} onOpen={openThread} onProfile={setProfile} />
-      ) : tab === 'bookmarks' ? (
+      );
+    case 'bookmarks':
+      return (
         <PagedStatuses
-          key={tab}
+          key={page}
           title="Bookmarks"
           path="/api/v1/bookmarks?limit=20"
           empty="Nothing bookmarked yet: press Bookmark (or s) on a post."
-          onOpen={openThread}
-          onProfile={setProfile}
+          {...nav}
         />
-      ) : tab === 'hashtags' ? (
-        <FollowedHashtags onTag={setTag} />
-      ) : tab === 'settings' ? (
-        <Settings />
-      ) : tab === 'filters' ? (
-        <Filters />
-      ) : tab === 'people' ? (
-        <People onProfile={setProfile} />
-      ) : tab === 'lists' ? (
-        <Lists onOpen={openThread} onProfile={setProfile} />
-      ) : tab === 'favourites' ? (
+      );
+    case 'favourites':
+      return (
         <PagedStatuses
-          key={tab}
+          key={page}
           title="Favourites"
           path="/api/v1/favourites?limit=20"
           empty="No favourites yet."
-          onOpen={openThread}
-          onProfile={setProfile}
+          {...nav}
         />
-      ) : (
-        <section aria-labelledby="notifications-title">
-          <h2 id="notifications-title">Notifications</h2>
-          <Notifications />
-        </section>
+      );
+    case 'lists':
+      return <Lists openId={id} {...nav} />;
+    case 'hashtags':
+      return <FollowedHashtags onTag={openTag} />;
+    case 'tags':
+      if (id) return <HashtagTimeline key={id} tag={id} onClose={backInClient} {...nav} />;
+      break;
+    case 'people':
+      return <People onProfile={openProfile} />;
+    case 'filters':
+      return <Filters />;
+    case 'settings':
+      return <Settings />;
+    case 'statuses':
+      if (id) return <Thread key={id} id={id} onClose={backInClient} {...nav} />;
+      break;
+    case 'accounts':
+      if (id && (sub === undefined || PROFILE_TABS.includes(sub as ProfileTab)))
+        return (
+          <Profile
+            key={id}
+            id={id}
+            tab={(sub as ProfileTab | undefined) ?? 'posts'}
+            onClose={backInClient}
+            onTag={openTag}
+            {...nav}
+          />
+        );
+      break;
+    case 'search':
+      return <FollowSearch key={query.q ?? ''} q={query.q ?? ''} onTag={openTag} {...nav} />;
+  }
+  return (
+    <section aria-labelledby="not-found-title">
+      <h2 id="not-found-title">Not found</h2>
+      <Empty>
+        Nothing lives at this address in the social client. <Link to={socialPath(['home'])}>Go to Home</Link>
+      </Empty>
+    </section>
+  );
+}
+
+function HomeTimeline() {
+  const { home, incoming, showIncoming } = useSocialClient();
+  return (
+    <section aria-labelledby="home-title">
+      <h2 id="home-title">Home</h2>
+      {incoming.length > 0 && (
+        <button type="button" className="primary new-posts" onClick={showIncoming}>
+          {incoming.length === 1 ? '1 new post' : `${incoming.length} new posts`}
+        </button>
       )}
-      <FollowSearch onOpen={openThread} onProfile={openProfile} onTag={setTag} />
-    </div>
+      {home.length === 0 ? (
+        <Empty>Nothing here yet: post something, or follow someone.</Empty>
+      ) : (
+        <HomeList onOpen={openThread} onProfile={openProfile} />
+      )}
+    </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { FormError } from '../../components/ui.tsx';
-import { useSocialClient, type SocialMedia } from '../../stores/social-client.ts';
+import { useSocialClient } from '../../stores/social-client.ts';
+import { AttachmentList, MAX_ATTACHMENTS, useAttachments, useFileDrop } from './compose/Attachments.tsx';
 import { AutocompleteTextarea } from './compose/Autocomplete.tsx';
 import { LanguageSelect, ScheduleInput, scheduledAt } from './compose/PostOptions.tsx';
 import { loadDraft, saveDraft } from './saved-draft.ts';
@@ -11,33 +12,15 @@ function length(text: string): number {
   return [...text].length;
 }
 
-interface Attachment {
-  file: string;
-  progress: number;
-  media: SocialMedia | null;
-  description: string;
-}
-
 export function Compose() {
   const { post, maxCharacters, upload, request, draft, clearDraft, server, me } = useSocialClient();
   const editing = draft?.editing ?? null;
   const [saved] = useState(() => loadDraft(server, me?.acct));
-  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const { attachments, attach, remove, move, update, clear } = useAttachments(upload, setError);
+  const drop = useFileDrop((files) => (editing ? undefined : attach(files)));
+  const [sensitive, setSensitive] = useState(false);
   const [poll, setPoll] = useState<{ options: string[]; expiresIn: number } | null>(null);
-  const attach = (files: FileList | null) => {
-    for (const file of [...(files ?? [])].slice(0, 4 - attachments.length)) {
-      const entry: Attachment = { file: file.name, progress: 0, media: null, description: '' };
-      setAttachments((list) => [...list, entry]);
-      const update = (patch: Partial<Attachment>) =>
-        setAttachments((list) => list.map((a) => (a.file === entry.file ? { ...a, ...patch } : a)));
-      upload(file, (progress) => update({ progress }))
-        .then((media) => update({ media, progress: 1 }))
-        .catch((err: Error) => {
-          setError(err.message);
-          setAttachments((list) => list.filter((a) => a.file !== entry.file));
-        });
-    }
-  };
   const [text, setText] = useState(saved?.text ?? '');
   const [spoiler, setSpoiler] = useState(saved?.spoiler ?? '');
   const preferred = postingDefaults(me);
@@ -58,7 +41,6 @@ export function Compose() {
   useEffect(() => {
     if (!editing) saveDraft(server, me?.acct, { text, spoiler, visibility });
   }, [text, spoiler, visibility, editing, server, me?.acct]);
-  const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const left = maxCharacters - length(text) - length(spoiler);
   // A post to edit, or a deleted post's text (delete and redraft), fills the form.
@@ -68,7 +50,7 @@ export function Compose() {
     setSpoiler(draft.spoilerText);
     setVisibility(draft.visibility);
     setSchedule('');
-    setAttachments([]);
+    clear();
     setPoll(null);
     document.getElementById('compose-text')?.focus();
   }, [draft]);
@@ -87,10 +69,16 @@ export function Compose() {
     if (when && 'problem' in when) return setError(when.problem);
     setBusy(true);
     try {
-      // Descriptions go with the media before the post that shows them.
+      // Descriptions and focal points go with the media before the post that shows them.
       for (const a of attachments)
-        if (a.media && a.description)
-          await request(`/api/v1/media/${a.media.id}`, { method: 'PUT', body: { description: a.description } });
+        if (a.media && (a.description || a.focus))
+          await request(`/api/v1/media/${a.media.id}`, {
+            method: 'PUT',
+            body: {
+              description: a.description || undefined,
+              focus: a.focus ? `${a.focus.x},${a.focus.y}` : undefined,
+            },
+          });
       const outcome = await post({
         status: text,
         spoilerText: spoiler,
@@ -98,6 +86,7 @@ export function Compose() {
         language,
         scheduledAt: when?.iso,
         mediaIds: attachments.flatMap((a) => (a.media ? [a.media.id] : [])),
+        sensitive: attachments.length > 0 && sensitive,
         poll: poll ?? undefined,
       });
       if (outcome === 'scheduled') setNotice(`Scheduled for ${new Date(when!.iso).toLocaleString()}.`);
@@ -105,7 +94,8 @@ export function Compose() {
       setText('');
       setSpoiler('');
       setVisibility(preferred.visibility);
-      setAttachments([]);
+      clear();
+      setSensitive(false);
       setPoll(null);
     } catch (err) {
       setError((err as Error).message);
@@ -114,7 +104,12 @@ export function Compose() {
     }
   };
   return (
-    <form className="compose" onSubmit={(e) => void submit(e)} aria-label="Compose">
+    <form
+      className={drop.over ? 'compose dropping' : 'compose'}
+      onSubmit={(e) => void submit(e)}
+      aria-label="Compose"
+      {...drop.handlers}
+    >
       {editing && (
         <p className="muted" role="status">
           Editing a post (people who saw it can see the earlier version).{' '}
@@ -148,14 +143,14 @@ export function Compose() {
       </label>
       {!editing && (
         <label>
-          Add images, video or audio
+          Add images, video or audio (or paste or drop them here)
           <input
             type="file"
             accept="image/*,video/*,audio/*"
             multiple
-            disabled={attachments.length >= 4}
+            disabled={attachments.length >= MAX_ATTACHMENTS}
             onChange={(e) => {
-              attach(e.target.files);
+              attach(e.target.files ?? []);
               // Cleared, so the same file can be chosen again and the field does not name a file already sent.
               e.target.value = '';
             }}
@@ -202,24 +197,13 @@ export function Compose() {
           </label>
         </fieldset>
       )}
-      {attachments.map((a) => (
-        <div key={a.file} className="attachment">
-          <progress max={100} value={Math.round(a.progress * 100)} aria-label={`Upload of ${a.file}`} />
-          {a.media?.preview_url && <img src={a.media.preview_url} alt="" width={80} />}
-          <label>
-            Description of {a.file}
-            <input
-              value={a.description}
-              onChange={(e) =>
-                setAttachments((list) =>
-                  list.map((x) => (x.file === a.file ? { ...x, description: e.target.value } : x)),
-                )
-              }
-            />
-          </label>
-          {a.media && !a.description && <p className="muted">Add a description for people who cannot see it.</p>}
-        </div>
-      ))}
+      <AttachmentList attachments={attachments} onRemove={remove} onMove={move} onUpdate={update} />
+      {attachments.length > 0 && (
+        <label className="inline-label">
+          <input type="checkbox" checked={sensitive} onChange={(e) => setSensitive(e.target.checked)} /> Mark media as
+          sensitive (hidden until asked)
+        </label>
+      )}
       <div className="toolbar">
         <label>
           Visibility

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { FormError } from '../../components/ui.tsx';
-import { useRouter } from '../../stores/router.ts';
+import { navigate } from '../../stores/router.ts';
 
 /** No social account yet: the owner's profile, made here instead of with the CLI. */
 export function FirstRun({
@@ -66,7 +66,7 @@ export function FirstRun({
           href="/ui/server#federation-check-title"
           onClick={(e) => {
             e.preventDefault();
-            useRouter.getState().navigate('/ui/server');
+            navigate('/ui/server');
           }}
         >
           {federating ? 'check that they can (the federation self-check).' : 'check it with the federation self-check.'}

@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { Empty, FormError } from '../../components/ui.tsx';
+import { Empty, FormError, Link, Loading } from '../../components/ui.tsx';
+import { navigate } from '../../stores/router.ts';
 import { useSocialClient, type SocialAccount } from '../../stores/social-client.ts';
 import { useResource } from './use-resource.ts';
 import type { Navigate } from './Status.tsx';
 import { PagedStatuses } from './Timelines.tsx';
+import { listPath, socialPath } from './routes.ts';
 
 interface SocialList {
   id: string;
@@ -140,9 +142,8 @@ function ListPage({
 }
 
 /** The user's lists: made here (title, which replies show, exclusive or not), each opened to its timeline. */
-export function Lists({ onOpen, onProfile }: Navigate) {
+export function Lists({ openId, onOpen, onProfile }: { openId?: string } & Navigate) {
   const { data: lists, error, act, reload: load, request } = useResource<SocialList[]>('/api/v1/lists');
-  const [open, setOpen] = useState<SocialList | null>(null);
   const [title, setTitle] = useState('');
   const [policy, setPolicy] = useState<SocialList['replies_policy']>('list');
   const [exclusive, setExclusive] = useState(false);
@@ -153,16 +154,20 @@ export function Lists({ onOpen, onProfile }: Navigate) {
     );
     if (list) {
       setTitle('');
-      setOpen(list);
+      await load();
+      navigate(listPath(list.id));
     }
   };
-  if (open) {
+  if (openId !== undefined) {
+    const open = lists?.find((l) => l.id === openId);
+    if (!open) return lists === null ? <Loading /> : <Empty>This list does not exist (any more).</Empty>;
     return (
       <ListPage
+        key={open.id}
         list={open}
-        onBack={() => setOpen(null)}
+        onBack={() => navigate(socialPath(['lists']))}
         onDeleted={() => {
-          setOpen(null);
+          navigate(socialPath(['lists']), { replace: true });
           void load();
         }}
         onOpen={onOpen}
@@ -180,10 +185,7 @@ export function Lists({ onOpen, onProfile }: Navigate) {
         <ul aria-label="Your lists">
           {lists.map((l) => (
             <li key={l.id}>
-              <button type="button" className="link" onClick={() => setOpen(l)}>
-                {l.title}
-              </button>{' '}
-              <span className="muted">{POLICIES[l.replies_policy]}</span>
+              <Link to={listPath(l.id)}>{l.title}</Link> <span className="muted">{POLICIES[l.replies_policy]}</span>
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
-import { Empty, FormError } from '../../components/ui.tsx';
+import { Empty, FormError, Link } from '../../components/ui.tsx';
 import type { SocialAccount } from '../../stores/social-client.ts';
 import { useResource } from './use-resource.ts';
+import { accountPath } from './routes.ts';
 
 /**
  * The people one has decided about: follow requests waiting for an answer (a locked account's), and the
@@ -67,9 +68,7 @@ function AccountList({
         <ul aria-label={title}>
           {accounts.map((a) => (
             <li key={a.id}>
-              <button type="button" className="link" onClick={() => onProfile(a.id)}>
-                {a.display_name || a.username}
-              </button>{' '}
+              <Link to={accountPath(a.id)}>{a.display_name || a.username}</Link>{' '}
               <span className="muted">@{a.acct}</span>{' '}
               {actions.map((action) => (
                 <button

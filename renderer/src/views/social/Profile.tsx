@@ -1,21 +1,24 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { Empty, FormError, Loading } from '../../components/ui.tsx';
+import { useCallback, useEffect, useState } from 'react';
+import { Empty, FormError, Link, Loading } from '../../components/ui.tsx';
 import { useSocialClient, type SocialAccount, type SocialStatus } from '../../stores/social-client.ts';
 import { StatusItem, type Navigate } from './Status.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 import { FeaturedTags } from './profile/FeaturedTags.tsx';
 import { ProfileSections } from './profile/ProfileSections.tsx';
 import { PrivateNote, RelationshipActions, type Relationship } from './profile/Relationship.tsx';
+import { accountPath, tagPath, type ProfileTab } from './routes.ts';
 
 /** An account's page: who they are, their numbers, what one has to do with them, and their posts and people. */
 export function Profile({
   id,
+  tab,
   onClose,
   onOpen,
   onProfile,
   onTag,
 }: {
   id: string;
+  tab: ProfileTab;
   onClose: () => void;
   onOpen: (id: string) => void;
   onProfile: (id: string) => void;
@@ -103,7 +106,7 @@ export function Profile({
               <PrivateNote account={account} relationship={relationship} onChange={setRelationship} />
             </>
           )}
-          <ProfileSections key={account.id} account={account} onOpen={onOpen} onProfile={onProfile} />
+          <ProfileSections key={account.id} account={account} section={tab} onOpen={onOpen} onProfile={onProfile} />
         </>
       )}
     </section>
@@ -120,14 +123,13 @@ interface SearchResults {
  * Search as Mastodon's v2 search answers it: people (remote handles and profile links looked up on their
  * server, then followed from here), hashtags (opened as their timeline) and posts.
  */
-export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (name: string) => void }) {
+export function FollowSearch({ q, onOpen, onProfile }: Navigate & { q: string; onTag: (name: string) => void }) {
   const { request, me } = useSocialClient();
-  const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResults | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const search = async (e: FormEvent) => {
-    e.preventDefault();
+  const search = useCallback(async () => {
     setError(null);
+    if (!q) return;
     try {
       const found = await request<SearchResults>(`/api/v2/search?resolve=true&limit=10&q=${encodeURIComponent(q)}`);
       const ids = found.accounts.map((a) => `id[]=${a.id}`).join('&');
@@ -143,7 +145,10 @@ export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (
     } catch (err) {
       setError((err as Error).message);
     }
-  };
+  }, [q, request]);
+  useEffect(() => {
+    void search();
+  }, [search]);
   const follow = async (account: SocialAccount) => {
     try {
       const rel = await request<{ following: boolean; requested: boolean }>(`/api/v1/accounts/${account.id}/follow`, {
@@ -167,27 +172,17 @@ export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (
     results && results.accounts.length === 0 && results.hashtags.length === 0 && results.statuses.length === 0;
   return (
     <section aria-labelledby="find-title" className="find">
-      <h2 id="find-title">Search</h2>
-      <form className="toolbar" role="search" onSubmit={(e) => void search(e)}>
-        <label>
-          People, #hashtags or posts
-          <input id="find-people" value={q} onChange={(e) => setQ(e.target.value)} required />
-        </label>
-        <button type="submit">Search</button>
-      </form>
+      <h2 id="find-title">{q ? `Search: ${q}` : 'Search'}</h2>
+      {!q && <Empty>Type what you look for in the search field.</Empty>}
       <FormError message={error} />
       {nothing && <Empty>Nothing found.</Empty>}
       {results && results.accounts.length > 0 && (
         <ul className="accounts" aria-label="People">
           {results.accounts.map((a) => (
             <li key={a.id}>
-              {onProfile ? (
-                <button type="button" className="link name" onClick={() => onProfile(a.id)}>
-                  {a.display_name || a.username}
-                </button>
-              ) : (
-                <span className="name">{a.display_name || a.username}</span>
-              )}{' '}
+              <Link to={accountPath(a.id)} className="name">
+                {a.display_name || a.username}
+              </Link>{' '}
               <span className="muted">@{a.acct}</span>{' '}
               {a.id === me?.id ? (
                 <span className="muted">(you)</span>
@@ -209,9 +204,7 @@ export function FollowSearch({ onOpen, onProfile, onTag }: Navigate & { onTag: (
         <ul className="accounts" aria-label="Hashtags">
           {results.hashtags.map((h) => (
             <li key={h.name}>
-              <button type="button" className="link" onClick={() => onTag(h.name)}>
-                #{h.name}
-              </button>{' '}
+              <Link to={tagPath(h.name)}>#{h.name}</Link>{' '}
               <span className="muted">{(h.history ?? []).reduce((n, d) => n + Number(d.uses), 0)} posts this week</span>
             </li>
           ))}

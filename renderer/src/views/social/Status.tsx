@@ -1,11 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { FormError } from '../../components/ui.tsx';
+import { FormError, Link } from '../../components/ui.tsx';
 import { useSocialClient, type SocialPoll, type SocialStatus } from '../../stores/social-client.ts';
 import { StatusActions } from './status/Actions.tsx';
 import { LinkCard, QuotedPost } from './status/Embeds.tsx';
 import { MediaList } from './status/Media.tsx';
 import { useResource } from './use-resource.ts';
 import { useReadingChoices } from './client-settings.ts';
+import { accountPath, statusPath } from './routes.ts';
+import { RelativeTime } from './RelativeTime.tsx';
 
 /** A poll: choices to vote for while it is open and not voted in, then its results. */
 function PollView({ poll: initial }: { poll: SocialPoll }) {
@@ -72,7 +74,7 @@ export interface Navigate {
   onProfile?: (accountId: string) => void;
 }
 
-export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus } & Navigate) {
+export function StatusItem({ status, onOpen }: { status: SocialStatus } & Navigate) {
   const { overrides } = useSocialClient();
   const original = status.reblog ?? status;
   // What the user did to this post anywhere in the client shows here too.
@@ -113,15 +115,13 @@ export function StatusItem({ status, onOpen, onProfile }: { status: SocialStatus
       {status.reblog && <p className="muted">{status.account.display_name || status.account.username} boosted</p>}
       <header>
         <img src={shown.account.avatar} alt="" width={40} height={40} />
-        {onProfile ? (
-          <button type="button" className="link name" onClick={() => onProfile(shown.account.id)}>
-            {shown.account.display_name || shown.account.username}
-          </button>
-        ) : (
-          <span className="name">{shown.account.display_name || shown.account.username}</span>
-        )}{' '}
+        <Link to={accountPath(shown.account.id)} className="name">
+          {shown.account.display_name || shown.account.username}
+        </Link>{' '}
         <span className="muted">@{shown.account.acct}</span>{' '}
-        <time dateTime={shown.created_at}>{new Date(shown.created_at).toLocaleString()}</time>
+        <Link to={statusPath(shown.id)} className="muted">
+          <RelativeTime iso={shown.created_at} />
+        </Link>
         {shown.edited_at && (
           <>
             {' '}

@@ -38,7 +38,7 @@ function act(action: string): void {
 }
 
 /** Listens for the shortcuts while the client is shown; returns whether the help is open and how to close it. */
-export function useShortcuts(): { help: boolean; closeHelp: () => void } {
+export function useShortcuts(openCompose: () => void): { help: boolean; closeHelp: () => void } {
   const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -51,10 +51,10 @@ export function useShortcuts(): { help: boolean; closeHelp: () => void } {
         s: () => act('bookmark'),
         r: () => {
           act('reply');
-          document.getElementById('compose-text')?.focus();
+          openCompose();
         },
         o: () => act('thread'),
-        n: () => document.getElementById('compose-text')?.focus(),
+        n: openCompose,
         '/': () => document.getElementById('find-people')?.focus(),
         '?': () => setHelp(true),
       };
@@ -65,7 +65,7 @@ export function useShortcuts(): { help: boolean; closeHelp: () => void } {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  }, [openCompose]);
   return { help, closeHelp: () => setHelp(false) };
 }
 

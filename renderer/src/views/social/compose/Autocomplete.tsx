@@ -91,10 +91,9 @@ export function AutocompleteTextarea({
       <textarea
         {...props}
         value={value}
-        role="combobox"
+        // A textbox that offers suggestions (ARIA allows no combobox role on a textarea).
         aria-autocomplete="list"
-        aria-expanded={open}
-        aria-controls={listId}
+        aria-controls={open ? listId : undefined}
         aria-activedescendant={open ? `${listId}-${active}` : undefined}
         onChange={(e) => {
           onValueChange(e.target.value);

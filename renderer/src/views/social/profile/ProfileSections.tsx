@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { Link } from '../../../components/ui.tsx';
 import type { SocialAccount, SocialStatus } from '../../../stores/social-client.ts';
 import { PagedListState, StatusPages, usePagedList } from '../paged-list.tsx';
 import { StatusItem, type Navigate } from '../Status.tsx';
 import { useResource } from '../use-resource.ts';
+import { accountPath, type ProfileTab } from '../routes.ts';
 
-type Section = 'posts' | 'replies' | 'media' | 'following' | 'followers';
+type Section = ProfileTab;
 
 const SECTIONS: { id: Section; label: string }[] = [
   { id: 'posts', label: 'Posts' },
@@ -24,20 +25,25 @@ const STATUS_QUERY: Record<'posts' | 'replies' | 'media', string> = {
 /** A profile's tabs: its posts (pinned ones first), with replies, with media, and whom it follows and who follows it. */
 export function ProfileSections({
   account,
+  section,
   onOpen,
   onProfile,
-}: { account: SocialAccount; onProfile: (id: string) => void } & Pick<Navigate, 'onOpen'>) {
-  const [section, setSection] = useState<Section>('posts');
+}: { account: SocialAccount; section: Section; onProfile: (id: string) => void } & Pick<Navigate, 'onOpen'>) {
   const label = SECTIONS.find((s) => s.id === section)!.label;
   return (
     <>
-      <div className="toolbar" role="group" aria-label="Profile sections">
+      <nav className="tabs" aria-label="Profile sections">
         {SECTIONS.map((s) => (
-          <button key={s.id} type="button" aria-pressed={section === s.id} onClick={() => setSection(s.id)}>
+          <Link
+            key={s.id}
+            to={accountPath(account.id, s.id)}
+            className="tab"
+            aria-current={section === s.id ? 'page' : undefined}
+          >
             {s.label}
-          </button>
+          </Link>
         ))}
-      </div>
+      </nav>
       {section === 'following' || section === 'followers' ? (
         <AccountPages
           key={section}
@@ -98,9 +104,9 @@ function AccountPages({
         <ul className="accounts" aria-label={label}>
           {items.map((a) => (
             <li key={a.id}>
-              <button type="button" className="link name" onClick={() => onProfile(a.id)}>
+              <Link to={accountPath(a.id)} className="name">
                 {a.display_name || a.username}
-              </button>{' '}
+              </Link>{' '}
               <span className="muted">@{a.acct}</span>
             </li>
           ))}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { FormError } from '../../../components/ui.tsx';
 import { desktopBridge } from '../../../desktop-bridge.ts';
 import { useSocialClient, type SocialStatus } from '../../../stores/social-client.ts';
+import { Icon } from './icons.tsx';
 
 /** Puts a link on the clipboard: through the desktop app when there is one, else the browser's clipboard. */
 async function copyLink(url: string): Promise<void> {
@@ -39,9 +40,16 @@ export function StatusActions({
     }
   };
   return (
-    <footer className="toolbar">
-      <button type="button" data-action="reply" onClick={() => startReply(status)}>
-        Reply{shown.replies_count ? ` (${shown.replies_count})` : ''}
+    <footer className="action-bar">
+      <button
+        type="button"
+        data-action="reply"
+        onClick={() => startReply(status)}
+        aria-label={`Reply${shown.replies_count ? ` (${shown.replies_count})` : ''}`}
+        title="Reply"
+      >
+        <Icon name="reply" />
+        {shown.replies_count ? <span className="count">{shown.replies_count}</span> : null}
       </button>
       {/* Private and direct posts cannot be boosted by others (Mastodon refuses them). */}
       {(shown.visibility === 'public' || shown.visibility === 'unlisted') && (
@@ -50,8 +58,10 @@ export function StatusActions({
           data-action="boost"
           aria-pressed={Boolean(shown.reblogged)}
           onClick={() => void toggle(status, 'reblog')}
+          title={shown.reblogged ? 'Unboost' : 'Boost'}
         >
-          {shown.reblogged ? 'Unboost' : 'Boost'} ({shown.reblogs_count})
+          <Icon name="boost" />
+          <Counted label={shown.reblogged ? 'Unboost' : 'Boost'} count={shown.reblogs_count} />
         </button>
       )}
       {canQuote && (
@@ -59,9 +69,12 @@ export function StatusActions({
           type="button"
           data-action="quote"
           onClick={() => startQuote(status)}
-          title={shown.quote_approval?.current_user === 'manual' ? 'The author approves quotes by hand' : undefined}
+          aria-label="Quote"
+          title={
+            shown.quote_approval?.current_user === 'manual' ? 'Quote (the author approves quotes by hand)' : 'Quote'
+          }
         >
-          Quote
+          <Icon name="quote" />
         </button>
       )}
       <button
@@ -69,23 +82,27 @@ export function StatusActions({
         data-action="favourite"
         aria-pressed={Boolean(shown.favourited)}
         onClick={() => void toggle(status, 'favourite')}
+        title={shown.favourited ? 'Unfavourite' : 'Favourite'}
       >
-        {shown.favourited ? 'Unfavourite' : 'Favourite'} ({shown.favourites_count})
+        <Icon name="favourite" filled={Boolean(shown.favourited)} />
+        <Counted label={shown.favourited ? 'Unfavourite' : 'Favourite'} count={shown.favourites_count} />
       </button>
       <button
         type="button"
         data-action="bookmark"
         aria-pressed={Boolean(shown.bookmarked)}
         onClick={() => void toggle(status, 'bookmark')}
+        aria-label={shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
+        title={shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
       >
-        {shown.bookmarked ? 'Remove bookmark' : 'Bookmark'}
+        <Icon name="bookmark" filled={Boolean(shown.bookmarked)} />
       </button>
-      <button type="button" data-action="share" onClick={() => void share()}>
-        Share link
+      <button type="button" data-action="share" onClick={() => void share()} aria-label="Share link" title="Share link">
+        <Icon name="share" />
       </button>
       {onOpen && (
-        <button type="button" data-action="thread" onClick={() => onOpen(shown.id)}>
-          Thread
+        <button type="button" data-action="thread" onClick={() => onOpen(shown.id)} aria-label="Thread" title="Thread">
+          <Icon name="thread" />
         </button>
       )}
       {(involved || own) && (
@@ -120,6 +137,25 @@ export function StatusActions({
         </span>
       )}
     </footer>
+  );
+}
+
+/**
+ * A button's name from its content, "Boost (3)", of which only the count shows beside the icon: the name
+ * then contains what is seen (an aria-label that did not was an axe label-content-name-mismatch).
+ */
+function Counted({ label, count }: { label: string; count: number }) {
+  // The whole name in one hidden run (hidden text is positioned apart, so pieces would gain spaces), the
+  // figure shown beside the icon.
+  return (
+    <>
+      <span className="visually-hidden">
+        {label} ({count})
+      </span>
+      <span className="count" aria-hidden="true">
+        {count}
+      </span>
+    </>
   );
 }
 

@@ -1,6 +1,7 @@
 import { decode } from 'blurhash';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SocialMedia, SocialStatus } from '../../../stores/social-client.ts';
+import { MediaViewer } from './MediaViewer.tsx';
 
 /** A blurhash drawn small and stretched by CSS: the blurred stand-in for hidden or loading media. */
 function BlurhashCanvas({ hash, label }: { hash: string; label: string }) {
@@ -21,28 +22,6 @@ function BlurhashCanvas({ hash, label }: { hash: string; label: string }) {
   return <canvas ref={ref} width={32} height={32} className="blurhash" role="img" aria-label={label} />;
 }
 
-/** An image shown large with its description; Escape or the close button ends it. */
-function MediaViewer({ media, onClose }: { media: SocialMedia; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    ref.current?.showModal();
-  }, []);
-  return (
-    <dialog ref={ref} className="media-viewer" aria-label="Image" onClose={onClose}>
-      <img src={media.url ?? media.preview_url ?? ''} alt={media.description ?? ''} />
-      <p>{media.description ? media.description : <span className="muted">No description.</span>}</p>
-      <button type="button" onClick={() => ref.current?.close()}>
-        Close
-      </button>{' '}
-      {media.url && (
-        <a href={media.url} target="_blank" rel="noreferrer">
-          Open the original
-        </a>
-      )}
-    </dialog>
-  );
-}
-
 /** Where the picture's focal point says to keep in view when it is cropped (Mastodon's focus, -1..1 from the centre). */
 function objectPosition(media: SocialMedia): string | undefined {
   const focus = media.meta?.focus;
@@ -56,9 +35,11 @@ function objectPosition(media: SocialMedia): string | undefined {
  */
 export function MediaList({ status, showSensitive = false }: { status: SocialStatus; showSensitive?: boolean }) {
   const [shown, setShown] = useState(!status.sensitive || showSensitive);
-  const [viewing, setViewing] = useState<SocialMedia | null>(null);
+  const [viewing, setViewing] = useState<number | null>(null);
   const media = status.media_attachments ?? [];
   const hashed = useMemo(() => media.find((m) => m.blurhash)?.blurhash ?? null, [media]);
+  // The viewer goes between the pictures (videos and sounds play in place).
+  const pictures = media.filter((m) => m.type === 'image' || m.type === 'gifv');
   if (!shown)
     return (
       <div className="media hidden-media">
@@ -77,7 +58,7 @@ export function MediaList({ status, showSensitive = false }: { status: SocialSta
             type="button"
             className="media-open"
             aria-label={`View ${m.description ? `image: ${m.description}` : 'image'}`}
-            onClick={() => setViewing(m)}
+            onClick={() => setViewing(pictures.indexOf(m))}
           >
             <img
               src={m.preview_url ?? m.url ?? ''}
@@ -107,7 +88,7 @@ export function MediaList({ status, showSensitive = false }: { status: SocialSta
           Hide media
         </button>
       )}
-      {viewing && <MediaViewer media={viewing} onClose={() => setViewing(null)} />}
+      {viewing !== null && <MediaViewer items={pictures} start={viewing} onClose={() => setViewing(null)} />}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireOwner, type UiSessions } from '../../http/ui-api.ts';
+import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, type EventLogUiDeps } from './eventlog-context.ts';
 
 /** What the Server view shows of scavenging: the one under way, and how the last one ended. */

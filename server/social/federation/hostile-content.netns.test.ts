@@ -29,6 +29,8 @@ beforeAll(async () => {
     timeoutMs: 240_000,
   });
   report = run.result;
+  // The measurements (memory, CPU, probes) for a reader, when asked for.
+  if (process.env.HOMEPORT_TEST_REPORT) console.log(JSON.stringify(report));
 }, 250_000);
 
 /** The attack's part of the report, once it is known to have run to its end. */

@@ -145,8 +145,21 @@ async function attack<T>(name: string, run: () => Promise<T>): Promise<T | null>
 }
 
 // Finding 7: 5,000 attachments (past the body limit), 1,000 in 80 KB (past the bound on objects); then a post
-// within bounds whose tags and first attachment are bare addresses on the hostile server.
+// within bounds whose tags and first attachment are bare addresses on the hostile server (served, so that a
+// server fetching them would get what it asked for).
 const hoarder = actors.actor('hoarder');
+const TAGS = 1_000;
+for (let i = 0; i < TAGS; i++)
+  actors.page(
+    `/tags/${i}`,
+    'application/activity+json',
+    JSON.stringify({ '@context': CONTEXT, id: `${origin}/tags/${i}`, type: 'Hashtag', name: `#fetched${i}` }),
+  );
+actors.page(
+  '/attachments/bare',
+  'application/activity+json',
+  JSON.stringify({ ...image(`${origin}/media/bare.png`), '@context': CONTEXT, id: `${origin}/attachments/bare` }),
+);
 const attachments = await attack('attachments', () =>
   server.measured(async () => {
     const refused = [];
@@ -162,7 +175,7 @@ const attachments = await attack('attachments', () =>
         ],
         tag: [
           { type: 'Hashtag', href: `${origin}/tags/ducks`, name: '#ducks' },
-          ...Array.from({ length: 1_000 }, (_, i) => `${origin}/tags/${i}`),
+          ...Array.from({ length: TAGS }, (_, i) => `${origin}/tags/${i}`),
         ],
       }),
     );
@@ -277,7 +290,6 @@ const flood = await attack('flood', () =>
       if (status !== 202) refusedAfter++;
       return status === 202;
     });
-    await server.mentioned(last.uri);
     return { sent: floodRequests.length, statuses, retryAfter: [...retryAfter], refusedAfter };
   }),
 );

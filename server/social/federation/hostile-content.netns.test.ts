@@ -23,7 +23,7 @@ let report: HostileContentReport;
 beforeAll(async () => {
   const run = await runInNamespace<HostileContentReport>({
     script: new URL('./hostile-content.netns.ts', import.meta.url),
-    hosts: { 'hostile.example': ['1.2.3.4'] },
+    hosts: { 'hostile.example': ['1.2.3.4'], 'loopback.example': ['127.0.0.1'] },
     addresses: ['10.1.2.3'],
     certificates: ['hostile.example'],
     timeoutMs: 240_000,
@@ -34,7 +34,7 @@ beforeAll(async () => {
 }, 250_000);
 
 /** The attack's part of the report, once it is known to have run to its end. */
-function outcome<K extends 'attachments' | 'media' | 'card' | 'flood' | 'imports'>(
+function outcome<K extends 'attachments' | 'media' | 'card' | 'flood' | 'imports' | 'deliveries'>(
   name: K,
 ): NonNullable<HostileContentReport[K]> {
   expect(report.errors[name], `${name} threw`).toBeUndefined();
@@ -111,5 +111,13 @@ describe('a hostile fediverse server sending content, the private-address guard 
     for (const failure of imports.bounded.failures) expect(failure.error, failure.data.acct).toMatch(BOUNDS);
     expectBounded(imports);
     expect(report.exited).toBeNull();
+  });
+
+  it('outgoing deliveries: none reaches an inbox on loopback or a private address, and one that never answers is given up', () => {
+    const deliveries = outcome('deliveries');
+    expect(deliveries.hung.length).toBeGreaterThan(0);
+    expect(deliveries.hung[0].closed).toBe(true);
+    expect(deliveries.privateConnections).toBe(0);
+    expectBounded(deliveries);
   });
 });

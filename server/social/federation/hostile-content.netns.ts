@@ -55,6 +55,14 @@ export interface HostileContentReport {
       })
     | null;
   imports: (Measured & { killed: ImportView; bounded: ImportView; dripLookups: number }) | null;
+  deliveries:
+    | (Measured & {
+        /** Whether the deliveries to an inbox that never answers were given up (their connection closed). */
+        hung: { path: string; closed: boolean }[];
+        /** Connections to 127.0.0.1:443 and 10.1.2.3:443, where the other two actors' inboxes are. */
+        privateConnections: number;
+      })
+    | null;
   /** Attacks that threw, with why (their part above is null). */
   errors: Record<string, string>;
   publicUrl: string;
@@ -81,6 +89,7 @@ const peer = await startHostilePeer({
   fallback: actors.handler,
 });
 const victims = await Promise.all([connectionCounter('127.0.0.1', 80), connectionCounter('10.1.2.3', 443)]);
+const loopbackInbox = await connectionCounter('127.0.0.1', 443);
 const server = await AttackedServer.start(path.join(dir, 'data'));
 const ALICE = `${server.url}/users/alice`;
 const INBOX = `${server.url}/inbox`;
@@ -315,10 +324,36 @@ const imports = await attack('imports', async () => {
   });
 });
 
+// Outgoing deliveries (Fedify's, with the global fetch): alice follows three accounts of the hostile server
+// whose inboxes are on a private literal, on a name of 127.0.0.1, and on a path that never answers.
+actors.hang('/hang/inbox');
+const inboxes = {
+  privy: 'https://10.1.2.3/inbox',
+  looper: 'https://loopback.example/inbox',
+  slowpoke: `${origin}/hang/inbox`,
+};
+const deliveries = await attack('deliveries', () =>
+  server.measured(async () => {
+    for (const [name, inbox] of Object.entries(inboxes)) {
+      actors.actor(name, { inbox });
+      const query = new URLSearchParams({ q: `@${name}@${HOST}`, resolve: 'true', type: 'accounts' });
+      const found = (await server.api('GET', `/api/v2/search?${query}`)).json.accounts?.[0];
+      if (!found) throw new Error(`${name} was not found`);
+      const followed = await server.api('POST', `/api/v1/accounts/${found.id}/follow`);
+      if (followed.status !== 200) throw new Error(`following ${name} got ${followed.status}`);
+    }
+    await until('the delivery to the inbox that never answers given up', async () => actors.hung.some((h) => h.closed));
+    return {
+      hung: actors.hung.map((h) => ({ ...h })),
+      privateConnections: victims[1].connections + loopbackInbox.connections,
+    };
+  }),
+);
+
 const exited = server.process.exited;
 await server.process.stop();
 await peer.close();
-await Promise.all(victims.map((v) => v.close()));
+await Promise.all([...victims, loopbackInbox].map((v) => v.close()));
 fs.rmSync(dir, { recursive: true, force: true });
 await report({
   attachments,
@@ -326,6 +361,7 @@ await report({
   card,
   flood,
   imports,
+  deliveries,
   errors,
   publicUrl: server.url,
   exited,

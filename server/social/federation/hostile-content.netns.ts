@@ -342,7 +342,10 @@ const deliveries = await attack('deliveries', () =>
       const followed = await server.api('POST', `/api/v1/accounts/${found.id}/follow`);
       if (followed.status !== 200) throw new Error(`following ${name} got ${followed.status}`);
     }
-    await until('the delivery to the inbox that never answers given up', async () => actors.hung.some((h) => h.closed));
+    // Not thrown when it never comes: the connections to private addresses are worth reporting then too.
+    await until('the delivery to the inbox that never answers given up', async () =>
+      actors.hung.some((h) => h.closed),
+    ).catch(() => null);
     return {
       hung: actors.hung.map((h) => ({ ...h })),
       privateConnections: victims[1].connections + loopbackInbox.connections,

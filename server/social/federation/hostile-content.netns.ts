@@ -55,6 +55,14 @@ export interface HostileContentReport {
       })
     | null;
   imports: (Measured & { killed: ImportView; bounded: ImportView; dripLookups: number }) | null;
+  deliveries:
+    | (Measured & {
+        /** Whether the deliveries to an inbox that never answers were given up (their connection closed). */
+        hung: { path: string; closed: boolean }[];
+        /** Connections to 127.0.0.1:443 and 10.1.2.3:443, where the other two actors' inboxes are. */
+        privateConnections: number;
+      })
+    | null;
   /** Attacks that threw, with why (their part above is null). */
   errors: Record<string, string>;
   publicUrl: string;
@@ -81,6 +89,7 @@ const peer = await startHostilePeer({
   fallback: actors.handler,
 });
 const victims = await Promise.all([connectionCounter('127.0.0.1', 80), connectionCounter('10.1.2.3', 443)]);
+const loopbackInbox = await connectionCounter('127.0.0.1', 443);
 const server = await AttackedServer.start(path.join(dir, 'data'));
 const ALICE = `${server.url}/users/alice`;
 const INBOX = `${server.url}/inbox`;
@@ -145,8 +154,21 @@ async function attack<T>(name: string, run: () => Promise<T>): Promise<T | null>
 }
 
 // Finding 7: 5,000 attachments (past the body limit), 1,000 in 80 KB (past the bound on objects); then a post
-// within bounds whose tags and first attachment are bare addresses on the hostile server.
+// within bounds whose tags and first attachment are bare addresses on the hostile server (served, so that a
+// server fetching them would get what it asked for).
 const hoarder = actors.actor('hoarder');
+const TAGS = 1_000;
+for (let i = 0; i < TAGS; i++)
+  actors.page(
+    `/tags/${i}`,
+    'application/activity+json',
+    JSON.stringify({ '@context': CONTEXT, id: `${origin}/tags/${i}`, type: 'Hashtag', name: `#fetched${i}` }),
+  );
+actors.page(
+  '/attachments/bare',
+  'application/activity+json',
+  JSON.stringify({ ...image(`${origin}/media/bare.png`), '@context': CONTEXT, id: `${origin}/attachments/bare` }),
+);
 const attachments = await attack('attachments', () =>
   server.measured(async () => {
     const refused = [];
@@ -162,7 +184,7 @@ const attachments = await attack('attachments', () =>
         ],
         tag: [
           { type: 'Hashtag', href: `${origin}/tags/ducks`, name: '#ducks' },
-          ...Array.from({ length: 1_000 }, (_, i) => `${origin}/tags/${i}`),
+          ...Array.from({ length: TAGS }, (_, i) => `${origin}/tags/${i}`),
         ],
       }),
     );
@@ -277,7 +299,6 @@ const flood = await attack('flood', () =>
       if (status !== 202) refusedAfter++;
       return status === 202;
     });
-    await server.mentioned(last.uri);
     return { sent: floodRequests.length, statuses, retryAfter: [...retryAfter], refusedAfter };
   }),
 );
@@ -303,10 +324,39 @@ const imports = await attack('imports', async () => {
   });
 });
 
+// Outgoing deliveries (Fedify's, with the global fetch): alice follows three accounts of the hostile server
+// whose inboxes are on a private literal, on a name of 127.0.0.1, and on a path that never answers.
+actors.hang('/hang/inbox');
+const inboxes = {
+  privy: 'https://10.1.2.3/inbox',
+  looper: 'https://loopback.example/inbox',
+  slowpoke: `${origin}/hang/inbox`,
+};
+const deliveries = await attack('deliveries', () =>
+  server.measured(async () => {
+    for (const [name, inbox] of Object.entries(inboxes)) {
+      actors.actor(name, { inbox });
+      const query = new URLSearchParams({ q: `@${name}@${HOST}`, resolve: 'true', type: 'accounts' });
+      const found = (await server.api('GET', `/api/v2/search?${query}`)).json.accounts?.[0];
+      if (!found) throw new Error(`${name} was not found`);
+      const followed = await server.api('POST', `/api/v1/accounts/${found.id}/follow`);
+      if (followed.status !== 200) throw new Error(`following ${name} got ${followed.status}`);
+    }
+    // Not thrown when it never comes: the connections to private addresses are worth reporting then too.
+    await until('the delivery to the inbox that never answers given up', async () =>
+      actors.hung.some((h) => h.closed),
+    ).catch(() => null);
+    return {
+      hung: actors.hung.map((h) => ({ ...h })),
+      privateConnections: victims[1].connections + loopbackInbox.connections,
+    };
+  }),
+);
+
 const exited = server.process.exited;
 await server.process.stop();
 await peer.close();
-await Promise.all(victims.map((v) => v.close()));
+await Promise.all([...victims, loopbackInbox].map((v) => v.close()));
 fs.rmSync(dir, { recursive: true, force: true });
 await report({
   attachments,
@@ -314,6 +364,7 @@ await report({
   card,
   flood,
   imports,
+  deliveries,
   errors,
   publicUrl: server.url,
   exited,

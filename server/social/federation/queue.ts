@@ -13,6 +13,8 @@ export interface SqliteQueueOptions {
   maxIdleMs?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Runs each handling of a message (deliveries' global fetch calls go through the guard in it). */
+  around?: (handle: () => Promise<void>) => Promise<void>;
 }
 
 interface Row {
@@ -34,6 +36,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly maxIdleMs: number;
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
+  private readonly around: (handle: () => Promise<void>) => Promise<void>;
   private wake: (() => void) | null = null;
   /** Ids being handled in this process, and ordering keys in use (one message per key at a time). */
   private readonly running = new Set<string>();
@@ -48,6 +51,7 @@ export class SqliteMessageQueue implements MessageQueue {
     this.maxIdleMs = options.maxIdleMs ?? 1000;
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
+    this.around = options.around ?? ((handle) => handle());
     const r = this.db
       .prepare(
         `SELECT COUNT(*) AS messages, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM federation_queue WHERE json_extract(message, '$.type') = 'inbox'`,
@@ -119,7 +123,7 @@ export class SqliteMessageQueue implements MessageQueue {
       let message: unknown = null;
       try {
         message = JSON.parse(row.message);
-        await handler(message);
+        await this.around(async () => handler(message));
       } catch (err) {
         this.onError(err);
       } finally {

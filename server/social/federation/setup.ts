@@ -7,6 +7,7 @@ import { registerInbox } from './inbox.ts';
 import { SqliteKvStore } from './kv.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
+import { withGuardedFetch } from './delivery-dispatcher.ts';
 import { SqliteMessageQueue } from './queue.ts';
 import { RemoteFetcher, type RemoteFetchLimits } from './remote-fetch.ts';
 import { duration } from './time.ts';
@@ -60,7 +61,13 @@ export function buildFederation(
   onQueueError: (err: unknown) => void,
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
   const kv = new SqliteKvStore(db, options.now);
-  const queue = new SqliteMessageQueue(db, { maxIdleMs: options.queueIdleMs, now: options.now, onError: onQueueError });
+  const queue = new SqliteMessageQueue(db, {
+    maxIdleMs: options.queueIdleMs,
+    now: options.now,
+    onError: onQueueError,
+    // Fedify delivers with the global fetch: guarded while the queue handles a message (delivery-dispatcher.ts).
+    around: options.allowPrivateAddress ? undefined : withGuardedFetch,
+  });
   const federation = createFederation<FedDeps>({
     kv,
     queue,

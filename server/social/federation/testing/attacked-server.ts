@@ -22,39 +22,47 @@ export interface ImportView {
   failures: { row: number; data: { acct: string }; error: string }[];
 }
 
-/** Pause between two ordinary requests of the probe (pacing, not synchronisation). */
-const PROBE_PAUSE_MS = 200;
+/**
+ * Pause between two ordinary requests of the probe (pacing, not synchronisation), and between two polls of
+ * `until`: the API allows an account 300 requests in 5 minutes, and the probe is another user's.
+ */
+const PROBE_PAUSE_MS = 500;
+const POLL_PAUSE_MS = 500;
 /** An ordinary request that has not answered after this failed (the issue saw 3.1 s; this only stops a hang). */
 const PROBE_DEADLINE_MS = 15_000;
 const FOLLOWS_HEADER = 'Account address,Show boosts,Notify on new posts,Languages';
 
-/** Polls until `check` gives a value; fails after `attempts` tries 200 ms apart. */
+/** Polls until `check` gives a value; fails after `attempts` tries POLL_PAUSE_MS apart. */
 export async function until<T>(
   what: string,
   check: () => Promise<T | null | undefined | false>,
-  attempts = 600,
+  attempts = 240,
 ): Promise<T> {
   for (let i = 0; i < attempts; i++) {
     const value = await check().catch(() => null);
     if (value) return value;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, POLL_PAUSE_MS));
   }
   throw new Error(`never happened: ${what}`);
 }
 
 export class AttackedServer {
   process: ServeProcess;
+  /** alice's: the user the attacks are aimed at. */
   readonly token: string;
+  /** bob's: the user whose ordinary requests must keep answering. */
+  private readonly probeToken: string;
 
-  private constructor(process: ServeProcess, token: string) {
+  private constructor(process: ServeProcess, token: string, probeToken: string) {
     this.process = process;
     this.token = token;
+    this.probeToken = probeToken;
   }
 
-  /** Starts `homeport serve` over `dataDir` (env as given: the guard stays on) with the user alice. */
+  /** Starts `homeport serve` over `dataDir` (env as given: the guard stays on) with the users alice and bob. */
   static async start(dataDir: string): Promise<AttackedServer> {
     const process = await startServeProcess({ dataDir });
-    return new AttackedServer(process, process.createUser('alice'));
+    return new AttackedServer(process, process.createUser('alice'), process.createUser('bob'));
   }
 
   get url(): string {
@@ -126,7 +134,7 @@ export class AttackedServer {
       while (!stopped) {
         try {
           const res = await fetch(`${this.url}/api/v1/timelines/home?limit=5`, {
-            headers: { authorization: `Bearer ${this.token}` },
+            headers: { authorization: `Bearer ${this.probeToken}` },
             signal: AbortSignal.timeout(PROBE_DEADLINE_MS),
           });
           await res.arrayBuffer();

@@ -16,6 +16,10 @@ export interface HostileActors {
   actor(name: string, extra?: Json): string;
   /** Serves `body` at `path`. */
   page(path: string, contentType: string, body: string | Buffer): void;
+  /** Takes requests to `path` and never answers them (an inbox that hangs); see `hung`. */
+  hang(path: string): void;
+  /** Requests to hanging paths, and whether the client gave up on them (closed the connection). */
+  hung: { path: string; closed: boolean }[];
   handler: http.RequestListener;
   /** `activity` signed by its actor, ready to post to `inbox` (sign ahead, send at once: a flood). */
   signed(inbox: string, activity: Json): Promise<Request>;
@@ -30,6 +34,8 @@ export function hostileActors(origin: string): HostileActors {
   // Fedify's signRequest takes extractable keys only.
   const signingKey = crypto.subtle.importKey('pkcs8', der, RSA_SIGNING, true, ['sign']);
   const documents = new Map<string, { contentType: string; body: string | Buffer }>();
+  const hanging = new Set<string>();
+  const hung: { path: string; closed: boolean }[] = [];
   const json = (document: Json) => ({ contentType: 'application/activity+json', body: JSON.stringify(document) });
 
   return {
@@ -60,7 +66,18 @@ export function hostileActors(origin: string): HostileActors {
     page(path, contentType, body) {
       documents.set(path, { contentType, body });
     },
+    hang(path) {
+      hanging.add(path);
+    },
+    hung,
     handler(req, res) {
+      if (hanging.has(req.url ?? '')) {
+        const request = { path: req.url ?? '', closed: false };
+        hung.push(request);
+        req.resume();
+        res.on('close', () => (request.closed = true));
+        return;
+      }
       const found = documents.get(req.url ?? '') ?? documents.get(new URL(req.url ?? '/', origin).pathname);
       if (!found || req.method !== 'GET') return void res.writeHead(404, { 'content-type': 'text/plain' }).end();
       res.writeHead(200, { 'content-type': found.contentType }).end(found.body);

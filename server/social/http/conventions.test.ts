@@ -63,6 +63,7 @@ describe('scopes', () => {
         'GET /api/v1/instance/terms_of_service',
         'GET /api/v1/instance/terms_of_service/:date',
         'GET /api/v1/instance/translation_languages',
+        'GET /api/v1/peers/search',
         'GET /api/v1/streaming/health',
         'GET /api/v2/instance',
         'POST /api/v1/apps',

@@ -98,6 +98,8 @@ export class VolatileSubscriptions {
   private readonly stopListening: () => void;
   private closed = false;
   private sequence = 0;
+  /** Events delivered to every volatile subscription since start, ended ones included (the charts' deliveries). */
+  deliveredTotal = 0;
 
   constructor(store: EventStore, options: { logger: Logger; now?: () => number }) {
     this.store = store;
@@ -215,6 +217,7 @@ export class VolatileSubscriptions {
       if (!sub.filter || sub.filter(event)) {
         if (!sub.sink.eventAppeared(message)) return this.drop(sub, 'SlowSubscriber');
         sub.eventsDelivered++;
+        this.deliveredTotal++;
       }
       if (sub.checkpointInterval !== null && sub.checkpointInterval >= 0) {
         sub.seenSinceCheckpoint++;

@@ -45,6 +45,13 @@ describe('ActivityHistory', () => {
     expect(s.deliveredPerSecond).toBe(15);
   });
 
+  it('counts the deliveries of a subscription that began and ended between two readings (engine total)', () => {
+    const h = new ActivityHistory();
+    h.record(reading(1000, { volatileDelivered: 7 }));
+    // Nothing is subscribed at either reading, yet 40 events were delivered in between.
+    expect(h.record(reading(2000, { volatileDelivered: 47 }))!.deliveredPerSecond).toBe(40);
+  });
+
   it('counts persistent group deliveries and lag, a re-made group from zero', () => {
     const h = new ActivityHistory();
     const g = { stream: 'orders', group: 'billing', lastKnownEventNumber: 99, lastProcessedEventNumber: 49 };

@@ -27,6 +27,11 @@ export interface ActivityReading {
   /** Events written since the server started (system streams left out). */
   written: number;
   volatile: Pick<UiVolatileSubscription, 'id' | 'delivered' | 'subscribedAt'>[];
+  /**
+   * Events delivered to volatile subscriptions since start, ended ones included: when given, the deliveries
+   * between readings are its difference, so a subscription that begins and ends between two readings counts too.
+   */
+  volatileDelivered?: number;
   groups: Pick<
     UiGroupSummary,
     'stream' | 'group' | 'totalItemsDelivered' | 'lastKnownEventNumber' | 'lastProcessedEventNumber'
@@ -35,22 +40,37 @@ export interface ActivityReading {
 
 export class ActivityHistory {
   readonly #samples: ActivitySample[] = [];
-  #previous: { at: number; written: number; volatile: Map<string, number>; groups: Map<string, number> } | null = null;
+  #previous: {
+    at: number;
+    written: number;
+    volatile: Map<string, number>;
+    volatileDelivered?: number;
+    groups: Map<string, number>;
+  } | null = null;
 
   /** Takes a reading of the counters; from the second one on, adds a sample of the rates between the two. */
   record(reading: ActivityReading): ActivitySample | null {
     const volatile = new Map(reading.volatile.map((v) => [v.id, v.delivered]));
     const groups = new Map(reading.groups.map((g) => [`${g.stream}/${g.group}`, g.totalItemsDelivered]));
     const previous = this.#previous;
-    this.#previous = { at: reading.at, written: reading.written, volatile, groups };
+    this.#previous = {
+      at: reading.at,
+      written: reading.written,
+      volatile,
+      volatileDelivered: reading.volatileDelivered,
+      groups,
+    };
     if (!previous || reading.at <= previous.at) return null;
     let delivered = 0;
-    for (const v of reading.volatile) {
-      const before = previous.volatile.get(v.id);
-      // A subscription new since the last reading counts what it delivered if it began in between.
-      if (before !== undefined) delivered += Math.max(0, v.delivered - before);
-      else if (v.subscribedAt > previous.at) delivered += v.delivered;
-    }
+    if (reading.volatileDelivered !== undefined && previous.volatileDelivered !== undefined)
+      delivered += Math.max(0, reading.volatileDelivered - previous.volatileDelivered);
+    else
+      for (const v of reading.volatile) {
+        const before = previous.volatile.get(v.id);
+        // A subscription new since the last reading counts what it delivered if it began in between.
+        if (before !== undefined) delivered += Math.max(0, v.delivered - before);
+        else if (v.subscribedAt > previous.at) delivered += v.delivered;
+      }
     for (const [key, total] of groups) {
       const before = previous.groups.get(key);
       // A group made (or re-made) in between starts from zero.

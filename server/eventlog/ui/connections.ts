@@ -20,6 +20,7 @@ export function connectionRoutes(app: FastifyInstance, sessions: UiSessions, dep
       at: Date.now(),
       written: eventsWritten,
       volatile: subs ? subs.listVolatile() : [],
+      volatileDelivered: subs?.volatileDelivered(),
       groups: subs ? subs.listGroups() : [],
     });
   };

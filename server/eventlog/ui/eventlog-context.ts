@@ -45,6 +45,8 @@ export interface UiConnectionSource {
 /** The subscription engines' admin operations, in the UI API's terms (see eventlog-sources.ts for the adapter). */
 export interface UiSubscriptionsSource {
   listVolatile(): UiVolatileSubscription[];
+  /** Events delivered to volatile subscriptions since start, including subscriptions that have ended. */
+  volatileDelivered(): number;
   listGroups(): UiGroupSummary[];
   getGroup(stream: string, group: string): UiGroupDetail | undefined;
   createGroup(

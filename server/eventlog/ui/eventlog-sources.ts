@@ -88,6 +88,7 @@ function outcome(r: CreateGroupResult | UpdateGroupResult): UiGroupOperationResu
 export function subscriptionsSource(subs: Subscriptions): UiSubscriptionsSource {
   return {
     listVolatile: () => subs.listVolatile().map(volatileView),
+    volatileDelivered: () => subs.volatile.deliveredTotal,
     listGroups: () => subs.listGroups().map(groupView),
     getGroup: (s, g) => {
       const d = subs.getGroup(s, g);

@@ -39,7 +39,7 @@ export interface ProcessReply {
 
 const require = createRequire(import.meta.url);
 
-/** The npm packages the sandbox worker loads (they also need the files next to them: the QuickJS wasm). */
+/** The npm packages the sandbox worker loads (resolved below; they also need the files next to them: the QuickJS wasm). */
 export const SANDBOX_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] as const;
 
 /**
@@ -62,8 +62,8 @@ export class ProjectionSandbox {
     this.worker = new Worker(SANDBOX_WORKER_SOURCE, {
       eval: true,
       workerData: {
-        coreModule: unpackedPath(require.resolve(SANDBOX_PACKAGES[0])),
-        variantModule: unpackedPath(require.resolve(SANDBOX_PACKAGES[1])),
+        coreModule: unpackedPath(require.resolve('quickjs-emscripten-core')),
+        variantModule: unpackedPath(require.resolve('@jitl/quickjs-wasmfile-release-sync')),
       },
       // The worker's own JavaScript heap, on top of QuickJS's limit (which lives inside it).
       resourceLimits: {

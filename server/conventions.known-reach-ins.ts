@@ -18,7 +18,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/eventlog/grpc/call-support.ts -> server/eventlog/store/types.ts',
   'server/eventlog/grpc/call-support.ts -> server/eventlog/subscriptions/types.ts',
   'server/eventlog/grpc/index.ts -> server/eventlog/tcp/tls.ts',
-  'server/eventlog/grpc/listener.ts -> server/eventlog/tcp/connection.ts',
   'server/eventlog/grpc/persistent/index.ts -> server/eventlog/store/types.ts',
   'server/eventlog/grpc/persistent/index.ts -> server/eventlog/subscriptions/types.ts',
   'server/eventlog/grpc/streams/batch-append.ts -> server/eventlog/store/types.ts',

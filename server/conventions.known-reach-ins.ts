@@ -5,7 +5,6 @@
  */
 export const KNOWN_REACH_INS: readonly string[] = [
   'bench/eventlog-projections.ts -> server/eventlog/projections/testing/fixture.ts',
-  'bench/eventlog-projections.ts -> server/eventlog/projections/testing/serve-process.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/index.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/plan.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/tcp.ts',

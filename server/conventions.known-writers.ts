@@ -15,8 +15,6 @@ export const KNOWN_STORE_WRITERS: readonly string[] = [
   'server/social/api/v1/admin/trends.ts',
   'server/social/api/v1/apps.ts',
   'server/social/api/v1/conversations.ts',
-  'server/social/api/v1/lists.ts',
-  'server/social/api/v1/markers.ts',
   'server/social/api/v1/notification-requests.ts',
   'server/social/api/v1/notifications.ts',
   'server/social/api/v1/push/subscription.ts',

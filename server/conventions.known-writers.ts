@@ -14,15 +14,9 @@ export const KNOWN_STORE_WRITERS: readonly string[] = [
   'server/social/api/v1/admin/tags.ts',
   'server/social/api/v1/admin/trends.ts',
   'server/social/api/v1/apps.ts',
-  'server/social/api/v1/conversations.ts',
-  'server/social/api/v1/notification-requests.ts',
-  'server/social/api/v1/notifications.ts',
-  'server/social/api/v1/push/subscription.ts',
-  'server/social/api/v1/scheduled-statuses.ts',
   'server/social/api/v1/statuses/quotes.ts',
   'server/social/api/v1/tags.ts',
   'server/social/api/v1/timelines.ts',
-  'server/social/api/v2/notifications.ts',
 ];
 
 /** Emitting domain events outside domain/. */

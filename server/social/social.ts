@@ -40,7 +40,13 @@ import { startStreaming, type Streaming, type StreamingLimits } from './streamin
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
-import { ListService, MarkerService } from './domain/index.ts';
+import {
+  ConversationService,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -198,6 +204,9 @@ function openCore(options: {
       polls,
       lists: new ListService(store),
       markers: new MarkerService(store),
+      conversations: new ConversationService(store),
+      pushSubscriptions: new PushSubscriptionService(store),
+      scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,

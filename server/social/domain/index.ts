@@ -4,3 +4,6 @@
  */
 export { MarkerService } from './markers.ts';
 export { ListService, MAX_LIST_ACCOUNTS } from './lists.ts';
+export { ConversationService } from './conversations.ts';
+export { PushSubscriptionService } from './push-subscriptions.ts';
+export { ScheduledStatusService } from './scheduled-statuses.ts';

@@ -233,7 +233,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/social/api/v1/reports.ts -> server/social/entities/report.ts',
   'server/social/api/v1/reports.ts -> server/social/http/auth.ts',
   'server/social/api/v1/reports.ts -> server/social/http/params.ts',
-  'server/social/api/v1/scheduled-statuses.ts -> server/social/domain/statuses/index.ts',
   'server/social/api/v1/scheduled-statuses.ts -> server/social/entities/scheduled-status.ts',
   'server/social/api/v1/scheduled-statuses.ts -> server/social/http/auth.ts',
   'server/social/api/v1/scheduled-statuses.ts -> server/social/http/pagination.ts',

@@ -16,6 +16,13 @@ import type { AccountMoves } from './domain/moves.ts';
 import type { AccountData } from './domain/account-data.ts';
 import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
 import type { StatusService } from './domain/statuses/index.ts';
+import type {
+  ConversationService,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+} from './domain/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';
@@ -63,6 +70,14 @@ export interface SocialContext {
   moderation: ModerationService;
   mediaService: MediaService;
   polls: PollService;
+  lists: ListService;
+  /** Reading positions of home and notifications. */
+  markers: MarkerService;
+  /** Direct-message threads of each user. */
+  conversations: ConversationService;
+  /** Web Push subscriptions, one per access token. */
+  pushSubscriptions: PushSubscriptionService;
+  scheduledStatuses: ScheduledStatusService;
   jobs: DueJobs;
   vapidPublicKey: string;
   /** Mastodon's 300 requests per 5 minutes per token or address; false only for benchmarks. */

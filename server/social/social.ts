@@ -40,6 +40,13 @@ import { startStreaming, type Streaming, type StreamingLimits } from './streamin
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
+import {
+  ConversationService,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -195,6 +202,11 @@ function openCore(options: {
       moderation: new ModerationService(store, accounts),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
+      lists: new ListService(store),
+      markers: new MarkerService(store),
+      conversations: new ConversationService(store),
+      pushSubscriptions: new PushSubscriptionService(store),
+      scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,

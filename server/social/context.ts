@@ -22,6 +22,8 @@ import type {
   MarkerService,
   PushSubscriptionService,
   ScheduledStatusService,
+  TagService,
+  TrendService,
 } from './domain/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
@@ -78,6 +80,10 @@ export interface SocialContext {
   /** Web Push subscriptions, one per access token. */
   pushSubscriptions: PushSubscriptionService;
   scheduledStatuses: ScheduledStatusService;
+  /** Hashtags followed and featured, and staff's review of them. */
+  tags: TagService;
+  /** Staff's review of what may trend. */
+  trends: TrendService;
   jobs: DueJobs;
   vapidPublicKey: string;
   /** Mastodon's 300 requests per 5 minutes per token or address; false only for benchmarks. */

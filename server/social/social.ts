@@ -46,6 +46,8 @@ import {
   MarkerService,
   PushSubscriptionService,
   ScheduledStatusService,
+  TagService,
+  TrendService,
 } from './domain/index.ts';
 
 export interface OpenSocialOptions {
@@ -207,6 +209,8 @@ function openCore(options: {
       conversations: new ConversationService(store),
       pushSubscriptions: new PushSubscriptionService(store),
       scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      tags: new TagService(store),
+      trends: new TrendService(store),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,

@@ -17,6 +17,7 @@ import type { AccountData } from './domain/account-data.ts';
 import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
 import type { StatusService } from './domain/statuses/index.ts';
 import type {
+  ApplicationService,
   ConversationService,
   ListService,
   MarkerService,
@@ -80,6 +81,8 @@ export interface SocialContext {
   /** Web Push subscriptions, one per access token. */
   pushSubscriptions: PushSubscriptionService;
   scheduledStatuses: ScheduledStatusService;
+  /** OAuth client applications and their tokens. */
+  applications: ApplicationService;
   /** Hashtags followed and featured, and staff's review of them. */
   tags: TagService;
   /** Staff's review of what may trend. */

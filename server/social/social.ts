@@ -41,6 +41,7 @@ import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
 import {
+  ApplicationService,
   ConversationService,
   ListService,
   MarkerService,
@@ -209,6 +210,7 @@ function openCore(options: {
       conversations: new ConversationService(store),
       pushSubscriptions: new PushSubscriptionService(store),
       scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      applications: new ApplicationService(store),
       tags: new TagService(store),
       trends: new TrendService(store),
       jobs,

@@ -9,3 +9,4 @@ export { PushSubscriptionService } from './push-subscriptions.ts';
 export { ScheduledStatusService } from './scheduled-statuses.ts';
 export { TagService } from './tags.ts';
 export { TrendService } from './trends.ts';
+export { ApplicationService } from './applications.ts';

@@ -4,26 +4,11 @@
  */
 
 /** Routes and CLI code writing through the store instead of the domain. */
-export const KNOWN_STORE_WRITERS: readonly string[] = [
-  'server/social/admin.ts',
-  'server/social/api/v1/accounts/registration.ts',
-  'server/social/api/v1/accounts/statuses.ts',
-  'server/social/api/v1/admin/domain-blocks.ts',
-  'server/social/api/v1/admin/ip-blocks.ts',
-  'server/social/api/v1/admin/reports.ts',
-  'server/social/api/v1/admin/tags.ts',
-  'server/social/api/v1/admin/trends.ts',
-  'server/social/api/v1/apps.ts',
-  'server/social/api/v1/statuses/quotes.ts',
-  'server/social/api/v1/tags.ts',
-  'server/social/api/v1/timelines.ts',
-];
+export const KNOWN_STORE_WRITERS: readonly string[] = ['server/social/admin.ts'];
 
 /** Emitting domain events outside domain/. */
 export const KNOWN_EMITTERS: readonly string[] = [
   'server/social/admin.ts',
-  'server/social/api/v1/statuses/quotes.ts',
-  'server/social/api/v1/tags.ts',
   'server/social/federation/interactions-inbound.ts',
   'server/social/federation/quote-requests.ts',
   'server/social/federation/quotes-inbound.ts',
@@ -36,7 +21,6 @@ export const KNOWN_SQL: readonly string[] = [
   'server/social/api/v1/instance.ts',
   'server/social/domain/accounts.ts',
   'server/social/domain/event-relay.ts',
-  'server/social/domain/moderation.ts',
   'server/social/entities/instance.ts',
   'server/social/federation/kv.ts',
   'server/social/federation/queue.ts',

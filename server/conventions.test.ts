@@ -116,14 +116,17 @@ function* calls(tree: Node): Generator<{ callee: string; start: number }> {
 const SQL_WRITE = /\b(INSERT|UPDATE|DELETE|REPLACE)\b/;
 
 /**
- * The write methods of each store repository, by the `SocialStore` property holding it (`lists` -> `create`, …):
+ * The write methods of each store repository, by its path from `SocialStore` (`lists` -> `create`, …; a repository
+ * held inside another by both names, `moderation.domainAllows`):
  * methods whose SQL inserts, updates or deletes, that open a transaction, or that call such a method of their own
  * class. Whatever else a repository has reads.
  */
 function storeWriteMethods(): Map<string, Set<string>> {
   const writesByClass = new Map<string, Set<string>>();
+  const fieldsByClass = new Map<string, [string, string][]>();
   for (const file of walk(`${SOCIAL}/store`).filter((f) => !isTest(f))) {
-    for (const node of nodes(parse(file).program)) {
+    const { text, program } = parse(file);
+    for (const node of nodes(program)) {
       if (node.type !== 'ClassDeclaration') continue;
       const methods = ((node.body as Node).body as Node[]).filter((m) => m.type === 'MethodDefinition');
       const writes = new Set<string>();
@@ -151,14 +154,24 @@ function storeWriteMethods(): Map<string, Set<string>> {
         for (const [name, callees] of callsOwn)
           if (!writes.has(name) && callees.some((c) => writes.has(c))) grew = writes.add(name) !== undefined;
       }
-      writesByClass.set((node.id as Node).name as string, writes);
+      const className = (node.id as Node).name as string;
+      writesByClass.set(className, writes);
+      const source = text.slice(node.start, node.end);
+      fieldsByClass.set(
+        className,
+        [...source.matchAll(/this\.(\w+) = new (\w+)\(/g)].map(([, f, c]) => [f, c]),
+      );
     }
   }
-  const byProperty = new Map<string, Set<string>>();
-  const index = fs.readFileSync(path.join(ROOT, `${SOCIAL}/store/index.ts`), 'utf8');
-  for (const [, property, className] of index.matchAll(/this\.(\w+) = new (\w+)\(/g))
-    byProperty.set(property, writesByClass.get(className) ?? new Set());
-  return byProperty;
+  // By path from the store: `lists`, and `moderation.domainAllows` for a repository held inside another.
+  const byPath = new Map<string, Set<string>>();
+  const add = (prefix: string, className: string) => {
+    byPath.set(prefix, writesByClass.get(className) ?? new Set());
+    for (const [field, held] of fieldsByClass.get(className) ?? [])
+      if (writesByClass.has(held)) add(`${prefix}.${field}`, held);
+  };
+  for (const [field, className] of fieldsByClass.get('SocialStore') ?? []) add(field, className);
+  return byPath;
 }
 
 const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
@@ -173,15 +186,17 @@ function storeWritesIn(file: string, writes: Map<string, Set<string>>, source = 
   const aliases = new Map<string, string>();
   for (const node of nodes(program)) {
     if (node.type !== 'VariableDeclarator' || !node.init || (node.id as Node).type !== 'Identifier') continue;
-    const held = dotted(node.init as Node)?.match(/(?:^|\.)store\.(\w+)$/);
+    const held = dotted(node.init as Node)?.match(/(?:^|\.)store\.([\w.]+)$/);
     if (held) aliases.set((node.id as Node).name as string, held[1]);
   }
   const found: string[] = [];
   for (const { callee, start } of calls(program)) {
-    const viaStore = callee.match(/(?:^|\.)store\.(\w+)\.(\w+)$/);
-    const viaAlias = callee.match(/^(\w+)\.(\w+)$/);
-    const repository = viaStore ? viaStore[1] : viaAlias ? aliases.get(viaAlias[1]) : undefined;
-    const method = viaStore ? viaStore[2] : viaAlias?.[2];
+    // `….store.<path>.<method>`, or `<alias>.<rest of path>.<method>`.
+    const viaStore = callee.match(/(?:^|\.)store\.([\w.]+)\.(\w+)$/);
+    const viaAlias = callee.match(/^(\w+)((?:\.\w+)*)\.(\w+)$/);
+    const aliased = viaAlias && aliases.get(viaAlias[1]);
+    const repository = viaStore ? viaStore[1] : aliased ? `${aliased}${viaAlias[2]}` : undefined;
+    const method = viaStore ? viaStore[2] : viaAlias?.[3];
     const write =
       /(?:^|\.)store\.transaction$/.test(callee) ||
       (repository !== undefined && method !== undefined && writes.get(repository)?.has(method));
@@ -266,10 +281,12 @@ describe('the domain is the only writer', () => {
     expect(writes.get('markers')).toEqual(new Set(['set']));
     expect(writes.get('lists')?.has('create')).toBe(true);
     expect(writes.get('lists')?.has('byId')).toBe(false);
+    expect(writes.get('moderation.domainAllows')?.has('add')).toBe(true);
     const route = [
       'const m = ctx.store.markers;',
       'm.set(a, "home", b); m.get(a, []); ctx.store.markers.lastReadId(a, "home");',
       'ctx.store.lists.create(a, "x"); ctx.store.transaction(() => 1);',
+      'const blocks = ctx.store.moderation; blocks.domainAllows.add("x"); blocks.domainAllows.list(p);',
       'ctx.events.emit("account.updated", {}); /x/.exec(s); ctx.store.db.prepare("SELECT 1");',
     ].join('\n');
     const found = (check: (file: string) => string[]) => check('x.ts').map((f) => f.split(' ')[1]);
@@ -277,6 +294,7 @@ describe('the domain is the only writer', () => {
       'm.set',
       'ctx.store.lists.create',
       'ctx.store.transaction',
+      'blocks.domainAllows.add',
     ]);
     expect(found((f) => emitsIn(f, route))).toEqual(['ctx.events.emit']);
     expect(found((f) => sqlIn(f, route))).toEqual(['ctx.store.db.prepare', 'ctx.store.db']);

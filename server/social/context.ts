@@ -17,11 +17,14 @@ import type { AccountData } from './domain/account-data.ts';
 import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
 import type { StatusService } from './domain/statuses/index.ts';
 import type {
+  ApplicationService,
   ConversationService,
   ListService,
   MarkerService,
   PushSubscriptionService,
   ScheduledStatusService,
+  TagService,
+  TrendService,
 } from './domain/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
@@ -78,6 +81,12 @@ export interface SocialContext {
   /** Web Push subscriptions, one per access token. */
   pushSubscriptions: PushSubscriptionService;
   scheduledStatuses: ScheduledStatusService;
+  /** OAuth client applications and their tokens. */
+  applications: ApplicationService;
+  /** Hashtags followed and featured, and staff's review of them. */
+  tags: TagService;
+  /** Staff's review of what may trend. */
+  trends: TrendService;
   jobs: DueJobs;
   vapidPublicKey: string;
   /** Mastodon's 300 requests per 5 minutes per token or address; false only for benchmarks. */

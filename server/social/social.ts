@@ -41,11 +41,14 @@ import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
 import {
+  ApplicationService,
   ConversationService,
   ListService,
   MarkerService,
   PushSubscriptionService,
   ScheduledStatusService,
+  TagService,
+  TrendService,
 } from './domain/index.ts';
 
 export interface OpenSocialOptions {
@@ -207,6 +210,9 @@ function openCore(options: {
       conversations: new ConversationService(store),
       pushSubscriptions: new PushSubscriptionService(store),
       scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      applications: new ApplicationService(store),
+      tags: new TagService(store),
+      trends: new TrendService(store),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,

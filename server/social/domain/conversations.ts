@@ -1,5 +1,5 @@
-import { notFound } from '../errors.ts';
 import type { Account, AccountConversationRow, SocialStore } from '../store/index.ts';
+import { owned } from './owned.ts';
 
 /**
  * A direct message enters its conversation for each local participant (its author when local, and the
@@ -41,9 +41,7 @@ export class ConversationService {
 
   /** The user's own thread; anyone else's is a 404. */
   own(me: Account, id: string): AccountConversationRow {
-    const row = this.store.conversations.byId(id);
-    if (!row || row.accountId !== me.id) throw notFound();
-    return row;
+    return owned(this.store.conversations.byId(id), me);
   }
 
   setUnread(me: Account, id: string, unread: boolean): AccountConversationRow {

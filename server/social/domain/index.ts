@@ -7,3 +7,6 @@ export { ListService, MAX_LIST_ACCOUNTS } from './lists.ts';
 export { ConversationService } from './conversations.ts';
 export { PushSubscriptionService } from './push-subscriptions.ts';
 export { ScheduledStatusService } from './scheduled-statuses.ts';
+export { TagService } from './tags.ts';
+export { TrendService } from './trends.ts';
+export { ApplicationService } from './applications.ts';

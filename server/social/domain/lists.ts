@@ -1,4 +1,5 @@
 import { notFound, ValidationFailure } from '../errors.ts';
+import { owned } from './owned.ts';
 import type { Account, ListRow, RepliesPolicy, SocialStore } from '../store/index.ts';
 
 const TITLE_MAX = 255;
@@ -33,9 +34,7 @@ export class ListService {
 
   /** The caller's own list; anyone else's is a 404, as if it did not exist. */
   own(me: Account, id: string): ListRow {
-    const list = this.store.lists.byId(id);
-    if (!list || list.accountId !== me.id) throw notFound();
-    return list;
+    return owned(this.store.lists.byId(id), me);
   }
 
   create(me: Account, input: ListChanges): ListRow {

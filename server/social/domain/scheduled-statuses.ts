@@ -1,4 +1,5 @@
-import { notFound, ValidationFailure } from '../errors.ts';
+import { ValidationFailure } from '../errors.ts';
+import { owned } from './owned.ts';
 import type { Account, ScheduledStatusRow, SocialStore } from '../store/index.ts';
 import { MIN_SCHEDULE_OFFSET_MS } from './statuses/index.ts';
 
@@ -14,9 +15,7 @@ export class ScheduledStatusService {
 
   /** The author's own scheduled status; anyone else's is a 404. */
   own(me: Account, id: string): ScheduledStatusRow {
-    const row = this.store.scheduled.byId(id);
-    if (!row || row.accountId !== me.id) throw notFound();
-    return row;
+    return owned(this.store.scheduled.byId(id), me);
   }
 
   /** Moves it to `at` (milliseconds since the epoch; NaN is refused), at least five minutes ahead. */

@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServeProcess } from '../../testing/serve-process.ts';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient } from './client-suite.ts';
+import { connectClient } from './testing/client-suite.ts';
 import { TcpCommand } from './commands.ts';
 import { decodeMessage, encodeMessage } from './messages.ts';
-import { RawClient, startTcpFixture, type TcpFixture } from './test-support.ts';
+import { RawClient, startTcpFixture, type TcpFixture } from './testing/raw-client.ts';
 
 const ADMIN = { login: 'admin', password: 'changeit' };
 let fx: TcpFixture | null = null;

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient, type EventStoreClientModule } from './client-suite.ts';
-import type { TcpFixture } from './test-support.ts';
+import { connectClient, type EventStoreClientModule } from './testing/client-suite.ts';
+import type { TcpFixture } from './testing/raw-client.ts';
 
 /**
  * Reads that resolve links are bounded in bytes while they are built (issue 25, finding 1): an anonymous

@@ -200,15 +200,31 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
   };
 }
 
+/** Any result but Success as KurrentDB's error. */
+function check(result: CreateGroupResult | UpdateGroupResult, streamId: string, group: string) {
+  if (result.result === 'AlreadyExists') throw Errors.persistentSubscriptionExists(streamId, group);
+  if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
+  if (result.result === 'AccessDenied') throw Errors.accessDenied();
+  if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'the request failed');
+  return {};
+}
+
+/**
+ * PersistentSubscriptions.RestartSubsystem and Operations.RestartPersistentSubscriptions. The engine has no
+ * restart of its own: each group is re-applied with its own settings, which stops it (consumers are dropped,
+ * in-flight messages retried) and starts it again from its checkpoint.
+ */
+export async function restartPersistentSubscriptions(subscriptions: Subscriptions, caller: Caller): Promise<void> {
+  if (!mayManage(caller)) throw Errors.accessDenied();
+  for (const group of subscriptions.listGroups()) {
+    const detail = subscriptions.getGroup(group.streamId, group.groupName);
+    if (!detail) continue; // deleted meanwhile
+    const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
+    if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
+  }
+}
+
 export function persistentSubscriptionsService(ctx: CallContext, subscriptions: Subscriptions): GrpcServiceModule {
-  /** Any result but Success as KurrentDB's error. */
-  const check = (result: CreateGroupResult | UpdateGroupResult, streamId: string, group: string) => {
-    if (result.result === 'AlreadyExists') throw Errors.persistentSubscriptionExists(streamId, group);
-    if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
-    if (result.result === 'AccessDenied') throw Errors.accessDenied();
-    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'the request failed');
-    return {};
-  };
   const createOrUpdate = (kind: 'create' | 'update') =>
     unary<{ options?: ManageOptions }, unknown>(ctx, async (request, caller) => {
       const options = request.options ?? {};
@@ -269,16 +285,8 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       return {};
     },
   );
-  // The engine has no restart of its own: each group is re-applied with its own settings, which stops it
-  // (consumers are dropped, in-flight messages retried) and starts it again from its checkpoint.
   const restartSubsystem = unary<unknown, unknown>(ctx, async (_request, caller) => {
-    if (!mayManage(caller)) throw Errors.accessDenied();
-    for (const group of subscriptions.listGroups()) {
-      const detail = subscriptions.getGroup(group.streamId, group.groupName);
-      if (!detail) continue; // deleted meanwhile
-      const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
-      if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
-    }
+    await restartPersistentSubscriptions(subscriptions, caller);
     return {};
   });
   const both = ['stream', 'all'];

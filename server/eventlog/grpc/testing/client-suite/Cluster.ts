@@ -10,7 +10,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { BasicCredentials, Certificate, EndPoint, NodePreference } from '@kurrent/kurrentdb-client';
+import {
+  type BasicCredentials,
+  type Certificate,
+  type EndPoint,
+  KurrentDBClient,
+  type NodePreference,
+} from '@kurrent/kurrentdb-client';
 
 /** The suite's `ConnectionFeatures` (its utils/index.ts), repeated so this file stands alone. */
 interface ConnectionFeatures {
@@ -27,6 +33,14 @@ interface ConnectionFeatures {
 
 /** Where Homeport's repository is (the runner sets it). */
 const HOMEPORT_ROOT = process.env.HOMEPORT_ROOT ?? '';
+/** KurrentDB creates these stopped (StartStandardProjections=false); Homeport runs them from the first start. */
+const STANDARD_PROJECTIONS = [
+  '$by_category',
+  '$by_event_type',
+  '$stream_by_category',
+  '$streams',
+  '$by_correlation_id',
+];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,12 +119,20 @@ export class Cluster {
   };
 
   public up = async (): Promise<void> => {
+    if (this.child) return;
     if (!this.port) this.port = await freePort();
     await this.start();
     if (!this.insecure) {
       const root = fs.readFileSync(this.certPath.root);
       const none = { userCertFile: Buffer.alloc(0), userKeyFile: Buffer.alloc(0) };
       this.certificates = { root, users: { admin: none, invalid: none } };
+    }
+    // As a KurrentDB container starts them: stopped, for the tests that enable one (a disabled one stays so).
+    const client = KurrentDBClient.connectionString(this.connectionString());
+    try {
+      for (const name of STANDARD_PROJECTIONS) await client.disableProjection(name);
+    } finally {
+      await client.dispose();
     }
   };
 

@@ -177,6 +177,7 @@ export class UserProjectionRunner {
   }
 
   private envelope(def: SourceDefinition, item: InputItem): string {
+    if (item.deletedPartition !== undefined) return JSON.stringify({ deleted: true, partition: item.deletedPartition });
     const e = item.event;
     const text = (b: Uint8Array) => (b.length === 0 ? null : decodeText(b));
     return JSON.stringify({
@@ -200,8 +201,10 @@ export class UserProjectionRunner {
       handled.length > 0 ? await sandbox.process(handled.map((i) => this.envelope(def, i))) : { outputs: [] };
     if (reply.failedAt !== undefined) {
       const at = handled[reply.failedAt];
+      const what = at.deletedPartition === undefined ? 'an event' : 'a delete partition notification';
+      const handler = at.deletedPartition === undefined ? at.event.eventType : '$deleted';
       throw new ProjectionFault(
-        `The ${this.config.name} projection failed to process an event.\r\nHandler: ${at.event.eventType}\r\nEvent Position: ${tagDisplay(at.tag)}\r\n\r\nMessage:\r\n\r\n${reply.error}`,
+        `The ${this.config.name} projection failed to process ${what}.\r\nHandler: ${handler}\r\nEvent Position: ${tagDisplay(at.tag)}\r\n\r\nMessage:\r\n\r\n${reply.error}`,
       );
     }
     const emitted: EmittedEvent[] = [];

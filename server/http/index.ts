@@ -8,3 +8,4 @@ export {
   UiSessions,
 } from './ui-api.ts';
 export { allowsCrossOrigin } from './cross-origin.ts';
+export { SqliteUiSessionStore } from './ui/session-store.ts';

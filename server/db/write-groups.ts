@@ -40,6 +40,8 @@ export class WriteGroups {
   >;
   private current: Group | null = null;
   private depth = 0;
+  /** Groups committed so far (writes per commit = how much fsync the grouping saves). */
+  commits = 0;
 
   constructor(db: Database, hooks: WriteGroupHooks, options: { maxWrites?: number } = {}) {
     this.db = db;
@@ -141,6 +143,7 @@ export class WriteGroups {
       return;
     }
     this.current = null;
+    this.commits++;
     this.hooks.committed();
     group.waiters?.resolve();
   }

@@ -222,6 +222,11 @@ export class SocialStore {
     return this.core.durable();
   }
 
+  /** Write groups committed so far: writes per commit is what the grouping saves. */
+  get groupsCommitted(): number {
+    return this.core.groupsCommitted;
+  }
+
   /** Commits waiting writes now (before the database closes). */
   flushWrites(): void {
     this.core.flushWrites();

@@ -74,6 +74,11 @@ export class StoreCore {
     return this.groups ? this.groups.durable() : Promise.resolve();
   }
 
+  /** Write groups committed so far (0 without group commit). */
+  get groupsCommitted(): number {
+    return this.groups?.commits ?? 0;
+  }
+
   /** Commits the waiting writes now (before the database closes). */
   flushWrites(): void {
     this.groups?.flush();

@@ -28,7 +28,7 @@ import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
 import { registerSocialCors } from './http/cors.ts';
-import { holdAnswersUntilDurable } from './http/durable-answers.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';

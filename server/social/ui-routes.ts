@@ -3,7 +3,7 @@ import { requireOwner, type UiSessions } from '../http/index.ts';
 import type { SocialContext } from './context.ts';
 import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';
-import { holdAnswersUntilDurable } from './http/durable-answers.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { PROFILE_IMAGE_LIMIT, processProfileImage } from './media/images.ts';
 
 export type { SelfCheckReport };

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
+import { startSocialWithClock, type SocialTestServer, type TestUser } from './testing/harness.ts';
 
 /*
  * Group commit seen from clients: many posts at once share commits, each answer comes after its post is

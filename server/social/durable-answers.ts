@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { SocialStore } from '../store/index.ts';
+import type { SocialStore } from './store/index.ts';
 
 /**
  * The other half of group commit (StoreCore.groupCommits): an answer sent while writes wait for their COMMIT

@@ -28,6 +28,7 @@ import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
 import { registerSocialCors } from './http/cors.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -40,6 +41,16 @@ import { startStreaming, type Streaming, type StreamingLimits } from './streamin
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
+import {
+  ApplicationService,
+  ConversationService,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+  TagService,
+  TrendService,
+} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -195,6 +206,14 @@ function openCore(options: {
       moderation: new ModerationService(store, accounts),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
+      lists: new ListService(store),
+      markers: new MarkerService(store),
+      conversations: new ConversationService(store),
+      pushSubscriptions: new PushSubscriptionService(store),
+      scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      applications: new ApplicationService(store),
+      tags: new TagService(store),
+      trends: new TrendService(store),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,
@@ -217,6 +236,8 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     throw err;
   }
   ctx.store.settings.set('public_url', ctx.urls.base);
+  // Writes of one turn of the event loop share one COMMIT (one fsync); answers wait for it (holdAnswersUntilDurable).
+  ctx.store.groupCommits();
   // WAL checkpoints in a worker thread (as the event log's): SQLite's automatic one copies the WAL into the
   // database file inside whichever post's commit crosses the threshold, on the event loop.
   const checkpointer = startBackgroundCheckpointer(core.db, {
@@ -276,6 +297,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    holdAnswersUntilDurable(root, ctx.store);
     await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
@@ -342,6 +364,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       await ctx.mailer.idle(5_000);
       ctx.mailer.close();
       await checkpointer.stop();
+      ctx.store.flushWrites();
       core.db.close();
     },
   };

@@ -37,4 +37,6 @@ export interface EventLogUserView {
   groups: string[];
   disabled: boolean;
   createdAt: number;
+  /** Still has the public default password `changeit` (checked for the accounts a new install creates). */
+  defaultPassword?: boolean;
 }

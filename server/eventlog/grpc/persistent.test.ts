@@ -3,12 +3,10 @@ import {
   END,
   jsonEvent,
   PARK,
-  persistentSubscriptionToAllSettingsFromDefaults,
   persistentSubscriptionToStreamSettingsFromDefaults,
   PersistentSubscriptionDoesNotExistError,
   PersistentSubscriptionExistsError,
   START,
-  UnsupportedError,
   type PersistentSubscriptionToStreamResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
@@ -75,7 +73,7 @@ describe('persistent subscriptions to a stream', () => {
     await sub.unsubscribe();
   });
 
-  it('reports the typed errors: exists, does not exist, access denied, $all unsupported', async () => {
+  it('reports the typed errors: exists, does not exist, access denied', async () => {
     const { client, server } = shared;
     await client.createPersistentSubscriptionToStream('ps-errors', 'g', settings());
     await expect(client.createPersistentSubscriptionToStream('ps-errors', 'g', settings())).rejects.toBeInstanceOf(
@@ -94,9 +92,6 @@ describe('persistent subscriptions to a stream', () => {
       AccessDeniedError,
     );
     await expect(anonymous.replayParkedMessagesToStream('ps-errors', 'g')).rejects.toBeInstanceOf(AccessDeniedError);
-    await expect(
-      client.createPersistentSubscriptionToAll('all-g', persistentSubscriptionToAllSettingsFromDefaults()),
-    ).rejects.toBeInstanceOf(UnsupportedError);
     await client.deletePersistentSubscriptionToStream('ps-errors', 'g');
     await expect(client.deletePersistentSubscriptionToStream('ps-errors', 'g')).rejects.toBeInstanceOf(
       PersistentSubscriptionDoesNotExistError,

@@ -69,6 +69,17 @@ export function parseEndpoint(raw: string): EndpointSpec {
   };
 }
 
+/** The hosts a server's address connects to: its host, or every seed of a gRPC string (`host1:2113,host2:2113`). */
+export function endpointHosts(spec: Exclude<EndpointSpec, { kind: 'local' }>): string[] {
+  if (spec.kind === 'tcp') return [spec.host];
+  const authority = spec.connectionString.replace(/^[^:]+:\/\//, '').split(/[/?#]/, 1)[0];
+  return authority
+    .slice(authority.lastIndexOf('@') + 1)
+    .split(',')
+    .map((seed) => (seed.startsWith('[') ? seed.slice(0, seed.indexOf(']') + 1) : seed.split(':')[0]))
+    .filter((host) => host !== '');
+}
+
 /** Whether the string names a user but no password (the password then comes from --password-stdin). */
 export function needsPassword(spec: EndpointSpec): boolean {
   if (spec.kind === 'tcp') return spec.user !== null && spec.credentials === null;

@@ -123,6 +123,11 @@ export interface PersistentSubscriptionSettings {
   consumerStrategy: ConsumerStrategyName;
 }
 
+/** A group's settings plus, for a group on `$all`, which events become messages (none = every event). */
+export interface PersistentGroupSettings extends PersistentSubscriptionSettings {
+  filter?: EventFilter | null;
+}
+
 export type CreateGroupResult = { result: 'Success' | 'AlreadyExists' | 'Fail' | 'AccessDenied'; reason?: string };
 export type UpdateGroupResult = { result: 'Success' | 'DoesNotExist' | 'Fail' | 'AccessDenied'; reason?: string };
 export type DeleteGroupResult = UpdateGroupResult;

@@ -353,7 +353,7 @@ const deliveries = await attack('deliveries', () =>
   }),
 );
 
-const exited = server.process.exited;
+const exited = server.process.exitStatus;
 await server.process.stop();
 await peer.close();
 await Promise.all([...victims, loopbackInbox].map((v) => v.close()));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedPeers, type Json } from './recorded-peers.ts';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { RecordedPeers, type Json } from './testing/recorded-peers.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /*
  * What another server's posts may make Homeport do, delivered to a live inbox with valid signatures: an

@@ -252,4 +252,14 @@ export class ModerationRepository {
   removeIpBlock(id: string): boolean {
     return this.core.sql('DELETE FROM ip_blocks WHERE id = ?').run(id).changes > 0;
   }
+
+  /** The accounts known of a domain and its subdomains (a domain block covers them all). */
+  accountIdsOnDomain(domain: string): string[] {
+    const rows = this.core
+      .sql('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?')
+      .all(domain, `%.${domain}`) as {
+      id: bigint;
+    }[];
+    return rows.map((r) => str(r.id));
+  }
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { signRequest } from '@fedify/fedify';
 import { preloadedContexts } from '@fedify/vocab-runtime';
-import { contextLoaderFactory } from './loaders.ts';
-import { fixturePath } from '../testing/fixtures.ts';
+import { contextLoaderFactory } from '../loaders.ts';
+import { fixturePath } from '../../testing/fixtures.ts';
 import type { TestNetwork } from './test-network.ts';
 
 /*

@@ -20,6 +20,7 @@ export {
 } from './manager.ts';
 export { projectionsGrpcService } from './grpc-service.ts';
 export { mountProjectionsHttp, MAX_QUERY_BYTES, type ProjectionsHttpOptions } from './http/routes.ts';
+export { projectionStatistics } from './http/statistics.ts';
 export { ProjectionStreams, SystemProjectionNames, ProjectionEventTypes } from './names.ts';
 export type { ProjectionDefinition, ProjectionMode } from './definition.ts';
 

@@ -218,6 +218,12 @@ export class ProjectionManager {
     return this.managed(name).lastUserRunner?.definition ?? null;
   }
 
+  /** The partitions a JavaScript projection holds a state for ('' is the root), at most `limit`, sorted. */
+  partitions(name: string, limit = 1000): string[] {
+    const states = this.managed(name).lastUserRunner?.states;
+    return states ? [...states.keys()].sort().slice(0, limit) : [];
+  }
+
   result(name: string, partition = ''): string {
     const runner = this.managed(name).lastUserRunner;
     return runner?.resultOf(partition) ?? '';

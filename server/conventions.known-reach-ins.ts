@@ -67,7 +67,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/eventlog/replication/manager.ts -> server/eventlog/store/types.ts',
   'server/social/admin.ts -> server/social/domain/accounts.ts',
   'server/social/admin.ts -> server/social/domain/announcements.ts',
-  'server/social/admin.ts -> server/social/domain/terms-of-service.ts',
   'server/social/admin.ts -> server/social/media/storage.ts',
   'server/social/admin.ts -> server/social/oauth/scopes.ts',
   'server/social/api/about.ts -> server/social/http/auth.ts',

@@ -4,11 +4,10 @@
  */
 
 /** Routes and CLI code writing through the store instead of the domain. */
-export const KNOWN_STORE_WRITERS: readonly string[] = ['server/social/admin.ts'];
+export const KNOWN_STORE_WRITERS: readonly string[] = [];
 
 /** Emitting domain events outside domain/. */
 export const KNOWN_EMITTERS: readonly string[] = [
-  'server/social/admin.ts',
   'server/social/federation/interactions-inbound.ts',
   'server/social/federation/quote-requests.ts',
   'server/social/federation/quotes-inbound.ts',

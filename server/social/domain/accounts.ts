@@ -272,6 +272,19 @@ export class AccountService {
     this.store.accounts.setSuspended(accountId, false);
   }
 
+  /** Suspends or lifts the suspension, told as the admin API tells it (a suspended account's streams close; other servers get the Update). */
+  setSuspendedAndTell(accountId: string, suspended: boolean): void {
+    this.store.transaction(() => {
+      if (suspended) this.suspend(accountId);
+      else this.unsuspend(accountId);
+      this.store.events.emit('account.updated', { accountId });
+    });
+  }
+
+  setRole(userId: string, role: UserRole): void {
+    this.store.users.setRole(userId, role);
+  }
+
   /** Deletes a local account: relationships, tokens and the user go; the name stays reserved. */
   deleteLocal(accountId: string): void {
     this.store.transaction(() => {

@@ -10,3 +10,5 @@ export { ScheduledStatusService } from './scheduled-statuses.ts';
 export { TagService } from './tags.ts';
 export { TrendService } from './trends.ts';
 export { ApplicationService } from './applications.ts';
+export { CustomEmojiService } from './custom-emojis.ts';
+export { InstanceService } from './instance.ts';

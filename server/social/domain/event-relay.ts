@@ -27,8 +27,7 @@ export interface EventRelay {
  * what they told (deletions not yet announced, due jobs), and nobody was connected to hear the rest.
  */
 export function startEventRelay(store: SocialStore, logger: Logger, intervalMs = RELAY_POLL_MS): EventRelay {
-  const db = store.core.db;
-  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  const dataVersion = () => store.relayedEvents.dataVersion();
   let last = store.relayedEvents.lastId();
   store.relayedEvents.deleteThrough(last);
   let seen = dataVersion();

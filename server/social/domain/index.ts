@@ -11,4 +11,4 @@ export { TagService } from './tags.ts';
 export { TrendService } from './trends.ts';
 export { ApplicationService } from './applications.ts';
 export { CustomEmojiService } from './custom-emojis.ts';
-export { InstanceService } from './instance.ts';
+export { ensureServerKeys, InstanceService } from './instance.ts';

@@ -1,3 +1,4 @@
+import webpush from 'web-push';
 import type { ServerRule, SocialStore } from '../store/index.ts';
 import { publishTermsOfService } from './terms-of-service.ts';
 
@@ -30,4 +31,20 @@ export class InstanceService {
   removeRule(id: string): boolean {
     return this.store.rules.remove(id);
   }
+}
+
+/**
+ * Keys that must exist once per database (the Web Push key pair, the creation time); set only where missing, so a
+ * concurrently starting CLI cannot replace them. Returns the public Web Push key.
+ */
+export function ensureServerKeys(store: SocialStore): string {
+  if (store.settings.get('vapid_public_key') === null) {
+    const keys = webpush.generateVAPIDKeys();
+    store.transaction(() => {
+      store.settings.setIfAbsent('vapid_public_key', keys.publicKey);
+      store.settings.setIfAbsent('vapid_private_key', keys.privateKey);
+    });
+  }
+  store.settings.setIfAbsent('created_at', String(store.now()));
+  return store.settings.get('vapid_public_key')!;
 }

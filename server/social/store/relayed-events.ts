@@ -34,4 +34,9 @@ export class RelayedEventRepository {
   deleteThrough(id: number): void {
     this.core.sql('DELETE FROM relayed_events WHERE id <= ?').run(id);
   }
+
+  /** SQLite's data_version: it moves when another connection commits (one PRAGMA, no table read). */
+  dataVersion(): number {
+    return Number(this.core.db.pragma('data_version', { simple: true }));
+  }
 }

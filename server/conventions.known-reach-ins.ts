@@ -358,7 +358,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/social/oauth/routes.ts -> server/social/http/params.ts',
   'server/social/oauth/routes.ts -> server/social/http/plugin.ts',
   'server/social/push/payload.ts -> server/social/text/format.ts',
-  'server/social/social.ts -> server/social/api/v1/accounts/accounts.ts',
   'server/social/social.ts -> server/social/domain/account-archive.ts',
   'server/social/social.ts -> server/social/domain/account-data.ts',
   'server/social/social.ts -> server/social/domain/accounts.ts',

@@ -21,7 +21,6 @@ import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
 import { AccountData } from './domain/account-data.ts';
 import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
-import { accountByAddress } from './api/v1/accounts/accounts.ts';
 import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
@@ -40,6 +39,7 @@ import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
 import {
+  accountByAddress,
   ApplicationService,
   ConversationService,
   ensureServerKeys,

@@ -12,3 +12,4 @@ export { TrendService } from './trends.ts';
 export { ApplicationService } from './applications.ts';
 export { CustomEmojiService } from './custom-emojis.ts';
 export { ensureServerKeys, InstanceService } from './instance.ts';
+export { accountByAddress } from './account-lookup.ts';

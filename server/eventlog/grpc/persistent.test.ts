@@ -48,6 +48,26 @@ describe('persistent subscriptions to a stream', () => {
     await sub.unsubscribe();
   });
 
+  it('reports ack latencies per connection when the group keeps extra statistics', async () => {
+    const { client } = shared;
+    await client.appendToStream('ps-stats', numbered(3));
+    await client.createPersistentSubscriptionToStream('ps-stats', 'g', settings({ extraStatistics: true }));
+    const sub = client.subscribeToPersistentSubscriptionToStream('ps-stats', 'g');
+    const rec = record(sub);
+    await rec.until(() => rec.events.length === 3);
+    await sub.ack(...rec.events);
+    let info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    const deadline = Date.now() + 15_000;
+    while (info.stats.totalItems !== 3n && Date.now() < deadline) {
+      await new Promise((r) => setImmediate(r));
+      info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    }
+    const statistics = info.connections[0].extraStatistics;
+    for (const key of ['mean', 'median', 'fastest', 'quintile 3', '99%', 'highest'] as const)
+      expect(typeof statistics?.get(key)).toBe('bigint');
+    await sub.unsubscribe();
+  });
+
   it('parks nacked messages and replays them', async () => {
     const { client } = shared;
     await client.appendToStream('ps-park', numbered(2));

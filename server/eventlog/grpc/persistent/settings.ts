@@ -135,7 +135,10 @@ export function subscriptionInfoToWire(group: PersistentGroupDetail) {
       average_items_per_second: Math.round(c.averageItemsPerSecond),
       total_items: String(c.itemsDelivered),
       count_since_last_measurement: '0',
-      observed_measurements: [],
+      observed_measurements: Object.entries(c.ackLatencyMs ?? {}).map(([key, value]) => ({
+        key,
+        value: String(value),
+      })),
       available_slots: c.availableSlots,
       in_flight_messages: c.inFlightMessages,
       connection_name: c.connectionName ?? '',

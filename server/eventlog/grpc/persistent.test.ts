@@ -1,5 +1,6 @@
 import {
   AccessDeniedError,
+  DISPATCH_TO_SINGLE,
   END,
   jsonEvent,
   PARK,
@@ -48,10 +49,14 @@ describe('persistent subscriptions to a stream', () => {
     await sub.unsubscribe();
   });
 
-  it('reports ack latencies per connection when the group keeps extra statistics', async () => {
+  it('reports ack latencies per connection with extra statistics; keeps DispatchToSingle (proto3 0)', async () => {
     const { client } = shared;
     await client.appendToStream('ps-stats', numbered(3));
-    await client.createPersistentSubscriptionToStream('ps-stats', 'g', settings({ extraStatistics: true }));
+    await client.createPersistentSubscriptionToStream(
+      'ps-stats',
+      'g',
+      settings({ extraStatistics: true, consumerStrategyName: DISPATCH_TO_SINGLE }),
+    );
     const sub = client.subscribeToPersistentSubscriptionToStream('ps-stats', 'g');
     const rec = record(sub);
     await rec.until(() => rec.events.length === 3);
@@ -62,6 +67,7 @@ describe('persistent subscriptions to a stream', () => {
       await new Promise((r) => setImmediate(r));
       info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
     }
+    expect(info.settings.consumerStrategyName).toBe(DISPATCH_TO_SINGLE);
     const statistics = info.connections[0].extraStatistics;
     for (const key of ['mean', 'median', 'fastest', 'quintile 3', '99%', 'highest'] as const)
       expect(typeof statistics?.get(key)).toBe('bigint');

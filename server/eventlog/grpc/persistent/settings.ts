@@ -75,7 +75,8 @@ export function settingsFromWire(
   const strategy =
     s.consumer_strategy && s.consumer_strategy !== ''
       ? s.consumer_strategy
-      : NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'ROUNDROBIN')];
+      : // Absent on the wire is proto3's 0, DispatchToSingle (what the Node client sends for it).
+        NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'DISPATCHTOSINGLE')];
   if (!strategy) throw Errors.invalidArgument('unknown consumer strategy');
   return {
     resolveLinkTos: s.resolve_links ?? false,

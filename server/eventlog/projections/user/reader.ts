@@ -23,8 +23,9 @@ export interface InputItem {
   deletedPartition?: string;
 }
 
-const PAGE = 500;
-const PAGE_BYTES = 4 * 1024 * 1024;
+/** Small enough to read within a turn's share of the event loop (turn-slicer.ts). */
+const PAGE = 250;
+const PAGE_BYTES = 1024 * 1024;
 
 export class InputReader {
   private readonly store: EventStore;

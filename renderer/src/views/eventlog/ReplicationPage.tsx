@@ -15,6 +15,7 @@ import {
   useAction,
 } from '../../components/ui.tsx';
 import { EventLogTabs } from './EventLogTabs.tsx';
+import { percentDone } from './replication-progress.ts';
 
 const POLL_MS = 1000;
 
@@ -149,17 +150,6 @@ const PHASES: Record<string, string> = {
   retrying: 'Retrying',
   done: 'Done',
 };
-
-/** How far the position is towards the head, 0-100, from the commit positions ("commit/prepare"). */
-function percentDone(r: UiReplication): number | null {
-  const p = r.progress;
-  if (r.state === 'finished' || p?.phase === 'live') return 100;
-  if (!p?.position || !p.head) return p?.head === null && p.phase !== 'connecting' ? 100 : null;
-  const position = BigInt(p.position.split('/')[0]);
-  const head = BigInt(p.head.split('/')[0]);
-  if (head <= 0n) return 100;
-  return Math.min(100, Number((position * 1000n) / head) / 10);
-}
 
 function ReplicationCard({ r, onStop }: { r: UiReplication; onStop: (id: string) => Promise<void> }) {
   const { busy, error, run } = useAction();

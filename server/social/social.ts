@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import webpush from 'web-push';
 import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
@@ -108,6 +108,8 @@ const PURGE_MS = 60 * 60 * 1000;
 function ensureServerKeys(store: SocialStore): string {
   const insert = store.db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
   if (store.settings.get('vapid_public_key') === null) {
+    // Loaded only on the first start of a data directory (a synchronous require: openCore is synchronous).
+    const webpush = createRequire(import.meta.url)('web-push') as typeof import('web-push');
     const keys = webpush.generateVAPIDKeys();
     store.transaction(() => {
       insert.run('vapid_public_key', keys.publicKey);

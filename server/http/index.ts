@@ -1,10 +1,9 @@
-export { createHttpServer, type HttpServerOptions } from './server.ts';
+export { createHttpServer } from './server.ts';
 export {
   registerUiApi,
   requireOwner,
   type ServerInfo,
   UI_API_PREFIX,
-  type UiApiOptions,
   type UiPrincipal,
   UiSessions,
 } from './ui-api.ts';

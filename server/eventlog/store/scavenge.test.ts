@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, events, json, manualClock, metadataEvent, OPS, openTestStore, type TestStore } from './testing.ts';
+import {
+  ADMIN,
+  events,
+  json,
+  manualClock,
+  metadataEvent,
+  OPS,
+  openTestStore,
+  type TestStore,
+} from './testing/store.ts';
 import { ExpectedVersion, type Principal } from './types.ts';
 
 const { Any, NoStream } = ExpectedVersion;

@@ -64,9 +64,7 @@ export class Scavenger {
       deleteBelow: db.prepare(
         'DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_key = ? AND event_number < ? ORDER BY event_number LIMIT ?)',
       ),
-      countMetastreams: db
-        .prepare("SELECT count(*) FROM streams WHERE stream_id > '$$' AND stream_id < '$%'")
-        .pluck(),
+      countMetastreams: db.prepare("SELECT count(*) FROM streams WHERE stream_id > '$$' AND stream_id < '$%'").pluck(),
       countTombstoned: db.prepare('SELECT count(*) FROM streams WHERE tombstoned = 1').pluck(),
       firstFresh: db
         .prepare('SELECT event_number FROM events WHERE stream_key = ? AND created >= ? ORDER BY event_number LIMIT 1')

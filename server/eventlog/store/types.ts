@@ -333,6 +333,9 @@ export interface EventLogUsers {
   credentialStamp(name: string): string | null;
   add(user: { name: string; password: string; fullName?: string; groups?: string[] }): Promise<EventLogUser>;
   changePassword(name: string, newPassword: string): Promise<void>;
+  /** Replaces the full name (empty: the login name) and groups. */
+  update(name: string, changes: { fullName?: string; groups?: string[] }): Promise<EventLogUser>;
+  setDisabled(name: string, disabled: boolean): Promise<EventLogUser>;
   remove(name: string): Promise<void>;
 }
 

@@ -33,8 +33,8 @@ test('Replication page: this Homeport into a second one over TCP, live to the en
   homeport,
 }) => {
   const source = await connectClient(homeport.tcpPort, 'replication-seeder');
-  await appendMany(source, 'shipment-1', 1500, 'Shipped');
-  await appendMany(source, 'shipment-2', 1500, 'Shipped');
+  await appendMany(source, 'handover-1', 1500, 'Shipped');
+  await appendMany(source, 'handover-2', 1500, 'Shipped');
 
   await page.getByRole('navigation', { name: 'Event log' }).getByRole('link', { name: 'Replication' }).click();
   await expect(page).toHaveURL(/\/ui\/eventlog\/replication$/);
@@ -43,8 +43,8 @@ test('Replication page: this Homeport into a second one over TCP, live to the en
   await page.getByLabel('Send this Homeport’s log to another server').check();
   await page.getByLabel('Other server’s address').fill(`tcp://${OWNER.name}@127.0.0.1:${target.tcpPort}`);
   await page.getByLabel('Password', { exact: true }).fill(OWNER.password);
-  // Only the shipments: the shared test server holds other tests' streams too.
-  await page.getByLabel('Stream prefixes').fill('shipment-');
+  // Only the handovers: the shared test server holds other tests' streams too.
+  await page.getByLabel('Stream prefixes').fill('handover-');
   await page.getByLabel('Continuous').check();
   await page.getByRole('button', { name: 'Start replication' }).click();
   await expect(page.getByText(`Started: this Homeport → tcp://127.0.0.1:${target.tcpPort}.`)).toBeVisible();
@@ -58,20 +58,20 @@ test('Replication page: this Homeport into a second one over TCP, live to the en
   await expect(card.getByText('Live', { exact: true })).toBeVisible({ timeout: 60_000 });
   await expect(card.getByTestId('replication-percent')).toHaveText('100.0%');
   await expect(card.getByTestId('replication-eta')).toBeVisible();
-  expect(await eventIds(target.tcpPort, 'shipment-2')).toEqual(await eventIds(homeport.tcpPort, 'shipment-2'));
+  expect(await eventIds(target.tcpPort, 'handover-2')).toEqual(await eventIds(homeport.tcpPort, 'handover-2'));
 
   // Continuous: an event written now reaches the other server.
   const late = jsonEvent('ShipmentLate', { days: 2 });
-  await source.appendToStream('shipment-3', es.expectedVersion.any, [late]);
+  await source.appendToStream('handover-3', es.expectedVersion.any, [late]);
   source.close();
-  await expect.poll(() => eventIds(target.tcpPort, 'shipment-3'), { timeout: 30_000 }).toEqual([late.eventId]);
+  await expect.poll(() => eventIds(target.tcpPort, 'handover-3'), { timeout: 30_000 }).toEqual([late.eventId]);
   await expect(card.getByTestId('replication-eta')).toHaveText(/\d ms/);
   await page.screenshot({ path: screenshotPath('eventlog-replication-live'), fullPage: true });
 
   await card.getByRole('button', { name: /^Stop replication/ }).click();
   const summary = card.getByTestId('replication-summary');
   await expect(summary).toContainText(/Stopped: [\d,]+ events looked at, 3,001 copied/);
-  expect(await eventIds(target.tcpPort, 'shipment-1')).toEqual(await eventIds(homeport.tcpPort, 'shipment-1'));
+  expect(await eventIds(target.tcpPort, 'handover-1')).toEqual(await eventIds(homeport.tcpPort, 'handover-1'));
   await expect(page.locator('body')).not.toContainText(OWNER.password);
 
   // axe-core on the page with a finished replication, in both themes.

@@ -18,6 +18,34 @@ export type EndpointSpec =
 const TCP_SCHEMES = ['tcp:', 'esdb:'];
 const GRPC_SCHEMES = ['kurrentdb:', 'kurrentdb+discover:', 'esdb+discover:'];
 const TCP_QUERY_KEYS = ['tls', 'tlsVerifyCert', 'tlsCAFile'];
+/**
+ * The options @kurrent/kurrentdb-client reads from a string (compared as it compares them: case, `-` and `_`
+ * ignored). It prints an unknown one to the console with the whole string, password included, so such a string
+ * is refused here instead.
+ */
+const GRPC_QUERY_KEYS = new Set(
+  [
+    'tls',
+    'tlsVerifyCert',
+    'tlsCAFile',
+    'userCertFile',
+    'userKeyFile',
+    'maxDiscoverAttempts',
+    'connectionName',
+    'defaultDeadline',
+    'discoveryInterval',
+    'gossipTimeout',
+    'nodePreference',
+    'throwOnAppendFailure',
+    'keepAliveInterval',
+    'keepAliveTimeout',
+    'dnsDiscover',
+  ].map((key) => flatCase(key)),
+);
+
+function flatCase(key: string): string {
+  return key.trim().toLowerCase().replace(/[_-]/g, '');
+}
 
 export class EndpointError extends Error {}
 
@@ -36,6 +64,8 @@ export function parseEndpoint(raw: string): EndpointSpec {
   const user = url.username ? decodeURIComponent(url.username) : null;
   const password = url.password ? decodeURIComponent(url.password) : null;
   if (GRPC_SCHEMES.includes(scheme)) {
+    for (const key of url.searchParams.keys())
+      if (!GRPC_QUERY_KEYS.has(flatCase(key))) throw new EndpointError(`has an unknown option "${key}"`);
     const safe = new URL(raw);
     safe.username = '';
     safe.password = '';

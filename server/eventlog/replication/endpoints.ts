@@ -6,9 +6,8 @@
  */
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
-import { openGrpcSource, openGrpcTarget } from './grpc.ts';
 import { openLocalEndpoint } from './local.ts';
-import { openTcpSource, openTcpTarget, type TcpEndpointOptions } from './tcp.ts';
+import type { TcpEndpointOptions } from './tcp.ts';
 import type { ReplicationSource, ReplicationTarget } from './types.ts';
 
 export type EndpointSpec =
@@ -69,6 +68,17 @@ export function parseEndpoint(raw: string): EndpointSpec {
   };
 }
 
+/** The hosts a server's address connects to: its host, or every seed of a gRPC string (`host1:2113,host2:2113`). */
+export function endpointHosts(spec: Exclude<EndpointSpec, { kind: 'local' }>): string[] {
+  if (spec.kind === 'tcp') return [spec.host];
+  const authority = spec.connectionString.replace(/^[^:]+:\/\//, '').split(/[/?#]/, 1)[0];
+  return authority
+    .slice(authority.lastIndexOf('@') + 1)
+    .split(',')
+    .map((seed) => (seed.startsWith('[') ? seed.slice(0, seed.indexOf(']') + 1) : seed.split(':')[0]))
+    .filter((host) => host !== '');
+}
+
 /** Whether the string names a user but no password (the password then comes from --password-stdin). */
 export function needsPassword(spec: EndpointSpec): boolean {
   if (spec.kind === 'tcp') return spec.user !== null && spec.credentials === null;
@@ -107,20 +117,25 @@ export async function openEndpoint(spec: EndpointSpec, logger: Logger, role: 'so
   return remoteEndpoint(spec);
 }
 
+// The clients (node-eventstore-client, @kurrent/kurrentdb-client: ~45 MiB and 0.3 s of CPU together) load when a
+// replication first connects to a server, not with every process that serves an event log.
+const tcpClient = () => import('./tcp.ts');
+const grpcClient = () => import('./grpc.ts');
+
 /** A server's address as a side: a connection per attempt, nothing held between them. */
 export function remoteEndpoint(spec: Exclude<EndpointSpec, { kind: 'local' }>): Endpoint {
   if (spec.kind === 'tcp') {
     return {
       description: spec.description,
-      openSource: () => openTcpSource(spec),
-      openTarget: () => openTcpTarget(spec),
+      openSource: async () => (await tcpClient()).openTcpSource(spec),
+      openTarget: async () => (await tcpClient()).openTcpTarget(spec),
       close: async () => {},
     };
   }
   return {
     description: spec.description,
-    openSource: () => openGrpcSource(spec),
-    openTarget: () => openGrpcTarget(spec),
+    openSource: async () => (await grpcClient()).openGrpcSource(spec),
+    openTarget: async () => (await grpcClient()).openGrpcTarget(spec),
     close: async () => {},
   };
 }

@@ -4,11 +4,10 @@
  */
 
 /** Routes and CLI code writing through the store instead of the domain. */
-export const KNOWN_STORE_WRITERS: readonly string[] = ['server/social/admin.ts'];
+export const KNOWN_STORE_WRITERS: readonly string[] = [];
 
 /** Emitting domain events outside domain/. */
 export const KNOWN_EMITTERS: readonly string[] = [
-  'server/social/admin.ts',
   'server/social/federation/interactions-inbound.ts',
   'server/social/federation/quote-requests.ts',
   'server/social/federation/quotes-inbound.ts',
@@ -18,13 +17,7 @@ export const KNOWN_EMITTERS: readonly string[] = [
 
 /** Running SQL outside store/ and migrations/. */
 export const KNOWN_SQL: readonly string[] = [
-  'server/social/api/v1/instance.ts',
-  'server/social/domain/accounts.ts',
-  'server/social/domain/event-relay.ts',
-  'server/social/entities/instance.ts',
   'server/social/federation/kv.ts',
   'server/social/federation/queue.ts',
-  'server/social/federation/self-check.ts',
   'server/social/federation/store.ts',
-  'server/social/social.ts',
 ];

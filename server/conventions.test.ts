@@ -215,7 +215,7 @@ function emitsIn(file: string, source = read(file)): string[] {
 
 /**
  * SQL run by a file: statements prepared or executed on a database handle (`db.prepare`, `….db.exec`, `db.pragma`,
- * `….core.sql`) and any reach for the store's connection (`store.db`, `core.db`).
+ * `….core.sql`) and any reach for the store's connection (`store.db`, `store.core.db`).
  */
 function sqlIn(file: string, source = read(file)): string[] {
   const { text, program } = parse(file, source);
@@ -224,7 +224,7 @@ function sqlIn(file: string, source = read(file)): string[] {
     const name = node.type === 'MemberExpression' ? dotted(node) : null;
     if (name === null) continue;
     const statement = /(?:^|\.)(db|core)\.(prepare|exec|pragma|sql|transaction|function|aggregate)$/.test(name);
-    const handle = /(?:^|\.)(store|core)\.db$/.test(name);
+    const handle = /(?:^|\.)store\.(core\.)?db$|^this\.core\.db$/.test(name);
     if (statement || handle) found.push(`${file}:${lineOf(text, node.start)} ${name}`);
   }
   return [...new Set(found)];

@@ -145,7 +145,9 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     // A UI session lasts while its credentials do: removing, disabling or re-keying the account ends it. Sessions
     // people signed in to are kept in the data directory, so restarting the server does not sign them out.
     const sessions = new UiSessions({
-      store: new SqliteUiSessionStore(config.dataDir),
+      store: new SqliteUiSessionStore(config.dataDir, (err) =>
+        logger.warn({ err }, 'the UI sessions file was damaged and is replaced by an empty one: sign in again'),
+      ),
       credentialStamp: (principal) => {
         if (principal.via === 'app-token') return 'app';
         if (principal.via === 'social-owner') return social.ownerCredentialStamp(principal.name);

@@ -17,7 +17,8 @@ const METADATA_ADDRESSES = ['100.100.100.200', 'fd00:ec2::254'].map((a) => ipadd
 export function isLinkLocalOrMetadata(address: string): boolean {
   if (net.isIP(address) === 0) return false;
   let parsed: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(net.isIPv6(address) ? canonicalIPv6(address) : address);
-  if (parsed.kind() === 'ipv6') parsed = embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed;
+  // ::1 is this machine, though it also reads as the IPv4-compatible form of 0.0.0.1.
+  if (parsed.kind() === 'ipv6' && parsed.range() !== 'loopback') parsed = embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed;
   return REFUSED_RANGES.has(parsed.range()) || METADATA_ADDRESSES.includes(parsed.toNormalizedString());
 }
 

@@ -12,6 +12,7 @@ export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
 export type { AllPage } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
 export type { UiScavengeStatus } from '../../../server/eventlog/ui/contract.ts';
+export type { UiReplication } from '../../../server/eventlog/ui/contract.ts';
 export type {
   UiProjectionSummary,
   UiProjectionDetail,

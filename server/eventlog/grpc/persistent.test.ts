@@ -1,5 +1,6 @@
 import {
   AccessDeniedError,
+  DISPATCH_TO_SINGLE,
   END,
   jsonEvent,
   PARK,
@@ -45,6 +46,31 @@ describe('persistent subscriptions to a stream', () => {
     const listed = await client.listPersistentSubscriptionsToStream('ps-basic');
     expect(listed.map((g) => g.groupName)).toEqual(['workers']);
     expect((await client.listAllPersistentSubscriptions()).map((g) => g.groupName)).toContain('workers');
+    await sub.unsubscribe();
+  });
+
+  it('reports ack latencies per connection with extra statistics; keeps DispatchToSingle (proto3 0)', async () => {
+    const { client } = shared;
+    await client.appendToStream('ps-stats', numbered(3));
+    await client.createPersistentSubscriptionToStream(
+      'ps-stats',
+      'g',
+      settings({ extraStatistics: true, consumerStrategyName: DISPATCH_TO_SINGLE }),
+    );
+    const sub = client.subscribeToPersistentSubscriptionToStream('ps-stats', 'g');
+    const rec = record(sub);
+    await rec.until(() => rec.events.length === 3);
+    await sub.ack(...rec.events);
+    let info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    const deadline = Date.now() + 15_000;
+    while (info.stats.totalItems !== 3n && Date.now() < deadline) {
+      await new Promise((r) => setImmediate(r));
+      info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    }
+    expect(info.settings.consumerStrategyName).toBe(DISPATCH_TO_SINGLE);
+    const statistics = info.connections[0].extraStatistics;
+    for (const key of ['mean', 'median', 'fastest', 'quintile 3', '99%', 'highest'] as const)
+      expect(typeof statistics?.get(key)).toBe('bigint');
     await sub.unsubscribe();
   });
 

@@ -54,6 +54,21 @@ export interface ReplicationJob {
 
 export class ReplicationRequestError extends Error {}
 
+/** A client library's error may quote the address it was given: the passwords in the request never reach the list. */
+function withoutPasswords(message: string, request: ReplicationRequest): string {
+  const passwords = [request.password];
+  for (const raw of [request.from, request.to]) {
+    try {
+      passwords.push(decodeURIComponent(new URL(raw).password), new URL(raw).password);
+    } catch {
+      /* "local", or not an address */
+    }
+  }
+  let safe = message;
+  for (const p of passwords) if (p) safe = safe.replaceAll(p, '•••');
+  return safe;
+}
+
 export class ReplicationManager {
   private readonly jobs = new Map<string, { job: ReplicationJob; stop: AbortController; done: Promise<void> }>();
   private readonly store: EventStore;
@@ -137,7 +152,7 @@ export class ReplicationManager {
         job.state = stop.signal.aborted ? 'stopped' : 'finished';
       },
       (err: unknown) => {
-        job.error = (err as Error).message;
+        job.error = withoutPasswords((err as Error).message, request);
         job.state = 'failed';
       },
     );

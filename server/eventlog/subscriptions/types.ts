@@ -187,6 +187,11 @@ export interface PersistentConnectionInfo {
   itemsAcked: number;
   /** Deliveries per second over the last statistics interval. */
   averageItemsPerSecond: number;
+  /**
+   * With the group's extraStatistics: milliseconds from delivery to ack over the last acks, by EventStoreDB's
+   * names (`Mean`, `Median`, `Fastest`, `Quintile 1`…`5`, `90%`…`99.9%`, `Highest`).
+   */
+  ackLatencyMs?: Record<string, number>;
 }
 
 export type GroupStatus = 'Live' | 'CatchingUp' | 'Idle';

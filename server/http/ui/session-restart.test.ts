@@ -76,4 +76,19 @@ describe('UI sessions across a restart of the server', () => {
     await restart();
     expect((await fetch(url('/session'), withCookie(cookie))).status).toBe(401);
   });
+  it('starts with no sessions when their file is damaged, instead of not starting', async () => {
+    await hp!.eventLog.users.add({ name: 'max', password: 'max-password', groups: ['$admins'] });
+    const { cookie } = await signIn('max', 'max-password');
+    await hp!.close();
+    hp = null;
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(path.join(dataDir, `ui-sessions.db${suffix}`), { force: true });
+    fs.writeFileSync(path.join(dataDir, 'ui-sessions.db'), Buffer.alloc(8192, 0x5a));
+    await restart();
+    expect(hp!.logs.entries.map((l) => l.msg)).toContain(
+      'the UI sessions file was damaged and is replaced by an empty one: sign in again',
+    );
+    expect((await fetch(url('/session'), withCookie(cookie))).status).toBe(401);
+    const again = await signIn('max', 'max-password');
+    expect((await fetch(url('/session'), withCookie(again.cookie))).status).toBe(200);
+  });
 });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase, type Database, type Migration } from '../../db/index.ts';
+import { DamagedDatabaseError, openDatabase, type Database, type Migration } from '../../db/index.ts';
 import type { UiPrincipal } from './principal.ts';
 
 /** A signed-in session as kept: the principal, when it ends, and its credentials' stamp at sign-in. */
@@ -79,8 +80,19 @@ export class SqliteUiSessionStore implements UiSessionStore {
   private readonly db: Database;
   private readonly sql;
 
-  constructor(dataDir: string) {
-    this.db = openDatabase(path.join(dataDir, UI_SESSIONS_FILE), { migrations: MIGRATIONS, synchronous: 'FULL' });
+  /** `onDiscarded`: told when a damaged file was replaced by an empty one (everyone signs in again). */
+  constructor(dataDir: string, onDiscarded: (err: Error) => void = () => {}) {
+    const file = path.join(dataDir, UI_SESSIONS_FILE);
+    const open = () => openDatabase(file, { migrations: MIGRATIONS, synchronous: 'FULL' });
+    try {
+      this.db = open();
+    } catch (err) {
+      // Sessions are not worth a server that does not start: a damaged file is dropped.
+      if (!(err instanceof DamagedDatabaseError)) throw err;
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      onDiscarded(err);
+      this.db = open();
+    }
     this.sql = {
       get: this.db.prepare('SELECT principal, stamp, expires_at FROM ui_sessions WHERE token_hash = ?'),
       put: this.db.prepare(

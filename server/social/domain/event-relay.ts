@@ -31,8 +31,7 @@ export interface EventRelay {
  * Deletions are the exception: federation's start announces every one still unannounced already.
  */
 export function startEventRelay(store: SocialStore, logger: Logger, intervalMs = RELAY_POLL_MS): EventRelay {
-  const db = store.core.db;
-  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
+  const dataVersion = () => store.relayedEvents.dataVersion();
   let last = 0;
   let seen = dataVersion();
   const deliverAfter = (skip: ReadonlySet<string>) => {

@@ -10,3 +10,6 @@ export { ScheduledStatusService } from './scheduled-statuses.ts';
 export { TagService } from './tags.ts';
 export { TrendService } from './trends.ts';
 export { ApplicationService } from './applications.ts';
+export { CustomEmojiService } from './custom-emojis.ts';
+export { ensureServerKeys, InstanceService } from './instance.ts';
+export { accountByAddress } from './account-lookup.ts';

@@ -75,7 +75,8 @@ export function settingsFromWire(
   const strategy =
     s.consumer_strategy && s.consumer_strategy !== ''
       ? s.consumer_strategy
-      : NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'ROUNDROBIN')];
+      : // Absent on the wire is proto3's 0, DispatchToSingle (what the Node client sends for it).
+        NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'DISPATCHTOSINGLE')];
   if (!strategy) throw Errors.invalidArgument('unknown consumer strategy');
   return {
     resolveLinkTos: s.resolve_links ?? false,
@@ -135,7 +136,10 @@ export function subscriptionInfoToWire(group: PersistentGroupDetail) {
       average_items_per_second: Math.round(c.averageItemsPerSecond),
       total_items: String(c.itemsDelivered),
       count_since_last_measurement: '0',
-      observed_measurements: [],
+      observed_measurements: Object.entries(c.ackLatencyMs ?? {}).map(([key, value]) => ({
+        key,
+        value: String(value),
+      })),
       available_slots: c.availableSlots,
       in_flight_messages: c.inFlightMessages,
       connection_name: c.connectionName ?? '',

@@ -135,7 +135,8 @@ export class PersistentGroup {
   }
 
   addConsumer(subscriber: SubscriberInfo, sink: PersistentSink, allowedInFlight: number): Consumer {
-    const consumer = new Consumer(subscriber, sink, Math.max(1, allowedInFlight), this.ctx.clock.now());
+    const now = this.ctx.clock.now();
+    const consumer = new Consumer(subscriber, sink, Math.max(1, allowedInFlight), now, this.settings.extraStatistics);
     this.consumers.set(consumer.id, consumer);
     this.strategy.add(consumer);
     this.freeSlots += consumer.maxInFlight;
@@ -163,10 +164,11 @@ export class PersistentGroup {
   ack(consumerId: string, eventIds: readonly string[]): void {
     if (this.stopped) return;
     const consumer = this.consumers.get(consumerId);
+    const now = this.ctx.clock.now();
     for (const id of eventIds) {
       const o = this.take(id, consumer);
       if (!o) continue; // unknown or already handled: ignored, as EventStoreDB does
-      o.consumer.acked++;
+      o.consumer.acknowledged(o, now);
       this.completed(o.message);
     }
     this.pump();

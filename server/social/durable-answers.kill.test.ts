@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServeProcess, type ServeProcess } from './federation/testing/serve-process.ts';
+import { startServeProcess, type ServeProcess } from '../testing/serve-process.ts';
 
 /*
  * Group commit against a crash: bursts of posts sent at once share commits; the moment the first answer of a
@@ -27,14 +27,14 @@ async function burst(server: ServeProcess, token: string, round: number): Promis
   // Keep-alive connections first, so the burst arrives together rather than one per handshake.
   await Promise.all(
     Array.from({ length: BURST }, () =>
-      fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers }).then((r) => r.arrayBuffer()),
+      fetch(`${server.httpUrl}/api/v1/accounts/verify_credentials`, { headers }).then((r) => r.arrayBuffer()),
     ),
   );
   const acknowledged: string[] = [];
   await Promise.all(
     Array.from({ length: BURST }, async (_, i) => {
       try {
-        const res = await fetch(`${server.url}/api/v1/statuses`, {
+        const res = await fetch(`${server.httpUrl}/api/v1/statuses`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ status: `round ${round} post ${i}` }),

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import webpush from 'web-push';
 import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
@@ -22,7 +21,6 @@ import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
 import { AccountData } from './domain/account-data.ts';
 import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
-import { accountByAddress } from './api/v1/accounts/accounts.ts';
 import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
@@ -41,6 +39,18 @@ import { startStreaming, type Streaming, type StreamingLimits } from './streamin
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
+import {
+  accountByAddress,
+  ApplicationService,
+  ConversationService,
+  ensureServerKeys,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+  TagService,
+  TrendService,
+} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -104,20 +114,6 @@ export interface Social {
 
 const MUTE_SWEEP_MS = 60 * 1000;
 const PURGE_MS = 60 * 60 * 1000;
-
-/** Keys that must exist once per database; INSERT OR IGNORE keeps a concurrently starting CLI from replacing them. */
-function ensureServerKeys(store: SocialStore): string {
-  const insert = store.db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
-  if (store.settings.get('vapid_public_key') === null) {
-    const keys = webpush.generateVAPIDKeys();
-    store.transaction(() => {
-      insert.run('vapid_public_key', keys.publicKey);
-      insert.run('vapid_private_key', keys.privateKey);
-    });
-  }
-  insert.run('created_at', String(store.now()));
-  return store.settings.get('vapid_public_key')!;
-}
 
 interface SocialCore {
   db: Database;
@@ -196,6 +192,14 @@ function openCore(options: {
       moderation: new ModerationService(store, accounts),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
+      lists: new ListService(store),
+      markers: new MarkerService(store),
+      conversations: new ConversationService(store),
+      pushSubscriptions: new PushSubscriptionService(store),
+      scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      applications: new ApplicationService(store),
+      tags: new TagService(store),
+      trends: new TrendService(store),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startHomeport, type Homeport } from '../index.ts';
-import { runCli } from './main.ts';
+import { startHomeport, type Homeport } from '../../index.ts';
+import { runCli } from '../main.ts';
 
 /** A Homeport running on a temporary data directory, and the CLI run in this process against it (for tests). */
 export interface CliTestServer {

@@ -3,7 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
-import type { ConnectionInfo } from '../tcp/connection.ts';
+import type { ConnectionInfo } from '../tcp/index.ts';
 import { serviceDefinition } from './protos.ts';
 
 /**

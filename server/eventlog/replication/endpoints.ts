@@ -18,6 +18,34 @@ export type EndpointSpec =
 const TCP_SCHEMES = ['tcp:', 'esdb:'];
 const GRPC_SCHEMES = ['kurrentdb:', 'kurrentdb+discover:', 'esdb+discover:'];
 const TCP_QUERY_KEYS = ['tls', 'tlsVerifyCert', 'tlsCAFile'];
+/**
+ * The options @kurrent/kurrentdb-client reads from a string (compared as it compares them: case, `-` and `_`
+ * ignored). It prints an unknown one to the console with the whole string, password included, so such a string
+ * is refused here instead.
+ */
+const GRPC_QUERY_KEYS = new Set(
+  [
+    'tls',
+    'tlsVerifyCert',
+    'tlsCAFile',
+    'userCertFile',
+    'userKeyFile',
+    'maxDiscoverAttempts',
+    'connectionName',
+    'defaultDeadline',
+    'discoveryInterval',
+    'gossipTimeout',
+    'nodePreference',
+    'throwOnAppendFailure',
+    'keepAliveInterval',
+    'keepAliveTimeout',
+    'dnsDiscover',
+  ].map((key) => flatCase(key)),
+);
+
+function flatCase(key: string): string {
+  return key.trim().toLowerCase().replace(/[_-]/g, '');
+}
 
 export class EndpointError extends Error {}
 
@@ -36,6 +64,8 @@ export function parseEndpoint(raw: string): EndpointSpec {
   const user = url.username ? decodeURIComponent(url.username) : null;
   const password = url.password ? decodeURIComponent(url.password) : null;
   if (GRPC_SCHEMES.includes(scheme)) {
+    for (const key of url.searchParams.keys())
+      if (!GRPC_QUERY_KEYS.has(flatCase(key))) throw new EndpointError(`has an unknown option "${key}"`);
     const safe = new URL(raw);
     safe.username = '';
     safe.password = '';
@@ -66,6 +96,17 @@ export function parseEndpoint(raw: string): EndpointSpec {
     tls: tls ? { verify: flag('tlsVerifyCert', true), caFile: caFile ? path.resolve(caFile) : null } : null,
     description: `${scheme}//${url.host}`,
   };
+}
+
+/** The hosts a server's address connects to: its host, or every seed of a gRPC string (`host1:2113,host2:2113`). */
+export function endpointHosts(spec: Exclude<EndpointSpec, { kind: 'local' }>): string[] {
+  if (spec.kind === 'tcp') return [spec.host];
+  const authority = spec.connectionString.replace(/^[^:]+:\/\//, '').split(/[/?#]/, 1)[0];
+  return authority
+    .slice(authority.lastIndexOf('@') + 1)
+    .split(',')
+    .map((seed) => (seed.startsWith('[') ? seed.slice(0, seed.indexOf(']') + 1) : seed.split(':')[0]))
+    .filter((host) => host !== '');
 }
 
 /** Whether the string names a user but no password (the password then comes from --password-stdin). */

@@ -7,13 +7,7 @@
 export const KNOWN_STORE_WRITERS: readonly string[] = [];
 
 /** Emitting domain events outside domain/. */
-export const KNOWN_EMITTERS: readonly string[] = [
-  'server/social/federation/interactions-inbound.ts',
-  'server/social/federation/quote-requests.ts',
-  'server/social/federation/quotes-inbound.ts',
-  'server/social/federation/remote.ts',
-  'server/social/federation/statuses-inbound.ts',
-];
+export const KNOWN_EMITTERS: readonly string[] = ['server/social/federation/statuses-inbound.ts'];
 
 /** Running SQL outside store/ and migrations/. */
 export const KNOWN_SQL: readonly string[] = [

@@ -138,7 +138,7 @@ export async function persistActor(deps: FedDeps, actor: Actor): Promise<Account
     }
   }
   deps.repo.recordFederatedOrigin(deps.social.urls.base);
-  deps.social.store.events.emit('account.updated', { accountId: id });
+  deps.social.remoteActivity.accountRefreshed(id);
   return deps.social.store.accounts.byId(id)!;
 }
 

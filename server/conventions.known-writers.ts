@@ -7,7 +7,7 @@
 export const KNOWN_STORE_WRITERS: readonly string[] = [];
 
 /** Emitting domain events outside domain/. */
-export const KNOWN_EMITTERS: readonly string[] = ['server/social/federation/statuses-inbound.ts'];
+export const KNOWN_EMITTERS: readonly string[] = [];
 
 /** Running SQL outside store/ and migrations/. */
 export const KNOWN_SQL: readonly string[] = [

@@ -1,4 +1,5 @@
 import type { Account, QuotePolicy, QuoteRow, QuoteState, SocialStore, StatusRow, Visibility } from '../store/index.ts';
+import { recordDirectMessage } from './conversations.ts';
 import type { NotificationService } from './notifications.ts';
 
 /** A quote as a remote post states it (federation reads it from the post and its approval stamp). */
@@ -7,6 +8,29 @@ export interface StatedQuote {
   state: QuoteState;
   approvalUri: string | null;
   legacy: boolean;
+}
+
+/** A remote status as federation read it (its text already sanitized). */
+export interface ReceivedStatus {
+  uri: string;
+  url: string | null;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  visibility: Visibility;
+  tags: string[];
+  /** Custom emojis the text uses, kept under the author's domain. */
+  emojis: { shortcode: string; uri: string | null; url: string }[];
+  publishedAt: number | null;
+  /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
+  poll: {
+    options: string[];
+    tallies: number[];
+    multiple: boolean;
+    expiresAt: number | null;
+    voters: number | null;
+  } | null;
 }
 
 /**
@@ -145,6 +169,140 @@ export class RemoteActivity {
       changed = true;
     });
     if (changed) this.store.events.emit('status.updated', { status: this.store.statuses.byId(status.id)! });
+  }
+
+  /**
+   * Stores a remote status (Create) with its poll, mentions, emojis, hashtags and thread, and what `attach` adds
+   * in the same transaction (federation's quote and attachment rows); unless `quiet` (an old post fetched for a
+   * profile), puts it in the home feeds of local followers, mentioned users and tag followers, notifies the
+   * mentioned local users, files a direct message in its conversations, and tells it.
+   */
+  statusReceived(
+    author: Account,
+    received: ReceivedStatus,
+    thread: { parent: StatusRow | null; mentioned: Account[]; quiet: boolean },
+    attach: (statusId: string) => void,
+  ): StatusRow {
+    const store = this.store;
+    const { parent, mentioned } = thread;
+    return store.transaction(() => {
+      const conversationId = parent?.conversationId ?? store.statuses.newConversation();
+      const poll = received.poll;
+      const pollId = poll
+        ? store.polls.insertRemote({
+            accountId: author.id,
+            options: poll.options,
+            multiple: poll.multiple,
+            expiresAt: poll.expiresAt,
+            tallies: poll.tallies,
+            voters: poll.voters,
+          })
+        : null;
+      const now = store.now();
+      const id = store.statuses.insert({
+        accountId: author.id,
+        local: false,
+        uri: received.uri,
+        url: received.url,
+        inReplyToId: parent?.id ?? null,
+        inReplyToAccountId: parent?.accountId ?? null,
+        conversationId,
+        content: received.content,
+        spoilerText: received.spoilerText,
+        visibility: received.visibility,
+        sensitive: received.sensitive,
+        language: received.language,
+        createdAt: received.publishedAt !== null && received.publishedAt <= now ? received.publishedAt : now,
+        pollId,
+      });
+      if (pollId) store.polls.setStatus(pollId, id);
+      attach(id);
+      store.statuses.insertMentions(
+        id,
+        mentioned.map((a) => a.id),
+      );
+      if (author.domain) for (const e of received.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
+      store.statuses.setTags(id, received.tags);
+      const status = store.statuses.byId(id)!;
+      if (thread.quiet) return status;
+      const localMentioned = mentioned.filter((a) => a.domain === null);
+      const homeRecipients = [
+        ...store.feeds.distributeStatus(
+          status,
+          localMentioned.map((a) => a.id),
+        ),
+        ...store.feeds.distributeToTagFollowers(status),
+      ];
+      for (const account of localMentioned) this.notifications.notify(account.id, author.id, 'mention', id);
+      // Direct messages join their conversations as the local posting path's do.
+      if (status.visibility === 'direct')
+        recordDirectMessage(store, { statusId: id, conversationId, author, mentioned });
+      store.events.emit('status.created', { status, homeRecipients });
+      return status;
+    });
+  }
+
+  /**
+   * Applies a remote status's Update: a poll's counts, its emojis, and what `syncMedia` changes of its attachments
+   * (true when they changed); text, warnings, mentions and hashtags only when the post reads differently (`edited`)
+   * or its media changed (as Mastodon: a re-sent post with new counts or a new stamp is not an edit).
+   */
+  statusUpdated(
+    status: StatusRow,
+    author: Account,
+    received: ReceivedStatus,
+    change: { edited: boolean; mentioned: Account[] },
+    syncMedia: () => boolean,
+  ): StatusRow {
+    const store = this.store;
+    const { mentioned } = change;
+    return store.transaction(() => {
+      if (received.poll && status.pollId)
+        store.polls.setRemoteTallies(
+          status.pollId,
+          received.poll.tallies,
+          received.poll.voters,
+          received.poll.expiresAt,
+        );
+      if (author.domain) for (const e of received.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
+      const mediaChanged = syncMedia();
+      if (!change.edited && !mediaChanged) return status;
+      store.statuses.updateContent(status.id, {
+        text: '',
+        content: received.content,
+        spoilerText: received.spoilerText,
+        sensitive: received.sensitive,
+        language: received.language,
+        pollId: status.pollId,
+        editedAt: store.now(),
+      });
+      const newly = store.statuses.replaceMentions(
+        status.id,
+        mentioned.map((a) => a.id),
+      );
+      store.statuses.setTags(status.id, received.tags);
+      for (const accountId of newly) {
+        if (mentioned.find((a) => a.id === accountId)?.domain === null)
+          this.notifications.notify(accountId, author.id, 'mention', status.id);
+      }
+      const updated = store.statuses.byId(status.id)!;
+      store.events.emit('status.updated', { status: updated });
+      return updated;
+    });
+  }
+
+  /** A remote status deleted on its author's word: it and its reblogs leave every feed, with their notifications. */
+  statusDeleted(status: StatusRow): void {
+    this.store.transaction(() => {
+      const reblogs = this.store.statuses.reblogsOf(status.id);
+      for (const s of [status, ...reblogs]) this.store.statuses.markDeleted(s);
+      const ids = [status.id, ...reblogs.map((r) => r.id)];
+      const homeRecipients = this.store.feeds.holders(ids);
+      this.store.feeds.remove(ids);
+      this.store.notifications.deleteForStatuses(ids);
+      this.store.interactions.forgetStatuses(ids);
+      this.store.events.emit('status.deleted', { status, homeRecipients });
+    });
   }
 
   /** A remote profile was stored afresh: streams and clients are told. */

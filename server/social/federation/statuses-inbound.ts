@@ -16,6 +16,7 @@ import {
   type Activity,
   type Object as APObject,
 } from '@fedify/vocab';
+import type { ReceivedStatus } from '../domain/index.ts';
 import type { Account, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
@@ -111,23 +112,13 @@ function pageUrl(object: APObject): string | null {
   return chosen?.href && /^https?:\/\//.test(chosen.href) ? chosen.href : null;
 }
 
-interface ParsedStatus {
-  uri: string;
-  url: string | null;
-  content: string;
-  spoilerText: string;
-  sensitive: boolean;
-  language: string | null;
-  visibility: Visibility;
+/** A remote status as read: what the domain stores, and the addresses and attachments federation resolves itself. */
+interface ParsedStatus extends ReceivedStatus {
   inReplyToUri: string | null;
   mentionUris: string[];
-  tags: string[];
   attachments: RemoteAttachment[];
-  /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
   poll: RemotePoll | null;
-  /** Custom emojis the text uses (Emoji tags). */
   emojis: RemoteEmoji[];
-  publishedAt: number | null;
 }
 
 /**

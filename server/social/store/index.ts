@@ -74,6 +74,8 @@ export * from './notification-requests.ts';
 export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
+export * from './fedify-kv.ts';
+export * from './fedify-queue.ts';
 export * from './exports.ts';
 export * from './imports.ts';
 export * from './instance-stats.ts';

@@ -10,4 +10,4 @@ export const KNOWN_STORE_WRITERS: readonly string[] = [];
 export const KNOWN_EMITTERS: readonly string[] = [];
 
 /** Running SQL outside store/ and migrations/. */
-export const KNOWN_SQL: readonly string[] = ['server/social/federation/store.ts'];
+export const KNOWN_SQL: readonly string[] = [];

@@ -17,14 +17,14 @@ import {
   type Object as APObject,
 } from '@fedify/vocab';
 import type { ReceivedStatus } from '../domain/index.ts';
-import type { Account, StatusRow, Visibility } from '../store/index.ts';
+import type { Account, RemoteAttachment, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
 import { fetchObject } from './lookup.ts';
 import { emojiOf, type RemoteEmoji } from './emojis.ts';
 import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
-import { parseAttachments, type RemoteAttachment } from './attachments.ts';
+import { parseAttachments } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */

@@ -238,9 +238,14 @@ const sources = (dir: string) => walk(dir).filter((f) => !isTest(f) && !inTestin
 const under = (file: string, ...folders: string[]) => folders.some((d) => file.startsWith(`${SOCIAL}/${d}/`));
 
 describe('the domain is the only writer', () => {
-  it('routes and the CLI write through the domain, never the store', () => {
+  it('routes (the Mastodon API and OAuth) and the CLI write through the domain, never the store', () => {
     const writes = storeWriteMethods();
-    const files = [...sources(`${SOCIAL}/api`), `${SOCIAL}/admin.ts`, ...sources('server/cli')];
+    const files = [
+      ...sources(`${SOCIAL}/api`),
+      ...sources(`${SOCIAL}/oauth`),
+      `${SOCIAL}/admin.ts`,
+      ...sources('server/cli'),
+    ];
     expectNone(
       files.flatMap((f) => storeWritesIn(f, writes)),
       'store writes outside the domain: call a domain service',

@@ -1,4 +1,4 @@
-import type { AccessGrant, AccessToken, OAuthApp, SocialStore } from '../store/index.ts';
+import type { AccessGrant, AccessToken, NewAccessGrant, OAuthApp, SocialStore } from '../store/index.ts';
 
 /** OAuth: client applications, the sign-in sessions of the authorization pages, codes granted, and access tokens. */
 export class ApplicationService {
@@ -42,14 +42,7 @@ export class ApplicationService {
   }
 
   /** An authorization code for an application the user allowed; returns the code (kept only as a hash). */
-  grantCode(input: {
-    applicationId: string;
-    userId: string;
-    redirectUri: string;
-    scopes: string[];
-    codeChallenge: string | null;
-    codeChallengeMethod: string | null;
-  }): string {
+  grantCode(input: NewAccessGrant): string {
     return this.store.oauth.createGrant(input);
   }
 

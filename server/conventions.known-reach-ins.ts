@@ -5,7 +5,6 @@
  */
 export const KNOWN_REACH_INS: readonly string[] = [
   'bench/eventlog-projections.ts -> server/eventlog/projections/testing/fixture.ts',
-  'bench/eventlog-projections.ts -> server/eventlog/projections/testing/serve-process.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/index.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/plan.ts',
   'bench/eventlog-replicate.ts -> server/eventlog/replication/tcp.ts',
@@ -18,7 +17,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/eventlog/grpc/call-support.ts -> server/eventlog/store/types.ts',
   'server/eventlog/grpc/call-support.ts -> server/eventlog/subscriptions/types.ts',
   'server/eventlog/grpc/index.ts -> server/eventlog/tcp/tls.ts',
-  'server/eventlog/grpc/listener.ts -> server/eventlog/tcp/connection.ts',
   'server/eventlog/grpc/persistent/index.ts -> server/eventlog/store/types.ts',
   'server/eventlog/grpc/persistent/index.ts -> server/eventlog/subscriptions/types.ts',
   'server/eventlog/grpc/streams/batch-append.ts -> server/eventlog/store/types.ts',
@@ -341,7 +339,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/social/federation/index.ts -> server/social/domain/account-archive.ts',
   'server/social/federation/index.ts -> server/social/text/format.ts',
   'server/social/federation/routes.ts -> server/social/text/format.ts',
-  'server/social/federation/test-network.ts -> server/social/domain/import-worker.ts',
   'server/social/http/auth.ts -> server/social/domain/accounts.ts',
   'server/social/http/auth.ts -> server/social/entities/role.ts',
   'server/social/http/auth.ts -> server/social/oauth/cookies.ts',

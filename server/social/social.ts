@@ -26,6 +26,7 @@ import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
 import { registerSocialCors } from './http/cors.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -223,6 +224,8 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     throw err;
   }
   ctx.store.settings.set('public_url', ctx.urls.base);
+  // Writes of one turn of the event loop share one COMMIT (one fsync); answers wait for it (holdAnswersUntilDurable).
+  ctx.store.groupCommits();
   // WAL checkpoints in a worker thread (as the event log's): SQLite's automatic one copies the WAL into the
   // database file inside whichever post's commit crosses the threshold, on the event loop.
   const checkpointer = startBackgroundCheckpointer(core.db, {
@@ -282,6 +285,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    holdAnswersUntilDurable(root, ctx.store);
     await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
@@ -348,6 +352,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       await ctx.mailer.idle(5_000);
       ctx.mailer.close();
       await checkpointer.stop();
+      ctx.store.flushWrites();
       core.db.close();
     },
   };

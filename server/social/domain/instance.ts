@@ -1,4 +1,4 @@
-import webpush from 'web-push';
+import { createRequire } from 'node:module';
 import type { ServerRule, SocialStore } from '../store/index.ts';
 import { publishTermsOfService } from './terms-of-service.ts';
 
@@ -39,6 +39,8 @@ export class InstanceService {
  */
 export function ensureServerKeys(store: SocialStore): string {
   if (store.settings.get('vapid_public_key') === null) {
+    // Loaded only on the first start of a data directory (a synchronous require: opening the store is synchronous).
+    const webpush = createRequire(import.meta.url)('web-push') as typeof import('web-push');
     const keys = webpush.generateVAPIDKeys();
     store.transaction(() => {
       store.settings.setIfAbsent('vapid_public_key', keys.publicKey);

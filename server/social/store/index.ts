@@ -217,7 +217,7 @@ export class SocialStore {
     const r = this.core
       .sql('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS t')
       .get() as { v: bigint; t: bigint };
-    return `${r.v}:${r.t}`;
+    return `${r.v}:${r.t}:${this.core.lostGroups}`;
   }
 
   /** The domain-event bus, delivering after commit (see events.ts). */
@@ -227,6 +227,31 @@ export class SocialStore {
 
   transaction<T>(fn: () => T): T {
     return this.core.transaction(fn);
+  }
+
+  /** Group commit for the server (see StoreCore.groupCommits). */
+  groupCommits(): void {
+    this.core.groupCommits();
+  }
+
+  /** True while writes wait for their group's COMMIT: an answer sent now could show what is not on disk yet. */
+  get writesPending(): boolean {
+    return this.core.writesPending;
+  }
+
+  /** Resolves once every write made so far is on disk; rejects if its group was lost. */
+  durable(): Promise<void> {
+    return this.core.durable();
+  }
+
+  /** Write groups committed so far: writes per commit is what the grouping saves. */
+  get groupsCommitted(): number {
+    return this.core.groupsCommitted;
+  }
+
+  /** Commits waiting writes now (before the database closes). */
+  flushWrites(): void {
+    this.core.flushWrites();
   }
 
   /** `fn`'s reads from one snapshot, in one read transaction (see StoreCore.read). */

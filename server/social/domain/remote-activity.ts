@@ -10,6 +10,9 @@ export interface StatedQuote {
   legacy: boolean;
 }
 
+/** How a remote account's follow starts: boosts shown, no post notifications, every language. */
+const REMOTE_FOLLOW = { showReblogs: true, notify: false, languages: null };
+
 /** A remote status as federation read it (its text already sanitized). */
 export interface ReceivedStatus {
   uri: string;
@@ -303,6 +306,63 @@ export class RemoteActivity {
       this.store.interactions.forgetStatuses(ids);
       this.store.events.emit('status.deleted', { status, homeRecipients });
     });
+  }
+
+  // ---- relationships
+
+  /**
+   * A remote account follows a local one: a request when the local account is locked (its owner notified once), else
+   * a follow (notified). Returns which, so federation answers the follow only when it is one.
+   */
+  followedBy(follower: Account, target: Account, followUri: string): 'requested' | 'followed' {
+    const rel = this.store.relationships;
+    return this.store.transaction(() => {
+      if (target.locked) {
+        if (rel.upsertFollowRequest(follower.id, target.id, REMOTE_FOLLOW, followUri))
+          this.notifications.notify(target.id, follower.id, 'follow_request');
+        return 'requested';
+      }
+      rel.upsertFollow(follower.id, target.id, REMOTE_FOLLOW, followUri);
+      this.notifications.notify(target.id, follower.id, 'follow');
+      return 'followed';
+    });
+  }
+
+  /** A remote account accepted a local one's follow request: it becomes a follow, and its posts enter home. */
+  followAccepted(local: Account, remote: Account): void {
+    const rel = this.store.relationships;
+    this.store.transaction(() => {
+      const request = rel.followRequest(local.id, remote.id);
+      if (!request) return;
+      rel.upsertFollow(local.id, remote.id, request, request.uri);
+      rel.deleteFollowRequest(local.id, remote.id);
+      this.store.feeds.merge(local.id, remote.id, 200);
+    });
+  }
+
+  /** A remote account rejected a local one's follow (or request), or removed it as a follower. */
+  followRejected(local: Account, remote: Account): void {
+    const rel = this.store.relationships;
+    this.store.transaction(() => {
+      rel.deleteFollowRequest(local.id, remote.id);
+      if (rel.deleteFollow(local.id, remote.id)) this.store.feeds.unmerge(local.id, remote.id);
+    });
+  }
+
+  /** A remote account blocks a local one: follows end both ways, their posts and lists part, its notifications go. */
+  blockedBy(blocker: Account, target: Account): void {
+    this.store.transaction(() => {
+      this.store.relationships.insertBlock(blocker.id, target.id);
+      this.store.relationships.severBetween(blocker.id, target.id);
+      this.store.feeds.unmerge(blocker.id, target.id);
+      this.store.feeds.unmerge(target.id, blocker.id);
+      this.store.lists.removeFromOwnerLists(target.id, blocker.id);
+      this.store.notifications.deleteAllFrom(target.id, blocker.id);
+    });
+  }
+
+  unblockedBy(blocker: Account, target: Account): void {
+    this.store.relationships.deleteBlock(blocker.id, target.id);
   }
 
   /** A remote profile was stored afresh: streams and clients are told. */

@@ -127,21 +127,13 @@ export async function onBlock(c: Ctx, block: Block): Promise<void> {
   const blocker = await remoteSender(c, block.actorId);
   const target = block.objectId ? localAccountByUri(deps, block.objectId.href) : null;
   if (!blocker || !target) return;
-  const store = deps.social.store;
-  store.transaction(() => {
-    store.relationships.insertBlock(blocker.id, target.id);
-    store.relationships.severBetween(blocker.id, target.id);
-    store.feeds.unmerge(blocker.id, target.id);
-    store.feeds.unmerge(target.id, blocker.id);
-    store.lists.removeFromOwnerLists(target.id, blocker.id);
-    store.notifications.deleteAllFrom(target.id, blocker.id);
-  });
+  deps.social.remoteActivity.blockedBy(blocker, target);
 }
 
 export async function undoBlock(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {
   const deps = c.data;
   const target = objectId ? localAccountByUri(deps, objectId.href) : null;
-  if (target) deps.social.store.relationships.deleteBlock(sender.id, target.id);
+  if (target) deps.social.remoteActivity.unblockedBy(sender, target);
 }
 
 /** A report forwarded by another server about accounts of ours: filed in the name of its sender (its instance actor), for our staff. */

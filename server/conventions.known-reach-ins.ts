@@ -339,8 +339,6 @@ export const KNOWN_REACH_INS: readonly string[] = [
   'server/social/federation/index.ts -> server/social/domain/account-archive.ts',
   'server/social/federation/index.ts -> server/social/text/format.ts',
   'server/social/federation/routes.ts -> server/social/text/format.ts',
-  'server/social/federation/statuses-inbound.ts -> server/social/domain/conversations.ts',
-  'server/social/federation/store.ts -> server/social/store/store.ts',
   'server/social/http/auth.ts -> server/social/domain/accounts.ts',
   'server/social/http/auth.ts -> server/social/entities/role.ts',
   'server/social/http/auth.ts -> server/social/oauth/cookies.ts',

@@ -13,3 +13,4 @@ export { ApplicationService } from './applications.ts';
 export { CustomEmojiService } from './custom-emojis.ts';
 export { ensureServerKeys, InstanceService } from './instance.ts';
 export { accountByAddress } from './account-lookup.ts';
+export { RemoteActivity, type ReceivedStatus, type StatedQuote } from './remote-activity.ts';

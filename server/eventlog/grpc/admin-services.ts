@@ -6,9 +6,10 @@ import { Errors } from './errors.ts';
 import type { GrpcListener, GrpcServiceModule } from './listener.ts';
 
 /**
- * What the .NET client's management clients call: Users (on the event log's accounts), Operations
- * (scavenge start and stop) and Monitoring.Stats. Update, Disable and Enable of users, and the cluster
- * operations, have nothing behind them in Homeport: they answer UNIMPLEMENTED and are not advertised.
+ * What the .NET client's management clients call: Users (on the event log's accounts), Operations and
+ * Monitoring.Stats. The operations a cluster node does are answered as a single node would (MergeIndexes,
+ * ResignNode and SetNodePriority change nothing on one SQLite node; RestartPersistentSubscriptions restarts
+ * them); Shutdown is refused: a client does not stop the owner's Homeport.
  */
 
 const isAdmin = (caller: Caller) => caller !== null && caller.groups.includes('$admins');
@@ -103,12 +104,50 @@ export function usersService(ctx: CallContext, users: EventLogUsers): GrpcServic
         await asUserCall(login, () => users.changePassword(login, request.options?.new_password ?? ''));
         return {};
       }),
+      // As KurrentDB's, Update sets the full name and groups; the password field is left to the password calls.
+      Update: unary<Opts<{ full_name?: string; groups?: string[] }>, unknown>(ctx, async (request, caller) => {
+        requireAdmin(caller);
+        const login = loginOf(request.options);
+        const changes = { fullName: request.options?.full_name, groups: request.options?.groups ?? [] };
+        await asUserCall(login, () => users.update(login, changes));
+        return {};
+      }),
+      Disable: unary<Opts<object>, unknown>(ctx, async (request, caller) => {
+        requireAdmin(caller);
+        const login = loginOf(request.options);
+        await asUserCall(login, () => users.setDisabled(login, true));
+        return {};
+      }),
+      Enable: unary<Opts<object>, unknown>(ctx, async (request, caller) => {
+        requireAdmin(caller);
+        const login = loginOf(request.options);
+        await asUserCall(login, () => users.setDisabled(login, false));
+        return {};
+      }),
     },
-    methods: { Create: [], Delete: [], Details: [], ChangePassword: [], ResetPassword: [] },
+    methods: {
+      Create: [],
+      Update: [],
+      Delete: [],
+      Disable: [],
+      Enable: [],
+      Details: [],
+      ChangePassword: [],
+      ResetPassword: [],
+    },
   };
 }
 
-export function operationsService(ctx: CallContext, store: EventStore): GrpcServiceModule {
+export function operationsService(
+  ctx: CallContext,
+  store: EventStore,
+  restartPersistentSubscriptions: (caller: Caller) => Promise<void>,
+): GrpcServiceModule {
+  /** What a single node does for a cluster operation: nothing to change, but only for operators. */
+  const singleNode = unary<unknown, unknown>(ctx, (_request, caller) => {
+    if (!isOperator(caller)) throw Errors.accessDenied();
+    return {};
+  });
   return {
     service: 'event_store.client.operations.Operations',
     handlers: {
@@ -128,8 +167,27 @@ export function operationsService(ctx: CallContext, store: EventStore): GrpcServ
         if (result === 'NotFound') throw Errors.scavengeNotFound(id);
         return { scavenge_id: id, scavenge_result: 'STOPPED' };
       }),
+      MergeIndexes: singleNode,
+      ResignNode: singleNode,
+      SetNodePriority: singleNode,
+      RestartPersistentSubscriptions: unary<unknown, unknown>(ctx, async (_request, caller) => {
+        if (!isOperator(caller)) throw Errors.accessDenied();
+        await restartPersistentSubscriptions(caller);
+        return {};
+      }),
+      Shutdown: unary<unknown, unknown>(ctx, (_request, caller) => {
+        if (!isOperator(caller)) throw Errors.accessDenied();
+        throw Errors.unimplemented('Homeport stops from its window or by ending `homeport serve`, not from a client.');
+      }),
     },
-    methods: { StartScavenge: [], StopScavenge: [] },
+    methods: {
+      StartScavenge: [],
+      StopScavenge: [],
+      MergeIndexes: [],
+      ResignNode: [],
+      SetNodePriority: [],
+      RestartPersistentSubscriptions: [],
+    },
   };
 }
 

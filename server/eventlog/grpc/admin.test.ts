@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
+import { jsonEvent, persistentSubscriptionToStreamSettingsFromDefaults, START } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
 import { useGrpcTestServer } from './testing/homeport.ts';
 import { rawClient, streamCall, unaryCall } from './testing/raw.ts';
+import { record } from './testing/subscriptions.ts';
 
 const shared = useGrpcTestServer();
 const USERS = 'event_store.client.users.Users';
@@ -52,9 +54,43 @@ describe('Users', () => {
     );
     expect(missing.code).toBe(grpc.status.NOT_FOUND);
     expect(missing.metadata.get('exception')).toEqual(['user-not-found']);
-    await expect(unaryCall(admin, 'Disable', { options: { login_name: 'ops' } })).rejects.toMatchObject({
-      code: grpc.status.UNIMPLEMENTED,
+    admin.close();
+  });
+
+  it('updates, disables and enables users: a disabled account cannot sign in, an enabled one can again', async () => {
+    const admin = rawClient(shared.server, USERS);
+    const users = shared.server.homeport.eventLog.users;
+    await unaryCall(admin, 'Create', { options: { login_name: 'bo', password: 'bo-pass', full_name: 'Bo' } });
+    await unaryCall(admin, 'Update', { options: { login_name: 'bo', full_name: 'Bo Dee', groups: ['$ops'] } });
+    const [details] = await streamCall<{ user_details: { full_name: string; groups: string[]; disabled: boolean } }>(
+      admin,
+      'Details',
+      { options: { login_name: 'bo' } },
+    );
+    expect(details.user_details).toMatchObject({ full_name: 'Bo Dee', groups: ['$ops'], disabled: false });
+    const bo = { username: 'bo', password: 'bo-pass' };
+    const asBo = rawClient(shared.server, USERS, bo);
+    await expect(streamCall(asBo, 'Details', { options: { login_name: 'bo' } })).resolves.toHaveLength(1);
+    await expect(unaryCall(asBo, 'Disable', { options: { login_name: 'admin' } })).rejects.toMatchObject({
+      code: grpc.status.PERMISSION_DENIED,
     });
+
+    await unaryCall(admin, 'Disable', { options: { login_name: 'bo' } });
+    expect(users.get('bo')?.disabled).toBe(true);
+    // The same credentials, right after they worked, are refused now (no cached sign-in survives).
+    await expect(streamCall(asBo, 'Details', { options: { login_name: 'bo' } })).rejects.toMatchObject({
+      code: grpc.status.UNAUTHENTICATED,
+    });
+    await unaryCall(admin, 'Enable', { options: { login_name: 'bo' } });
+    await expect(streamCall(asBo, 'Details', { options: { login_name: 'bo' } })).resolves.toHaveLength(1);
+    asBo.close();
+    const missing = await unaryCall<never>(admin, 'Disable', { options: { login_name: 'nobody' } }).catch(
+      (e: grpc.ServiceError) => e,
+    );
+    expect(missing.metadata.get('exception')).toEqual(['user-not-found']);
+    await expect(
+      unaryCall(admin, 'Update', { options: { login_name: 'bo', groups: ['has space'] } }),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
     admin.close();
   });
 });
@@ -86,6 +122,34 @@ describe('Operations', () => {
       code: grpc.status.PERMISSION_DENIED,
     });
     anonymous.close();
+  });
+
+  it('answers the cluster operations as one node does, restarts persistent subscriptions, refuses Shutdown', async () => {
+    const OPERATIONS = 'event_store.client.operations.Operations';
+    const { client } = shared;
+    await client.createPersistentSubscriptionToStream(
+      'ops-restart',
+      'g',
+      persistentSubscriptionToStreamSettingsFromDefaults({ startFrom: START }),
+    );
+    const consumer = record(client.subscribeToPersistentSubscriptionToStream('ops-restart', 'g'));
+    await client.appendToStream('ops-restart', jsonEvent({ type: 't', data: {} }));
+    await consumer.until(() => consumer.events.length === 1);
+    const ops = rawClient(shared.server, OPERATIONS, { username: 'ops', password: 'changeit' });
+    for (const call of ['MergeIndexes', 'ResignNode', 'RestartPersistentSubscriptions']) await unaryCall(ops, call, {});
+    // The restart dropped the consumer (it reconnects to the group, which resumes from its checkpoint).
+    await expect(consumer.until(() => false)).rejects.toThrow();
+    await unaryCall(ops, 'SetNodePriority', { priority: 3 });
+    await expect(unaryCall(ops, 'Shutdown', {})).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    ops.close();
+    const anonymous = rawClient(shared.server, OPERATIONS, null);
+    for (const call of ['MergeIndexes', 'ResignNode', 'SetNodePriority', 'RestartPersistentSubscriptions', 'Shutdown'])
+      await expect(unaryCall(anonymous, call, {})).rejects.toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    anonymous.close();
+    // Still serving after all of it.
+    const admin = rawClient(shared.server, USERS);
+    await expect(streamCall(admin, 'Details', { options: { login_name: 'admin' } })).resolves.toHaveLength(1);
+    admin.close();
   });
 });
 

@@ -5,6 +5,7 @@ import type { SubscriberInfo } from '../subscriptions/types.ts';
 import type { Authenticator } from './auth.ts';
 import { Errors, grpcError, isGrpcError, type GrpcError } from './errors.ts';
 import { MalformedMessage } from './protos.ts';
+import { ArrivalGate } from './arrival-gate.ts';
 
 /** What every service handler gets: the store's callers come from here. */
 export interface CallContext {
@@ -19,6 +20,8 @@ export interface CallContext {
  * waits for these to answer (as the TCP listener does) before it closes the connections.
  */
 export class WriteTracker {
+  /** Appends arriving together go to the store together (see arrival-gate.ts). */
+  readonly arrivals = new ArrivalGate();
   private running = 0;
   private draining = false;
   private idle: (() => void)[] = [];

@@ -73,19 +73,19 @@ export const Errors = {
   internal: (details: string) => grpcError(grpc.status.UNKNOWN, details),
   unimplemented: (details: string) => grpcError(grpc.status.UNIMPLEMENTED, details),
   persistentSubscriptionDoesNotExist: (streamName: string, groupName: string) =>
-    grpcError(grpc.status.NOT_FOUND, `Subscription group '${groupName}' on stream '${streamName}' does not exist.`, {
+    grpcError(grpc.status.NOT_FOUND, `Subscription group ${groupName} on stream ${streamName} does not exist.`, {
       exception: 'persistent-subscription-does-not-exist',
       'stream-name': streamName,
       'group-name': groupName,
     }),
   persistentSubscriptionExists: (streamName: string, groupName: string) =>
-    grpcError(grpc.status.ALREADY_EXISTS, `Subscription group '${groupName}' on stream '${streamName}' exists.`, {
+    grpcError(grpc.status.ALREADY_EXISTS, `Subscription group ${groupName} on stream ${streamName} exists.`, {
       exception: 'persistent-subscription-exists',
       'stream-name': streamName,
       'group-name': groupName,
     }),
   persistentSubscriptionFailed: (streamName: string, groupName: string, reason: string) =>
-    grpcError(grpc.status.INTERNAL, `Subscription group '${groupName}' on stream '${streamName}' failed: ${reason}`, {
+    grpcError(grpc.status.INTERNAL, `Subscription group ${groupName} on stream ${streamName} failed: ${reason}`, {
       exception: 'persistent-subscription-failed',
       'stream-name': streamName,
       'group-name': groupName,
@@ -93,15 +93,11 @@ export const Errors = {
     }),
   /** KurrentDB's code for a consumer the server dropped (group deleted or changed, consumer too slow). */
   persistentSubscriptionDropped: (streamName: string, groupName: string, reason: string) =>
-    grpcError(
-      grpc.status.CANCELLED,
-      `Subscription group '${groupName}' on stream '${streamName}' was dropped: ${reason}`,
-      {
-        exception: 'persistent-subscription-dropped',
-        'stream-name': streamName,
-        'group-name': groupName,
-      },
-    ),
+    grpcError(grpc.status.CANCELLED, `Subscription group ${groupName} on stream ${streamName} was dropped: ${reason}`, {
+      exception: 'persistent-subscription-dropped',
+      'stream-name': streamName,
+      'group-name': groupName,
+    }),
   maximumSubscribersReached: (streamName: string, groupName: string) =>
     grpcError(
       grpc.status.FAILED_PRECONDITION,

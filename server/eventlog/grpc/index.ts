@@ -16,7 +16,7 @@ import { grpcError } from './errors.ts';
 import { StreamCounter, WriteTracker, type CallContext } from './call-support.ts';
 import { startGrpcListener, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 import { nodeServices } from './node-services.ts';
-import { persistentSubscriptionsService } from './persistent/index.ts';
+import { persistentSubscriptionsService, restartPersistentSubscriptions } from './persistent/index.ts';
 import { streamsService } from './streams/index.ts';
 
 export { DEFAULT_GRPC_LIMITS, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
@@ -89,7 +89,9 @@ export async function startEventLogGrpc(
   );
   listener.addService(persistentSubscriptionsService(ctx, subscriptions));
   listener.addService(usersService(ctx, eventLog.users));
-  listener.addService(operationsService(ctx, eventLog.store));
+  listener.addService(
+    operationsService(ctx, eventLog.store, (caller) => restartPersistentSubscriptions(subscriptions, caller)),
+  );
   listener.addService(monitoringService(ctx, eventLog.store, listener, Date.now()));
   for (const module of options.moreServices?.(ctx) ?? []) listener.addService(module);
   const caFile = tls ? path.join(options.dataDir, TLS_DIR, TLS_CERT_FILE) : null;

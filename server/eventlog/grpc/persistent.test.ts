@@ -1,14 +1,13 @@
 import {
   AccessDeniedError,
+  DISPATCH_TO_SINGLE,
   END,
   jsonEvent,
   PARK,
-  persistentSubscriptionToAllSettingsFromDefaults,
   persistentSubscriptionToStreamSettingsFromDefaults,
   PersistentSubscriptionDoesNotExistError,
   PersistentSubscriptionExistsError,
   START,
-  UnsupportedError,
   type PersistentSubscriptionToStreamResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +49,31 @@ describe('persistent subscriptions to a stream', () => {
     await sub.unsubscribe();
   });
 
+  it('reports ack latencies per connection with extra statistics; keeps DispatchToSingle (proto3 0)', async () => {
+    const { client } = shared;
+    await client.appendToStream('ps-stats', numbered(3));
+    await client.createPersistentSubscriptionToStream(
+      'ps-stats',
+      'g',
+      settings({ extraStatistics: true, consumerStrategyName: DISPATCH_TO_SINGLE }),
+    );
+    const sub = client.subscribeToPersistentSubscriptionToStream('ps-stats', 'g');
+    const rec = record(sub);
+    await rec.until(() => rec.events.length === 3);
+    await sub.ack(...rec.events);
+    let info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    const deadline = Date.now() + 15_000;
+    while (info.stats.totalItems !== 3n && Date.now() < deadline) {
+      await new Promise((r) => setImmediate(r));
+      info = await client.getPersistentSubscriptionToStreamInfo('ps-stats', 'g');
+    }
+    expect(info.settings.consumerStrategyName).toBe(DISPATCH_TO_SINGLE);
+    const statistics = info.connections[0].extraStatistics;
+    for (const key of ['mean', 'median', 'fastest', 'quintile 3', '99%', 'highest'] as const)
+      expect(typeof statistics?.get(key)).toBe('bigint');
+    await sub.unsubscribe();
+  });
+
   it('parks nacked messages and replays them', async () => {
     const { client } = shared;
     await client.appendToStream('ps-park', numbered(2));
@@ -75,7 +99,7 @@ describe('persistent subscriptions to a stream', () => {
     await sub.unsubscribe();
   });
 
-  it('reports the typed errors: exists, does not exist, access denied, $all unsupported', async () => {
+  it('reports the typed errors: exists, does not exist, access denied', async () => {
     const { client, server } = shared;
     await client.createPersistentSubscriptionToStream('ps-errors', 'g', settings());
     await expect(client.createPersistentSubscriptionToStream('ps-errors', 'g', settings())).rejects.toBeInstanceOf(
@@ -94,9 +118,6 @@ describe('persistent subscriptions to a stream', () => {
       AccessDeniedError,
     );
     await expect(anonymous.replayParkedMessagesToStream('ps-errors', 'g')).rejects.toBeInstanceOf(AccessDeniedError);
-    await expect(
-      client.createPersistentSubscriptionToAll('all-g', persistentSubscriptionToAllSettingsFromDefaults()),
-    ).rejects.toBeInstanceOf(UnsupportedError);
     await client.deletePersistentSubscriptionToStream('ps-errors', 'g');
     await expect(client.deletePersistentSubscriptionToStream('ps-errors', 'g')).rejects.toBeInstanceOf(
       PersistentSubscriptionDoesNotExistError,

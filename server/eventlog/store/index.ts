@@ -3,6 +3,7 @@ export * from './types.ts';
 export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './links.ts';
 export { metastreamOf, SystemEventTypes } from './metadata.ts';
 export { compileLinearRegex } from './filter.ts';
+export { forwardCursorAfter } from './positions.ts';
 export { eventlogMigrations } from './migrations.ts';
 export { DEFAULT_STORE_LIMITS, SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';

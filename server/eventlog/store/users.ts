@@ -140,6 +140,8 @@ export class SqliteEventLogUsers implements EventLogUsers {
         'INSERT INTO users (name, full_name, groups, password_hash, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
       ),
       setPassword: db.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE name = ?'),
+      setDetails: db.prepare('UPDATE users SET full_name = ?, groups = ?, updated_at = ? WHERE name = ?'),
+      setDisabled: db.prepare('UPDATE users SET disabled = ?, updated_at = ? WHERE name = ?'),
       remove: db.prepare('DELETE FROM users WHERE name = ?'),
       getFlag: db.prepare('SELECT value FROM log_settings WHERE key = ?').pluck(),
       setFlag: db.prepare(
@@ -266,6 +268,35 @@ export class SqliteEventLogUsers implements EventLogUsers {
       this.notifyPasswordChanged(w, name);
     });
     this.invalidate();
+  }
+
+  /** Replaces the full name and groups (EventStoreDB's UpdateUser; the password has its own calls). */
+  async update(name: string, changes: { fullName?: string; groups?: string[] }): Promise<EventLogUser> {
+    validateName(name);
+    const groups = validateGroups(changes.groups);
+    const fullName = changes.fullName === undefined || changes.fullName === '' ? name : changes.fullName;
+    if (typeof fullName !== 'string' || fullName.length > 1024)
+      throw new EventLogUserError('INVALID', 'full name must be a string of at most 1024 characters');
+    return this.changeRow(name, (now) => this.sql.setDetails.run(fullName, JSON.stringify(groups), now, name));
+  }
+
+  /** Disables (no sign-in, sessions end) or enables an account; the password stays. */
+  async setDisabled(name: string, disabled: boolean): Promise<EventLogUser> {
+    validateName(name);
+    return this.changeRow(name, (now) => this.sql.setDisabled.run(disabled ? 1 : 0, now, name));
+  }
+
+  /** Changes a user's row and records `$UserUpdated` with what it now holds, in one write. */
+  private async changeRow(name: string, change: (now: number) => void): Promise<EventLogUser> {
+    const updated = await this.store.runSystemWrite((w) => {
+      if (!this.sql.get.get(name)) throw new EventLogUserError('NOT_FOUND', `user "${name}" not found`);
+      change(w.now);
+      const user = toUser(this.sql.get.get(name) as UserRow);
+      w.append(`$user-${name}`, ExpectedVersion.Any, [jsonEvent('$UserUpdated', this.userData(user))]);
+      return user;
+    });
+    this.invalidate();
+    return updated;
   }
 
   async remove(name: string): Promise<void> {

@@ -12,7 +12,7 @@ import type {
   ParkedPage,
   PersistentGroupDetail,
   PersistentGroupInfo,
-  PersistentSubscriptionSettings,
+  PersistentGroupSettings,
   UpdateGroupResult,
   VolatileSubscriptionInfo,
 } from './types.ts';
@@ -54,16 +54,18 @@ export interface Subscriptions {
   listVolatile(): VolatileSubscriptionInfo[];
   listGroups(): PersistentGroupInfo[];
   getGroup(streamId: string, groupName: string): PersistentGroupDetail | undefined;
+  /** `options.toAll`: a group on `$all` (gRPC only). */
   createGroup(
     streamId: string,
     groupName: string,
-    settings: Partial<PersistentSubscriptionSettings>,
+    settings: Partial<PersistentGroupSettings>,
     caller?: Caller,
+    options?: { toAll?: boolean },
   ): Promise<CreateGroupResult>;
   updateGroup(
     streamId: string,
     groupName: string,
-    settings: Partial<PersistentSubscriptionSettings>,
+    settings: Partial<PersistentGroupSettings>,
     caller?: Caller,
   ): Promise<UpdateGroupResult>;
   deleteGroup(streamId: string, groupName: string, caller?: Caller): Promise<DeleteGroupResult>;
@@ -97,7 +99,7 @@ export function startSubscriptions(store: EventStore, options: SubscriptionsOpti
     listVolatile: () => volatile.list(),
     listGroups: () => persistent.list(),
     getGroup: (s, g) => persistent.get(s, g),
-    createGroup: (s, g, settings, caller = owner) => persistent.create(s, g, settings, caller),
+    createGroup: (s, g, settings, caller = owner, options = {}) => persistent.create(s, g, settings, caller, options),
     updateGroup: (s, g, settings, caller = owner) => persistent.update(s, g, settings, caller),
     deleteGroup: (s, g, caller = owner) => persistent.delete(s, g, caller),
     listParked: (s, g, o) => persistent.listParked(s, g, o),

@@ -123,6 +123,11 @@ export interface PersistentSubscriptionSettings {
   consumerStrategy: ConsumerStrategyName;
 }
 
+/** A group's settings plus, for a group on `$all`, which events become messages (none = every event). */
+export interface PersistentGroupSettings extends PersistentSubscriptionSettings {
+  filter?: EventFilter | null;
+}
+
 export type CreateGroupResult = { result: 'Success' | 'AlreadyExists' | 'Fail' | 'AccessDenied'; reason?: string };
 export type UpdateGroupResult = { result: 'Success' | 'DoesNotExist' | 'Fail' | 'AccessDenied'; reason?: string };
 export type DeleteGroupResult = UpdateGroupResult;
@@ -182,6 +187,11 @@ export interface PersistentConnectionInfo {
   itemsAcked: number;
   /** Deliveries per second over the last statistics interval. */
   averageItemsPerSecond: number;
+  /**
+   * With the group's extraStatistics: milliseconds from delivery to ack over the last acks, by EventStoreDB's
+   * names (`Mean`, `Median`, `Fastest`, `Quintile 1`…`5`, `90%`…`99.9%`, `Highest`).
+   */
+  ackLatencyMs?: Record<string, number>;
 }
 
 export type GroupStatus = 'Live' | 'CatchingUp' | 'Idle';

@@ -14,19 +14,28 @@ import type { GrpcServiceModule } from '../listener.ts';
 import { encodeMessage } from '../protos.ts';
 import { readEventToWire } from '../streams/events.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';
-import { settingsFromWire, subscriptionInfoToWire, type WireSettings, type WireStreamStart } from './settings.ts';
+import {
+  allSettingsFromWire,
+  settingsFromWire,
+  subscriptionInfoToWire,
+  type WireAllStart,
+  type WireSettings,
+  type WireStreamStart,
+} from './settings.ts';
 
 /**
  * `event_store.client.persistent_subscriptions.PersistentSubscriptions` on the persistent-subscription
- * engine the TCP protocol uses (same groups, checkpoints, parked messages, consumers). Groups on `$all`
- * are not supported by the engine: those requests answer UNIMPLEMENTED and ServerFeatures advertises
- * only the `stream` feature, so the clients raise their UnsupportedError.
+ * engine the TCP protocol uses (same groups, checkpoints, parked messages, consumers), to streams and, as
+ * KurrentDB 21.10+, to `$all` (with a filter; positions are commit positions).
  */
 
 type StreamName = { stream_name?: Buffer };
 
+/** The engine's name for the global log. */
+const ALL = '$all';
+
 function streamOf(identifier: StreamName | undefined, allCase: boolean): string {
-  if (allCase) throw Errors.unimplemented('Persistent subscriptions to $all are not supported by Homeport.');
+  if (allCase) return ALL;
   const name = identifier?.stream_name?.toString('utf8') ?? '';
   if (name === '') throw Errors.invalidArgument('stream_identifier is required');
   return name;
@@ -48,6 +57,7 @@ function requireUser(caller: Caller): void {
 interface ManageOptions {
   stream_option?: 'stream' | 'all' | 'stream_identifier';
   stream?: WireStreamStart & { stream_identifier?: StreamName };
+  all?: WireAllStart;
   stream_identifier?: StreamName;
   group_name?: string;
   settings?: WireSettings;
@@ -55,7 +65,7 @@ interface ManageOptions {
 
 /** Create/Update address the stream in the new (`stream`) or the deprecated (`stream_identifier`) place. */
 function managedStream(options: ManageOptions): string {
-  if (options.stream_option === 'all') return streamOf(undefined, true);
+  if (options.stream_option === 'all') return ALL;
   return streamOf(options.stream?.stream_identifier ?? options.stream_identifier, false);
 }
 
@@ -190,23 +200,45 @@ function readHandler(ctx: CallContext, subscriptions: Subscriptions): grpc.handl
   };
 }
 
+/** Any result but Success as KurrentDB's error. */
+function check(result: CreateGroupResult | UpdateGroupResult, streamId: string, group: string) {
+  if (result.result === 'AlreadyExists') throw Errors.persistentSubscriptionExists(streamId, group);
+  if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
+  if (result.result === 'AccessDenied') throw Errors.accessDenied();
+  if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'the request failed');
+  return {};
+}
+
+/**
+ * PersistentSubscriptions.RestartSubsystem and Operations.RestartPersistentSubscriptions. The engine has no
+ * restart of its own: each group is re-applied with its own settings, which stops it (consumers are dropped,
+ * in-flight messages retried) and starts it again from its checkpoint.
+ */
+export async function restartPersistentSubscriptions(subscriptions: Subscriptions, caller: Caller): Promise<void> {
+  if (!mayManage(caller)) throw Errors.accessDenied();
+  for (const group of subscriptions.listGroups()) {
+    const detail = subscriptions.getGroup(group.streamId, group.groupName);
+    if (!detail) continue; // deleted meanwhile
+    const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
+    if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
+  }
+}
+
 export function persistentSubscriptionsService(ctx: CallContext, subscriptions: Subscriptions): GrpcServiceModule {
-  /** Any result but Success as KurrentDB's error. */
-  const check = (result: CreateGroupResult | UpdateGroupResult, streamId: string, group: string) => {
-    if (result.result === 'AlreadyExists') throw Errors.persistentSubscriptionExists(streamId, group);
-    if (result.result === 'DoesNotExist') throw Errors.persistentSubscriptionDoesNotExist(streamId, group);
-    if (result.result === 'AccessDenied') throw Errors.accessDenied();
-    if (result.result === 'Fail') throw Errors.invalidArgument(result.reason ?? 'the request failed');
-    return {};
-  };
   const createOrUpdate = (kind: 'create' | 'update') =>
     unary<{ options?: ManageOptions }, unknown>(ctx, async (request, caller) => {
       const options = request.options ?? {};
       const streamId = managedStream(options);
       const group = groupOf(options.group_name);
-      const settings = settingsFromWire(options.settings, options.stream);
-      const change = kind === 'create' ? subscriptions.createGroup : subscriptions.updateGroup;
-      return check(await change(streamId, group, settings, caller), streamId, group);
+      const settings =
+        streamId === ALL
+          ? allSettingsFromWire(options.settings, options.all, kind === 'create')
+          : settingsFromWire(options.settings, options.stream);
+      const result =
+        kind === 'create'
+          ? await subscriptions.createGroup(streamId, group, settings, caller, { toAll: streamId === ALL })
+          : await subscriptions.updateGroup(streamId, group, settings, caller);
+      return check(result, streamId, group);
     });
   type Addressed = { stream_option?: string; stream_identifier?: StreamName; group_name?: string };
   const remove = unary<{ options?: Addressed }, unknown>(ctx, async (request, caller) => {
@@ -253,19 +285,11 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       return {};
     },
   );
-  // The engine has no restart of its own: each group is re-applied with its own settings, which stops it
-  // (consumers are dropped, in-flight messages retried) and starts it again from its checkpoint.
   const restartSubsystem = unary<unknown, unknown>(ctx, async (_request, caller) => {
-    if (!mayManage(caller)) throw Errors.accessDenied();
-    for (const group of subscriptions.listGroups()) {
-      const detail = subscriptions.getGroup(group.streamId, group.groupName);
-      if (!detail) continue; // deleted meanwhile
-      const result = await subscriptions.updateGroup(group.streamId, group.groupName, detail.settings, caller);
-      if (result.result !== 'DoesNotExist') check(result, group.streamId, group.groupName);
-    }
+    await restartPersistentSubscriptions(subscriptions, caller);
     return {};
   });
-  const stream = ['stream'];
+  const both = ['stream', 'all'];
   return {
     service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions',
     handlers: {
@@ -279,13 +303,13 @@ export function persistentSubscriptionsService(ctx: CallContext, subscriptions: 
       RestartSubsystem: restartSubsystem,
     },
     methods: {
-      Create: stream,
-      Update: stream,
-      Delete: stream,
-      Read: stream,
-      GetInfo: stream,
-      List: stream,
-      ReplayParked: stream,
+      Create: both,
+      Update: both,
+      Delete: both,
+      Read: both,
+      GetInfo: both,
+      List: both,
+      ReplayParked: both,
       RestartSubsystem: [],
     },
   };

@@ -1,9 +1,11 @@
 import type {
   ConsumerStrategyName,
   PersistentGroupDetail,
+  PersistentGroupSettings,
   PersistentSubscriptionSettings,
 } from '../../subscriptions/index.ts';
 import { Errors } from '../errors.ts';
+import { parseFilter, type WireFilterOptions } from '../streams/read-request.ts';
 
 /** Create/Update settings as decoded: both the old shape (Settings.revision) and the new (StreamOptions). */
 export interface WireSettings {
@@ -30,6 +32,14 @@ export interface WireSettings {
 export interface WireStreamStart {
   revision_option?: 'revision' | 'start' | 'end';
   revision?: string;
+}
+
+/** AllOptions of Create (with a filter) and Update (without). */
+export interface WireAllStart {
+  all_option?: 'position' | 'start' | 'end';
+  position?: { commit_position?: string; prepare_position?: string };
+  filter_option?: 'filter' | 'no_filter';
+  filter?: WireFilterOptions;
 }
 
 const NAMED_STRATEGIES: Record<string, ConsumerStrategyName> = {
@@ -65,7 +75,8 @@ export function settingsFromWire(
   const strategy =
     s.consumer_strategy && s.consumer_strategy !== ''
       ? s.consumer_strategy
-      : NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'ROUNDROBIN')];
+      : // Absent on the wire is proto3's 0, DispatchToSingle (what the Node client sends for it).
+        NAMED_STRATEGIES[String(s.named_consumer_strategy ?? 'DISPATCHTOSINGLE')];
   if (!strategy) throw Errors.invalidArgument('unknown consumer strategy');
   return {
     resolveLinkTos: s.resolve_links ?? false,
@@ -88,11 +99,33 @@ export function settingsFromWire(
   };
 }
 
-const revisionText = (n: number) => (n < 0 ? '' : String(n));
+/**
+ * Settings of a group on `$all`: the start is a commit position (0 = the start, -1 = the end; Homeport's
+ * positions have prepare = commit outside transactions) and Create may carry a filter.
+ */
+export function allSettingsFromWire(
+  settings: WireSettings | undefined,
+  all: WireAllStart | undefined,
+  withFilter: boolean,
+): Partial<PersistentGroupSettings> {
+  const base = settingsFromWire(settings, { revision_option: 'start' });
+  let startFrom = 0;
+  if (all?.all_option === 'end') startFrom = -1;
+  else if (all?.all_option === 'position') {
+    startFrom = Number(all.position?.commit_position ?? '0');
+    if (!Number.isSafeInteger(startFrom)) throw Errors.invalidArgument('start position is out of range');
+  }
+  const filter = withFilter && all?.filter_option === 'filter' && all.filter ? parseFilter(all.filter).filter : null;
+  return { ...base, startFrom, ...(withFilter ? { filter } : {}) };
+}
 
-/** `SubscriptionInfo` as KurrentDB reports it for a stream group. */
+const positionText = (n: number) => `C:${n}/P:${n}`;
+
+/** `SubscriptionInfo` as KurrentDB reports it: revisions for a stream group, `C:…/P:…` positions on `$all`. */
 export function subscriptionInfoToWire(group: PersistentGroupDetail) {
   const s = group.settings;
+  const toAll = group.streamId === '$all';
+  const at = (n: number) => (n < 0 ? '' : toAll ? positionText(n) : String(n));
   return {
     event_source: group.streamId,
     group_name: group.groupName,
@@ -103,7 +136,10 @@ export function subscriptionInfoToWire(group: PersistentGroupDetail) {
       average_items_per_second: Math.round(c.averageItemsPerSecond),
       total_items: String(c.itemsDelivered),
       count_since_last_measurement: '0',
-      observed_measurements: [],
+      observed_measurements: Object.entries(c.ackLatencyMs ?? {}).map(([key, value]) => ({
+        key,
+        value: String(value),
+      })),
       available_slots: c.availableSlots,
       in_flight_messages: c.inFlightMessages,
       connection_name: c.connectionName ?? '',
@@ -111,10 +147,10 @@ export function subscriptionInfoToWire(group: PersistentGroupDetail) {
     average_per_second: Math.round(group.averageItemsPerSecond),
     total_items: String(group.totalItemsProcessed),
     count_since_last_measurement: '0',
-    last_checkpointed_event_position: revisionText(group.lastCheckpointedEventNumber),
-    last_known_event_position: revisionText(group.lastKnownEventNumber),
+    last_checkpointed_event_position: at(group.lastCheckpointedEventNumber),
+    last_known_event_position: at(group.lastKnownEventNumber),
     resolve_link_tos: s.resolveLinkTos,
-    start_from: String(s.startFrom),
+    start_from: toAll ? positionText(s.startFrom) : String(s.startFrom),
     message_timeout_milliseconds: s.messageTimeoutMs,
     extra_statistics: s.extraStatistics,
     max_retry_count: s.maxRetryCount,

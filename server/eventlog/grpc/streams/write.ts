@@ -158,20 +158,27 @@ export function appendHandler(
       let expected = ExpectedVersion.Any as number;
       const events: NewEvent[] = [];
       let bytes = 0;
-      for await (const received of call as AsyncIterable<AppendReq>) {
-        const message = wellFormed(received);
-        if (streamId === null) {
-          if (message.content !== 'options') throw Errors.invalidArgument('the first AppendReq must be options');
-          streamId = streamNameOf(message.options);
-          expected = expectedVersionOf(message.options ?? {});
-          continue;
+      const arrival = ctx.writes.arrivals.start();
+      try {
+        for await (const received of call as AsyncIterable<AppendReq>) {
+          const message = wellFormed(received);
+          if (streamId === null) {
+            if (message.content !== 'options') throw Errors.invalidArgument('the first AppendReq must be options');
+            streamId = streamNameOf(message.options);
+            expected = expectedVersionOf(message.options ?? {});
+            continue;
+          }
+          if (message.content !== 'proposed_message' || !message.proposed_message)
+            throw Errors.invalidArgument('AppendReq after options must be proposed_message');
+          bytes += proposedSize(message.proposed_message);
+          if (bytes > maxAppendBytes) throw Errors.maximumAppendSizeExceeded(maxAppendBytes);
+          events.push(proposedToNewEvent(message.proposed_message));
         }
-        if (message.content !== 'proposed_message' || !message.proposed_message)
-          throw Errors.invalidArgument('AppendReq after options must be proposed_message');
-        bytes += proposedSize(message.proposed_message);
-        if (bytes > maxAppendBytes) throw Errors.maximumAppendSizeExceeded(maxAppendBytes);
-        events.push(proposedToNewEvent(message.proposed_message));
+      } catch (err) {
+        arrival.abandon();
+        throw err;
       }
+      await arrival.ready();
       if (streamId === null) throw Errors.invalidArgument('AppendReq options are required');
       const result = await ctx.writes.run(() => store.appendToStream(streamId, expected, events, caller));
       return appendResponse(streamId, expected, result);

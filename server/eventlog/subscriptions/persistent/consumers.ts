@@ -13,6 +13,16 @@ export interface Outstanding {
   sameId: Outstanding | undefined;
 }
 
+/** Acks whose latency a consumer keeps for extra statistics (the most recent ones). */
+const LATENCY_SAMPLES = 1_024;
+const PERCENTILES: [string, number][] = [
+  ['90%', 0.9],
+  ['95%', 0.95],
+  ['99%', 0.99],
+  ['99.5%', 0.995],
+  ['99.9%', 0.999],
+];
+
 export class Consumer implements StrategyClient {
   readonly id = randomUUID();
   readonly subscriber: SubscriberInfo;
@@ -24,12 +34,41 @@ export class Consumer implements StrategyClient {
   acked = 0;
   rate = 0;
   private deliveredAtLastTick = 0;
+  /** Ring of recent ack latencies (ms), kept only with extra statistics. */
+  private readonly latencies: number[] | null;
+  private latencyCount = 0;
 
-  constructor(subscriber: SubscriberInfo, sink: PersistentSink, maxInFlight: number, now: number) {
+  constructor(
+    subscriber: SubscriberInfo,
+    sink: PersistentSink,
+    maxInFlight: number,
+    now: number,
+    extraStatistics = false,
+  ) {
     this.subscriber = subscriber;
     this.sink = sink;
     this.maxInFlight = maxInFlight;
     this.connectedAt = now;
+    this.latencies = extraStatistics ? [] : null;
+  }
+
+  acknowledged(o: Outstanding, now: number): void {
+    this.acked++;
+    if (!this.latencies) return;
+    this.latencies[this.latencyCount++ % LATENCY_SAMPLES] = Math.max(0, now - o.sentAt);
+  }
+
+  private latencyStatistics(): Record<string, number> | undefined {
+    if (!this.latencies) return undefined;
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const at = (q: number) =>
+      sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    const mean = sorted.length === 0 ? 0 : sorted.reduce((sum, n) => sum + n, 0) / sorted.length;
+    const stats: Record<string, number> = { Mean: Math.round(mean), Median: at(0.5), Fastest: sorted[0] ?? 0 };
+    for (let q = 1; q <= 5; q++) stats[`Quintile ${q}`] = at(q / 5);
+    for (const [name, q] of PERCENTILES) stats[name] = at(q);
+    stats.Highest = sorted[sorted.length - 1] ?? 0;
+    return stats;
   }
 
   hasCapacity(): boolean {
@@ -55,6 +94,7 @@ export class Consumer implements StrategyClient {
       itemsDelivered: this.delivered,
       itemsAcked: this.acked,
       averageItemsPerSecond: Math.round(this.rate * 100) / 100,
+      ...(this.latencies ? { ackLatencyMs: this.latencyStatistics() } : {}),
     };
   }
 }

@@ -1,12 +1,5 @@
 import type { Logger } from '../../../logger.ts';
-import {
-  LINK_EVENT_TYPE,
-  EVENT_NUMBER_DELETED,
-  MAX_READ_COUNT,
-  type EventStore,
-  type RecordedEvent,
-  type ResolvedIndexedEvent,
-} from '../../store/index.ts';
+import { LINK_EVENT_TYPE, MAX_READ_COUNT, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/index.ts';
 import type {
   DropReason,
   GroupStatus,
@@ -15,12 +8,13 @@ import type {
   PersistentGroupDetail,
   PersistentGroupInfo,
   PersistentSink,
-  PersistentSubscriptionSettings,
+  PersistentGroupSettings,
   SubscriberInfo,
 } from '../types.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { Consumer, InFlightMessages, type Outstanding } from './consumers.ts';
 import { Deque, PendingNumbers } from './deque.ts';
+import { createGroupSource, type GroupSource } from './group-source.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
 import { messageFor, type Message, type PinKeying } from './messages.ts';
 import { ParkedMessages } from './parked.ts';
@@ -40,7 +34,7 @@ export class PersistentGroup {
   readonly streamId: string;
   readonly groupName: string;
   readonly subscriptionId: string;
-  readonly settings: PersistentSubscriptionSettings;
+  readonly settings: PersistentGroupSettings;
 
   private readonly ctx: GroupContext;
   private readonly logger: Logger;
@@ -56,8 +50,8 @@ export class PersistentGroup {
   private readonly pending = new PendingNumbers();
   private parking = 0;
 
-  /** Next event number to read from the stream. */
-  private nextReadNumber = 0;
+  /** The stream or `$all`, and the read cursor in it. */
+  private readonly source: GroupSource;
   /** True when caught up: new events are taken straight from commits. */
   private live = false;
   private readRetryAt = 0;
@@ -75,12 +69,13 @@ export class PersistentGroup {
   private stopped = false;
   private stopTimer: (() => void) | null = null;
 
-  constructor(ctx: GroupContext, streamId: string, groupName: string, settings: PersistentSubscriptionSettings) {
+  constructor(ctx: GroupContext, streamId: string, groupName: string, settings: PersistentGroupSettings) {
     this.ctx = ctx;
     this.streamId = streamId;
     this.groupName = groupName;
     this.subscriptionId = groupKey(streamId, groupName);
     this.settings = settings;
+    this.source = createGroupSource(ctx.store, ctx.system, streamId, settings.filter);
     this.logger = ctx.logger.child({ group: this.subscriptionId });
     this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
     this.keying = !this.strategy.keyed
@@ -110,22 +105,18 @@ export class PersistentGroup {
   start(resumeAfter?: number): Promise<void> {
     let initialWrite: Promise<void> = Promise.resolve();
     if (resumeAfter !== undefined) {
-      this.nextReadNumber = resumeAfter + 1;
+      this.source.resumeAfter(resumeAfter);
       this.checkpoints.startsAfter(resumeAfter);
       initialWrite = this.checkpoints.request(resumeAfter);
     } else {
       const stored = this.checkpoints.read();
       if (stored !== null) {
-        this.nextReadNumber = stored + 1;
+        this.source.resumeAfter(stored);
         this.checkpoints.resumedFrom(stored);
-      } else if (this.settings.startFrom >= 0) {
-        this.nextReadNumber = this.settings.startFrom;
-        this.checkpoints.startsAfter(this.settings.startFrom - 1);
       } else {
-        const last = this.ctx.store.lastEventNumber(this.streamId);
-        const current = last === EVENT_NUMBER_DELETED ? -1 : last;
-        this.nextReadNumber = current + 1;
-        initialWrite = this.checkpoints.request(current);
+        const start = this.source.startAt(this.settings.startFrom);
+        if (start.pin) initialWrite = this.checkpoints.request(start.after);
+        else this.checkpoints.startsAfter(start.after);
       }
     }
     this.parked.refresh();
@@ -144,7 +135,8 @@ export class PersistentGroup {
   }
 
   addConsumer(subscriber: SubscriberInfo, sink: PersistentSink, allowedInFlight: number): Consumer {
-    const consumer = new Consumer(subscriber, sink, Math.max(1, allowedInFlight), this.ctx.clock.now());
+    const now = this.ctx.clock.now();
+    const consumer = new Consumer(subscriber, sink, Math.max(1, allowedInFlight), now, this.settings.extraStatistics);
     this.consumers.set(consumer.id, consumer);
     this.strategy.add(consumer);
     this.freeSlots += consumer.maxInFlight;
@@ -172,10 +164,11 @@ export class PersistentGroup {
   ack(consumerId: string, eventIds: readonly string[]): void {
     if (this.stopped) return;
     const consumer = this.consumers.get(consumerId);
+    const now = this.ctx.clock.now();
     for (const id of eventIds) {
       const o = this.take(id, consumer);
       if (!o) continue; // unknown or already handled: ignored, as EventStoreDB does
-      o.consumer.acked++;
+      o.consumer.acknowledged(o, now);
       this.completed(o.message);
     }
     this.pump();
@@ -199,15 +192,15 @@ export class PersistentGroup {
 
   // ---- input from the store -------------------------------------------------------------------------
 
-  /** Events just committed to this group's stream, in order. */
+  /** Events just committed to this group's stream (every event, for a group on `$all`), in order. */
   onCommitted(events: readonly RecordedEvent[]): void {
     if (this.stopped) return;
     for (const event of events) {
-      if (event.eventNumber === EVENT_NUMBER_DELETED) continue; // a hard-delete tombstone is not a message
-      if (event.eventNumber < this.nextReadNumber) continue; // already read while paging
-      if (this.live && event.eventNumber === this.nextReadNumber && this.liveBuffered < this.settings.liveBufferSize) {
-        this.enqueue(this.toMessage(this.resolve(event)), true);
-        this.nextReadNumber = event.eventNumber + 1;
+      const place = this.source.placeOf(event);
+      if (place === 'old') continue; // already read while paging
+      if (this.live && place === 'next' && this.liveBuffered < this.settings.liveBufferSize) {
+        if (this.source.advancePast(event))
+          this.enqueue(this.toMessage(this.resolve(event), this.source.numberOf(event)), true);
       } else {
         // Behind, a gap (e.g. a recreated stream) or the live buffer is full: page from the store instead.
         this.live = false;
@@ -259,47 +252,21 @@ export class PersistentGroup {
   private readPage(): boolean {
     if (this.live || this.ctx.clock.now() < this.readRetryAt) return false;
     const count = Math.min(this.settings.readBatchSize, this.settings.historyBufferSize, MAX_READ_COUNT);
-    let result: ReturnType<EventStore['readStreamForward']>;
+    let page: ReturnType<GroupSource['readPage']>;
     try {
-      result = this.ctx.store.readStreamForward(
-        this.streamId,
-        this.nextReadNumber,
-        count,
-        this.settings.resolveLinkTos,
-        this.ctx.system,
-      );
+      page = this.source.readPage(count, this.settings.resolveLinkTos);
     } catch (err) {
+      page = { failed: (err as Error).message };
+    }
+    if ('failed' in page) {
       // e.g. the store is closing: try again on a later tick rather than fail the caller (an ack, a commit).
-      this.logger.warn({ err }, 'persistent subscription read failed; retrying shortly');
+      this.logger.warn({ error: page.failed }, 'persistent subscription read failed; retrying shortly');
       this.readRetryAt = this.ctx.clock.now() + GROUP_TICK_MS;
       return false;
     }
-    switch (result.result) {
-      case 'Success': {
-        for (const entry of result.events) {
-          const original = entry.link ?? entry.event;
-          if (!original || original.eventNumber === EVENT_NUMBER_DELETED) continue;
-          if (original.eventNumber < this.nextReadNumber) continue;
-          this.enqueue(this.toMessage(entry), false);
-          this.nextReadNumber = original.eventNumber + 1;
-        }
-        if (result.nextEventNumber > this.nextReadNumber) this.nextReadNumber = result.nextEventNumber;
-        if (result.isEndOfStream) this.live = true;
-        return result.events.length > 0 || !result.isEndOfStream;
-      }
-      case 'NoStream':
-      case 'StreamDeleted':
-        // Nothing to read yet (or ever); commits to the stream will wake the group.
-        this.live = true;
-        return false;
-      default:
-        this.logger.warn(
-          { result: result.result, error: result.error },
-          'persistent subscription read failed; retrying shortly',
-        );
-        this.readRetryAt = this.ctx.clock.now() + GROUP_TICK_MS;
-        return false;
-    }
+    for (const { entry, number } of page.entries) this.enqueue(this.toMessage(entry, number), false);
+    if (page.end) this.live = true;
+    return page.entries.length > 0 || !page.end;
   }
 
   private enqueue(message: Message, fromLive: boolean): void {
@@ -380,7 +347,7 @@ export class PersistentGroup {
   replayParked(stopAt?: number): number {
     if (this.stopped) return 0;
     const messages = this.parked.takeForReplay(stopAt, this.settings.resolveLinkTos, (entry) =>
-      messageFor(entry, this.keying),
+      messageFor(entry, this.keying, -1),
     );
     for (const m of messages) this.retryQueue.pushBack(m);
     this.pump();
@@ -392,7 +359,7 @@ export class PersistentGroup {
   /** The last event number before which everything is processed. */
   checkpointCandidate(): number {
     const lowest = this.pending.lowest();
-    return lowest === undefined ? this.nextReadNumber - 1 : lowest - 1;
+    return lowest === undefined ? this.source.next - 1 : lowest - 1;
   }
 
   private maybeCheckpoint(timed: boolean): void {
@@ -471,8 +438,8 @@ export class PersistentGroup {
     return { event: target.event, link: target.link ?? event };
   }
 
-  private toMessage(entry: ResolvedIndexedEvent): Message {
-    return messageFor(entry, this.keying);
+  private toMessage(entry: ResolvedIndexedEvent, number: number): Message {
+    return messageFor(entry, this.keying, number);
   }
 
   // ---- statistics -----------------------------------------------------------------------------------
@@ -483,8 +450,7 @@ export class PersistentGroup {
   }
 
   info(): PersistentGroupInfo {
-    const last = this.ctx.store.lastEventNumber(this.streamId);
-    const lastKnown = last === EVENT_NUMBER_DELETED ? this.nextReadNumber - 1 : last;
+    const lastKnown = this.source.lastKnown();
     const checkpointed = this.checkpoints.lastWritten ?? -1;
     const connections = [...this.consumers.values()].map((c) => c.info());
     return {
@@ -502,7 +468,7 @@ export class PersistentGroup {
       outstandingMessagesCount: this.inFlight.size + this.parking,
       parkedMessageCount: this.parkedMessageCount(),
       lastCheckpointedEventNumber: checkpointed,
-      lastProcessedEventNumber: this.nextReadNumber - 1,
+      lastProcessedEventNumber: this.source.next - 1,
       lastKnownEventNumber: lastKnown,
       behindByMessages: Math.max(0, lastKnown - checkpointed),
       connectionCount: connections.length,

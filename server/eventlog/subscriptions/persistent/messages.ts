@@ -13,7 +13,7 @@ export interface Message {
   event: ResolvedIndexedEvent;
   /** The original event's id: the link's when a link was resolved. What clients ack. */
   id: string;
-  /** The original event's number in the group's stream. */
+  /** The original event's number in the group's source (event number, or commit position in `$all`); -1 for a replay. */
   number: number;
   retryCount: number;
   /** Pinned strategies: the source stream or correlation id. */
@@ -25,12 +25,12 @@ export interface Message {
 /** How a strategy keys messages: not at all, by source stream (Pinned), or by `$correlationId`. */
 export type PinKeying = 'none' | 'stream' | 'correlation';
 
-export function messageFor(entry: ResolvedIndexedEvent, keying: PinKeying): Message {
+export function messageFor(entry: ResolvedIndexedEvent, keying: PinKeying, number: number): Message {
   const original = (entry.link ?? entry.event) as RecordedEvent;
   return {
     event: entry,
     id: original.eventId,
-    number: original.eventNumber,
+    number,
     retryCount: 0,
     pinKey: keying === 'none' ? '' : pinKeyOf(entry, keying),
     replay: null,

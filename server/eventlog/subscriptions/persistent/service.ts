@@ -18,10 +18,11 @@ import type {
   PersistentConnectResult,
   PersistentGroupDetail,
   PersistentGroupInfo,
-  PersistentSubscriptionSettings,
+  PersistentGroupSettings,
   UpdateGroupResult,
 } from '../types.ts';
 import { PersistentGroup } from './group.ts';
+import { ALL_STREAM } from './group-source.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
 import { fromStoredEntry, normalizeSettings, toStoredEntry, type StoredGroupEntry } from './settings.ts';
 
@@ -102,22 +103,26 @@ export class PersistentSubscriptions {
 
   // ---- management -----------------------------------------------------------------------------------
 
+  /** `options.toAll`: `$all` names the global log (gRPC's groups to `$all`; the TCP protocol has none). */
   create(
     streamId: string,
     groupName: string,
-    settings: Partial<PersistentSubscriptionSettings>,
+    settings: Partial<PersistentGroupSettings>,
     caller: Caller,
+    options: { toAll?: boolean } = {},
   ): Promise<CreateGroupResult> {
     if (!mayManage(caller))
       return Promise.resolve({
         result: 'AccessDenied',
         reason: 'Only $admins and $ops may manage persistent subscriptions.',
       });
-    if (isAllStream(streamId))
+    if (isAllStream(streamId) && !(options.toAll && streamId === ALL_STREAM))
       return Promise.resolve({
         result: 'Fail',
         reason: 'Persistent subscriptions to $all are not supported over TCP.',
       });
+    if (!isAllStream(streamId) && settings.filter)
+      return Promise.resolve({ result: 'Fail', reason: 'Only groups on $all take a filter.' });
     if (streamId.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Bad stream name.' });
     if (groupName.trim() === '') return Promise.resolve({ result: 'Fail', reason: 'Group name must not be empty.' });
     const normalized = normalizeSettings(settings);
@@ -141,7 +146,7 @@ export class PersistentSubscriptions {
   update(
     streamId: string,
     groupName: string,
-    settings: Partial<PersistentSubscriptionSettings>,
+    settings: Partial<PersistentGroupSettings>,
     caller: Caller,
   ): Promise<UpdateGroupResult> {
     if (!mayManage(caller))
@@ -149,7 +154,9 @@ export class PersistentSubscriptions {
         result: 'AccessDenied',
         reason: 'Only $admins and $ops may manage persistent subscriptions.',
       });
-    const normalized = normalizeSettings(settings);
+    // An update leaves a `$all` group's filter as it was (KurrentDB's Update carries none).
+    const filter = settings.filter ?? this.groups.get(groupKey(streamId, groupName))?.settings.filter;
+    const normalized = normalizeSettings({ ...settings, filter });
     if (typeof normalized === 'string') return Promise.resolve({ result: 'Fail', reason: normalized });
     return this.serialized(async (): Promise<UpdateGroupResult> => {
       if (this.closed) return { result: 'Fail', reason: 'The server is shutting down.' };
@@ -301,7 +308,7 @@ export class PersistentSubscriptions {
     return run;
   }
 
-  private addGroup(streamId: string, groupName: string, settings: PersistentSubscriptionSettings): PersistentGroup {
+  private addGroup(streamId: string, groupName: string, settings: PersistentGroupSettings): PersistentGroup {
     const group = new PersistentGroup(this.ctx, streamId, groupName, settings);
     this.groups.set(group.subscriptionId, group);
     let set = this.byStream.get(streamId);
@@ -324,6 +331,7 @@ export class PersistentSubscriptions {
 
   private onCommitted(batch: CommittedBatch): void {
     if (this.byStream.size === 0) return;
+    for (const group of this.byStream.get(ALL_STREAM) ?? []) this.handOver(group, batch.events);
     let perStream: Map<string, RecordedEvent[]> | null = null;
     for (const event of batch.events) {
       if (!this.byStream.has(event.streamId)) continue;
@@ -336,14 +344,15 @@ export class PersistentSubscriptions {
       list.push(event);
     }
     if (!perStream) return;
-    for (const [streamId, events] of perStream) {
-      for (const group of this.byStream.get(streamId) ?? []) {
-        try {
-          group.onCommitted(events);
-        } catch (err) {
-          this.logger.error({ err, group: group.subscriptionId }, 'persistent subscription failed to take new events');
-        }
-      }
+    for (const [streamId, events] of perStream)
+      for (const group of this.byStream.get(streamId) ?? []) this.handOver(group, events);
+  }
+
+  private handOver(group: PersistentGroup, events: readonly RecordedEvent[]): void {
+    try {
+      group.onCommitted(events);
+    } catch (err) {
+      this.logger.error({ err, group: group.subscriptionId }, 'persistent subscription failed to take new events');
     }
   }
 

@@ -1,4 +1,11 @@
-import { CONSUMER_STRATEGIES, type ConsumerStrategyName, type PersistentSubscriptionSettings } from '../types.ts';
+import type { EventFilter } from '../../store/index.ts';
+import { compileEventFilter } from '../filter.ts';
+import {
+  CONSUMER_STRATEGIES,
+  type ConsumerStrategyName,
+  type PersistentGroupSettings,
+  type PersistentSubscriptionSettings,
+} from '../types.ts';
 
 /** What EventStoreDB's HTTP API and admin UI give a group created without settings; the UI's create form starts from these. */
 export const DEFAULT_PERSISTENT_SETTINGS: Readonly<PersistentSubscriptionSettings> = Object.freeze({
@@ -65,10 +72,8 @@ export function settingsFromWire(wire: WirePersistentSettings): PersistentSubscr
 }
 
 /** Fills gaps from the defaults and checks every field; returns the settings or an error text. */
-export function normalizeSettings(
-  partial: Partial<PersistentSubscriptionSettings>,
-): PersistentSubscriptionSettings | string {
-  const s: PersistentSubscriptionSettings = { ...DEFAULT_PERSISTENT_SETTINGS, ...stripUndefined(partial) };
+export function normalizeSettings(partial: Partial<PersistentGroupSettings>): PersistentGroupSettings | string {
+  const s: PersistentGroupSettings = { ...DEFAULT_PERSISTENT_SETTINGS, ...stripUndefined(partial) };
   if (typeof s.resolveLinkTos !== 'boolean') return 'resolveLinkTos must be a boolean';
   if (typeof s.extraStatistics !== 'boolean') return 'extraStatistics must be a boolean';
   if (!isConsumerStrategy(String(s.consumerStrategy)))
@@ -90,6 +95,13 @@ export function normalizeSettings(
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) return `${key} must be an integer`;
     if (value < min) return `${key} must be at least ${min}`;
   }
+  if (s.filter) {
+    try {
+      compileEventFilter(s.filter);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  } else delete s.filter;
   return s;
 }
 
@@ -114,9 +126,11 @@ export interface StoredGroupEntry {
   maxCheckPointCount: number;
   maxSubscriberCount: number;
   namedConsumerStrategy: string;
+  /** Groups on `$all`: the filter (KurrentDB keeps one per `$all` group too). */
+  filter?: EventFilter;
 }
 
-export function toStoredEntry(stream: string, group: string, s: PersistentSubscriptionSettings): StoredGroupEntry {
+export function toStoredEntry(stream: string, group: string, s: PersistentGroupSettings): StoredGroupEntry {
   return {
     stream,
     group,
@@ -133,10 +147,11 @@ export function toStoredEntry(stream: string, group: string, s: PersistentSubscr
     maxCheckPointCount: s.maxCheckpointCount,
     maxSubscriberCount: s.maxSubscriberCount,
     namedConsumerStrategy: s.consumerStrategy,
+    ...(s.filter ? { filter: s.filter } : {}),
   };
 }
 
-export function fromStoredEntry(entry: StoredGroupEntry): PersistentSubscriptionSettings | string {
+export function fromStoredEntry(entry: StoredGroupEntry): PersistentGroupSettings | string {
   return normalizeSettings({
     resolveLinkTos: entry.resolveLinkTos,
     startFrom: entry.startFrom,
@@ -151,5 +166,6 @@ export function fromStoredEntry(entry: StoredGroupEntry): PersistentSubscription
     maxCheckpointCount: entry.maxCheckPointCount,
     maxSubscriberCount: entry.maxSubscriberCount,
     consumerStrategy: entry.namedConsumerStrategy as PersistentSubscriptionSettings['consumerStrategy'],
+    filter: entry.filter ?? null,
   });
 }

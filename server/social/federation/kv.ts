@@ -1,5 +1,6 @@
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
+import { statementsOf } from './statements.ts';
 
 /**
  * Fedify's key-value store (key cache, fetched documents, inbox idempotence) in social.db. Keys are stored as
@@ -8,10 +9,12 @@ import type { Database } from '../../db/index.ts';
 export class SqliteKvStore implements KvStore {
   private readonly db: Database;
   private readonly now: () => number;
+  private readonly sql: ReturnType<typeof statementsOf>;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.db = db;
     this.now = now;
+    this.sql = statementsOf(db);
   }
 
   async get<T = unknown>(key: KvKey): Promise<T | undefined> {
@@ -23,7 +26,7 @@ export class SqliteKvStore implements KvStore {
   }
 
   async delete(key: KvKey): Promise<void> {
-    this.db.prepare('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
+    this.sql('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
   }
 
   async cas(key: KvKey, expectedValue: unknown, newValue: unknown, options?: KvStoreSetOptions): Promise<boolean> {
@@ -32,7 +35,7 @@ export class SqliteKvStore implements KvStore {
       .transaction(() => {
         const current = this.read(key);
         if (JSON.stringify(current ?? null) !== JSON.stringify(expectedValue ?? null)) return false;
-        if (newValue === undefined) this.db.prepare('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
+        if (newValue === undefined) this.sql('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
         else this.write(key, newValue, options);
         return true;
       })
@@ -45,15 +48,13 @@ export class SqliteKvStore implements KvStore {
       const exact = encodeKey(prefix);
       // ["a","b"] prefixes ["a","b"] itself and every ["a","b",...].
       const longer = `${exact.slice(0, -1)},`;
-      rows = this.db
-        .prepare(
-          'SELECT key, value FROM federation_kv WHERE (key = ? OR substr(key, 1, ?) = ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
-        )
-        .all(exact, longer.length, longer, this.now()) as { key: string; value: string }[];
+      rows = this.sql(
+        'SELECT key, value FROM federation_kv WHERE (key = ? OR substr(key, 1, ?) = ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
+      ).all(exact, longer.length, longer, this.now()) as { key: string; value: string }[];
     } else {
-      rows = this.db
-        .prepare('SELECT key, value FROM federation_kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key')
-        .all(this.now()) as { key: string; value: string }[];
+      rows = this.sql(
+        'SELECT key, value FROM federation_kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key',
+      ).all(this.now()) as { key: string; value: string }[];
     }
     for (const row of rows) yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
   }
@@ -61,22 +62,31 @@ export class SqliteKvStore implements KvStore {
   /** Removes expired entries; returns how many. */
   sweep(): number {
     return Number(
-      this.db.prepare('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(this.now())
-        .changes,
+      this.sql('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(this.now()).changes,
     );
   }
 
   private write(key: KvKey, value: unknown, options?: KvStoreSetOptions): void {
     const ttl = options?.ttl ? options.ttl.total({ unit: 'millisecond' }) : null;
-    this.db
-      .prepare(
-        'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-      )
-      .run(encodeKey(key), JSON.stringify(value ?? null), ttl === null ? null : Math.round(this.now() + ttl));
+    const json = JSON.stringify(value ?? null);
+    // Fedify stores, after every successful delivery, the signature spec that worked for the host (mostly the
+    // one already stored): a write that changes nothing is skipped, as its commit would cost an fsync.
+    if (ttl === null && this.storedForever(key) === json) return;
+    this.sql(
+      'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+    ).run(encodeKey(key), json, ttl === null ? null : Math.round(this.now() + ttl));
+  }
+
+  /** The stored text of a key that never expires, else undefined. */
+  private storedForever(key: KvKey): string | undefined {
+    const row = this.sql('SELECT value FROM federation_kv WHERE key = ? AND expires_at IS NULL').get(encodeKey(key)) as
+      | { value: string }
+      | undefined;
+    return row?.value;
   }
 
   private read(key: KvKey): unknown {
-    const row = this.db.prepare('SELECT value, expires_at FROM federation_kv WHERE key = ?').get(encodeKey(key)) as
+    const row = this.sql('SELECT value, expires_at FROM federation_kv WHERE key = ?').get(encodeKey(key)) as
       | { value: string; expires_at: bigint | number | null }
       | undefined;
     if (!row || (row.expires_at !== null && Number(row.expires_at) <= this.now())) return undefined;

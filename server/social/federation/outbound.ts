@@ -119,9 +119,17 @@ export class Outbound {
 
   /** Recipients on servers the domain policy does not refuse (suspended domains get nothing). */
   private deliverable(recipients: Recipient[]): Recipient[] {
+    // Asked once per host: a post's thousands of followers live on a few hundred servers.
+    const refused = new Map<string, boolean>();
     return recipients.filter((r) => {
       const host = (r.inboxId ?? r.id)?.hostname;
-      return host !== undefined && !this.deps.social.moderation.domainPolicy(host).refused;
+      if (host === undefined) return false;
+      let no = refused.get(host);
+      if (no === undefined) {
+        no = this.deps.social.moderation.domainPolicy(host).refused;
+        refused.set(host, no);
+      }
+      return !no;
     });
   }
 

@@ -52,6 +52,30 @@ describe('SqliteKvStore', () => {
     await kv.delete(['counter']);
     expect(await kv.get(['counter'])).toBeUndefined();
   });
+
+  it('skips a set that changes nothing (Fedify stores the same spec after every delivery), not one that refreshes a ttl', async () => {
+    let now = 1_000_000;
+    const { db } = database();
+    const kv = new SqliteKvStore(db, () => now);
+    const writes = () => Number((db.prepare('SELECT total_changes() AS n').get() as { n: bigint }).n);
+    await kv.set(['spec', 'https://b.test'], 'draft-cavage-http-signatures-12');
+    const before = writes();
+    await kv.set(['spec', 'https://b.test'], 'draft-cavage-http-signatures-12');
+    expect(writes()).toBe(before);
+    await kv.set(['spec', 'https://b.test'], 'rfc9421');
+    expect(writes()).toBe(before + 1);
+    expect(await kv.get(['spec', 'https://b.test'])).toBe('rfc9421');
+
+    await kv.set(['ttl'], 'same', { ttl: duration(10_000) });
+    now += 9_000;
+    await kv.set(['ttl'], 'same', { ttl: duration(10_000) });
+    now += 9_000;
+    expect(await kv.get(['ttl'])).toBe('same');
+    // A ttl entry set again without one never expires.
+    await kv.set(['ttl'], 'same');
+    now += 100_000;
+    expect(await kv.get(['ttl'])).toBe('same');
+  });
 });
 
 describe('SqliteMessageQueue', () => {

@@ -184,4 +184,31 @@ describe('SqliteMessageQueue', () => {
     expect(second.inboxBacklog()).toEqual({ messages: 0, bytes: 0 });
     expect((await second.getDepth()).queued).toBe(1);
   });
+
+  it('deletes the messages handled in the same turn in one commit, not one commit each', async () => {
+    const { db } = database();
+    const queue = new SqliteMessageQueue(db, { maxIdleMs: 20, concurrency: 8 });
+    await queue.enqueueMany(Array.from({ length: 8 }, (_, i) => ({ name: `m${i}` })));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let taken = 0;
+    const controller = new AbortController();
+    // Eight deliveries in flight together, answered at once (as a burst of 202s).
+    const listening = queue.listen(
+      async () => {
+        if (++taken === 8) release();
+        await gate;
+      },
+      { signal: controller.signal },
+    );
+    while ((await queue.getDepth()).queued > 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await listening;
+    // Frames appended to the WAL since the checkpoint: one commit of the one page the deletions touch.
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(log).toBeLessThanOrEqual(2);
+  });
 });

@@ -10,6 +10,9 @@ export class SqliteKvStore implements KvStore {
   private readonly db: Database;
   private readonly now: () => number;
   private readonly sql: ReturnType<typeof statementsOf>;
+  /** Writes awaiting their commit, by encoded key (json null: deleted). */
+  private readonly pending = new Map<string, { json: string | null; expiresAt: number | null }>();
+  private flushing: Promise<void> | null = null;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.db = db;
@@ -22,15 +25,23 @@ export class SqliteKvStore implements KvStore {
   }
 
   async set(key: KvKey, value: unknown, options?: KvStoreSetOptions): Promise<void> {
-    this.write(key, value, options);
+    const ttl = options?.ttl ? options.ttl.total({ unit: 'millisecond' }) : null;
+    const json = JSON.stringify(value ?? null);
+    // Fedify stores, after every successful delivery, the signature spec that worked for the host (mostly the
+    // one already stored): a write that changes nothing is skipped.
+    if (ttl === null && this.storedForever(key) === json) return;
+    this.pending.set(encodeKey(key), { json, expiresAt: ttl === null ? null : Math.round(this.now() + ttl) });
+    await this.flushSoon();
   }
 
   async delete(key: KvKey): Promise<void> {
-    this.sql('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
+    this.pending.set(encodeKey(key), { json: null, expiresAt: null });
+    await this.flushSoon();
   }
 
   async cas(key: KvKey, expectedValue: unknown, newValue: unknown, options?: KvStoreSetOptions): Promise<boolean> {
     // One synchronous transaction: nothing else can write between the read and the write.
+    this.flush();
     return this.db
       .transaction(() => {
         const current = this.read(key);
@@ -43,6 +54,7 @@ export class SqliteKvStore implements KvStore {
   }
 
   async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
+    this.flush();
     let rows: { key: string; value: string }[];
     if (prefix) {
       const exact = encodeKey(prefix);
@@ -61,24 +73,60 @@ export class SqliteKvStore implements KvStore {
 
   /** Removes expired entries; returns how many. */
   sweep(): number {
+    this.flush();
     return Number(
       this.sql('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(this.now()).changes,
     );
   }
 
+  /**
+   * Writes made in the same turn of the event loop commit together at its end (one fsync for a burst of
+   * deliveries, each storing its host's signature spec); each set or delete resolves once its commit is done,
+   * and reads see pending writes.
+   */
+  private flushSoon(): Promise<void> {
+    this.flushing ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          this.flush();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return this.flushing;
+  }
+
+  private flush(): void {
+    this.flushing = null;
+    if (this.pending.size === 0) return;
+    const writes = [...this.pending];
+    this.db.transaction(() => {
+      for (const [key, { json, expiresAt }] of writes) {
+        if (json === null) this.sql('DELETE FROM federation_kv WHERE key = ?').run(key);
+        else this.upsert(key, json, expiresAt);
+      }
+    })();
+    // Only once committed (a failed commit keeps them, and its waiters see the error); a newer write stays.
+    for (const [key, write] of writes) if (this.pending.get(key) === write) this.pending.delete(key);
+  }
+
   private write(key: KvKey, value: unknown, options?: KvStoreSetOptions): void {
     const ttl = options?.ttl ? options.ttl.total({ unit: 'millisecond' }) : null;
-    const json = JSON.stringify(value ?? null);
-    // Fedify stores, after every successful delivery, the signature spec that worked for the host (mostly the
-    // one already stored): a write that changes nothing is skipped, as its commit would cost an fsync.
-    if (ttl === null && this.storedForever(key) === json) return;
+    this.upsert(encodeKey(key), JSON.stringify(value ?? null), ttl === null ? null : Math.round(this.now() + ttl));
+  }
+
+  private upsert(key: string, json: string, expiresAt: number | null): void {
     this.sql(
       'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-    ).run(encodeKey(key), json, ttl === null ? null : Math.round(this.now() + ttl));
+    ).run(key, json, expiresAt);
   }
 
   /** The stored text of a key that never expires, else undefined. */
   private storedForever(key: KvKey): string | undefined {
+    const pending = this.pending.get(encodeKey(key));
+    if (pending) return pending.expiresAt === null ? (pending.json ?? undefined) : undefined;
     const row = this.sql('SELECT value FROM federation_kv WHERE key = ? AND expires_at IS NULL').get(encodeKey(key)) as
       | { value: string }
       | undefined;
@@ -86,6 +134,11 @@ export class SqliteKvStore implements KvStore {
   }
 
   private read(key: KvKey): unknown {
+    const pending = this.pending.get(encodeKey(key));
+    if (pending) {
+      if (pending.json === null || (pending.expiresAt !== null && pending.expiresAt <= this.now())) return undefined;
+      return JSON.parse(pending.json);
+    }
     const row = this.sql('SELECT value, expires_at FROM federation_kv WHERE key = ?').get(encodeKey(key)) as
       | { value: string; expires_at: bigint | number | null }
       | undefined;

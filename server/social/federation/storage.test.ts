@@ -76,6 +76,23 @@ describe('SqliteKvStore', () => {
     now += 100_000;
     expect(await kv.get(['ttl'])).toBe('same');
   });
+
+  it('commits the writes of one turn together, each set resolving once on disk, reads seeing them before', async () => {
+    const { db, dir } = database();
+    const kv = new SqliteKvStore(db);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const hosts = Array.from({ length: 8 }, (_, i) => `https://peer${i}.test`);
+    const sets = hosts.map((host) => kv.set(['spec', host], 'draft-cavage-http-signatures-12'));
+    expect(await kv.get(['spec', hosts[0]])).toBe('draft-cavage-http-signatures-12');
+    const removal = kv.delete(['spec', hosts[1]]);
+    expect(await kv.get(['spec', hosts[1]])).toBeUndefined();
+    await Promise.all([...sets, removal]);
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(log).toBeLessThanOrEqual(2);
+    const reopened = new SqliteKvStore(database(dir).db);
+    expect(await reopened.get(['spec', hosts[7]])).toBe('draft-cavage-http-signatures-12');
+    expect(await reopened.get(['spec', hosts[1]])).toBeUndefined();
+  });
 });
 
 describe('SqliteMessageQueue', () => {

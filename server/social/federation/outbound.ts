@@ -108,16 +108,28 @@ export class Outbound {
   }
 
   private async send(from: Account, recipients: Recipient[], activity: Activity): Promise<void> {
-    const allowed = this.deliverable(recipients);
+    await this.deliver(from, this.deliverable(recipients), activity);
+  }
+
+  /** Sends to recipients already filtered by `deliverable`. */
+  private async deliver(from: Account, allowed: Recipient[], activity: Activity): Promise<void> {
     if (allowed.length === 0) return;
     await this.context().sendActivity({ identifier: from.username }, allowed, activity, { preferSharedInbox: true });
   }
 
   /** Recipients on servers the domain policy does not refuse (suspended domains get nothing). */
   private deliverable(recipients: Recipient[]): Recipient[] {
+    // Asked once per host: a post's thousands of followers live on a few hundred servers.
+    const refused = new Map<string, boolean>();
     return recipients.filter((r) => {
       const host = (r.inboxId ?? r.id)?.hostname;
-      return host !== undefined && !this.deps.social.moderation.domainPolicy(host).refused;
+      if (host === undefined) return false;
+      let no = refused.get(host);
+      if (no === undefined) {
+        no = this.deps.social.moderation.domainPolicy(host).refused;
+        refused.set(host, no);
+      }
+      return !no;
     });
   }
 
@@ -230,9 +242,12 @@ export class Outbound {
       );
       return;
     }
+    // The Note is only built when some remote inbox will get it: most local posts have no remote audience.
+    const recipients = this.deliverable(this.audience(status, author));
+    if (recipients.length === 0) return;
     const note = noteOf(c, status);
     if (!note) return;
-    await this.send(author, this.audience(status, author), createOf(note));
+    await this.deliver(author, recipients, createOf(note));
   }
 
   /** A report the reporter asked to forward: Flag from the instance actor (never naming the reporter), to the reported account's server. */
@@ -283,13 +298,15 @@ export class Outbound {
   private async statusUpdated(status: StatusRow): Promise<void> {
     const author = this.local(status.accountId);
     if (!author || !status.local || status.reblogOfId) return;
+    const recipients = this.deliverable(this.audience(status, author));
+    if (recipients.length === 0) return;
     const c = this.context();
     const note = noteOf(c, status);
     if (!note) return;
     const id = new URL(`${note.id!.href}#updates/${status.editedAt ?? status.updatedAt}`);
-    await this.send(
+    await this.deliver(
       author,
-      this.audience(status, author),
+      recipients,
       new MastodonUpdate({ id, actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds }),
     );
   }
@@ -401,12 +418,13 @@ export class Outbound {
     const c = this.context();
     if (status.local) {
       const author = this.local(status.accountId);
-      const question = author ? noteOf(c, status) : null;
-      if (!author || !question) return;
+      if (!author) return;
       const voters = this.deps.repo.remoteRecipients(store.polls.voterIds(poll.id));
-      const recipients = [...this.audience(status, author), ...this.recipients(voters)];
+      const recipients = this.deliverable([...this.audience(status, author), ...this.recipients(voters)]);
+      const question = recipients.length ? noteOf(c, status) : null;
+      if (!question) return;
       const id = new URL(`${question.id!.href}#updates/votes/${store.core.ids.next()}`);
-      await this.send(
+      await this.deliver(
         author,
         recipients,
         new MastodonUpdate({

@@ -51,6 +51,47 @@ describe('SqliteKvStore', () => {
     await kv.delete(['counter']);
     expect(await kv.get(['counter'])).toBeUndefined();
   });
+
+  it('skips a set that changes nothing (Fedify stores the same spec after every delivery), not one that refreshes a ttl', async () => {
+    let now = 1_000_000;
+    const { db } = database();
+    const kv = new SqliteKvStore(db, () => now);
+    const writes = () => Number((db.prepare('SELECT total_changes() AS n').get() as { n: bigint }).n);
+    await kv.set(['spec', 'https://b.test'], 'draft-cavage-http-signatures-12');
+    const before = writes();
+    await kv.set(['spec', 'https://b.test'], 'draft-cavage-http-signatures-12');
+    expect(writes()).toBe(before);
+    await kv.set(['spec', 'https://b.test'], 'rfc9421');
+    expect(writes()).toBe(before + 1);
+    expect(await kv.get(['spec', 'https://b.test'])).toBe('rfc9421');
+
+    await kv.set(['ttl'], 'same', { ttl: duration(10_000) });
+    now += 9_000;
+    await kv.set(['ttl'], 'same', { ttl: duration(10_000) });
+    now += 9_000;
+    expect(await kv.get(['ttl'])).toBe('same');
+    // A ttl entry set again without one never expires.
+    await kv.set(['ttl'], 'same');
+    now += 100_000;
+    expect(await kv.get(['ttl'])).toBe('same');
+  });
+
+  it('commits the writes of one turn together, each set resolving once on disk, reads seeing them before', async () => {
+    const { db, dir } = database();
+    const kv = new SqliteKvStore(db);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const hosts = Array.from({ length: 8 }, (_, i) => `https://peer${i}.test`);
+    const sets = hosts.map((host) => kv.set(['spec', host], 'draft-cavage-http-signatures-12'));
+    expect(await kv.get(['spec', hosts[0]])).toBe('draft-cavage-http-signatures-12');
+    const removal = kv.delete(['spec', hosts[1]]);
+    expect(await kv.get(['spec', hosts[1]])).toBeUndefined();
+    await Promise.all([...sets, removal]);
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(log).toBeLessThanOrEqual(2);
+    const reopened = new SqliteKvStore(database(dir).db);
+    expect(await reopened.get(['spec', hosts[7]])).toBe('draft-cavage-http-signatures-12');
+    expect(await reopened.get(['spec', hosts[1]])).toBeUndefined();
+  });
 });
 
 describe('SqliteMessageQueue', () => {
@@ -158,5 +199,32 @@ describe('SqliteMessageQueue', () => {
     controller.abort();
     expect(second.inboxBacklog()).toEqual({ messages: 0, bytes: 0 });
     expect((await second.getDepth()).queued).toBe(1);
+  });
+
+  it('deletes the messages handled in the same turn in one commit, not one commit each', async () => {
+    const { db } = database();
+    const queue = new SqliteMessageQueue(db, { maxIdleMs: 20, concurrency: 8 });
+    await queue.enqueueMany(Array.from({ length: 8 }, (_, i) => ({ name: `m${i}` })));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let taken = 0;
+    const controller = new AbortController();
+    // Eight deliveries in flight together, answered at once (as a burst of 202s).
+    const listening = queue.listen(
+      async () => {
+        if (++taken === 8) release();
+        await gate;
+      },
+      { signal: controller.signal },
+    );
+    while ((await queue.getDepth()).queued > 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await listening;
+    // Frames appended to the WAL since the checkpoint: one commit of the one page the deletions touch.
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(log).toBeLessThanOrEqual(2);
   });
 });

@@ -1,5 +1,6 @@
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
+import { statementsOf } from './statements.ts';
 
 /**
  * Fedify's key-value store (key cache, fetched documents, inbox idempotence) in social.db. Keys are stored as
@@ -8,10 +9,15 @@ import type { Database } from '../../db/index.ts';
 export class SqliteKvStore implements KvStore {
   private readonly db: Database;
   private readonly now: () => number;
+  private readonly sql: ReturnType<typeof statementsOf>;
+  /** Writes awaiting their commit, by encoded key (json null: deleted). */
+  private readonly pending = new Map<string, { json: string | null; expiresAt: number | null }>();
+  private flushing: Promise<void> | null = null;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.db = db;
     this.now = now;
+    this.sql = statementsOf(db);
   }
 
   async get<T = unknown>(key: KvKey): Promise<T | undefined> {
@@ -19,20 +25,28 @@ export class SqliteKvStore implements KvStore {
   }
 
   async set(key: KvKey, value: unknown, options?: KvStoreSetOptions): Promise<void> {
-    this.write(key, value, options);
+    const ttl = options?.ttl ? options.ttl.total({ unit: 'millisecond' }) : null;
+    const json = JSON.stringify(value ?? null);
+    // Fedify stores, after every successful delivery, the signature spec that worked for the host (mostly the
+    // one already stored): a write that changes nothing is skipped.
+    if (ttl === null && this.storedForever(key) === json) return;
+    this.pending.set(encodeKey(key), { json, expiresAt: ttl === null ? null : Math.round(this.now() + ttl) });
+    await this.flushSoon();
   }
 
   async delete(key: KvKey): Promise<void> {
-    this.db.prepare('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
+    this.pending.set(encodeKey(key), { json: null, expiresAt: null });
+    await this.flushSoon();
   }
 
   async cas(key: KvKey, expectedValue: unknown, newValue: unknown, options?: KvStoreSetOptions): Promise<boolean> {
     // One synchronous transaction: nothing else can write between the read and the write.
+    this.flush();
     return this.db
       .transaction(() => {
         const current = this.read(key);
         if (JSON.stringify(current ?? null) !== JSON.stringify(expectedValue ?? null)) return false;
-        if (newValue === undefined) this.db.prepare('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
+        if (newValue === undefined) this.sql('DELETE FROM federation_kv WHERE key = ?').run(encodeKey(key));
         else this.write(key, newValue, options);
         return true;
       })
@@ -40,43 +54,92 @@ export class SqliteKvStore implements KvStore {
   }
 
   async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
+    this.flush();
     let rows: { key: string; value: string }[];
     if (prefix) {
       const exact = encodeKey(prefix);
       // ["a","b"] prefixes ["a","b"] itself and every ["a","b",...].
       const longer = `${exact.slice(0, -1)},`;
-      rows = this.db
-        .prepare(
-          'SELECT key, value FROM federation_kv WHERE (key = ? OR substr(key, 1, ?) = ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
-        )
-        .all(exact, longer.length, longer, this.now()) as { key: string; value: string }[];
+      rows = this.sql(
+        'SELECT key, value FROM federation_kv WHERE (key = ? OR substr(key, 1, ?) = ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
+      ).all(exact, longer.length, longer, this.now()) as { key: string; value: string }[];
     } else {
-      rows = this.db
-        .prepare('SELECT key, value FROM federation_kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key')
-        .all(this.now()) as { key: string; value: string }[];
+      rows = this.sql(
+        'SELECT key, value FROM federation_kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key',
+      ).all(this.now()) as { key: string; value: string }[];
     }
     for (const row of rows) yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
   }
 
   /** Removes expired entries; returns how many. */
   sweep(): number {
+    this.flush();
     return Number(
-      this.db.prepare('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(this.now())
-        .changes,
+      this.sql('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(this.now()).changes,
     );
+  }
+
+  /**
+   * Writes made in the same turn of the event loop commit together at its end (one fsync for a burst of
+   * deliveries, each storing its host's signature spec); each set or delete resolves once its commit is done,
+   * and reads see pending writes.
+   */
+  private flushSoon(): Promise<void> {
+    this.flushing ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          this.flush();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return this.flushing;
+  }
+
+  private flush(): void {
+    this.flushing = null;
+    if (this.pending.size === 0) return;
+    const writes = [...this.pending];
+    this.db.transaction(() => {
+      for (const [key, { json, expiresAt }] of writes) {
+        if (json === null) this.sql('DELETE FROM federation_kv WHERE key = ?').run(key);
+        else this.upsert(key, json, expiresAt);
+      }
+    })();
+    // Only once committed (a failed commit keeps them, and its waiters see the error); a newer write stays.
+    for (const [key, write] of writes) if (this.pending.get(key) === write) this.pending.delete(key);
   }
 
   private write(key: KvKey, value: unknown, options?: KvStoreSetOptions): void {
     const ttl = options?.ttl ? options.ttl.total({ unit: 'millisecond' }) : null;
-    this.db
-      .prepare(
-        'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-      )
-      .run(encodeKey(key), JSON.stringify(value ?? null), ttl === null ? null : Math.round(this.now() + ttl));
+    this.upsert(encodeKey(key), JSON.stringify(value ?? null), ttl === null ? null : Math.round(this.now() + ttl));
+  }
+
+  private upsert(key: string, json: string, expiresAt: number | null): void {
+    this.sql(
+      'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+    ).run(key, json, expiresAt);
+  }
+
+  /** The stored text of a key that never expires, else undefined. */
+  private storedForever(key: KvKey): string | undefined {
+    const pending = this.pending.get(encodeKey(key));
+    if (pending) return pending.expiresAt === null ? (pending.json ?? undefined) : undefined;
+    const row = this.sql('SELECT value FROM federation_kv WHERE key = ? AND expires_at IS NULL').get(encodeKey(key)) as
+      | { value: string }
+      | undefined;
+    return row?.value;
   }
 
   private read(key: KvKey): unknown {
-    const row = this.db.prepare('SELECT value, expires_at FROM federation_kv WHERE key = ?').get(encodeKey(key)) as
+    const pending = this.pending.get(encodeKey(key));
+    if (pending) {
+      if (pending.json === null || (pending.expiresAt !== null && pending.expiresAt <= this.now())) return undefined;
+      return JSON.parse(pending.json);
+    }
+    const row = this.sql('SELECT value, expires_at FROM federation_kv WHERE key = ?').get(encodeKey(key)) as
       | { value: string; expires_at: bigint | number | null }
       | undefined;
     if (!row || (row.expires_at !== null && Number(row.expires_at) <= this.now())) return undefined;

@@ -288,11 +288,11 @@ async function main(): Promise<void> {
     }
   }
 
-  const server = await startServer('homeport-bench-', SERVER_FLAGS);
+  const server = await startServer('homeport-bench-', { nodeFlags: SERVER_FLAGS });
   const rows: Row[] = [];
   try {
     for (const [i, [connections, batchSize, inFlight]] of scenarios.entries()) {
-      const row = await appendScenario(server.port, connections, batchSize, inFlight);
+      const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight);
       const notes = [
         share(
           row.eventsPerSec,
@@ -307,21 +307,21 @@ async function main(): Promise<void> {
 
     if (wanted('reads')) {
       const readStream = 'bench-read';
-      await seedStream(server.port, readStream, 50_000);
+      await seedStream(server.tcpPort, readStream, 50_000);
       const reads = [
-        await readScenario(server.port, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
+        await readScenario(server.tcpPort, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
           readStreamAll(c, readStream, true, 1000),
         ),
-        await readScenario(server.port, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
+        await readScenario(server.tcpPort, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
           readStreamAll(c, readStream, false, 1000),
         ),
-        await readScenario(server.port, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
+        await readScenario(server.tcpPort, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
           readAllLog(c, 1000, 100_000),
         ),
       ];
       if (wanted('client')) {
         // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
-        const proxy = await startAckServer(server.port);
+        const proxy = await startAckServer(server.tcpPort);
         try {
           const replayed = async () => [
             await readScenario(proxy.port, 'read stream forward, 4 readers, 1000/page', 4, (c) =>

@@ -10,14 +10,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { jsonEvent, KurrentDBClient, START, BACKWARDS, END } from '@kurrent/kurrentdb-client';
 import { serviceDefinition } from '../server/eventlog/index.ts';
-import { connectClient, es, percentile, stopServer, type Server } from './support.ts';
+import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const INSECURE = process.env.BENCH_GRPC_INSECURE === '1';
@@ -32,29 +31,6 @@ interface Row {
   clientLimit?: number;
   p50?: number;
   p99?: number;
-}
-
-interface GrpcServer extends Server {
-  grpcUrl: string;
-}
-
-function startHomeportProcess(): Promise<GrpcServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-grpc-'));
-  const args = ['bin/homeport.js', 'serve', '--data-dir', dataDir, '--tcp-port', '0', '--http-port', '0'];
-  args.push('--tcp-tls-port', 'off', '--log-level', 'warn', ...(INSECURE ? ['--grpc-insecure'] : []));
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const tcp = /eventlog tcp listening on \S+:(\d+)/.exec(out);
-      const grpcLine = /eventlog grpc listening on \S+ \((\S+)\)/.exec(out);
-      const http = /http listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (tcp && grpcLine && http)
-        resolve({ child, port: Number(tcp[1]), httpPort: Number(http[1]), dataDir, grpcUrl: grpcLine[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`homeport serve exited (${code}): ${out}`)));
-  });
 }
 
 function withAdmin(url: string): string {
@@ -298,8 +274,10 @@ async function main(): Promise<void> {
     `event-log gRPC vs TCP: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario, gRPC ${INSECURE ? 'cleartext' : 'TLS'}\n`,
   );
   const ack = await startAckServer();
-  const server = await startHomeportProcess();
-  const url = withAdmin(server.grpcUrl);
+  const server = await startServer('homeport-bench-grpc-', {
+    args: ['--grpc-port', '0', ...(INSECURE ? ['--grpc-insecure'] : [])],
+  });
+  const url = withAdmin(server.grpc!.connectionString);
   const rows: Row[] = [];
   try {
     for (const [clients, batch, inFlight] of [
@@ -308,7 +286,7 @@ async function main(): Promise<void> {
       [1, 100, 8],
       [10, 100, 4],
     ] as const) {
-      const tcp = await tcpAppends(server.port, clients, batch, inFlight);
+      const tcp = await tcpAppends(server.tcpPort, clients, batch, inFlight);
       const viaGrpc = await grpcAppends(url, clients, batch, inFlight);
       const limit = await grpcAppends(ack.url, clients, batch, inFlight);
       rows.push({
@@ -327,26 +305,26 @@ async function main(): Promise<void> {
     console.error('appends done');
     rows.push({
       scenario: 'read stream forward, 4 readers, whole stream (50,000)',
-      tcp: await tcpRead(server.port, (c) => tcpReadStream(c, stream, true)),
+      tcp: await tcpRead(server.tcpPort, (c) => tcpReadStream(c, stream, true)),
       grpc: await grpcRead(url, (c) => c.readStream(stream)),
       clientLimit: await grpcRead(ack.url, (c) => c.readStream(stream, { maxCount: 50_000 })),
     });
     rows.push({
       scenario: 'read stream backward, 4 readers, whole stream',
-      tcp: await tcpRead(server.port, (c) => tcpReadStream(c, stream, false)),
+      tcp: await tcpRead(server.tcpPort, (c) => tcpReadStream(c, stream, false)),
       grpc: await grpcRead(url, (c) => c.readStream(stream, { direction: BACKWARDS, fromRevision: END })),
     });
     rows.push({
       scenario: 'read $all forward, 4 readers, 100,000 events',
-      tcp: await tcpRead(server.port, (c) => tcpReadAll(c, 100_000)),
+      tcp: await tcpRead(server.tcpPort, (c) => tcpReadAll(c, 100_000)),
       grpc: await grpcRead(url, (c) => c.readAll({ fromPosition: START, maxCount: 100_000 })),
     });
 
-    const tcpWriter = await connectClient(server.port, 'fan-writer', {
+    const tcpWriter = await connectClient(server.tcpPort, 'fan-writer', {
       maxConcurrentItems: 5000,
       maxQueueSize: 50_000,
     });
-    const tcpSubscriber = await connectClient(server.port, 'fan-subs', {
+    const tcpSubscriber = await connectClient(server.tcpPort, 'fan-subs', {
       maxConcurrentItems: 5000,
       maxQueueSize: 50_000,
     });

@@ -16,7 +16,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { killServeProcess, startServeProcess } from '../server/eventlog/projections/testing/serve-process.ts';
+import { startServeProcess } from '../server/testing/serve-process.ts';
 import { tempDataDir } from '../server/eventlog/projections/testing/fixture.ts';
 import { connectClient, es } from './support.ts';
 
@@ -67,22 +67,25 @@ async function appendFor(
 /** The same appends against a server running no projections, for comparison. */
 async function baselineRate(): Promise<number> {
   const dataDir = tempDataDir();
-  const server = await startServeProcess(dataDir, ['--run-projections', 'none']);
-  const conn = await connectClient(server.port, 'bench-baseline', { maxConcurrentItems: 5000, maxQueueSize: 50000 });
+  const server = await startServeProcess({ dataDir, args: ['--run-projections', 'none'] });
+  const conn = await connectClient(server.tcpPort, 'bench-baseline', { maxConcurrentItems: 5000, maxQueueSize: 50000 });
   try {
     const { appended, seconds } = await appendFor(conn, async () => {});
     return appended / seconds;
   } finally {
     conn.close();
-    await killServeProcess(server);
+    await server.stop('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 async function main() {
   const dataDir = tempDataDir();
-  const server = await startServeProcess(dataDir, ['--grpc-port', '0', '--grpc-insecure']);
-  const conn = await connectClient(server.port, 'bench-projections', { maxConcurrentItems: 5000, maxQueueSize: 50000 });
+  const server = await startServeProcess({ dataDir, args: ['--grpc-port', '0', '--grpc-insecure'] });
+  const conn = await connectClient(server.tcpPort, 'bench-projections', {
+    maxConcurrentItems: 5000,
+    maxQueueSize: 50000,
+  });
   try {
     const linked = async () => {
       const last = await conn.readStreamEventsBackward('$ce-bench', -1, 1, false);
@@ -105,10 +108,15 @@ async function main() {
     // 2. one JavaScript projection over those events
     const query = `fromCategory('bench').when({ $init: function () { return { n: 0 }; }, $any: function (s) { s.n++; } })`;
     const createdAt = performance.now();
-    const created = await httpCall(server.grpcPort!, 'POST', '/projections/continuous?name=bench-count&type=JS', query);
+    const created = await httpCall(
+      server.grpc!.port,
+      'POST',
+      '/projections/continuous?name=bench-count&type=JS',
+      query,
+    );
     if (created.status !== 201) throw new Error(`create: ${created.status} ${created.body}`);
     for (;;) {
-      const state = await httpCall(server.grpcPort!, 'GET', '/projection/bench-count/state');
+      const state = await httpCall(server.grpc!.port, 'GET', '/projection/bench-count/state');
       if (state.body && JSON.parse(state.body).n >= total) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -157,7 +165,7 @@ async function main() {
     );
   } finally {
     conn.close();
-    await killServeProcess(server);
+    await server.stop('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

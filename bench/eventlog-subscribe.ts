@@ -510,12 +510,11 @@ function fmt(n: number, digits = 0): string {
 
 async function main(): Promise<void> {
   console.log(`event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}\n`);
-  const server = await startServer(
-    'homeport-bench-subs-',
-    (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
-  );
+  const server = await startServer('homeport-bench-subs-', {
+    nodeFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+  });
   try {
-    const f = await fanOut(server.port, server.child.pid!);
+    const f = await fanOut(server.tcpPort, server.child.pid!);
     console.log(
       `1. ${f.subscribers} volatile $all subscribers, one writer paced at ${fmt(f.targetRate)} events/s for ${SECONDS}s`,
     );
@@ -542,7 +541,7 @@ async function main(): Promise<void> {
       `   targets: p99 < 10 ms -> ${f.p99 < 10 ? 'met' : 'NOT met'}; CPU < 1 µs per delivery -> ${f.serverCpuMicrosPerDelivery < 1 ? 'met' : 'NOT met'}\n`,
     );
 
-    const g = await groupWireConsumers(server.port);
+    const g = await groupWireConsumers(server.tcpPort);
     const rate = g.acked / g.seconds;
     console.log(
       `2. one persistent group, ${CONSUMERS} consumers (window 500, batched acks), ${fmt(GROUP_EVENTS)} events pre-written`,
@@ -552,7 +551,7 @@ async function main(): Promise<void> {
     );
 
     const necEvents = Math.min(GROUP_EVENTS, 20_000);
-    const n = await groupNodeClientConsumers(server.port, necEvents);
+    const n = await groupNodeClientConsumers(server.tcpPort, necEvents);
     console.log(
       `   same with node-eventstore-client (auto-ack, one Ack per event), ${fmt(necEvents)} events: ${fmt(n.acked / n.seconds)} events/s`,
     );

@@ -3,63 +3,15 @@
  * restarted; after every restart each acknowledged event and post must be there exactly once.
  * `npm run bench:kill -- --cycles 100` (default 100); bench/kill-cycles.test.ts runs three cycles in CI.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServeProcess } from '../server/testing/serve-process.ts';
 import { es } from './support.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'homeport.js');
 const quietLog = { debug() {}, info() {}, error() {} };
-
-interface Running {
-  child: ChildProcess;
-  tcpPort: number;
-  httpUrl: string;
-}
-
-function serve(dataDir: string): Promise<Running> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--tcp-port',
-      '0',
-      '--http-port',
-      '0',
-      '--tcp-tls-port',
-      'off',
-      '--log-level',
-      'error',
-    ],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const tcp = /eventlog tcp listening on \S+:(\d+)/.exec(out);
-      const http = /http listening on (\S+)/.exec(out);
-      if (tcp && http && out.includes('data directory')) resolve({ child, tcpPort: Number(tcp[1]), httpUrl: http[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`homeport serve exited with ${code}: ${out}`)));
-  });
-}
-
-function cli(args: string[], dataDir: string): string {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`homeport ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 async function connect(port: number) {
   const connection = es.createConnection(
@@ -108,13 +60,10 @@ export async function runKillCycles(options: {
   let accountId = '';
   try {
     for (let cycle = 0; cycle <= options.cycles; cycle++) {
-      const server = await serve(dataDir);
+      const server = await startServeProcess({ dataDir, logLevel: 'error' });
       if (cycle === 0) {
-        cli(
-          ['accounts', 'create', 'poster', '--email', 'poster@example.org', '--role', 'owner', '--confirmed'],
-          dataDir,
-        );
-        token = cli(['tokens', 'create', 'poster', '--scopes', 'read write'], dataDir);
+        server.cli(['accounts', 'create', 'poster', '--email', 'poster@example.org', '--role', 'owner', '--confirmed']);
+        token = server.cli(['tokens', 'create', 'poster', '--scopes', 'read write']).trim();
         accountId = (
           (await (
             await fetch(`${server.httpUrl}/api/v1/accounts/verify_credentials`, {
@@ -133,9 +82,7 @@ export async function runKillCycles(options: {
       }
       if (cycle === options.cycles) {
         connection.close();
-        const exited = new Promise((r) => server.child.once('exit', r));
-        server.child.kill('SIGTERM');
-        await exited;
+        await server.stop();
         break;
       }
       // Load: four appenders and two posters until the kill.
@@ -171,9 +118,7 @@ export async function runKillCycles(options: {
       };
       const load = [0, 1, 2, 3].map(appender).concat([0, 1].map(poster));
       await new Promise((r) => setTimeout(r, 300 + Math.random() * 1200));
-      const exited = new Promise((r) => server.child.once('exit', r));
-      server.child.kill('SIGKILL');
-      await exited;
+      await server.stop('SIGKILL');
       running = false;
       await Promise.all(load);
       connection.close();

@@ -6,16 +6,14 @@
  *   node bench/soak.ts --seconds 60 --sockets 200
  * The social streaming API's sockets join this soak when that API exists.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { startServeProcess } from '../server/testing/serve-process.ts';
 import { es } from './support.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'homeport.js');
 const quietLog = { debug() {}, info() {}, error() {} };
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -28,52 +26,12 @@ const SUBSCRIBERS = 50;
 /** Events per second over all writers: every one fans out to 1,050 subscribers. */
 const RATE = arg('rate', 50);
 
-function rssOf(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-}
-
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-soak-'));
-const child = spawn(
-  process.execPath,
-  [
-    BIN,
-    'serve',
-    '--data-dir',
-    dataDir,
-    '--tcp-port',
-    '0',
-    '--http-port',
-    '0',
-    '--tcp-tls-port',
-    'off',
-    '--log-level',
-    'warn',
-    '--tcp-max-connections',
-    '2000',
-  ],
-  {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const { tcpPort, httpUrl } = await new Promise<{ tcpPort: number; httpUrl: string }>((resolve, reject) => {
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-    const tcp = /eventlog tcp listening on \S+:(\d+)/.exec(out);
-    const http = /http listening on (\S+)/.exec(out);
-    if (tcp && http && out.includes('data directory')) resolve({ tcpPort: Number(tcp[1]), httpUrl: http[1] });
-  });
-  child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-});
+const server = await startServeProcess({ dataDir, args: ['--tcp-max-connections', '2000'], echo: true });
+const { tcpPort, httpUrl } = server;
+const rss = () => server.rss() ?? 0;
 const password = crypto.randomBytes(12).toString('hex');
-const added = spawnSync(
-  process.execPath,
-  [BIN, 'eventlog', 'users', 'add', 'soak', '--group', '$admins', '--password-stdin', '--data-dir', dataDir],
-  { input: `${password}\n`, encoding: 'utf8' },
-);
-if (added.status !== 0) throw new Error(added.stderr);
+server.cli(['eventlog', 'users', 'add', 'soak', '--group', '$admins', '--password-stdin'], `${password}\n`);
 const session = (await (
   await fetch(`${httpUrl}/api/homeport/v1/session`, {
     method: 'POST',
@@ -151,15 +109,15 @@ const writing = writers.map(async (c, w) => {
 
 const warmup = Math.min(60, SECONDS / 10) * 1000;
 await new Promise((r) => setTimeout(r, warmup));
-const rssAfterWarmup = rssOf(child.pid!);
+const rssAfterWarmup = rss();
 let peak = rssAfterWarmup;
-const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!))), 5000);
+const sampler = setInterval(() => (peak = Math.max(peak, rss())), 5000);
 await new Promise((r) => setTimeout(r, SECONDS * 1000 - warmup));
 running = false;
 await Promise.all(writing);
 await new Promise((r) => setTimeout(r, 3000)); // let the last deliveries arrive
 clearInterval(sampler);
-const rssEnd = rssOf(child.pid!);
+const rssEnd = rss();
 
 const tcpComplete = tcpReceived.filter((n) => n === written).length;
 const wsComplete = wsReceived.filter((n) => n === written).length;
@@ -182,8 +140,7 @@ console.log(JSON.stringify(figures, null, 2));
 const ok = errors === 0 && tcpComplete === SUBSCRIBERS && wsComplete === SOCKETS && figures.memoryGrowthPercent < 10;
 for (const ws of sockets) ws.terminate();
 for (const c of [...subscribers, ...writers]) c.close();
-child.kill('SIGTERM');
-await new Promise((r) => child.once('exit', r));
+await server.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
 console.log(ok ? 'soak passed: no error, every event delivered, memory growth under 10%' : 'SOAK FAILED');
 process.exit(ok ? 0 : 1);

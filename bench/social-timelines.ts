@@ -11,11 +11,13 @@
  *    accounts, every other account follows a few, so posting fans out to home feeds as it does in use.
  * 2. Starts the social server in a child process (the general API rate limit off, everything else as
  *    served), plus an empty fastify route on the same server: the ceiling of this HTTP stack.
- * 3. Runs autocannon with 50 connections against: the empty route, the owner's home timeline, a hashtag
- *    timeline and status creation, and reports requests/s, p50 and p99 latency and each endpoint as a
- *    fraction of the ceiling. The reads are measured in rounds (BENCH_ROUNDS, 3), each compared with the
- *    ceiling measured just before it; medians are reported. Target: home timeline ≥ 7.5 % of the ceiling
- *    with p99 < 50 ms.
+ * 3. Runs autocannon with 50 connections against: the empty route, a fixed body as large as the home page (the
+ *    size ceiling), the owner's home timeline, a hashtag timeline and status creation, and reports requests/s,
+ *    p50 and p99 latency, each endpoint as a fraction of both ceilings, and the server's CPU per request. Every
+ *    endpoint is measured in rounds (BENCH_ROUNDS, 3), each read compared with the ceilings measured just
+ *    before it (posts after all reads); medians are reported with ranges. Targets (issue 31): home / hashtag
+ *    timeline <= 250 / 300 µs server CPU per request and >= 25 % of the size ceiling; posting <= 1 ms server
+ *    CPU per post with p99 < 100 ms (group commit: posts per commit printed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +37,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CEILING = 'empty fastify route (ceiling)';
 const HOME = 'GET home timeline';
+const TAG = 'GET hashtag timeline';
+const POST = 'POST status';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TAGS = [
   'photography',
@@ -199,8 +203,9 @@ async function serve(dataDir: string): Promise<void> {
             if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
             return reply.type('application/json; charset=utf-8').send(body);
           });
-          // The server's CPU time so far: CPU per request does not depend on how busy the machine is.
-          app.get('/bench/cpu', async () => process.cpuUsage());
+          // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
+          // the write groups committed so far (writes per commit: how many posts shared one fsync).
+          app.get('/bench/cpu', async () => ({ ...process.cpuUsage(), commits: social.context.store.groupsCommitted }));
         },
       },
     ],
@@ -242,11 +247,13 @@ interface Measured {
   non2xx: number;
   /** Server CPU time (user + system) per request, in microseconds. */
   cpuPerRequest: number;
+  /** Requests per committed write group (writes only; each group is one COMMIT and one fsync). */
+  writesPerCommit: number | null;
 }
 
-async function serverCpu(base: string): Promise<number> {
-  const usage = (await (await fetch(`${base}/bench/cpu`)).json()) as { user: number; system: number };
-  return usage.user + usage.system;
+async function serverCpu(base: string): Promise<{ cpu: number; commits: number }> {
+  const usage = (await (await fetch(`${base}/bench/cpu`)).json()) as { user: number; system: number; commits: number };
+  return { cpu: usage.user + usage.system, commits: usage.commits };
 }
 
 async function measure(base: string, name: string, options: autocannon.Options): Promise<Measured> {
@@ -254,7 +261,8 @@ async function measure(base: string, name: string, options: autocannon.Options):
   await autocannon({ ...options, duration: 2 });
   const before = await serverCpu(base);
   const r = await autocannon({ ...options, duration: SECONDS });
-  const cpu = (await serverCpu(base)) - before;
+  const after = await serverCpu(base);
+  const cpu = after.cpu - before.cpu;
   return {
     name,
     rps: r.requests.average,
@@ -263,6 +271,7 @@ async function measure(base: string, name: string, options: autocannon.Options):
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
     cpuPerRequest: cpu / Math.max(1, r.requests.total),
+    writesPerCommit: after.commits > before.commits ? r.requests.total / (after.commits - before.commits) : null,
   };
 }
 
@@ -295,7 +304,7 @@ async function main(): Promise<void> {
         add(await measure(base, HOME, { ...common, url: `${base}/api/v1/timelines/home`, headers: auth }));
       if (wanted('tag'))
         add(
-          await measure(base, `GET hashtag timeline #${HASHTAG}`, {
+          await measure(base, TAG, {
             ...common,
             url: `${base}/api/v1/timelines/tag/${HASHTAG}`,
             headers: auth,
@@ -304,11 +313,11 @@ async function main(): Promise<void> {
       rounds.push(measured);
     }
     let n = 0;
-    // Posting changes what the timelines show: measured once, after every read round.
-    if (wanted('post')) {
-      rounds[rounds.length - 1].set(
-        'POST status',
-        await measure(base, 'POST status', {
+    // Posting changes what the timelines show: measured after every read round, once per round.
+    for (let round = 0; wanted('post') && round < ROUNDS; round++) {
+      rounds[round].set(
+        POST,
+        await measure(base, POST, {
           ...common,
           url: `${base}/api/v1/statuses`,
           method: 'POST',
@@ -348,6 +357,9 @@ async function main(): Promise<void> {
         ],
         ofSize: median(runs.map((x) => x.m.rps / x.size)),
         cpuPerRequest: median(runs.map((x) => x.m.cpuPerRequest)),
+        cpuRange: [Math.min(...runs.map((x) => x.m.cpuPerRequest)), Math.max(...runs.map((x) => x.m.cpuPerRequest))],
+        p99Range: [Math.min(...runs.map((x) => x.m.p99)), Math.max(...runs.map((x) => x.m.p99))],
+        writesPerCommit: median(runs.map((x) => x.m.writesPerCommit ?? 0)),
         errors: runs.reduce((sum, x) => sum + x.m.errors, 0),
         non2xx: runs.reduce((sum, x) => sum + x.m.non2xx, 0),
         rounds: runs.length,
@@ -361,20 +373,34 @@ async function main(): Promise<void> {
       '(medians over rounds; "of ceiling" compares each round with its own ceiling, its range in brackets)\n',
     );
     console.log(
-      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req   errors/non-2xx',
+      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req [range]   errors/non-2xx',
     );
     for (const r of results) {
       const range = r.rounds > 1 ? `[${pct(r.ofCeilingRange[0])}-${pct(r.ofCeilingRange[1])}]` : '';
+      const cpuRange = r.rounds > 1 ? `[${r.cpuRange[0].toFixed(0)}-${r.cpuRange[1].toFixed(0)}]` : '';
       console.log(
-        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs     ${r.errors}/${r.non2xx}`,
+        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs ${cpuRange.padEnd(13)} ${r.errors}/${r.non2xx}`,
       );
     }
     console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);
-    const homeResult = results.find((r) => r.name === HOME);
-    if (homeResult)
+    const target = (name: string, ok: (r: (typeof results)[number]) => boolean, what: string) => {
+      const r = results.find((x) => x.name === name);
+      if (r) console.log(`${name} target (${what}): ${ok(r) ? 'met' : 'NOT met'}`);
+    };
+    console.log('');
+    target(
+      HOME,
+      (r) => r.cpuPerRequest <= 250 && r.ofSize >= 0.25,
+      '<= 250 µs server CPU, >= 25 % of the size ceiling',
+    );
+    target(TAG, (r) => r.cpuPerRequest <= 300 && r.ofSize >= 0.25, '<= 300 µs server CPU, >= 25 % of the size ceiling');
+    const post = results.find((r) => r.name === POST);
+    if (post) {
       console.log(
-        `\nhome timeline target (>= 7.5 % of the ceiling, p99 < 50 ms): ${homeResult.ofCeiling >= 0.075 && homeResult.p99 < 50 ? 'met' : 'NOT met'}`,
+        `${POST}: ${post.writesPerCommit.toFixed(1)} posts per commit (one fsync each); p99 over rounds ${post.p99Range[0].toFixed(0)}-${post.p99Range[1].toFixed(0)} ms`,
       );
+      target(POST, (r) => r.cpuPerRequest <= 1000 && r.p99 < 100, '<= 1 ms server CPU, p99 < 100 ms');
+    }
     if (results.some((r) => r.errors > 0 || r.non2xx > 0)) process.exitCode = 1;
   } finally {
     child.kill('SIGTERM');

@@ -158,6 +158,15 @@ test.describe('browsing the event log', () => {
     await expect(page.getByRole('link', { name: 'Link target: event 2 in cart-9' })).toBeVisible();
     await page.getByRole('link', { name: 'Link target: event 2 in cart-9' }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Event 2 in cart-9');
+
+    // An event that is not there: said plainly, with the way back to its stream and nothing to try again.
+    await page.goto(`${homeport.httpUrl}/ui/eventlog/streams/cart-9/events/77`);
+    const missing = page.getByTestId('no-such-event');
+    await expect(missing).toContainText('No such event');
+    await expect(missing).toContainText('Event 77 is not in stream "cart-9"');
+    await expect(page.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+    await missing.getByRole('link', { name: 'Back to the stream cart-9' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'cart-9' })).toBeVisible();
   });
 
   test('keyboard only: reach the search, the table and a row toggle', async ({ signedIn: page, homeport }) => {

@@ -29,6 +29,16 @@ test('server view: copyable connection strings, event-log users, and the log wit
   expect(text).toContain(`tcp://127.0.0.1:${homeport.tcpPort}`);
   await expect(page.getByRole('table', { name: 'Databases' })).toContainText('eventlog.db');
 
+  // ops keeps EventStoreDB's public password on a new install: warned about, as admin's is, until changed.
+  await expect(page.getByTestId('default-password-ops')).toContainText('changeit');
+  await page.getByRole('button', { name: 'Change it now: the password of ops' }).click();
+  const opsPassword = page.getByRole('dialog', { name: 'Change the password of ops' });
+  await opsPassword.getByLabel('New password').fill('ops-own-password');
+  await opsPassword.getByLabel('Repeat it').fill('ops-own-password');
+  await opsPassword.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByText('Changed the password of ops.')).toBeVisible();
+  await expect(page.getByTestId('default-password-ops')).toHaveCount(0);
+
   // Add a user, who can then write through a real client.
   await page.getByRole('button', { name: 'Add user' }).click();
   const add = page.getByRole('dialog', { name: 'Add an event-log user' });

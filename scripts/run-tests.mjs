@@ -1,4 +1,4 @@
-// `npm test`: type-check, unit + integration (vitest), end-to-end (Playwright with Debian Chromium), then
+// `npm test`: type-check, unit + integration (vitest, both tiers of scripts/test-tiers.mjs), end-to-end (Playwright with Debian Chromium), then
 // one plain closing line "N passed, N failed, N skipped" counting vitest and Playwright tests together.
 // Anything that keeps a test from running honestly counts as a failure in that line: a failed type-check or
 // build, a test file that does not load, each error outside a test (counted even when tests failed too), tests
@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { countPlaywright, countVitest } from './test-counts.mjs';
+import { tierProblems } from './test-tiers.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'test-results');
@@ -14,9 +15,9 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
 const args = process.argv.slice(2);
-const only = args[0]; // optional: "unit" or "e2e"
-if (args.length > 1 || (only !== undefined && only !== 'unit' && only !== 'e2e')) {
-  console.error(`usage: node scripts/run-tests.mjs [unit|e2e] (got: ${args.join(' ')})`);
+const only = args[0]; // optional: "vitest" (both tiers) or "e2e"
+if (args.length > 1 || (only !== undefined && only !== 'vitest' && only !== 'e2e')) {
+  console.error(`usage: node scripts/run-tests.mjs [vitest|e2e] (got: ${args.join(' ')})`);
   process.exit(2);
 }
 fs.mkdirSync(out, { recursive: true });
@@ -55,7 +56,9 @@ if (!only || only === 'e2e') {
   if (run('build renderer', bin('vite'), ['build', '--logLevel', 'warn']) !== 0) problems.push('renderer build failed');
 }
 
-if (!only || only === 'unit') {
+if (!only || only === 'vitest') {
+  // Every test file in exactly one tier, and no unit test starting a process (scripts/test-tiers.mjs).
+  for (const problem of tierProblems(root)) problems.push(`test tiers: ${problem}`);
   const report = path.join(out, 'vitest.json');
   const errors = path.join(out, 'vitest-unhandled-errors.json');
   fs.rmSync(report, { force: true });

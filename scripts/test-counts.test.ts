@@ -191,7 +191,7 @@ describe('the closing line of npm test', () => {
       encoding: 'utf8',
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/usage: node scripts\/run-tests.mjs \[unit\|e2e\]/);
+    expect(r.stderr).toMatch(/usage: node scripts\/run-tests.mjs \[vitest\|e2e\]/);
     expect(r.stdout).not.toMatch(/passed/);
   });
 });

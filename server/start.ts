@@ -24,6 +24,7 @@ import {
   createHttpServer,
   registerUiApi,
   type ServerInfo,
+  SqliteUiSessionStore,
   UI_API_PREFIX,
   type UiPrincipal,
   UiSessions,
@@ -141,8 +142,12 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     });
     cleanups.push(() => social.close());
 
-    // A UI session lasts while its credentials do: removing, disabling or re-keying the account ends it.
+    // A UI session lasts while its credentials do: removing, disabling or re-keying the account ends it. Sessions
+    // people signed in to are kept in the data directory, so restarting the server does not sign them out.
     const sessions = new UiSessions({
+      store: new SqliteUiSessionStore(config.dataDir, (err) =>
+        logger.warn({ err }, 'the UI sessions file was damaged and is replaced by an empty one: sign in again'),
+      ),
       credentialStamp: (principal) => {
         if (principal.via === 'app-token') return 'app';
         if (principal.via === 'social-owner') return social.ownerCredentialStamp(principal.name);
@@ -151,6 +156,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         return eventLog.users.credentialStamp(principal.name);
       },
     });
+    cleanups.push(() => sessions.close());
     const startedAt = new Date().toISOString();
     const listeners: Listener[] = [];
     const checkCredentials = async (username: string, password: string, from: string): Promise<UiPrincipal | null> => {
@@ -326,12 +332,13 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
         { dataDir: config.dataDir, entries: tightened },
         'the data directory was readable by other users; it is now private to you',
       );
-    if (!isLoopbackHost(config.host) && (await eventLog.users.authenticate('admin', DEFAULT_PASSWORD))) {
-      logger.warn(
-        { host: config.host },
-        'the listeners are reachable from other machines and the event-log admin still has the default password "changeit": change it (homeport eventlog users passwd admin) or listen on 127.0.0.1',
-      );
-    }
+    if (!isLoopbackHost(config.host))
+      for (const name of ['admin', 'ops'])
+        if (eventLog.users.get(name)?.disabled === false && (await eventLog.users.hasPassword(name, DEFAULT_PASSWORD)))
+          logger.warn(
+            { host: config.host, user: name },
+            `the listeners are reachable from other machines and the event-log ${name} still has the default password "changeit": change it (homeport eventlog users passwd ${name}) or listen on 127.0.0.1`,
+          );
 
     let closing: Promise<void> | null = null;
     return {

@@ -1,4 +1,4 @@
-import { backupDataDir, BackupError, restoreDataDir, type BackupProgress } from '../backup/index.ts';
+import type { BackupProgress } from '../backup/index.ts';
 import { UsageError, type CliCommand, type CliContext } from './command.ts';
 
 function target(ctx: CliContext): string {
@@ -20,6 +20,7 @@ function progressPrinter(ctx: CliContext): (p: BackupProgress) => void {
 }
 
 async function run<T>(fn: () => Promise<T>): Promise<T> {
+  const { BackupError } = await import('../backup/index.ts');
   try {
     return await fn();
   } catch (err) {
@@ -35,6 +36,8 @@ export const backupCommand: CliCommand = {
   options: {},
   async run(ctx) {
     const dir = target(ctx);
+    // Loaded when the command runs, not for every command the CLI parses.
+    const { backupDataDir } = await import('../backup/index.ts');
     const manifest = await run(() => backupDataDir(ctx.dataDir, dir, progressPrinter(ctx)));
     ctx.out(`backed up ${manifest.databases.map((d) => d.name).join(', ')} and ${manifest.files} files to ${dir}`);
     return 0;
@@ -48,6 +51,7 @@ export const restoreCommand: CliCommand = {
   options: {},
   async run(ctx) {
     const dir = target(ctx);
+    const { restoreDataDir } = await import('../backup/index.ts');
     const manifest = await run(() => restoreDataDir(dir, ctx.dataDir, progressPrinter(ctx)));
     ctx.out(
       `restored ${manifest.databases.map((d) => d.name).join(', ')} and ${manifest.files} files from the backup of ${manifest.createdAt} into ${ctx.dataDir}`,

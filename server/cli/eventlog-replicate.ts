@@ -4,21 +4,7 @@
  * goes to stderr (one refreshed line on a terminal, a line a second otherwise), the summary to stdout.
  */
 import readline from 'node:readline';
-import {
-  defaultReplicationName,
-  EndpointError,
-  needsPassword,
-  NO_FILTER,
-  openEndpoint,
-  parseEndpoint,
-  replicate,
-  withPassword,
-  type Endpoint,
-  type EndpointSpec,
-  type ReplicationFilter,
-  type ReplicationProgress,
-} from '../eventlog/index.ts';
-import { createLogger, LogRing } from '../logger.ts';
+import type { Endpoint, EndpointSpec, ReplicationFilter, ReplicationProgress } from '../eventlog/index.ts';
 import { requireString, UsageError, type CliCommand, type CliContext } from './command.ts';
 import { formatProgress, formatSummary } from './replicate-progress.ts';
 
@@ -33,8 +19,11 @@ async function stdinLines(count: number): Promise<string[]> {
   return lines;
 }
 
-function endpointOption(ctx: CliContext, name: 'from' | 'to'): EndpointSpec {
+type EventLogModule = typeof import('../eventlog/index.ts');
+
+function endpointOption(lib: EventLogModule, ctx: CliContext, name: 'from' | 'to'): EndpointSpec {
   const raw = requireString(ctx, name);
+  const { EndpointError, parseEndpoint } = lib;
   try {
     return parseEndpoint(raw);
   } catch (err) {
@@ -59,7 +48,8 @@ function listOption(ctx: CliContext, name: string): string[] {
 }
 
 /** Passwords for the sides whose connection string names a user without one: one line each, --from first. */
-async function withPasswords(ctx: CliContext, specs: EndpointSpec[]): Promise<EndpointSpec[]> {
+async function withPasswords(lib: EventLogModule, ctx: CliContext, specs: EndpointSpec[]): Promise<EndpointSpec[]> {
+  const { needsPassword, withPassword } = lib;
   const missing = specs.filter(needsPassword);
   if (ctx.values['password-stdin'] !== true) {
     if (missing.length > 0)
@@ -108,7 +98,16 @@ export const eventlogReplicateCommand: CliCommand = {
   },
   async run(ctx) {
     if (ctx.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.positionals[0]}"`);
-    const [fromSpec, toSpec] = await withPasswords(ctx, [endpointOption(ctx, 'from'), endpointOption(ctx, 'to')]);
+    // Loaded when the command runs: the CLI's other commands need none of replication's clients.
+    const [lib, { createLogger, LogRing }] = await Promise.all([
+      import('../eventlog/index.ts'),
+      import('../logger.ts'),
+    ]);
+    const { defaultReplicationName, NO_FILTER, openEndpoint, replicate } = lib;
+    const [fromSpec, toSpec] = await withPasswords(lib, ctx, [
+      endpointOption(lib, ctx, 'from'),
+      endpointOption(lib, ctx, 'to'),
+    ]);
     if (fromSpec.description === toSpec.description) throw new UsageError('--from and --to are the same store');
     const filter: ReplicationFilter = {
       ...NO_FILTER,

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENTLOG_FILE, EventLogUserError, openEventLog, type EventLog } from '../eventlog/index.ts';
+import type { EventLog } from '../eventlog/index.ts';
 import { ensureDirectory } from '../fs-util.ts';
-import { createLogger, LogRing } from '../logger.ts';
 import { PASSWORD_OPTIONS, passwordOption, UsageError, type CliCommand, type CliContext } from './command.ts';
 
 /**
@@ -11,6 +10,10 @@ import { PASSWORD_OPTIONS, passwordOption, UsageError, type CliCommand, type Cli
  * the server notices the change at once (its next request or within half a second).
  */
 async function withEventLog<T>(ctx: CliContext, create: boolean, fn: (log: EventLog) => Promise<T>): Promise<T> {
+  const [{ EVENTLOG_FILE, EventLogUserError, openEventLog }, { createLogger, LogRing }] = await Promise.all([
+    import('../eventlog/index.ts'),
+    import('../logger.ts'),
+  ]);
   const file = path.join(ctx.dataDir, EVENTLOG_FILE);
   if (create) ensureDirectory(ctx.dataDir);
   else if (!fs.existsSync(file))

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { RUN_PROJECTIONS_VALUES, type RunProjections } from '../eventlog/index.ts';
+import type { RunProjections } from '../eventlog/index.ts';
 import { ensureDirectory } from '../fs-util.ts';
-import { startHomeport } from '../start.ts';
-import { DataDirLockedError } from '../lock.ts';
-import { PublicUrlChangedError } from '../social/index.ts';
 import { parsePort, UsageError, type CliCommand } from './command.ts';
 
 export const serveCommand: CliCommand = {
@@ -124,6 +121,14 @@ export const serveCommand: CliCommand = {
       v['tcp-max-package-mb'] !== undefined
         ? parseCount('tcp-max-package-mb', v['tcp-max-package-mb'], 1, 64)
         : undefined;
+    // The server's code loads when serve runs, not for every command the CLI parses.
+    const [{ RUN_PROJECTIONS_VALUES }, { startHomeport }, { PublicUrlChangedError }, { DataDirLockedError }] =
+      await Promise.all([
+        import('../eventlog/index.ts'),
+        import('../start.ts'),
+        import('../social/index.ts'),
+        import('../lock.ts'),
+      ]);
     const runProjections = v['run-projections']?.toLowerCase();
     if (runProjections !== undefined && !(RUN_PROJECTIONS_VALUES as readonly string[]).includes(runProjections)) {
       throw new UsageError(`--run-projections must be one of none, system, all, got "${v['run-projections']}"`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Homeport } from '../index.ts';
-import { startCliTestServer, type CliTestServer } from './cli-testing.ts';
+import { startCliTestServer, type CliTestServer } from './testing/cli-server.ts';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'homeport.js');

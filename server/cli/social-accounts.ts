@@ -1,5 +1,4 @@
-import { AdminError, openSocialAdmin, USER_ACTIONS, type UserAction, ValidationFailure } from '../social/index.ts';
-import { createLogger, LogRing } from '../logger.ts';
+import type { SocialAdmin, UserAction } from '../social/index.ts';
 import {
   PASSWORD_OPTIONS,
   passwordOption,
@@ -10,10 +9,12 @@ import {
 } from './command.ts';
 
 /** Opens social.db next to a possibly running server and turns admin and validation errors into CLI errors. */
-export async function withSocialAdmin<T>(
-  ctx: CliContext,
-  fn: (admin: ReturnType<typeof openSocialAdmin>['admin']) => Promise<T> | T,
-): Promise<T> {
+export async function withSocialAdmin<T>(ctx: CliContext, fn: (admin: SocialAdmin) => Promise<T> | T): Promise<T> {
+  // Loaded per command, not at the CLI's start: `--help` and the event-log commands need none of the social server.
+  const [{ AdminError, openSocialAdmin, ValidationFailure }, { createLogger, LogRing }] = await Promise.all([
+    import('../social/index.ts'),
+    import('../logger.ts'),
+  ]);
   const handle = openSocialAdmin({
     dataDir: ctx.dataDir,
     logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }),
@@ -82,7 +83,8 @@ const STATE_SUMMARIES: Record<UserAction, string> = {
   delete: 'Delete a local account (its name stays reserved)',
 };
 
-export const accountStateCommands: CliCommand[] = USER_ACTIONS.map((action) => ({
+// Keyed by every UserAction (the type checks it), so the commands are listed without loading the social server.
+export const accountStateCommands: CliCommand[] = (Object.keys(STATE_SUMMARIES) as UserAction[]).map((action) => ({
   name: `accounts ${action}`,
   summary: STATE_SUMMARIES[action],
   args: 'USER',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Homeport } from '../index.ts';
-import { startCliTestServer, type CliTestServer } from './cli-testing.ts';
+import { startCliTestServer, type CliTestServer } from './testing/cli-server.ts';
 
 /* Custom emojis added and removed with `homeport emojis …` while the server runs, served by the API. */
 

@@ -1,5 +1,3 @@
-import { checkInstance, formatReport, openSocialAdmin } from '../social/index.ts';
-import { createLogger, LogRing } from '../logger.ts';
 import { parsePublicUrl } from '../config.ts';
 import { UsageError, type CliCommand } from './command.ts';
 
@@ -26,6 +24,10 @@ export const federationCheckCommand: CliCommand = {
         throw new UsageError(`--public-url: ${(err as Error).message}`);
       }
     }
+    const [{ checkInstance, formatReport, openSocialAdmin }, { createLogger, LogRing }] = await Promise.all([
+      import('../social/index.ts'),
+      import('../logger.ts'),
+    ]);
     const handle = openSocialAdmin({
       dataDir: ctx.dataDir,
       logger: createLogger({ level: 'warn', toConsole: true, ring: new LogRing(50) }),

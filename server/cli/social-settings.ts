@@ -1,12 +1,10 @@
-import { OWNER_SETTINGS } from '../social/index.ts';
 import { UsageError, type CliCommand } from './command.ts';
 import { withSocialAdmin } from './social-accounts.ts';
 
-const KEYS = Object.keys(OWNER_SETTINGS).join(', ');
-
 export const settingsSetCommand: CliCommand = {
   name: 'settings set',
-  summary: `Change a social server setting (${KEYS}), e.g. "settings set registrations open|approval|closed"`,
+  summary:
+    'Change a social server setting (the keys `settings get` lists), e.g. "settings set registrations open|approval|closed"',
   args: 'KEY VALUE',
   options: {},
   async run(ctx) {
@@ -28,6 +26,7 @@ export const settingsGetCommand: CliCommand = {
   options: {},
   async run(ctx) {
     if (ctx.positionals.length > 1) throw new UsageError('give at most one KEY');
+    const { OWNER_SETTINGS } = await import('../social/index.ts');
     const keys = ctx.positionals.length ? ctx.positionals : Object.keys(OWNER_SETTINGS);
     await withSocialAdmin(ctx, (admin) => {
       for (const key of keys) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Homeport } from '../index.ts';
-import { startCliTestServer, type CliTestServer } from './cli-testing.ts';
+import { startCliTestServer, type CliTestServer } from './testing/cli-server.ts';
 
 /*
  * `homeport trends links …` while the server runs: lists the articles shared lately with their review, and

@@ -12,6 +12,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { Logger } from '../logger.ts';
 import { isAllowedHost } from '../security/index.ts';
 import { allowsCrossOrigin, isOwnOrigin, isUiApiPath } from './cross-origin.ts';
+import { lazySerializerBuilder, lazyValidatorBuilder } from './lazy-schema-compilers.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -37,6 +38,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     trustProxy: options.trustProxy ?? false,
     // Rails-style clients send `a[b]=1`; subsystems parse brackets themselves, so keep raw keys here.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    // Route schemas compile when a route first needs them (lazy-schema-compilers.ts), not at every start.
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidatorBuilder(), buildSerializer: lazySerializerBuilder() },
+    },
   });
   const allowedHostNames = options.allowedHostNames ?? (() => []);
   app.addHook('onRequest', async (req, reply) => {

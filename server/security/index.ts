@@ -1,13 +1,13 @@
 /** Shared defences: credential throttling, the HTTP Host check, remote fetches kept off private addresses. */
-export { CredentialThrottle, FailureThrottle, type FailureThrottleOptions } from './failure-throttle.ts';
+export { CredentialThrottle } from './failure-throttle.ts';
 export { hostName, isAllowedHost, isLoopbackHost } from './host-check.ts';
+export { linkLocalRefusal } from './link-local.ts';
 export { LogThrottle } from './log-throttle.ts';
 export {
   isPrivateAddress,
   PRIVATE_ADDRESS_CODE,
-  PrivateAddressError,
   pinnedLookup,
   privateLiteralRefusal,
   publicOnlyLookup,
 } from './private-address.ts';
-export { type AgentOptions, publicOnlyAgent } from './public-agent.ts';
+export { publicOnlyAgent } from './public-agent.ts';

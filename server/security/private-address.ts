@@ -12,7 +12,7 @@ import ipaddr from 'ipaddr.js';
  */
 
 /** The IPv4 address an IPv6 address stands for, if it is one of the forms that embed one. */
-function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   const parts = address.parts;
   const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
   // ::/96 (IPv4-compatible, deprecated) and ::ffff:0:0/96 (mapped): the last 32 bits.
@@ -30,7 +30,7 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
  * The WHATWG URL form of an IPv6 address (hexadecimal, zone dropped): ipaddr.js reads `::8.8.8.8` as if it
  * were `::ffff:8.8.8.8`, while a socket connects to `::808:808`.
  */
-function canonicalIPv6(address: string): string {
+export function canonicalIPv6(address: string): string {
   return new URL(`http://[${address.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
 }
 

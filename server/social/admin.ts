@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { MediaStorage } from './media/storage.ts';
-import { publishTermsOfService } from './domain/terms-of-service.ts';
+import { ApplicationService, CustomEmojiService, InstanceService, TrendService } from './domain/index.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
 import {
   isOwnerSettingKey,
@@ -37,13 +37,20 @@ export class AdminError extends Error {}
 export class SocialAdmin {
   private readonly store: SocialStore;
   private readonly accounts: AccountService;
-
-  private readonly media: MediaStorage;
+  private readonly applications: ApplicationService;
+  private readonly instance: InstanceService;
+  private readonly trends: TrendService;
+  private readonly emojis: CustomEmojiService;
+  private readonly announcements: AnnouncementService;
 
   constructor(store: SocialStore, accounts: AccountService, media: MediaStorage) {
     this.store = store;
     this.accounts = accounts;
-    this.media = media;
+    this.applications = new ApplicationService(store);
+    this.instance = new InstanceService(store);
+    this.trends = new TrendService(store);
+    this.emojis = new CustomEmojiService(store, media);
+    this.announcements = new AnnouncementService(store);
   }
 
   private localUser(username: string): { user: User; account: Account } {
@@ -82,14 +89,11 @@ export class SocialAdmin {
       case 'approve':
         this.accounts.approve(user.id);
         break;
-      // Told as the admin API tells them (streams of a suspended account close; other servers get the Update).
       case 'suspend':
-        this.accounts.suspend(account.id);
-        this.store.events.emit('account.updated', { accountId: account.id });
+        this.accounts.setSuspendedAndTell(account.id, true);
         break;
       case 'unsuspend':
-        this.accounts.unsuspend(account.id);
-        this.store.events.emit('account.updated', { accountId: account.id });
+        this.accounts.setSuspendedAndTell(account.id, false);
         break;
       case 'delete':
         this.accounts.deleteLocal(account.id);
@@ -105,7 +109,7 @@ export class SocialAdmin {
 
   setRole(username: string, role: string): void {
     if (!USER_ROLES.includes(role as UserRole)) throw new AdminError(`role must be one of ${USER_ROLES.join(', ')}`);
-    this.store.users.setRole(this.localUser(username).user.id, role as UserRole);
+    this.accounts.setRole(this.localUser(username).user.id, role as UserRole);
   }
 
   /** A bearer token for a local user, issued to Homeport's own application. */
@@ -115,18 +119,13 @@ export class SocialAdmin {
     if (scopes.length === 0) throw new AdminError('give at least one scope, e.g. --scopes "read write follow push"');
     const unknown = scopes.filter((s) => !ALL_SCOPES.includes(s));
     if (unknown.length) throw new AdminError(`unknown scope ${unknown.join(', ')}`);
-    const app = this.store.oauth.builtinApp();
-    const { secret } = this.store.oauth.createToken({ applicationId: app.id, userId: user.id, scopes });
+    const { secret } = this.applications.issueBuiltinToken(user.id, scopes);
     return { token: secret, scopes };
   }
 
   setSetting(key: string, value: string): string {
     try {
-      const stored = this.store.settings.setOwner(key, value);
-      if (key === 'extended_description' || key === 'privacy_policy')
-        this.store.settings.set(`${key}_updated_at`, String(this.store.now()));
-      if (key === 'terms_of_service') publishTermsOfService(this.store, stored);
-      return stored;
+      return this.instance.setOwnerSetting(key, value);
     } catch (err) {
       throw new AdminError((err as Error).message);
     }
@@ -141,7 +140,7 @@ export class SocialAdmin {
   addRule(text: string, hint = ''): ServerRule {
     if (!text.trim()) throw new AdminError('a rule needs text');
     if (text.length > 300 || hint.length > 2000) throw new AdminError('a rule is at most 300 characters (hint 2000)');
-    return this.store.rules.add(text.trim(), hint.trim());
+    return this.instance.addRule(text.trim(), hint.trim());
   }
 
   listRules(): ServerRule[] {
@@ -149,7 +148,7 @@ export class SocialAdmin {
   }
 
   removeRule(id: string): void {
-    if (!/^\d+$/.test(id) || !this.store.rules.remove(id)) throw new AdminError(`no rule with id ${id}`);
+    if (!/^\d+$/.test(id) || !this.instance.removeRule(id)) throw new AdminError(`no rule with id ${id}`);
   }
 
   /** Hashtags used in public posts lately, with staff's review of each (only allowed ones trend). */
@@ -161,7 +160,7 @@ export class SocialAdmin {
   reviewTrendingTag(name: string, allowed: boolean): void {
     const tag = this.store.tags.byName(name.replace(/^#/, ''));
     if (!tag) throw new AdminError(`no hashtag #${name.replace(/^#/, '')} has been used here`);
-    this.store.trends.setTrendable(tag.id, allowed);
+    this.trends.reviewTag(tag.id, allowed);
   }
 
   /** Links (articles) shared in public posts lately, with staff's review of each (only allowed ones trend). */
@@ -179,7 +178,7 @@ export class SocialAdmin {
     }
     const card = this.store.previewCards.byUrl(url) ?? (normalized ? this.store.previewCards.byUrl(normalized) : null);
     if (!card) throw new AdminError(`no link preview card has the address ${url}`);
-    this.store.trends.setLinkTrendable(card.id, allowed);
+    this.trends.reviewLink(card.id, allowed);
   }
 
   /**
@@ -208,21 +207,10 @@ export class SocialAdmin {
       .catch(() => null);
     if (!meta || !['png', 'gif', 'webp'].includes(meta.format ?? ''))
       throw new AdminError('an emoji image must be PNG, GIF or WebP');
-    const imagePath = await this.media.write('custom_emojis', meta.format!, data);
-    const staticPath =
-      (meta.pages ?? 1) > 1 || meta.format !== 'png'
-        ? await this.media.write('custom_emojis', 'png', await sharp(data).png().toBuffer())
-        : imagePath;
-    const previous = this.store.emojis.byShortcode(shortcode);
-    this.store.emojis.put({
-      shortcode,
-      imagePath,
-      staticPath,
-      category,
-      visibleInPicker: options.visibleInPicker ?? true,
-    });
-    if (previous) await this.removeEmojiFiles(previous);
-    return this.store.emojis.byShortcode(shortcode)!;
+    return this.emojis.put(
+      { shortcode, category, visibleInPicker: options.visibleInPicker ?? true },
+      { data, format: meta.format!, animated: (meta.pages ?? 1) > 1 },
+    );
   }
 
   listCustomEmojis(): CustomEmojiRow[] {
@@ -230,14 +218,7 @@ export class SocialAdmin {
   }
 
   async removeCustomEmoji(shortcode: string): Promise<void> {
-    const removed = this.store.emojis.remove(shortcode);
-    if (!removed) throw new AdminError(`no custom emoji :${shortcode}:`);
-    await this.removeEmojiFiles(removed);
-  }
-
-  private async removeEmojiFiles(emoji: CustomEmojiRow): Promise<void> {
-    await this.media.remove(emoji.imagePath);
-    if (emoji.staticPath !== emoji.imagePath) await this.media.remove(emoji.staticPath);
+    if (!(await this.emojis.remove(shortcode))) throw new AdminError(`no custom emoji :${shortcode}:`);
   }
 
   /** Publishes an announcement (times in ms since the epoch). */
@@ -247,7 +228,7 @@ export class SocialAdmin {
     startsAt?: number | null;
     endsAt?: number | null;
   }): string {
-    return new AnnouncementService(this.store).publish(input);
+    return this.announcements.publish(input);
   }
 
   listAnnouncements(): AnnouncementRow[] {
@@ -256,7 +237,7 @@ export class SocialAdmin {
 
   removeAnnouncement(id: string): void {
     if (!/^\d+$/.test(id) || !this.store.announcements.byId(id)) throw new AdminError(`no announcement with id ${id}`);
-    new AnnouncementService(this.store).remove(id);
+    this.announcements.remove(id);
   }
 
   /** E-mails written by the server, newest first (the local outbox is what the UI shows without SMTP). */

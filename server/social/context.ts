@@ -16,6 +16,16 @@ import type { AccountMoves } from './domain/moves.ts';
 import type { AccountData } from './domain/account-data.ts';
 import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
 import type { StatusService } from './domain/statuses/index.ts';
+import type {
+  ApplicationService,
+  ConversationService,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+  TagService,
+  TrendService,
+} from './domain/index.ts';
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';
@@ -63,6 +73,20 @@ export interface SocialContext {
   moderation: ModerationService;
   mediaService: MediaService;
   polls: PollService;
+  lists: ListService;
+  /** Reading positions of home and notifications. */
+  markers: MarkerService;
+  /** Direct-message threads of each user. */
+  conversations: ConversationService;
+  /** Web Push subscriptions, one per access token. */
+  pushSubscriptions: PushSubscriptionService;
+  scheduledStatuses: ScheduledStatusService;
+  /** OAuth client applications and their tokens. */
+  applications: ApplicationService;
+  /** Hashtags followed and featured, and staff's review of them. */
+  tags: TagService;
+  /** Staff's review of what may trend. */
+  trends: TrendService;
   jobs: DueJobs;
   vapidPublicKey: string;
   /** Mastodon's 300 requests per 5 minutes per token or address; false only for benchmarks. */

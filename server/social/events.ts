@@ -89,6 +89,8 @@ export class SocialEvents {
   private readonly listeners = new Map<SocialEventType, Set<(event: unknown) => void>>();
   private depth = 0;
   private pending: Pending[] = [];
+  /** Where each open unit's events begin in `pending`. */
+  private readonly marks: number[] = [];
   /** Told when a listener throws (openSocial logs it). */
   onListenerError: (type: SocialEventType, error: unknown) => void;
   /**
@@ -120,25 +122,38 @@ export class SocialEvents {
 
   /** Runs `fn` as a unit: events emitted inside are delivered after it returns, dropped if it throws. */
   batch<T>(fn: () => T): T {
-    this.depth++;
-    const mark = this.pending.length;
+    this.hold();
     let ok = false;
-    let result: T;
     try {
-      result = fn();
+      const result = fn();
       ok = true;
+      return result;
     } finally {
-      this.depth--;
-      if (this.depth === 0) {
-        const pending = this.pending;
-        this.pending = [];
-        if (ok) for (const p of pending) this.deliver(p.type, p.event);
-      } else if (!ok) {
-        // An inner unit failed (its savepoint rolled back) while the outer one may still commit: drop only its events.
-        this.pending.length = mark;
-      }
+      this.release(ok);
     }
-    return result!;
+  }
+
+  /**
+   * Holds every event emitted from now until the matching `release`: a unit that spans turns of the event loop
+   * (a write group, whose transaction commits in a later turn than its writes ran).
+   */
+  hold(): void {
+    this.marks.push(this.pending.length);
+    this.depth++;
+  }
+
+  /** Ends the innermost `hold`: its events are kept (delivered when no outer unit holds them) or dropped. */
+  release(keep: boolean): void {
+    const mark = this.marks.pop() ?? 0;
+    this.depth--;
+    if (this.depth === 0) {
+      const pending = this.pending;
+      this.pending = [];
+      if (keep) for (const p of pending) this.deliver(p.type, p.event);
+    } else if (!keep) {
+      // An inner unit failed (its savepoint rolled back) while the outer one may still commit: drop only its events.
+      this.pending.length = mark;
+    }
   }
 
   /** Delivers an event another process raised (read from the relay table) to this process's listeners. */

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import webpush from 'web-push';
 import { openDatabase, startBackgroundCheckpointer, type Database } from '../db/index.ts';
 import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
@@ -22,12 +21,12 @@ import { RelationshipService } from './domain/relationships.ts';
 import { AccountMoves } from './domain/moves.ts';
 import { AccountData } from './domain/account-data.ts';
 import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
-import { accountByAddress } from './api/v1/accounts/accounts.ts';
 import { AccountArchive } from './domain/account-archive.ts';
 import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
 import { AccountPresenter } from './entities/account.ts';
 import { StatusPresenter } from './entities/status.ts';
 import { registerSocialCors } from './http/cors.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { registerConventions } from './http/plugin.ts';
 import { Mailer } from './mail/mailer.ts';
 import { mediaFileRoutes } from './media/routes.ts';
@@ -40,6 +39,18 @@ import { startStreaming, type Streaming, type StreamingLimits } from './streamin
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
+import {
+  accountByAddress,
+  ApplicationService,
+  ConversationService,
+  ensureServerKeys,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+  TagService,
+  TrendService,
+} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;
@@ -103,20 +114,6 @@ export interface Social {
 
 const MUTE_SWEEP_MS = 60 * 1000;
 const PURGE_MS = 60 * 60 * 1000;
-
-/** Keys that must exist once per database; INSERT OR IGNORE keeps a concurrently starting CLI from replacing them. */
-function ensureServerKeys(store: SocialStore): string {
-  const insert = store.db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
-  if (store.settings.get('vapid_public_key') === null) {
-    const keys = webpush.generateVAPIDKeys();
-    store.transaction(() => {
-      insert.run('vapid_public_key', keys.publicKey);
-      insert.run('vapid_private_key', keys.privateKey);
-    });
-  }
-  insert.run('created_at', String(store.now()));
-  return store.settings.get('vapid_public_key')!;
-}
 
 interface SocialCore {
   db: Database;
@@ -195,6 +192,14 @@ function openCore(options: {
       moderation: new ModerationService(store, accounts),
       mediaService: new MediaService(store, media, options.logger.child({ component: 'media' })),
       polls,
+      lists: new ListService(store),
+      markers: new MarkerService(store),
+      conversations: new ConversationService(store),
+      pushSubscriptions: new PushSubscriptionService(store),
+      scheduledStatuses: new ScheduledStatusService(store, () => jobs.reschedule()),
+      applications: new ApplicationService(store),
+      tags: new TagService(store),
+      trends: new TrendService(store),
       jobs,
       vapidPublicKey,
       generalRateLimit: options.generalRateLimit ?? true,
@@ -217,6 +222,8 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
     throw err;
   }
   ctx.store.settings.set('public_url', ctx.urls.base);
+  // Writes of one turn of the event loop share one COMMIT (one fsync); answers wait for it (holdAnswersUntilDurable).
+  ctx.store.groupCommits();
   // WAL checkpoints in a worker thread (as the event log's): SQLite's automatic one copies the WAL into the
   // database file inside whichever post's commit crosses the threshold, on the event loop.
   const checkpointer = startBackgroundCheckpointer(core.db, {
@@ -276,6 +283,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   purge();
 
   const plugin: FastifyPluginAsync = async (root) => {
+    holdAnswersUntilDurable(root, ctx.store);
     await registerSocialCors(root);
     await root.register(async (files) => mediaFileRoutes(files, ctx.media));
     if (federation) await root.register(async (ap) => federation.routes(ap));
@@ -342,6 +350,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
       await ctx.mailer.idle(5_000);
       ctx.mailer.close();
       await checkpointer.stop();
+      ctx.store.flushWrites();
       core.db.close();
     },
   };

@@ -3,6 +3,7 @@ import { requireOwner, type UiSessions } from '../http/index.ts';
 import type { SocialContext } from './context.ts';
 import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
 import { PROFILE_IMAGE_LIMIT, processProfileImage } from './media/images.ts';
 
 export type { SelfCheckReport };
@@ -32,6 +33,7 @@ const profileBody = {
 /** The social server's routes in the Homeport UI's API (owner only): first run and the federation self-check. */
 export function socialUiRoutes(ctx: SocialContext): FastifyPluginAsync<{ sessions: UiSessions }> {
   return async (app, { sessions }) => {
+    holdAnswersUntilDurable(app, ctx.store);
     // Checked on request, before any body is read.
     const owner = { onRequest: requireOwner(sessions) };
     let running: Promise<SelfCheckReport> | null = null;

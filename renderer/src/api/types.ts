@@ -12,6 +12,7 @@ export type { StreamPage } from '../../../server/eventlog/ui/contract.ts';
 export type { AllPage } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
 export type { UiScavengeStatus } from '../../../server/eventlog/ui/contract.ts';
+export type { UiReplication } from '../../../server/eventlog/ui/contract.ts';
 import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata };
 
@@ -37,4 +38,6 @@ export interface EventLogUserView {
   groups: string[];
   disabled: boolean;
   createdAt: number;
+  /** Still has the public default password `changeit` (checked for the accounts a new install creates). */
+  defaultPassword?: boolean;
 }

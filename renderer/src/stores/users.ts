@@ -32,6 +32,8 @@ export const useUsers = create<UsersState>((set, get) => ({
   },
   async changePassword(name, password) {
     await api(`/eventlog/users/${encodeURIComponent(name)}/password`, { method: 'PUT', body: { password } });
+    // A default password that was changed no longer warns.
+    await get().load();
   },
   async remove(name) {
     await api(`/eventlog/users/${encodeURIComponent(name)}`, { method: 'DELETE' });

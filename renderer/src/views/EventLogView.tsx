@@ -1,16 +1,18 @@
 import { useRouter } from '../stores/router.ts';
 import { AllPage } from './eventlog/AllPage.tsx';
 import { EventPage } from './eventlog/EventPage.tsx';
+import { ReplicationPage } from './eventlog/ReplicationPage.tsx';
 import { StreamPage } from './eventlog/StreamPage.tsx';
 import { StreamsPage } from './eventlog/StreamsPage.tsx';
 
 /**
  * Event log routes: /ui/eventlog (streams), /ui/eventlog/streams/<stream>, /ui/eventlog/streams/<stream>/events/<n>,
- * /ui/eventlog/all ($all).
+ * /ui/eventlog/all ($all), /ui/eventlog/replication.
  */
 export function EventLogView() {
   const rest = useRouter((s) => s.rest);
   if (rest[0] === 'all') return <AllPage />;
+  if (rest[0] === 'replication') return <ReplicationPage />;
   if (rest[0] === 'streams' && rest[1] !== undefined && rest[2] === 'events' && rest[3] !== undefined) {
     return <EventPage streamId={rest[1]} eventNumber={rest[3]} />;
   }

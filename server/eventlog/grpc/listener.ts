@@ -3,7 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
-import type { ConnectionInfo } from '../tcp/connection.ts';
+import type { ConnectionInfo } from '../tcp/index.ts';
 import { serviceDefinition } from './protos.ts';
 
 /**
@@ -131,7 +131,25 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     return true;
   };
 
-  const toGrpc = (socket: Socket) => injector.injectConnection(socket);
+  // Parsing the .proto files for the service definitions costs a few hundred ms: done when the first gRPC
+  // connection comes, not at every start (the HTTP/1.1 side and the other listeners do not need them).
+  let grpcInUse = false;
+  let registered = 0;
+  const registerServices = () => {
+    for (; registered < modules.length; registered++)
+      server.addService(serviceDefinition(modules[registered].service), modules[registered].handlers);
+  };
+  const toGrpc = (socket: Socket) => {
+    grpcInUse = true;
+    try {
+      registerServices();
+    } catch (err) {
+      logger.error({ err }, 'gRPC services could not be registered');
+      socket.destroy();
+      return;
+    }
+    injector.injectConnection(socket);
+  };
   const toHttp = (socket: Socket) => httpSide.emit('connection', socket);
 
   /** Cleartext: reads until the bytes decide the protocol, puts them back and hands the socket over. */
@@ -197,8 +215,8 @@ export async function startGrpcListener(options: GrpcListenerOptions): Promise<G
     secure: options.tls !== null,
     limits,
     addService(module) {
-      server.addService(serviceDefinition(module.service), module.handlers);
       modules.push(module);
+      if (grpcInUse) registerServices();
     },
     supportedMethods: () =>
       modules.flatMap((m) =>

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { appPath } from '../../app-root.ts';
 
@@ -22,8 +22,11 @@ const FILES = [
 ] as const;
 
 let loaded: grpc.GrpcObject | null = null;
+const require = createRequire(import.meta.url);
 
 function root(): grpc.GrpcObject {
+  // proto-loader (and the parse) only once the first gRPC connection needs the service definitions.
+  const protoLoader = require('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
   loaded ??= grpc.loadPackageDefinition(
     protoLoader.loadSync(
       FILES.map((f) => `kurrentdb/protocols/v1/${f}.proto`),

@@ -4,9 +4,19 @@
  * (the last few) with their summary or error so the page can show how they ended.
  */
 import crypto from 'node:crypto';
+import { linkLocalRefusal } from '../../security/index.ts';
 import type { EventStore } from '../store/types.ts';
 import { defaultReplicationName } from './checkpoint.ts';
-import { EndpointError, parseEndpoint, remoteEndpoint, type Endpoint } from './endpoints.ts';
+import {
+  EndpointError,
+  endpointHosts,
+  needsPassword,
+  parseEndpoint,
+  remoteEndpoint,
+  withPassword,
+  type Endpoint,
+  type EndpointSpec,
+} from './endpoints.ts';
 import { localEndpoint } from './local.ts';
 import { NO_FILTER } from './plan.ts';
 import type { ReplicationProgress } from './progress.ts';
@@ -20,6 +30,8 @@ export interface ReplicationRequest {
   /** "local" (this server's store) or a connection string; exactly one side is local. */
   from: string;
   to: string;
+  /** The password of the user the remote address names (kept out of the address so it is never shown). */
+  password?: string;
   continuous?: boolean;
   intoExisting?: boolean;
   name?: string;
@@ -42,6 +54,21 @@ export interface ReplicationJob {
 
 export class ReplicationRequestError extends Error {}
 
+/** A client library's error may quote the address it was given: the passwords in the request never reach the list. */
+function withoutPasswords(message: string, request: ReplicationRequest): string {
+  const passwords = [request.password];
+  for (const raw of [request.from, request.to]) {
+    try {
+      passwords.push(decodeURIComponent(new URL(raw).password), new URL(raw).password);
+    } catch {
+      /* "local", or not an address */
+    }
+  }
+  let safe = message;
+  for (const p of passwords) if (p) safe = safe.replaceAll(p, '•••');
+  return safe;
+}
+
 export class ReplicationManager {
   private readonly jobs = new Map<string, { job: ReplicationJob; stop: AbortController; done: Promise<void> }>();
   private readonly store: EventStore;
@@ -50,7 +77,11 @@ export class ReplicationManager {
     this.store = store;
   }
 
-  private side(raw: string): Endpoint {
+  /**
+   * One side: this server's store, or a server's address. The owner may reach their own machine and network
+   * (a KurrentDB on localhost or the LAN is what this is for), never link-local or metadata addresses.
+   */
+  private async side(raw: string, password: string | undefined): Promise<Endpoint> {
     if (raw === LOCAL) {
       const local = localEndpoint(this.store, 'this Homeport');
       return {
@@ -60,24 +91,34 @@ export class ReplicationManager {
         close: async () => {},
       };
     }
-    let spec;
+    let parsed;
     try {
-      spec = parseEndpoint(raw);
+      parsed = parseEndpoint(raw);
     } catch (err) {
       if (err instanceof EndpointError) throw new ReplicationRequestError(`the address ${err.message}`);
       throw err;
     }
-    if (spec.kind === 'local') throw new ReplicationRequestError('give "local" or a tcp:// / kurrentdb:// address');
+    if (parsed.kind === 'local') throw new ReplicationRequestError('give "local" or a tcp:// / kurrentdb:// address');
+    let spec: Exclude<EndpointSpec, { kind: 'local' }> = parsed;
+    if (needsPassword(spec)) {
+      if (password === undefined)
+        throw new ReplicationRequestError('the address names a user without a password: give the password');
+      spec = withPassword(spec, password) as typeof spec;
+    }
+    for (const host of endpointHosts(spec)) {
+      const refusal = await linkLocalRefusal(host);
+      if (refusal) throw new ReplicationRequestError(refusal);
+    }
     return remoteEndpoint(spec);
   }
 
-  start(request: ReplicationRequest): ReplicationJob {
+  async start(request: ReplicationRequest): Promise<ReplicationJob> {
     if ((request.from === LOCAL) === (request.to === LOCAL))
       throw new ReplicationRequestError('exactly one side must be "local" (this Homeport)');
     if ([...this.jobs.values()].filter((j) => j.job.state === 'running').length >= MAX_RUNNING)
       throw new ReplicationRequestError(`at most ${MAX_RUNNING} replications run at once`);
-    const source = this.side(request.from);
-    const target = this.side(request.to);
+    const source = await this.side(request.from, request.password);
+    const target = await this.side(request.to, request.password);
     const job: ReplicationJob = {
       id: crypto.randomUUID(),
       from: source.description,
@@ -111,7 +152,7 @@ export class ReplicationManager {
         job.state = stop.signal.aborted ? 'stopped' : 'finished';
       },
       (err: unknown) => {
-        job.error = (err as Error).message;
+        job.error = withoutPasswords((err as Error).message, request);
         job.state = 'failed';
       },
     );

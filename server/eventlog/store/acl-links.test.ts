@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, events, linkEvent, metadataEvent, OPS, openTestStore, type TestStore } from './testing.ts';
+import { ADMIN, events, linkEvent, metadataEvent, OPS, openTestStore, type TestStore } from './testing/store.ts';
 import { ExpectedVersion, type Principal } from './types.ts';
 
 const { Any, NoStream } = ExpectedVersion;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { comparePositions } from './positions.ts';
-import { ADMIN, event, events, openTestStore, type TestStore } from './testing.ts';
+import { ADMIN, event, events, openTestStore, type TestStore } from './testing/store.ts';
 import { EVENT_NUMBER_INVALID, ExpectedVersion, type EventFilter, type Position, type ResolvedEvent } from './types.ts';
 
 const { Any, NoStream } = ExpectedVersion;

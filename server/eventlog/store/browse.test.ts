@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, events, manualClock, openTestStore, type TestStore } from './testing.ts';
+import { ADMIN, events, manualClock, openTestStore, type TestStore } from './testing/store.ts';
 import { ExpectedVersion } from './types.ts';
 
 const { Any } = ExpectedVersion;

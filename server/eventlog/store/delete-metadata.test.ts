@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, events, json, manualClock, metadataEvent, openTestStore, type TestStore } from './testing.ts';
+import { ADMIN, events, json, manualClock, metadataEvent, openTestStore, type TestStore } from './testing/store.ts';
 import { EVENT_NUMBER_DELETED, ExpectedVersion } from './types.ts';
 
 const { Any, NoStream, StreamExists } = ExpectedVersion;

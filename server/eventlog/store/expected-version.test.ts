@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { event, events, metadataEvent, openTestStore, type TestStore } from './testing.ts';
+import { event, events, metadataEvent, openTestStore, type TestStore } from './testing/store.ts';
 import {
   EVENT_NUMBER_DELETED,
   EVENT_NUMBER_INVALID,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/index.ts';
 import { eventlogMigrations } from './migrations.ts';
 import { SqliteEventStore } from './sqlite-store.ts';
-import { ADMIN, event, events, openTestStore, silentLogger, type TestStore } from './testing.ts';
+import { ADMIN, event, events, openTestStore, silentLogger, type TestStore } from './testing/store.ts';
 import { ExpectedVersion, StoreBusyError, StoreNotReadyError, type CommittedBatch } from './types.ts';
 
 const { Any, NoStream } = ExpectedVersion;
@@ -191,7 +191,7 @@ describe('durability', () => {
     await t.store.close();
     const acked = new Map<string, { stream: string; number: number; position: number }>();
     for (let round = 0; round < 2; round++) {
-      const child = spawn(process.execPath, [path.join(import.meta.dirname, 'testing-crash-writer.ts'), t.dir], {
+      const child = spawn(process.execPath, [path.join(import.meta.dirname, 'testing', 'crash-writer.ts'), t.dir], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let buffer = '';

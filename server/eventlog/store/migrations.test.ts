@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { currentSchemaVersion, openDatabase } from '../../db/index.ts';
 import { openEventLog, type EventLog } from '../eventlog.ts';
 import { eventlogMigrations } from './migrations.ts';
-import { ADMIN, silentLogger, tempDir } from './testing.ts';
+import { ADMIN, silentLogger, tempDir } from './testing/store.ts';
 import { EVENT_NUMBER_DELETED, ExpectedVersion } from './types.ts';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { entryBytes } from './read-budget.ts';
-import { ADMIN, linkEvent, openTestStore, type TestStore } from './testing.ts';
+import { ADMIN, linkEvent, openTestStore, type TestStore } from './testing/store.ts';
 import {
   ExpectedVersion,
   type NewEvent,

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, events, json, manualClock, metadataEvent, OPS, openTestStore, type TestStore } from './testing.ts';
+import {
+  ADMIN,
+  events,
+  json,
+  manualClock,
+  metadataEvent,
+  OPS,
+  openTestStore,
+  type TestStore,
+} from './testing/store.ts';
 import { ExpectedVersion, type Principal } from './types.ts';
 
 const { Any, NoStream } = ExpectedVersion;
@@ -183,5 +192,41 @@ describe('scavenge', () => {
       .find((b) => b.scavengeId === started.scavengeId && b.result);
     expect(completed?.result).toBe('Stopped');
     expect(store.readStreamBackward('big', -1, 10, false, null).events.map((e) => e.event!.eventNumber)).toEqual([499]);
+  });
+  it('reports its progress: streams visited of those counted at the start, as a percentage', async () => {
+    t = openTestStore();
+    const truncated = 200;
+    // Written together, so they share group commits.
+    await Promise.all(
+      Array.from({ length: truncated }, (_, i) =>
+        Promise.all([
+          t.store.appendToStream(`progress-${i}`, NoStream, events(3), null),
+          t.store.appendToStream(`$$progress-${i}`, Any, [metadataEvent({ $tb: 2 })], null),
+        ]),
+      ),
+    );
+    await t.store.appendToStream('gone', NoStream, events(2), null);
+    await t.store.deleteStream('gone', Any, true, null);
+    expect(t.store.scavengeProgress()).toBeNull();
+    // What the progress says as each step begins (the scavenger's steps are the store's internal writes).
+    const seen: (ReturnType<typeof t.store.scavengeProgress> & {})[] = [];
+    const runSystemWrite = t.store.runSystemWrite.bind(t.store);
+    t.store.runSystemWrite = (fn, options) => {
+      const progress = t.store.scavengeProgress();
+      if (progress) seen.push(progress);
+      return runSystemWrite(fn, options);
+    };
+    const done = await scavenge();
+    expect(t.store.scavengeProgress()).toBeNull();
+    expect(done.eventsRemoved).toBe(truncated * 2 + 2);
+    // 200 metadata streams and one hard-deleted stream, 64 streams a step.
+    expect(seen[0]).toMatchObject({ percent: 0, streamsDone: 0, streamsTotal: truncated + 1, phase: 'metastreams' });
+    const percents = seen.map((p) => p.percent);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(percents.some((p) => p > 0 && p < 100)).toBe(true);
+    // 100 only once it has finished (as it writes $scavengeCompleted), never while streams are left.
+    expect(seen.at(-1)).toMatchObject({ phase: 'tombstones', streamsDone: truncated + 1, percent: 100 });
+    expect(seen.filter((p) => p.percent === 100)).toHaveLength(1);
+    expect(seen.at(-1)!.eventsRemoved).toBe(truncated * 2 + 2);
   });
 });

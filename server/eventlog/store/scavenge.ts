@@ -5,7 +5,8 @@
  *
  * It runs in the background in small steps, each step one group commit deleting at most
  * `scavengeChunkRows` rows, so appends keep flowing. Progress is recorded in `$scavenges` as
- * `$scavengeStarted` / `$scavengeCompleted`, as EventStoreDB does.
+ * `$scavengeStarted` / `$scavengeCompleted`, as EventStoreDB does, and can be asked for while it runs
+ * (streams visited of those counted at the start, as a percentage).
  */
 import crypto from 'node:crypto';
 import type { Database } from '../../db/index.ts';
@@ -20,7 +21,7 @@ import {
   SystemStreams,
 } from './metadata.ts';
 import type { SystemWriter } from './system-writer.ts';
-import { EVENT_NUMBER_DELETED, ExpectedVersion, type ScavengeResult } from './types.ts';
+import { EVENT_NUMBER_DELETED, ExpectedVersion, type ScavengeProgress, type ScavengeResult } from './types.ts';
 
 export interface ScavengeHost {
   readonly db: Database;
@@ -38,13 +39,15 @@ interface Cursor {
 
 interface StepResult {
   removed: number;
+  /** Streams the cursor moved past. */
+  streamsDone: number;
 }
 
 const STREAMS_PER_STEP = 64;
 
 export class Scavenger {
   private readonly host: ScavengeHost;
-  private running: { id: string; done: Promise<void> } | null = null;
+  private running: { id: string; done: Promise<void>; progress: ScavengeProgress } | null = null;
   private stopRequested = false;
   private readonly sql;
 
@@ -61,6 +64,8 @@ export class Scavenger {
       deleteBelow: db.prepare(
         'DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_key = ? AND event_number < ? ORDER BY event_number LIMIT ?)',
       ),
+      countMetastreams: db.prepare("SELECT count(*) FROM streams WHERE stream_id > '$$' AND stream_id < '$%'").pluck(),
+      countTombstoned: db.prepare('SELECT count(*) FROM streams WHERE tombstoned = 1').pluck(),
       firstFresh: db
         .prepare('SELECT event_number FROM events WHERE stream_key = ? AND created >= ? ORDER BY event_number LIMIT 1')
         .pluck(),
@@ -72,16 +77,31 @@ export class Scavenger {
     return this.running?.id ?? null;
   }
 
+  /** A copy of the running scavenge's progress; null when none runs. */
+  progress(): ScavengeProgress | null {
+    return this.running ? { ...this.running.progress } : null;
+  }
+
   start(): ScavengeResult {
     if (this.running) return { result: 'InProgress', scavengeId: this.running.id };
     const id = crypto.randomUUID();
     this.stopRequested = false;
-    const done = this.run(id)
+    // The work is counted once at the start, in streams to visit (streams created meanwhile may add a few).
+    const progress: ScavengeProgress = {
+      scavengeId: id,
+      startedAt: this.host.clock(),
+      phase: 'metastreams',
+      streamsDone: 0,
+      streamsTotal: (this.sql.countMetastreams.get() as number) + (this.sql.countTombstoned.get() as number),
+      percent: 0,
+      eventsRemoved: 0,
+    };
+    const done = this.run(id, progress)
       .catch((err) => this.host.logger.error({ err, scavengeId: id }, 'scavenge failed'))
       .finally(() => {
         this.running = null;
       });
-    this.running = { id, done };
+    this.running = { id, done, progress };
     return { result: 'Started', scavengeId: id };
   }
 
@@ -91,9 +111,9 @@ export class Scavenger {
     await this.running?.done;
   }
 
-  private async run(scavengeId: string): Promise<void> {
+  private async run(scavengeId: string, progress: ScavengeProgress): Promise<void> {
     const { logger } = this.host;
-    const startedAt = this.host.clock();
+    const startedAt = progress.startedAt;
     logger.info({ scavengeId }, 'scavenge started');
     await this.host.runSystemWrite(
       (w) =>
@@ -114,6 +134,17 @@ export class Scavenger {
         }
         const step = await this.host.runSystemWrite((w) => this.step(w, cursor), { internal: true });
         removed += step.removed;
+        progress.streamsDone += step.streamsDone;
+        progress.streamsTotal = Math.max(progress.streamsTotal, progress.streamsDone);
+        progress.eventsRemoved = removed;
+        // The step moved the cursor on (TypeScript still sees the phase the loop tested).
+        const phase = cursor.phase as Cursor['phase'];
+        if (phase !== 'done') progress.phase = phase;
+        // 100 is kept for the end: the last step may find more to do than was counted.
+        progress.percent =
+          phase === 'done'
+            ? 100
+            : Math.min(99, Math.floor((100 * progress.streamsDone) / Math.max(1, progress.streamsTotal)));
       }
     } catch (err) {
       result = 'Failed';
@@ -141,25 +172,28 @@ export class Scavenger {
   private step(w: SystemWriter, cursor: Cursor): StepResult {
     let budget = this.host.limits.scavengeChunkRows;
     let removed = 0;
+    let streamsDone = 0;
     if (cursor.phase === 'metastreams') {
       const ids = this.sql.metastreamsAfter.all(cursor.afterStreamId, STREAMS_PER_STEP) as string[];
       if (ids.length === 0) {
         cursor.phase = 'tombstones';
-        return { removed };
+        return { removed, streamsDone };
       }
       for (const metaId of ids) {
         if (!isMetastream(metaId)) {
           cursor.afterStreamId = metaId;
+          streamsDone++;
           continue;
         }
         const n = this.scavengeMetastream(w, metaId, budget);
         removed += n.removed;
         budget -= n.removed;
-        if (!n.complete) return { removed };
+        if (!n.complete) return { removed, streamsDone };
         cursor.afterStreamId = metaId;
+        streamsDone++;
         if (budget <= 0) break;
       }
-      return { removed };
+      return { removed, streamsDone };
     }
     const rows = this.sql.tombstonedAfter.all(cursor.afterStreamKey, STREAMS_PER_STEP) as {
       stream_key: number;
@@ -167,17 +201,18 @@ export class Scavenger {
     }[];
     if (rows.length === 0) {
       cursor.phase = 'done';
-      return { removed };
+      return { removed, streamsDone };
     }
     for (const row of rows) {
       const n = this.scavengeHardDeleted(w, row.stream_id, budget);
       removed += n.removed;
       budget -= n.removed;
-      if (!n.complete) return { removed };
+      if (!n.complete) return { removed, streamsDone };
       cursor.afterStreamKey = row.stream_key;
+      streamsDone++;
       if (budget <= 0) break;
     }
-    return { removed };
+    return { removed, streamsDone };
   }
 
   /** Deletes up to `budget` rows of a stream numbered below `below`; complete when fewer were left. */

@@ -51,6 +51,7 @@ import {
   type ReadStreamResult,
   type RecordedEvent,
   type ResolvedIndexedEvent,
+  type ScavengeProgress,
   type ScavengeResult,
   type StoreStatus,
   type StreamMetadata,
@@ -207,6 +208,10 @@ export class SqliteEventStore implements EventStore {
     this.ensureOpen();
     if (!mayScavenge(caller)) return { result: 'Unauthorized' };
     return this.scavenger.start();
+  }
+
+  scavengeProgress(): ScavengeProgress | null {
+    return this.scavenger.progress();
   }
 
   async stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'> {

@@ -154,6 +154,19 @@ export interface ScavengeResult {
   scavengeId?: string;
 }
 
+/** How far the scavenge under way has got: streams it visited of those it has to visit. */
+export interface ScavengeProgress {
+  scavengeId: string;
+  startedAt: number;
+  /** Metadata streams (truncation, max count, max age, soft deletes) first, then hard-deleted streams. */
+  phase: 'metastreams' | 'tombstones';
+  streamsDone: number;
+  streamsTotal: number;
+  /** 0-100; 100 only once the last stream is done. */
+  percent: number;
+  eventsRemoved: number;
+}
+
 /** Parsed stream metadata (`$$stream`), reserved keys plus everything else verbatim in `custom`. */
 export interface StreamMetadata {
   maxCount?: number;
@@ -268,6 +281,8 @@ export interface EventStore {
   scavenge(caller: Caller): ScavengeResult;
   /** Stops the scavenge with this id after its current step ($admins/$ops); NotFound when none such runs. */
   stopScavenge(scavengeId: string, caller: Caller): Promise<'Stopped' | 'NotFound' | 'Unauthorized'>;
+  /** The scavenge under way and how far it has got; null when none runs. */
+  scavengeProgress(): ScavengeProgress | null;
 
   /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;

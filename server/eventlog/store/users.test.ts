@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEventLog, type EventLog } from '../eventlog.ts';
-import { ADMIN, json, silentLogger, tempDir } from './testing.ts';
+import { ADMIN, json, silentLogger, tempDir } from './testing/store.ts';
 import { EventLogUserError } from './users.ts';
 
 let dir: string;

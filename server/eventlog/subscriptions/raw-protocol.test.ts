@@ -5,9 +5,9 @@ import { TcpCommand, TcpFlags } from '../tcp/commands.ts';
 import { guidStringToBytes } from '../tcp/guid.ts';
 import { decodeMessage, encodeMessage, enumValue, type Int64 } from '../tcp/messages.ts';
 import type { TcpPackage } from '../tcp/package.ts';
-import { newId, RawClient, startTcpFixture, type TcpFixture } from '../tcp/test-support.ts';
+import { newId, RawClient, startTcpFixture, type TcpFixture } from '../tcp/testing/raw-client.ts';
 import { startSubscriptions, type Subscriptions } from './index.ts';
-import { silentLogger } from './test-support.ts';
+import { silentLogger } from './testing/event-log.ts';
 import { subscriptionTcpHandlers } from './tcp-handlers.ts';
 
 /**

@@ -13,7 +13,7 @@ import {
   someone,
   text,
   type TempEventLog,
-} from './test-support.ts';
+} from './testing/event-log.ts';
 import type { DropReason, SubscriberInfo, VolatileSubscribeRequest } from './types.ts';
 import { VolatileSubscriptions } from './volatile.ts';
 

@@ -5,9 +5,9 @@ import { openEventLog } from '../eventlog.ts';
 import type { SqliteEventStore } from '../store/sqlite-store.ts';
 import { SqliteEventLogUsers } from '../store/users.ts';
 import { verifyPassword } from '../store/passwords.ts';
-import { tempDir } from '../store/testing.ts';
+import { tempDir } from '../store/testing/store.ts';
 import { TcpCommand } from './commands.ts';
-import { RawClient, startTcpFixture, type TcpFixture } from './test-support.ts';
+import { RawClient, startTcpFixture, type TcpFixture } from './testing/raw-client.ts';
 
 let fx: TcpFixture | null = null;
 afterEach(async () => {

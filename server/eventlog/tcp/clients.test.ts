@@ -1,4 +1,4 @@
-import { clientScenarios } from './client-suite.ts';
+import { clientScenarios } from './testing/client-suite.ts';
 
 // The same scenarios through both published generations of node-eventstore-client.
 clientScenarios({

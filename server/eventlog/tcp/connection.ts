@@ -1,5 +1,7 @@
 /**
- * One client connection of the event-log TCP protocol, and the registry of open connections.
+ * One client connection of the event-log TCP protocol.
+ * Over 400 lines on purpose: reading, the authentication backlog, sending and closing all act on one socket's
+ * private state; split apart, each part would reach into the others'.
  *
  * API for modules that plug into the protocol (subscriptions, admin tools):
  *
@@ -26,7 +28,7 @@
  *   Facts — id, name (from IdentifyClient), remoteAddress/remotePort, secure (TLS), connectedAt,
  *   user, bytesIn/bytesOut, packagesIn/packagesOut, pendingSendPackages/pendingSendBytes; info()
  *   gives them as one plain object (ConnectionInfo, the UI's field names).
- *   EventLogTcpServer.connections (ConnectionRegistry) lists every open connection;
+ *   EventLogTcpServer.connections (ConnectionRegistry, connection-registry.ts) lists every open connection;
  *   EventLogTcpServer.stats keeps totals.
  */
 import crypto from 'node:crypto';
@@ -35,98 +37,14 @@ import type { Logger } from '../../logger.ts';
 import type { Principal } from '../store/index.ts';
 import { TcpCommand, TcpFlags } from './commands.ts';
 import type { CommandDispatcher, PeerConnection } from './dispatcher.ts';
-import { FrameReader, FramingError, MAX_FRAME_BYTES } from './framing.ts';
+import { FrameReader, FramingError } from './framing.ts';
+import { emptyStats, type ConnectionInfo, type ConnectionLimits, type TcpServerStats } from './connection-facts.ts';
 import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
 import { LogThrottle } from '../../security/index.ts';
 import { OutgoingPackages } from './outgoing.ts';
 import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
 
 export type { CommandHandler, CommandHandlerMap, RequestContext } from './dispatcher.ts';
-
-export interface ConnectionLimits {
-  /** Send a heartbeat request after this long without receiving anything (ms). */
-  heartbeatIntervalMs: number;
-  /** Drop the connection when nothing arrives this long after a heartbeat request (ms). */
-  heartbeatTimeoutMs: number;
-  /** Hard bound of the send queue: past it the connection is dropped. */
-  maxSendQueuePackages: number;
-  maxSendQueueBytes: number;
-  /** Soft bound used by isBacklogged() (subscriptions drop themselves past it). */
-  backlogPackages: number;
-  backlogBytes: number;
-  /** The largest package a client may send (EventStoreDB clients cap at 64 MB; a desktop store needs far less). */
-  maxFrameBytes: number;
-  /** The largest reply: the clients' own limit; longer reads are cut into slices that page on. */
-  maxReplyBytes: number;
-  /** A frame that has started must be complete within this long (slow senders hold memory otherwise). */
-  frameDeadlineMs: number;
-  /** Bytes of incomplete frames buffered across all connections; the connection that would pass it is closed. */
-  maxBufferedBytesTotal: number;
-  /** Open connections; more are refused at accept. */
-  maxConnections: number;
-}
-
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  heartbeatIntervalMs: 2000,
-  heartbeatTimeoutMs: 1000,
-  maxSendQueuePackages: 50_000,
-  maxSendQueueBytes: 256 * 1024 * 1024,
-  backlogPackages: 10_000,
-  backlogBytes: 32 * 1024 * 1024,
-  maxFrameBytes: 16 * 1024 * 1024,
-  maxReplyBytes: MAX_FRAME_BYTES,
-  frameDeadlineMs: 30_000,
-  maxBufferedBytesTotal: 256 * 1024 * 1024,
-  maxConnections: 1000,
-};
-
-/** A snapshot of one connection for the UI. */
-export interface ConnectionInfo {
-  id: string;
-  /** The name the client gave in IdentifyClient ('' until it identifies). */
-  connectionName: string;
-  clientVersion: number | null;
-  remoteAddress: string;
-  remotePort: number;
-  /** Connected through the TLS listener. */
-  tls: boolean;
-  /** Default user (Authenticate), else the last user that sent credentials; null = anonymous so far. */
-  user: string | null;
-  connectedAt: number;
-  bytesReceived: number;
-  bytesSent: number;
-  packagesReceived: number;
-  packagesSent: number;
-  pendingSendPackages: number;
-  pendingSendBytes: number;
-}
-
-/** Totals over every connection a server has had, for diagnostics and tests. */
-export interface TcpServerStats {
-  connectionsAccepted: number;
-  packagesReceived: number;
-  packagesSent: number;
-  /** BadRequest replies, per request or connection-wide. */
-  badRequests: number;
-  /** Connections closed for a broken frame, a TrustedWrite, a heartbeat timeout or an overflowing send queue. */
-  connectionsDropped: number;
-  /** Connections refused at accept because `maxConnections` were open. */
-  connectionsRefused: number;
-  /** Bytes of incomplete frames buffered now, over all connections. */
-  bufferedBytes: number;
-}
-
-export function emptyStats(): TcpServerStats {
-  return {
-    connectionsAccepted: 0,
-    packagesReceived: 0,
-    packagesSent: 0,
-    badRequests: 0,
-    connectionsDropped: 0,
-    connectionsRefused: 0,
-    bufferedBytes: 0,
-  };
-}
 
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
 const MAX_BACKLOG_BEFORE_PAUSE = 4096;
@@ -568,32 +486,5 @@ export class ClientConnection implements PeerConnection {
       pendingSendPackages: this.pendingSendPackages,
       pendingSendBytes: this.pendingSendBytes,
     };
-  }
-}
-
-/** The open connections of one server (TCP and TLS listeners together). */
-export class ConnectionRegistry {
-  private readonly connections = new Map<string, ClientConnection>();
-
-  add(connection: ClientConnection): void {
-    this.connections.set(connection.id, connection);
-    connection.onClose(() => this.connections.delete(connection.id));
-  }
-
-  get(id: string): ClientConnection | undefined {
-    return this.connections.get(id);
-  }
-
-  get size(): number {
-    return this.connections.size;
-  }
-
-  all(): ClientConnection[] {
-    return [...this.connections.values()];
-  }
-
-  /** Snapshots of every open connection, oldest first. */
-  list(): ConnectionInfo[] {
-    return this.all().map((c) => c.info());
   }
 }

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServeProcess, type ServeProcess } from '../testing/serve-process.ts';
-import { connectClient, jsonEvent } from './client-suite.ts';
+import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
+import { connectClient, jsonEvent } from './testing/client-suite.ts';
 
 /**
  * Crash safety: `homeport serve` is SIGKILLed at random moments while clients append concurrently.
@@ -21,8 +21,7 @@ describe('crash safety of acknowledged appends', () => {
 
   afterAll(async () => {
     if (server) {
-      server.child.kill('SIGKILL');
-      await server.exited;
+      await server.stop('SIGKILL');
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -36,10 +35,10 @@ describe('crash safety of acknowledged appends', () => {
 
     const unexpected: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      server = await startServeProcess(dataDir);
+      server = await startServeProcess({ dataDir });
       const conn = await connectClient(
         es,
-        `tcp://127.0.0.1:${server.port}`,
+        `tcp://127.0.0.1:${server.tcpPort}`,
         { maxReconnections: 0, maxRetries: 0 },
         `crash-${round}`,
       );
@@ -75,8 +74,7 @@ describe('crash safety of acknowledged appends', () => {
       const workers = streams.map(worker);
       await new Promise((r) => setTimeout(r, 150 + crypto.randomInt(500)));
       killed = true;
-      server.child.kill('SIGKILL');
-      await server.exited;
+      await server.stop('SIGKILL');
       stop = true;
       conn.close(); // fails the appends that were in flight
       await Promise.all(workers);
@@ -84,10 +82,10 @@ describe('crash safety of acknowledged appends', () => {
     }
 
     expect(unexpected).toEqual([]);
-    server = await startServeProcess(dataDir);
+    server = await startServeProcess({ dataDir });
     const conn = await connectClient(
       es,
-      `tcp://127.0.0.1:${server.port}`,
+      `tcp://127.0.0.1:${server.tcpPort}`,
       { defaultUserCredentials: new es.UserCredentials('admin', 'changeit') },
       'verify',
     );
@@ -151,10 +149,10 @@ describe('crash safety of acknowledged appends', () => {
     try {
       for (const stop of ['SIGTERM', 'SIGKILL'] as const) {
         const stream = `tx-across-${stop}`;
-        running = await startServeProcess(dir);
+        running = await startServeProcess({ dataDir: dir });
         const first = await connectClient(
           es,
-          `tcp://127.0.0.1:${running.port}`,
+          `tcp://127.0.0.1:${running.tcpPort}`,
           { defaultUserCredentials: admin, maxReconnections: 0 },
           `tx-${stop}-1`,
         );
@@ -163,13 +161,12 @@ describe('crash safety of acknowledged appends', () => {
         await tx.write([jsonEvent(es, 'InTx', { n: 1 }), jsonEvent(es, 'InTx', { n: 2 })]);
         const transactionId = tx.transactionId;
         first.close();
-        running.child.kill(stop);
-        await running.exited;
+        await running.stop(stop);
 
-        running = await startServeProcess(dir);
+        running = await startServeProcess({ dataDir: dir });
         const second = await connectClient(
           es,
-          `tcp://127.0.0.1:${running.port}`,
+          `tcp://127.0.0.1:${running.tcpPort}`,
           { defaultUserCredentials: admin },
           `tx-${stop}-2`,
         );
@@ -187,7 +184,7 @@ describe('crash safety of acknowledged appends', () => {
         } finally {
           second.close();
         }
-        const exited = running.exited;
+        const exited = running.ended;
         running.child.kill('SIGTERM');
         await exited;
         running = null;

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, jsonEvent } from './client-suite.ts';
+import { connectClient, jsonEvent } from './testing/client-suite.ts';
 import { TcpCommand } from './commands.ts';
 import { guidStringToBytes } from './guid.ts';
 import { encodeMessage } from './messages.ts';
 import { encodeFrame } from './package.ts';
-import { startTcpFixture, type TcpFixture } from './test-support.ts';
+import { startTcpFixture, type TcpFixture } from './testing/raw-client.ts';
 
 /**
  * Protocol fuzzing: thousands of random and mutated frames from several sockets while a well-formed

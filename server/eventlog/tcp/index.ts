@@ -4,9 +4,9 @@ export {
   DEFAULT_CONNECTION_LIMITS,
   type ConnectionInfo,
   type ConnectionLimits,
-  type ConnectionRegistry,
   type TcpServerStats,
-} from './connection.ts';
+} from './connection-facts.ts';
+export type { ConnectionRegistry } from './connection-registry.ts';
 export { TcpCommand, TcpFlags } from './commands.ts';
 export { FrameReader } from './framing.ts';
 export { guidStringToBytes } from './guid.ts';

@@ -4,13 +4,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startServeProcess } from '../testing/serve-process.ts';
+import { startServeProcess } from '../../testing/serve-process.ts';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient } from './client-suite.ts';
+import { connectClient } from './testing/client-suite.ts';
 import { TcpCommand } from './commands.ts';
 import { decodeMessage, encodeMessage } from './messages.ts';
-import { RawClient, startTcpFixture, type TcpFixture } from './test-support.ts';
+import { RawClient, startTcpFixture, type TcpFixture } from './testing/raw-client.ts';
 
 const ADMIN = { login: 'admin', password: 'changeit' };
 let fx: TcpFixture | null = null;
@@ -220,9 +220,9 @@ describe('subscriptions over all connections', () => {
 describe('the server-wide subscription limit of homeport serve', () => {
   it('is set by HOMEPORT_TCP_MAX_SUBSCRIPTIONS', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-max-subs-'));
-    const server = await startServeProcess(dataDir, { env: { HOMEPORT_TCP_MAX_SUBSCRIPTIONS: '2' } });
+    const server = await startServeProcess({ dataDir, env: { HOMEPORT_TCP_MAX_SUBSCRIPTIONS: '2' } });
     try {
-      const connect = () => RawClient.connect(server.port, { answerHeartbeats: true });
+      const connect = () => RawClient.connect(server.tcpPort, { answerHeartbeats: true });
       const clients = [await connect(), await connect()];
       const replies = [];
       for (const [i, c] of [clients[0], clients[1], clients[1]].entries())
@@ -239,8 +239,7 @@ describe('the server-wide subscription limit of homeport serve', () => {
       ]);
       for (const c of clients) c.destroy();
     } finally {
-      server.child.kill('SIGKILL');
-      await server.exited;
+      await server.stop('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -5,7 +5,7 @@ import { TcpCommand, TcpFlags } from './commands.ts';
 import { guidStringToBytes } from './guid.ts';
 import { decodeMessage, encodeMessage, type Int64 } from './messages.ts';
 import { encodeFrame } from './package.ts';
-import { newId, RawClient, startTcpFixture, type TcpFixture } from './test-support.ts';
+import { newId, RawClient, startTcpFixture, type TcpFixture } from './testing/raw-client.ts';
 
 /** Framing, handshake and bad-input behaviour, spoken over plain sockets. */
 

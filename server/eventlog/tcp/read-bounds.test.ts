@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
-import { residentMemory, startServeProcess, type ServeProcess } from '../testing/serve-process.ts';
+import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient, type EventStoreClientModule } from './client-suite.ts';
-import type { TcpFixture } from './test-support.ts';
+import { connectClient, type EventStoreClientModule } from './testing/client-suite.ts';
+import type { TcpFixture } from './testing/raw-client.ts';
 
 /**
  * Reads that resolve links are bounded in bytes while they are built (issue 25, finding 1): an anonymous
@@ -50,8 +50,7 @@ describe('one anonymous read of many links to a big event (a separate server pro
   let dataDir: string | null = null;
   afterEach(async () => {
     if (server) {
-      server.child.kill('SIGKILL');
-      await server.exited;
+      await server.stop('SIGKILL');
     }
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     server = null;
@@ -61,18 +60,18 @@ describe('one anonymous read of many links to a big event (a separate server pro
   it('answers one bounded page that pages on, without materializing a copy per link', async () => {
     const es = await loadClient();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-read-bounds-'));
-    server = await startServeProcess(dataDir);
+    server = await startServeProcess({ dataDir });
     // A patient client: the old server stalled for seconds on this read (its memory is what the test measures).
     const patient = { maxReconnections: 0, heartbeatTimeout: 120_000, operationTimeout: 120_000 };
-    const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, patient, 'attacker');
+    const conn = await connectClient(es, `tcp://127.0.0.1:${server.tcpPort}`, patient, 'attacker');
     try {
       const LINKS = 512;
       const TARGET = 2 * MB;
       await writeLinks(es, conn, 'big', 'links', TARGET, LINKS);
-      const before = residentMemory(server.child.pid!);
+      const before = server.memory()!;
 
       const first = await conn.readStreamEventsForward('links', 0, 4096, true);
-      const after = residentMemory(server.child.pid!);
+      const after = server.memory()!;
       // Every copy of the target (512 × 2 MB = 1 GiB) used to be built before the reply was cut to one frame.
       const growth = after.peak - before.peak;
       console.log(

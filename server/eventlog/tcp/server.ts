@@ -3,14 +3,14 @@ import tls from 'node:tls';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import { LogThrottle } from '../../security/index.ts';
+import { ClientConnection } from './connection.ts';
 import {
-  ClientConnection,
-  ConnectionRegistry,
   DEFAULT_CONNECTION_LIMITS,
   emptyStats,
   type ConnectionLimits,
   type TcpServerStats,
-} from './connection.ts';
+} from './connection-facts.ts';
+import { ConnectionRegistry } from './connection-registry.ts';
 import { CommandDispatcher, type CommandHandlerMap } from './dispatcher.ts';
 import { adminHandlers } from './handlers/admin-handlers.ts';
 import { connectionHandlers } from './handlers/connection-handlers.ts';

@@ -5,7 +5,7 @@ import { startSubscriptions, type Subscriptions } from '../subscriptions/index.t
 import { subscriptionTcpHandlers } from '../subscriptions/tcp-handlers.ts';
 import type { SubscriptionTcpOptions } from '../subscriptions/tcp-registry.ts';
 import type { EventLogTcpOptions } from '../tcp/server.ts';
-import { startTcpFixture, type TcpFixture } from '../tcp/test-support.ts';
+import { startTcpFixture, type TcpFixture } from '../tcp/testing/raw-client.ts';
 
 export interface SubscribedTcpFixture extends TcpFixture {
   subscriptions: Subscriptions;

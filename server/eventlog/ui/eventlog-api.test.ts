@@ -546,8 +546,16 @@ describe('event-log UI API', () => {
   });
 
   it('manages event-log users', async () => {
-    const list = await call<{ users: { name: string }[] }>('/eventlog/users');
+    type Listed = { users: { name: string; defaultPassword: boolean }[] };
+    const list = await call<Listed>('/eventlog/users');
     expect(list.body.users.map((u) => u.name)).toEqual(expect.arrayContaining(['admin', 'ops']));
+    // ops keeps the public default password until someone changes it: the list says so, for the Server view's warning.
+    const opsHasDefault = async () => (await call<Listed>('/eventlog/users')).body.users.find((u) => u.name === 'ops');
+    expect(await opsHasDefault()).toMatchObject({ defaultPassword: true });
+    expect(
+      (await call('/eventlog/users/ops/password', { method: 'PUT', body: { password: 'ops-own-pass' } })).status,
+    ).toBe(200);
+    expect(await opsHasDefault()).toMatchObject({ defaultPassword: false });
     const added = await call('/eventlog/users', {
       method: 'POST',
       body: { name: 'reporter', password: 'first-pass', groups: ['readers'] },

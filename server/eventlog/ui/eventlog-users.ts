@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { EventLogUserError } from '../store/index.ts';
+import { DEFAULT_PASSWORD, EventLogUserError } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
 
 const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#@:]+$' } as const;
 const PASSWORD = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 const GROUP = { type: 'string', minLength: 1, maxLength: 255 } as const;
+/**
+ * The accounts a new install creates with the public password `changeit`: the list says which still have it
+ * (one password check each, so not every account's: a check costs a hash).
+ */
+const INSTALL_ACCOUNTS = new Set(['admin', 'ops']);
 
 /** The users store reports the caller's mistakes as EventLogUserError; its message is shown as-is. */
 function asUserError(err: unknown): unknown {
@@ -24,13 +29,18 @@ export function eventLogUserRoutes(app: FastifyInstance, sessions: UiSessions, d
   app.get('/eventlog/users', auth, async (req, reply) => {
     try {
       mustBeAdmin(req);
+      const users = deps.users.list();
+      const defaultPassword = await Promise.all(
+        users.map((u) => INSTALL_ACCOUNTS.has(u.name) && deps.users.hasPassword(u.name, DEFAULT_PASSWORD)),
+      );
       return {
-        users: deps.users.list().map((u) => ({
+        users: users.map((u, i) => ({
           name: u.name,
           fullName: u.fullName,
           groups: u.groups,
           disabled: u.disabled,
           createdAt: u.createdAt,
+          defaultPassword: defaultPassword[i],
         })),
       };
     } catch (err) {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHomeport, type Homeport } from '../../start.ts';
 import { UI_API_PREFIX } from '../../http/index.ts';
 import { ExpectedVersion } from '../index.ts';
@@ -102,5 +102,58 @@ describe('UI API: replications into this Homeport', () => {
     expect(current!.summary!.copied).toBeGreaterThan(30);
     expect((await api(`/eventlog/replications/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await api(`/eventlog/replications/${crypto.randomUUID()}`, { method: 'DELETE' })).status).toBe(404);
+  }, 60_000);
+  it('refuses link-local and metadata addresses, and takes the password apart from the address', async () => {
+    const start = (body: object) => api('/eventlog/replications', { method: 'POST', body: JSON.stringify(body) });
+    for (const from of [
+      'tcp://admin:changeit@169.254.169.254:1113',
+      'tcp://admin:changeit@[::ffff:169.254.169.254]:1113',
+      'tcp://admin:changeit@[fe80::1]:1113',
+      'tcp://admin:changeit@100.100.100.200:1113',
+      'tcp://admin:changeit@0.0.0.0:1113',
+      'kurrentdb+discover://admin:changeit@169.254.169.254:2113',
+      'kurrentdb://admin:changeit@[fd00:ec2::254]:2113?tls=false',
+      'tcp://admin:changeit@no-such-host.invalid:1113',
+    ]) {
+      const refused = await start({ from, to: 'local' });
+      expect(refused.status, from).toBe(400);
+      expect(((await refused.json()) as { error: string }).error, from).toMatch(/link-local|not found/);
+    }
+    // The gRPC client prints an option it does not know with the whole string, password included: refused first.
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const unknown = await start({
+        from: 'kurrentdb://admin:s3cret-pw@127.0.0.1:2113?tls=false&colour=blue',
+        to: 'local',
+      });
+      expect(unknown.status).toBe(400);
+      expect(((await unknown.json()) as { error: string }).error).toMatch(/unknown option "colour"/);
+      expect(JSON.stringify(warn.mock.calls)).not.toContain('s3cret-pw');
+    } finally {
+      warn.mockRestore();
+    }
+    const before = (await list()).length;
+    const noPassword = await start({ from: `tcp://admin@127.0.0.1:${source.tcpPort}`, to: 'local' });
+    expect(noPassword.status).toBe(400);
+    expect((await list()).length).toBe(before);
+
+    // The owner's own machine (loopback) is what this is for; the password goes in its own field.
+    const password = 'changeit';
+    // This Homeport holds the first test's copy already: into an existing store, on from its checkpoint.
+    const from = `tcp://admin@localhost:${source.tcpPort}`;
+    const created = await start({ from, to: 'local', password, intoExisting: true });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as UiReplication;
+    const deadline = Date.now() + 30_000;
+    let done = (await list()).find((r) => r.id === id)!;
+    while (done.state === 'running') {
+      if (Date.now() > deadline) throw new Error(`replication stuck: ${JSON.stringify(done)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      done = (await list()).find((r) => r.id === id)!;
+    }
+    expect(done.state, done.error ?? '').toBe('finished');
+    expect(done.error).toBeNull();
+    expect(done.summary!.handled).toBeGreaterThan(30);
+    expect(JSON.stringify(await list())).not.toContain(password);
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import {
   type ReplicationJob,
   type ReplicationRequest,
 } from '../replication/index.ts';
-import type { EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf, type EventLogUiDeps } from './eventlog-context.ts';
 
 /** A replication as the page sees it: positions as decimal text. */
 export interface UiReplication extends Omit<ReplicationJob, 'progress' | 'summary'> {
@@ -41,6 +41,7 @@ const requestSchema = {
   properties: {
     from: address,
     to: address,
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
     continuous: { type: 'boolean' },
     intoExisting: { type: 'boolean' },
     name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$' },
@@ -65,7 +66,10 @@ export function replicationRoutes(app: FastifyInstance, sessions: UiSessions, de
     { ...auth, schema: { body: requestSchema } },
     async (req, reply) => {
       try {
-        return reply.code(201).send(uiReplication(manager.start(req.body)));
+        // Replication reaches other servers with credentials: for administrators only (the owner's sessions are).
+        if (!callerOf(req, deps).groups.includes('$admins'))
+          return reply.code(403).send({ error: 'Only members of $admins start replications' });
+        return reply.code(201).send(uiReplication(await manager.start(req.body)));
       } catch (err) {
         if (err instanceof ReplicationRequestError) return reply.code(400).send({ error: err.message });
         throw err;

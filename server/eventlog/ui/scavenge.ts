@@ -4,7 +4,12 @@ import { callerOf, type EventLogUiDeps } from './eventlog-context.ts';
 
 /** What the Server view shows of scavenging: the one under way, and how the last one ended. */
 export interface UiScavengeStatus {
-  running: { scavengeId: string; startedAt: number } | null;
+  running: {
+    scavengeId: string;
+    startedAt: number;
+    /** How far it has got, when this server runs it (null for one `$scavenges` shows but no longer runs). */
+    progress: { percent: number; streamsDone: number; streamsTotal: number; eventsRemoved: number } | null;
+  } | null;
   last: {
     scavengeId: string;
     result: string;
@@ -50,7 +55,12 @@ export function scavengeRoutes(app: FastifyInstance, sessions: UiSessions, deps:
         });
       // Newest first: a start with no completion after it is the one under way.
       if (event.eventType === '$scavengeStarted' && !completed.has(id) && running === null)
-        running = { scavengeId: id, startedAt: event.created };
+        running = { scavengeId: id, startedAt: event.created, progress: null };
+    }
+    const progress = deps.store.scavengeProgress();
+    if (progress && running?.scavengeId === progress.scavengeId) {
+      const { percent, streamsDone, streamsTotal, eventsRemoved } = progress;
+      running.progress = { percent, streamsDone, streamsTotal, eventsRemoved };
     }
     return { running, last: completed.values().next().value ?? null };
   };

@@ -5,19 +5,20 @@ import { afterAll, beforeAll } from 'vitest';
 import type { HomeportConfig } from '../../config.ts';
 import { startHomeport, type Homeport } from '../../index.ts';
 
-/** A whole Homeport on free loopback ports in a fresh data directory, removed again by `close`. */
+/** A whole Homeport on free loopback ports in a fresh data directory (or `config.dataDir`), removed again by `close`. */
 export async function startTestHomeport(
   config: Partial<HomeportConfig> = {},
 ): Promise<{ hp: Homeport; dataDir: string; close(): Promise<void> }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-http-'));
+  // A given data directory is a restart on it; removed by `close` all the same.
+  const dataDir = config.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-http-'));
   const hp = await startHomeport({
-    dataDir,
     httpPort: 0,
     tcpPort: 0,
     tcpTlsPort: null,
     logToConsole: false,
     rendererDir: null,
     ...config,
+    dataDir,
   });
   return {
     hp,

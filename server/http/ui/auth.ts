@@ -1,13 +1,9 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { UiPrincipal } from './principal.ts';
+import { hashToken, MemoryUiSessionStore, type UiSessionStore } from './session-store.ts';
 
-export interface UiPrincipal {
-  name: string;
-  /** How the owner proved who they are. */
-  via: 'app-token' | 'eventlog-admin' | 'social-owner';
-  /** Signed in with the public default password: only changing it is allowed until then. */
-  mustChangePassword?: boolean;
-}
+export type { UiPrincipal } from './principal.ts';
 
 /** Verifies owner credentials for the UI API; returns null when they are wrong or not an owner's. `from`: the client address. */
 export type UiCredentialCheck = (username: string, password: string, from: string) => Promise<UiPrincipal | null>;
@@ -26,6 +22,8 @@ export interface UiSessionsOptions {
    * since sign-in has ended: removing a user, disabling it or changing its password signs it out everywhere.
    */
   credentialStamp?: (principal: UiPrincipal) => string | null;
+  /** Where signed-in sessions are kept (the server's: a file in the data directory); in memory when not given. */
+  store?: UiSessionStore;
 }
 
 /**
@@ -33,13 +31,21 @@ export interface UiSessionsOptions {
  * preload hands them over and a new one is asked for when one ends); a browser signs in with owner credentials.
  */
 export class UiSessions {
-  private sessions = new Map<string, { principal: UiPrincipal; expiresAt: number; stamp: string }>();
+  /** Sessions of people who signed in: kept across restarts when the store is a file. */
+  private readonly signedIn: UiSessionStore;
+  /** App tokens (the desktop window's, the one minted at start) die with the process that minted them. */
+  private readonly appTokens = new MemoryUiSessionStore();
   private readonly now: () => number;
   private readonly stampOf: (principal: UiPrincipal) => string | null;
 
   constructor(options: UiSessionsOptions = {}) {
     this.now = options.now ?? Date.now;
     this.stampOf = options.credentialStamp ?? (() => 'static');
+    this.signedIn = options.store ?? new MemoryUiSessionStore();
+  }
+
+  private storeFor(principal: UiPrincipal): UiSessionStore {
+    return principal.via === 'app-token' ? this.appTokens : this.signedIn;
   }
 
   /** A token for `principal`; throws when its credentials are not valid now. */
@@ -47,36 +53,46 @@ export class UiSessions {
     const stamp = this.stampOf(principal);
     if (stamp === null) throw new Error(`${principal.name} may not sign in`);
     this.evictExpired();
-    // Bounded: the oldest sessions go first when a flood of sign-ins would grow the map without end.
-    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    const store = this.storeFor(principal);
+    // Bounded: the oldest sessions go first when a flood of sign-ins would grow the store without end.
+    store.trim(MAX_SESSIONS - 1);
     const token = crypto.randomBytes(32).toString('base64url');
-    this.sessions.set(token, { principal, expiresAt: this.now() + ttlMs, stamp });
+    store.put(hashToken(token), { principal, expiresAt: this.now() + ttlMs, stamp });
     return token;
   }
 
   verify(token: string | undefined): UiPrincipal | null {
     if (!token) return null;
-    const s = this.sessions.get(token);
+    const hash = hashToken(token);
+    const store = this.appTokens.get(hash) ? this.appTokens : this.signedIn;
+    const s = store.get(hash);
     if (!s) return null;
     if (s.expiresAt <= this.now() || this.stampOf(s.principal) !== s.stamp) {
-      this.sessions.delete(token);
+      store.delete(hash);
       return null;
     }
     return s.principal;
   }
 
   revoke(token: string): void {
-    this.sessions.delete(token);
+    const hash = hashToken(token);
+    this.appTokens.delete(hash);
+    this.signedIn.delete(hash);
   }
 
   get size(): number {
-    return this.sessions.size;
+    return this.appTokens.size + this.signedIn.size;
   }
 
-  /** Drops every expired session (run on each sign-in, so the map never grows with dead entries). */
+  /** Drops every expired session (run on each sign-in, so the store never grows with dead entries). */
   evictExpired(): void {
     const now = this.now();
-    for (const [token, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(token);
+    this.appTokens.deleteExpired(now);
+    this.signedIn.deleteExpired(now);
+  }
+
+  close(): void {
+    this.signedIn.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
-import { postShowingCard, startTestSite, type TestSite } from './test-site.ts';
+import { postShowingCard, startTestSite, type TestSite } from './testing/test-site.ts';
 
 /*
  * Card images do not pile up: a card fetched again replaces its image file, and a card no status shows any

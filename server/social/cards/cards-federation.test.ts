@@ -5,8 +5,8 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from '../federation/test-network.ts';
-import { startTestSite, type TestSite } from './test-site.ts';
+} from '../federation/testing/test-network.ts';
+import { startTestSite, type TestSite } from './testing/test-site.ts';
 
 /*
  * Preview cards of posts that arrive through federation: bob (b.test) posts and edits links to a page on

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
-import { postShowingCard, startTestSite, type TestSite } from './test-site.ts';
+import { postShowingCard, startTestSite, type TestSite } from './testing/test-site.ts';
 
 /*
  * Link preview cards end to end: posts made through the API link to pages of a web site on loopback; the

@@ -4,9 +4,6 @@ import { CARD_FRESH_MS, CardCrawler } from './crawler.ts';
 import { SafeFetcher } from './fetch.ts';
 import { cardLinkOf, type LinkContext } from './links.ts';
 
-export { cardLinkOf } from './links.ts';
-export { extractLinkDetails } from './extract.ts';
-
 export interface PreviewCardOptions {
   /** False: no link is fetched and no card made (tests that do not ask for cards reach no other host). */
   enabled?: boolean;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
-import { postShowingCard, startTestSite, type TestSite } from './test-site.ts';
+import { postShowingCard, startTestSite, type TestSite } from './testing/test-site.ts';
 
 /*
  * Trending links and the link timeline (Mastodon 4.5), driven by real posts linking to a web site on loopback:

@@ -11,6 +11,7 @@ import type {
   StatusRow,
 } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
+import { MAX_LISTS } from './lists.ts';
 import type { RelationshipService } from './relationships.ts';
 
 /** The CSV files Mastodon exports and imports (Settings → Import and export), by their file names. */
@@ -28,7 +29,6 @@ export type DataKind = (typeof DATA_KINDS)[number];
 export const MAX_IMPORT_ROWS = 20_000;
 /** Largest file one import may be: ample for its rows (a follows file of 20,000 rows is about 1.5 MB). */
 export const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
-const MAX_LISTS = 50;
 const FOLLOWING_HEADER = ['Account address', 'Show boosts', 'Notify on new posts', 'Languages'];
 const MUTED_HEADER = ['Account address', 'Hide notifications'];
 /** The first header cell of each kind's file; a file starting with another kind's is refused (Mastodon's incompatible type). */

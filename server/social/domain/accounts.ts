@@ -272,25 +272,24 @@ export class AccountService {
     this.store.accounts.setSuspended(accountId, false);
   }
 
+  /** Suspends or lifts the suspension, told as the admin API tells it (a suspended account's streams close; other servers get the Update). */
+  setSuspendedAndTell(accountId: string, suspended: boolean): void {
+    this.store.transaction(() => {
+      if (suspended) this.suspend(accountId);
+      else this.unsuspend(accountId);
+      this.store.events.emit('account.updated', { accountId });
+    });
+  }
+
+  setRole(userId: string, role: UserRole): void {
+    this.store.users.setRole(userId, role);
+  }
+
   /** Deletes a local account: relationships, tokens and the user go; the name stays reserved. */
   deleteLocal(accountId: string): void {
     this.store.transaction(() => {
-      const db = this.store.db;
-      for (const table of ['follows', 'follow_requests', 'blocks', 'mutes', 'account_notes', 'account_pins']) {
-        db.prepare(`DELETE FROM ${table} WHERE account_id = ? OR target_account_id = ?`).run(accountId, accountId);
-      }
-      db.prepare('DELETE FROM account_domain_blocks WHERE account_id = ?').run(accountId);
-      db.prepare('DELETE FROM notifications WHERE account_id = ? OR from_account_id = ?').run(accountId, accountId);
       // Statuses go with the account (their rows stay as tombstones); so do its home feed and scheduled posts.
-      db.prepare(
-        'DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)',
-      ).run(accountId, accountId);
-      db.prepare('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL').run(
-        this.store.now(),
-        accountId,
-      );
-      db.prepare('UPDATE account_stats SET statuses_count = 0 WHERE account_id = ?').run(accountId);
-      db.prepare('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
+      this.store.accountErasure.eraseLocalData(accountId);
       const user = this.store.users.byAccountId(accountId);
       if (user) this.store.users.delete(user.id);
       this.store.accounts.markDeleted(accountId, { keepPrivateKey: true });
@@ -299,11 +298,7 @@ export class AccountService {
   }
 
   private notifyStaffOfSignUp(account: Account): void {
-    const staff = this.store.db
-      .prepare(`SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0`)
-      .all() as { account_id: bigint }[];
-    for (const s of staff) {
-      const accountId = s.account_id.toString();
+    for (const accountId of this.store.users.staffAccountIds()) {
       const notificationId = this.store.notifications.insert({
         accountId,
         fromAccountId: account.id,

@@ -9,11 +9,20 @@ export type AnnualReportState = 'available' | 'generating' | 'eligible' | 'ineli
 /** Fewer posts than this in the year and one is a lurker, whatever the mix. */
 const LURKER_BELOW = 10;
 
+/** The first day of December a year's reports are offered on (Mastodon's campaign runs to the year's end). */
+const CAMPAIGN_FROM_DAY = 10;
+
+/** The year whose reports are on offer at `now`, as Mastodon's `AnnualReport.current_campaign`: 10–31 December (UTC). */
+function campaignYear(now: number): number | null {
+  const date = new Date(now);
+  return date.getUTCMonth() === 11 && date.getUTCDate() >= CAMPAIGN_FROM_DAY ? date.getUTCFullYear() : null;
+}
+
 /**
  * Annual reports ("Wrapstodon"): what an account posted, boosted, replied to and gained in a calendar year
- * (UTC), from its own stored rows. A report is generated once (synchronously, so it is never "generating")
- * and then kept as it was; any year with at least one post of the account may be generated, up to the
- * current one.
+ * (UTC), from its own stored rows. As Mastodon, a year's report is offered (eligible) and may be generated only
+ * during that year's campaign (from 10 December to the year's end) and with at least one post of the account
+ * in the year; it is generated once (synchronously, so it is never "generating") and then kept as it was.
  */
 export class AnnualReports {
   private readonly store: SocialStore;
@@ -57,8 +66,7 @@ export class AnnualReports {
   }
 
   private eligible(account: Account, year: number): boolean {
-    const now = new Date(this.store.core.now());
-    if (!Number.isInteger(year) || year > now.getUTCFullYear() || year < 1970) return false;
+    if (campaignYear(this.store.core.now()) !== year) return false;
     const [from, to] = yearSpan(year);
     return this.store.annualReports.statusCount(account.id, from, to) > 0;
   }

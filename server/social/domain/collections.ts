@@ -169,7 +169,7 @@ export class CollectionService {
     if (input.discoverable !== undefined) changes.discoverable = input.discoverable;
     details.throwIfAny();
     // The hashtag is made only once the request is known to be good.
-    if (tag !== undefined) changes.tagId = tag ? this.store.statuses.tagId(tag, true) : null;
+    if (tag !== undefined) changes.tagId = tag ? this.store.statuses.ensureTag(tag) : null;
     return changes;
   }
 }

@@ -1,4 +1,5 @@
-import type { Account, SocialStore } from '../store/index.ts';
+import type { Account, AccountConversationRow, SocialStore } from '../store/index.ts';
+import { owned } from './owned.ts';
 
 /**
  * A direct message enters its conversation for each local participant (its author when local, and the
@@ -28,5 +29,28 @@ export function recordDirectMessage(
       account.id !== author.id,
     );
     store.events.emit('conversation.updated', { conversationId, accountId: account.id });
+  }
+}
+
+/** A user's direct-message threads: read or unread, and removed from their list. */
+export class ConversationService {
+  private readonly store: SocialStore;
+  constructor(store: SocialStore) {
+    this.store = store;
+  }
+
+  /** The user's own thread; anyone else's is a 404. */
+  own(me: Account, id: string): AccountConversationRow {
+    return owned(this.store.conversations.byId(id), me);
+  }
+
+  setUnread(me: Account, id: string, unread: boolean): AccountConversationRow {
+    const row = this.own(me, id);
+    this.store.conversations.setUnread(row.id, unread);
+    return this.store.conversations.byId(row.id)!;
+  }
+
+  remove(me: Account, id: string): void {
+    this.store.conversations.delete(this.own(me, id).id);
   }
 }

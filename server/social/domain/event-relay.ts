@@ -5,6 +5,8 @@ import type { SocialStore } from '../store/index.ts';
 /** How often the running server looks for commits by another process (one PRAGMA when there were none). */
 export const RELAY_POLL_MS = 200;
 const BATCH = 100;
+const NOTHING_SKIPPED: ReadonlySet<string> = new Set();
+const ANNOUNCED_AT_START: ReadonlySet<string> = new Set<SocialEventType>(['account.deleted']);
 
 /**
  * The admin CLI changes social.db while `serve` may run in another process. Its domain events are written to
@@ -23,19 +25,16 @@ export interface EventRelay {
 /**
  * The running server's side: each commit by another connection (SQLite's data_version moves) is looked at,
  * and the events it relayed are delivered to this process's listeners (streaming, Web Push, federation), as
- * if raised here, then deleted. Events left from before the server started are dropped: its start reconciles
- * what they told (deletions not yet announced, due jobs), and nobody was connected to hear the rest.
+ * if raised here, then deleted. Events the CLI raised while no server ran are delivered at start, once every
+ * listener is in place, so a change made meanwhile has its effects (a sign-up's push, a profile's Update to
+ * other servers), as Mastodon's queued jobs run when it comes back; streams simply have no subscriber yet.
+ * Deletions are the exception: federation's start announces every one still unannounced already.
  */
 export function startEventRelay(store: SocialStore, logger: Logger, intervalMs = RELAY_POLL_MS): EventRelay {
-  const db = store.core.db;
-  const dataVersion = () => Number(db.pragma('data_version', { simple: true }));
-  let last = store.relayedEvents.lastId();
-  store.relayedEvents.deleteThrough(last);
+  const dataVersion = () => store.relayedEvents.dataVersion();
+  let last = 0;
   let seen = dataVersion();
-  const poll = () => {
-    const version = dataVersion();
-    if (version === seen) return;
-    seen = version;
+  const deliverAfter = (skip: ReadonlySet<string>) => {
     for (
       let rows = store.relayedEvents.after(last, BATCH);
       rows.length;
@@ -43,6 +42,7 @@ export function startEventRelay(store: SocialStore, logger: Logger, intervalMs =
     ) {
       for (const row of rows) {
         last = row.id;
+        if (skip.has(row.type)) continue;
         try {
           store.events.deliverRelayed(row.type as SocialEventType, JSON.parse(row.payload));
         } catch (err) {
@@ -52,6 +52,13 @@ export function startEventRelay(store: SocialStore, logger: Logger, intervalMs =
       store.relayedEvents.deleteThrough(last);
     }
   };
+  const poll = () => {
+    const version = dataVersion();
+    if (version === seen) return;
+    seen = version;
+    deliverAfter(NOTHING_SKIPPED);
+  };
+  deliverAfter(ANNOUNCED_AT_START);
   const timer = setInterval(() => {
     try {
       poll();

@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
-import { forbidden, notFound, refused } from '../errors.ts';
+import { forbidden, notFound, refused, ValidationFailure } from '../errors.ts';
 import type {
   Account,
   DomainBlockInput,
   DomainBlockRow,
   IpBlockRow,
   IpBlockSeverity,
+  SimpleBlockRow,
   SocialStore,
   UserRole,
 } from '../store/index.ts';
@@ -170,12 +171,9 @@ export class ModerationService {
   /** Puts a domain block's severity on the accounts of the domain already known (new ones get it on arrival). */
   applyDomainBlock(domain: string): void {
     const policy = this.domainPolicy(domain);
-    const accounts = this.store.db
-      .prepare('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?')
-      .all(domain, `%.${domain}`) as { id: bigint }[];
+    const accountIds = this.store.moderation.accountIdsOnDomain(domain);
     this.store.transaction(() => {
-      for (const { id } of accounts) {
-        const accountId = id.toString();
+      for (const accountId of accountIds) {
         const account = this.store.accounts.byId(accountId);
         if (!account) continue;
         if ((account.suspendedAt !== null) !== policy.refused)
@@ -199,6 +197,67 @@ export class ModerationService {
     const id = this.store.moderation.insertDomainBlock({ ...input, domain });
     this.applyDomainBlock(domain);
     return { created: this.store.moderation.domainBlock(id)! };
+  }
+
+  /** Changes a domain block (its domain stays) and puts the new severity on the domain's accounts. */
+  changeDomainBlock(id: string, change: (block: DomainBlockRow) => DomainBlockInput): DomainBlockRow {
+    const block = this.store.moderation.domainBlock(id);
+    if (!block) throw notFound();
+    this.store.moderation.updateDomainBlock(block.id, { ...change(block), domain: block.domain });
+    this.applyDomainBlock(block.domain);
+    return this.store.moderation.domainBlock(block.id)!;
+  }
+
+  /** Lifts a domain block: the domain's accounts get the severity left (of a block covering it, or none). */
+  removeDomainBlock(id: string): void {
+    const block = this.store.moderation.domainBlock(id);
+    if (!block || !this.store.moderation.removeDomainBlock(block.id)) throw notFound();
+    this.applyDomainBlock(block.domain);
+  }
+
+  /** Blocks an address range; a range blocked already is refused. */
+  addIpBlock(input: Omit<IpBlockRow, 'id' | 'createdAt'>): IpBlockRow {
+    if (this.store.moderation.activeIpBlocks().some((b) => b.ip === input.ip))
+      throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
+    this.ipBlocksChanged();
+    return this.store.moderation.ipBlock(this.store.moderation.insertIpBlock(input))!;
+  }
+
+  changeIpBlock(id: string, change: (block: IpBlockRow) => Omit<IpBlockRow, 'id' | 'createdAt'>): IpBlockRow {
+    const block = this.store.moderation.ipBlock(id);
+    if (!block) throw notFound();
+    this.ipBlocksChanged();
+    this.store.moderation.updateIpBlock(block.id, change(block));
+    return this.store.moderation.ipBlock(block.id)!;
+  }
+
+  removeIpBlock(id: string): void {
+    if (!this.store.moderation.removeIpBlock(id)) throw notFound();
+    this.ipBlocksChanged();
+  }
+
+  /** Allows a domain (when federation is limited to allowed ones); one allowed already answers its record. */
+  allowDomain(domain: string): SimpleBlockRow {
+    return this.store.moderation.domainAllows.add(domain);
+  }
+
+  /** Blocks sign-ups with addresses of a domain; a domain blocked already is refused. */
+  blockEmailDomain(domain: string): SimpleBlockRow {
+    if (this.store.moderation.emailDomainBlocks.byValue(domain))
+      throw ValidationFailure.single('domain', 'ERR_TAKEN', 'has already been taken');
+    return this.store.moderation.emailDomainBlocks.add(domain);
+  }
+
+  /** Blocks sign-ups with an address, by its canonical hash; one blocked already is refused. */
+  blockCanonicalEmail(hash: string): SimpleBlockRow {
+    if (this.store.moderation.canonicalEmailBlocks.byValue(hash))
+      throw ValidationFailure.single('canonical_email_hash', 'ERR_TAKEN', 'has already been taken');
+    return this.store.moderation.canonicalEmailBlocks.add(hash);
+  }
+
+  /** Removes an entry of a domain allow or e-mail block list; a 404 when there is none by that id. */
+  unlist(list: 'domainAllows' | 'emailDomainBlocks' | 'canonicalEmailBlocks', id: string): void {
+    if (!this.store.moderation[list].remove(id)) throw notFound();
   }
 }
 

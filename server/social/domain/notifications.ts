@@ -1,4 +1,12 @@
-import type { Account, NotificationType, PolicyVerdict, SocialStore, WarningAction } from '../store/index.ts';
+import {
+  POLICY_KEYS,
+  type Account,
+  type NotificationPolicy,
+  type NotificationType,
+  type PolicyVerdict,
+  type SocialStore,
+  type WarningAction,
+} from '../store/index.ts';
 
 /** Types whose notifications gather into groups (Mastodon 4.3's), and how long one group may span. */
 export const GROUPABLE_TYPES: ReadonlySet<NotificationType> = new Set([
@@ -184,6 +192,48 @@ export class NotificationService {
     if (Number.isSafeInteger(previousBucket) && bucket < previousBucket + MAXIMUM_GROUP_SPAN_HOURS)
       bucket = previousBucket;
     return `${prefix}-${bucket}`;
+  }
+
+  /** Dismisses one of a user's notifications; false when it is not theirs or not there. */
+  dismiss(accountId: string, notificationId: string): boolean {
+    return this.store.notifications.dismiss(accountId, notificationId);
+  }
+
+  /** Dismisses those of `ids` that are the user's own. */
+  dismissMany(accountId: string, ids: readonly string[]): void {
+    this.store.notifications.dismissMany(accountId, ids);
+  }
+
+  /** Dismisses a grouped notification: every notification of the group. */
+  dismissGroup(accountId: string, groupKey: string): void {
+    this.store.notifications.deleteGroup(accountId, groupKey);
+  }
+
+  clear(accountId: string): void {
+    this.store.notifications.clear(accountId);
+  }
+
+  /** Changes the named conditions of a user's filtering policy; the others keep their verdicts. */
+  updatePolicy(accountId: string, changes: Partial<NotificationPolicy>): NotificationPolicy {
+    const policy = { ...this.store.notificationRequests.policy(accountId) };
+    for (const key of POLICY_KEYS) policy[key] = changes[key] ?? policy[key];
+    this.store.notificationRequests.setPolicy(accountId, policy);
+    return policy;
+  }
+
+  /**
+   * Accepts (the filtered notifications join the others, and the account is let through from then on) or dismisses
+   * the user's notification requests among `ids`, in one transaction.
+   */
+  settleRequests(accountId: string, ids: readonly string[], action: 'accept' | 'dismiss'): void {
+    const requests = this.store.notificationRequests;
+    const rows = requests.byIds(accountId, ids);
+    this.store.transaction(() => {
+      for (const row of rows) {
+        if (action === 'accept') requests.accept(row);
+        else requests.dismiss(row);
+      }
+    });
   }
 }
 

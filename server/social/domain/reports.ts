@@ -1,4 +1,4 @@
-import { DetailsCollector, notFound } from '../errors.ts';
+import { DetailsCollector, notFound, ValidationFailure } from '../errors.ts';
 import type { Account, ReportCategory, SocialStore } from '../store/index.ts';
 
 export const REPORT_COMMENT_MAX = 1_000;
@@ -95,5 +95,31 @@ export class ReportService {
         statusId: null,
       });
     }
+  }
+
+  // ---- staff's handling
+
+  /** Recategorizes a report; rules belong to violation reports only (Mastodon drops them for other categories). */
+  recategorize(id: string, changes: { category?: ReportCategory; ruleIds?: string[] }): void {
+    const row = this.store.reports.byId(id);
+    if (!row) throw notFound();
+    const known = new Set(this.store.rules.list().map((r) => r.id));
+    if (changes.ruleIds?.some((ruleId) => !known.has(ruleId)))
+      throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
+    const category = changes.category ?? row.category;
+    this.store.reports.update(row.id, {
+      category,
+      ruleIds: category === 'violation' ? (changes.ruleIds ?? row.ruleIds) : [],
+    });
+  }
+
+  /** Assigns the report to a staff member, or to nobody (null). */
+  assign(id: string, staffId: string | null): void {
+    this.store.reports.assign(id, staffId);
+  }
+
+  /** Marks the report resolved by a staff member, or open again (null). */
+  resolve(id: string, staffId: string | null): void {
+    this.store.reports.resolve(id, staffId);
   }
 }

@@ -2,7 +2,6 @@ import { HOMEPORT_VERSION } from '../../version.ts';
 import type { SocialContext } from '../context.ts';
 import { LIMITS, MASTODON_API_VERSION, MASTODON_COMPAT_VERSION } from '../limits.ts';
 import { isListed, type Account } from '../store/index.ts';
-import { int } from '../store/store.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -27,13 +26,7 @@ function contactEmail(ctx: SocialContext): string {
 /** Users who used the API (or signed in) within the last `days` days. */
 export function activeUsers(ctx: SocialContext, days: number): number {
   const since = ctx.store.now() - days * DAY_MS;
-  const r = ctx.store.db
-    .prepare(
-      `SELECT COUNT(*) AS n FROM users u WHERE u.confirmed_at IS NOT NULL AND (u.current_sign_in_at > @since
-         OR EXISTS (SELECT 1 FROM oauth_access_tokens t WHERE t.user_id = u.id AND (t.last_used_at > @since OR t.created_at > @since)))`,
-    )
-    .get({ since }) as { n: bigint };
-  return int(r.n);
+  return ctx.store.instanceStats.activeUsers(since);
 }
 
 export function serializeRules(ctx: SocialContext) {

@@ -6,7 +6,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * The CSV exports and imports Mastodon users move with: alice's follows, lists, blocks, mutes, blocked

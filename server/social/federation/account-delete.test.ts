@@ -5,7 +5,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Deleting an account reaches the other servers: alice on a.test is deleted; a.test signs a Delete of her

@@ -9,7 +9,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Attachments across servers with what Mastodon adds to them: alice's image on a.test, with a description and

@@ -1,7 +1,7 @@
 import type { mastodon } from 'masto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFixture, RecordedPeers, rewrite, type Json } from './recorded-peers.ts';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { readFixture, RecordedPeers, rewrite, type Json } from './testing/recorded-peers.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /*
  * Recorded payloads of Mastodon, Misskey, Pleroma/Akkoma, PeerTube and Hubzilla/Osada (from the corpus in

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { signRequest } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /*
  * Delivery under failure and inbox security, between in-process instances: retries after a 500, a 410 that

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, type TestInstance, type TestNetwork } from './test-network.ts';
+import { createTestNetwork, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /* What a peer sees of a Homeport before and while following: WebFinger, host-meta, NodeInfo, actors, objects. */
 

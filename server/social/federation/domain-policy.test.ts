@@ -5,7 +5,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * The server's domain blocks applied to federation, between two Homeports: a suspended domain neither sends

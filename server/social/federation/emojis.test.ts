@@ -5,7 +5,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Custom emojis across servers: a post using one of a.test's emojis lists it in `emojis` (with its image)

@@ -54,7 +54,7 @@ async function syncFeaturedTags(c: FedContext, account: Account): Promise<void> 
   }
   store.transaction(() => {
     for (const f of store.tags.featured(account.id)) store.tags.unfeature(account.id, f.tag.id);
-    for (const name of names) store.tags.feature(account.id, store.statuses.tagId(name, true)!);
+    for (const name of names) store.tags.feature(account.id, store.statuses.ensureTag(name));
   });
 }
 

@@ -6,7 +6,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Pinned posts across servers: a profile looked up from another server shows its pinned posts (read from

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /*
  * Two Homeport instances (https://a.test and https://b.test) federating inside this process: every request

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectionCounter, namespaceContext, report } from '../../security/testing/netns-child.ts';
 import { AttackedServer, type ImportView, type Measured, until } from './testing/attacked-server.ts';
+import { image, MASTODON_CONTEXT, mentionCreates } from './testing/activities.ts';
 import { hostileActors, type Json } from './testing/hostile-actors.ts';
 import { startHostilePeer } from './testing/hostile-peer.ts';
 
@@ -70,13 +71,6 @@ export interface HostileContentReport {
 }
 
 const HOST = 'hostile.example';
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-/** Mastodon's context for what the posts carry (Hashtag is in its extension, not in ActivityStreams'). */
-const CONTEXT = [
-  'https://www.w3.org/ns/activitystreams',
-  { toot: 'http://joinmastodon.org/ns#', Hashtag: 'as:Hashtag' },
-];
-
 const { certificates } = namespaceContext();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-netns-content-'));
 const origin = `https://${HOST}`;
@@ -94,33 +88,7 @@ const server = await AttackedServer.start(path.join(dir, 'data'));
 const ALICE = `${server.url}/users/alice`;
 const INBOX = `${server.url}/inbox`;
 
-let posts = 0;
-/** A public Create of a Note by `actor` mentioning alice, with `extra` properties on the Note. */
-function createNote(actor: string, extra: Json = {}): { uri: string; activity: Json } {
-  const uri = `${actor}/statuses/${++posts}`;
-  const note = {
-    id: uri,
-    type: 'Note',
-    attributedTo: actor,
-    content: `<p>post ${posts} for <a href="${ALICE}">@alice</a></p>`,
-    to: [PUBLIC],
-    cc: [ALICE],
-    ...extra,
-    tag: [{ type: 'Mention', href: ALICE, name: '@alice' }, ...(extra.tag ?? [])],
-  };
-  return {
-    uri,
-    activity: {
-      '@context': CONTEXT,
-      id: `${uri}/activity`,
-      type: 'Create',
-      actor,
-      to: [PUBLIC],
-      cc: [ALICE],
-      object: note,
-    },
-  };
-}
+const createNote = mentionCreates({ id: ALICE, mention: '@alice' });
 
 async function deliver(activity: Json): Promise<{ status: number; text: string }> {
   const res = await fetch(await actors.signed(INBOX, activity));
@@ -134,7 +102,6 @@ async function delivered(post: { uri: string; activity: Json }): Promise<any> {
   return server.mentioned(post.uri);
 }
 
-const image = (url: string, extra: Json = {}) => ({ type: 'Document', mediaType: 'image/png', url, ...extra });
 const mediaView = (m: MediaView): MediaView => ({
   type: m.type,
   url: m.url,
@@ -162,12 +129,16 @@ for (let i = 0; i < TAGS; i++)
   actors.page(
     `/tags/${i}`,
     'application/activity+json',
-    JSON.stringify({ '@context': CONTEXT, id: `${origin}/tags/${i}`, type: 'Hashtag', name: `#fetched${i}` }),
+    JSON.stringify({ '@context': MASTODON_CONTEXT, id: `${origin}/tags/${i}`, type: 'Hashtag', name: `#fetched${i}` }),
   );
 actors.page(
   '/attachments/bare',
   'application/activity+json',
-  JSON.stringify({ ...image(`${origin}/media/bare.png`), '@context': CONTEXT, id: `${origin}/attachments/bare` }),
+  JSON.stringify({
+    ...image(`${origin}/media/bare.png`),
+    '@context': MASTODON_CONTEXT,
+    id: `${origin}/attachments/bare`,
+  }),
 );
 const attachments = await attack('attachments', () =>
   server.measured(async () => {
@@ -353,7 +324,7 @@ const deliveries = await attack('deliveries', () =>
   }),
 );
 
-const exited = server.process.exited;
+const exited = server.process.exitStatus;
 await server.process.stop();
 await peer.close();
 await Promise.all([...victims, loopbackInbox].map((v) => v.close()));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCertificates } from '../../security/testing/netns.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostilePeer } from './testing/hostile-peer.ts';
-import { startServeProcess, type ServeProcess } from './testing/serve-process.ts';
+import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
 
 /*
  * Issue 32, finding 3: a CSV import naming accounts on a hostile server killed the server, which resumed the
@@ -57,7 +57,8 @@ describe('an import naming accounts on a hostile server', () => {
   const start = async (dataDir: string, port?: number) => {
     const server = await startServeProcess({
       dataDir,
-      port,
+      httpPort: port,
+      publicUrl: true,
       env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: caFile },
     });
     servers.push(server);
@@ -65,7 +66,7 @@ describe('an import naming accounts on a hostile server', () => {
   };
 
   const api = async (server: ServeProcess, token: string, method: string, route: string, body?: object) => {
-    const res = await fetch(`${server.url}${route}`, {
+    const res = await fetch(`${server.httpUrl}${route}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
@@ -93,14 +94,14 @@ describe('an import naming accounts on a hostile server', () => {
       failed_items: accts.length,
     });
     for (const failure of done.failures) expect(failure.error, failure.data.acct).toMatch(BOUNDS);
-    expect(server.exited).toBeNull();
-    expect((await fetch(`${server.url}/api/v1/instance`)).status).toBe(200);
+    expect(server.exitStatus).toBeNull();
+    expect((await fetch(`${server.httpUrl}/api/v1/instance`)).status).toBe(200);
   }, 180_000);
 
   it('looks a row up again after the server died during its lookup, once: then the row fails for good', async () => {
     const dataDir = path.join(dir, 'restarts');
     let server = await start(dataDir);
-    const port = Number(new URL(server.url).port);
+    const port = server.httpPort;
     const token = server.createUser('alice');
     const drips = () => peer.visits.filter((v) => v.mode === 'drip').length;
     const before = drips();

@@ -7,7 +7,7 @@ import tls from 'node:tls';
 import { namespaceContext, report } from '../../security/testing/netns-child.ts';
 import { inboxPostWithKey, resolvingSearch } from './testing/attacks.ts';
 import { startHostilePeer } from './testing/hostile-peer.ts';
-import { sampleMemory, startServeProcess } from './testing/serve-process.ts';
+import { sampleMemory, startServeProcess } from '../../testing/serve-process.ts';
 
 /*
  * Inside the namespace of hostile-peers-netns.test.ts, the private-address guard ON (no
@@ -67,11 +67,11 @@ const peer = await startHostilePeer({
   tls: certificates['hostile.example'],
   host: 'hostile.example',
 });
-const server = await startServeProcess({ dataDir: path.join(dir, 'data') });
+const server = await startServeProcess({ dataDir: path.join(dir, 'data'), publicUrl: true });
 const token = server.createUser('alice');
 
-const search = (q: string) => resolvingSearch(server.url, token, q);
-const inboxPost = async (keyId: string) => ({ status: (await inboxPostWithKey(server.url, keyId)).status });
+const search = (q: string) => resolvingSearch(server.httpUrl, token, q);
+const inboxPost = async (keyId: string) => ({ status: (await inboxPostWithKey(server.httpUrl, keyId)).status });
 
 const measured = async (attack: () => Promise<{ status: number; error?: string }>) => {
   const before = server.rss() ?? 0;
@@ -91,7 +91,7 @@ async function rebinding(): Promise<NonNullable<NetnsReport['rebind']>> {
     handle: await search(`@x@${handleName}`),
     importErrors: [],
   };
-  const imported = await fetch(`${server.url}/api/v1/homeport/imports`, {
+  const imported = await fetch(`${server.httpUrl}/api/v1/homeport/imports`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'following_accounts', data: `x@${importName}` }),
@@ -99,7 +99,7 @@ async function rebinding(): Promise<NonNullable<NetnsReport['rebind']>> {
   const { id } = (await imported.json()) as { id: string };
   for (let i = 0; i < 300; i++) {
     const view = (await (
-      await fetch(`${server.url}/api/v1/homeport/imports/${id}`, { headers: { authorization: `Bearer ${token}` } })
+      await fetch(`${server.httpUrl}/api/v1/homeport/imports/${id}`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as { state: string; failures: { error: string }[] };
     if (view.state === 'finished') {
       rebind.importErrors = view.failures.map((f) => f.error);
@@ -125,7 +125,7 @@ async function attacks(): Promise<NonNullable<NetnsReport['hostile']>> {
 const rebind = input.part === 'rebind' ? await rebinding() : null;
 const hostile = input.part === 'hostile' ? await attacks() : null;
 
-const exited = server.exited;
+const exited = server.exitStatus;
 await server.stop();
 await peer.close();
 loopback.close();

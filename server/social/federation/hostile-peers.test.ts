@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCertificates } from '../../security/testing/netns.ts';
 import { inboxPostWithKey, resolvingSearch } from './testing/attacks.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostileMode, type HostilePeer } from './testing/hostile-peer.ts';
-import { sampleMemory, startServeProcess, type ServeProcess } from './testing/serve-process.ts';
+import { sampleMemory, startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
 
 /*
  * Issue 32, findings 1, 2 and 5 replayed on loopback: a `homeport serve` process (private addresses allowed
@@ -54,14 +54,14 @@ describe('a hostile fediverse server (loopback)', () => {
     try {
       // Other requests are answered while the attack is under way.
       do {
-        const res = await fetch(`${server.url}/api/v1/instance`);
+        const res = await fetch(`${server.httpUrl}/api/v1/instance`);
         expect(res.status).toBe(200);
         await res.arrayBuffer();
         // Once a second: the general rate limit (300 requests in 5 minutes) must not be what answers.
         await new Promise((r) => setTimeout(r, 1000));
       } while (!answered);
       const result = await pending;
-      expect(server.exited).toBeNull();
+      expect(server.exitStatus).toBeNull();
       expect(memory.peak() - before).toBeLessThan(MEMORY_HEADROOM);
       return result;
     } finally {
@@ -81,14 +81,15 @@ describe('a hostile fediverse server (loopback)', () => {
     if (!bomb(mode)) expect(visits[0].cutShort).toBe(true);
   }
 
-  const signedPost = (keyId: string) => inboxPostWithKey(server.url, keyId);
-  const search = (q: string) => resolvingSearch(server.url, token, q);
+  const signedPost = (keyId: string) => inboxPostWithKey(server.httpUrl, keyId);
+  const search = (q: string) => resolvingSearch(server.httpUrl, token, q);
 
   describe.each(HOSTILE_MODES)('answering with %s', (mode) => {
     // A server of its own per kind of attack: memory an earlier attack left taken must not hide this one's.
     beforeAll(async () => {
       server = await startServeProcess({
         dataDir: path.join(dir, mode),
+        publicUrl: true,
         env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.pem') },
       });
       token = server.createUser('alice');

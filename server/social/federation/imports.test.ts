@@ -7,7 +7,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * CSV imports worked off in the background (Mastodon's BulkImport): answered 202 at once, their remote

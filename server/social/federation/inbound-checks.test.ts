@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedPeers, type Json } from './recorded-peers.ts';
+import { RecordedPeers, type Json } from './testing/recorded-peers.ts';
 import {
   createTestNetwork,
   eventually,
   type NetworkUser,
   type TestInstance,
   type TestNetwork,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Checks of the inbox that only a forged or refused activity exercises: a signed Delete of someone else's post,

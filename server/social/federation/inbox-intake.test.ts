@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INBOX_LIMITS } from './inbox-intake.ts';
 import { fallbackContextReads } from './loaders.ts';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 import {
   createOf,
   keyOf,

@@ -136,7 +136,11 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },
     archiveDocuments: archiveDocuments(context),
-    idle: () => outbound.idle(),
+    async idle() {
+      // Events are delivered once their write group commits: wait for that first, then for what they started.
+      await social.store.durable();
+      await outbound.idle();
+    },
     async close() {
       clearInterval(sweeper);
       stopListening();

@@ -5,7 +5,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Favourites, boosts and blocks across two Homeports (a.test and b.test in this process, real signed HTTP

@@ -6,7 +6,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Moving an account between servers, as Mastodon does it: alice on a.test moves to newalice on b.test,

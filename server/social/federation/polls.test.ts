@@ -5,7 +5,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Polls across servers, as Mastodon does them: alice's poll reaches b.test as a Question with its options;

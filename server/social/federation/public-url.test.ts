@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parsePublicUrl } from '../../config.ts';
 import { createLogger, LogRing } from '../../logger.ts';
 import { openSocial } from '../social.ts';
-import { createTestNetwork, eventually } from './test-network.ts';
+import { createTestNetwork, eventually } from './testing/test-network.ts';
 
 const net = createTestNetwork();
 afterAll(() => net.close());

@@ -7,7 +7,7 @@ import {
   type TestInstance,
   type TestNetwork,
   type NetworkUser as User,
-} from './test-network.ts';
+} from './testing/test-network.ts';
 
 /*
  * Quote posts across servers as Mastodon 4.5 federates them (FEP-044f), between Homeports in this process

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedPeers, type Json } from './recorded-peers.ts';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import { image, mentionCreates } from './testing/activities.ts';
+import { RecordedPeers, type Json } from './testing/recorded-peers.ts';
+import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 
 /*
  * What another server's posts may make Homeport do, delivered to a live inbox with valid signatures: an
@@ -12,12 +13,6 @@ import { createTestNetwork, eventually, type TestInstance, type TestNetwork } fr
 const HOME = 'https://home.test';
 const INBOX = `${HOME}/inbox`;
 const LAIN = `${HOME}/users/lain`;
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-const CONTEXT = [
-  'https://www.w3.org/ns/activitystreams',
-  { toot: 'http://joinmastodon.org/ns#', blurhash: 'toot:blurhash', Hashtag: 'as:Hashtag', Emoji: 'toot:Emoji' },
-];
-
 let net: TestNetwork;
 let home: TestInstance;
 let lain: Awaited<ReturnType<TestInstance['createUser']>>;
@@ -58,33 +53,7 @@ function person(name: string, images: { icon?: Json; image?: Json } = {}): Json 
   };
 }
 
-let posts = 0;
-/** A public Create of a Note by `actor` mentioning lain, with `extra` properties on the Note. */
-function createNote(actor: string, extra: Json = {}): { uri: string; activity: Json } {
-  const uri = `${actor}/statuses/${++posts}`;
-  const note = {
-    id: uri,
-    type: 'Note',
-    attributedTo: actor,
-    content: `<p>post ${posts} for <a href="${LAIN}">@lain</a></p>`,
-    to: [PUBLIC],
-    cc: [LAIN],
-    ...extra,
-    tag: [{ type: 'Mention', href: LAIN, name: '@lain@home.test' }, ...(extra.tag ?? [])],
-  };
-  return {
-    uri,
-    activity: {
-      '@context': CONTEXT,
-      id: `${uri}/activity`,
-      type: 'Create',
-      actor,
-      to: [PUBLIC],
-      cc: [LAIN],
-      object: note,
-    },
-  };
-}
+const createNote = mentionCreates({ id: LAIN, mention: '@lain@home.test' });
 
 /** The status lain was notified of, once the mention arrived. */
 async function mentioned(uri: string) {
@@ -95,8 +64,6 @@ async function mentioned(uri: string) {
   );
   return notification.status!;
 }
-
-const image = (url: string, extra: Json = {}) => ({ type: 'Document', mediaType: 'image/png', url, ...extra });
 
 describe('bounds on what an activity may hold', () => {
   it('a Create of thousands of attachments is refused before it is read, at little cost; the sender’s next post arrives', async () => {

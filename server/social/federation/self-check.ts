@@ -38,24 +38,16 @@ const MAX_REDIRECTS = 5;
 /** Most bytes of a response read (the documents checked are a few kilobytes). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-const nonceKey = (nonce: string) => JSON.stringify(['self-check', nonce]);
-
 /** Leaves a nonce the serving process can confirm (shared through social.db, not memory). */
 export function issueProbeNonce(store: SocialStore): string {
   const nonce = crypto.randomBytes(24).toString('base64url');
-  store.core
-    .sql('INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?)')
-    .run(nonceKey(nonce), 'true', store.now() + NONCE_TTL_MS);
+  store.probeNonces.put(nonce, store.now() + NONCE_TTL_MS);
   return nonce;
 }
 
 /** True when the nonce was issued for this data directory and has not expired. */
 export function knownProbeNonce(store: SocialStore, nonce: string): boolean {
-  if (!/^[A-Za-z0-9_-]{16,64}$/.test(nonce)) return false;
-  const row = store.core.sql('SELECT expires_at FROM federation_kv WHERE key = ?').get(nonceKey(nonce)) as
-    | { expires_at: bigint | null }
-    | undefined;
-  return row !== undefined && (row.expires_at === null || Number(row.expires_at) > store.now());
+  return /^[A-Za-z0-9_-]{16,64}$/.test(nonce) && store.probeNonces.live(nonce);
 }
 
 /** What the probe saw of the request that reached it: the proxy's work, made visible. */

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
  * A test CA signs their certificate; every process trusts it through NODE_EXTRA_CA_CERTS.
  */
 
-const SCENARIO = path.join(import.meta.dirname, 'two-servers.scenario.ts');
+const SCENARIO = path.join(import.meta.dirname, 'testing', 'two-servers.scenario.ts');
 
 describe('two Homeport servers over TLS', () => {
   it('follow each other and exchange posts, mentions and replies', async () => {

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../../logger.ts';
 import type { SocialStore } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
@@ -73,7 +73,10 @@ export class Mailer {
     this.transport = null;
   }
 
-  private transporter(url: string): Transporter {
+  private async transporter(url: string): Promise<Transporter> {
+    if (this.transport?.url === url) return this.transport.transporter;
+    // nodemailer (about 40 modules) loads with the first e-mail sent, not with every start of the server.
+    const { default: nodemailer } = await import('nodemailer');
     if (this.transport?.url !== url) {
       this.transport?.transporter.close();
       // Bounded waits: a stalled mail server must not hold deliveries (or shutdown) for nodemailer's default 10 minutes.
@@ -93,7 +96,7 @@ export class Mailer {
   private async deliver(id: string, smtpUrl: string, message: MailMessage): Promise<void> {
     const from = this.store.settings.owner('smtp_from') || `Homeport <notifications@${this.urls.hostname}>`;
     try {
-      await this.transporter(smtpUrl).sendMail({
+      await (await this.transporter(smtpUrl)).sendMail({
         from,
         to: message.to,
         subject: message.subject,

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { encode as encodeBlurhash } from 'blurhash';
-import { parseBuffer } from 'music-metadata';
 import sharp from 'sharp';
 import { LIMITS } from '../limits.ts';
 import type { ImageSize, MediaMeta, MediaType } from '../store/index.ts';
@@ -225,9 +224,13 @@ async function processImage(data: Buffer, format: string): Promise<Processed> {
   }
 }
 
+/** music-metadata (about 40 modules) loads with the first audio or video upload, not with every start of the server. */
+const loadMusicMetadata = () => import('music-metadata');
+
 async function processAudio(data: Buffer, container: string): Promise<Processed> {
   let parsed;
   try {
+    const { parseBuffer } = await loadMusicMetadata();
     parsed = await parseBuffer(
       new Uint8Array(data.buffer, data.byteOffset, data.length),
       { mimeType: CONTENT_TYPES[container] },
@@ -324,6 +327,7 @@ async function videoFrame(ffmpeg: string, data: Buffer, extension: string): Prom
 async function processVideo(data: Buffer, container: string): Promise<Processed> {
   const meta: MediaMeta = {};
   try {
+    const { parseBuffer } = await loadMusicMetadata();
     const parsed = await parseBuffer(
       new Uint8Array(data.buffer, data.byteOffset, data.length),
       { mimeType: CONTENT_TYPES[container] },

@@ -1,4 +1,3 @@
-import webpush from 'web-push';
 import { PRIVATE_ADDRESS_CODE, privateLiteralRefusal, publicOnlyAgent } from '../../security/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { PushSubscriptionRow } from '../store/index.ts';
@@ -99,6 +98,8 @@ export function startWebPush(ctx: SocialContext, options: WebPushOptions = {}): 
     const problem = pushEndpointProblem(new URL(subscription.endpoint));
     if (problem) return { ok: false, gone: true, error: `the push endpoint ${problem}` };
     try {
+      // web-push loads with the first notification sent, not with every start of the server.
+      const { default: webpush } = await import('web-push');
       await webpush.sendNotification(
         { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
         payload,

@@ -1,5 +1,5 @@
 import type { StatusRow } from './status-row.ts';
-import { jsonIds, type StoreCore } from './store.ts';
+import { jsonIds, type SqlValue, type StoreCore } from './store.ts';
 
 /** How a status reaches home feeds; see HomeFeedRepository.distribute. */
 export interface Distribution {
@@ -33,38 +33,48 @@ export class HomeFeedRepository {
    * Returns the local followers that received it (for "notify" subscriptions).
    */
   distribute(d: Distribution): string[] {
-    const params = {
-      status: d.statusId,
-      author: d.authorId,
-      reblog: d.reblogOfId,
-      reply: d.isReply ? 1 : 0,
-      reply_account: d.inReplyToAccountId,
-      language: d.language,
-      mentioned: jsonIds(d.mentionedIds),
-      to_followers: d.toFollowers ? 1 : 0,
-    };
     // The reblogs of @reblog are few, a home feed is large: look the reblogs up first and probe the feed for
     // each. (Written as a join, SQLite walked the follower's whole feed instead, so every reblog cost time in
     // proportion to the size of its followers' feeds.)
-    const notAlreadyReblogged = (who: string) => `(@reblog IS NULL OR (
-        NOT EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = @reblog)
+    const notAlreadyReblogged = (
+      who: string,
+    ) => `NOT EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = @reblog)
         AND NOT EXISTS (SELECT 1 FROM statuses x WHERE x.reblog_of_id = @reblog AND x.deleted_at IS NULL
-          AND EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = x.id))))`;
+          AND EXISTS (SELECT 1 FROM home_feed h WHERE h.account_id = ${who} AND h.status_id = x.id))`;
+    // Each case has a statement of its own with only the conditions it needs: SQLite sets up a correlated or
+    // IN subquery even when an `@x IS NULL OR …` before it decides the row (the author's insert took 60 µs
+    // with the reblog checks, 7 without).
+    const reblog = d.reblogOfId !== null;
     this.core
       .sql(
-        `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL AND ${notAlreadyReblogged('a.id')}`,
+        `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL${reblog ? ` AND ${notAlreadyReblogged('a.id')}` : ''}`,
       )
-      .run(params);
+      .run(
+        reblog
+          ? { status: d.statusId, author: d.authorId, reblog: d.reblogOfId }
+          : { status: d.statusId, author: d.authorId },
+      );
+    const conditions = [
+      d.toFollowers ? '' : 'AND f.account_id IN (SELECT value FROM json_each(@mentioned))',
+      d.isReply
+        ? `AND @reply_account IS NOT NULL AND (@reply_account = @author OR @reply_account = f.account_id
+                OR EXISTS (SELECT 1 FROM follows g WHERE g.account_id = f.account_id AND g.target_account_id = @reply_account))`
+        : '',
+      reblog
+        ? `AND f.show_reblogs = 1 AND ${notAlreadyReblogged('f.account_id')}`
+        : d.language === null
+          ? ''
+          : 'AND (f.languages IS NULL OR EXISTS (SELECT 1 FROM json_each(f.languages) WHERE value = @language))',
+    ];
+    const params: Record<string, SqlValue> = { author: d.authorId };
+    if (!d.toFollowers) params.mentioned = jsonIds(d.mentionedIds);
+    if (d.isReply) params.reply_account = d.inReplyToAccountId;
+    if (reblog) params.reblog = d.reblogOfId;
+    else if (d.language !== null) params.language = d.language;
     const receivers = this.core
       .sql(
         `SELECT f.account_id FROM follows f JOIN accounts a ON a.id = f.account_id
-         WHERE f.target_account_id = @author AND a.domain IS NULL
-           AND (@to_followers = 1 OR f.account_id IN (SELECT value FROM json_each(@mentioned)))
-           AND (@reply = 0 OR (@reply_account IS NOT NULL AND (@reply_account = @author OR @reply_account = f.account_id
-                OR EXISTS (SELECT 1 FROM follows g WHERE g.account_id = f.account_id AND g.target_account_id = @reply_account))))
-           AND (@reblog IS NULL OR f.show_reblogs = 1)
-           AND (@reblog IS NOT NULL OR f.languages IS NULL OR @language IS NULL OR EXISTS (SELECT 1 FROM json_each(f.languages) WHERE value = @language))
-           AND ${notAlreadyReblogged('f.account_id')}`,
+         WHERE f.target_account_id = @author AND a.domain IS NULL ${conditions.filter(Boolean).join(' ')}`,
       )
       .all(params) as { account_id: bigint }[];
     const insert = this.core.sql('INSERT OR IGNORE INTO home_feed (account_id, status_id) VALUES (?, ?)');

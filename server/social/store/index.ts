@@ -1,5 +1,6 @@
 import type { Database } from '../../db/index.ts';
 import { AccountRepository } from './accounts.ts';
+import { AccountErasureRepository } from './account-erasure.ts';
 import { AnnualReportRepository } from './annual-reports.ts';
 import { RelayedEventRepository } from './relayed-events.ts';
 import { ConversationRepository } from './conversations.ts';
@@ -13,6 +14,7 @@ import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
 import { ExportQueries } from './exports.ts';
 import { ImportRepository } from './imports.ts';
+import { InstanceStatsRepository } from './instance-stats.ts';
 import { CollectionRepository } from './collections.ts';
 import { ModerationRepository } from './moderation.ts';
 import { AdminAccountRepository } from './admin-accounts.ts';
@@ -24,6 +26,7 @@ import { AccountWarningRepository } from './warnings.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { ProbeNonceRepository } from './probe-nonces.ts';
 import { AnnouncementRepository } from './announcements.ts';
 import { ReportRepository } from './reports.ts';
 import { FilterRepository } from './filters.ts';
@@ -43,6 +46,7 @@ import { UserRepository } from './users.ts';
 
 export * from './account-row.ts';
 export * from './accounts.ts';
+export * from './account-erasure.ts';
 export * from './annual-reports.ts';
 export * from './admin-metrics.ts';
 export * from './relayed-events.ts';
@@ -51,6 +55,7 @@ export * from './feeds.ts';
 export * from './interactions.ts';
 export * from './media.ts';
 export * from './polls.ts';
+export * from './probe-nonces.ts';
 export * from './push.ts';
 export * from './markers.ts';
 export * from './lists.ts';
@@ -71,6 +76,7 @@ export * from './trends.ts';
 export * from './emojis.ts';
 export * from './exports.ts';
 export * from './imports.ts';
+export * from './instance-stats.ts';
 export * from './collections.ts';
 export * from './moderation.ts';
 export * from './admin-accounts.ts';
@@ -90,6 +96,8 @@ export class SocialStore {
   readonly core: StoreCore;
   readonly settings: SettingsRepository;
   readonly accounts: AccountRepository;
+  /** What goes with a deleted local account. */
+  readonly accountErasure: AccountErasureRepository;
   readonly annualReports: AnnualReportRepository;
   readonly relayedEvents: RelayedEventRepository;
   readonly users: UserRepository;
@@ -104,6 +112,8 @@ export class SocialStore {
   readonly exports: ExportQueries;
   /** Mastodon's CSV imports, worked off in the background. */
   readonly imports: ImportRepository;
+  /** The public figures of the server. */
+  readonly instanceStats: InstanceStatsRepository;
   readonly collections: CollectionRepository;
   readonly moderation: ModerationRepository;
   readonly adminAccounts: AdminAccountRepository;
@@ -123,6 +133,8 @@ export class SocialStore {
   readonly feeds: HomeFeedRepository;
   readonly media: MediaRepository;
   readonly polls: PollRepository;
+  /** Nonces of the federation self-check. */
+  readonly probeNonces: ProbeNonceRepository;
   readonly scheduled: ScheduledStatusRepository;
   readonly conversations: ConversationRepository;
   readonly push: PushRepository;
@@ -138,6 +150,7 @@ export class SocialStore {
     this.core = new StoreCore(db, now);
     this.settings = new SettingsRepository(this.core);
     this.accounts = new AccountRepository(this.core);
+    this.accountErasure = new AccountErasureRepository(this.core);
     this.annualReports = new AnnualReportRepository(this.core);
     this.relayedEvents = new RelayedEventRepository(this.core);
     this.users = new UserRepository(this.core);
@@ -150,6 +163,7 @@ export class SocialStore {
     this.emojis = new EmojiRepository(this.core);
     this.exports = new ExportQueries(this.core);
     this.imports = new ImportRepository(this.core);
+    this.instanceStats = new InstanceStatsRepository(this.core);
     this.collections = new CollectionRepository(this.core);
     this.moderation = new ModerationRepository(this.core);
     this.adminAccounts = new AdminAccountRepository(this.core);
@@ -166,6 +180,7 @@ export class SocialStore {
     this.feeds = new HomeFeedRepository(this.core);
     this.media = new MediaRepository(this.core);
     this.polls = new PollRepository(this.core);
+    this.probeNonces = new ProbeNonceRepository(this.core);
     this.push = new PushRepository(this.core);
     this.markers = new MarkerRepository(this.core);
     this.lists = new ListRepository(this.core);
@@ -195,7 +210,7 @@ export class SocialStore {
     const r = this.core
       .sql('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS t')
       .get() as { v: bigint; t: bigint };
-    return `${r.v}:${r.t}`;
+    return `${r.v}:${r.t}:${this.core.lostGroups}`;
   }
 
   /** The domain-event bus, delivering after commit (see events.ts). */
@@ -205,6 +220,31 @@ export class SocialStore {
 
   transaction<T>(fn: () => T): T {
     return this.core.transaction(fn);
+  }
+
+  /** Group commit for the server (see StoreCore.groupCommits). */
+  groupCommits(): void {
+    this.core.groupCommits();
+  }
+
+  /** True while writes wait for their group's COMMIT: an answer sent now could show what is not on disk yet. */
+  get writesPending(): boolean {
+    return this.core.writesPending;
+  }
+
+  /** Resolves once every write made so far is on disk; rejects if its group was lost. */
+  durable(): Promise<void> {
+    return this.core.durable();
+  }
+
+  /** Write groups committed so far: writes per commit is what the grouping saves. */
+  get groupsCommitted(): number {
+    return this.core.groupsCommitted;
+  }
+
+  /** Commits waiting writes now (before the database closes). */
+  flushWrites(): void {
+    this.core.flushWrites();
   }
 
   /** `fn`'s reads from one snapshot, in one read transaction (see StoreCore.read). */

@@ -252,4 +252,23 @@ export class ModerationRepository {
   removeIpBlock(id: string): boolean {
     return this.core.sql('DELETE FROM ip_blocks WHERE id = ?').run(id).changes > 0;
   }
+
+  /** The blocks the server shows its users (silenced and suspended domains, by name), with their public comments. */
+  publicDomainBlocks(): { domain: string; severity: string; publicComment: string | null }[] {
+    return this.core
+      .sql(
+        `SELECT domain, severity, public_comment AS publicComment FROM domain_blocks WHERE severity IN ('silence', 'suspend') ORDER BY domain`,
+      )
+      .all() as { domain: string; severity: string; publicComment: string | null }[];
+  }
+
+  /** The accounts known of a domain and its subdomains (a domain block covers them all). */
+  accountIdsOnDomain(domain: string): string[] {
+    const rows = this.core
+      .sql('SELECT id FROM accounts WHERE domain = ? OR domain LIKE ?')
+      .all(domain, `%.${domain}`) as {
+      id: bigint;
+    }[];
+    return rows.map((r) => str(r.id));
+  }
 }

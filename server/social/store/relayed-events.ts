@@ -20,10 +20,6 @@ export class RelayedEventRepository {
       .run(type, payload, this.core.now());
   }
 
-  lastId(): number {
-    return int((this.core.sql('SELECT coalesce(MAX(id), 0) AS n FROM relayed_events').get() as { n: bigint }).n);
-  }
-
   after(id: number, limit: number): RelayedEventRow[] {
     const rows = this.core
       .sql('SELECT id, type, payload FROM relayed_events WHERE id > ? ORDER BY id LIMIT ?')
@@ -33,5 +29,10 @@ export class RelayedEventRepository {
 
   deleteThrough(id: number): void {
     this.core.sql('DELETE FROM relayed_events WHERE id <= ?').run(id);
+  }
+
+  /** SQLite's data_version: it moves when another connection commits (one PRAGMA, no table read). */
+  dataVersion(): number {
+    return Number(this.core.db.pragma('data_version', { simple: true }));
   }
 }

@@ -102,6 +102,11 @@ export class SettingsRepository {
       .run(key, value);
   }
 
+  /** Sets a key only if it has no value yet (INSERT OR IGNORE: a concurrently starting process cannot replace it). */
+  setIfAbsent(key: string, value: string): void {
+    this.core.sql('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)').run(key, value);
+  }
+
   delete(key: string): void {
     this.core.sql('DELETE FROM settings WHERE key = ?').run(key);
   }

@@ -270,13 +270,18 @@ export class StatusRepository {
     }));
   }
 
-  /** The id of a tag by name (case-insensitive), created when `create` and unknown. */
-  tagId(name: string, create: boolean): string | null {
+  /** The id of a tag by name (case-insensitive); null when there is none. */
+  tagId(name: string): string | null {
     const found = this.core.sql('SELECT id FROM tags WHERE lower(name) = lower(?)').get(name) as
       | { id: bigint }
       | undefined;
-    if (found) return str(found.id);
-    if (!create) return null;
+    return found ? str(found.id) : null;
+  }
+
+  /** The id of a tag by name (case-insensitive), created when unknown. */
+  ensureTag(name: string): string {
+    const found = this.tagId(name);
+    if (found) return found;
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
@@ -287,7 +292,7 @@ export class StatusRepository {
 
   /** Tag ids of names that exist (unknown names are left out). */
   tagIds(names: readonly string[]): string[] {
-    return names.map((n) => this.tagId(n, false)).filter((id): id is string => id !== null);
+    return names.map((n) => this.tagId(n)).filter((id): id is string => id !== null);
   }
 
   setTags(statusId: string, names: readonly string[]): void {
@@ -295,7 +300,7 @@ export class StatusRepository {
     const now = this.core.now();
     const insert = this.core.sql('INSERT OR IGNORE INTO statuses_tags (status_id, tag_id) VALUES (?, ?)');
     for (const name of names) {
-      const tagId = this.tagId(name, true)!;
+      const tagId = this.ensureTag(name);
       insert.run(statusId, tagId);
       this.core.sql('UPDATE tags SET last_status_at = ?, updated_at = ? WHERE id = ?').run(now, now, tagId);
     }

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from '../../db/index.ts';
+import { type Database, WriteGroups } from '../../db/index.ts';
 import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
 
@@ -19,6 +19,9 @@ export class StoreCore {
   /** Domain events emitted inside `transaction` are delivered after it commits (see events.ts). */
   readonly events = new SocialEvents();
   private readonly statements = new Map<string, Statement>();
+  private groups: WriteGroups | null = null;
+  /** Write groups SQLite rolled back (disk full): what was read from them is gone, so caches keyed on writes drop it. */
+  lostGroups = 0;
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -38,8 +41,47 @@ export class StoreCore {
   }
 
   transaction<T>(fn: () => T): T {
+    const groups = this.groups;
+    // Inside a transaction that is not the group's (a read, the federation queue's own): a savepoint of it.
+    if (groups && (groups.pending || !this.db.inTransaction)) return groups.write(() => this.events.batch(fn));
     // Nested calls run as savepoints; the bus holds their events until the outermost commit.
     return this.events.batch(() => this.db.transaction(fn).immediate());
+  }
+
+  /**
+   * Group commit from now on (the server turns it on; the CLI and tests of the store alone commit each
+   * transaction at once): transactions of one turn of the event loop share one COMMIT, after which their
+   * events are delivered. Whoever answers a client awaits `durable()` first.
+   */
+  groupCommits(): void {
+    this.groups ??= new WriteGroups(this.db, {
+      began: () => this.events.hold(),
+      committed: () => this.events.release(true),
+      failed: () => {
+        this.lostGroups++;
+        this.events.release(false);
+      },
+    });
+  }
+
+  /** True while writes wait for their group's COMMIT. */
+  get writesPending(): boolean {
+    return this.groups?.pending ?? false;
+  }
+
+  /** Resolves once every write made so far is on disk (at once without group commit); rejects if it was lost. */
+  durable(): Promise<void> {
+    return this.groups ? this.groups.durable() : Promise.resolve();
+  }
+
+  /** Write groups committed so far (0 without group commit). */
+  get groupsCommitted(): number {
+    return this.groups?.commits ?? 0;
+  }
+
+  /** Commits the waiting writes now (before the database closes). */
+  flushWrites(): void {
+    this.groups?.flush();
   }
 
   /**

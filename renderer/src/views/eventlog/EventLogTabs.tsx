@@ -1,8 +1,8 @@
 import { Link } from '../../components/ui.tsx';
 import { routePath } from '../../stores/router.ts';
 
-/** The event log's two ways in: by stream, or the whole log in order. */
-export function EventLogTabs({ current }: { current: 'streams' | 'all' | null }) {
+/** The event log's ways in: by stream, or the whole log in order; and replication to or from other servers. */
+export function EventLogTabs({ current }: { current: 'streams' | 'all' | 'replication' | null }) {
   return (
     <nav className="tabs" aria-label="Event log">
       <Link to={routePath('eventlog')} className="tab" aria-current={current === 'streams' ? 'page' : undefined}>
@@ -10,6 +10,13 @@ export function EventLogTabs({ current }: { current: 'streams' | 'all' | null })
       </Link>
       <Link to={routePath('eventlog', ['all'])} className="tab" aria-current={current === 'all' ? 'page' : undefined}>
         All events
+      </Link>
+      <Link
+        to={routePath('eventlog', ['replication'])}
+        className="tab"
+        aria-current={current === 'replication' ? 'page' : undefined}
+      >
+        Replication
       </Link>
     </nav>
   );

@@ -9,7 +9,7 @@ import { routePath } from '../../stores/router.ts';
 export function EventPage({ streamId, eventNumber: raw }: { streamId: string; eventNumber: string }) {
   const n = Number(raw);
   const valid = Number.isSafeInteger(n) && n >= -1;
-  const { detail, loading, error, open } = useEvent();
+  const { detail, loading, error, missing, open } = useEvent();
   useEffect(() => {
     if (valid) void open(streamId, n);
   }, [streamId, n, valid, open]);
@@ -62,7 +62,15 @@ export function EventPage({ streamId, eventNumber: raw }: { streamId: string; ev
           )}
         </nav>
       </div>
-      {error ? (
+      {error && missing ? (
+        <div className="state state-error" role="alert" data-testid="no-such-event">
+          <h2>No such event</h2>
+          <p>{error}</p>
+          <p>
+            <Link to={streamPath(streamId)}>Back to the stream {streamId}</Link>
+          </p>
+        </div>
+      ) : error ? (
         <ErrorState
           message={error}
           onRetry={() => {

@@ -53,8 +53,19 @@ export function ScavengeSection() {
           {running ? 'Scavenging…' : 'Scavenge'}
         </button>
         {running && (
-          <span role="status">
-            <progress aria-label="Scavenge under way" /> Running since {formatTime(running.startedAt)}
+          <span role="status" data-testid="scavenge-running">
+            {running.progress ? (
+              <>
+                <progress aria-label="Scavenge under way" max={100} value={running.progress.percent} />{' '}
+                {running.progress.percent}%: {formatNumber(running.progress.streamsDone)} of{' '}
+                {formatNumber(running.progress.streamsTotal)} streams, {formatNumber(running.progress.eventsRemoved)}{' '}
+                events removed so far; running since {formatTime(running.startedAt)}
+              </>
+            ) : (
+              <>
+                <progress aria-label="Scavenge under way" /> Running since {formatTime(running.startedAt)}
+              </>
+            )}
           </span>
         )}
       </div>

@@ -142,6 +142,23 @@ export function UsersSection() {
         </button>
       </div>
       {notice && <Notice>{notice}</Notice>}
+      {users
+        ?.filter((u) => u.defaultPassword && !u.disabled)
+        .map((u) => (
+          <Notice kind="warn" key={`default-${u.name}`}>
+            <span data-testid={`default-password-${u.name}`}>
+              <strong>{u.name}</strong> still has the password every new install starts with (<code>changeit</code>
+              ): anyone who can reach the event-log ports can sign in as {u.name}.{' '}
+            </span>
+            <button
+              type="button"
+              onClick={() => setPasswordFor(u.name)}
+              aria-label={`Change it now: the password of ${u.name}`}
+            >
+              Change it now
+            </button>
+          </Notice>
+        ))}
       {error ? (
         <ErrorState message={error} onRetry={() => void load()} />
       ) : loading || !users ? (
@@ -164,6 +181,7 @@ export function UsersSection() {
               <tr key={u.name}>
                 <th scope="row">
                   {u.name} {u.disabled && <span className="badge badge-bad">disabled</span>}
+                  {u.defaultPassword && !u.disabled && <span className="badge badge-bad">default password</span>}
                 </th>
                 <td>{u.fullName}</td>
                 <td>{u.groups.length ? u.groups.join(', ') : <span className="muted">none</span>}</td>

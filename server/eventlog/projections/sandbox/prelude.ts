@@ -134,12 +134,35 @@ export const PRELUDE = `
     lazyJson(e, 'linkMetadata', x.linkMetadataRaw);
     return Object.freeze(e);
   }
+  // EventStoreDB calls $deleted(state, null, partition, isSoftDelete) and always passes false; a returned
+  // value other than undefined becomes the state, as for the other handlers.
+  function deleted(partition) {
+    var created = !states.has(partition);
+    var state = created ? initial() : states.get(partition);
+    emitted = [];
+    try {
+      var next = deletedFn(state, null, partition, false);
+      if (next !== undefined) state = next;
+      states.set(partition, state);
+      var out = { partition: partition, created: created, state: serialize(state), emitted: [] };
+      if (def.options.producesResults) out.result = resultOf(state);
+      return JSON.stringify(out);
+    } finally {
+      emitted = null;
+    }
+  }
   g.__hp = {
     definition: function () {
       ['fromAll', 'fromStream', 'fromStreams', 'fromCategory', 'fromCategories', 'options'].forEach(function (k) { delete g[k]; });
       if (!def.allStreams && def.streams.length === 0 && def.categories.length === 0) throw new Error('None of streams and categories are included');
-      if (def.options.handlesDeletedNotifications && !def.byStream) throw new Error('$deleted handlers need foreachStream()');
-      if (def.options.reorderEvents && def.allStreams) throw new Error('Event reordering cannot be used with fromAll()');
+      if (def.streams.length > 0 && def.categories.length > 0) throw new Error('Streams and categories cannot be included in a filter at the same time');
+      if (def.options.handlesDeletedNotifications && !def.byStream) throw new Error('Deleted stream notifications are only supported with foreachStream()');
+      if (def.options.handlesDeletedNotifications && def.options.isBiState) throw new Error('Cannot handle deletes in bi-state projections');
+      if (def.options.reorderEvents) {
+        if (def.allStreams) throw new Error('Event reordering cannot be used with fromAll()');
+        if (def.streams.length < 2) throw new Error('Event reordering is only available in fromStreams([]) projections');
+        if (def.options.processingLag < 50) throw new Error('Event reordering requires processing lag at least of 50ms');
+      }
       return JSON.stringify(def);
     },
     load: function (partition, stateJson, sharedJson) {
@@ -149,6 +172,7 @@ export const PRELUDE = `
     reset: function () { states = new Map(); shared = undefined; },
     process: function (json) {
       var x = JSON.parse(json);
+      if (x.deleted) return deleted(x.partition);
       var partition = x.partition;
       if (partitionFn) {
         var p = partitionFn(envelope(x, ''));

@@ -39,6 +39,17 @@ export interface ProcessReply {
 
 const require = createRequire(import.meta.url);
 
+/** The npm packages the sandbox worker loads (resolved below; they also need the files next to them: the QuickJS wasm). */
+export const SANDBOX_PACKAGES = ['quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync'] as const;
+
+/**
+ * Inside a packaged app the modules resolve into app.asar, which a worker thread cannot be trusted to read
+ * (nor the wasm beside them); electron-builder.yml unpacks these packages to app.asar.unpacked, loaded from there.
+ */
+export function unpackedPath(file: string): string {
+  return file.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+}
+
 export class ProjectionSandbox {
   private readonly worker: Worker;
   private readonly limits: SandboxLimits;
@@ -51,8 +62,8 @@ export class ProjectionSandbox {
     this.worker = new Worker(SANDBOX_WORKER_SOURCE, {
       eval: true,
       workerData: {
-        coreModule: require.resolve('quickjs-emscripten-core'),
-        variantModule: require.resolve('@jitl/quickjs-wasmfile-release-sync'),
+        coreModule: unpackedPath(require.resolve('quickjs-emscripten-core')),
+        variantModule: unpackedPath(require.resolve('@jitl/quickjs-wasmfile-release-sync')),
       },
       // The worker's own JavaScript heap, on top of QuickJS's limit (which lives inside it).
       resourceLimits: {

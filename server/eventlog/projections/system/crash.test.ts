@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectClient, jsonEvent as clientEvent } from '../../tcp/client-suite.ts';
+import { connectClient, jsonEvent as clientEvent } from '../../tcp/testing/client-suite.ts';
 import { startFixture, tempDataDir, waitCaughtUp } from '../testing/fixture.ts';
-import { killServeProcess, startServeProcess, type ServeProcess } from '../testing/serve-process.ts';
+import { startServeProcess, type ServeProcess } from '../../../testing/serve-process.ts';
 
 /**
  * `homeport serve` is SIGKILLed at random moments while clients append and the standard projections
@@ -19,7 +19,7 @@ describe('standard projections across SIGKILLs', () => {
   let server: ServeProcess | null = null;
 
   afterAll(async () => {
-    if (server) await killServeProcess(server);
+    if (server) await server.stop('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -27,8 +27,8 @@ describe('standard projections across SIGKILLs', () => {
     const es = (await import('node-eventstore-client')).default;
     let appended = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      server = await startServeProcess(dataDir);
-      const conn = await connectClient(es, `tcp://127.0.0.1:${server.port}`, { maxReconnections: 0, maxRetries: 0 });
+      server = await startServeProcess({ dataDir });
+      const conn = await connectClient(es, `tcp://127.0.0.1:${server.tcpPort}`, { maxReconnections: 0, maxRetries: 0 });
       conn.on('error', () => {});
       let stop = false;
       const writer = async (w: number) => {
@@ -56,7 +56,7 @@ describe('standard projections across SIGKILLs', () => {
       const deadline = Date.now() + 20_000;
       while ((await linksNow()) <= atStart + 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       await new Promise((r) => setTimeout(r, crypto.randomInt(200)));
-      await killServeProcess(server);
+      await server.stop('SIGKILL');
       server = null;
       stop = true;
       conn.close();

@@ -16,13 +16,15 @@ import { ProjectionEventTypes, ProjectionStreams } from '../names.ts';
 import { writeProjectionOutput } from '../output-writer.ts';
 import { decodeText, passesAllFilter, passesValidation } from '../source-event.ts';
 import { RunLoop } from '../run-loop.ts';
+import { chargedToTurn, shareTurn } from '../turn-slicer.ts';
 import { EpochStreams } from '../epoch-streams.ts';
 import type { SystemHandler } from './handlers.ts';
 
 /** EventStoreDB's CheckpointHandledThreshold. */
 export const CHECKPOINT_HANDLED_THRESHOLD = 4000;
-const PAGE_EVENTS = 1000;
-const PAGE_BYTES = 4 * 1024 * 1024;
+/** Pages small enough that reading, handling and writing one stays well within a turn's budget. */
+const PAGE_EVENTS = 250;
+const PAGE_BYTES = 1024 * 1024;
 
 export interface ProjectionHost {
   store: EventStore;
@@ -132,6 +134,8 @@ export class SystemProjectionRunner {
         : position(0, 0);
     let sinceCheckpoint = 0;
     while (!this.loop.stopping) {
+      await shareTurn();
+      if (this.loop.stopping) break;
       const page = store.readAllForward(cursor, PAGE_EVENTS, false, SYSTEM_CALLER, { maxBytes: PAGE_BYTES });
       if (page.result !== 'Success') throw new Error(`Reading $all failed: ${page.error ?? page.result}`);
       this.progress.headPosition = store.lastCommitPosition();
@@ -157,11 +161,7 @@ export class SystemProjectionRunner {
         await this.write(emitted, last, thresholdReached);
         sinceCheckpoint = 0;
         this.unsaved = null;
-      } else {
-        this.unsaved = last;
-        // Nothing to write: let clients in before the next page (catching up over a large log).
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      } else this.unsaved = last;
       // Only once written: a projection has processed an event when its links are in the log.
       this.progress.position = last;
     }
@@ -176,7 +176,7 @@ export class SystemProjectionRunner {
     };
     const restart = this.epochStreams.starts(output.emitted);
     await this.host.runSystemWrite((w) =>
-      writeProjectionOutput(w, output, { logicalStreamStart: (s) => restart.get(s) ?? null }),
+      chargedToTurn(() => writeProjectionOutput(w, output, { logicalStreamStart: (s) => restart.get(s) ?? null })),
     );
     this.epochStreams.written(output.emitted);
     this.progress.lastCheckpoint = tag;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { openEventLog, type EventLog } from '../../eventlog.ts';
 import { startSubscriptions } from '../../subscriptions/index.ts';
 import { subscriptionTcpHandlers } from '../../subscriptions/tcp-handlers.ts';
@@ -60,6 +61,36 @@ export async function startFixture(
       await eventLog.close();
     },
   };
+}
+
+/** One fixture (projections `all`, a temporary data folder removed afterwards) for a test file. */
+export function useProjectionsFixture(): { readonly fx: ProjectionsFixture; readonly manager: ProjectionManager } {
+  let dataDir = '';
+  let fx: ProjectionsFixture | null = null;
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    fx = await startFixture(dataDir);
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get fx() {
+      if (!fx) throw new Error('the fixture is not started');
+      return fx;
+    },
+    get manager() {
+      if (!fx?.projections) throw new Error('the projections are not started');
+      return fx.projections;
+    },
+  };
+}
+
+/** A projection's partition state ('' = root) parsed, or undefined when it has none. */
+export function parsedState(manager: ProjectionManager, name: string, partition = ''): any {
+  const s = manager.state(name, partition);
+  return s === '' ? undefined : JSON.parse(s);
 }
 
 /** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */

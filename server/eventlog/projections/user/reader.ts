@@ -8,7 +8,7 @@ import { isMetastream, originalStreamOf } from '../../store/metadata.ts';
 import { forwardCursorAfter, position } from '../../store/positions.ts';
 import type { EventStore, Position, RecordedEvent } from '../../store/types.ts';
 import type { CheckpointTag } from '../checkpoint-tag.ts';
-import { decodeText, passesAllFilter, passesValidation } from '../source-event.ts';
+import { decodeText, deletionOf, passesAllFilter, passesValidation } from '../source-event.ts';
 import { sourceStreams, type SourceDefinition } from './source-definition.ts';
 
 export interface InputItem {
@@ -19,10 +19,13 @@ export interface InputItem {
   tag: CheckpointTag;
   /** false: read but not for the handlers (filtered out); its tag still counts. */
   handled: boolean;
+  /** A deletion marker of this stream (partition) for a `$deleted` handler, instead of an event. */
+  deletedPartition?: string;
 }
 
-const PAGE = 500;
-const PAGE_BYTES = 4 * 1024 * 1024;
+/** Small enough to read within a turn's share of the event loop (turn-slicer.ts). */
+const PAGE = 250;
+const PAGE_BYTES = 1024 * 1024;
 
 export class InputReader {
   private readonly store: EventStore;
@@ -38,6 +41,22 @@ export class InputReader {
     } else {
       for (const s of sourceStreams(def)) this.streams[s] = from?.kind === 'streams' ? (from.streams[s] ?? -1) : -1;
     }
+  }
+
+  /**
+   * The stream a deletion marker is about, when the query has a `$deleted` handler (foreachStream only, as
+   * EventStoreDB): a tombstone or a `$$x` metadata with the deleted `$tb` (fromAll), or a `$ce-` link
+   * `$by_category` stamped `$deleted` (its target, a tombstone, no longer resolves).
+   */
+  private deletedStream(event: RecordedEvent | undefined, link?: RecordedEvent): string | null {
+    if (!this.def.byStream || !this.def.options.handlesDeletedNotifications) return null;
+    if (link && link.metadata.length > 0) {
+      const meta = parseObject(decodeText(link.metadata));
+      if (meta && '$deleted' in meta) return typeof meta.$o === 'string' ? meta.$o : streamOfLink(link);
+    }
+    if (!event) return null;
+    const deletion = deletionOf(event);
+    return deletion.deleted ? deletion.streamId : null;
   }
 
   private wanted(event: RecordedEvent): boolean {
@@ -64,7 +83,10 @@ export class InputReader {
         commitPosition: event.commitPosition,
         preparePosition: event.preparePosition,
       };
-      items.push({ event, tag, handled: passesAllFilter(event, this.def.options.includeLinks) && this.wanted(event) });
+      const passes = passesAllFilter(event, this.def.options.includeLinks);
+      const deleted = passes ? this.deletedStream(event) : null;
+      if (deleted !== null) items.push({ event, tag, handled: true, deletedPartition: deleted });
+      else items.push({ event, tag, handled: passes && this.wanted(event) });
     }
     return items;
   }
@@ -95,6 +117,11 @@ export class InputReader {
       this.streams[r.streamId] = r.record.eventNumber;
       const tag: CheckpointTag = { kind: 'streams', streams: { ...this.streams } };
       const event = r.event;
+      const deleted = this.deletedStream(event, r.link);
+      if (deleted !== null) {
+        items.push({ event: event ?? r.record, link: r.link, tag, handled: true, deletedPartition: deleted });
+        continue;
+      }
       if (!event) {
         // A link whose target is gone: nothing to handle, but the position moves on.
         items.push({ event: r.record, tag, handled: false });
@@ -106,15 +133,27 @@ export class InputReader {
   }
 }
 
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The stream a `$>` link's data `N@stream` names. */
+function streamOfLink(link: RecordedEvent): string {
+  const data = decodeText(link.data);
+  const at = data.indexOf('@');
+  return at < 0 ? data : data.slice(at + 1);
+}
+
 /** foreachStream's partition: the `$o` of the link (category readers), else the stream (`x` for `$$x`). */
 export function streamPartitionOf(item: InputItem): string {
   if (item.link && item.link.metadata.length > 0) {
-    try {
-      const o = JSON.parse(decodeText(item.link.metadata)).$o;
-      if (typeof o === 'string') return o;
-    } catch {
-      /* not JSON: the stream decides */
-    }
+    const o = parseObject(decodeText(item.link.metadata))?.$o;
+    if (typeof o === 'string') return o;
   }
   const s = item.event.streamId;
   return isMetastream(s) ? originalStreamOf(s) : s;

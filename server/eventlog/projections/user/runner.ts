@@ -16,6 +16,7 @@ import { correlationIdOf, decodeText } from '../source-event.ts';
 import { DEFAULT_SANDBOX_LIMITS, ProjectionSandbox, type SandboxLimits } from '../sandbox/sandbox.ts';
 import { idleProgress, readCheckpoint, type CoreStatus, type ProjectionHost } from '../system/runner.ts';
 import { RunLoop } from '../run-loop.ts';
+import { chargedToTurn, shareTurn } from '../turn-slicer.ts';
 import { EpochStreams } from '../epoch-streams.ts';
 import { InputReader, streamPartitionOf, type InputItem } from './reader.ts';
 import type { SourceDefinition } from './source-definition.ts';
@@ -123,6 +124,8 @@ export class UserProjectionRunner {
     if (loaded.length > 0 || this.shared !== null) await sandbox.load(loaded, this.shared);
     const reader = new InputReader(store, def, from);
     while (!this.loop.stopping) {
+      await shareTurn();
+      if (this.loop.stopping) break;
       const items = reader.read();
       this.progress.headPosition = store.lastCommitPosition();
       if (items.length === 0) {
@@ -134,8 +137,6 @@ export class UserProjectionRunner {
         continue;
       }
       await this.processBatch(sandbox, def, items);
-      // A batch with nothing to run or write returns at once: let clients in before the next page.
-      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -177,6 +178,7 @@ export class UserProjectionRunner {
   }
 
   private envelope(def: SourceDefinition, item: InputItem): string {
+    if (item.deletedPartition !== undefined) return JSON.stringify({ deleted: true, partition: item.deletedPartition });
     const e = item.event;
     const text = (b: Uint8Array) => (b.length === 0 ? null : decodeText(b));
     return JSON.stringify({
@@ -200,8 +202,10 @@ export class UserProjectionRunner {
       handled.length > 0 ? await sandbox.process(handled.map((i) => this.envelope(def, i))) : { outputs: [] };
     if (reply.failedAt !== undefined) {
       const at = handled[reply.failedAt];
+      const what = at.deletedPartition === undefined ? 'an event' : 'a delete partition notification';
+      const handler = at.deletedPartition === undefined ? at.event.eventType : '$deleted';
       throw new ProjectionFault(
-        `The ${this.config.name} projection failed to process an event.\r\nHandler: ${at.event.eventType}\r\nEvent Position: ${tagDisplay(at.tag)}\r\n\r\nMessage:\r\n\r\n${reply.error}`,
+        `The ${this.config.name} projection failed to process ${what}.\r\nHandler: ${handler}\r\nEvent Position: ${tagDisplay(at.tag)}\r\n\r\nMessage:\r\n\r\n${reply.error}`,
       );
     }
     const emitted: EmittedEvent[] = [];
@@ -329,7 +333,7 @@ export class UserProjectionRunner {
     if (emitted.length === 0 && plain.length === 0 && !this.persistent) return;
     const restart = this.epochStreams.starts(emitted);
     await this.host.runSystemWrite((w) =>
-      writeProjectionOutput(w, output, { logicalStreamStart: (s) => restart.get(s) ?? null }),
+      chargedToTurn(() => writeProjectionOutput(w, output, { logicalStreamStart: (s) => restart.get(s) ?? null })),
     );
     this.epochStreams.written(emitted);
   }

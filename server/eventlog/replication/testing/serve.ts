@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import es from 'node-eventstore-client';
-import { startServeProcess } from '../../testing/serve-process.ts';
+import { startServeProcess } from '../../../testing/serve-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 
@@ -66,22 +66,23 @@ export async function serveHomeport(
   dataDir: string,
   ports: { tcp?: number; grpc?: number } = {},
 ): Promise<ServedHomeport> {
-  const served = await startServeProcess(dataDir, {
+  const served = await startServeProcess({
+    dataDir,
     args: ['--tcp-port', String(ports.tcp ?? 0), '--grpc-port', String(ports.grpc ?? 0)],
   });
   if (!served.grpc) throw new Error('homeport serve started without its gRPC listener');
-  const { child, exited } = served;
+  const { child, ended } = served;
   return {
     dataDir,
     child,
-    tcpPort: served.port,
+    tcpPort: served.tcpPort,
     grpcPort: served.grpc.port,
-    tcpUrl: `tcp://admin:changeit@127.0.0.1:${served.port}`,
+    tcpUrl: `tcp://admin:changeit@127.0.0.1:${served.tcpPort}`,
     grpcUrl: served.grpc.connectionString.replace('kurrentdb://', 'kurrentdb://admin:changeit@'),
-    exited,
+    exited: ended,
     async kill(signal = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
+      await ended;
     },
   };
 }

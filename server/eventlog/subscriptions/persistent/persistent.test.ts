@@ -16,7 +16,7 @@ import {
   someone,
   text,
   type TempEventLog,
-} from '../test-support.ts';
+} from '../testing/event-log.ts';
 import type { Caller } from '../../store/types.ts';
 import type { DropReason, NakAction, PersistentSubscriptionSettings } from '../types.ts';
 import { checkpointStreamOf, parkedStreamOf } from './group-streams.ts';

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+import { startSocialWithClock, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
 
-/* Annual reports ("Wrapstodon"): a year's report computed from the account's own posts, boosts, replies and followers. */
+/*
+ * Annual reports ("Wrapstodon"): a year's report computed from the account's own posts, boosts, replies and
+ * followers, offered during that year's campaign (10–31 December, as Mastodon's). The server's clock is set.
+ */
+
+const year = 2025;
+let clock = Date.UTC(year, 10, 20, 12);
 
 let server: SocialTestServer;
 let alice: TestUser;
@@ -9,7 +15,7 @@ let bob: TestUser;
 let carol: TestUser;
 
 beforeAll(async () => {
-  server = await startSocialTestServer();
+  server = await startSocialWithClock(() => clock);
   [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((u) => server.createUser(u)));
 });
 
@@ -22,8 +28,6 @@ const call = (token: string | null, method: string, path: string, body?: unknown
 
 describe('annual reports', () => {
   it('are generated from the year’s own activity, kept as generated, listed and marked read', async () => {
-    const now = new Date();
-    const year = now.getUTCFullYear();
     const a = server.masto(alice.token);
     const b = server.masto(bob.token);
     const c = server.masto(carol.token);
@@ -47,6 +51,13 @@ describe('annual reports', () => {
     await b.v1.accounts.$select(alice.accountId).follow();
 
     const path = `/api/v1/annual_reports/${year}`;
+    // Before the campaign (and after it) the year is not offered, and generating it makes nothing, as Mastodon.
+    expect((await call(alice.token, 'GET', `${path}/state`)).body).toEqual({ state: 'ineligible' });
+    expect(await call(alice.token, 'POST', `${path}/generate`)).toMatchObject({ status: 200, body: {} });
+    expect((await call(alice.token, 'GET', path)).status).toBe(404);
+    clock = Date.UTC(year, 11, 9, 23, 59);
+    expect((await call(alice.token, 'GET', `${path}/state`)).body).toEqual({ state: 'ineligible' });
+    clock = Date.UTC(year, 11, 10);
     expect((await call(alice.token, 'GET', `${path}/state`)).body).toEqual({ state: 'eligible' });
     expect((await call(alice.token, 'GET', `/api/v1/annual_reports/${year - 1}/state`)).body.state).toBe('ineligible');
     expect((await call(alice.token, 'GET', `/api/v1/annual_reports/${year + 1}/state`)).body.state).toBe('ineligible');
@@ -60,7 +71,7 @@ describe('annual reports', () => {
     expect(body.annual_reports).toHaveLength(1);
     const [report] = body.annual_reports;
     expect(report).toMatchObject({ year, schema_version: 1, account_id: alice.accountId, share_url: null });
-    const month = now.getUTCMonth() + 1;
+    const month = 11;
     expect(report.data).toMatchObject({
       archetype: 'lurker',
       type_distribution: { total: 7, standalone: 4, replies: 2, reblogs: 1 },
@@ -93,6 +104,12 @@ describe('annual reports', () => {
     expect(all.body.annual_reports.map((r: { year: number }) => r.year)).toEqual([year]);
     expect((await call(bob.token, 'GET', '/api/v1/annual_reports')).body.annual_reports).toEqual([]);
     expect((await call(bob.token, 'GET', path)).status).toBe(404);
+
+    // Once the campaign is over a generated report stays available; one never generated is no longer offered.
+    expect((await call(bob.token, 'GET', `${path}/state`)).body.state).toBe('eligible');
+    clock = Date.UTC(year + 1, 0, 2);
+    expect((await call(alice.token, 'GET', `${path}/state`)).body.state).toBe('available');
+    expect((await call(bob.token, 'GET', `${path}/state`)).body.state).toBe('ineligible');
     expect((await call(null, 'GET', '/api/v1/annual_reports')).status).toBe(401);
   });
 });

@@ -60,7 +60,7 @@ export function appRoutes(app: FastifyInstance, ctx: SocialContext): void {
       }
     }
     details.throwIfAny();
-    const { app: created, clientSecret } = ctx.store.oauth.createApp({
+    const { app: created, clientSecret } = ctx.applications.register({
       name,
       website,
       redirectUris: [...new Set(uris)],

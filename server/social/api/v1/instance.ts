@@ -9,7 +9,6 @@ import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts'
 import { notFound } from '../../errors.ts';
 import { auth } from '../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../http/params.ts';
-import { int } from '../../store/store.ts';
 import { formatPlainText } from '../../text/format.ts';
 import { languageList } from '../../text/languages.ts';
 
@@ -43,24 +42,14 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/instance/activity', { config: cached }, async () => {
     const now = ctx.store.now();
     const weekStart = now - (now % WEEK_MS);
-    const count = (sql: string, from: number, to: number) =>
-      String(int((ctx.store.db.prepare(sql).get(from, to) as { n: bigint }).n));
     return Array.from({ length: 12 }, (_, i) => {
       const from = weekStart - i * WEEK_MS;
-      const to = from + WEEK_MS;
+      const counts = ctx.store.instanceStats.activity(from, from + WEEK_MS);
       return {
         week: String(Math.floor(from / 1000)),
-        statuses: count(
-          'SELECT COUNT(*) AS n FROM statuses WHERE local = 1 AND created_at >= ? AND created_at < ?',
-          from,
-          to,
-        ),
-        logins: count(
-          'SELECT COUNT(*) AS n FROM users WHERE current_sign_in_at >= ? AND current_sign_in_at < ?',
-          from,
-          to,
-        ),
-        registrations: count('SELECT COUNT(*) AS n FROM users WHERE created_at >= ? AND created_at < ?', from, to),
+        statuses: String(counts.statuses),
+        logins: String(counts.logins),
+        registrations: String(counts.registrations),
       };
     });
   });
@@ -117,20 +106,12 @@ export function instanceRoutes(app: FastifyInstance, ctx: SocialContext): void {
 
   /** The server's moderated domains; shown to signed-in, confirmed, approved users. */
   app.get('/api/v1/instance/domain_blocks', { config: { auth: auth.user() } }, async () => {
-    const rows = ctx.store.db
-      .prepare(
-        `SELECT domain, severity, public_comment FROM domain_blocks WHERE severity IN ('silence', 'suspend') ORDER BY domain`,
-      )
-      .all() as {
-      domain: string;
-      severity: string;
-      public_comment: string | null;
-    }[];
+    const rows = ctx.store.moderation.publicDomainBlocks();
     return rows.map((r) => ({
       domain: r.domain,
       digest: crypto.createHash('sha256').update(r.domain).digest('hex'),
       severity: r.severity,
-      comment: r.public_comment,
+      comment: r.publicComment,
     }));
   });
 }

@@ -31,16 +31,8 @@ export function markerRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.post('/api/v1/markers', { config: { auth: auth.user('write:statuses') } }, async (req) => {
     const { account } = currentUser(req);
     const p = parseParams(postSchema, requestParams(req));
-    const moves = TIMELINES.flatMap((t) => (p[t] ? [{ timeline: t, id: p[t].last_read_id }] : []));
+    const moves = TIMELINES.flatMap((t) => (p[t] ? [{ timeline: t, lastReadId: p[t].last_read_id }] : []));
     if (moves.length === 0) throw ValidationFailure.single('home', 'ERR_BLANK', 'or notifications is required');
-    ctx.store.transaction(() => {
-      for (const m of moves) ctx.store.markers.set(account.id, m.timeline, m.id);
-    });
-    return present(
-      ctx.store.markers.get(
-        account.id,
-        moves.map((m) => m.timeline),
-      ),
-    );
+    return present(ctx.markers.move(account.id, moves));
   });
 }

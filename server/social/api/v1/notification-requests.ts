@@ -79,12 +79,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
     handler: async (req) => {
       const { account } = currentUser(req);
       const changes = parseParams(policySchema, requestParams(req));
-      const policy = {
-        ...ctx.store.notificationRequests.policy(account.id),
-        ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
-      } as NotificationPolicy;
-      ctx.store.notificationRequests.setPolicy(account.id, policy);
-      return policyJson(account, policy);
+      return policyJson(account, ctx.notifications.updatePolicy(account.id, changes));
     },
   });
 
@@ -135,8 +130,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
         // "Filter" keeps a stricter drop chosen through v2; "do not filter" accepts.
         if (filter !== undefined) policy[v2] = filter ? (policy[v2] === 'accept' ? 'filter' : policy[v2]) : 'accept';
       }
-      ctx.store.notificationRequests.setPolicy(account.id, policy);
-      return v1Json(account, policy);
+      return v1Json(account, ctx.notifications.updatePolicy(account.id, policy));
     },
   });
 
@@ -169,15 +163,12 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
   });
 
   for (const action of ['accept', 'dismiss'] as const) {
-    const apply = (row: NotificationRequestRow) =>
-      action === 'accept' ? ctx.store.notificationRequests.accept(row) : ctx.store.notificationRequests.dismiss(row);
     app.post(
       `/api/v1/notifications/requests/:id/${action}`,
       { config: { auth: auth.user('write:notifications') } },
       async (req) => {
         const { account } = currentUser(req);
-        const row = one(account, pathId(req));
-        ctx.store.transaction(() => apply(row));
+        ctx.notifications.settleRequests(account.id, [one(account, pathId(req)).id], action);
         return {};
       },
     );
@@ -187,8 +178,7 @@ export function notificationRequestRoutes(app: FastifyInstance, ctx: SocialConte
       async (req) => {
         const { account } = currentUser(req);
         const { id } = parseParams(idsSchema, requestParams(req));
-        const rows = ctx.store.notificationRequests.byIds(account.id, id ?? []);
-        ctx.store.transaction(() => rows.forEach(apply));
+        ctx.notifications.settleRequests(account.id, id ?? [], action);
         return {};
       },
     );

@@ -75,7 +75,7 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
 
   app.post('/api/v1/notifications/clear', { config: { auth: auth.user('write:notifications') } }, async (req) => {
     const { account } = currentUser(req);
-    ctx.store.notifications.clear(account.id);
+    ctx.notifications.clear(account.id);
     return {};
   });
 
@@ -86,14 +86,14 @@ export function notificationRoutes(app: FastifyInstance, ctx: SocialContext): vo
     async (req) => {
       const { account } = currentUser(req);
       const { ids } = parseParams(z.object({ ids: zList(zId, 100).optional() }), requestParams(req));
-      ctx.store.notifications.dismissMany(account.id, ids ?? []);
+      ctx.notifications.dismissMany(account.id, ids ?? []);
       return {};
     },
   );
 
   app.post('/api/v1/notifications/:id/dismiss', { config: { auth: auth.user('write:notifications') } }, async (req) => {
     const { account } = currentUser(req);
-    if (!ctx.store.notifications.dismiss(account.id, pathId(req))) throw notFound();
+    if (!ctx.notifications.dismiss(account.id, pathId(req))) throw notFound();
     return {};
   });
 }

@@ -196,8 +196,8 @@ export function notificationV2Routes(app: FastifyInstance, ctx: SocialContext): 
     async (req) => {
       const { account } = currentUser(req);
       const key = req.params.group_key;
-      if (key.startsWith('ungrouped-')) ctx.store.notifications.dismiss(account.id, key.slice('ungrouped-'.length));
-      else ctx.store.notifications.deleteGroup(account.id, key);
+      if (key.startsWith('ungrouped-')) ctx.notifications.dismiss(account.id, key.slice('ungrouped-'.length));
+      else ctx.notifications.dismissGroup(account.id, key);
       return {};
     },
   );

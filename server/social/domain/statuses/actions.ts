@@ -1,4 +1,4 @@
-import { ValidationFailure } from '../../errors.ts';
+import { forbidden, notFound, ValidationFailure } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
 import type { Account, StatusRow, Visibility } from '../../store/index.ts';
 import type { StatusDeps } from './deps.ts';
@@ -6,7 +6,7 @@ import type { Poster } from './inputs.ts';
 
 const ALLOWED_REBLOG_VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'private'];
 
-/** What a user does to a status: reblog, favourite, bookmark, pin, mute its conversation. */
+/** What a user does to a status: reblog, favourite, bookmark, pin, mute its conversation, take back a quote's permission. */
 export class StatusActions {
   private readonly d: StatusDeps;
 
@@ -151,5 +151,23 @@ export class StatusActions {
     if (mute) this.d.store.interactions.muteConversation(me.id, status.conversationId);
     else this.d.store.interactions.unmuteConversation(me.id, status.conversationId);
     return status;
+  }
+
+  /** The author of a quoted post revokes one quote of it; returns the quoting post as it now is. */
+  revokeQuote(me: Account, statusId: string, quotingStatusId: string): StatusRow {
+    const status = this.d.reader.readable(me, statusId);
+    const quote = this.d.store.quotes.byQuotingStatus(status.id, quotingStatusId);
+    if (!quote) throw notFound();
+    if (status.accountId !== me.id) throw forbidden();
+    this.d.store.transaction(() => {
+      this.d.store.quotes.setState(quote, 'revoked');
+      // Federated as the Delete of the stamp (quote.revoked), not as an Update of the quoting post.
+      this.d.store.events.emit('status.updated', {
+        status: this.d.store.statuses.byId(quote.statusId)!,
+        unfederated: true,
+      });
+      this.d.store.events.emit('quote.revoked', { quoteId: quote.id });
+    });
+    return this.d.store.statuses.byId(quote.statusId)!;
   }
 }

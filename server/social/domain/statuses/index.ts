@@ -123,4 +123,7 @@ export class StatusService {
   muteConversation(me: Account, statusId: string, mute: boolean): StatusRow {
     return this.actions.muteConversation(me, statusId, mute);
   }
+  revokeQuote(me: Account, statusId: string, quotingStatusId: string): StatusRow {
+    return this.actions.revokeQuote(me, statusId, quotingStatusId);
+  }
 }

@@ -1,4 +1,4 @@
-import { sampleMemory, startServeProcess, type ServeProcess } from './serve-process.ts';
+import { sampleMemory, startServeProcess, type ServeProcess } from '../../../testing/serve-process.ts';
 
 /*
  * A `homeport serve` under attack, seen as its user sees it: a user with a token, the Mastodon API, and what an
@@ -61,12 +61,12 @@ export class AttackedServer {
 
   /** Starts `homeport serve` over `dataDir` (env as given: the guard stays on) with the users alice and bob. */
   static async start(dataDir: string): Promise<AttackedServer> {
-    const process = await startServeProcess({ dataDir });
+    const process = await startServeProcess({ dataDir, publicUrl: true });
     return new AttackedServer(process, process.createUser('alice'), process.createUser('bob'));
   }
 
   get url(): string {
-    return this.process.url;
+    return this.process.httpUrl;
   }
 
   async api(method: string, route: string, body?: object): Promise<{ status: number; json: any }> {
@@ -107,7 +107,11 @@ export class AttackedServer {
   /** Kills the server as a crash would (SIGKILL) and starts it again on the same data and port. */
   async crashAndRestart(): Promise<void> {
     await this.process.stop('SIGKILL');
-    this.process = await startServeProcess({ dataDir: this.process.dataDir, port: Number(new URL(this.url).port) });
+    this.process = await startServeProcess({
+      dataDir: this.process.dataDir,
+      httpPort: this.process.httpPort,
+      publicUrl: true,
+    });
   }
 
   /** Runs `attack` while sampling the server's memory and making ordinary requests; what it cost beside its result. */

@@ -9,7 +9,8 @@ import { signRequest } from '@fedify/fedify';
  * Digest, as Mastodon signs them.
  */
 
-export type Json = Record<string, any>;
+export type { Json } from './activities.ts';
+import type { Json } from './activities.ts';
 
 export interface HostileActors {
   /** The id of the actor `name` on `origin`, served from now on with `extra` in its document (icon, image…). */

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signRequest } from '@fedify/fedify';
 import { Create, Note } from '@fedify/vocab';
-import type { TestInstance } from '../test-network.ts';
+import type { TestInstance } from './test-network.ts';
 
 /*
  * Clients for replaying inbox attacks against live test instances: signed and unsigned POSTs over a real

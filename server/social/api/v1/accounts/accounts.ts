@@ -11,35 +11,23 @@ import { RejectedDocument } from '../../../federation/index.ts';
 
 const MAX_IDS = 40;
 
-/** A remote account by handle or URL through federation; a document that cannot be used answers 422 with why. */
-export async function resolveRemote(
-  ctx: SocialContext,
-  input: string,
-  options: { refresh?: boolean } = {},
-): Promise<Account | null> {
+/** A document of another server that cannot be used answers 422, saying why. */
+export async function unlessRejected<T>(lookup: Promise<T>): Promise<T> {
   try {
-    return (await ctx.federation?.resolveAccount(input, options)) ?? null;
+    return await lookup;
   } catch (err) {
     if (err instanceof RejectedDocument) throw new ApiError(422, `Validation failed: ${err.message}`);
     throw err;
   }
 }
 
-/**
- * An account by address (`user`, `user@domain`, `@user@domain`): this server's by name, another server's
- * through federation (`refresh`: fetched again even when known). Null when there is none or it is deleted.
- */
-export async function accountByAddress(
+/** A remote account by handle or URL through federation; a document that cannot be used answers 422 with why. */
+export async function resolveRemote(
   ctx: SocialContext,
-  address: string,
+  input: string,
   options: { refresh?: boolean } = {},
 ): Promise<Account | null> {
-  const handle = address.trim().replace(/^@/, '');
-  const [username, domain] = handle.split('@');
-  if (!username) return null;
-  const local = !domain || [ctx.urls.domain, ctx.urls.hostname].some((d) => d.toLowerCase() === domain.toLowerCase());
-  const found = local ? ctx.store.accounts.byHandle(username, null) : await resolveRemote(ctx, handle, options);
-  return found && found.deletedAt === null ? found : null;
+  return (await unlessRejected(ctx.federation?.resolveAccount(input, options) ?? Promise.resolve(null))) ?? null;
 }
 
 export function accountReadRoutes(app: FastifyInstance, ctx: SocialContext): void {

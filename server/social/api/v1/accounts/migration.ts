@@ -6,7 +6,8 @@ import { notFound, ValidationFailure } from '../../../errors.ts';
 import { auth, currentUser } from '../../../http/auth.ts';
 import { parseParams, requestParams, zString } from '../../../http/params.ts';
 import type { Account } from '../../../store/index.ts';
-import { accountByAddress } from './accounts.ts';
+import { accountByAddress } from '../../../domain/index.ts';
+import { unlessRejected } from './accounts.ts';
 
 /**
  * Moving an account in and out. Aliases name the accounts this one may be moved from (the old account's
@@ -16,7 +17,7 @@ import { accountByAddress } from './accounts.ts';
 export function accountMigrationRoutes(app: FastifyInstance, ctx: SocialContext): void {
   /** The account a handle names; a remote one fetched afresh (its aliases decide whether a move is allowed). */
   const accountNamed = async (acct: string): Promise<Account> => {
-    const account = await accountByAddress(ctx, acct, { refresh: true });
+    const account = await unlessRejected(accountByAddress(ctx, acct, { refresh: true }));
     if (!account) throw ValidationFailure.single('acct', 'ERR_INVALID', 'is not an account that can be found');
     return account;
   };

@@ -58,7 +58,7 @@ export function registrationRoutes(app: FastifyInstance, ctx: SocialContext): vo
         createdByApplicationId: principal.app.id,
         signUpIp: req.ip,
       });
-      const { token, secret } = ctx.store.oauth.createToken({
+      const { token, secret } = ctx.applications.issueToken({
         applicationId: principal.app.id,
         userId: user.id,
         scopes: principal.token.scopes,

@@ -31,7 +31,7 @@ export function accountStatusRoutes(app: FastifyInstance, ctx: SocialContext): v
       return [];
     let taggedId: string | null = null;
     if (p.tagged?.trim()) {
-      taggedId = ctx.store.statuses.tagId(p.tagged.trim().replace(/^#/, ''), false);
+      taggedId = ctx.store.statuses.tagId(p.tagged.trim().replace(/^#/, ''));
       if (!taggedId) return [];
     }
     const rows = ctx.store.timelines.account(

@@ -91,9 +91,9 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
       const row = blocks.domainBlock(pathId(req));
       if (!row) throw notFound();
       const p = parseParams(z.object(blockFields), requestParams(req));
-      blocks.updateDomainBlock(row.id, input({ ...p, domain: row.domain }, row));
-      ctx.moderation.applyDomainBlock(row.domain);
-      return serializeDomainBlock(blocks.domainBlock(row.id)!);
+      return serializeDomainBlock(
+        ctx.moderation.changeDomainBlock(row.id, (current) => input({ ...p, domain: current.domain }, current)),
+      );
     },
   });
 
@@ -102,9 +102,7 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     { config: { auth: auth.user('admin:write:domain_blocks') } },
     async (req) => {
       staff(req);
-      const row = blocks.domainBlock(pathId(req));
-      if (!row || !blocks.removeDomainBlock(row.id)) throw notFound();
-      ctx.moderation.applyDomainBlock(row.domain);
+      ctx.moderation.removeDomainBlock(pathId(req));
       return {};
     },
   );
@@ -142,7 +140,7 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
   app.post('/api/v1/admin/domain_allows', { config: { auth: auth.user('admin:write:domain_allows') } }, async (req) => {
     staff(req);
     const p = parseParams(z.object({ domain }), requestParams(req));
-    return serializeDomainAllow(blocks.domainAllows.add(p.domain));
+    return serializeDomainAllow(ctx.moderation.allowDomain(p.domain));
   });
 
   app.delete(
@@ -150,7 +148,7 @@ export function adminDomainRoutes(app: FastifyInstance, ctx: SocialContext): voi
     { config: { auth: auth.user('admin:write:domain_allows') } },
     async (req) => {
       staff(req);
-      if (!blocks.domainAllows.remove(pathId(req))) throw notFound();
+      ctx.moderation.unlist('domainAllows', pathId(req));
       return {};
     },
   );

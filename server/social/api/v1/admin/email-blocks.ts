@@ -58,9 +58,7 @@ export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext):
         }),
         requestParams(req),
       );
-      if (m.emailDomainBlocks.byValue(domain))
-        throw ValidationFailure.single('domain', 'ERR_TAKEN', 'has already been taken');
-      return domainBlock(m.emailDomainBlocks.add(domain));
+      return domainBlock(ctx.moderation.blockEmailDomain(domain));
     },
   );
 
@@ -69,7 +67,7 @@ export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext):
     { config: { auth: auth.user('admin:write:email_domain_blocks') } },
     async (req) => {
       staff(req);
-      if (!m.emailDomainBlocks.remove(pathId(req))) throw notFound();
+      ctx.moderation.unlist('emailDomainBlocks', pathId(req));
       return {};
     },
   );
@@ -129,9 +127,7 @@ export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext):
       );
       const hash = p.email ? canonicalEmailHash(p.email) : p.canonical_email_hash;
       if (!hash) throw ValidationFailure.single('canonical_email_hash', 'ERR_BLANK', "can't be blank");
-      if (m.canonicalEmailBlocks.byValue(hash))
-        throw ValidationFailure.single('canonical_email_hash', 'ERR_TAKEN', 'has already been taken');
-      return serializeCanonicalEmailBlock(m.canonicalEmailBlocks.add(hash));
+      return serializeCanonicalEmailBlock(ctx.moderation.blockCanonicalEmail(hash));
     },
   );
 
@@ -140,7 +136,7 @@ export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext):
     { config: { auth: auth.user('admin:write:canonical_email_blocks') } },
     async (req) => {
       staff(req);
-      if (!m.canonicalEmailBlocks.remove(pathId(req))) throw notFound();
+      ctx.moderation.unlist('canonicalEmailBlocks', pathId(req));
       return {};
     },
   );

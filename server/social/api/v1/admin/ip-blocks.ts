@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { serializeIpBlock } from '../../../entities/admin.ts';
 import { PERMISSION } from '../../../entities/role.ts';
-import { notFound, ValidationFailure } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zInt, zString } from '../../../http/params.ts';
@@ -60,16 +60,13 @@ export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): vo
   app.post('/api/v1/admin/ip_blocks', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
     staff(req);
     const p = parseParams(z.object({ ip: ipRange, ...fields }), requestParams(req));
-    if (m.activeIpBlocks().some((b) => b.ip === p.ip))
-      throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
-    ctx.moderation.ipBlocksChanged();
-    const id = m.insertIpBlock({
+    const block = ctx.moderation.addIpBlock({
       ip: p.ip,
       severity: p.severity,
       comment: p.comment ?? '',
       expiresAt: expiry(p.expires_in) ?? null,
     });
-    return serializeIpBlock(m.ipBlock(id)!);
+    return serializeIpBlock(block);
   });
 
   app.route({
@@ -90,21 +87,19 @@ export function adminIpBlockRoutes(app: FastifyInstance, ctx: SocialContext): vo
         requestParams(req),
       );
       const expiresAt = expiry(p.expires_in);
-      ctx.moderation.ipBlocksChanged();
-      m.updateIpBlock(row.id, {
-        ip: p.ip ?? row.ip,
-        severity: p.severity ?? row.severity,
-        comment: p.comment ?? row.comment,
-        expiresAt: expiresAt === undefined ? row.expiresAt : expiresAt,
-      });
-      return serializeIpBlock(m.ipBlock(row.id)!);
+      const block = ctx.moderation.changeIpBlock(row.id, (current) => ({
+        ip: p.ip ?? current.ip,
+        severity: p.severity ?? current.severity,
+        comment: p.comment ?? current.comment,
+        expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
+      }));
+      return serializeIpBlock(block);
     },
   });
 
   app.delete('/api/v1/admin/ip_blocks/:id', { config: { auth: auth.user('admin:write:ip_blocks') } }, async (req) => {
     staff(req);
-    if (!m.removeIpBlock(pathId(req))) throw notFound();
-    ctx.moderation.ipBlocksChanged();
+    ctx.moderation.removeIpBlock(pathId(req));
     return {};
   });
 }

@@ -154,6 +154,21 @@ describe('admin dimensions', () => {
       expect.objectContaining({ key: 'homeport', value: HOMEPORT_VERSION }),
     );
   });
+
+  it('take the span as optional, as Mastodon does: without one, everything up to today (masto.js asks so)', async () => {
+    const dimensions = await server.masto(admin.token).v1.admin.dimensions.create({ keys: ['languages', 'sources'] });
+    const byKey = Object.fromEntries(dimensions.map((d) => [d.key, d.data]));
+    expect(byKey.languages).toEqual([
+      { key: 'en', humanKey: 'English', value: '2' },
+      { key: 'fr', humanKey: 'French', value: '1' },
+    ]);
+    expect(byKey.sources).toEqual([{ key: expect.any(String), humanKey: expect.any(String), value: '3' }]);
+    // One bound alone counts from it (or up to it).
+    const since = await call(admin.token, '/api/v1/admin/dimensions', { keys: ['languages'], start_at: daysAgo(1) });
+    expect(since.body[0].data.map((d: { key: string }) => d.key)).toEqual(['en', 'fr']);
+    const before = await call(admin.token, '/api/v1/admin/dimensions', { keys: ['languages'], end_at: daysAgo(1) });
+    expect(before.body[0].data).toEqual([]);
+  });
 });
 
 describe('admin retention', () => {

@@ -13,9 +13,12 @@ const span = { start_at: zString, end_at: zString };
 const measuresSchema = z.looseObject({ keys: zList(zString, 50), ...span });
 const dimensionsSchema = z.looseObject({
   keys: zList(zString, 50),
-  ...span,
+  start_at: zString.optional(),
+  end_at: zString.optional(),
   limit: zInt.optional(),
 });
+/** The first day a dimension counts from when no `start_at` is given. */
+const BEGINNING = '1970-01-01';
 const retentionSchema = z.object({ ...span, frequency: zString.optional() });
 
 /** The value of each `<key>[id]` or `<key>[domain]` parameter sent. */
@@ -46,7 +49,15 @@ export function adminMetricRoutes(app: FastifyInstance, ctx: SocialContext): voi
     const raw = requestParams(req);
     const p = parseParams(dimensionsSchema, raw);
     const limit = Math.min(Math.max(p.limit ?? 10, 1), 100);
-    return metrics.dimensions(p.keys, daySpan(p.start_at, p.end_at), limit, keyedParams(raw));
+    // Unlike measures and retention, Mastodon takes the span of dimensions as optional: a missing bound is open
+    // (here: from the beginning, up to today), and an open span is not held to the days one may ask at once.
+    const open = p.start_at === undefined || p.end_at === undefined;
+    const span = daySpan(
+      p.start_at ?? BEGINNING,
+      p.end_at ?? new Date(ctx.store.now()).toISOString(),
+      open ? Number.POSITIVE_INFINITY : undefined,
+    );
+    return metrics.dimensions(p.keys, span, limit, keyedParams(raw));
   });
 
   // Any frequency but month is day, as Mastodon does.

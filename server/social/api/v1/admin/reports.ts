@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { presentAdminReports } from '../../../entities/admin.ts';
 import { PERMISSION } from '../../../entities/role.ts';
-import { notFound, ValidationFailure } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
@@ -62,24 +62,16 @@ export function adminReportRoutes(app: FastifyInstance, ctx: SocialContext): voi
       staff(req);
       const row = report(req);
       const p = parseParams(updateSchema, requestParams(req));
-      const known = new Set(ctx.store.rules.list().map((r) => r.id));
-      if (p.rule_ids?.some((id) => !known.has(id)))
-        throw ValidationFailure.single('rule_ids', 'ERR_INVALID', 'refer to rules that do not exist');
-      // Rules belong to violation reports only (Mastodon drops them for other categories).
-      const category = p.category ?? row.category;
-      ctx.store.reports.update(row.id, {
-        category,
-        ruleIds: category === 'violation' ? (p.rule_ids ?? row.ruleIds) : [],
-      });
+      ctx.reports.recategorize(row.id, { category: p.category, ruleIds: p.rule_ids });
       return present([row.id])[0];
     },
   });
 
   const actions: Record<string, (staffId: string, id: string) => void> = {
-    assign_to_self: (staffId, id) => ctx.store.reports.assign(id, staffId),
-    unassign: (_staffId, id) => ctx.store.reports.assign(id, null),
-    resolve: (staffId, id) => ctx.store.reports.resolve(id, staffId),
-    reopen: (_staffId, id) => ctx.store.reports.resolve(id, null),
+    assign_to_self: (staffId, id) => ctx.reports.assign(id, staffId),
+    unassign: (_staffId, id) => ctx.reports.assign(id, null),
+    resolve: (staffId, id) => ctx.reports.resolve(id, staffId),
+    reopen: (_staffId, id) => ctx.reports.resolve(id, null),
   };
   for (const [name, apply] of Object.entries(actions)) {
     app.post(

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { PERMISSION } from '../../../entities/role.ts';
 import { presentAdminTags } from '../../../entities/tag.ts';
-import { notFound, refused } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import { auth, currentStaff } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
@@ -54,17 +54,13 @@ export function adminTagRoutes(app: FastifyInstance, ctx: SocialContext): void {
       currentStaff(req, PERMISSION.manageTaxonomies);
       const tag = tagOf(req);
       const p = parseParams(reviewSchema, requestParams(req));
-      // Only the capitals may change, as Mastodon's Tag validates display_name.
-      const displayName = p.display_name?.trim().replace(/^#/, '');
-      if (displayName !== undefined && displayName.toLowerCase() !== tag.name.toLowerCase())
-        throw refused('display_name must match the tag’s name');
-      ctx.store.tags.review(tag.id, {
-        displayName: displayName || undefined,
+      const reviewed = ctx.tags.review(tag.id, {
+        displayName: p.display_name,
         trendable: p.trendable,
         usable: p.usable,
         listable: p.listable,
       });
-      return present([ctx.store.tags.byId(tag.id)!])[0];
+      return present([reviewed])[0];
     },
   });
 }

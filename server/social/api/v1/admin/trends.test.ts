@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postShowingCard, startTestSite, type TestSite } from '../../../cards/test-site.ts';
+import { postShowingCard, startTestSite, type TestSite } from '../../../cards/testing/test-site.ts';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../../../testing/harness.ts';
 
 /*

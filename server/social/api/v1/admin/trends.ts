@@ -22,11 +22,9 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
 
   const review = (req: FastifyRequest, allowed: boolean) => {
     currentStaff(req, PERMISSION.manageTaxonomies);
-    const card = ctx.store.previewCards.byId(pathId(req));
-    if (!card) throw notFound();
-    ctx.store.trends.setLinkTrendable(card.id, allowed);
+    const card = ctx.trends.reviewLink(pathId(req), allowed);
     const history = ctx.store.trends.linkHistory([card.id]).get(card.id)!;
-    return serializeAdminTrendsLink(ctx.urls, { ...card, trendable: allowed }, history);
+    return serializeAdminTrendsLink(ctx.urls, card, history);
   };
   app.post('/api/v1/admin/trends/links/:id/approve', { config: { auth: auth.user('admin:write') } }, async (req) =>
     review(req, true),
@@ -74,7 +72,7 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
     async (req, reply) => {
       const review = reviewer(req);
       return offsetPage(req, reply, ctx.urls, 10, 20, (limit, offset) =>
-        review ? ctx.store.trends.publishers(limit, offset).map(serializePublisher) : [],
+        review ? ctx.trends.publishers(limit, offset).map(serializePublisher) : [],
       );
     },
   );
@@ -87,7 +85,7 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
       currentStaff(req, PERMISSION.manageTaxonomies);
       const tag = ctx.store.tags.byId(pathId(req));
       if (!tag) throw notFound();
-      ctx.store.trends.setTrendable(tag.id, allowed);
+      ctx.trends.reviewTag(tag.id, allowed);
       return adminTags([tag])[0];
     });
 
@@ -96,10 +94,9 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
       { config: { auth: auth.user('admin:write') } },
       async (req) => {
         const { account } = currentStaff(req, PERMISSION.manageTaxonomies);
-        const status = ctx.store.statuses.byId(pathId(req));
-        if (!status || status.deletedAt !== null) throw notFound();
-        ctx.store.trends.setStatusTrendable(status.id, allowed);
-        return adminStatuses(account, [status.id])[0];
+        const statusId = pathId(req);
+        ctx.trends.reviewStatus(statusId, allowed);
+        return adminStatuses(account, [statusId])[0];
       },
     );
 
@@ -108,10 +105,7 @@ export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void
       { config: { auth: auth.user('admin:write') } },
       async (req) => {
         currentStaff(req, PERMISSION.manageTaxonomies);
-        const publisher = ctx.store.trends.publisher(pathId(req));
-        if (!publisher) throw notFound();
-        ctx.store.trends.setPublisherTrendable(publisher.id, allowed);
-        return serializePublisher(ctx.store.trends.publisher(publisher.id)!);
+        return serializePublisher(ctx.trends.reviewPublisher(pathId(req), allowed));
       },
     );
   }

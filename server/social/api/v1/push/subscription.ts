@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { serializePushSubscription } from '../../../entities/push.ts';
-import { DetailsCollector, notFound } from '../../../errors.ts';
+import { DetailsCollector } from '../../../errors.ts';
 import { auth, currentUser, tokenBeforeBody, presentedToken } from '../../../http/auth.ts';
 import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
 import { ALERT_TYPES, POLICIES, alertsFrom, pushEndpointProblem } from '../../../push/index.ts';
@@ -39,12 +39,6 @@ function decodesTo(value: string, bytes: number): boolean {
 }
 
 export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext): void {
-  const own = (tokenId: string) => {
-    const row = ctx.store.push.byToken(tokenId);
-    if (!row) throw notFound();
-    return row;
-  };
-
   app.post('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => {
     const { account, token } = currentUser(req);
     const p = parseParams(createSchema, requestParams(req));
@@ -65,7 +59,7 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
     if (!decodesTo(p.subscription.keys.auth, 16))
       details.add('keys.auth', 'ERR_INVALID', 'must be a base64 encoded 16-byte secret');
     details.throwIfAny();
-    const row = ctx.store.push.replace({
+    const row = ctx.pushSubscriptions.subscribe({
       accessTokenId: token.id,
       accessToken: presentedToken(req) ?? tokenBeforeBody(req) ?? '',
       accountId: account.id,
@@ -80,7 +74,7 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
   });
 
   app.get('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) =>
-    serializePushSubscription(own(currentUser(req).token.id), ctx.vapidPublicKey),
+    serializePushSubscription(ctx.pushSubscriptions.ofToken(currentUser(req).token.id), ctx.vapidPublicKey),
   );
 
   app.route({
@@ -88,19 +82,19 @@ export function pushSubscriptionRoutes(app: FastifyInstance, ctx: SocialContext)
     url: '/api/v1/push/subscription',
     config: { auth: auth.user('push') },
     handler: async (req) => {
-      const row = own(currentUser(req).token.id);
+      const { token } = currentUser(req);
+      const row = ctx.pushSubscriptions.ofToken(token.id);
       const p = parseParams(updateSchema, requestParams(req));
-      ctx.store.push.update(row.id, {
+      const updated = ctx.pushSubscriptions.update(token.id, {
         alerts: alertsFrom(p.data?.alerts, row.alerts),
         policy: p.data?.policy ?? p.policy ?? row.policy,
       });
-      return serializePushSubscription(ctx.store.push.byId(row.id)!, ctx.vapidPublicKey);
+      return serializePushSubscription(updated, ctx.vapidPublicKey);
     },
   });
 
   app.delete('/api/v1/push/subscription', { config: { auth: auth.user('push') } }, async (req) => {
-    const row = ctx.store.push.byToken(currentUser(req).token.id);
-    if (row) ctx.store.push.delete(row.id);
+    ctx.pushSubscriptions.unsubscribe(currentUser(req).token.id);
     return {};
   });
 }

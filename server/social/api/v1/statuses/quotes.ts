@@ -1,7 +1,6 @@
 // https://docs.joinmastodon.org/methods/statuses/#quotes and #revoke_quote
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { forbidden, notFound } from '../../../errors.ts';
 import { auth, currentUser, viewer } from '../../../http/auth.ts';
 import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
 import { pathId, requestParams } from '../../../http/params.ts';
@@ -34,20 +33,8 @@ export function statusQuoteRoutes(app: FastifyInstance, ctx: SocialContext): voi
     { config: { auth: auth.user('write:statuses') } },
     async (req) => {
       const { account } = currentUser(req);
-      const status = ctx.statuses.readable(account, pathId(req));
-      const quote = ctx.store.quotes.byQuotingStatus(status.id, pathId(req, 'quoting_status_id'));
-      if (!quote) throw notFound();
-      if (status.accountId !== account.id) throw forbidden();
-      ctx.store.transaction(() => {
-        ctx.store.quotes.setState(quote, 'revoked');
-        // Federated as the Delete of the stamp (quote.revoked), not as an Update of the quoting post.
-        ctx.store.events.emit('status.updated', {
-          status: ctx.store.statuses.byId(quote.statusId)!,
-          unfederated: true,
-        });
-        ctx.store.events.emit('quote.revoked', { quoteId: quote.id });
-      });
-      return ctx.statusPresenter.one(ctx.store.statuses.byId(quote.statusId)!, account);
+      const quoting = ctx.statuses.revokeQuote(account, pathId(req), pathId(req, 'quoting_status_id'));
+      return ctx.statusPresenter.one(quoting, account);
     },
   );
 }

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openDatabase } from '../../db/index.ts';
-import { eventlogMigrations } from './migrations.ts';
-import { SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
-import type { NewEvent, Principal } from './types.ts';
+import { openDatabase } from '../../../db/index.ts';
+import { eventlogMigrations } from '../migrations.ts';
+import { SqliteEventStore, type StoreLimits } from '../sqlite-store.ts';
+import type { NewEvent, Principal } from '../types.ts';
 
 export const silentLogger = pino({ level: 'silent' });
 

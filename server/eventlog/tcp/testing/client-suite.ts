@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../../index.ts';
+import { startHomeport, type Homeport } from '../../../index.ts';
 
 /**
  * One scenario suite run against every supported client library (emmett-style): the same

@@ -1,15 +1,15 @@
 /**
  * Child process for the store's crash test: appends single events from many concurrent writers and
  * prints one line per acknowledged write ("ack <stream> <eventNumber> <commitPosition> <eventId>"),
- * until it is killed. Usage: node testing-crash-writer.ts <dataDir>
+ * until it is killed. Usage: node crash-writer.ts <dataDir>
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { openDatabase } from '../../db/index.ts';
-import { eventlogMigrations } from './migrations.ts';
-import { SqliteEventStore } from './sqlite-store.ts';
-import { silentLogger } from './testing.ts';
-import { ExpectedVersion } from './types.ts';
+import { openDatabase } from '../../../db/index.ts';
+import { eventlogMigrations } from '../migrations.ts';
+import { SqliteEventStore } from '../sqlite-store.ts';
+import { silentLogger } from './store.ts';
+import { ExpectedVersion } from '../types.ts';
 
 const dir = process.argv[2];
 const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openEventLog, type EventLog } from '../eventlog.ts';
-import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type Principal } from '../store/index.ts';
+import { openEventLog, type EventLog } from '../../eventlog.ts';
+import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type Principal } from '../../store/index.ts';
 
 export const silentLogger = pino({ level: 'silent' });
 export const admin: Principal = { name: 'admin', groups: ['$admins'] };

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { signRequest } from '@fedify/fedify';
 import { preloadedContexts } from '@fedify/vocab-runtime';
-import { contextLoaderFactory } from './loaders.ts';
-import { fixturePath } from '../testing/fixtures.ts';
+import { contextLoaderFactory } from '../loaders.ts';
+import { fixturePath } from '../../testing/fixtures.ts';
 import type { TestNetwork } from './test-network.ts';
 
 /*
@@ -13,7 +13,8 @@ import type { TestNetwork } from './test-network.ts';
  * Homeport under test sends back (Accepts, Follows) recorded, with Follows accepted as a server would.
  */
 
-export type Json = Record<string, any>;
+export type { Json } from './activities.ts';
+import type { Json } from './activities.ts';
 
 /** A payload of the corpus, read at test time (the corpus stays outside the repository). */
 export function readFixture(name: string): Json {

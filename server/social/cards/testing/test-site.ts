@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { expect } from 'vitest';
-import type { SocialTestServer } from '../testing/harness.ts';
+import type { SocialTestServer } from '../../testing/harness.ts';
 
 /*
  * A small web site on loopback for the preview card tests: pages (two of them articles) with OpenGraph tags and an image, a page with

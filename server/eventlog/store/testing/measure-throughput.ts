@@ -1,7 +1,7 @@
 /**
  * Measures the store's write and read throughput on a temporary file (no network):
  *
- *   node server/eventlog/store/measure-throughput.ts [--seconds 3] [--json]
+ *   node server/eventlog/store/testing/measure-throughput.ts [--seconds 3] [--json]
  *
  * Scenarios: N concurrent writers each appending one event per request (ExpectedVersion.Any, 1,000
  * streams, ~256-byte JSON payloads as EventStore's TestClient WRFL sends); writers appending
@@ -11,11 +11,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../../db/index.ts';
-import { eventlogMigrations } from './migrations.ts';
-import { tuneEventLogConnection } from './sqlite-store.ts';
-import { openTestStore } from './testing.ts';
-import { ExpectedVersion, type NewEvent, type Principal } from './types.ts';
+import { openDatabase } from '../../../db/index.ts';
+import { eventlogMigrations } from '../migrations.ts';
+import { tuneEventLogConnection } from '../sqlite-store.ts';
+import { openTestStore } from './store.ts';
+import { ExpectedVersion, type NewEvent, type Principal } from '../types.ts';
 
 const ADMIN: Principal = { name: 'admin', groups: ['$admins'] };
 const PAYLOAD = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230) }));

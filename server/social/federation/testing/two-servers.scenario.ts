@@ -12,7 +12,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { createRestAPIClient, type mastodon } from 'masto';
 
-const BIN = path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'homeport.js');
+const BIN = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'bin', 'homeport.js');
 const [workDir, keyFile, certFile] = process.argv.slice(2);
 
 interface Instance {

@@ -4,11 +4,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openEventLog, type EventLog, type OpenEventLogOptions } from '../eventlog.ts';
-import { TcpCommand } from './commands.ts';
-import { FrameReader } from './framing.ts';
-import { encodeFrame, parsePackage, type TcpPackage } from './package.ts';
-import { startEventLogTcp, type EventLogTcpOptions, type EventLogTcpServer } from './server.ts';
+import { openEventLog, type EventLog, type OpenEventLogOptions } from '../../eventlog.ts';
+import { TcpCommand } from '../commands.ts';
+import { FrameReader } from '../framing.ts';
+import { encodeFrame, parsePackage, type TcpPackage } from '../package.ts';
+import { startEventLogTcp, type EventLogTcpOptions, type EventLogTcpServer } from '../server.ts';
 
 /** Helpers for tests that speak the protocol over a raw socket. Not used by the server itself. */
 

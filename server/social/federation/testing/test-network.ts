@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createRestAPIClient, type mastodon } from 'masto';
-import { createHttpServer } from '../../http/index.ts';
-import { createLogger, LogRing } from '../../logger.ts';
-import type { PreviewCardOptions } from '../cards/index.ts';
-import type { ImportWorkerOptions } from '../domain/import-worker.ts';
-import type { InboxLimits } from './inbox-intake.ts';
-import { openSocial, type Social } from '../social.ts';
-import { duration } from './time.ts';
+import { createHttpServer } from '../../../http/index.ts';
+import { createLogger, LogRing } from '../../../logger.ts';
+import type { PreviewCardOptions } from '../../cards/index.ts';
+import type { ImportWorkerOptions } from '../../domain/import-worker.ts';
+import type { InboxLimits } from '../inbox-intake.ts';
+import { openSocial, type Social } from '../../social.ts';
+import { duration } from '../time.ts';
 
 /*
  * Several Homeport social servers in one process, each under its own https host name (a.test, b.test…),

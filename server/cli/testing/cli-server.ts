@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startHomeport, type Homeport } from '../index.ts';
-import { runCli } from './main.ts';
+import { startHomeport, type Homeport } from '../../index.ts';
+import { runCli } from '../main.ts';
 
 /** A Homeport running on a temporary data directory, and the CLI run in this process against it (for tests). */
 export interface CliTestServer {
@@ -29,6 +29,9 @@ export async function startCliTestServer(prefix: string): Promise<CliTestServer>
     hp,
     dir,
     async cli(...args) {
+      // The command runs in this process but stands for another one started later: the server's writes of this
+      // turn (group commit) are on disk before it opens the database, as they would be by then.
+      await hp.social.context.store.durable();
       const out: string[] = [];
       const err: string[] = [];
       const code = await runCli([...args, '--data-dir', dir], {

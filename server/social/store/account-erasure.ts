@@ -1,0 +1,28 @@
+import type { StoreCore } from './store.ts';
+
+/** What goes with a deleted local account (its row stays, as a tombstone that keeps the name reserved). */
+export class AccountErasureRepository {
+  private readonly core: StoreCore;
+  constructor(core: StoreCore) {
+    this.core = core;
+  }
+
+  /**
+   * Removes a local account's relationships both ways, its domain blocks, notifications to and from it, its home
+   * feed and its posts' places in others', its scheduled posts; its posts become tombstones and its post count 0.
+   */
+  eraseLocalData(accountId: string): void {
+    for (const table of ['follows', 'follow_requests', 'blocks', 'mutes', 'account_notes', 'account_pins'])
+      this.core.sql(`DELETE FROM ${table} WHERE account_id = ? OR target_account_id = ?`).run(accountId, accountId);
+    this.core.sql('DELETE FROM account_domain_blocks WHERE account_id = ?').run(accountId);
+    this.core.sql('DELETE FROM notifications WHERE account_id = ? OR from_account_id = ?').run(accountId, accountId);
+    this.core
+      .sql('DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+      .run(accountId, accountId);
+    this.core
+      .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
+      .run(this.core.now(), accountId);
+    this.core.sql('UPDATE account_stats SET statuses_count = 0 WHERE account_id = ?').run(accountId);
+    this.core.sql('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
+  }
+}

@@ -17,7 +17,6 @@ export const CLIENT_SUITE_LEFT_OUT: Record<string, string> = {
   'connection/reconnect/mid-stream.test.ts': KILLS,
   'connection/reconnect/no-reconnection.test.ts': `${CLUSTER}; and 1 ms commit timeouts Homeport has no option for`,
   'extra/http.test.ts': 'the AtomPub HTTP API',
-  'extra/oversize-event.test.ts': `${PROJECTIONS}: a JavaScript projection emitting a 15 MiB event`,
   'opentelemetry/instrumentation.test.ts': 'the @kurrent/opentelemetry workspace package and an OTLP collector',
   'plugins/client-certificates.test.ts': "X.509 user certificates (KurrentDB's commercial plugin)",
   'samples/user-certificates.ts': "X.509 user certificates (KurrentDB's commercial plugin)",

@@ -142,7 +142,7 @@ function main() {
   }[]) {
     const count = (status: string) => file.assertionResults.filter((a) => a.status === status).length;
     const skipped = count('pending') + count('skipped') + count('todo');
-    if (file.status !== 'passed') failedFiles += 1;
+    if (file.status === 'failed') failedFiles += 1;
     console.log(`${path.relative(suite, file.name)}: ${count('passed')} / ${count('failed')} / ${skipped}`);
   }
   console.log(

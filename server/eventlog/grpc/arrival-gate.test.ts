@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalGate, MAX_WAIT_TURNS } from './arrival-gate.ts';
+import { ArrivalGate, MAX_WAIT_TURNS, StreamArrivals } from './arrival-gate.ts';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -61,5 +61,30 @@ describe('ArrivalGate', () => {
     watch(gate.start().ready(), log, 'b');
     await Promise.resolve();
     expect(log).toEqual(['a', 'b']);
+  });
+});
+
+describe('StreamArrivals', () => {
+  it('runs ready appends together once the stream is quiet for a turn', async () => {
+    const arrivals = new StreamArrivals();
+    const log: string[] = [];
+    arrivals.whenQuiet(() => log.push('a'));
+    arrivals.delivering();
+    arrivals.whenQuiet(() => log.push('b'));
+    await turn();
+    expect(log).toEqual([]); // a message came during that turn: wait one more
+    await turn();
+    expect(log).toEqual(['a', 'b']);
+  });
+
+  it('waits at most a bounded number of turns while the stream keeps delivering', async () => {
+    const arrivals = new StreamArrivals();
+    const log: string[] = [];
+    arrivals.whenQuiet(() => log.push('a'));
+    for (let i = 0; i < MAX_WAIT_TURNS + 2 && log.length === 0; i++) {
+      arrivals.delivering();
+      await turn();
+    }
+    expect(log).toEqual(['a']);
   });
 });

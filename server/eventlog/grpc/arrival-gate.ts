@@ -10,6 +10,44 @@
 /** Event-loop turns a complete append waits for others at most. */
 export const MAX_WAIT_TURNS = 3;
 
+/**
+ * The same for the appends of one BatchAppend stream, where nothing tells whether another is coming: a complete
+ * append waits while the stream keeps delivering messages, turn after turn, for a few turns at most; then all
+ * that are ready go together.
+ */
+export class StreamArrivals {
+  private ready: (() => void)[] = [];
+  private delivered = false;
+  private turnsLeft = 0;
+  private scheduled = false;
+
+  /** A message of the stream came. */
+  delivering(): void {
+    this.delivered = true;
+  }
+
+  /** Runs `go` once the stream has been quiet for a turn, or after MAX_WAIT_TURNS turns. */
+  whenQuiet(go: () => void): void {
+    this.ready.push(go);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.delivered = false;
+    this.turnsLeft = MAX_WAIT_TURNS;
+    const turn = () => {
+      if (this.delivered && --this.turnsLeft > 0) {
+        this.delivered = false;
+        setImmediate(turn);
+        return;
+      }
+      this.scheduled = false;
+      const ready = this.ready;
+      this.ready = [];
+      for (const run of ready) run();
+    };
+    setImmediate(turn);
+  }
+}
+
 export class ArrivalGate {
   /** Appends whose messages are still coming. */
   private arriving = 0;

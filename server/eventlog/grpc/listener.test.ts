@@ -33,7 +33,7 @@ describe('the gRPC listener', () => {
     const names = res.methods.map((m) => `${m.service_name}/${m.method_name}`);
     expect(names).toContain('event_store.client.streams.streams/read');
     expect(names).toContain('event_store.client.streams.streams/append');
-    expect(names).not.toContain('event_store.client.streams.streams/batchappend');
+    expect(res.methods.find((m) => m.method_name === 'batchappend')?.features).toEqual(['deadline_duration']);
     expect(names).not.toContain('event_store.client.projections.projections/create');
     const readMethod = res.methods.find((m) => m.method_name === 'read' && m.service_name.endsWith('streams'));
     expect(readMethod?.features).toEqual(['position', 'events']);

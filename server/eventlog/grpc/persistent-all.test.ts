@@ -99,6 +99,18 @@ describe('persistent subscriptions to $all', () => {
     await fromPosition.until(() => fromPosition.events.length === 3);
   });
 
+  it('crosses a long run of events its filter leaves out without waiting page by page', async () => {
+    const { client } = shared;
+    await client.appendToStream('psall-noise', numbered(10_000, 'noise'));
+    await client.appendToStream('psall-signal', numbered(1, 'signal'));
+    await client.createPersistentSubscriptionToAll('sparse', settings(), {
+      filter: eventTypeFilter({ prefixes: ['signal'] }),
+    });
+    const rec = record(client.subscribeToPersistentSubscriptionToAll('sparse'));
+    await rec.until(() => rec.events.length === 1);
+    expect(rec.events[0].event!.streamId).toBe('psall-signal');
+  });
+
   it('parks nacked messages and replays them; typed errors for existing and missing groups', async () => {
     const { client } = shared;
     await client.createPersistentSubscriptionToAll('parking', settings(), {

@@ -172,7 +172,7 @@ describe('bad input', () => {
   });
 });
 
-describe('BatchAppend (served for clients that call it without asking ServerFeatures)', () => {
+describe('BatchAppend', () => {
   type Resp = {
     correlation_id: { string: string };
     stream_identifier: { stream_name: Buffer };

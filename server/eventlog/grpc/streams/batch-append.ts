@@ -4,6 +4,7 @@ import { Outbox, toGrpcError, wellFormed, type CallContext } from '../call-suppo
 import { Errors, type GrpcError } from '../errors.ts';
 import { packAny } from '../protos.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';
+import { StreamArrivals } from '../arrival-gate.ts';
 import { appendSuccess, proposedSize, proposedToNewEvent, streamNameOf } from './write.ts';
 
 /**
@@ -169,10 +170,12 @@ export function batchAppendHandler(
           });
           return;
         }
-        const result = await ctx.writes.run(() => store.appendToStream(p.streamId, p.expected, p.events, caller));
-        if (result.result === 'Success') {
-          answer(correlation, p, { success: appendSuccess(result) });
-        } else answer(correlation, p, { error: errorStatus(p, result, null) });
+        // Answered inside the tracked write: a shutdown waits for the answer, not only for the commit.
+        await ctx.writes.run(async () => {
+          const result = await store.appendToStream(p.streamId, p.expected, p.events, caller);
+          if (result.result === 'Success') answer(correlation, p, { success: appendSuccess(result) });
+          else answer(correlation, p, { error: errorStatus(p, result, null) });
+        });
       } catch (err) {
         out.fail(toGrpcError(err, ctx.logger));
       } finally {
@@ -222,12 +225,18 @@ export function batchAppendHandler(
       }
       if (message.is_final) {
         pending.delete(key);
-        void finish(correlation!, p, caller);
+        inFlight++; // answered later: the stream does not end before it
+        arrivals.whenQuiet(() => {
+          inFlight--;
+          void finish(correlation!, p!, caller);
+        });
       }
     };
 
+    const arrivals = new StreamArrivals();
     let chain: Promise<void> = Promise.resolve();
     call.on('data', (message: BatchAppendReq) => {
+      arrivals.delivering();
       chain = chain.then(() => handle(wellFormed(message))).catch((err) => out.fail(toGrpcError(err, ctx.logger)));
     });
     call.on('end', () => {

@@ -33,6 +33,12 @@ export type Placement = 'old' | 'next' | 'ahead';
 export interface GroupSource {
   /** The number before which everything has been read. */
   readonly next: number;
+  /**
+   * The checkpoint when no message is pending: everything read, for a stream; on `$all`, the last event that
+   * became a message, so events the group leaves out (its own checkpoints among them) never move it, and a
+   * checkpoint write cannot lead to the next.
+   */
+  readonly settledUpTo: number;
   /** Reads on just after `processed`, a number already handled (a checkpoint). */
   resumeAfter(processed: number): void;
   /**
@@ -48,14 +54,16 @@ export interface GroupSource {
   lastKnown(): number;
 }
 
+/** `ownStreams`: the group's checkpoint and parked streams, never messages of a group on `$all`. */
 export function createGroupSource(
   store: EventStore,
   system: Principal,
   streamId: string,
   filter: EventFilter | null | undefined,
+  ownStreams: readonly string[],
 ): GroupSource {
   return streamId === ALL_STREAM
-    ? new AllSource(store, system, filter ?? null)
+    ? new AllSource(store, system, filter ?? null, ownStreams)
     : new StreamSource(store, system, streamId);
 }
 
@@ -68,6 +76,10 @@ class StreamSource implements GroupSource {
     this.store = store;
     this.system = system;
     this.streamId = streamId;
+  }
+
+  get settledUpTo(): number {
+    return this.next - 1;
   }
 
   resumeAfter(processed: number): void {
@@ -135,15 +147,18 @@ const afterCommit = (commit: number): Position => ({ commitPosition: commit + 1,
 
 class AllSource implements GroupSource {
   private cursor: Position = afterCommit(-1);
+  settledUpTo = -1;
   private readonly accepts: EventPredicate;
   private readonly store: EventStore;
   private readonly system: Principal;
   private readonly filter: EventFilter | null;
-  constructor(store: EventStore, system: Principal, filter: EventFilter | null) {
+  constructor(store: EventStore, system: Principal, filter: EventFilter | null, ownStreams: readonly string[]) {
     this.store = store;
     this.system = system;
     this.filter = filter;
-    this.accepts = compileEventFilter(filter);
+    const matches = compileEventFilter(filter);
+    const own = new Set(ownStreams);
+    this.accepts = (event) => !own.has(event.streamId) && matches(event);
   }
 
   get next(): number {
@@ -152,26 +167,36 @@ class AllSource implements GroupSource {
 
   resumeAfter(processed: number): void {
     this.cursor = afterCommit(processed);
+    this.settledUpTo = processed;
   }
 
   startAt(startFrom: number): { after: number; pin: boolean } {
     if (startFrom >= 0) {
       // Inclusive, as a stream group's start revision: the event at that position is the first message.
       this.cursor = { commitPosition: startFrom, preparePosition: startFrom };
+      this.settledUpTo = startFrom - 1;
       return { after: startFrom - 1, pin: false };
     }
     const last = this.store.lastCommitPosition();
     this.cursor = afterCommit(last);
+    this.settledUpTo = last;
     return { after: last, pin: true };
   }
 
   readPage(maxCount: number, resolveLinkTos: boolean): SourcePage {
     const count = Math.min(maxCount, MAX_READ_COUNT);
     const result = this.filter
-      ? this.store.filteredReadAllForward(this.cursor, count, count, this.filter, resolveLinkTos, this.system)
+      ? // Examine a full window per page: a long run of events the filter leaves out is crossed in few pages.
+        this.store.filteredReadAllForward(this.cursor, count, MAX_READ_COUNT, this.filter, resolveLinkTos, this.system)
       : this.store.readAllForward(this.cursor, count, resolveLinkTos, this.system);
     if (result.result !== 'Success') return { failed: result.error ?? result.result };
-    const entries = result.events.map((entry) => ({ entry, number: entry.commitPosition }));
+    const entries: SourcedEntry[] = [];
+    for (const entry of result.events) {
+      const record = entry.link ?? entry.event;
+      if (record && !this.accepts(record)) continue; // the group's own streams
+      entries.push({ entry, number: entry.commitPosition });
+      this.settledUpTo = entry.commitPosition;
+    }
     if (result.nextPosition.commitPosition >= 0) this.cursor = result.nextPosition;
     return { entries, end: result.isEndOfStream };
   }
@@ -186,7 +211,9 @@ class AllSource implements GroupSource {
 
   advancePast(event: RecordedEvent): boolean {
     this.cursor = forwardCursorAfter(event.commitPosition, event.preparePosition);
-    return this.accepts(event);
+    if (!this.accepts(event)) return false;
+    this.settledUpTo = event.commitPosition;
+    return true;
   }
 
   numberOf(event: RecordedEvent): number {

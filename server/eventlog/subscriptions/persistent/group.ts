@@ -75,7 +75,10 @@ export class PersistentGroup {
     this.groupName = groupName;
     this.subscriptionId = groupKey(streamId, groupName);
     this.settings = settings;
-    this.source = createGroupSource(ctx.store, ctx.system, streamId, settings.filter);
+    this.source = createGroupSource(ctx.store, ctx.system, streamId, settings.filter, [
+      checkpointStreamOf(streamId, groupName),
+      parkedStreamOf(streamId, groupName),
+    ]);
     this.logger = ctx.logger.child({ group: this.subscriptionId });
     this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
     this.keying = !this.strategy.keyed
@@ -359,7 +362,7 @@ export class PersistentGroup {
   /** The last event number before which everything is processed. */
   checkpointCandidate(): number {
     const lowest = this.pending.lowest();
-    return lowest === undefined ? this.source.next - 1 : lowest - 1;
+    return lowest === undefined ? this.source.settledUpTo : lowest - 1;
   }
 
   private maybeCheckpoint(timed: boolean): void {

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.ts';
-import type { StatusRow } from './store/index.ts';
+import type { StatusRow, Account, SocialStore } from './store/index.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { AnnouncementService } from './domain/announcements.ts';
 import type { ReportService } from './domain/reports.ts';
@@ -29,10 +29,9 @@ import type {
 import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';
-import type { RouteAuth } from './http/route-auth.ts';
+import type { RouteAuth } from './route-auth.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { MediaStorage } from './media/storage.ts';
-import type { Account, SocialStore } from './store/index.ts';
 import type { SocialUrls } from './urls.ts';
 
 export interface RegisteredRoute {

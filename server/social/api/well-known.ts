@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { activeUsers } from '../entities/instance.ts';
-import { auth } from '../http/auth.ts';
+import { auth } from '../http/index.ts';
 import { MASTODON_COMPAT_VERSION } from '../limits.ts';
 import { HOMEPORT_VERSION } from '../../version.ts';
 

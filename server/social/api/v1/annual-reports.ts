@@ -4,7 +4,7 @@ import type { SocialContext } from '../../context.ts';
 import { AnnualReports } from '../../domain/annual-reports.ts';
 import { presentAnnualReports } from '../../entities/annual-report.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
+import { auth, currentUser } from '../../http/index.ts';
 import type { Account, AnnualReportRow } from '../../store/index.ts';
 
 export function annualReportRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.ts';
 import { DetailsCollector } from '../../errors.ts';
-import { auth } from '../../http/auth.ts';
-import { requestParams } from '../../http/params.ts';
+import { auth, requestParams } from '../../http/index.ts';
 import { OOB_REDIRECT } from '../../oauth/routes.ts';
 import { DEFAULT_SCOPES, isKnownScope, parseScopes } from '../../oauth/scopes.ts';
 

@@ -4,9 +4,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { normalizeDomain } from '../../domain/relationships.ts';
 import { ValidationFailure } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, parseParams, requestParams, zString } from '../../http/index.ts';
 
 const domainSchema = z.object({ domain: zString });
 

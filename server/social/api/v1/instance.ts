@@ -7,8 +7,7 @@ import type { SocialContext } from '../../context.ts';
 import { isoTime } from '../../entities/dates.ts';
 import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
 import { notFound } from '../../errors.ts';
-import { auth } from '../../http/auth.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
+import { auth, parseParams, requestParams, zString } from '../../http/index.ts';
 import { formatPlainText } from '../../text/format.ts';
 import { languageList } from '../../text/languages.ts';
 

@@ -5,8 +5,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { serializeMedia } from '../../entities/media.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zFile, zString } from '../../http/params.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zFile, zString } from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);

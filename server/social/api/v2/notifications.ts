@@ -7,8 +7,7 @@ import { isoTime } from '../../entities/dates.ts';
 import { presentNotifications } from '../../entities/notification.ts';
 import { serializeReport } from '../../entities/report.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/index.ts';
 import type { Account, NotificationRow } from '../../store/index.ts';
 
 const listSchema = z.object({

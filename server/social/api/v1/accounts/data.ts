@@ -5,8 +5,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { DATA_KINDS, MAX_IMPORT_BYTES, type DataKind } from '../../../domain/account-data.ts';
 import { ApiError, notFound, ValidationFailure } from '../../../errors.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zFile, zInt, zString } from '../../../http/params.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zFile, zInt, zString } from '../../../http/index.ts';
 import type { UploadedFile } from '../../../media/images.ts';
 import type { BulkImport } from '../../../store/index.ts';
 

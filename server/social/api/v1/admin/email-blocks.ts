@@ -6,9 +6,16 @@ import { canonicalEmailHash, normalizeDomain } from '../../../domain/moderation.
 import { serializeCanonicalEmailBlock, serializeEmailDomainBlock } from '../../../entities/admin.ts';
 import { PERMISSION } from '../../../entities/role.ts';
 import { notFound, ValidationFailure } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zString,
+} from '../../../http/index.ts';
 import type { SimpleBlockRow } from '../../../store/index.ts';
 
 export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -7,10 +7,8 @@ import { serializeAdminTrendsLink, serializePublisher } from '../../../entities/
 import { presentAdminTags, presentTags } from '../../../entities/tag.ts';
 import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff, currentUser } from '../../../http/auth.ts';
+import { auth, currentStaff, currentUser, pathId, offsetPage } from '../../../http/index.ts';
 import type { Account, TagRow } from '../../../store/index.ts';
-import { pathId } from '../../../http/params.ts';
-import { offsetPage } from '../../../http/pagination.ts';
 import { linkTrends } from '../trends.ts';
 
 export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void {

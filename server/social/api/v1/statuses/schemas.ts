@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DetailsCollector, ValidationFailure } from '../../../errors.ts';
-import { zBool, zFile, zId, zInt, zList, zString } from '../../../http/params.ts';
+import { zBool, zFile, zId, zInt, zList, zString } from '../../../http/index.ts';
 import { QUOTE_POLICIES, VISIBILITIES } from '../../../store/index.ts';
 import type { EditInput, MediaAttributeInput, PollInput, PostInput } from '../../../domain/statuses/index.ts';
 import { parseFocus } from '../../../domain/media.ts';

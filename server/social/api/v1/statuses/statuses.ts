@@ -6,8 +6,17 @@ import { UnexpectedMentions } from '../../../domain/statuses/index.ts';
 import { presentScheduled } from '../../../entities/scheduled-status.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import { hasPermission, PERMISSION } from '../../../entities/role.ts';
-import { auth, currentUser, viewer } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+} from '../../../http/index.ts';
 import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 

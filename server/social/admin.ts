@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import sharp from 'sharp';
 import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
-import type { MediaStorage } from './media/storage.ts';
+import type { MediaStorage } from './media/index.ts';
 import { ApplicationService, CustomEmojiService, InstanceService, TrendService } from './domain/index.ts';
 import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
 import {

@@ -30,8 +30,8 @@ import type { AccountPresenter } from './entities/account.ts';
 import type { StatusPresenter } from './entities/status.ts';
 import type { SocialEvents } from './events.ts';
 import type { RouteAuth } from './route-auth.ts';
-import type { Mailer } from './mail/mailer.ts';
-import type { MediaStorage } from './media/storage.ts';
+import type { Mailer } from './mail/index.ts';
+import type { MediaStorage } from './media/index.ts';
 import type { SocialUrls } from './urls.ts';
 
 export interface RegisteredRoute {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { auth, parseParams, requestParams, zInt, zString } from '../http/index.ts';
-import { escapeHtml } from '../text/format.ts';
+import { escapeHtml } from '../text/index.ts';
 
 const schema = z.object({ url: zString, maxwidth: zInt.optional(), maxheight: zInt.optional() });
 

@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { isLanguageCode } from '../text/languages.ts';
+import { isLanguageCode } from '../text/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord as Json } from '../json-record.ts';
 import { isPublicMediaUrl, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { Account, StatusRow } from '../store/index.ts';
-import { tokenize } from '../text/format.ts';
+import { tokenize } from '../text/index.ts';
 import type { ArchiveDocuments } from '../domain/account-archive.ts';
 import { archiveDocuments } from './archive.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';

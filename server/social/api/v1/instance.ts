@@ -8,8 +8,7 @@ import { isoTime } from '../../entities/dates.ts';
 import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
 import { notFound } from '../../errors.ts';
 import { auth, parseParams, requestParams, zString } from '../../http/index.ts';
-import { formatPlainText } from '../../text/format.ts';
-import { languageList } from '../../text/languages.ts';
+import { formatPlainText, languageList } from '../../text/index.ts';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 

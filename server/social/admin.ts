@@ -4,7 +4,7 @@ import { AnnouncementService } from './domain/announcements.ts';
 import type { AccountService } from './domain/accounts.ts';
 import type { MediaStorage } from './media/index.ts';
 import { ApplicationService, CustomEmojiService, InstanceService, TrendService } from './domain/index.ts';
-import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
+import { ALL_SCOPES, parseScopes } from './scopes.ts';
 import {
   isOwnerSettingKey,
   OWNER_SETTINGS,

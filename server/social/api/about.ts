@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { auth } from '../http/index.ts';
-import { PAGE_CSP } from '../oauth/pages.ts';
+import { PAGE_CSP } from '../oauth/index.ts';
 import { escapeHtml as e, formatPlainText } from '../text/index.ts';
 
 export function aboutRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -4,8 +4,8 @@ import type { SocialContext } from '../../context.ts';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.ts';
 import { DetailsCollector } from '../../errors.ts';
 import { auth, requestParams } from '../../http/index.ts';
-import { OOB_REDIRECT } from '../../oauth/routes.ts';
-import { DEFAULT_SCOPES, isKnownScope, parseScopes } from '../../oauth/scopes.ts';
+import { OOB_REDIRECT } from '../../oauth/index.ts';
+import { DEFAULT_SCOPES, isKnownScope, parseScopes } from '../../scopes.ts';
 
 const NAME_MAX = 60;
 const URI_MAX = 2000;

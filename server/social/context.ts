@@ -26,8 +26,7 @@ import type {
   TagService,
   TrendService,
 } from './domain/index.ts';
-import type { AccountPresenter } from './entities/account.ts';
-import type { StatusPresenter } from './entities/status.ts';
+import type { AccountPresenter, StatusPresenter } from './entities/index.ts';
 import type { SocialEvents } from './events.ts';
 import type { RouteAuth } from './route-auth.ts';
 import type { Mailer } from './mail/index.ts';

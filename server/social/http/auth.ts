@@ -5,7 +5,7 @@ import type { SocialContext } from '../context.ts';
 import type { RouteAuth } from '../route-auth.ts';
 import { userStateError } from '../domain/accounts.ts';
 import { ApiError, forbidden } from '../errors.ts';
-import { hasPermission } from '../entities/role.ts';
+import { hasPermission } from '../entities/index.ts';
 import { grantsAny } from '../scopes.ts';
 import type { Account, AccessToken, OAuthApp, User } from '../store/index.ts';
 

@@ -4,7 +4,7 @@ import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from '../cookies.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
 import { userStateError } from '../domain/accounts.ts';
-import { serializeToken } from '../entities/application.ts';
+import { serializeToken } from '../entities/index.ts';
 import { ApiError } from '../errors.ts';
 import { auth, currentUser, requestParams, SIGN_IN_RATE_LIMIT } from '../http/index.ts';
 import { randomSecret, type OAuthApp, type User } from '../store/index.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeAnnouncement } from '../../entities/announcement.ts';
+import { serializeAnnouncement } from '../../entities/index.ts';
 import { auth, currentUser, parseParams, pathId, requestParams, zBool } from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 

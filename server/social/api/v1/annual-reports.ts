@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
 import { AnnualReports } from '../../domain/annual-reports.ts';
-import { presentAnnualReports } from '../../entities/annual-report.ts';
+import { presentAnnualReports } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/index.ts';
 import type { Account, AnnualReportRow } from '../../store/index.ts';

@@ -1,7 +1,7 @@
 // https://docs.joinmastodon.org/methods/apps/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { serializeApplication, serializeCredentialApplication } from '../../entities/application.ts';
+import { serializeApplication, serializeCredentialApplication } from '../../entities/index.ts';
 import { DetailsCollector } from '../../errors.ts';
 import { auth, requestParams } from '../../http/index.ts';
 import { OOB_REDIRECT } from '../../oauth/index.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { isoTime } from '../../entities/dates.ts';
+import { isoTime } from '../../entities/index.ts';
 import { DomainError } from '../../errors.ts';
 import {
   auth,

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeV1Filter } from '../../entities/filter.ts';
+import { serializeV1Filter } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
 import {
   auth,

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { MAX_LIST_ACCOUNTS } from '../../domain/index.ts';
-import { serializeList } from '../../entities/list.ts';
+import { serializeList } from '../../entities/index.ts';
 import {
   auth,
   currentUser,

@@ -4,7 +4,7 @@ import { UPLOADS } from '../../limits.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { serializeMedia } from '../../entities/media.ts';
+import { serializeMedia } from '../../entities/index.ts';
 import { auth, currentUser, parseParams, pathId, requestParams, zFile, zString } from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeReport } from '../../entities/report.ts';
+import { serializeReport } from '../../entities/index.ts';
 import { auth, currentUser, parseParams, requestParams, zBool, zId, zList, zString } from '../../http/index.ts';
 
 const schema = z.object({

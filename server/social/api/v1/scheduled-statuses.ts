@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentScheduled } from '../../entities/scheduled-status.ts';
+import { presentScheduled } from '../../entities/index.ts';
 import {
   auth,
   currentUser,

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentTags, serializeFeaturedTag } from '../../entities/tag.ts';
+import { presentTags, serializeFeaturedTag } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
 import {
   auth,

@@ -1,8 +1,7 @@
 // https://docs.joinmastodon.org/methods/trends/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { serializeAdminTrendsLink, serializeTrendsLink } from '../../entities/preview-card.ts';
-import { presentTags } from '../../entities/tag.ts';
+import { serializeAdminTrendsLink, serializeTrendsLink, presentTags } from '../../entities/index.ts';
 import { auth, viewer, offsetPage } from '../../http/index.ts';
 
 /**

@@ -1,7 +1,7 @@
 // https://docs.joinmastodon.org/methods/instance/#v2
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { serializeInstanceV2 } from '../../entities/instance.ts';
+import { serializeInstanceV2 } from '../../entities/index.ts';
 import { auth } from '../../http/index.ts';
 
 export function instanceV2Routes(app: FastifyInstance, ctx: SocialContext): void {

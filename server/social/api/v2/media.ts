@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { UPLOADS } from '../../limits.ts';
 import type { SocialContext } from '../../context.ts';
-import { serializeMedia } from '../../entities/media.ts';
+import { serializeMedia } from '../../entities/index.ts';
 import { auth, currentUser, parseParams, requestParams } from '../../http/index.ts';
 import { uploadSchema } from '../v1/media.ts';
 

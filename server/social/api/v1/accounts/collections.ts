@@ -1,8 +1,7 @@
 // https://docs.joinmastodon.org/methods/accounts/ (followers, following, endorsements, featured_tags, lists)
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { serializeList } from '../../../entities/list.ts';
-import { serializeFeaturedTag } from '../../../entities/tag.ts';
+import { serializeList, serializeFeaturedTag } from '../../../entities/index.ts';
 import { auth, currentUser, viewer, pageQuery, setLinkHeader, pathId, requestParams } from '../../../http/index.ts';
 import type { Account } from '../../../store/index.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeToken } from '../../../entities/application.ts';
+import { serializeToken } from '../../../entities/index.ts';
 import { ApiError, ValidationFailure } from '../../../errors.ts';
 import { auth, parseParams, requestParams, zBool, zString, SIGN_UP_RATE_LIMIT } from '../../../http/index.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeRelationship } from '../../../entities/relationship.ts';
+import { serializeRelationship } from '../../../entities/index.ts';
 import {
   auth,
   currentUser,

@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { ACCOUNT_ACTIONS } from '../../../domain/moderation.ts';
-import { defaultLocale, presentAdminAccounts } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { defaultLocale, presentAdminAccounts, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import {
   auth,

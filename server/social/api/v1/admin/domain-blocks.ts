@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { normalizeDomain } from '../../../domain/moderation.ts';
-import { serializeDomainAllow, serializeDomainBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { serializeDomainAllow, serializeDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import {
   auth,

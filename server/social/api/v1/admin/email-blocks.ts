@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { canonicalEmailHash, normalizeDomain } from '../../../domain/moderation.ts';
-import { serializeCanonicalEmailBlock, serializeEmailDomainBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { serializeCanonicalEmailBlock, serializeEmailDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { notFound, ValidationFailure } from '../../../errors.ts';
 import {
   auth,

@@ -3,8 +3,7 @@ import net from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeIpBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { serializeIpBlock, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import {
   auth,

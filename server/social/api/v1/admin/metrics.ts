@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { AdminMetrics, daySpan, MAX_DAILY_RETENTION_DAYS } from '../../../domain/admin-metrics.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { PERMISSION } from '../../../entities/index.ts';
 import { auth, currentStaff, parseParams, requestParams, zInt, zList, zString } from '../../../http/index.ts';
 
 /** `tag_uses[id]=…`, `instance_statuses[domain]=…`: the one value each keyed measure or dimension is about. */

@@ -2,8 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { presentAdminReports } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { presentAdminReports, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import {
   auth,

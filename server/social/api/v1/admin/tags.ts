@@ -3,8 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { PERMISSION } from '../../../entities/role.ts';
-import { presentAdminTags } from '../../../entities/tag.ts';
+import { PERMISSION, presentAdminTags } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import {
   auth,

@@ -3,9 +3,14 @@
 // public lists. Routed by Mastodon though its documentation leaves approve/reject out.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { serializeAdminTrendsLink, serializePublisher } from '../../../entities/preview-card.ts';
-import { presentAdminTags, presentTags } from '../../../entities/tag.ts';
-import { hasPermission, PERMISSION } from '../../../entities/role.ts';
+import {
+  serializeAdminTrendsLink,
+  serializePublisher,
+  presentAdminTags,
+  presentTags,
+  hasPermission,
+  PERMISSION,
+} from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import { auth, currentStaff, currentUser, pathId, offsetPage } from '../../../http/index.ts';
 import type { Account, TagRow } from '../../../store/index.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializePushSubscription } from '../../../entities/push.ts';
+import { serializePushSubscription } from '../../../entities/index.ts';
 import { DetailsCollector } from '../../../errors.ts';
 import {
   auth,

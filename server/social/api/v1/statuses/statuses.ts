@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { UnexpectedMentions } from '../../../domain/statuses/index.ts';
-import { presentScheduled } from '../../../entities/scheduled-status.ts';
+import { presentScheduled, hasPermission, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
-import { hasPermission, PERMISSION } from '../../../entities/role.ts';
 import {
   auth,
   currentUser,

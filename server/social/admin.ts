@@ -1,9 +1,14 @@
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { AnnouncementService } from './domain/announcements.ts';
-import type { AccountService } from './domain/accounts.ts';
+import {
+  AnnouncementService,
+  type AccountService,
+  ApplicationService,
+  CustomEmojiService,
+  InstanceService,
+  TrendService,
+} from './domain/index.ts';
 import type { MediaStorage } from './media/index.ts';
-import { ApplicationService, CustomEmojiService, InstanceService, TrendService } from './domain/index.ts';
 import { ALL_SCOPES, parseScopes } from './scopes.ts';
 import {
   isOwnerSettingKey,

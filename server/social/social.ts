@@ -6,23 +6,39 @@ import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
-import { AccountService } from './domain/accounts.ts';
-import { AnnouncementService } from './domain/announcements.ts';
-import { SuggestionService } from './domain/suggestions.ts';
-import { CollectionService } from './domain/collections.ts';
-import { ModerationService } from './domain/moderation.ts';
-import { ReportService } from './domain/reports.ts';
-import { FilterService } from './domain/filters.ts';
-import { DueJobs } from './domain/jobs.ts';
-import { MediaService } from './domain/media.ts';
-import { NotificationService } from './domain/notifications.ts';
-import { PollService } from './domain/polls.ts';
-import { RelationshipService } from './domain/relationships.ts';
-import { AccountMoves } from './domain/moves.ts';
-import { AccountData } from './domain/account-data.ts';
-import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
-import { AccountArchive } from './domain/account-archive.ts';
-import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
+import {
+  AccountService,
+  AnnouncementService,
+  SuggestionService,
+  CollectionService,
+  ModerationService,
+  ReportService,
+  FilterService,
+  DueJobs,
+  MediaService,
+  NotificationService,
+  PollService,
+  RelationshipService,
+  AccountMoves,
+  AccountData,
+  startImportWorker,
+  type ImportWorkerOptions,
+  AccountArchive,
+  IDEMPOTENCY_WINDOW_MS,
+  StatusService,
+  relayEventsToTable,
+  startEventRelay,
+  accountByAddress,
+  ApplicationService,
+  ConversationService,
+  ensureServerKeys,
+  ListService,
+  MarkerService,
+  PushSubscriptionService,
+  ScheduledStatusService,
+  TagService,
+  TrendService,
+} from './domain/index.ts';
 import { AccountPresenter, StatusPresenter } from './entities/index.ts';
 import { registerSocialCors, registerConventions } from './http/index.ts';
 import { holdAnswersUntilDurable } from './durable-answers.ts';
@@ -35,19 +51,6 @@ import { checkPublicUrl, startFederation, type Federation, type FederationSetupO
 import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
 import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
 import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
-import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
-import {
-  accountByAddress,
-  ApplicationService,
-  ConversationService,
-  ensureServerKeys,
-  ListService,
-  MarkerService,
-  PushSubscriptionService,
-  ScheduledStatusService,
-  TagService,
-  TrendService,
-} from './domain/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;

@@ -3,7 +3,7 @@ import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
 import type { Account, StatusRow } from '../store/index.ts';
 import { tokenize } from '../text/index.ts';
-import type { ArchiveDocuments } from '../domain/account-archive.ts';
+import type { ArchiveDocuments } from '../domain/index.ts';
 import { archiveDocuments } from './archive.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { Outbound } from './outbound.ts';

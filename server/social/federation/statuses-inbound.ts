@@ -25,7 +25,7 @@ import { emojiOf, type RemoteEmoji } from './emojis.ts';
 import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments, type RemoteAttachment } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
-import { recordDirectMessage } from '../domain/conversations.ts';
+import { recordDirectMessage } from '../domain/index.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../cookies.ts';
 import type { SocialContext } from '../context.ts';
 import type { RouteAuth } from '../route-auth.ts';
-import { userStateError } from '../domain/accounts.ts';
+import { userStateError } from '../domain/index.ts';
 import { ApiError, forbidden } from '../errors.ts';
 import { hasPermission } from '../entities/index.ts';
 import { grantsAny } from '../scopes.ts';

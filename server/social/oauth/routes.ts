@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from '../cookies.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
-import { userStateError } from '../domain/accounts.ts';
+import { userStateError } from '../domain/index.ts';
 import { serializeToken } from '../entities/index.ts';
 import { ApiError } from '../errors.ts';
 import { auth, currentUser, requestParams, SIGN_IN_RATE_LIMIT } from '../http/index.ts';

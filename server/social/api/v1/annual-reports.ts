@@ -1,7 +1,7 @@
 // https://docs.joinmastodon.org/methods/annual_reports/
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { AnnualReports } from '../../domain/annual-reports.ts';
+import { AnnualReports } from '../../domain/index.ts';
 import { presentAnnualReports } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser } from '../../http/index.ts';

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { termsVersions } from '../../domain/terms-of-service.ts';
+import { termsVersions } from '../../domain/index.ts';
 import type { SocialContext } from '../../context.ts';
 import { isoTime, serializeInstanceV1, serializeRules } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';

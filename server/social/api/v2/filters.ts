@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import type { KeywordAttribute } from '../../domain/filters.ts';
+import type { KeywordAttribute } from '../../domain/index.ts';
 import { serializeFilter, serializeFilterKeyword } from '../../entities/index.ts';
 import {
   auth,

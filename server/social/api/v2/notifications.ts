@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { GROUPABLE_TYPES } from '../../domain/notifications.ts';
+import { GROUPABLE_TYPES } from '../../domain/index.ts';
 import { isoTime, presentNotifications, serializeReport } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
 import { auth, currentUser, parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/index.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { DATA_KINDS, MAX_IMPORT_BYTES, type DataKind } from '../../../domain/account-data.ts';
+import { DATA_KINDS, MAX_IMPORT_BYTES, type DataKind } from '../../../domain/index.ts';
 import { ApiError, notFound, ValidationFailure } from '../../../errors.ts';
 import { auth, currentUser, parseParams, pathId, requestParams, zFile, zInt, zString } from '../../../http/index.ts';
 import type { UploadedFile } from '../../../media/index.ts';

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { ACCOUNT_ACTIONS } from '../../../domain/moderation.ts';
+import { ACCOUNT_ACTIONS } from '../../../domain/index.ts';
 import { defaultLocale, presentAdminAccounts, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
 import {

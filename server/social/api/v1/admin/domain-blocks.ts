@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { normalizeDomain } from '../../../domain/moderation.ts';
+import { normalizeDomain } from '../../../domain/index.ts';
 import { serializeDomainAllow, serializeDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import {

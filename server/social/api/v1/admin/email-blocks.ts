@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { canonicalEmailHash, normalizeDomain } from '../../../domain/moderation.ts';
+import { canonicalEmailHash, normalizeDomain } from '../../../domain/index.ts';
 import { serializeCanonicalEmailBlock, serializeEmailDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { notFound, ValidationFailure } from '../../../errors.ts';
 import {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { AdminMetrics, daySpan, MAX_DAILY_RETENTION_DAYS } from '../../../domain/admin-metrics.ts';
+import { AdminMetrics, daySpan, MAX_DAILY_RETENTION_DAYS } from '../../../domain/index.ts';
 import { PERMISSION } from '../../../entities/index.ts';
 import { auth, currentStaff, parseParams, requestParams, zInt, zList, zString } from '../../../http/index.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { UnexpectedMentions } from '../../../domain/statuses/index.ts';
+import { UnexpectedMentions } from '../../../domain/index.ts';
 import { presentScheduled, hasPermission, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import {

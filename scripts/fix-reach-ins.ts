@@ -21,11 +21,18 @@ function specifier(from: string, to: string): string {
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
 
-/** Names a file exports already (its own and re-exported). */
-function exportedNames(file: string): Set<string> {
-  if (!exists(file)) return new Set();
+/** Names a file exports already: its own, re-exported by name, and through `export *`. */
+function exportedNames(file: string, seen = new Set<string>()): Set<string> {
+  if (!exists(file) || seen.has(file)) return new Set();
+  seen.add(file);
   const { module } = parseSync(file, read(file));
-  return new Set(module.staticExports.flatMap((e) => e.entries.flatMap((entry) => entry.exportName.name ?? [])));
+  const names = new Set<string>();
+  for (const entry of module.staticExports.flatMap((e) => e.entries)) {
+    if (entry.exportName.name) names.add(entry.exportName.name);
+    else if (entry.moduleRequest?.value.startsWith('.'))
+      for (const name of exportedNames(resolve(file, entry.moduleRequest.value), seen)) names.add(name);
+  }
+  return names;
 }
 
 /** What each index must add: index -> name -> where it comes from. */

@@ -48,8 +48,7 @@ export {
   type DeleteGroupResult,
   type GroupStatus,
 } from './subscriptions/index.ts';
-// Not through subscriptions/index.ts: the handlers import the Subscriptions type from it.
-export { subscriptionTcpHandlers } from './subscriptions/tcp-handlers.ts';
+export { subscriptionTcpHandlers } from './subscriptions/index.ts';
 export {
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -84,3 +83,5 @@ export {
   type ReplicationProgress,
   type ReplicationSummary,
 } from './replication/index.ts';
+export { planWrites, toSourceEvent } from './replication/index.ts';
+export type { SourceEvent, TargetWrite } from './replication/index.ts';

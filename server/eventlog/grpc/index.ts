@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import type { Subscriptions } from '../subscriptions/index.ts';
-import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
+import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/index.ts';
 import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
 import { grpcError } from './errors.ts';
@@ -114,3 +114,6 @@ export async function startEventLogGrpc(
     },
   };
 }
+export { serverStream, unary } from './call-support.ts';
+export type { CallContext } from './call-support.ts';
+export { Errors, grpcError } from './errors.ts';

@@ -24,3 +24,6 @@ export {
   type ReplicationRequest,
 } from './manager.ts';
 export { ReplicationError, type LogPosition } from './types.ts';
+export { planWrites } from './plan.ts';
+export { toSourceEvent } from './tcp.ts';
+export type { SourceEvent, TargetWrite } from './types.ts';

@@ -8,3 +8,6 @@ export { eventlogMigrations } from './migrations.ts';
 export { DEFAULT_STORE_LIMITS, SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode, SqliteEventLogUsers } from './users.ts';
+export { SYSTEM_CALLER } from './access.ts';
+export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
+export { position } from './positions.ts';

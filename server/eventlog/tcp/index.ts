@@ -24,3 +24,4 @@ export type { CommandHandlerMap, PeerConnection, RequestContext } from './dispat
 export { GUID_BYTES, guidBytesToString } from './guid.ts';
 export { encodeStreamEventAppeared } from './event-encoder.ts';
 export { enumTable, type FilterMessage, type Int64 } from './messages.ts';
+export { TLS_CERT_FILE, TLS_DIR, loadTlsMaterial } from './tls.ts';

@@ -1,5 +1,4 @@
-import { jsonIds, type Account, type SocialStore } from '../store/index.ts';
-import { sqlBool, sqlBoolOrNull, str } from '../store/store.ts';
+import { jsonIds, type Account, type SocialStore, sqlBool, sqlBoolOrNull, str } from '../store/index.ts';
 import type { RemoteAttachment } from './attachments.ts';
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */

@@ -65,10 +65,10 @@ export * from './announcements.ts';
 export * from './reports.ts';
 export * from './search.ts';
 export * from './scheduled.ts';
-export * from './status-row.ts';
+export * from '../status-row.ts';
 export * from './statuses.ts';
 export * from './timelines.ts';
-export * from './notification-types.ts';
+export * from '../notification-types.ts';
 export * from './notifications.ts';
 export * from './notification-requests.ts';
 export * from './suggestions.ts';
@@ -252,3 +252,4 @@ export class SocialStore {
     return this.core.read(fn);
   }
 }
+export { sqlBool, sqlBoolOrNull, str } from './store.ts';

@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { axeViolations } from './axe-check.ts';
 import { connectClient, jsonEvent, es } from './es-client.ts';
 import { startHomeportProcess, type RunningHomeport } from './homeport.ts';
 import { createSocialUser, signInSocialClient } from './social-session.ts';
@@ -37,16 +37,7 @@ test.afterAll(async () => {
   await hp?.stop();
 });
 
-async function check(page: Page, view: string): Promise<string[]> {
-  // Let the view settle (loaded data, no spinner) before checking it.
-  await expect(page.getByRole('status').filter({ hasText: 'Loading…' })).toHaveCount(0);
-  const results = await new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .analyze();
-  return results.violations.map(
-    (v) => `${view}: ${v.id} (${v.nodes.length}) ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`,
-  );
-}
+const check = axeViolations;
 
 const EVENTLOG_VIEWS = [
   '/ui/eventlog',

@@ -9,7 +9,7 @@ import { mainBundleOptions } from '../scripts/build-electron.mjs';
 const root = path.resolve(import.meta.dirname, '..');
 
 describe('Electron main-process bundle', () => {
-  it('runs the bundled server from electron/dist: protocol schema found, UI served', async () => {
+  it('runs the bundled server from electron/dist: protocol schemas found (a gRPC call answers), UI served', async () => {
     const out = path.join(root, 'electron', 'dist', `bundle-smoke-${process.pid}.mjs`);
     try {
       await build({
@@ -24,7 +24,12 @@ describe('Electron main-process bundle', () => {
       });
       expect(r.status, r.stderr).toBe(0);
       const result = JSON.parse(r.stdout.trim().split('\n').pop()!);
-      expect(result).toEqual({ status: 200, servesUi: true, listeners: ['eventlog-tcp', 'eventlog-grpc', 'http'] });
+      expect(result).toEqual({
+        status: 200,
+        servesUi: true,
+        grpcStatus: '0',
+        listeners: ['eventlog-tcp', 'eventlog-grpc', 'http'],
+      });
     } finally {
       fs.rmSync(out, { force: true });
       for (const d of fs.readdirSync(path.join(root, 'electron', 'dist')))

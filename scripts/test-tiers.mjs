@@ -58,6 +58,7 @@ export const INTEGRATION = [
   'server/http/trust-proxy.test.ts',
   'server/social/api/v1/accounts/registration.test.ts',
   'server/social/cards/cards.test.ts',
+  'server/social/domain/event-relay-restart.test.ts',
   'server/social/federation/featured.test.ts',
   'server/social/federation/imports.test.ts',
   'server/social/federation/quotes.test.ts',

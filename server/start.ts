@@ -226,6 +226,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
                   eventLog,
                   subscriptions,
                   connections: () => [...(tcpConnections?.list() ?? []), ...(grpc?.listener.connections() ?? [])],
+                  projections,
                 }),
               ),
               socialUiRoutes(social.context),

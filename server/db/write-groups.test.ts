@@ -122,6 +122,20 @@ describe('write groups', () => {
     expect(committedNotes()).toEqual(['after']);
   });
 
+  it('a statement outside any write that loses the transaction (disk full) fails the group; the next write starts afresh', async () => {
+    groups.write(() => insert('before'));
+    const waited = groups.durable();
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    db.pragma(`max_page_count = ${pages + 2}`);
+    expect(() => insert('x'.repeat(200_000))).toThrow(/full/);
+    db.pragma('max_page_count = 4294967294');
+    groups.write(() => insert('after'));
+    await expect(waited).rejects.toThrow('rolled the write group back');
+    await groups.durable();
+    expect(committedNotes()).toEqual(['after']);
+    expect(told).toEqual(['began', 'failed undefined', 'began', 'committed']);
+  });
+
   it('flush() commits at once (a closing database)', () => {
     groups.write(() => insert('closing'));
     groups.flush();

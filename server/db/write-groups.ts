@@ -115,6 +115,11 @@ export class WriteGroups {
 
   private openGroup(): void {
     let open = this.current;
+    if (open && !this.db.inTransaction) {
+      // A statement outside any write (disk full) made SQLite roll the whole transaction back.
+      this.lose(open, new Error('SQLite rolled the write group back'));
+      open = null;
+    }
     if (open && open.writes >= this.maxWrites) {
       this.commit(open, false);
       open = this.current; // one its listeners opened, if any

@@ -23,6 +23,7 @@ import type {
   ListService,
   MarkerService,
   PushSubscriptionService,
+  RemoteActivity,
   ScheduledStatusService,
   TagService,
   TrendService,
@@ -80,6 +81,8 @@ export interface SocialContext {
   /** Web Push subscriptions, one per access token. */
   pushSubscriptions: PushSubscriptionService;
   scheduledStatuses: ScheduledStatusService;
+  /** What other servers' activities change here (federation calls it once it has read them). */
+  remoteActivity: RemoteActivity;
   /** OAuth client applications and their tokens. */
   applications: ApplicationService;
   /** Hashtags followed and featured, and staff's review of them. */

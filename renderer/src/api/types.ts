@@ -13,6 +13,11 @@ export type { AllPage } from '../../../server/eventlog/ui/contract.ts';
 export type { UiStreamSummary } from '../../../server/eventlog/ui/contract.ts';
 export type { UiScavengeStatus } from '../../../server/eventlog/ui/contract.ts';
 export type { UiReplication } from '../../../server/eventlog/ui/contract.ts';
+export type {
+  UiProjectionSummary,
+  UiProjectionDetail,
+  UiProjectionState,
+} from '../../../server/eventlog/ui/contract.ts';
 import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata };
 

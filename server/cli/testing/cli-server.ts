@@ -29,6 +29,9 @@ export async function startCliTestServer(prefix: string): Promise<CliTestServer>
     hp,
     dir,
     async cli(...args) {
+      // The command runs in this process but stands for another one started later: the server's writes of this
+      // turn (group commit) are on disk before it opens the database, as they would be by then.
+      await hp.social.context.store.durable();
       const out: string[] = [];
       const err: string[] = [];
       const code = await runCli([...args, '--data-dir', dir], {

@@ -25,6 +25,40 @@ export interface ProjectionDefinition {
   runAs?: { name: string; roles: string[] };
   projectionSubsystemVersion?: number;
   projectionExecutionTimeout?: number;
+  checkpointAfterMs?: number;
+  checkpointHandledThreshold?: number;
+  checkpointUnhandledBytesThreshold?: number;
+  pendingEventsThreshold?: number;
+  maxWriteBatchLength?: number;
+  maxAllowedWritesInFlight?: number;
+}
+
+/** What GET/PUT `/projection/<name>/config` carry (EventStoreDB's ProjectionConfig). */
+export interface ProjectionConfig {
+  emitEnabled: boolean;
+  trackEmittedStreams: boolean;
+  checkpointAfterMs: number;
+  checkpointHandledThreshold: number;
+  checkpointUnhandledBytesThreshold: number;
+  pendingEventsThreshold: number;
+  maxWriteBatchLength: number;
+  maxAllowedWritesInFlight: number;
+  projectionExecutionTimeout: number;
+}
+
+/** EventStoreDB's defaults (ProjectionConsts, ProjectionExecutionTimeout). */
+export function configOf(d: ProjectionDefinition, defaultTimeoutMs: number): ProjectionConfig {
+  return {
+    emitEnabled: d.emitEnabled === true,
+    trackEmittedStreams: d.trackEmittedStreams === true,
+    checkpointAfterMs: d.checkpointAfterMs ?? 0,
+    checkpointHandledThreshold: d.checkpointHandledThreshold ?? 4000,
+    checkpointUnhandledBytesThreshold: d.checkpointUnhandledBytesThreshold ?? 10_000_000,
+    pendingEventsThreshold: d.pendingEventsThreshold ?? 5000,
+    maxWriteBatchLength: d.maxWriteBatchLength ?? 500,
+    maxAllowedWritesInFlight: d.maxAllowedWritesInFlight ?? 0,
+    projectionExecutionTimeout: d.projectionExecutionTimeout ?? defaultTimeoutMs,
+  };
 }
 
 /** Serialised with false/undefined values left out, as EventStoreDB's JSON writer omits defaults. */

@@ -20,8 +20,9 @@ export {
 } from './manager.ts';
 export { projectionsGrpcService } from './grpc-service.ts';
 export { mountProjectionsHttp, MAX_QUERY_BYTES, type ProjectionsHttpOptions } from './http/routes.ts';
+export { projectionStatistics } from './http/statistics.ts';
 export { ProjectionStreams, SystemProjectionNames, ProjectionEventTypes } from './names.ts';
-export type { ProjectionDefinition, ProjectionMode } from './definition.ts';
+export type { ProjectionConfig, ProjectionDefinition, ProjectionMode } from './definition.ts';
 
 /** Starts the subsystem (nothing at all with mode `none`); the standard projections catch up in the background. */
 export async function startProjections(

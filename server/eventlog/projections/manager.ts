@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { Logger } from '../../logger.ts';
 import type { SystemWriter, EventStore } from '../store/index.ts';
 import type { ProjectionVersion } from './checkpoint-tag.ts';
-import type { ProjectionDefinition, ProjectionMode } from './definition.ts';
+import { configOf, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './definition.ts';
 import {
   isSystemProjectionName,
   PROJECTION_SUBSYSTEM_VERSION,
@@ -17,7 +17,7 @@ import {
 } from './names.ts';
 import { deleteProjectionStreams } from './deletion.ts';
 import { readRegistry, registerProjections, unregisterProjection, writeDefinition } from './registry.ts';
-import type { SandboxLimits } from './sandbox/sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/sandbox.ts';
 import { SYSTEM_DEFAULT_QUERIES, SYSTEM_HANDLER_TYPES, systemHandler } from './system/handlers.ts';
 import { idleProgress, SystemProjectionRunner, type ProjectionHost, type RunnerProgress } from './system/runner.ts';
 import { UserProjectionRunner } from './user/runner.ts';
@@ -70,6 +70,8 @@ export class ProjectionNotFoundError extends Error {}
 export class ProjectionConflictError extends Error {}
 /** A command refused in the projection's current state (HTTP 500 "Failed" as EventStoreDB answers). */
 export class ProjectionCommandError extends Error {}
+/** A configuration EventStoreDB refuses with 400 (a timeout of 0 or less). */
+export class ProjectionConfigError extends Error {}
 
 const SYSTEM_ORDER: SystemProjectionName[] = [
   SystemProjectionNames.Streams,
@@ -162,7 +164,10 @@ export class ProjectionManager {
           emitEnabled: d.emitEnabled === true,
           checkpointsEnabled: d.checkpointsDisabled !== true,
           trackEmittedStreams: d.trackEmittedStreams === true,
-          limits: this.sandboxLimits,
+          limits: {
+            ...(this.sandboxLimits ?? DEFAULT_SANDBOX_LIMITS),
+            ...(d.projectionExecutionTimeout ? { executionMs: d.projectionExecutionTimeout } : {}),
+          },
         });
         m.runner = runner;
         m.lastUserRunner = runner;
@@ -215,6 +220,37 @@ export class ProjectionManager {
   /** The source definition of a running (or last run) JavaScript projection, as the query config shows it. */
   sourceDefinition(name: string): unknown {
     return this.managed(name).lastUserRunner?.definition ?? null;
+  }
+
+  /** The partitions a JavaScript projection holds a state for ('' is the root), at most `limit`, sorted. */
+  partitions(name: string, limit = 1000): string[] {
+    const states = this.managed(name).lastUserRunner?.states;
+    return states ? [...states.keys()].sort().slice(0, limit) : [];
+  }
+
+  /** The projection's configuration as `/projection/<name>/config` shows it. */
+  config(name: string): ProjectionConfig {
+    return configOf(this.managed(name).definition, (this.sandboxLimits ?? DEFAULT_SANDBOX_LIMITS).executionMs);
+  }
+
+  /** Saves a new configuration; only a stopped or faulted projection may change it, as in EventStoreDB. */
+  updateConfig(name: string, change: Partial<ProjectionConfig>): Promise<void> {
+    return this.command(async () => {
+      const m = this.managed(name);
+      if (m.runner?.progress.status === 'Running')
+        throw new ProjectionCommandError(
+          "Cannot update the config of a projection that hasn't been stopped or faulted.",
+        );
+      const timeout = change.projectionExecutionTimeout;
+      if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
+        throw new ProjectionConfigError('projectionExecutionTimeout must be a whole number of milliseconds above 0');
+      const next = { ...configOf(m.definition, 0), ...change };
+      await this.saveDefinition(m, {
+        ...next,
+        trackEmittedStreams: next.emitEnabled && next.trackEmittedStreams,
+        projectionExecutionTimeout: next.projectionExecutionTimeout || undefined,
+      });
+    });
   }
 
   result(name: string, partition = ''): string {

@@ -19,4 +19,5 @@ export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
 export type { ActivitySample } from './activity.ts';
 export type { UiScavengeStatus } from './scavenge.ts';
+export type { UiProjectionSummary, UiProjectionDetail, UiProjectionState } from './projections.ts';
 export type { StreamMetadata, Position, StreamSummary as UiStreamSummary } from '../store/index.ts';

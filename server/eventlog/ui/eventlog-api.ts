@@ -8,6 +8,7 @@ import { eventRoutes } from './events.ts';
 import { DEFAULT_LIVE_LIMITS, liveRoutes, type LiveTailLimits } from './live.ts';
 import { metadataRoutes } from './metadata.ts';
 import { persistentGroupRoutes } from './persistent-groups.ts';
+import { projectionRoutes } from './projections.ts';
 import { replicationRoutes } from './replications.ts';
 import { scavengeRoutes } from './scavenge.ts';
 import { streamRoutes } from './streams.ts';
@@ -33,5 +34,6 @@ export function eventLogUiRoutes(
     eventLogUserRoutes(app, sessions, deps);
     replicationRoutes(app, sessions, deps);
     scavengeRoutes(app, sessions, deps);
+    projectionRoutes(app, sessions, deps);
   };
 }

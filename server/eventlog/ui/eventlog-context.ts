@@ -10,6 +10,7 @@ import {
   parseLink,
 } from '../store/index.ts';
 import type { PersistentSubscriptionSettings } from '../subscriptions/index.ts';
+import type { ProjectionManager } from '../projections/index.ts';
 import type { UiPrincipal } from '../../http/index.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface EventLogUiDeps {
   subscriptions: () => UiSubscriptionsSource | null;
   /** Subscribes the UI's live tail as a volatile subscription; absent while the engine does not run. */
   subscribeLive?: (request: VolatileSubscribeRequest) => VolatileSubscribeResult;
+  /** The projections subsystem; null (or absent) with `--run-projections none`. */
+  projections?: () => ProjectionManager | null;
 }
 
 /** A connected TCP client (from the TCP server's connection registry). */

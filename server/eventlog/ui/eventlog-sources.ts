@@ -9,6 +9,7 @@ import type {
   VolatileSubscriptionInfo,
 } from '../subscriptions/index.ts';
 import type { ConnectionInfo } from '../tcp/index.ts';
+import type { ProjectionManager } from '../projections/index.ts';
 import type {
   EventLogUiDeps,
   UiConnectionSource,
@@ -133,6 +134,7 @@ export function eventLogUiDeps(options: {
   eventLog: EventLog;
   subscriptions: Subscriptions;
   connections: () => readonly ConnectionInfo[];
+  projections?: ProjectionManager | null;
 }): EventLogUiDeps {
   const subs = subscriptionsSource(options.subscriptions);
   return {
@@ -141,5 +143,6 @@ export function eventLogUiDeps(options: {
     connections: () => options.connections().map(connectionView),
     subscriptions: () => subs,
     subscribeLive: (request) => options.subscriptions.volatile.subscribe(request),
+    projections: () => options.projections ?? null,
   };
 }

@@ -22,7 +22,6 @@ export { AdminMetrics, MAX_DAILY_RETENTION_DAYS, daySpan } from './admin-metrics
 export { AnnouncementService } from './announcements.ts';
 export { AnnualReports, reportReferences } from './annual-reports.ts';
 export { CollectionService } from './collections.ts';
-export { recordDirectMessage } from './conversations.ts';
 export { relayEventsToTable, startEventRelay } from './event-relay.ts';
 export { FilterService } from './filters.ts';
 export type { FilterMatch, KeywordAttribute } from './filters.ts';
@@ -40,3 +39,4 @@ export { IDEMPOTENCY_WINDOW_MS, StatusService, UnexpectedMentions } from './stat
 export type { EditInput, MediaAttributeInput, PollInput, PostInput } from './statuses/index.ts';
 export { SuggestionService } from './suggestions.ts';
 export { termsVersions } from './terms-of-service.ts';
+export { RemoteActivity, type ReceivedStatus, type StatedQuote } from './remote-activity.ts';

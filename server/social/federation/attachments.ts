@@ -11,7 +11,7 @@ import {
   type Object as APObject,
 } from '@fedify/vocab';
 import { isBlurhashValid } from 'blurhash';
-import type { MediaMeta, MediaRow } from '../store/index.ts';
+import type { MediaMeta, MediaRow, RemoteAttachment, RemoteMediaType } from '../store/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord } from '../json-record.ts';
 import { WITHOUT_FETCHING } from './inbound-limits.ts';
 
@@ -33,17 +33,6 @@ const MAX_DIMENSION = 100_000;
 const TOOT = 'http://joinmastodon.org/ns#';
 const AS = 'https://www.w3.org/ns/activitystreams#';
 const AS_ATTACHMENT = `${AS}attachment`;
-
-export type RemoteMediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
-
-export interface RemoteAttachment {
-  type: RemoteMediaType;
-  url: string;
-  description: string | null;
-  contentType: string | null;
-  blurhash: string | null;
-  meta: MediaMeta;
-}
 
 function mediaType(attachment: APObject, contentType: string | null): RemoteMediaType {
   if (attachment instanceof Image || contentType?.startsWith('image/'))

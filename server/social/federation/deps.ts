@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.ts';
 import type { SocialContext } from '../context.ts';
 import { isListed, type Account } from '../store/index.ts';
 import type { RemoteFetcher } from './remote-fetch.ts';
-import type { FederationRepository } from './store.ts';
+import type { FederationRepository } from '../store/index.ts';
 
 /** What every dispatcher and inbox listener gets as Fedify's context data. */
 export interface FedDeps {

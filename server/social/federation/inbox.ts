@@ -49,8 +49,6 @@ import { answerQuoteRequest, onQuoteAnswer, revokeByStamp } from './quote-reques
 
 type Ctx = InboxContext<FedDeps>;
 
-const DEFAULT_FOLLOW = { showReblogs: true, notify: false, languages: null };
-
 /** The sender as an account (fetched and stored when new); null when it cannot be resolved. */
 async function sender(c: Ctx, activity: { actorId: URL | null }): Promise<Account | null> {
   if (!activity.actorId) return null;
@@ -95,17 +93,7 @@ async function onFollow(c: Ctx, follow: Follow): Promise<void> {
     await answerFollow(c, 'accept', target, follower, follow.id.href);
     return;
   }
-  if (target.locked) {
-    store.transaction(() => {
-      if (rel.upsertFollowRequest(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href))
-        deps.social.notifications.notify(target.id, follower.id, 'follow_request');
-    });
-    return;
-  }
-  store.transaction(() => {
-    rel.upsertFollow(follower.id, target.id, DEFAULT_FOLLOW, follow.id!.href);
-    deps.social.notifications.notify(target.id, follower.id, 'follow');
-  });
+  if (deps.social.remoteActivity.followedBy(follower, target, follow.id.href) === 'requested') return;
   await answerFollow(c, 'accept', target, follower, follow.id.href);
 }
 
@@ -129,27 +117,14 @@ async function onAccept(c: Ctx, accept: Accept): Promise<void> {
   if (await onQuoteAnswer(c, accept)) return;
   const found = await answeredFollow(c, accept);
   if (!found) return;
-  const { local, remote } = found;
-  const store = c.data.social.store;
-  store.transaction(() => {
-    const request = store.relationships.followRequest(local.id, remote.id);
-    if (!request) return;
-    store.relationships.upsertFollow(local.id, remote.id, request, request.uri);
-    store.relationships.deleteFollowRequest(local.id, remote.id);
-    store.feeds.merge(local.id, remote.id, 200);
-  });
+  c.data.social.remoteActivity.followAccepted(found.local, found.remote);
 }
 
 async function onReject(c: Ctx, reject: Reject): Promise<void> {
   if (await onQuoteAnswer(c, reject)) return;
   const found = await answeredFollow(c, reject);
   if (!found) return;
-  const store = c.data.social.store;
-  store.transaction(() => {
-    store.relationships.deleteFollowRequest(found.local.id, found.remote.id);
-    if (store.relationships.deleteFollow(found.local.id, found.remote.id))
-      store.feeds.unmerge(found.local.id, found.remote.id);
-  });
+  c.data.social.remoteActivity.followRejected(found.local, found.remote);
 }
 
 async function onUndo(c: Ctx, undo: Undo): Promise<void> {

@@ -16,11 +16,10 @@ const FEATURED_SYNC_WINDOW_MS = 5_000;
 import { federationRoutes } from './routes.ts';
 import { InboxIntake, type InboxLimits } from './inbox-intake.ts';
 import { buildFederation, remoteFetcher, type FederationSetupOptions as SetupOptions } from './setup.ts';
-import { FederationRepository } from './store.ts';
 import { fetchObject } from './lookup.ts';
 
 export { RejectedDocument } from './remote.ts';
-export { FederationRepository } from './store.ts';
+export { FederationRepository } from '../store/index.ts';
 export { duration } from './time.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
@@ -55,7 +54,7 @@ export interface Federation {
  * status ids, and a new origin would orphan every follow (Mastodon's LOCAL_DOMAIN rule).
  */
 export function checkPublicUrl(social: SocialContext, base: string): void {
-  const origin = new FederationRepository(social.store).federatedOrigin();
+  const origin = social.store.federation.federatedOrigin();
   if (origin !== null && origin !== base) {
     throw new PublicUrlChangedError(
       `this instance has federated as ${origin}; it cannot become ${base} (other servers know its accounts and posts by ${origin} ids). Start it with --public-url ${origin}, or use a new data directory for a new identity.`,
@@ -68,7 +67,7 @@ export class PublicUrlChangedError extends Error {}
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
   const logger = social.logger.child({ component: 'federation' });
   const fetcher = remoteFetcher(options);
-  const deps: FedDeps = { social, repo: new FederationRepository(social.store), logger, fetcher };
+  const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher };
   const { federation, kv, queue } = buildFederation(db, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
@@ -136,7 +135,11 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
       await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },
     archiveDocuments: archiveDocuments(context),
-    idle: () => outbound.idle(),
+    async idle() {
+      // Events are delivered once their write group commits: wait for that first, then for what they started.
+      await social.store.durable();
+      await outbound.idle();
+    },
     async close() {
       clearInterval(sweeper);
       stopListening();

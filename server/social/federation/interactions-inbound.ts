@@ -36,12 +36,7 @@ export async function onLike(c: Ctx, like: Like | EmojiReact | Activity): Promis
   if (!sender) return;
   const status = localStatusFor(deps, like.objectId, sender);
   if (!status) return;
-  const store = deps.social.store;
-  store.transaction(() => {
-    if (!store.interactions.favourite(sender.id, status.id)) return;
-    deps.social.notifications.notify(status.accountId, sender.id, 'favourite', status.id);
-    store.events.emit('status.favourited', { statusId: status.id, accountId: sender.id });
-  });
+  deps.social.remoteActivity.favourited(sender, status);
 }
 
 /**
@@ -77,12 +72,7 @@ export async function undoLike(c: Ctx, sender: Account, objectId: URL | null): P
   const deps = c.data;
   const id = objectId ? localStatusId(deps, objectId.href) : null;
   if (!id) return;
-  const store = deps.social.store;
-  store.transaction(() => {
-    if (!store.interactions.unfavourite(sender.id, id)) return;
-    store.notifications.deleteFor(sender.id, 'favourite', id);
-    store.events.emit('status.unfavourited', { statusId: id, accountId: sender.id });
-  });
+  deps.social.remoteActivity.unfavourited(sender, id);
 }
 
 /**
@@ -110,21 +100,7 @@ export async function onAnnounce(c: Ctx, announce: Announce): Promise<void> {
   // A boost is public, unlisted or to the booster's followers; one addressed to nobody is not one.
   const visibility = visibilityOf(announce, booster.followersUrl ?? null);
   if (visibility === 'direct') return;
-  store.transaction(() => {
-    const id = store.statuses.insert({
-      accountId: booster.id,
-      local: false,
-      uri: announce.id!.href,
-      reblogOfId: original.id,
-      visibility,
-    });
-    const reblog = store.statuses.byId(id)!;
-    const homeRecipients = store.feeds.distributeStatus(reblog, []);
-    const author = store.accounts.byId(original.accountId);
-    if (author && author.domain === null)
-      deps.social.notifications.notify(author.id, booster.id, 'reblog', original.id);
-    store.events.emit('status.created', { status: reblog, homeRecipients });
-  });
+  deps.social.remoteActivity.boosted(booster, original, { uri: announce.id.href, visibility });
 }
 
 /** The boosted status from its origin, stored with its author (fetched through the guarded document loader). */
@@ -142,13 +118,7 @@ export async function undoAnnounce(c: Ctx, sender: Account, announceId: URL | nu
   const id = announceId ? deps.repo.statusByUri(announceId.href) : null;
   const reblog = id ? store.statuses.byId(id) : null;
   if (!reblog || reblog.accountId !== sender.id || reblog.reblogOfId === null || reblog.deletedAt !== null) return;
-  store.transaction(() => {
-    store.statuses.markDeleted(reblog);
-    const homeRecipients = store.feeds.holders([reblog.id]);
-    store.feeds.remove([reblog.id]);
-    store.notifications.deleteFor(sender.id, 'reblog', reblog.reblogOfId!);
-    store.events.emit('status.deleted', { status: reblog, homeRecipients });
-  });
+  deps.social.remoteActivity.unboosted(sender, reblog);
 }
 
 /** A remote account blocks one of ours: follows end both ways and its posts and ours stay apart (Mastodon keeps the block). */
@@ -157,21 +127,13 @@ export async function onBlock(c: Ctx, block: Block): Promise<void> {
   const blocker = await remoteSender(c, block.actorId);
   const target = block.objectId ? localAccountByUri(deps, block.objectId.href) : null;
   if (!blocker || !target) return;
-  const store = deps.social.store;
-  store.transaction(() => {
-    store.relationships.insertBlock(blocker.id, target.id);
-    store.relationships.severBetween(blocker.id, target.id);
-    store.feeds.unmerge(blocker.id, target.id);
-    store.feeds.unmerge(target.id, blocker.id);
-    store.lists.removeFromOwnerLists(target.id, blocker.id);
-    store.notifications.deleteAllFrom(target.id, blocker.id);
-  });
+  deps.social.remoteActivity.blockedBy(blocker, target);
 }
 
 export async function undoBlock(c: Ctx, sender: Account, objectId: URL | null): Promise<void> {
   const deps = c.data;
   const target = objectId ? localAccountByUri(deps, objectId.href) : null;
-  if (target) deps.social.store.relationships.deleteBlock(sender.id, target.id);
+  if (target) deps.social.remoteActivity.unblockedBy(sender, target);
 }
 
 /** A report forwarded by another server about accounts of ours: filed in the name of its sender (its instance actor), for our staff. */

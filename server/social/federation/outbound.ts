@@ -27,7 +27,7 @@ import { createOf, noteOf } from './objects.ts';
 import { actorUri, statusUri } from './uris.ts';
 import { QuoteOutbound } from './quotes-outbound.ts';
 import { recipientOf, recipientsOf } from './remote.ts';
-import type { RemoteRecipient } from './store.ts';
+import type { RemoteRecipient } from '../store/index.ts';
 
 /**
  * Outgoing activities, driven by the social domain events (delivered after the write commits): follows and

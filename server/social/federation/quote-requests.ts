@@ -80,14 +80,12 @@ export async function answerQuoteRequest(c: FedContext, request: QuoteRequest): 
     await sendAnswer(c, 'reject', author, requester, request, null);
     return;
   }
-  store.transaction(() => {
-    if (quote.state !== 'accepted') {
-      store.quotes.setState(quote, 'accepted', null);
-      deps.social.notifications.notify(author.id, requester.id, 'quote', quoting.id);
-    }
-    store.quotes.setActivityUri(quote, request.id!.href);
-    store.events.emit('status.updated', { status: store.statuses.byId(quoting.id)! });
-  });
+  deps.social.remoteActivity.quoteRequestAccepted(
+    quote,
+    quoting,
+    { authorId: author.id, requesterId: requester.id },
+    request.id!.href,
+  );
   await sendAnswer(c, 'accept', author, requester, request, store.quotes.byId(quote.id));
 }
 
@@ -148,10 +146,7 @@ export async function onQuoteAnswer(c: FedContext, answer: Accept | Reject): Pro
   }
   const stamp = answer.resultId;
   if (quote.state !== 'pending' || !stamp || stamp.origin !== new URL(author.uri!).origin) return true;
-  store.transaction(() => {
-    store.quotes.setState(quote, 'accepted', stamp.href);
-    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)! });
-  });
+  deps.social.remoteActivity.quoteApproved(quote, stamp.href);
   return true;
 }
 
@@ -164,11 +159,7 @@ export async function revokeByStamp(c: InboxContext<FedDeps>, uri: string, autho
   if (!safeUrl(uri)) return false;
   const quote = store.quotes.byApprovalUri(uri, author.id);
   if (!quote || (quote.state !== 'accepted' && quote.state !== 'pending')) return false;
-  store.transaction(() => {
-    store.quotes.setState(quote, quote.state === 'accepted' ? 'revoked' : 'rejected', null);
-    // Readers here see it at once; other servers learn it from the Delete, not from an Update of the post.
-    store.events.emit('status.updated', { status: store.statuses.byId(quote.statusId)!, unfederated: true });
-  });
+  c.data.social.remoteActivity.quoteStampDeleted(quote);
   await forwardRevocation(c, quote, author);
   return true;
 }

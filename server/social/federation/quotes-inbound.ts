@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Article, Note, type Object as APObject, PUBLIC_COLLECTION, Question, QuoteAuthorization } from '@fedify/vocab';
+import type { StatedQuote } from '../domain/index.ts';
 import type { Account, QuotePolicy, QuoteRow, QuoteState, StatusRow } from '../store/index.ts';
 import { localStatusId, safeUrl, type FedContext, type FedDeps } from './deps.ts';
 import { fetchObject } from './lookup.ts';
@@ -25,12 +26,8 @@ export type FetchRemoteStatus = (c: FedContext, uri: string) => Promise<StatusRo
 
 const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
 
-export interface IncomingQuote {
-  quotedStatus: StatusRow | null;
-  state: QuoteState;
-  approvalUri: string | null;
-  legacy: boolean;
-}
+/** A quote as a remote post states it. */
+export type IncomingQuote = StatedQuote;
 
 /** What a remote status says about quotes: who may quote it, and what it quotes. */
 export interface IncomingQuoteInfo {
@@ -163,38 +160,8 @@ export async function refreshIncomingQuote(
   fetch: FetchRemoteStatus,
 ): Promise<void> {
   const deps = c.data;
-  const store = deps.social.store;
   const info = await incomingQuoteInfo(c, object, author, fetch);
-  const current = store.quotes.ofStatus(status.id);
-  const next = info.quote;
-  let changed = false;
-  store.transaction(() => {
-    if (status.quoteApprovalPolicy !== info.policy) store.statuses.setQuotePolicy(status.id, info.policy);
-    if (!next) {
-      if (current) store.quotes.remove(current);
-      changed = current !== null;
-      return;
-    }
-    const quotedStatusId = next.quotedStatus?.id ?? null;
-    if (!current) {
-      store.quotes.insert(status.id, quotedStatusId, next.quotedStatus?.accountId ?? null, next.state, {
-        approvalUri: next.approvalUri,
-        legacy: next.legacy,
-      });
-      changed = true;
-      return;
-    }
-    if (current.quotedStatusId === quotedStatusId && !stampChanged(current, next)) return;
-    store.quotes.replace(current, {
-      quotedStatusId,
-      quotedAccountId: next.quotedStatus?.accountId ?? null,
-      state: next.state,
-      approvalUri: next.approvalUri,
-      legacy: next.legacy,
-    });
-    changed = true;
-  });
-  if (changed) store.events.emit('status.updated', { status: store.statuses.byId(status.id)! });
+  deps.social.remoteActivity.quotesStated(status, info, stampChanged);
 }
 
 /** Whether an Update brings a different approval than the one stored (ours are never replaced by theirs). */

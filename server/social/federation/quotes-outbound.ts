@@ -6,7 +6,7 @@ import { quoteAuthorizationOf } from './quote-objects.ts';
 import { actorUri, statusUri } from './uris.ts';
 import { quoteRequestUri } from './quote-requests.ts';
 import { recipientOf } from './remote.ts';
-import type { RemoteRecipient } from './store.ts';
+import type { RemoteRecipient } from '../store/index.ts';
 
 type Send = (from: Account, recipients: Recipient[], activity: Activity) => Promise<void>;
 type Recipients = (list: RemoteRecipient[]) => Recipient[];

@@ -20,7 +20,7 @@ import { refuseToFetch } from './inbound-limits.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { fetchObject, lookupRemote } from './lookup.ts';
 import { RemoteFetchError } from './remote-fetch.ts';
-import type { RemoteActorData, RemoteRecipient } from './store.ts';
+import type { RemoteActorData, RemoteRecipient } from '../store/index.ts';
 
 /** A remote profile older than this is read again when someone looks it up (Mastodon: a day). */
 export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -138,7 +138,7 @@ export async function persistActor(deps: FedDeps, actor: Actor): Promise<Account
     }
   }
   deps.repo.recordFederatedOrigin(deps.social.urls.base);
-  deps.social.store.events.emit('account.updated', { accountId: id });
+  deps.social.remoteActivity.accountRefreshed(id);
   return deps.social.store.accounts.byId(id)!;
 }
 

@@ -4,11 +4,10 @@ import type { Database } from '../../db/index.ts';
 import { registerActors } from './actors.ts';
 import type { Fed, FedDeps } from './deps.ts';
 import { registerInbox } from './inbox.ts';
-import { SqliteKvStore } from './kv.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { withGuardedFetch } from './delivery-dispatcher.ts';
-import { SqliteMessageQueue } from './queue.ts';
+import { SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
 import { RemoteFetcher, type RemoteFetchLimits } from './remote-fetch.ts';
 import { duration } from './time.ts';
 

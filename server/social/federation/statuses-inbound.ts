@@ -16,16 +16,16 @@ import {
   type Activity,
   type Object as APObject,
 } from '@fedify/vocab';
-import type { Account, StatusRow, Visibility } from '../store/index.ts';
+import type { ReceivedStatus } from '../domain/index.ts';
+import type { Account, RemoteAttachment, StatusRow, Visibility } from '../store/index.ts';
 import { localAccountByUri, localStatusId, type FedContext } from './deps.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { accountForActorId, RejectedDocument } from './remote.ts';
 import { fetchObject } from './lookup.ts';
 import { emojiOf, type RemoteEmoji } from './emojis.ts';
 import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
-import { parseAttachments, type RemoteAttachment } from './attachments.ts';
+import { parseAttachments } from './attachments.ts';
 import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
-import { recordDirectMessage } from '../domain/index.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
@@ -112,23 +112,13 @@ function pageUrl(object: APObject): string | null {
   return chosen?.href && /^https?:\/\//.test(chosen.href) ? chosen.href : null;
 }
 
-interface ParsedStatus {
-  uri: string;
-  url: string | null;
-  content: string;
-  spoilerText: string;
-  sensitive: boolean;
-  language: string | null;
-  visibility: Visibility;
+/** A remote status as read: what the domain stores, and the addresses and attachments federation resolves itself. */
+interface ParsedStatus extends ReceivedStatus {
   inReplyToUri: string | null;
   mentionUris: string[];
-  tags: string[];
   attachments: RemoteAttachment[];
-  /** A Question's poll: option names, the counts its server reports, single or multiple choice, end. */
   poll: RemotePoll | null;
-  /** Custom emojis the text uses (Emoji tags). */
   emojis: RemoteEmoji[];
-  publishedAt: number | null;
 }
 
 /**
@@ -231,61 +221,16 @@ export async function createRemoteStatus(
     ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri))
     : null;
   const parent = parentId ? store.statuses.byId(parentId) : null;
-  return store.transaction(() => {
-    const conversationId = parent?.conversationId ?? store.statuses.newConversation();
-    const poll = parsed.poll;
-    const pollId = poll
-      ? store.polls.insertRemote({
-          accountId: author.id,
-          options: poll.options,
-          multiple: poll.multiple,
-          expiresAt: poll.expiresAt,
-          tallies: poll.tallies,
-          voters: poll.voters,
-        })
-      : null;
-    const id = store.statuses.insert({
-      accountId: author.id,
-      local: false,
-      uri: parsed.uri,
-      url: parsed.url,
-      inReplyToId: parent?.id ?? null,
-      inReplyToAccountId: parent?.accountId ?? null,
-      conversationId,
-      content: parsed.content,
-      spoilerText: parsed.spoilerText,
-      visibility: parsed.visibility,
-      sensitive: parsed.sensitive,
-      language: parsed.language,
-      createdAt: parsed.publishedAt !== null && parsed.publishedAt <= store.now() ? parsed.publishedAt : store.now(),
-      pollId,
-    });
-    if (pollId) store.polls.setStatus(pollId, id);
-    applyIncomingQuote(deps, id, quote);
-    store.statuses.insertMentions(
-      id,
-      mentioned.map((a) => a.id),
-    );
-    if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
-    store.statuses.setTags(id, parsed.tags);
-    if (acceptsMedia(deps, author))
-      parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
-    const status = store.statuses.byId(id)!;
-    if (options.quiet) return status;
-    const localMentioned = mentioned.filter((a) => a.domain === null);
-    const homeRecipients = [
-      ...store.feeds.distributeStatus(
-        status,
-        localMentioned.map((a) => a.id),
-      ),
-      ...store.feeds.distributeToTagFollowers(status),
-    ];
-    for (const account of localMentioned) deps.social.notifications.notify(account.id, author.id, 'mention', id);
-    // Direct messages join their conversations as the local posting path's do.
-    if (status.visibility === 'direct') recordDirectMessage(store, { statusId: id, conversationId, author, mentioned });
-    store.events.emit('status.created', { status, homeRecipients });
-    return status;
-  });
+  return deps.social.remoteActivity.statusReceived(
+    author,
+    parsed,
+    { parent, mentioned, quiet: options.quiet ?? false },
+    (id) => {
+      applyIncomingQuote(deps, id, quote);
+      if (acceptsMedia(deps, author))
+        parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+    },
+  );
 }
 
 /** A quoted post by its id, fetched from its server and stored quietly (what inbound quotes need), or null. */
@@ -317,38 +262,13 @@ export async function updateRemoteStatus(
     parsed.content !== status.content ||
     parsed.spoilerText !== status.spoilerText ||
     parsed.sensitive !== status.sensitive;
-  return store.transaction(() => {
-    // Update(Question): the counts (and end) as its server reports them now; only that is not an edit.
-    if (parsed.poll && status.pollId)
-      store.polls.setRemoteTallies(status.pollId, parsed.poll.tallies, parsed.poll.voters, parsed.poll.expiresAt);
-    if (author.domain) for (const e of parsed.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
-    const mediaChanged =
-      acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments);
-    // Only what a reader sees makes an edit (as Mastodon): a poll's new counts, or the same post re-sent with a
-    // quote's approval stamp or a new interaction policy, leave it unedited.
-    if (!edited && !mediaChanged) return status;
-    store.statuses.updateContent(status.id, {
-      text: '',
-      content: parsed.content,
-      spoilerText: parsed.spoilerText,
-      sensitive: parsed.sensitive,
-      language: parsed.language,
-      pollId: status.pollId,
-      editedAt: store.now(),
-    });
-    const newly = store.statuses.replaceMentions(
-      status.id,
-      mentioned.map((a) => a.id),
-    );
-    store.statuses.setTags(status.id, parsed.tags);
-    for (const accountId of newly) {
-      if (mentioned.find((a) => a.id === accountId)?.domain === null)
-        deps.social.notifications.notify(accountId, author.id, 'mention', status.id);
-    }
-    const updated = store.statuses.byId(status.id)!;
-    store.events.emit('status.updated', { status: updated });
-    return updated;
-  });
+  return deps.social.remoteActivity.statusUpdated(
+    status,
+    author,
+    parsed,
+    { edited, mentioned },
+    () => acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments),
+  );
 }
 
 /** Deletes a remote status on its author's word: off every feed, with its notifications and reblogs. */
@@ -358,15 +278,6 @@ export function deleteRemoteStatus(c: FedContext, uri: string, author: Account):
   const id = deps.repo.statusByUri(uri);
   const status = id ? store.statuses.byId(id) : null;
   if (!status || status.accountId !== author.id || status.deletedAt !== null) return false;
-  store.transaction(() => {
-    const reblogs = store.statuses.reblogsOf(status.id);
-    for (const s of [status, ...reblogs]) store.statuses.markDeleted(s);
-    const ids = [status.id, ...reblogs.map((r) => r.id)];
-    const homeRecipients = store.feeds.holders(ids);
-    store.feeds.remove(ids);
-    store.notifications.deleteForStatuses(ids);
-    store.interactions.forgetStatuses(ids);
-    store.events.emit('status.deleted', { status, homeRecipients });
-  });
+  deps.social.remoteActivity.statusDeleted(status);
   return true;
 }

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../db/index.ts';
 import { socialMigrations } from '../migrations/index.ts';
-import { SqliteKvStore } from './kv.ts';
-import { SqliteMessageQueue } from './queue.ts';
+import { SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
 import { duration } from './time.ts';
 
 const dirs: string[] = [];

@@ -227,7 +227,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     const returnTo = req.url;
     if (!current || request.forceLogin) {
       if (current && request.forceLogin) {
-        ctx.store.oauth.deleteSession(current.session.id);
+        ctx.applications.signOut(current.session.id);
         reply.clearCookie(SESSION_COOKIE, { path: '/' });
         // Keep force_login from looping: after signing in again the same URL must show the consent page.
         const url = new URL(req.url, ctx.urls.base);
@@ -306,7 +306,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
         302,
       );
     }
-    const code = ctx.store.oauth.createGrant({
+    const code = ctx.applications.grantCode({
       applicationId: request.app.id,
       userId: current.user.id,
       redirectUri: request.redirectUri,
@@ -351,13 +351,11 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
         login,
         error: 'Invalid username, e-mail address or password.',
       });
-    const { secret } = ctx.store.oauth.createSession({
-      userId: found.user.id,
+    const { secret } = ctx.applications.signIn(found.user.id, {
       ip: req.ip,
       userAgent: req.headers['user-agent']?.slice(0, 500) ?? null,
       ttlMs: SESSION_TTL_MS,
     });
-    ctx.store.users.recordSignIn(found.user.id);
     reply.setCookie(SESSION_COOKIE, secret, {
       path: '/',
       httpOnly: true,
@@ -372,7 +370,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.post('/auth/sign_out', { config: { auth: auth.public() } }, async (req, reply) => {
     const current = sessionOf(req);
     if (current && safeEqual(param(requestParams(req), 'csrf_token') ?? '', current.session.csrfToken))
-      ctx.store.oauth.deleteSession(current.session.id);
+      ctx.applications.signOut(current.session.id);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return html(
       reply,
@@ -429,7 +427,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       const scopes = requested.length ? requested : DEFAULT_SCOPES;
       if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(client.scopes, scopes))
         throw oauthError('invalid_scope');
-      const { token, secret } = ctx.store.oauth.createToken({ applicationId: client.id, userId: null, scopes });
+      const { token, secret } = ctx.applications.issueToken({ applicationId: client.id, userId: null, scopes });
       return serializeToken(secret, token.scopes, token.createdAt);
     }
 
@@ -462,19 +460,9 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
       if (!clientAuthenticated) throw oauthError('invalid_client');
       const redirectUri = param(params, 'redirect_uri') ?? grant.redirectUri;
       if (redirectUri !== grant.redirectUri || grant.expiresAt <= ctx.store.now()) throw oauthError('invalid_grant');
-      if (!ctx.store.oauth.useGrant(grant.id)) {
-        ctx.store.oauth.revokeTokensOfGrant(grant.id);
-        throw oauthError('invalid_grant');
-      }
-      const user = ctx.store.users.byId(grant.userId);
-      if (!user) throw oauthError('invalid_grant');
-      const { token, secret } = ctx.store.oauth.createToken({
-        applicationId: client.id,
-        userId: user.id,
-        scopes: grant.scopes,
-        grantId: grant.id,
-      });
-      return serializeToken(secret, token.scopes, token.createdAt);
+      const issued = ctx.applications.redeemGrant(grant, client.id);
+      if (!issued) throw oauthError('invalid_grant');
+      return serializeToken(issued.secret, issued.token.scopes, issued.token.createdAt);
     }
 
     // The password grant was removed in Mastodon 4.4; refresh tokens were never issued.
@@ -492,7 +480,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     // RFC 7009: an unknown token is not an error.
     if (!token) return {};
     if (token.applicationId !== client.id) throw oauthError('unauthorized_client');
-    ctx.store.oauth.revokeToken(token.id);
+    ctx.applications.revokeToken(token.id);
     return {};
   });
 

@@ -12,6 +12,7 @@ import { NotificationRequestRepository } from './notification-requests.ts';
 import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
+import { FederationRepository } from './federation.ts';
 import { ExportQueries } from './exports.ts';
 import { ImportRepository } from './imports.ts';
 import { InstanceStatsRepository } from './instance-stats.ts';
@@ -74,6 +75,9 @@ export * from './notification-requests.ts';
 export * from './suggestions.ts';
 export * from './trends.ts';
 export * from './emojis.ts';
+export * from './fedify-kv.ts';
+export * from './fedify-queue.ts';
+export * from './federation.ts';
 export * from './exports.ts';
 export * from './imports.ts';
 export * from './instance-stats.ts';
@@ -89,7 +93,7 @@ export * from './relationships.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
-export { StoreCore, jsonIds, type PageQuery } from './store.ts';
+export { StoreCore, type PageQuery } from './store.ts';
 
 /** All repositories of social.db, sharing one connection, id generator and clock. */
 export class SocialStore {
@@ -145,6 +149,8 @@ export class SocialStore {
   readonly announcements: AnnouncementRepository;
   readonly reports: ReportRepository;
   readonly search: SearchRepository;
+  /** The SQL only federation needs (remote accounts and media, delivery recipients, activity ids). */
+  readonly federation: FederationRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -191,6 +197,7 @@ export class SocialStore {
     this.search = new SearchRepository(this.core);
     this.scheduled = new ScheduledStatusRepository(this.core);
     this.conversations = new ConversationRepository(this.core);
+    this.federation = new FederationRepository(this);
   }
 
   get db(): Database {
@@ -252,4 +259,3 @@ export class SocialStore {
     return this.core.read(fn);
   }
 }
-export { sqlBool, sqlBoolOrNull, str } from './store.ts';

@@ -58,14 +58,18 @@ function toToken(r: Record<string, unknown>): AccessToken {
   };
 }
 
-export interface AccessGrant {
-  id: string;
+/** What an authorization code is granted for: an application, a user, where to send the code, scopes, PKCE. */
+export interface NewAccessGrant {
   applicationId: string;
   userId: string;
   redirectUri: string;
   scopes: string[];
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+}
+
+export interface AccessGrant extends NewAccessGrant {
+  id: string;
   expiresAt: number;
   usedAt: number | null;
 }
@@ -214,14 +218,7 @@ export class OAuthRepository {
       .run(this.core.now(), userId);
   }
 
-  createGrant(input: {
-    applicationId: string;
-    userId: string;
-    redirectUri: string;
-    scopes: string[];
-    codeChallenge: string | null;
-    codeChallengeMethod: string | null;
-  }): string {
+  createGrant(input: NewAccessGrant): string {
     const code = randomSecret();
     const now = this.core.now();
     this.core

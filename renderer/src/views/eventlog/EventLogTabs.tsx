@@ -1,8 +1,8 @@
 import { Link } from '../../components/ui.tsx';
 import { routePath } from '../../stores/router.ts';
 
-/** The event log's ways in: by stream, or the whole log in order; and replication to or from other servers. */
-export function EventLogTabs({ current }: { current: 'streams' | 'all' | 'replication' | null }) {
+/** The event log's ways in: by stream, the whole log in order, the projections over it; and replication to or from other servers. */
+export function EventLogTabs({ current }: { current: 'streams' | 'all' | 'projections' | 'replication' | null }) {
   return (
     <nav className="tabs" aria-label="Event log">
       <Link to={routePath('eventlog')} className="tab" aria-current={current === 'streams' ? 'page' : undefined}>
@@ -10,6 +10,13 @@ export function EventLogTabs({ current }: { current: 'streams' | 'all' | 'replic
       </Link>
       <Link to={routePath('eventlog', ['all'])} className="tab" aria-current={current === 'all' ? 'page' : undefined}>
         All events
+      </Link>
+      <Link
+        to={routePath('eventlog', ['projections'])}
+        className="tab"
+        aria-current={current === 'projections' ? 'page' : undefined}
+      >
+        Projections
       </Link>
       <Link
         to={routePath('eventlog', ['replication'])}

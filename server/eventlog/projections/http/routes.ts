@@ -7,11 +7,12 @@ import type http from 'node:http';
 import type { EventLogUsers, Principal } from '../../store/index.ts';
 import {
   ProjectionCommandError,
+  ProjectionConfigError,
   ProjectionConflictError,
   ProjectionNotFoundError,
   type ProjectionManager,
 } from '../manager.ts';
-import type { ProjectionMode } from '../definition.ts';
+import type { ProjectionConfig, ProjectionMode } from '../definition.ts';
 import { projectionStatistics } from './statistics.ts';
 
 /** Largest query text accepted (EventStoreDB bounds it by its log record size). */
@@ -69,6 +70,40 @@ function send(
   res.end(body);
 }
 
+const CONFIG_NUMBERS = [
+  'checkpointAfterMs',
+  'checkpointHandledThreshold',
+  'checkpointUnhandledBytesThreshold',
+  'pendingEventsThreshold',
+  'maxWriteBatchLength',
+  'maxAllowedWritesInFlight',
+  'projectionExecutionTimeout',
+] as const;
+
+/** A PUT config body: known keys of the right type; anything else is a 400. */
+function parseConfig(body: string): Partial<ProjectionConfig> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new HttpError(400, 'The configuration must be a JSON object');
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new HttpError(400, 'The configuration must be a JSON object');
+  const config: Partial<ProjectionConfig> = {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'emitEnabled' || key === 'trackEmittedStreams') {
+      if (typeof value !== 'boolean') throw new HttpError(400, `${key} must be true or false`);
+      config[key] = value;
+    } else if ((CONFIG_NUMBERS as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        throw new HttpError(400, `${key} must be a number of 0 or more`);
+      config[key as (typeof CONFIG_NUMBERS)[number]] = value;
+    }
+  }
+  return config;
+}
+
 const MODES: Record<string, ProjectionMode | 'AllNonTransient' | undefined> = {
   any: undefined,
   'all-non-transient': 'AllNonTransient',
@@ -113,6 +148,7 @@ export function mountProjectionsHttp(
         else if (err instanceof ProjectionNotFoundError) send(res, 404, err.message, 'text/plain');
         else if (err instanceof ProjectionConflictError) send(res, 409, err.message, 'text/plain');
         else if (err instanceof ProjectionCommandError) send(res, 500, err.message, 'text/plain');
+        else if (err instanceof ProjectionConfigError) send(res, 400, err.message, 'text/plain');
         else throw err;
       }
     };
@@ -214,6 +250,8 @@ export function mountProjectionsHttp(
             }),
           );
         }
+        case '/config':
+          return send(res, 200, JSON.stringify(manager.config(name)));
         default:
           throw new HttpError(404, 'Not found');
       }
@@ -223,8 +261,14 @@ export function mountProjectionsHttp(
   host.addHttpRoute(
     'PUT',
     '/projection/*',
-    handle(async (req, res, url) => {
+    handle(async (req, res, url, principal) => {
       const { name, rest } = parse(url);
+      if (rest === '/config') {
+        requireOps(principal);
+        manager.get(name);
+        await manager.updateConfig(name, parseConfig(await readBody(req)));
+        return send(res, 200, JSON.stringify(manager.config(name)));
+      }
       if (rest !== '/query') throw new HttpError(404, 'Not found');
       manager.get(name);
       const query = await readBody(req);

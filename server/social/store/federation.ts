@@ -1,5 +1,20 @@
-import { jsonIds, type Account, type SocialStore, sqlBool, sqlBoolOrNull, str } from '../store/index.ts';
-import type { RemoteAttachment } from './attachments.ts';
+import type { Account } from './account-row.ts';
+import type { AccountRepository } from './accounts.ts';
+import type { MediaMeta, MediaRepository } from './media.ts';
+import type { SettingsRepository } from './settings.ts';
+import { jsonIds, sqlBool, sqlBoolOrNull, str, type StoreCore } from './store.ts';
+
+export type RemoteMediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
+
+/** An attachment of a remote status, as its document describes it (the file stays on its server). */
+export interface RemoteAttachment {
+  type: RemoteMediaType;
+  url: string;
+  description: string | null;
+  contentType: string | null;
+  blurhash: string | null;
+  meta: MediaMeta;
+}
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
 export type RemoteActorData = Pick<
@@ -43,20 +58,27 @@ export interface RemoteRecipient {
 
 /** The SQL only federation needs, on social.db's tables (kept here so the shared repositories stay as they are). */
 export class FederationRepository {
-  private readonly store: SocialStore;
-  constructor(store: SocialStore) {
-    this.store = store;
-  }
-
-  private get core() {
-    return this.store.core;
+  private readonly core: StoreCore;
+  private readonly accounts: AccountRepository;
+  private readonly media: MediaRepository;
+  private readonly settings: SettingsRepository;
+  /** `store`: the SocialStore (its core and the repositories used here). */
+  constructor(store: {
+    core: StoreCore;
+    accounts: AccountRepository;
+    media: MediaRepository;
+    settings: SettingsRepository;
+  }) {
+    this.core = store.core;
+    this.accounts = store.accounts;
+    this.media = store.media;
+    this.settings = store.settings;
   }
 
   /** Inserts or refreshes a remote account by its actor id; returns its id. */
   upsertRemoteAccount(a: RemoteActorData): string {
     // The same handle under a new actor id is the account re-created on its server: the row follows the new id.
-    const existing =
-      this.store.accounts.byUri(a.uri) ?? this.store.accounts.byHandle(a.username, a.domain.toLowerCase());
+    const existing = this.accounts.byUri(a.uri) ?? this.accounts.byHandle(a.username, a.domain.toLowerCase());
     const now = this.core.now();
     const params = {
       username: a.username,
@@ -83,7 +105,7 @@ export class FederationRepository {
       suspended_at: a.suspended ? now : null,
       now,
     };
-    return this.store.transaction(() => {
+    return this.core.transaction(() => {
       let id: string;
       if (existing) {
         id = existing.id;
@@ -305,7 +327,7 @@ export class FederationRepository {
    * still show them). Whether anything changed.
    */
   syncRemoteMedia(accountId: string, statusId: string, attachments: RemoteAttachment[]): boolean {
-    const media = this.store.media;
+    const media = this.media;
     const current = media.forStatuses([statusId]).get(statusId) ?? [];
     const shape = (
       list: { url: string | null; type: string; description: string | null; blurhash: string | null; meta: unknown }[],
@@ -330,18 +352,18 @@ export class FederationRepository {
 
   /** Instance-wide key pair of the instance actor (signed fetches not made for one user). */
   instanceKeys(generate: () => { publicKey: string; privateKey: string }): { publicKey: string; privateKey: string } {
-    const publicKey = this.store.settings.get('instance_actor_public_key');
-    const privateKey = this.store.settings.get('instance_actor_private_key');
+    const publicKey = this.settings.get('instance_actor_public_key');
+    const privateKey = this.settings.get('instance_actor_private_key');
     if (publicKey && privateKey) return { publicKey, privateKey };
     const keys = generate();
     const insert = this.core.db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
-    this.store.transaction(() => {
+    this.core.transaction(() => {
       insert.run('instance_actor_public_key', keys.publicKey);
       insert.run('instance_actor_private_key', keys.privateKey);
     });
     return {
-      publicKey: this.store.settings.get('instance_actor_public_key')!,
-      privateKey: this.store.settings.get('instance_actor_private_key')!,
+      publicKey: this.settings.get('instance_actor_public_key')!,
+      privateKey: this.settings.get('instance_actor_private_key')!,
     };
   }
 
@@ -357,7 +379,7 @@ export class FederationRepository {
 
   /** A remote account whose inbox is gone (410) follows nobody here any more. */
   dropFollowersFrom(accountId: string): void {
-    this.store.transaction(() => {
+    this.core.transaction(() => {
       this.core.sql('DELETE FROM follows WHERE account_id = ?').run(accountId);
       this.core.sql('DELETE FROM follow_requests WHERE account_id = ?').run(accountId);
     });
@@ -366,7 +388,7 @@ export class FederationRepository {
   /** A remote account deleted on its server: gone from follows, feeds and lists; its statuses deleted. */
   forgetRemoteAccount(accountId: string): void {
     const now = this.core.now();
-    this.store.transaction(() => {
+    this.core.transaction(() => {
       this.core
         .sql(
           'UPDATE accounts SET deleted_at = coalesce(deleted_at, ?), updated_at = ? WHERE id = ? AND domain IS NOT NULL',
@@ -387,7 +409,7 @@ export class FederationRepository {
 
   /** The public URL the instance federated under first (ids other servers keep); null before anything federated. */
   federatedOrigin(): string | null {
-    return this.store.settings.get('federated_origin');
+    return this.settings.get('federated_origin');
   }
 
   recordFederatedOrigin(origin: string): void {

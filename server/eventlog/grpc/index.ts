@@ -19,11 +19,9 @@ import { nodeServices } from './node-services.ts';
 import { persistentSubscriptionsService, restartPersistentSubscriptions } from './persistent/index.ts';
 import { streamsService } from './streams/index.ts';
 
-export { DEFAULT_GRPC_LIMITS, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
-export { ADVERTISED_KURRENTDB_VERSION } from './node-services.ts';
+export { type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 export { serviceDefinition } from './protos.ts';
 
-export const DEFAULT_GRPC_PORT = 2113;
 /** Largest Append (all its events' data, metadata and types), as one TCP package may carry. */
 export const DEFAULT_MAX_APPEND_BYTES = 16 * 1024 * 1024;
 

@@ -12,18 +12,10 @@ import { VolatileSubscriptions } from './volatile.ts';
 export * from './types.ts';
 export type { Subscriptions } from './subscriptions.ts';
 export { subscriptionTcpHandlers } from './tcp-handlers.ts';
-export { DEFAULT_PERSISTENT_SETTINGS } from './persistent/settings.ts';
-export { checkpointStreamOf, parkedStreamOf } from './persistent/group-streams.ts';
-export { CONFIG_STREAM as PERSISTENT_SUBSCRIPTION_CONFIG_STREAM } from './persistent/service.ts';
-export { systemClock, ManualClock, type Clock } from './clock.ts';
-export { compileEventFilter, describeFilter, InvalidFilterError } from './filter.ts';
+export { parkedStreamOf } from './persistent/group-streams.ts';
+export { type Clock } from './clock.ts';
 export { VolatileSubscriptions } from './volatile.ts';
-export { PersistentSubscriptions } from './persistent/service.ts';
-export {
-  DEFAULT_MAX_SUBSCRIPTIONS,
-  DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
-  type SubscriptionTcpOptions,
-} from './tcp-registry.ts';
+export { type SubscriptionTcpOptions } from './tcp-registry.ts';
 
 /** The identity subscriptions use for their own bookkeeping streams (checkpoints, parked, definitions). */
 export const SUBSCRIPTIONS_SYSTEM_PRINCIPAL: Principal = Object.freeze({

@@ -66,12 +66,22 @@ export const INTEGRATION = [
   'server/social/streaming/streaming.test.ts',
 ];
 
-/** vitest's globs (from its root) for every test file, and the folders it never looks in (e2e is Playwright's). */
+/**
+ * vitest's globs (from its root) for every test file, and the folders it never looks in (e2e is Playwright's,
+ * .stryker-tmp holds the mutation run's copies of the repository).
+ */
 export const TEST_FILES = ['**/*.test.{ts,tsx}'];
-export const NOT_TESTS = ['**/node_modules/**', '**/dist/**', '**/.git/**', 'test-results/**', 'e2e/**'];
+export const NOT_TESTS = [
+  '**/node_modules/**',
+  '**/dist/**',
+  '**/.git/**',
+  'test-results/**',
+  'e2e/**',
+  '.stryker-tmp/**',
+];
 const TEST_FILE = /\.test\.tsx?$/;
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', '.git']);
-const SKIPPED_TOP_FOLDERS = new Set(['test-results', 'e2e']);
+const SKIPPED_TOP_FOLDERS = new Set(['test-results', 'e2e', '.stryker-tmp']);
 
 /** Every vitest file of the repository (`*.test.ts` or `.tsx` anywhere but dependencies and builds), sorted. */
 export function testFiles(root) {

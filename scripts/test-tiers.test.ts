@@ -38,6 +38,7 @@ describe('test tiers', () => {
       'server/a/b.ts': '',
       'node_modules/x/y.test.ts': '',
       'e2e/flow.test.ts': '',
+      '.stryker-tmp/sandbox-1/server/a/b.test.ts': '',
     });
     expect(tiers(dir, ['server/a/b.test.tsx'])).toEqual({
       unit: ['tools/new.test.ts'],

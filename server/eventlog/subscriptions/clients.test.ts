@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomeport, type Homeport } from '../../index.ts';
+import { connectClient as connectWith } from '../tcp/testing/client-suite.ts';
+import { waitFor } from '../testing/wait-for.ts';
 
 /**
  * Subscriptions through the real node-eventstore-client, both published generations, against a
@@ -24,27 +26,9 @@ const clients: { label: string; load: () => Promise<Es> }[] = [
   { label: 'node-eventstore-client 0.2.19', load: async () => (await import('node-eventstore-client-0.2')).default },
 ];
 
-const quietLog = { debug() {}, info() {}, error() {} };
-
-async function connectClient(es: Es, port: number, name: string): Promise<Connection> {
-  const connection = es.createConnection({ log: quietLog, maxReconnections: 0 }, `tcp://127.0.0.1:${port}`, name);
-  const connected = new Promise<void>((resolve, reject) => {
-    connection.once('connected', () => resolve());
-    connection.once('closed', (reason: string) => reject(new Error(`connection closed: ${reason}`)));
-  });
-  await connection.connect();
-  await connected;
-  return connection;
-}
-
-/** Waits until `condition` holds; the deadline only guards against a hung test, it is not a timing assertion. */
-async function waitFor(condition: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > deadlineMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** A connection to `port` that gives up at once when the server goes. */
+const connectClient = (es: Es, port: number, name: string): Promise<Connection> =>
+  connectWith(es, `tcp://127.0.0.1:${port}`, { maxReconnections: 0 }, name);
 
 function num(value: { toNumber(): number } | number): number {
   return typeof value === 'number' ? value : value.toNumber();

@@ -54,12 +54,12 @@ describe('an import naming accounts on a hostile server', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = async (dataDir: string, port?: number) => {
+  const start = async (dataDir: string, port?: number, env: Record<string, string> = {}) => {
     const server = await startServeProcess({
       dataDir,
       httpPort: port,
       publicUrl: true,
-      env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: caFile },
+      env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: caFile, ...env },
     });
     servers.push(server);
     return server;
@@ -81,7 +81,8 @@ describe('an import naming accounts on a hostile server', () => {
     });
 
   it('fails each row past the fetch bounds with why, and finishes, the server still up', async () => {
-    const server = await start(path.join(dir, 'bounds'));
+    // The drip rows meet a 3 s deadline instead of 10 (the same bound, sooner).
+    const server = await start(path.join(dir, 'bounds'), undefined, { HOMEPORT_TEST_FETCH_DEADLINE_MS: '3000' });
     const token = server.createUser('alice');
     const accts = HOSTILE_MODES.flatMap((mode) => [`${mode}@${peer.host}`, `actor-${mode}@${peer.host}`]);
     const csv = [FOLLOWS_HEADER, ...accts.map((acct) => `${acct},true,false,`)].join('\n');

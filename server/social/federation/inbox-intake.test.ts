@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixturePath } from '../testing/fixtures.ts';
 import { DEFAULT_INBOX_LIMITS } from './inbox-intake.ts';
 import { fallbackContextReads } from './loaders.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
@@ -81,7 +82,7 @@ async function bigCreate(tags: number): Promise<string> {
 
 describe('the body bound', () => {
   it('is 15 times the largest activity other servers sent in the fixtures corpus (17 KB)', () => {
-    const corpus = path.resolve(import.meta.dirname, '../../../../shared/fixtures/activitypub-rebased');
+    const corpus = fixturePath('activitypub-rebased');
     const sizes = (fs.readdirSync(corpus, { recursive: true }) as string[])
       .filter((f) => f.endsWith('.json'))
       .map((f) => fs.statSync(path.join(corpus, f)).size);

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startServeProcess } from '../server/testing/serve-process.ts';
-import { tempDataDir } from '../server/eventlog/projections/testing/fixture.ts';
+import { tempDataDir } from '../server/eventlog/projections/testing/index.ts';
 import { connectClient, es } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -17,19 +17,16 @@
 import { performance } from 'node:perf_hooks';
 import { ANY, FORWARDS, KurrentDBClient, START, type EventData } from '@kurrent/kurrentdb-client';
 import es from 'node-eventstore-client';
-import { NO_FILTER } from '../server/eventlog/replication/index.ts';
-import { planWrites } from '../server/eventlog/replication/plan.ts';
-import { toSourceEvent } from '../server/eventlog/replication/tcp.ts';
-import { seedBulk } from '../server/eventlog/replication/testing/bulk.ts';
+import { NO_FILTER, planWrites, toSourceEvent, type SourceEvent, type TargetWrite } from '../server/eventlog/index.ts';
 import {
+  seedBulk,
   removeTempDirs,
   serveHomeport,
   startReplicator,
   tcpClient,
   tempDir,
   type ServedHomeport,
-} from '../server/eventlog/replication/testing/serve.ts';
-import type { SourceEvent, TargetWrite } from '../server/eventlog/replication/types.ts';
+} from '../server/eventlog/replication/testing/index.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const IN_FLIGHT = 64;

@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, the social client in the UI, one walk through its screens; its cases share one set-up.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';

@@ -1,10 +1,15 @@
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { AnnouncementService } from './domain/announcements.ts';
-import type { AccountService } from './domain/accounts.ts';
-import type { MediaStorage } from './media/storage.ts';
-import { ApplicationService, CustomEmojiService, InstanceService, TrendService } from './domain/index.ts';
-import { ALL_SCOPES, parseScopes } from './oauth/scopes.ts';
+import {
+  AnnouncementService,
+  type AccountService,
+  ApplicationService,
+  CustomEmojiService,
+  InstanceService,
+  TrendService,
+} from './domain/index.ts';
+import type { MediaStorage } from './media/index.ts';
+import { ALL_SCOPES, parseScopes } from './scopes.ts';
 import {
   isOwnerSettingKey,
   OWNER_SETTINGS,

@@ -1,22 +1,23 @@
 import type { Logger } from '../logger.ts';
-import type { StatusRow } from './store/index.ts';
-import type { AccountService } from './domain/accounts.ts';
-import type { AnnouncementService } from './domain/announcements.ts';
-import type { ReportService } from './domain/reports.ts';
-import type { SuggestionService } from './domain/suggestions.ts';
-import type { CollectionService } from './domain/collections.ts';
-import type { ModerationService } from './domain/moderation.ts';
-import type { FilterService } from './domain/filters.ts';
-import type { DueJobs } from './domain/jobs.ts';
-import type { MediaService } from './domain/media.ts';
-import type { NotificationService } from './domain/notifications.ts';
-import type { PollService } from './domain/polls.ts';
-import type { RelationshipService } from './domain/relationships.ts';
-import type { AccountMoves } from './domain/moves.ts';
-import type { AccountData } from './domain/account-data.ts';
-import type { AccountArchive, ArchiveDocuments } from './domain/account-archive.ts';
-import type { StatusService } from './domain/statuses/index.ts';
+import type { StatusRow, Account, SocialStore } from './store/index.ts';
 import type {
+  AccountService,
+  AnnouncementService,
+  ReportService,
+  SuggestionService,
+  CollectionService,
+  ModerationService,
+  FilterService,
+  DueJobs,
+  MediaService,
+  NotificationService,
+  PollService,
+  RelationshipService,
+  AccountMoves,
+  AccountData,
+  AccountArchive,
+  ArchiveDocuments,
+  StatusService,
   ApplicationService,
   ConversationService,
   ListService,
@@ -27,13 +28,11 @@ import type {
   TagService,
   TrendService,
 } from './domain/index.ts';
-import type { AccountPresenter } from './entities/account.ts';
-import type { StatusPresenter } from './entities/status.ts';
+import type { AccountPresenter, StatusPresenter } from './entities/index.ts';
 import type { SocialEvents } from './events.ts';
-import type { RouteAuth } from './http/route-auth.ts';
-import type { Mailer } from './mail/mailer.ts';
-import type { MediaStorage } from './media/storage.ts';
-import type { Account, SocialStore } from './store/index.ts';
+import type { RouteAuth } from './route-auth.ts';
+import type { Mailer } from './mail/index.ts';
+import type { MediaStorage } from './media/index.ts';
 import type { SocialUrls } from './urls.ts';
 
 export interface RegisteredRoute {

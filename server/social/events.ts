@@ -1,6 +1,6 @@
-// The row types alone (leaf modules): store/index.ts leads back here through the store's event bus.
-import type { NotificationType } from './store/notification-types.ts';
-import type { StatusRow } from './store/status-row.ts';
+// The row types alone (leaf modules beside this one): store/index.ts leads back here through the store's event bus.
+import type { NotificationType } from './notification-types.ts';
+import type { StatusRow } from './status-row.ts';
 
 /**
  * The social server's domain events: what happened, told after the SQLite transaction that made it

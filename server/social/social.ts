@@ -6,40 +6,28 @@ import type { Logger } from '../logger.ts';
 import { SocialAdmin } from './admin.ts';
 import { SOCIAL_ROUTE_MODULES } from './api/index.ts';
 import type { RegisteredRoute, SocialContext } from './context.ts';
-import { AccountService } from './domain/accounts.ts';
-import { AnnouncementService } from './domain/announcements.ts';
-import { SuggestionService } from './domain/suggestions.ts';
-import { CollectionService } from './domain/collections.ts';
-import { ModerationService } from './domain/moderation.ts';
-import { ReportService } from './domain/reports.ts';
-import { FilterService } from './domain/filters.ts';
-import { DueJobs } from './domain/jobs.ts';
-import { MediaService } from './domain/media.ts';
-import { NotificationService } from './domain/notifications.ts';
-import { PollService } from './domain/polls.ts';
-import { RelationshipService } from './domain/relationships.ts';
-import { AccountMoves } from './domain/moves.ts';
-import { AccountData } from './domain/account-data.ts';
-import { startImportWorker, type ImportWorkerOptions } from './domain/import-worker.ts';
-import { AccountArchive } from './domain/account-archive.ts';
-import { IDEMPOTENCY_WINDOW_MS, StatusService } from './domain/statuses/index.ts';
-import { AccountPresenter } from './entities/account.ts';
-import { StatusPresenter } from './entities/status.ts';
-import { registerSocialCors } from './http/cors.ts';
-import { holdAnswersUntilDurable } from './durable-answers.ts';
-import { registerConventions } from './http/plugin.ts';
-import { Mailer } from './mail/mailer.ts';
-import { mediaFileRoutes } from './media/routes.ts';
-import { MediaStorage } from './media/storage.ts';
-import { socialMigrations } from './migrations/index.ts';
-import { SocialStore, type OutboxEmail } from './store/index.ts';
-import { SocialUrls } from './urls.ts';
-import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
-import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
-import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
-import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
-import { relayEventsToTable, startEventRelay } from './domain/event-relay.ts';
 import {
+  AccountService,
+  AnnouncementService,
+  SuggestionService,
+  CollectionService,
+  ModerationService,
+  ReportService,
+  FilterService,
+  DueJobs,
+  MediaService,
+  NotificationService,
+  PollService,
+  RelationshipService,
+  AccountMoves,
+  AccountData,
+  startImportWorker,
+  type ImportWorkerOptions,
+  AccountArchive,
+  IDEMPOTENCY_WINDOW_MS,
+  StatusService,
+  relayEventsToTable,
+  startEventRelay,
   accountByAddress,
   ApplicationService,
   ConversationService,
@@ -52,6 +40,18 @@ import {
   TagService,
   TrendService,
 } from './domain/index.ts';
+import { AccountPresenter, StatusPresenter } from './entities/index.ts';
+import { registerSocialCors, registerConventions } from './http/index.ts';
+import { holdAnswersUntilDurable } from './durable-answers.ts';
+import { Mailer } from './mail/index.ts';
+import { mediaFileRoutes, MediaStorage } from './media/index.ts';
+import { socialMigrations } from './migrations/index.ts';
+import { SocialStore, type OutboxEmail } from './store/index.ts';
+import { SocialUrls } from './urls.ts';
+import { checkPublicUrl, startFederation, type Federation, type FederationSetupOptions } from './federation/index.ts';
+import { startStreaming, type Streaming, type StreamingLimits } from './streaming/index.ts';
+import { startWebPush, type WebPush, type WebPushOptions } from './push/index.ts';
+import { startPreviewCards, type PreviewCardOptions, type PreviewCards } from './cards/index.ts';
 
 export interface OpenSocialOptions {
   dataDir: string;

@@ -4,7 +4,7 @@ import type { SocialContext } from './context.ts';
 import { ValidationFailure } from './errors.ts';
 import { checkInstance, type SelfCheckReport } from './federation/index.ts';
 import { holdAnswersUntilDurable } from './durable-answers.ts';
-import { PROFILE_IMAGE_LIMIT, processProfileImage } from './media/images.ts';
+import { PROFILE_IMAGE_LIMIT, processProfileImage } from './media/index.ts';
 
 export type { SelfCheckReport };
 

@@ -1,6 +1,11 @@
 import os from 'node:os';
-import type { Caller, EventLogUser, EventLogUsers, EventStore } from '../store/types.ts';
-import { EventLogUserError } from '../store/users.ts';
+import {
+  type Caller,
+  type EventLogUser,
+  type EventLogUsers,
+  type EventStore,
+  EventLogUserError,
+} from '../store/index.ts';
 import { serverStream, unary, type CallContext } from './call-support.ts';
 import { Errors } from './errors.ts';
 import type { GrpcListener, GrpcServiceModule } from './listener.ts';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import type { Caller, EventLogUsers, Principal } from '../store/types.ts';
+import type { Caller, EventLogUsers, Principal } from '../store/index.ts';
 import { Errors } from './errors.ts';
 
 /**

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
-import { StoreBadRequestError, StoreBusyError, StoreNotReadyError, type Caller } from '../store/types.ts';
-import type { SubscriberInfo } from '../subscriptions/types.ts';
+import { StoreBadRequestError, StoreBusyError, StoreNotReadyError, type Caller } from '../store/index.ts';
+import type { SubscriberInfo } from '../subscriptions/index.ts';
 import type { Authenticator } from './auth.ts';
 import { Errors, grpcError, isGrpcError, type GrpcError } from './errors.ts';
 import { MalformedMessage } from './protos.ts';

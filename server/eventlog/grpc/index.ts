@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../logger.ts';
 import type { EventLog } from '../eventlog.ts';
 import type { Subscriptions } from '../subscriptions/index.ts';
-import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/tls.ts';
+import { loadTlsMaterial, TLS_CERT_FILE, TLS_DIR } from '../tcp/index.ts';
 import { monitoringService, operationsService, usersService } from './admin-services.ts';
 import { createAuthenticator } from './auth.ts';
 import { grpcError } from './errors.ts';
@@ -19,11 +19,9 @@ import { nodeServices } from './node-services.ts';
 import { persistentSubscriptionsService, restartPersistentSubscriptions } from './persistent/index.ts';
 import { streamsService } from './streams/index.ts';
 
-export { DEFAULT_GRPC_LIMITS, type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
-export { ADVERTISED_KURRENTDB_VERSION } from './node-services.ts';
+export { type GrpcListener, type GrpcListenerLimits, type GrpcServiceModule } from './listener.ts';
 export { serviceDefinition } from './protos.ts';
 
-export const DEFAULT_GRPC_PORT = 2113;
 /** Largest Append (all its events' data, metadata and types), as one TCP package may carry. */
 export const DEFAULT_MAX_APPEND_BYTES = 16 * 1024 * 1024;
 
@@ -114,3 +112,6 @@ export async function startEventLogGrpc(
     },
   };
 }
+export { serverStream, unary } from './call-support.ts';
+export type { CallContext } from './call-support.ts';
+export { Errors, grpcError } from './errors.ts';

@@ -1,7 +1,5 @@
 /** What deleting a projection removes, as EventStoreDB does: its checkpoint stream and, when it tracked them, its emitted streams. */
-import { SYSTEM_CALLER } from '../store/access.ts';
-import type { SystemWriter } from '../store/system-writer.ts';
-import { ExpectedVersion, type EventStore } from '../store/types.ts';
+import { SYSTEM_CALLER, type SystemWriter, ExpectedVersion, type EventStore } from '../store/index.ts';
 import { ProjectionStreams } from './names.ts';
 import { decodeText } from './source-event.ts';
 

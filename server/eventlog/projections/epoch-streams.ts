@@ -3,8 +3,7 @@
  * starts over: `$tb` hides the old events, as EventStoreDB's soft truncation does. Worked out before
  * the write: only the projection writes its streams.
  */
-import { SYSTEM_CALLER } from '../store/access.ts';
-import type { EventStore } from '../store/types.ts';
+import { SYSTEM_CALLER, type EventStore } from '../store/index.ts';
 import { parseTag, type ProjectionVersion } from './checkpoint-tag.ts';
 import type { EmittedEvent } from './emitted.ts';
 import { decodeText } from './source-event.ts';

@@ -5,10 +5,8 @@
  * one, FAILED_PRECONDITION for a refused command.
  */
 import * as grpc from '@grpc/grpc-js';
-import { serverStream, unary, type CallContext } from '../grpc/call-support.ts';
-import { Errors, grpcError } from '../grpc/errors.ts';
-import type { GrpcServiceModule } from '../grpc/listener.ts';
-import type { Caller } from '../store/types.ts';
+import { serverStream, unary, type CallContext, Errors, grpcError, type GrpcServiceModule } from '../grpc/index.ts';
+import type { Caller } from '../store/index.ts';
 import { tagDisplay } from './checkpoint-tag.ts';
 import { statusText } from './http/statistics.ts';
 import {

@@ -11,18 +11,14 @@ export {
   ProjectionCommandError,
   ProjectionConflictError,
   RUN_PROJECTIONS_VALUES,
-  type CreateProjection,
-  type DeleteFlags,
   type RunProjections,
   type ProjectionsOptions,
   type ProjectionsEventLog,
   type ProjectionEntry,
 } from './manager.ts';
 export { projectionsGrpcService } from './grpc-service.ts';
-export { mountProjectionsHttp, MAX_QUERY_BYTES, type ProjectionsHttpOptions } from './http/routes.ts';
+export { mountProjectionsHttp, MAX_QUERY_BYTES } from './http/routes.ts';
 export { projectionStatistics } from './http/statistics.ts';
-export { ProjectionStreams, SystemProjectionNames, ProjectionEventTypes } from './names.ts';
-export type { ProjectionConfig, ProjectionDefinition, ProjectionMode } from './definition.ts';
 
 /** Starts the subsystem (nothing at all with mode `none`); the standard projections catch up in the background. */
 export async function startProjections(

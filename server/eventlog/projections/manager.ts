@@ -6,8 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../logger.ts';
-import type { SystemWriter } from '../store/system-writer.ts';
-import type { EventStore } from '../store/types.ts';
+import type { SystemWriter, EventStore } from '../store/index.ts';
 import type { ProjectionVersion } from './checkpoint-tag.ts';
 import { configOf, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './definition.ts';
 import {

@@ -6,9 +6,7 @@
  * or neither is and the events are processed again.
  */
 import crypto from 'node:crypto';
-import { metastreamOf, SystemEventTypes } from '../store/metadata.ts';
-import type { SystemWriter } from '../store/system-writer.ts';
-import { ExpectedVersion, type NewEvent } from '../store/types.ts';
+import { metastreamOf, SystemEventTypes, type SystemWriter, ExpectedVersion, type NewEvent } from '../store/index.ts';
 import { emittedMetadata, tagJson, type CheckpointTag, type ProjectionVersion } from './checkpoint-tag.ts';
 import type { EmittedEvent } from './emitted.ts';
 import { ProjectionEventTypes } from './names.ts';

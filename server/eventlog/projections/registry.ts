@@ -3,9 +3,7 @@
  * registers names (the id of a projection is the event number of its `$ProjectionCreated`), and
  * `$projections-<name>` holds one `$ProjectionUpdated` definition per change (its version).
  */
-import { SYSTEM_CALLER } from '../store/access.ts';
-import type { SystemWriter } from '../store/system-writer.ts';
-import { ExpectedVersion, type EventStore } from '../store/types.ts';
+import { SYSTEM_CALLER, type SystemWriter, ExpectedVersion, type EventStore } from '../store/index.ts';
 import { definitionJson, parseDefinition, type ProjectionDefinition } from './definition.ts';
 import { ProjectionEventTypes, ProjectionStreams } from './names.ts';
 import { newEvent, ProjectionWriteError } from './output-writer.ts';

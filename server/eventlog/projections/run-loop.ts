@@ -1,5 +1,5 @@
 /** A projection's read-process-write loop: woken by commits, stopped after the step in flight. */
-import type { EventStore } from '../store/types.ts';
+import type { EventStore } from '../store/index.ts';
 import { WakeSignal } from './wake-signal.ts';
 
 export class RunLoop {

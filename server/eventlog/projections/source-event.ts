@@ -3,8 +3,14 @@
  * `$all` filter (no `$` streams but the metastreams of user streams; `$>` only with includeLinks), the
  * content-type check (JSON-flagged events whose data is not JSON are skipped), and deletion markers.
  */
-import { isMetastream, originalStreamOf, parseStreamMetadata, SystemEventTypes } from '../store/metadata.ts';
-import { EVENT_NUMBER_DELETED, type RecordedEvent } from '../store/types.ts';
+import {
+  isMetastream,
+  originalStreamOf,
+  parseStreamMetadata,
+  SystemEventTypes,
+  EVENT_NUMBER_DELETED,
+  type RecordedEvent,
+} from '../store/index.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -10,7 +10,7 @@ import { ensureDirectory } from '../../fs-util.ts';
 import { acquireDataDirLock, DataDirLockedError } from '../../lock.ts';
 import type { Logger } from '../../logger.ts';
 import { EVENTLOG_FILE, openEventLog } from '../eventlog.ts';
-import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type RecordedEvent } from '../store/types.ts';
+import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type RecordedEvent } from '../store/index.ts';
 import { comparePositions } from './plan.ts';
 import {
   ReplicationError,

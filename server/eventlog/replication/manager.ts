@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { linkLocalRefusal } from '../../security/index.ts';
-import type { EventStore } from '../store/types.ts';
+import type { EventStore } from '../store/index.ts';
 import { defaultReplicationName } from './checkpoint.ts';
 import {
   EndpointError,

@@ -96,6 +96,6 @@ export function comparePositions(a: LogPosition, b: LogPosition): number {
 }
 
 /** Ready to print or store: bigints as decimal text. */
-export function formatPosition(p: LogPosition | null): string {
+function formatPosition(p: LogPosition | null): string {
   return p ? `${p.commit}/${p.prepare}` : 'start';
 }

@@ -1,10 +1,13 @@
 /** The event store on SQLite, as the rest of the event log uses it: its types, the store, users and links. */
 export * from './types.ts';
-export { LINK_EVENT_TYPE, parseLink, type ParsedLink } from './links.ts';
+export { LINK_EVENT_TYPE, parseLink } from './links.ts';
 export { metastreamOf, SystemEventTypes } from './metadata.ts';
 export { compileLinearRegex } from './filter.ts';
 export { forwardCursorAfter } from './positions.ts';
 export { eventlogMigrations } from './migrations.ts';
-export { DEFAULT_STORE_LIMITS, SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
+export { SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';
-export { DEFAULT_PASSWORD, EventLogUserError, type EventLogUserErrorCode, SqliteEventLogUsers } from './users.ts';
+export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './users.ts';
+export { SYSTEM_CALLER } from './access.ts';
+export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
+export { position } from './positions.ts';

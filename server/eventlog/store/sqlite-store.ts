@@ -61,9 +61,8 @@ import {
   type WriteResult,
 } from './types.ts';
 
-export type { StreamInfo, SystemWriter } from './system-writer.ts';
-export { SYSTEM_CALLER } from './access.ts';
-export { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits.ts';
+export type { SystemWriter } from './system-writer.ts';
+export { type StoreLimits } from './limits.ts';
 export { tuneEventLogConnection } from './statements.ts';
 export type { StreamListing } from './stream-listing.ts';
 

@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, subscriptions as the real TCP client (node-eventstore-client) sees them; its cases share one set-up.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

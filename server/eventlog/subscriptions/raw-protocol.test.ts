@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, subscriptions over the raw TCP protocol, package by package; its cases share one set-up.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { int64ToNumber } from '../tcp/codec.ts';

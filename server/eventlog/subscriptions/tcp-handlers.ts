@@ -17,7 +17,7 @@ import {
   type FilterMessage,
   type Int64,
 } from '../tcp/index.ts';
-import type { Subscriptions } from './index.ts';
+import type { Subscriptions } from './subscriptions.ts';
 import { settingsFromWire, type WirePersistentSettings } from './persistent/settings.ts';
 import type {
   CreateGroupResult,

@@ -63,7 +63,7 @@ export const TcpCommand = {
   ClientIdentified: 0xf6,
 } as const;
 
-export type TcpCommandCode = (typeof TcpCommand)[keyof typeof TcpCommand];
+type TcpCommandCode = (typeof TcpCommand)[keyof typeof TcpCommand];
 
 const NAMES = new Map<number, string>(Object.entries(TcpCommand).map(([name, code]) => [code, name]));
 

@@ -44,8 +44,6 @@ import { LogThrottle } from '../../security/index.ts';
 import { OutgoingPackages } from './outgoing.ts';
 import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
 
-export type { CommandHandler, CommandHandlerMap, RequestContext } from './dispatcher.ts';
-
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
 const MAX_BACKLOG_BEFORE_PAUSE = 4096;
 /** How long a closing connection may take to flush before it is destroyed. */

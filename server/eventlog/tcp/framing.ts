@@ -102,10 +102,3 @@ export class FrameReader {
     return length;
   }
 }
-
-/** The 4-byte little-endian length prefix for a package of `length` bytes. */
-export function frameHeader(length: number): Buffer {
-  const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
-  header.writeInt32LE(length, 0);
-  return header;
-}

@@ -1,12 +1,9 @@
 /** The EventStoreDB TCP protocol: the listener, and the codec raw clients (the benchmarks) speak it with. */
-export { startEventLogTcp, type EventLogTcpServer, type EventLogTcpOptions } from './server.ts';
+export { startEventLogTcp, type EventLogTcpServer } from './server.ts';
 export {
-  DEFAULT_CONNECTION_LIMITS,
   type ConnectionInfo,
   type ConnectionLimits,
-  type TcpServerStats,
 } from './connection-facts.ts';
-export type { ConnectionRegistry } from './connection-registry.ts';
 export { TcpCommand, TcpFlags } from './commands.ts';
 export { FrameReader } from './framing.ts';
 export { guidStringToBytes } from './guid.ts';
@@ -24,3 +21,4 @@ export type { CommandHandlerMap, PeerConnection, RequestContext } from './dispat
 export { GUID_BYTES, guidBytesToString } from './guid.ts';
 export { encodeStreamEventAppeared } from './event-encoder.ts';
 export { enumTable, type FilterMessage, type Int64 } from './messages.ts';
+export { TLS_CERT_FILE, TLS_DIR, loadTlsMaterial } from './tls.ts';

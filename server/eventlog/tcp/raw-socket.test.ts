@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, the event-log TCP protocol over raw sockets (framing, heartbeats, not-ready and overload answers); its cases share one set-up.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { int64ToNumber } from './codec.ts';

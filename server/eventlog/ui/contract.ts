@@ -4,20 +4,17 @@
  */
 export type {
   UiEvent,
-  UiRecord,
   UiPayload,
   UiGroupSummary,
   UiGroupDetail,
   UiGroupSettings,
-  UiGroupConnection,
   UiVolatileSubscription,
   UiConnectionSource,
 } from './eventlog-context.ts';
 export type { StreamPage } from './events.ts';
-export type { AllPage, AllCursor } from './all.ts';
+export type { AllPage } from './all.ts';
 export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
-export type { ActivitySample } from './activity.ts';
 export type { UiScavengeStatus } from './scavenge.ts';
 export type { UiProjectionSummary, UiProjectionDetail, UiProjectionState } from './projections.ts';
 export type { StreamMetadata, Position, StreamSummary as UiStreamSummary } from '../store/index.ts';

@@ -1,9 +1,9 @@
 // Human-readable pages the instance entity links to (configuration.urls.about / privacy_policy).
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
-import { auth } from '../http/auth.ts';
-import { PAGE_CSP } from '../oauth/pages.ts';
-import { escapeHtml as e, formatPlainText } from '../text/format.ts';
+import { auth } from '../http/index.ts';
+import { PAGE_CSP } from '../oauth/index.ts';
+import { escapeHtml as e, formatPlainText } from '../text/index.ts';
 
 export function aboutRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const page = (

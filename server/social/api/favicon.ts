@@ -4,7 +4,7 @@ import icoEndec from 'ico-endec';
 import sharp from 'sharp';
 import { appPath } from '../../app-root.ts';
 import type { SocialContext } from '../context.ts';
-import { auth } from '../http/auth.ts';
+import { auth } from '../http/index.ts';
 
 /** The sizes browsers pick from (tab, taskbar, shortcut). */
 const SIZES = [16, 32, 48];

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
-import { oauthRoutes } from '../oauth/routes.ts';
+import { oauthRoutes } from '../oauth/index.ts';
 import { aboutRoutes } from './about.ts';
 import { faviconRoutes } from './favicon.ts';
 import { accountReadRoutes } from './v1/accounts/accounts.ts';

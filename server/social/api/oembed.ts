@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { auth } from '../http/auth.ts';
-import { parseParams, requestParams, zInt, zString } from '../http/params.ts';
-import { escapeHtml } from '../text/format.ts';
+import { auth, parseParams, requestParams, zInt, zString } from '../http/index.ts';
+import { escapeHtml } from '../text/index.ts';
 
 const schema = z.object({ url: zString, maxwidth: zInt.optional(), maxheight: zInt.optional() });
 

@@ -1,8 +1,8 @@
 // NodeInfo 2.0 (https://nodeinfo.diaspora.software/protocol): how other software (e.g. megalodon's detector) learns what we are.
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
-import { activeUsers } from '../entities/instance.ts';
-import { auth } from '../http/auth.ts';
+import { activeUsers } from '../entities/index.ts';
+import { auth } from '../http/index.ts';
 import { MASTODON_COMPAT_VERSION } from '../limits.ts';
 import { HOMEPORT_VERSION } from '../../version.ts';
 

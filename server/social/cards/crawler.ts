@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.ts';
-import type { MediaStorage } from '../media/storage.ts';
+import type { MediaStorage } from '../media/index.ts';
 import type { SocialStore } from '../store/index.ts';
 import { decodePage, extractLinkDetails, type LinkDetails } from './extract.ts';
 import type { SafeFetcher } from './fetch.ts';

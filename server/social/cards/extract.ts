@@ -1,7 +1,7 @@
 import { Parser } from 'htmlparser2';
-import { isLanguageCode } from '../text/languages.ts';
+import { isLanguageCode } from '../text/index.ts';
 import { isJsonRecord as isRecord, type JsonRecord as Json } from '../json-record.ts';
-import { isPublicMediaUrl, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
+import { isPublicMediaUrl, STRICT_REMOTE_MEDIA } from '../entities/index.ts';
 
 /*
  * What a web page says about itself, read as Mastodon's LinkDetailsExtractor reads it: JSON-LD (NewsArticle

@@ -1,5 +1,4 @@
-import type { MediaStorage } from '../media/storage.ts';
-import { previewOf, sniff } from '../media/processing.ts';
+import { type MediaStorage, previewOf, sniff } from '../media/index.ts';
 import { FetchRefused, type SafeFetcher } from './fetch.ts';
 
 /** Mastodon's PreviewCard::LIMIT: larger images are not fetched. */

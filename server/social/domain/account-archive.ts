@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { Logger } from '../../logger.ts';
 import { DomainError } from '../errors.ts';
-import type { MediaStorage } from '../media/storage.ts';
+import type { MediaStorage } from '../media/index.ts';
 import type { Account, SocialStore, StatusRow } from '../store/index.ts';
 
 /** A JSON-LD document as it goes into the archive. */

@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Logger } from '../../logger.ts';
 import { DetailsCollector, DomainError, forbidden } from '../errors.ts';
-import type { Mailer } from '../mail/mailer.ts';
-import { confirmationEmail } from '../mail/templates.ts';
+import { type Mailer, confirmationEmail } from '../mail/index.ts';
 import {
   randomSecret,
   sha256,

@@ -1,6 +1,6 @@
 import { DetailsCollector, forbidden, notFound, refused } from '../errors.ts';
 import type { Account, CollectionChanges, CollectionItemRow, CollectionRow, SocialStore } from '../store/index.ts';
-import { graphemeLength } from '../text/format.ts';
+import { graphemeLength } from '../text/index.ts';
 
 /** Mastodon's limits: a name of 40 characters, a description of 100, 25 accounts per collection. */
 export const COLLECTION_LIMITS = { name: 40, description: 100, items: 25, perUser: 10 } as const;

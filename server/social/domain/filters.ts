@@ -9,7 +9,7 @@ import {
   type SocialStore,
   type StatusRow,
 } from '../store/index.ts';
-import { htmlToText } from '../text/format.ts';
+import { htmlToText } from '../text/index.ts';
 
 /** Mastodon's limits: filters per user, keywords and statuses per filter, lengths. */
 export const FILTER_LIMITS = { filters: 100, keywords: 100, statuses: 100, title: 255, keyword: 512 };

@@ -1,7 +1,17 @@
-import type { SocialContext } from '../context.ts';
+import type { Logger } from '../../logger.ts';
 import { startDrainLoop } from '../drain-loop.ts';
-import type { ImportRow, BulkImport, ImportRowData } from '../store/index.ts';
-import { errorReason, type DataKind, type ImportLookups, type ImportTarget } from './account-data.ts';
+import type { ImportRow, BulkImport, ImportRowData, SocialStore } from '../store/index.ts';
+import { type AccountData, errorReason, type DataKind, type ImportLookups, type ImportTarget } from './account-data.ts';
+
+/**
+ * What the worker reads of the social context. Named here rather than importing the context, which names the
+ * domain's services through its index: the import would close a cycle.
+ */
+interface ImportWorkerContext {
+  store: SocialStore;
+  logger: Logger;
+  accountData: AccountData;
+}
 
 export interface ImportWorkerOptions {
   /** Rows looked up at once, over all imports (each lookup is a WebFinger and an actor fetch on another server). */
@@ -32,7 +42,7 @@ class LookupTimeout extends Error {}
  * being looked up then is looked up again). Started with the server; new imports wake it.
  */
 export function startImportWorker(
-  ctx: SocialContext,
+  ctx: ImportWorkerContext,
   find: ImportLookups,
   options: ImportWorkerOptions = {},
 ): ImportWorker {

@@ -3,8 +3,9 @@ import sharp from 'sharp';
 import type { Logger } from '../../logger.ts';
 import { DetailsCollector, notFound, ValidationFailure } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
-import { uploadHead, type UploadedFile } from '../media/images.ts';
 import {
+  uploadHead,
+  type UploadedFile,
   checkUpload,
   CONTENT_TYPES,
   extensionOf,
@@ -13,10 +14,10 @@ import {
   processUpload,
   sniff,
   type ProcessedFile,
-} from '../media/processing.ts';
-import type { MediaStorage } from '../media/storage.ts';
+  type MediaStorage,
+} from '../media/index.ts';
 import type { Account, MediaMeta, MediaRow, SocialStore } from '../store/index.ts';
-import { graphemeLength } from '../text/format.ts';
+import { graphemeLength } from '../text/index.ts';
 
 export interface MediaInput {
   file: UploadedFile;

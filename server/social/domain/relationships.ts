@@ -235,7 +235,7 @@ export class RelationshipService {
 }
 
 /** Lower-cased, punycoded host of a domain or URL the user typed; null when it is not a host name. */
-export function normalizeDomain(input: string): string | null {
+export function typedDomainHost(input: string): string | null {
   const trimmed = input.trim().toLowerCase();
   if (!trimmed) return null;
   try {

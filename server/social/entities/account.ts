@@ -7,7 +7,7 @@ import {
   type SocialStore,
   type User,
 } from '../store/index.ts';
-import { formatInline, formatPlainText } from '../text/format.ts';
+import { formatInline, formatPlainText } from '../text/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoDate, isoTimeOrNull, midnight } from './dates.ts';
 import { serializeAccountRoles, serializeRole } from './role.ts';

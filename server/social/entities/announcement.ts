@@ -1,5 +1,5 @@
 import type { AnnouncementRow, ReactionCount } from '../store/index.ts';
-import { formatPlainText } from '../text/format.ts';
+import { formatPlainText } from '../text/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
 

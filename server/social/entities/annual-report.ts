@@ -1,4 +1,4 @@
-import { reportReferences } from '../domain/annual-reports.ts';
+import { reportReferences } from '../domain/index.ts';
 import type { Account, AnnualReportRow, SocialStore } from '../store/index.ts';
 import type { AccountPresenter } from './account.ts';
 import type { StatusPresenter } from './status.ts';

@@ -1,4 +1,4 @@
-import type { FilterMatch } from '../domain/filters.ts';
+import type { FilterMatch } from '../domain/index.ts';
 import type { FilterKeywordRow, FilterRow } from '../store/index.ts';
 import { isoTimeOrNull } from './dates.ts';
 

@@ -1,7 +1,19 @@
 import { HOMEPORT_VERSION } from '../../version.ts';
-import type { SocialContext } from '../context.ts';
 import { LIMITS, MASTODON_API_VERSION, MASTODON_COMPAT_VERSION } from '../limits.ts';
-import { isListed, type Account } from '../store/index.ts';
+import { isListed, type Account, type SocialStore } from '../store/index.ts';
+import type { SocialUrls } from '../urls.ts';
+import type { AccountPresenter } from './account.ts';
+
+/**
+ * What the instance documents read of the social context. Named here rather than importing the context: the
+ * context names this folder's presenters through its index, and the import would close a cycle.
+ */
+interface InstanceContext {
+  store: SocialStore;
+  urls: SocialUrls;
+  presenter: AccountPresenter;
+  vapidPublicKey: string;
+}
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -10,7 +22,7 @@ export function instanceVersion(): string {
   return `${MASTODON_COMPAT_VERSION}+homeport.${HOMEPORT_VERSION}`;
 }
 
-function contactAccount(ctx: SocialContext): Account | null {
+function contactAccount(ctx: InstanceContext): Account | null {
   const username = ctx.store.settings.owner('contact_username');
   const byName = username ? ctx.store.accounts.byHandle(username, null) : null;
   if (byName && isListed(byName)) return byName;
@@ -19,22 +31,22 @@ function contactAccount(ctx: SocialContext): Account | null {
   return account && isListed(account) ? account : null;
 }
 
-function contactEmail(ctx: SocialContext): string {
+function contactEmail(ctx: InstanceContext): string {
   return ctx.store.settings.owner('contact_email') || ctx.store.users.staffContact()?.email || '';
 }
 
 /** Users who used the API (or signed in) within the last `days` days. */
-export function activeUsers(ctx: SocialContext, days: number): number {
+export function activeUsers(ctx: InstanceContext, days: number): number {
   const since = ctx.store.now() - days * DAY_MS;
   return ctx.store.instanceStats.activeUsers(since);
 }
 
-export function serializeRules(ctx: SocialContext) {
+export function serializeRules(ctx: InstanceContext) {
   return ctx.store.rules.list().map((r) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} }));
 }
 
 /** GET /api/v2/instance */
-export function serializeInstanceV2(ctx: SocialContext) {
+export function serializeInstanceV2(ctx: InstanceContext) {
   const mode = ctx.store.settings.registrationMode();
   const contact = contactAccount(ctx);
   return {
@@ -83,7 +95,7 @@ export function serializeInstanceV2(ctx: SocialContext) {
 }
 
 /** GET /api/v1/instance (deprecated, still read by megalodon) */
-export function serializeInstanceV1(ctx: SocialContext) {
+export function serializeInstanceV1(ctx: InstanceContext) {
   const mode = ctx.store.settings.registrationMode();
   const contact = contactAccount(ctx);
   const description = ctx.store.settings.owner('description');

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { FilterService } from '../domain/filters.ts';
+import type { FilterService } from '../domain/index.ts';
 import {
   shortcodesIn,
   type Account,

@@ -12,7 +12,7 @@ import {
 } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { Account } from '../store/index.ts';
-import { escapeHtml, formatInline } from '../text/format.ts';
+import { escapeHtml, formatInline } from '../text/index.ts';
 import { INSTANCE_ACTOR, localAccount, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { emojiTags } from './emojis.ts';
 

@@ -1,6 +1,6 @@
 import { Announce, Create } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
-import type { ArchiveDocuments, JsonObject } from '../domain/account-archive.ts';
+import type { ArchiveDocuments, JsonObject } from '../domain/index.ts';
 import type { StatusRow } from '../store/index.ts';
 import type { FedContext } from './deps.ts';
 import { personOf } from './actors.ts';

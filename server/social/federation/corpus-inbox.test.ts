@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, the inbox fed the recorded activities of Mastodon and Misskey, one case per kind of activity; its cases share one set-up.
 import type { mastodon } from 'masto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFixture, RecordedPeers, rewrite, type Json } from './testing/recorded-peers.ts';

@@ -1,6 +1,6 @@
 import { Emoji, Image, Link } from '@fedify/vocab';
 import { shortcodesIn } from '../store/index.ts';
-import { isPublicMediaUrl, isSvg, STRICT_REMOTE_MEDIA } from '../entities/remote-media.ts';
+import { isPublicMediaUrl, isSvg, STRICT_REMOTE_MEDIA } from '../entities/index.ts';
 import type { FedDeps } from './deps.ts';
 import { refuseToFetch } from './inbound-limits.ts';
 

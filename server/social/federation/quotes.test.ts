@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, quote posts across servers (approvals, refusals, servers without approvals); its cases share one set-up.
 import { Create, Mention, Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

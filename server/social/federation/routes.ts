@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../text/format.ts';
+import { escapeHtml } from '../text/index.ts';
 import { localAccount, type Fed, type FedDeps } from './deps.ts';
 import { oversizedActivity } from './inbound-limits.ts';
 import type { InboxIntake } from './inbox-intake.ts';

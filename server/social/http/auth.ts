@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE } from '../oauth/cookies.ts';
+import { SESSION_COOKIE } from '../cookies.ts';
 import type { SocialContext } from '../context.ts';
-import type { RouteAuth } from './route-auth.ts';
-import { userStateError } from '../domain/accounts.ts';
+import type { RouteAuth } from '../route-auth.ts';
+import { userStateError } from '../domain/index.ts';
 import { ApiError, forbidden } from '../errors.ts';
-import { hasPermission } from '../entities/role.ts';
-import { grantsAny } from '../oauth/scopes.ts';
+import { hasPermission } from '../entities/index.ts';
+import { grantsAny } from '../scopes.ts';
 import type { Account, AccessToken, OAuthApp, User } from '../store/index.ts';
 
-export { auth, type RouteAuth } from './route-auth.ts';
+export { auth, type RouteAuth } from '../route-auth.ts';
 
 export interface Principal {
   token: AccessToken;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisteredRoute } from '../context.ts';
-import { ALL_SCOPES, grants } from '../oauth/scopes.ts';
+import { ALL_SCOPES, grants } from '../scopes.ts';
 import { registerApp, startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
 import { OPENAPI_FILE } from '../testing/openapi.ts';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, paramMissing, ValidationFailure, type ErrorDetails } from '../errors.ts';
 import { isId } from '../ids.ts';
-import { isUploadedFile, type UploadedFile } from '../media/images.ts';
+import { isUploadedFile, type UploadedFile } from '../media/index.ts';
 
 /*
  * Rails-style parameters: `types[]=a&types[]=b`, `source[privacy]=x`, `fields_attributes[0][name]=y` in the

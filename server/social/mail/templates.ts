@@ -1,4 +1,4 @@
-import { escapeHtml } from '../text/format.ts';
+import { escapeHtml } from '../text/index.ts';
 import type { MailMessage } from './mailer.ts';
 
 export function confirmationEmail(input: {

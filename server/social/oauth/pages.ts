@@ -1,4 +1,4 @@
-import { escapeHtml as e } from '../text/format.ts';
+import { escapeHtml as e } from '../text/index.ts';
 
 /*
  * The few HTML pages of the social server: sign-in, consent, the out-of-band code, e-mail confirmation.

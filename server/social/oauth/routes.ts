@@ -1,17 +1,15 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from './cookies.ts';
+import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from '../cookies.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
-import { userStateError } from '../domain/accounts.ts';
-import { serializeToken } from '../entities/application.ts';
+import { userStateError } from '../domain/index.ts';
+import { serializeToken } from '../entities/index.ts';
 import { ApiError } from '../errors.ts';
-import { auth, currentUser } from '../http/auth.ts';
-import { requestParams } from '../http/params.ts';
-import { SIGN_IN_RATE_LIMIT } from '../http/plugin.ts';
+import { auth, currentUser, requestParams, SIGN_IN_RATE_LIMIT } from '../http/index.ts';
 import { randomSecret, type OAuthApp, type User } from '../store/index.ts';
 import { codePage, consentPage, messagePage, PAGE_CSP, signInPage } from './pages.ts';
-import { ALL_SCOPES, DEFAULT_SCOPES, parseScopes, withinRegistered } from './scopes.ts';
+import { ALL_SCOPES, DEFAULT_SCOPES, parseScopes, withinRegistered } from '../scopes.ts';
 
 export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
 import type { SocialContext } from '../context.ts';
 import type { NotificationRow, PushSubscriptionRow } from '../store/index.ts';
-import { htmlToText } from '../text/format.ts';
+import { htmlToText } from '../text/index.ts';
 
 /** Titles as Mastodon's English locale words them. */
 const TITLES: Record<string, (name: string) => string> = {

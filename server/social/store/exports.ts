@@ -1,5 +1,5 @@
 import { bool, jsonOr, str, type StoreCore } from './store.ts';
-import type { StatusRow } from './status-row.ts';
+import type { StatusRow } from '../status-row.ts';
 import { toStatus } from './statuses.ts';
 
 /** An account as an export names it: username and domain (null: this server). */

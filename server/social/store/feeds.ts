@@ -1,4 +1,4 @@
-import type { StatusRow } from './status-row.ts';
+import type { StatusRow } from '../status-row.ts';
 import { jsonIds, type SqlValue, type StoreCore } from './store.ts';
 
 /** How a status reaches home feeds; see HomeFeedRepository.distribute. */

@@ -1,5 +1,5 @@
 import { ACCOUNT_LISTED } from './accounts.ts';
-import type { NotificationType } from './notification-types.ts';
+import type { NotificationType } from '../notification-types.ts';
 import { cursorWhere, finishPage, idOrNull, int, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
 
 export interface NotificationRow {

@@ -1,4 +1,4 @@
-import { htmlToText } from '../text/format.ts';
+import { htmlToText } from '../text/index.ts';
 import { snowflakeLowerBound } from '../ids.ts';
 import { int, jsonIds, str, type StoreCore } from './store.ts';
 

@@ -1,5 +1,5 @@
 import { indexStatusWords } from './search.ts';
-import type { QuotePolicy, StatusRow, Visibility } from './status-row.ts';
+import type { QuotePolicy, StatusRow, Visibility } from '../status-row.ts';
 import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
 
 export function toStatus(r: Record<string, unknown>): StatusRow {

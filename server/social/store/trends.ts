@@ -1,7 +1,7 @@
 import { snowflakeLowerBound } from '../ids.ts';
 import { toCard, type PreviewCardRow } from './preview-cards.ts';
 import { DAY_MS, weekOfUse, type DayCount, type TagDay, type TagRow } from './search.ts';
-import type { StatusRow } from './status-row.ts';
+import type { StatusRow } from '../status-row.ts';
 import { toStatus } from './statuses.ts';
 import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
 

@@ -1,4 +1,4 @@
-import { grants } from '../oauth/scopes.ts';
+import { grants } from '../scopes.ts';
 
 /**
  * Mastodon's stream names, their parameters and the scopes each needs (Mastodon 4.5 `streaming/index.js`:

@@ -1,7 +1,5 @@
 import type { SocialContext } from '../context.ts';
-import { serializeAnnouncement } from '../entities/announcement.ts';
-import { presentConversations } from '../entities/conversation.ts';
-import { presentNotifications } from '../entities/notification.ts';
+import { serializeAnnouncement, presentConversations, presentNotifications } from '../entities/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import type { Account, FilterContext, StatusRow } from '../store/index.ts';
 import { channelKey, userStreamGetsNotifications, type Channel } from './channels.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../context.ts';
-import { userStateError } from '../domain/accounts.ts';
+import { userStateError } from '../domain/index.ts';
 import { StreamingHub, type OpenConnection } from './hub.ts';
 import { DEFAULT_STREAMING_LIMITS, type StreamingLimits } from './limits.ts';
 import { eventStreamRoutes } from './sse.ts';

@@ -1,4 +1,4 @@
-import { auth, type RouteAuth } from '../http/auth.ts';
+import { auth, type RouteAuth } from '../http/index.ts';
 import type { StreamName } from './channels.ts';
 
 /** The WebSocket needs a user token with some read scope; what each subscription needs is checked when it is made. */

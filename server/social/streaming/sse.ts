@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { currentUser, presentedToken, tokenStillValid } from '../http/auth.ts';
+import { currentUser, presentedToken, tokenStillValid } from '../http/index.ts';
 import { isChannelError, parseChannel, SSE_PATHS, type Channel } from './channels.ts';
 import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';

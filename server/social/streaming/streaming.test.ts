@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, the streaming API through its real clients (masto.js, megalodon, server-sent events); its cases share one set-up.
 import { createStreamingAPIClient, type mastodon } from 'masto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

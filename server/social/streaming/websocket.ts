@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { SocialContext } from '../context.ts';
-import { currentUser, tokenBeforeBody, tokenStillValid } from '../http/auth.ts';
+import { currentUser, tokenBeforeBody, tokenStillValid } from '../http/index.ts';
 import { isChannelError, parseChannel, streamField, type Channel, type ChannelRequest } from './channels.ts';
 import type { OpenConnection, StreamingHub, StreamSink } from './hub.ts';
 import { redirectToStreamingHost } from './host.ts';

@@ -1,13 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
-import type { Subscriptions } from '../../subscriptions/index.ts';
 import type {
+  Subscriptions,
   CreateGroupResult,
   DropReason,
   NakAction,
   PersistentConsumerHandle,
   UpdateGroupResult,
-} from '../../subscriptions/types.ts';
-import type { Caller } from '../../store/types.ts';
+} from '../../subscriptions/index.ts';
+import type { Caller } from '../../store/index.ts';
 import { Outbox, subscriberOf, toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
 import type { GrpcServiceModule } from '../listener.ts';

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type WriteResult } from '../../store/types.ts';
+import { ExpectedVersion, type Caller, type EventStore, type NewEvent, type WriteResult } from '../../store/index.ts';
 import { Outbox, toGrpcError, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors, type GrpcError } from '../errors.ts';
 import { packAny } from '../protos.ts';

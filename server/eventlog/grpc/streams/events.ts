@@ -1,4 +1,4 @@
-import type { RecordedEvent, ResolvedIndexedEvent } from '../../store/types.ts';
+import type { RecordedEvent, ResolvedIndexedEvent } from '../../store/index.ts';
 import { encodeMessage } from '../protos.ts';
 import { uuidToWire } from '../uuid.ts';
 

@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { VolatileSubscriptions } from '../../subscriptions/index.ts';
-import type { EventStore, Position } from '../../store/types.ts';
+import type { EventStore, Position } from '../../store/index.ts';
 import { serverStream, subscriberOf, type CallContext } from '../call-support.ts';
 import type { GrpcServiceModule } from '../listener.ts';
 import { parseReadOptions, type WireReadOptions } from './read-request.ts';

@@ -1,4 +1,4 @@
-import type { EventFilter, Position } from '../../store/types.ts';
+import type { EventFilter, Position } from '../../store/index.ts';
 import { Errors } from '../errors.ts';
 
 /** `ReadReq.Options` as decoded (proto field names, oneof cases named by their oneof). */

@@ -1,4 +1,4 @@
-import type { Caller, EventStore, Position, ReadAllResult, ReadStreamResult } from '../../store/types.ts';
+import type { Caller, EventStore, Position, ReadAllResult, ReadStreamResult } from '../../store/index.ts';
 import type { Outbox } from '../call-support.ts';
 import { Errors } from '../errors.ts';
 import { readEventResp } from './events.ts';

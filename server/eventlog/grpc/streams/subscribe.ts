@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import type { VolatileSubscriptions } from '../../subscriptions/index.ts';
-import type { DropReason, SubscriberInfo, VolatileSubscriptionHandle } from '../../subscriptions/types.ts';
-import type { Caller, EventStore, Position, ResolvedEvent, ResolvedIndexedEvent } from '../../store/types.ts';
+import type {
+  VolatileSubscriptions,
+  DropReason,
+  SubscriberInfo,
+  VolatileSubscriptionHandle,
+} from '../../subscriptions/index.ts';
+import type { Caller, EventStore, Position, ResolvedEvent, ResolvedIndexedEvent } from '../../store/index.ts';
 import { timestamp, type Outbox } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
 import { readEventResp } from './events.ts';

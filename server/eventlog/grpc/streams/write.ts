@@ -6,7 +6,7 @@ import {
   type EventStore,
   type NewEvent,
   type WriteResult,
-} from '../../store/types.ts';
+} from '../../store/index.ts';
 import { toGrpcError, unary, wellFormed, type CallContext } from '../call-support.ts';
 import { Errors } from '../errors.ts';
 import { uuidFromWire, type WireUuid } from '../uuid.ts';

@@ -74,4 +74,4 @@ export function record<T>(subscription: Subscription<T>): Recorder<T> & { errors
   });
 }
 
-export type Client = KurrentDBClient;
+type Client = KurrentDBClient;

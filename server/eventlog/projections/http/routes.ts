@@ -4,7 +4,7 @@
  * Credentials (Basic) are checked before any body is read; bodies (query text) are bounded.
  */
 import type http from 'node:http';
-import type { EventLogUsers, Principal } from '../../store/types.ts';
+import type { EventLogUsers, Principal } from '../../store/index.ts';
 import {
   ProjectionCommandError,
   ProjectionConfigError,

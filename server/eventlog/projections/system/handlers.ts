@@ -3,8 +3,7 @@
  * says which links (or stream references) to write. Their output, event by event, is EventStoreDB's:
  * the same target streams, event types, data (`N@stream`) and metadata keys.
  */
-import { SystemEventTypes } from '../../store/metadata.ts';
-import type { RecordedEvent } from '../../store/types.ts';
+import { SystemEventTypes, type RecordedEvent } from '../../store/index.ts';
 import { categoryExtractor } from '../category.ts';
 import type { CheckpointTag } from '../checkpoint-tag.ts';
 import { eventNumberText, type EmittedEvent } from '../emitted.ts';

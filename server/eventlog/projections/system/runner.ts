@@ -6,10 +6,14 @@
  * checkpoints, in `$` streams, are read but never handled, so the loop settles once it is caught up.
  */
 import type { Logger } from '../../../logger.ts';
-import { SYSTEM_CALLER } from '../../store/access.ts';
-import { forwardCursorAfter, position } from '../../store/positions.ts';
-import type { SystemWriter } from '../../store/system-writer.ts';
-import type { EventStore, Position } from '../../store/types.ts';
+import {
+  SYSTEM_CALLER,
+  forwardCursorAfter,
+  position,
+  type SystemWriter,
+  type EventStore,
+  type Position,
+} from '../../store/index.ts';
 import { parseTag, type CheckpointTag, type ProjectionVersion } from '../checkpoint-tag.ts';
 import type { EmittedEvent } from '../emitted.ts';
 import { ProjectionEventTypes, ProjectionStreams } from '../names.ts';

@@ -3,10 +3,16 @@
  * or the named streams with links resolved (fromStream(s), fromCategory), merged in log order. Each
  * item comes with the checkpoint tag that says the input was processed up to and including it.
  */
-import { SYSTEM_CALLER } from '../../store/access.ts';
-import { isMetastream, originalStreamOf } from '../../store/metadata.ts';
-import { forwardCursorAfter, position } from '../../store/positions.ts';
-import type { EventStore, Position, RecordedEvent } from '../../store/types.ts';
+import {
+  SYSTEM_CALLER,
+  isMetastream,
+  originalStreamOf,
+  forwardCursorAfter,
+  position,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../../store/index.ts';
 import type { CheckpointTag } from '../checkpoint-tag.ts';
 import { decodeText, deletionOf, passesAllFilter, passesValidation } from '../source-event.ts';
 import { sourceStreams, type SourceDefinition } from './source-definition.ts';

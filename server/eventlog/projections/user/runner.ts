@@ -5,8 +5,7 @@
  * exactly once. Faults (a throwing, looping or memory-hungry query, emitting without emit enabled,
  * a state past 16 MiB) stop the projection with the reason; the server keeps going.
  */
-import { SYSTEM_CALLER } from '../../store/access.ts';
-import type { RecordedEvent } from '../../store/types.ts';
+import { SYSTEM_CALLER, type RecordedEvent } from '../../store/index.ts';
 import { parseTag, tagDisplay, type CheckpointTag, type ProjectionVersion } from '../checkpoint-tag.ts';
 import type { ProjectionMode } from '../definition.ts';
 import type { EmittedEvent } from '../emitted.ts';

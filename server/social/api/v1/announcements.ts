@@ -2,9 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeAnnouncement } from '../../entities/announcement.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool } from '../../http/params.ts';
+import { serializeAnnouncement } from '../../entities/index.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zBool } from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 export function announcementRoutes(app: FastifyInstance, ctx: SocialContext): void {

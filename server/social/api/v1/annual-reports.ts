@@ -1,10 +1,10 @@
 // https://docs.joinmastodon.org/methods/annual_reports/
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { AnnualReports } from '../../domain/annual-reports.ts';
-import { presentAnnualReports } from '../../entities/annual-report.ts';
+import { AnnualReports } from '../../domain/index.ts';
+import { presentAnnualReports } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
+import { auth, currentUser } from '../../http/index.ts';
 import type { Account, AnnualReportRow } from '../../store/index.ts';
 
 export function annualReportRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -1,12 +1,11 @@
 // https://docs.joinmastodon.org/methods/apps/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { serializeApplication, serializeCredentialApplication } from '../../entities/application.ts';
+import { serializeApplication, serializeCredentialApplication } from '../../entities/index.ts';
 import { DetailsCollector } from '../../errors.ts';
-import { auth } from '../../http/auth.ts';
-import { requestParams } from '../../http/params.ts';
-import { OOB_REDIRECT } from '../../oauth/routes.ts';
-import { DEFAULT_SCOPES, isKnownScope, parseScopes } from '../../oauth/scopes.ts';
+import { auth, requestParams } from '../../http/index.ts';
+import { OOB_REDIRECT } from '../../oauth/index.ts';
+import { DEFAULT_SCOPES, isKnownScope, parseScopes } from '../../scopes.ts';
 
 const NAME_MAX = 60;
 const URI_MAX = 2000;

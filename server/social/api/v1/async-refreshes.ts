@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
-import { auth } from '../../http/auth.ts';
+import { auth } from '../../http/index.ts';
 
 /**
  * Mastodon names a background refresh (of a thread's remote replies) in a `Mastodon-Async-Refresh` header

@@ -1,9 +1,7 @@
 // https://docs.joinmastodon.org/methods/blocks/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { requestParams } from '../../http/params.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, requestParams } from '../../http/index.ts';
 
 export function blockRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/blocks', { config: { auth: auth.user('read:blocks') } }, async (req, reply) => {

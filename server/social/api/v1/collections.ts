@@ -2,12 +2,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { isoTime } from '../../entities/dates.ts';
+import { isoTime } from '../../entities/index.ts';
 import { DomainError } from '../../errors.ts';
-import { auth, currentUser, viewer } from '../../http/auth.ts';
-import { offsetPage } from '../../http/pagination.ts';
-import { socialErrorHandler } from '../../http/errors.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  offsetPage,
+  socialErrorHandler,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+  zString,
+} from '../../http/index.ts';
 import type { Account, CollectionItemRow, CollectionRow } from '../../store/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 

@@ -1,10 +1,8 @@
 // https://docs.joinmastodon.org/methods/conversations/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { presentConversations } from '../../entities/conversation.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { pathId, requestParams } from '../../http/params.ts';
+import { presentConversations } from '../../entities/index.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, pathId, requestParams } from '../../http/index.ts';
 
 /** Direct-message threads; the Link cursors are the ids of each thread's last status. */
 export function conversationRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -1,7 +1,7 @@
 // https://docs.joinmastodon.org/methods/custom_emojis/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { auth } from '../../http/auth.ts';
+import { auth } from '../../http/index.ts';
 
 export function customEmojiRoutes(app: FastifyInstance, ctx: SocialContext): void {
   app.get('/api/v1/custom_emojis', { config: { auth: auth.public(), publicCache: true } }, async () =>

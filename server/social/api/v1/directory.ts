@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { auth, viewer } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool, zInt } from '../../http/params.ts';
+import { auth, viewer, parseParams, requestParams, zBool, zInt } from '../../http/index.ts';
 
 const schema = z.object({
   offset: zInt.optional(),

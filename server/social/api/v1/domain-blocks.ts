@@ -2,11 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { normalizeDomain } from '../../domain/relationships.ts';
+import { typedDomainHost } from '../../domain/index.ts';
 import { ValidationFailure } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, parseParams, requestParams, zString } from '../../http/index.ts';
 
 const domainSchema = z.object({ domain: zString });
 
@@ -28,7 +26,7 @@ export function domainBlockRoutes(app: FastifyInstance, ctx: SocialContext): voi
   const domainParam = (params: Record<string, unknown>): string => {
     const { domain: raw } = parseParams(domainSchema, params);
     if (!raw.trim()) throw ValidationFailure.single('domain', 'ERR_BLANK', "can't be blank");
-    const domain = normalizeDomain(raw);
+    const domain = typedDomainHost(raw);
     if (!domain) throw ValidationFailure.single('domain', 'ERR_INVALID', 'is not a valid domain name');
     return domain;
   };

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError, forbidden } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zString } from '../../http/index.ts';
 
 export function emailRoutes(app: FastifyInstance, ctx: SocialContext): void {
   /** Resends the confirmation e-mail, optionally to a corrected address; only for the app the user signed up with. */

@@ -1,9 +1,7 @@
 // https://docs.joinmastodon.org/methods/favourites/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { requestParams } from '../../http/params.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, requestParams } from '../../http/index.ts';
 
 /** The caller's favourites, newest first; the Link cursors are favourites row ids, not status ids. */
 export function favouritesRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -2,10 +2,19 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeV1Filter } from '../../entities/filter.ts';
+import { serializeV1Filter } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zInt, zList, zString } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zInt,
+  zList,
+  zString,
+} from '../../http/index.ts';
 import type { Account } from '../../store/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 

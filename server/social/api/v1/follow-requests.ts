@@ -2,9 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { pathId, requestParams } from '../../http/params.ts';
+import { auth, currentUser, pageQuery, setLinkHeader, pathId, requestParams } from '../../http/index.ts';
 import { relationshipJson } from './accounts/relationships.ts';
 
 export function followRequestRoutes(app: FastifyInstance, ctx: SocialContext): void {

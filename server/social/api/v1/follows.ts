@@ -5,8 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zString } from '../../http/index.ts';
 import { isListed, type Account } from '../../store/index.ts';
 import { resolveRemote } from './accounts/accounts.ts';
 

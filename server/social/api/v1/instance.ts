@@ -2,15 +2,12 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { termsVersions } from '../../domain/terms-of-service.ts';
+import { termsVersions } from '../../domain/index.ts';
 import type { SocialContext } from '../../context.ts';
-import { isoTime } from '../../entities/dates.ts';
-import { serializeInstanceV1, serializeRules } from '../../entities/instance.ts';
+import { isoTime, serializeInstanceV1, serializeRules } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth } from '../../http/auth.ts';
-import { parseParams, requestParams, zString } from '../../http/params.ts';
-import { formatPlainText } from '../../text/format.ts';
-import { languageList } from '../../text/languages.ts';
+import { auth, parseParams, requestParams, zString } from '../../http/index.ts';
+import { formatPlainText, languageList } from '../../text/index.ts';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 

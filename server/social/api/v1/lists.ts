@@ -3,10 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { MAX_LIST_ACCOUNTS } from '../../domain/index.ts';
-import { serializeList } from '../../entities/list.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
+import { serializeList } from '../../entities/index.ts';
+import {
+  auth,
+  currentUser,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+  zString,
+} from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 const POLICIES = ['followed', 'list', 'none'] as const;

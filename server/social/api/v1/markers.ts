@@ -2,10 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { isoTime } from '../../entities/dates.ts';
+import { isoTime } from '../../entities/index.ts';
 import { ValidationFailure } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zId, zList } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zId, zList } from '../../http/index.ts';
 import type { MarkerRow, MarkerTimeline } from '../../store/index.ts';
 
 const TIMELINES: MarkerTimeline[] = ['home', 'notifications'];

@@ -4,9 +4,8 @@ import { UPLOADS } from '../../limits.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { serializeMedia } from '../../entities/media.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zFile, zString } from '../../http/params.ts';
+import { serializeMedia } from '../../entities/index.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zFile, zString } from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);

@@ -2,11 +2,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { isoTime } from '../../entities/dates.ts';
+import { isoTime } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+} from '../../http/index.ts';
 import {
   POLICY_KEYS,
   POLICY_VERDICTS,

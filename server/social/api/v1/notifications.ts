@@ -2,11 +2,22 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentNotifications } from '../../entities/notification.ts';
+import { presentNotifications } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zInt,
+  zList,
+  zString,
+} from '../../http/index.ts';
 
 const listSchema = z.object({
   types: zList(zString, 50).optional(),

@@ -2,9 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializePoll } from '../../entities/poll.ts';
-import { auth, currentUser, viewer } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zInt, zList } from '../../http/params.ts';
+import { serializePoll } from '../../entities/index.ts';
+import { auth, currentUser, viewer, parseParams, pathId, requestParams, zInt, zList } from '../../http/index.ts';
 import type { Account, PollRow } from '../../store/index.ts';
 
 export function pollRoutes(app: FastifyInstance, ctx: SocialContext): void {

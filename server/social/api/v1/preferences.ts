@@ -1,7 +1,7 @@
 // https://docs.joinmastodon.org/methods/preferences/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { auth, currentUser } from '../../http/auth.ts';
+import { auth, currentUser } from '../../http/index.ts';
 
 export function preferenceRoutes(app: FastifyInstance, _ctx: SocialContext): void {
   app.get('/api/v1/preferences', { config: { auth: auth.user('read:accounts') } }, async (req) => {

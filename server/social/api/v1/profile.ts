@@ -1,8 +1,7 @@
 // https://docs.joinmastodon.org/methods/profile/
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zBool } from '../../http/index.ts';
 import { UPLOADS } from '../../limits.ts';
 import type { Account, ProfileChanges, User } from '../../store/index.ts';
 import { removeReplaced, updateProfile, updateSchema } from './accounts/credentials.ts';

@@ -2,9 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { serializeReport } from '../../entities/report.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool, zId, zList, zString } from '../../http/params.ts';
+import { serializeReport } from '../../entities/index.ts';
+import { auth, currentUser, parseParams, requestParams, zBool, zId, zList, zString } from '../../http/index.ts';
 
 const schema = z.object({
   account_id: zId,

@@ -2,10 +2,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentScheduled } from '../../entities/scheduled-status.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zString } from '../../http/params.ts';
+import { presentScheduled } from '../../entities/index.ts';
+import {
+  auth,
+  currentUser,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zString,
+} from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 export function scheduledStatusRoutes(app: FastifyInstance, ctx: SocialContext): void {

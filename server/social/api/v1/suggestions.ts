@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zInt } from '../../http/params.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zInt } from '../../http/index.ts';
 import type { SuggestionSource } from '../../store/index.ts';
 
 const limitSchema = z.object({ limit: zInt.optional() });

@@ -2,11 +2,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentTags, serializeFeaturedTag } from '../../entities/tag.ts';
+import { presentTags, serializeFeaturedTag } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser, viewer } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zString } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zString,
+} from '../../http/index.ts';
 import type { Account, TagRow } from '../../store/index.ts';
 
 export function tagRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -3,9 +3,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser, viewer } from '../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../http/pagination.ts';
-import { parseParams, requestParams, zBool, zList, zString } from '../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  requestParams,
+  zBool,
+  zList,
+  zString,
+} from '../../http/index.ts';
 import type { Account, FilterContext, ListedStatus } from '../../store/index.ts';
 
 const flags = {

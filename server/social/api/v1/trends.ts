@@ -1,10 +1,8 @@
 // https://docs.joinmastodon.org/methods/trends/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../context.ts';
-import { serializeAdminTrendsLink, serializeTrendsLink } from '../../entities/preview-card.ts';
-import { presentTags } from '../../entities/tag.ts';
-import { auth, viewer } from '../../http/auth.ts';
-import { offsetPage } from '../../http/pagination.ts';
+import { serializeAdminTrendsLink, serializeTrendsLink, presentTags } from '../../entities/index.ts';
+import { auth, viewer, offsetPage } from '../../http/index.ts';
 
 /**
  * Links many accounts shared lately with their week of shares: those staff allowed (the public list), or

@@ -2,10 +2,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import type { KeywordAttribute } from '../../domain/filters.ts';
-import { serializeFilter, serializeFilterKeyword } from '../../entities/filter.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import type { KeywordAttribute } from '../../domain/index.ts';
+import { serializeFilter, serializeFilterKeyword } from '../../entities/index.ts';
+import {
+  auth,
+  currentUser,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zInt,
+  zList,
+  zString,
+} from '../../http/index.ts';
 import { UPDATE_METHODS } from '../update-methods.ts';
 
 const keywordAttributes = zList(

@@ -2,9 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { UPLOADS } from '../../limits.ts';
 import type { SocialContext } from '../../context.ts';
-import { serializeMedia } from '../../entities/media.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams } from '../../http/params.ts';
+import { serializeMedia } from '../../entities/index.ts';
+import { auth, currentUser, parseParams, requestParams } from '../../http/index.ts';
 import { uploadSchema } from '../v1/media.ts';
 
 /** Asynchronous upload: the file is checked, then 202 with url null; processing runs after the response. */

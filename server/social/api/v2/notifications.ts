@@ -2,13 +2,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { GROUPABLE_TYPES } from '../../domain/notifications.ts';
-import { isoTime } from '../../entities/dates.ts';
-import { presentNotifications } from '../../entities/notification.ts';
-import { serializeReport } from '../../entities/report.ts';
+import { GROUPABLE_TYPES } from '../../domain/index.ts';
+import { isoTime, presentNotifications, serializeReport } from '../../entities/index.ts';
 import { notFound } from '../../errors.ts';
-import { auth, currentUser } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/params.ts';
+import { auth, currentUser, parseParams, requestParams, zBool, zId, zInt, zList, zString } from '../../http/index.ts';
 import type { Account, NotificationRow } from '../../store/index.ts';
 
 const listSchema = z.object({

@@ -2,10 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../context.ts';
-import { presentTags } from '../../entities/tag.ts';
+import { presentTags } from '../../entities/index.ts';
 import { ApiError } from '../../errors.ts';
-import { auth, viewer } from '../../http/auth.ts';
-import { parseParams, requestParams, zBool, zId, zInt, zString } from '../../http/params.ts';
+import { auth, viewer, parseParams, requestParams, zBool, zId, zInt, zString } from '../../http/index.ts';
 import { isListed, type Account, type StatusRow } from '../../store/index.ts';
 import { resolveRemote } from '../v1/accounts/accounts.ts';
 

@@ -1,8 +1,7 @@
 import { DetailsCollector, ValidationFailure } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
 import { isListed, type Account, type MediaRow, type SocialStore } from '../../store/index.ts';
-import { countableLength, formatPlainText, graphemeLength } from '../../text/format.ts';
-import { isLanguageCode } from '../../text/languages.ts';
+import { countableLength, formatPlainText, graphemeLength, isLanguageCode } from '../../text/index.ts';
 import type { SocialUrls } from '../../urls.ts';
 import type { Formatted, PollInput } from './inputs.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../logger.ts';
-import type { MediaStorage } from '../../media/storage.ts';
+import type { MediaStorage } from '../../media/index.ts';
 import type { SocialStore } from '../../store/index.ts';
 import type { SocialUrls } from '../../urls.ts';
 import type { NotificationService } from '../notifications.ts';

@@ -1,7 +1,7 @@
 import { DetailsCollector, notFound } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
 import type { Account, QuotePolicy, StatusRow } from '../../store/index.ts';
-import { graphemeLength } from '../../text/format.ts';
+import { graphemeLength } from '../../text/index.ts';
 import type { StatusDeps } from './deps.ts';
 import type { EditInput } from './inputs.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../logger.ts';
-import type { MediaStorage } from '../../media/storage.ts';
+import type { MediaStorage } from '../../media/index.ts';
 import type {
   Account,
   QuotePolicy,

@@ -3,10 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { ApiError, notFound } from '../../../errors.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../../http/params.ts';
-import type { Account } from '../../../store/index.ts';
-import { isListed } from '../../../store/index.ts';
+import {
+  auth,
+  currentUser,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zInt,
+  zList,
+  zString,
+} from '../../../http/index.ts';
+import { type Account, isListed } from '../../../store/index.ts';
 import { RejectedDocument } from '../../../federation/index.ts';
 
 const MAX_IDS = 40;

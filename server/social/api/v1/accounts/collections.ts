@@ -1,11 +1,8 @@
 // https://docs.joinmastodon.org/methods/accounts/ (followers, following, endorsements, featured_tags, lists)
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { serializeList } from '../../../entities/list.ts';
-import { serializeFeaturedTag } from '../../../entities/tag.ts';
-import { auth, currentUser, viewer } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { pathId, requestParams } from '../../../http/params.ts';
+import { serializeList, serializeFeaturedTag } from '../../../entities/index.ts';
+import { auth, currentUser, viewer, pageQuery, setLinkHeader, pathId, requestParams } from '../../../http/index.ts';
 import type { Account } from '../../../store/index.ts';
 
 export function accountCollectionRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -4,9 +4,8 @@ import { UPLOADS } from '../../../limits.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
 import { DetailsCollector } from '../../../errors.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, requestParams, zBool, zFile, zList, zString } from '../../../http/params.ts';
-import { processProfileImage, type UploadedFile } from '../../../media/images.ts';
+import { auth, currentUser, parseParams, requestParams, zBool, zFile, zList, zString } from '../../../http/index.ts';
+import { processProfileImage, type UploadedFile } from '../../../media/index.ts';
 import type { Account, ProfileChanges, ProfileField, User, UserSettings } from '../../../store/index.ts';
 
 export const PROFILE_LIMITS = {

@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { DATA_KINDS, MAX_IMPORT_BYTES, type DataKind } from '../../../domain/account-data.ts';
+import { DATA_KINDS, MAX_IMPORT_BYTES, type DataKind } from '../../../domain/index.ts';
 import { ApiError, notFound, ValidationFailure } from '../../../errors.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zFile, zInt, zString } from '../../../http/params.ts';
-import type { UploadedFile } from '../../../media/images.ts';
+import { auth, currentUser, parseParams, pathId, requestParams, zFile, zInt, zString } from '../../../http/index.ts';
+import type { UploadedFile } from '../../../media/index.ts';
 import type { BulkImport } from '../../../store/index.ts';
 
 // `data`: the file uploaded as Mastodon's form does, or its text in a JSON or form body.

@@ -2,11 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeToken } from '../../../entities/application.ts';
+import { serializeToken } from '../../../entities/index.ts';
 import { ApiError, ValidationFailure } from '../../../errors.ts';
-import { auth } from '../../../http/auth.ts';
-import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
-import { SIGN_UP_RATE_LIMIT } from '../../../http/plugin.ts';
+import { auth, parseParams, requestParams, zBool, zString, SIGN_UP_RATE_LIMIT } from '../../../http/index.ts';
 
 const registrationParams = z.object({
   username: zString.optional(),

@@ -2,9 +2,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeRelationship } from '../../../entities/relationship.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zInt, zList, zString } from '../../../http/params.ts';
+import { serializeRelationship } from '../../../entities/index.ts';
+import {
+  auth,
+  currentUser,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zInt,
+  zList,
+  zString,
+} from '../../../http/index.ts';
 import type { Account } from '../../../store/index.ts';
 
 const MAX_IDS = 40;

@@ -2,9 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { auth, viewer } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
+import {
+  auth,
+  viewer,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zString,
+} from '../../../http/index.ts';
 
 const schema = z.object({
   only_media: zBool.optional(),

@@ -2,13 +2,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { ACCOUNT_ACTIONS } from '../../../domain/moderation.ts';
-import { defaultLocale, presentAdminAccounts } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { ACCOUNT_ACTIONS } from '../../../domain/index.ts';
+import { defaultLocale, presentAdminAccounts, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zString,
+} from '../../../http/index.ts';
 import type { AdminAccountFilter } from '../../../store/index.ts';
 
 const text = zString.optional();

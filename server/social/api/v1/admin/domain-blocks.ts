@@ -2,13 +2,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { normalizeDomain } from '../../../domain/moderation.ts';
-import { serializeDomainAllow, serializeDomainBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { normalizeDomain } from '../../../domain/index.ts';
+import { serializeDomainAllow, serializeDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zString,
+} from '../../../http/index.ts';
 import { DOMAIN_BLOCK_SEVERITIES, type DomainBlockInput } from '../../../store/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 

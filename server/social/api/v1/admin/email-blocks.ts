@@ -2,13 +2,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { canonicalEmailHash, normalizeDomain } from '../../../domain/moderation.ts';
-import { serializeCanonicalEmailBlock, serializeEmailDomainBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { canonicalEmailHash, normalizeDomain } from '../../../domain/index.ts';
+import { serializeCanonicalEmailBlock, serializeEmailDomainBlock, PERMISSION } from '../../../entities/index.ts';
 import { notFound, ValidationFailure } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zString,
+} from '../../../http/index.ts';
 import type { SimpleBlockRow } from '../../../store/index.ts';
 
 export function adminEmailBlockRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -3,12 +3,19 @@ import net from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializeIpBlock } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { serializeIpBlock, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zInt, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zInt,
+  zString,
+} from '../../../http/index.ts';
 import { IP_BLOCK_SEVERITIES } from '../../../store/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 

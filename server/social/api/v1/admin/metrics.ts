@@ -2,10 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { AdminMetrics, daySpan, MAX_DAILY_RETENTION_DAYS } from '../../../domain/admin-metrics.ts';
-import { PERMISSION } from '../../../entities/role.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { parseParams, requestParams, zInt, zList, zString } from '../../../http/params.ts';
+import { AdminMetrics, daySpan, MAX_DAILY_RETENTION_DAYS } from '../../../domain/index.ts';
+import { PERMISSION } from '../../../entities/index.ts';
+import { auth, currentStaff, parseParams, requestParams, zInt, zList, zString } from '../../../http/index.ts';
 
 /** `tag_uses[id]=…`, `instance_statuses[domain]=…`: the one value each keyed measure or dimension is about. */
 const keyed = z.record(z.string(), z.unknown()).optional();

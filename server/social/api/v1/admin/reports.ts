@@ -2,12 +2,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { presentAdminReports } from '../../../entities/admin.ts';
-import { PERMISSION } from '../../../entities/role.ts';
+import { presentAdminReports, PERMISSION } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+} from '../../../http/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const listSchema = z.object({

@@ -3,12 +3,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { PERMISSION } from '../../../entities/role.ts';
-import { presentAdminTags } from '../../../entities/tag.ts';
+import { PERMISSION, presentAdminTags } from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams, zBool, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentStaff,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zString,
+} from '../../../http/index.ts';
 import type { TagRow } from '../../../store/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 

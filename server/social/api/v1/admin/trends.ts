@@ -3,14 +3,17 @@
 // public lists. Routed by Mastodon though its documentation leaves approve/reject out.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { serializeAdminTrendsLink, serializePublisher } from '../../../entities/preview-card.ts';
-import { presentAdminTags, presentTags } from '../../../entities/tag.ts';
-import { hasPermission, PERMISSION } from '../../../entities/role.ts';
+import {
+  serializeAdminTrendsLink,
+  serializePublisher,
+  presentAdminTags,
+  presentTags,
+  hasPermission,
+  PERMISSION,
+} from '../../../entities/index.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, currentStaff, currentUser } from '../../../http/auth.ts';
+import { auth, currentStaff, currentUser, pathId, offsetPage } from '../../../http/index.ts';
 import type { Account, TagRow } from '../../../store/index.ts';
-import { pathId } from '../../../http/params.ts';
-import { offsetPage } from '../../../http/pagination.ts';
 import { linkTrends } from '../trends.ts';
 
 export function adminTrendRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -2,10 +2,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { serializePushSubscription } from '../../../entities/push.ts';
+import { serializePushSubscription } from '../../../entities/index.ts';
 import { DetailsCollector } from '../../../errors.ts';
-import { auth, currentUser, tokenBeforeBody, presentedToken } from '../../../http/auth.ts';
-import { parseParams, requestParams, zBool, zString } from '../../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  tokenBeforeBody,
+  presentedToken,
+  parseParams,
+  requestParams,
+  zBool,
+  zString,
+} from '../../../http/index.ts';
 import { ALERT_TYPES, POLICIES, alertsFrom, pushEndpointProblem } from '../../../push/index.ts';
 import type { PushPolicy } from '../../../store/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';

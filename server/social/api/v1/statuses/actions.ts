@@ -2,9 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { auth, currentUser, viewer } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { parseParams, pathId, requestParams } from '../../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  pageQuery,
+  setLinkHeader,
+  parseParams,
+  pathId,
+  requestParams,
+} from '../../../http/index.ts';
 import { VISIBILITIES } from '../../../store/index.ts';
 
 export function statusActionRoutes(app: FastifyInstance, ctx: SocialContext): void {

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { auth, currentUser } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams } from '../../../http/params.ts';
+import { auth, currentUser, parseParams, pathId, requestParams } from '../../../http/index.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 
 const schema = z.object({ quote_approval_policy: z.enum(['public', 'followers', 'nobody']) });

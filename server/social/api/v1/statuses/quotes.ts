@@ -1,9 +1,7 @@
 // https://docs.joinmastodon.org/methods/statuses/#quotes and #revoke_quote
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
-import { auth, currentUser, viewer } from '../../../http/auth.ts';
-import { pageQuery, setLinkHeader } from '../../../http/pagination.ts';
-import { pathId, requestParams } from '../../../http/params.ts';
+import { auth, currentUser, viewer, pageQuery, setLinkHeader, pathId, requestParams } from '../../../http/index.ts';
 
 /** The posts quoting a post, and its author taking back the permission to quote it. */
 export function statusQuoteRoutes(app: FastifyInstance, ctx: SocialContext): void {

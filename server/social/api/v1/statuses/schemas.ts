@@ -1,10 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DetailsCollector, ValidationFailure } from '../../../errors.ts';
-import { zBool, zFile, zId, zInt, zList, zString } from '../../../http/params.ts';
+import { zBool, zFile, zId, zInt, zList, zString } from '../../../http/index.ts';
 import { QUOTE_POLICIES, VISIBILITIES } from '../../../store/index.ts';
-import type { EditInput, MediaAttributeInput, PollInput, PostInput } from '../../../domain/statuses/index.ts';
-import { parseFocus } from '../../../domain/media.ts';
+import {
+  type EditInput,
+  type MediaAttributeInput,
+  type PollInput,
+  type PostInput,
+  parseFocus,
+} from '../../../domain/index.ts';
 
 /** Empty strings (forms send them for unset fields) and nulls count as absent. */
 const blank = (v: unknown) => (v === '' || v === null ? undefined : v);

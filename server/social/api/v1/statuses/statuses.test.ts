@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one subject, the statuses API (posting, visibility, threads, editing and deleting); its cases share one set-up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../../testing/harness.ts';
 

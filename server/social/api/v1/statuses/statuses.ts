@@ -2,12 +2,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SocialContext } from '../../../context.ts';
-import { UnexpectedMentions } from '../../../domain/statuses/index.ts';
-import { presentScheduled } from '../../../entities/scheduled-status.ts';
+import { UnexpectedMentions } from '../../../domain/index.ts';
+import { presentScheduled, hasPermission, PERMISSION } from '../../../entities/index.ts';
 import { ApiError, notFound } from '../../../errors.ts';
-import { hasPermission, PERMISSION } from '../../../entities/role.ts';
-import { auth, currentUser, viewer } from '../../../http/auth.ts';
-import { parseParams, pathId, requestParams, zBool, zId, zList } from '../../../http/params.ts';
+import {
+  auth,
+  currentUser,
+  viewer,
+  parseParams,
+  pathId,
+  requestParams,
+  zBool,
+  zId,
+  zList,
+} from '../../../http/index.ts';
 import { editInput, editSchema, postInput, postSchema } from './schemas.ts';
 import { UPDATE_METHODS } from '../../update-methods.ts';
 

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SocialContext } from '../../../context.ts';
 import { notFound } from '../../../errors.ts';
-import { auth, viewer } from '../../../http/auth.ts';
-import { pathId } from '../../../http/params.ts';
+import { auth, viewer, pathId } from '../../../http/index.ts';
 
 /**
  * Homeport has no translation service (instance configuration says `translation.enabled: false`): as

@@ -108,7 +108,7 @@ export async function startSocialLoad(
     'pkcs8',
     keys.privateKey.export({ type: 'pkcs8', format: 'der' }),
     { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    false,
+    true, // Fedify reads the key's algorithm back from it
     ['sign'],
   );
   const aliceId = `${server.httpUrl}/users/alice`;
@@ -117,6 +117,7 @@ export async function startSocialLoad(
   let local = 0;
   let remoteTaken = 0;
   let errors = 0;
+  let lastError = '';
   const inFlight = new Set<Promise<void>>();
   const track = (p: Promise<void>) => {
     inFlight.add(p);
@@ -128,8 +129,9 @@ export async function startSocialLoad(
     try {
       await api(server, n % 2 === 0 ? tokens.alice : tokens.bob, 'POST', '/api/v1/statuses', { status: `soak ${n}` });
       local++;
-    } catch {
+    } catch (err) {
       errors++;
+      lastError = String((err as Error).cause ?? err);
     }
   };
   let creates = 0;
@@ -164,9 +166,13 @@ export async function startSocialLoad(
       const res = await fetch(signed);
       await res.arrayBuffer();
       if (res.status === 202) remoteTaken++;
-      else errors++;
-    } catch {
+      else {
+        errors++;
+        lastError = `the shared inbox answered ${res.status}`;
+      }
+    } catch (err) {
       errors++;
+      lastError = String((err as Error).cause ?? err);
     }
   };
 
@@ -214,7 +220,8 @@ export async function startSocialLoad(
   // Proof that every socket is subscribed: one post of each kind reaches all, then the counts start from zero.
   await post();
   await sendCreate();
-  if (local !== 1 || remoteTaken !== 1) throw new Error('soak set-up: the first post or remote Create was refused');
+  if (local !== 1 || remoteTaken !== 1)
+    throw new Error(`soak set-up: the first post or remote Create failed: ${lastError}`);
   await waitFor(
     'every streaming socket receiving the first post and remote Create',
     () => groups.every((g) => g.received.every((n) => n >= 1)),

@@ -56,6 +56,13 @@ const session = (await (
   })
 ).json()) as { token: string };
 
+// First: its set-up runs the CLI synchronously, which would hold up the event-log clients' heartbeats.
+const social = await startSocialLoad(server, {
+  sockets: SOCIAL_SOCKETS,
+  postsPerSecond: env('SOAK_POSTS', 20),
+  createsPerSecond: env('SOAK_CREATES', 20),
+});
+
 let errors = 0;
 const credentials = new es.UserCredentials('soak', password);
 async function connect(name: string) {
@@ -101,12 +108,6 @@ for (let i = 0; i < SOCKETS; i++) {
   await new Promise<void>((resolve) => ws.once('message', () => resolve()));
   sockets.push(ws);
 }
-
-const social = await startSocialLoad(server, {
-  sockets: SOCIAL_SOCKETS,
-  postsPerSecond: env('SOAK_POSTS', 20),
-  createsPerSecond: env('SOAK_CREATES', 20),
-});
 
 const writers = await Promise.all(Array.from({ length: WRITERS }, (_, i) => connect(`soak-writer-${i}`)));
 let written = 0;
@@ -154,9 +155,9 @@ sample();
 const sampler = setInterval(sample, SAMPLE_MS);
 await sleep(MINUTES * 60_000);
 clearInterval(sampler);
+sample(); // the last one under load
 running = false;
 await Promise.all([...writing, social.stop()]);
-sample();
 
 // The last deliveries arrive (a deadline only to fail instead of waiting for ever).
 const everyEventArrived = () =>

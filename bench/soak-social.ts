@@ -73,6 +73,8 @@ async function api(server: ServeProcess, token: string, method: string, path: st
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
+      // An overloaded server fails a request rather than holding the end of the run for ever.
+      signal: AbortSignal.timeout(60_000),
     });
   // Set-up calls follow a pause: a kept-alive connection the server closed meanwhile is tried once more.
   const res = await request().catch((err: { cause?: { code?: string } }) => {
@@ -163,7 +165,7 @@ export async function startSocialLoad(
         new URL(`${remote.actor}#main-key`),
         { spec: 'draft-cavage-http-signatures-12' },
       );
-      const res = await fetch(signed);
+      const res = await fetch(signed, { signal: AbortSignal.timeout(60_000) });
       await res.arrayBuffer();
       if (res.status === 202) remoteTaken++;
       else {

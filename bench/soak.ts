@@ -44,6 +44,11 @@ const server = await startServeProcess({
   publicUrl: true,
   echo: true,
 });
+// A set-up that throws leaves no server behind (a passed or failed run has stopped it already).
+process.once('exit', () => {
+  if (server.exitStatus === null) server.child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 const { tcpPort, httpUrl } = server;
 const rss = () => server.rss() ?? 0;
 const password = crypto.randomBytes(12).toString('hex');

@@ -8,7 +8,9 @@ import path from 'node:path';
 
 const benches = fs
   .readdirSync(import.meta.dirname)
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'support.ts'].includes(f) && !f.endsWith('.test.ts'))
+  .filter(
+    (f) => f.endsWith('.ts') && !['run.ts', 'support.ts', 'soak-social.ts'].includes(f) && !f.endsWith('.test.ts'),
+  )
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
 const wanted = process.argv.slice(2);

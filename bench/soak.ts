@@ -1,10 +1,15 @@
 /**
- * Soak: 100 event-log TCP clients (half writing at a steady rate, half subscribed to $all) and 1,000 WebSocket
- * clients tailing $all through the UI API, for 10 minutes against `homeport serve` in its own process.
- * Reports the server's memory growth after warm-up, errors, and whether every event reached every subscriber.
- *   npm run bench:soak                      (10 minutes)
- *   node bench/soak.ts --seconds 60 --sockets 200
- * The social streaming API's sockets join this soak when that API exists.
+ * Soak (`npm run bench:soak`): `homeport serve` in its own process under both of its loads at once, for
+ * SOAK_MINUTES (default 30; a quiet machine's run):
+ * - event log: 50 TCP clients appending SOAK_RATE events/s (default 50) in all, 50 TCP clients subscribed to $all
+ *   and SOAK_EVENTLOG_SOCKETS (default 1,000) WebSockets tailing $all through the UI API;
+ * - social: SOAK_SOCIAL_SOCKETS (default 1,000) streaming WebSockets on four accounts (home, public:local, public,
+ *   notifications), SOAK_POSTS (default 20) statuses/s from two accounts, and SOAK_CREATES (default 20) signed
+ *   Creates/s POSTed to the shared inbox by a remote server the bench runs.
+ * The server's resident memory is sampled every minute and printed as a table; its growth from the end of the
+ * warm-up (SOAK_WARMUP_MINUTES, default a tenth of the run, at least 1) to the end must stay under 5%, and every
+ * subscriber and socket must get every event it should (missing ones are counted per socket and reported).
+ *   SOAK_MINUTES=3 npm run bench:soak
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,22 +17,38 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { startServeProcess } from '../server/testing/serve-process.ts';
+import { startSocialLoad } from './soak-social.ts';
 import { es } from './support.ts';
 
 const quietLog = { debug() {}, info() {}, error() {} };
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const SECONDS = arg('seconds', 600);
-const SOCKETS = arg('sockets', 1000);
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const MINUTES = env('SOAK_MINUTES', 30);
+const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', Math.max(1, Math.round(MINUTES / 10)));
+const SAMPLE_MS = env('SOAK_SAMPLE_SECONDS', 60) * 1000;
+const SOCKETS = env('SOAK_EVENTLOG_SOCKETS', 1000);
+const SOCIAL_SOCKETS = env('SOAK_SOCIAL_SOCKETS', 1000);
 const WRITERS = 50;
 const SUBSCRIBERS = 50;
-/** Events per second over all writers: every one fans out to 1,050 subscribers. */
-const RATE = arg('rate', 50);
+/** Events per second over all writers: every one fans out to every event-log subscriber and socket. */
+const RATE = env('SOAK_RATE', 50);
+const MAX_GROWTH_PERCENT = 5;
+if (!(WARMUP_MINUTES < MINUTES)) throw new Error('SOAK_WARMUP_MINUTES must be shorter than SOAK_MINUTES');
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-soak-'));
-const server = await startServeProcess({ dataDir, args: ['--tcp-max-connections', '2000'], echo: true });
+const server = await startServeProcess({
+  dataDir,
+  args: ['--tcp-max-connections', '2000'],
+  // The remote server is on loopback; two accounts posting 20/s is past what the rate limits let one person do.
+  env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', HOMEPORT_BENCH_NO_RATE_LIMIT: '1' },
+  publicUrl: true,
+  echo: true,
+});
+// A set-up that throws leaves no server behind (a passed or failed run has stopped it already).
+process.once('exit', () => {
+  if (server.exitStatus === null) server.child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 const { tcpPort, httpUrl } = server;
 const rss = () => server.rss() ?? 0;
 const password = crypto.randomBytes(12).toString('hex');
@@ -39,6 +60,13 @@ const session = (await (
     body: JSON.stringify({ username: 'soak', password }),
   })
 ).json()) as { token: string };
+
+// First: its set-up runs the CLI synchronously, which would hold up the event-log clients' heartbeats.
+const social = await startSocialLoad(server, {
+  sockets: SOCIAL_SOCKETS,
+  postsPerSecond: env('SOAK_POSTS', 20),
+  createsPerSecond: env('SOAK_CREATES', 20),
+});
 
 let errors = 0;
 const credentials = new es.UserCredentials('soak', password);
@@ -93,9 +121,8 @@ const started = Date.now();
 const perWriterIntervalMs = (1000 * WRITERS) / RATE;
 const writing = writers.map(async (c, w) => {
   for (let n = 0; running; n++) {
-    const due = started + n * perWriterIntervalMs + (w * perWriterIntervalMs) / WRITERS;
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const wait = started + n * perWriterIntervalMs + (w * perWriterIntervalMs) / WRITERS - Date.now();
+    if (wait > 0) await sleep(wait);
     try {
       await c.appendToStream(`soak-${w}`, es.expectedVersion.any, [
         es.createJsonEventData(crypto.randomUUID(), { w, n }, null, 'SoakTick'),
@@ -106,41 +133,83 @@ const writing = writers.map(async (c, w) => {
     }
   }
 });
+social.start();
 
-const warmup = Math.min(60, SECONDS / 10) * 1000;
-await new Promise((r) => setTimeout(r, warmup));
-const rssAfterWarmup = rss();
-let peak = rssAfterWarmup;
-const sampler = setInterval(() => (peak = Math.max(peak, rss())), 5000);
-await new Promise((r) => setTimeout(r, SECONDS * 1000 - warmup));
-running = false;
-await Promise.all(writing);
-await new Promise((r) => setTimeout(r, 3000)); // let the last deliveries arrive
+interface Sample {
+  minute: number;
+  rssMB: number;
+  cpuSeconds: number;
+  events: number;
+  posts: number;
+  creates: number;
+}
+const samples: Sample[] = [];
+const sample = () => {
+  const s = {
+    minute: Math.round(((Date.now() - started) / 60_000) * 10) / 10,
+    rssMB: Math.round(rss() / 1e5) / 10,
+    cpuSeconds: Math.round(server.cpuSeconds()),
+    events: written,
+    posts: social.posted().local,
+    creates: social.posted().remote,
+  };
+  samples.push(s);
+  console.log(`soak ${JSON.stringify(s)}`);
+};
+sample();
+const sampler = setInterval(sample, SAMPLE_MS);
+await sleep(MINUTES * 60_000);
 clearInterval(sampler);
-const rssEnd = rss();
+sample(); // the last one under load
+running = false;
+await Promise.all([...writing, social.stop()]);
 
+// The last deliveries arrive (a deadline only to fail instead of waiting for ever).
+const everyEventArrived = () =>
+  tcpReceived.every((n) => n === written) && wsReceived.every((n) => n === written) && social.complete();
+const deadline = Date.now() + 60_000;
+while (!everyEventArrived() && Date.now() < deadline) await sleep(200);
+
+const warm = samples.filter((s) => s.minute >= WARMUP_MINUTES)[0] ?? samples[samples.length - 1];
+const end = samples[samples.length - 1];
+const growthPercent = Math.round(((end.rssMB - warm.rssMB) / warm.rssMB) * 1000) / 10;
 const tcpComplete = tcpReceived.filter((n) => n === written).length;
 const wsComplete = wsReceived.filter((n) => n === written).length;
-const figures = {
-  seconds: SECONDS,
-  tcpClients: WRITERS + SUBSCRIBERS,
-  webSockets: SOCKETS,
-  eventsWritten: written,
-  deliveries: tcpReceived.reduce((a, b) => a + b, 0) + wsReceived.reduce((a, b) => a + b, 0),
-  tcpSubscribersWithEveryEvent: `${tcpComplete}/${SUBSCRIBERS}`,
-  webSocketsWithEveryEvent: `${wsComplete}/${SOCKETS}`,
-  errors,
-  serverRssAfterWarmupMB: Math.round(rssAfterWarmup / 1e6),
-  serverRssPeakMB: Math.round(peak / 1e6),
-  serverRssEndMB: Math.round(rssEnd / 1e6),
-  memoryGrowthPercent: Math.round(((rssEnd - rssAfterWarmup) / rssAfterWarmup) * 1000) / 10,
-};
-console.log(JSON.stringify(figures, null, 2));
+const missingEvents = (counts: number[]) => counts.reduce((sum, n) => sum + Math.max(0, written - n), 0);
+const socialMissing = social.missing();
+const allErrors = errors + social.errors();
+
+console.log(
+  `\nsoak: ${MINUTES} min on ${os.cpus().length} cores (load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')})`,
+);
+console.table(samples);
+console.log(
+  `server RSS ${warm.rssMB} MB after the ${WARMUP_MINUTES}-min warm-up (minute ${warm.minute}) → ${end.rssMB} MB at the end: ` +
+    `${growthPercent}% (bound ${MAX_GROWTH_PERCENT}%); peak ${Math.max(...samples.map((s) => s.rssMB))} MB`,
+);
+console.log(
+  `event log: ${written} events; TCP subscribers with every one ${tcpComplete}/${SUBSCRIBERS} (missing ${missingEvents(tcpReceived)}), ` +
+    `UI WebSockets ${wsComplete}/${SOCKETS} (missing ${missingEvents(wsReceived)})`,
+);
+console.log(`social: ${end.posts} posts, ${end.creates} remote Creates taken (202); per group of streaming sockets:`);
+console.table(socialMissing);
+console.log(`errors (failed or refused requests, dropped connections): ${allErrors}`);
 // Judged before closing: closing fires every client's dropped handler.
-const ok = errors === 0 && tcpComplete === SUBSCRIBERS && wsComplete === SOCKETS && figures.memoryGrowthPercent < 10;
+const ok =
+  allErrors === 0 &&
+  tcpComplete === SUBSCRIBERS &&
+  wsComplete === SOCKETS &&
+  social.complete() &&
+  growthPercent < MAX_GROWTH_PERCENT;
+social.close();
 for (const ws of sockets) ws.terminate();
 for (const c of [...subscribers, ...writers]) c.close();
 await server.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
-console.log(ok ? 'soak passed: no error, every event delivered, memory growth under 10%' : 'SOAK FAILED');
+console.log(
+  ok ? `soak passed: no error, every event delivered, memory growth under ${MAX_GROWTH_PERCENT}%` : 'SOAK FAILED',
+);
 process.exit(ok ? 0 : 1);

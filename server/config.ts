@@ -49,6 +49,11 @@ export interface HomeportConfig {
    * addresses, as the multi-process tests' servers live in a network namespace of their own.
    */
   federationAllowPrivateAddress: boolean;
+  /**
+   * Benchmarks only (HOMEPORT_BENCH_NO_RATE_LIMIT=1): false turns off the social API's general and per-action
+   * rate limits, so a load test may post faster than one person is allowed to.
+   */
+  socialRateLimits: boolean;
 }
 
 /** `wss://host[:port]` (or https://) → its ws/wss origin; throws with what is wrong otherwise. */
@@ -126,6 +131,7 @@ export function resolveConfig(partial: Partial<HomeportConfig> & { dataDir: stri
     publicUrl: partial.publicUrl ? parsePublicUrl(partial.publicUrl).origin : null,
     streamingUrl: partial.streamingUrl ? parseStreamingUrl(partial.streamingUrl) : null,
     federationAllowPrivateAddress: partial.federationAllowPrivateAddress ?? false,
+    socialRateLimits: partial.socialRateLimits ?? true,
     dataDir: path.resolve(partial.dataDir),
   };
 }

@@ -139,6 +139,7 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       secure: config.publicUrl?.startsWith('https:') ?? false,
       streamingUrl: config.streamingUrl,
       ...(config.federationAllowPrivateAddress ? { federation: { allowPrivateAddress: true } } : {}),
+      generalRateLimit: config.socialRateLimits,
     });
     cleanups.push(() => social.close());
 
@@ -328,6 +329,8 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     }
     if (config.federationAllowPrivateAddress)
       logger.warn('HOMEPORT_TEST_PRIVATE_NETWORK is set: federation reaches private addresses (for tests only)');
+    if (!config.socialRateLimits)
+      logger.warn('HOMEPORT_BENCH_NO_RATE_LIMIT is set: the social API has no rate limits (for benchmarks only)');
     if (tightened > 0)
       logger.warn(
         { dataDir: config.dataDir, entries: tightened },

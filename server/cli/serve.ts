@@ -164,6 +164,8 @@ export const serveCommand: CliCommand = {
         streamingUrl: v['streaming-url'],
         // Only the multi-process federation tests set this; it is not a command-line option.
         federationAllowPrivateAddress: process.env.HOMEPORT_TEST_PRIVATE_NETWORK === '1',
+        // Only the soak benchmark sets this (two accounts posting 20/s); nor is it a command-line option.
+        socialRateLimits: process.env.HOMEPORT_BENCH_NO_RATE_LIMIT !== '1',
         logLevel: level,
         trustProxy:
           ctx.values['trust-proxy'] === true ||

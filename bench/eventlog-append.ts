@@ -17,10 +17,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../server/db/index.ts';
 import { eventlogMigrations } from '../server/eventlog/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { ServeProcess } from '../server/testing/serve-process.ts';
 import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -39,6 +40,10 @@ interface Row {
   eventsPerSec: number;
   p50?: number;
   p99?: number;
+  /** The server process's CPU time per appended event in the measured window, µs. */
+  serverCpuUs?: number;
+  /** SQLite's own CPU per row, inserting the same rows at the server's commit size in a bare loop, µs. */
+  sqliteCpuUs?: number;
   note?: string;
 }
 
@@ -84,6 +89,60 @@ function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
     for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
     return totalRows / ((performance.now() - started) / 1000);
   });
+}
+
+/**
+ * SQLite's own CPU time per row (this process, user + system, fsyncs included) when every commit holds
+ * `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
+ * single-event appends: per row an event insert and its stream's head update. µs per row.
+ */
+function sqliteCpuPerRow(rowsPerCommit: number, totalRows: number, streams: number): number {
+  return withCeilingDatabase((db, _insert, now) => {
+    const insertStream = db.prepare(
+      'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (?, ?, -1, ?, ?)',
+    );
+    db.transaction(() => {
+      for (let k = 2; k < streams + 2; k++) insertStream.run(k, `ceiling-${k}`, now, now);
+    })();
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    const bump = db.prepare(
+      'UPDATE streams SET last_event_number = ?, event_count = event_count + 1, updated_at = ? WHERE stream_key = ?',
+    );
+    const commit = db.transaction((from: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const n = from + i;
+        const stream = 2 + (n % streams);
+        const number = Math.floor(n / streams);
+        insert.run(n + 1, n + 1, stream, number, ids[n], 'BenchEvent', DATA, METADATA, now);
+        bump.run(number, now, stream);
+      }
+    });
+    const ids = Array.from({ length: totalRows }, () => crypto.randomBytes(16)); // made outside the measure
+    const before = process.cpuUsage();
+    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / totalRows;
+  });
+}
+
+/**
+ * How many events the server committed between two wall-clock times and in how many commits: every event of
+ * a commit carries the commit's clock (`created`), so distinct values count commits; two commits within the
+ * same millisecond count as one (the commit size comes out at most that much too big).
+ */
+function serverCommits(dataDir: string, from: number, to: number): { events: number; commits: number } {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    return db
+      .prepare(
+        'SELECT COUNT(*) AS events, COUNT(DISTINCT created) AS commits FROM events WHERE created >= ? AND created < ?',
+      )
+      .get(from, to) as { events: number; commits: number };
+  } finally {
+    db.close();
+  }
 }
 
 function sqliteReadCeiling(totalRows: number): number {
@@ -140,7 +199,8 @@ async function appendScenario(
   connections: number,
   batchSize: number,
   inFlightPerConnection: number,
-): Promise<Row> {
+  server?: ServeProcess,
+): Promise<Row & { commitSize?: number }> {
   const conns = await Promise.all(Array.from({ length: connections }, (_, i) => connect(port, `bench-${i}`)));
   const latencies: number[] = [];
   let events = 0;
@@ -162,14 +222,21 @@ async function appendScenario(
   latencies.length = 0;
   events = 0;
   const started = performance.now();
+  const startedAt = Date.now();
+  const cpuBefore = server?.cpuSeconds();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const measured = events;
+  const cpuUsed = server ? server.cpuSeconds() - cpuBefore! : NaN;
+  const endedAt = Date.now();
   const elapsed = (performance.now() - started) / 1000;
   const sorted = latencies.slice().sort((a, b) => a - b);
   stop = true;
   await Promise.all(run);
   for (const c of conns) c.close();
+  const committed = server ? serverCommits(server.dataDir, startedAt, endedAt) : null;
   return {
+    serverCpuUs: (cpuUsed / measured) * 1e6,
+    commitSize: committed ? committed.events / committed.commits : undefined,
     scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
     eventsPerSec: measured / elapsed,
     p50: percentile(sorted, 50),
@@ -235,17 +302,20 @@ function formatRate(n: number): string {
 }
 
 function printTable(rows: Row[]): void {
-  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'note'];
+  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'server CPU µs/ev', 'SQLite CPU µs/row', 'note'];
+  const micros = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(1));
   const cells = rows.map((r) => [
     r.scenario,
     formatRate(r.eventsPerSec),
     r.p50 === undefined ? '' : r.p50.toFixed(2),
     r.p99 === undefined ? '' : r.p99.toFixed(2),
+    micros(r.serverCpuUs),
+    micros(r.sqliteCpuUs),
     r.note ?? '',
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) =>
-    c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+    c.map((v, i) => (i === 0 || i === headers.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   console.log(line(headers));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
@@ -292,7 +362,12 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const [i, [connections, batchSize, inFlight]] of scenarios.entries()) {
-      const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight);
+      const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight, server);
+      if (row.commitSize !== undefined && batchSize === 1) {
+        // The bare loop, now: the same machine load as the server just had.
+        const perCommit = Math.max(1, Math.round(row.commitSize));
+        row.sqliteCpuUs = sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), connections * inFlight);
+      }
       const notes = [
         share(
           row.eventsPerSec,
@@ -301,6 +376,11 @@ async function main(): Promise<void> {
         ),
       ];
       if (clientLimits[i]) notes.push(share(row.eventsPerSec, clientLimits[i].eventsPerSec, 'client limit'));
+      if (row.sqliteCpuUs !== undefined)
+        notes.push(
+          `server CPU ${(row.serverCpuUs! / row.sqliteCpuUs).toFixed(1)}× SQLite's at ${Math.round(row.commitSize!)} rows/commit`,
+        );
+      else if (row.commitSize !== undefined) notes.push(`${Math.round(row.commitSize)} events/commit`);
       row.note = notes.filter(Boolean).join(', ');
       rows.push(row);
     }

@@ -145,7 +145,8 @@ function serverCommits(dataDir: string, from: number, to: number): { events: num
   }
 }
 
-function sqliteReadCeiling(totalRows: number): number {
+/** Rows per second and CPU µs per row selecting a stream in 1,000-row pages. */
+function sqliteReadCeiling(totalRows: number): { perSecond: number; cpuUs: number } {
   return withCeilingDatabase((db, insert, now) => {
     db.transaction(() => {
       for (let n = 0; n < totalRows; n++)
@@ -155,9 +156,11 @@ function sqliteReadCeiling(totalRows: number): number {
       'SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000',
     );
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     let read = 0;
     for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
-    return read / ((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    return { perSecond: read / ((performance.now() - started) / 1000), cpuUs: (cpu.user + cpu.system) / read };
   });
 }
 
@@ -253,18 +256,35 @@ async function seedStream(port: number, stream: string, count: number): Promise<
   conn.close();
 }
 
+/**
+ * Waits until the server has caught up with what the seed started (system projections index the new events),
+ * so the read rows' CPU is the reads' own: under 5% of a core over a quarter second, or 60 s at most.
+ */
+async function settled(server: ServeProcess): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    const before = server.cpuSeconds();
+    await new Promise((r) => setTimeout(r, 250));
+    if (server.cpuSeconds() - before < 0.0125) return;
+  }
+}
+
 async function readScenario(
   port: number,
   label: string,
   readers: number,
   read: (conn: Awaited<ReturnType<typeof connect>>, reader: number) => Promise<number>,
+  server?: ServeProcess,
 ): Promise<Row> {
   const conns = await Promise.all(Array.from({ length: readers }, (_, i) => connect(port, `reader-${i}`)));
   const started = performance.now();
+  const cpuBefore = server?.cpuSeconds();
   const counts = await Promise.all(conns.map((c, i) => read(c, i)));
+  const cpuUsed = server ? server.cpuSeconds() - cpuBefore! : NaN;
   const elapsed = (performance.now() - started) / 1000;
   for (const c of conns) c.close();
-  return { scenario: label, eventsPerSec: counts.reduce((a, b) => a + b, 0) / elapsed };
+  const events = counts.reduce((a, b) => a + b, 0);
+  return { scenario: label, eventsPerSec: events / elapsed, serverCpuUs: (cpuUsed / events) * 1e6 };
 }
 
 async function readStreamAll(
@@ -329,7 +349,8 @@ async function main(): Promise<void> {
   const ceilings = wanted('ceiling');
   const ceiling100 = ceilings ? sqliteCeiling(100, 50_000) : NaN;
   const ceilingBig = ceilings ? sqliteCeiling(5000, 100_000) : NaN;
-  const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
+  const readCeiling = ceilings ? sqliteReadCeiling(100_000) : { perSecond: NaN, cpuUs: NaN };
+  const ceilingRead = readCeiling.perSecond;
   const share = (rate: number, ceiling: number, what: string) =>
     Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`;
 
@@ -388,15 +409,28 @@ async function main(): Promise<void> {
     if (wanted('reads')) {
       const readStream = 'bench-read';
       await seedStream(server.tcpPort, readStream, 50_000);
+      await settled(server);
       const reads = [
-        await readScenario(server.tcpPort, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
-          readStreamAll(c, readStream, true, 1000),
+        await readScenario(
+          server.tcpPort,
+          'read stream forward, 4 readers, 1000/page',
+          4,
+          (c) => readStreamAll(c, readStream, true, 1000),
+          server,
         ),
-        await readScenario(server.tcpPort, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
-          readStreamAll(c, readStream, false, 1000),
+        await readScenario(
+          server.tcpPort,
+          'read stream backward, 4 readers, 1000/page',
+          4,
+          (c) => readStreamAll(c, readStream, false, 1000),
+          server,
         ),
-        await readScenario(server.tcpPort, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
-          readAllLog(c, 1000, 100_000),
+        await readScenario(
+          server.tcpPort,
+          'read $all forward, 4 readers, 1000/page',
+          4,
+          (c) => readAllLog(c, 1000, 100_000),
+          server,
         ),
       ];
       if (wanted('client')) {
@@ -429,6 +463,11 @@ async function main(): Promise<void> {
           proxy.child.kill('SIGTERM');
         }
       } else for (const r of reads) r.note = share(r.eventsPerSec, ceilingRead, 'read ceiling');
+      for (const r of reads)
+        if (!Number.isNaN(readCeiling.cpuUs))
+          r.note = [r.note, `server CPU ${(r.serverCpuUs! / readCeiling.cpuUs).toFixed(1)}× SQLite's select`]
+            .filter(Boolean)
+            .join(', ');
       rows.push(...reads);
     }
   } finally {
@@ -439,7 +478,11 @@ async function main(): Promise<void> {
   if (ceilings) {
     rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
     rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });
-    rows.push({ scenario: 'ceiling: SQLite select by stream, 1000-row pages', eventsPerSec: ceilingRead });
+    rows.push({
+      scenario: 'ceiling: SQLite select by stream, 1000-row pages',
+      eventsPerSec: ceilingRead,
+      sqliteCpuUs: readCeiling.cpuUs,
+    });
   }
   printTable(rows);
 }

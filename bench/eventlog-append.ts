@@ -17,10 +17,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../server/db/index.ts';
 import { eventlogMigrations } from '../server/eventlog/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { ServeProcess } from '../server/testing/serve-process.ts';
 import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -39,6 +40,10 @@ interface Row {
   eventsPerSec: number;
   p50?: number;
   p99?: number;
+  /** The server process's CPU time per appended event in the measured window, µs. */
+  serverCpuUs?: number;
+  /** SQLite's own CPU per row, inserting the same rows at the server's commit size in a bare loop, µs. */
+  sqliteCpuUs?: number;
   note?: string;
 }
 
@@ -86,7 +91,62 @@ function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
   });
 }
 
-function sqliteReadCeiling(totalRows: number): number {
+/**
+ * SQLite's own CPU time per row (this process, user + system, fsyncs included) when every commit holds
+ * `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
+ * single-event appends: per row an event insert and its stream's head update. µs per row.
+ */
+function sqliteCpuPerRow(rowsPerCommit: number, totalRows: number, streams: number): number {
+  return withCeilingDatabase((db, _insert, now) => {
+    const insertStream = db.prepare(
+      'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (?, ?, -1, ?, ?)',
+    );
+    db.transaction(() => {
+      for (let k = 2; k < streams + 2; k++) insertStream.run(k, `ceiling-${k}`, now, now);
+    })();
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    const bump = db.prepare(
+      'UPDATE streams SET last_event_number = ?, event_count = event_count + 1, updated_at = ? WHERE stream_key = ?',
+    );
+    const commit = db.transaction((from: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const n = from + i;
+        const stream = 2 + (n % streams);
+        const number = Math.floor(n / streams);
+        insert.run(n + 1, n + 1, stream, number, ids[n], 'BenchEvent', DATA, METADATA, now);
+        bump.run(number, now, stream);
+      }
+    });
+    const ids = Array.from({ length: totalRows }, () => crypto.randomBytes(16)); // made outside the measure
+    const before = process.cpuUsage();
+    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / totalRows;
+  });
+}
+
+/**
+ * How many events the server committed between two wall-clock times and in how many commits: every event of
+ * a commit carries the commit's clock (`created`), so distinct values count commits; two commits within the
+ * same millisecond count as one (the commit size comes out at most that much too big).
+ */
+function serverCommits(dataDir: string, from: number, to: number): { events: number; commits: number } {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    return db
+      .prepare(
+        'SELECT COUNT(*) AS events, COUNT(DISTINCT created) AS commits FROM events WHERE created >= ? AND created < ?',
+      )
+      .get(from, to) as { events: number; commits: number };
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows per second and CPU µs per row selecting a stream in 1,000-row pages. */
+function sqliteReadCeiling(totalRows: number): { perSecond: number; cpuUs: number } {
   return withCeilingDatabase((db, insert, now) => {
     db.transaction(() => {
       for (let n = 0; n < totalRows; n++)
@@ -96,9 +156,11 @@ function sqliteReadCeiling(totalRows: number): number {
       'SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000',
     );
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     let read = 0;
     for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
-    return read / ((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpuBefore);
+    return { perSecond: read / ((performance.now() - started) / 1000), cpuUs: (cpu.user + cpu.system) / read };
   });
 }
 
@@ -140,7 +202,8 @@ async function appendScenario(
   connections: number,
   batchSize: number,
   inFlightPerConnection: number,
-): Promise<Row> {
+  server?: ServeProcess,
+): Promise<Row & { commitSize?: number }> {
   const conns = await Promise.all(Array.from({ length: connections }, (_, i) => connect(port, `bench-${i}`)));
   const latencies: number[] = [];
   let events = 0;
@@ -162,14 +225,21 @@ async function appendScenario(
   latencies.length = 0;
   events = 0;
   const started = performance.now();
+  const startedAt = Date.now();
+  const cpuBefore = server?.cpuSeconds();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const measured = events;
+  const cpuUsed = server ? server.cpuSeconds() - cpuBefore! : NaN;
+  const endedAt = Date.now();
   const elapsed = (performance.now() - started) / 1000;
   const sorted = latencies.slice().sort((a, b) => a - b);
   stop = true;
   await Promise.all(run);
   for (const c of conns) c.close();
+  const committed = server ? serverCommits(server.dataDir, startedAt, endedAt) : null;
   return {
+    serverCpuUs: (cpuUsed / measured) * 1e6,
+    commitSize: committed ? committed.events / committed.commits : undefined,
     scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
     eventsPerSec: measured / elapsed,
     p50: percentile(sorted, 50),
@@ -186,18 +256,35 @@ async function seedStream(port: number, stream: string, count: number): Promise<
   conn.close();
 }
 
+/**
+ * Waits until the server has caught up with what the seed started (system projections index the new events),
+ * so the read rows' CPU is the reads' own: under 5% of a core over a quarter second, or 60 s at most.
+ */
+async function settled(server: ServeProcess): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    const before = server.cpuSeconds();
+    await new Promise((r) => setTimeout(r, 250));
+    if (server.cpuSeconds() - before < 0.0125) return;
+  }
+}
+
 async function readScenario(
   port: number,
   label: string,
   readers: number,
   read: (conn: Awaited<ReturnType<typeof connect>>, reader: number) => Promise<number>,
+  server?: ServeProcess,
 ): Promise<Row> {
   const conns = await Promise.all(Array.from({ length: readers }, (_, i) => connect(port, `reader-${i}`)));
   const started = performance.now();
+  const cpuBefore = server?.cpuSeconds();
   const counts = await Promise.all(conns.map((c, i) => read(c, i)));
+  const cpuUsed = server ? server.cpuSeconds() - cpuBefore! : NaN;
   const elapsed = (performance.now() - started) / 1000;
   for (const c of conns) c.close();
-  return { scenario: label, eventsPerSec: counts.reduce((a, b) => a + b, 0) / elapsed };
+  const events = counts.reduce((a, b) => a + b, 0);
+  return { scenario: label, eventsPerSec: events / elapsed, serverCpuUs: (cpuUsed / events) * 1e6 };
 }
 
 async function readStreamAll(
@@ -235,17 +322,20 @@ function formatRate(n: number): string {
 }
 
 function printTable(rows: Row[]): void {
-  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'note'];
+  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'server CPU µs/ev', 'SQLite CPU µs/row', 'note'];
+  const micros = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(1));
   const cells = rows.map((r) => [
     r.scenario,
     formatRate(r.eventsPerSec),
     r.p50 === undefined ? '' : r.p50.toFixed(2),
     r.p99 === undefined ? '' : r.p99.toFixed(2),
+    micros(r.serverCpuUs),
+    micros(r.sqliteCpuUs),
     r.note ?? '',
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) =>
-    c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+    c.map((v, i) => (i === 0 || i === headers.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   console.log(line(headers));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
@@ -259,7 +349,8 @@ async function main(): Promise<void> {
   const ceilings = wanted('ceiling');
   const ceiling100 = ceilings ? sqliteCeiling(100, 50_000) : NaN;
   const ceilingBig = ceilings ? sqliteCeiling(5000, 100_000) : NaN;
-  const ceilingRead = ceilings ? sqliteReadCeiling(100_000) : NaN;
+  const readCeiling = ceilings ? sqliteReadCeiling(100_000) : { perSecond: NaN, cpuUs: NaN };
+  const ceilingRead = readCeiling.perSecond;
   const share = (rate: number, ceiling: number, what: string) =>
     Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`;
 
@@ -292,7 +383,12 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const [i, [connections, batchSize, inFlight]] of scenarios.entries()) {
-      const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight);
+      const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight, server);
+      if (row.commitSize !== undefined && batchSize === 1) {
+        // The bare loop, now: the same machine load as the server just had.
+        const perCommit = Math.max(1, Math.round(row.commitSize));
+        row.sqliteCpuUs = sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), connections * inFlight);
+      }
       const notes = [
         share(
           row.eventsPerSec,
@@ -301,6 +397,11 @@ async function main(): Promise<void> {
         ),
       ];
       if (clientLimits[i]) notes.push(share(row.eventsPerSec, clientLimits[i].eventsPerSec, 'client limit'));
+      if (row.sqliteCpuUs !== undefined)
+        notes.push(
+          `server CPU ${(row.serverCpuUs! / row.sqliteCpuUs).toFixed(1)}× SQLite's at ${Math.round(row.commitSize!)} rows/commit`,
+        );
+      else if (row.commitSize !== undefined) notes.push(`${Math.round(row.commitSize)} events/commit`);
       row.note = notes.filter(Boolean).join(', ');
       rows.push(row);
     }
@@ -308,15 +409,28 @@ async function main(): Promise<void> {
     if (wanted('reads')) {
       const readStream = 'bench-read';
       await seedStream(server.tcpPort, readStream, 50_000);
+      await settled(server);
       const reads = [
-        await readScenario(server.tcpPort, 'read stream forward, 4 readers, 1000/page', 4, (c) =>
-          readStreamAll(c, readStream, true, 1000),
+        await readScenario(
+          server.tcpPort,
+          'read stream forward, 4 readers, 1000/page',
+          4,
+          (c) => readStreamAll(c, readStream, true, 1000),
+          server,
         ),
-        await readScenario(server.tcpPort, 'read stream backward, 4 readers, 1000/page', 4, (c) =>
-          readStreamAll(c, readStream, false, 1000),
+        await readScenario(
+          server.tcpPort,
+          'read stream backward, 4 readers, 1000/page',
+          4,
+          (c) => readStreamAll(c, readStream, false, 1000),
+          server,
         ),
-        await readScenario(server.tcpPort, 'read $all forward, 4 readers, 1000/page', 4, (c) =>
-          readAllLog(c, 1000, 100_000),
+        await readScenario(
+          server.tcpPort,
+          'read $all forward, 4 readers, 1000/page',
+          4,
+          (c) => readAllLog(c, 1000, 100_000),
+          server,
         ),
       ];
       if (wanted('client')) {
@@ -349,6 +463,11 @@ async function main(): Promise<void> {
           proxy.child.kill('SIGTERM');
         }
       } else for (const r of reads) r.note = share(r.eventsPerSec, ceilingRead, 'read ceiling');
+      for (const r of reads)
+        if (!Number.isNaN(readCeiling.cpuUs))
+          r.note = [r.note, `server CPU ${(r.serverCpuUs! / readCeiling.cpuUs).toFixed(1)}× SQLite's select`]
+            .filter(Boolean)
+            .join(', ');
       rows.push(...reads);
     }
   } finally {
@@ -359,7 +478,11 @@ async function main(): Promise<void> {
   if (ceilings) {
     rows.push({ scenario: 'ceiling: SQLite insert, 100 rows per commit (FULL)', eventsPerSec: ceiling100 });
     rows.push({ scenario: 'ceiling: SQLite insert, 5000 rows per commit (FULL)', eventsPerSec: ceilingBig });
-    rows.push({ scenario: 'ceiling: SQLite select by stream, 1000-row pages', eventsPerSec: ceilingRead });
+    rows.push({
+      scenario: 'ceiling: SQLite select by stream, 1000-row pages',
+      eventsPerSec: ceilingRead,
+      sqliteCpuUs: readCeiling.cpuUs,
+    });
   }
   printTable(rows);
 }

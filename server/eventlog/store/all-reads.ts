@@ -80,7 +80,18 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
   /** Turns a row into a reply entry; false once the byte budget is reached (the row is left out). */
   const take = (row: AllEventRow): boolean | 'denied' => {
     const record = toRecorded(row, row.stream_id);
-    const entry = resolveLinkTos ? resolveLink(ctx, record, caller) : { event: record };
+    if (!resolveLinkTos) {
+      // The common case builds the reply entry once (no intermediate object to copy from).
+      const entry: ResolvedEvent = {
+        event: record,
+        commitPosition: row.commit_position,
+        preparePosition: row.position,
+      };
+      if (!budget.admit(entry)) return false;
+      events.push(entry);
+      return true;
+    }
+    const entry = resolveLink(ctx, record, caller);
     if (entry === 'denied') return 'denied';
     if (!budget.admit(entry)) return false;
     events.push({ ...entry, commitPosition: row.commit_position, preparePosition: row.position });

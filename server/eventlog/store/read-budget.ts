@@ -2,16 +2,17 @@
  * Bounds on what one read materializes: a reply is cut, while it is built, once its entries reach a byte
  * budget (the caller pages on from the next event number or position, as with any short page).
  */
-import type { ResolvedIndexedEvent } from './types.ts';
+import type { RecordedEvent, ResolvedIndexedEvent } from './types.ts';
 
 /** The estimated encoded size of one read entry: its event and its link, with every field's framing. */
 export function entryBytes(entry: ResolvedIndexedEvent): number {
-  let size = 16;
-  for (const r of [entry.event, entry.link]) {
-    if (r)
-      size += 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0);
-  }
-  return size;
+  return 16 + recordBytes(entry.event) + recordBytes(entry.link);
+}
+
+function recordBytes(r: RecordedEvent | undefined): number {
+  return r
+    ? 96 + r.streamId.length * 3 + r.eventType.length * 3 + (r.data?.length ?? 0) + (r.metadata?.length ?? 0)
+    : 0;
 }
 
 /** Counts a reply's entries against its byte budget as they are added. */

@@ -2,13 +2,14 @@
 import type { Database } from '../../db/index.ts';
 import { EventFlags } from './migrations.ts';
 import type { RecordedEvent } from './types.ts';
-import { bytesToUuid } from './uuid.ts';
+import { hexToUuid } from './uuid.ts';
 
 export interface EventRow {
   position: number;
   commit_position: number;
   event_number: number;
-  event_id: Buffer;
+  /** The event id's 16 bytes as lower-case hex, made by SQLite: a string costs the reader less than a Buffer. */
+  event_id_hex: string;
   event_type: string;
   flags: number;
   data: Buffer;
@@ -44,9 +45,10 @@ export interface TransactionRow {
   commit_position: number | null;
 }
 
-const EVENT_COLUMNS = 'position, commit_position, event_number, event_id, event_type, flags, data, metadata, created';
+const EVENT_COLUMNS =
+  'position, commit_position, event_number, lower(hex(event_id)) AS event_id_hex, event_type, flags, data, metadata, created';
 const ALL_COLUMNS =
-  'e.position, e.commit_position, e.event_number, e.event_id, e.event_type, e.flags, e.data, e.metadata, e.created, s.stream_id';
+  'e.position, e.commit_position, e.event_number, lower(hex(e.event_id)) AS event_id_hex, e.event_type, e.flags, e.data, e.metadata, e.created, s.stream_id';
 
 /** Connection settings for eventlog.db on top of openDatabase's WAL + synchronous=FULL. */
 export function tuneEventLogConnection(db: Database): void {
@@ -149,8 +151,7 @@ export function toRecorded(row: EventRow, streamId: string): RecordedEvent {
   return {
     streamId,
     eventNumber: row.event_number,
-    eventId: bytesToUuid(row.event_id),
-    eventIdBytes: row.event_id,
+    eventId: hexToUuid(row.event_id_hex),
     eventType: row.event_type,
     isJson: (row.flags & EventFlags.IsJson) !== 0,
     data: row.data,

@@ -11,6 +11,10 @@ export function uuidToBytes(id: string): Buffer {
 
 /** 16 stored bytes back to lower-case canonical UUID text. */
 export function bytesToUuid(bytes: Uint8Array): string {
-  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  return hexToUuid(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex'));
+}
+
+/** 32 lower-case hex digits to canonical UUID text. */
+export function hexToUuid(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

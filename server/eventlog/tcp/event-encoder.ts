@@ -15,7 +15,7 @@ import {
   type ResolvedIndexedEvent,
 } from '../store/index.ts';
 import { dotNetBinaryDate } from './codec.ts';
-import { guidStringToBytes } from './guid.ts';
+import { writeGuidString } from './guid.ts';
 
 const TWO_POW_32 = 4294967296;
 const CONTENT_TYPE_JSON = 1;
@@ -118,6 +118,13 @@ class Out {
     for (let i = 0; i < 16; i++) this.buf[this.pos + WIRE_INDEX[i]] = textOrder[i];
     this.pos += 16;
   }
+  /** A GUID field from its canonical text (reads give the id as text: no bytes object per event). */
+  guidText(tag: number, text: string): void {
+    this.byte(tag);
+    this.byte(16);
+    writeGuidString(text, this.buf, this.pos);
+    this.pos += 16;
+  }
   string(tag: number, text: string, byteLength: number): void {
     this.byte(tag);
     this.varint32(byteLength);
@@ -191,7 +198,7 @@ function writeRecord(out: Out, tag: number, r: RecordedEvent, size: number): voi
   out.string(0x0a, r.streamId, utf8Length(r.streamId, 0));
   out.int64(0x10, r.eventNumber);
   if (r.eventIdBytes?.byteLength === 16) out.guid(0x1a, r.eventIdBytes);
-  else out.bytes(0x1a, guidStringToBytes(r.eventId));
+  else out.guidText(0x1a, r.eventId);
   out.string(0x22, r.eventType, utf8Length(r.eventType, 1));
   out.byte(0x28);
   out.byte(contentType);

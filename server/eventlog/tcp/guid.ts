@@ -57,15 +57,20 @@ function hexDigit(text: string, index: number): number {
 
 /** .NET byte order of a canonical GUID text (with dashes). */
 export function guidStringToBytes(text: string): Buffer {
+  const out = Buffer.allocUnsafe(GUID_BYTES);
+  writeGuidString(text, out, 0);
+  return out;
+}
+
+/** Writes a canonical GUID text's 16 bytes in .NET order into `target` at `offset` (the read path: no copy). */
+export function writeGuidString(text: string, target: Uint8Array, offset: number): void {
   if (text.length !== 36 || text[8] !== '-' || text[13] !== '-' || text[18] !== '-' || text[23] !== '-') {
     throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
   }
-  const out = Buffer.allocUnsafe(GUID_BYTES);
   for (let i = 0; i < GUID_BYTES; i++) {
     const at = PAIR_OFFSETS[i];
-    out[TEXT_ORDER[i]] = (hexDigit(text, at) << 4) | hexDigit(text, at + 1);
+    target[offset + TEXT_ORDER[i]] = (hexDigit(text, at) << 4) | hexDigit(text, at + 1);
   }
-  return out;
 }
 
 /** A fresh random correlation id (for packages the server starts, e.g. heartbeat requests). */

@@ -25,18 +25,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { TcpCommand, decodeMessage, encodeMessage, guidStringToBytes } from '../server/eventlog/index.ts';
 import {
-  TcpCommand,
-  TcpFlags,
-  FrameReader,
-  decodeMessage,
-  encodeMessage,
-  encodeFrame,
-  parsePackage,
-  type TcpPackage,
-  guidStringToBytes,
-} from '../server/eventlog/index.ts';
-import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
+  CONSUMERS,
+  GROUP_EVENTS,
+  groupNodeClientConsumers,
+  groupWireConsumers,
+  PADDING,
+} from './eventlog-subscribe/persistent-group.ts';
+import { WireClient } from './eventlog-subscribe/wire-client.ts';
+import { percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
@@ -44,79 +42,8 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const RATE = Number(process.env.BENCH_RATE ?? 5_000);
 const LATENCY_SAMPLE = Number(process.env.BENCH_LATENCY_SUBSCRIBERS ?? 2);
-const GROUP_EVENTS = Number(process.env.BENCH_GROUP_EVENTS ?? 100_000);
-const CONSUMERS = 4;
-const ADMIN = { flags: TcpFlags.Authenticated, login: 'admin', password: 'changeit' };
-const PADDING = 'x'.repeat(200);
-/** node-eventstore-client's request queue, sized for the fill and the persistent-group comparison. */
-const CLIENT_LIMITS = { maxConcurrentItems: 20_000, maxQueueSize: 50_000 };
 
 const now = () => performance.timeOrigin + performance.now();
-
-// ---- a lean protocol client (frames and messages through the server's own codec) ----
-
-class WireClient {
-  readonly socket: net.Socket;
-  private readonly reader = new FrameReader();
-  private readonly waiting = new Map<string, (p: TcpPackage) => void>();
-  onPackage: (p: TcpPackage) => void = () => {};
-  /** When set, frames are only classified by their command byte (no package parsing) once subscribed. */
-  countOnly: ((command: number) => void) | null = null;
-  /** Called after each socket read has been fully processed. */
-  onReadDone: () => void = () => {};
-
-  private constructor(socket: net.Socket) {
-    this.socket = socket;
-    socket.on('data', (chunk: Buffer) => {
-      this.reader.push(chunk, (frame) => {
-        if (this.countOnly && frame[0] !== TcpCommand.HeartbeatRequestCommand && this.waiting.size === 0) {
-          this.countOnly(frame[0]);
-          return;
-        }
-        const pkg = parsePackage(frame);
-        if (pkg.command === TcpCommand.HeartbeatRequestCommand) {
-          this.socket.write(encodeFrame(TcpCommand.HeartbeatResponseCommand, pkg.correlationId, null));
-          return;
-        }
-        const key = pkg.correlationId.toString('hex');
-        const waiter = this.waiting.get(key);
-        if (waiter) {
-          this.waiting.delete(key);
-          waiter(pkg);
-        } else this.onPackage(pkg);
-      });
-      this.onReadDone();
-    });
-    socket.on('error', () => {});
-  }
-
-  static connect(port: number): Promise<WireClient> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host: '127.0.0.1', noDelay: true }, () => resolve(new WireClient(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  request(
-    command: number,
-    body: Uint8Array | null,
-    correlationId = crypto.randomBytes(16),
-    options: { flags?: number; login?: string; password?: string } = ADMIN,
-  ): Promise<TcpPackage> {
-    return new Promise((resolve) => {
-      this.waiting.set(correlationId.toString('hex'), resolve);
-      this.socket.write(encodeFrame(command, correlationId, body, options));
-    });
-  }
-
-  send(command: number, correlationId: Buffer, body: Uint8Array | null): void {
-    this.socket.write(encodeFrame(command, correlationId, body, ADMIN));
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 // ---- scenario 1: fan-out to volatile $all subscribers ----
 
@@ -365,139 +292,6 @@ async function fanOutCeiling(frameBytes: number): Promise<number> {
   for (const s of sockets) s.destroy();
   child.kill('SIGTERM');
   return (report.cpuSeconds * 1e6) / Math.max(1, report.frames);
-}
-
-// ---- scenario 2: one persistent group, four consumers ----
-
-async function fillStream(port: number, stream: string, count: number): Promise<void> {
-  const writer = await connectClient(port, 'bench-filler', CLIENT_LIMITS);
-  const batch = 500;
-  const inFlight: Promise<unknown>[] = [];
-  for (let n = 0; n < count; n += batch) {
-    const events = Array.from({ length: Math.min(batch, count - n) }, (_, i) =>
-      es.createEventData(
-        crypto.randomUUID(),
-        'BenchEvent',
-        true,
-        Buffer.from(JSON.stringify({ n: n + i, padding: PADDING })),
-        null,
-      ),
-    );
-    inFlight.push(writer.appendToStream(stream, es.expectedVersion.any, events));
-    if (inFlight.length >= 8) await inFlight.shift();
-  }
-  await Promise.all(inFlight);
-  writer.close();
-}
-
-async function createGroup(port: number, stream: string, group: string): Promise<void> {
-  const conn = await connectClient(port, 'bench-admin', CLIENT_LIMITS);
-  const settings = es.PersistentSubscriptionSettings.create();
-  settings.startFrom = 0;
-  settings.readBatchSize = 500;
-  settings.historyBufferSize = 2000;
-  settings.liveBufferSize = 2000;
-  await conn.createPersistentSubscription(stream, group, settings);
-  conn.close();
-}
-
-async function groupWireConsumers(port: number): Promise<{ acked: number; seconds: number }> {
-  const stream = `bench-group-${crypto.randomUUID().slice(0, 8)}`;
-  await fillStream(port, stream, GROUP_EVENTS);
-  await createGroup(port, stream, 'workers');
-  let acked = 0;
-  let started = 0;
-  let finished = 0;
-  const done = new Promise<void>((resolve) => {
-    void Promise.all(
-      Array.from({ length: CONSUMERS }, async (_, i) => {
-        const client = await WireClient.connect(port);
-        await client.request(
-          TcpCommand.IdentifyClient,
-          encodeMessage('IdentifyClient', { version: 1, connectionName: `bench-consumer-${i}` }),
-        );
-        const correlationId = crypto.randomBytes(16);
-        let subscriptionId = '';
-        let toAck: Uint8Array[] = [];
-        client.onPackage = (pkg) => {
-          if (pkg.command !== TcpCommand.PersistentSubscriptionStreamEventAppeared) return;
-          const m = decodeMessage<{ event: { event?: { eventId: Uint8Array }; link?: { eventId: Uint8Array } } }>(
-            'PersistentSubscriptionStreamEventAppeared',
-            pkg.body,
-          );
-          toAck.push((m.event.link ?? m.event.event)!.eventId);
-        };
-        client.onReadDone = () => {
-          if (toAck.length === 0) return;
-          client.send(
-            TcpCommand.PersistentSubscriptionAckEvents,
-            correlationId,
-            encodeMessage('PersistentSubscriptionAckEvents', { subscriptionId, processedEventIds: toAck }),
-          );
-          acked += toAck.length;
-          toAck = [];
-          if (acked >= GROUP_EVENTS && !finished) {
-            finished = performance.now();
-            resolve();
-          }
-        };
-        started ||= performance.now();
-        const confirmation = await client.request(
-          TcpCommand.ConnectToPersistentSubscription,
-          encodeMessage('ConnectToPersistentSubscription', {
-            subscriptionId: 'workers',
-            eventStreamId: stream,
-            allowedInFlightMessages: 500,
-          }),
-          correlationId,
-        );
-        subscriptionId = decodeMessage<{ subscriptionId: string }>(
-          'PersistentSubscriptionConfirmation',
-          confirmation.body,
-        ).subscriptionId;
-        await new Promise<void>((r) => {
-          const wait = () => (finished ? r() : setTimeout(wait, 20));
-          wait();
-        });
-        client.close();
-      }),
-    );
-  });
-  await done;
-  return { acked, seconds: (finished - started) / 1000 };
-}
-
-async function groupNodeClientConsumers(port: number, events: number): Promise<{ acked: number; seconds: number }> {
-  const stream = `bench-group-nec-${crypto.randomUUID().slice(0, 8)}`;
-  await fillStream(port, stream, events);
-  await createGroup(port, stream, 'workers');
-  const conns = await Promise.all(
-    Array.from({ length: CONSUMERS }, (_, i) => connectClient(port, `bench-nec-consumer-${i}`, CLIENT_LIMITS)),
-  );
-  let processed = 0;
-  const started = performance.now();
-  let finished = 0;
-  const subs = await new Promise<unknown[]>((resolve) => {
-    const list: Promise<unknown>[] = conns.map((c) =>
-      c.connectToPersistentSubscription(
-        stream,
-        'workers',
-        () => {
-          processed++;
-          if (processed === events) finished = performance.now();
-        },
-        undefined,
-        undefined,
-        500,
-        true,
-      ),
-    );
-    void Promise.all(list).then(resolve);
-  });
-  while (!finished) await new Promise((r) => setTimeout(r, 20));
-  for (const s of subs as { stop(): void }[]) s.stop();
-  for (const c of conns) c.close();
-  return { acked: processed, seconds: (finished - started) / 1000 };
 }
 
 // ---- main ----

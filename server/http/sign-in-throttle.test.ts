@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import es from 'node-eventstore-client';
 import { describe, expect, it } from 'vitest';
-import { connectClient } from '../eventlog/tcp/testing/client-suite.ts';
+import { connectClient } from '../eventlog/tcp/testing/client-connection.ts';
 import { useTestHomeport } from './testing/homeport.ts';
 
 /*

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { jsonEvent, START } from '@kurrent/kurrentdb-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, type EventStoreClientModule } from '../tcp/testing/client-suite.ts';
+import { connectClient, type EventStoreClientModule } from '../tcp/testing/client-connection.ts';
 import { useGrpcTestServer } from './testing/homeport.ts';
 import { record } from './testing/subscriptions.ts';
 

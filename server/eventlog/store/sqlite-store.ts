@@ -6,6 +6,8 @@
  * rules), append / delete / transactions (the writes inside one commit), stream-reads and all-reads,
  * stream-cache (heads and metadata in memory), change-feed (what committed, including other processes'
  * commits), stream-listing (the browser's queries), statements (SQL).
+ * It stays past 400 lines because it is one idea: the EventStore interface, each method a short
+ * delegation to those parts plus the access check and readiness/closing rules they share.
  *
  * Requests are checked against the in-transaction state before they write anything, so a wrong expected
  * version fails alone. Reads are synchronous and index based. Caches are updated from a commit's working

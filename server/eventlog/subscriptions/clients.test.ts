@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomeport, type Homeport } from '../../index.ts';
-import { connectClient as connectWith } from '../tcp/testing/client-suite.ts';
+import { connectClient as connectWith } from '../tcp/testing/client-connection.ts';
 import { waitFor } from '../testing/wait-for.ts';
 
 /**

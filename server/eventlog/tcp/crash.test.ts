@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
-import { connectClient, jsonEvent } from './testing/client-suite.ts';
+import { connectClient, jsonEvent } from './testing/client-connection.ts';
 
 /**
  * Crash safety: `homeport serve` is SIGKILLed at random moments while clients append concurrently.

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, jsonEvent } from './testing/client-suite.ts';
+import { connectClient, jsonEvent } from './testing/client-connection.ts';
 import { TcpCommand } from './commands.ts';
 import { guidStringToBytes } from './guid.ts';
 import { encodeMessage } from './messages.ts';

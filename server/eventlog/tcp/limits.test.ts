@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServeProcess } from '../../testing/serve-process.ts';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient } from './testing/client-suite.ts';
+import { connectClient } from './testing/client-connection.ts';
 import { TcpCommand } from './commands.ts';
 import { decodeMessage, encodeMessage } from './messages.ts';
 import { RawClient, startTcpFixture, type TcpFixture } from './testing/raw-client.ts';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSubscribedTcpFixture } from '../testing/subscribed-fixture.ts';
 import { startServeProcess, type ServeProcess } from '../../testing/serve-process.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { connectClient, type EventStoreClientModule } from './testing/client-suite.ts';
+import { connectClient, type EventStoreClientModule } from './testing/client-connection.ts';
 import type { TcpFixture } from './testing/raw-client.ts';
 
 /**
@@ -16,7 +16,7 @@ import type { TcpFixture } from './testing/raw-client.ts';
  */
 
 const MB = 1024 * 1024;
-/** The client's objects, untyped here as in client-suite.ts. */
+/** The client's objects, untyped here as in client-connection.ts. */
 type Resolved = any;
 
 async function loadClient(): Promise<EventStoreClientModule> {

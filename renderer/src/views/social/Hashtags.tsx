@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { FormError } from '../../components/ui.tsx';
-import { useSocialClient, type MastodonError } from '../../stores/social-client.ts';
+import type { MastodonError } from '../../stores/social-client-state.ts';
+import { useSocialClient } from '../../stores/social-client.ts';
 import { PagedListState, StatusPages, usePagedList } from './paged-list.tsx';
 import type { Navigate } from './Status.tsx';
 

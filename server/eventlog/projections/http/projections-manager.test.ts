@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Homeport } from '../../../start.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../../grpc/testing/homeport.ts';
-import { connectClient, jsonEvent } from '../../tcp/testing/client-suite.ts';
+import { connectClient, jsonEvent } from '../../tcp/testing/client-connection.ts';
 import { waitFor } from '../testing/fixture.ts';
 
 /**

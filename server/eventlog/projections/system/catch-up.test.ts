@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../tcp/testing/client-suite.ts';
+import { connectClient } from '../../tcp/testing/client-connection.ts';
 import { append, caughtUp, jsonEvent, startFixture, tempDataDir, type ProjectionsFixture } from '../testing/fixture.ts';
 
 /**

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectClient, jsonEvent as clientEvent } from '../../tcp/testing/client-suite.ts';
+import { connectClient, jsonEvent as clientEvent } from '../../tcp/testing/client-connection.ts';
 import { startFixture, tempDataDir, waitCaughtUp } from '../testing/fixture.ts';
 import { startServeProcess, type ServeProcess } from '../../../testing/serve-process.ts';
 

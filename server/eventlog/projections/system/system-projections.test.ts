@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../tcp/testing/client-suite.ts';
+import { connectClient } from '../../tcp/testing/client-connection.ts';
 import type { RecordedEvent } from '../../store/types.ts';
 import {
   append,

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../tcp/testing/client-suite.ts';
+import { connectClient } from '../../tcp/testing/client-connection.ts';
 import { append, jsonEvent, startFixture, tempDataDir, waitFor, type ProjectionsFixture } from '../testing/fixture.ts';
 
 /** JavaScript projections run in their sandbox: the API, modes, state/result/checkpoint streams, faults. */

@@ -29,6 +29,8 @@ export const GROUP_TICK_MS = 1_000;
  * in-flight window, retries on nak/timeout/disconnect, parks after max retries, and checkpoints the
  * event before the lowest unfinished message so a restart resumes without losing anything.
  * Consumers and in-flight bookkeeping, checkpoints and parked messages live beside it.
+ * It stays long because it is one state machine: delivery, retry, parking, checkpoints and statistics all
+ * read and change the same buffers and counters; what could stand apart already does (the files beside it).
  */
 export class PersistentGroup {
   readonly streamId: string;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger.ts';
 import {
   ExpectedVersion,
@@ -24,20 +23,8 @@ import type {
 import { PersistentGroup } from './group.ts';
 import { ALL_STREAM } from './group-source.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
+import { loadDefinitions, saveDefinitions } from './definitions.ts';
 import { fromStoredEntry, normalizeSettings, toStoredEntry, type StoredGroupEntry } from './settings.ts';
-
-/** Where EventStoreDB keeps persistent subscription definitions; Homeport does the same. */
-export const CONFIG_STREAM = '$persistentSubscriptionConfig';
-const CONFIG_EVENT_TYPE = '$PersistentConfig';
-const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
-
-interface StoredConfig {
-  version: string;
-  updated: string;
-  updatedBy: string;
-  entries: StoredGroupEntry[];
-}
 
 function mayManage(caller: Caller): boolean {
   return caller !== null && (caller.groups.includes('$admins') || caller.groups.includes('$ops'));
@@ -81,7 +68,7 @@ export class PersistentSubscriptions {
   /** Loads the stored definitions and starts every group from its checkpoint. */
   start(): void {
     this.stopListening = this.store.onCommitted((batch) => this.onCommitted(batch));
-    this.entries = this.loadEntries();
+    this.entries = loadDefinitions(this.ctx);
     for (const entry of this.entries) {
       const settings = fromStoredEntry(entry);
       if (typeof settings === 'string') {
@@ -133,7 +120,7 @@ export class PersistentSubscriptions {
       if (this.groups.has(key))
         return { result: 'AlreadyExists', reason: `Group '${groupName}' already exists on stream '${streamId}'.` };
       const entries = [...this.entries, toStoredEntry(streamId, groupName, normalized)];
-      const saved = await this.saveEntries(entries, caller);
+      const saved = await saveDefinitions(this.ctx, entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
       this.entries = entries;
       const group = this.addGroup(streamId, groupName, normalized);
@@ -167,7 +154,7 @@ export class PersistentSubscriptions {
       const entries = this.entries.map((e) =>
         e.stream === streamId && e.group === groupName ? toStoredEntry(streamId, groupName, normalized) : e,
       );
-      const saved = await this.saveEntries(entries, caller);
+      const saved = await saveDefinitions(this.ctx, entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
       this.entries = entries;
       // Consumers are told Unsubscribed (as EventStoreDB does) and reconnect to the new settings.
@@ -193,7 +180,7 @@ export class PersistentSubscriptions {
       if (!group)
         return { result: 'DoesNotExist', reason: `Group '${groupName}' does not exist on stream '${streamId}'.` };
       const entries = this.entries.filter((e) => !(e.stream === streamId && e.group === groupName));
-      const saved = await this.saveEntries(entries, caller);
+      const saved = await saveDefinitions(this.ctx, entries, caller);
       if (saved) return { result: 'Fail', reason: saved };
       this.entries = entries;
       group.stop('Unsubscribed');
@@ -353,51 +340,6 @@ export class PersistentSubscriptions {
       group.onCommitted(events);
     } catch (err) {
       this.logger.error({ err, group: group.subscriptionId }, 'persistent subscription failed to take new events');
-    }
-  }
-
-  private loadEntries(): StoredGroupEntry[] {
-    const result = this.store.readStreamBackward(CONFIG_STREAM, -1, 1, false, this.ctx.system);
-    if (result.result !== 'Success' || result.events.length === 0 || !result.events[0].event) return [];
-    try {
-      const doc = JSON.parse(utf8Decoder.decode(result.events[0].event.data)) as Partial<StoredConfig>;
-      if (!Array.isArray(doc.entries)) throw new Error('no entries');
-      return doc.entries.filter(
-        (e): e is StoredGroupEntry => typeof e?.stream === 'string' && typeof e?.group === 'string',
-      );
-    } catch (err) {
-      this.logger.error({ err }, `unreadable ${CONFIG_STREAM}; persistent subscriptions not loaded`);
-      return [];
-    }
-  }
-
-  /** Durably stores the whole definition list; returns an error text on failure. */
-  private async saveEntries(entries: StoredGroupEntry[], caller: Caller): Promise<string | null> {
-    const doc: StoredConfig = {
-      version: '2',
-      updated: new Date(this.ctx.clock.now()).toISOString(),
-      updatedBy: caller?.name ?? '$system',
-      entries,
-    };
-    try {
-      const result = await this.store.appendToStream(
-        CONFIG_STREAM,
-        ExpectedVersion.Any,
-        [
-          {
-            eventId: randomUUID(),
-            eventType: CONFIG_EVENT_TYPE,
-            isJson: true,
-            data: utf8.encode(JSON.stringify(doc)),
-            metadata: new Uint8Array(0),
-          },
-        ],
-        this.ctx.system,
-      );
-      return result.result === 'Success' ? null : `Could not store the subscription definition: ${result.result}.`;
-    } catch (err) {
-      this.logger.error({ err }, 'could not store persistent subscription definitions');
-      return `Could not store the subscription definition: ${(err as Error).message}`;
     }
   }
 }

@@ -1,48 +1,19 @@
+/**
+ * One scenario suite run against every supported client library (emmett-style): the same
+ * operations through node-eventstore-client 23.10.1 and 0.2.19 against a real Homeport.
+ * Connecting and building events live in client-connection.ts (other tests use them too).
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHomeport, type Homeport } from '../../../index.ts';
-
-/**
- * One scenario suite run against every supported client library (emmett-style): the same
- * operations through node-eventstore-client 23.10.1 and 0.2.19 against a real Homeport.
- * Each client module is the library's CommonJS export, untyped here: the two versions ship different typings.
- */
-export type EventStoreClientModule = any;
+import { connectClient, jsonEvent, type EventStoreClientModule } from './client-connection.ts';
 
 export interface ClientUnderTest {
   label: string;
   load(): Promise<EventStoreClientModule>;
-}
-
-const quietLog = { debug() {}, info() {}, error() {} };
-
-export async function connectClient(
-  es: EventStoreClientModule,
-  endpoint: string | { host: string; port: number },
-  settings: Record<string, unknown> = {},
-  name = 'client-suite',
-) {
-  const connection = es.createConnection({ log: quietLog, maxReconnections: 2, ...settings }, endpoint, name);
-  const connected = new Promise<void>((resolve, reject) => {
-    connection.once('connected', () => resolve());
-    connection.once('closed', (reason: string) => reject(new Error(`connection closed: ${reason}`)));
-  });
-  await connection.connect();
-  await connected;
-  return connection;
-}
-
-export function jsonEvent(
-  es: EventStoreClientModule,
-  type: string,
-  data: unknown,
-  metadata: unknown = null,
-  id: string = crypto.randomUUID(),
-) {
-  return es.createJsonEventData(id, data, metadata, type);
 }
 
 function numberOf(value: { toNumber(): number } | number): number {

@@ -24,5 +24,5 @@ export {
 } from './manager.ts';
 export { type LogPosition } from './types.ts';
 export { planWrites } from './plan.ts';
-export { toSourceEvent } from './tcp.ts';
+export { toSourceEvent } from './tcp-events.ts';
 export type { SourceEvent, TargetWrite } from './types.ts';

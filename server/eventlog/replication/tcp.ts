@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import tls from 'node:tls';
 import es from 'node-eventstore-client';
 import { comparePositions } from './plan.ts';
+import { positionOf, toSourceEvent } from './tcp-events.ts';
 import {
   ReplicationError,
   type LogPosition,
@@ -87,25 +88,6 @@ async function connect(options: TcpEndpointOptions): Promise<Connection> {
     connection.connect().catch(reject);
   });
   return connection;
-}
-
-function positionOf(p: es.Position): LogPosition {
-  return { commit: BigInt(p.commitPosition.toString()), prepare: BigInt(p.preparePosition.toString()) };
-}
-
-export function toSourceEvent(e: es.ResolvedEvent): SourceEvent {
-  const r = e.event!;
-  return {
-    streamId: r.eventStreamId,
-    eventNumber: BigInt(r.eventNumber.toString()),
-    eventId: r.eventId,
-    eventType: r.eventType,
-    isJson: r.isJson,
-    data: r.data ?? Buffer.alloc(0),
-    metadata: r.metadata ?? Buffer.alloc(0),
-    created: r.createdEpoch,
-    position: positionOf(e.originalPosition!),
-  };
 }
 
 /** Failures the server decided (no retry will change them) become ReplicationErrors. */

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import es from 'node-eventstore-client';
 import { expect } from 'vitest';
 import { actionFor, NO_FILTER } from '../plan.ts';
-import { toSourceEvent } from '../tcp.ts';
+import { toSourceEvent } from '../tcp-events.ts';
 import { tcpClient } from './serve.ts';
 
 type Connection = es.EventStoreNodeConnection;

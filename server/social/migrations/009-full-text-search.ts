@@ -1,5 +1,5 @@
 import type { Migration } from '../../db/index.ts';
-import { searchableText } from '../store/index.ts';
+import { searchableText } from '../store/search.ts';
 
 export const migration: Migration = {
   version: 9,

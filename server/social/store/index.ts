@@ -44,6 +44,7 @@ import { StatusRepository } from './statuses.ts';
 import { StoreCore } from './store.ts';
 import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
+import { UserDomainBlockRepository } from './user-domain-blocks.ts';
 
 export * from './account-row.ts';
 export * from './accounts.ts';
@@ -89,10 +90,13 @@ export * from './preview-cards.ts';
 export * from './warnings.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
+export * from './listed-accounts.ts';
+export * from './relationship-rows.ts';
 export * from './relationships.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
+export * from './user-domain-blocks.ts';
 export { StoreCore, type PageQuery } from './store.ts';
 
 /** All repositories of social.db, sharing one connection, id generator and clock. */
@@ -107,6 +111,8 @@ export class SocialStore {
   readonly users: UserRepository;
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
+  /** Domains a user blocks for themselves. */
+  readonly userDomainBlocks: UserDomainBlockRepository;
   readonly notifications: NotificationRepository;
   readonly notificationRequests: NotificationRequestRepository;
   readonly suggestions: SuggestionRepository;
@@ -162,6 +168,7 @@ export class SocialStore {
     this.users = new UserRepository(this.core);
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
+    this.userDomainBlocks = new UserDomainBlockRepository(this.core);
     this.notifications = new NotificationRepository(this.core);
     this.notificationRequests = new NotificationRequestRepository(this.core);
     this.suggestions = new SuggestionRepository(this.core);

@@ -1,4 +1,4 @@
-import type { ListedAccount } from './relationships.ts';
+import type { ListedAccount } from './listed-accounts.ts';
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
 import { bool, cursorWhere, finishPage, int, jsonIds, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 

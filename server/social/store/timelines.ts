@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
-import type { ListedAccount } from './relationships.ts';
+import type { ListedAccount } from './listed-accounts.ts';
 import type { StatusRow } from '../status-row.ts';
 import { toStatus } from './statuses.ts';
 import { cursorWhere, finishPage, jsonIds, str, type PageQuery, type SqlValue, type StoreCore } from './store.ts';

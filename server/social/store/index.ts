@@ -47,6 +47,7 @@ import { UserRepository } from './users.ts';
 import { UserDomainBlockRepository } from './user-domain-blocks.ts';
 
 export * from './account-row.ts';
+export * from './account-columns.ts';
 export * from './accounts.ts';
 export * from './account-erasure.ts';
 export * from './annual-reports.ts';

@@ -1,6 +1,6 @@
 /** Paginated account listings (followers, blocks, mutes, endorsements, list members…) and what hides one from a viewer. */
 import type { Account } from './account-row.ts';
-import { toAccount } from './accounts.ts';
+import { toAccount } from './account-columns.ts';
 import { cursorWhere, finishPage, intOrNull, str, type PageQuery, type StoreCore } from './store.ts';
 
 /** One row of a paginated account listing: the cursor is the id of the join row (follow, block, mute…). */

@@ -1,5 +1,5 @@
 import type { Account } from './account-row.ts';
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
 import { HIDDEN_FROM_VIEWER, listAccounts, type ListedAccount } from './listed-accounts.ts';
 import { readRelationshipFacts } from './relationship-facts.ts';
 import {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
 import type { ListedAccount } from './listed-accounts.ts';
 import type { StatusRow } from '../status-row.ts';
 import { toStatus } from './statuses.ts';

@@ -41,6 +41,7 @@ import { RuleRepository } from './rules.ts';
 import { ScheduledStatusRepository } from './scheduled.ts';
 import { SettingsRepository } from './settings.ts';
 import { StatusRepository } from './statuses.ts';
+import { IdempotencyKeyRepository } from './idempotency-keys.ts';
 import { StoreCore } from './store.ts';
 import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
@@ -70,6 +71,7 @@ export * from './search.ts';
 export * from './scheduled.ts';
 export * from '../status-row.ts';
 export * from './statuses.ts';
+export * from './idempotency-keys.ts';
 export * from './timelines.ts';
 export * from '../notification-types.ts';
 export * from './notifications.ts';
@@ -139,6 +141,8 @@ export class SocialStore {
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
   readonly statuses: StatusRepository;
+  /** What each Idempotency-Key of a status post produced. */
+  readonly idempotencyKeys: IdempotencyKeyRepository;
   readonly interactions: InteractionRepository;
   readonly timelines: TimelineRepository;
   readonly feeds: HomeFeedRepository;
@@ -188,6 +192,7 @@ export class SocialStore {
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);
+    this.idempotencyKeys = new IdempotencyKeyRepository(this.core);
     this.interactions = new InteractionRepository(this.core);
     this.timelines = new TimelineRepository(this.core);
     this.linkTimeline = new LinkTimelineRepository(this.timelines);

@@ -13,6 +13,7 @@ import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
 import { FederationRepository } from './federation.ts';
+import { RemoteMediaRepository } from './remote-media.ts';
 import { ExportQueries } from './exports.ts';
 import { ImportRepository } from './imports.ts';
 import { InstanceStatsRepository } from './instance-stats.ts';
@@ -82,6 +83,7 @@ export * from './emojis.ts';
 export * from './fedify-kv.ts';
 export * from './fedify-queue.ts';
 export * from './federation.ts';
+export * from './remote-media.ts';
 export * from './exports.ts';
 export * from './imports.ts';
 export * from './instance-stats.ts';
@@ -160,8 +162,10 @@ export class SocialStore {
   readonly announcements: AnnouncementRepository;
   readonly reports: ReportRepository;
   readonly search: SearchRepository;
-  /** The SQL only federation needs (remote accounts and media, delivery recipients, activity ids). */
+  /** The SQL only federation needs (remote accounts, delivery recipients, activity ids). */
   readonly federation: FederationRepository;
+  /** Attachments of remote statuses (links to their origin). */
+  readonly remoteMedia: RemoteMediaRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -198,6 +202,7 @@ export class SocialStore {
     this.linkTimeline = new LinkTimelineRepository(this.timelines);
     this.feeds = new HomeFeedRepository(this.core);
     this.media = new MediaRepository(this.core);
+    this.remoteMedia = new RemoteMediaRepository(this.core, this.media);
     this.polls = new PollRepository(this.core);
     this.probeNonces = new ProbeNonceRepository(this.core);
     this.push = new PushRepository(this.core);

@@ -38,6 +38,7 @@ import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
 import { SearchRepository } from './search.ts';
 import { RelationshipRepository } from './relationships.ts';
+import { MoveCarryOverQueries } from './move-carry-over.ts';
 import { RuleRepository } from './rules.ts';
 import { ScheduledStatusRepository } from './scheduled.ts';
 import { SettingsRepository } from './settings.ts';
@@ -98,6 +99,7 @@ export * from './mail-outbox.ts';
 export * from './listed-accounts.ts';
 export * from './relationship-rows.ts';
 export * from './relationships.ts';
+export * from './move-carry-over.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
@@ -118,6 +120,8 @@ export class SocialStore {
   readonly relationships: RelationshipRepository;
   /** Domains a user blocks for themselves. */
   readonly userDomainBlocks: UserDomainBlockRepository;
+  /** What an account move carries over to the new account. */
+  readonly moveCarryOver: MoveCarryOverQueries;
   readonly notifications: NotificationRepository;
   readonly notificationRequests: NotificationRequestRepository;
   readonly suggestions: SuggestionRepository;
@@ -178,6 +182,7 @@ export class SocialStore {
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
     this.userDomainBlocks = new UserDomainBlockRepository(this.core);
+    this.moveCarryOver = new MoveCarryOverQueries(this.core, this.relationships);
     this.notifications = new NotificationRepository(this.core);
     this.notificationRequests = new NotificationRequestRepository(this.core);
     this.suggestions = new SuggestionRepository(this.core);

@@ -11,10 +11,7 @@ import {
 } from './relationship-rows.ts';
 import { bool, int, intOrNull, jsonIds, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
-/**
- * Follows, blocks, mutes, notes and endorsements: one account's ties to other accounts. Stays near 400 lines as
- * the single repository of those tables (rows, listings, batched facts and user domain blocks live apart).
- */
+/** Follows, blocks, mutes, notes and endorsements: one account's ties to other accounts. */
 export class RelationshipRepository {
   private readonly core: StoreCore;
   constructor(core: StoreCore) {
@@ -84,41 +81,6 @@ export class RelationshipRepository {
         this.core.now(),
       );
     return true;
-  }
-
-  /** Who on this server follows `targetId`, with their follow options (an account move carries them over). */
-  localFollowsOf(targetId: string): FollowRow[] {
-    return (
-      this.core
-        .sql(
-          'SELECT f.* FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL',
-        )
-        .all(targetId) as Record<string, unknown>[]
-    ).map(toFollow);
-  }
-
-  /** Local accounts blocking or muting `targetId` (an account move carries blocks and mutes over). */
-  localBlockersAndMuters(targetId: string): { blockers: string[]; muters: { accountId: string; mute: MuteRow }[] } {
-    const blockers = (
-      this.core
-        .sql(
-          'SELECT b.account_id FROM blocks b JOIN accounts a ON a.id = b.account_id WHERE b.target_account_id = ? AND a.domain IS NULL',
-        )
-        .pluck()
-        .all(targetId) as unknown[]
-    ).map(str);
-    const muters = (
-      this.core
-        .sql(
-          'SELECT m.account_id FROM mutes m JOIN accounts a ON a.id = m.account_id WHERE m.target_account_id = ? AND a.domain IS NULL',
-        )
-        .pluck()
-        .all(targetId) as unknown[]
-    ).flatMap((id) => {
-      const mute = this.mute(str(id), targetId);
-      return mute ? [{ accountId: str(id), mute }] : [];
-    });
-    return { blockers, muters };
   }
 
   /** Which of `targetIds` `accountId` follows. */
@@ -350,19 +312,6 @@ export class RelationshipRepository {
       .sql('SELECT comment FROM account_notes WHERE account_id = ? AND target_account_id = ?')
       .get(accountId, targetId) as { comment: string } | undefined;
     return r?.comment ?? '';
-  }
-
-  /** Every private note about `targetId` (an account move copies them to the new account). */
-  notesAbout(targetId: string): { accountId: string; comment: string }[] {
-    return (
-      this.core.sql('SELECT account_id, comment FROM account_notes WHERE target_account_id = ?').all(targetId) as {
-        account_id: unknown;
-        comment: string;
-      }[]
-    ).map((r) => ({
-      accountId: str(r.account_id),
-      comment: r.comment,
-    }));
   }
 
   setNote(accountId: string, targetId: string, comment: string): void {

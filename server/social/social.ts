@@ -264,7 +264,7 @@ export async function openSocial(options: OpenSocialOptions): Promise<Social> {
   const purge = () => {
     try {
       ctx.store.oauth.purgeExpired();
-      ctx.store.statuses.purgeIdempotencyKeys(ctx.store.now() - IDEMPOTENCY_WINDOW_MS);
+      ctx.store.idempotencyKeys.purge(ctx.store.now() - IDEMPOTENCY_WINDOW_MS);
     } catch (err) {
       ctx.logger.error({ err }, 'session purge failed');
     }

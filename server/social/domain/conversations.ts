@@ -18,7 +18,7 @@ export function recordDirectMessage(
     if (
       account.id !== author.id &&
       (store.relationships.blocking(account.id, author.id) ||
-        (author.domain !== null && store.relationships.domainBlocked(account.id, author.domain)))
+        (author.domain !== null && store.userDomainBlocks.domainBlocked(account.id, author.domain)))
     )
       continue;
     store.conversations.touch(

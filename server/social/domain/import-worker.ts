@@ -1,7 +1,8 @@
 import type { Logger } from '../../logger.ts';
 import { startDrainLoop } from '../drain-loop.ts';
 import type { ImportRow, BulkImport, ImportRowData, SocialStore } from '../store/index.ts';
-import { type AccountData, errorReason, type DataKind, type ImportLookups, type ImportTarget } from './account-data.ts';
+import { type AccountData, errorReason, type ImportLookups, type ImportTarget } from './account-data.ts';
+import type { DataKind } from './account-data-csv.ts';
 
 /**
  * What the worker reads of the social context. Named here rather than importing the context, which names the

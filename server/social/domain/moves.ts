@@ -92,7 +92,7 @@ export class AccountMoves {
   /** Local followers follow the new account (same options) and leave the old; notes, blocks and mutes follow. */
   private carryOver(old: Account, target: Account): void {
     const rel = this.store.relationships;
-    for (const follow of rel.localFollowsOf(old.id)) {
+    for (const follow of this.store.moveCarryOver.localFollowsOf(old.id)) {
       const follower = this.store.accounts.byId(follow.accountId);
       if (!follower || follower.id === target.id) continue;
       try {
@@ -107,7 +107,7 @@ export class AccountMoves {
       }
       this.relationships.unfollow(follower, old);
     }
-    const { blockers, muters } = rel.localBlockersAndMuters(old.id);
+    const { blockers, muters } = this.store.moveCarryOver.localBlockersAndMuters(old.id);
     for (const id of blockers) {
       const blocker = this.store.accounts.byId(id);
       if (blocker && blocker.id !== target.id && !rel.blocking(id, target.id))
@@ -122,7 +122,7 @@ export class AccountMoves {
 
   private copyNotes(old: Account, target: Account): void {
     const rel = this.store.relationships;
-    for (const { accountId, comment } of rel.notesAbout(old.id)) {
+    for (const { accountId, comment } of this.store.moveCarryOver.notesAbout(old.id)) {
       if (!rel.note(accountId, target.id)) rel.setNote(accountId, target.id, comment);
     }
   }

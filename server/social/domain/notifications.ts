@@ -68,7 +68,8 @@ export class NotificationService {
     const rel = this.store.relationships;
     if (recipientId !== fromAccountId) {
       if (rel.blocking(recipientId, fromAccountId)) return 'sender blocked';
-      if (sender.domain !== null && rel.domainBlocked(recipientId, sender.domain)) return 'domain blocked';
+      if (sender.domain !== null && this.store.userDomainBlocks.domainBlocked(recipientId, sender.domain))
+        return 'domain blocked';
       const mute = rel.mute(recipientId, fromAccountId);
       if (mute && (mute.hideNotifications || type === 'mention')) return 'sender muted';
     }

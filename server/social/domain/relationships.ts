@@ -45,7 +45,7 @@ export class RelationshipService {
     this.ensureActionable(me, target);
     const rel = this.store.relationships;
     if (rel.blocking(target.id, me.id) || rel.blocking(me.id, target.id)) throw forbidden();
-    if (target.domain !== null && rel.domainBlocked(me.id, target.domain)) throw forbidden();
+    if (target.domain !== null && this.store.userDomainBlocks.domainBlocked(me.id, target.domain)) throw forbidden();
     if (target.movedToAccountId !== null) throw forbidden();
     this.store.transaction(() => {
       const existing = rel.follow(me.id, target.id) ?? rel.followRequest(me.id, target.id);
@@ -217,13 +217,13 @@ export class RelationshipService {
     if (domain === localDomain.toLowerCase())
       throw ValidationFailure.single('domain', 'ERR_INVALID', 'cannot be your own server');
     this.store.transaction(() => {
-      this.store.relationships.insertDomainBlock(me.id, domain);
+      this.store.userDomainBlocks.insertDomainBlock(me.id, domain);
       this.store.relationships.deleteFollowersFromDomain(me.id, domain);
     });
   }
 
   unblockDomain(me: Account, domain: string): void {
-    this.store.relationships.deleteDomainBlock(me.id, domain);
+    this.store.userDomainBlocks.deleteDomainBlock(me.id, domain);
   }
 
   /** The account of an id if the API may show it; otherwise a 404 (unconfirmed, unapproved or deleted accounts). */

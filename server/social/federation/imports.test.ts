@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_IMPORT_BYTES } from '../domain/account-data.ts';
+import { MAX_IMPORT_BYTES } from '../domain/index.ts';
 import {
   apiCall as call,
   createTestNetwork,

@@ -1,31 +1,28 @@
 import {
   Add,
   Announce,
-  Block,
   Create,
   Delete,
   Flag,
-  Follow,
   Like,
-  Move,
   Note,
   PUBLIC_COLLECTION,
   Remove,
   Tombstone,
   Undo,
-  Update,
   type Activity,
   type Recipient,
 } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
 import type { SocialEventMap } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
-import { personOf } from './actors.ts';
 import { MastodonUpdate } from './attachments.ts';
-import { answerFollow } from './inbox.ts';
 import { createOf, noteOf } from './objects.ts';
 import { actorUri, statusUri } from './uris.ts';
 import { QuoteOutbound } from './quotes-outbound.ts';
+import { ActorOutbound } from './actor-outbound.ts';
+import { RelationshipOutbound } from './relationship-outbound.ts';
+import { localAccount, remoteAccount, type Send } from './outbound-support.ts';
 import { recipientOf, recipientsOf } from './remote.ts';
 import type { RemoteRecipient } from '../store/index.ts';
 
@@ -39,6 +36,8 @@ export class Outbound {
   private readonly context: () => FedContext;
   private readonly pending = new Set<Promise<void>>();
   private readonly quotes: QuoteOutbound;
+  private readonly relationships: RelationshipOutbound;
+  private readonly actors: ActorOutbound;
 
   constructor(deps: FedDeps, context: () => FedContext) {
     this.deps = deps;
@@ -49,13 +48,16 @@ export class Outbound {
       (from, recipients, activity) => this.send(from, recipients, activity),
       (list) => this.recipients(list),
     );
+    const send: Send = (from, recipients, activity) => this.send(from, recipients, activity);
+    this.relationships = new RelationshipOutbound(deps, context, send);
+    this.actors = new ActorOutbound(deps, context, send);
   }
 
   /** Subscribes to the bus; returns the unsubscribe function. */
   listen(): () => void {
     const events = this.deps.social.events;
     const offs = [
-      events.on('relationship.changed', (e) => this.track(this.relationship(e))),
+      events.on('relationship.changed', (e) => this.track(this.relationships.changed(e))),
       events.on('status.created', (e) => {
         this.track(this.statusCreated(e.status));
         this.track(this.quotes.statusCreated(e.status));
@@ -65,9 +67,9 @@ export class Outbound {
         if (!e.unfederated) this.track(this.statusUpdated(e.status));
       }),
       events.on('status.deleted', (e) => this.track(this.statusDeleted(e.status))),
-      events.on('account.updated', (e) => this.track(this.accountUpdated(e.accountId))),
-      events.on('account.moved', (e) => this.track(this.accountMoved(e.accountId, e.targetAccountId))),
-      events.on('account.deleted', (e) => this.track(this.accountDeleted(e.accountId))),
+      events.on('account.updated', (e) => this.track(this.actors.updated(e.accountId))),
+      events.on('account.moved', (e) => this.track(this.actors.moved(e.accountId, e.targetAccountId))),
+      events.on('account.deleted', (e) => this.track(this.actors.deleted(e.accountId))),
       events.on('poll.voted', (e) => this.track(this.pollVoted(e))),
       events.on('status.pinned', (e) => this.track(this.featuredChanged(e.accountId, e.statusId, true))),
       events.on('status.unpinned', (e) => this.track(this.featuredChanged(e.accountId, e.statusId, false))),
@@ -83,7 +85,7 @@ export class Outbound {
   /** Announces deletions made while federation was not running (the admin CLI deletes accounts too). */
   announcePendingDeletions(): void {
     for (const accountId of this.deps.social.store.accounts.deletedAwaitingAnnouncement())
-      this.track(this.accountDeleted(accountId));
+      this.track(this.actors.deleted(accountId));
   }
 
   /** Resolves when every activity handed over so far is in the queue. */
@@ -95,16 +97,6 @@ export class Outbound {
     const p = work.catch((err: unknown) => this.deps.logger.error({ err }, 'an outgoing activity could not be queued'));
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
-  }
-
-  private local(id: string): Account | null {
-    const a = this.deps.social.store.accounts.byId(id);
-    return a && a.domain === null && a.deletedAt === null ? a : null;
-  }
-
-  private remote(id: string): Account | null {
-    const a = this.deps.social.store.accounts.byId(id);
-    return a && a.domain !== null && a.uri ? a : null;
   }
 
   private async send(from: Account, recipients: Recipient[], activity: Activity): Promise<void> {
@@ -133,74 +125,6 @@ export class Outbound {
     });
   }
 
-  private async relationship(e: SocialEventMap['relationship.changed']): Promise<void> {
-    const repo = this.deps.repo;
-    const me = this.local(e.accountId);
-    const other = this.remote(e.targetAccountId);
-    if (!me || !other) return;
-    const meUri = new URL(actorUri(this.deps, me));
-    const store = this.deps.social.store;
-    switch (e.change) {
-      case 'follow': {
-        // A remote follow starts as a request the other server answers; options changes send nothing.
-        if (!store.relationships.followRequest(me.id, other.id)) return;
-        const uri = repo.followUri(me.id, other.id) ?? `${meUri.href}#follows/${store.core.ids.next()}`;
-        repo.setFollowRequestUri(me.id, other.id, uri);
-        repo.rememberSentFollow(me.id, other.id, uri);
-        await this.send(
-          me,
-          [recipientOf(other)],
-          new Follow({ id: new URL(uri), actor: meUri, object: new URL(other.uri!) }),
-        );
-        return;
-      }
-      case 'unfollow': {
-        const uri = repo.sentFollowUri(me.id, other.id);
-        const follow = new Follow({ id: uri ? new URL(uri) : null, actor: meUri, object: new URL(other.uri!) });
-        await this.send(
-          me,
-          [recipientOf(other)],
-          new Undo({
-            id: new URL(`${meUri.href}#follows/undo/${store.core.ids.next()}`),
-            actor: meUri,
-            object: follow,
-          }),
-        );
-        return;
-      }
-      case 'follow_request_authorized':
-        await answerFollow(this.context(), 'accept', me, other, repo.followUri(other.id, me.id));
-        return;
-      case 'follow_request_rejected':
-      case 'follower_removed':
-        await answerFollow(this.context(), 'reject', me, other, e.followUri ?? null);
-        return;
-      case 'block':
-      case 'unblock': {
-        // One id per pair, so the Undo names the Block it undoes.
-        const block = new Block({
-          id: new URL(`${meUri.href}#blocks/${other.id}`),
-          actor: meUri,
-          object: new URL(other.uri!),
-        });
-        await this.send(
-          me,
-          [recipientOf(other)],
-          e.change === 'block'
-            ? block
-            : new Undo({
-                id: new URL(`${meUri.href}#blocks/${other.id}/undo/${store.core.ids.next()}`),
-                actor: meUri,
-                object: block,
-              }),
-        );
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
   /** Remote followers (unless direct) and remote mentioned accounts of a status. */
   private audience(status: StatusRow, author: Account): Recipient[] {
     const store = this.deps.social.store;
@@ -216,7 +140,7 @@ export class Outbound {
   }
 
   private async statusCreated(status: StatusRow): Promise<void> {
-    const author = this.local(status.accountId);
+    const author = localAccount(this.deps, status.accountId);
     if (!author || !status.local) return;
     const c = this.context();
     if (status.reblogOfId) {
@@ -254,7 +178,7 @@ export class Outbound {
   private async forwardReport(reportId: string): Promise<void> {
     const store = this.deps.social.store;
     const report = store.reports.byId(reportId);
-    const target = report ? this.remote(report.targetAccountId) : null;
+    const target = report ? remoteAccount(this.deps, report.targetAccountId) : null;
     if (!report || !target) return;
     const c = this.context();
     const statusUris = store.statuses.byIds(report.statusIds).flatMap((s) => (s.uri ? [new URL(s.uri)] : []));
@@ -271,10 +195,10 @@ export class Outbound {
 
   /** A favourite of a remote status goes to its author as Like (Undo(Like) when taken back). */
   private async favourite(accountId: string, statusId: string, on: boolean): Promise<void> {
-    const me = this.local(accountId);
+    const me = localAccount(this.deps, accountId);
     const store = this.deps.social.store;
     const status = store.statuses.byId(statusId);
-    const author = status ? this.remote(status.accountId) : null;
+    const author = status ? remoteAccount(this.deps, status.accountId) : null;
     if (!me || !status || !author || !status.uri) return;
     const meUri = new URL(actorUri(this.deps, me));
     const like = new Like({
@@ -296,7 +220,7 @@ export class Outbound {
   }
 
   private async statusUpdated(status: StatusRow): Promise<void> {
-    const author = this.local(status.accountId);
+    const author = localAccount(this.deps, status.accountId);
     if (!author || !status.local || status.reblogOfId) return;
     const recipients = this.deliverable(this.audience(status, author));
     if (recipients.length === 0) return;
@@ -312,7 +236,7 @@ export class Outbound {
   }
 
   private async statusDeleted(status: StatusRow): Promise<void> {
-    const author = this.local(status.accountId);
+    const author = localAccount(this.deps, status.accountId);
     if (!author || !status.local) return;
     const c = this.context();
     const me = c.getActorUri(author.username);
@@ -350,61 +274,6 @@ export class Outbound {
     );
   }
 
-  private async accountUpdated(accountId: string): Promise<void> {
-    const account = this.local(accountId);
-    if (!account) return;
-    const c = this.context();
-    const actor = await personOf(c, this.deps, account);
-    await this.send(
-      account,
-      this.recipients(this.deps.repo.remoteFollowers(account.id)),
-      new Update({
-        id: new URL(`${actor.id!.href}#updates/${this.deps.social.store.core.ids.next()}`),
-        actor: actor.id,
-        object: actor,
-        tos: [PUBLIC_COLLECTION],
-      }),
-    );
-  }
-
-  /** A local account moved: its profile (now pointing to the new account) and a Move go to its remote followers. */
-  private async accountMoved(accountId: string, targetAccountId: string): Promise<void> {
-    const account = this.local(accountId);
-    const target = this.deps.social.store.accounts.byId(targetAccountId);
-    if (!account || !target) return;
-    await this.accountUpdated(accountId);
-    const c = this.context();
-    const me = c.getActorUri(account.username);
-    const move = new Move({
-      id: new URL(`${me.href}#moves/${this.deps.social.store.core.ids.next()}`),
-      actor: me,
-      object: me,
-      target: new URL(actorUri(this.deps, target)),
-      tos: [c.getFollowersUri(account.username)],
-    });
-    await this.send(account, this.recipients(this.deps.repo.remoteFollowers(account.id)), move);
-  }
-
-  /**
-   * A local account was deleted: Delete of the actor to every server this one knows (Mastodon does the same),
-   * signed with the account's key; once that is queued (the queue keeps the signing key with each delivery)
-   * the key is wiped. Also run at start for deletions made while federation was not running.
-   */
-  private async accountDeleted(accountId: string): Promise<void> {
-    const store = this.deps.social.store;
-    const account = store.accounts.byId(accountId);
-    if (!account || account.domain !== null || account.deletedAt === null) return;
-    const c = this.context();
-    const me = c.getActorUri(account.username);
-    const recipients = this.recipients(this.deps.repo.knownInboxes());
-    await this.send(
-      account,
-      recipients,
-      new Delete({ id: new URL(`${me.href}#delete`), actor: me, object: me, tos: [PUBLIC_COLLECTION] }),
-    );
-    store.accounts.wipePrivateKey(account.id);
-  }
-
   /**
    * A vote. On a remote poll by a local user: one Note per choice (its name the option's) to the poll's author,
    * as Mastodon votes. On a local poll (by anyone): the Question with its new counts, as Update, to the
@@ -417,7 +286,7 @@ export class Outbound {
     if (!poll || !status || status.deletedAt !== null) return;
     const c = this.context();
     if (status.local) {
-      const author = this.local(status.accountId);
+      const author = localAccount(this.deps, status.accountId);
       if (!author) return;
       const voters = this.deps.repo.remoteRecipients(store.polls.voterIds(poll.id));
       const recipients = this.deliverable([...this.audience(status, author), ...this.recipients(voters)]);
@@ -437,8 +306,8 @@ export class Outbound {
       );
       return;
     }
-    const voter = this.local(e.accountId);
-    const author = this.remote(status.accountId);
+    const voter = localAccount(this.deps, e.accountId);
+    const author = remoteAccount(this.deps, status.accountId);
     if (!voter || !author || !status.uri) return;
     const me = new URL(actorUri(this.deps, voter));
     const authorUri = new URL(author.uri!);
@@ -462,7 +331,7 @@ export class Outbound {
 
   /** A post pinned or unpinned: Add or Remove on the featured collection, to remote followers (as Mastodon). */
   private async featuredChanged(accountId: string, statusId: string, pinned: boolean): Promise<void> {
-    const account = this.local(accountId);
+    const account = localAccount(this.deps, accountId);
     const status = this.deps.social.store.statuses.byId(statusId);
     if (!account || !status?.local || (status.visibility !== 'public' && status.visibility !== 'unlisted')) return;
     const c = this.context();

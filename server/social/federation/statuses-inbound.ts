@@ -228,7 +228,9 @@ export async function createRemoteStatus(
     (id) => {
       applyIncomingQuote(deps, id, quote);
       if (acceptsMedia(deps, author))
-        parsed.attachments.forEach((a, position) => deps.repo.insertRemoteMedia(author.id, id, { ...a, position }));
+        parsed.attachments.forEach((a, position) =>
+          deps.social.store.remoteMedia.insert(author.id, id, { ...a, position }),
+        );
     },
   );
 }
@@ -267,7 +269,7 @@ export async function updateRemoteStatus(
     author,
     parsed,
     { edited, mentioned },
-    () => acceptsMedia(deps, author) && deps.repo.syncRemoteMedia(author.id, status.id, parsed.attachments),
+    () => acceptsMedia(deps, author) && deps.social.store.remoteMedia.sync(author.id, status.id, parsed.attachments),
   );
 }
 

@@ -1,70 +1,17 @@
-import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from '../cookies.ts';
 import { z } from 'zod';
 import type { SocialContext } from '../context.ts';
 import { userStateError } from '../domain/index.ts';
-import { serializeToken } from '../entities/index.ts';
 import { ApiError } from '../errors.ts';
-import { auth, currentUser, requestParams, SIGN_IN_RATE_LIMIT } from '../http/index.ts';
+import { auth, requestParams, SIGN_IN_RATE_LIMIT } from '../http/index.ts';
 import { randomSecret, type OAuthApp, type User } from '../store/index.ts';
+import { DESCRIPTIONS, OOB_REDIRECT, param, safeEqual, withQuery } from './protocol.ts';
+import { tokenRoutes } from './token-routes.ts';
 import { codePage, consentPage, messagePage, PAGE_CSP, signInPage } from './pages.ts';
 import { ALL_SCOPES, DEFAULT_SCOPES, parseScopes, withinRegistered } from '../scopes.ts';
 
-export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
-
-const DESCRIPTIONS = {
-  invalid_request:
-    'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
-  invalid_client:
-    'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
-  invalid_grant:
-    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
-  unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
-  invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
-  unauthorized_client: 'You are not authorized to revoke this token',
-} as const;
-
-/** RFC 6749 error: `{"error": code, "error_description": …}`; invalid_client is a 401. */
-export function oauthError(code: keyof typeof DESCRIPTIONS, description?: string, status?: number): ApiError {
-  return new ApiError(status ?? (code === 'invalid_client' ? 401 : code === 'unauthorized_client' ? 403 : 400), code, {
-    error_description: description ?? DESCRIPTIONS[code],
-  });
-}
-
-function param(params: Record<string, unknown>, name: string): string | undefined {
-  const v = params[name];
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-
-/** Client credentials from the body (client_secret_post) or an HTTP Basic header (client_secret_basic). */
-function clientCredentials(
-  req: FastifyRequest,
-  params: Record<string, unknown>,
-): { clientId?: string; clientSecret?: string } {
-  const header = req.headers.authorization;
-  if (header && /^Basic\s+/i.test(header)) {
-    const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0)
-      return {
-        clientId: decodeURIComponent(decoded.slice(0, colon)),
-        clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-      };
-  }
-  return { clientId: param(params, 'client_id'), clientSecret: param(params, 'client_secret') };
-}
-
-function s256(verifier: string): string {
-  return crypto.createHash('sha256').update(verifier).digest('base64url');
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
-}
 
 /** The parameters of an authorization request, checked against the application. */
 interface AuthorizationRequest {
@@ -82,12 +29,7 @@ type AuthorizationCheck =
   | { ok: false; page: string; status: number }
   | { ok: false; redirect: string };
 
-function withQuery(uri: string, values: Record<string, string | null>): string {
-  const url = new URL(uri);
-  for (const [k, v] of Object.entries(values)) if (v !== null) url.searchParams.set(k, v);
-  return url.toString();
-}
-
+/** The browser-facing OAuth flow (authorize, consent, sign-in and out, e-mail confirmation), then the token endpoints. */
 export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
   const title = () => ctx.store.settings.owner('title');
   const html = (reply: FastifyReply, status: number, body: string) =>
@@ -413,109 +355,5 @@ export function oauthRoutes(app: FastifyInstance, ctx: SocialContext): void {
     );
   });
 
-  app.post('/oauth/token', { config: { auth: auth.public() } }, async (req, reply) => {
-    const params = requestParams(req);
-    const grantType = param(params, 'grant_type');
-    if (!grantType) throw oauthError('invalid_request', 'Missing required parameter: grant_type.');
-    const { clientId, clientSecret } = clientCredentials(req, params);
-    reply.header('Pragma', 'no-cache');
-
-    if (grantType === 'client_credentials') {
-      const client = clientId && clientSecret ? ctx.store.oauth.verifyClient(clientId, clientSecret) : null;
-      if (!client) throw oauthError('invalid_client');
-      const requested = parseScopes(param(params, 'scope'));
-      const scopes = requested.length ? requested : DEFAULT_SCOPES;
-      if (!scopes.every((s) => ALL_SCOPES.includes(s)) || !withinRegistered(client.scopes, scopes))
-        throw oauthError('invalid_scope');
-      const { token, secret } = ctx.applications.issueToken({ applicationId: client.id, userId: null, scopes });
-      return serializeToken(secret, token.scopes, token.createdAt);
-    }
-
-    if (grantType === 'authorization_code') {
-      const code = param(params, 'code');
-      if (!code) throw oauthError('invalid_request', 'Missing required parameter: code.');
-      if (!clientId) throw oauthError('invalid_client');
-      const client = ctx.store.oauth.appByClientId(clientId);
-      if (!client) throw oauthError('invalid_client');
-      const grant = ctx.store.oauth.grantByCode(code);
-      if (!grant || grant.applicationId !== client.id) throw oauthError('invalid_grant');
-      const verifier = param(params, 'code_verifier');
-      let clientAuthenticated =
-        clientSecret !== undefined && ctx.store.oauth.verifyClient(clientId, clientSecret) !== null;
-      if (clientSecret !== undefined && !clientAuthenticated) throw oauthError('invalid_client');
-      if (grant.codeChallenge) {
-        if (
-          !verifier ||
-          !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) ||
-          !safeEqual(s256(verifier), grant.codeChallenge)
-        ) {
-          throw oauthError(
-            'invalid_grant',
-            'The code verifier does not match the code challenge of the authorization request.',
-          );
-        }
-        // A matching PKCE verifier authenticates a public client that holds no secret (RFC 7636 with RFC 8252).
-        clientAuthenticated = true;
-      }
-      if (!clientAuthenticated) throw oauthError('invalid_client');
-      const redirectUri = param(params, 'redirect_uri') ?? grant.redirectUri;
-      if (redirectUri !== grant.redirectUri || grant.expiresAt <= ctx.store.now()) throw oauthError('invalid_grant');
-      const issued = ctx.applications.redeemGrant(grant, client.id);
-      if (!issued) throw oauthError('invalid_grant');
-      return serializeToken(issued.secret, issued.token.scopes, issued.token.createdAt);
-    }
-
-    // The password grant was removed in Mastodon 4.4; refresh tokens were never issued.
-    throw oauthError('unsupported_grant_type');
-  });
-
-  app.post('/oauth/revoke', { config: { auth: auth.public() } }, async (req) => {
-    const params = requestParams(req);
-    const { clientId, clientSecret } = clientCredentials(req, params);
-    const client = clientId && clientSecret ? ctx.store.oauth.verifyClient(clientId, clientSecret) : null;
-    if (!client) throw oauthError('invalid_client');
-    const tokenSecret = param(params, 'token');
-    if (!tokenSecret) throw oauthError('invalid_request', 'Missing required parameter: token.');
-    const token = ctx.store.oauth.anyTokenBySecret(tokenSecret);
-    // RFC 7009: an unknown token is not an error.
-    if (!token) return {};
-    if (token.applicationId !== client.id) throw oauthError('unauthorized_client');
-    ctx.applications.revokeToken(token.id);
-    return {};
-  });
-
-  const userinfo = async (req: FastifyRequest) => {
-    const { account } = currentUser(req);
-    const json = ctx.presenter.one(account);
-    return {
-      iss: `${ctx.urls.base}/`,
-      sub: json.uri,
-      name: account.displayName || account.username,
-      preferred_username: account.username,
-      profile: json.url,
-      picture: json.avatar,
-    };
-  };
-  app.get('/oauth/userinfo', { config: { auth: auth.user('profile') } }, userinfo);
-  app.post('/oauth/userinfo', { config: { auth: auth.user('profile') } }, userinfo);
-
-  app.get(
-    '/.well-known/oauth-authorization-server',
-    { config: { auth: auth.public(), publicCache: true } },
-    async () => ({
-      issuer: `${ctx.urls.base}/`,
-      service_documentation: 'https://docs.joinmastodon.org/',
-      authorization_endpoint: ctx.urls.absolute('/oauth/authorize'),
-      token_endpoint: ctx.urls.absolute('/oauth/token'),
-      app_registration_endpoint: ctx.urls.absolute('/api/v1/apps'),
-      revocation_endpoint: ctx.urls.absolute('/oauth/revoke'),
-      userinfo_endpoint: ctx.urls.absolute('/oauth/userinfo'),
-      scopes_supported: [...ALL_SCOPES],
-      response_types_supported: ['code'],
-      response_modes_supported: ['query', 'fragment', 'form_post'],
-      code_challenge_methods_supported: ['S256'],
-      grant_types_supported: ['authorization_code', 'client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    }),
-  );
+  tokenRoutes(app, ctx);
 }

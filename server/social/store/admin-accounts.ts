@@ -1,5 +1,5 @@
 import type { Account } from './account-row.ts';
-import { ACCOUNT_COLUMNS, toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, toAccount } from './account-columns.ts';
 import { cursorWhere, finishPage, type PageQuery, type StoreCore } from './store.ts';
 
 /** What staff filter accounts by (the v1 and v2 admin API's filters, normalized). */

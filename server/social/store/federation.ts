@@ -1,20 +1,7 @@
 import type { Account } from './account-row.ts';
 import type { AccountRepository } from './accounts.ts';
-import type { MediaMeta, MediaRepository } from './media.ts';
 import type { SettingsRepository } from './settings.ts';
 import { jsonIds, sqlBool, sqlBoolOrNull, str, type StoreCore } from './store.ts';
-
-export type RemoteMediaType = 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
-
-/** An attachment of a remote status, as its document describes it (the file stays on its server). */
-export interface RemoteAttachment {
-  type: RemoteMediaType;
-  url: string;
-  description: string | null;
-  contentType: string | null;
-  blurhash: string | null;
-  meta: MediaMeta;
-}
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
 export type RemoteActorData = Pick<
@@ -60,18 +47,15 @@ export interface RemoteRecipient {
 export class FederationRepository {
   private readonly core: StoreCore;
   private readonly accounts: AccountRepository;
-  private readonly media: MediaRepository;
   private readonly settings: SettingsRepository;
   /** `store`: the SocialStore (its core and the repositories used here). */
   constructor(store: {
     core: StoreCore;
     accounts: AccountRepository;
-    media: MediaRepository;
     settings: SettingsRepository;
   }) {
     this.core = store.core;
     this.accounts = store.accounts;
-    this.media = store.media;
     this.settings = store.settings;
   }
 
@@ -293,61 +277,6 @@ export class FederationRepository {
   statusByUri(uri: string): string | null {
     const r = this.core.sql('SELECT id FROM statuses WHERE uri = ?').get(uri) as { id: bigint } | undefined;
     return r ? str(r.id) : null;
-  }
-
-  /** A remote attachment, kept as a link to its origin (not downloaded). */
-  insertRemoteMedia(accountId: string, statusId: string, m: RemoteAttachment & { position: number }): string {
-    const now = this.core.now();
-    const id = this.core.ids.next();
-    this.core
-      .sql(
-        `INSERT INTO media_attachments (id, account_id, status_id, type, remote_url, content_type, description, blurhash, meta, processing, position, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)`,
-      )
-      .run(
-        id,
-        accountId,
-        statusId,
-        m.type,
-        m.url,
-        m.contentType,
-        m.description,
-        m.blurhash,
-        JSON.stringify(m.meta),
-        m.position,
-        now,
-        now,
-      );
-    return id;
-  }
-
-  /**
-   * A remote status's attachments as its author's edit left them: those kept (same URL) take the new
-   * description, blurhash, focus and size, new ones are added, dropped ones detached (the edit history may
-   * still show them). Whether anything changed.
-   */
-  syncRemoteMedia(accountId: string, statusId: string, attachments: RemoteAttachment[]): boolean {
-    const media = this.media;
-    const current = media.forStatuses([statusId]).get(statusId) ?? [];
-    const shape = (
-      list: { url: string | null; type: string; description: string | null; blurhash: string | null; meta: unknown }[],
-    ) => JSON.stringify(list.map((m) => [m.url, m.type, m.description, m.blurhash, m.meta]));
-    if (shape(current.map((m) => ({ ...m, url: m.remoteUrl }))) === shape(attachments)) return false;
-    const ids = attachments.map((a, position) => {
-      const kept = current.find((m) => m.remoteUrl === a.url);
-      if (!kept) return this.insertRemoteMedia(accountId, statusId, { ...a, position });
-      media.update(kept.id, {
-        type: a.type,
-        description: a.description,
-        blurhash: a.blurhash,
-        meta: a.meta,
-        contentType: a.contentType,
-      });
-      return kept.id;
-    });
-    media.attach(statusId, ids);
-    media.detachOthers(statusId, ids);
-    return true;
   }
 
   /** Instance-wide key pair of the instance actor (signed fetches not made for one user). */

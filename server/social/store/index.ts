@@ -13,6 +13,7 @@ import { SuggestionRepository } from './suggestions.ts';
 import { TrendRepository } from './trends.ts';
 import { EmojiRepository } from './emojis.ts';
 import { FederationRepository } from './federation.ts';
+import { RemoteMediaRepository } from './remote-media.ts';
 import { ExportQueries } from './exports.ts';
 import { ImportRepository } from './imports.ts';
 import { InstanceStatsRepository } from './instance-stats.ts';
@@ -37,15 +38,19 @@ import { MarkerRepository } from './markers.ts';
 import { PushRepository } from './push.ts';
 import { SearchRepository } from './search.ts';
 import { RelationshipRepository } from './relationships.ts';
+import { MoveCarryOverQueries } from './move-carry-over.ts';
 import { RuleRepository } from './rules.ts';
 import { ScheduledStatusRepository } from './scheduled.ts';
 import { SettingsRepository } from './settings.ts';
 import { StatusRepository } from './statuses.ts';
+import { IdempotencyKeyRepository } from './idempotency-keys.ts';
 import { StoreCore } from './store.ts';
 import { TimelineRepository } from './timelines.ts';
 import { UserRepository } from './users.ts';
+import { UserDomainBlockRepository } from './user-domain-blocks.ts';
 
 export * from './account-row.ts';
+export * from './account-columns.ts';
 export * from './accounts.ts';
 export * from './account-erasure.ts';
 export * from './annual-reports.ts';
@@ -68,6 +73,7 @@ export * from './search.ts';
 export * from './scheduled.ts';
 export * from '../status-row.ts';
 export * from './statuses.ts';
+export * from './idempotency-keys.ts';
 export * from './timelines.ts';
 export * from '../notification-types.ts';
 export * from './notifications.ts';
@@ -78,6 +84,7 @@ export * from './emojis.ts';
 export * from './fedify-kv.ts';
 export * from './fedify-queue.ts';
 export * from './federation.ts';
+export * from './remote-media.ts';
 export * from './exports.ts';
 export * from './imports.ts';
 export * from './instance-stats.ts';
@@ -89,10 +96,14 @@ export * from './preview-cards.ts';
 export * from './warnings.ts';
 export * from './oauth.ts';
 export * from './mail-outbox.ts';
+export * from './listed-accounts.ts';
+export * from './relationship-rows.ts';
 export * from './relationships.ts';
+export * from './move-carry-over.ts';
 export * from './rules.ts';
 export * from './settings.ts';
 export * from './users.ts';
+export * from './user-domain-blocks.ts';
 export { StoreCore, type PageQuery } from './store.ts';
 
 /** All repositories of social.db, sharing one connection, id generator and clock. */
@@ -107,6 +118,10 @@ export class SocialStore {
   readonly users: UserRepository;
   readonly oauth: OAuthRepository;
   readonly relationships: RelationshipRepository;
+  /** Domains a user blocks for themselves. */
+  readonly userDomainBlocks: UserDomainBlockRepository;
+  /** What an account move carries over to the new account. */
+  readonly moveCarryOver: MoveCarryOverQueries;
   readonly notifications: NotificationRepository;
   readonly notificationRequests: NotificationRequestRepository;
   readonly suggestions: SuggestionRepository;
@@ -132,6 +147,8 @@ export class SocialStore {
   readonly mailOutbox: MailOutboxRepository;
   readonly rules: RuleRepository;
   readonly statuses: StatusRepository;
+  /** What each Idempotency-Key of a status post produced. */
+  readonly idempotencyKeys: IdempotencyKeyRepository;
   readonly interactions: InteractionRepository;
   readonly timelines: TimelineRepository;
   readonly feeds: HomeFeedRepository;
@@ -149,8 +166,10 @@ export class SocialStore {
   readonly announcements: AnnouncementRepository;
   readonly reports: ReportRepository;
   readonly search: SearchRepository;
-  /** The SQL only federation needs (remote accounts and media, delivery recipients, activity ids). */
+  /** The SQL only federation needs (remote accounts, delivery recipients, activity ids). */
   readonly federation: FederationRepository;
+  /** Attachments of remote statuses (links to their origin). */
+  readonly remoteMedia: RemoteMediaRepository;
 
   constructor(db: Database, now: () => number = Date.now) {
     this.core = new StoreCore(db, now);
@@ -162,6 +181,8 @@ export class SocialStore {
     this.users = new UserRepository(this.core);
     this.oauth = new OAuthRepository(this.core);
     this.relationships = new RelationshipRepository(this.core);
+    this.userDomainBlocks = new UserDomainBlockRepository(this.core);
+    this.moveCarryOver = new MoveCarryOverQueries(this.core, this.relationships);
     this.notifications = new NotificationRepository(this.core);
     this.notificationRequests = new NotificationRequestRepository(this.core);
     this.suggestions = new SuggestionRepository(this.core);
@@ -180,11 +201,13 @@ export class SocialStore {
     this.mailOutbox = new MailOutboxRepository(this.core);
     this.rules = new RuleRepository(this.core);
     this.statuses = new StatusRepository(this.core);
+    this.idempotencyKeys = new IdempotencyKeyRepository(this.core);
     this.interactions = new InteractionRepository(this.core);
     this.timelines = new TimelineRepository(this.core);
     this.linkTimeline = new LinkTimelineRepository(this.timelines);
     this.feeds = new HomeFeedRepository(this.core);
     this.media = new MediaRepository(this.core);
+    this.remoteMedia = new RemoteMediaRepository(this.core, this.media);
     this.polls = new PollRepository(this.core);
     this.probeNonces = new ProbeNonceRepository(this.core);
     this.push = new PushRepository(this.core);

@@ -1,5 +1,6 @@
 import type { PageQuery } from './store.ts';
-import { notHidden, type ListedStatus, type TimelineRepository, type ViewerScope } from './timelines.ts';
+import { notHidden, type ViewerScope } from './readable-sql.ts';
+import type { ListedStatus, TimelineRepository } from './timelines.ts';
 
 /**
  * The link timeline (Mastodon 4.3's LinkFeed): public posts showing one preview card, newest first, by

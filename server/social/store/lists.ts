@@ -1,5 +1,5 @@
-import type { ListedAccount } from './relationships.ts';
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import type { ListedAccount } from './listed-accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
 import { bool, cursorWhere, finishPage, int, jsonIds, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
 export type RepliesPolicy = 'followed' | 'list' | 'none';

@@ -1,4 +1,4 @@
-import { ACCOUNT_LISTED } from './accounts.ts';
+import { ACCOUNT_LISTED } from './account-columns.ts';
 import type { NotificationType } from '../notification-types.ts';
 import { cursorWhere, finishPage, idOrNull, int, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
 

@@ -1,86 +1,17 @@
 import type { Account } from './account-row.ts';
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
+import { HIDDEN_FROM_VIEWER, listAccounts, type ListedAccount } from './listed-accounts.ts';
+import { readRelationshipFacts } from './relationship-facts.ts';
 import {
-  bool,
-  cursorWhere,
-  finishPage,
-  int,
-  intOrNull,
-  jsonIds,
-  jsonOr,
-  placeholders,
-  sqlBool,
-  str,
-  type PageQuery,
-  type StoreCore,
-} from './store.ts';
+  toFollow,
+  type FollowOptions,
+  type FollowRow,
+  type MuteRow,
+  type RelationshipFacts,
+} from './relationship-rows.ts';
+import { bool, int, intOrNull, jsonIds, sqlBool, str, type PageQuery, type StoreCore } from './store.ts';
 
-export interface FollowOptions {
-  showReblogs: boolean;
-  notify: boolean;
-  languages: string[] | null;
-}
-
-export interface FollowRow extends FollowOptions {
-  id: string;
-  accountId: string;
-  targetAccountId: string;
-  uri: string | null;
-  createdAt: number;
-}
-
-export interface MuteRow {
-  id: string;
-  hideNotifications: boolean;
-  expiresAt: number | null;
-}
-
-/** One row of a paginated account listing: the cursor is the id of the join row (follow, block, mute…). */
-export interface ListedAccount {
-  cursor: string;
-  account: Account;
-  muteExpiresAt?: number | null;
-}
-
-/** Everything the Relationship entity needs about (viewer, target), read in a few batched queries. */
-export interface RelationshipFacts {
-  id: string;
-  follow: FollowOptions | null;
-  followRequest: FollowOptions | null;
-  followedBy: boolean;
-  requestedBy: boolean;
-  blocking: boolean;
-  blockedBy: boolean;
-  mute: MuteRow | null;
-  domainBlocking: boolean;
-  endorsed: boolean;
-  note: string;
-}
-
-function toFollow(r: Record<string, unknown>): FollowRow {
-  return {
-    id: str(r.id),
-    accountId: str(r.account_id),
-    targetAccountId: str(r.target_account_id),
-    showReblogs: bool(r.show_reblogs),
-    notify: bool(r.notify),
-    languages: jsonOr<string[] | null>(r.languages, null),
-    uri: (r.uri as string | null) ?? null,
-    createdAt: int(r.created_at),
-  };
-}
-
-/**
- * Conditions that hide account `a` from `@viewer` in lists: blocks either way, the viewer's mutes (unless
- * @own_list) and the viewer's domain blocks. Without a viewer (@viewer NULL) nothing is hidden.
- */
-const HIDDEN_FROM_VIEWER = `
-  (@viewer IS NULL OR (
-    NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = @viewer AND b.target_account_id = a.id) OR (b.account_id = a.id AND b.target_account_id = @viewer))
-    AND (@own_list = 1 OR NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = @viewer AND m.target_account_id = a.id AND (m.expires_at IS NULL OR m.expires_at > @now)))
-    AND (a.domain IS NULL OR NOT EXISTS (SELECT 1 FROM account_domain_blocks d WHERE d.account_id = @viewer AND d.domain = a.domain))
-  ))`;
-
+/** Follows, blocks, mutes, notes and endorsements: one account's ties to other accounts. */
 export class RelationshipRepository {
   private readonly core: StoreCore;
   constructor(core: StoreCore) {
@@ -105,51 +36,39 @@ export class RelationshipRepository {
 
   /** Creates the follow or updates its options; returns true when it is new. */
   upsertFollow(accountId: string, targetId: string, options: FollowOptions, uri: string | null = null): boolean {
-    const existing = this.follow(accountId, targetId);
-    if (existing) {
-      this.core
-        .sql('UPDATE follows SET show_reblogs = ?, notify = ?, languages = ? WHERE id = ?')
-        .run(
-          sqlBool(options.showReblogs),
-          sqlBool(options.notify),
-          options.languages ? JSON.stringify(options.languages) : null,
-          existing.id,
-        );
-      return false;
-    }
-    this.core
-      .sql(
-        'INSERT INTO follows (id, account_id, target_account_id, show_reblogs, notify, languages, uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        this.core.ids.next(),
-        accountId,
-        targetId,
-        sqlBool(options.showReblogs),
-        sqlBool(options.notify),
-        options.languages ? JSON.stringify(options.languages) : null,
-        uri,
-        this.core.now(),
-      );
-    return true;
+    return this.upsertFollowIn('follows', this.follow(accountId, targetId), accountId, targetId, options, uri);
   }
 
   upsertFollowRequest(accountId: string, targetId: string, options: FollowOptions, uri: string | null = null): boolean {
-    const existing = this.followRequest(accountId, targetId);
+    return this.upsertFollowIn(
+      'follow_requests',
+      this.followRequest(accountId, targetId),
+      accountId,
+      targetId,
+      options,
+      uri,
+    );
+  }
+
+  /** Follows and follow requests share their columns: updates `existing` or inserts a new row into `table`. */
+  private upsertFollowIn(
+    table: 'follows' | 'follow_requests',
+    existing: FollowRow | null,
+    accountId: string,
+    targetId: string,
+    options: FollowOptions,
+    uri: string | null,
+  ): boolean {
+    const languages = options.languages ? JSON.stringify(options.languages) : null;
     if (existing) {
       this.core
-        .sql('UPDATE follow_requests SET show_reblogs = ?, notify = ?, languages = ? WHERE id = ?')
-        .run(
-          sqlBool(options.showReblogs),
-          sqlBool(options.notify),
-          options.languages ? JSON.stringify(options.languages) : null,
-          existing.id,
-        );
+        .sql(`UPDATE ${table} SET show_reblogs = ?, notify = ?, languages = ? WHERE id = ?`)
+        .run(sqlBool(options.showReblogs), sqlBool(options.notify), languages, existing.id);
       return false;
     }
     this.core
       .sql(
-        'INSERT INTO follow_requests (id, account_id, target_account_id, show_reblogs, notify, languages, uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO ${table} (id, account_id, target_account_id, show_reblogs, notify, languages, uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         this.core.ids.next(),
@@ -157,7 +76,7 @@ export class RelationshipRepository {
         targetId,
         sqlBool(options.showReblogs),
         sqlBool(options.notify),
-        options.languages ? JSON.stringify(options.languages) : null,
+        languages,
         uri,
         this.core.now(),
       );
@@ -165,41 +84,6 @@ export class RelationshipRepository {
   }
 
   /** Which of `targetIds` `accountId` follows. */
-  /** Who on this server follows `targetId`, with their follow options (an account move carries them over). */
-  localFollowsOf(targetId: string): FollowRow[] {
-    return (
-      this.core
-        .sql(
-          'SELECT f.* FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL',
-        )
-        .all(targetId) as Record<string, unknown>[]
-    ).map(toFollow);
-  }
-
-  /** Local accounts blocking or muting `targetId` (an account move carries blocks and mutes over). */
-  localBlockersAndMuters(targetId: string): { blockers: string[]; muters: { accountId: string; mute: MuteRow }[] } {
-    const blockers = (
-      this.core
-        .sql(
-          'SELECT b.account_id FROM blocks b JOIN accounts a ON a.id = b.account_id WHERE b.target_account_id = ? AND a.domain IS NULL',
-        )
-        .pluck()
-        .all(targetId) as unknown[]
-    ).map(str);
-    const muters = (
-      this.core
-        .sql(
-          'SELECT m.account_id FROM mutes m JOIN accounts a ON a.id = m.account_id WHERE m.target_account_id = ? AND a.domain IS NULL',
-        )
-        .pluck()
-        .all(targetId) as unknown[]
-    ).flatMap((id) => {
-      const mute = this.mute(str(id), targetId);
-      return mute ? [{ accountId: str(id), mute }] : [];
-    });
-    return { blockers, muters };
-  }
-
   followedAmong(accountId: string, targetIds: readonly string[]): string[] {
     if (targetIds.length === 0) return [];
     return (
@@ -270,29 +154,10 @@ export class RelationshipRepository {
       .run(a, b, b, a);
   }
 
-  private listAccounts(
-    sql: string,
-    params: Record<string, unknown>,
-    page: PageQuery,
-    cursorColumn: string,
-  ): ListedAccount[] {
-    const c = cursorWhere(cursorColumn, page);
-    const rows = this.core.db
-      .prepare(`${sql} AND ${c.where} ORDER BY ${cursorColumn} ${c.order} LIMIT @cursor_limit`)
-      .all({ now: this.core.now(), ...params, ...c.params }) as Record<string, unknown>[];
-    return finishPage(
-      rows.map((r) => ({
-        cursor: str(r.cursor),
-        account: toAccount(r),
-        muteExpiresAt: r.mute_expires_at === undefined ? undefined : intOrNull(r.mute_expires_at),
-      })),
-      page,
-    );
-  }
-
   /** Followers of `accountId` as `viewerId` may see them (blocked, blocking and muted accounts left out). */
   followers(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN accounts a ON a.id = f.account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE f.target_account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
@@ -302,7 +167,8 @@ export class RelationshipRepository {
   }
 
   following(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT f.id AS cursor, ${ACCOUNT_COLUMNS} FROM follows f JOIN accounts a ON a.id = f.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE f.account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
@@ -313,7 +179,8 @@ export class RelationshipRepository {
 
   /** Pending requests to follow `accountId`. */
   incomingFollowRequests(accountId: string, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT r.id AS cursor, ${ACCOUNT_COLUMNS} FROM follow_requests r JOIN accounts a ON a.id = r.account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE r.target_account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL`,
       { account: accountId },
@@ -375,7 +242,8 @@ export class RelationshipRepository {
   }
 
   blocks(accountId: string, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT b.id AS cursor, ${ACCOUNT_COLUMNS} FROM blocks b JOIN accounts a ON a.id = b.target_account_id LEFT JOIN users u ON u.account_id = a.id WHERE b.account_id = @account AND a.deleted_at IS NULL`,
       { account: accountId },
       page,
@@ -414,7 +282,8 @@ export class RelationshipRepository {
   }
 
   mutes(accountId: string, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT m.id AS cursor, m.expires_at AS mute_expires_at, ${ACCOUNT_COLUMNS} FROM mutes m JOIN accounts a ON a.id = m.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE m.account_id = @account AND (m.expires_at IS NULL OR m.expires_at > @now) AND a.deleted_at IS NULL`,
       { account: accountId },
@@ -443,19 +312,6 @@ export class RelationshipRepository {
       .sql('SELECT comment FROM account_notes WHERE account_id = ? AND target_account_id = ?')
       .get(accountId, targetId) as { comment: string } | undefined;
     return r?.comment ?? '';
-  }
-
-  /** Every private note about `targetId` (an account move copies them to the new account). */
-  notesAbout(targetId: string): { accountId: string; comment: string }[] {
-    return (
-      this.core.sql('SELECT account_id, comment FROM account_notes WHERE target_account_id = ?').all(targetId) as {
-        account_id: unknown;
-        comment: string;
-      }[]
-    ).map((r) => ({
-      accountId: str(r.account_id),
-      comment: r.comment,
-    }));
   }
 
   setNote(accountId: string, targetId: string, comment: string): void {
@@ -487,7 +343,8 @@ export class RelationshipRepository {
   }
 
   endorsements(accountId: string, viewerId: string | null, page: PageQuery): ListedAccount[] {
-    return this.listAccounts(
+    return listAccounts(
+      this.core,
       `SELECT p.id AS cursor, ${ACCOUNT_COLUMNS} FROM account_pins p JOIN accounts a ON a.id = p.target_account_id LEFT JOIN users u ON u.account_id = a.id
        WHERE p.account_id = @account AND ${ACCOUNT_LISTED} AND a.suspended_at IS NULL AND ${HIDDEN_FROM_VIEWER}`,
       { account: accountId, viewer: viewerId, own_list: viewerId === accountId ? 1 : 0 },
@@ -496,147 +353,9 @@ export class RelationshipRepository {
     );
   }
 
-  // ---- the user's own domain blocks
-
-  domainBlocked(accountId: string, domain: string): boolean {
-    return (
-      this.core
-        .sql('SELECT 1 FROM account_domain_blocks WHERE account_id = ? AND domain = ?')
-        .get(accountId, domain) !== undefined
-    );
-  }
-
-  insertDomainBlock(accountId: string, domain: string): void {
-    this.core
-      .sql(
-        'INSERT INTO account_domain_blocks (id, account_id, domain, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      )
-      .run(this.core.ids.next(), accountId, domain, this.core.now());
-  }
-
-  deleteDomainBlock(accountId: string, domain: string): void {
-    this.core.sql('DELETE FROM account_domain_blocks WHERE account_id = ? AND domain = ?').run(accountId, domain);
-  }
-
-  domainBlocks(accountId: string, page: PageQuery): { cursor: string; domain: string }[] {
-    const c = cursorWhere('id', page);
-    const rows = this.core.db
-      .prepare(
-        `SELECT id, domain FROM account_domain_blocks WHERE account_id = @account AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`,
-      )
-      .all({ account: accountId, ...c.params }) as { id: bigint; domain: string }[];
-    return finishPage(
-      rows.map((r) => ({ cursor: str(r.id), domain: r.domain })),
-      page,
-    );
-  }
-
   // ---- relationship facts for many targets at once
 
   facts(viewerId: string, targetIds: readonly string[]): RelationshipFacts[] {
-    if (targetIds.length === 0) return [];
-    const list = placeholders(targetIds.length);
-    const db = this.core.db;
-    const now = this.core.now();
-    const opts = (r: Record<string, unknown>): FollowOptions => ({
-      showReblogs: bool(r.show_reblogs),
-      notify: bool(r.notify),
-      languages: jsonOr<string[] | null>(r.languages, null),
-    });
-    const byTarget = <T>(rows: Record<string, unknown>[], key: string, value: (r: Record<string, unknown>) => T) =>
-      new Map(rows.map((r) => [str(r[key]), value(r)]));
-    const follows = byTarget(
-      db
-        .prepare(`SELECT * FROM follows WHERE account_id = ? AND target_account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as Record<string, unknown>[],
-      'target_account_id',
-      opts,
-    );
-    const requests = byTarget(
-      db
-        .prepare(`SELECT * FROM follow_requests WHERE account_id = ? AND target_account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as Record<string, unknown>[],
-      'target_account_id',
-      opts,
-    );
-    const followedBy = new Set(
-      (
-        db
-          .prepare(`SELECT account_id FROM follows WHERE target_account_id = ? AND account_id IN (${list})`)
-          .all(viewerId, ...targetIds) as { account_id: bigint }[]
-      ).map((r) => str(r.account_id)),
-    );
-    const requestedBy = new Set(
-      (
-        db
-          .prepare(`SELECT account_id FROM follow_requests WHERE target_account_id = ? AND account_id IN (${list})`)
-          .all(viewerId, ...targetIds) as { account_id: bigint }[]
-      ).map((r) => str(r.account_id)),
-    );
-    const blocking = new Set(
-      (
-        db
-          .prepare(`SELECT target_account_id FROM blocks WHERE account_id = ? AND target_account_id IN (${list})`)
-          .all(viewerId, ...targetIds) as { target_account_id: bigint }[]
-      ).map((r) => str(r.target_account_id)),
-    );
-    const blockedBy = new Set(
-      (
-        db
-          .prepare(`SELECT account_id FROM blocks WHERE target_account_id = ? AND account_id IN (${list})`)
-          .all(viewerId, ...targetIds) as { account_id: bigint }[]
-      ).map((r) => str(r.account_id)),
-    );
-    const mutes = byTarget(
-      db
-        .prepare(
-          `SELECT * FROM mutes WHERE account_id = ? AND target_account_id IN (${list}) AND (expires_at IS NULL OR expires_at > ?)`,
-        )
-        .all(viewerId, ...targetIds, now) as Record<string, unknown>[],
-      'target_account_id',
-      (r): MuteRow => ({
-        id: str(r.id),
-        hideNotifications: bool(r.hide_notifications),
-        expiresAt: intOrNull(r.expires_at),
-      }),
-    );
-    const domainBlocked = new Set(
-      (
-        db
-          .prepare(
-            `SELECT a.id FROM accounts a JOIN account_domain_blocks d ON d.domain = a.domain AND d.account_id = ? WHERE a.id IN (${list})`,
-          )
-          .all(viewerId, ...targetIds) as { id: bigint }[]
-      ).map((r) => str(r.id)),
-    );
-    const endorsed = new Set(
-      (
-        db
-          .prepare(`SELECT target_account_id FROM account_pins WHERE account_id = ? AND target_account_id IN (${list})`)
-          .all(viewerId, ...targetIds) as { target_account_id: bigint }[]
-      ).map((r) => str(r.target_account_id)),
-    );
-    const notes = byTarget(
-      db
-        .prepare(
-          `SELECT target_account_id, comment FROM account_notes WHERE account_id = ? AND target_account_id IN (${list})`,
-        )
-        .all(viewerId, ...targetIds) as Record<string, unknown>[],
-      'target_account_id',
-      (r) => r.comment as string,
-    );
-    return targetIds.map((id) => ({
-      id,
-      follow: follows.get(id) ?? null,
-      followRequest: requests.get(id) ?? null,
-      followedBy: followedBy.has(id),
-      requestedBy: requestedBy.has(id),
-      blocking: blocking.has(id),
-      blockedBy: blockedBy.has(id),
-      mute: mutes.get(id) ?? null,
-      domainBlocking: domainBlocked.has(id),
-      endorsed: endorsed.has(id),
-      note: notes.get(id) ?? '',
-    }));
+    return readRelationshipFacts(this.core, viewerId, targetIds);
   }
 }

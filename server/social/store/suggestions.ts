@@ -1,5 +1,5 @@
 import type { Account } from './account-row.ts';
-import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './accounts.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
 import { int, type StoreCore } from './store.ts';
 
 /** Where a follow suggestion comes from (Mastodon's `sources`). */

@@ -12,7 +12,7 @@ export function domainBlockRoutes(app: FastifyInstance, ctx: SocialContext): voi
   app.get('/api/v1/domain_blocks', { config: { auth: auth.user('read:blocks') } }, async (req, reply) => {
     const { account } = currentUser(req);
     const page = pageQuery(requestParams(req), 100, 200);
-    const rows = ctx.store.relationships.domainBlocks(account.id, page);
+    const rows = ctx.store.userDomainBlocks.domainBlocks(account.id, page);
     setLinkHeader(
       req,
       reply,

@@ -27,7 +27,7 @@ export class StatusPublisher {
   post(poster: Poster, input: PostInput): PostResult {
     const { account: author, user } = poster;
     if (input.idempotencyKey) {
-      const seen = this.d.store.statuses.idempotent(author.id, input.idempotencyKey, IDEMPOTENCY_WINDOW_MS);
+      const seen = this.d.store.idempotencyKeys.lookup(author.id, input.idempotencyKey, IDEMPOTENCY_WINDOW_MS);
       if (seen?.statusId) {
         const status = this.d.store.statuses.byId(seen.statusId);
         if (status && status.deletedAt === null) return { kind: 'status', status };
@@ -111,7 +111,7 @@ export class StatusPublisher {
         });
         this.d.store.media.attachToScheduled(id, mediaIds);
         if (input.idempotencyKey)
-          this.d.store.statuses.rememberIdempotencyKey(author.id, input.idempotencyKey, { scheduledStatusId: id });
+          this.d.store.idempotencyKeys.remember(author.id, input.idempotencyKey, { scheduledStatusId: id });
         return id;
       });
       this.d.scheduleChanged();
@@ -227,7 +227,7 @@ export class StatusPublisher {
         if (follow?.notify) this.d.notifications.notify(followerId, author.id, 'status', id);
       }
     }
-    if (p.idempotencyKey) this.d.store.statuses.rememberIdempotencyKey(author.id, p.idempotencyKey, { statusId: id });
+    if (p.idempotencyKey) this.d.store.idempotencyKeys.remember(author.id, p.idempotencyKey, { statusId: id });
     // The author's own feed holds it too (and their user stream shows it).
     // Followers of its hashtags get a public status in home too (after the follower fan-out, so none twice).
     const tagFollowers = this.d.store.feeds.distributeToTagFollowers(status);

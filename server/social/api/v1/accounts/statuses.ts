@@ -34,7 +34,7 @@ export function accountStatusRoutes(app: FastifyInstance, ctx: SocialContext): v
     if (
       me &&
       (ctx.store.relationships.blocking(target.id, me.id) ||
-        (target.domain !== null && ctx.store.relationships.domainBlocked(me.id, target.domain)))
+        (target.domain !== null && ctx.store.userDomainBlocks.domainBlocked(me.id, target.domain)))
     )
       return [];
     let taggedId: string | null = null;

@@ -1,0 +1,132 @@
+/**
+ * The raw SQLite side of bench/eventlog-append.ts: the same rows inserted and selected straight into a file with
+ * the event log's schema (WAL, synchronous=FULL, no server), and what the server committed, read from its file.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase, type Database } from '../../server/db/index.ts';
+import { eventlogMigrations } from '../../server/eventlog/index.ts';
+
+export const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
+export const METADATA = Buffer.from(
+  JSON.stringify({ correlationId: crypto.randomUUID(), source: 'bench-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }),
+);
+
+/**
+ * Runs `measure` on a fresh event-log database (the server's schema, WAL, synchronous=FULL) holding one
+ * stream, key 1, with the statement that inserts its events; the database is gone afterwards.
+ */
+function withCeilingDatabase<T>(
+  measure: (db: Database, insert: BetterSqlite3.Statement<unknown[]>, now: number) => T,
+): T {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-sqlite-'));
+  const db = openDatabase(path.join(dir, 'eventlog.db'), { migrations: eventlogMigrations, synchronous: 'FULL' });
+  try {
+    const now = Date.now();
+    db.prepare(
+      'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (1, ?, -1, ?, ?)',
+    ).run('ceiling', now, now);
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, 1, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    return measure(db, insert, now);
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function sqliteCeiling(rowsPerCommit: number, totalRows: number): number {
+  return withCeilingDatabase((db, insert, now) => {
+    const bump = db.prepare(
+      'UPDATE streams SET last_event_number = ?, event_count = event_count + ?, updated_at = ? WHERE stream_key = 1',
+    );
+    const commit = db.transaction((from: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const n = from + i;
+        insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
+      }
+      bump.run(from + count - 1, count, now);
+    });
+    const started = performance.now();
+    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+    return totalRows / ((performance.now() - started) / 1000);
+  });
+}
+
+/**
+ * SQLite's own CPU time per row (this process, user + system, fsyncs included) when every commit holds
+ * `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
+ * single-event appends: per row an event insert and its stream's head update. µs per row.
+ */
+export function sqliteCpuPerRow(rowsPerCommit: number, totalRows: number, streams: number): number {
+  return withCeilingDatabase((db, _insert, now) => {
+    const insertStream = db.prepare(
+      'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (?, ?, -1, ?, ?)',
+    );
+    db.transaction(() => {
+      for (let k = 2; k < streams + 2; k++) insertStream.run(k, `ceiling-${k}`, now, now);
+    })();
+    const insert = db.prepare(
+      'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
+    );
+    const bump = db.prepare(
+      'UPDATE streams SET last_event_number = ?, event_count = event_count + 1, updated_at = ? WHERE stream_key = ?',
+    );
+    const commit = db.transaction((from: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const n = from + i;
+        const stream = 2 + (n % streams);
+        const number = Math.floor(n / streams);
+        insert.run(n + 1, n + 1, stream, number, ids[n], 'BenchEvent', DATA, METADATA, now);
+        bump.run(number, now, stream);
+      }
+    });
+    const ids = Array.from({ length: totalRows }, () => crypto.randomBytes(16)); // made outside the measure
+    const before = process.cpuUsage();
+    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / totalRows;
+  });
+}
+
+/**
+ * How many events the server committed between two wall-clock times and in how many commits: every event of
+ * a commit carries the commit's clock (`created`), so distinct values count commits; two commits within the
+ * same millisecond count as one (the commit size comes out at most that much too big).
+ */
+export function serverCommits(dataDir: string, from: number, to: number): { events: number; commits: number } {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    return db
+      .prepare(
+        'SELECT COUNT(*) AS events, COUNT(DISTINCT created) AS commits FROM events WHERE created >= ? AND created < ?',
+      )
+      .get(from, to) as { events: number; commits: number };
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows per second and CPU µs per row selecting a stream in 1,000-row pages. */
+export function sqliteReadCeiling(totalRows: number): { perSecond: number; cpuUs: number } {
+  return withCeilingDatabase((db, insert, now) => {
+    db.transaction(() => {
+      for (let n = 0; n < totalRows; n++)
+        insert.run(n + 1, n + 1, n, crypto.randomBytes(16), 'BenchEvent', DATA, METADATA, now);
+    })();
+    const page = db.prepare(
+      'SELECT * FROM events WHERE stream_key = 1 AND event_number >= ? ORDER BY event_number LIMIT 1000',
+    );
+    const started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    let read = 0;
+    for (let from = 0; from < totalRows; from += 1000) read += page.all(from).length;
+    const cpu = process.cpuUsage(cpuBefore);
+    return { perSecond: read / ((performance.now() - started) / 1000), cpuUs: (cpu.user + cpu.system) / read };
+  });
+}

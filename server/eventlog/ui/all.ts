@@ -9,16 +9,10 @@ import {
   type ResolvedEvent,
 } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import {
-  callerOf,
-  errorForResult,
-  pageFieldLimit,
-  sendError,
-  UiApiError,
-  uiEvent,
-  type EventLogUiDeps,
-  type UiEvent,
-} from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { errorForResult, sendError, UiApiError } from './ui-errors.ts';
+import { pageFieldLimit, uiEvent, type UiEvent } from './ui-payloads.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 export interface AllFilter {
   hideSystem: boolean;

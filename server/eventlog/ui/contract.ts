@@ -2,9 +2,8 @@
  * The event log's UI API as the renderer sees it: types only. The renderer imports this file and nothing
  * else of the event log, so the store and the routes can change behind it.
  */
+export type { UiEvent, UiPayload } from './ui-payloads.ts';
 export type {
-  UiEvent,
-  UiPayload,
   UiGroupSummary,
   UiGroupDetail,
   UiGroupSettings,

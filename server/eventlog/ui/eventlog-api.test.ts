@@ -592,9 +592,7 @@ interface LiveClient {
   messages: LiveMessage[];
   next(pred: (m: LiveMessage) => boolean): Promise<LiveMessage>;
   /** Resolves with every event received so far once `done` says so. */
-  until(
-    done: (events: import('./eventlog-context.ts').UiEvent[]) => boolean,
-  ): Promise<import('./eventlog-context.ts').UiEvent[]>;
+  until(done: (events: import('./ui-payloads.ts').UiEvent[]) => boolean): Promise<import('./ui-payloads.ts').UiEvent[]>;
   close(): void;
 }
 

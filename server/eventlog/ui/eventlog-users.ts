@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_PASSWORD, EventLogUserError } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import { callerOf, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { sendError, UiApiError } from './ui-errors.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s/?#@:]+$' } as const;
 const PASSWORD = { type: 'string', minLength: 1, maxLength: 1024 } as const;

@@ -2,17 +2,10 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ExpectedVersion, MAX_READ_COUNT, type EventStore, type Principal } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import {
-  callerOf,
-  errorForResult,
-  FULL_FIELD_BYTES,
-  pageFieldLimit,
-  sendError,
-  UiApiError,
-  uiEvent,
-  type EventLogUiDeps,
-  type UiEvent,
-} from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { errorForResult, sendError, UiApiError } from './ui-errors.ts';
+import { FULL_FIELD_BYTES, pageFieldLimit, uiEvent, type UiEvent } from './ui-payloads.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 export interface StreamPage {
   streamId: string;

@@ -10,7 +10,9 @@ import type {
 } from '../subscriptions/index.ts';
 import { matchesAllFilter, type AllFilter } from './all.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import { callerOf, pageFieldLimit, uiEvent, type EventLogUiDeps, type UiEvent } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { pageFieldLimit, uiEvent, type UiEvent } from './ui-payloads.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 export interface LiveTailLimits {
   /** Events held for one socket while it catches up; beyond this they are dropped and counted. */

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ExpectedVersion } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { errorForResult, sendError, UiApiError } from './ui-errors.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 export const METADATA_EVENT_TYPE = '$metadata';
 const ACL_KEYS = ['$r', '$w', '$d', '$mr', '$mw'] as const;

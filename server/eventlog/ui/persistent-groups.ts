@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { CONSUMER_STRATEGIES, parkedStreamOf } from '../subscriptions/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
 import { readStreamPageRequest, STREAM_PAGE_QUERY, type StreamPageQuery } from './events.ts';
+import { callerOf } from './ui-principal.ts';
+import { sendError, UiApiError } from './ui-errors.ts';
 import {
-  callerOf,
-  sendError,
-  UiApiError,
   type EventLogUiDeps,
   type UiGroupOperationResult,
   type UiGroupSettings,

@@ -9,7 +9,8 @@ import {
   type ProjectionEntry,
   type ProjectionManager,
 } from '../projections/index.ts';
-import { UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
+import { UiApiError } from './ui-errors.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 /** A projection in the Projections list: EventStoreDB's statistics, as its admin UI shows them. */
 export interface UiProjectionSummary {

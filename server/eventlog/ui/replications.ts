@@ -7,7 +7,8 @@ import {
   type ReplicationJob,
   type ReplicationRequest,
 } from '../replication/index.ts';
-import { callerOf, type EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 /** A replication as the page sees it: positions as decimal text. */
 export interface UiReplication extends Omit<ReplicationJob, 'progress' | 'summary'> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import { callerOf, type EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 /** What the Server view shows of scavenging: the one under way, and how the last one ended. */
 export interface UiScavengeStatus {

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ExpectedVersion, type StreamSummary } from '../store/index.ts';
 import { requireOwner, type UiSessions } from '../../http/index.ts';
-import { callerOf, errorForResult, sendError, UiApiError, type EventLogUiDeps } from './eventlog-context.ts';
+import { callerOf } from './ui-principal.ts';
+import { errorForResult, sendError, UiApiError } from './ui-errors.ts';
+import { type EventLogUiDeps } from './eventlog-context.ts';
 
 const MAX_LIST = 500;
 const MAX_STREAM_NAME = 2048;

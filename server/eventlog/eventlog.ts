@@ -8,6 +8,7 @@ import {
   type SystemWriter,
   type EventLogUsers,
   type EventStore,
+  type StreamBrowser,
   SqliteEventLogUsers,
 } from './store/index.ts';
 
@@ -27,6 +28,8 @@ export interface OpenEventLogOptions {
 /** The opened event log: the store, its users, and the database behind them. */
 export interface EventLog {
   store: EventStore;
+  /** The same store's browsing by name and category (the UI's stream list). */
+  browser: StreamBrowser;
   users: EventLogUsers;
   db: Database;
   /** Absolute path of eventlog.db. */
@@ -70,6 +73,7 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
           });
     return {
       store: opened,
+      browser: opened,
       users,
       db,
       file,

@@ -84,13 +84,13 @@ describe('event-log migrations', () => {
     const tx = store.readEvent('order-2', 0, false, null).event!.event!;
     expect([tx.commitPosition, tx.preparePosition]).toEqual([9, 8]);
 
-    expect(store.listStreams({ orderBy: 'name', limit: 10, includeSystem: false })).toEqual([
+    expect(log.browser.listStreams({ orderBy: 'name', limit: 10, includeSystem: false })).toEqual([
       expect.objectContaining({ streamId: 'customer-7', deleted: 'hard', eventCount: 2 }),
       expect.objectContaining({ streamId: 'order-1', deleted: 'soft', lastEventNumber: 1 }),
       expect.objectContaining({ streamId: 'order-2', deleted: 'no' }),
       expect.objectContaining({ streamId: 'plain', deleted: 'no', createdAt: Date.UTC(2023, 5, 1) + 6 }),
     ]);
-    expect(store.streamCategories(10)).toEqual([
+    expect(log.browser.streamCategories(10)).toEqual([
       { category: 'order', streams: 2 },
       { category: 'customer', streams: 1 },
     ]);

@@ -42,6 +42,7 @@ import {
   type DeleteResult,
   type EventFilter,
   type EventStore,
+  type StreamBrowser,
   type NewEvent,
   type Position,
   type ReadAllResult,
@@ -80,7 +81,7 @@ function mayScavenge(caller: Caller): boolean {
   return caller !== null && (caller.groups.includes(SystemRoles.Admins) || caller.groups.includes(SystemRoles.Ops));
 }
 
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, StreamBrowser {
   status: StoreStatus = 'starting';
   readonly db: Database;
   readonly logger: Logger;

@@ -287,7 +287,15 @@ export interface EventStore {
   /** Called synchronously after every durable commit, in commit order. Returns an unsubscribe function. */
   onCommitted(listener: (batch: CommittedBatch) => void): () => void;
 
-  // browsing (UI API)
+  /** Finishes queued writes, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Browsing streams by name, category and time (the UI's stream list): not part of the protocols' store, which
+ * EventStoreDB's clients reach only by stream, `$all` and the system projections' streams.
+ */
+export interface StreamBrowser {
   listStreams(options: {
     prefix?: string;
     pattern?: string;
@@ -296,9 +304,6 @@ export interface EventStore {
     includeSystem: boolean;
   }): StreamSummary[];
   streamCategories(limit: number): { category: string; streams: number }[];
-
-  /** Finishes queued writes, then closes the database. */
-  close(): Promise<void>;
 }
 
 export interface EventLogUser {

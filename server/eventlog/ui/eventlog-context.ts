@@ -1,5 +1,5 @@
 import type { ProjectionManager } from '../projections/index.ts';
-import type { EventLogUsers, EventStore, Principal } from '../store/index.ts';
+import type { EventLogUsers, EventStore, Principal, StreamBrowser } from '../store/index.ts';
 import type {
   PersistentSubscriptionSettings,
   VolatileSubscribeRequest,
@@ -12,6 +12,8 @@ import type {
  */
 export interface EventLogUiDeps {
   store: EventStore;
+  /** Browsing by name, category and time for the stream list. */
+  browser: StreamBrowser;
   users: EventLogUsers;
   /** Connected TCP clients; empty until the TCP listener runs. */
   connections: () => readonly UiConnectionSource[];

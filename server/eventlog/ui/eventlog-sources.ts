@@ -139,6 +139,7 @@ export function eventLogUiDeps(options: {
   const subs = subscriptionsSource(options.subscriptions);
   return {
     store: options.eventLog.store,
+    browser: options.eventLog.browser,
     users: options.eventLog.users,
     connections: () => options.connections().map(connectionView),
     subscriptions: () => subs,

@@ -22,7 +22,7 @@ function summary(s: StreamSummary): StreamSummary {
 
 /** The one summary for an exact name: among names with that prefix, ordered by name, the name itself sorts first. */
 export function findStream(deps: EventLogUiDeps, streamId: string): StreamSummary | undefined {
-  const [first] = deps.store.listStreams({ prefix: streamId, orderBy: 'name', limit: 1, includeSystem: true });
+  const [first] = deps.browser.listStreams({ prefix: streamId, orderBy: 'name', limit: 1, includeSystem: true });
   return first && first.streamId === streamId ? summary(first) : undefined;
 }
 
@@ -63,7 +63,7 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
       }
       // A search that names a system stream shows system streams even with the toggle off.
       const includeSystem = system || q.startsWith('$');
-      const streams = deps.store.listStreams(
+      const streams = deps.browser.listStreams(
         mode === 'wildcard' && q
           ? { pattern: q, orderBy: order, limit, includeSystem }
           : { prefix: q || undefined, orderBy: order, limit, includeSystem },
@@ -88,8 +88,8 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
     },
     async (req) => {
       const { limit = 15, system = false } = req.query;
-      const created = deps.store.listStreams({ orderBy: 'created', limit, includeSystem: system });
-      const changed = deps.store.listStreams({ orderBy: 'updated', limit, includeSystem: system });
+      const created = deps.browser.listStreams({ orderBy: 'created', limit, includeSystem: system });
+      const changed = deps.browser.listStreams({ orderBy: 'updated', limit, includeSystem: system });
       return { created: created.map(summary), changed: changed.map(summary) };
     },
   );
@@ -105,7 +105,7 @@ export function streamRoutes(app: FastifyInstance, sessions: UiSessions, deps: E
         },
       },
     },
-    async (req) => ({ categories: deps.store.streamCategories(req.query.limit ?? 100) }),
+    async (req) => ({ categories: deps.browser.streamCategories(req.query.limit ?? 100) }),
   );
 
   app.get<{ Params: { stream: string } }>('/eventlog/streams/:stream', auth, async (req, reply) => {

@@ -1,3 +1,7 @@
+/**
+ * A persistent subscription group at run time (PersistentGroup below). Over 400 lines on purpose: it is one state
+ * machine whose delivery, retry, parking, checkpoints and statistics share the same buffers and counters.
+ */
 import type { Logger } from '../../../logger.ts';
 import { LINK_EVENT_TYPE, MAX_READ_COUNT, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/index.ts';
 import type {

@@ -73,9 +73,15 @@ test('server view: copyable connection strings, event-log users, and the log wit
   };
   expect(await asWriter('w-secret-1')).toBe('ok');
 
-  // Change the password: the old one stops working, the new one works.
+  // Cancelling the dialog changes nothing and says nothing changed.
   await page.getByRole('button', { name: 'Change password of writer' }).click();
   const pw = page.getByRole('dialog', { name: 'Change the password of writer' });
+  await pw.getByRole('button', { name: 'Cancel' }).click();
+  await expect(pw).toBeHidden();
+  await expect(page.getByText('Changed the password of writer.')).toHaveCount(0);
+
+  // Change the password: the old one stops working, the new one works.
+  await page.getByRole('button', { name: 'Change password of writer' }).click();
   await pw.getByLabel('New password').fill('w-secret-2');
   await pw.getByLabel('Repeat it').fill('w-secret-3');
   await pw.getByRole('button', { name: 'Change password' }).click();

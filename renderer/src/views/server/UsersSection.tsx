@@ -81,7 +81,7 @@ function AddUserForm({ onDone }: { onDone: (name: string) => void }) {
   );
 }
 
-function PasswordForm({ name, onDone }: { name: string; onDone: () => void }) {
+function PasswordForm({ name, onDone, onCancel }: { name: string; onDone: () => void; onCancel: () => void }) {
   const change = useUsers((s) => s.changePassword);
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -112,7 +112,7 @@ function PasswordForm({ name, onDone }: { name: string; onDone: () => void }) {
         Repeat it
         <input type="password" value={repeat} onChange={(e) => setRepeat(e.target.value)} autoComplete="new-password" />
       </label>
-      <FormFooter error={error} onCancel={onDone}>
+      <FormFooter error={error} onCancel={onCancel}>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Change password'}
         </button>
@@ -233,6 +233,7 @@ export function UsersSection() {
               setNotice(`Changed the password of ${passwordFor}.`);
               setPasswordFor(null);
             }}
+            onCancel={() => setPasswordFor(null)}
           />
         )}
       </Dialog>

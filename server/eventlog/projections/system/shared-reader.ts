@@ -117,8 +117,11 @@ export class SharedSystemReader {
   }
 }
 
-/** The position of the last event in the log (a `$` stream's, usually): how far a projection has looked. */
-function lastEventTag(store: EventStore): PositionTag | null {
+/**
+ * The position of the last event in the log (a `$` stream's, usually): how far a projection reading `$all`
+ * without the `$` streams has looked once it finds nothing more.
+ */
+export function lastEventTag(store: EventStore): PositionTag | null {
   const last = store.readAllBackward(position(-1, -1), 1, false, SYSTEM_CALLER).events[0]?.event;
   return last ? { kind: 'position', commitPosition: last.commitPosition, preparePosition: last.preparePosition } : null;
 }

@@ -13,8 +13,9 @@ import {
   type Position,
   type RecordedEvent,
 } from '../../store/index.ts';
-import type { CheckpointTag } from '../checkpoint-tag.ts';
+import { allOrder, type CheckpointTag } from '../checkpoint-tag.ts';
 import { decodeText, deletionOf, passesAllFilter, passesValidation } from '../source-event.ts';
+import { lastEventTag } from '../system/shared-reader.ts';
 import { sourceStreams, type SourceDefinition } from './source-definition.ts';
 
 export interface InputItem {
@@ -77,8 +78,23 @@ export class InputReader {
     return this.def.allStreams ? this.readAll() : this.readStreams();
   }
 
+  /**
+   * At the end of the input for now: how far it has looked. `fromAll` reads without the `$` streams (their
+   * events never pass its filter), so the end of the log is past the last event it was given.
+   */
+  reachedEnd(at: CheckpointTag | null): CheckpointTag | null {
+    if (!this.def.allStreams) return at;
+    const tail = lastEventTag(this.store);
+    if (!tail || (at?.kind === 'position' && allOrder(at, tail) >= 0)) return at;
+    return tail;
+  }
+
   private readAll(): InputItem[] {
-    const page = this.store.readAllForward(this.cursor, PAGE, false, SYSTEM_CALLER, { maxBytes: PAGE_BYTES });
+    // The `$` streams (the standard projections' links among them) are left out in SQL, never loaded.
+    const page = this.store.readAllForward(this.cursor, PAGE, false, SYSTEM_CALLER, {
+      maxBytes: PAGE_BYTES,
+      userStreamsOnly: true,
+    });
     if (page.result !== 'Success') throw new Error(`Reading $all failed: ${page.error ?? page.result}`);
     this.cursor = page.nextPosition;
     const items: InputItem[] = [];

@@ -128,6 +128,7 @@ export class UserProjectionRunner {
       const items = reader.read();
       this.progress.headPosition = store.lastCommitPosition();
       if (items.length === 0) {
+        this.progress.position = reader.reachedEnd(this.progress.position);
         if (this.config.mode === 'OneTime') {
           this.progress.status = 'Completed';
           return;

@@ -1,4 +1,4 @@
-import { jsonEvent, NotFoundError } from '@kurrent/kurrentdb-client';
+import { AccessDeniedError, jsonEvent, NotFoundError } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
 import { useGrpcTestServer } from '../grpc/testing/homeport.ts';
 import { waitFor } from './testing/fixture.ts';
@@ -37,5 +37,38 @@ describe('gRPC Projections service', () => {
     await client.deleteProjection('meters', { deleteCheckpointStream: true });
     await expect(client.getProjectionStatus('meters')).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.getProjectionState('nothing-here')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('RestartSubsystem stops every projection and starts the enabled ones again from their checkpoints', async () => {
+    const { client, server } = shared;
+    const manager = server.homeport.projections!;
+    const tick = () => jsonEvent({ type: 'Tick', data: {} });
+    await client.appendToStream('ticks-1', [tick(), tick(), tick()]);
+    const count = `fromStream('ticks-1').when({ $init: function () { return { n: 0 }; }, Tick: function (s) { s.n++; } })`;
+    await client.createProjection('ticks', count);
+    await client.createProjection('ticks-off', count);
+    await client.disableProjection('ticks-off');
+    await waitFor('3 ticks counted', () => manager.state('ticks') === '{"n":3}');
+    const runnerBefore = manager.get('ticks').progress;
+    expect(runnerBefore.eventsProcessedAfterRestart).toBe(3);
+
+    await client.restartSubsystem();
+    // A new run of the projection: resumed from its checkpoint, nothing processed yet.
+    const restarted = await client.getProjectionStatus('ticks');
+    expect(restarted.projectionStatus).toBe('Running');
+    expect(manager.get('ticks').progress).not.toBe(runnerBefore);
+    expect(manager.get('ticks').progress.eventsProcessedAfterRestart).toBe(0);
+    expect((await client.getProjectionStatus('ticks-off')).projectionStatus).toBe('Stopped');
+    // The standard projections came back too.
+    expect((await client.getProjectionStatus('$by_category')).projectionStatus).toBe('Running');
+
+    await client.appendToStream('ticks-1', [tick()]);
+    await waitFor('the fourth tick', () => manager.state('ticks') === '{"n":4}');
+    expect(manager.get('ticks').progress.eventsProcessedAfterRestart).toBe(1);
+    expect((await client.getProjectionStatus('ticks-off')).projectionStatus).toBe('Stopped');
+
+    await server.homeport.eventLog.users.add({ name: 'viewer', password: 'viewer-pass', groups: [] });
+    const viewer = server.client({ username: 'viewer', password: 'viewer-pass' });
+    await expect(viewer.restartSubsystem()).rejects.toBeInstanceOf(AccessDeniedError);
   });
 });

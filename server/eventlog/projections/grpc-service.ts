@@ -13,6 +13,7 @@ import {
   ProjectionCommandError,
   ProjectionConflictError,
   ProjectionNotFoundError,
+  SubsystemRestartError,
   type ProjectionEntry,
   type ProjectionManager,
 } from './manager.ts';
@@ -46,6 +47,12 @@ function requireSignedIn(caller: Caller): void {
   if (caller === null) throw Errors.accessDenied();
 }
 
+/** Delete and RestartSubsystem: operators and admins only. */
+function requireOps(caller: Caller): void {
+  if (caller === null || !(caller.groups.includes('$admins') || caller.groups.includes('$ops')))
+    throw Errors.accessDenied();
+}
+
 function nameOf(options: { name?: string } | undefined): string {
   if (!options?.name) throw Errors.invalidArgument('name is required');
   return options.name;
@@ -58,6 +65,7 @@ async function command<T>(work: () => Promise<T> | T): Promise<T> {
     if (err instanceof ProjectionNotFoundError) throw grpcError(grpc.status.NOT_FOUND, err.message);
     if (err instanceof ProjectionConflictError) throw grpcError(grpc.status.ALREADY_EXISTS, err.message);
     if (err instanceof ProjectionCommandError) throw grpcError(grpc.status.FAILED_PRECONDITION, err.message);
+    if (err instanceof SubsystemRestartError) throw grpcError(grpc.status.FAILED_PRECONDITION, err.message);
     throw err;
   }
 }
@@ -106,6 +114,7 @@ export function projectionsGrpcService(ctx: CallContext, manager: ProjectionMana
       Reset: [],
       State: [],
       Result: [],
+      RestartSubsystem: [],
     },
     handlers: {
       Create: unary<{ options?: CreateOptions }, object>(ctx, async (request, caller) => {
@@ -154,8 +163,7 @@ export function projectionsGrpcService(ctx: CallContext, manager: ProjectionMana
         },
         object
       >(ctx, async (request, caller) => {
-        if (caller === null || !(caller.groups.includes('$admins') || caller.groups.includes('$ops')))
-          throw Errors.accessDenied();
+        requireOps(caller);
         const o = request.options;
         const name = nameOf(o);
         await command(() =>
@@ -221,6 +229,11 @@ export function projectionsGrpcService(ctx: CallContext, manager: ProjectionMana
         requireSignedIn(caller);
         const name = nameOf(request.options);
         return { result: jsonValue(await command(() => manager.result(name, request.options?.partition ?? ''))) };
+      }),
+      RestartSubsystem: unary<object, object>(ctx, async (_request, caller) => {
+        requireOps(caller); // Operations.Projections.Restart
+        await command(() => manager.restartSubsystem());
+        return {};
       }),
     },
   };

@@ -72,6 +72,8 @@ export class ProjectionConflictError extends Error {}
 export class ProjectionCommandError extends Error {}
 /** A configuration EventStoreDB refuses with 400 (a timeout of 0 or less). */
 export class ProjectionConfigError extends Error {}
+/** RestartSubsystem while a restart is still under way (KurrentDB's InvalidSubsystemRestart). */
+export class SubsystemRestartError extends Error {}
 
 const SYSTEM_ORDER: SystemProjectionName[] = [
   SystemProjectionNames.Streams,
@@ -384,6 +386,29 @@ export class ProjectionManager {
         unregisterProjection(w, name);
         deleteProjectionStreams(w, this.host.store, name, flags, definition.trackEmittedStreams === true);
       });
+    });
+  }
+
+  private restarting = false;
+
+  /**
+   * RestartSubsystem: every projection stops (saving the position it reached, as Disable does) and every
+   * enabled one starts again from its checkpoint; a faulted one gets a fresh start. Definitions are unchanged.
+   */
+  restartSubsystem(): Promise<void> {
+    if (this.restarting)
+      return Promise.reject(
+        new SubsystemRestartError('Projection Subsystem cannot be restarted as it is in the wrong state: Restarting'),
+      );
+    this.restarting = true;
+    return this.command(async () => {
+      try {
+        const all = [...this.projections.values()];
+        await Promise.all(all.map((m) => this.stopRunner(m, true, 'Stopped')));
+        for (const m of all) if (m.definition.enabled) this.startRunner(m);
+      } finally {
+        this.restarting = false;
+      }
     });
   }
 

@@ -7,7 +7,8 @@ import { waitFor } from '../testing/fixture.ts';
 /**
  * `GET`/`PUT /projection/<name>/config` as EventStoreDB serves them (the legacy admin UI's Config dialog):
  * only a stopped or faulted projection takes a new one, a timeout of 0 is a 400, and the execution timeout
- * bounds each handler call of that projection's sandbox.
+ * bounds each handler call of that projection's sandbox. `POST /projections/restart` (RestartSubsystem)
+ * starts it again once the config lets it finish.
  */
 
 describe('HTTP projection config', () => {
@@ -28,7 +29,7 @@ describe('HTTP projection config', () => {
     return { status: res.status, text: await res.text() };
   };
 
-  it('reads and saves the config; its execution timeout faults a handler the default would let finish', async () => {
+  it('reads and saves the config; its execution timeout faults a handler the default would let finish after a restart', async () => {
     const hp = server.homeport;
     await hp.eventLog.store.appendToStream(
       'slow-1',
@@ -75,9 +76,10 @@ describe('HTTP projection config', () => {
     await waitFor('slow faulted', () => hp.projections!.get('slow').progress.status === 'Faulted');
     expect(hp.projections!.get('slow').progress.stateReason).toContain('took too long');
 
-    // Back to the default: the same event is handled.
+    // Back to the default; restarting the subsystem (as an operator recovers faulted projections in
+    // EventStoreDB) starts the enabled, faulted projection again: the same event is handled.
     expect((await call('PUT', '/projection/slow/config', '{"projectionExecutionTimeout":250}')).status).toBe(200);
-    expect((await call('POST', '/projection/slow/command/enable')).status).toBe(200);
+    expect(await call('POST', '/projections/restart')).toEqual({ status: 200, text: 'Restarting' });
     await waitFor('slow ran', () => hp.projections!.state('slow') === '{"n":1}');
     // Running: the config is refused, as EventStoreDB refuses it.
     expect((await call('PUT', '/projection/slow/config', '{"projectionExecutionTimeout":100}')).status).toBe(500);

@@ -10,6 +10,7 @@ import {
   ProjectionConfigError,
   ProjectionConflictError,
   ProjectionNotFoundError,
+  SubsystemRestartError,
   type ProjectionManager,
 } from '../manager.ts';
 import type { ProjectionConfig, ProjectionMode } from '../definition.ts';
@@ -149,6 +150,7 @@ export function mountProjectionsHttp(
         else if (err instanceof ProjectionConflictError) send(res, 409, err.message, 'text/plain');
         else if (err instanceof ProjectionCommandError) send(res, 500, err.message, 'text/plain');
         else if (err instanceof ProjectionConfigError) send(res, 400, err.message, 'text/plain');
+        else if (err instanceof SubsystemRestartError) send(res, 400, err.message, 'text/plain');
         else throw err;
       }
     };
@@ -158,8 +160,13 @@ export function mountProjectionsHttp(
   host.addHttpRoute(
     'POST',
     '/projections/*',
-    handle(async (req, res, url) => {
+    handle(async (req, res, url, principal) => {
       const kind = url.pathname.slice('/projections/'.length);
+      if (kind === 'restart') {
+        requireOps(principal);
+        await manager.restartSubsystem();
+        return send(res, 200, 'Restarting', 'text/plain');
+      }
       const mode = ({ onetime: 'OneTime', continuous: 'Continuous', transient: 'Transient' } as const)[
         kind as 'onetime'
       ];

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import inspector from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,7 @@ const PEERS = Number(process.env.PEERS ?? 200);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);
 const INBOUND = Number(process.env.INBOUND ?? 500);
 const CEILING_REQUESTS = Number(process.env.CEILING ?? 1000);
+const INBOUND_CONNECTIONS = Number(process.env.INBOUND_CONNECTIONS ?? 16);
 
 interface Peer {
   port: number;
@@ -234,40 +236,70 @@ const homeCount = () =>
         .get(alice.id, bobAccount.id) as { n: bigint }
     ).n,
   );
+// Signed before the clock starts (a signature stays valid for an hour): the timed part is the server's work.
+const deliveries = await Promise.all(
+  Array.from({ length: INBOUND }, async (_, n) => {
+    const note = {
+      id: `${bobBase}/users/bob/statuses/${n}`,
+      type: 'Note',
+      attributedTo: `${bobBase}/users/bob`,
+      content: `<p>note ${n}</p>`,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      published: new Date().toISOString(),
+    };
+    const activity = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${note.id}/activity`,
+      type: 'Create',
+      actor: `${bobBase}/users/bob`,
+      to: note.to,
+      object: note,
+    };
+    const signed = await signRequest(
+      new Request(`http://127.0.0.1:${port}/inbox`, {
+        method: 'POST',
+        body: JSON.stringify(activity),
+        headers: { 'content-type': 'application/activity+json' },
+      }),
+      bobKey,
+      new URL(`${bobBase}/users/bob#main-key`),
+      { spec: 'draft-cavage-http-signatures-12' },
+    );
+    return { headers: Object.fromEntries(signed.headers), body: JSON.stringify(activity) };
+  }),
+);
+// API reads meanwhile: one client reading alice's home timeline back to back, each answer's latency kept.
+const { token } = social.admin.createToken('alice', 'read');
+const readLatencies: number[] = [];
+let inboundDone = false;
+const reader = (async () => {
+  while (!inboundDone) {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/timelines/home?limit=20`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`home timeline answered ${res.status}`);
+    readLatencies.push(performance.now() - t0);
+  }
+})();
+// INBOUND_PROFILE=file.cpuprofile: a V8 CPU profile of this process during the inbound phase only.
+const profiler = process.env.INBOUND_PROFILE ? new inspector.Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+const commitsBefore = ctx.store.groupsCommitted;
+const cpuBefore = process.cpuUsage();
 const inboundStart = performance.now();
 let sent = 0;
 let accepted = 0;
 await Promise.all(
-  Array.from({ length: 8 }, async () => {
+  Array.from({ length: INBOUND_CONNECTIONS }, async () => {
     while (sent < INBOUND) {
-      const n = sent++;
-      const note = {
-        id: `${bobBase}/users/bob/statuses/${n}`,
-        type: 'Note',
-        attributedTo: `${bobBase}/users/bob`,
-        content: `<p>note ${n}</p>`,
-        to: ['https://www.w3.org/ns/activitystreams#Public'],
-        published: new Date().toISOString(),
-      };
-      const activity = {
-        '@context': 'https://www.w3.org/ns/activitystreams',
-        id: `${note.id}/activity`,
-        type: 'Create',
-        actor: `${bobBase}/users/bob`,
-        to: note.to,
-        object: note,
-      };
-      const request = await signRequest(
-        new Request(`http://127.0.0.1:${port}/inbox`, {
-          method: 'POST',
-          body: JSON.stringify(activity),
-          headers: { 'content-type': 'application/activity+json' },
-        }),
-        bobKey,
-        new URL(`${bobBase}/users/bob#main-key`),
-        { spec: 'draft-cavage-http-signatures-12' },
-      );
-      const res = await fetch(request);
+      const { headers, body } = deliveries[sent++];
+      const res = await fetch(`http://127.0.0.1:${port}/inbox`, { method: 'POST', headers, body });
       await res.arrayBuffer();
       if (res.status === 202) accepted++;
     }
@@ -276,6 +308,17 @@ await Promise.all(
 const acceptedMs = performance.now() - inboundStart;
 await waitFor(() => homeCount() >= accepted);
 const landedMs = performance.now() - inboundStart;
+const inboundCpu = process.cpuUsage(cpuBefore);
+const inboundCommits = ctx.store.groupsCommitted - commitsBefore;
+inboundDone = true;
+await reader;
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  fs.writeFileSync(process.env.INBOUND_PROFILE!, JSON.stringify(profile));
+  profiler.disconnect();
+}
+readLatencies.sort((a, b) => a - b);
+const readP = (q: number) => readLatencies[Math.min(readLatencies.length - 1, Math.floor(q * readLatencies.length))];
 
 console.log(
   `outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`,
@@ -284,7 +327,19 @@ console.log(`  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elaps
 console.log(`  signing (Fedify, draft-cavage, RSA 2048) ${(signMs * 1000).toFixed(0)} µs per request`);
 console.log(`  ceiling: plain signed POSTs from one process, 8 at a time: ${ceilingPerSec.toFixed(0)}/s`);
 console.log(
-  `inbound: ${INBOUND} signed Creates to the shared inbox: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`,
+  `inbound: ${INBOUND} signed Creates to the shared inbox, ${INBOUND_CONNECTIONS} connections: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`,
+);
+console.log(
+  `  process CPU per activity ${((inboundCpu.user + inboundCpu.system) / accepted).toFixed(0)} µs (server and its loopback clients; signing done before), ${inboundCommits} write-group commits (${(accepted / Math.max(1, inboundCommits)).toFixed(1)} activities per commit)`,
+);
+console.log(
+  `  API reads meanwhile (home timeline, 1 client): ${readLatencies.length} reads, p50 ${readP(0.5).toFixed(1)} ms, p99 ${readP(0.99).toFixed(1)} ms (target < 50 ms)`,
+);
+console.log(
+  `  load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
 );
 
 for (const p of [...peers, bobPeer]) p.server.close();

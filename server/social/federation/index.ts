@@ -68,7 +68,7 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
   const logger = social.logger.child({ component: 'federation' });
   const fetcher = remoteFetcher(options);
   const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher };
-  const { federation, kv, queue } = buildFederation(db, options, fetcher, (err) =>
+  const { federation, kv, queue } = buildFederation(db, social.store.core, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const context = () => federation.createContext(new URL(social.urls.base), deps);

@@ -83,6 +83,7 @@ export * from './trends.ts';
 export * from './emojis.ts';
 export * from './fedify-kv.ts';
 export * from './fedify-queue.ts';
+export type { SharedWrites } from './statements.ts';
 export * from './federation.ts';
 export * from './remote-media.ts';
 export * from './exports.ts';

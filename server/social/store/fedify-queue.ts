@@ -26,6 +26,11 @@ interface Row {
   ordering_key: string | null;
 }
 
+/** Whether messages are waiting in the queue table (left by an earlier run: they are handled at start). */
+export function hasQueuedMessages(db: Database): boolean {
+  return Number(db.prepare('SELECT EXISTS (SELECT 1 FROM federation_queue)').pluck().get()) === 1;
+}
+
 /**
  * Fedify's message queue in social.db (outgoing deliveries with their retries, inbox work). A message stays
  * in the table until its handler returns, so a process killed mid-delivery delivers it again at the next

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { jsonEvent, KurrentDBClient, START, BACKWARDS, END } from '@kurrent/kurrentdb-client';
 import { serviceDefinition } from '../server/eventlog/index.ts';
-import { connectClient, es, percentile, startServer, stopServer } from './support.ts';
+import { connectClient, cpuSecondsOf, es, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const INSECURE = process.env.BENCH_GRPC_INSECURE === '1';
@@ -32,6 +32,8 @@ interface Row {
   tcpCpu?: number;
   grpcCpu?: number;
   clientLimit?: number;
+  /** The ack server's CPU per event: grpc-js and HTTP/2 alone, nothing stored or read. */
+  bareCpu?: number;
   p50?: number;
   p99?: number;
 }
@@ -44,6 +46,7 @@ interface Measured {
 
 /** The Homeport server's CPU seconds so far; set once it runs. */
 let serverCpuSeconds: () => number = () => 0;
+type CpuClock = () => number;
 
 function withAdmin(url: string): string {
   return INSECURE ? url : url.replace('kurrentdb://', 'kurrentdb://admin:changeit@');
@@ -69,7 +72,10 @@ function runAckServer(): void {
       commit_position: String(n + 1),
     },
   });
-  server.addService(serviceDefinition('event_store.client.streams.Streams'), {
+  const streams = serviceDefinition('event_store.client.streams.Streams');
+  // One answer encoded once and sent again and again: what remains is grpc-js's and HTTP/2's work per message.
+  const encodedEvent = streams.Read.responseSerialize(event(0));
+  server.addService(streams, {
     Append: (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       let events = 0;
       call.on('data', () => events++);
@@ -87,7 +93,10 @@ function runAckServer(): void {
       const count = Math.min(Number(call.request.options.count ?? 0), 100_000);
       let n = 0;
       const pump = () => {
-        while (n < count) if (!call.write(event(n++))) return void call.once('drain', pump);
+        while (n < count) {
+          n++;
+          if (!call.write(encodedEvent)) return void call.once('drain', pump);
+        }
         call.end();
       };
       pump();
@@ -99,14 +108,14 @@ function runAckServer(): void {
   });
 }
 
-function startAckServer(): Promise<{ child: ChildProcess; url: string }> {
+function startAckServer(): Promise<{ child: ChildProcess; url: string; cpu: CpuClock }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bench/eventlog-grpc.ts'), '--ack-server'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve) => {
     child.stdout!.on('data', (d) => {
       const m = /ack server on (\d+)/.exec(String(d));
-      if (m) resolve({ child, url: `kurrentdb://127.0.0.1:${m[1]}?tls=false` });
+      if (m) resolve({ child, url: `kurrentdb://127.0.0.1:${m[1]}?tls=false`, cpu: () => cpuSecondsOf(child.pid!) });
     });
   });
 }
@@ -118,6 +127,7 @@ async function appendLoop(
   clients: number,
   inFlight: number,
   append: (client: number, stream: string) => Promise<number>,
+  cpuClock: CpuClock,
 ): Promise<Measured & { p50: number; p99: number }> {
   const latencies: number[] = [];
   let events = 0;
@@ -137,10 +147,10 @@ async function appendLoop(
   latencies.length = 0;
   events = 0;
   const started = performance.now();
-  const cpuBefore = serverCpuSeconds();
+  const cpuBefore = cpuClock();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const measured = events;
-  const cpu = serverCpuSeconds() - cpuBefore;
+  const cpu = cpuClock() - cpuBefore;
   const elapsed = (performance.now() - started) / 1000;
   stop = true;
   await Promise.all(run);
@@ -158,13 +168,24 @@ const grpcBatch = (size: number) =>
 const tcpBatch = (size: number) =>
   Array.from({ length: size }, () => es.createJsonEventData(crypto.randomUUID(), DATA, METADATA, 'BenchEvent'));
 
-async function grpcAppends(url: string, clients: number, batch: number, inFlight: number) {
+async function grpcAppends(
+  url: string,
+  clients: number,
+  batch: number,
+  inFlight: number,
+  cpuClock: CpuClock = serverCpuSeconds,
+) {
   const cs = Array.from({ length: clients }, () => KurrentDBClient.connectionString(url));
   try {
-    return await appendLoop(clients, inFlight, async (c, stream) => {
-      await cs[c].appendToStream(stream, grpcBatch(batch));
-      return batch;
-    });
+    return await appendLoop(
+      clients,
+      inFlight,
+      async (c, stream) => {
+        await cs[c].appendToStream(stream, grpcBatch(batch));
+        return batch;
+      },
+      cpuClock,
+    );
   } finally {
     await Promise.all(cs.map((c) => c.dispose()));
   }
@@ -174,23 +195,32 @@ async function tcpAppends(port: number, clients: number, batch: number, inFlight
   const limits = { maxConcurrentItems: 5000, maxQueueSize: 50_000 };
   const cs = await Promise.all(Array.from({ length: clients }, (_, i) => connectClient(port, `b-${i}`, limits)));
   try {
-    return await appendLoop(clients, inFlight, async (c, stream) => {
-      await cs[c].appendToStream(stream, es.expectedVersion.any, tcpBatch(batch));
-      return batch;
-    });
+    return await appendLoop(
+      clients,
+      inFlight,
+      async (c, stream) => {
+        await cs[c].appendToStream(stream, es.expectedVersion.any, tcpBatch(batch));
+        return batch;
+      },
+      serverCpuSeconds,
+    );
   } finally {
     for (const c of cs) c.close();
   }
 }
 
-async function timed(work: () => Promise<number>): Promise<Measured> {
+async function timed(work: () => Promise<number>, cpuClock: CpuClock = serverCpuSeconds): Promise<Measured> {
   const started = performance.now();
-  const cpuBefore = serverCpuSeconds();
+  const cpuBefore = cpuClock();
   const n = await work();
-  return { rate: n / ((performance.now() - started) / 1000), cpu: ((serverCpuSeconds() - cpuBefore) * 1e6) / n };
+  return { rate: n / ((performance.now() - started) / 1000), cpu: ((cpuClock() - cpuBefore) * 1e6) / n };
 }
 
-async function grpcRead(url: string, read: (c: KurrentDBClient) => AsyncIterable<unknown>): Promise<Measured> {
+async function grpcRead(
+  url: string,
+  read: (c: KurrentDBClient) => AsyncIterable<unknown>,
+  cpuClock: CpuClock = serverCpuSeconds,
+): Promise<Measured> {
   const clients = Array.from({ length: 4 }, () => KurrentDBClient.connectionString(url));
   try {
     return await timed(async () => {
@@ -202,7 +232,7 @@ async function grpcRead(url: string, read: (c: KurrentDBClient) => AsyncIterable
         }),
       );
       return counts.reduce((a, b) => a + b, 0);
-    });
+    }, cpuClock);
   } finally {
     await Promise.all(clients.map((c) => c.dispose()));
   }
@@ -285,6 +315,10 @@ async function fanOut(
   return { rate, cpu };
 }
 
+function ackLimit(limit: Measured): Pick<Row, 'clientLimit' | 'bareCpu'> {
+  return { clientLimit: limit.rate, bareCpu: limit.cpu };
+}
+
 function both(tcp: Measured, grpc: Measured): Pick<Row, 'tcp' | 'grpc' | 'tcpCpu' | 'grpcCpu'> {
   return { tcp: tcp.rate, grpc: grpc.rate, tcpCpu: tcp.cpu, grpcCpu: grpc.cpu };
 }
@@ -298,6 +332,7 @@ function printTable(rows: Row[]): void {
     'gRPC client limit',
     'TCP µs/ev',
     'gRPC µs/ev',
+    'bare grpc-js µs/ev',
     'gRPC p50',
     'gRPC p99',
   ];
@@ -310,6 +345,7 @@ function printTable(rows: Row[]): void {
     fmt(r.clientLimit),
     r.tcpCpu === undefined ? '' : r.tcpCpu.toFixed(1),
     r.grpcCpu === undefined ? '' : r.grpcCpu.toFixed(1),
+    r.bareCpu === undefined ? '' : r.bareCpu.toFixed(1),
     r.p50 === undefined ? '' : r.p50.toFixed(2),
     r.p99 === undefined ? '' : r.p99.toFixed(2),
   ]);
@@ -319,7 +355,7 @@ function printTable(rows: Row[]): void {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
   console.log(
-    `µs/ev: the Homeport server process's CPU (user + system) per event or delivery; load average ${os
+    `µs/ev: the server process's CPU (user + system) per event or delivery (bare grpc-js: the ack server, cleartext); load average ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
@@ -346,7 +382,7 @@ async function main(): Promise<void> {
     ] as const) {
       const tcp = await tcpAppends(server.tcpPort, clients, batch, inFlight);
       const viaGrpc = await grpcAppends(url, clients, batch, inFlight);
-      const limit = await grpcAppends(ack.url, clients, batch, inFlight);
+      const limit = await grpcAppends(ack.url, clients, batch, inFlight, ack.cpu);
       rows.push({
         scenario: `append ${clients} client × ${inFlight} in flight, ${batch}-event batches`,
         tcp: tcp.rate,
@@ -354,6 +390,7 @@ async function main(): Promise<void> {
         tcpCpu: tcp.cpu,
         grpcCpu: viaGrpc.cpu,
         clientLimit: limit.rate,
+        bareCpu: limit.cpu,
         p50: viaGrpc.p50,
         p99: viaGrpc.p99,
       });
@@ -369,7 +406,7 @@ async function main(): Promise<void> {
         await tcpRead(server.tcpPort, (c) => tcpReadStream(c, stream, true)),
         await grpcRead(url, (c) => c.readStream(stream)),
       ),
-      clientLimit: (await grpcRead(ack.url, (c) => c.readStream(stream, { maxCount: 50_000 }))).rate,
+      ...ackLimit(await grpcRead(ack.url, (c) => c.readStream(stream, { maxCount: 50_000 }), ack.cpu)),
     });
     rows.push({
       scenario: 'read stream backward, 4 readers, whole stream',

@@ -7,17 +7,23 @@
  * Reports the time until every projection reached the end of the log and the event loop's delay
  * meanwhile (max and p99, sampled every 5 ms by perf_hooks): what a request arriving during the catch-up
  * waits for at most beyond its own work. Then the same delay while a throwing, a looping and a
- * memory-hungry JavaScript projection run until each is Faulted.
+ * memory-hungry JavaScript projection run until each is Faulted. Beside them: the server's CPU time per
+ * event (process.cpuUsage, this process is the server), the garbage collector's pauses and the load average,
+ * since on a shared machine wall-clock figures are loaded, and the delay the same process sees idle
+ * beforehand (what the machine's load alone costs). BENCH_CPU_PROFILE=<file> writes a V8 CPU profile of the
+ * catch-up alone (open it in Chrome's DevTools).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { ExpectedVersion } from '../server/eventlog/index.ts';
 import { startHomeport, type Homeport } from '../server/start.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const PROFILE = process.env.BENCH_CPU_PROFILE;
 const BATCH = 500;
 const ADMIN = { name: 'admin', groups: ['$admins'] };
 
@@ -63,17 +69,52 @@ try {
   }
   await filling.close();
 
+  const ms = (ns: number) => Math.round(ns / 1e6);
+  const idle = monitorEventLoopDelay({ resolution: 5 });
+  idle.enable();
+  await new Promise((r) => setTimeout(r, 3000));
+  idle.disable();
+  console.log(
+    `idle baseline (3 s, nothing running): event-loop delay max ${ms(idle.max)} ms, p99 ${ms(idle.percentile(99))} ms, mean ${ms(idle.mean)} ms; ` +
+      `load average ${os.loadavg()[0].toFixed(1)}`,
+  );
+  const profiler = PROFILE ? new inspector.Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const gcPauses: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const hp = await start(dataDir, 'all');
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   while (!caughtUp(hp)) await new Promise((r) => setTimeout(r, 20));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   delay.disable();
-  const ms = (ns: number) => Math.round(ns / 1e6);
+  gc.disconnect();
+  if (profiler && PROFILE) {
+    const { profile } = await profiler.post('Profiler.stop');
+    fs.writeFileSync(PROFILE, JSON.stringify(profile));
+    profiler.disconnect();
+  }
   console.log(
     `catch-up of ${EVENTS} events by the 5 standard projections: ${seconds.toFixed(1)} s (${Math.round(EVENTS / seconds)} events/s); ` +
       `event-loop delay meanwhile max ${ms(delay.max)} ms, p99 ${ms(delay.percentile(99))} ms, mean ${ms(delay.mean)} ms`,
+  );
+  console.log(
+    `  server CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / EVENTS).toFixed(0)} µs per event); ` +
+      `GC pauses ${gcPauses.length}, total ${Math.round(gcPauses.reduce((a, b) => a + b, 0))} ms, max ${Math.round(Math.max(0, ...gcPauses))} ms; ` +
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${os.cpus().length} cores)`,
   );
 
   // A throwing, a looping and a memory-hungry projection, until each is Faulted: the loop's delay meanwhile.

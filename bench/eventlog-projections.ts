@@ -11,10 +11,13 @@
  *    over the HTTP projections API once those events are in: its events/s until its state has them all.
  * 3. Beside it, the raw read rate of the same events: `$ce-bench` with links resolved, and `$all`, in
  *    4,096-event pages over TCP.
+ * Beside the rates, the server process's CPU time per event (user and system, all its threads) and the load
+ * average: on a shared machine the wall-clock rates are loaded, the CPU per event much less so.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { startServeProcess } from '../server/testing/serve-process.ts';
 import { tempDataDir } from '../server/eventlog/projections/testing/index.ts';
@@ -65,13 +68,14 @@ async function appendFor(
 }
 
 /** The same appends against a server running no projections, for comparison. */
-async function baselineRate(): Promise<number> {
+async function baselineRate(): Promise<{ rate: number; cpuPerEvent: number }> {
   const dataDir = tempDataDir();
   const server = await startServeProcess({ dataDir, args: ['--run-projections', 'none'] });
   const conn = await connectClient(server.tcpPort, 'bench-baseline', { maxConcurrentItems: 5000, maxQueueSize: 50000 });
   try {
+    const cpuBefore = server.cpuSeconds();
     const { appended, seconds } = await appendFor(conn, async () => {});
-    return appended / seconds;
+    return { rate: appended / seconds, cpuPerEvent: (server.cpuSeconds() - cpuBefore) / appended };
   } finally {
     conn.close();
     await server.stop('SIGKILL');
@@ -95,6 +99,7 @@ async function main() {
     // 1. appends with the standard projections running
     let maxLag = 0;
     const lags: number[] = [];
+    const appendCpuBefore = server.cpuSeconds();
     const { appended, seconds: appendSeconds } = await appendFor(conn, async (count) => {
       const lag = count - (await linked());
       lags.push(lag);
@@ -103,10 +108,12 @@ async function main() {
     const stoppedAt = performance.now();
     while ((await linked()) < appended) await new Promise((r) => setTimeout(r, 20));
     const catchUpMs = performance.now() - stoppedAt;
+    const appendCpu = server.cpuSeconds() - appendCpuBefore;
     const total = appended;
 
     // 2. one JavaScript projection over those events
     const query = `fromCategory('bench').when({ $init: function () { return { n: 0 }; }, $any: function (s) { s.n++; } })`;
+    const projectionCpuBefore = server.cpuSeconds();
     const createdAt = performance.now();
     const created = await httpCall(
       server.grpc!.port,
@@ -121,6 +128,7 @@ async function main() {
       await new Promise((r) => setTimeout(r, 20));
     }
     const projectionSeconds = (performance.now() - createdAt) / 1000;
+    const projectionCpu = server.cpuSeconds() - projectionCpuBefore;
 
     // 3. raw reads of the same events
     const readStart = performance.now();
@@ -149,8 +157,13 @@ async function main() {
     console.log(`| measure | value |`);
     console.log(`|---|---|`);
     console.log(`| appends with the standard projections running | ${rate(total, appendSeconds)} events/s |`);
+    const baseline = await baselineRate();
+    const µs = (seconds: number, events: number) => `${Math.round((seconds * 1e6) / events)} µs`;
     console.log(
-      `| the same appends with --run-projections none | ${Math.round(await baselineRate()).toLocaleString('en')} events/s |`,
+      `| the same appends with --run-projections none | ${Math.round(baseline.rate).toLocaleString('en')} events/s |`,
+    );
+    console.log(
+      `| server CPU per appended event, linked (until every link is written) / none | ${µs(appendCpu, total)} / ${µs(baseline.cpuPerEvent, 1)} |`,
     );
     console.log(
       `| $ce-bench lag while appending (max / last sample) | ${maxLag.toLocaleString('en')} / ${(lags.at(-1) ?? 0).toLocaleString('en')} events |`,
@@ -159,9 +172,16 @@ async function main() {
     console.log(
       `| one JavaScript projection (fromCategory, sandboxed), ${total.toLocaleString('en')} events | ${rate(total, projectionSeconds)} events/s |`,
     );
+    console.log(`| server CPU per event, the JavaScript projection | ${µs(projectionCpu, total)} |`);
     console.log(`| raw read of $ce-bench, links resolved | ${rate(read, linkReadSeconds)} events/s |`);
     console.log(
       `| raw read of $all | ${rate(allRead, allReadSeconds)} events/s (${allRead.toLocaleString('en')} records incl. links) |`,
+    );
+    console.log(
+      `| load average (1, 5, 15 min) at the end | ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} on ${os.cpus().length} cores |`,
     );
   } finally {
     conn.close();

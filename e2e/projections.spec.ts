@@ -4,8 +4,9 @@ import { expect, screenshotPath, test } from './fixtures.ts';
 
 /**
  * The Projections view: the standard projections listed with status, position and rate; a JavaScript
- * projection created from the UI, its state per partition, the commands, a new query, delete; the
- * `$ce-` stream browsable; axe-core clean on the three pages in both themes.
+ * projection created from the UI, its state per partition, the commands, its configuration, a new query,
+ * delete; the `$ce-` stream browsable; axe-core clean on the three pages and the configuration dialog in
+ * both themes.
  */
 
 const QUERY = `fromCategory('parcel').foreachStream().when({
@@ -13,7 +14,7 @@ const QUERY = `fromCategory('parcel').foreachStream().when({
   Scanned: function (s, e) { s.scans += 1; },
 }).outputState();`;
 
-test('projections: list, create from the UI, state per partition, commands, new query, delete; $ce- browsable; axe clean', async ({
+test('projections: list, create from the UI, state per partition, commands, configuration, new query, delete; $ce- browsable; axe clean', async ({
   signedIn: page,
   homeport,
 }) => {
@@ -51,9 +52,34 @@ test('projections: list, create from the UI, state per partition, commands, new 
   await expect(page.getByTestId('projection-state')).toContainText('"scans": 3');
   await page.screenshot({ path: screenshotPath('eventlog-projection'), fullPage: true });
 
+  // Its configuration: read-only while it runs, as EventStoreDB allows changes only to a stopped projection.
+  await page.getByRole('button', { name: 'Configuration…' }).click();
+  const config = page.getByRole('dialog', { name: 'Configuration of parcel-scans' });
+  await expect(config.getByLabel('Handler timeout (ms per call)')).toHaveValue('250');
+  await expect(config.getByText('Stop the projection to change its configuration.')).toBeVisible();
+  await expect(config.getByRole('button', { name: 'Save configuration' })).toBeDisabled();
+  await config.getByRole('button', { name: 'Cancel' }).click();
+
   // Commands: stop, a new query (counting by ten), reset and start: every event counted again with it.
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(page.getByTestId('projection-status')).toHaveText('Stopped');
+
+  // Stopped, it takes a new configuration: emit with tracked streams, a longer handler timeout; a bad number is refused.
+  await page.getByRole('button', { name: 'Configuration…' }).click();
+  await config.getByLabel('Emit enabled').check();
+  await config.getByLabel('Track emitted streams').check();
+  await config.getByLabel('Handler timeout (ms per call)').fill('0');
+  await config.getByRole('button', { name: 'Save configuration' }).click();
+  await expect(config.getByRole('alert')).toContainText('Handler timeout (ms per call): a whole number of 1 or more.');
+  await config.getByLabel('Handler timeout (ms per call)').fill('500');
+  await config.getByRole('button', { name: 'Save configuration' }).click();
+  await expect(config).toBeHidden();
+  const stats = page.getByTestId('projection-stats');
+  await expect(stats).toContainText('enabled, streams tracked');
+  await page.getByRole('button', { name: 'Configuration…' }).click();
+  await expect(config.getByLabel('Handler timeout (ms per call)')).toHaveValue('500');
+  await expect(config.getByLabel('Track emitted streams')).toBeChecked();
+  await config.getByRole('button', { name: 'Cancel' }).click();
   await page.getByLabel('Query of parcel-scans').fill(QUERY.replace('s.scans += 1', 's.scans += 10'));
   await page.getByRole('button', { name: 'Save query' }).click();
   await expect(page.getByRole('button', { name: 'Save query' })).toBeDisabled();
@@ -92,6 +118,12 @@ test('projections: list, create from the UI, state per partition, commands, new 
       await page.goto(`${homeport.httpUrl}/ui/eventlog/${path}`);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       found.push(...(await axeViolations(page, `${path} (${theme})`)));
+      if (path === 'projections/parcel-scans') {
+        await page.getByRole('button', { name: 'Configuration…' }).click();
+        await expect(config.getByLabel('Handler timeout (ms per call)')).toHaveValue('500');
+        found.push(...(await axeViolations(page, `configuration dialog (${theme})`)));
+        await config.getByRole('button', { name: 'Cancel' }).click();
+      }
     }
   }
   expect(found, found.join('\n')).toEqual([]);

@@ -17,6 +17,7 @@ export type {
   UiProjectionSummary,
   UiProjectionDetail,
   UiProjectionState,
+  UiProjectionConfig,
 } from '../../../server/eventlog/ui/contract.ts';
 import type { StreamMetadata, Position } from '../../../server/eventlog/ui/contract.ts';
 export type { StreamMetadata };

@@ -10,6 +10,15 @@ import { PROJECTION_SUBSYSTEM_VERSION } from './names.ts';
 export type CheckpointTag =
   | { kind: 'position'; commitPosition: number; preparePosition: number }
   | { kind: 'streams'; streams: Record<string, number> };
+export type PositionTag = Extract<CheckpointTag, { kind: 'position' }>;
+
+/** `$all` order of two positions (events, cursors, position tags): negative when `a` comes first. */
+export function allOrder(
+  a: { commitPosition: number; preparePosition: number },
+  b: { commitPosition: number; preparePosition: number },
+): number {
+  return a.commitPosition - b.commitPosition || a.preparePosition - b.preparePosition;
+}
 
 /** Which incarnation of a projection wrote something: its id, the epoch (bumped by reset) and the version. */
 export interface ProjectionVersion {

@@ -10,12 +10,14 @@ export {
   ProjectionNotFoundError,
   ProjectionCommandError,
   ProjectionConflictError,
+  ProjectionConfigError,
   RUN_PROJECTIONS_VALUES,
   type RunProjections,
   type ProjectionsOptions,
   type ProjectionsEventLog,
   type ProjectionEntry,
 } from './manager.ts';
+export type { ProjectionConfig } from './definition.ts';
 export { projectionsGrpcService } from './grpc-service.ts';
 export { mountProjectionsHttp, MAX_QUERY_BYTES } from './http/routes.ts';
 export { projectionStatistics } from './http/statistics.ts';

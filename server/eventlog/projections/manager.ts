@@ -20,6 +20,7 @@ import { readRegistry, registerProjections, unregisterProjection, writeDefinitio
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/sandbox.ts';
 import { SYSTEM_DEFAULT_QUERIES, SYSTEM_HANDLER_TYPES, systemHandler } from './system/handlers.ts';
 import { idleProgress, SystemProjectionRunner, type ProjectionHost, type RunnerProgress } from './system/runner.ts';
+import { SharedSystemReader } from './system/shared-reader.ts';
 import { UserProjectionRunner } from './user/runner.ts';
 
 export type RunProjections = 'none' | 'system' | 'all';
@@ -99,6 +100,8 @@ interface Managed {
 export class ProjectionManager {
   readonly mode: RunProjections;
   private readonly host: ProjectionHost;
+  /** One read of `$all` for all the standard projections. */
+  private readonly systemReader: SharedSystemReader;
   private readonly sandboxLimits: SandboxLimits | undefined;
   private readonly projections = new Map<string, Managed>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -107,6 +110,7 @@ export class ProjectionManager {
     this.mode = options.mode;
     this.sandboxLimits = options.sandboxLimits;
     this.host = { store: eventLog.store, runSystemWrite: (fn) => eventLog.runSystemWrite(fn), logger: options.logger };
+    this.systemReader = new SharedSystemReader(eventLog.store);
   }
 
   async start(): Promise<void> {
@@ -156,7 +160,7 @@ export class ProjectionManager {
     try {
       if (d.handlerType.startsWith('native:')) {
         const handler = systemHandler(m.name as SystemProjectionName, d.query);
-        m.runner = new SystemProjectionRunner(this.host, m.name, version, handler);
+        m.runner = new SystemProjectionRunner(this.host, this.systemReader, m.name, version, handler);
       } else {
         const runner = new UserProjectionRunner(this.host, {
           name: m.name,

@@ -63,13 +63,42 @@ export function correlationIdOf(metadata: Uint8Array, property = '$correlationId
 }
 
 export function metadataProperty(metadata: Uint8Array, property: string): unknown {
-  if (metadata.length === 0) return undefined;
+  return metadataObject(metadata)?.[property];
+}
+
+function metadataObject(metadata: Uint8Array): Record<string, unknown> | null {
+  if (metadata.length === 0) return null;
   try {
     const doc = JSON.parse(decodeText(metadata));
-    return doc && typeof doc === 'object' && !Array.isArray(doc)
-      ? (doc as Record<string, unknown>)[property]
-      : undefined;
+    return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : null;
   } catch {
-    return undefined;
+    return null;
+  }
+}
+
+/**
+ * The event the standard projections look at, shared by all of them: its metadata is parsed at most once
+ * however many projections ask (each link carries the `$correlationId`), and one instance serves a whole
+ * page (`reset`), so looking costs no allocation per event and projection.
+ */
+export class SharedSourceEvent {
+  event!: RecordedEvent;
+  /** undefined: not parsed yet. */
+  private metadata: Record<string, unknown> | null | undefined;
+
+  reset(event: RecordedEvent): this {
+    this.event = event;
+    this.metadata = undefined;
+    return this;
+  }
+
+  metadataProperty(property: string): unknown {
+    if (this.metadata === undefined) this.metadata = metadataObject(this.event.metadata);
+    return this.metadata?.[property];
+  }
+
+  get correlationId(): string | undefined {
+    const value = this.metadataProperty('$correlationId');
+    return typeof value === 'string' ? value : undefined;
   }
 }

@@ -37,6 +37,8 @@ export interface AllReadRequest {
   resolveLinkTos: boolean;
   /** The reply's byte budget (ReadOptions.maxBytes); default StoreLimits.maxReadBytes. */
   maxBytes?: number;
+  /** Forward plain reads only: ReadOptions.userStreamsOnly. */
+  userStreamsOnly?: boolean;
 }
 
 export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Caller): ReadAllResult {
@@ -102,10 +104,12 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
   let reachedEnd = true;
   if (!predicate) {
     // One row more than asked tells whether the log goes on; rows past the budget are never loaded.
-    for (const row of (forward ? sql.allForward : sql.allBackward).iterate(
-      startKey,
-      maxCount + 1,
-    ) as Iterable<AllEventRow>) {
+    const statement = forward
+      ? request.userStreamsOnly
+        ? sql.allForwardUserStreams
+        : sql.allForward
+      : sql.allBackward;
+    for (const row of statement.iterate(startKey, maxCount + 1) as Iterable<AllEventRow>) {
       const taken = events.length < maxCount && take(row);
       if (taken === 'denied') return fail('AccessDenied');
       if (!taken) {

@@ -300,7 +300,16 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
     caller: Caller,
     options: ReadOptions = {},
   ): ReadAllResult {
-    const request = { direction, from, maxCount, maxSearchWindow, filter, resolveLinkTos, maxBytes: options.maxBytes };
+    const request = {
+      direction,
+      from,
+      maxCount,
+      maxSearchWindow,
+      filter,
+      resolveLinkTos,
+      maxBytes: options.maxBytes,
+      userStreamsOnly: options.userStreamsOnly,
+    };
     return readAll(this.current(), request, caller);
   }
 

@@ -102,6 +102,10 @@ export function prepareStatements(db: Database) {
     allForward: db.prepare(
       `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
     ),
+    // The projections' reads: user streams and their metastreams (`$$x`, x not a `$` stream) only.
+    allForwardUserStreams: db.prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? AND (substr(s.stream_id, 1, 1) <> '$' OR (substr(s.stream_id, 1, 2) = '$$' AND substr(s.stream_id, 3, 1) <> '$')) ORDER BY e.position LIMIT ?`,
+    ),
     allBackward: db.prepare(
       `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
     ),

@@ -219,6 +219,11 @@ export interface ReadOptions {
    * Default: the store's `maxReadBytes`.
    */
   maxBytes?: number;
+  /**
+   * Forward `$all` reads only: leave out, in SQL before any row is loaded, the events of `$` streams other
+   * than the metastreams (`$$x`) of user streams: what EventStoreDB's projections read of `$all`.
+   */
+  userStreamsOnly?: boolean;
 }
 
 /** ReadStreamEvents, forward or backward. */

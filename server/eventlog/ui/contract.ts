@@ -15,5 +15,10 @@ export type { AllPage } from './all.ts';
 export type { LiveMessage } from './live.ts';
 export type { UiReplication } from './replications.ts';
 export type { UiScavengeStatus } from './scavenge.ts';
-export type { UiProjectionSummary, UiProjectionDetail, UiProjectionState } from './projections.ts';
+export type {
+  UiProjectionSummary,
+  UiProjectionDetail,
+  UiProjectionState,
+  UiProjectionConfig,
+} from './projections.ts';
 export type { StreamMetadata, Position, StreamSummary as UiStreamSummary } from '../store/index.ts';

@@ -3,9 +3,9 @@ import { expect, it } from 'vitest';
 import { ExpectedVersion } from '../index.ts';
 import { UI_API_PREFIX } from '../../http/ui-api.ts';
 import { useTestHomeport } from '../../http/testing/homeport.ts';
-import type { UiProjectionDetail, UiProjectionState, UiProjectionSummary } from './projections.ts';
+import type { UiProjectionConfig, UiProjectionDetail, UiProjectionState, UiProjectionSummary } from './projections.ts';
 
-/** The Projections page's UI API: list, detail, state per partition, create, commands, update, delete. */
+/** The Projections page's UI API: list, detail, state per partition, create, commands, update, config, delete. */
 
 const server = useTestHomeport();
 
@@ -102,4 +102,31 @@ it('lists the standard projections, creates one, shows its state per partition, 
   expect((await call('DELETE', '/$by_category', {})).status).toBe(409);
   expect((await call('DELETE', '/tills', { deleteCheckpointStream: true })).status).toBe(200);
   expect((await call('GET', '/tills')).status).toBe(404);
+});
+
+it("reads a projection's configuration and saves a new one only while it is stopped", async () => {
+  expect((await call('POST', '', { name: 'tuned', mode: 'Continuous', query: QUERY })).status).toBe(201);
+  expect((await call('GET', '/tuned/config', undefined, null)).status).toBe(401);
+  const defaults = (await call('GET', '/tuned/config')).body as UiProjectionConfig;
+  expect(defaults).toMatchObject({ emitEnabled: false, trackEmittedStreams: false, projectionExecutionTimeout: 250 });
+
+  const change = {
+    emitEnabled: true,
+    trackEmittedStreams: true,
+    checkpointHandledThreshold: 100,
+    projectionExecutionTimeout: 500,
+  };
+  expect((await call('PUT', '/tuned/config', change)).status).toBe(409); // running
+  expect((await call('POST', '/tuned/command/disable')).status).toBe(200);
+  expect((await call('PUT', '/tuned/config', { projectionExecutionTimeout: 0 })).status).toBe(400);
+  expect((await call('PUT', '/tuned/config', { checkpointAfterMs: -1 })).status).toBe(400);
+  expect((await call('PUT', '/tuned/config', { emitEnabled: 'yes' })).status).toBe(400);
+  expect((await call('GET', '/tuned/config')).body).toEqual(defaults); // nothing of the refused ones kept
+
+  const saved = await call('PUT', '/tuned/config', change);
+  expect(saved.status).toBe(200);
+  expect(saved.body).toEqual({ ...defaults, ...change });
+  expect((await call('GET', '/tuned')).body).toMatchObject({ emitEnabled: true, trackEmittedStreams: true });
+  expect((await call('GET', '/nothing-here/config')).status).toBe(404);
+  expect((await call('DELETE', '/tuned', {})).status).toBe(200);
 });

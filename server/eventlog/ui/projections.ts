@@ -3,9 +3,11 @@ import { requireOwner, type UiSessions } from '../../http/index.ts';
 import {
   MAX_QUERY_BYTES,
   ProjectionCommandError,
+  ProjectionConfigError,
   ProjectionConflictError,
   ProjectionNotFoundError,
   projectionStatistics,
+  type ProjectionConfig,
   type ProjectionEntry,
   type ProjectionManager,
 } from '../projections/index.ts';
@@ -43,6 +45,12 @@ export interface UiProjectionDetail extends UiProjectionSummary {
   /** The stream of its results (JavaScript projections). */
   resultStream: string | null;
 }
+
+/**
+ * A projection's configuration as EventStoreDB's Config dialog edits it: emit, tracking of emitted streams,
+ * the checkpoint and write thresholds, the handler timeout (ms). Saved only while it is stopped or faulted.
+ */
+export type UiProjectionConfig = ProjectionConfig;
 
 /** A partition's state and result as JSON text; null when there is none. */
 export interface UiProjectionState {
@@ -99,6 +107,22 @@ const deleteSchema = {
     deleteEmittedStreams: { type: 'boolean' },
   },
 };
+const count = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    emitEnabled: { type: 'boolean' },
+    trackEmittedStreams: { type: 'boolean' },
+    checkpointAfterMs: count,
+    checkpointHandledThreshold: count,
+    checkpointUnhandledBytesThreshold: count,
+    pendingEventsThreshold: count,
+    maxWriteBatchLength: count,
+    maxAllowedWritesInFlight: count,
+    projectionExecutionTimeout: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+  },
+};
 const COMMANDS = ['enable', 'disable', 'abort', 'reset'] as const;
 
 /** The projections subsystem's errors as the UI API's: 404, 409, and 409 for a command refused in this state. */
@@ -109,13 +133,14 @@ async function guarded<T>(fn: () => T | Promise<T>): Promise<T> {
     if (err instanceof ProjectionNotFoundError) throw new UiApiError(404, err.message);
     if (err instanceof ProjectionConflictError) throw new UiApiError(409, err.message);
     if (err instanceof ProjectionCommandError) throw new UiApiError(409, err.message);
+    if (err instanceof ProjectionConfigError) throw new UiApiError(400, err.message);
     throw err;
   }
 }
 
 /**
  * The Projections page: list, one projection (query, statistics, state and result per partition), the
- * commands, create, update the query, delete. Thin: everything goes through the projections subsystem.
+ * commands, create, update the query or the configuration, delete. Thin: everything goes through the projections subsystem.
  */
 export function projectionRoutes(app: FastifyInstance, sessions: UiSessions, deps: EventLogUiDeps): void {
   const auth = { onRequest: requireOwner(sessions), bodyLimit: MAX_QUERY_BYTES + 64 * 1024 };
@@ -192,6 +217,20 @@ export function projectionRoutes(app: FastifyInstance, sessions: UiSessions, dep
       await guarded(() => manager().updateQuery(req.params.name, req.body.query, req.body.emit));
       return { name: req.params.name };
     },
+  );
+
+  app.get<{ Params: { name: string } }>('/eventlog/projections/:name/config', auth, async (req) =>
+    guarded((): UiProjectionConfig => manager().config(req.params.name)),
+  );
+
+  app.put<{ Params: { name: string }; Body: Partial<UiProjectionConfig> }>(
+    '/eventlog/projections/:name/config',
+    { ...auth, schema: { body: configSchema } },
+    async (req) =>
+      guarded(async (): Promise<UiProjectionConfig> => {
+        await manager().updateConfig(req.params.name, req.body);
+        return manager().config(req.params.name);
+      }),
   );
 
   app.post<{ Params: { name: string; command: string } }>(

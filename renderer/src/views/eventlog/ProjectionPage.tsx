@@ -16,6 +16,7 @@ import {
 } from '../../components/ui.tsx';
 import { routePath, useRouter } from '../../stores/router.ts';
 import { EventLogTabs } from './EventLogTabs.tsx';
+import { ProjectionConfigDialog } from './ProjectionConfigDialog.tsx';
 import { projectionApi, statusTone, usePolled } from './projections-api.ts';
 
 type Command = 'enable' | 'disable' | 'abort' | 'reset';
@@ -101,6 +102,7 @@ export function ProjectionPage({ name }: { name: string }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [emit, setEmit] = useState<boolean | null>(null);
   const [deleting, setDeleting] = useState(false);
+  const [configuring, setConfiguring] = useState(false);
   const [flags, setFlags] = useState({
     deleteCheckpointStream: true,
     deleteStateStream: true,
@@ -177,6 +179,11 @@ export function ProjectionPage({ name }: { name: string }) {
           </button>
         ))}
         {!p.system && (
+          <button type="button" onClick={() => setConfiguring(true)}>
+            Configuration…
+          </button>
+        )}
+        {!p.system && (
           <button type="button" className="danger" onClick={() => setDeleting(true)}>
             Delete…
           </button>
@@ -235,6 +242,14 @@ export function ProjectionPage({ name }: { name: string }) {
       </section>
 
       <StateView name={p.name} partitions={p.partitions} />
+
+      <ProjectionConfigDialog
+        name={p.name}
+        running={p.status.startsWith('Running')}
+        open={configuring}
+        onClose={() => setConfiguring(false)}
+        onSaved={reload}
+      />
 
       <Dialog open={deleting} title={`Delete projection ${p.name}`} onClose={() => setDeleting(false)}>
         <p>A running projection cannot be deleted: stop it first.</p>

@@ -8,12 +8,13 @@ import { categoryExtractor } from '../category.ts';
 import type { CheckpointTag } from '../checkpoint-tag.ts';
 import { eventNumberText, type EmittedEvent } from '../emitted.ts';
 import { ProjectionEventTypes, SystemProjectionNames, type SystemProjectionName } from '../names.ts';
-import { correlationIdOf, decodeText, deletionOf, metadataProperty } from '../source-event.ts';
+import { decodeText, deletionOf, type SharedSourceEvent } from '../source-event.ts';
 
 export interface SystemHandler {
   /** `$>` events of user streams reach the handler (SetIncludeLinks). */
   readonly includeLinks: boolean;
-  process(event: RecordedEvent, tag: CheckpointTag): EmittedEvent[];
+  /** The links for one event; pushed onto `out` (one array per page, not one per event). */
+  process(source: SharedSourceEvent, tag: CheckpointTag, out: EmittedEvent[]): void;
   /** Events written with each checkpoint (`$by_event_type`'s `$Checkpoint` into `$et`). */
   onCheckpoint?(tag: CheckpointTag): EmittedEvent[];
 }
@@ -58,22 +59,23 @@ function requireEmpty(query: string, message: string): void {
 }
 
 function link(
-  event: RecordedEvent,
+  source: SharedSourceEvent,
   tag: CheckpointTag,
   streamId: string,
   data: string,
   extra?: Record<string, unknown>,
-) {
+  eventType: string = SystemEventTypes.LinkTo,
+): EmittedEvent {
   return {
     streamId,
-    eventType: SystemEventTypes.LinkTo,
+    eventType,
     isJson: false,
     data,
-    ...(extra ? { extra } : {}),
-    causedBy: event.eventId,
-    correlationId: correlationIdOf(event.metadata),
+    extra,
+    causedBy: source.event.eventId,
+    correlationId: source.correlationId,
     tag,
-  } satisfies EmittedEvent;
+  };
 }
 
 const numberAt = (event: RecordedEvent) => `${eventNumberText(event.eventNumber)}@${event.streamId}`;
@@ -81,7 +83,9 @@ const numberAt = (event: RecordedEvent) => `${eventNumberText(event.eventNumber)
 function indexStreams(): SystemHandler {
   return {
     includeLinks: true,
-    process: (event, tag) => (event.eventNumber === 0 ? [link(event, tag, '$streams', numberAt(event))] : []),
+    process(source, tag, out) {
+      if (source.event.eventNumber === 0) out.push(link(source, tag, '$streams', numberAt(source.event)));
+    },
   };
 }
 
@@ -89,16 +93,14 @@ function categorizeStreams(query: string): SystemHandler {
   const categoryOf = categoryExtractor(query);
   return {
     includeLinks: true,
-    process(event, tag) {
-      if (event.eventNumber !== 0) return [];
+    process(source, tag, out) {
+      const { event } = source;
+      if (event.eventNumber !== 0) return;
       const category = categoryOf(event.streamId);
-      if (category === null) return [];
-      return [
-        {
-          ...link(event, tag, `$category-${category}`, event.streamId),
-          eventType: ProjectionEventTypes.StreamReference,
-        },
-      ];
+      if (category === null) return;
+      out.push(
+        link(source, tag, `$category-${category}`, event.streamId, undefined, ProjectionEventTypes.StreamReference),
+      );
     },
   };
 }
@@ -107,16 +109,16 @@ function categorizeEvents(query: string): SystemHandler {
   const categoryOf = categoryExtractor(query);
   return {
     includeLinks: true,
-    process(event, tag) {
+    process(source, tag, out) {
+      const { event } = source;
       const deletion = deletionOf(event);
       const original = deletion.deleted ? deletion.streamId : event.streamId;
       const category = categoryOf(original);
-      if (category === null) return [];
+      if (category === null) return;
       // A link found in a user stream is followed to what it names, so `$ce-` points at the original.
       const target = event.eventType === SystemEventTypes.LinkTo ? decodeText(event.data) : numberAt(event);
-      return [
-        link(event, tag, `$ce-${category}`, target, { $o: original, ...(deletion.deleted ? { $deleted: -1 } : {}) }),
-      ];
+      const extra = deletion.deleted ? { $o: original, $deleted: -1 } : { $o: original };
+      out.push(link(source, tag, `$ce-${category}`, target, extra));
     },
   };
 }
@@ -124,13 +126,14 @@ function categorizeEvents(query: string): SystemHandler {
 function indexEventTypes(): SystemHandler {
   return {
     includeLinks: false,
-    process(event, tag) {
-      if (event.eventType === SystemEventTypes.LinkTo) return [];
+    process(source, tag, out) {
+      const { event } = source;
+      if (event.eventType === SystemEventTypes.LinkTo) return;
       // As EventStoreDB: a `$$x` event points at `x` (even though the event is in `$$x`).
       const deletion = deletionOf(event);
       const type = deletion.deleted ? '$deleted' : event.eventType;
       const data = `${eventNumberText(event.eventNumber)}@${deletion.streamId}`;
-      return [link(event, tag, `$et-${type}`, data, deletion.deleted ? { $deleted: -1 } : undefined)];
+      out.push(link(source, tag, `$et-${type}`, data, deletion.deleted ? { $deleted: -1 } : undefined));
     },
     onCheckpoint: (tag) => [
       {
@@ -167,16 +170,17 @@ function byCorrelationId(query: string): SystemHandler {
   }
   return {
     includeLinks: false,
-    process(event, tag) {
-      const value = metadataProperty(event.metadata, property);
+    process(source, tag, out) {
+      const value = source.metadataProperty(property);
       // Newtonsoft's Value<string>() turns numbers into their text; objects and arrays are no id.
       const correlationId = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-      if (correlationId === null) return [];
-      return [
-        link(event, tag, `$bc-${correlationId}`, numberAt(event), {
+      if (correlationId === null) return;
+      const { event } = source;
+      out.push(
+        link(source, tag, `$bc-${correlationId}`, numberAt(event), {
           $eventTimestamp: microsecondTimestamp(event.created),
         }),
-      ];
+      );
     },
   };
 }

@@ -1,9 +1,9 @@
 /**
- * Runs one standard projection: reads `$all` forward from its checkpoint, hands each event that passes
- * EventStoreDB's filters to the handler, and writes the links with the checkpoint in one commit. It
+ * One standard projection: its checkpoint, its handler and what it has written. It does not read the log
+ * itself: the SharedSystemReader reads `$all` once for all of them and offers each event past the
+ * projection's checkpoint; the projection writes its links with its checkpoint in one commit. It
  * checkpoints whenever it wrote links (so a restart never writes them twice) and otherwise every
- * CHECKPOINT_HANDLED_THRESHOLD events read (so a restart does not re-read much); its own links and
- * checkpoints, in `$` streams, are read but never handled, so the loop settles once it is caught up.
+ * CHECKPOINT_HANDLED_THRESHOLD events (so a restart does not re-read much).
  */
 import type { Logger } from '../../../logger.ts';
 import {
@@ -13,22 +13,20 @@ import {
   type SystemWriter,
   type EventStore,
   type Position,
+  type RecordedEvent,
 } from '../../store/index.ts';
-import { parseTag, type CheckpointTag, type ProjectionVersion } from '../checkpoint-tag.ts';
+import { allOrder, parseTag, type CheckpointTag, type PositionTag, type ProjectionVersion } from '../checkpoint-tag.ts';
 import type { EmittedEvent } from '../emitted.ts';
 import { ProjectionEventTypes, ProjectionStreams } from '../names.ts';
 import { writeProjectionOutput } from '../output-writer.ts';
-import { decodeText, passesAllFilter, passesValidation } from '../source-event.ts';
-import { RunLoop } from '../run-loop.ts';
-import { chargedToTurn, shareTurn } from '../turn-slicer.ts';
+import { decodeText, type SharedSourceEvent } from '../source-event.ts';
+import { chargedToTurn } from '../turn-slicer.ts';
 import { EpochStreams } from '../epoch-streams.ts';
 import type { SystemHandler } from './handlers.ts';
+import type { SharedReaderMember, SharedSystemReader } from './shared-reader.ts';
 
 /** EventStoreDB's CheckpointHandledThreshold. */
-export const CHECKPOINT_HANDLED_THRESHOLD = 4000;
-/** Pages small enough that reading, handling and writing one stays well within a turn's budget. */
-const PAGE_EVENTS = 250;
-const PAGE_BYTES = 1024 * 1024;
+const CHECKPOINT_HANDLED_THRESHOLD = 4000;
 
 export interface ProjectionHost {
   store: EventStore;
@@ -78,17 +76,32 @@ export function readCheckpoint(
   return null;
 }
 
-export class SystemProjectionRunner {
+export class SystemProjectionRunner implements SharedReaderMember {
   readonly progress: RunnerProgress = idleProgress();
+  readonly name: string;
+  /** Where this projection reads on: events before it were processed. null while not started. */
+  cursor: Position | null = null;
   private readonly host: ProjectionHost;
-  private readonly name: string;
+  private readonly reader: SharedSystemReader;
   private readonly version: ProjectionVersion;
   private readonly handler: SystemHandler;
-  private readonly loop = new RunLoop();
   private readonly epochStreams: EpochStreams;
+  /** The page being offered: links so far, and the tag of the last event offered. */
+  private pending: EmittedEvent[] = [];
+  private pendingTag: CheckpointTag | null = null;
+  private sinceCheckpoint = 0;
+  /** The position processed past the last checkpoint, when nothing was written for it. */
+  private unsaved: CheckpointTag | null = null;
 
-  constructor(host: ProjectionHost, name: string, version: ProjectionVersion, handler: SystemHandler) {
+  constructor(
+    host: ProjectionHost,
+    reader: SharedSystemReader,
+    name: string,
+    version: ProjectionVersion,
+    handler: SystemHandler,
+  ) {
     this.host = host;
+    this.reader = reader;
     this.name = name;
     this.version = version;
     this.handler = handler;
@@ -96,18 +109,21 @@ export class SystemProjectionRunner {
   }
 
   start(): void {
-    if (this.loop.running) return;
+    if (this.cursor !== null) return;
     Object.assign(this.progress, { status: 'Running', stateReason: '', eventsProcessedAfterRestart: 0 });
-    void this.loop.start(
-      this.host.store,
-      () => this.run(),
-      (err) => this.fault(err),
-    );
+    const saved = readCheckpoint(this.host.store, this.name, this.version);
+    this.progress.lastCheckpoint = saved?.tag ?? null;
+    this.progress.position = saved?.tag ?? null;
+    this.cursor =
+      saved?.tag.kind === 'position'
+        ? forwardCursorAfter(saved.tag.commitPosition, saved.tag.preparePosition)
+        : position(0, 0);
+    this.reader.join(this);
   }
 
   /** Stops after the write in flight; with `checkpoint` the position reached is saved (Disable), else not (Abort). */
   async stop(checkpoint: boolean, status: CoreStatus = 'Stopped'): Promise<void> {
-    await this.loop.stop();
+    await this.reader.leave(this);
     if (checkpoint && this.progress.status === 'Running' && this.unsaved) {
       try {
         await this.write([], this.unsaved, false);
@@ -118,57 +134,52 @@ export class SystemProjectionRunner {
     if (this.progress.status === 'Running') this.progress.status = status;
   }
 
-  /** The position read past the last checkpoint, when nothing was written for it. */
-  private unsaved: CheckpointTag | null = null;
-
-  private fault(err: unknown): void {
+  fault(err: unknown): void {
     this.progress.status = 'Faulted';
     this.progress.stateReason = err instanceof Error ? err.message : String(err);
     this.host.logger.warn({ err, projection: this.name }, 'projection faulted');
   }
 
-  private async run(): Promise<void> {
-    const { store } = this.host;
-    const saved = readCheckpoint(store, this.name, this.version);
-    this.progress.lastCheckpoint = saved?.tag ?? null;
-    this.progress.position = saved?.tag ?? null;
-    let cursor: Position =
-      saved?.tag.kind === 'position'
-        ? forwardCursorAfter(saved.tag.commitPosition, saved.tag.preparePosition)
-        : position(0, 0);
-    let sinceCheckpoint = 0;
-    while (!this.loop.stopping) {
-      await shareTurn();
-      if (this.loop.stopping) break;
-      const page = store.readAllForward(cursor, PAGE_EVENTS, false, SYSTEM_CALLER, { maxBytes: PAGE_BYTES });
-      if (page.result !== 'Success') throw new Error(`Reading $all failed: ${page.error ?? page.result}`);
-      this.progress.headPosition = store.lastCommitPosition();
-      if (page.events.length === 0) {
-        await this.loop.wake.wait();
-        continue;
-      }
-      const emitted: EmittedEvent[] = [];
-      let last: CheckpointTag | null = null;
-      for (const entry of page.events) {
-        const event = entry.event;
-        if (!event) continue;
-        last = { kind: 'position', commitPosition: event.commitPosition, preparePosition: event.preparePosition };
-        if (!passesAllFilter(event, this.handler.includeLinks) || !passesValidation(event)) continue;
-        this.progress.eventsProcessedAfterRestart++;
-        for (const e of this.handler.process(event, last)) emitted.push(e);
-      }
-      cursor = page.nextPosition;
-      if (!last) continue;
-      sinceCheckpoint += page.events.length;
-      const thresholdReached = sinceCheckpoint >= CHECKPOINT_HANDLED_THRESHOLD;
-      if (emitted.length > 0 || thresholdReached) {
-        await this.write(emitted, last, thresholdReached);
-        sinceCheckpoint = 0;
-        this.unsaved = null;
-      } else this.unsaved = last;
-      // Only once written: a projection has processed an event when its links are in the log.
-      this.progress.position = last;
-    }
+  /** Whether this projection has yet to process `event` (the shared reader may be behind it). */
+  wants(event: RecordedEvent): boolean {
+    return this.cursor !== null && allOrder(event, this.cursor) >= 0;
+  }
+
+  /** One event of the page (a user stream's, valid or not: invalid ones count as read, as EventStoreDB's reader). */
+  offer(source: SharedSourceEvent, valid: boolean, tag: CheckpointTag): void {
+    this.pendingTag = tag;
+    this.sinceCheckpoint++;
+    if (!valid || (!this.handler.includeLinks && source.event.eventType === '$>')) return;
+    this.progress.eventsProcessedAfterRestart++;
+    this.handler.process(source, tag, this.pending);
+  }
+
+  /**
+   * The page ended (`next`: where the reader goes on): writes the links and the checkpoint when there is
+   * something to write or the threshold is reached. A refused write faults the projection.
+   */
+  async endPage(next: Position): Promise<void> {
+    const tag = this.pendingTag;
+    const emitted = this.pending;
+    this.pendingTag = null;
+    this.pending = [];
+    if (this.cursor !== null && allOrder(next, this.cursor) > 0) this.cursor = next;
+    if (!tag) return;
+    const thresholdReached = this.sinceCheckpoint >= CHECKPOINT_HANDLED_THRESHOLD;
+    if (emitted.length > 0 || thresholdReached) {
+      await this.write(emitted, tag, thresholdReached);
+      this.sinceCheckpoint = 0;
+      this.unsaved = null;
+    } else this.unsaved = tag;
+    // Only once written: a projection has processed an event when its links are in the log.
+    this.progress.position = tag;
+  }
+
+  /** The reader found nothing more for it: what the log holds past its last event is `$` streams only. */
+  reachedEnd(tail: PositionTag | null, next: Position): void {
+    if (this.cursor !== null && allOrder(next, this.cursor) > 0) this.cursor = next;
+    const at = this.progress.position;
+    if (tail && (at === null || at.kind !== 'position' || allOrder(at, tail) < 0)) this.progress.position = tail;
   }
 
   private async write(emitted: EmittedEvent[], tag: CheckpointTag, periodic: boolean): Promise<void> {

@@ -38,10 +38,19 @@ import { serverCommits, sqliteCeiling, sqliteCpuPerRow, sqliteReadCeiling } from
 import { formatThreadSplit, snapshotThreads, threadSplit } from './eventlog-append/threads.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/**
+ * Longest warm-up before an append scenario's measured window. The window starts once V8's platform threads
+ * (compiling the hot path, which they do for several seconds of a fresh server under load) use under 5% of a
+ * core over half a second, or after this many seconds.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
+const WARM_PLATFORM_SHARE = 0.05;
 /** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling,noproj (default: everything). */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 /** Extra node flags for the server process, e.g. BENCH_SERVER_FLAGS=--cpu-prof. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+/** Extra `serve` flags for the first server, e.g. BENCH_SERVER_ARGS='--run-projections none' (profiling one setup). */
+const SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 
 // ---- the client's own limit ----
@@ -74,6 +83,25 @@ interface AppendRow extends Row {
   threads: string;
 }
 
+/**
+ * Waits (appends running) until V8 has compiled the hot path: its platform threads quiet for two half-seconds
+ * in a row (one quiet half-second can be a pause between compilations).
+ */
+async function warmUp(pid: number): Promise<void> {
+  const deadline = performance.now() + WARMUP_SECONDS * 1000;
+  let before = snapshotThreads(pid);
+  let quiet = 0;
+  do {
+    await new Promise((r) => setTimeout(r, 500));
+    const after = snapshotThreads(pid);
+    const platform = threadSplit(before, after, 1).find((r) => r.thread === 'V8 platform');
+    const share = platform ? (platform.user + platform.system) / 1e6 / 0.5 : 0;
+    quiet = share < WARM_PLATFORM_SHARE ? quiet + 1 : 0;
+    if (quiet === 2) return;
+    before = after;
+  } while (performance.now() < deadline);
+}
+
 async function appendScenario(
   port: number,
   connections: number,
@@ -98,7 +126,9 @@ async function appendScenario(
   const run = conns.flatMap((conn, c) =>
     Array.from({ length: inFlightPerConnection }, (_, i) => loop(conn, `bench-${connections}x${batchSize}-${c}-${i}`)),
   );
-  await new Promise((r) => setTimeout(r, 500));
+  const warmSince = performance.now();
+  await warmUp(measured.pid);
+  const warmedSeconds = (performance.now() - warmSince) / 1000;
   latencies.length = 0;
   events = 0;
   const started = performance.now();
@@ -117,7 +147,7 @@ async function appendScenario(
   const cpu = after.process.user + after.process.system - before.process.user - before.process.system;
   return {
     serverCpuUs: (cpu / count) * 1e6,
-    threads: formatThreadSplit(threadSplit(before, after, count)),
+    threads: `${formatThreadSplit(threadSplit(before, after, count))} (after ${warmedSeconds.toFixed(1)} s of warm-up)`,
     commitSize: committed ? committed.events / committed.commits : undefined,
     rowsPerEvent: committed ? committed.events / count : undefined,
     scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
@@ -288,7 +318,7 @@ async function main(): Promise<void> {
 
   const limits = { clientRows: clientLimits, ceiling100, ceilingBig };
   const readLimits: Row[] = [];
-  const rows = await serverAppends(scenarios, [], '', limits, (server) =>
+  const rows = await serverAppends(scenarios, SERVER_ARGS, '', limits, (server) =>
     wanted('reads') ? reads(server, readCeiling, readLimits) : Promise.resolve([]),
   );
   const singles = scenarios.filter(([, batchSize]) => batchSize === 1);

@@ -4,6 +4,10 @@ import type { Account, AccountCounts, ProfileField } from './account-row.ts';
 import { ACCOUNT_COLUMNS, ACCOUNT_FROM, ACCOUNT_LISTED, ACCOUNT_ROW, toAccount } from './account-columns.ts';
 import { int, jsonIds, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
 
+/** The users columns `toAccount` reads (prefixed u_), beside the account's id. */
+const USER_COLUMNS =
+  'account_id, id AS u_id, confirmed_at AS u_confirmed_at, approved AS u_approved, disabled AS u_disabled, role AS u_role';
+
 export interface NewLocalAccount {
   username: string;
   displayName?: string;
@@ -72,13 +76,14 @@ export class AccountRepository {
     const local = rows.filter((r) => r.domain === null).map((r) => str(r.id));
     const users = new Map<string, Record<string, unknown>>();
     if (local.length) {
-      for (const u of this.core
-        .sql(
-          'SELECT account_id, id AS u_id, confirmed_at AS u_confirmed_at, approved AS u_approved, disabled AS u_disabled, role AS u_role FROM users WHERE account_id IN (SELECT value FROM json_each(?))',
-        )
-        .all(jsonIds(local)) as Record<string, unknown>[]) {
-        users.set(str(u.account_id), u);
-      }
+      // One account (a token's, a notification's recipient) by key: half the time of the json_each form.
+      const rows =
+        local.length === 1
+          ? this.core.sql(`SELECT ${USER_COLUMNS} FROM users WHERE account_id = ?`).all(local[0])
+          : this.core
+              .sql(`SELECT ${USER_COLUMNS} FROM users WHERE account_id IN (SELECT value FROM json_each(?))`)
+              .all(jsonIds(local));
+      for (const u of rows as Record<string, unknown>[]) users.set(str(u.account_id), u);
     }
     return rows.map((r) => toAccount({ ...r, ...(users.get(str(r.id)) ?? { u_id: null }) }));
   }

@@ -231,17 +231,9 @@ export class SocialStore {
     return this.core.now();
   }
 
-  /**
-   * Changes whenever anything was written to the database since the last call saw it: by this connection
-   * (total_changes) or by another one, such as the admin CLI (data_version). What is cached under one stamp
-   * is exactly what the database still says.
-   */
+  /** See StoreCore.writeStamp: moves with every write to the database, by any connection. */
   writeStamp(): string {
-    // Two statements: the pragma_data_version() table function in a SELECT cost three times the PRAGMA, and
-    // every authenticated request asks this.
-    const version = this.core.sql('PRAGMA data_version').get() as { data_version: bigint };
-    const changes = this.core.sql('SELECT total_changes() AS t').get() as { t: bigint };
-    return `${version.data_version}:${changes.t}:${this.core.lostGroups}`;
+    return this.core.writeStamp();
   }
 
   /** The domain-event bus, delivering after commit (see events.ts). */

@@ -330,7 +330,7 @@ const threadsBefore = threadCpu();
 const inboundStart = performance.now();
 // The senders and one API reader (alice's home timeline, back to back) run in a child process: this process's
 // CPU is the server's.
-const client = spawn(process.execPath, [path.join(import.meta.dirname, 'federation-delivery', 'inbound-client.ts')], {
+const client = spawn(process.execPath, [path.join(import.meta.dirname, 'federation-inbound-client.ts')], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 client.stdin.end(JSON.stringify({ port, token, connections: INBOUND_CONNECTIONS, deliveries }));

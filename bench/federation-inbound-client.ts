@@ -1,8 +1,8 @@
 /**
- * The inbound half's clients, in a process of their own so the server's CPU is measured alone: reads a job
- * (JSON on stdin: pre-signed deliveries, the server's port, a read token), POSTs the deliveries to the shared
- * inbox over `connections` connections while one more client reads the home timeline back to back, and
- * prints the answers and the read latencies (JSON on stdout).
+ * bench:federation's inbound clients (started by bench/federation-delivery.ts), in a process of their own so
+ * the server's CPU is measured alone: reads a job (JSON on stdin: pre-signed deliveries, the server's port, a
+ * read token), POSTs the deliveries to the shared inbox over `connections` connections while one more client
+ * reads the home timeline back to back, and prints the answers and the read latencies (JSON on stdout).
  */
 interface Job {
   port: number;

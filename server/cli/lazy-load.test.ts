@@ -111,7 +111,7 @@ describe('the CLI loads only what a command needs', () => {
     expect(files.filter((f) => f.startsWith('server/social/') || f.includes('node_modules/@fedify/'))).toEqual([]);
   });
 
-  it('serves without loading what only some requests need (mail, push, audio, replication clients, schemas, gRPC protos, Fedify)', async () => {
+  it('serves without loading what only some requests need (mail, push, audio, replication clients, schemas, gRPC protos, Fedify, sharp)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-lazy-'));
     dirs.push(dir);
     // Opening social.db the first time makes its keys (web-push makes the VAPID pair); a warm directory's start is measured.
@@ -130,6 +130,7 @@ describe('the CLI loads only what a command needs', () => {
       '@grpc/proto-loader', // gRPC service definitions load with the first gRPC connection
       '@fedify/fedify', // built at the first federation use (social/federation/index.ts)
       '@fedify/vocab',
+      'sharp', // images are read at the first upload or favicon (social/media/sharp.ts)
     ];
     expect(needless.filter((p) => loaded.has(p))).toEqual([]);
   }, 120_000);

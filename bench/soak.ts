@@ -35,6 +35,12 @@ const SUBSCRIBERS = 50;
 const RATE = env('SOAK_RATE', 50);
 const POSTS = env('SOAK_POSTS', 20);
 const CREATES = env('SOAK_CREATES', 20);
+/**
+ * Scheduling priorities (nice values, -20 to 19; below 0 needs root) of the server and of the clients: on a machine
+ * other jobs load, a run at 0 measures the machine rather than the server.
+ */
+const SERVER_NICE = env('SOAK_SERVER_NICE', 0);
+const CLIENT_NICE = env('SOAK_CLIENT_NICE', 0);
 const SNAPSHOT_MINUTES = (process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
 const SNAPSHOT_DIR = process.env.SOAK_SNAPSHOT_DIR ?? os.tmpdir();
 const MAX_GROWTH_PERCENT = 5;
@@ -53,6 +59,11 @@ const server = await startServeProcess({
   publicUrl: true,
   echo: true,
 });
+/** Linux keeps a priority per thread: every thread of `pid` gets it (threads started later inherit their starter's). */
+const renice = (pid: number, nice: number) => {
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(thread), nice);
+};
+renice(server.child.pid!, SERVER_NICE);
 const workers: Worker[] = [];
 // A set-up that throws leaves no server nor worker behind (a passed or failed run has stopped them already).
 process.once('exit', () => {
@@ -81,6 +92,7 @@ const tcp = startWorker('event-log TCP clients', './soak-eventlog-tcp.ts');
 const uiSockets = startWorker('event-log UI sockets', './soak-eventlog-sockets.ts');
 const social = startWorker('social clients', './soak-social.ts');
 workers.push(tcp, uiSockets, social);
+for (const w of workers) renice(w.pid, CLIENT_NICE);
 await Promise.all([
   social.call('setup', { httpUrl, tokens, sockets: SOCIAL_SOCKETS, postsPerSecond: POSTS, createsPerSecond: CREATES }),
   tcp.call('setup', { tcpPort, username: 'soak', password, writers: WRITERS, subscribers: SUBSCRIBERS, rate: RATE }),
@@ -128,6 +140,11 @@ interface Sample {
   serverCpuPct: number;
   /** The share of the interval the server's main thread was busy (100 = no headroom left). */
   mainThreadBusyPct: number;
+  /**
+   * The share of the interval the main thread waited for a CPU, runnable (Linux's schedstat): what other jobs on
+   * the machine took from it. Busy minus running minus waiting is time blocked (disk).
+   */
+  mainThreadWaitPct: number;
   /** The clients' CPU (all three workers) over the interval, as serverCpuPct. */
   clientsCpuPct: number;
   load1: number;
@@ -139,17 +156,24 @@ const samples: Sample[] = [];
 const MB = (bytes: number) => Math.round(bytes / 1e5) / 10;
 const clientCpu = (s: Awaited<ReturnType<typeof statuses>>) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
 
+/** The server's main thread: nanoseconds on a CPU and waiting for one, so far. */
+const mainThreadSchedule = () => {
+  const [running, waiting] = fs.readFileSync(`/proc/${server.child.pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { running, waiting };
+};
 const startStatus = await statuses();
 let last = {
   at: performance.now(),
   serverCpu: server.cpuSeconds(),
   loop: await heap.eventLoop(),
+  schedule: mainThreadSchedule(),
   clientCpu: clientCpu(startStatus),
 };
 const sample = async () => {
   const at = performance.now();
   const serverCpu = server.cpuSeconds();
   const loop = await heap.eventLoop();
+  const schedule = mainThreadSchedule();
   const status = await statuses();
   const seconds = (at - last.at) / 1000;
   const busyMs = loop.active - last.loop.active;
@@ -160,13 +184,14 @@ const sample = async () => {
     heapMB: MB(await heap.usedAfterGc()),
     serverCpuPct: Math.round(((serverCpu - last.serverCpu) / seconds) * 100),
     mainThreadBusyPct: totalMs > 0 ? Math.round((busyMs / totalMs) * 100) : 0,
+    mainThreadWaitPct: Math.round((schedule.waiting - last.schedule.waiting) / seconds / 1e7),
     clientsCpuPct: Math.round(((clientCpu(status) - last.clientCpu) / seconds) * 100),
     load1: Math.round(os.loadavg()[0] * 10) / 10,
     events: status.tcp.written,
     posts: status.social.posts,
     creates: status.social.creates,
   };
-  last = { at, serverCpu, loop, clientCpu: clientCpu(status) };
+  last = { at, serverCpu, loop, schedule, clientCpu: clientCpu(status) };
   samples.push(s);
   console.log(`soak ${JSON.stringify(s)}`);
 };
@@ -215,7 +240,10 @@ const loaded = samples.slice(1);
 const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
 const errors = end.tcp.errors + end.tcp.dropped + end.ui.errors + end.ui.skipped + end.social.errors;
 
-console.log(`\nsoak: ${MINUTES} min on ${os.cpus().length} cores; load average each minute in the table (load1)`);
+console.log(
+  `\nsoak: ${MINUTES} min on ${os.cpus().length} cores, server at nice ${SERVER_NICE}, clients at nice ${CLIENT_NICE}; ` +
+    'load average each minute in the table (load1)',
+);
 console.table(samples);
 console.log(
   `warm-up: the first ${WARMUP_MINUTES} min (the samples before minute ${WARMUP_MINUTES} are not judged); growth from ` +
@@ -225,7 +253,8 @@ console.log(
 );
 console.log(
   `server under the full load (minutes 1–${final.minute}): CPU ${range(loaded.map((s) => s.serverCpuPct))}% of a core, ` +
-    `main thread busy ${range(loaded.map((s) => s.mainThreadBusyPct))}% of the time; clients ` +
+    `main thread busy ${range(loaded.map((s) => s.mainThreadBusyPct))}% of the time, waiting for a CPU ` +
+    `${range(loaded.map((s) => s.mainThreadWaitPct))}%; clients ` +
     `${range(loaded.map((s) => s.clientsCpuPct))}% of a core; load average ${range(samples.map((s) => s.load1))}`,
 );
 console.log(

@@ -9,7 +9,7 @@
  * Each kind of client runs in a process of its own (bench/soak-eventlog-tcp.ts, soak-eventlog-sockets.ts,
  * soak-social.ts). Every minute the table gets the server's resident memory, its heap after a full collection, its
  * CPU and main-thread busy share over the minute (its headroom) and the load average. Growth of RSS and heap from
- * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 5, or a fifth of a shorter run, at least 1) to the last
+ * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 10, or a fifth of a run under 20, at least 1) to the last
  * sample under load must stay under 5%, and every subscriber and socket must get every event it should.
  * SOAK_HEAP_SNAPSHOTS=10,25 writes heap snapshots at those minutes (into SOAK_SNAPSHOT_DIR, default the temp dir;
  * a snapshot pauses the server for seconds, so such a run is a diagnosis, not a pass).
@@ -25,7 +25,12 @@ import { startWorker, type Worker } from './soak-ipc.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = env('SOAK_MINUTES', 30);
-const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', Math.min(5, Math.max(1, Math.floor(MINUTES / 5))));
+/**
+ * The warm-up: the server's caches that keep an entry per status (the status parts, 20,000; the listings' rows)
+ * fill at 40 statuses/s in about 8.5 minutes, and its heap grows until they are full. So 10 minutes in a run of 20
+ * or more, a fifth of a shorter one (at least 1).
+ */
+const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', MINUTES >= 20 ? 10 : Math.max(1, Math.floor(MINUTES / 5)));
 const SAMPLE_MS = env('SOAK_SAMPLE_SECONDS', 60) * 1000;
 const SOCKETS = env('SOAK_EVENTLOG_SOCKETS', 1000);
 const SOCIAL_SOCKETS = env('SOAK_SOCIAL_SOCKETS', 1000);
@@ -156,10 +161,14 @@ interface Sample {
   events: number;
   posts: number;
   creates: number;
+  /** Failed requests and dropped connections or subscriptions so far, all clients. */
+  errors: number;
 }
 const samples: Sample[] = [];
 const MB = (bytes: number) => Math.round(bytes / 1e5) / 10;
-const clientCpu = (s: Awaited<ReturnType<typeof statuses>>) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
+type Statuses = Awaited<ReturnType<typeof statuses>>;
+const clientCpu = (s: Statuses) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
+const errorsIn = (s: Statuses) => s.tcp.errors + s.tcp.dropped + s.ui.errors + s.ui.skipped + s.social.errors;
 
 /** The server's main thread: nanoseconds on a CPU and waiting for one, so far. */
 const mainThreadSchedule = () => {
@@ -195,6 +204,7 @@ const sample = async () => {
     events: status.tcp.written,
     posts: status.social.posts,
     creates: status.social.creates,
+    errors: errorsIn(status),
   };
   last = { at, serverCpu, loop, schedule, clientCpu: clientCpu(status) };
   samples.push(s);
@@ -243,7 +253,7 @@ const rssGrowth = growth(warm.rssMB, final.rssMB);
 const heapGrowth = growth(warm.heapMB, final.heapMB);
 const loaded = samples.slice(1);
 const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
-const errors = end.tcp.errors + end.tcp.dropped + end.ui.errors + end.ui.skipped + end.social.errors;
+const errors = errorsIn(end);
 
 console.log(
   `\nsoak: ${MINUTES} min on ${os.cpus().length} cores; ${fs.readFileSync('/proc/self/autogroup', 'utf8').trim()}, ` +

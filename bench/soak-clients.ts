@@ -4,7 +4,11 @@
  */
 import WebSocket from 'ws';
 
-/** The server pings every streaming and live-tail socket every 30 s: a socket silent this long is dead. */
+/**
+ * A socket silent this long is pinged (the streaming API pings its sockets every 30 s, the live tail does not);
+ * one silent this long, pong included, is dead: generous, as a loaded machine delays both ends.
+ */
+const PING_AFTER_MS = 30_000;
 const SILENT_MS = 75_000;
 const WATCH_EVERY_MS = 10_000;
 
@@ -24,10 +28,9 @@ function watch(entry: Watched): void {
     const now = performance.now();
     for (const w of watched)
       if (now - w.lastHeard > SILENT_MS) {
-        watched.delete(w);
         w.onDrop(`silent for ${SILENT_MS / 1000} s`);
         w.ws.terminate();
-      }
+      } else if (now - w.lastHeard > PING_AFTER_MS && w.ws.readyState === WebSocket.OPEN) w.ws.ping();
   }, WATCH_EVERY_MS).unref();
 }
 
@@ -56,9 +59,11 @@ export function openSocket(
     entry.lastHeard = performance.now();
     handlers.onMessage(data);
   });
-  ws.on('ping', () => {
+  const heard = () => {
     entry.lastHeard = performance.now();
-  });
+  };
+  ws.on('ping', heard);
+  ws.on('pong', heard);
   ws.on('error', (err) => entry.onDrop(String(err)));
   ws.on('close', (code) => entry.onDrop(`closed (${code})`));
   watch(entry);

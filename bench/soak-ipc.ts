@@ -38,6 +38,7 @@ export function ownCpuSeconds(): number {
 
 export interface Worker {
   name: string;
+  pid: number;
   call<T>(command: string, argument?: unknown): Promise<T>;
   /** Ends it (its sockets close with it). */
   kill(): void;
@@ -61,6 +62,7 @@ export function startWorker(name: string, file: string): Worker {
   });
   return {
     name,
+    pid: child.pid!,
     call: <T>(command: string, argument?: unknown) =>
       new Promise<T>((resolve, reject) => {
         const id = nextId++;

@@ -9,7 +9,7 @@
  * Each kind of client runs in a process of its own (bench/soak-eventlog-tcp.ts, soak-eventlog-sockets.ts,
  * soak-social.ts). Every minute the table gets the server's resident memory, its heap after a full collection, its
  * CPU and main-thread busy share over the minute (its headroom) and the load average. Growth of RSS and heap from
- * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 5, or a fifth of a shorter run, at least 1) to the last
+ * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 10, or a fifth of a run under 20, at least 1) to the last
  * sample under load must stay under 5%, and every subscriber and socket must get every event it should.
  * SOAK_HEAP_SNAPSHOTS=10,25 writes heap snapshots at those minutes (into SOAK_SNAPSHOT_DIR, default the temp dir;
  * a snapshot pauses the server for seconds, so such a run is a diagnosis, not a pass).
@@ -25,7 +25,12 @@ import { startWorker, type Worker } from './soak-ipc.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = env('SOAK_MINUTES', 30);
-const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', Math.min(5, Math.max(1, Math.floor(MINUTES / 5))));
+/**
+ * The warm-up: the server's caches that keep an entry per status (the status parts, 20,000; the listings' rows)
+ * fill at 40 statuses/s in about 8.5 minutes, and its heap grows until they are full. So 10 minutes in a run of 20
+ * or more, a fifth of a shorter one (at least 1).
+ */
+const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', MINUTES >= 20 ? 10 : Math.max(1, Math.floor(MINUTES / 5)));
 const SAMPLE_MS = env('SOAK_SAMPLE_SECONDS', 60) * 1000;
 const SOCKETS = env('SOAK_EVENTLOG_SOCKETS', 1000);
 const SOCIAL_SOCKETS = env('SOAK_SOCIAL_SOCKETS', 1000);
@@ -35,6 +40,17 @@ const SUBSCRIBERS = 50;
 const RATE = env('SOAK_RATE', 50);
 const POSTS = env('SOAK_POSTS', 20);
 const CREATES = env('SOAK_CREATES', 20);
+/**
+ * Scheduling priorities (nice values, -20 to 19; below 0 needs root). Linux shares the CPUs between sessions
+ * first (autogroups) and only then by nice within each: SOAK_GROUP_NICE sets the soak's session's share (run it as
+ * `setsid npm run bench:soak` so the session is the soak's alone), SOAK_SERVER_NICE and SOAK_CLIENT_NICE the
+ * server's and the clients' within it. On a machine other jobs load, a run at 0 measures the machine rather than
+ * the server.
+ */
+const GROUP_NICE = process.env.SOAK_GROUP_NICE;
+const SERVER_NICE = env('SOAK_SERVER_NICE', 0);
+const CLIENT_NICE = env('SOAK_CLIENT_NICE', 0);
+if (GROUP_NICE !== undefined) fs.writeFileSync('/proc/self/autogroup', GROUP_NICE);
 const SNAPSHOT_MINUTES = (process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
 const SNAPSHOT_DIR = process.env.SOAK_SNAPSHOT_DIR ?? os.tmpdir();
 const MAX_GROWTH_PERCENT = 5;
@@ -53,6 +69,11 @@ const server = await startServeProcess({
   publicUrl: true,
   echo: true,
 });
+/** Linux keeps a priority per thread: every thread of `pid` gets it (threads started later inherit their starter's). */
+const renice = (pid: number, nice: number) => {
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(thread), nice);
+};
+renice(server.child.pid!, SERVER_NICE);
 const workers: Worker[] = [];
 // A set-up that throws leaves no server nor worker behind (a passed or failed run has stopped them already).
 process.once('exit', () => {
@@ -81,6 +102,7 @@ const tcp = startWorker('event-log TCP clients', './soak-eventlog-tcp.ts');
 const uiSockets = startWorker('event-log UI sockets', './soak-eventlog-sockets.ts');
 const social = startWorker('social clients', './soak-social.ts');
 workers.push(tcp, uiSockets, social);
+for (const w of workers) renice(w.pid, CLIENT_NICE);
 await Promise.all([
   social.call('setup', { httpUrl, tokens, sockets: SOCIAL_SOCKETS, postsPerSecond: POSTS, createsPerSecond: CREATES }),
   tcp.call('setup', { tcpPort, username: 'soak', password, writers: WRITERS, subscribers: SUBSCRIBERS, rate: RATE }),
@@ -128,28 +150,44 @@ interface Sample {
   serverCpuPct: number;
   /** The share of the interval the server's main thread was busy (100 = no headroom left). */
   mainThreadBusyPct: number;
+  /**
+   * The share of the interval the main thread waited for a CPU, runnable (Linux's schedstat): what other jobs on
+   * the machine took from it. Busy minus running minus waiting is time blocked (disk).
+   */
+  mainThreadWaitPct: number;
   /** The clients' CPU (all three workers) over the interval, as serverCpuPct. */
   clientsCpuPct: number;
   load1: number;
   events: number;
   posts: number;
   creates: number;
+  /** Failed requests and dropped connections or subscriptions so far, all clients. */
+  errors: number;
 }
 const samples: Sample[] = [];
 const MB = (bytes: number) => Math.round(bytes / 1e5) / 10;
-const clientCpu = (s: Awaited<ReturnType<typeof statuses>>) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
+type Statuses = Awaited<ReturnType<typeof statuses>>;
+const clientCpu = (s: Statuses) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
+const errorsIn = (s: Statuses) => s.tcp.errors + s.tcp.dropped + s.ui.errors + s.ui.skipped + s.social.errors;
 
+/** The server's main thread: nanoseconds on a CPU and waiting for one, so far. */
+const mainThreadSchedule = () => {
+  const [running, waiting] = fs.readFileSync(`/proc/${server.child.pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { running, waiting };
+};
 const startStatus = await statuses();
 let last = {
   at: performance.now(),
   serverCpu: server.cpuSeconds(),
   loop: await heap.eventLoop(),
+  schedule: mainThreadSchedule(),
   clientCpu: clientCpu(startStatus),
 };
 const sample = async () => {
   const at = performance.now();
   const serverCpu = server.cpuSeconds();
   const loop = await heap.eventLoop();
+  const schedule = mainThreadSchedule();
   const status = await statuses();
   const seconds = (at - last.at) / 1000;
   const busyMs = loop.active - last.loop.active;
@@ -160,13 +198,15 @@ const sample = async () => {
     heapMB: MB(await heap.usedAfterGc()),
     serverCpuPct: Math.round(((serverCpu - last.serverCpu) / seconds) * 100),
     mainThreadBusyPct: totalMs > 0 ? Math.round((busyMs / totalMs) * 100) : 0,
+    mainThreadWaitPct: Math.round((schedule.waiting - last.schedule.waiting) / seconds / 1e7),
     clientsCpuPct: Math.round(((clientCpu(status) - last.clientCpu) / seconds) * 100),
     load1: Math.round(os.loadavg()[0] * 10) / 10,
     events: status.tcp.written,
     posts: status.social.posts,
     creates: status.social.creates,
+    errors: errorsIn(status),
   };
-  last = { at, serverCpu, loop, clientCpu: clientCpu(status) };
+  last = { at, serverCpu, loop, schedule, clientCpu: clientCpu(status) };
   samples.push(s);
   console.log(`soak ${JSON.stringify(s)}`);
 };
@@ -213,9 +253,13 @@ const rssGrowth = growth(warm.rssMB, final.rssMB);
 const heapGrowth = growth(warm.heapMB, final.heapMB);
 const loaded = samples.slice(1);
 const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
-const errors = end.tcp.errors + end.tcp.dropped + end.ui.errors + end.ui.skipped + end.social.errors;
+const errors = errorsIn(end);
 
-console.log(`\nsoak: ${MINUTES} min on ${os.cpus().length} cores; load average each minute in the table (load1)`);
+console.log(
+  `\nsoak: ${MINUTES} min on ${os.cpus().length} cores; ${fs.readFileSync('/proc/self/autogroup', 'utf8').trim()}, ` +
+    `within it the server at nice ${SERVER_NICE}, the clients at ${CLIENT_NICE}; ` +
+    'load average each minute in the table (load1)',
+);
 console.table(samples);
 console.log(
   `warm-up: the first ${WARMUP_MINUTES} min (the samples before minute ${WARMUP_MINUTES} are not judged); growth from ` +
@@ -225,7 +269,8 @@ console.log(
 );
 console.log(
   `server under the full load (minutes 1–${final.minute}): CPU ${range(loaded.map((s) => s.serverCpuPct))}% of a core, ` +
-    `main thread busy ${range(loaded.map((s) => s.mainThreadBusyPct))}% of the time; clients ` +
+    `main thread busy ${range(loaded.map((s) => s.mainThreadBusyPct))}% of the time, waiting for a CPU ` +
+    `${range(loaded.map((s) => s.mainThreadWaitPct))}%; clients ` +
     `${range(loaded.map((s) => s.clientsCpuPct))}% of a core; load average ${range(samples.map((s) => s.load1))}`,
 );
 console.log(

@@ -29,6 +29,9 @@ export default defineConfig({
     // A committed `it.only` would silently skip every other test of its file: it fails the run instead.
     allowOnly: false,
     testTimeout: 60_000,
+    // `homeport` processes the tests start run the TypeScript sources, never a prebuilt dist/server bundle
+    // (bin/server-bundle.js); server/cli/bundle.test.ts tests the bundle itself.
+    env: { HOMEPORT_FROM_SOURCE: '1' },
     hookTimeout: 60_000,
     reporters: ['default'],
   },

@@ -20,7 +20,6 @@
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +33,7 @@ import {
   PADDING,
 } from './eventlog-subscribe/persistent-group.ts';
 import { WireClient } from './eventlog-subscribe/wire-client.ts';
-import { percentile, startServer, stopServer } from './support.ts';
+import { cpuSecondsOf, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
@@ -46,16 +45,6 @@ const LATENCY_SAMPLE = Number(process.env.BENCH_LATENCY_SUBSCRIBERS ?? 2);
 const now = () => performance.timeOrigin + performance.now();
 
 // ---- scenario 1: fan-out to volatile $all subscribers ----
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-function processCpuSeconds(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 interface FanOutResult {
   commitP50: number;
@@ -206,7 +195,7 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
     await new Promise((r) => setTimeout(r, 10));
 
   measuring = true;
-  const serverCpuBefore = processCpuSeconds(serverPid);
+  const serverCpuBefore = cpuSecondsOf(serverPid);
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   written = await pacedWrites(SECONDS, true);
@@ -219,7 +208,7 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
     await new Promise((r) => setTimeout(r, 10));
   const totalSeconds = (performance.now() - started) / 1000;
   measuring = false;
-  const serverCpuSeconds = processCpuSeconds(serverPid) - serverCpuBefore;
+  const serverCpuSeconds = cpuSecondsOf(serverPid) - serverCpuBefore;
   const serverCpu = serverCpuSeconds / totalSeconds;
   const benchCpuUsed = process.cpuUsage(benchCpuBefore);
   const benchCpu = (benchCpuUsed.user + benchCpuUsed.system) / 1e6 / totalSeconds;

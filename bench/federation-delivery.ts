@@ -9,9 +9,11 @@
  * Inbound: signed Create activities from a followed remote actor POSTed to the shared inbox; reports how
  * many per second are accepted and land in the follower's home timeline.
  */
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import inspector from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,7 @@ const PEERS = Number(process.env.PEERS ?? 200);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);
 const INBOUND = Number(process.env.INBOUND ?? 500);
 const CEILING_REQUESTS = Number(process.env.CEILING ?? 1000);
+const INBOUND_CONNECTIONS = Number(process.env.INBOUND_CONNECTIONS ?? 16);
 
 interface Peer {
   port: number;
@@ -69,6 +72,51 @@ async function startPeer(publicKey: () => crypto.KeyObject, actorDoc?: (port: nu
   await new Promise<void>((r) => peer.server.listen(0, '127.0.0.1', r));
   peer.port = (peer.server.address() as AddressInfo).port;
   return peer;
+}
+
+/**
+ * CPU seconds used so far by this process's threads, by thread name (Linux /proc): the main thread apart from
+ * libuv's pool (WebCrypto signing, digests) and V8's helpers (GC), since only the main thread is the limit.
+ */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  const tick = 100; // USER_HZ
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
+      byName.set(name, (byName.get(name) ?? 0) + seconds);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byName;
+}
+
+function threadCpuSince(before: Map<string, number>, per: number): string {
+  const after = threadCpu();
+  return [...after]
+    .map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1e6) / per] as const)
+    .filter(([, us]) => us >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, us]) => `${name} ${us.toFixed(0)}`)
+    .join(', ');
+}
+
+/** OUTBOUND_PROFILE / INBOUND_PROFILE=file.cpuprofile: a V8 CPU profile of this process during that phase only. */
+async function startProfile(file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => {};
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 async function waitFor(check: () => boolean): Promise<void> {
@@ -139,6 +187,9 @@ ctx.store.transaction(() => {
   }
 });
 const user = ctx.store.users.byAccountId(alice.id);
+const stopOutboundProfile = await startProfile(process.env.OUTBOUND_PROFILE);
+const outboundThreadsBefore = threadCpu();
+const outboundCpuBefore = process.cpuUsage();
 const started = performance.now();
 ctx.statuses.post(
   { account: alice, user, applicationId: null },
@@ -146,6 +197,9 @@ ctx.statuses.post(
 );
 await waitFor(() => peers.reduce((n, p) => n + p.received + p.rejected, 0) >= PEERS);
 const elapsed = performance.now() - started;
+const outboundCpu = process.cpuUsage(outboundCpuBefore);
+const outboundThreads = threadCpuSince(outboundThreadsBefore, PEERS);
+await stopOutboundProfile();
 const rejected = peers.reduce((n, p) => n + p.rejected, 0);
 
 // Fedify's signing cost per request, and the ceiling of plain signed POSTs from this process to the same peers.
@@ -173,6 +227,7 @@ for (let i = 0; i < 200; i++) {
 }
 const signMs = (performance.now() - signStart) / 200;
 for (const p of peers) p.received = 0;
+const ceilingThreadsBefore = threadCpu();
 const ceilingStart = performance.now();
 let next = 0;
 await Promise.all(
@@ -194,6 +249,7 @@ await Promise.all(
   }),
 );
 const ceilingPerSec = CEILING_REQUESTS / ((performance.now() - ceilingStart) / 1000);
+const ceilingThreads = threadCpuSince(ceilingThreadsBefore, CEILING_REQUESTS);
 
 // ---- inbound: a followed remote actor's signed Creates to the shared inbox, until they are in alice's home feed
 const bobKeys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -234,57 +290,99 @@ const homeCount = () =>
         .get(alice.id, bobAccount.id) as { n: bigint }
     ).n,
   );
-const inboundStart = performance.now();
-let sent = 0;
-let accepted = 0;
-await Promise.all(
-  Array.from({ length: 8 }, async () => {
-    while (sent < INBOUND) {
-      const n = sent++;
-      const note = {
-        id: `${bobBase}/users/bob/statuses/${n}`,
-        type: 'Note',
-        attributedTo: `${bobBase}/users/bob`,
-        content: `<p>note ${n}</p>`,
-        to: ['https://www.w3.org/ns/activitystreams#Public'],
-        published: new Date().toISOString(),
-      };
-      const activity = {
-        '@context': 'https://www.w3.org/ns/activitystreams',
-        id: `${note.id}/activity`,
-        type: 'Create',
-        actor: `${bobBase}/users/bob`,
-        to: note.to,
-        object: note,
-      };
-      const request = await signRequest(
-        new Request(`http://127.0.0.1:${port}/inbox`, {
-          method: 'POST',
-          body: JSON.stringify(activity),
-          headers: { 'content-type': 'application/activity+json' },
-        }),
-        bobKey,
-        new URL(`${bobBase}/users/bob#main-key`),
-        { spec: 'draft-cavage-http-signatures-12' },
-      );
-      const res = await fetch(request);
-      await res.arrayBuffer();
-      if (res.status === 202) accepted++;
-    }
+// Signed before the clock starts (a signature stays valid for an hour): the timed part is the server's work.
+const deliveries = await Promise.all(
+  Array.from({ length: INBOUND }, async (_, n) => {
+    const note = {
+      id: `${bobBase}/users/bob/statuses/${n}`,
+      type: 'Note',
+      attributedTo: `${bobBase}/users/bob`,
+      content: `<p>note ${n}</p>`,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      published: new Date().toISOString(),
+    };
+    const activity = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${note.id}/activity`,
+      type: 'Create',
+      actor: `${bobBase}/users/bob`,
+      to: note.to,
+      object: note,
+    };
+    const signed = await signRequest(
+      new Request(`http://127.0.0.1:${port}/inbox`, {
+        method: 'POST',
+        body: JSON.stringify(activity),
+        headers: { 'content-type': 'application/activity+json' },
+      }),
+      bobKey,
+      new URL(`${bobBase}/users/bob#main-key`),
+      { spec: 'draft-cavage-http-signatures-12' },
+    );
+    return { headers: Object.fromEntries(signed.headers), body: JSON.stringify(activity) };
   }),
 );
-const acceptedMs = performance.now() - inboundStart;
+const { token } = social.admin.createToken('alice', 'read');
+const stopInboundProfile = await startProfile(process.env.INBOUND_PROFILE);
+const commitsBefore = ctx.store.groupsCommitted;
+const cpuBefore = process.cpuUsage();
+const threadsBefore = threadCpu();
+const inboundStart = performance.now();
+// The senders and one API reader (alice's home timeline, back to back) run in a child process: this process's
+// CPU is the server's.
+const client = spawn(process.execPath, [path.join(import.meta.dirname, 'federation-inbound-client.ts')], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+client.stdin.end(JSON.stringify({ port, token, connections: INBOUND_CONNECTIONS, deliveries }));
+const clientOut: Buffer[] = [];
+client.stdout.on('data', (c: Buffer) => clientOut.push(c));
+const clientCode = await new Promise<number | null>((resolve) => client.on('close', resolve));
+if (clientCode !== 0) throw new Error(`the inbound client exited with ${clientCode}`);
+const answers = JSON.parse(Buffer.concat(clientOut).toString('utf8')) as {
+  statuses: Record<string, number>;
+  sentMs: number;
+  readLatencies: number[];
+};
+const accepted = answers.statuses['202'] ?? 0;
+const acceptedMs = answers.sentMs;
 await waitFor(() => homeCount() >= accepted);
 const landedMs = performance.now() - inboundStart;
+const inboundCpu = process.cpuUsage(cpuBefore);
+const inboundThreads = threadCpuSince(threadsBefore, accepted);
+const inboundCommits = ctx.store.groupsCommitted - commitsBefore;
+await stopInboundProfile();
+const readLatencies = answers.readLatencies.sort((a, b) => a - b);
+const readP = (q: number) => readLatencies[Math.min(readLatencies.length - 1, Math.floor(q * readLatencies.length))];
 
 console.log(
   `outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`,
 );
 console.log(`  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elapsed / 1000)).toFixed(0)} deliveries/s`);
-console.log(`  signing (Fedify, draft-cavage, RSA 2048) ${(signMs * 1000).toFixed(0)} µs per request`);
-console.log(`  ceiling: plain signed POSTs from one process, 8 at a time: ${ceilingPerSec.toFixed(0)}/s`);
 console.log(
-  `inbound: ${INBOUND} signed Creates to the shared inbox: ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`,
+  `  ${(((outboundCpu.user + outboundCpu.system) / PEERS) | 0).toString()} µs process CPU per delivery (the 200 peers' verification included); by thread: ${outboundThreads}`,
+);
+console.log(`  signing (Fedify, draft-cavage, RSA 2048) ${(signMs * 1000).toFixed(0)} µs per request`);
+console.log(
+  `  ceiling: plain signed POSTs from one process, 8 at a time: ${ceilingPerSec.toFixed(0)}/s; by thread, µs per request: ${ceilingThreads}`,
+);
+console.log(
+  `  outbound at ${((100 * PEERS) / (elapsed / 1000) / ceilingPerSec).toFixed(0)}% of the ceiling (target ≥ 60%)`,
+);
+console.log(
+  `inbound: ${INBOUND} signed Creates to the shared inbox, ${INBOUND_CONNECTIONS} connections: answers ${JSON.stringify(answers.statuses)}, ${accepted} accepted in ${acceptedMs.toFixed(0)} ms (${(accepted / (acceptedMs / 1000)).toFixed(0)}/s), all in the home timeline after ${landedMs.toFixed(0)} ms (${(accepted / (landedMs / 1000)).toFixed(0)}/s)`,
+);
+console.log(
+  `  server CPU per activity ${((inboundCpu.user + inboundCpu.system) / accepted).toFixed(0)} µs (${(inboundCpu.user / accepted).toFixed(0)} user, ${(inboundCpu.system / accepted).toFixed(0)} system; clients in their own process), ${inboundCommits} write-group commits (${(accepted / Math.max(1, inboundCommits)).toFixed(1)} activities per commit)`,
+);
+console.log(`  by thread, µs per activity: ${inboundThreads}`);
+console.log(
+  `  API reads meanwhile (home timeline, 1 client): ${readLatencies.length} reads, p50 ${readP(0.5).toFixed(1)} ms, p99 ${readP(0.99).toFixed(1)} ms (target < 50 ms)`,
+);
+console.log(
+  `  load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
 );
 
 for (const p of [...peers, bobPeer]) p.server.close();

@@ -1,13 +1,15 @@
 /**
- * The social half of the soak (bench/soak.ts): streaming sockets on four accounts, two accounts posting and a
- * remote server of the bench's own POSTing signed Creates to the shared inbox, with what each socket should get.
+ * The social half of the soak, in a process of its own (bench/soak.ts starts it): streaming sockets on four
+ * accounts, two accounts posting and a remote server of the bench's own POSTing signed Creates to the shared
+ * inbox, with what each socket should get.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { signRequest } from '@fedify/fedify';
-import type { ServeProcess } from '../server/testing/serve-process.ts';
+import { openSocket } from './soak-clients.ts';
+import { answerCalls, ownCpuSeconds } from './soak-ipc.ts';
 
 /** Which posts a group of sockets should see: the local ones, the remote ones, or both. */
 interface SocketGroup {
@@ -21,20 +23,7 @@ interface SocketGroup {
   received: number[];
 }
 
-export interface SocialLoad {
-  /** Posts answered 200 and Creates answered 202 so far. */
-  posted(): { local: number; remote: number };
-  /** Requests that failed or answered otherwise. */
-  errors(): number;
-  /** Sockets missing some event they should have had, per group (all zero when complete). */
-  missing(): { group: string; sockets: number; incomplete: number; missingEvents: number }[];
-  complete(): boolean;
-  /** Starts posting and sending until stop() (open loop: each request on time whatever the answers). */
-  start(): void;
-  stop(): Promise<void>;
-  close(): void;
-}
-
+const EVENT_KEY = Buffer.from('"event":');
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,9 +56,9 @@ async function startRemote(publicKeyPem: string): Promise<{ actor: string; close
   return { actor: `${base}/users/remote`, close: () => remote.close() };
 }
 
-async function api(server: ServeProcess, token: string, method: string, path: string, body?: unknown) {
+async function api(httpUrl: string, token: string, method: string, path: string, body?: unknown) {
   const request = () =>
-    fetch(`${server.httpUrl}${path}`, {
+    fetch(`${httpUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
@@ -86,23 +75,26 @@ async function api(server: ServeProcess, token: string, method: string, path: st
   return (await res.json()) as { id: string };
 }
 
+/** The accounts the soak made (`tokens`: a read, write and follow token of each) and the load to put on them. */
+interface SocialSetup {
+  httpUrl: string;
+  tokens: Record<string, string>;
+  sockets: number;
+  postsPerSecond: number;
+  createsPerSecond: number;
+}
+
 /**
- * Sets the social load up on `server` (started with a public URL, loopback peers allowed and the social rate
- * limits off): accounts, follows, `sockets` streaming sockets spread over four groups, each proven subscribed by
- * one local post and one remote Create before the counts start. `postsPerSecond` local posts from two accounts,
- * `createsPerSecond` signed Creates mentioning alice from the remote actor.
+ * Sets the social load up on the server at `httpUrl` (started with a public URL, loopback peers allowed and the
+ * social rate limits off): follows, `sockets` streaming sockets spread over four groups, each proven subscribed
+ * by one local post and one remote Create before the counts start. `postsPerSecond` local posts from two
+ * accounts, `createsPerSecond` signed Creates mentioning alice from the remote actor.
  */
-export async function startSocialLoad(
-  server: ServeProcess,
-  options: { sockets: number; postsPerSecond: number; createsPerSecond: number },
-): Promise<SocialLoad> {
-  const tokens = Object.fromEntries(
-    ['alice', 'bob', 'carol', 'dave', 'erin'].map((name) => [name, server.createUser(name)]),
-  );
-  const aliceLookup = await api(server, tokens.carol, 'GET', '/api/v1/accounts/lookup?acct=alice');
-  const bobLookup = await api(server, tokens.carol, 'GET', '/api/v1/accounts/lookup?acct=bob');
+async function startSocialLoad({ httpUrl, tokens, ...options }: SocialSetup) {
+  const aliceLookup = await api(httpUrl, tokens.carol, 'GET', '/api/v1/accounts/lookup?acct=alice');
+  const bobLookup = await api(httpUrl, tokens.carol, 'GET', '/api/v1/accounts/lookup?acct=bob');
   for (const followed of [aliceLookup.id, bobLookup.id])
-    await api(server, tokens.carol, 'POST', `/api/v1/accounts/${followed}/follow`);
+    await api(httpUrl, tokens.carol, 'POST', `/api/v1/accounts/${followed}/follow`);
 
   const keys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const remote = await startRemote(keys.publicKey.export({ type: 'spki', format: 'pem' }) as string);
@@ -113,8 +105,8 @@ export async function startSocialLoad(
     true, // Fedify reads the key's algorithm back from it
     ['sign'],
   );
-  const aliceId = `${server.httpUrl}/users/alice`;
-  const inbox = `${server.httpUrl}/inbox`;
+  const aliceId = `${httpUrl}/users/alice`;
+  const inbox = `${httpUrl}/inbox`;
 
   let local = 0;
   let remoteTaken = 0;
@@ -129,7 +121,7 @@ export async function startSocialLoad(
   const post = async (): Promise<void> => {
     const n = posts++;
     try {
-      await api(server, n % 2 === 0 ? tokens.alice : tokens.bob, 'POST', '/api/v1/statuses', { status: `soak ${n}` });
+      await api(httpUrl, n % 2 === 0 ? tokens.alice : tokens.bob, 'POST', '/api/v1/statuses', { status: `soak ${n}` });
       local++;
     } catch (err) {
       errors++;
@@ -155,7 +147,7 @@ export async function startSocialLoad(
         content: `<p>soak ${creates} for @alice</p>`,
         to: [PUBLIC],
         cc: [aliceId],
-        tag: [{ type: 'Mention', href: aliceId, name: `@alice@${new URL(server.httpUrl).host}` }],
+        tag: [{ type: 'Mention', href: aliceId, name: `@alice@${new URL(httpUrl).host}` }],
       },
     });
     try {
@@ -198,18 +190,22 @@ export async function startSocialLoad(
 
   const sockets: WebSocket[] = [];
   let closing = false;
-  const wsBase = server.httpUrl.replace('http', 'ws');
+  const wsBase = httpUrl.replace('http', 'ws');
   for (const group of groups) {
+    const wanted = Buffer.from(`"${group.event}"`);
     for (let i = 0; i < group.received.length; i++) {
-      const ws = new WebSocket(`${wsBase}/api/v1/streaming?stream=${group.stream}`, [tokens[group.account]], {
-        perMessageDeflate: false,
-      });
-      ws.on('message', (data) => {
-        if ((JSON.parse(String(data)) as { event: string }).event === group.event) group.received[i]++;
-      });
-      ws.on('error', () => errors++);
-      ws.on('close', () => {
-        if (!closing) errors++;
+      const ws = openSocket(`${wsBase}/api/v1/streaming?stream=${group.stream}`, [tokens[group.account]], {
+        // The frame starts {"stream":[…],"event":"…": its payload is a string, so the pattern cannot be inside it.
+        onMessage(data) {
+          const at = data.indexOf(EVENT_KEY);
+          if (at !== -1 && data.subarray(at + EVENT_KEY.length, at + EVENT_KEY.length + wanted.length).equals(wanted))
+            group.received[i]++;
+        },
+        onDrop(why) {
+          if (closing) return;
+          errors++;
+          lastError = `streaming socket (${group.name}) dropped: ${why}`;
+        },
       });
       await new Promise((resolve, reject) => {
         ws.once('open', resolve);
@@ -245,8 +241,7 @@ export async function startSocialLoad(
     }
   };
   return {
-    posted: () => ({ local, remote: remoteTaken }),
-    errors: () => errors,
+    status: () => ({ posts: local, creates: remoteTaken, errors, lastError, cpuSeconds: ownCpuSeconds() }),
     missing: () =>
       groups.map((g) => ({
         group: `${g.name} (${g.event})`,
@@ -273,3 +268,20 @@ export async function startSocialLoad(
     },
   };
 }
+
+let load: Awaited<ReturnType<typeof startSocialLoad>> | null = null;
+const started = () => {
+  if (!load) throw new Error('the social load is not set up');
+  return load;
+};
+answerCalls({
+  async setup(setup: SocialSetup) {
+    load = await startSocialLoad(setup);
+  },
+  start: () => started().start(),
+  status: () => started().status(),
+  stop: () => started().stop(),
+  missing: () => started().missing(),
+  complete: () => started().complete(),
+  close: () => started().close(),
+});

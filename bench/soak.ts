@@ -1,29 +1,36 @@
 /**
  * Soak (`npm run bench:soak`): `homeport serve` in its own process under both of its loads at once, for
- * SOAK_MINUTES (default 30; a quiet machine's run):
+ * SOAK_MINUTES (default 30):
  * - event log: 50 TCP clients appending SOAK_RATE events/s (default 50) in all, 50 TCP clients subscribed to $all
  *   and SOAK_EVENTLOG_SOCKETS (default 1,000) WebSockets tailing $all through the UI API;
  * - social: SOAK_SOCIAL_SOCKETS (default 1,000) streaming WebSockets on four accounts (home, public:local, public,
  *   notifications), SOAK_POSTS (default 20) statuses/s from two accounts, and SOAK_CREATES (default 20) signed
  *   Creates/s POSTed to the shared inbox by a remote server the bench runs.
- * The server's resident memory is sampled every minute and printed as a table; its growth from the end of the
- * warm-up (SOAK_WARMUP_MINUTES, default a tenth of the run, at least 1) to the end must stay under 5%, and every
- * subscriber and socket must get every event it should (missing ones are counted per socket and reported).
+ * Each kind of client runs in a process of its own (bench/soak-eventlog-tcp.ts, soak-eventlog-sockets.ts,
+ * soak-social.ts). Every minute the table gets the server's resident memory, its heap after a full collection, its
+ * CPU and main-thread busy share over the minute (its headroom) and the load average. Growth of RSS and heap from
+ * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 10, or a fifth of a run under 20, at least 1) to the last
+ * sample under load must stay under 5%, and every subscriber and socket must get every event it should.
+ * SOAK_HEAP_SNAPSHOTS=10,25 writes heap snapshots at those minutes (into SOAK_SNAPSHOT_DIR, default the temp dir;
+ * a snapshot pauses the server for seconds, so such a run is a diagnosis, not a pass).
  *   SOAK_MINUTES=3 npm run bench:soak
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import WebSocket from 'ws';
 import { startServeProcess } from '../server/testing/serve-process.ts';
-import { startSocialLoad } from './soak-social.ts';
-import { es } from './support.ts';
+import { freeLoopbackPort, inspectHeap } from './soak-inspector.ts';
+import { startWorker, type Worker } from './soak-ipc.ts';
 
-const quietLog = { debug() {}, info() {}, error() {} };
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = env('SOAK_MINUTES', 30);
-const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', Math.max(1, Math.round(MINUTES / 10)));
+/**
+ * The warm-up: the server's caches that keep an entry per status (the status parts, 20,000; the listings' rows)
+ * fill at 40 statuses/s in about 8.5 minutes, and its heap grows until they are full. So 10 minutes in a run of 20
+ * or more, a fifth of a shorter one (at least 1).
+ */
+const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', MINUTES >= 20 ? 10 : Math.max(1, Math.floor(MINUTES / 5)));
 const SAMPLE_MS = env('SOAK_SAMPLE_SECONDS', 60) * 1000;
 const SOCKETS = env('SOAK_EVENTLOG_SOCKETS', 1000);
 const SOCIAL_SOCKETS = env('SOAK_SOCIAL_SOCKETS', 1000);
@@ -31,28 +38,58 @@ const WRITERS = 50;
 const SUBSCRIBERS = 50;
 /** Events per second over all writers: every one fans out to every event-log subscriber and socket. */
 const RATE = env('SOAK_RATE', 50);
+const POSTS = env('SOAK_POSTS', 20);
+const CREATES = env('SOAK_CREATES', 20);
+/**
+ * Scheduling priorities (nice values, -20 to 19; below 0 needs root). Linux shares the CPUs between sessions
+ * first (autogroups) and only then by nice within each: SOAK_GROUP_NICE sets the soak's session's share (run it as
+ * `setsid npm run bench:soak` so the session is the soak's alone), SOAK_SERVER_NICE and SOAK_CLIENT_NICE the
+ * server's and the clients' within it. On a machine other jobs load, a run at 0 measures the machine rather than
+ * the server.
+ */
+const GROUP_NICE = process.env.SOAK_GROUP_NICE;
+const SERVER_NICE = env('SOAK_SERVER_NICE', 0);
+const CLIENT_NICE = env('SOAK_CLIENT_NICE', 0);
+if (GROUP_NICE !== undefined) fs.writeFileSync('/proc/self/autogroup', GROUP_NICE);
+const SNAPSHOT_MINUTES = (process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
+const SNAPSHOT_DIR = process.env.SOAK_SNAPSHOT_DIR ?? os.tmpdir();
 const MAX_GROWTH_PERCENT = 5;
 if (!(WARMUP_MINUTES < MINUTES)) throw new Error('SOAK_WARMUP_MINUTES must be shorter than SOAK_MINUTES');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-soak-'));
+const inspectorPort = await freeLoopbackPort();
 const server = await startServeProcess({
   dataDir,
   args: ['--tcp-max-connections', '2000'],
   // The remote server is on loopback; two accounts posting 20/s is past what the rate limits let one person do.
   env: { HOMEPORT_TEST_PRIVATE_NETWORK: '1', HOMEPORT_BENCH_NO_RATE_LIMIT: '1' },
+  // The inspector reads the heap after a collection (RSS alone mixes in what the allocator keeps).
+  nodeFlags: [`--inspect=127.0.0.1:${inspectorPort}`],
   publicUrl: true,
   echo: true,
 });
-// A set-up that throws leaves no server behind (a passed or failed run has stopped it already).
+/** Linux keeps a priority per thread: every thread of `pid` gets it (threads started later inherit their starter's). */
+const renice = (pid: number, nice: number) => {
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(thread), nice);
+};
+renice(server.child.pid!, SERVER_NICE);
+const workers: Worker[] = [];
+// A set-up that throws leaves no server nor worker behind (a passed or failed run has stopped them already).
 process.once('exit', () => {
   if (server.exitStatus === null) server.child.kill('SIGKILL');
+  for (const w of workers) w.kill();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+const heap = await inspectHeap(inspectorPort);
 const { tcpPort, httpUrl } = server;
-const rss = () => server.rss() ?? 0;
+
+// The CLI runs synchronously here, before any client connects.
 const password = crypto.randomBytes(12).toString('hex');
 server.cli(['eventlog', 'users', 'add', 'soak', '--group', '$admins', '--password-stdin'], `${password}\n`);
+const tokens = Object.fromEntries(
+  ['alice', 'bob', 'carol', 'dave', 'erin'].map((name) => [name, server.createUser(name)]),
+);
 const session = (await (
   await fetch(`${httpUrl}/api/homeport/v1/session`, {
     method: 'POST',
@@ -61,155 +98,211 @@ const session = (await (
   })
 ).json()) as { token: string };
 
-// First: its set-up runs the CLI synchronously, which would hold up the event-log clients' heartbeats.
-const social = await startSocialLoad(server, {
-  sockets: SOCIAL_SOCKETS,
-  postsPerSecond: env('SOAK_POSTS', 20),
-  createsPerSecond: env('SOAK_CREATES', 20),
-});
+const tcp = startWorker('event-log TCP clients', './soak-eventlog-tcp.ts');
+const uiSockets = startWorker('event-log UI sockets', './soak-eventlog-sockets.ts');
+const social = startWorker('social clients', './soak-social.ts');
+workers.push(tcp, uiSockets, social);
+for (const w of workers) renice(w.pid, CLIENT_NICE);
+await Promise.all([
+  social.call('setup', { httpUrl, tokens, sockets: SOCIAL_SOCKETS, postsPerSecond: POSTS, createsPerSecond: CREATES }),
+  tcp.call('setup', { tcpPort, username: 'soak', password, writers: WRITERS, subscribers: SUBSCRIBERS, rate: RATE }),
+  uiSockets.call('setup', { httpUrl, token: session.token, sockets: SOCKETS }),
+]);
 
-let errors = 0;
-const credentials = new es.UserCredentials('soak', password);
-async function connect(name: string) {
-  const c = es.createConnection(
-    { log: quietLog, defaultUserCredentials: credentials },
-    `tcp://127.0.0.1:${tcpPort}`,
-    name,
-  );
-  c.on('error', () => errors++);
-  const connected = new Promise<void>((resolve) => c.once('connected', () => resolve()));
-  await c.connect();
-  await connected;
-  return c;
+interface TcpStatus {
+  written: number;
+  errors: number;
+  dropped: number;
+  lastError: string;
+  cpuSeconds: number;
 }
-
-const tcpReceived = new Array<number>(SUBSCRIBERS).fill(0);
-const subscribers = await Promise.all(
-  Array.from({ length: SUBSCRIBERS }, async (_, i) => {
-    const c = await connect(`soak-sub-${i}`);
-    await c.subscribeToAll(
-      false,
-      (_s: unknown, e: { originalEvent: { eventType: string } }) => {
-        if (e.originalEvent.eventType === 'SoakTick') tcpReceived[i]++;
-      },
-      () => errors++,
-    );
-    return c;
-  }),
-);
-
-const wsReceived = new Array<number>(SOCKETS).fill(0);
-const sockets: WebSocket[] = [];
-for (let i = 0; i < SOCKETS; i++) {
-  const ws = new WebSocket(
-    `${httpUrl.replace('http', 'ws')}/api/homeport/v1/eventlog/live?access_token=${session.token}&hideSystem=true`,
-  );
-  ws.on('message', (data) => {
-    const m = JSON.parse(String(data)) as { type: string; events?: { eventType: string }[] };
-    if (m.type === 'events') wsReceived[i] += m.events!.filter((e) => e.eventType === 'SoakTick').length;
-    else if (m.type === 'skipped') errors++;
-  });
-  ws.on('error', () => errors++);
-  await new Promise<void>((resolve) => ws.once('message', () => resolve()));
-  sockets.push(ws);
+interface SocketsStatus {
+  errors: number;
+  skipped: number;
+  cpuSeconds: number;
 }
-
-const writers = await Promise.all(Array.from({ length: WRITERS }, (_, i) => connect(`soak-writer-${i}`)));
-let written = 0;
-let running = true;
-const started = Date.now();
-const perWriterIntervalMs = (1000 * WRITERS) / RATE;
-const writing = writers.map(async (c, w) => {
-  for (let n = 0; running; n++) {
-    const wait = started + n * perWriterIntervalMs + (w * perWriterIntervalMs) / WRITERS - Date.now();
-    if (wait > 0) await sleep(wait);
-    try {
-      await c.appendToStream(`soak-${w}`, es.expectedVersion.any, [
-        es.createJsonEventData(crypto.randomUUID(), { w, n }, null, 'SoakTick'),
-      ]);
-      written++;
-    } catch {
-      errors++;
-    }
-  }
-});
-social.start();
+interface SocialStatus {
+  posts: number;
+  creates: number;
+  errors: number;
+  lastError: string;
+  cpuSeconds: number;
+}
+interface Deliveries {
+  complete: number;
+  missing: number;
+  extra: number;
+}
+const statuses = async () => {
+  const [t, u, s] = await Promise.all([
+    tcp.call<TcpStatus>('status'),
+    uiSockets.call<SocketsStatus>('status'),
+    social.call<SocialStatus>('status'),
+  ]);
+  return { tcp: t, ui: u, social: s };
+};
 
 interface Sample {
   minute: number;
   rssMB: number;
-  cpuSeconds: number;
+  heapMB: number;
+  /** The server's CPU time over the interval per second of it (all its threads; 100 = one core). */
+  serverCpuPct: number;
+  /** The share of the interval the server's main thread was busy (100 = no headroom left). */
+  mainThreadBusyPct: number;
+  /**
+   * The share of the interval the main thread waited for a CPU, runnable (Linux's schedstat): what other jobs on
+   * the machine took from it. Busy minus running minus waiting is time blocked (disk).
+   */
+  mainThreadWaitPct: number;
+  /** The clients' CPU (all three workers) over the interval, as serverCpuPct. */
+  clientsCpuPct: number;
+  load1: number;
   events: number;
   posts: number;
   creates: number;
+  /** Failed requests and dropped connections or subscriptions so far, all clients. */
+  errors: number;
 }
 const samples: Sample[] = [];
-const sample = () => {
-  const s = {
-    minute: Math.round(((Date.now() - started) / 60_000) * 10) / 10,
-    rssMB: Math.round(rss() / 1e5) / 10,
-    cpuSeconds: Math.round(server.cpuSeconds()),
-    events: written,
-    posts: social.posted().local,
-    creates: social.posted().remote,
+const MB = (bytes: number) => Math.round(bytes / 1e5) / 10;
+type Statuses = Awaited<ReturnType<typeof statuses>>;
+const clientCpu = (s: Statuses) => s.tcp.cpuSeconds + s.ui.cpuSeconds + s.social.cpuSeconds;
+const errorsIn = (s: Statuses) => s.tcp.errors + s.tcp.dropped + s.ui.errors + s.ui.skipped + s.social.errors;
+
+/** The server's main thread: nanoseconds on a CPU and waiting for one, so far. */
+const mainThreadSchedule = () => {
+  const [running, waiting] = fs.readFileSync(`/proc/${server.child.pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { running, waiting };
+};
+const startStatus = await statuses();
+let last = {
+  at: performance.now(),
+  serverCpu: server.cpuSeconds(),
+  loop: await heap.eventLoop(),
+  schedule: mainThreadSchedule(),
+  clientCpu: clientCpu(startStatus),
+};
+const sample = async () => {
+  const at = performance.now();
+  const serverCpu = server.cpuSeconds();
+  const loop = await heap.eventLoop();
+  const schedule = mainThreadSchedule();
+  const status = await statuses();
+  const seconds = (at - last.at) / 1000;
+  const busyMs = loop.active - last.loop.active;
+  const totalMs = busyMs + loop.idle - last.loop.idle;
+  const s: Sample = {
+    minute: Math.round(((at - started) / 60_000) * 10) / 10,
+    rssMB: MB(server.rss() ?? 0),
+    heapMB: MB(await heap.usedAfterGc()),
+    serverCpuPct: Math.round(((serverCpu - last.serverCpu) / seconds) * 100),
+    mainThreadBusyPct: totalMs > 0 ? Math.round((busyMs / totalMs) * 100) : 0,
+    mainThreadWaitPct: Math.round((schedule.waiting - last.schedule.waiting) / seconds / 1e7),
+    clientsCpuPct: Math.round(((clientCpu(status) - last.clientCpu) / seconds) * 100),
+    load1: Math.round(os.loadavg()[0] * 10) / 10,
+    events: status.tcp.written,
+    posts: status.social.posts,
+    creates: status.social.creates,
+    errors: errorsIn(status),
   };
+  last = { at, serverCpu, loop, schedule, clientCpu: clientCpu(status) };
   samples.push(s);
   console.log(`soak ${JSON.stringify(s)}`);
 };
-sample();
-const sampler = setInterval(sample, SAMPLE_MS);
-await sleep(MINUTES * 60_000);
-clearInterval(sampler);
-sample(); // the last one under load
-running = false;
-await Promise.all([...writing, social.stop()]);
+// Minute 0 (its CPU columns are the set-up's), then the load starts.
+const started = performance.now();
+await sample();
+await Promise.all([tcp.call('start'), social.call('start')]);
+// Samples at whole minutes from the start (a slow sample does not shift the next ones).
+for (let minute = 1; minute <= MINUTES; minute++) {
+  const wait = started + minute * SAMPLE_MS - performance.now();
+  if (wait > 0) await sleep(wait);
+  await sample();
+  if (SNAPSHOT_MINUTES.includes(minute)) {
+    const file = path.join(SNAPSHOT_DIR, `homeport-soak-minute-${minute}.heapsnapshot`);
+    await heap.snapshot(file);
+    console.log(`soak: heap snapshot ${file}`);
+  }
+}
+// The last sample was under load: now the writers and posters stop and the last deliveries arrive.
+const [written] = await Promise.all([tcp.call<number>('stop'), social.call('stop')]);
+const deliveries = () =>
+  Promise.all([
+    tcp.call<Deliveries>('deliveries', written),
+    uiSockets.call<Deliveries>('deliveries', written),
+    social.call<boolean>('complete'),
+  ]);
+// A deadline only to fail instead of waiting for ever.
+const deadline = performance.now() + 60_000;
+let [tcpDelivered, uiDelivered, socialComplete] = await deliveries();
+while (
+  !(tcpDelivered.complete === SUBSCRIBERS && uiDelivered.complete === SOCKETS && socialComplete) &&
+  performance.now() < deadline
+) {
+  await sleep(500);
+  [tcpDelivered, uiDelivered, socialComplete] = await deliveries();
+}
+const socialMissing = await social.call<object[]>('missing');
+const end = await statuses();
 
-// The last deliveries arrive (a deadline only to fail instead of waiting for ever).
-const everyEventArrived = () =>
-  tcpReceived.every((n) => n === written) && wsReceived.every((n) => n === written) && social.complete();
-const deadline = Date.now() + 60_000;
-while (!everyEventArrived() && Date.now() < deadline) await sleep(200);
-
-const warm = samples.filter((s) => s.minute >= WARMUP_MINUTES)[0] ?? samples[samples.length - 1];
-const end = samples[samples.length - 1];
-const growthPercent = Math.round(((end.rssMB - warm.rssMB) / warm.rssMB) * 1000) / 10;
-const tcpComplete = tcpReceived.filter((n) => n === written).length;
-const wsComplete = wsReceived.filter((n) => n === written).length;
-const missingEvents = (counts: number[]) => counts.reduce((sum, n) => sum + Math.max(0, written - n), 0);
-const socialMissing = social.missing();
-const allErrors = errors + social.errors();
+const warm = samples.find((s) => s.minute >= WARMUP_MINUTES) ?? samples[samples.length - 1];
+const final = samples[samples.length - 1];
+const growth = (from: number, to: number) => Math.round(((to - from) / from) * 1000) / 10;
+const rssGrowth = growth(warm.rssMB, final.rssMB);
+const heapGrowth = growth(warm.heapMB, final.heapMB);
+const loaded = samples.slice(1);
+const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
+const errors = errorsIn(end);
 
 console.log(
-  `\nsoak: ${MINUTES} min on ${os.cpus().length} cores (load average ${os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')})`,
+  `\nsoak: ${MINUTES} min on ${os.cpus().length} cores; ${fs.readFileSync('/proc/self/autogroup', 'utf8').trim()}, ` +
+    `within it the server at nice ${SERVER_NICE}, the clients at ${CLIENT_NICE}; ` +
+    'load average each minute in the table (load1)',
 );
 console.table(samples);
 console.log(
-  `server RSS ${warm.rssMB} MB after the ${WARMUP_MINUTES}-min warm-up (minute ${warm.minute}) → ${end.rssMB} MB at the end: ` +
-    `${growthPercent}% (bound ${MAX_GROWTH_PERCENT}%); peak ${Math.max(...samples.map((s) => s.rssMB))} MB`,
+  `warm-up: the first ${WARMUP_MINUTES} min (the samples before minute ${WARMUP_MINUTES} are not judged); growth from ` +
+    `minute ${warm.minute} to minute ${final.minute}: RSS ${warm.rssMB} → ${final.rssMB} MB ${rssGrowth}%, heap after ` +
+    `a full collection ${warm.heapMB} → ${final.heapMB} MB ${heapGrowth}% (bound ${MAX_GROWTH_PERCENT}% each); ` +
+    `peak RSS ${server.memory()?.peak ? MB(server.memory()!.peak) : '?'} MB`,
 );
 console.log(
-  `event log: ${written} events; TCP subscribers with every one ${tcpComplete}/${SUBSCRIBERS} (missing ${missingEvents(tcpReceived)}), ` +
-    `UI WebSockets ${wsComplete}/${SOCKETS} (missing ${missingEvents(wsReceived)})`,
+  `server under the full load (minutes 1–${final.minute}): CPU ${range(loaded.map((s) => s.serverCpuPct))}% of a core, ` +
+    `main thread busy ${range(loaded.map((s) => s.mainThreadBusyPct))}% of the time, waiting for a CPU ` +
+    `${range(loaded.map((s) => s.mainThreadWaitPct))}%; clients ` +
+    `${range(loaded.map((s) => s.clientsCpuPct))}% of a core; load average ${range(samples.map((s) => s.load1))}`,
 );
-console.log(`social: ${end.posts} posts, ${end.creates} remote Creates taken (202); per group of streaming sockets:`);
+console.log(
+  `event log: ${written} events (${RATE}/s asked); TCP subscribers with every one ${tcpDelivered.complete}/${SUBSCRIBERS} ` +
+    `(missing ${tcpDelivered.missing}, extra ${tcpDelivered.extra}); UI WebSockets ${uiDelivered.complete}/${SOCKETS} ` +
+    `(missing ${uiDelivered.missing}, extra ${uiDelivered.extra}, skipped notices ${end.ui.skipped})`,
+);
+console.log(
+  `social: ${end.social.posts} posts (${POSTS}/s asked), ${end.social.creates} remote Creates taken (202; ${CREATES}/s ` +
+    'asked); per group of streaming sockets:',
+);
 console.table(socialMissing);
-console.log(`errors (failed or refused requests, dropped connections): ${allErrors}`);
+console.log(
+  `errors: event-log TCP ${end.tcp.errors} (dropped connections ${end.tcp.dropped}) ${end.tcp.lastError}; UI sockets ` +
+    `${end.ui.errors}; social ${end.social.errors} ${end.social.lastError}`,
+);
 // Judged before closing: closing fires every client's dropped handler.
 const ok =
-  allErrors === 0 &&
-  tcpComplete === SUBSCRIBERS &&
-  wsComplete === SOCKETS &&
-  social.complete() &&
-  growthPercent < MAX_GROWTH_PERCENT;
-social.close();
-for (const ws of sockets) ws.terminate();
-for (const c of [...subscribers, ...writers]) c.close();
+  errors === 0 &&
+  tcpDelivered.complete === SUBSCRIBERS &&
+  uiDelivered.complete === SOCKETS &&
+  socialComplete &&
+  rssGrowth < MAX_GROWTH_PERCENT &&
+  heapGrowth < MAX_GROWTH_PERCENT;
+await Promise.all(workers.map((w) => w.call('close')));
+for (const w of workers) w.kill();
+heap.close();
 await server.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
 console.log(
-  ok ? `soak passed: no error, every event delivered, memory growth under ${MAX_GROWTH_PERCENT}%` : 'SOAK FAILED',
+  ok
+    ? `soak passed: no error, every event delivered, RSS and heap growth after the warm-up under ${MAX_GROWTH_PERCENT}%`
+    : 'SOAK FAILED',
 );
 process.exit(ok ? 0 : 1);

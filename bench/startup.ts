@@ -3,7 +3,9 @@
  * N times and prints, per run, the time from spawn to the first answer over TCP (EventStoreDB ping), HTTP
  * (GET /api/v1/instance) and gRPC (ServerFeatures over TLS), the CPU the process spent to get there, its RSS
  * once answering and after idling. The ceiling comes from the same run: node's own start (`node -e 0`) and a
- * bare `node:http` server's start and RSS. Then the CLI: `--help` and an admin command, wall and CPU.
+ * bare `node:http` server's start and RSS. Then the CLI: `--help` and an admin command, wall and CPU. Each `homeport`
+ * figure twice: from the TypeScript sources (as the tests run them) and from the prebuilt bundle users run
+ * (dist/server, built first when it is not current).
  *
  *   STARTUP_RUNS=5 STARTUP_IDLE_SECONDS=30 node bench/startup.ts
  */
@@ -15,6 +17,9 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+// @ts-expect-error: plain JavaScript module without type declarations
+import { buildServer } from '../scripts/build-server.mjs';
+import { currentServerBundle } from '../bin/server-bundle.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
@@ -181,8 +186,15 @@ function serveArgs(dataDir: string, extra: string[] = []): string[] {
   ];
 }
 
-async function serveOnce(dataDir: string, idleSeconds: number, nodeFlags: string[] = []): Promise<ServeRun> {
-  const proc = launch(serveArgs(dataDir, nodeFlags));
+/** How `homeport` runs its server: the TypeScript sources, or the prebuilt bundle (dist/server). */
+type ServerBuild = 'sources' | 'bundle';
+
+function buildEnv(build: ServerBuild): NodeJS.ProcessEnv {
+  return { ...process.env, HOMEPORT_FROM_SOURCE: build === 'sources' ? '1' : '0' };
+}
+
+async function serveOnce(dataDir: string, idleSeconds: number, build: ServerBuild): Promise<ServeRun> {
+  const proc = launch(serveArgs(dataDir), buildEnv(build));
   try {
     const listening = await waitForOutput(proc, /data directory /);
     const text = proc.out.slice(0, listening.index);
@@ -223,10 +235,10 @@ async function bareHttpOnce(): Promise<{ httpMs: number; cpuMs: number; rssMiB: 
 }
 
 /** Wall ms and CPU ms (children's user + system) of one short command. */
-function commandOnce(args: string[]): { wallMs: number; cpuMs: number } {
+function commandOnce(args: string[], env: NodeJS.ProcessEnv = process.env): { wallMs: number; cpuMs: number } {
   const childrenBefore = childrenCpuMs();
   const t = performance.now();
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env });
   const wallMs = performance.now() - t;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { wallMs, cpuMs: childrenCpuMs() - childrenBefore };
@@ -246,19 +258,60 @@ function range(values: number[], digits = 0): string {
   return `${median.toFixed(digits)} (${finite[0].toFixed(digits)}–${finite[finite.length - 1].toFixed(digits)})`;
 }
 
+function serveRows(label: string, serve: ServeRun[]): [string, string, string, string][] {
+  return [
+    [
+      `${label}: TCP`,
+      range(serve.map((r) => r.tcpMs)),
+      range(serve.map((r) => r.cpuMs)),
+      range(
+        serve.map((r) => r.rssMiB),
+        1,
+      ),
+    ],
+    [`${label}: HTTP`, range(serve.map((r) => r.httpMs)), '', ''],
+    [`${label}: gRPC`, range(serve.map((r) => r.grpcMs)), '', ''],
+    [
+      `${label} after ${IDLE_SECONDS} s idle`,
+      '',
+      '',
+      range(
+        serve.map((r) => r.idleRssMiB),
+        1,
+      ),
+    ],
+  ];
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-startup-'));
   try {
+    // The bundle users run (npm run build:server); built here when missing or older than the sources.
+    if (!currentServerBundle(ROOT, {})) await buildServer();
+    if (!currentServerBundle(ROOT, {})) throw new Error('dist/server is not current after building it');
     console.log(`startup: ${RUNS} runs on a warm data directory, idle ${IDLE_SECONDS} s; ${os.cpus().length} cores`);
-    console.log('(median (min–max); ms from spawn; CPU = user + system of the process until it answered)\n');
+    console.log(
+      `load average at start: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log('(median (min–max); ms from spawn; CPU = user + system of the process until it answered)');
+    console.log(
+      "sources = the TypeScript files through Node's type stripping (HOMEPORT_FROM_SOURCE=1, as the tests run);",
+    );
+    console.log('bundle = dist/server, the prebuilt bundle `homeport` runs when it is current\n');
     // Warm: the first start creates the databases, keys and certificates.
-    await serveOnce(dataDir, 0);
+    await serveOnce(dataDir, 0, 'bundle');
 
     const nodeStart = Array.from({ length: RUNS }, () => commandOnce(['-e', '0']));
     const bare = [];
     for (let i = 0; i < RUNS; i++) bare.push(await bareHttpOnce());
-    const serve: ServeRun[] = [];
-    for (let i = 0; i < RUNS; i++) serve.push(await serveOnce(dataDir, IDLE_SECONDS));
+    // Alternating, so both see the same load.
+    const serve: Record<ServerBuild, ServeRun[]> = { sources: [], bundle: [] };
+    for (let i = 0; i < RUNS; i++)
+      for (const build of ['sources', 'bundle'] as const)
+        serve[build].push(await serveOnce(dataDir, IDLE_SECONDS, build));
 
     const rows: [string, string, string, string][] = [
       ['', 'first answer ms', 'CPU ms', 'RSS MiB'],
@@ -272,41 +325,31 @@ async function main() {
           1,
         ),
       ],
-      [
-        'homeport serve: TCP',
-        range(serve.map((r) => r.tcpMs)),
-        range(serve.map((r) => r.cpuMs)),
-        range(
-          serve.map((r) => r.rssMiB),
-          1,
-        ),
-      ],
-      ['homeport serve: HTTP', range(serve.map((r) => r.httpMs)), '', ''],
-      ['homeport serve: gRPC', range(serve.map((r) => r.grpcMs)), '', ''],
-      [
-        `homeport serve after ${IDLE_SECONDS} s idle`,
-        '',
-        '',
-        range(
-          serve.map((r) => r.idleRssMiB),
-          1,
-        ),
-      ],
+      ...serveRows('serve (sources)', serve.sources),
+      ...serveRows('serve (bundle)', serve.bundle),
     ];
-    for (const [label, ...cells] of rows) console.log(`${label.padEnd(34)} ${cells.map((c) => c.padEnd(20)).join('')}`);
+    for (const [label, ...cells] of rows) console.log(`${label.padEnd(40)} ${cells.map((c) => c.padEnd(20)).join('')}`);
 
     const cliRows: [string, string[]][] = [
       ['homeport --help', ['bin/homeport.js', '--help']],
       ['homeport eventlog users list', ['bin/homeport.js', 'eventlog', 'users', 'list', '--data-dir', dataDir]],
       ['homeport rules list', ['bin/homeport.js', 'rules', 'list', '--data-dir', dataDir]],
     ];
-    console.log(`\n${'CLI'.padEnd(34)} ${'wall ms'.padEnd(20)}${'CPU ms'.padEnd(20)}`);
+    console.log(`\n${'CLI'.padEnd(40)} ${'wall ms'.padEnd(20)}${'CPU ms'.padEnd(20)}`);
     for (const [label, args] of cliRows) {
-      const runs = Array.from({ length: RUNS }, () => commandOnce(args));
-      console.log(
-        `${label.padEnd(34)} ${range(runs.map((r) => r.wallMs)).padEnd(20)}${range(runs.map((r) => r.cpuMs)).padEnd(20)}`,
-      );
+      for (const build of ['sources', 'bundle'] as const) {
+        const runs = Array.from({ length: RUNS }, () => commandOnce(args, buildEnv(build)));
+        console.log(
+          `${`${label} (${build})`.padEnd(40)} ${range(runs.map((r) => r.wallMs)).padEnd(20)}${range(runs.map((r) => r.cpuMs)).padEnd(20)}`,
+        );
+      }
     }
+    console.log(
+      `load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

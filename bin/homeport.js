@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// Entry point of the `homeport` CLI. The server is TypeScript run by Node's built-in type stripping
-// (Node >= 22.18 strips types by default; older 22.x needs --experimental-strip-types).
+// Entry point of the `homeport` CLI. It runs the prebuilt server bundle (dist/server, see bin/server-bundle.js)
+// when it is current, else the TypeScript sources through Node's built-in type stripping (Node >= 22.18 strips
+// types by default; older 22.x needs --experimental-strip-types).
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { nodeVersionProblem } from './node-version.js';
+import { currentServerBundle } from './server-bundle.js';
 
 const versionProblem = nodeVersionProblem(process.version);
 if (versionProblem) {
   console.error(versionProblem);
   process.exit(1);
 }
-if (!process.features.typescript) {
+const bundle = currentServerBundle(path.resolve(import.meta.dirname, '..'));
+if (!bundle && !process.features.typescript) {
   const { spawnSync } = await import('node:child_process');
   const r = spawnSync(
     process.execPath,
@@ -18,5 +23,6 @@ if (!process.features.typescript) {
   process.exit(r.status ?? 1);
 }
 process.removeAllListeners('warning'); // type-stripping notices are not for users
-const { runCli } = await import('../server/cli/main.ts');
+/** @type {typeof import('../server/cli/main.ts')} */
+const { runCli } = await import(bundle ? pathToFileURL(bundle).href : '../server/cli/main.ts');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -319,14 +319,15 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
     };
     logger.info({ dataDir: config.dataDir, listeners: listeners.map((l) => l.url) }, 'homeport started');
     // A full check reads every page: in the background, reported if anything is wrong.
-    for (const file of [eventLog.file, social.file]) {
-      const check = checkIntegrityInBackground(file);
-      cleanups.push(() => check.stop());
-      void check.result.then((problems) => {
+    const files = [eventLog.file, social.file];
+    const check = checkIntegrityInBackground(files);
+    cleanups.push(() => check.stop());
+    void check.result.then((found) =>
+      found.forEach((problems, i) => {
         if (problems.length > 0)
-          logger.error({ file, problems }, `${new DamagedDatabaseError(file, problems[0]).message}`);
-      });
-    }
+          logger.error({ file: files[i], problems }, `${new DamagedDatabaseError(files[i], problems[0]).message}`);
+      }),
+    );
     if (config.federationAllowPrivateAddress)
       logger.warn('HOMEPORT_TEST_PRIVATE_NETWORK is set: federation reaches private addresses (for tests only)');
     if (!config.socialRateLimits)

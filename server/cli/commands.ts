@@ -2,6 +2,7 @@ import { backupCommand, restoreCommand } from './backup.ts';
 import type { CliCommand } from './command.ts';
 import { eventlogProjectionsCommands } from './eventlog-projections.ts';
 import { eventlogReplicateCommand } from './eventlog-replicate.ts';
+import { eventlogTokensCommands } from './eventlog-tokens.ts';
 import { eventlogUsersCommands } from './eventlog-users.ts';
 import { serveCommand } from './serve.ts';
 import { accountsCreateCommand, accountStateCommands } from './social-accounts.ts';
@@ -37,6 +38,7 @@ export const commands: CliCommand[] = [
   emojisListCommand,
   emojisRemoveCommand,
   ...eventlogUsersCommands,
+  ...eventlogTokensCommands,
   ...eventlogProjectionsCommands,
   eventlogReplicateCommand,
   backupCommand,

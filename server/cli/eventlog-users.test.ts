@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventLog, type CommittedBatch } from '../eventlog/index.ts';
-import { runCli } from './main.ts';
+import { cli } from './testing/run-cli.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -16,18 +16,6 @@ function tempDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-eventlog-cli-'));
   dirs.push(d);
   return d;
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    env: {},
-    stopSignal: new Promise(() => {}),
-  });
-  return { code, out, err };
 }
 
 describe('homeport eventlog users', () => {

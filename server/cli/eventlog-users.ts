@@ -9,7 +9,7 @@ import { PASSWORD_OPTIONS, passwordOption, UsageError, type CliCommand, type Cli
  * with). Opens eventlog.db directly, so it works while `homeport serve` runs on the same data directory;
  * the server notices the change at once (its next request or within half a second).
  */
-async function withEventLog<T>(ctx: CliContext, create: boolean, fn: (log: EventLog) => Promise<T>): Promise<T> {
+export async function withEventLog<T>(ctx: CliContext, create: boolean, fn: (log: EventLog) => Promise<T>): Promise<T> {
   const [{ EVENTLOG_FILE, EventLogUserError, openEventLog }, { createLogger, LogRing }] = await Promise.all([
     import('../eventlog/index.ts'),
     import('../logger.ts'),

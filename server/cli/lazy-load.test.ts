@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: plain ESM build script without type declarations
+import { buildServer } from '../../scripts/build-server.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'bin/homeport.js');
@@ -38,8 +40,15 @@ function packages(files: string[]): Set<string> {
   return new Set(files.flatMap((f) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1] ?? []));
 }
 
-/** Starts `homeport serve`, asks its HTTP side once, stops it; what it loaded until then. */
-async function loadedByServe(dataDir: string): Promise<{ status: number | null; files: string[]; errors: string }> {
+/**
+ * Starts `homeport serve` (from the sources unless `env` says otherwise), asks its HTTP side for each of `paths`
+ * (the instance first), stops it; what it loaded until then.
+ */
+async function loadedByServe(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  paths: string[] = [],
+): Promise<{ status: number | null; files: string[]; errors: string; answers: number[] }> {
   const child = spawn(
     process.execPath,
     [
@@ -58,7 +67,7 @@ async function loadedByServe(dataDir: string): Promise<{ status: number | null; 
       '--grpc-port',
       '0',
     ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env },
   );
   let out = '';
   let err = '';
@@ -76,9 +85,12 @@ async function loadedByServe(dataDir: string): Promise<{ status: number | null; 
   });
   const instance = await fetch(`${httpUrl}/api/v1/instance`);
   expect(instance.status).toBe(200);
+  const answers: number[] = [];
+  for (const p of paths)
+    answers.push((await fetch(`${httpUrl}${p}`, { headers: { accept: 'application/jrd+json' } })).status);
   child.kill('SIGTERM');
   const status = await exited;
-  return { status, ...splitLoads(err) };
+  return { status, ...splitLoads(err), answers };
 }
 
 describe('the CLI loads only what a command needs', () => {
@@ -111,7 +123,7 @@ describe('the CLI loads only what a command needs', () => {
     expect(files.filter((f) => f.startsWith('server/social/') || f.includes('node_modules/@fedify/'))).toEqual([]);
   });
 
-  it('serves without loading what only some requests need (mail, push, audio, replication clients, schemas, gRPC protos)', async () => {
+  it('serves without loading what only some requests need (mail, push, audio, replication clients, schemas, gRPC protos, Fedify, sharp)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-lazy-'));
     dirs.push(dir);
     // Opening social.db the first time makes its keys (web-push makes the VAPID pair); a warm directory's start is measured.
@@ -128,7 +140,30 @@ describe('the CLI loads only what a command needs', () => {
       'node-eventstore-client',
       'ajv', // route schemas compile at their first request (server/http/lazy-schema-compilers.ts)
       '@grpc/proto-loader', // gRPC service definitions load with the first gRPC connection
+      '@fedify/fedify', // built at the first federation use (social/federation/index.ts)
+      '@fedify/vocab',
+      'sharp', // images are read at the first upload or favicon (social/media/sharp.ts)
     ];
     expect(needless.filter((p) => loaded.has(p))).toEqual([]);
+  }, 120_000);
+
+  it('runs the prebuilt bundle when it is current: serves from dist/server alone, Fedify still loading at its first use', async () => {
+    await buildServer();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-lazy-'));
+    dirs.push(dir);
+    const bundleEnv = { ...process.env, HOMEPORT_FROM_SOURCE: '0' };
+    expect(
+      spawnSync(process.execPath, [cli, 'settings', 'get', 'registrations', '--data-dir', dir], { env: bundleEnv })
+        .status,
+    ).toBe(0);
+    const { status, files, errors, answers } = await loadedByServe(dir, bundleEnv, [
+      '/.well-known/webfinger?resource=acct:nobody@localhost',
+    ]);
+    expect(status, errors).toBe(0);
+    expect(files).toContain('dist/server/homeport.mjs');
+    expect(files.filter((f) => f.startsWith('server/'))).toEqual([]);
+    // WebFinger is Fedify's: its chunk and packages load for it, and it answers (no such account here).
+    expect(answers).toEqual([404]);
+    expect(packages(files).has('@fedify/fedify')).toBe(true);
   }, 120_000);
 });

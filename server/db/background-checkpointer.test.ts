@@ -39,4 +39,41 @@ describe('background WAL checkpointer', () => {
     expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(500);
     db.close();
   });
+
+  it('checkpoints two databases from one worker; stopping one leaves the other checkpointed', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ckpt-'));
+    dirs.push(dir);
+    const open = (name: string) =>
+      openDatabase(path.join(dir, name), {
+        migrations: [
+          { version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)') },
+        ],
+        synchronous: 'FULL',
+      });
+    const [a, b] = [open('a.db'), open('b.db')];
+    const [ca, cb] = [
+      startBackgroundCheckpointer(a, { intervalMs: 20 }),
+      startBackgroundCheckpointer(b, { intervalMs: 20 }),
+    ];
+    const grows = async (db: typeof a, rows: number) => {
+      const before = fs.statSync(db.name).size;
+      const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+      db.transaction(() => {
+        for (let i = 0; i < rows; i++) insert.run(Buffer.alloc(1024, i));
+      })();
+      await vi.waitFor(() => expect(fs.statSync(db.name).size).toBeGreaterThan(before + (rows - 100) * 1024), {
+        timeout: 10_000,
+        interval: 20,
+      });
+    };
+    await Promise.all([grows(a, 300), grows(b, 300)]);
+    await ca.stop();
+    expect(a.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(b.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await grows(b, 300);
+    await cb.stop();
+    expect(b.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    a.close();
+    b.close();
+  });
 });

@@ -121,12 +121,16 @@ describe('damaged databases', () => {
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    expect(await checkIntegrityInBackground(file).result).toEqual([]);
+    expect(await checkIntegrityInBackground([file]).result).toEqual([[]]);
     // Scribble over the middle of the table's pages (not the header), as a failing disk would.
     const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, Buffer.alloc(4096, 0xff), 0, 4096, 40 * 4096 + 100);
     fs.closeSync(fd);
-    const problems = await checkIntegrityInBackground(file).result;
-    expect(problems.length).toBeGreaterThan(0);
+    // One worker checks several files in turn, each with its own findings.
+    const sound = tempFile();
+    openDatabase(sound, { migrations: [v1], synchronous: 'FULL' }).close();
+    const [damaged, fine] = await checkIntegrityInBackground([file, sound]).result;
+    expect(damaged.length).toBeGreaterThan(0);
+    expect(fine).toEqual([]);
   });
 });

@@ -105,32 +105,36 @@ function migrate(db: Database, migrations: readonly Migration[], file: string): 
 const INTEGRITY_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.sqliteModule);
-let problems;
-try {
-  const db = new Database(workerData.file, { readonly: true });
-  db.pragma('busy_timeout = 5000');
-  problems = db.pragma('quick_check(20)', { simple: false }).map((row) => row.quick_check).filter((line) => line !== 'ok');
-  db.close();
-} catch (err) {
-  problems = [String(err && err.message || err)];
-}
-parentPort.postMessage(problems);
+parentPort.postMessage(workerData.files.map((file) => {
+  try {
+    const db = new Database(file, { readonly: true });
+    db.pragma('busy_timeout = 5000');
+    const problems = db.pragma('quick_check(20)', { simple: false }).map((row) => row.quick_check).filter((line) => line !== 'ok');
+    db.close();
+    return problems;
+  } catch (err) {
+    return [String(err && err.message || err)];
+  }
+}));
 `;
 
 /**
- * Runs SQLite's quick_check over `file` on a worker thread with its own read-only connection (it reads the
- * whole file, seconds for a large log, so never on the event loop). `result` resolves with the problems found
- * ([] when sound, or when stopped first); `stop()` waits for the check to end and drops its findings (a closing server must not leave it reading).
+ * Runs SQLite's quick_check over each of `files`, one after the other, on one worker thread with its own read-only
+ * connections (it reads the whole file, seconds for a large log, so never on the event loop; one worker, as each
+ * is a V8 isolate to start). `result` resolves with the problems found in each file, in order ([] when sound, or
+ * when stopped first); `stop()` waits for the check to end and drops its findings (a closing server must not
+ * leave it reading).
  */
-export function checkIntegrityInBackground(file: string): { result: Promise<string[]>; stop(): Promise<void> } {
+export function checkIntegrityInBackground(files: string[]): { result: Promise<string[][]>; stop(): Promise<void> } {
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqliteModule } });
+  const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { files, sqliteModule } });
   worker.unref();
   let stopped = false;
-  const result = new Promise<string[]>((resolve) => {
-    worker.once('message', (problems: string[]) => resolve(stopped ? [] : problems));
-    worker.once('error', (err) => resolve(stopped ? [] : [err.message]));
-    worker.once('exit', () => resolve([]));
+  const none = () => files.map((): string[] => []);
+  const result = new Promise<string[][]>((resolve) => {
+    worker.once('message', (problems: string[][]) => resolve(stopped ? none() : problems));
+    worker.once('error', (err) => resolve(stopped ? none() : files.map(() => [err.message])));
+    worker.once('exit', () => resolve(none()));
   });
   return {
     result,

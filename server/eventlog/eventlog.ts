@@ -6,9 +6,11 @@ import {
   SqliteEventStore,
   type StoreLimits,
   type SystemWriter,
+  type EventLogTokens,
   type EventLogUsers,
   type EventStore,
   type StreamBrowser,
+  SqliteEventLogTokens,
   SqliteEventLogUsers,
 } from './store/index.ts';
 
@@ -31,6 +33,8 @@ export interface EventLog {
   /** The same store's browsing by name and category (the UI's stream list). */
   browser: StreamBrowser;
   users: EventLogUsers;
+  /** Bearer tokens issued to the users (gRPC and the HTTP API of the gRPC port). */
+  tokens: EventLogTokens;
   db: Database;
   /** Absolute path of eventlog.db. */
   file: string;
@@ -75,6 +79,7 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
       store: opened,
       browser: opened,
       users,
+      tokens: new SqliteEventLogTokens({ store: opened, clock: options.clock }),
       db,
       file,
       runSystemWrite: (fn) => opened.runSystemWrite(fn),

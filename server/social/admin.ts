@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import sharp from 'sharp';
 import {
   AnnouncementService,
   type AccountService,
@@ -8,7 +7,7 @@ import {
   InstanceService,
   TrendService,
 } from './domain/index.ts';
-import type { MediaStorage } from './media/index.ts';
+import { loadSharp, type MediaStorage } from './media/index.ts';
 import { ALL_SCOPES, parseScopes } from './scopes.ts';
 import {
   isOwnerSettingKey,
@@ -207,7 +206,7 @@ export class SocialAdmin {
     }
     if (data.length > CUSTOM_EMOJI_MAX_BYTES)
       throw new AdminError(`an emoji image is at most ${CUSTOM_EMOJI_MAX_BYTES / 1024} KB`);
-    const meta = await sharp(data, { animated: true })
+    const meta = await (await loadSharp())(data, { animated: true })
       .metadata()
       .catch(() => null);
     if (!meta || !['png', 'gif', 'webp'].includes(meta.format ?? ''))

@@ -71,7 +71,7 @@ export async function startEventLogGrpc(
     limits: options.limits,
   });
   const ctx: CallContext = {
-    authenticate: createAuthenticator(eventLog.users, !options.insecure),
+    authenticate: createAuthenticator(eventLog, !options.insecure),
     logger,
     streams: new StreamCounter(listener.limits.maxStreamingCallsPerConnection),
     writes: new WriteTracker(),

@@ -8,6 +8,11 @@ export { eventlogMigrations } from './migrations.ts';
 export { SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './users.ts';
+export {
+  MAX_TOKENS_PER_USER,
+  SqliteEventLogTokens,
+  type EventLogTokens,
+} from './access-tokens.ts';
 export { SYSTEM_CALLER } from './access.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';

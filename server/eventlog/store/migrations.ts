@@ -157,4 +157,23 @@ export const eventlogMigrations: readonly Migration[] = [
       db.exec('DROP INDEX IF EXISTS events_by_event_id');
     },
   },
+  {
+    version: 5,
+    name: 'event-log access tokens',
+    up(db) {
+      // The SHA-256 of each bearer token (access-tokens.ts); user_created_at ties a token to one account.
+      db.exec(`
+        CREATE TABLE access_tokens (
+          id TEXT PRIMARY KEY,
+          token_hash BLOB NOT NULL UNIQUE,
+          user_name TEXT NOT NULL,
+          user_created_at INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER
+        ) WITHOUT ROWID;
+        CREATE INDEX access_tokens_by_user ON access_tokens (user_name, created_at);
+      `);
+    },
+  },
 ];

@@ -388,15 +388,23 @@ export class ClientConnection implements PeerConnection {
       this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null);
       this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
     } else {
-      this.noisy(() =>
-        this.logger.info(
-          { remote: `${this.remoteAddress}:${this.remotePort}` },
-          'heartbeat timeout; closing the connection',
-        ),
-      );
-      this.stats.connectionsDropped++;
-      this.destroy('heartbeat timeout');
+      // Timers run before sockets are read: on a server that fell behind, the answer may be waiting unread. The
+      // verdict comes after this turn's reads.
+      setImmediate(() => this.judgeHeartbeat());
     }
+  }
+
+  private judgeHeartbeat(): void {
+    if (this.closed) return;
+    if (this.receivedSinceCheck) return this.checkHeartbeat();
+    this.noisy(() =>
+      this.logger.info(
+        { remote: `${this.remoteAddress}:${this.remotePort}` },
+        'heartbeat timeout; closing the connection',
+      ),
+    );
+    this.stats.connectionsDropped++;
+    this.destroy('heartbeat timeout');
   }
 
   // ---- closing ----

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../media/index.ts';
 import type { CustomEmojiRow, SocialStore } from '../store/index.ts';
 
 /** What emojis need of media storage: files written under a folder (their relative paths returned), and removed. */
@@ -27,7 +27,7 @@ export class CustomEmojiService {
     const imagePath = await this.media.write('custom_emojis', image.format, image.data);
     const staticPath =
       image.animated || image.format !== 'png'
-        ? await this.media.write('custom_emojis', 'png', await sharp(image.data).png().toBuffer())
+        ? await this.media.write('custom_emojis', 'png', await (await loadSharp())(image.data).png().toBuffer())
         : imagePath;
     const previous = this.store.emojis.byShortcode(input.shortcode);
     this.store.emojis.put({ ...input, imagePath, staticPath });

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import sharp from 'sharp';
 import type { Logger } from '../../logger.ts';
 import { DetailsCollector, notFound, ValidationFailure } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
@@ -15,6 +14,7 @@ import {
   sniff,
   type ProcessedFile,
   type MediaStorage,
+  loadSharp,
 } from '../media/index.ts';
 import type { Account, MediaMeta, MediaRow, SocialStore } from '../store/index.ts';
 import { graphemeLength } from '../text/index.ts';
@@ -108,7 +108,7 @@ export class MediaService {
     }
     if (kind!.kind === 'image') {
       // Reading the header is cheap: a file that is no image is refused now, not after the 202.
-      await sharp(input.file.path, { limitInputPixels: false })
+      await (await loadSharp())(input.file.path, { limitInputPixels: false })
         .metadata()
         .catch(() => rejection('file', new MediaRejection('ERR_INVALID', 'is not a readable image')));
     }

@@ -21,7 +21,7 @@ export type FedContext = Context<FedDeps>;
 export const INSTANCE_ACTOR = 'instance.actor';
 
 /** A local account that federates: listed, not deleted. */
-export function localAccount(deps: FedDeps, username: string): Account | null {
+export function localAccount(deps: Pick<FedDeps, 'social'>, username: string): Account | null {
   const account = deps.social.store.accounts.byHandle(username, null);
   return account && account.domain === null && isListed(account) ? account : null;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../testing/fixtures.ts';
-import { DEFAULT_INBOX_LIMITS } from './inbox-intake.ts';
+import { DEFAULT_INBOX_LIMITS } from './inbox-limits.ts';
 import { fallbackContextReads } from './loaders.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 import {

@@ -1,29 +1,44 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/index.ts';
 import type { SocialContext } from '../context.ts';
-import type { Account, StatusRow } from '../store/index.ts';
+import { SocialEvents, type SocialEventType } from '../events.ts';
+import { hasQueuedMessages, type Account, type StatusRow } from '../store/index.ts';
 import { tokenize } from '../text/index.ts';
 import type { ArchiveDocuments } from '../domain/index.ts';
-import { archiveDocuments } from './archive.ts';
-import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
-import { Outbound } from './outbound.ts';
-import { accountForActorId, resolveAccount, RejectedDocument } from './remote.ts';
-import { createRemoteStatus, isStatusObject } from './statuses-inbound.ts';
-import { syncFeatured } from './featured-inbound.ts';
-
-/** An account fetched this recently (by the lookup at hand) has its pinned posts read too. */
-const FEATURED_SYNC_WINDOW_MS = 5_000;
+import type { Fed, FedContext } from './deps.ts';
+import { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-limits.ts';
 import { federationRoutes } from './routes.ts';
-import { InboxIntake, type InboxLimits } from './inbox-intake.ts';
-import { buildFederation, remoteFetcher, type FederationSetupOptions as SetupOptions } from './setup.ts';
-import { fetchObject } from './lookup.ts';
+import type { FederationRuntime } from './runtime.ts';
+import type { FederationSetupOptions as SetupOptions } from './setup.ts';
+import { statusUri } from './uris.ts';
 
-export { RejectedDocument } from './remote.ts';
+export { RejectedDocument } from './rejected-document.ts';
 export { FederationRepository } from '../store/index.ts';
 export { duration } from './time.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;
+
+/**
+ * The social events outgoing activities follow (Outbound.listen subscribes to these; outbound.test.ts checks
+ * the two lists agree). They are held from start until Fedify is built, then handed over in order.
+ */
+export const OUTBOUND_EVENTS: readonly SocialEventType[] = [
+  'relationship.changed',
+  'status.created',
+  'quote.revoked',
+  'status.updated',
+  'status.deleted',
+  'account.updated',
+  'account.moved',
+  'account.deleted',
+  'poll.voted',
+  'status.pinned',
+  'status.unpinned',
+  'status.favourited',
+  'status.unfavourited',
+  'report.created',
+];
 
 export interface FederationSetupOptions extends SetupOptions {
   /** The inbox's bounds (see DEFAULT_INBOX_LIMITS); tests make them small. */
@@ -31,13 +46,18 @@ export interface FederationSetupOptions extends SetupOptions {
 }
 export { checkInstance, formatReport, type SelfCheckReport } from './self-check.ts';
 
-/** ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts. */
+/**
+ * ActivityPub for the social server: routes, the delivery queue, outgoing activities and remote accounts.
+ * Fedify (about 65 MiB and a good part of a start's CPU) is built at the first federation use, not at start:
+ * what needs it awaits `fedify()` or `context()`.
+ */
 export interface Federation {
-  fedify: Fed;
+  /** The Fedify instance, built on first use. */
+  fedify(): Promise<Fed>;
   /** Registers the ActivityPub routes (WebFinger, actors, inboxes, objects, collections, host-meta). */
   routes(app: FastifyInstance): void;
   /** A Fedify context for work outside a request (lookups, sending). */
-  context(): FedContext;
+  context(): Promise<FedContext>;
   /** An account by handle or URL, looked up through WebFinger when unknown (see resolveAccount). */
   resolveAccount(input: string, options?: { refresh?: boolean }): Promise<Account | null>;
   resolveMentions(text: string): Promise<void>;
@@ -65,64 +85,49 @@ export function checkPublicUrl(social: SocialContext, base: string): void {
 export class PublicUrlChangedError extends Error {}
 
 export function startFederation(social: SocialContext, db: Database, options: FederationSetupOptions = {}): Federation {
-  const logger = social.logger.child({ component: 'federation' });
-  const fetcher = remoteFetcher(options);
-  const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher };
-  const { federation, kv, queue } = buildFederation(db, options, fetcher, (err) =>
-    logger.warn({ err }, 'a queued federation task failed'),
+  // Outgoing activities: the events come here from start and reach Outbound through `held` once Fedify is built.
+  const held = new SocialEvents((type, error) => social.events.onListenerError(type, error));
+  let waiting: { type: SocialEventType; event: unknown }[] | null = [];
+  let building: Promise<FederationRuntime> | null = null;
+  let closed = false;
+
+  const runtime = (): Promise<FederationRuntime> => {
+    if (closed) return Promise.reject(new Error('federation is closed'));
+    building ??= import('./runtime.ts').then(
+      ({ startFederationRuntime }) => {
+        const built = startFederationRuntime(social, db, options, held);
+        const early = waiting ?? [];
+        waiting = null;
+        for (const { type, event } of early) held.emit(type, event as never);
+        return built;
+      },
+      (err: unknown) => {
+        building = null; // the next use tries again
+        throw err;
+      },
+    );
+    return building;
+  };
+  const buildInBackground = () =>
+    void runtime().catch((err: unknown) => social.logger.error({ err }, 'federation could not start'));
+
+  const stopListening = OUTBOUND_EVENTS.map((type) =>
+    social.events.on(type, (event) => {
+      if (waiting === null) return held.emit(type, event as never);
+      waiting.push({ type, event });
+      buildInBackground();
+    }),
   );
-  const context = () => federation.createContext(new URL(social.urls.base), deps);
-  const intake = new InboxIntake(deps, () => queue.inboxBacklog(), options.inbox);
-  const outbound = new Outbound(deps, context);
-  const stopListening = outbound.listen();
-  outbound.announcePendingDeletions();
-  const stopQueue = new AbortController();
-  const queueDone = federation.startQueue(deps, { signal: stopQueue.signal });
-  const sweeper = setInterval(
-    () => {
-      try {
-        kv.sweep();
-      } catch (err) {
-        logger.error({ err }, 'federation cache sweep failed');
-      }
-    },
-    60 * 60 * 1000,
-  );
-  sweeper.unref();
+  // Work the last run left: queued deliveries and deleted accounts whose deletion peers have not been told.
+  if (hasQueuedMessages(db) || social.store.accounts.deletedAwaitingAnnouncement().length > 0) buildInBackground();
+
+  const documents = async () => (await runtime()).archiveDocuments;
   return {
-    fedify: federation,
-    routes: (app) => federationRoutes(app, federation, deps, intake),
-    context,
-    async resolveAccount(input, options) {
-      try {
-        const account = await resolveAccount(context(), input, options);
-        // Just fetched from its server: its pinned posts too, in the background (Mastodon does the same).
-        const fetchedAt = account && account.domain !== null ? deps.repo.fetchedAt(account.id) : null;
-        if (account && fetchedAt !== null && social.store.now() - fetchedAt < FEATURED_SYNC_WINDOW_MS) {
-          void syncFeatured(context(), account).catch((err: unknown) =>
-            logger.info({ err, account: account.uri }, 'pinned posts could not be read'),
-          );
-        }
-        return account;
-      } catch (err) {
-        if (err instanceof RejectedDocument) throw err;
-        logger.info({ err, input }, 'remote account could not be resolved');
-        return null;
-      }
-    },
-    async resolveStatus(uri) {
-      const store = social.store;
-      const local = localStatusId(deps, uri);
-      if (local) return store.statuses.byId(local);
-      const known = deps.repo.statusByUri(uri);
-      if (known) return store.statuses.byId(known);
-      const c = context();
-      const object = await fetchObject(c, uri).catch(() => null);
-      if (!isStatusObject(object) || !object.attributionId || object.id?.href !== uri) return null;
-      const author = await accountForActorId(c, object.attributionId);
-      if (!author || author.domain === null) return null;
-      return createRemoteStatus(c, object, author, { quiet: true }).catch(() => null);
-    },
+    fedify: async () => (await runtime()).fedify,
+    routes: (app) => federationRoutes(app, runtime, social, { ...DEFAULT_INBOX_LIMITS, ...options.inbox }.bodyBytes),
+    context: async () => (await runtime()).context(),
+    resolveAccount: async (input, options) => (await runtime()).resolveAccount(input, options),
+    resolveStatus: async (uri) => (await runtime()).resolveStatus(uri),
     async resolveMentions(text) {
       const unknown = new Set<string>();
       for (const token of tokenize(text)) {
@@ -132,22 +137,25 @@ export function startFederation(social: SocialContext, db: Database, options: Fe
         if (!social.store.accounts.byHandle(token.username, token.domain))
           unknown.add(`${token.username}@${token.domain}`);
       }
+      if (unknown.size === 0) return;
       await Promise.all([...unknown].map((handle) => this.resolveAccount(handle).catch(() => null)));
     },
-    archiveDocuments: archiveDocuments(context),
+    archiveDocuments: {
+      actor: async (account, files) => (await documents()).actor(account, files),
+      activity: async (status) => (await documents()).activity(status),
+      outboxContext: async () => (await documents()).outboxContext(),
+      statusUri: (status) => statusUri({ social }, status),
+    },
     async idle() {
       // Events are delivered once their write group commits: wait for that first, then for what they started.
       await social.store.durable();
-      await outbound.idle();
+      if (building) await (await building).idle();
     },
     async close() {
-      clearInterval(sweeper);
-      stopListening();
-      await outbound.idle();
-      stopQueue.abort();
-      // Deliveries still in flight stay in the queue table and run again at the next start.
-      await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
-      fetcher.close();
+      for (const stop of stopListening) stop();
+      const started = building;
+      closed = true;
+      if (started) await (await started.catch(() => null))?.close();
     },
   };
 }

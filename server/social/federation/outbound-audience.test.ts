@@ -19,7 +19,7 @@ beforeAll(async () => {
   net = createTestNetwork();
   a = await net.add('a.test');
   b = await net.add('b.test');
-  const fedify = a.social.federation!.fedify;
+  const fedify = await a.social.federation!.fedify();
   const createContext = fedify.createContext.bind(fedify) as (url: URL, data: FedDeps) => Context<FedDeps>;
   const recording = (url: URL, data: FedDeps): Context<FedDeps> => {
     const context = createContext(url, data);

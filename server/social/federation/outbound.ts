@@ -14,7 +14,7 @@ import {
   type Recipient,
 } from '@fedify/vocab';
 import type { Account, StatusRow } from '../store/index.ts';
-import type { SocialEventMap } from '../events.ts';
+import type { SocialEventMap, SocialEvents } from '../events.ts';
 import { INSTANCE_ACTOR, type FedContext, type FedDeps } from './deps.ts';
 import { MastodonUpdate } from './attachments.ts';
 import { createOf, noteOf } from './objects.ts';
@@ -53,9 +53,8 @@ export class Outbound {
     this.actors = new ActorOutbound(deps, context, send);
   }
 
-  /** Subscribes to the bus; returns the unsubscribe function. */
-  listen(): () => void {
-    const events = this.deps.social.events;
+  /** Subscribes to the bus (index.ts hands it the events that came before Fedify loaded, then the rest); returns the unsubscribe function. */
+  listen(events: Pick<SocialEvents, 'on'> = this.deps.social.events): () => void {
     const offs = [
       events.on('relationship.changed', (e) => this.track(this.relationships.changed(e))),
       events.on('status.created', (e) => {

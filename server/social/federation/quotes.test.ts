@@ -307,7 +307,7 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
     await arrived(a, alice, own.uri);
 
     // What Misskey sends: _misskey_quote and quoteUrl (no FEP-044f `quote`), the link written into the text.
-    const fedify = m.social.federation!.context();
+    const fedify = await m.social.federation!.context();
     const me = fedify.getActorUri('miko');
     const send = async (id: string, quoted: string, text: string) => {
       const note = new Note({
@@ -341,7 +341,7 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
   });
 
   it('shows a FEP-044f quote that comes without a stamp as pending, its text kept', async () => {
-    const fedify = m.social.federation!.context();
+    const fedify = await m.social.federation!.context();
     const me = fedify.getActorUri('miko');
     const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quoted without asking' }))
       .json as Status;
@@ -363,7 +363,7 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
   });
 
   it('answers a QuoteRequest its post’s policy forbids with a Reject, and keeps no approved quote', async () => {
-    const fedify = m.social.federation!.context();
+    const fedify = await m.social.federation!.context();
     const me = fedify.getActorUri('miko');
     const closed = (
       await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'mine alone', quote_approval_policy: 'nobody' })
@@ -407,7 +407,7 @@ describe('quotes from servers without approvals (Misskey, Akkoma)', () => {
   });
 
   it('accepts a quote Hollo asks for: its Create leaves the pending quote out, the QuoteRequest’s instrument has it', async () => {
-    const fedify = m.social.federation!.context();
+    const fedify = await m.social.federation!.context();
     const me = fedify.getActorUri('miko');
     const original = (await apiCall(b, bob, 'POST', '/api/v1/statuses', { status: 'quote me, hollo' })).json as Status;
     const id = new URL(`${me.href}/notes/hollo1`);

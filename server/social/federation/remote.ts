@@ -18,6 +18,7 @@ import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
 import { emojiOf } from './emojis.ts';
 import { refuseToFetch } from './inbound-limits.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
+import { RejectedDocument } from './rejected-document.ts';
 import { fetchObject, lookupRemote } from './lookup.ts';
 import { RemoteFetchError } from './remote-fetch.ts';
 import type { RemoteActorData, RemoteRecipient } from '../store/index.ts';
@@ -28,8 +29,8 @@ export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
 const MAX_NOTE = 20_000;
 const MAX_FIELDS = 16;
 
-/** Why a remote document was not taken (shown in logs and to the API as the 422/404 reason). */
-export class RejectedDocument extends Error {}
+// Its own file so the API can tell it apart without loading Fedify (index.ts).
+export { RejectedDocument };
 
 function linkHref(value: URL | Link | null | undefined): string | null {
   if (!value) return null;

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/index.ts';
-import { localAccount, type Fed, type FedDeps } from './deps.ts';
+import type { SocialContext } from '../context.ts';
+import { localAccount } from './deps.ts';
 import { oversizedActivity } from './inbound-limits.ts';
-import type { InboxIntake } from './inbox-intake.ts';
+import type { FederationRuntime } from './runtime.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
 
 const AP_TYPES = ['application/activity+json', 'application/ld+json'];
@@ -16,13 +17,19 @@ function wantsActivityStreams(req: FastifyRequest): boolean {
  * The fastify side of Fedify: each ActivityPub route hands Fedify a Web Request carrying the body exactly as
  * it arrived (so Digest and Content-Digest checks hold) and the public URL (so ids and signatures match
  * what peers see). Requests Fedify does not serve (a browser asking for a profile) get HTML instead.
+ * Fedify is built at the first request that needs it (`runtime`, see index.ts); pages for browsers do not.
  */
-export function federationRoutes(app: FastifyInstance, federation: Fed, deps: FedDeps, intake: InboxIntake): void {
+export function federationRoutes(
+  app: FastifyInstance,
+  runtime: () => Promise<FederationRuntime>,
+  social: SocialContext,
+  bodyBytes: number,
+): void {
   // Only this plugin's routes: raw bytes for every content type, bounded (the inbox is the only POST).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: intake.limits.bodyBytes }, (_req, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: bodyBytes }, (_req, body, done) => done(null, body));
+  const pageDeps = { social };
+  const logger = social.logger.child({ component: 'federation' });
 
   const webRequest = (req: FastifyRequest, path = req.url): Request => {
     const headers = new Headers();
@@ -31,7 +38,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
     }
     const body = req.method === 'POST' && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : undefined;
-    return new Request(new URL(path, deps.social.urls.base), { method: req.method, headers, body });
+    return new Request(new URL(path, social.urls.base), { method: req.method, headers, body });
   };
 
   const toFedify = async (
@@ -41,8 +48,9 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     html?: () => string | null,
   ): Promise<FastifyReply> => {
     const request = webRequest(req, path);
+    const { fedify, deps } = await runtime();
     let unserved = false;
-    const response = await federation.fetch(request, {
+    const response = await fedify.fetch(request, {
       contextData: deps,
       onNotFound: () => {
         unserved = true;
@@ -65,18 +73,18 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   };
 
   const profilePage = (username: string) => () => {
-    const account = localAccount(deps, username);
+    const account = localAccount(pageDeps, username);
     if (!account || account.suspendedAt !== null) return null;
-    const actor = deps.social.urls.accountUri(account.username);
+    const actor = social.urls.accountUri(account.username);
     return page(
-      `${account.displayName || account.username} (@${account.username}@${deps.social.urls.domain})`,
+      `${account.displayName || account.username} (@${account.username}@${social.urls.domain})`,
       actor,
-      deps.social.presenter.noteHtml(account),
+      social.presenter.noteHtml(account),
     );
   };
   const statusPage = (username: string, id: string) => () => {
-    const account = localAccount(deps, username);
-    const status = account && /^\d+$/.test(id) ? deps.social.store.statuses.byId(id) : null;
+    const account = localAccount(pageDeps, username);
+    const status = account && /^\d+$/.test(id) ? social.store.statuses.byId(id) : null;
     if (
       !account ||
       !status ||
@@ -87,7 +95,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       return null;
     return page(
       `${account.displayName || account.username}: ${status.spoilerText || 'post'}`,
-      deps.social.urls.statusUri(account.username, status.id),
+      social.urls.statusUri(account.username, status.id),
       status.spoilerText ? `<p>${escapeHtml(status.spoilerText)}</p>` : status.content,
     );
   };
@@ -116,7 +124,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       const actor =
         typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown } | undefined)?.id;
       const host = typeof actor === 'string' ? new URL(actor).hostname : null;
-      return host && deps.social.moderation.domainPolicy(host).refused ? host : null;
+      return host && social.moderation.domainPolicy(host).refused ? host : null;
     } catch {
       return null;
     }
@@ -125,12 +133,13 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   const inbox = async (req: FastifyRequest, reply: FastifyReply) => {
     const refused = refusedSender(req);
     if (refused) {
-      deps.logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
+      logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
     }
+    const { fedify, deps, intake } = await runtime();
     try {
       const request = webRequest(req);
-      return await intake.handle(req, reply, request, federation.createContext(request, deps), async () => {
+      return await intake.handle(req, reply, request, fedify.createContext(request, deps), async () => {
         // Signed, but before Fedify reads it whole: see inbound-limits.ts.
         const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
         if (oversized) {
@@ -143,12 +152,14 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.
       if (!(err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError)) throw err;
-      deps.logger.info({ reason: err.message }, 'an inbox delivery could not be read');
+      logger.info({ reason: err.message }, 'an inbox delivery could not be read');
       return reply.code(400).type('text/plain; charset=utf-8').send(`Invalid activity: ${err.message}`);
     }
   };
-  app.post('/inbox', { onRequest: intake.screen }, inbox);
-  app.post('/users/:username/inbox', { onRequest: intake.screen }, inbox);
+  // Screened on its headers before the body is read, as before Fedify was built.
+  const screen = async (req: FastifyRequest, reply: FastifyReply) => (await runtime()).intake.screen(req, reply);
+  app.post('/inbox', { onRequest: screen }, inbox);
+  app.post('/users/:username/inbox', { onRequest: screen }, inbox);
 
   // Profile and status pages answer ActivityStreams too when asked for it (Mastodon does).
   app.get<{ Params: { username: string } }>('/@:username', (req, reply) => {
@@ -171,7 +182,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
   // The self-check's probe: confirms a nonce issued for this data directory and shows what the request looked
   // like on arrival (Host, forwarded headers), so a check run through the public URL can tell a proxy's work.
   app.get<{ Params: { nonce: string } }>(`${PROBE_PATH}/:nonce`, async (req, reply) => {
-    if (!knownProbeNonce(deps.social.store, req.params.nonce))
+    if (!knownProbeNonce(social.store, req.params.nonce))
       return reply.code(404).header('Cache-Control', 'no-store').send({ error: 'Record not found' });
     const header = (name: string) => {
       const v = req.headers[name];
@@ -193,7 +204,7 @@ export function federationRoutes(app: FastifyInstance, federation: Fed, deps: Fe
     reply
       .type('application/xrd+xml; charset=utf-8')
       .send(
-        `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${escapeHtml(deps.social.urls.base)}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
+        `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${escapeHtml(social.urls.base)}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
       ),
   );
 }

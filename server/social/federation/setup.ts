@@ -7,7 +7,7 @@ import { registerInbox } from './inbox.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { withGuardedFetch } from './delivery-dispatcher.ts';
-import { SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
+import { type SharedWrites, SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
 import { RemoteFetcher, type RemoteFetchLimits } from './remote-fetch.ts';
 import { duration } from './time.ts';
 
@@ -51,19 +51,22 @@ export function remoteFetcher(options: FederationSetupOptions): RemoteFetcher {
 
 /**
  * Fedify, set up for Homeport: SQLite cache and queue, cavage signatures first, Mastodon's retries, and every
- * remote document (signed or not) read through `fetcher`, contexts never fetched.
+ * remote document (signed or not) read through `fetcher`, contexts never fetched. The cache's and the queue's
+ * writes go into `writes` (the social store's group commit).
  */
 export function buildFederation(
   db: Database,
+  writes: SharedWrites,
   options: FederationSetupOptions,
   fetcher: RemoteFetcher,
   onQueueError: (err: unknown) => void,
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
-  const kv = new SqliteKvStore(db, options.now);
+  const kv = new SqliteKvStore(db, options.now, writes);
   const queue = new SqliteMessageQueue(db, {
     maxIdleMs: options.queueIdleMs,
     now: options.now,
     onError: onQueueError,
+    writes,
     // Fedify delivers with the global fetch: guarded while the queue handles a message (delivery-dispatcher.ts).
     around: options.allowPrivateAddress ? undefined : withGuardedFetch,
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../db/index.ts';
+import { openDatabase, WriteGroups, type Database } from '../../db/index.ts';
 import { socialMigrations } from '../migrations/index.ts';
 import { SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
 import { duration } from './time.ts';
@@ -226,5 +226,49 @@ describe('SqliteMessageQueue', () => {
     // Frames appended to the WAL since the checkpoint: one commit of the one page the deletions touch.
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
     expect(log).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("the queue and the key-value store in the store's write groups", () => {
+  /** The social store's group commit as the server has it: a turn's writes share one COMMIT. */
+  function grouped(db: Database) {
+    const groups = new WriteGroups(db, { began() {}, committed() {}, failed() {} });
+    return { groups, writes: { transaction: <T>(fn: () => T) => groups.write(fn), durable: () => groups.durable() } };
+  }
+
+  it('commits a turn of enqueues, deletions and cache writes together, each enqueue answered once on disk', async () => {
+    const { db } = database();
+    const { groups, writes } = grouped(db);
+    const queue = new SqliteMessageQueue(db, { maxIdleMs: 20, writes });
+    const kv = new SqliteKvStore(db, Date.now, writes);
+    // Twenty inbox deliveries in one turn: one commit, and none of them answered before it.
+    const committedAtAnswer: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        queue.enqueue({ type: 'inbox', n: i }).then(() => committedAtAnswer.push(groups.commits)),
+      ),
+    );
+    expect(committedAtAnswer).toEqual(Array(20).fill(1));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => kv.set(['idempotence', String(i)], true)));
+    expect(groups.commits).toBe(2);
+    expect(await kv.get(['idempotence', '3'])).toBe(true);
+    // Handling them: the deletions go into the groups too (never a transaction of their own).
+    const own = db.transaction.bind(db);
+    let ownTransactions = 0;
+    db.transaction = ((fn: () => unknown) => {
+      ownTransactions++;
+      return own(fn);
+    }) as typeof db.transaction;
+    const handled: number[] = [];
+    const controller = new AbortController();
+    const listening = queue.listen((m) => void handled.push((m as { n: number }).n), { signal: controller.signal });
+    while ((await queue.getDepth()).queued > 0) await new Promise((r) => setTimeout(r, 5));
+    await groups.durable();
+    controller.abort();
+    await listening;
+    expect(handled.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(ownTransactions).toBe(0);
+    expect(groups.commits).toBeGreaterThan(2);
+    expect(queue.inboxBacklog()).toEqual({ messages: 0, bytes: 0 });
   });
 });

@@ -4,7 +4,7 @@ import type { FedDeps } from './deps.ts';
 /* The ActivityPub ids federation builds, in one module that everything else of federation/ may import. */
 
 /** The ActivityPub id of any status: a remote one keeps its own, a local one derives from our URL. */
-export function statusUri(deps: FedDeps, status: StatusRow, author?: Account | null): string {
+export function statusUri(deps: Pick<FedDeps, 'social'>, status: StatusRow, author?: Account | null): string {
   if (status.uri) return status.uri;
   const account = author ?? deps.social.store.accounts.byId(status.accountId);
   return deps.social.urls.statusUri(account?.username ?? 'unknown', status.id);

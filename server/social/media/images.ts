@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.ts';
 import { ValidationFailure } from '../errors.ts';
 
 /**
@@ -67,7 +67,7 @@ export async function processProfileImage(
     );
   let format: string | undefined;
   try {
-    const meta = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
+    const meta = await (await loadSharp())(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata();
     format = meta.format;
   } catch {
     throw ValidationFailure.single(field, 'ERR_INVALID', 'is not a readable image (accepted: JPEG, PNG, GIF, WebP)');
@@ -80,7 +80,7 @@ export async function processProfileImage(
       `has an unsupported type ${format ?? 'unknown'} (accepted: JPEG, PNG, GIF, WebP)`,
     );
   try {
-    const data = await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
+    const data = await (await loadSharp())(input, { limitInputPixels: IMAGE_MATRIX_LIMIT, animated: false })
       .rotate()
       .resize(width, height, { fit: 'cover', withoutEnlargement: false })
       .toFormat(output.format)
@@ -96,10 +96,14 @@ let placeholders: Promise<{ avatar: Buffer; header: Buffer }> | null = null;
 /** The images shown for accounts without an avatar or header (generated once per process). */
 export function placeholderImages(): Promise<{ avatar: Buffer; header: Buffer }> {
   placeholders ??= (async () => {
-    const avatar = await sharp({ create: { width: 400, height: 400, channels: 3, background: '#9baec8' } })
+    const avatar = await (await loadSharp())({
+      create: { width: 400, height: 400, channels: 3, background: '#9baec8' },
+    })
       .png()
       .toBuffer();
-    const header = await sharp({ create: { width: 1500, height: 500, channels: 3, background: '#606984' } })
+    const header = await (await loadSharp())({
+      create: { width: 1500, height: 500, channels: 3, background: '#606984' },
+    })
       .png()
       .toBuffer();
     return { avatar, header };

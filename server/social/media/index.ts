@@ -14,3 +14,4 @@ export {
 export type { ProcessedFile } from './processing.ts';
 export { mediaFileRoutes } from './routes.ts';
 export { MediaStorage } from './storage.ts';
+export { loadSharp } from './sharp.ts';

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { encode as encodeBlurhash } from 'blurhash';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.ts';
+import type sharp from 'sharp';
 import { LIMITS } from '../limits.ts';
 import type { ImageSize, MediaMeta, MediaType } from '../store/index.ts';
 
@@ -146,7 +147,7 @@ function scaledTo(width: number, height: number, pixels: number): ImageSize {
 }
 
 async function blurhashOf(image: Buffer): Promise<string> {
-  const { data, info } = await sharp(image)
+  const { data, info } = await (await loadSharp())(image)
     .resize(32, 32, { fit: 'inside' })
     .ensureAlpha()
     .raw()
@@ -164,7 +165,7 @@ async function blurhashOf(image: Buffer): Promise<string> {
 export async function previewOf(
   image: Buffer,
 ): Promise<{ preview: ProcessedFile; small: ImageSize; original: ImageSize; blurhash: string }> {
-  const base = sharp(image, {
+  const base = (await loadSharp())(image, {
     limitInputPixels: LIMITS.media_attachments.image_matrix_limit,
     animated: false,
   }).rotate();
@@ -190,7 +191,7 @@ export async function previewOf(
 async function processImage(data: Buffer, format: string): Promise<Processed> {
   let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
   try {
-    meta = await sharp(data, { limitInputPixels: false }).metadata();
+    meta = await (await loadSharp())(data, { limitInputPixels: false }).metadata();
   } catch {
     throw new MediaRejection('ERR_INVALID', 'is not a readable image');
   }
@@ -210,7 +211,10 @@ async function processImage(data: Buffer, format: string): Promise<Processed> {
     } else {
       stored = scaledTo(original.width, original.height, ORIGINAL_PIXELS);
       const outFormat = format === 'png' ? 'png' : format === 'webp' ? 'webp' : 'jpeg';
-      const out = await sharp(data, { limitInputPixels: LIMITS.media_attachments.image_matrix_limit, animated: false })
+      const out = await (await loadSharp())(data, {
+        limitInputPixels: LIMITS.media_attachments.image_matrix_limit,
+        animated: false,
+      })
         .rotate()
         .resize(stored.width, stored.height, { fit: 'fill' })
         .toFormat(outFormat)

@@ -1,6 +1,6 @@
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
-import { statementsOf } from './statements.ts';
+import { ownTransactions, type SharedWrites, statementsOf } from './statements.ts';
 
 /**
  * Fedify's key-value store (key cache, fetched documents, inbox idempotence) in social.db. Keys are stored as
@@ -13,10 +13,13 @@ export class SqliteKvStore implements KvStore {
   /** Writes awaiting their commit, by encoded key (json null: deleted). */
   private readonly pending = new Map<string, { json: string | null; expiresAt: number | null }>();
   private flushing: Promise<void> | null = null;
+  private readonly writes: SharedWrites;
 
-  constructor(db: Database, now: () => number = Date.now) {
+  /** `writes`: where its writes go (default: a transaction of their own); the server gives the store's group commit. */
+  constructor(db: Database, now: () => number = Date.now, writes: SharedWrites = ownTransactions(db)) {
     this.db = db;
     this.now = now;
+    this.writes = writes;
     this.sql = statementsOf(db);
   }
 
@@ -89,10 +92,11 @@ export class SqliteKvStore implements KvStore {
       setImmediate(() => {
         try {
           this.flush();
-          resolve();
         } catch (err) {
           reject(err);
+          return;
         }
+        this.writes.durable().then(resolve, reject);
       });
     });
     return this.flushing;
@@ -102,12 +106,12 @@ export class SqliteKvStore implements KvStore {
     this.flushing = null;
     if (this.pending.size === 0) return;
     const writes = [...this.pending];
-    this.db.transaction(() => {
+    this.writes.transaction(() => {
       for (const [key, { json, expiresAt }] of writes) {
         if (json === null) this.sql('DELETE FROM federation_kv WHERE key = ?').run(key);
         else this.upsert(key, json, expiresAt);
       }
-    })();
+    });
     // Only once committed (a failed commit keeps them, and its waiters see the error); a newer write stays.
     for (const [key, write] of writes) if (this.pending.get(key) === write) this.pending.delete(key);
   }

@@ -5,7 +5,7 @@ import type {
   MessageQueueListenOptions,
 } from '@fedify/fedify';
 import type { Database } from '../../db/index.ts';
-import { statementsOf } from './statements.ts';
+import { ownTransactions, type SharedWrites, statementsOf } from './statements.ts';
 
 export interface SqliteQueueOptions {
   /** Messages handled at once (deliveries wait on other servers, so a few run in parallel). */
@@ -16,12 +16,19 @@ export interface SqliteQueueOptions {
   onError?: (err: unknown) => void;
   /** Runs each handling of a message (deliveries' global fetch calls go through the guard in it). */
   around?: (handle: () => Promise<void>) => Promise<void>;
+  /** Where enqueues and deletions are written (default: a transaction of their own each). */
+  writes?: SharedWrites;
 }
 
 interface Row {
   id: bigint;
   message: string;
   ordering_key: string | null;
+}
+
+/** Whether messages are waiting in the queue table (left by an earlier run: they are handled at start). */
+export function hasQueuedMessages(db: Database): boolean {
+  return Number(db.prepare('SELECT EXISTS (SELECT 1 FROM federation_queue)').pluck().get()) === 1;
 }
 
 /**
@@ -39,6 +46,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
   private readonly around: (handle: () => Promise<void>) => Promise<void>;
+  private readonly writes: SharedWrites;
   private wake: (() => void) | null = null;
   /** Ids being handled in this process, and ordering keys in use (one message per key at a time). */
   private readonly running = new Set<string>();
@@ -58,6 +66,7 @@ export class SqliteMessageQueue implements MessageQueue {
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
     this.around = options.around ?? ((handle) => handle());
+    this.writes = options.writes ?? ownTransactions(db);
     const r = this.sql(
       `SELECT COUNT(*) AS messages, COALESCE(SUM(LENGTH(CAST(message AS BLOB))), 0) AS bytes FROM federation_queue WHERE json_extract(message, '$.type') = 'inbox'`,
     ).get() as { messages: bigint; bytes: bigint };
@@ -80,7 +89,7 @@ export class SqliteMessageQueue implements MessageQueue {
       'INSERT INTO federation_queue (message, ordering_key, deliver_at, created_at) VALUES (?, ?, ?, ?)',
     );
     const added = { messages: 0, bytes: 0 };
-    this.db.transaction(() => {
+    this.writes.transaction(() => {
       for (const m of messages) {
         const json = JSON.stringify(m);
         insert.run(json, options?.orderingKey ?? null, Math.round(now + delay), now);
@@ -89,10 +98,12 @@ export class SqliteMessageQueue implements MessageQueue {
           added.bytes += Buffer.byteLength(json);
         }
       }
-    })();
+    });
     this.inbox.messages += added.messages;
     this.inbox.bytes += added.bytes;
     this.wake?.();
+    // Fedify answers an inbox delivery 202 once this resolves: the message is on disk by then.
+    await this.writes.durable();
   }
 
   async getDepth(): Promise<MessageQueueDepth> {
@@ -142,9 +153,10 @@ export class SqliteMessageQueue implements MessageQueue {
   }
 
   /**
-   * Deletes a handled message with the others handled in the same turn of the event loop, in one transaction:
-   * one commit (and fsync) for a burst of deliveries instead of one each. A crash before it hands the messages
-   * to the next start, as one during their handling would.
+   * Deletes a handled message with the others handled in the same turn of the event loop, in one write (in the
+   * store's write group on the server): one commit (and fsync) for a burst of deliveries instead of one each.
+   * Nobody waits for it to be on disk: a crash before hands the messages to the next start, as one during
+   * their handling would.
    */
   private remove(row: Row, message: unknown): Promise<void> {
     this.handled.push({ row, message });
@@ -153,7 +165,7 @@ export class SqliteMessageQueue implements MessageQueue {
         const batch = this.handled.splice(0);
         this.removal = null;
         try {
-          this.db.transaction(() => {
+          this.writes.transaction(() => {
             for (const done of batch) {
               const { changes } = this.sql('DELETE FROM federation_queue WHERE id = ?').run(done.row.id);
               if (changes > 0 && isInboxMessage(done.message)) {
@@ -161,7 +173,7 @@ export class SqliteMessageQueue implements MessageQueue {
                 this.inbox.bytes -= Buffer.byteLength(done.row.message);
               }
             }
-          })();
+          });
         } catch (err) {
           this.onError(err);
         }

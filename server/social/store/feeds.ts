@@ -1,5 +1,5 @@
 import type { StatusRow } from '../status-row.ts';
-import { jsonIds, type SqlValue, type StoreCore } from './store.ts';
+import { bool, jsonIds, type SqlValue, type StoreCore } from './store.ts';
 
 /** How a status reaches home feeds; see HomeFeedRepository.distribute. */
 export interface Distribution {
@@ -30,9 +30,10 @@ export class HomeFeedRepository {
    * Inserts a status into the author's feed (if local) and the feeds of local followers, skipping (as
    * Mastodon's home filter) replies to accounts the follower does not follow, posts in languages the
    * follow excludes, reblogs from follows that hide them, and reblogs of a status the feed holds already.
-   * Returns the local followers that received it (for "notify" subscriptions).
+   * Returns the local followers that received it, and those of them who asked to be notified of the author's
+   * posts ("notify me"), read in the same statement.
    */
-  distribute(d: Distribution): string[] {
+  distribute(d: Distribution): { receivers: string[]; notifying: string[] } {
     // The reblogs of @reblog are few, a home feed is large: look the reblogs up first and probe the feed for
     // each. (Written as a join, SQLite walked the follower's whole feed instead, so every reblog cost time in
     // proportion to the size of its followers' feeds.)
@@ -73,13 +74,16 @@ export class HomeFeedRepository {
     else if (d.language !== null) params.language = d.language;
     const receivers = this.core
       .sql(
-        `SELECT f.account_id FROM follows f JOIN accounts a ON a.id = f.account_id
+        `SELECT f.account_id, f.notify FROM follows f JOIN accounts a ON a.id = f.account_id
          WHERE f.target_account_id = @author AND a.domain IS NULL ${conditions.filter(Boolean).join(' ')}`,
       )
-      .all(params) as { account_id: bigint }[];
+      .all(params) as { account_id: bigint; notify: bigint }[];
     const insert = this.core.sql('INSERT OR IGNORE INTO home_feed (account_id, status_id) VALUES (?, ?)');
     for (const r of receivers) insert.run(r.account_id, d.statusId);
-    return receivers.map((r) => String(r.account_id));
+    return {
+      receivers: receivers.map((r) => String(r.account_id)),
+      notifying: receivers.filter((r) => bool(r.notify)).map((r) => String(r.account_id)),
+    };
   }
 
   /** `distribute` for a status as stored: followers get it unless it is direct; `mentionedIds` (local) always may. */
@@ -93,7 +97,7 @@ export class HomeFeedRepository {
       language: status.language,
       toFollowers: status.visibility !== 'direct',
       mentionedIds,
-    });
+    }).receivers;
   }
 
   /**

@@ -83,6 +83,7 @@ export * from './trends.ts';
 export * from './emojis.ts';
 export * from './fedify-kv.ts';
 export * from './fedify-queue.ts';
+export type { SharedWrites } from './statements.ts';
 export * from './federation.ts';
 export * from './remote-media.ts';
 export * from './exports.ts';
@@ -231,16 +232,9 @@ export class SocialStore {
     return this.core.now();
   }
 
-  /**
-   * Changes whenever anything was written to the database since the last call saw it: by this connection
-   * (total_changes) or by another one, such as the admin CLI (data_version). What is cached under one stamp
-   * is exactly what the database still says.
-   */
+  /** See StoreCore.writeStamp: moves with every write to the database, by any connection. */
   writeStamp(): string {
-    const r = this.core
-      .sql('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS t')
-      .get() as { v: bigint; t: bigint };
-    return `${r.v}:${r.t}:${this.core.lostGroups}`;
+    return this.core.writeStamp();
   }
 
   /** The domain-event bus, delivering after commit (see events.ts). */

@@ -1,3 +1,4 @@
+import { StampMemo } from './stamp-memo.ts';
 import { idOrNull, int, jsonIds, str, type StoreCore } from './store.ts';
 
 /** What one account did to a set of statuses, for the flags of the Status entity. */
@@ -10,11 +11,20 @@ export interface ViewerFlags {
   mutedConversations: Set<string>;
 }
 
+const FAVOURITED = 1;
+const REBLOGGED = 2;
+const BOOKMARKED = 4;
+const PINNED = 8;
+const FLAG_BITS = { f: FAVOURITED, r: REBLOGGED, b: BOOKMARKED, p: PINNED, m: 1 } as const;
+
 /** Favourites, bookmarks, pins and conversation mutes. */
 export class InteractionRepository {
   private readonly core: StoreCore;
+  /** The viewers' flags of the statuses recent pages showed, while nothing is written. */
+  private readonly pageFlags: StampMemo<number>;
   constructor(core: StoreCore) {
     this.core = core;
+    this.pageFlags = new StampMemo(core, 20_000);
   }
 
   favourite(accountId: string, statusId: string): boolean {
@@ -111,7 +121,10 @@ export class InteractionRepository {
     this.core.sql('DELETE FROM bookmarks WHERE status_id IN (SELECT value FROM json_each(?))').run(list);
   }
 
-  /** All five flags in one statement (a timeline page asks this once per request). */
+  /**
+   * All five flags (a timeline page asks this once per request): per status a bit mask of favourited,
+   * reblogged, bookmarked and pinned, per conversation whether it is muted; reused while nothing is written.
+   */
   flags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): ViewerFlags {
     const flags: ViewerFlags = {
       favourited: new Set(),
@@ -121,6 +134,31 @@ export class InteractionRepository {
       mutedConversations: new Set(),
     };
     if (statusIds.length === 0 && conversationIds.length === 0) return flags;
+    const keys = [...statusIds.map((id) => `${viewerId}|s${id}`), ...conversationIds.map((id) => `${viewerId}|c${id}`)];
+    const marks = this.pageFlags.getMany(keys, (missing) => this.readFlags(viewerId, missing));
+    for (const [key, mask] of marks) {
+      if (mask === 0) continue;
+      const id = key.slice(key.indexOf('|') + 2);
+      if (key[key.indexOf('|') + 1] === 'c') flags.mutedConversations.add(id);
+      else
+        for (const [bit, set] of [
+          [FAVOURITED, flags.favourited],
+          [REBLOGGED, flags.reblogged],
+          [BOOKMARKED, flags.bookmarked],
+          [PINNED, flags.pinned],
+        ] as const)
+          if (mask & bit) set.add(id);
+    }
+    return flags;
+  }
+
+  /** The flags of `keys` (`viewer|s<status>`, `viewer|c<conversation>`) in one statement: every key, 0 when none. */
+  private readFlags(viewerId: string, keys: readonly string[]): Map<string, number> {
+    const result = new Map<string, number>(keys.map((key) => [key, 0]));
+    const statusIds: string[] = [];
+    const conversationIds: string[] = [];
+    const prefix = viewerId.length + 1;
+    for (const key of keys) (key[prefix] === 'c' ? conversationIds : statusIds).push(key.slice(prefix + 1));
     const rows = this.core
       .sql(
         // IN over the id lists makes each part one lookup per id in the (account, status) index; the plan
@@ -132,18 +170,14 @@ export class InteractionRepository {
          UNION ALL SELECT 'm', conversation_id FROM conversation_mutes WHERE account_id = @viewer AND conversation_id IN (SELECT value FROM json_each(@conversations))`,
       )
       .all({ viewer: viewerId, ids: jsonIds(statusIds), conversations: jsonIds(conversationIds) }) as {
-      k: string;
+      k: keyof typeof FLAG_BITS;
       id: bigint;
     }[];
-    const target = {
-      f: flags.favourited,
-      r: flags.reblogged,
-      b: flags.bookmarked,
-      p: flags.pinned,
-      m: flags.mutedConversations,
-    } as Record<string, Set<string>>;
-    for (const r of rows) target[r.k].add(str(r.id));
-    return flags;
+    for (const r of rows) {
+      const key = `${viewerId}|${r.k === 'm' ? 'c' : 's'}${str(r.id)}`;
+      result.set(key, (result.get(key) ?? 0) | FLAG_BITS[r.k]);
+    }
+    return result;
   }
 
   /**

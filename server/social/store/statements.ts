@@ -17,3 +17,19 @@ export function statementsOf(db: Database): (sql: string) => BetterSqlite3.State
     return statement;
   };
 }
+
+/**
+ * Where the federation queue and key-value store put their writes: the social store's group commit on the
+ * server (StoreCore: an inbound activity's enqueue, its handling and its deletion share the commits of the
+ * turns they fall in, instead of one commit and fsync each), else a transaction of their own.
+ */
+export interface SharedWrites {
+  transaction<T>(fn: () => T): T;
+  /** Resolves once everything written so far is on disk. */
+  durable(): Promise<void>;
+}
+
+/** Each write its own transaction, on disk once it returns (the store alone, tests). */
+export function ownTransactions(db: Database): SharedWrites {
+  return { transaction: (fn) => db.transaction(fn)(), durable: () => Promise.resolve() };
+}

@@ -1,4 +1,5 @@
 import { indexStatusWords } from './search.ts';
+import { StampMemo } from './stamp-memo.ts';
 import type { QuotePolicy, StatusRow, Visibility } from '../status-row.ts';
 import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
 
@@ -80,10 +81,15 @@ export interface MentionRow {
 }
 
 /** Statuses (and reblogs, which are statuses too), their edits, mentions, tags and per-status counters. */
+const NO_COUNTS: StatusCounts = Object.freeze({ replies: 0, reblogs: 0, favourites: 0, quotes: 0 });
+
 export class StatusRepository {
   private readonly core: StoreCore;
+  /** Counters of the statuses recent pages showed, while nothing is written. */
+  private readonly pageCounts: StampMemo<StatusCounts>;
   constructor(core: StoreCore) {
     this.core = core;
+    this.pageCounts = new StampMemo(core, 20_000);
   }
 
   /** A status whether deleted or not. */
@@ -328,21 +334,27 @@ export class StatusRepository {
 
   /** Replies (not direct), reblogs, favourites and accepted quotes of many statuses, from the trigger-kept counters. */
   counts(statusIds: readonly string[]): Map<string, StatusCounts> {
-    const result = new Map<string, StatusCounts>();
-    for (const id of statusIds) result.set(id, { replies: 0, reblogs: 0, favourites: 0, quotes: 0 });
-    if (statusIds.length === 0) return result;
-    const rows = this.core
-      .sql('SELECT * FROM status_stats WHERE status_id IN (SELECT value FROM json_each(?))')
-      .all(jsonIds(statusIds)) as Record<string, bigint>[];
-    for (const r of rows) {
-      result.set(str(r.status_id), {
-        replies: int(r.replies_count),
-        reblogs: int(r.reblogs_count),
-        favourites: int(r.favourites_count),
-        quotes: int(r.quotes_count),
-      });
-    }
-    return result;
+    if (statusIds.length === 0) return new Map();
+    return this.pageCounts.getMany(statusIds, (missing) => {
+      const result = new Map<string, StatusCounts>();
+      for (const id of missing) result.set(id, NO_COUNTS);
+      const rows = this.core
+        .sql('SELECT * FROM status_stats WHERE status_id IN (SELECT value FROM json_each(?))')
+        .all(jsonIds(missing)) as Record<string, bigint>[];
+      for (const r of rows) {
+        // Frozen: shared by every request until the next write.
+        result.set(
+          str(r.status_id),
+          Object.freeze({
+            replies: int(r.replies_count),
+            reblogs: int(r.reblogs_count),
+            favourites: int(r.favourites_count),
+            quotes: int(r.quotes_count),
+          }),
+        );
+      }
+      return result;
+    });
   }
 
   // ---- edits

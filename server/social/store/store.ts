@@ -22,6 +22,11 @@ export class StoreCore {
   private groups: WriteGroups | null = null;
   /** Write groups SQLite rolled back (disk full): what was read from them is gone, so caches keyed on writes drop it. */
   lostGroups = 0;
+  /** Transactions (writes) running now, nested ones counted. */
+  private writing = 0;
+  /** Inside `read`'s own transaction, and the write stamp of its snapshot once asked. */
+  private reading = false;
+  private snapshotStamp: string | null = null;
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -42,10 +47,42 @@ export class StoreCore {
 
   transaction<T>(fn: () => T): T {
     const groups = this.groups;
+    const writing = () => {
+      this.writing++;
+      this.snapshotStamp = null;
+      try {
+        return fn();
+      } finally {
+        this.writing--;
+      }
+    };
     // Inside a transaction that is not the group's (a read, the federation queue's own): a savepoint of it.
-    if (groups && (groups.pending || !this.db.inTransaction)) return groups.write(() => this.events.batch(fn));
+    if (groups && (groups.pending || !this.db.inTransaction)) return groups.write(() => this.events.batch(writing));
     // Nested calls run as savepoints; the bus holds their events until the outermost commit.
-    return this.events.batch(() => this.db.transaction(fn).immediate());
+    return this.events.batch(() => this.db.transaction(writing).immediate());
+  }
+
+  /**
+   * Changes whenever anything was written to the database since the last call saw it: by this connection
+   * (total_changes) or by another one, such as the admin CLI (data_version). What is cached under one stamp
+   * is exactly what the database still says.
+   */
+  writeStamp(): string {
+    // Two statements: the pragma_data_version() table function in a SELECT cost three times the PRAGMA.
+    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
+    const changes = this.sql('SELECT total_changes() AS t').get() as { t: bigint };
+    return `${version.data_version}:${changes.t}:${this.lostGroups}`;
+  }
+
+  /**
+   * The write stamp to cache reads under, or null inside a write: what a write has read may still be undone
+   * by its savepoint's rollback, which leaves the stamp where it was.
+   */
+  cacheStamp(): string | null {
+    if (this.writing > 0) return null;
+    // Inside one read transaction nothing moves it unless a write runs (which forgets it): asked once.
+    if (this.reading) return (this.snapshotStamp ??= this.writeStamp());
+    return this.writeStamp();
   }
 
   /**
@@ -95,12 +132,17 @@ export class StoreCore {
     return this.events.batch(() => {
       this.sql('BEGIN DEFERRED').run();
       let result: T;
+      this.reading = true;
+      this.snapshotStamp = null;
       try {
         result = fn();
         if (result instanceof Promise) throw new TypeError('A read transaction cannot span an await');
       } catch (error) {
         if (this.db.inTransaction) this.sql('ROLLBACK').run();
         throw error;
+      } finally {
+        this.reading = false;
+        this.snapshotStamp = null;
       }
       this.sql('COMMIT').run();
       return result;

@@ -52,7 +52,7 @@ export class StatusActions {
         language: original.language,
         toFollowers: true,
         mentionedIds: [],
-      });
+      }).receivers;
       this.d.notifications.notify(original.accountId, me.account.id, 'reblog', original.id);
       const reblog = this.d.store.statuses.byId(id)!;
       this.d.store.events.emit('status.created', {

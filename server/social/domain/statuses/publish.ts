@@ -199,7 +199,7 @@ export class StatusPublisher {
     this.d.store.media.attach(id, p.mediaIds);
     const status = this.d.store.statuses.byId(id)!;
     const localMentioned = p.formatted.mentioned.filter((a) => a.domain === null && a.id !== author.id);
-    const receivers = this.d.store.feeds.distribute({
+    const { receivers, notifying } = this.d.store.feeds.distribute({
       statusId: id,
       authorId: author.id,
       reblogOfId: null,
@@ -219,13 +219,10 @@ export class StatusPublisher {
     for (const mentioned of localMentioned) this.d.notifications.notify(mentioned.id, author.id, 'mention', id);
     // "Notify me" subscriptions: followers who asked to hear of new posts (not of replies to others).
     const selfThread = status.inReplyToId === null || status.inReplyToAccountId === author.id;
-    if (p.visibility !== 'direct' && selfThread && receivers.length) {
+    if (p.visibility !== 'direct' && selfThread && notifying.length) {
       const mentionedSet = new Set(mentionedIds);
-      for (const followerId of receivers) {
-        if (mentionedSet.has(followerId)) continue;
-        const follow = this.d.store.relationships.follow(followerId, author.id);
-        if (follow?.notify) this.d.notifications.notify(followerId, author.id, 'status', id);
-      }
+      for (const followerId of notifying)
+        if (!mentionedSet.has(followerId)) this.d.notifications.notify(followerId, author.id, 'status', id);
     }
     if (p.idempotencyKey) this.d.store.idempotencyKeys.remember(author.id, p.idempotencyKey, { statusId: id });
     // The author's own feed holds it too (and their user stream shows it).

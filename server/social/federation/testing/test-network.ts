@@ -7,7 +7,7 @@ import { createHttpServer } from '../../../http/index.ts';
 import { createLogger, LogRing } from '../../../logger.ts';
 import type { PreviewCardOptions } from '../../cards/index.ts';
 import type { ImportWorkerOptions } from '../../domain/import-worker.ts';
-import type { InboxLimits } from '../inbox-intake.ts';
+import type { InboxLimits } from '../inbox-limits.ts';
 import { openSocial, type Social } from '../../social.ts';
 import { duration } from '../time.ts';
 

@@ -1,0 +1,1 @@
+export declare function currentServerBundle(root: string, env?: NodeJS.ProcessEnv): string | null;

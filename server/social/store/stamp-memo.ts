@@ -1,0 +1,46 @@
+import type { StoreCore } from './store.ts';
+
+/**
+ * Values read by key (an account's counters, a status's), reused while nothing at all has been written to
+ * the database (StoreCore.cacheStamp): any write, by this connection or another, empties it, so what it
+ * returns is what the database says. Under reads alone (clients refreshing timelines) a page's authors and
+ * counters are read once instead of per request. Bounded by entries.
+ */
+export class StampMemo<V> {
+  private readonly core: StoreCore;
+  private readonly maxEntries: number;
+  private stamp: string | null = null;
+  private readonly values = new Map<string, V>();
+
+  constructor(core: StoreCore, maxEntries: number) {
+    this.core = core;
+    this.maxEntries = maxEntries;
+  }
+
+  /**
+   * The values of `keys`: remembered ones, and those `read` returns for the others (keys it leaves out have
+   * no value and are asked again next time).
+   */
+  getMany(keys: readonly string[], read: (missing: string[]) => Map<string, V>): Map<string, V> {
+    const stamp = this.core.cacheStamp();
+    if (stamp === null) return read([...keys]);
+    if (stamp !== this.stamp) {
+      this.values.clear();
+      this.stamp = stamp;
+    }
+    const found = new Map<string, V>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const value = this.values.get(key);
+      if (value === undefined) missing.push(key);
+      else found.set(key, value);
+    }
+    if (missing.length === 0) return found;
+    for (const [key, value] of read(missing)) {
+      found.set(key, value);
+      if (this.values.size >= this.maxEntries) this.values.clear();
+      this.values.set(key, value);
+    }
+    return found;
+  }
+}

@@ -221,12 +221,17 @@ describe('the sandbox', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const run = async (name: string, handler: string) => {
+  const run = async (name: string, handler: string, executionTimeoutMs?: number) => {
     await fx.projections!.create({
       name,
       mode: 'Continuous',
       query: `fromStream('probe-1').when({ Probe: ${handler} })`,
+      enabled: executionTimeoutMs === undefined,
     });
+    if (executionTimeoutMs !== undefined) {
+      await fx.projections!.updateConfig(name, { projectionExecutionTimeout: executionTimeoutMs });
+      await fx.projections!.enable(name);
+    }
     await waitFor(`${name} to settle`, () => {
       const p = fx.projections!.get(name).progress;
       return p.status === 'Faulted' || (p.status === 'Running' && p.eventsProcessedAfterRestart > 0) ? p : false;
@@ -290,6 +295,8 @@ describe('the sandbox', () => {
     const memory = await run(
       'hungry',
       `function () { var a = []; for (var i = 0; ; i++) a.push({ i: i, s: 'abc' + i }); }`,
+      // Under a loaded machine filling the heap can outlast the default 1.5 s budget: memory must fault it first.
+      60_000,
     );
     expect(memory.status).toBe('Faulted');
     expect(memory.stateReason).toMatch(/out of memory/);

@@ -190,6 +190,7 @@ const user = ctx.store.users.byAccountId(alice.id);
 const stopOutboundProfile = await startProfile(process.env.OUTBOUND_PROFILE);
 const outboundThreadsBefore = threadCpu();
 const outboundCpuBefore = process.cpuUsage();
+const outboundCommitsBefore = ctx.store.groupsCommitted;
 const started = performance.now();
 ctx.statuses.post(
   { account: alice, user, applicationId: null },
@@ -198,6 +199,7 @@ ctx.statuses.post(
 await waitFor(() => peers.reduce((n, p) => n + p.received + p.rejected, 0) >= PEERS);
 const elapsed = performance.now() - started;
 const outboundCpu = process.cpuUsage(outboundCpuBefore);
+const outboundCommits = ctx.store.groupsCommitted - outboundCommitsBefore;
 const outboundThreads = threadCpuSince(outboundThreadsBefore, PEERS);
 await stopOutboundProfile();
 const rejected = peers.reduce((n, p) => n + p.rejected, 0);
@@ -357,7 +359,9 @@ const readP = (q: number) => readLatencies[Math.min(readLatencies.length - 1, Ma
 console.log(
   `outbound: 1 post, ${FOLLOWERS} followers on ${PEERS} servers → ${PEERS} shared-inbox deliveries (${rejected} refused by the peers' signature check)`,
 );
-console.log(`  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elapsed / 1000)).toFixed(0)} deliveries/s`);
+console.log(
+  `  time to last delivery ${elapsed.toFixed(0)} ms, ${(PEERS / (elapsed / 1000)).toFixed(0)} deliveries/s, ${outboundCommits} write-group commits`,
+);
 console.log(
   `  ${(((outboundCpu.user + outboundCpu.system) / PEERS) | 0).toString()} µs process CPU per delivery (the 200 peers' verification included); by thread: ${outboundThreads}`,
 );

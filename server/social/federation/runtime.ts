@@ -109,6 +109,7 @@ export function startFederationRuntime(
       stopQueue.abort();
       // Deliveries still in flight stay in the queue table and run again at the next start.
       await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      kv.flush();
       fetcher.close();
     },
   };

@@ -26,6 +26,9 @@ export interface FederationSetupOptions {
   now?: () => number;
 }
 
+/** The cache's writes of this many milliseconds share one write (see SqliteKvStore.writeLater). */
+const KV_WRITE_BEHIND_MS = 25;
+
 /** Retries Mastodon's delivery worker makes before dropping an activity. */
 export const MASTODON_RETRIES = 16;
 
@@ -61,7 +64,7 @@ export function buildFederation(
   fetcher: RemoteFetcher,
   onQueueError: (err: unknown) => void,
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
-  const kv = new SqliteKvStore(db, options.now, writes);
+  const kv = new SqliteKvStore(db, options.now, writes, KV_WRITE_BEHIND_MS);
   const queue = new SqliteMessageQueue(db, {
     maxIdleMs: options.queueIdleMs,
     now: options.now,

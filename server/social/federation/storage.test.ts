@@ -117,7 +117,8 @@ describe('SqliteMessageQueue', () => {
         { signal: controller.signal },
       );
     });
-    await queue.enqueue({ name: 'late' }, { delay: duration(60) });
+    // Late enough for k1 and k2 to finish first on a loaded machine (a commit's fsync can take tens of ms there).
+    await queue.enqueue({ name: 'late' }, { delay: duration(300) });
     await queue.enqueueMany([{ name: 'k1' }, { name: 'k2' }], { orderingKey: 'same' });
     await queue.enqueue({ name: 'now' });
     await done;
@@ -270,5 +271,64 @@ describe("the queue and the key-value store in the store's write groups", () => 
     expect(ownTransactions).toBe(0);
     expect(groups.commits).toBeGreaterThan(2);
     expect(queue.inboxBacklog()).toEqual({ messages: 0, bytes: 0 });
+  });
+
+  it('deletes deliveries finishing one by one together: a fan-out costs a few commits, not one per delivery', async () => {
+    const { db } = database();
+    const { groups, writes } = grouped(db);
+    const queue = new SqliteMessageQueue(db, { maxIdleMs: 20, concurrency: 20, writes });
+    await queue.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ type: 'outbox', n: i })));
+    const enqueued = groups.commits;
+    // Ten deliveries answered by their servers one after the other, each in a turn of its own.
+    const answers = Array.from({ length: 10 }, () => {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
+    });
+    let handled = 0;
+    let started = 0;
+    const controller = new AbortController();
+    const listening = queue.listen(
+      async (m) => {
+        started++;
+        await answers[(m as { n: number }).n].promise;
+        handled++;
+      },
+      { signal: controller.signal },
+    );
+    const nextTurn = () => new Promise((r) => setImmediate(r));
+    while (started < 10) await nextTurn();
+    for (const answer of answers) {
+      answer.resolve();
+      await nextTurn();
+      await nextTurn();
+    }
+    while ((await queue.getDepth()).queued > 0) await new Promise((r) => setTimeout(r, 5));
+    await groups.durable();
+    controller.abort();
+    await listening;
+    expect(handled).toBe(10);
+    expect(groups.commits - enqueued).toBeLessThanOrEqual(2);
+  });
+
+  it('writes the cache behind: a set resolves at once, reads see it, and a burst in many turns shares a commit', async () => {
+    const { db, dir } = database();
+    const { groups, writes } = grouped(db);
+    const kv = new SqliteKvStore(db, Date.now, writes, 25);
+    // Forty deliveries to new hosts, each storing its host's signature spec in a turn of its own.
+    for (let i = 0; i < 40; i++) {
+      await kv.set(['spec', `https://peer${i}.test`], 'draft-cavage-http-signatures-12');
+      expect(await kv.get(['spec', `https://peer${i}.test`])).toBe('draft-cavage-http-signatures-12');
+      await new Promise((r) => setImmediate(r));
+    }
+    await kv.delete(['spec', 'https://peer3.test']);
+    expect(await kv.get(['spec', 'https://peer3.test'])).toBeUndefined();
+    while (groups.commits === 0 || groups.pending) await new Promise((r) => setTimeout(r, 5));
+    expect(groups.commits).toBeLessThanOrEqual(2);
+    kv.flush();
+    await groups.durable();
+    const reopened = new SqliteKvStore(database(dir).db);
+    expect(await reopened.get(['spec', 'https://peer39.test'])).toBe('draft-cavage-http-signatures-12');
+    expect(await reopened.get(['spec', 'https://peer3.test'])).toBeUndefined();
   });
 });

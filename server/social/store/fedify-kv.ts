@@ -14,12 +14,24 @@ export class SqliteKvStore implements KvStore {
   private readonly pending = new Map<string, { json: string | null; expiresAt: number | null }>();
   private flushing: Promise<void> | null = null;
   private readonly writes: SharedWrites;
+  private readonly writeBehindMs: number;
+  private writeBehind: NodeJS.Timeout | null = null;
 
-  /** `writes`: where its writes go (default: a transaction of their own); the server gives the store's group commit. */
-  constructor(db: Database, now: () => number = Date.now, writes: SharedWrites = ownTransactions(db)) {
+  /**
+   * `writes`: where its writes go (default: a transaction of their own); the server gives the store's group
+   * commit. `writeBehindMs` > 0: a set or delete resolves at once (reads see it) and is written with the others
+   * of that many milliseconds (see writeLater).
+   */
+  constructor(
+    db: Database,
+    now: () => number = Date.now,
+    writes: SharedWrites = ownTransactions(db),
+    writeBehindMs = 0,
+  ) {
     this.db = db;
     this.now = now;
     this.writes = writes;
+    this.writeBehindMs = writeBehindMs;
     this.sql = statementsOf(db);
   }
 
@@ -34,12 +46,38 @@ export class SqliteKvStore implements KvStore {
     // one already stored): a write that changes nothing is skipped.
     if (ttl === null && this.storedForever(key) === json) return;
     this.pending.set(encodeKey(key), { json, expiresAt: ttl === null ? null : Math.round(this.now() + ttl) });
-    await this.flushSoon();
+    await this.written();
   }
 
   async delete(key: KvKey): Promise<void> {
     this.pending.set(encodeKey(key), { json: null, expiresAt: null });
-    await this.flushSoon();
+    await this.written();
+  }
+
+  private written(): Promise<void> {
+    if (this.writeBehindMs <= 0) return this.flushSoon();
+    this.writeLater();
+    return Promise.resolve();
+  }
+
+  /**
+   * Write-behind (the server): everything here is a cache (keys, documents, each host's signature spec, inbox
+   * idempotence marks) no client's answer depends on, so nobody waits for its commit, and the writes of a few
+   * milliseconds share one write (in the store's write group) instead of one commit per delivery to a new host.
+   * The store commits groups in order, so a mark is on disk before anything written after it (the queue's
+   * deletion of the message it marks). A write that fails stays pending and is tried again with the next.
+   */
+  private writeLater(): void {
+    if (this.writeBehind) return;
+    this.writeBehind = setTimeout(() => {
+      this.writeBehind = null;
+      try {
+        this.flush();
+      } catch {
+        if (this.db.open && this.pending.size > 0) this.writeLater();
+      }
+    }, this.writeBehindMs);
+    this.writeBehind.unref();
   }
 
   async cas(key: KvKey, expectedValue: unknown, newValue: unknown, options?: KvStoreSetOptions): Promise<boolean> {
@@ -102,7 +140,8 @@ export class SqliteKvStore implements KvStore {
     return this.flushing;
   }
 
-  private flush(): void {
+  /** Writes what waits to be written now (before the database closes). */
+  flush(): void {
     this.flushing = null;
     if (this.pending.size === 0) return;
     const writes = [...this.pending];

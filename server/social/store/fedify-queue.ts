@@ -7,6 +7,11 @@ import type {
 import type { Database } from '../../db/index.ts';
 import { ownTransactions, type SharedWrites, statementsOf } from './statements.ts';
 
+/** How long a handled message waits for others to be deleted with (one commit for all). */
+const REMOVAL_WINDOW_MS = 25;
+/** Most handled messages one deletion takes. */
+const MAX_REMOVAL_BATCH = 256;
+
 export interface SqliteQueueOptions {
   /** Messages handled at once (deliveries wait on other servers, so a few run in parallel). */
   concurrency?: number;
@@ -54,7 +59,8 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly inFlight = new Set<Promise<void>>();
   /** Handled messages awaiting their deletion, and the deletion that will take them. */
   private readonly handled: { row: Row; message: unknown }[] = [];
-  private removal: Promise<void> | null = null;
+  private readonly removing = new Set<string>();
+  private removal: NodeJS.Timeout | null = null;
   /** Fedify's inbox messages in the table (verified activities awaiting their listeners), and their bytes. */
   private inbox = { messages: 0, bytes: 0 };
 
@@ -128,6 +134,7 @@ export class SqliteMessageQueue implements MessageQueue {
       await this.sleep(this.running.size < this.concurrency ? this.idleDelay() : this.maxIdleMs, signal);
     }
     await Promise.allSettled([...this.inFlight]);
+    this.removeHandled();
   }
 
   private start(row: Row, handler: (message: unknown) => Promise<void> | void): void {
@@ -142,7 +149,7 @@ export class SqliteMessageQueue implements MessageQueue {
       } catch (err) {
         this.onError(err);
       } finally {
-        await this.remove(row, message);
+        this.remove(row, message);
         this.running.delete(id);
         if (row.ordering_key !== null) this.busyKeys.delete(row.ordering_key);
         this.wake?.();
@@ -153,43 +160,54 @@ export class SqliteMessageQueue implements MessageQueue {
   }
 
   /**
-   * Deletes a handled message with the others handled in the same turn of the event loop, in one write (in the
-   * store's write group on the server): one commit (and fsync) for a burst of deliveries instead of one each.
-   * Nobody waits for it to be on disk: a crash before hands the messages to the next start, as one during
-   * their handling would.
+   * Deletes a handled message later, with the others handled within REMOVAL_WINDOW_MS, in one write (in the
+   * store's write group on the server): a few commits (and fsyncs) for a fan-out of deliveries finishing one by
+   * one instead of one each. Nobody waits for it: the handler's place is free at once (the message is skipped
+   * meanwhile), and a crash before the deletion hands the message to the next start, as one during its
+   * handling would.
    */
-  private remove(row: Row, message: unknown): Promise<void> {
+  private remove(row: Row, message: unknown): void {
     this.handled.push({ row, message });
-    this.removal ??= new Promise<void>((resolve) => {
-      setImmediate(() => {
-        const batch = this.handled.splice(0);
-        this.removal = null;
-        try {
-          this.writes.transaction(() => {
-            for (const done of batch) {
-              const { changes } = this.sql('DELETE FROM federation_queue WHERE id = ?').run(done.row.id);
-              if (changes > 0 && isInboxMessage(done.message)) {
-                this.inbox.messages--;
-                this.inbox.bytes -= Buffer.byteLength(done.row.message);
-              }
-            }
-          });
-        } catch (err) {
-          this.onError(err);
+    this.removing.add(String(row.id));
+    if (this.handled.length >= MAX_REMOVAL_BATCH) this.removeHandled();
+    else if (!this.removal) {
+      this.removal = setTimeout(() => this.removeHandled(), REMOVAL_WINDOW_MS);
+      this.removal.unref();
+    }
+  }
+
+  private removeHandled(): void {
+    if (this.removal) clearTimeout(this.removal);
+    this.removal = null;
+    const batch = this.handled.splice(0);
+    if (batch.length === 0) return;
+    try {
+      this.writes.transaction(() => {
+        for (const done of batch) {
+          const { changes } = this.sql('DELETE FROM federation_queue WHERE id = ?').run(done.row.id);
+          if (changes > 0 && isInboxMessage(done.message)) {
+            this.inbox.messages--;
+            this.inbox.bytes -= Buffer.byteLength(done.row.message);
+          }
         }
-        resolve();
       });
-    });
-    return this.removal;
+    } catch (err) {
+      this.onError(err);
+    }
+    // Deleted (or, if that failed, handed to the next look at the table: at least once).
+    for (const done of batch) this.removing.delete(String(done.row.id));
   }
 
   private nextDue(): Row | null {
     const rows = this.sql(
       'SELECT id, message, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
-    ).all(this.now(), this.concurrency + this.running.size + this.busyKeys.size) as Row[];
+    ).all(this.now(), this.concurrency + this.running.size + this.busyKeys.size + this.removing.size) as Row[];
     return (
       rows.find(
-        (r) => !this.running.has(String(r.id)) && (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
+        (r) =>
+          !this.running.has(String(r.id)) &&
+          !this.removing.has(String(r.id)) &&
+          (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
       ) ?? null
     );
   }

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { signRequest } from '@fedify/fedify';
 import { createHttpServer } from '../server/http/index.ts';
 import { createLogger, LogRing } from '../server/logger.ts';
-import { duration, FederationRepository, openSocial } from '../server/social/index.ts';
+import { FederationRepository, openSocial } from '../server/social/index.ts';
 
 const PEERS = Number(process.env.PEERS ?? 200);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);
@@ -131,7 +131,7 @@ const social = await openSocial({
   domain: '127.0.0.1:1',
   generalRateLimit: false,
   // Loopback peers need the test switch; retries never happen here (every peer answers 202).
-  federation: { allowPrivateAddress: true, queueIdleMs: 5, retryPolicy: () => duration(1000) },
+  federation: { allowPrivateAddress: true, queueIdleMs: 5, retryDelayMs: () => 1000 },
 });
 const app = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
 await app.listen({ host: '127.0.0.1', port: 0 });

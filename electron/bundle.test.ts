@@ -10,7 +10,9 @@ const root = path.resolve(import.meta.dirname, '..');
 
 describe('Electron main-process bundle', () => {
   it('runs the bundled server from electron/dist: protocol schemas found (a gRPC call answers), UI served', async () => {
-    const out = path.join(root, 'electron', 'dist', `bundle-smoke-${process.pid}.mjs`);
+    // A folder of its own: the bundle is code-split, its chunks beside the entry.
+    const outDir = path.join(root, 'electron', 'dist', `bundle-smoke-${process.pid}`);
+    const out = path.join(outDir, 'main.mjs');
     try {
       await build({
         ...mainBundleOptions(path.join(root, 'electron', 'bundle-smoke-entry.ts'), out),
@@ -31,7 +33,7 @@ describe('Electron main-process bundle', () => {
         listeners: ['eventlog-tcp', 'eventlog-grpc', 'http'],
       });
     } finally {
-      fs.rmSync(out, { force: true });
+      fs.rmSync(outDir, { recursive: true, force: true });
       for (const d of fs.readdirSync(path.join(root, 'electron', 'dist')))
         if (d.startsWith('cwd-')) fs.rmSync(path.join(root, 'electron', 'dist', d), { recursive: true, force: true });
     }

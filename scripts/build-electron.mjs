@@ -1,31 +1,24 @@
 // Bundles the Electron main process (ESM, with the whole server inside) and the preload (CommonJS,
 // as sandboxed preloads must be). Native and heavy packages stay external and ship in node_modules.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitBundleOptions } from './build-server.mjs';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-
-/** esbuild options for an ESM bundle that runs from electron/dist with the server inside it. */
+/**
+ * esbuild options for an ESM bundle that runs from electron/dist with the server inside it: `outfile` is the entry,
+ * code-split as the CLI's bundle (scripts/build-server.mjs) so what the server imports lazily (Fedify, a command's
+ * subsystem…) stays in a chunk beside it, loaded when first needed instead of at start.
+ */
 export function mainBundleOptions(entryPoint, outfile) {
-  return {
-    entryPoints: [entryPoint],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    sourcemap: true,
-    external: ['electron', ...Object.keys(pkg.dependencies ?? {})],
-    // Bundled CommonJS code may call require(); give ESM output one.
-    banner: {
-      js: "import { createRequire as __hpCreateRequire } from 'node:module'; const require = __hpCreateRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  };
+  const name = path.basename(outfile, path.extname(outfile));
+  return { ...splitBundleOptions({ [name]: entryPoint }, path.dirname(outfile)), sourcemap: true, metafile: false };
 }
 
 export async function buildElectron() {
+  // Chunks of an older build would pile up beside the new ones.
+  fs.rmSync('electron/dist/chunks', { recursive: true, force: true });
   await build(mainBundleOptions('electron/main.ts', 'electron/dist/main.mjs'));
   await build({
     entryPoints: ['electron/preload.ts'],

@@ -143,6 +143,7 @@ describe('the CLI loads only what a command needs', () => {
       '@fedify/fedify', // built at the first federation use (social/federation/index.ts)
       '@fedify/vocab',
       'sharp', // images are read at the first upload or favicon (social/media/sharp.ts)
+      '@js-temporal/polyfill', // Fedify's, loaded with it
     ];
     expect(needless.filter((p) => loaded.has(p))).toEqual([]);
   }, 120_000);

@@ -6,7 +6,6 @@ export { socialUiRoutes, type SelfCheckReport } from './ui-routes.ts';
 export { ValidationFailure } from './errors.ts';
 export {
   checkInstance,
-  duration,
   FederationRepository,
   formatReport,
   PublicUrlChangedError,

@@ -14,7 +14,6 @@ import { statusUri } from './uris.ts';
 
 export { RejectedDocument } from './rejected-document.ts';
 export { FederationRepository } from '../store/index.ts';
-export { duration } from './time.ts';
 
 /** Unknown remote accounts one post may make us look up (each a WebFinger and an actor fetch). */
 const MAX_MENTION_LOOKUPS = 10;

@@ -18,8 +18,11 @@ export interface FederationSetupOptions {
   fetchLimits?: Partial<RemoteFetchLimits>;
   /** Tests only: remote fetches go through this fetch (the in-process test network), not the network. */
   transport?: typeof fetch;
-  /** Delivery retries (default: Mastodon's schedule, see mastodonRetryPolicy). */
-  retryPolicy?: RetryPolicy;
+  /**
+   * Delivery retries: the wait in ms before retry number `attempts`, null to give up (default: Mastodon's schedule,
+   * see mastodonRetryPolicy). Plain milliseconds, so callers need no Temporal polyfill (it loads with Fedify).
+   */
+  retryDelayMs?: (attempts: number) => number | null;
   /** Longest sleep of the delivery queue between looks at its table. */
   queueIdleMs?: number;
   /** Clock of the queue and key-value store (tests move it). */
@@ -41,6 +44,13 @@ export const mastodonRetryPolicy: RetryPolicy = ({ attempts }) => {
   const n = attempts - 1;
   return duration((n ** 4 + 15 + Math.random() * 0.5 * n ** 4) * 1000);
 };
+
+function retryPolicyOf(delayMs: (attempts: number) => number | null): RetryPolicy {
+  return ({ attempts }) => {
+    const ms = delayMs(attempts);
+    return ms === null ? null : duration(ms);
+  };
+}
 
 /** The fetcher of every remote document, key and WebFinger answer, bounded as `options` say. */
 export function remoteFetcher(options: FederationSetupOptions): RemoteFetcher {
@@ -80,7 +90,7 @@ export function buildFederation(
     // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
     firstKnock: 'draft-cavage-http-signatures-12',
     signatureTimeWindow: { hours: 1 },
-    outboxRetryPolicy: options.retryPolicy ?? mastodonRetryPolicy,
+    outboxRetryPolicy: options.retryDelayMs ? retryPolicyOf(options.retryDelayMs) : mastodonRetryPolicy,
     permanentFailureStatusCodes: [410],
     // Fedify's allowPrivateAddress stays off (it cannot go with own loaders): tests reach loopback through the
     // fetcher's own switch.

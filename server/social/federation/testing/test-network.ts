@@ -9,7 +9,6 @@ import type { PreviewCardOptions } from '../../cards/index.ts';
 import type { ImportWorkerOptions } from '../../domain/import-worker.ts';
 import type { InboxLimits } from '../inbox-limits.ts';
 import { openSocial, type Social } from '../../social.ts';
-import { duration } from '../time.ts';
 
 /*
  * Several Homeport social servers in one process, each under its own https host name (a.test, b.test…),
@@ -133,7 +132,7 @@ export function createTestNetwork(): TestNetwork {
           // Remote fetches go through the host-routing fetch, bounded as in production.
           transport: routed,
           queueIdleMs: 20,
-          retryPolicy: ({ attempts }) => (attempts > 3 ? null : duration(options.retryDelayMs ?? 30)),
+          retryDelayMs: (attempts) => (attempts > 3 ? null : (options.retryDelayMs ?? 30)),
           inbox: options.inbox,
         },
         // Cards only where a test asks for them: the others must not look up the hosts their posts link to.

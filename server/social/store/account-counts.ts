@@ -25,19 +25,19 @@ interface CountColumns {
   s_last: bigint | null;
 }
 
-function fromColumns(a: { domain: string | null }, r: CountColumns): AccountCounts {
-  const local = a.domain === null;
+function fromColumns(r: CountColumns): AccountCounts {
   return {
     followers: Math.max(0, int(r.c_followers ?? 0n)),
     following: Math.max(0, int(r.c_following ?? 0n)),
-    statuses: local ? int(r.s_statuses ?? 0n) : 0,
-    lastStatusAt: local ? intOrNull(r.s_last) : null,
+    statuses: int(r.s_statuses ?? 0n),
+    lastStatusAt: intOrNull(r.s_last),
   };
 }
 
 /**
- * Statuses, followers and following of accounts: local ones counted (trigger-kept counters), remote ones the
- * larger of what we hold and what their server reports.
+ * Statuses, followers and following of accounts from kept counters (statuses: a remote account's is what its
+ * server reported plus what arrived since); a remote account's followers and following are the larger of what
+ * we hold and what its server reports.
  */
 export function countAccounts(core: StoreCore, accounts: readonly Account[]): Map<string, AccountCounts> {
   const result = new Map<string, AccountCounts>();
@@ -51,7 +51,7 @@ export function countAccounts(core: StoreCore, accounts: readonly Account[]): Ma
   const byId = new Map(rows.map((r) => [str(r.id), r]));
   for (const a of accounts) {
     const r = byId.get(a.id);
-    result.set(a.id, r ? fromColumns(a, r) : { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
+    result.set(a.id, r ? fromColumns(r) : { statuses: 0, followers: 0, following: 0, lastStatusAt: null });
   }
   addRemoteCounts(core, result, accounts);
   return result;
@@ -87,7 +87,7 @@ export function accountsWithCounts(
     const cached = cache.get(key);
     if (cached) byId.set(id, cached);
     else missing.push({ id, key });
-    counts.set(id, fromColumns(r, r));
+    counts.set(id, fromColumns(r));
   }
   if (missing.length) {
     const read = new Map(byIds(missing.map((m) => m.id)).map((a) => [a.id, a]));
@@ -109,24 +109,11 @@ export function accountsWithCounts(
 function addRemoteCounts(core: StoreCore, result: Map<string, AccountCounts>, accounts: readonly Account[]): void {
   const remote = accounts.filter((a) => a.domain !== null).map((a) => a.id);
   if (remote.length === 0) return;
-  const remoteList = jsonIds(remote);
-  for (const r of core
-    .sql(
-      "SELECT account_id AS id, COUNT(*) AS n, MAX(created_at) AS last FROM statuses WHERE account_id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL AND visibility != 'direct' GROUP BY account_id",
-    )
-    .all(remoteList) as { id: bigint; n: bigint; last: bigint | null }[]) {
-    const c = result.get(str(r.id))!;
-    c.statuses = int(r.n);
-    c.lastStatusAt = intOrNull(r.last);
-  }
   for (const r of core
     .sql('SELECT * FROM account_stats WHERE account_id IN (SELECT value FROM json_each(?))')
-    .all(remoteList) as Record<string, unknown>[]) {
+    .all(jsonIds(remote)) as Record<string, unknown>[]) {
     const c = result.get(str(r.account_id))!;
-    c.statuses = Math.max(c.statuses, int(r.statuses_count));
     c.followers = Math.max(c.followers, int(r.followers_count));
     c.following = Math.max(c.following, int(r.following_count));
-    const last = intOrNull(r.last_status_at);
-    if (last !== null && (c.lastStatusAt === null || last > c.lastStatusAt)) c.lastStatusAt = last;
   }
 }

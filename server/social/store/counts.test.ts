@@ -206,3 +206,29 @@ describe('status counts', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM status_stats WHERE status_id = ?').get(other)).toEqual({ n: 0n });
   });
 });
+
+describe('statuses count of a remote account', () => {
+  // The soak (bench/soak.ts) found each view of a remote status counting all of its author's statuses held here:
+  // the remote server's 20 Creates a second made every later one slower. The count is a kept counter now.
+  it("is what its server reported plus the statuses that arrived since, less deleted ones (Mastodon's rule)", () => {
+    const remote = store.accounts.insertRemote({
+      username: 'busy',
+      domain: 'remote.example',
+      uri: 'https://remote.example/users/busy',
+      publicKey: '',
+    });
+    // As reading its profile stores it: its outbox held 100.
+    db.prepare(
+      'INSERT INTO account_stats (account_id, statuses_count, followers_count, following_count) VALUES (?, 100, 0, 0)',
+    ).run(remote);
+    const post = (visibility: 'public' | 'direct', createdAt: number) =>
+      store.statuses.insert({ accountId: remote, local: false, visibility, text: 'x', content: '<p>x</p>', createdAt });
+    const counts = () => store.accounts.counts(store.accounts.byIds([remote])).get(remote)!;
+    const first = post('public', 1_000);
+    post('public', 2_000);
+    post('direct', 3_000);
+    expect(counts()).toMatchObject({ statuses: 102, lastStatusAt: 2_000 });
+    store.statuses.markDeleted(store.statuses.byId(first)!);
+    expect(counts().statuses).toBe(101);
+  });
+});

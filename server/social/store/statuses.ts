@@ -116,7 +116,10 @@ export class StatusRepository {
     return r ? str(r.id) : null;
   }
 
-  /** Inserts a status; a local one that is not direct counts towards its author's statuses. */
+  /**
+   * Inserts a status; one that is not direct counts towards its author's statuses (a remote author's counter
+   * starts from what its server reported, as Mastodon's does: counting its rows at each view grew with them).
+   */
   insert(input: NewStatus): string {
     const createdAt = input.createdAt ?? this.core.now();
     const id = this.core.ids.next();
@@ -148,7 +151,7 @@ export class StatusRepository {
         poll: input.pollId ?? null,
         created: createdAt,
       });
-    if (input.local && input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
+    if (input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
     if (!input.reblogOfId)
       indexStatusWords(this.core, id, {
         spoilerText: input.spoilerText ?? '',
@@ -213,7 +216,7 @@ export class StatusRepository {
     const changed = this.core
       .sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL')
       .run(this.core.now(), status.id).changes;
-    if (changed && status.local && status.visibility !== 'direct') this.bumpAccountCounter(status.accountId, -1, null);
+    if (changed && status.visibility !== 'direct') this.bumpAccountCounter(status.accountId, -1, null);
   }
 
   /** The undeleted reblogs of a status. */

@@ -67,6 +67,17 @@ describe('memoized counters and flags of timeline pages', () => {
     expect((await shown()).authorStatuses).toBe(7);
   });
 
+  it("follow the viewer's mutes (the listing's filters are reused too)", async () => {
+    const home = async () =>
+      (await server.call(reader.token, 'GET', '/api/v1/timelines/home')).body.map((s: { id: string }) => s.id);
+    expect(await home()).toContain(statusId);
+    expect(await home()).toContain(statusId);
+    await server.call(reader.token, 'POST', `/api/v1/accounts/${author.accountId}/mute`);
+    expect(await home()).not.toContain(statusId);
+    await server.call(reader.token, 'POST', `/api/v1/accounts/${author.accountId}/unmute`);
+    expect(await home()).toContain(statusId);
+  });
+
   it('keep nothing read inside a write that was then undone', async () => {
     const store = server.social.context.store;
     const readerId = reader.accountId;

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { ACCOUNT_COLUMNS, ACCOUNT_LISTED, toAccount } from './account-columns.ts';
 import type { ListedAccount } from './listed-accounts.ts';
 import type { StatusRow } from '../status-row.ts';
+import { StampMemo } from './stamp-memo.ts';
 import { toStatus } from './statuses.ts';
 import {
   available,
@@ -55,12 +56,23 @@ export class TimelineRepository {
     sizeCalculation: (s) =>
       2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400,
   });
+  /** Viewers' scopes while nothing is written. */
+  private readonly scopes: StampMemo<ViewerScope>;
   constructor(core: StoreCore) {
     this.core = core;
+    this.scopes = new StampMemo(core, 1_000);
   }
 
-  /** Which filters the viewer has (one cheap query that lets the listings skip the others). */
+  /**
+   * Which filters the viewer has (one cheap query that lets the listings skip the others), reused while
+   * nothing is written. Frozen: shared between requests.
+   */
   scope(viewerId: string | null): ViewerScope {
+    const key = viewerId ?? '';
+    return this.scopes.getMany([key], () => new Map([[key, Object.freeze(this.readScope(viewerId))]])).get(key)!;
+  }
+
+  private readScope(viewerId: string | null): ViewerScope {
     const unavailable = `EXISTS (SELECT 1 FROM accounts INDEXED BY accounts_unavailable WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL)`;
     if (viewerId === null) {
       const r = this.core.sql(`SELECT ${unavailable} AS unavailable`).get() as { unavailable: bigint };

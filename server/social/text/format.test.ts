@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPlainText, htmlToText } from './format.ts';
+import { formatPlainText, graphemeLength, htmlToText } from './format.ts';
 
 describe('plain text to HTML', () => {
   const options = {
@@ -23,5 +23,20 @@ describe('plain text to HTML', () => {
 
   it('reads text back out of HTML', () => {
     expect(htmlToText('<p>a &amp; b<br />c</p><p>d</p>')).toBe('a & b\nc\n\nd');
+  });
+});
+
+describe('length in user-perceived characters', () => {
+  const segmented = (text: string) =>
+    [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].length;
+
+  it('counts ASCII text (CR LF as one) as the grapheme segmenter does', () => {
+    for (const text of ['', 'hello world', 'a\r\nb\n\rc\r\r\n', '\t\x00\x1b[0m ~', '\r\n\r\n'])
+      expect(graphemeLength(text)).toBe(segmented(text));
+    expect(graphemeLength('a\r\nb')).toBe(3);
+  });
+
+  it('counts emoji sequences and combining marks as one character each', () => {
+    expect(graphemeLength('👩‍👩‍👧 é e\u0301 🇫🇷')).toBe(7);
   });
 });

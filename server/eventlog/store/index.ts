@@ -11,3 +11,4 @@ export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './user
 export { SYSTEM_CALLER } from './access.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';
+export { hexByteAt, PAIR_OFFSETS } from './uuid.ts';

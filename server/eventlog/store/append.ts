@@ -35,8 +35,11 @@ export interface Written {
   commitPosition: number;
 }
 
+/** The ids of the events a request writes, as bytes and as idempotency-window keys. */
+type EventIds = readonly Pick<PendingEvent, 'id' | 'idKey'>[];
+
 /** EventStoreDB's IndexWriter.CheckCommit: expected version, idempotency by event id, deletion. */
-export function checkCommit(ctx: StoreContext, streamId: string, expected: number, ids: Buffer[]): CommitCheck {
+export function checkCommit(ctx: StoreContext, streamId: string, expected: number, ids: EventIds): CommitCheck {
   const { streams, sql } = ctx;
   const batch = streams.batch;
   const current = streams.lastNumberOf(streamId);
@@ -51,7 +54,8 @@ export function checkCommit(ctx: StoreContext, streamId: string, expected: numbe
     let first = -1;
     let last = -1;
     for (let i = 0; i < ids.length; i++) {
-      const hit = key === 0 ? undefined : (batch?.eventIds.get(ids[i]) ?? ctx.recentIds.get(ids[i]));
+      const idKey = ids[i].idKey;
+      const hit = key === 0 ? undefined : (batch?.eventIds.get(idKey) ?? ctx.recentIds.get(idKey));
       if (!hit || hit.streamKey !== key) {
         // First id unknown: a new write. A later one unknown: "corrupted idempotency".
         return i === 0
@@ -65,7 +69,7 @@ export function checkCommit(ctx: StoreContext, streamId: string, expected: numbe
   }
   if (expected < current) {
     let eventNumber = expected;
-    for (const id of ids) {
+    for (const { id } of ids) {
       eventNumber += 1;
       const stored = key === 0 ? undefined : (sql.eventIdAt.get(key, eventNumber) as Buffer | undefined);
       if (stored && stored.equals(id)) continue;
@@ -95,12 +99,7 @@ export function appendInBatch(
   caller: Caller,
 ): WriteResult {
   if (!canAccess(ctx.streams, streamId, 'write', caller)) return failedWrite('AccessDenied', ACCESS_DENIED);
-  const check = checkCommit(
-    ctx,
-    streamId,
-    expected,
-    events.map((e) => e.id),
-  );
+  const check = checkCommit(ctx, streamId, expected, events);
   switch (check.decision) {
     case 'deleted':
       return failedWrite('StreamDeleted', 'Stream is deleted.', check.current);
@@ -193,7 +192,7 @@ export function writeEvents(
       e.metadata,
       b.now,
     );
-    b.eventIds.add(e.id, s.key, first + i);
+    b.eventIds.add(e.idKey, s.key, first + i);
     b.events.push({
       streamId,
       eventNumber: first + i,

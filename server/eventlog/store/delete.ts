@@ -4,6 +4,7 @@ import { canAccess } from './access.ts';
 import { checkCommit, ensureRow, writeEvents } from './append.ts';
 import type { StoreContext } from './context.ts';
 import { EMPTY_METADATA, metastreamOf, SOFT_DELETE_METADATA, SystemEventTypes } from './metadata.ts';
+import { eventIdKey } from './recent-event-ids.ts';
 import { ACCESS_DENIED, EMPTY, failedDelete, systemEvent } from './requests.ts';
 import type { WriteBatch } from './stream-cache.ts';
 import { EVENT_NUMBER_DELETED, type Caller, type DeleteResult } from './types.ts';
@@ -19,7 +20,8 @@ export function deleteInBatch(
   const { streams } = ctx;
   if (!canAccess(streams, streamId, 'delete', caller)) return failedDelete('AccessDenied', ACCESS_DENIED);
   // A random id: a delete is never an idempotent retry of an earlier write.
-  const check = checkCommit(ctx, streamId, expected, [crypto.randomBytes(16)]);
+  const id = crypto.randomBytes(16);
+  const check = checkCommit(ctx, streamId, expected, [{ id, idKey: eventIdKey(id) }]);
   if (check.decision === 'deleted') return failedDelete('StreamDeleted', 'Stream is deleted.', check.current);
   if (check.decision !== 'ok') return failedDelete('WrongExpectedVersion', 'Wrong expected version.', check.current);
   if (hard) return writeTombstone(ctx, b, streamId);

@@ -156,6 +156,34 @@ describe('appends and expected versions', () => {
     });
   });
 
+  it('takes event ids as UUID text in either case and refuses any other shape', async () => {
+    const id = 'A1b2C3d4-0e0F-4a5b-8c9D-aAbBcCdDeEfF';
+    expect(await t.store.appendToStream('ids', Any, [{ ...event(), eventId: id }], null)).toMatchObject({
+      firstEventNumber: 0,
+    });
+    // The same id in lower case is the same event: an idempotent retry, not a second write.
+    expect(await t.store.appendToStream('ids', Any, [{ ...event(), eventId: id.toLowerCase() }], null)).toMatchObject({
+      result: 'Success',
+      firstEventNumber: 0,
+      lastEventNumber: 0,
+    });
+    expect(t.store.readStreamForward('ids', 0, 10, false, null).events.map((e) => e.event!.eventId)).toEqual([
+      id.toLowerCase(),
+    ]);
+    const refused = [
+      '',
+      'a1b2c3d4-0e0f-4a5b-8c9d-aabbccddeef', // one digit short
+      'a1b2c3d4-0e0f-4a5b-8c9d-aabbccddeefff',
+      'a1b2c3d40e0f-4a5b-8c9d-aabbccddeeff-',
+      'a1b2c3d4-0e0f-4a5b-8c9d-aabbccddeefg',
+      'a1b2c3d4-0e0f-4a5b-8c9d-aabbccddee\u00ff\u00ff',
+      ' a1b2c3d4-0e0f-4a5b-8c9d-aabbccddeef',
+    ];
+    for (const eventId of refused)
+      await expect(t.store.appendToStream('ids', Any, [{ ...event(), eventId }], null)).rejects.toThrow(/not a UUID/);
+    expect(numbers('ids')).toEqual([0]);
+  });
+
   it('keeps event data, metadata, type, JSON flag and id as written', async () => {
     const e: NewEvent = {
       eventId: 'A1B2C3D4-0000-4000-8000-00000000000F',

@@ -16,3 +16,4 @@ export {
 export { SYSTEM_CALLER } from './access.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';
+export { hexByteAt, PAIR_OFFSETS } from './uuid.ts';

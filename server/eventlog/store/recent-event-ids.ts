@@ -8,7 +8,9 @@
  * than the window is a new write, as in EventStoreDB. Exact-version retries do not need it (they compare
  * the ids stored at the expected numbers).
  *
- * Fixed-size slots in a ring: about 80 bytes per id (a 16-character key in a Map plus two numbers).
+ * Fixed-size slots in a ring: about 80 bytes per id (a 16-character key in a Map plus two numbers). Ids are
+ * looked up by their key (eventIdKey), which a request computes once per event: an append looks its ids up
+ * in the commit's batch and here, adds them to the batch and, after COMMIT, here.
  */
 import type { Database } from '../../db/index.ts';
 
@@ -36,26 +38,13 @@ export class RecentEventIds {
     return this.slotOf.size;
   }
 
-  get(id: Buffer): EventIdHit | undefined {
-    const slot = this.slotOf.get(keyOf(id));
+  get(key: string): EventIdHit | undefined {
+    const slot = this.slotOf.get(key);
     return slot === undefined ? undefined : { streamKey: this.streamKeys[slot], eventNumber: this.numbers[slot] };
   }
 
   /** Remembers an id's first occurrence (a later write of the same id does not replace it). */
-  add(id: Buffer, streamKey: number, eventNumber: number): void {
-    this.addKey(keyOf(id), streamKey, eventNumber);
-  }
-
-  /** Loads the newest `capacity` events of the log, oldest first so that first occurrences win. */
-  warm(db: Database): void {
-    const rows = db
-      .prepare('SELECT event_id, stream_key, event_number FROM events ORDER BY position DESC LIMIT ?')
-      .raw()
-      .all(this.capacity) as [Buffer, number, number][];
-    for (let i = rows.length - 1; i >= 0; i--) this.add(rows[i][0], rows[i][1], rows[i][2]);
-  }
-
-  private addKey(key: string, streamKey: number, eventNumber: number): void {
+  add(key: string, streamKey: number, eventNumber: number): void {
     if (this.slotOf.has(key)) return;
     const slot = this.next;
     this.next = (slot + 1) % this.capacity;
@@ -66,30 +55,36 @@ export class RecentEventIds {
     this.numbers[slot] = eventNumber;
     this.slotOf.set(key, slot);
   }
+
+  /** Loads the newest `capacity` events of the log, oldest first so that first occurrences win. */
+  warm(db: Database): void {
+    const rows = db
+      .prepare('SELECT event_id, stream_key, event_number FROM events ORDER BY position DESC LIMIT ?')
+      .raw()
+      .all(this.capacity) as [Buffer, number, number][];
+    for (let i = rows.length - 1; i >= 0; i--) this.add(eventIdKey(rows[i][0]), rows[i][1], rows[i][2]);
+  }
 }
 
-/** The id's 16 bytes as a 16-character one-byte string: a cheap Map key. */
-function keyOf(id: Buffer): string {
+/** An event id's 16 bytes as a 16-character one-byte string: a cheap Map key. */
+export function eventIdKey(id: Buffer): string {
   return id.toString('latin1');
 }
 
 /** Ids written by the commit under way: looked up before the cache, added to it only after COMMIT. */
 export class BatchEventIds {
   private readonly firsts = new Map<string, EventIdHit>();
-  private readonly written: { id: Buffer; streamKey: number; eventNumber: number }[] = [];
 
-  get(id: Buffer): EventIdHit | undefined {
-    return this.firsts.get(keyOf(id));
+  get(key: string): EventIdHit | undefined {
+    return this.firsts.get(key);
   }
 
-  add(id: Buffer, streamKey: number, eventNumber: number): void {
-    const key = keyOf(id);
+  add(key: string, streamKey: number, eventNumber: number): void {
     if (!this.firsts.has(key)) this.firsts.set(key, { streamKey, eventNumber });
-    this.written.push({ id, streamKey, eventNumber });
   }
 
-  /** Moves the committed ids into the cache. */
+  /** Moves the committed ids into the cache, in the order they were written (first occurrences win). */
   commitTo(cache: RecentEventIds): void {
-    for (const w of this.written) cache.add(w.id, w.streamKey, w.eventNumber);
+    for (const [key, hit] of this.firsts) cache.add(key, hit.streamKey, hit.eventNumber);
   }
 }

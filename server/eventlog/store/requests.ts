@@ -9,11 +9,14 @@ import {
   type TransactionCommitResult,
   type WriteResult,
 } from './types.ts';
+import { eventIdKey } from './recent-event-ids.ts';
 import { uuidToBytes } from './uuid.ts';
 
 /** An event checked and ready to insert. */
 export interface PendingEvent {
   id: Buffer;
+  /** `id` as the idempotency window's key (eventIdKey), made once per event. */
+  idKey: string;
   eventId: string;
   eventType: string;
   isJson: boolean;
@@ -102,6 +105,7 @@ export function prepareEvents(events: unknown): PendingEvent[] {
     const id = uuidToBytes(e.eventId);
     return {
       id,
+      idKey: eventIdKey(id),
       eventId: e.eventId.toLowerCase(),
       eventType: e.eventType,
       isJson: e.isJson === true,
@@ -120,5 +124,6 @@ export function bytesOf(events: PendingEvent[]): number {
 
 export function systemEvent(eventType: string, data: Buffer | Uint8Array, isJson = true): PendingEvent {
   const eventId = crypto.randomUUID();
-  return { id: uuidToBytes(eventId), eventId, eventType, isJson, data, metadata: EMPTY };
+  const id = uuidToBytes(eventId);
+  return { id, idKey: eventIdKey(id), eventId, eventType, isJson, data, metadata: EMPTY };
 }

@@ -6,6 +6,7 @@ import { canAccess } from './access.ts';
 import { checkCommit, storedEventAt, writeWithSideEffects } from './append.ts';
 import type { StoreContext } from './context.ts';
 import { EventFlags } from './migrations.ts';
+import { eventIdKey } from './recent-event-ids.ts';
 import { ACCESS_DENIED, failedCommit, type PendingEvent } from './requests.ts';
 import type { TransactionRow } from './statements.ts';
 import type { WriteBatch } from './stream-cache.ts';
@@ -83,18 +84,14 @@ export function commitTransactionInBatch(
   }[];
   const events: PendingEvent[] = rows.map((r) => ({
     id: r.event_id,
+    idKey: eventIdKey(r.event_id),
     eventId: bytesToUuid(r.event_id),
     eventType: r.event_type,
     isJson: (r.flags & EventFlags.IsJson) !== 0,
     data: r.data,
     metadata: r.metadata,
   }));
-  const check = checkCommit(
-    ctx,
-    tx.stream_id,
-    tx.expected_version,
-    events.map((e) => e.id),
-  );
+  const check = checkCommit(ctx, tx.stream_id, tx.expected_version, events);
   let result: TransactionCommitResult;
   switch (check.decision) {
     case 'deleted':

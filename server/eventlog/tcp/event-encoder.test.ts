@@ -12,6 +12,8 @@ import {
   encodeReadAllEventsCompleted,
   encodeReadStreamEventsCompleted,
   encodeStreamEventAppeared,
+  encodeWriteEventsCompleted,
+  type WriteReply,
 } from './event-encoder.ts';
 import { encodeMessage } from './messages.ts';
 
@@ -144,6 +146,55 @@ describe('event encoder (checked against protobufjs)', () => {
       expect(Buffer.from(encodeStreamEventAppeared(entry))).toEqual(
         Buffer.from(encodeMessage('StreamEventAppeared', { event: resolvedEventToWire(entry) })),
       );
+    }
+  });
+
+  it('WriteEventsCompleted: success, failures with a message and a current version, deleted streams', () => {
+    const replies: WriteReply[] = [
+      { result: 0, firstEventNumber: 0, lastEventNumber: 0, preparePosition: 1, commitPosition: 1 },
+      { result: 0, firstEventNumber: 5, lastEventNumber: 4, preparePosition: -1, commitPosition: -1 },
+      {
+        result: 0,
+        firstEventNumber: 2 ** 40,
+        lastEventNumber: 2 ** 40 + 99,
+        preparePosition: 2 ** 52,
+        commitPosition: 2 ** 52,
+      },
+      {
+        result: 5,
+        message: 'Wrong expected version.',
+        firstEventNumber: -1,
+        lastEventNumber: -1,
+        preparePosition: -1,
+        commitPosition: -1,
+        currentVersion: 41,
+      },
+      {
+        result: 6,
+        message: 'Stream is deleted — größer',
+        firstEventNumber: -1,
+        lastEventNumber: -1,
+        preparePosition: -1,
+        commitPosition: -1,
+        currentVersion: EVENT_NUMBER_DELETED,
+      },
+      {
+        result: 7,
+        message: 'Access denied.',
+        firstEventNumber: -1,
+        lastEventNumber: -1,
+        preparePosition: -1,
+        commitPosition: -1,
+      },
+    ];
+    for (const reply of replies) {
+      const viaProtobufjs = encodeMessage('WriteEventsCompleted', {
+        ...reply,
+        firstEventNumber: eventNumberToWire(reply.firstEventNumber),
+        lastEventNumber: eventNumberToWire(reply.lastEventNumber),
+        ...(reply.currentVersion === undefined ? {} : { currentVersion: eventNumberToWire(reply.currentVersion) }),
+      });
+      expect(Buffer.from(encodeWriteEventsCompleted(reply))).toEqual(Buffer.from(viaProtobufjs));
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Direct protobuf encoding of the messages that carry events in bulk: ReadStreamEventsCompleted,
- * (Filtered)ReadAllEventsCompleted and StreamEventAppeared. Everything else goes through protobufjs.
+ * (Filtered)ReadAllEventsCompleted and StreamEventAppeared, and of the answer to every append,
+ * WriteEventsCompleted. Everything else goes through protobufjs.
  *
  * Hand-written because it is the read path's hot loop: protobufjs builds a message object per record,
  * a Long per 64-bit field and a writer operation per field (about a dozen objects per event), and the
@@ -13,6 +14,7 @@ import {
   type RecordedEvent,
   type ResolvedEvent,
   type ResolvedIndexedEvent,
+  type WriteResult,
 } from '../store/index.ts';
 import { dotNetBinaryDate } from './codec.ts';
 import { writeGuidString } from './guid.ts';
@@ -340,5 +342,35 @@ export function encodeStreamEventAppeared(event: ResolvedEvent): Uint8Array {
   const out = new Out(lengthDelimitedSize(size));
   out.byte(0x0a);
   writeResolvedEvent(out, event, size, sizes, 0);
+  return out.buf;
+}
+
+/** WriteEventsCompleted's fields: a WriteResult with OperationResult's wire number. */
+export type WriteReply = Omit<WriteResult, 'result'> & { result: number };
+
+/**
+ * WriteEventsCompleted, the answer to every append: protobufjs would build a writer, its operations and a Long
+ * per position for each of them (a fifth of what the server allocates per single-event append).
+ */
+export function encodeWriteEventsCompleted(reply: WriteReply): Uint8Array {
+  const messageLength = reply.message ? Buffer.byteLength(reply.message, 'utf8') : 0;
+  const size =
+    1 +
+    varint32Size(reply.result) +
+    (reply.message ? lengthDelimitedSize(messageLength) : 0) +
+    int64FieldSize(reply.firstEventNumber) +
+    int64FieldSize(reply.lastEventNumber) +
+    int64FieldSize(reply.preparePosition) +
+    int64FieldSize(reply.commitPosition) +
+    (reply.currentVersion === undefined ? 0 : int64FieldSize(reply.currentVersion));
+  const out = new Out(size);
+  out.byte(0x08);
+  out.varint32(reply.result);
+  if (reply.message) out.string(0x12, reply.message, messageLength);
+  out.int64(0x18, reply.firstEventNumber);
+  out.int64(0x20, reply.lastEventNumber);
+  out.int64(0x28, reply.preparePosition);
+  out.int64(0x30, reply.commitPosition);
+  if (reply.currentVersion !== undefined) out.int64(0x38, reply.currentVersion);
   return out.buf;
 }

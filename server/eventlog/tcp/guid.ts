@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { hexByteAt, PAIR_OFFSETS } from '../store/index.ts';
 
 /**
  * GUIDs on the wire use .NET `Guid.ToByteArray` order: the first three groups are little-endian.
@@ -39,22 +40,6 @@ export function guidBytesToString(bytes: Uint8Array): string {
   );
 }
 
-/** Offsets of the 16 hex pairs inside the 36-character canonical text. */
-const PAIR_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34] as const;
-const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
-for (let i = 0; i < 6; i++) {
-  HEX_VALUE[65 + i] = 10 + i;
-  HEX_VALUE[97 + i] = 10 + i;
-}
-
-function hexDigit(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  const v = code < 128 ? HEX_VALUE[code] : -1;
-  if (v < 0) throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
-  return v;
-}
-
 /** .NET byte order of a canonical GUID text (with dashes). */
 export function guidStringToBytes(text: string): Buffer {
   const out = Buffer.allocUnsafe(GUID_BYTES);
@@ -68,8 +53,9 @@ export function writeGuidString(text: string, target: Uint8Array, offset: number
     throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
   }
   for (let i = 0; i < GUID_BYTES; i++) {
-    const at = PAIR_OFFSETS[i];
-    target[offset + TEXT_ORDER[i]] = (hexDigit(text, at) << 4) | hexDigit(text, at + 1);
+    const byte = hexByteAt(text, PAIR_OFFSETS[i]);
+    if (byte < 0) throw new RangeError(`not a GUID: ${JSON.stringify(text)}`);
+    target[offset + TEXT_ORDER[i]] = byte;
   }
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../../store/index.ts';
 import { BadRequestError, eventNumberToWire, int64ToNumber, newEventFromWire } from '../codec.ts';
 import { TcpCommand } from '../commands.ts';
+import { encodeWriteEventsCompleted } from '../event-encoder.ts';
 import type { CommandHandlerMap, RequestContext } from '../dispatcher.ts';
 import {
   enumTable,
@@ -42,16 +43,19 @@ function eventsOf(events: NewEventMessage[] | undefined) {
 }
 
 function sendWriteCompleted(ctx: RequestContext, r: WriteResult): void {
-  const body: Record<string, unknown> = {
-    result: OperationResultCode[r.result],
-    firstEventNumber: eventNumberToWire(r.firstEventNumber ?? EVENT_NUMBER_INVALID),
-    lastEventNumber: eventNumberToWire(r.lastEventNumber ?? EVENT_NUMBER_INVALID),
-    preparePosition: r.preparePosition ?? EVENT_NUMBER_INVALID,
-    commitPosition: r.commitPosition ?? EVENT_NUMBER_INVALID,
-  };
-  if (r.message) body.message = r.message;
-  if (r.currentVersion !== undefined) body.currentVersion = eventNumberToWire(r.currentVersion);
-  ctx.replyMessage(TcpCommand.WriteEventsCompleted, 'WriteEventsCompleted', body);
+  // Event numbers at or past EVENT_NUMBER_DELETED go out as long.MaxValue (the encoder maps them).
+  ctx.reply(
+    TcpCommand.WriteEventsCompleted,
+    encodeWriteEventsCompleted({
+      result: OperationResultCode[r.result],
+      message: r.message,
+      firstEventNumber: r.firstEventNumber ?? EVENT_NUMBER_INVALID,
+      lastEventNumber: r.lastEventNumber ?? EVENT_NUMBER_INVALID,
+      preparePosition: r.preparePosition ?? EVENT_NUMBER_INVALID,
+      commitPosition: r.commitPosition ?? EVENT_NUMBER_INVALID,
+      currentVersion: r.currentVersion,
+    }),
+  );
 }
 
 function sendDeleteCompleted(ctx: RequestContext, r: DeleteResult): void {
@@ -74,11 +78,13 @@ function transactionBody(r: TransactionResult): Record<string, unknown> {
 export const writeHandlers: CommandHandlerMap = {
   [TcpCommand.WriteEvents]: {
     request: 'WriteEvents',
-    async handle(ctx, m: WriteEventsMessage) {
+    handle(ctx, m: WriteEventsMessage) {
       const streamId = streamIdOf(m.eventStreamId);
       const expectedVersion = expectedVersionOf(m.expectedVersion);
       const events = eventsOf(m.events);
-      sendWriteCompleted(ctx, await ctx.store.appendToStream(streamId, expectedVersion, events, ctx.caller));
+      return ctx.store
+        .appendToStream(streamId, expectedVersion, events, ctx.caller)
+        .then((r) => sendWriteCompleted(ctx, r));
     },
   },
 

@@ -287,7 +287,11 @@ export async function startHomeport(partial: Partial<HomeportConfig> & { dataDir
       });
       // EventStoreDB's HTTP projections API lives on the same port (node-eventstore-client's ProjectionsManager).
       if (projections)
-        mountProjectionsHttp(grpc.listener, projections, { users: eventLog.users, secure: grpc.caFile !== null });
+        mountProjectionsHttp(grpc.listener, projections, {
+          users: eventLog.users,
+          tokens: eventLog.tokens,
+          secure: grpc.caFile !== null,
+        });
       // Closed before the subscriptions and the store, like the TCP side.
       const started = grpc;
       cleanups.push(() => started.close());

@@ -47,3 +47,13 @@ export interface EventLogUserView {
   /** Still has the public default password `changeit` (checked for the accounts a new install creates). */
   defaultPassword?: boolean;
 }
+
+/** A bearer token of an event-log user, without its secret. */
+export interface AccessTokenView {
+  id: string;
+  user: string;
+  name: string;
+  createdAt: number;
+  /** null: until revoked. */
+  expiresAt: number | null;
+}

@@ -15,6 +15,7 @@ import {
 import { BackupSection } from './server/BackupSection.tsx';
 import { FederationCheckSection } from './server/FederationCheckSection.tsx';
 import { ScavengeSection } from './server/ScavengeSection.tsx';
+import { TokensSection } from './server/TokensSection.tsx';
 import { UsersSection } from './server/UsersSection.tsx';
 import { useMonitor } from '../stores/monitor.ts';
 import { ActivityCharts } from './subscriptions/ActivityCharts.tsx';
@@ -131,6 +132,7 @@ export function ServerView() {
       <FederationCheckSection />
 
       <UsersSection />
+      <TokensSection />
 
       <h2>Log</h2>
       <div className="toolbar">

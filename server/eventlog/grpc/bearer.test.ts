@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import https from 'node:https';
 import { AccessDeniedError, jsonEvent, START, type KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS_PER_USER } from '../store/index.ts';
@@ -5,7 +7,8 @@ import { useGrpcTestServer, waitFor } from './testing/homeport.ts';
 import { record } from './testing/subscriptions.ts';
 
 /** Bearer tokens Homeport issues to its event-log users, through the official client's `{ bearerToken }`. */
-const shared = useGrpcTestServer();
+// System projections on: their HTTP API on the same port takes the tokens too.
+const shared = useGrpcTestServer({ runProjections: 'system' });
 
 async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -96,6 +99,24 @@ describe('bearer tokens over TLS', () => {
       AccessDeniedError,
     );
     expect(tokens().list('dave')).toEqual([]);
+  });
+
+  it('opens the HTTP projections API on the same port to a token, and refuses an unknown one', async () => {
+    const ca = fs.readFileSync(shared.server.homeport.grpc!.caFile!);
+    const get = (authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        https
+          .get(
+            { host: '127.0.0.1', port: shared.server.port, path: '/projections/any', ca, headers: { authorization } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
+          .on('error', reject);
+      });
+    expect(await get(`Bearer ${token}`)).toBe(200);
+    expect(await get('Bearer hpel_unknown')).toBe(401);
   });
 
   it(`keeps at most ${MAX_TOKENS_PER_USER} tokens per user and stores only their digests`, async () => {

@@ -124,3 +124,17 @@ describe('subscribeToAll', () => {
       expect(checkpoints[i].commit).toBeGreaterThanOrEqual(checkpoints[i - 1].commit);
   });
 });
+
+describe('fan-out', () => {
+  it('delivers every event, in order, to 100 live $all subscribers on one connection (bench:grpc fan-out row)', async () => {
+    const live = Array.from({ length: 100 }, () =>
+      shared.client.subscribeToAll({ fromPosition: END, filter: streamNameFilter({ prefixes: ['fan-'] }) }),
+    );
+    const subs = live.map((sub) => record(sub));
+    for (const s of subs) await s.until(() => s.caughtUp === 1);
+    for (let n = 0; n < 200; n += 100) await shared.client.appendToStream('fan-out', numbered('f', n, 100));
+    for (const s of subs) await s.until(() => s.events.length === 200, 60_000);
+    for (const s of subs) expect(s.events.map(dataOf)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    await Promise.all(live.map((sub) => sub.unsubscribe()));
+  });
+});

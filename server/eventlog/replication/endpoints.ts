@@ -49,10 +49,62 @@ function flatCase(key: string): string {
 
 export class EndpointError extends Error {}
 
+/** One seed of a gRPC string: a host name, an IPv4 address or a bracketed IPv6 one, with an optional port. */
+const GRPC_SEED = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::([0-9]{1,5}))?$/i;
+
+/**
+ * A gRPC connection string split as @kurrent/kurrentdb-client splits it: `scheme://[user[:password]@]seed[,seed…]
+ * [/][?options]`, where a cluster lists several seeds (`kurrentdb://a:2113,b:2113,c:2113`). WHATWG URL parsing
+ * refuses a port list, so the authority is taken apart here.
+ */
+function splitGrpcString(raw: string): {
+  scheme: string;
+  user: string | null;
+  password: string | null;
+  seeds: string[];
+  tail: string;
+  query: URLSearchParams;
+} {
+  const m = /^([a-z][a-z0-9+.-]*:)\/\/(?:([^@/?#]*)@)?([^/?#]*)([^?#]*)(\?[^#]*)?$/i.exec(raw);
+  if (!m) throw new EndpointError('is not a valid connection string');
+  const [, scheme, userinfo, authority, path_, query = ''] = m;
+  if (path_ !== '' && path_ !== '/') throw new EndpointError('has a path; a gRPC address is scheme://host:port');
+  const seeds = authority.split(',');
+  for (const seed of seeds) {
+    const parts = GRPC_SEED.exec(seed);
+    if (!parts) throw new EndpointError(seed === '' ? 'names no host' : `has a bad host "${seed}"`);
+    if (parts[2] !== undefined && (Number(parts[2]) < 1 || Number(parts[2]) > 65_535))
+      throw new EndpointError(`has a bad port in "${seed}"`);
+  }
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      throw new EndpointError('has badly encoded credentials');
+    }
+  };
+  const colon = userinfo === undefined ? -1 : userinfo.indexOf(':');
+  const user = userinfo ? decode(colon < 0 ? userinfo : userinfo.slice(0, colon)) || null : null;
+  const password = userinfo && colon >= 0 ? decode(userinfo.slice(colon + 1)) : null;
+  return { scheme: scheme.toLowerCase(), user, password, seeds, tail: query, query: new URLSearchParams(query) };
+}
+
 export function parseEndpoint(raw: string): EndpointSpec {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
     const dataDir = path.resolve(raw);
     return { kind: 'local', dataDir, description: dataDir };
+  }
+  if (GRPC_SCHEMES.includes(/^[^:]*:/.exec(raw)![0].toLowerCase())) {
+    const grpc = splitGrpcString(raw);
+    for (const key of grpc.query.keys())
+      if (!GRPC_QUERY_KEYS.has(flatCase(key))) throw new EndpointError(`has an unknown option "${key}"`);
+    return {
+      kind: 'grpc',
+      connectionString: raw,
+      description: `${grpc.scheme}//${grpc.seeds.join(',')}${grpc.tail}`,
+      user: grpc.user,
+      hasPassword: grpc.password !== null,
+    };
   }
   let url: URL;
   try {
@@ -63,14 +115,6 @@ export function parseEndpoint(raw: string): EndpointSpec {
   const scheme = url.protocol.toLowerCase();
   const user = url.username ? decodeURIComponent(url.username) : null;
   const password = url.password ? decodeURIComponent(url.password) : null;
-  if (GRPC_SCHEMES.includes(scheme)) {
-    for (const key of url.searchParams.keys())
-      if (!GRPC_QUERY_KEYS.has(flatCase(key))) throw new EndpointError(`has an unknown option "${key}"`);
-    const safe = new URL(raw);
-    safe.username = '';
-    safe.password = '';
-    return { kind: 'grpc', connectionString: raw, description: safe.toString(), user, hasPassword: password !== null };
-  }
   if (!TCP_SCHEMES.includes(scheme))
     throw new EndpointError(`has an unknown scheme ${scheme}// (tcp://, esdb://, kurrentdb://, esdb+discover://)`);
   if (!url.hostname) throw new EndpointError('names no host');
@@ -101,12 +145,7 @@ export function parseEndpoint(raw: string): EndpointSpec {
 /** The hosts a server's address connects to: its host, or every seed of a gRPC string (`host1:2113,host2:2113`). */
 export function endpointHosts(spec: Exclude<EndpointSpec, { kind: 'local' }>): string[] {
   if (spec.kind === 'tcp') return [spec.host];
-  const authority = spec.connectionString.replace(/^[^:]+:\/\//, '').split(/[/?#]/, 1)[0];
-  return authority
-    .slice(authority.lastIndexOf('@') + 1)
-    .split(',')
-    .map((seed) => (seed.startsWith('[') ? seed.slice(0, seed.indexOf(']') + 1) : seed.split(':')[0]))
-    .filter((host) => host !== '');
+  return splitGrpcString(spec.connectionString).seeds.map((seed) => GRPC_SEED.exec(seed)![1]);
 }
 
 /** Whether the string names a user but no password (the password then comes from --password-stdin). */
@@ -119,9 +158,10 @@ export function needsPassword(spec: EndpointSpec): boolean {
 export function withPassword(spec: EndpointSpec, password: string): EndpointSpec {
   if (spec.kind === 'tcp' && spec.user !== null) return { ...spec, credentials: { username: spec.user, password } };
   if (spec.kind === 'grpc') {
-    const url = new URL(spec.connectionString);
-    url.password = encodeURIComponent(password);
-    return { ...spec, connectionString: url.toString(), hasPassword: true };
+    const grpc = splitGrpcString(spec.connectionString);
+    const credentials = `${encodeURIComponent(grpc.user ?? '')}:${encodeURIComponent(password)}@`;
+    const connectionString = `${grpc.scheme}//${credentials}${grpc.seeds.join(',')}${grpc.tail}`;
+    return { ...spec, connectionString, hasPassword: true };
   }
   return spec;
 }

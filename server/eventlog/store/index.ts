@@ -11,6 +11,7 @@ export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './user
 export {
   MAX_TOKENS_PER_USER,
   SqliteEventLogTokens,
+  type AccessTokenInfo,
   type EventLogTokens,
 } from './access-tokens.ts';
 export { SYSTEM_CALLER } from './access.ts';

@@ -106,6 +106,9 @@ describe('event-log UI API', () => {
       ['POST', '/eventlog/users'],
       ['PUT', '/eventlog/users/ops/password'],
       ['DELETE', '/eventlog/users/ops'],
+      ['GET', '/eventlog/tokens'],
+      ['POST', '/eventlog/tokens'],
+      ['DELETE', '/eventlog/tokens/x'],
     ];
     for (const [method, p] of routes) {
       const { status } = await call(p, {
@@ -585,6 +588,34 @@ describe('event-log UI API', () => {
     expect((await call('/eventlog/users/admin', { method: 'DELETE' })).status).toBe(400);
     expect((await call('/eventlog/users/reporter', { method: 'DELETE' })).status).toBe(200);
     expect(hp.eventLog.users.get('reporter')).toBeUndefined();
+  });
+
+  it('issues, lists and revokes bearer tokens; the secret is shown once', async () => {
+    type Info = { id: string; user: string; name: string; expiresAt: number | null };
+    const own = await call<{ token: string; info: Info }>('/eventlog/tokens', {
+      method: 'POST',
+      body: { name: 'laptop', expiresInDays: 30 },
+    });
+    expect(own.status).toBe(201);
+    expect(own.body.info).toMatchObject({ user: 'admin', name: 'laptop', expiresAt: expect.any(Number) });
+    expect(hp.eventLog.tokens.authenticate(own.body.token)).toMatchObject({ name: 'admin' });
+    await hp.eventLog.users.add({ name: 'pipeline', password: 'pipeline-pass' });
+    const theirs = await call<{ token: string; info: Info }>('/eventlog/tokens', {
+      method: 'POST',
+      body: { user: 'pipeline' },
+    });
+    expect(theirs.body.info).toMatchObject({ user: 'pipeline', expiresAt: null });
+
+    const listed = await call<{ tokens: Info[] }>('/eventlog/tokens');
+    expect(listed.body.tokens.map((t) => t.id).sort()).toEqual([own.body.info.id, theirs.body.info.id].sort());
+    expect(JSON.stringify(listed.body)).not.toContain(own.body.token);
+    expect((await call<{ tokens: Info[] }>('/eventlog/tokens?user=pipeline')).body.tokens).toHaveLength(1);
+
+    for (const body of [{ user: 'nobody' }, { expiresInDays: 0 }, { name: 'x'.repeat(201) }])
+      expect((await call('/eventlog/tokens', { method: 'POST', body })).status).toBeGreaterThanOrEqual(400);
+    expect((await call(`/eventlog/tokens/${theirs.body.info.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(hp.eventLog.tokens.authenticate(theirs.body.token)).toBeNull();
+    expect((await call(`/eventlog/tokens/${theirs.body.info.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 });
 

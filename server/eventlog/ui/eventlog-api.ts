@@ -4,6 +4,7 @@ import type { UiSessions } from '../../http/index.ts';
 import { connectionRoutes } from './connections.ts';
 import { UiApiError } from './ui-errors.ts';
 import { type EventLogUiDeps } from './eventlog-context.ts';
+import { eventLogTokenRoutes } from './eventlog-tokens.ts';
 import { eventLogUserRoutes } from './eventlog-users.ts';
 import { eventRoutes } from './events.ts';
 import { DEFAULT_LIVE_LIMITS, liveRoutes, type LiveTailLimits } from './live.ts';
@@ -33,6 +34,7 @@ export function eventLogUiRoutes(
     connectionRoutes(app, sessions, deps);
     persistentGroupRoutes(app, sessions, deps);
     eventLogUserRoutes(app, sessions, deps);
+    eventLogTokenRoutes(app, sessions, deps);
     replicationRoutes(app, sessions, deps);
     scavengeRoutes(app, sessions, deps);
     projectionRoutes(app, sessions, deps);

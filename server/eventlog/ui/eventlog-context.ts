@@ -1,5 +1,5 @@
 import type { ProjectionManager } from '../projections/index.ts';
-import type { EventLogUsers, EventStore, Principal, StreamBrowser } from '../store/index.ts';
+import type { EventLogTokens, EventLogUsers, EventStore, Principal, StreamBrowser } from '../store/index.ts';
 import type {
   PersistentSubscriptionSettings,
   VolatileSubscribeRequest,
@@ -15,6 +15,8 @@ export interface EventLogUiDeps {
   /** Browsing by name, category and time for the stream list. */
   browser: StreamBrowser;
   users: EventLogUsers;
+  /** Bearer tokens of the users (gRPC clients). */
+  tokens: EventLogTokens;
   /** Connected TCP clients; empty until the TCP listener runs. */
   connections: () => readonly UiConnectionSource[];
   /** The subscription engines' admin face; null until they run. */

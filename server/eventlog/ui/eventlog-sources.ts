@@ -141,6 +141,7 @@ export function eventLogUiDeps(options: {
     store: options.eventLog.store,
     browser: options.eventLog.browser,
     users: options.eventLog.users,
+    tokens: options.eventLog.tokens,
     connections: () => options.connections().map(connectionView),
     subscriptions: () => subs,
     subscribeLive: (request) => options.subscriptions.volatile.subscribe(request),

@@ -113,6 +113,9 @@ describe('UI API: replications into this Homeport', () => {
       'tcp://admin:changeit@0.0.0.0:1113',
       'kurrentdb+discover://admin:changeit@169.254.169.254:2113',
       'kurrentdb://admin:changeit@[fd00:ec2::254]:2113?tls=false',
+      // a cluster's seeds: every one is checked
+      'kurrentdb+discover://admin:changeit@127.0.0.1:2113,169.254.169.254:2113',
+      'kurrentdb://admin:changeit@localhost,127.0.0.1,[fe80::1]?tls=false',
       'tcp://admin:changeit@no-such-host.invalid:1113',
     ]) {
       const refused = await start({ from, to: 'local' });

@@ -4,7 +4,7 @@
  * Credentials (Basic) are checked before any body is read; bodies (query text) are bounded.
  */
 import type http from 'node:http';
-import type { EventLogUsers, Principal } from '../../store/index.ts';
+import type { EventLogTokens, EventLogUsers, Principal } from '../../store/index.ts';
 import {
   ProjectionCommandError,
   ProjectionConfigError,
@@ -27,6 +27,8 @@ export interface HttpRouteHost {
 
 export interface ProjectionsHttpOptions {
   users: EventLogUsers;
+  /** Bearer tokens the users hold (absent: Basic only). */
+  tokens?: EventLogTokens;
   /** false: cleartext mode, no authentication (as KurrentDB's --insecure, loopback only). */
   secure: boolean;
 }
@@ -121,6 +123,13 @@ export function mountProjectionsHttp(
   const authenticate = async (req: http.IncomingMessage): Promise<Principal> => {
     if (!options.secure) return { name: '$insecure', groups: ['$admins'] };
     const header = req.headers.authorization ?? '';
+    // Homeport's own access tokens (store/access-tokens.ts), as on the gRPC calls of this port.
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (bearer) {
+      const holder = options.tokens?.authenticate(bearer[1]);
+      if (!holder) throw new HttpError(401, 'Not authenticated');
+      return holder;
+    }
     const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     const decoded = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');

@@ -40,6 +40,29 @@ describe('background WAL checkpointer', () => {
     db.close();
   });
 
+  it('empties the WAL past its limit under writes that never pause (a passive checkpoint alone let it grow without end)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ckpt-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'steady.db');
+    const db = openDatabase(file, {
+      migrations: [{ version: 1, name: 't', up: (d) => d.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)') }],
+      synchronous: 'FULL',
+    });
+    const checkpointer = startBackgroundCheckpointer(db, { intervalMs: 20, walLimitBytes: 1024 * 1024 });
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+    // One small commit every turn, as the social server under a steady stream of posts: about 12 MiB of pages.
+    for (let i = 0; i < 3000; i++) {
+      db.transaction(() => insert.run(Buffer.alloc(2048, i)))();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const walBytes = fs.statSync(`${file}-wal`).size;
+    await checkpointer.stop();
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(3000);
+    db.close();
+    // Without the TRUNCATE past the limit the WAL held every frame written (about 37 MB here).
+    expect(walBytes).toBeLessThan(12 * 1024 * 1024);
+  }, 120_000);
+
   it('checkpoints two databases from one worker; stopping one leaves the other checkpointed', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-ckpt-'));
     dirs.push(dir);

@@ -25,7 +25,11 @@ function tick(id) {
   const entry = open.get(id);
   if (!entry) return;
   try {
-    entry.db.pragma('wal_checkpoint(PASSIVE)');
+    const [passive] = entry.db.pragma('wal_checkpoint(PASSIVE)');
+    // Under steady writes some frame is always newer than the last passive checkpoint, so the writer never
+    // starts the WAL over and the file grows without end (282 MB in a 30-minute soak). Past the limit the
+    // writer's own connection is asked to empty it (it holds the write lock; this thread would rarely win it).
+    if (passive && passive.log > entry.truncateAfterFrames) parentPort.postMessage({ oversized: id });
   } catch (err) {
     // SQLITE_BUSY and friends: another checkpoint is running; try again next tick.
   }
@@ -37,7 +41,9 @@ parentPort.on('message', (message) => {
       const db = new Database(message.add.file);
       db.pragma('busy_timeout = 0');
       db.pragma('synchronous = FULL');
-      open.set(message.add.id, { db, intervalMs: message.add.intervalMs, timer: null });
+      const frameBytes = db.pragma('page_size', { simple: true }) + 24;
+      const truncateAfterFrames = Math.max(1, Math.floor(message.add.walLimitBytes / frameBytes));
+      open.set(message.add.id, { db, intervalMs: message.add.intervalMs, truncateAfterFrames, timer: null });
       tick(message.add.id);
     } catch (err) {
       parentPort.postMessage({ failed: message.add.id, message: String((err && err.message) || err) });
@@ -59,7 +65,12 @@ interface SharedWorker {
   users: number;
   /** Per database: told when the worker stopped checkpointing it, or failed to open it, or died. */
   ended: Map<number, (err: Error | null) => void>;
+  /** Per database: empties its WAL from the writer's connection when the worker finds it past its limit. */
+  oversized: Map<number, () => void>;
 }
+
+/** As the event log's journal_size_limit: a desktop's disk keeps at most this much of WAL. */
+const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 let shared: SharedWorker | null = null;
 let nextId = 1;
@@ -69,13 +80,14 @@ function sharedWorker(): SharedWorker {
   const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { sqliteModule } });
   worker.unref();
-  const s: SharedWorker = { worker, users: 0, ended: new Map() };
+  const s: SharedWorker = { worker, users: 0, ended: new Map(), oversized: new Map() };
   const end = (id: number, err: Error | null) => {
     const done = s.ended.get(id);
     s.ended.delete(id);
     done?.(err);
   };
-  worker.on('message', (m: { stopped?: number; failed?: number; message?: string }) => {
+  worker.on('message', (m: { stopped?: number; failed?: number; oversized?: number; message?: string }) => {
+    if (m.oversized !== undefined) s.oversized.get(m.oversized)?.();
     if (m.stopped !== undefined) end(m.stopped, null);
     if (m.failed !== undefined) end(m.failed, new Error(m.message));
   });
@@ -91,7 +103,12 @@ function sharedWorker(): SharedWorker {
 
 export function startBackgroundCheckpointer(
   db: Database,
-  options: { intervalMs?: number; onError?: (err: Error) => void } = {},
+  options: {
+    intervalMs?: number;
+    /** The WAL's size past which the writer's connection empties it (TRUNCATE) between two transactions. */
+    walLimitBytes?: number;
+    onError?: (err: Error) => void;
+  } = {},
 ): BackgroundCheckpointer {
   const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
   const s = sharedWorker();
@@ -103,7 +120,17 @@ export function startBackgroundCheckpointer(
   };
   let stopping = false;
   const ended = new Promise<void>((resolve) => {
+    s.oversized.set(id, () => {
+      // Inside a write group's transaction a checkpoint cannot run: the worker asks again next tick.
+      if (!db.open || db.inTransaction) return;
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Busy (a reader of another connection on the WAL): asked again next tick.
+      }
+    });
     s.ended.set(id, (err) => {
+      s.oversized.delete(id);
       // Never leave the WAL without anyone to checkpoint it.
       restoreAutocheckpoint();
       if (err && !stopping) options.onError?.(err);
@@ -114,7 +141,14 @@ export function startBackgroundCheckpointer(
       resolve();
     });
   });
-  s.worker.postMessage({ add: { id, file: db.name, intervalMs: options.intervalMs ?? 1000 } });
+  s.worker.postMessage({
+    add: {
+      id,
+      file: db.name,
+      intervalMs: options.intervalMs ?? 1000,
+      walLimitBytes: options.walLimitBytes ?? DEFAULT_WAL_LIMIT_BYTES,
+    },
+  });
   return {
     stop() {
       if (!stopping) {

@@ -84,3 +84,47 @@ test('connection strings for the signed-in user, without the password, and they 
     await client.dispose();
   }
 });
+
+test('an access token made in the Server view lets a gRPC client in as its user until it is revoked', async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(`${hp.httpUrl}/ui/server`);
+  await page.getByLabel('User name').fill(OWNER.name);
+  await page.getByLabel('Password').fill(OWNER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const listeners = page.getByRole('table', { name: 'Listeners' });
+  await listeners
+    .getByRole('button', {
+      name: 'Copy KurrentDB and EventStoreDB gRPC clients connection string for Event log (gRPC)',
+    })
+    .click();
+  // The address without account: the token is the credential.
+  const address = (await page.evaluate(() => navigator.clipboard.readText())).replace(/\/\/[^@/]+@/, '//');
+
+  const form = page.getByRole('form', { name: 'New access token' });
+  await form.getByLabel('User').selectOption(OWNER.name);
+  await form.getByLabel('Label').fill('e2e program');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  const bearerToken = (await page.getByTestId('issued-token').textContent()) ?? '';
+  expect(bearerToken.length).toBeGreaterThan(40);
+  const row = page.getByRole('table', { name: 'Access tokens' }).getByRole('row', { name: /e2e program/ });
+  await expect(row).toContainText(OWNER.name);
+
+  const client = KurrentDBClient.connectionString(address);
+  try {
+    const appended = await client.appendToStream('token-e2e', grpcEvent({ type: 'ByToken', data: {} }), {
+      credentials: { bearerToken },
+    });
+    expect(appended.success).toBe(true);
+
+    await row.getByRole('button', { name: /^Revoke token / }).click();
+    await expect(row).toHaveCount(0);
+    await expect(
+      client.appendToStream('token-e2e', grpcEvent({ type: 'ByToken', data: {} }), { credentials: { bearerToken } }),
+    ).rejects.toThrow();
+  } finally {
+    await client.dispose();
+  }
+});

@@ -297,8 +297,11 @@ async function main(): Promise<void> {
   console.log(
     `event-log subscription benchmark: ${os.cpus().length} cores, node ${process.version}, load ${fmt(os.loadavg()[0], 1)}\n`,
   );
+  // The standard projections' links ($ce-, $et-, …: about two per event) reach `$all` subscribers too, which
+  // made "delivered" three times "written × subscribers": they are off unless BENCH_RUN_PROJECTIONS says.
   const server = await startServer('homeport-bench-subs-', {
     nodeFlags: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+    args: ['--run-projections', process.env.BENCH_RUN_PROJECTIONS ?? 'none'],
   });
   try {
     // Several runs on the same server: one run's p99 moves with whatever else the machine is doing.

@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import type { Caller, EventLogTokens, EventLogUsers, Principal } from '../store/index.ts';
+import {
+  principalOfAuthorization,
+  type Caller,
+  type EventLogTokens,
+  type EventLogUsers,
+  type Principal,
+} from '../store/index.ts';
 import { Errors } from './errors.ts';
 
 /**
@@ -52,23 +58,11 @@ export function createAuthenticator(credentials: Credentials, secure: boolean): 
 }
 
 /**
- * The principal an `authorization` header names (Basic or Bearer), for gRPC calls and the HTTP API on the same
- * port; throws UNAUTHENTICATED (the clients' AccessDeniedError) when it names none. `from`: the client's address.
+ * The principal an `authorization` header names (Basic or Bearer); throws UNAUTHENTICATED (the clients'
+ * AccessDeniedError) when it names none. `from`: the client's address.
  */
-export async function checkHeader({ users, tokens }: Credentials, header: string, from: string): Promise<Principal> {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (bearer) {
-    // A 256-bit random token: no password to guess, so no throttle; the failure says nothing of why.
-    const principal = tokens.authenticate(bearer[1]);
-    if (!principal) throw Errors.unauthenticated('Invalid, expired or revoked access token.');
-    return principal;
-  }
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!basic) throw Errors.unauthenticated('Unsupported authorization scheme; use Basic or Bearer.');
-  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw Errors.unauthenticated('Malformed Basic credentials.');
-  const principal = await users.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1), from);
-  if (!principal) throw Errors.unauthenticated('Bad username or password.');
-  return principal;
+async function checkHeader(credentials: Credentials, header: string, from: string): Promise<Principal> {
+  const result = await principalOfAuthorization(credentials, header, from);
+  if ('refused' in result) throw Errors.unauthenticated(result.refused);
+  return result;
 }

@@ -15,6 +15,7 @@ export {
   type EventLogTokens,
 } from './access-tokens.ts';
 export { SYSTEM_CALLER } from './access.ts';
+export { principalOfAuthorization } from './authorization.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';
 export { hexByteAt, PAIR_OFFSETS } from './uuid.ts';

@@ -1,10 +1,15 @@
 /**
  * EventStoreDB's HTTP projections API (what node-eventstore-client's ProjectionsManager and the legacy
  * admin UI call), served on the gRPC port's HTTP side: thin routes over the ProjectionManager.
- * Credentials (Basic) are checked before any body is read; bodies (query text) are bounded.
+ * Credentials (Basic, or Bearer access tokens) are checked before any body is read; bodies (query text) are bounded.
  */
 import type http from 'node:http';
-import type { EventLogTokens, EventLogUsers, Principal } from '../../store/index.ts';
+import {
+  principalOfAuthorization,
+  type EventLogTokens,
+  type EventLogUsers,
+  type Principal,
+} from '../../store/index.ts';
 import {
   ProjectionCommandError,
   ProjectionConfigError,
@@ -122,22 +127,13 @@ export function mountProjectionsHttp(
 ): void {
   const authenticate = async (req: http.IncomingMessage): Promise<Principal> => {
     if (!options.secure) return { name: '$insecure', groups: ['$admins'] };
-    const header = req.headers.authorization ?? '';
-    // Homeport's own access tokens (store/access-tokens.ts), as on the gRPC calls of this port.
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (bearer) {
-      const holder = options.tokens?.authenticate(bearer[1]);
-      if (!holder) throw new HttpError(401, 'Not authenticated');
-      return holder;
-    }
-    const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    const decoded = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    const principal =
-      colon > 0
-        ? await options.users.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1), req.socket.remoteAddress)
-        : null;
-    if (!principal) throw new HttpError(401, 'Not authenticated');
+    // Basic or Homeport's own access tokens (Bearer), parsed as on the gRPC calls of this port.
+    const principal = await principalOfAuthorization(
+      options,
+      req.headers.authorization ?? '',
+      req.socket.remoteAddress,
+    );
+    if ('refused' in principal) throw new HttpError(401, 'Not authenticated');
     return principal;
   };
   const requireOps = (p: Principal) => {

@@ -15,8 +15,8 @@ import {
   ProjectionNotFoundError,
   SubsystemRestartError,
   type ProjectionEntry,
-  type ProjectionManager,
-} from './manager.ts';
+} from './commands.ts';
+import type { ProjectionManager } from './manager.ts';
 
 type Value =
   | { nullValue: 'NULL_VALUE' }

@@ -5,18 +5,16 @@
  */
 import { ProjectionManager, type ProjectionsEventLog, type ProjectionsOptions } from './manager.ts';
 
+export { ProjectionManager, type ProjectionsOptions, type ProjectionsEventLog } from './manager.ts';
 export {
-  ProjectionManager,
   ProjectionNotFoundError,
   ProjectionCommandError,
   ProjectionConflictError,
   ProjectionConfigError,
   RUN_PROJECTIONS_VALUES,
   type RunProjections,
-  type ProjectionsOptions,
-  type ProjectionsEventLog,
   type ProjectionEntry,
-} from './manager.ts';
+} from './commands.ts';
 export type { ProjectionConfig } from './definition.ts';
 export { projectionsGrpcService } from './grpc-service.ts';
 export { mountProjectionsHttp, MAX_QUERY_BYTES } from './http/routes.ts';

@@ -16,8 +16,8 @@ import {
   ProjectionConflictError,
   ProjectionNotFoundError,
   SubsystemRestartError,
-  type ProjectionManager,
-} from '../manager.ts';
+} from '../commands.ts';
+import type { ProjectionManager } from '../manager.ts';
 import type { ProjectionConfig, ProjectionMode } from '../definition.ts';
 import { projectionStatistics } from './statistics.ts';
 

@@ -1,6 +1,6 @@
 /** A projection's statistics as EventStoreDB's HTTP API shows them (`ProjectionStatisticsHttpFormatted`). */
 import { tagDisplay } from '../checkpoint-tag.ts';
-import type { ProjectionEntry } from '../manager.ts';
+import type { ProjectionEntry } from '../commands.ts';
 
 /** `<State>[ (Enabled)]`: the suffix for a stopped or faulted projection still enabled, as EventStoreDB writes it. */
 export function statusText(p: ProjectionEntry): string {

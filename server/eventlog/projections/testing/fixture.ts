@@ -14,7 +14,8 @@ import { subscriptionTcpHandlers } from '../../subscriptions/tcp-handlers.ts';
 import { startEventLogTcp, type EventLogTcpServer } from '../../tcp/server.ts';
 import { ExpectedVersion, type NewEvent } from '../../store/types.ts';
 import { startProjections } from '../index.ts';
-import type { ProjectionManager, RunProjections } from '../manager.ts';
+import type { RunProjections } from '../commands.ts';
+import type { ProjectionManager } from '../manager.ts';
 import type { SandboxLimits } from '../sandbox/sandbox.ts';
 
 export interface ProjectionsFixture {

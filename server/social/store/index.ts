@@ -73,6 +73,7 @@ export * from './search.ts';
 export * from './scheduled.ts';
 export * from '../status-row.ts';
 export * from './statuses.ts';
+export * from './status-mentions-tags.ts';
 export * from './idempotency-keys.ts';
 export * from './timelines.ts';
 export * from '../notification-types.ts';

@@ -2,12 +2,13 @@
  * The event store on SQLite (better-sqlite3): EventStoreDB semantics for expected versions, idempotency,
  * deletes, metadata, ACLs, links and transactions, with group commit for writes.
  *
- * This class is the facade; the work is in the parts beside it: group-commit (queue and transaction
- * rules), append / delete / transactions (the writes inside one commit), stream-reads and all-reads,
+ * This class is the facade; the work is in the parts beside it: store-writes (each write checked, queued and
+ * committed), group-commit (queue and transaction rules), append / delete / transactions (the writes inside
+ * one commit), stream-reads and all-reads,
  * stream-cache (heads and metadata in memory), change-feed (what committed, including other processes'
  * commits), stream-listing (the browser's queries), statements (SQL).
- * It stays past 400 lines because it is one idea: the EventStore interface, each method a short
- * delegation to those parts plus the access check and readiness/closing rules they share.
+ * Each EventStore method is a short delegation to those parts plus the access check and readiness/closing
+ * rules they share.
  *
  * Requests are checked against the in-transaction state before they write anything, so a wrong expected
  * version fails alone. Reads are synchronous and index based. Caches are updated from a commit's working
@@ -16,25 +17,21 @@
  */
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
-import { canAccess, SYSTEM_CALLER } from './access.ts';
+import { canAccess } from './access.ts';
 import { readAll, type AllReadRequest } from './all-reads.ts';
-import { appendInBatch, persistBatch } from './append.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { StoreContext } from './context.ts';
-import { deleteInBatch } from './delete.ts';
-import { GroupCommitQueue } from './group-commit.ts';
 import { LinkTargets } from './link-targets.ts';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits.ts';
 import { SystemRoles, SystemStreams } from './metadata.ts';
-import { bytesOf, prepareEvents, validateInteger, validateStreamId, type PendingEvent } from './requests.ts';
 import { RecentEventIds } from './recent-event-ids.ts';
 import { Scavenger } from './scavenge.ts';
 import { prepareStatements, tuneEventLogConnection, type Statements } from './statements.ts';
-import { StreamCache, WriteBatch } from './stream-cache.ts';
+import { StreamCache } from './stream-cache.ts';
 import { StreamListings, type StreamListing } from './stream-listing.ts';
 import { readEvent, readStreamBackward, readStreamForward, resolveLink } from './stream-reads.ts';
 import type { SystemWriter } from './system-writer.ts';
-import { commitTransactionInBatch, startTransactionInBatch, writeTransactionInBatch } from './transactions.ts';
+import { StoreWrites } from './store-writes.ts';
 import {
   StoreNotReadyError,
   type Caller,
@@ -65,7 +62,7 @@ import {
 } from './types.ts';
 
 export type { SystemWriter } from './system-writer.ts';
-export { type StoreLimits } from './limits.ts';
+export type { StoreLimits } from './limits.ts';
 export { tuneEventLogConnection } from './statements.ts';
 export type { StreamListing } from './stream-listing.ts';
 
@@ -91,7 +88,7 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
   private readonly sql: Statements;
   private readonly ctx: StoreContext;
   private readonly feed: ChangeFeed;
-  private readonly writes: GroupCommitQueue<WriteBatch>;
+  private readonly writes: StoreWrites;
   private readonly listings: StreamListings;
   private readonly pollTimer: NodeJS.Timeout;
   private readonly scavenger: Scavenger;
@@ -118,16 +115,14 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
     };
     this.ctx.recentIds.warm(this.db);
     this.feed = new ChangeFeed(this.ctx, () => !this.closed && this.ctx.streams.batch === null);
-    this.writes = new GroupCommitQueue<WriteBatch>({
-      limits: this.limits,
-      logger: this.logger,
+    this.writes = new StoreWrites(this.ctx, this.feed, {
       refusal: (internal) =>
         this.closed || (!internal && this.status !== 'ready')
           ? new StoreNotReadyError(
               this.closed || this.status === 'closing' ? 'The event store is closing.' : 'The event store is starting.',
             )
           : null,
-      transaction: (fn) => this.inTransaction(fn),
+      isClosed: () => this.closed,
     });
     this.listings = new StreamListings(this.db);
     this.scavenger = new Scavenger(this);
@@ -143,67 +138,23 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
   // ───────────────────────────── writes ─────────────────────────────
 
   appendToStream(streamId: string, expectedVersion: number, events: NewEvent[], caller: Caller): Promise<WriteResult> {
-    let pending: PendingEvent[];
-    try {
-      validateStreamId(streamId);
-      validateInteger('Expected version', expectedVersion);
-      pending = prepareEvents(events);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.writes.enqueue(
-      (b) => appendInBatch(this.ctx, b, streamId, expectedVersion, pending, caller),
-      pending.length,
-      bytesOf(pending),
-    );
+    return this.writes.append(streamId, expectedVersion, events, caller);
   }
 
   deleteStream(streamId: string, expectedVersion: number, hardDelete: boolean, caller: Caller): Promise<DeleteResult> {
-    try {
-      validateStreamId(streamId);
-      validateInteger('Expected version', expectedVersion);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.writes.enqueue(
-      (b) => deleteInBatch(this.ctx, b, streamId, expectedVersion, hardDelete === true, caller),
-      1,
-      64,
-    );
+    return this.writes.deleteStream(streamId, expectedVersion, hardDelete, caller);
   }
 
   startTransaction(streamId: string, expectedVersion: number, caller: Caller): Promise<TransactionResult> {
-    try {
-      validateStreamId(streamId);
-      validateInteger('Expected version', expectedVersion);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.writes.enqueue((b) => startTransactionInBatch(this.ctx, b, streamId, expectedVersion, caller), 1, 64);
+    return this.writes.startTransaction(streamId, expectedVersion, caller);
   }
 
   transactionWrite(transactionId: number, events: NewEvent[], caller: Caller): Promise<TransactionResult> {
-    let pending: PendingEvent[];
-    try {
-      validateInteger('Transaction id', transactionId);
-      pending = prepareEvents(events);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.writes.enqueue(
-      () => writeTransactionInBatch(this.ctx, transactionId, pending, caller),
-      pending.length,
-      bytesOf(pending),
-    );
+    return this.writes.transactionWrite(transactionId, events, caller);
   }
 
   commitTransaction(transactionId: number, caller: Caller): Promise<TransactionCommitResult> {
-    try {
-      validateInteger('Transaction id', transactionId);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.writes.enqueue((b) => commitTransactionInBatch(this.ctx, b, transactionId, caller), 1, 64);
+    return this.writes.commitTransaction(transactionId, caller);
   }
 
   scavenge(caller: Caller): ScavengeResult {
@@ -228,38 +179,7 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
    * callers may write while the store is starting or closing.
    */
   runSystemWrite<T>(fn: (writer: SystemWriter) => T, options: { internal?: boolean } = {}): Promise<T> {
-    const ctx = this.ctx;
-    return this.writes.enqueue(
-      (b) => {
-        const writer: SystemWriter = {
-          now: b.now,
-          db: this.db,
-          append: (streamId, expectedVersion, events) =>
-            appendInBatch(ctx, b, streamId, expectedVersion, prepareEvents(events), SYSTEM_CALLER),
-          deleteStream: (streamId, expectedVersion, hard) =>
-            deleteInBatch(ctx, b, streamId, expectedVersion, hard, SYSTEM_CALLER),
-          streamInfo: (streamId) => {
-            const s = ctx.streams.get(streamId);
-            return {
-              key: s.key,
-              lastEventNumber: s.last,
-              tombstoned: s.tombstoned,
-              eventCount: s.count,
-              metadata: ctx.streams.metadataOf(streamId),
-            };
-          },
-          eventsRemoved: (streamId, count) => {
-            const s = ctx.streams.writable(streamId);
-            s.count = Math.max(0, s.count - count);
-            s.dirty = true;
-          },
-        };
-        return fn(writer);
-      },
-      1,
-      64,
-      options.internal === true,
-    );
+    return this.writes.runSystemWrite(fn, options.internal === true);
   }
 
   /** Resolves once the write queue is empty. */
@@ -383,30 +303,6 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
     this.ensureOpen();
     this.feed.sync();
     return this.ctx;
-  }
-
-  private inTransaction(fn: (b: WriteBatch) => void): void {
-    if (this.closed) throw new StoreNotReadyError('The event store is closed.');
-    const { ctx, sql } = this;
-    sql.begin.run();
-    let batch: WriteBatch;
-    try {
-      this.feed.sync();
-      batch = new WriteBatch(this.clock(), ctx.lastPosition);
-      ctx.streams.batch = batch;
-      fn(batch);
-      persistBatch(ctx, batch);
-      sql.commit.run();
-    } catch (err) {
-      ctx.streams.batch = null;
-      if (this.db.inTransaction) sql.rollback.run();
-      throw err;
-    }
-    ctx.streams.batch = null;
-    ctx.streams.committed(batch);
-    batch.eventIds.commitTo(ctx.recentIds);
-    ctx.lastPosition = batch.lastPosition;
-    this.feed.committed(batch);
   }
 
   private pollExternalChanges(): void {

@@ -35,9 +35,11 @@ export async function queueVerifiedActivity(
     // is the document's.
     return { queued: false, status: 400, reason: `Invalid activity: ${(err as Error).message}` };
   }
-  if (activity.actorId?.href !== keyOwner) {
+  // Without a context nothing in it means anything as JSON-LD, not even its actor (Fedify answers the same).
+  if (activity.actorId === null) return { queued: false, status: 400, reason: 'Missing actor.' };
+  if (activity.actorId.href !== keyOwner) {
     context.data.logger.info(
-      { keyOwner, actor: activity.actorId?.href ?? null },
+      { keyOwner, actor: activity.actorId.href },
       'an inbox delivery was refused: its signer is not its actor',
     );
     return { queued: false, status: 401, reason: 'The signer and the actor do not match.' };

@@ -260,3 +260,49 @@ describe('large activities, one at a time', () => {
     expect((await Promise.all(answers)).map((r) => r.status).sort()).toEqual([202, 202, 202, 202, 202, 503]);
   });
 });
+
+describe('verified shared-inbox deliveries, queued without a second verification', () => {
+  const ALICE = 'https://a.test/users/alice';
+  const CAROL = 'https://c.test/users/carol';
+  const storedStatus = (uri: string) =>
+    a.social.context.store.db.prepare('SELECT account_id FROM statuses WHERE uri = ?').get(uri);
+
+  it('stores a Create signed by its actor, and its answer comes once it is queued', async () => {
+    const create = await createOf(BOB, ALICE);
+    const body = JSON.stringify(create);
+    const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
+    expect(answer.status).toBe(202);
+    await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
+  });
+
+  it('refuses an activity whose context renames `actor`: JSON-LD reads another actor than the signer', async () => {
+    // The plain JSON's actor is bob (the signer), but the inline context makes `actor` a term of no meaning and
+    // `sender` ActivityStreams' actor: read as JSON-LD, the Create is carol's.
+    const create = await createOf(CAROL, ALICE);
+    const body = JSON.stringify({
+      ...create,
+      '@context': [
+        create['@context'],
+        { actor: 'https://attack.test/ns#actor', sender: { '@id': 'as:actor', '@type': '@id' } },
+      ].flat(),
+      actor: BOB,
+      sender: CAROL,
+    });
+    const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
+    expect(answer.status).toBe(401);
+    expect(answer.text).toBe('The signer and the actor do not match.');
+    expect(storedStatus(create.object.id)).toBeUndefined();
+  });
+
+  it('refuses a body changed after it was signed, and a body that is no activity', async () => {
+    const create = await createOf(BOB, ALICE);
+    const signed = await signedByBob('https://a.test/inbox', JSON.stringify(create));
+    const changed = JSON.stringify({ ...create, object: { ...create.object, content: '<p>changed</p>' } });
+    expect((await post('/inbox', signed, changed)).status).toBe(401);
+    expect(storedStatus(create.object.id)).toBeUndefined();
+
+    const notJsonLd = JSON.stringify({ '@context': 42, type: 'Create', actor: BOB });
+    const answer = await post('/inbox', await signedByBob('https://a.test/inbox', notJsonLd), notJsonLd);
+    expect(answer.status).toBe(400);
+  });
+});

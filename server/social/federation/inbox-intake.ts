@@ -4,7 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { safeUrl, type FedDeps } from './deps.ts';
 import { forgetGoneActor } from './inbox.ts';
+import { type EnqueueMessage, queueVerifiedActivity } from './inbox-handover.ts';
 import { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-limits.ts';
+import { oversizedActivity } from './inbound-limits.ts';
 
 /** What the delivery queue holds for the inbox (see SqliteMessageQueue.inboxBacklog). */
 export type InboxBacklog = () => { messages: number; bytes: number };
@@ -95,7 +97,10 @@ interface Taken {
   released: boolean;
 }
 
-type IntakeVerdict = { accepted: true } | { accepted: false; status: number; reason: string };
+/** A verified request; `directOwner` when it may skip Fedify's handler (see queueVerifiedActivity). */
+type IntakeVerdict =
+  | { accepted: true; directOwner: string | null }
+  | { accepted: false; status: number; reason: string };
 
 /**
  * The inbox's front door. Fedify's inbox handler reads Linked Data signatures (JSON-LD compaction and
@@ -107,6 +112,7 @@ export class InboxIntake {
   readonly limits: InboxLimits;
   private readonly deps: FedDeps;
   private readonly backlog: InboxBacklog;
+  private readonly enqueue: EnqueueMessage | null;
   private readonly keyCache = new IntakeKeyCache();
   /** Requests taken (screened in, not yet answered and done with). */
   private taken = 0;
@@ -116,9 +122,16 @@ export class InboxIntake {
   /** Refusals for load are logged once per busy spell, not once per request of a flood. */
   private busySpell = false;
 
-  constructor(deps: FedDeps, backlog: InboxBacklog, limits: Partial<InboxLimits> = {}) {
+  /** `enqueue`: Fedify's queue, where verified shared-inbox deliveries go without Fedify's handler. */
+  constructor(
+    deps: FedDeps,
+    backlog: InboxBacklog,
+    limits: Partial<InboxLimits> = {},
+    enqueue: EnqueueMessage | null = null,
+  ) {
     this.deps = deps;
     this.backlog = backlog;
+    this.enqueue = enqueue;
     this.limits = { ...DEFAULT_INBOX_LIMITS, ...limits };
     this.turns = new Turns(this.limits.handling);
   }
@@ -174,16 +187,37 @@ export class InboxIntake {
     try {
       // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
       const verdict = await this.verify(request, context, body);
-      if (!verdict.accepted) return reply.code(verdict.status).type('text/plain; charset=utf-8').send(verdict.reason);
-      if (body.length <= this.limits.largeBytes) return await this.turns.run(deliver);
+      if (!verdict.accepted) return answer(reply, verdict.status, verdict.reason);
+      // Signed, but before it is read whole: see inbound-limits.ts.
+      const oversized = oversizedActivity(body);
+      if (oversized) {
+        this.deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
+        return answer(reply, 413, `Activity refused: ${oversized}`);
+      }
+      const { directOwner } = verdict;
+      const handOver =
+        directOwner !== null && this.enqueue !== null
+          ? () => this.queueDirectly(reply, context, body, directOwner)
+          : deliver;
+      if (body.length <= this.limits.largeBytes) return await this.turns.run(handOver);
       if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
-      return await this.largeTurns.run(deliver);
+      return await this.largeTurns.run(handOver);
     } finally {
       if (state) {
         state.working = false;
         this.release(state);
       }
     }
+  }
+
+  private async queueDirectly(
+    reply: FastifyReply,
+    context: RequestContext<FedDeps>,
+    body: Buffer,
+    owner: string,
+  ): Promise<FastifyReply> {
+    const verdict = await queueVerifiedActivity(context, body, owner, this.enqueue!);
+    return verdict.queued ? answer(reply, 202, 'Activity is enqueued.') : answer(reply, verdict.status, verdict.reason);
   }
 
   private refuseBusy(reply: FastifyReply): FastifyReply {
@@ -221,7 +255,8 @@ export class InboxIntake {
         );
         return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
       }
-      return { accepted: true };
+      const shared = new URL(request.url).pathname === '/inbox';
+      return { accepted: true, directOwner: shared && owner && activity && !activity.selfSigned ? owner : null };
     }
     const reason = result.reason;
     if (reason.type === 'keyFetchError' && 'status' in reason.result && reason.result.status === 410) {
@@ -252,6 +287,10 @@ export class InboxIntake {
  */
 function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
   if (status === 413) reply.header('Connection', 'close');
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
+}
+
+function answer(reply: FastifyReply, status: number, message: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
 

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/index.ts';
 import type { SocialContext } from '../context.ts';
 import { localAccount } from './deps.ts';
-import { oversizedActivity } from './inbound-limits.ts';
 import type { FederationRuntime } from './runtime.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
 
@@ -139,15 +138,7 @@ export function federationRoutes(
     const { fedify, deps, intake } = await runtime();
     try {
       const request = webRequest(req);
-      return await intake.handle(req, reply, request, fedify.createContext(request, deps), async () => {
-        // Signed, but before Fedify reads it whole: see inbound-limits.ts.
-        const oversized = Buffer.isBuffer(req.body) ? oversizedActivity(req.body) : null;
-        if (oversized) {
-          deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
-          return reply.code(413).type('text/plain; charset=utf-8').send(`Activity refused: ${oversized}`);
-        }
-        return toFedify(req, reply);
-      });
+      return await intake.handle(req, reply, request, fedify.createContext(request, deps), () => toFedify(req, reply));
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.

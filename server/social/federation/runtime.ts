@@ -48,7 +48,12 @@ export function startFederationRuntime(
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const context = () => federation.createContext(new URL(social.urls.base), deps);
-  const intake = new InboxIntake(deps, () => queue.inboxBacklog(), options.inbox);
+  const intake = new InboxIntake(
+    deps,
+    () => queue.inboxBacklog(),
+    options.inbox,
+    (message) => queue.enqueue(message),
+  );
   const outbound = new Outbound(deps, context);
   const stopListening = outbound.listen(events);
   outbound.announcePendingDeletions();

@@ -1,0 +1,58 @@
+import type { Message, RequestContext } from '@fedify/fedify';
+import { Activity } from '@fedify/vocab';
+import type { FedDeps } from './deps.ts';
+
+/** Puts a message in Fedify's queue; resolves once it is on disk. */
+export type EnqueueMessage = (message: Message) => Promise<void>;
+
+export type HandoverVerdict = { queued: true } | { queued: false; status: number; reason: string };
+
+/**
+ * A delivery to the shared inbox whose HTTP signature the intake verified, signed by its own actor and carrying
+ * no signature of its own (no Linked Data signature, no integrity proof): Fedify's inbox handler would verify
+ * the same signature again (its key parsed again from its cache) and read the activity twice more before
+ * queueing it. Here it is read once, its actor, as JSON-LD reads it (a context can rename terms, so the plain
+ * JSON's `actor` proves nothing), must be the key's owner, and it is queued as Fedify queues it: its listener
+ * runs from the queue, and the answer (202) waits until the queued message is on disk.
+ * Anything else (personal inboxes, relayed or self-signed activities) goes through Fedify's handler.
+ */
+export async function queueVerifiedActivity(
+  context: RequestContext<FedDeps>,
+  body: Buffer,
+  keyOwner: string,
+  enqueue: EnqueueMessage,
+): Promise<HandoverVerdict> {
+  let json: unknown;
+  let activity: Activity;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+    activity = await Activity.fromJsonLd(json, {
+      documentLoader: context.documentLoader,
+      contextLoader: context.contextLoader,
+    });
+  } catch (err) {
+    // Reading never fetches (contexts come preloaded or as the fallback; objects are read lazily): any error
+    // is the document's.
+    return { queued: false, status: 400, reason: `Invalid activity: ${(err as Error).message}` };
+  }
+  // Without a context nothing in it means anything as JSON-LD, not even its actor (Fedify answers the same).
+  if (activity.actorId === null) return { queued: false, status: 400, reason: 'Missing actor.' };
+  if (activity.actorId.href !== keyOwner) {
+    context.data.logger.info(
+      { keyOwner, actor: activity.actorId.href },
+      'an inbox delivery was refused: its signer is not its actor',
+    );
+    return { queued: false, status: 401, reason: 'The signer and the actor do not match.' };
+  }
+  await enqueue({
+    type: 'inbox',
+    id: crypto.randomUUID(),
+    baseUrl: context.origin,
+    activity: json,
+    identifier: null,
+    attempt: 0,
+    started: new Date().toISOString(),
+    traceContext: {},
+  });
+  return { queued: true };
+}

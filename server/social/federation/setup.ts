@@ -86,11 +86,14 @@ export function buildFederation(
   });
   const federation = createFederation<FedDeps>({
     kv,
-    // Outbox messages signed and posted by a worker thread (outbound-queue.ts); the rest as queued.
-    queue: new OutboundQueue(queue, kv, {
-      allowPrivateAddress: options.allowPrivateAddress,
-      timeoutMs: options.fetchLimits?.timeoutMs,
-    }),
+    // Outbox messages signed and posted by a worker thread (outbound-queue.ts); the rest as queued. The
+    // in-process test network (transport) is reachable from this thread's fetch only.
+    queue: options.transport
+      ? queue
+      : new OutboundQueue(queue, kv, {
+          allowPrivateAddress: options.allowPrivateAddress,
+          timeoutMs: options.fetchLimits?.timeoutMs,
+        }),
     manuallyStartQueue: true,
     // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
     firstKnock: 'draft-cavage-http-signatures-12',

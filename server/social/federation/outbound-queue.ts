@@ -20,8 +20,8 @@ interface OutboxMessage {
   circuitHeld?: boolean;
 }
 
-type Spec = DeliveryJob['spec'];
-const FIRST_KNOCK: Spec = 'draft-cavage-http-signatures-12';
+/** The signature the worker makes (Fedify's first knock, see setup.ts). */
+const CAVAGE = 'draft-cavage-http-signatures-12';
 /** Fedify's key-value prefixes (FederationKvPrefixes' defaults) for a host's signature spec and circuit state. */
 const SPEC_PREFIX = ['_fedify', 'httpMessageSignaturesSpec'] as const;
 const CIRCUIT_PREFIX = ['_fedify', 'circuit'] as const;
@@ -37,13 +37,14 @@ function isOutboxMessage(message: unknown): message is OutboxMessage {
 }
 
 /**
- * Fedify's queue with its outbox messages (one per inbox) sent by the delivery worker: the common case — a
- * host with no circuit-breaker state, an RSA key, a 2xx answer — costs the main thread the queue's bookkeeping,
- * one JSON serialization and a message to the worker. Everything else goes to Fedify's own handler, as before:
- * a held message, a host whose circuit is not closed, and every delivery the worker could not make (no 2xx,
- * refused address, deadline), which Fedify then sends itself, with its double knock (the other signature
- * spec), retries with back-off, 410 handling and failure accounting. So a peer that fails gets that delivery
- * attempt twice, once from the worker and once from Fedify's handler.
+ * Fedify's queue with its outbox messages (one per inbox) sent by the delivery worker. The common case — an
+ * RSA key, a host with no circuit-breaker state that takes draft-cavage signatures (or is new), a 2xx
+ * answer — costs the main thread the queue's bookkeeping, one JSON serialization and a message to the worker.
+ * Everything else goes to Fedify's own handler, as before: a held message, a host whose circuit is not
+ * closed, one Fedify found wants RFC 9421, and every delivery the worker could not make (no 2xx, refused
+ * address, deadline), which Fedify then sends itself with its double knock (the other signature spec),
+ * retries with back-off, 410 handling and failure accounting. So a peer that fails gets that delivery attempt
+ * twice: once from the worker, once from Fedify's handler.
  */
 export class OutboundQueue implements MessageQueue {
   readonly nativeRetrial: boolean;
@@ -100,8 +101,8 @@ export class OutboundQueue implements MessageQueue {
     }
     if (!key || (inbox.protocol !== 'https:' && inbox.protocol !== 'http:')) return false;
     if ((await this.kv.get([...CIRCUIT_PREFIX, inbox.host])) != null) return false;
-    const known = await this.kv.get<Spec>([...SPEC_PREFIX, inbox.origin]);
-    const spec = known === 'rfc9421' || known === FIRST_KNOCK ? known : FIRST_KNOCK;
+    const known = await this.kv.get<string>([...SPEC_PREFIX, inbox.origin]);
+    if (known != null && known !== CAVAGE) return false;
     const addresses = this.anyAddress ? undefined : await this.checkedAddresses(inbox.hostname);
     if (addresses === null) return false;
     const result = await this.worker.deliver({
@@ -110,12 +111,11 @@ export class OutboundQueue implements MessageQueue {
       headers: { ...message.headers, 'content-type': 'application/activity+json' },
       keyId: key.keyId,
       jwk: key.privateKey,
-      spec,
       addresses,
     });
     if (result.status < 200 || result.status > 299) return false;
     // As Fedify's double knock: the spec a host accepted is remembered.
-    if (known !== spec) await this.kv.set([...SPEC_PREFIX, inbox.origin], spec);
+    if (known !== CAVAGE) await this.kv.set([...SPEC_PREFIX, inbox.origin], CAVAGE);
     return true;
   }
 

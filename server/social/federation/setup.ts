@@ -7,6 +7,7 @@ import { registerInbox } from './inbox.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { withGuardedFetch } from './delivery-dispatcher.ts';
+import { OutboundQueue } from './outbound-queue.ts';
 import { type SharedWrites, SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
 import { RemoteFetcher, type RemoteFetchLimits } from './remote-fetch.ts';
 import { duration } from './time.ts';
@@ -85,7 +86,14 @@ export function buildFederation(
   });
   const federation = createFederation<FedDeps>({
     kv,
-    queue,
+    // Outbox messages signed and posted by a worker thread (outbound-queue.ts); the rest as queued. The
+    // in-process test network (transport) is reachable from this thread's fetch only.
+    queue: options.transport
+      ? queue
+      : new OutboundQueue(queue, kv, {
+          allowPrivateAddress: options.allowPrivateAddress,
+          timeoutMs: options.fetchLimits?.timeoutMs,
+        }),
     manuallyStartQueue: true,
     // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
     firstKnock: 'draft-cavage-http-signatures-12',

@@ -9,8 +9,9 @@
  * Each kind of client runs in a process of its own (bench/soak-eventlog-tcp.ts, soak-eventlog-sockets.ts,
  * soak-social.ts). Every minute the table gets the server's resident memory, its heap after a full collection, its
  * CPU and main-thread busy share over the minute (its headroom) and the load average. Growth of RSS and heap from
- * the end of the warm-up (the first SOAK_WARMUP_MINUTES: 10, or a fifth of a run under 20, at least 1) to the last
- * sample under load must stay under 5%, and every subscriber and socket must get every event it should.
+ * the end of the warm-up (SOAK_WARMUP_MINUTES, by default until the status caches are full: 10 minutes at the
+ * default rates) to the last sample under load must stay under 5%, and every subscriber and socket must get every
+ * event it should.
  * SOAK_HEAP_SNAPSHOTS=10,25 writes heap snapshots at those minutes (into SOAK_SNAPSHOT_DIR, default the temp dir;
  * a snapshot pauses the server for seconds, so such a run is a diagnosis, not a pass).
  *   SOAK_MINUTES=3 npm run bench:soak
@@ -25,12 +26,6 @@ import { startWorker, type Worker } from './soak-ipc.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = env('SOAK_MINUTES', 30);
-/**
- * The warm-up: the server's caches that keep an entry per status (the status parts, 20,000; the listings' rows)
- * fill at 40 statuses/s in about 8.5 minutes, and its heap grows until they are full. So 10 minutes in a run of 20
- * or more, a fifth of a shorter one (at least 1).
- */
-const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', MINUTES >= 20 ? 10 : Math.max(1, Math.floor(MINUTES / 5)));
 const SAMPLE_MS = env('SOAK_SAMPLE_SECONDS', 60) * 1000;
 const SOCKETS = env('SOAK_EVENTLOG_SOCKETS', 1000);
 const SOCIAL_SOCKETS = env('SOAK_SOCIAL_SOCKETS', 1000);
@@ -40,6 +35,23 @@ const SUBSCRIBERS = 50;
 const RATE = env('SOAK_RATE', 50);
 const POSTS = env('SOAK_POSTS', 20);
 const CREATES = env('SOAK_CREATES', 20);
+/**
+ * The warm-up ends when the last of the server's caches that keep an entry per status is full: the status parts
+ * (STATUS_PARTS_ENTRIES, server/social/entities/status-fixed-parts.ts) fill at POSTS + CREATES statuses/s (20,000
+ * at 40/s: 8.3 minutes); the listings' rows (10,000) fill in half that. Everything else the server holds is either
+ * taken at start (the event log's idempotency window, 8.5 MB) or per connection. So: the fill's minutes rounded up,
+ * plus one (10 at the default rates), in a run at least twice as long; else a fifth of the run (at least 1).
+ */
+const STATUS_PARTS_ENTRIES = 20_000;
+const fillMinutes = STATUS_PARTS_ENTRIES / (POSTS + CREATES) / 60;
+const filledWarmup = Math.ceil(fillMinutes) + 1;
+const longRun = MINUTES >= 2 * filledWarmup;
+const WARMUP_MINUTES = env('SOAK_WARMUP_MINUTES', longRun ? filledWarmup : Math.max(1, Math.floor(MINUTES / 5)));
+const warmupReason =
+  process.env.SOAK_WARMUP_MINUTES !== undefined
+    ? 'SOAK_WARMUP_MINUTES'
+    : `the status parts' ${STATUS_PARTS_ENTRIES} entries fill at ${POSTS + CREATES} statuses/s in ` +
+      `${fillMinutes.toFixed(1)} min${longRun ? ', plus a minute' : '; a short run: a fifth of it'}`;
 /**
  * Scheduling priorities (nice values, -20 to 19; below 0 needs root). Linux shares the CPUs between sessions
  * first (autogroups) and only then by nice within each: SOAK_GROUP_NICE sets the soak's session's share (run it as
@@ -262,7 +274,8 @@ console.log(
 );
 console.table(samples);
 console.log(
-  `warm-up: the first ${WARMUP_MINUTES} min (the samples before minute ${WARMUP_MINUTES} are not judged); growth from ` +
+  `warm-up: the first ${WARMUP_MINUTES} min (${warmupReason}; the samples before minute ${WARMUP_MINUTES} are not ` +
+    `judged); growth from ` +
     `minute ${warm.minute} to minute ${final.minute}: RSS ${warm.rssMB} → ${final.rssMB} MB ${rssGrowth}%, heap after ` +
     `a full collection ${warm.heapMB} → ${final.heapMB} MB ${heapGrowth}% (bound ${MAX_GROWTH_PERCENT}% each); ` +
     `peak RSS ${server.memory()?.peak ? MB(server.memory()!.peak) : '?'} MB`,

@@ -20,7 +20,7 @@ export interface StoreLimits {
   maxReadBytes: number;
   /** Rows one scavenge step may delete before it yields. */
   scavengeChunkRows: number;
-  /** Recent event ids kept for the idempotency check of ExpectedVersion.Any (about 80 bytes each). */
+  /** Recent event ids kept for the idempotency check of ExpectedVersion.Any (about 42 bytes each, taken at start). */
   idempotencyWindow: number;
 }
 

@@ -15,7 +15,7 @@ import {
   type CommittedTransactionSpan,
 } from './positions.ts';
 import { ReplyBudget } from './read-budget.ts';
-import { toRecorded, type AllEventRow, type LightRow } from './statements.ts';
+import { Column, toRecorded, type AllEventColumns, type LightRow } from './statements.ts';
 import { resolveLink } from './stream-reads.ts';
 import {
   MAX_READ_COUNT,
@@ -80,14 +80,14 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
 
   const events: ResolvedEvent[] = [];
   /** Turns a row into a reply entry; false once the byte budget is reached (the row is left out). */
-  const take = (row: AllEventRow): boolean | 'denied' => {
-    const record = toRecorded(row, row.stream_id);
+  const take = (row: AllEventColumns): boolean | 'denied' => {
+    const record = toRecorded(row, row[Column.streamId]);
     if (!resolveLinkTos) {
       // The common case builds the reply entry once (no intermediate object to copy from).
       const entry: ResolvedEvent = {
         event: record,
-        commitPosition: row.commit_position,
-        preparePosition: row.position,
+        commitPosition: row[Column.commitPosition],
+        preparePosition: row[Column.position],
       };
       if (!budget.admit(entry)) return false;
       events.push(entry);
@@ -96,7 +96,7 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
     const entry = resolveLink(ctx, record, caller);
     if (entry === 'denied') return 'denied';
     if (!budget.admit(entry)) return false;
-    events.push({ ...entry, commitPosition: row.commit_position, preparePosition: row.position });
+    events.push({ ...entry, commitPosition: row[Column.commitPosition], preparePosition: row[Column.position] });
     return true;
   };
 
@@ -109,15 +109,18 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
         ? sql.allForwardUserStreams
         : sql.allForward
       : sql.allBackward;
-    for (const row of statement.iterate(startKey, maxCount + 1) as Iterable<AllEventRow>) {
+    let lastTaken: AllEventColumns | undefined;
+    for (const row of statement.iterate(startKey, maxCount + 1) as Iterable<AllEventColumns>) {
       const taken = events.length < maxCount && take(row);
       if (taken === 'denied') return fail('AccessDenied');
       if (!taken) {
         reachedEnd = false;
         break;
       }
-      lastExamined = row;
+      lastTaken = row;
     }
+    if (lastTaken)
+      lastExamined = { position: lastTaken[Column.position], commit_position: lastTaken[Column.commitPosition] };
   } else {
     const window = Math.min(
       Number.isSafeInteger(maxSearchWindow) && maxSearchWindow > 0 ? maxSearchWindow : maxCount,
@@ -150,7 +153,7 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
         : true;
     }
     for (const match of matches) {
-      const taken = take(sql.allAt.get(match.position) as AllEventRow);
+      const taken = take(sql.allAt.get(match.position) as AllEventColumns);
       if (taken === 'denied') return fail('AccessDenied');
       if (!taken) {
         // Cut at the byte budget: the next page starts after the last match in this one.

@@ -5,7 +5,7 @@
  */
 import type { StoreContext } from './context.ts';
 import { isMetastream, originalStreamOf, parseStreamMetadata, SystemEventTypes } from './metadata.ts';
-import { toRecorded, type AllEventRow } from './statements.ts';
+import { Column, toRecorded, type AllEventColumns } from './statements.ts';
 import type { WriteBatch } from './stream-cache.ts';
 import { EVENT_NUMBER_DELETED, type CommittedBatch } from './types.ts';
 
@@ -89,9 +89,9 @@ export class ChangeFeed {
   private emitStored(from: number, to: number): void {
     let cursor = from;
     while (cursor < to) {
-      const rows = this.ctx.sql.allRange.all(cursor, to, 1000) as AllEventRow[];
+      const rows = this.ctx.sql.allRange.all(cursor, to, 1000) as AllEventColumns[];
       if (rows.length === 0) break;
-      const events = rows.map((r) => toRecorded(r, r.stream_id));
+      const events = rows.map((r) => toRecorded(r, r[Column.streamId]));
       const deleted: { streamId: string; hard: boolean }[] = [];
       for (const e of events) {
         if (e.eventType === SystemEventTypes.StreamDeleted && e.eventNumber === EVENT_NUMBER_DELETED) {
@@ -103,7 +103,7 @@ export class ChangeFeed {
         }
       }
       this.emit({ events, deleted });
-      cursor = rows[rows.length - 1].position;
+      cursor = rows[rows.length - 1][Column.position];
     }
   }
 }

@@ -16,9 +16,38 @@ export interface EventRow {
   metadata: Buffer;
   created: number;
 }
-export interface AllEventRow extends EventRow {
-  stream_id: string;
-}
+
+/**
+ * The same columns as the reads page them: one array per row (`.raw()`), which better-sqlite3 builds for about a
+ * fifth less CPU than an object with named keys (reads are a SELECT and little else). EVENT_COLUMNS' order.
+ */
+export type EventColumns = [
+  position: number,
+  commitPosition: number,
+  eventNumber: number,
+  eventIdHex: string,
+  eventType: string,
+  flags: number,
+  data: Buffer,
+  metadata: Buffer,
+  created: number,
+];
+/** A `$all` row: the event's columns and its stream's id. */
+export type AllEventColumns = [...EventColumns, streamId: string];
+/** Indexes into EventColumns / AllEventColumns. */
+export const Column = {
+  position: 0,
+  commitPosition: 1,
+  eventNumber: 2,
+  eventIdHex: 3,
+  eventType: 4,
+  flags: 5,
+  data: 6,
+  metadata: 7,
+  created: 8,
+  streamId: 9,
+} as const;
+
 /** What a filtered `$all` read needs to decide on a row before loading it. */
 export interface LightRow {
   position: number;
@@ -88,33 +117,46 @@ export function prepareStatements(db: Database) {
     eventIdAt: db.prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
     positionAt: db.prepare('SELECT position FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
     eventAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
-    streamForward: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
-    ),
-    streamBackward: db.prepare(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
-    ),
+    recordAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`).raw(),
+    streamForward: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+      )
+      .raw(),
+    streamBackward: db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
+      )
+      .raw(),
     firstUnexpired: db
       .prepare(
         'SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1',
       )
       .pluck(),
-    allForward: db.prepare(
-      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
-    ),
+    allForward: db
+      .prepare(
+        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
+      )
+      .raw(),
     // The projections' reads: user streams and their metastreams (`$$x`, x not a `$` stream) only.
-    allForwardUserStreams: db.prepare(
-      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? AND (substr(s.stream_id, 1, 1) <> '$' OR (substr(s.stream_id, 1, 2) = '$$' AND substr(s.stream_id, 3, 1) <> '$')) ORDER BY e.position LIMIT ?`,
-    ),
-    allBackward: db.prepare(
-      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
-    ),
-    allRange: db.prepare(
-      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
-    ),
-    allAt: db.prepare(
-      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`,
-    ),
+    allForwardUserStreams: db
+      .prepare(
+        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? AND (substr(s.stream_id, 1, 1) <> '$' OR (substr(s.stream_id, 1, 2) = '$$' AND substr(s.stream_id, 3, 1) <> '$')) ORDER BY e.position LIMIT ?`,
+      )
+      .raw(),
+    allBackward: db
+      .prepare(
+        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
+      )
+      .raw(),
+    allRange: db
+      .prepare(
+        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
+      )
+      .raw(),
+    allAt: db
+      .prepare(`SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`)
+      .raw(),
     lightForward: db.prepare(
       'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?',
     ),
@@ -151,17 +193,17 @@ export function prepareStatements(db: Database) {
   };
 }
 
-export function toRecorded(row: EventRow, streamId: string): RecordedEvent {
+export function toRecorded(row: EventColumns | AllEventColumns, streamId: string): RecordedEvent {
   return {
     streamId,
-    eventNumber: row.event_number,
-    eventId: hexToUuid(row.event_id_hex),
-    eventType: row.event_type,
-    isJson: (row.flags & EventFlags.IsJson) !== 0,
-    data: row.data,
-    metadata: row.metadata,
-    created: row.created,
-    commitPosition: row.commit_position,
-    preparePosition: row.position,
+    eventNumber: row[Column.eventNumber],
+    eventId: hexToUuid(row[Column.eventIdHex]),
+    eventType: row[Column.eventType],
+    isJson: (row[Column.flags] & EventFlags.IsJson) !== 0,
+    data: row[Column.data],
+    metadata: row[Column.metadata],
+    created: row[Column.created],
+    commitPosition: row[Column.commitPosition],
+    preparePosition: row[Column.position],
   };
 }

@@ -8,7 +8,7 @@ import { LINK_EVENT_TYPE, parseLink } from './links.ts';
 import { isMetastream, minReadableEventNumber, originalStreamOf } from './metadata.ts';
 import { ReplyBudget } from './read-budget.ts';
 import { failedStreamRead } from './requests.ts';
-import { toRecorded, type EventRow } from './statements.ts';
+import { Column, toRecorded, type EventColumns, type EventRow } from './statements.ts';
 import {
   EVENT_NUMBER_DELETED,
   MAX_READ_COUNT,
@@ -225,7 +225,7 @@ function readOne(
   if (n < minReadableEventNumber(metadata, last) || n > last) return { result: 'NotFound' };
   const key = streams.get(streamId).key;
   const load = () => {
-    const row = ctx.sql.eventAt.get(key, n) as EventRow | undefined;
+    const row = ctx.sql.recordAt.get(key, n) as EventColumns | undefined;
     return row && toRecorded(row, streamId);
   };
   let record: RecordedEvent | undefined;
@@ -253,14 +253,14 @@ function collectPage(
   const budget = new ReplyBudget(how.maxBytes ?? ctx.limits.maxReadBytes);
   const events: ResolvedIndexedEvent[] = [];
   let lastNumber = -1;
-  for (const row of rows as IterableIterator<EventRow>) {
-    if (how.threshold !== null && row.created < how.threshold) continue;
+  for (const row of rows as IterableIterator<EventColumns>) {
+    if (how.threshold !== null && row[Column.created] < how.threshold) continue;
     const record = toRecorded(row, streamId);
     const entry = how.resolveLinkTos ? resolveLink(ctx, record, how.caller) : { event: record };
     if (entry === 'denied') return 'denied';
     if (!budget.admit(entry)) return { events, lastNumber, cut: true };
     events.push(entry);
-    lastNumber = row.event_number;
+    lastNumber = row[Column.eventNumber];
   }
   return { events, lastNumber, cut: false };
 }

@@ -1,0 +1,111 @@
+/**
+ * Where a read event's server CPU goes, in process (no socket): the bench's select ceiling, the store's own
+ * SELECT (row objects, iterated), the store's read (rows → EventRecords, byte budget), that plus the protobuf
+ * encoding, plus the TCP framing. 50,000 events in one stream, 1,000-event pages; CPU per event (µs).
+ *
+ *   node bench/eventlog-read-split.ts [rounds=5]
+ */
+import crypto from 'node:crypto';
+import { openTestStore, ADMIN } from '../server/eventlog/store/testing/store.ts';
+import { encodeReadStreamEventsCompleted } from '../server/eventlog/tcp/event-encoder.ts';
+import { OutgoingPackages } from '../server/eventlog/tcp/outgoing.ts';
+import { DATA, METADATA } from './eventlog-append/sqlite-ceiling.ts';
+
+const EVENTS = 50_000;
+const PAGE = 1000;
+const rounds = Number(process.argv[2] ?? 5);
+
+const t = openTestStore();
+const { store } = t;
+for (let n = 0; n < EVENTS; n += 500)
+  await store.appendToStream(
+    'split',
+    -2,
+    Array.from({ length: 500 }, () => ({
+      eventId: crypto.randomUUID(),
+      eventType: 'BenchEvent',
+      isJson: true,
+      data: DATA,
+      metadata: METADATA,
+    })),
+    ADMIN,
+  );
+const db = store.db;
+const key = (db.prepare("SELECT stream_key FROM streams WHERE stream_id = 'split'").pluck().get() as number) ?? 0;
+const ceiling = db.prepare(
+  'SELECT * FROM events WHERE stream_key = ? AND event_number >= ? ORDER BY event_number LIMIT 1000',
+);
+const serverColumns =
+  'position, commit_position, event_number, lower(hex(event_id)) AS event_id_hex, event_type, flags, data, metadata, created';
+const own = db.prepare(
+  `SELECT ${serverColumns} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+);
+const ownRaw = db
+  .prepare(
+    `SELECT ${serverColumns} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+  )
+  .raw();
+const correlation = new Uint8Array(16);
+
+const stages: [string, (from: number) => number][] = [
+  ['ceiling: SELECT * .all()', (from) => ceiling.all(key, from).length],
+  ['server columns .all()', (from) => (own.all(key, from, from + PAGE - 1, PAGE) as unknown[]).length],
+  ['server columns .raw().all()', (from) => (ownRaw.all(key, from, from + PAGE - 1, PAGE) as unknown[]).length],
+  [
+    'server columns .iterate()',
+    (from) => {
+      let n = 0;
+      for (const _ of own.iterate(key, from, from + PAGE - 1, PAGE)) n++;
+      return n;
+    },
+  ],
+  [
+    'server columns .raw().iterate()',
+    (from) => {
+      let n = 0;
+      for (const _ of ownRaw.iterate(key, from, from + PAGE - 1, PAGE)) n++;
+      return n;
+    },
+  ],
+  ['store.readStreamForward', (from) => store.readStreamForward('split', from, PAGE, false, ADMIN).events.length],
+  [
+    '+ encode',
+    (from) => {
+      const r = store.readStreamForward('split', from, PAGE, false, ADMIN);
+      encodeReadStreamEventsCompleted({ ...r, result: 0 });
+      return r.events.length;
+    },
+  ],
+  [
+    '+ frame',
+    (from) => {
+      const r = store.readStreamForward('split', from, PAGE, false, ADMIN);
+      const out = new OutgoingPackages();
+      out.push(0xb3, correlation, encodeReadStreamEventsCompleted({ ...r, result: 0 }));
+      out.take();
+      return r.events.length;
+    },
+  ],
+];
+
+const results = new Map<string, number[]>();
+for (let round = 0; round < rounds; round++) {
+  for (const [name, run] of stages) {
+    const before = process.cpuUsage();
+    let read = 0;
+    for (let from = 0; from < EVENTS; from += PAGE) read += run(from);
+    const used = process.cpuUsage(before);
+    if (read !== EVENTS) throw new Error(`${name} read ${read}`);
+    const list = results.get(name) ?? [];
+    list.push((used.user + used.system) / read);
+    results.set(name, list);
+  }
+}
+const base = Math.min(...results.get(stages[0][0])!.slice(1));
+for (const [name, list] of results) {
+  const best = Math.min(...list.slice(1));
+  console.log(
+    `${name.padEnd(32)} ${best.toFixed(2)} µs/event (best of ${rounds - 1} after a warm-up), ${(best / base).toFixed(2)}× the ceiling`,
+  );
+}
+await t.close();

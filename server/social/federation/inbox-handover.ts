@@ -19,13 +19,39 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
 export async function queueVerifiedActivity(
   context: RequestContext<FedDeps>,
   body: Buffer,
-  keyOwner: string,
+  signer: { owner: string; actorChecked: boolean },
   enqueue: EnqueueMessage,
 ): Promise<HandoverVerdict> {
   let json: unknown;
-  let activity: Activity;
   try {
     json = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    return { queued: false, status: 400, reason: `Invalid activity: ${(err as Error).message}` };
+  }
+  // Read in the verifier's worker already (inbox-verifier.ts), or here.
+  const refused = signer.actorChecked ? null : await actorRefusal(context, json, signer.owner);
+  if (refused) return refused;
+  await enqueue({
+    type: 'inbox',
+    id: crypto.randomUUID(),
+    baseUrl: context.origin,
+    activity: json,
+    identifier: null,
+    attempt: 0,
+    started: new Date().toISOString(),
+    traceContext: {},
+  });
+  return { queued: true };
+}
+
+/** Why the activity is refused: it does not read as one, or its actor is not the key's owner. */
+async function actorRefusal(
+  context: RequestContext<FedDeps>,
+  json: unknown,
+  keyOwner: string,
+): Promise<HandoverVerdict | null> {
+  let activity: Activity;
+  try {
     activity = await Activity.fromJsonLd(json, {
       documentLoader: context.documentLoader,
       contextLoader: context.contextLoader,
@@ -44,15 +70,5 @@ export async function queueVerifiedActivity(
     );
     return { queued: false, status: 401, reason: 'The signer and the actor do not match.' };
   }
-  await enqueue({
-    type: 'inbox',
-    id: crypto.randomUUID(),
-    baseUrl: context.origin,
-    activity: json,
-    identifier: null,
-    attempt: 0,
-    started: new Date().toISOString(),
-    traceContext: {},
-  });
-  return { queued: true };
+  return null;
 }

@@ -5,6 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../testing/fixtures.ts';
 import { DEFAULT_INBOX_LIMITS } from './inbox-limits.ts';
+import { offThreadVerifications } from './inbox-verifier.ts';
 import { fallbackContextReads } from './loaders.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 import {
@@ -267,12 +268,17 @@ describe('verified shared-inbox deliveries, queued without a second verification
   const storedStatus = (uri: string) =>
     a.social.context.store.db.prepare('SELECT account_id FROM statuses WHERE uri = ?').get(uri);
 
-  it('stores a Create signed by its actor, and its answer comes once it is queued', async () => {
-    const create = await createOf(BOB, ALICE);
-    const body = JSON.stringify(create);
-    const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
-    expect(answer.status).toBe(202);
-    await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
+  it('stores Creates signed by their actor, verified in the worker thread once the key is known', async () => {
+    const verifiedBefore = offThreadVerifications.count;
+    for (let i = 0; i < 2; i++) {
+      const create = await createOf(BOB, ALICE);
+      const body = JSON.stringify(create);
+      const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
+      expect(answer.status).toBe(202);
+      await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
+    }
+    // Bob's key was fetched by earlier deliveries: both were verified off the main thread.
+    expect(offThreadVerifications.count - verifiedBefore).toBe(2);
   });
 
   it('refuses an activity whose context renames `actor`: JSON-LD reads another actor than the signer', async () => {

@@ -1,10 +1,10 @@
-import { verifyRequestDetailed, type KeyCache, type RequestContext } from '@fedify/fedify';
-import type { CryptographicKey, Multikey } from '@fedify/vocab';
+import { verifyRequestDetailed, type RequestContext } from '@fedify/fedify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { safeUrl, type FedDeps } from './deps.ts';
 import { forgetGoneActor } from './inbox.ts';
 import { type EnqueueMessage, queueVerifiedActivity } from './inbox-handover.ts';
+import { IntakeKeyCache } from './inbox-key-cache.ts';
+import { InboxVerifier, type VerifiedActor } from './inbox-verifier.ts';
 import { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-limits.ts';
 import { oversizedActivity } from './inbound-limits.ts';
 
@@ -17,79 +17,6 @@ const ACTIVITY_TYPES = new Set(['application/activity+json', 'application/ld+jso
 /** Fedify's window (setup.ts): a signature dated further from now is refused. */
 const SIGNATURE_TIME_WINDOW = { hours: 1 };
 
-/** Verified keys are kept this long (peers rotate keys rarely; a failing check fetches the key again). */
-const KEY_TTL_MS = 60 * 60 * 1000;
-/** A key that could not be fetched is not asked for again this soon (Fedify's own cache waits as long). */
-const UNAVAILABLE_KEY_TTL_MS = 10 * 60 * 1000;
-
-type Key = CryptographicKey | Multikey;
-interface KeyFetchFailure {
-  status: number;
-  response: Response;
-}
-
-/** Longest wait for another request's fetch of the same key (longer than a remote fetch may take). */
-const SHARED_FETCH_WAIT_MS = 15_000;
-
-/**
- * The keys the intake verified signatures with, in memory and bounded (Fedify's own key cache is internal to
- * its inbox handler, which verifies again once the intake let a request through). Requests signed with a key
- * being fetched wait for that fetch instead of fetching and parsing the same actor again (a burst from a new
- * peer would otherwise fetch its key once per request).
- */
-class IntakeKeyCache implements KeyCache {
-  private readonly keys = new LRUCache<string, { key: Key | null }>({ max: 2_000, ttl: KEY_TTL_MS });
-  /** Only the status of a failed fetch is kept, not the answer's body (that could be large). */
-  private readonly failures = new LRUCache<string, { status: number }>({ max: 2_000, ttl: UNAVAILABLE_KEY_TTL_MS });
-  /** Keys being fetched: settled when the fetch stores its result (or after SHARED_FETCH_WAIT_MS). */
-  private readonly fetching = new Map<string, { done: Promise<void>; settle: () => void }>();
-
-  async get(keyId: URL): Promise<Key | null | undefined> {
-    const cached = this.keys.get(keyId.href);
-    if (cached) return cached.key;
-    const inFlight = this.fetching.get(keyId.href);
-    if (inFlight) {
-      await inFlight.done;
-      return this.keys.get(keyId.href)?.key;
-    }
-    // This caller fetches the key (Fedify does, on this miss); others wait for it.
-    let settle = () => {};
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    const timer = setTimeout(() => this.settle(keyId.href), SHARED_FETCH_WAIT_MS);
-    timer.unref();
-    this.fetching.set(keyId.href, {
-      done,
-      settle: () => {
-        clearTimeout(timer);
-        settle();
-      },
-    });
-    return undefined;
-  }
-
-  async set(keyId: URL, key: Key | null): Promise<void> {
-    this.keys.set(keyId.href, { key }, key === null ? { ttl: UNAVAILABLE_KEY_TTL_MS } : {});
-    this.settle(keyId.href);
-  }
-
-  /** Why a key was unavailable, kept beside it (a 410 Gone says its account was deleted); null clears it. */
-  async getFetchError(keyId: URL): Promise<KeyFetchFailure | undefined> {
-    const failure = this.failures.get(keyId.href);
-    return failure ? { status: failure.status, response: new Response(null, { status: failure.status }) } : undefined;
-  }
-
-  async setFetchError(keyId: URL, failure: KeyFetchFailure | null): Promise<void> {
-    if (failure) this.failures.set(keyId.href, { status: failure.status });
-    else this.failures.delete(keyId.href);
-  }
-
-  private settle(href: string): void {
-    const inFlight = this.fetching.get(href);
-    this.fetching.delete(href);
-    inFlight?.settle();
-  }
-}
-
 /** A request the intake took: its place is given back once it is answered (closed) and not working. */
 interface Taken {
   closed: boolean;
@@ -97,9 +24,12 @@ interface Taken {
   released: boolean;
 }
 
-/** A verified request; `directOwner` when it may skip Fedify's handler (see queueVerifiedActivity). */
+/**
+ * A verified request; `direct` when it may skip Fedify's handler (see queueVerifiedActivity), its actor
+ * already read as JSON-LD and found to be the key's owner when `actorChecked`.
+ */
 type IntakeVerdict =
-  | { accepted: true; directOwner: string | null }
+  | { accepted: true; direct: { owner: string; actorChecked: boolean } | null }
   | { accepted: false; status: number; reason: string };
 
 /**
@@ -114,6 +44,8 @@ export class InboxIntake {
   private readonly backlog: InboxBacklog;
   private readonly enqueue: EnqueueMessage | null;
   private readonly keyCache = new IntakeKeyCache();
+  /** Verifies with keys already held, off the main thread; null: everything on the main thread. */
+  private readonly verifier: InboxVerifier | null;
   /** Requests taken (screened in, not yet answered and done with). */
   private taken = 0;
   private readonly states = new WeakMap<FastifyRequest, Taken>();
@@ -133,6 +65,7 @@ export class InboxIntake {
     this.backlog = backlog;
     this.enqueue = enqueue;
     this.limits = { ...DEFAULT_INBOX_LIMITS, ...limits };
+    this.verifier = this.limits.verifyInWorker ? new InboxVerifier() : null;
     this.turns = new Turns(this.limits.handling);
   }
 
@@ -194,11 +127,9 @@ export class InboxIntake {
         this.deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
         return answer(reply, 413, `Activity refused: ${oversized}`);
       }
-      const { directOwner } = verdict;
+      const { direct } = verdict;
       const handOver =
-        directOwner !== null && this.enqueue !== null
-          ? () => this.queueDirectly(reply, context, body, directOwner)
-          : deliver;
+        direct !== null && this.enqueue !== null ? () => this.queueDirectly(reply, context, body, direct) : deliver;
       if (body.length <= this.limits.largeBytes) return await this.turns.run(handOver);
       if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
       return await this.largeTurns.run(handOver);
@@ -214,9 +145,9 @@ export class InboxIntake {
     reply: FastifyReply,
     context: RequestContext<FedDeps>,
     body: Buffer,
-    owner: string,
+    direct: { owner: string; actorChecked: boolean },
   ): Promise<FastifyReply> {
-    const verdict = await queueVerifiedActivity(context, body, owner, this.enqueue!);
+    const verdict = await queueVerifiedActivity(context, body, direct, this.enqueue!);
     return verdict.queued ? answer(reply, 202, 'Activity is enqueued.') : answer(reply, verdict.status, verdict.reason);
   }
 
@@ -236,28 +167,17 @@ export class InboxIntake {
    * the account's deletion (see forgetGoneActor), read as plain JSON.
    */
   private async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
+    const activity = plainActivity(body);
+    const direct = new URL(request.url).pathname === '/inbox' && activity !== null && !activity.selfSigned;
+    const offThread = await this.verifyOffThread(request, body, direct);
+    if (offThread) return this.signedBy(offThread.keyId, offThread.owner, activity, direct, offThread.actor);
     const result = await verifyRequestDetailed(request, {
       documentLoader: context.documentLoader,
       contextLoader: context.contextLoader,
       timeWindow: SIGNATURE_TIME_WINDOW,
       keyCache: this.keyCache,
     });
-    const activity = plainActivity(body);
-    if (result.verified) {
-      // Signed by someone else than its actor, with no Linked Data signature or proof of the actor's own (as
-      // a relay forwards) to check: refused before Fedify reads it (it would refuse it after, as Fedify
-      // compares the key's owner and the actor the same way).
-      const owner = result.key.ownerId?.href;
-      if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
-        this.deps.logger.info(
-          { keyId: result.key.id?.href ?? null, actor: activity.actor },
-          'an inbox delivery was refused: its signer is not its actor',
-        );
-        return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
-      }
-      const shared = new URL(request.url).pathname === '/inbox';
-      return { accepted: true, directOwner: shared && owner && activity && !activity.selfSigned ? owner : null };
-    }
+    if (result.verified) return this.signedBy(result.key.id?.href ?? null, result.key.ownerId?.href, activity, direct);
     const reason = result.reason;
     if (reason.type === 'keyFetchError' && 'status' in reason.result && reason.result.status === 410) {
       const gone = activity?.type === 'Delete' && activity.actor === activity.object ? safeUrl(activity.actor) : null;
@@ -271,6 +191,57 @@ export class InboxIntake {
       'an inbox delivery was refused: its HTTP signature did not verify',
     );
     return { accepted: false, status: 401, reason: 'The HTTP signature could not be verified.' };
+  }
+
+  /**
+   * Signed by `owner`'s key: refused when someone else than its actor signed it, with no Linked Data signature
+   * or proof of the actor's own (as a relay forwards) to check, before Fedify reads it (Fedify would refuse it
+   * after, as it compares the key's owner and the actor the same way). `actor`: the worker's JSON-LD reading.
+   */
+  private signedBy(
+    keyId: string | null,
+    owner: string | undefined,
+    activity: PlainActivity | null,
+    direct: boolean,
+    actor: VerifiedActor | null = null,
+  ): IntakeVerdict {
+    if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
+      this.deps.logger.info(
+        { keyId, actor: activity.actor },
+        'an inbox delivery was refused: its signer is not its actor',
+      );
+      return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
+    }
+    if (actor && !actor.ok) return { accepted: false, status: actor.status, reason: actor.reason };
+    return { accepted: true, direct: direct && owner ? { owner, actorChecked: actor?.ok === true } : null };
+  }
+
+  /**
+   * The signature checked in the verifier's worker when its key is held already (a draft-cavage keyId, an RSA
+   * key), with the activity's actor read there too when it may skip Fedify's handler; null when the main
+   * thread must verify (a new or rotated key, another scheme, a failed check).
+   */
+  private async verifyOffThread(
+    request: Request,
+    body: Buffer,
+    readActor: boolean,
+  ): Promise<{ keyId: string; owner: string; actor: VerifiedActor | null } | null> {
+    const keyId = this.verifier && /keyId="([^"]+)"/.exec(request.headers.get('signature') ?? '')?.[1];
+    const held = keyId ? await this.keyCache.heldRsaKey(keyId) : null;
+    if (!keyId || !held || !this.verifier) return null;
+    const answer = await this.verifier.verify({
+      url: request.url,
+      method: request.method,
+      headers: [...request.headers],
+      body: new Uint8Array(body),
+      key: { id: keyId, owner: held.owner, jwk: held.jwk },
+      readActor,
+    });
+    return answer.verified ? { keyId, owner: held.owner, actor: answer.actor } : null;
+  }
+
+  close(): void {
+    this.verifier?.close();
   }
 
   private busy(): boolean {
@@ -298,9 +269,14 @@ function answer(reply: FastifyReply, status: number, message: string): FastifyRe
  * What the intake reads of an activity, from the raw JSON (no JSON-LD): its type, the ids of its actor and
  * object, and whether it carries a signature of its own (a Linked Data signature or an integrity proof).
  */
-function plainActivity(
-  body: Buffer,
-): { type: unknown; actor: string | null; object: string | null; selfSigned: boolean } | null {
+interface PlainActivity {
+  type: unknown;
+  actor: string | null;
+  object: string | null;
+  selfSigned: boolean;
+}
+
+function plainActivity(body: Buffer): PlainActivity | null {
   try {
     const activity = JSON.parse(body.toString('utf8')) as Record<string, unknown> | null;
     if (typeof activity !== 'object' || activity === null || Array.isArray(activity)) return null;

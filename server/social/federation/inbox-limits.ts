@@ -21,6 +21,8 @@ export interface InboxLimits {
   backlogBytes: number;
   /** What a refused peer is told to wait (its own retry schedule decides in the end). */
   retryAfterSeconds: number;
+  /** Signatures by keys already held are checked in a worker thread (inbox-verifier.ts), not the main one. */
+  verifyInWorker: boolean;
 }
 
 export const DEFAULT_INBOX_LIMITS: InboxLimits = {
@@ -32,4 +34,5 @@ export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,
+  verifyInWorker: true,
 };

@@ -9,7 +9,7 @@ import { RemoteFetchError, type RemoteFetcher } from './remote-fetch.ts';
  * extension terms Mastodon defines inline (federation.md §1.4). Unknown contexts read as this, so their keys
  * and flags keep their meaning without fetching anything.
  */
-const FALLBACK_CONTEXT = [
+export const FALLBACK_CONTEXT = [
   'https://w3id.org/security/v1',
   {
     toot: 'http://joinmastodon.org/ns#',

@@ -116,6 +116,7 @@ export function startFederationRuntime(
       await Promise.race([queueDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
       kv.flush();
       fetcher.close();
+      intake.close();
     },
   };
 }

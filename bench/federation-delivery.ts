@@ -75,30 +75,39 @@ async function startPeer(publicKey: () => crypto.KeyObject, actorDoc?: (port: nu
 }
 
 /**
- * CPU seconds used so far by this process's threads, by thread name (Linux /proc): the main thread apart from
- * libuv's pool (WebCrypto signing, digests) and V8's helpers (GC), since only the main thread is the limit.
+ * CPU seconds used so far by this process's threads, by thread id with its name (Linux /proc): the main thread
+ * apart from libuv's pool (WebCrypto signing, digests), V8's helpers (GC) and worker threads, since only the
+ * main thread is the limit.
  */
-function threadCpu(): Map<string, number> {
-  const byName = new Map<string, number>();
+function threadCpu(): Map<string, { name: string; seconds: number }> {
+  const byTid = new Map<string, { name: string; seconds: number }>();
   const tick = 100; // USER_HZ
   for (const tid of fs.readdirSync('/proc/self/task')) {
     try {
       const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
       const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
-      byName.set(name, (byName.get(name) ?? 0) + seconds);
+      byTid.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / tick });
     } catch {
       // The thread ended meanwhile.
     }
   }
-  return byName;
+  return byTid;
 }
 
-function threadCpuSince(before: Map<string, number>, per: number): string {
-  const after = threadCpu();
-  return [...after]
-    .map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1e6) / per] as const)
+/**
+ * µs per operation by thread name since `before`; threads started meanwhile count as 'new thread' (the
+ * delivery worker, which Node names 'node' as it does V8's helpers). A thread that ended meanwhile is missed.
+ */
+function threadCpuSince(before: Map<string, { name: string; seconds: number }>, per: number): string {
+  const byName = new Map<string, number>();
+  for (const [tid, { name, seconds }] of threadCpu()) {
+    const earlier = before.get(tid);
+    const label = earlier ? name : 'new thread';
+    byName.set(label, (byName.get(label) ?? 0) + seconds - (earlier?.seconds ?? 0));
+  }
+  return [...byName]
+    .map(([name, s]) => [name, (s * 1e6) / per] as const)
     .filter(([, us]) => us >= 1)
     .sort((a, b) => b[1] - a[1])
     .map(([name, us]) => `${name} ${us.toFixed(0)}`)
@@ -187,6 +196,8 @@ ctx.store.transaction(() => {
   }
 });
 const user = ctx.store.users.byAccountId(alice.id);
+// Fedify loads at the first federation use (hundreds of ms of CPU): before the clock, as on a server that federates.
+await social.federation!.fedify();
 const stopOutboundProfile = await startProfile(process.env.OUTBOUND_PROFILE);
 const outboundThreadsBefore = threadCpu();
 const outboundCpuBefore = process.cpuUsage();

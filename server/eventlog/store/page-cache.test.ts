@@ -15,12 +15,12 @@ it("keeps the log's SQLite page cache in a bound (8 MiB): the process does not g
     return process.memoryUsage().rss;
   };
   const MB = 1024 * 1024;
-  // 4 KiB events, 100 to a commit, over 50 streams: every MB written is a MB of new pages through the cache.
+  // 4 KiB events, 500 to a commit, over 50 streams: every MB written is a MB of new pages through the cache.
   const pad = 'x'.repeat(4000);
   let n = 0;
   const write = async (bytes: number) => {
-    for (let written = 0; written < bytes; written += 100 * 4096) {
-      const batch = Array.from({ length: 100 }, () => event('padded', { n: n++, pad }));
+    for (let written = 0; written < bytes; written += 500 * 4096) {
+      const batch = Array.from({ length: 500 }, () => event('padded', { n: n++, pad }));
       await t.store.appendToStream(`s-${n % 50}`, ExpectedVersion.Any, batch, null);
     }
   };

@@ -27,6 +27,7 @@ export const INTEGRATION = [
   'server/eventlog/replication/resume.test.ts',
   'server/eventlog/replication/safety.test.ts',
   'server/eventlog/store/group-commit.test.ts',
+  'server/eventlog/store/page-cache.test.ts',
   'server/eventlog/tcp/crash.test.ts',
   'server/eventlog/tcp/limits.test.ts',
   'server/eventlog/tcp/read-bounds.test.ts',

@@ -1,7 +1,7 @@
 /**
  * Where a read event's server CPU goes, in process (no socket): the bench's select ceiling, the store's own
- * SELECT (row objects, iterated), the store's read (rows → EventRecords, byte budget), that plus the protobuf
- * encoding, plus the TCP framing. 50,000 events in one stream, 1,000-event pages; CPU per event (µs).
+ * SELECT (as it was: row objects and two blobs; as it is: arrays and one blob), the store's read (rows →
+ * EventRecords, byte budget), that plus the protobuf encoding, plus the TCP framing. 50,000 events in one stream, 1,000-event pages; CPU per event (µs).
  *
  *   node bench/eventlog-read-split.ts [rounds=5]
  */
@@ -35,35 +35,35 @@ const key = (db.prepare("SELECT stream_key FROM streams WHERE stream_id = 'split
 const ceiling = db.prepare(
   'SELECT * FROM events WHERE stream_key = ? AND event_number >= ? ORDER BY event_number LIMIT 1000',
 );
-const serverColumns =
-  'position, commit_position, event_number, lower(hex(event_id)) AS event_id_hex, event_type, flags, data, metadata, created';
-const own = db.prepare(
-  `SELECT ${serverColumns} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+const range =
+  'FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?';
+/** The store's SELECT before issue 31's round 5: an object per row, data and metadata as two blobs. */
+const objects = db.prepare(
+  `SELECT position, commit_position, event_number, lower(hex(event_id)) AS event_id_hex, event_type, flags, data, metadata, created ${range}`,
 );
-const ownRaw = db
+/** The store's SELECT now (statements.ts, READ_COLUMNS): an array per row, one blob. */
+const arrays = db
   .prepare(
-    `SELECT ${serverColumns} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+    `SELECT position, commit_position, event_number, lower(hex(event_id)), event_type, flags, octet_length(data), CAST(data || metadata AS BLOB), created ${range}`,
   )
   .raw();
 const correlation = new Uint8Array(16);
 
 const stages: [string, (from: number) => number][] = [
   ['ceiling: SELECT * .all()', (from) => ceiling.all(key, from).length],
-  ['server columns .all()', (from) => (own.all(key, from, from + PAGE - 1, PAGE) as unknown[]).length],
-  ['server columns .raw().all()', (from) => (ownRaw.all(key, from, from + PAGE - 1, PAGE) as unknown[]).length],
   [
-    'server columns .iterate()',
+    'SELECT: objects, two blobs',
     (from) => {
       let n = 0;
-      for (const _ of own.iterate(key, from, from + PAGE - 1, PAGE)) n++;
+      for (const _ of objects.iterate(key, from, from + PAGE - 1, PAGE)) n++;
       return n;
     },
   ],
   [
-    'server columns .raw().iterate()',
+    'SELECT: arrays, one blob',
     (from) => {
       let n = 0;
-      for (const _ of ownRaw.iterate(key, from, from + PAGE - 1, PAGE)) n++;
+      for (const _ of arrays.iterate(key, from, from + PAGE - 1, PAGE)) n++;
       return n;
     },
   ],

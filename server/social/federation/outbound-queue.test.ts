@@ -154,6 +154,26 @@ describe('OutboundQueue', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('gives up on a peer that never answers after the deadline, and hands the delivery to Fedify', async () => {
+    const hung: http.ServerResponse[] = [];
+    const silent = http.createServer((_req, res) => void hung.push(res));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const inbox = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/inbox`;
+      const queue = new OutboundQueue(new InProcessMessageQueue(), new MemoryKvStore(), {
+        allowPrivateAddress: true,
+        timeoutMs: 300,
+      });
+      const message = outboxMessage(inbox, 1);
+      const toFedify = await handled(queue, [message], (f) => f.length >= 1);
+      expect(hung).toHaveLength(1);
+      expect(toFedify).toEqual([message]);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('with the address guard on, the worker posts nothing to an inbox on loopback, by literal or by name', async () => {
     received.length = 0;
     answer = 202;

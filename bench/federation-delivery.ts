@@ -7,7 +7,9 @@
  * Fedify's signing cost per request, and — in the same run — the ceiling of plain signed POSTs one process
  * makes to the same peers.
  * Inbound: signed Create activities from a followed remote actor POSTed to the shared inbox; reports how
- * many per second are accepted and land in the follower's home timeline.
+ * many per second are accepted and land in the follower's home timeline, the server's CPU per activity by
+ * thread (the inbox's verifier worker shows as a thread started meanwhile), and API reads meanwhile.
+ * INBOX_WORKER=0 verifies every signature on the main thread instead, to compare.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -75,30 +77,36 @@ async function startPeer(publicKey: () => crypto.KeyObject, actorDoc?: (port: nu
 }
 
 /**
- * CPU seconds used so far by this process's threads, by thread name (Linux /proc): the main thread apart from
- * libuv's pool (WebCrypto signing, digests) and V8's helpers (GC), since only the main thread is the limit.
+ * CPU seconds used so far by this process's threads, by thread id with its name (Linux /proc): the main thread
+ * apart from libuv's pool (WebCrypto signing, digests), V8's helpers (GC) and worker threads, since only the
+ * main thread is the limit.
  */
-function threadCpu(): Map<string, number> {
-  const byName = new Map<string, number>();
+function threadCpu(): Map<string, { name: string; seconds: number }> {
+  const byTid = new Map<string, { name: string; seconds: number }>();
   const tick = 100; // USER_HZ
   for (const tid of fs.readdirSync('/proc/self/task')) {
     try {
       const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
       const name = tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / tick;
-      byName.set(name, (byName.get(name) ?? 0) + seconds);
+      byTid.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / tick });
     } catch {
       // The thread ended meanwhile.
     }
   }
-  return byName;
+  return byTid;
 }
 
-function threadCpuSince(before: Map<string, number>, per: number): string {
-  const after = threadCpu();
-  return [...after]
-    .map(([name, s]) => [name, ((s - (before.get(name) ?? 0)) * 1e6) / per] as const)
+/** µs per `per` by thread name since `before`; threads started meanwhile (worker threads) are marked "(new)". */
+function threadCpuSince(before: Map<string, { name: string; seconds: number }>, per: number): string {
+  const byName = new Map<string, number>();
+  for (const [tid, { name, seconds }] of threadCpu()) {
+    const was = before.get(tid);
+    const label = was ? name : `${name} (new)`;
+    byName.set(label, (byName.get(label) ?? 0) + seconds - (was?.seconds ?? 0));
+  }
+  return [...byName]
+    .map(([name, s]) => [name, (s * 1e6) / per] as const)
     .filter(([, us]) => us >= 1)
     .sort((a, b) => b[1] - a[1])
     .map(([name, us]) => `${name} ${us.toFixed(0)}`)
@@ -131,7 +139,13 @@ const social = await openSocial({
   domain: '127.0.0.1:1',
   generalRateLimit: false,
   // Loopback peers need the test switch; retries never happen here (every peer answers 202).
-  federation: { allowPrivateAddress: true, queueIdleMs: 5, retryDelayMs: () => 1000 },
+  federation: {
+    allowPrivateAddress: true,
+    queueIdleMs: 5,
+    retryDelayMs: () => 1000,
+    // INBOX_WORKER=0: every signature verified on the main thread, to compare.
+    inbox: { verifyInWorker: process.env.INBOX_WORKER !== '0' },
+  },
 });
 const app = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
 await app.listen({ host: '127.0.0.1', port: 0 });

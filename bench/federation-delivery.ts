@@ -7,7 +7,9 @@
  * Fedify's signing cost per request, and — in the same run — the ceiling of plain signed POSTs one process
  * makes to the same peers.
  * Inbound: signed Create activities from a followed remote actor POSTed to the shared inbox; reports how
- * many per second are accepted and land in the follower's home timeline.
+ * many per second are accepted and land in the follower's home timeline, the server's CPU per activity by
+ * thread (the inbox's verifier worker shows as a thread started meanwhile), and API reads meanwhile.
+ * INBOX_WORKER=0 verifies every signature on the main thread instead, to compare.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -140,7 +142,13 @@ const social = await openSocial({
   domain: '127.0.0.1:1',
   generalRateLimit: false,
   // Loopback peers need the test switch; retries never happen here (every peer answers 202).
-  federation: { allowPrivateAddress: true, queueIdleMs: 5, retryDelayMs: () => 1000 },
+  federation: {
+    allowPrivateAddress: true,
+    queueIdleMs: 5,
+    retryDelayMs: () => 1000,
+    // INBOX_WORKER=0: every signature verified on the main thread, to compare.
+    inbox: { verifyInWorker: process.env.INBOX_WORKER !== '0' },
+  },
 });
 const app = await createHttpServer({ logger, rendererDir: null, plugins: [{ name: 'social', plugin: social.plugin }] });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -29,6 +29,8 @@ export const offThreadVerifications = { count: 0 };
 
 /** The worker stops after this long without a delivery (its Fedify and caches give their memory back). */
 const IDLE_STOP_MS = 60_000;
+/** After the worker failed (it could not load Fedify, it crashed), the main thread verifies for this long. */
+const FAILED_PAUSE_MS = 10 * 60_000;
 
 /*
  * The worker, as plain JavaScript evaluated by Node (the server's bundle keeps packages external and would not
@@ -117,8 +119,10 @@ export class InboxVerifier {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
+  private failedAt = Number.NEGATIVE_INFINITY;
 
   verify(job: VerifierJob): Promise<VerifierAnswer> {
+    if (Date.now() - this.failedAt < FAILED_PAUSE_MS) return Promise.resolve({ verified: false });
     const worker = this.started();
     const id = this.nextId++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -166,7 +170,10 @@ export class InboxVerifier {
       this.worker = null;
       this.failAll();
     };
-    worker.on('error', ended);
+    worker.on('error', () => {
+      this.failedAt = Date.now();
+      ended();
+    });
     worker.on('exit', ended);
     this.worker = worker;
     return worker;

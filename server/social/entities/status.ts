@@ -1,12 +1,5 @@
 import type { FilterService } from '../domain/index.ts';
-import {
-  type Account,
-  type FilterContext,
-  type QuoteRow,
-  type SocialStore,
-  type StatusEditRow,
-  type StatusRow,
-} from '../store/index.ts';
+import { type Account, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { StatusFixedParts, type FixedParts, type StableParts } from './status-fixed-parts.ts';
 import { type Gathered, type PresentOptions, varyingJson, varyingText } from './status-varying.ts';
 import { statusHistory } from './status-history.ts';

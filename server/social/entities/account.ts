@@ -16,10 +16,15 @@ import { publicImageUrl, type RemoteMediaRules, STRICT_REMOTE_MEDIA } from './re
 
 export type AccountJson = Record<string, unknown> & { id: string };
 
-/** An account's serialization without counters, as an object and as JSON text without its braces. */
+/**
+ * An account's serialization without counters, as an object and as JSON text without its braces: the fields
+ * before the counters (`head`) and after them (`tail`, with its leading comma), so the text keeps the
+ * object's key order.
+ */
 interface CachedAccount {
   json: AccountJson;
-  text: string;
+  head: string;
+  tail: string;
 }
 
 function countFields(c: AccountCounts) {
@@ -126,7 +131,8 @@ export class AccountPresenter {
       const text = specialJson.get(a.id);
       if (text !== undefined) return text;
       const c = countFields(counts.get(a.id)!);
-      return `{${this.base(a).text},"followers_count":${c.followers_count},"following_count":${c.following_count},"statuses_count":${c.statuses_count},"last_status_at":${c.last_status_at === null ? 'null' : `"${c.last_status_at}"`}}`;
+      const base = this.base(a);
+      return `{${base.head},"followers_count":${c.followers_count},"following_count":${c.following_count},"statuses_count":${c.statuses_count},"last_status_at":${c.last_status_at === null ? 'null' : `"${c.last_status_at}"`}${base.tail}}`;
     });
   }
 
@@ -139,8 +145,11 @@ export class AccountPresenter {
     let cached = this.cache.get(key);
     if (!cached) {
       const json = this.serialize(a, { statuses: 0, followers: 0, following: 0, lastStatusAt: null }, null);
-      const { followers_count: _a, following_count: _b, statuses_count: _c, last_status_at: _d, ...rest } = json;
-      cached = { json, text: JSON.stringify(rest).slice(1, -1) };
+      const keys = Object.keys(json);
+      const first = keys.indexOf('followers_count');
+      const pick = (names: string[]) => JSON.stringify(Object.fromEntries(names.map((k) => [k, json[k]]))).slice(1, -1);
+      const tail = pick(keys.slice(first + 4));
+      cached = { json, head: pick(keys.slice(0, first)), tail: tail === '' ? '' : `,${tail}` };
       this.cache.set(key, cached);
     }
     if (Object.isFrozen(a)) this.byRow.set(a, { base: this.urls.base, cached });

@@ -34,12 +34,27 @@ export interface StableParts {
   text: string;
 }
 
+/** The most the fixed parts cache may hold (estimated bytes). */
+const FIXED_PARTS_BYTES = 32 * 1024 * 1024;
+
+/** What an entry is charged: its parts as JSON, and the status's text and addresses its `stable` parts copy twice. */
+function fixedPartsBytes(parts: FixedParts, s: StatusRow): number {
+  const { stable: _stable, ...own } = parts;
+  const row = s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0);
+  return 2 * (2 * JSON.stringify(own).length + 2 * row) + 400;
+}
+
 /** Reads and caches the fixed parts of statuses, per status version. */
 export class StatusFixedParts {
   private readonly store: SocialStore;
   private readonly urls: SocialUrls;
   private readonly accounts: AccountPresenter;
-  private readonly fixedCache = new LRUCache<string, FixedParts>({ max: 20_000 });
+  /**
+   * Bounded in bytes as well as entries: a status with many attachments, mentions or a long text weighs
+   * more. Each entry is charged (UTF-16) for its parts as JSON and for the row-dependent text and object
+   * made from it later (`stable`: the content and addresses twice), so 32 MiB holds about 20,000 usual ones.
+   */
+  private readonly fixedCache = new LRUCache<string, FixedParts>({ max: 20_000, maxSize: FIXED_PARTS_BYTES });
   private readonly fixedByRow = new WeakMap<StatusRow, { base: string; parts: FixedParts }>();
 
   constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter) {
@@ -104,7 +119,7 @@ export class StatusFixedParts {
         quote: quotes.get(s.id) ?? null,
         card: card ? serializePreviewCard(this.urls, card) : null,
       };
-      this.fixedCache.set(key(s), parts);
+      this.fixedCache.set(key(s), parts, { size: fixedPartsBytes(parts, s) });
       if (Object.isFrozen(s)) this.fixedByRow.set(s, { base: this.urls.base, parts });
       result.set(s.id, parts);
     }

@@ -24,10 +24,11 @@ function renderings(statusIds: string[], viewerId: string | null) {
   const { store, statusPresenter } = server.social.context;
   const rows = statusIds.map((id) => store.statuses.byId(id)!);
   const viewer = viewerId === null ? null : store.accounts.byId(viewerId);
-  return {
-    objects: statusPresenter.present(rows, viewer, { context: 'home' }),
-    text: JSON.parse(statusPresenter.presentText(rows, viewer, { context: 'home' })) as unknown,
-  };
+  const objects = statusPresenter.present(rows, viewer, { context: 'home' });
+  const raw = statusPresenter.presentText(rows, viewer, { context: 'home' });
+  // Byte for byte what the plain serializer gives (key order included), not only equal once parsed.
+  expect(raw).toBe(JSON.stringify(objects));
+  return { objects, text: JSON.parse(raw) as unknown };
 }
 
 describe('status JSON as text', () => {
@@ -42,8 +43,15 @@ describe('status JSON as text', () => {
       file: new Blob([new Uint8Array(png)], { type: 'image/png' }),
       description: 'a tiny square',
     });
+    server.social.context.store.emojis.put({
+      shortcode: 'homeport',
+      imagePath: 'homeport.png',
+      staticPath: 'homeport.png',
+      category: null,
+      visibleInPicker: true,
+    });
     const withMedia = await a.v1.statuses.create({
-      status: 'picture for @reader #tiny "quoted" \\ \u2028 ünïcode 🏠',
+      status: 'picture for @reader #tiny "quoted" \\ \u2028 ünïcode 🏠 :homeport:',
       mediaIds: [media.id],
       spoilerText: 'cw',
       sensitive: true,
@@ -54,6 +62,7 @@ describe('status JSON as text', () => {
     await r.v1.statuses.$select(poll.id).favourite();
     await r.v1.statuses.$select(withMedia.id).bookmark();
     await a.v1.statuses.$select(poll.id).pin();
+    await r.v1.statuses.$select(privately.id).mute();
     await r.v2.filters.create({
       title: 'no polls',
       context: ['home'],
@@ -70,6 +79,10 @@ describe('status JSON as text', () => {
     const before = renderings(ids, reader.accountId);
     expect((before.text as { reblog: { bookmarked: boolean } }[])[0].reblog.bookmarked).toBe(true);
     expect((before.text as { filtered: unknown[] }[])[2].filtered).toHaveLength(1);
+    const shownBefore = before.text as { muted: boolean; emojis: { shortcode: string }[]; mentions: unknown[] }[];
+    expect(shownBefore[1].muted).toBe(true);
+    expect(shownBefore[3].emojis.map((e) => e.shortcode)).toEqual(['homeport']);
+    expect(shownBefore[3].mentions).toHaveLength(1);
 
     // Edits, votes and counters change what the cached pieces must not hide.
     await a.v1.statuses.$select(withMedia.id).update({ status: 'edited picture', mediaIds: [media.id] });

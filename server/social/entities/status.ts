@@ -1,54 +1,13 @@
 import type { FilterService } from '../domain/index.ts';
-import {
-  type Account,
-  type FilterContext,
-  type QuotePolicy,
-  type QuoteRow,
-  type SocialStore,
-  type StatusEditRow,
-  type StatusRow,
-} from '../store/index.ts';
-import { serializeFilterResult } from './filter.ts';
+import { type Account, type QuoteRow, type SocialStore, type StatusEditRow, type StatusRow } from '../store/index.ts';
 import { StatusFixedParts, type FixedParts, type StableParts } from './status-fixed-parts.ts';
+import { type Gathered, type PresentOptions, varyingJson, varyingText } from './status-varying.ts';
 import { statusHistory } from './status-history.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
-import { serializePoll } from './poll.ts';
 
 export type StatusJson = Record<string, unknown> & { id: string };
-
-/** What `gather` reads for a page of statuses. */
-interface Gathered {
-  viewer: Account | null;
-  options: PresentOptions;
-  quotes: Map<string, QuoteRow>;
-  /** The Quote entity of each quote (by quote id), as this viewer may see it. */
-  quoted: Map<string, Record<string, unknown>>;
-  byId: Map<string, StatusRow>;
-  content: StatusRow[];
-  authors: Map<string, Account>;
-  authorJson: Map<string, AccountJson>;
-  authorText: Map<string, string>;
-  fixed: Map<string, FixedParts>;
-  counts: ReturnType<SocialStore['statuses']['counts']>;
-  polls: ReturnType<SocialStore['polls']['byIds']>;
-  tallies: ReturnType<SocialStore['polls']['tallies']>;
-  ownVotes: Map<string, number[]>;
-  flags: ReturnType<SocialStore['interactions']['flags']> | null;
-  following: Set<string>;
-  now: number;
-  filtering: boolean;
-}
-
-export interface PresentOptions {
-  /** Adds `text`, the plain source (the DELETE response, for delete and redraft). */
-  source?: boolean;
-  /** Where the statuses are shown: only filters of this context apply (all of them when absent). */
-  context?: FilterContext;
-  /** Quotes as ShallowQuote (id only): how a quoted status shows its own quote. */
-  shallowQuotes?: boolean;
-}
 
 /**
  * Serializes statuses for one viewer in a fixed number of batched queries per page: authors, reblogged
@@ -89,7 +48,7 @@ export class StatusPresenter {
     const g = this.gather(statuses, viewer, options, false);
     const build = (s: StatusRow, reblog: StatusJson | null): StatusJson => ({
       ...this.stable(s, g).json,
-      ...this.varying(s, g),
+      ...varyingJson(s, g),
       account: g.authorJson.get(s.accountId)!,
       reblog,
     });
@@ -107,7 +66,7 @@ export class StatusPresenter {
     if (statuses.length === 0) return '[]';
     const g = this.gather(statuses, viewer, options, true);
     const build = (s: StatusRow, reblog: string | null): string =>
-      `{${this.stable(s, g).text},${JSON.stringify(this.varying(s, g)).slice(1, -1)},"account":${g.authorText.get(s.accountId)!},"reblog":${reblog ?? 'null'}}`;
+      `{${this.stable(s, g).text},${varyingText(s, g)},"account":${g.authorText.get(s.accountId)!},"reblog":${reblog ?? 'null'}}`;
     const built = new Map<string, string>();
     for (const s of g.content) built.set(s.id, build(s, null));
     return `[${statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, built.get(s.reblogOfId) ?? null))).join(',')}]`;
@@ -170,6 +129,7 @@ export class StatusPresenter {
           : new Set<string>(),
       now: this.store.now(),
       filtering: viewer !== null && this.filters.any(viewer.id),
+      filters: this.filters,
     };
   }
 
@@ -207,20 +167,6 @@ export class StatusPresenter {
     return { media_attachments: [], mentions: [], tags: [], emojis: [], application: null, quote: null, card: null };
   }
 
-  /** The status's Quote (or ShallowQuote when it is itself shown as a quote), or null when it quotes nothing. */
-  private quote(s: StatusRow, g: Gathered): Record<string, unknown> | null {
-    const q = g.quotes.get(s.id);
-    // A legacy quote (Misskey, Akkoma) that nobody approved is not shown as one, as Mastodon's `acceptable?`:
-    // its text keeps the fallback link its server wrote.
-    if (!q || (q.legacy && q.state !== 'accepted')) return null;
-    if (g.options.shallowQuotes)
-      return {
-        state: q.state === 'accepted' && q.quotedStatusId === null ? 'deleted' : q.state,
-        quoted_status_id: q.quotedStatusId,
-      };
-    return g.quoted.get(q.id) ?? { state: q.state, quoted_status: null };
-  }
-
   /**
    * The Quote entities of a page's quotes as the viewer may see them (Mastodon 4.5's states): accepted ones
    * carry the quoted status, unless it is gone (`deleted`) or the viewer may not read it (`unauthorized`);
@@ -256,44 +202,6 @@ export class StatusPresenter {
       result.set(q.id, { state, quoted_status: carried ? json.get(row!.id)! : null });
     }
     return result;
-  }
-
-  /** Counters, poll, card, quote approval and the viewer's own flags: written per request. */
-  private varying(s: StatusRow, g: Gathered): Record<string, unknown> {
-    const c = g.counts.get(s.id);
-    const poll = s.pollId ? g.polls.get(s.pollId) : undefined;
-    const viewer = g.viewer;
-    const json: Record<string, unknown> = {
-      replies_count: s.local ? (c?.replies ?? 0) : Math.max(c?.replies ?? 0, s.remoteCounts.replies),
-      reblogs_count: s.local ? (c?.reblogs ?? 0) : Math.max(c?.reblogs ?? 0, s.remoteCounts.reblogs),
-      favourites_count: s.local ? (c?.favourites ?? 0) : Math.max(c?.favourites ?? 0, s.remoteCounts.favourites),
-      quotes_count: c?.quotes ?? 0,
-      quote: this.quote(s, g),
-      quote_approval: this.quoteApproval(s, viewer, g.following),
-      poll: poll
-        ? serializePoll(
-            poll,
-            g.tallies.get(poll.id)!,
-            viewer ? { id: viewer.id, ownVotes: g.ownVotes.get(poll.id) ?? [] } : null,
-            g.now,
-          )
-        : null,
-    };
-    if (g.flags && viewer) {
-      // A reblog's own flags are those of the status it reblogs, as Mastodon's (`status.proper`).
-      const proper = s.reblogOfId ?? s.id;
-      json.favourited = g.flags.favourited.has(proper);
-      json.reblogged = g.flags.reblogged.has(proper);
-      json.muted = s.conversationId !== null && g.flags.mutedConversations.has(s.conversationId);
-      json.bookmarked = g.flags.bookmarked.has(proper);
-      if (s.accountId === viewer.id && s.reblogOfId === null && s.visibility !== 'direct')
-        json.pinned = g.flags.pinned.has(s.id);
-      json.filtered = g.filtering
-        ? this.filters.matches(viewer.id, g.byId.get(proper) ?? s, g.options.context).map(serializeFilterResult)
-        : [];
-    }
-    if (g.options.source) json.text = s.text;
-    return json;
   }
 
   /**
@@ -345,20 +253,6 @@ export class StatusPresenter {
 
   private viewerFollows(viewer: Account, accountIds: string[]): Set<string> {
     return new Set(this.store.relationships.followedAmong(viewer.id, accountIds));
-  }
-
-  /** Mastodon 4.5's quote policy as shown to the viewer (we do not create quotes, but clients read this). */
-  private quoteApproval(s: StatusRow, viewer: Account | null, following: Set<string>) {
-    const policy: QuotePolicy =
-      s.visibility === 'private' || s.visibility === 'direct' ? 'nobody' : s.quoteApprovalPolicy;
-    const automatic = policy === 'public' ? ['public'] : policy === 'followers' ? ['followers'] : [];
-    let currentUser: 'automatic' | 'manual' | 'denied' | 'unknown';
-    if (!viewer) currentUser = 'unknown';
-    else if (viewer.id === s.accountId) currentUser = 'automatic';
-    else if (policy === 'public') currentUser = 'automatic';
-    else if (policy === 'followers') currentUser = following.has(s.accountId) ? 'automatic' : 'denied';
-    else currentUser = 'denied';
-    return { automatic, manual: [], current_user: currentUser };
   }
 
   /** StatusEdit entities, oldest first; a status never edited has its current state as the only entry. */

@@ -94,7 +94,7 @@ function resolve(ctx: SocialContext, secret: string): Principal | null {
   const stamp = ctx.store.writeStamp();
   let cache = principalCache.get(ctx);
   if (!cache || cache.stamp !== stamp) principalCache.set(ctx, (cache = { stamp, entries: new Map() }));
-  const key = crypto.createHash('sha256').update(secret).digest('base64');
+  const key = crypto.hash('sha256', secret, 'base64');
   if (cache.entries.has(key)) return cache.entries.get(key)!;
   const principal = lookup(ctx, secret);
   // A lookup that wrote (the token's last use) moved the stamp: cache under the new one.

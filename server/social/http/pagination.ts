@@ -52,8 +52,12 @@ export function setLinkHeader(
   cursors: readonly string[],
   page: PageQuery,
 ): void {
-  const [path, query = ''] = req.url.split('?');
+  const q = req.url.indexOf('?');
+  const path = q < 0 ? req.url : req.url.slice(0, q);
+  const query = q < 0 ? '' : req.url.slice(q + 1);
   const link = (name: string, value: string) => {
+    // No other parameters (a timeline's first page, the usual request): nothing to parse and write back.
+    if (query === '') return `<${urls.absolute(path)}?${name}=${value}>`;
     const search = new URLSearchParams(query);
     for (const k of ['max_id', 'since_id', 'min_id']) search.delete(k);
     search.set(name, value);

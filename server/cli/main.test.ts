@@ -10,6 +10,8 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 const cli = path.join(root, 'bin', 'homeport.js');
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
+/** What each served child wrote to stderr, for the failure message when it dies of a signal. */
+const stderrOf = new WeakMap<ChildProcess, () => string>();
 function tempDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-cli-'));
   dirs.push(d);
@@ -44,6 +46,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
+  stderrOf.set(child, () => stderr);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () =>
@@ -69,19 +72,24 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
 }
 
 /**
- * The exit code of a child, once it has exited (null when a signal ended it). Bounded: a child still running
+ * The exit code of a child, once it has exited; fails when a signal ended it. Bounded: a child still running
  * after `ms` is killed and reported, so a stuck shutdown fails the test with its stderr instead of hanging it.
  */
-function exitOf(child: ChildProcess, ms = 60_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+function exitOf(child: ChildProcess, ms = 60_000): Promise<number> {
+  const endedBy = (signal: string) =>
+    new Error(`pid ${child.pid} ended by ${signal}; stderr: ${stderrOf.get(child)?.() ?? ''}`);
+  if (child.signalCode !== null) return Promise.reject(endedBy(child.signalCode));
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`pid ${child.pid} did not exit within ${ms / 1000} s`));
     }, ms);
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(code);
+      // A signal ending the child (a crash in shutdown, say) fails with the signal's name and what it printed.
+      if (signal !== null) reject(endedBy(signal));
+      else resolve(code ?? -1);
     });
   });
 }
@@ -177,8 +185,9 @@ describe('homeport CLI', () => {
       '0',
     ]);
     expect(refused.stderr).toContain(`(pid ${first.child.pid})`);
+    const killed = new Promise((r) => first.child.once('exit', (_code, signal) => r(signal)));
     first.child.kill('SIGKILL');
-    await exitOf(first.child);
+    expect(await killed).toBe('SIGKILL');
     // The operating system dropped the dead server's lock with its process: nothing stale to judge.
     expect(isDataDirLocked(dataDir)).toBe(false);
     const second = await serve(['--data-dir', dataDir]);

@@ -18,12 +18,16 @@
  *    before it (posts after all reads); medians are reported with ranges. Targets (issue 31): home / hashtag
  *    timeline <= 250 / 300 µs server CPU per request and >= 25 % of the size ceiling; posting <= 1 ms server
  *    CPU per post with p99 < 100 ms (group commit: posts per commit printed).
+ * 4. Prints each timeline's floor, measured in the same run: the size ceiling's CPU per request, SQLite's own
+ *    cost of the page's listing (the same query and row read, bare, on a second connection) and joining the
+ *    page's finished texts, against the endpoint's CPU per request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
 import { createHttpServer } from '../server/http/index.ts';
 import { openSocial } from '../server/social/index.ts';
 import { ACCOUNTS, benchLogger, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
@@ -64,6 +68,7 @@ async function serve(dataDir: string): Promise<void> {
           // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
           // the write groups committed so far (writes per commit: how many posts shared one fsync).
           app.get('/bench/cpu', async () => ({ ...process.cpuUsage(), commits: social.context.store.groupsCommitted }));
+          app.post<{ Body: { body: string } }>('/bench/floor', async (req) => floor(dataDir, req.body.body));
         },
       },
     ],
@@ -78,6 +83,61 @@ async function serve(dataDir: string): Promise<void> {
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
+}
+
+/** CPU µs per call of `fn`, over `n` calls (the server process's own CPU clock: load on the machine does not count). */
+function cpuPerCall(n: number, fn: () => unknown): number {
+  for (let i = 0; i < Math.min(n, 500); i++) fn();
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) fn();
+  const after = process.cpuUsage(before);
+  return (after.user + after.system) / n;
+}
+
+/**
+ * The floor of a timeline page besides moving its bytes (the size ceiling), measured in the server process:
+ * SQLite's own cost of the page's listing (the same query the home and hashtag timelines run for a viewer who
+ * hides nobody, with the status rows it reads, in one read transaction) on a second connection, and the bare
+ * cost of writing the page as one JSON text from finished per-status texts.
+ */
+function floor(dataDir: string, homeBody: string) {
+  const db = new Database(path.join(dataDir, 'social.db'), { readonly: true });
+  try {
+    db.defaultSafeIntegers(true);
+    const owner = (
+      db.prepare("SELECT id FROM accounts WHERE username = 'owner' AND domain IS NULL").get() as {
+        id: bigint;
+      }
+    ).id;
+    const tag = (db.prepare('SELECT id FROM tags WHERE name = ?').get(HASHTAG) as { id: bigint }).id;
+    const begin = db.prepare('BEGIN');
+    const commit = db.prepare('COMMIT');
+    const rows = db.prepare('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))');
+    const listed = (listing: Database.Statement<[bigint]>, key: bigint) => () => {
+      begin.run();
+      const hits = listing.all(key) as { id: bigint }[];
+      rows.all(`[${hits.map((h) => h.id).join(',')}]`);
+      commit.run();
+    };
+    const home = db.prepare(
+      `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
+        WHERE f.account_id = ? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 21`,
+    );
+    const hashtag = db.prepare(
+      `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        WHERE st.tag_id = ? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
+        ORDER BY st.status_id DESC LIMIT 21`,
+    );
+    const parts = (JSON.parse(homeBody) as unknown[]).map((s) => JSON.stringify(s));
+    return {
+      homeListing: cpuPerCall(5_000, listed(home, owner)),
+      tagListing: cpuPerCall(5_000, listed(hashtag, tag)),
+      // Joining finished texts into one, then into the bytes a socket writes (as a response does).
+      assembly: cpuPerCall(5_000, () => Buffer.byteLength(`[${parts.join(',')}]`)),
+    };
+  } finally {
+    db.close();
+  }
 }
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
@@ -241,6 +301,27 @@ async function main(): Promise<void> {
       );
     }
     console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);
+    // The floor of each timeline row, measured in the same run: the size ceiling's CPU (moving as many bytes
+    // through the same HTTP stack) plus SQLite's own cost of the page's listing plus writing finished texts as one.
+    const floors = (await (
+      await fetch(`${base}/bench/floor`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ body: homeBody }),
+      })
+    ).json()) as { homeListing: number; tagListing: number; assembly: number };
+    const sizeCpu = results.find((r) => r.name === sizeName)!.cpuPerRequest;
+    for (const [name, listing] of [
+      [HOME, floors.homeListing],
+      [TAG, floors.tagListing],
+    ] as const) {
+      const r = results.find((x) => x.name === name);
+      if (!r) continue;
+      const limit = sizeCpu + listing + floors.assembly;
+      console.log(
+        `${name} floor: ${sizeCpu.toFixed(0)} µs size ceiling + ${listing.toFixed(1)} µs SQLite listing (bare) + ${floors.assembly.toFixed(1)} µs joining the page = ${limit.toFixed(0)} µs; the endpoint's ${r.cpuPerRequest.toFixed(0)} µs is ${(r.cpuPerRequest / limit).toFixed(2)}x it`,
+      );
+    }
     const target = (name: string, ok: (r: (typeof results)[number]) => boolean, what: string) => {
       const r = results.find((x) => x.name === name);
       if (r) console.log(`${name} target (${what}): ${ok(r) ? 'met' : 'NOT met'}`);

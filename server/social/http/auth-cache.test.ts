@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
 
 /*
- * Tokens are resolved once and reused while nothing has been written (the principal cache): a revocation or
- * suspension, in this process or by another one on the same database (the admin CLI), ends access at the
- * next request all the same.
+ * Tokens are resolved once and reused while none of their rows (token, application, user, local account)
+ * has been written (the principal cache): a revocation, suspension, role or profile change, in this process
+ * or by another one on the same database (the admin CLI), shows at the next request all the same, while
+ * posting (a write to other tables) leaves the cache alone.
  */
 
 let server: SocialTestServer;
@@ -38,6 +39,39 @@ describe('the principal cache', () => {
       other.close();
     }
     expect((await me(user.token)).status).toBe(401);
+  });
+
+  it('keeps resolved tokens across posts, and sees a profile, role or account deletion at the next request', async () => {
+    const poster = await server.createUser('poster');
+    const oauth = server.social.context.store.oauth;
+    const original = oauth.tokenBySecret;
+    let lookups = 0;
+    oauth.tokenBySecret = (secret) => {
+      lookups++;
+      return original.call(oauth, secret);
+    };
+    try {
+      expect((await me(poster.token)).status).toBe(200);
+      const first = lookups;
+      for (let i = 0; i < 3; i++)
+        expect((await server.call(poster.token, 'POST', '/api/v1/statuses', { status: `post ${i}` })).status).toBe(200);
+      expect((await me(poster.token)).status).toBe(200);
+      // Posting wrote statuses, feeds and counters, none of the token's rows: no lookup after the first.
+      expect(lookups).toBe(first);
+
+      const renamed = await server.call(poster.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+        display_name: 'Renamed',
+      });
+      expect(renamed.status).toBe(200);
+      expect((await me(poster.token).then((r) => r.json())).display_name).toBe('Renamed');
+
+      server.admin.setRole('poster', 'moderator');
+      expect((await me(poster.token).then((r) => r.json())).role.name).toBe('Moderator');
+      server.admin.applyUserAction('poster', 'delete');
+      expect((await me(poster.token)).status).toBe(401);
+    } finally {
+      oauth.tokenBySecret = original;
+    }
   });
 
   it('sees a suspension made in this process at the next request', async () => {

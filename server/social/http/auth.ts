@@ -83,22 +83,23 @@ const OUT_OF_SCOPE = () =>
   );
 
 /**
- * Principals of recently seen tokens, reused while nothing at all has been written since (the store's write
- * stamp): a revoked token, a suspended user or a changed role is a write, so it is never served stale. Saves
- * four lookups per request under read traffic (timelines). Bounded by entries; keyed by the token's hash.
+ * Principals of recently seen tokens, reused while no row they are made of has been written since (the
+ * store's credential stamp): a revoked token, a suspended user or a changed role is such a write, so it is
+ * never served stale, while posts and favourites leave the cache alone. Saves four lookups per request.
+ * Bounded by entries; keyed by the token's hash.
  */
 const principalCache = new WeakMap<SocialContext, { stamp: string; entries: Map<string, Principal | null> }>();
 const PRINCIPAL_CACHE_ENTRIES = 1_000;
 
 function resolve(ctx: SocialContext, secret: string): Principal | null {
-  const stamp = ctx.store.writeStamp();
+  const stamp = ctx.store.credentialStamp();
   let cache = principalCache.get(ctx);
   if (!cache || cache.stamp !== stamp) principalCache.set(ctx, (cache = { stamp, entries: new Map() }));
   const key = crypto.hash('sha256', secret, 'base64');
   if (cache.entries.has(key)) return cache.entries.get(key)!;
   const principal = lookup(ctx, secret);
   // A lookup that wrote (the token's last use) moved the stamp: cache under the new one.
-  const after = ctx.store.writeStamp();
+  const after = ctx.store.credentialStamp();
   if (after !== cache.stamp) principalCache.set(ctx, (cache = { stamp: after, entries: new Map() }));
   if (cache.entries.size >= PRINCIPAL_CACHE_ENTRIES) cache.entries.delete(cache.entries.keys().next().value as string);
   cache.entries.set(key, principal);

@@ -238,6 +238,11 @@ export class SocialStore {
     return this.core.writeStamp();
   }
 
+  /** See StoreCore.credentialStamp: moves with writes to tokens, applications, users and local accounts. */
+  credentialStamp(): string {
+    return this.core.credentialStamp();
+  }
+
   /** The domain-event bus, delivering after commit (see events.ts). */
   get events() {
     return this.core.events;

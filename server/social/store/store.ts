@@ -27,12 +27,15 @@ export class StoreCore {
   /** Inside `read`'s own transaction, and the write stamp of its snapshot once asked. */
   private reading = false;
   private snapshotStamp: string | null = null;
+  /** This connection's writes to credential rows (see credentialStamp). */
+  private readonly credentialWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
     this.now = now;
     this.ids = new SnowflakeGenerator(now);
     db.defaultSafeIntegers(true);
+    this.credentialWrites = watchCredentialWrites(db);
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -72,6 +75,17 @@ export class StoreCore {
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
     const changes = this.sql('SELECT total_changes() AS t').get() as { t: bigint };
     return `${version.data_version}:${changes.t}:${this.lostGroups}`;
+  }
+
+  /**
+   * A stamp for what a bearer token resolves to (its token, application, user and account rows): moves when
+   * this connection writes one of those rows (counted by triggers), when another connection writes anything
+   * (the admin CLI suspending a user), or when a write group is lost. Unlike writeStamp it stays put while
+   * posts, favourites and follows are written, so a token is not looked up again after each of them.
+   */
+  credentialStamp(): string {
+    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
+    return `${version.data_version}:${this.credentialWrites.count}:${this.lostGroups}`;
   }
 
   /**
@@ -148,6 +162,38 @@ export class StoreCore {
       return result;
     });
   }
+}
+
+/** The counters of connections whose credential writes are watched: one per connection, shared by its stores. */
+const credentialCounters = new WeakMap<Database, { count: number }>();
+
+/**
+ * Temporary triggers (this connection's only) that count every insert, update and delete of the rows a
+ * principal is made of: access tokens, applications, users and local accounts. A write rolled back later
+ * still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
+ */
+function watchCredentialWrites(db: Database): { count: number } {
+  let counter = credentialCounters.get(db);
+  if (counter) return counter;
+  const created = { count: 0 };
+  counter = created;
+  db.function('homeport_credential_written', { deterministic: false }, () => {
+    created.count++;
+    return null;
+  });
+  const local = {
+    INSERT: 'WHEN NEW.domain IS NULL',
+    UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
+    DELETE: 'WHEN OLD.domain IS NULL',
+  };
+  for (const table of ['oauth_access_tokens', 'oauth_applications', 'users', 'accounts'])
+    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS credential_written_${table}_${op} AFTER ${op} ON main.${table} ${table === 'accounts' ? local[op] : ''}
+         BEGIN SELECT homeport_credential_written(); END`,
+      );
+  credentialCounters.set(db, counter);
+  return counter;
 }
 
 export function str(v: unknown): string {

@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import inspector from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -348,6 +349,9 @@ const stopInboundProfile = await startProfile(process.env.INBOUND_PROFILE);
 const commitsBefore = ctx.store.groupsCommitted;
 const cpuBefore = process.cpuUsage();
 const threadsBefore = threadCpu();
+// How long the main thread stayed busy between turns of its loop: what an API read waits behind.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 const inboundStart = performance.now();
 // The senders and one API reader (alice's home timeline, back to back) run in a child process: this process's
 // CPU is the server's.
@@ -371,6 +375,7 @@ const landedMs = performance.now() - inboundStart;
 const inboundCpu = process.cpuUsage(cpuBefore);
 const inboundThreads = threadCpuSince(threadsBefore, accepted);
 const inboundCommits = ctx.store.groupsCommitted - commitsBefore;
+loopDelay.disable();
 await stopInboundProfile();
 const readLatencies = answers.readLatencies.sort((a, b) => a - b);
 const readP = (q: number) => readLatencies[Math.min(readLatencies.length - 1, Math.floor(q * readLatencies.length))];
@@ -400,6 +405,10 @@ console.log(
 console.log(`  by thread, µs per activity: ${inboundThreads}`);
 console.log(
   `  API reads meanwhile (home timeline, 1 client): ${readLatencies.length} reads, p50 ${readP(0.5).toFixed(1)} ms, p99 ${readP(0.99).toFixed(1)} ms (target < 50 ms)`,
+);
+const loopMs = (ns: number) => (ns / 1e6).toFixed(1);
+console.log(
+  `  main thread's event-loop delay meanwhile: p50 ${loopMs(loopDelay.percentile(50))} ms, p99 ${loopMs(loopDelay.percentile(99))} ms, max ${loopMs(loopDelay.max)} ms`,
 );
 console.log(
   `  load average ${os

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../testing/fixtures.ts';
+import { objectTurnWaits } from './inbound-object-locks.ts';
 import { DEFAULT_INBOX_LIMITS } from './inbox-limits.ts';
 import { offThreadVerifications } from './inbox-verifier.ts';
 import { fallbackContextReads } from './loaders.ts';
@@ -39,8 +40,7 @@ let aSocket: Target;
 
 beforeAll(async () => {
   net = createTestNetwork();
-  // The off-thread verifier is opt-in (a quote's stamp check across three servers failed with it on).
-  a = await net.add('a.test', { inbox: { verifyInWorker: true } });
+  a = await net.add('a.test');
   b = await net.add('b.test');
   await a.createUser('alice');
   await b.createUser('bob');
@@ -311,5 +311,78 @@ describe('verified shared-inbox deliveries, queued without a second verification
     const notJsonLd = JSON.stringify({ '@context': 42, type: 'Create', actor: BOB });
     const answer = await post('/inbox', await signedByBob('https://a.test/inbox', notJsonLd), notJsonLd);
     expect(answer.status).toBe(400);
+  });
+});
+
+describe('a Create and an Update of one post, whatever their order', () => {
+  const ALICE = 'https://a.test/users/alice';
+  const EDITED = '<p>edited</p>';
+  const contentOf = (uri: string) =>
+    (a.social.context.store.db.prepare('SELECT content FROM statuses WHERE uri = ?').get(uri) as { content: string })
+      ?.content;
+  /** Activities about `uri` still queued for their listeners. */
+  const queuedAbout = (uri: string) =>
+    Number(
+      (
+        a.social.context.store.db
+          .prepare(
+            `SELECT COUNT(*) AS n FROM federation_queue WHERE json_extract(message, '$.type') = 'inbox'
+             AND json_extract(message, '$.activity.object.id') = ?`,
+          )
+          .get(uri) as { n: number | bigint }
+      ).n,
+    );
+  const updateOf = (create: Record<string, any>) => ({
+    ...create,
+    id: `${create.object.id}#updates/1`,
+    type: 'Update',
+    object: { ...create.object, content: EDITED },
+  });
+  const deliver = async (activity: Record<string, any>) => {
+    const body = JSON.stringify(activity);
+    return (await post('/inbox', await signedByBob('https://a.test/inbox', body), body)).status;
+  };
+
+  it('creates a post from an Update that came before its Create, which then changes nothing', async () => {
+    const create = await createOf(BOB, ALICE);
+    expect(await deliver(updateOf(create))).toBe(202);
+    await eventually(() => contentOf(create.object.id) === EDITED, 'the post, created from its Update');
+    expect(await deliver(create)).toBe(202);
+    await eventually(() => queuedAbout(create.object.id) === 0, 'the Create handled');
+    expect(contentOf(create.object.id)).toBe(EDITED);
+  });
+
+  it('applies an Update that came while its Create was still fetching the post it quotes', async () => {
+    // The quoted post's server holds its answer: the Create stays in its listener, as with a slow server.
+    const quoted = 'https://b.test/users/bob/statuses/slow';
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let fetchedQuote = false;
+    b.intercept = async (req) => {
+      if (req.url !== quoted) return null;
+      if (!fetchedQuote) {
+        fetchedQuote = true;
+        await held;
+      }
+      return new Response(null, { status: 404 });
+    };
+    try {
+      const create = await createOf(BOB, ALICE, quoted);
+      expect(await deliver(create)).toBe(202);
+      await eventually(() => fetchedQuote, 'the Create fetching the quoted post');
+      const waitsBefore = objectTurnWaits.count;
+      expect(await deliver(updateOf(create))).toBe(202);
+      // The Update's listener ran while the Create was held: it waits its turn (or, unordered, is done already).
+      await eventually(
+        () => objectTurnWaits.count > waitsBefore || queuedAbout(create.object.id) === 1,
+        'the Update handled or waiting',
+      );
+      release();
+      await eventually(() => queuedAbout(create.object.id) === 0, 'both handled');
+      expect(contentOf(create.object.id)).toBe(EDITED);
+    } finally {
+      release();
+      b.intercept = null;
+    }
   });
 });

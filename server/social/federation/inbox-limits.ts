@@ -21,11 +21,7 @@ export interface InboxLimits {
   backlogBytes: number;
   /** What a refused peer is told to wait (its own retry schedule decides in the end). */
   retryAfterSeconds: number;
-  /**
-   * Signatures by keys already held are checked in a worker thread (inbox-verifier.ts), not the main one. Off by
-   * default: with it on, quotes.test.ts's third server never accepted a quote whose stamp it had checked (not
-   * understood yet).
-   */
+  /** Signatures by keys already held are checked in a worker thread (inbox-verifier.ts), not the main one. */
   verifyInWorker: boolean;
 }
 
@@ -38,5 +34,5 @@ export const DEFAULT_INBOX_LIMITS: InboxLimits = {
   backlogMessages: 2_000,
   backlogBytes: 32 * 1024 * 1024,
   retryAfterSeconds: 60,
-  verifyInWorker: false,
+  verifyInWorker: true,
 };

@@ -44,6 +44,7 @@ import {
   type StatusObject,
 } from './statuses-inbound.ts';
 import { onFeaturedChange, syncFeatured } from './featured-inbound.ts';
+import { oneObjectAtATime } from './inbound-object-locks.ts';
 import { refreshIncomingQuote } from './quotes-inbound.ts';
 import { answerQuoteRequest, onQuoteAnswer, revokeByStamp } from './quote-requests.ts';
 
@@ -172,17 +173,33 @@ async function onCreate(c: Ctx, create: Create): Promise<void> {
     c.data.social.polls.remoteVote(author, pollId, (object as Note).name!.toString().trim());
     return;
   }
-  if (!isStatusObject(object) || !relevant(c.data, author, object)) return;
-  await createRemoteStatus(c, object, author, { embeddedIn: create });
+  if (!isStatusObject(object) || !object.id || !relevant(c.data, author, object)) return;
+  await oneObjectAtATime(c.data, object.id.href, () => createRemoteStatus(c, object, author, { embeddedIn: create }));
 }
+
+/** An Update of a post never seen creates it when it is this recent (Mastodon's bound: older ones are not news). */
+const UPDATE_CREATES_WITHIN_MS = 3 * 24 * 60 * 60 * 1000;
 
 async function onUpdate(c: Ctx, update: Update): Promise<void> {
   const author = await sender(c, update);
   if (!author) return;
   const object = await update.getObject().catch(() => null);
   if (isStatusObject(object)) {
-    const updated = await updateRemoteStatus(c, object, author, update);
-    if (updated) await refreshIncomingQuote(c, object, author, updated, fetchQuotedStatus);
+    const uri = object.id?.href;
+    if (!uri) return;
+    // After any Create of the same post still in its listener (see oneObjectAtATime).
+    await oneObjectAtATime(c.data, uri, async () => {
+      if (c.data.repo.statusByUri(uri) || localStatusId(c.data, uri)) {
+        const updated = await updateRemoteStatus(c, object, author, update);
+        if (updated) await refreshIncomingQuote(c, object, author, updated, fetchQuotedStatus);
+        return;
+      }
+      // The Update came before its Create (deliveries are not ordered): the post as it is now, as Mastodon does.
+      const published = object.published?.epochMilliseconds ?? null;
+      const recent = published === null || c.data.social.store.now() - published < UPDATE_CREATES_WITHIN_MS;
+      if (recent && relevant(c.data, author, object))
+        await createRemoteStatus(c, object, author, { embeddedIn: update });
+    });
   } else if (isActor(object) && object.id?.href === author.uri) {
     await syncFeatured(c, await persistActor(c.data, object));
   }
@@ -199,7 +216,10 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
     return;
   }
   // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
-  if (!deleteRemoteStatus(c, del.objectId.href, author)) await revokeByStamp(c, del.objectId.href, author);
+  const uri = del.objectId.href;
+  await oneObjectAtATime(deps, uri, async () => {
+    if (!deleteRemoteStatus(c, uri, author)) await revokeByStamp(c, uri, author);
+  });
 }
 
 /**

@@ -12,7 +12,6 @@
  *   node bench/ack-server.ts     (prints "ack server listening on 127.0.0.1:<port>")
  *   UPSTREAM=1113 node bench/ack-server.ts
  */
-import crypto from 'node:crypto';
 import net from 'node:net';
 import {
   TcpCommand,
@@ -22,6 +21,7 @@ import {
   encodeFrame,
   parsePackage,
 } from '../server/eventlog/index.ts';
+import { connectFraming } from './eventlog-append/framing-client.ts';
 
 interface WriteEvents {
   eventStreamId: string;
@@ -39,39 +39,7 @@ const READS = new Set<number>([
 ]);
 /** Answers to read requests by command and request body: [reply command, reply body]. */
 const readAnswers = new Map<string, Promise<[number, Buffer]>>();
-const upstream = process.env.UPSTREAM ? connectUpstream(Number(process.env.UPSTREAM)) : null;
-
-function connectUpstream(port: number) {
-  const socket = net.connect(port, '127.0.0.1');
-  socket.setNoDelay(true);
-  const waiting = new Map<string, (reply: [number, Buffer]) => void>();
-  const reader = new FrameReader({ maxFrameBytes: 64 * 1024 * 1024, minFrameBytes: 18 });
-  socket.on('data', (chunk) =>
-    reader.push(chunk, (frame) => {
-      const pkg = parsePackage(frame);
-      if (pkg.command === TcpCommand.HeartbeatRequestCommand) {
-        socket.write(encodeFrame(TcpCommand.HeartbeatResponseCommand, pkg.correlationId, null));
-        return;
-      }
-      const key = pkg.correlationId.toString('hex');
-      const done = waiting.get(key);
-      if (!done) return;
-      waiting.delete(key);
-      done([pkg.command, Buffer.from(pkg.body)]);
-    }),
-  );
-  return {
-    request(command: number, body: Buffer, login: string | null, password: string | null): Promise<[number, Buffer]> {
-      const correlationId = crypto.randomBytes(16);
-      return new Promise((resolve) => {
-        waiting.set(correlationId.toString('hex'), resolve);
-        socket.write(
-          encodeFrame(command, correlationId, body, login === null ? {} : { login, password: password ?? '' }),
-        );
-      });
-    },
-  };
-}
+const upstream = process.env.UPSTREAM ? await connectFraming(Number(process.env.UPSTREAM)) : null;
 
 const server = net.createServer((socket) => {
   socket.setNoDelay(true);
@@ -122,12 +90,10 @@ const server = net.createServer((socket) => {
         const key = `${pkg.command}:${login}:${pkg.body.toString('base64')}`;
         let answer = readAnswers.get(key);
         if (!answer) {
-          answer = upstream.request(
-            pkg.command,
-            Buffer.from(pkg.body),
-            login,
-            pkg.login === null ? credentials.password : pkg.password,
-          );
+          const password = (pkg.login === null ? credentials.password : pkg.password) ?? '';
+          answer = upstream
+            .request(pkg.command, Buffer.from(pkg.body), login === null ? null : { login, password })
+            .then((reply): [number, Buffer] => [reply.command, Buffer.from(reply.body)]);
           readAnswers.set(key, answer);
         }
         const correlationId = pkg.correlationId;

@@ -18,23 +18,20 @@
  * The SQLite side is in eventlog-append/sqlite-ceiling.ts, the read side in eventlog-append/reads.ts.
  */
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { es, percentile, startServer, stopServer } from './support.ts';
 import {
   connect,
   makeBatch,
   printTable,
-  readAllLog,
-  readScenario,
-  readStreamAll,
-  seedStream,
-  settled,
+  load,
+  reads,
+  share,
   type Connection,
   type Row,
 } from './eventlog-append/reads.ts';
 import { serverCommits, sqliteCeiling, sqliteCpuPerRow, sqliteReadCeiling } from './eventlog-append/sqlite-ceiling.ts';
+import { startAckServer } from './eventlog-append/ack-process.ts';
 import { formatThreadSplit, snapshotThreads, threadSplit } from './eventlog-append/threads.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -58,26 +55,6 @@ const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Bo
 /** Extra `serve` flags for the first server, e.g. BENCH_SERVER_ARGS='--run-projections none' (profiling one setup). */
 const SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
-
-// ---- the client's own limit ----
-
-/** Starts bench/ack-server.ts in its own process (as the real server runs in its own). */
-function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
-  const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'ack-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on \S+:(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`ack server exited with ${code}: ${out}`)));
-  });
-}
 
 // ---- scenarios ----
 
@@ -166,10 +143,6 @@ async function appendScenario(
   };
 }
 
-const load = () => `load ${os.loadavg()[0].toFixed(1)}`;
-const share = (rate: number, ceiling: number, what: string) =>
-  Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`;
-
 type Scenario = readonly [connections: number, batchSize: number, inFlight: number];
 
 /**
@@ -232,63 +205,6 @@ async function serverAppends(
   return rows;
 }
 
-async function reads(
-  server: Awaited<ReturnType<typeof startServer>>,
-  readCeiling: { perSecond: number; cpuUs: number },
-  clientLimits: Row[],
-): Promise<Row[]> {
-  const readStream = 'bench-read';
-  await seedStream(server.tcpPort, readStream, 50_000);
-  await settled(server);
-  const scenarios = (port: number, measured?: typeof server) => [
-    () =>
-      readScenario(
-        port,
-        'read stream forward, 4 readers, 1000/page',
-        4,
-        (c) => readStreamAll(c, readStream, true, 1000),
-        measured,
-      ),
-    () =>
-      readScenario(
-        port,
-        'read stream backward, 4 readers, 1000/page',
-        4,
-        (c) => readStreamAll(c, readStream, false, 1000),
-        measured,
-      ),
-    () =>
-      readScenario(port, 'read $all forward, 4 readers, 1000/page', 4, (c) => readAllLog(c, 1000, 100_000), measured),
-  ];
-  const rows: Row[] = [];
-  for (const scenario of scenarios(server.tcpPort, server)) {
-    const row = await scenario();
-    row.note = [load(), share(row.eventsPerSec, readCeiling.perSecond, 'read ceiling')].filter(Boolean).join(', ');
-    if (!Number.isNaN(readCeiling.cpuUs)) {
-      row.sqliteCpuUs = readCeiling.cpuUs;
-      row.note += `, server CPU ${(row.serverCpuUs! / readCeiling.cpuUs).toFixed(1)}× SQLite's select`;
-    }
-    rows.push(row);
-  }
-  if (wanted('client')) {
-    // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
-    const proxy = await startAckServer(server.tcpPort);
-    try {
-      for (const scenario of scenarios(proxy.port)) await scenario(); // fills the proxy's answers
-      for (const [i, scenario] of scenarios(proxy.port).entries()) {
-        const limit = await scenario();
-        rows[i].note += `, ${share(rows[i].eventsPerSec, limit.eventsPerSec, 'client limit')}`;
-        limit.scenario = `client limit: ${limit.scenario.replace('read ', 'reading ')} (answers replayed)`;
-        limit.note = load();
-        clientLimits.push(limit);
-      }
-    } finally {
-      proxy.child.kill('SIGTERM');
-    }
-  }
-  return rows;
-}
-
 async function main(): Promise<void> {
   console.log(
     `event-log benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS}s per append scenario, ${load()}\n`,
@@ -328,7 +244,7 @@ async function main(): Promise<void> {
   const limits = { clientRows: clientLimits, ceiling100, ceilingBig };
   const readLimits: Row[] = [];
   const rows = await serverAppends(scenarios, SERVER_ARGS, '', limits, (server) =>
-    wanted('reads') ? reads(server, readCeiling, readLimits) : Promise.resolve([]),
+    wanted('reads') ? reads(server, readCeiling, readLimits, wanted('client')) : Promise.resolve([]),
   );
   const singles = scenarios.filter(([, batchSize]) => batchSize === 1);
   if (wanted('noproj') && singles.length > 0)

@@ -4,14 +4,21 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ServeProcess } from '../../server/testing/serve-process.ts';
 import { connectClient, es } from '../support.ts';
+import { startAckServer } from './ack-process.ts';
+import { frameAllLog, frameStreamAll, connectFraming } from './framing-client.ts';
 import { DATA, METADATA } from './sqlite-ceiling.ts';
 
 export const connect = (port: number, name: string) =>
   connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
 export type Connection = Awaited<ReturnType<typeof connect>>;
+
+export const load = () => `load ${os.loadavg()[0].toFixed(1)}`;
+export const share = (rate: number, ceiling: number, what: string) =>
+  Number.isNaN(ceiling) ? undefined : `${Math.round((rate / ceiling) * 100)}% of the ${what}`;
 
 export function makeBatch(size: number) {
   return Array.from({ length: size }, () =>
@@ -27,6 +34,8 @@ export interface Row {
   p99?: number;
   /** The measured process's CPU time per event in the measured window, µs. */
   serverCpuUs?: number;
+  /** The reading process's (this one's) CPU per event, µs: reads only. */
+  clientCpuUs?: number;
   /** SQLite's own CPU per row (per event for appends: rows per event counted), µs. */
   sqliteCpuUs?: number;
   note?: string;
@@ -74,22 +83,64 @@ export async function settled(server: ServeProcess): Promise<void> {
   }
 }
 
-export async function readScenario(
+/** How busy a process was over a window: CPU-seconds per wall-second, and its main thread's demand (ran + waited). */
+interface Busy {
+  cpu: number;
+  demand: number;
+}
+
+function busySince(pid: number, cpuBefore: number, demandBefore: number, cpuNow: number, wall: number): Busy {
+  return { cpu: (cpuNow - cpuBefore) / wall, demand: (mainThreadDemand(pid) - demandBefore) / wall };
+}
+
+/** A read row's measures beside the rate: CPU per event of the server and of the reading process, how busy each was. */
+interface ReadRow extends Row {
+  clientCpuUs: number;
+  server?: Busy;
+  client: Busy;
+}
+
+/** "0.62 (asks 0.97)": CPU-seconds per wall-second and the main thread's demand; saturated when it asks a core. */
+const formatBusy = (b: Busy) => `${b.cpu.toFixed(2)} of a core (main thread asks ${b.demand.toFixed(2)})`;
+/** A main thread that asked for this much of a core (ran + waited to run) over the window had work all along. */
+const SATURATED_DEMAND = 0.9;
+
+/**
+ * Runs `readers` readers at once, each on its own connection from `open`, and measures over the window the
+ * server's CPU (when given) and this process's (the readers'), per event and per wall-second.
+ */
+export async function readScenario<C extends { close(): void }>(
   port: number,
   label: string,
   readers: number,
-  read: (conn: Connection, reader: number) => Promise<number>,
+  read: (conn: C, reader: number) => Promise<number>,
   server?: ServeProcess,
-): Promise<Row> {
-  const conns = await Promise.all(Array.from({ length: readers }, (_, i) => connect(port, `reader-${i}`)));
+  open: (port: number, name: string) => Promise<C> = connect as unknown as (port: number, name: string) => Promise<C>,
+): Promise<ReadRow> {
+  const conns = await Promise.all(Array.from({ length: readers }, (_, i) => open(port, `reader-${i}`)));
+  const pid = server?.child.pid;
   const started = performance.now();
-  const cpuBefore = server?.cpuSeconds();
+  const cpuBefore = server?.cpuSeconds() ?? NaN;
+  const demandBefore = pid === undefined ? NaN : mainThreadDemand(pid);
+  const clientBefore = process.cpuUsage();
+  const clientDemandBefore = mainThreadDemand(process.pid);
   const counts = await Promise.all(conns.map((c, i) => read(c, i)));
-  const cpuUsed = server ? server.cpuSeconds() - cpuBefore! : NaN;
+  const cpuNow = server ? server.cpuSeconds() : NaN;
+  const clientUsed = process.cpuUsage(clientBefore);
   const elapsed = (performance.now() - started) / 1000;
+  const serverBusy = pid === undefined ? undefined : busySince(pid, cpuBefore, demandBefore, cpuNow, elapsed);
+  const clientCpu = (clientUsed.user + clientUsed.system) / 1e6;
+  const clientBusy = busySince(process.pid, 0, clientDemandBefore, clientCpu, elapsed);
   for (const c of conns) c.close();
   const events = counts.reduce((a, b) => a + b, 0);
-  return { scenario: label, eventsPerSec: events / elapsed, serverCpuUs: (cpuUsed / events) * 1e6 };
+  return {
+    scenario: label,
+    eventsPerSec: events / elapsed,
+    serverCpuUs: ((cpuNow - cpuBefore) / events) * 1e6,
+    clientCpuUs: (clientCpu / events) * 1e6,
+    server: serverBusy,
+    client: clientBusy,
+  };
 }
 
 export async function readStreamAll(conn: Connection, stream: string, forward: boolean, page: number): Promise<number> {
@@ -117,8 +168,114 @@ export async function readAllLog(conn: Connection, page: number, limit: number):
   return read;
 }
 
+const READ_STREAM = 'bench-read';
+const READ_EVENTS = 50_000;
+const PAGE = 1000;
+const READERS = 4;
+
+/** The three read scenarios, each with the real client's read and the framing reader's same read. */
+const READ_SCENARIOS = [
+  {
+    label: 'read stream forward',
+    read: (c: Connection) => readStreamAll(c, READ_STREAM, true, PAGE),
+    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameStreamAll(c, READ_STREAM, true, PAGE),
+  },
+  {
+    label: 'read stream backward',
+    read: (c: Connection) => readStreamAll(c, READ_STREAM, false, PAGE),
+    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameStreamAll(c, READ_STREAM, false, PAGE),
+  },
+  {
+    label: 'read $all forward',
+    read: (c: Connection) => readAllLog(c, PAGE, 2 * READ_EVENTS),
+    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameAllLog(c, PAGE, 2 * READ_EVENTS),
+  },
+] as const;
+
+/** Which process held the rate back: the one whose main thread asked for a whole core. */
+function verdict(row: ReadRow): string {
+  const server = (row.server?.demand ?? 0) >= SATURATED_DEMAND;
+  const client = row.client.demand >= SATURATED_DEMAND;
+  if (server && client) return 'both saturated';
+  if (client) return 'limit: the client (saturated)';
+  if (server) return 'limit: the server (saturated)';
+  return 'neither saturated (the machine is shared)';
+}
+
+/**
+ * The read rows, on a server seeded here: node-eventstore-client readers; the same reads by readers that only
+ * frame (the server's own limit, same run); with `clientLimit`, the client's limit (a proxy replaying the
+ * server's answers). Each real row's note carries the ceiling, both limits, CPU per event of the server and of
+ * the reading process, how busy each was and which one was saturated.
+ */
+export async function reads(
+  server: ServeProcess,
+  readCeiling: { perSecond: number; cpuUs: number },
+  clientLimits: Row[],
+  clientLimit: boolean,
+): Promise<Row[]> {
+  await seedStream(server.tcpPort, READ_STREAM, READ_EVENTS);
+  await settled(server);
+  const label = (what: string) => `${what}, ${READERS} readers, ${PAGE}/page`;
+  const rows: Row[] = [];
+  for (const s of READ_SCENARIOS) {
+    const row = await readScenario(server.tcpPort, label(s.label), READERS, s.read, server);
+    const framed = await readScenario(server.tcpPort, label(s.label), READERS, s.frame, server, connectFraming);
+    const ceiling = (rate: number) => share(rate, readCeiling.perSecond, 'read ceiling');
+    row.sqliteCpuUs = readCeiling.cpuUs;
+    row.note = [
+      load(),
+      ceiling(row.eventsPerSec),
+      `server CPU ${(row.serverCpuUs! / readCeiling.cpuUs).toFixed(1)}× SQLite's select`,
+      `server ${formatBusy(row.server!)}`,
+      `client ${formatBusy(row.client)}`,
+      verdict(row),
+      `frame-only readers: ${Math.round(framed.eventsPerSec).toLocaleString('en-US')} events/s = ${ceiling(framed.eventsPerSec)}`,
+    ].join(', ');
+    framed.scenario = `server limit: ${label(s.label.replace('read ', 'reading '))} (readers only frame)`;
+    framed.sqliteCpuUs = readCeiling.cpuUs;
+    framed.note = [
+      load(),
+      ceiling(framed.eventsPerSec),
+      `server ${formatBusy(framed.server!)}`,
+      `readers ${formatBusy(framed.client)}`,
+    ].join(', ');
+    rows.push(row, framed);
+  }
+  if (clientLimit) {
+    // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
+    const proxy = await startAckServer(server.tcpPort);
+    try {
+      for (const s of READ_SCENARIOS) await readScenario(proxy.port, s.label, READERS, s.read); // fills the proxy
+      for (const [i, s] of READ_SCENARIOS.entries()) {
+        const limit = await readScenario(proxy.port, label(s.label), READERS, s.read);
+        rows[2 * i].note += `, ${share(rows[2 * i].eventsPerSec, limit.eventsPerSec, 'client limit')}`;
+        limit.scenario = `client limit: ${label(s.label.replace('read ', 'reading '))} (answers replayed)`;
+        limit.note = [
+          load(),
+          share(limit.eventsPerSec, readCeiling.perSecond, 'read ceiling'),
+          `client ${formatBusy(limit.client)}`,
+        ].join(', ');
+        clientLimits.push(limit);
+      }
+    } finally {
+      proxy.child.kill('SIGTERM');
+    }
+  }
+  return rows;
+}
+
 export function printTable(rows: Row[]): void {
-  const headers = ['scenario', 'events/s', 'p50 ms', 'p99 ms', 'server CPU µs/ev', 'SQLite CPU µs/ev', 'note'];
+  const headers = [
+    'scenario',
+    'events/s',
+    'p50 ms',
+    'p99 ms',
+    'server CPU µs/ev',
+    'client CPU µs/ev',
+    'SQLite CPU µs/ev',
+    'note',
+  ];
   const micros = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(1));
   const cells = rows.map((r) => [
     r.scenario,
@@ -126,6 +283,7 @@ export function printTable(rows: Row[]): void {
     r.p50 === undefined ? '' : r.p50.toFixed(2),
     r.p99 === undefined ? '' : r.p99.toFixed(2),
     micros(r.serverCpuUs),
+    micros(r.clientCpuUs),
     micros(r.sqliteCpuUs),
     r.note ?? '',
   ]);

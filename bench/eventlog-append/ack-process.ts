@@ -1,0 +1,21 @@
+/** bench/ack-server.ts in its own process (as the real server runs in its own): the client's limit. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** Starts the ack server; with `upstreamPort` it replays that server's read answers. */
+export function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
+  const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'ack-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on \S+:(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`ack server exited with ${code}: ${out}`)));
+  });
+}

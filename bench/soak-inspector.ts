@@ -22,6 +22,8 @@ export interface HeapInspector {
   usedAfterGc(): Promise<number>;
   /** The main thread's time busy and idle so far, in ms (Node's event-loop utilization: how much headroom it has). */
   eventLoop(): Promise<{ active: number; idle: number }>;
+  /** The server's process.memoryUsage(): V8's heap as committed, external memory and ArrayBuffers among it. */
+  memoryUsage(): Promise<NodeJS.MemoryUsage>;
   /** Writes a heap snapshot (DevTools' .heapsnapshot format) to `file`. */
   snapshot(file: string): Promise<void>;
   close(): void;
@@ -71,6 +73,13 @@ export async function inspectHeap(port: number): Promise<HeapInspector> {
         returnByValue: true,
       });
       return JSON.parse(answer.result.value) as { active: number; idle: number };
+    },
+    async memoryUsage() {
+      const answer = await send<{ result: { value: string } }>('Runtime.evaluate', {
+        expression: 'JSON.stringify(process.memoryUsage())',
+        returnByValue: true,
+      });
+      return JSON.parse(answer.result.value) as NodeJS.MemoryUsage;
     },
     async snapshot(file) {
       const out = fs.createWriteStream(file);

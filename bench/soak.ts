@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServeProcess } from '../server/testing/serve-process.ts';
 import { freeLoopbackPort, inspectHeap } from './soak-inspector.ts';
+import { memorySplit } from './soak-memory.ts';
 import { startWorker, type Worker } from './soak-ipc.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -158,6 +159,27 @@ interface Sample {
   minute: number;
   rssMB: number;
   heapMB: number;
+  /**
+   * RSS split (bench/soak-memory.ts), after the collection: V8's heap as committed (heapTotal), memory V8 is told
+   * of outside it (external, arrayBuffers among it), then by mapping: the main malloc arena (brk), glibc's thread
+   * arenas (MB and count), thread stacks and threads, SQLite's mapped files (-shm), code, the other anonymous
+   * memory (V8's heap among it, large mallocs), and the SQLite files' sizes on disk.
+   */
+  v8MB: number;
+  externalMB: number;
+  arrayBuffersMB: number;
+  brkMB: number;
+  arenasMB: number;
+  arenas: number;
+  stacksMB: number;
+  threads: number;
+  shmMB: number;
+  codeMB: number;
+  otherAnonMB: number;
+  socialDbMB: number;
+  socialWalMB: number;
+  eventlogDbMB: number;
+  eventlogWalMB: number;
   /** The server's CPU time over the interval per second of it (all its threads; 100 = one core). */
   serverCpuPct: number;
   /** The share of the interval the server's main thread was busy (100 = no headroom left). */
@@ -204,10 +226,28 @@ const sample = async () => {
   const seconds = (at - last.at) / 1000;
   const busyMs = loop.active - last.loop.active;
   const totalMs = busyMs + loop.idle - last.loop.idle;
+  const heapMB = MB(await heap.usedAfterGc());
+  const usage = await heap.memoryUsage();
+  const split = memorySplit(server.child.pid!, dataDir);
   const s: Sample = {
     minute: Math.round(((at - started) / 60_000) * 10) / 10,
     rssMB: MB(server.rss() ?? 0),
-    heapMB: MB(await heap.usedAfterGc()),
+    heapMB,
+    v8MB: MB(usage.heapTotal),
+    externalMB: MB(usage.external),
+    arrayBuffersMB: MB(usage.arrayBuffers),
+    brkMB: MB(split.brkHeap),
+    arenasMB: MB(split.arenas),
+    arenas: split.arenaCount,
+    stacksMB: MB(split.stacks),
+    threads: split.threads,
+    shmMB: MB(split.sqliteFiles),
+    codeMB: MB(split.code),
+    otherAnonMB: MB(split.otherAnon),
+    socialDbMB: MB(split.files['social.db'] ?? 0),
+    socialWalMB: MB(split.files['social.db-wal'] ?? 0),
+    eventlogDbMB: MB(split.files['eventlog.db'] ?? 0),
+    eventlogWalMB: MB(split.files['eventlog.db-wal'] ?? 0),
     serverCpuPct: Math.round(((serverCpu - last.serverCpu) / seconds) * 100),
     mainThreadBusyPct: totalMs > 0 ? Math.round((busyMs / totalMs) * 100) : 0,
     mainThreadWaitPct: Math.round((schedule.waiting - last.schedule.waiting) / seconds / 1e7),

@@ -21,6 +21,19 @@ export interface WriteGroupHooks {
   failed(error: unknown): void;
 }
 
+/** The write groups of each database, so that work which needs no transaction open can wait for the next COMMIT. */
+const groupsOf = new WeakMap<Database, WriteGroups>();
+
+/**
+ * Runs `fn` now if `db` has no write group open, else right after its group's COMMIT, before anything can open the
+ * next one (under steady writes a group is open almost all the time: see the background checkpointer).
+ */
+export function betweenWriteGroups(db: Database, fn: () => void): void {
+  const groups = groupsOf.get(db);
+  if (groups?.pending) groups.afterCommit(fn);
+  else fn();
+}
+
 /** Most writes one group takes; the next write commits it first (bounds a group's WAL frames and its commit's time). */
 const DEFAULT_MAX_WRITES = 2_000;
 
@@ -40,6 +53,8 @@ export class WriteGroups {
   >;
   private current: Group | null = null;
   private depth = 0;
+  /** Run once the open group has committed or been lost (betweenWriteGroups). */
+  private afterCommitQueue: (() => void)[] = [];
   /** Groups committed so far (writes per commit = how much fsync the grouping saves). */
   commits = 0;
 
@@ -56,6 +71,12 @@ export class WriteGroups {
       release: prepare('RELEASE write_group'),
       rollbackTo: prepare('ROLLBACK TO write_group'),
     };
+    groupsOf.set(db, this);
+  }
+
+  /** Queues `fn` for the moment the open group ends (its COMMIT, or its loss), before the next group can open. */
+  afterCommit(fn: () => void): void {
+    if (!this.afterCommitQueue.includes(fn)) this.afterCommitQueue.push(fn);
   }
 
   /** True while a group holds writes that are not on disk yet. */
@@ -148,13 +169,25 @@ export class WriteGroups {
       return;
     }
     this.current = null;
+    this.runAfterCommit();
     this.commits++;
     this.hooks.committed();
     group.waiters?.resolve();
   }
 
+  private runAfterCommit(): void {
+    for (const fn of this.afterCommitQueue.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // Each queued task handles its own failures (a checkpoint found busy is asked again later).
+      }
+    }
+  }
+
   private lose(group: Group, error: unknown): void {
     this.current = null;
+    this.runAfterCommit();
     this.hooks.failed(error);
     group.waiters?.reject(error);
   }

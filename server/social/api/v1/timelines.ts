@@ -64,7 +64,10 @@ export function timelineRoutes(app: FastifyInstance, ctx: SocialContext): void {
       rows.map((r) => r.cursor),
       page,
     );
-    return reply.type('application/json; charset=utf-8').send(text);
+    // Returned rather than sent: a handler returning the reply makes fastify watch the response stream's end
+    // (listeners per request); a returned string is sent as it is, with the type set here.
+    reply.type('application/json; charset=utf-8');
+    return text;
   };
 
   app.get('/api/v1/timelines/home', { config: { auth: auth.user('read:statuses') } }, async (req, reply) => {

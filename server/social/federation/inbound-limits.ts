@@ -24,17 +24,8 @@ export const MAX_ACTIVITY_OBJECTS = 256;
 /** Values of any kind (objects, array items, strings, numbers…) an inbound activity may hold. */
 export const MAX_ACTIVITY_VALUES = 4_096;
 
-/**
- * Why an inbox delivery's body is too large to be read, or null when it is within the bounds (or is not JSON
- * at all: Fedify answers that itself).
- */
-export function oversizedActivity(body: Buffer): string | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    return null;
-  }
+/** Why an inbox delivery's body, parsed, is too large to be read, or null when it is within the bounds. */
+export function oversizedActivity(json: unknown): string | null {
   let objects = 0;
   let values = 0;
   // Iterative, so that deep nesting costs no stack; stops at the first bound crossed.

@@ -18,16 +18,10 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
  */
 export async function queueVerifiedActivity(
   context: RequestContext<FedDeps>,
-  body: Buffer,
+  json: object,
   signer: { owner: string; actorChecked: boolean },
   enqueue: EnqueueMessage,
 ): Promise<HandoverVerdict> {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    return { queued: false, status: 400, reason: `Invalid activity: ${(err as Error).message}` };
-  }
   // Read in the verifier's worker already (inbox-verifier.ts), or here.
   const refused = signer.actorChecked ? null : await actorRefusal(context, json, signer.owner);
   if (refused) return refused;

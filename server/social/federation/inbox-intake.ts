@@ -118,18 +118,22 @@ export class InboxIntake {
     const state = this.states.get(req);
     if (state) state.working = true;
     try {
+      // Parsed once here (not JSON: Fedify answers that itself).
+      const json = parsedJson(body);
       // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
-      const verdict = await this.verify(request, context, body);
+      const verdict = await this.verify(request, context, body, json);
       if (!verdict.accepted) return answer(reply, verdict.status, verdict.reason);
       // Signed, but before it is read whole: see inbound-limits.ts.
-      const oversized = oversizedActivity(body);
+      const oversized = json === undefined ? null : oversizedActivity(json);
       if (oversized) {
         this.deps.logger.info({ reason: oversized }, 'an inbox delivery too large to read was refused');
         return answer(reply, 413, `Activity refused: ${oversized}`);
       }
       const { direct } = verdict;
       const handOver =
-        direct !== null && this.enqueue !== null ? () => this.queueDirectly(reply, context, body, direct) : deliver;
+        direct !== null && this.enqueue !== null && typeof json === 'object' && json !== null
+          ? () => this.queueDirectly(reply, context, json, direct)
+          : deliver;
       if (body.length <= this.limits.largeBytes) return await this.turns.run(handOver);
       if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
       return await this.largeTurns.run(handOver);
@@ -144,10 +148,10 @@ export class InboxIntake {
   private async queueDirectly(
     reply: FastifyReply,
     context: RequestContext<FedDeps>,
-    body: Buffer,
+    json: object,
     direct: { owner: string; actorChecked: boolean },
   ): Promise<FastifyReply> {
-    const verdict = await queueVerifiedActivity(context, body, direct, this.enqueue!);
+    const verdict = await queueVerifiedActivity(context, json, direct, this.enqueue!);
     return verdict.queued ? answer(reply, 202, 'Activity is enqueued.') : answer(reply, verdict.status, verdict.reason);
   }
 
@@ -166,8 +170,13 @@ export class InboxIntake {
    * serves goes on. A Delete of an account whose key answers 410 Gone from that account's own server is
    * the account's deletion (see forgetGoneActor), read as plain JSON.
    */
-  private async verify(request: Request, context: RequestContext<FedDeps>, body: Buffer): Promise<IntakeVerdict> {
-    const activity = plainActivity(body);
+  private async verify(
+    request: Request,
+    context: RequestContext<FedDeps>,
+    body: Buffer,
+    json: unknown,
+  ): Promise<IntakeVerdict> {
+    const activity = plainActivity(json);
     const direct = new URL(request.url).pathname === '/inbox' && activity !== null && !activity.selfSigned;
     const offThread = await this.verifyOffThread(request, body, direct);
     if (offThread) return this.signedBy(offThread.keyId, offThread.owner, activity, direct, offThread.actor);
@@ -276,25 +285,30 @@ interface PlainActivity {
   selfSigned: boolean;
 }
 
-function plainActivity(body: Buffer): PlainActivity | null {
+/** A body's JSON, or undefined when it is none. */
+function parsedJson(body: Buffer): unknown {
   try {
-    const activity = JSON.parse(body.toString('utf8')) as Record<string, unknown> | null;
-    if (typeof activity !== 'object' || activity === null || Array.isArray(activity)) return null;
-    // The first of several, as Fedify reads an activity's actor.
-    const idOf = (v: unknown): string | null => {
-      if (Array.isArray(v)) return idOf(v[0]);
-      const id = typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id;
-      return typeof id === 'string' ? id : null;
-    };
-    return {
-      type: activity.type,
-      actor: idOf(activity.actor),
-      object: idOf(activity.object),
-      selfSigned: activity.signature !== undefined || activity.proof !== undefined,
-    };
+    return JSON.parse(body.toString('utf8'));
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function plainActivity(json: unknown): PlainActivity | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const activity = json as Record<string, unknown>;
+  // The first of several, as Fedify reads an activity's actor.
+  const idOf = (v: unknown): string | null => {
+    if (Array.isArray(v)) return idOf(v[0]);
+    const id = typeof v === 'string' ? v : (v as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : null;
+  };
+  return {
+    type: activity.type,
+    actor: idOf(activity.actor),
+    object: idOf(activity.object),
+    selfSigned: activity.signature !== undefined || activity.proof !== undefined,
+  };
 }
 
 /** At most `size` tasks at once, the others waiting in order. */

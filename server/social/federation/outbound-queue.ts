@@ -8,7 +8,7 @@ import type {
   MessageQueueListenOptions,
 } from '@fedify/fedify';
 import { privateLiteralRefusal, publicOnlyLookup } from '../../security/index.ts';
-import { DeliveryWorker, type DeliveryJob } from './delivery-worker.ts';
+import { DeliveryWorker } from './delivery-worker.ts';
 
 /** The part of Fedify's queued outbox message a delivery needs (Fedify's OutboxMessage, version 2). */
 interface OutboxMessage {

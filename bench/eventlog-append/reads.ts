@@ -10,7 +10,7 @@ import type { ServeProcess } from '../../server/testing/serve-process.ts';
 import { connectClient, es } from '../support.ts';
 import { startAckServer } from './ack-process.ts';
 import { frameAllLog, frameStreamAll, connectFraming } from './framing-client.ts';
-import { DATA, METADATA } from './sqlite-ceiling.ts';
+import { DATA, METADATA, type ReadCeiling } from './sqlite-ceiling.ts';
 
 export const connect = (port: number, name: string) =>
   connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
@@ -214,13 +214,14 @@ function verdict(row: ReadRow): string {
 
 /**
  * The read rows, on a server seeded here: node-eventstore-client readers; the same reads by readers that only
- * frame (the server's own limit, same run); with `clientLimit`, the client's limit (a proxy replaying the
+ * frame (the server's own limit, same run); the select ceiling measured again right before each (the machine's
+ * load moves); with `clientLimit`, the client's limit (a proxy replaying the
  * server's answers). Each real row's note carries the ceiling, both limits, CPU per event of the server and of
  * the reading process, how busy each was and which one was saturated.
  */
 export async function reads(
   server: ServeProcess,
-  readCeiling: { perSecond: number; cpuUs: number },
+  selectCeiling: { measure(): ReadCeiling } | null,
   clientLimits: Row[],
   clientLimit: boolean,
 ): Promise<Row[]> {
@@ -234,7 +235,9 @@ export async function reads(
   }
   const label = (what: string) => `${what}, ${READERS} readers, ${PAGE}/page`;
   const rows: Row[] = [];
+  const measureCeiling = () => selectCeiling?.measure() ?? { perSecond: NaN, cpuUs: NaN };
   for (const s of READ_SCENARIOS) {
+    const readCeiling = measureCeiling();
     const row = await readScenario(server.tcpPort, label(s.label), READERS, s.read, server);
     const framed = await readScenario(server.tcpPort, label(s.label), READERS, s.frame, server, connectFraming);
     const ceiling = (rate: number) => share(rate, readCeiling.perSecond, 'read ceiling');
@@ -268,6 +271,7 @@ export async function reads(
     try {
       for (const s of READ_SCENARIOS) await readScenario(proxy.port, s.label, READERS, s.read); // fills the proxy
       for (const [i, s] of READ_SCENARIOS.entries()) {
+        const readCeiling = measureCeiling();
         const limit = await readScenario(proxy.port, label(s.label), READERS, s.read);
         rows[2 * i].note += `, ${share(rows[2 * i].eventsPerSec, limit.eventsPerSec, 'client limit')}`;
         limit.scenario = `client limit: ${label(s.label.replace('read ', 'reading '))} (answers replayed)`;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
+import tls from 'node:tls';
 import { privateLiteralRefusal, publicOnlyLookup } from './private-address.ts';
 
 /*
@@ -50,6 +51,21 @@ export function publicOnlyAgent(
 ): http.Agent {
   const { allowPrivateAddress, ...agentOptions } = options;
   const settings = allowPrivateAddress ? agentOptions : { ...agentOptions, lookup: publicOnlyLookup };
-  const agent = protocol === 'https:' ? new https.Agent(settings) : new http.Agent(settings);
+  const agent =
+    protocol === 'https:' ? sharedTlsContext(new https.Agent(settings), agentOptions) : new http.Agent(settings);
   return allowPrivateAddress ? agent : guarded(agent);
+}
+
+/**
+ * One TLS context (trusted CAs) for every connection of the agent, built at its first connection: without it
+ * tls.connect builds one per connection, a tenth of the CPU a posted link's preview-card fetch costs.
+ */
+function sharedTlsContext(agent: https.Agent, options: AgentOptions): https.Agent {
+  let context: tls.SecureContext | null = null;
+  const create = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
+  (agent as unknown as { createConnection: CreateConnection }).createConnection = (connection, callback) => {
+    context ??= tls.createSecureContext(options.ca ? { ca: options.ca } : {});
+    return create({ ...connection, secureContext: context } as http.ClientRequestArgs, callback);
+  };
+  return agent;
 }

@@ -118,9 +118,11 @@ export class PreviewCardRepository {
       now,
       id: this.core.ids.next(),
     };
-    const row = this.core
-      .sql(
-        `INSERT INTO preview_cards (id, url, title, description, type, link_type, author_name, author_url, provider_name, provider_url, html, width, height,
+    // One write of the group commit (see recordFetch).
+    const row = this.core.transaction(() =>
+      this.core
+        .sql(
+          `INSERT INTO preview_cards (id, url, title, description, type, link_type, author_name, author_url, provider_name, provider_url, html, width, height,
            image_file, image_description, blurhash, embed_url, language, published_at, created_at, updated_at)
          VALUES (@id, @url, @title, @description, @type, @link_type, @author_name, @author_url, @provider_name, @provider_url, @html, @width, @height,
            @image_file, @image_description, @blurhash, @embed_url, @language, @published_at, @now, @now)
@@ -130,8 +132,9 @@ export class PreviewCardRepository {
            image_file = excluded.image_file, image_description = excluded.image_description, blurhash = excluded.blurhash,
            embed_url = excluded.embed_url, language = excluded.language, published_at = excluded.published_at, updated_at = excluded.updated_at
          RETURNING id`,
-      )
-      .get(values) as { id: bigint };
+        )
+        .get(values),
+    ) as { id: bigint };
     return str(row.id);
   }
 
@@ -143,12 +146,18 @@ export class PreviewCardRepository {
     return r ? { cardId: r.card_id === null ? null : str(r.card_id), fetchedAt: int(r.fetched_at) } : null;
   }
 
+  /**
+   * Remembers what fetching `url` gave. A write of the server's group commit like any other: a lone statement
+   * would commit (and fsync, on the main thread) by itself whenever no group is open, once per posted link.
+   */
   recordFetch(url: string, cardId: string | null): void {
-    this.core
-      .sql(
-        'INSERT INTO card_fetches (url, card_id, fetched_at) VALUES (?, ?, ?) ON CONFLICT (url) DO UPDATE SET card_id = excluded.card_id, fetched_at = excluded.fetched_at',
-      )
-      .run(url, cardId, this.core.now());
+    this.core.transaction(() =>
+      this.core
+        .sql(
+          'INSERT INTO card_fetches (url, card_id, fetched_at) VALUES (?, ?, ?) ON CONFLICT (url) DO UPDATE SET card_id = excluded.card_id, fetched_at = excluded.fetched_at',
+        )
+        .run(url, cardId, this.core.now()),
+    );
   }
 
   /**

@@ -9,7 +9,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-malloc-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 // Loaded into every Node image the command runs (NODE_OPTIONS): each reports its pid and its malloc tunables.
 const probe = path.join(dir, 'probe.cjs');
-fs.writeFileSync(probe, 'process._rawDebug(`image ${process.pid} ${process.env.GLIBC_TUNABLES ?? ""}`);\n');
+fs.writeFileSync(probe, 'process._rawDebug("image " + process.pid + " " + (process.env.GLIBC_TUNABLES || ""));\n');
 
 /** The Node images `homeport <args>` ran, in order: pid and GLIBC_TUNABLES of each. */
 function images(args: string[]): string[][] {

@@ -11,6 +11,7 @@ import { parseSync } from 'oxc-parser';
 export const INTEGRATION = [
   // homeport serve (or the CLI, or another program) in a process of its own
   'bench/kill-cycles.test.ts',
+  'bin/malloc-tuning.test.ts',
   'bin/node-version.test.ts',
   'electron/bundle.test.ts',
   'scripts/test-counts.test.ts',

@@ -189,6 +189,9 @@ export const serveCommand: CliCommand = {
         throw new UsageError(`cannot listen: ${(err as Error).message}`);
       throw err;
     }
+    // Listen for SIGINT/SIGTERM before saying the server is up: whoever reads these lines may stop it at once, and a
+    // signal arriving between the last line and the handlers would find the default action (death, no clean close).
+    const stopped = ctx.waitForStop();
     for (const l of homeport.listeners) {
       if (l.name === 'http') ctx.out(`http listening on ${l.url}`);
       else if (l.name === 'eventlog-tcp') ctx.out(`eventlog tcp listening on ${l.host}:${l.port}`);
@@ -196,7 +199,7 @@ export const serveCommand: CliCommand = {
       else ctx.out(`eventlog tls listening on ${l.host}:${l.port}`);
     }
     ctx.out(`data directory ${ctx.dataDir}`);
-    const signal = await ctx.waitForStop();
+    const signal = await stopped;
     ctx.err(`received ${signal}, stopping`);
     await homeport.close();
     return 0;

@@ -24,11 +24,12 @@ it("keeps the log's SQLite page cache in a bound (8 MiB): the process does not g
       await t.store.appendToStream(`s-${n % 50}`, ExpectedVersion.Any, batch, null);
     }
   };
-  // The first 12 MB fill the cache (and the heap's own structures); the next 16 MB must not grow the process.
+  // The first 12 MB fill the cache (and the heap's own structures); the next 48 MB must not grow the process.
   await write(12 * MB);
   const filled = rss();
-  await write(16 * MB);
+  await write(48 * MB);
   const grown = rss() - filled;
-  // At 64 MiB of cache the process grew by about what was written (16 MB).
-  expect(grown, 'bytes the process grew over the second part').toBeLessThan(6 * MB);
+  // At 64 MiB of cache the process grows by about what was written (48 MB); at 8 MiB it grows by the allocator's and
+  // V8's own noise, measured at 0–7 MB (a CI run met 7.1 MB against an earlier 6 MB bound over 16 MB written).
+  expect(grown, 'bytes the process grew over the second part').toBeLessThan(16 * MB);
 });

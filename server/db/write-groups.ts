@@ -41,6 +41,11 @@ export type FileSync = (fd: number, done: (error: NodeJS.ErrnoException | null) 
 /** The write groups of each database, so that work which needs no transaction open can wait for the next COMMIT. */
 const groupsOf = new WeakMap<Database, WriteGroups>();
 
+/** The write groups of `db`, if it has any (tests reach the WAL's sync through it). */
+export function writeGroupsOf(db: Database): WriteGroups | undefined {
+  return groupsOf.get(db);
+}
+
 /**
  * Runs `fn` now if `db` has no write group open, else right after its group's COMMIT, before anything can open the
  * next one (under steady writes a group is open almost all the time: see the background checkpointer).

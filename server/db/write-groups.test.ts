@@ -201,4 +201,33 @@ describe('write groups', () => {
     expect(committedNotes()).toEqual(['closing']);
     expect(groups.pending).toBe(false);
   });
+
+  it('flush() syncs on the spot what a running sync has not yet covered, and settles it', async () => {
+    const held: (() => Promise<void>)[] = [];
+    const ordinary = groups.syncFile;
+    groups.syncFile = (fd, done) =>
+      held.push(
+        () =>
+          new Promise((returned) =>
+            ordinary(fd, (error) => {
+              done(error);
+              returned();
+            }),
+          ),
+      );
+    groups.write(() => insert('syncing'));
+    const first = groups.durable();
+    await new Promise((resolve) => setImmediate(resolve));
+    groups.write(() => insert('closing'));
+    const second = groups.durable();
+    groups.flush();
+    await Promise.all([first, second]);
+    expect(groups.pending).toBe(false);
+    expect(told).toEqual(['began', 'began', 'committed', 'committed']);
+    // The sync the pool was running returns afterwards and changes nothing.
+    groups.syncFile = ordinary;
+    await held.shift()!();
+    expect(held).toEqual([]);
+    expect(told).toEqual(['began', 'began', 'committed', 'committed']);
+  });
 });

@@ -87,6 +87,8 @@ export class WriteGroups {
   /** The groups the running sync covers (null: none runs). */
   private syncing: Group[] | null = null;
   private walFd: number | null = null;
+  /** A sync is running on the pool (it may be one flush() has settled already): the WAL file stays open meanwhile. */
+  private syncRunning = false;
   private closeWalWhenIdle = false;
   /** A failed sync leaves every later frame of the WAL unreliable (recovery stops at the first bad frame). */
   private syncFailure: unknown = null;
@@ -196,7 +198,7 @@ export class WriteGroups {
       this.settle(waiting, failure);
       if (failure) throw failure;
     }
-    if (this.syncing === null) this.closeWal();
+    if (!this.syncRunning) this.closeWal();
   }
 
   private openGroup(): void {
@@ -254,7 +256,7 @@ export class WriteGroups {
 
   /** Syncs the WAL for every group committed since the last sync began, unless one runs (it starts the next). */
   private startSync(): void {
-    if (this.syncing !== null || this.unsynced.length === 0) return;
+    if (this.syncing !== null || this.syncRunning || this.unsynced.length === 0) return;
     const batch = this.unsynced.splice(0);
     if (this.syncFailure !== null) return this.settle(batch, this.syncFailure);
     let fd: number;
@@ -264,11 +266,14 @@ export class WriteGroups {
       return this.settle(batch, error);
     }
     this.syncing = batch;
+    this.syncRunning = true;
     this.syncs++;
     this.syncFile(fd, (error) => {
-      if (this.syncing !== batch) return; // flush() settled it on the event loop
-      this.syncing = null;
-      this.settle(batch, error);
+      this.syncRunning = false;
+      if (this.syncing === batch) {
+        this.syncing = null;
+        this.settle(batch, error);
+      } // else flush() settled it on the event loop
       if (this.unsynced.length) this.startSync();
       else if (this.closeWalWhenIdle) this.closeWal();
     });

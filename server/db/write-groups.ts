@@ -103,7 +103,7 @@ export class WriteGroups {
     this.db = db;
     this.hooks = hooks;
     this.maxWrites = options.maxWrites ?? DEFAULT_MAX_WRITES;
-    const level = db.pragma('synchronous', { simple: true }) as number;
+    const level = Number(db.pragma('synchronous', { simple: true }));
     const wal = db.pragma('journal_mode', { simple: true }) === 'wal';
     this.ownLevel = wal && level >= FULL ? level : null;
     const prepare = (sql: string) => db.prepare<[]>(sql);

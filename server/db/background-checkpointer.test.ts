@@ -78,17 +78,18 @@ describe('background WAL checkpointer', () => {
     // right after that commit) opens the next group, so every message from the checkpoint worker (taken between
     // the two) finds a transaction open. The WAL reached 295 MB in 3 minutes of the soak that way.
     let peakWal = 0;
-    for (let i = 0; i < 800; i++) {
+    for (let i = 0; i < 3000; i++) {
       groups.write(() => insert.run(Buffer.alloc(16 * 1024, i)));
       await new Promise((resolve) => setImmediate(resolve));
       if (i % 20 === 0) peakWal = Math.max(peakWal, fs.statSync(`${file}-wal`).size);
     }
     await groups.durable();
     await checkpointer.stop();
-    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(800);
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(3000);
     db.close();
-    // Without emptying it between two groups the WAL held every frame written (about 13 MB here).
-    expect(peakWal).toBeLessThan(6 * 1024 * 1024);
+    // Without emptying it between two groups the WAL held every frame written (about 50 MB here). With the groups'
+    // syncs off the event loop the writes come faster than the worker's ticks: the WAL peaks at about 10 MB.
+    expect(peakWal).toBeLessThan(24 * 1024 * 1024);
   }, 120_000);
 
   it('checkpoints two databases from one worker; stopping one leaves the other checkpointed', async () => {

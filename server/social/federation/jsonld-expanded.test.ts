@@ -102,6 +102,10 @@ describe('expanded documents skip jsonld.js', () => {
       { [`${AS}items`]: [{ '@list': [{ '@value': 'a' }] }] },
       { [`${AS}content`]: [{ '@value': 'a', '@type': 'x:y', '@language': 'en' }] },
       { '@graph': [] },
+      { '@type': [], [`${AS}content`]: [{ '@value': 'a' }] },
+      { [`${AS}content`]: [{ '@value': 'a', '@type': '_:b' }] },
+      { '@type': ['_:b'] },
+      { '_:p': [{ '@value': 'a' }] },
       {},
     ];
     for (const input of cases) {
@@ -115,6 +119,26 @@ describe('expanded documents skip jsonld.js', () => {
     const before = fallbacks.count;
     await fast.expand({ '@id': 'https://b.test/1', '@type': [`${AS}Note`] }, {});
     expect(fallbacks.count - before).toBe(1);
+  });
+
+  it('takes plainly expanded nodes as jsonld.js gives them: language tags, numbers, blank nodes, empty values', async () => {
+    const { fast, fallbacks } = countingFastPath();
+    const P = 'https://x.test/p';
+    const cases: unknown[] = [
+      { [P]: [{ '@value': 'a', '@language': 'en-US' }] },
+      { '@id': 'http://a.test/b/../c', [P]: [{ '@id': 'http://a.test/./d' }] },
+      { [P]: [{ '@value': 1.5, '@type': 'http://www.w3.org/2001/XMLSchema#double' }, { '@value': true }] },
+      { [P]: [] },
+      { '@id': '_:b0', [P]: [{ '@id': '_:b1' }] },
+    ];
+    for (const input of cases) {
+      const expected = await real(structuredClone(input), { keepFreeFloatingNodes: true });
+      expect([input, await fast.expand(structuredClone(input), { keepFreeFloatingNodes: true })]).toEqual([
+        input,
+        expected,
+      ]);
+    }
+    expect(fallbacks.count).toBe(0);
   });
 
   it('hands out copies: the caller may edit what it got', async () => {

@@ -22,6 +22,8 @@ export function skipExpandedDocuments(jsonld: JsonLdProcessor): void {
   marked.skipsExpandedDocuments = true;
   // jsonld.js's own test of an absolute IRI (a blank node identifier passes too).
   const absolute = /^([A-Za-z][A-Za-z0-9+\-.]*|_):[^\s]*$/;
+  // Types and property names: IRIs proper (jsonld.js refuses a blank node as a datatype; others go to it).
+  const iri = (value: string) => absolute.test(value) && !value.startsWith('_:');
   const valueCopy = (item: Record<string, unknown>): object | undefined => {
     const value = item['@value'];
     if (
@@ -34,9 +36,10 @@ export function skipExpandedDocuments(jsonld: JsonLdProcessor): void {
     for (const key in item) {
       const v = item[key];
       if (key === '@value') continue;
-      if (key === '@type' && typeof v === 'string' && absolute.test(v) && !('@language' in item)) copy[key] = v;
+      if (key === '@type' && typeof v === 'string' && iri(v) && !('@language' in item)) copy[key] = v;
+      // jsonld.js writes language tags in lower case.
       else if (key === '@language' && typeof v === 'string' && typeof value === 'string' && !('@type' in item))
-        copy[key] = v;
+        copy[key] = v.toLowerCase();
       else return undefined;
     }
     return copy;
@@ -52,10 +55,12 @@ export function skipExpandedDocuments(jsonld: JsonLdProcessor): void {
         if (typeof value !== 'string' || !absolute.test(value)) return undefined;
         copy[key] = value;
       } else if (key === '@type') {
-        if (!Array.isArray(value) || !value.every((t) => typeof t === 'string' && absolute.test(t))) return undefined;
+        // jsonld.js drops an empty one.
+        if (!Array.isArray(value) || value.length === 0 || !value.every((t) => typeof t === 'string' && iri(t)))
+          return undefined;
         copy[key] = [...value];
       } else {
-        if (key.startsWith('@') || !absolute.test(key) || !Array.isArray(value)) return undefined;
+        if (key.startsWith('@') || !iri(key) || !Array.isArray(value)) return undefined;
         const items: object[] = [];
         for (const item of value) {
           const itemCopy =

@@ -199,6 +199,8 @@ interface Measured {
   writesPerCommit: number | null;
   /** The server's longest event-loop stall during the run, in ms. */
   longestStallMs: number;
+  /** The machine's 1-minute load average at the end of the run (CPU per request is read beside it). */
+  load: number;
 }
 
 async function serverCpu(base: string): Promise<{ cpu: number; commits: number; longestStallMs: number }> {
@@ -228,6 +230,7 @@ async function measure(base: string, name: string, options: autocannon.Options):
     cpuPerRequest: cpu / Math.max(1, r.requests.total),
     writesPerCommit: after.commits > before.commits ? r.requests.total / (after.commits - before.commits) : null,
     longestStallMs: after.longestStallMs,
+    load: os.loadavg()[0],
   };
 }
 
@@ -317,6 +320,7 @@ async function main(): Promise<void> {
         p99Range: [Math.min(...runs.map((x) => x.m.p99)), Math.max(...runs.map((x) => x.m.p99))],
         writesPerCommit: median(runs.map((x) => x.m.writesPerCommit ?? 0)),
         stalls: runs.map((x) => x.m.longestStallMs),
+        loads: runs.map((x) => x.m.load),
         errors: runs.reduce((sum, x) => sum + x.m.errors, 0),
         non2xx: runs.reduce((sum, x) => sum + x.m.non2xx, 0),
         rounds: runs.length,
@@ -330,13 +334,13 @@ async function main(): Promise<void> {
       '(medians over rounds; "of ceiling" compares each round with its own ceiling, its range in brackets)\n',
     );
     console.log(
-      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req [range]   errors/non-2xx',
+      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req [range]   errors/non-2xx   load per round',
     );
     for (const r of results) {
       const range = r.rounds > 1 ? `[${pct(r.ofCeilingRange[0])}-${pct(r.ofCeilingRange[1])}]` : '';
       const cpuRange = r.rounds > 1 ? `[${r.cpuRange[0].toFixed(0)}-${r.cpuRange[1].toFixed(0)}]` : '';
       console.log(
-        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs ${cpuRange.padEnd(13)} ${r.errors}/${r.non2xx}`,
+        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs ${cpuRange.padEnd(13)} ${`${r.errors}/${r.non2xx}`.padEnd(16)} ${r.loads.map((x) => x.toFixed(1)).join(' / ')}`,
       );
     }
     console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);

@@ -92,6 +92,14 @@ export class FilterService {
     return filters.filter((f) => f.row.expiresAt === null || f.row.expiresAt > now);
   }
 
+  /** When the first of the viewer's active filters expires (null: none does): matching changes then with no write. */
+  nextExpiry(viewerId: string): number | null {
+    let next: number | null = null;
+    for (const f of this.active(viewerId))
+      if (f.row.expiresAt !== null && (next === null || f.row.expiresAt < next)) next = f.row.expiresAt;
+    return next;
+  }
+
   /** Whether the viewer has any filter (rendering for everyone else skips the matching). */
   any(viewerId: string): boolean {
     return this.active(viewerId).length > 0;

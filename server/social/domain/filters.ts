@@ -68,11 +68,19 @@ export class FilterService {
   private readonly store: SocialStore;
   private readonly events: SocialEvents;
   private readonly compiled = new Map<string, CompiledFilter[]>();
+  /**
+   * Moves each time a compiled entry is dropped (a filter written, its event delivered after commit): what was
+   * rendered with filters compiled before can be told apart, since a read may see the rows before the event.
+   */
+  generation = 0;
 
   constructor(store: SocialStore, events: SocialEvents) {
     this.store = store;
     this.events = events;
-    events.on('filters.changed', (e) => this.compiled.delete(e.accountId));
+    events.on('filters.changed', (e) => {
+      this.compiled.delete(e.accountId);
+      this.generation++;
+    });
   }
 
   // ---- applying

@@ -97,6 +97,29 @@ describe('kept timeline answers', () => {
     expect((await home())[0]).toMatchObject({ id: status.id, content: '<p>after</p>' });
   });
 
+  it('are not kept from filters compiled before a filter change reached them', async () => {
+    const ctx = server.social.context;
+    const status = await server.masto(writer.token).v1.statuses.create({ status: 'about parsnips' });
+    expect((await home()).map((s) => s.id)).toContain(status.id);
+    // The window between a filter's rows and its change event (delivered after commit): pages read in it use
+    // what was compiled before, so their answers must not outlive the event.
+    const filterId = ctx.store.transaction(() => {
+      const id = ctx.store.filters.create(reader.accountId, {
+        title: 'parsnips',
+        context: ['home'],
+        action: 'hide',
+        expiresAt: null,
+      });
+      ctx.store.filters.addKeyword(id, 'parsnips', false);
+      return id;
+    });
+    await ctx.store.durable();
+    await thrice(reader.token, '/api/v1/timelines/home');
+    ctx.events.emit('filters.changed', { accountId: reader.accountId });
+    expect((await home()).map((s) => s.id)).not.toContain(status.id);
+    await server.call(reader.token, 'DELETE', `/api/v2/filters/${filterId}`);
+  });
+
   it('show a mute running out with nothing written', async () => {
     const status = await server.masto(writer.token).v1.statuses.create({ status: 'muted for a minute' });
     await server.masto(reader.token).v1.accounts.$select(writer.accountId).mute({ duration: 60 });

@@ -21,6 +21,8 @@ interface Kept extends TimelineAnswer {
   base: string;
   /** The first moment the answer changes with time alone (a mute or filter ending, a poll closing). */
   until: number;
+  /** The filters' compiled generation it was rendered with (FilterService.generation). */
+  filters: number;
 }
 
 /** The most the kept answers may weigh (bytes of their bodies and keys): a home page is about 40 KB. */
@@ -28,12 +30,13 @@ export const TIMELINE_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
  * Whole timeline answers kept per viewer and request address while nothing has been written to the database
- * (the store's write stamp: this connection's changes, another connection's commits, a lost write group) and
- * nothing in them has changed with time (`until`): a client reading the same page again, or two of the owner's
- * clients reading it, get the bytes an earlier read made without listing or presenting it again. Anything else
- * a page depends on is in the database or in its key (the viewer, the address with its query, the server's
- * public address). Kept as bytes: the socket writes them without transcoding a string each time. Bounded in
- * bytes and entries.
+ * (the store's write stamp: this connection's changes, another connection's commits, a lost write group),
+ * nothing in them has changed with time (`until`) and the filters compiled then are still the ones in use (a
+ * filter's rows can be read before its change event drops what was compiled): a client reading the same page
+ * again, or two of the owner's clients reading it, get the bytes an earlier read made without listing or
+ * presenting it again. Anything else a page depends on is in the database or in its key (the viewer, the
+ * address with its query, the server's public address). Kept as bytes: the socket writes them without
+ * transcoding a string each time. Bounded in bytes and entries.
  */
 export class TimelineAnswers {
   private readonly ctx: SocialContext;
@@ -71,11 +74,19 @@ export class TimelineAnswers {
       // Asked outside a read transaction (two statements fewer): the stamp is the kept one only if nothing has
       // been written since the kept answer's snapshot.
       const hit = this.kept.get(key);
-      if (hit && hit.base === urls.base && store.now() < hit.until && hit.stamp === store.cacheStamp()) return hit;
+      if (
+        hit &&
+        hit.base === urls.base &&
+        hit.filters === filters.generation &&
+        store.now() < hit.until &&
+        hit.stamp === store.cacheStamp()
+      )
+        return hit;
     }
     return store.read(() => {
       const stamp = keep ? store.cacheStamp() : null;
       const now = store.now();
+      const generation = filters.generation;
       const horizon = { until: Number.POSITIVE_INFINITY };
       const made = make(horizon);
       if (stamp === null) return { body: made.text, link: made.link };
@@ -89,7 +100,8 @@ export class TimelineAnswers {
           if (t !== null) horizon.until = Math.min(horizon.until, t);
       }
       const answer = { body: Buffer.from(made.text), link: made.link };
-      if (now < horizon.until) this.kept.set(key, { ...answer, stamp, base: urls.base, until: horizon.until });
+      if (now < horizon.until)
+        this.kept.set(key, { ...answer, stamp, base: urls.base, until: horizon.until, filters: generation });
       return answer;
     });
   }

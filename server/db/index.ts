@@ -7,4 +7,4 @@ export {
   type Database,
 } from './open.ts';
 export { startBackgroundCheckpointer } from './background-checkpointer.ts';
-export { WriteGroups } from './write-groups.ts';
+export { WriteGroups, writeGroupsOf } from './write-groups.ts';

@@ -39,6 +39,14 @@ const insert = (text: string) => db.prepare('INSERT INTO notes (text) VALUES (?)
 const committedNotes = () =>
   (other.prepare('SELECT text FROM notes ORDER BY rowid').all() as { text: string }[]).map((r) => r.text);
 
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe('write groups', () => {
   it('commits every write of one turn together, and durable() resolves only once they are committed', async () => {
     for (let i = 0; i < 50; i++) groups.write(() => insert(`note ${i}`));
@@ -136,10 +144,90 @@ describe('write groups', () => {
     expect(told).toEqual(['began', 'failed undefined', 'began', 'committed']);
   });
 
+  it('syncs the WAL once per group at most: groups committed while a sync runs share the next one', async () => {
+    const held: (() => void)[] = [];
+    const ordinary = groups.syncFile;
+    groups.syncFile = (fd, done) => held.push(() => ordinary(fd, done));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const waits: Promise<void>[] = [];
+    for (let g = 0; g < 5; g++) {
+      for (let i = 0; i < 10; i++) groups.write(() => insert(`g${g} n${i}`));
+      waits.push(groups.durable());
+      await turn(); // the group commits
+    }
+    // Five groups committed, one sync asked for; nothing told or released while it has not returned.
+    expect(groups.commits).toBe(5);
+    expect(held).toHaveLength(1);
+    expect(groups.pending).toBe(true);
+    expect(told.filter((t) => t === 'committed')).toEqual([]);
+    held.shift()!();
+    await waits[0];
+    expect(told.filter((t) => t === 'committed')).toHaveLength(1);
+    // The four groups committed meanwhile: one sync for all of them.
+    await until(() => held.length === 1);
+    expect(groups.syncs).toBe(2);
+    held.shift()!();
+    await Promise.all(waits);
+    expect(told.filter((t) => t === 'committed')).toHaveLength(5);
+    expect(groups.pending).toBe(false);
+    expect(committedNotes()).toHaveLength(50);
+  });
+
+  it("runs a group at synchronous=NORMAL and every statement outside one at the connection's FULL", async () => {
+    const level = () => db.pragma('synchronous', { simple: true });
+    expect(level()).toBe(2);
+    groups.write(() => {
+      insert('grouped');
+      expect(level()).toBe(1);
+    });
+    await groups.durable();
+    expect(level()).toBe(2);
+  });
+
+  it('a failed sync fails its groups and every later one (recovery would stop at the first frame not on disk)', async () => {
+    const ordinary = groups.syncFile;
+    groups.syncFile = (_fd, done) => done(Object.assign(new Error('input/output error'), { code: 'EIO' }));
+    groups.write(() => insert('lost'));
+    await expect(groups.durable()).rejects.toMatchObject({ code: 'EIO' });
+    groups.syncFile = ordinary;
+    groups.write(() => insert('after'));
+    await expect(groups.durable()).rejects.toMatchObject({ code: 'EIO' });
+    expect(told).toEqual(['began', 'failed EIO', 'began', 'failed EIO']);
+  });
+
   it('flush() commits at once (a closing database)', () => {
     groups.write(() => insert('closing'));
     groups.flush();
     expect(committedNotes()).toEqual(['closing']);
     expect(groups.pending).toBe(false);
+  });
+
+  it('flush() syncs on the spot what a running sync has not yet covered, and settles it', async () => {
+    const held: (() => Promise<void>)[] = [];
+    const ordinary = groups.syncFile;
+    groups.syncFile = (fd, done) =>
+      held.push(
+        () =>
+          new Promise((returned) =>
+            ordinary(fd, (error) => {
+              done(error);
+              returned();
+            }),
+          ),
+      );
+    groups.write(() => insert('syncing'));
+    const first = groups.durable();
+    await new Promise((resolve) => setImmediate(resolve));
+    groups.write(() => insert('closing'));
+    const second = groups.durable();
+    groups.flush();
+    await Promise.all([first, second]);
+    expect(groups.pending).toBe(false);
+    expect(told).toEqual(['began', 'began', 'committed', 'committed']);
+    // The sync the pool was running returns afterwards and changes nothing.
+    groups.syncFile = ordinary;
+    await held.shift()!();
+    expect(held).toEqual([]);
+    expect(told).toEqual(['began', 'began', 'committed', 'committed']);
   });
 });

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { writeGroupsOf } from '../db/index.ts';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from './testing/harness.ts';
 
 /*
@@ -43,6 +46,14 @@ async function warmConnections(n: number): Promise<void> {
 
 function post(text: string) {
   return server.call(author.token, 'POST', '/api/v1/statuses', { status: text });
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('group commit of social writes', () => {
@@ -91,6 +102,57 @@ describe('group commit of social writes', () => {
     } finally {
       stop();
       store.db.exec('DROP TRIGGER temp.refuse_mention');
+    }
+  });
+
+  it('sends no answer and tells no streaming client of a post before the sync of its WAL has returned', async () => {
+    const groups = writeGroupsOf(server.social.db)!;
+    const ordinary = groups.syncFile;
+    // A slow disk: each sync of the WAL returns 150 ms late. What is told meanwhile would be told before the write is on
+    // disk; every observer below notes how many syncs had returned when it saw the post.
+    let returned = 0;
+    let requested = 0;
+    groups.syncFile = (fd, done) => {
+      requested++;
+      setTimeout(
+        () =>
+          ordinary(fd, (err) => {
+            returned++;
+            done(err);
+          }),
+        150,
+      );
+    };
+    const streamingUrl = (await server.call(follower.token, 'GET', '/api/v2/instance')).body.configuration.urls
+      .streaming;
+    const ws = new WebSocket(`${streamingUrl}/api/v1/streaming?stream=user`, [follower.token]);
+    const streamed: number[] = [];
+    ws.on('message', (data) => {
+      if (JSON.parse(data.toString()).event === 'update') streamed.push(returned);
+    });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const bus: number[] = [];
+    const stop = server.social.context.store.events.on('status.created', () => bus.push(returned));
+    try {
+      await until(() => server.social.streaming.stats().subscriptions >= 1, 'the streaming subscription');
+      const syncsBefore = requested;
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          post(`slow disk ${i}`).then((answer) => ({ status: answer.status, returnedThen: returned })),
+        ),
+      );
+      expect(requested).toBeGreaterThan(syncsBefore);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.returnedThen).toBeGreaterThan(0);
+      }
+      await until(() => streamed.length === 10, "ten updates on the follower's stream");
+      expect(bus).toHaveLength(10);
+      expect([...bus, ...streamed].every((n) => n > 0)).toBe(true);
+    } finally {
+      stop();
+      ws.close();
+      groups.syncFile = ordinary;
     }
   });
 

@@ -91,6 +91,8 @@ export class SocialEvents {
   private pending: Pending[] = [];
   /** Where each open unit's events begin in `pending`. */
   private readonly marks: number[] = [];
+  /** Events of sealed units (write groups committed, their sync running), oldest first. */
+  private readonly sealed: Pending[][] = [];
   /** Told when a listener throws (openSocial logs it). */
   onListenerError: (type: SocialEventType, error: unknown) => void;
   /**
@@ -154,6 +156,21 @@ export class SocialEvents {
       // An inner unit failed (its savepoint rolled back) while the outer one may still commit: drop only its events.
       this.pending.length = mark;
     }
+  }
+
+  /**
+   * Ends the innermost `hold` without delivering its events: they wait, in order with other sealed units, until
+   * `releaseSealed` delivers (a write group on disk) or drops (its sync failed) the oldest sealed unit's events.
+   */
+  seal(): void {
+    const mark = this.marks.pop() ?? 0;
+    this.depth--;
+    this.sealed.push(this.pending.splice(mark));
+  }
+
+  releaseSealed(keep: boolean): void {
+    const events = this.sealed.shift() ?? [];
+    if (keep) for (const p of events) this.deliver(p.type, p.event);
   }
 
   /** Delivers an event another process raised (read from the relay table) to this process's listeners. */

@@ -60,7 +60,7 @@ export class StoreCore {
       }
     };
     // Inside a transaction that is not the group's (a read, the federation queue's own): a savepoint of it.
-    if (groups && (groups.pending || !this.db.inTransaction)) return groups.write(() => this.events.batch(writing));
+    if (groups && (groups.open || !this.db.inTransaction)) return groups.write(() => this.events.batch(writing));
     // Nested calls run as savepoints; the bus holds their events until the outermost commit.
     return this.events.batch(() => this.db.transaction(writing).immediate());
   }
@@ -107,10 +107,13 @@ export class StoreCore {
   groupCommits(): void {
     this.groups ??= new WriteGroups(this.db, {
       began: () => this.events.hold(),
-      committed: () => this.events.release(true),
-      failed: () => {
+      // Announced only once on disk: streaming, push and federation never tell of a write a crash could undo.
+      sealed: () => this.events.seal(),
+      committed: () => this.events.releaseSealed(true),
+      failed: (_error, afterSeal) => {
         this.lostGroups++;
-        this.events.release(false);
+        if (afterSeal) this.events.releaseSealed(false);
+        else this.events.release(false);
       },
     });
   }

@@ -12,7 +12,9 @@
  * 2. Starts the social server in a child process (the general API rate limit off, everything else as
  *    served), plus an empty fastify route on the same server: the ceiling of this HTTP stack.
  * 3. Runs autocannon with 50 connections against: the empty route, a fixed body as large as the home page (the
- *    size ceiling), the owner's home timeline, a hashtag timeline and status creation, and reports requests/s,
+ *    size ceiling), the owner's home timeline, a hashtag timeline (both read again: kept answers, as while
+ *    nothing is written), the same two at an address new each time (listed and presented for every request, as
+ *    after a write) and status creation, and reports requests/s,
  *    p50 and p99 latency, each endpoint as a fraction of both ceilings, and the server's CPU per request. Every
  *    endpoint is measured in rounds (BENCH_ROUNDS, 3), each read compared with the ceilings measured just
  *    before it (posts after all reads); medians are reported with ranges. Targets (issue 31): home / hashtag
@@ -42,11 +44,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CEILING = 'empty fastify route (ceiling)';
 const HOME = 'GET home timeline';
 const TAG = 'GET hashtag timeline';
+// The same pages at an address new to the server each time (an unknown parameter): never a kept answer, so the
+// page is listed and presented for every request, as after a write.
+const HOME_NEW = 'GET home timeline, not kept';
+const TAG_NEW = 'GET hashtag timeline, not kept';
 const POST = 'POST status';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const HASHTAG = 'homeport';
-/** Which endpoints to measure besides the ceiling: home, tag, post (all by default). */
-const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,post').split(',');
+/** Which endpoints to measure besides the ceiling: home, tag, home-new, tag-new, post (all by default). */
+const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,home-new,tag-new,post').split(',');
 
 /** The server side (child process): the social server plus an empty route, on a free loopback port. */
 async function serve(dataDir: string): Promise<void> {
@@ -212,6 +218,8 @@ interface Measured {
   delayP99Ms: number;
   /** The server's longest event-loop stall during the run, in ms. */
   longestStallMs: number;
+  /** The machine's 1-minute load average at the end of the run (CPU per request is read beside it). */
+  load: number;
 }
 
 async function serverCpu(
@@ -252,6 +260,7 @@ async function measure(base: string, name: string, options: autocannon.Options):
     writesPerCommit: after.commits > before.commits ? r.requests.total / (after.commits - before.commits) : null,
     writesPerSync: after.syncs > before.syncs ? r.requests.total / (after.syncs - before.syncs) : null,
     longestStallMs: after.longestStallMs,
+    load: os.loadavg()[0],
     delayP99Ms: after.delayP99Ms,
   };
 }
@@ -276,6 +285,7 @@ async function main(): Promise<void> {
     // Rounds of ceiling, size ceiling and the read endpoints back to back: each endpoint is compared with the
     // ceiling of its own round (this machine's speed drifts by half between minutes), and the medians reported.
     const rounds: Map<string, Measured>[] = [];
+    let fresh = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const measured = new Map<string, Measured>();
       const add = (m: Measured) => measured.set(m.name, m);
@@ -291,6 +301,15 @@ async function main(): Promise<void> {
             headers: auth,
           }),
         );
+      const addressNew = (name: string, path: string) =>
+        measure(base, name, {
+          ...common,
+          url: `${base}${path}`,
+          headers: auth,
+          requests: [{ setupRequest: (req) => ({ ...req, path: `${path}?bench=${fresh++}` }) }],
+        });
+      if (wanted('home-new')) add(await addressNew(HOME_NEW, '/api/v1/timelines/home'));
+      if (wanted('tag-new')) add(await addressNew(TAG_NEW, `/api/v1/timelines/tag/${HASHTAG}`));
       rounds.push(measured);
     }
     let n = 0;
@@ -343,6 +362,7 @@ async function main(): Promise<void> {
         writesPerCommit: median(runs.map((x) => x.m.writesPerCommit ?? 0)),
         writesPerSync: median(runs.map((x) => x.m.writesPerSync ?? 0)),
         stalls: runs.map((x) => x.m.longestStallMs),
+        loads: runs.map((x) => x.m.load),
         delaysP99: runs.map((x) => x.m.delayP99Ms),
         errors: runs.reduce((sum, x) => sum + x.m.errors, 0),
         non2xx: runs.reduce((sum, x) => sum + x.m.non2xx, 0),
@@ -357,13 +377,13 @@ async function main(): Promise<void> {
       '(medians over rounds; "of ceiling" compares each round with its own ceiling, its range in brackets)\n',
     );
     console.log(
-      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req [range]   errors/non-2xx',
+      'endpoint                          req/s      p50 ms   p99 ms   of ceiling              of size ceiling   server CPU/req [range]   errors/non-2xx   load per round',
     );
     for (const r of results) {
       const range = r.rounds > 1 ? `[${pct(r.ofCeilingRange[0])}-${pct(r.ofCeilingRange[1])}]` : '';
       const cpuRange = r.rounds > 1 ? `[${r.cpuRange[0].toFixed(0)}-${r.cpuRange[1].toFixed(0)}]` : '';
       console.log(
-        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs ${cpuRange.padEnd(13)} ${r.errors}/${r.non2xx}`,
+        `${r.name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)}   ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${pct(r.ofCeiling).padStart(6)} % ${range.padEnd(13)}   ${pct(r.ofSize).padStart(9)} %   ${r.cpuPerRequest.toFixed(0).padStart(8)} µs ${cpuRange.padEnd(13)} ${`${r.errors}/${r.non2xx}`.padEnd(16)} ${r.loads.map((x) => x.toFixed(1)).join(' / ')}`,
       );
     }
     console.log(`(size ceiling: the same HTTP stack answering a fixed body as large as the home page, ${bytes} bytes)`);
@@ -379,15 +399,19 @@ async function main(): Promise<void> {
     const sizeCpu = results.find((r) => r.name === sizeName)!.cpuPerRequest;
     console.log('');
     for (const [name, listing, pageWork] of [
-      [HOME, floors.homeListing, floors.homePage],
-      [TAG, floors.tagListing, floors.tagPage],
+      [HOME, floors.homeListing, 0],
+      [TAG, floors.tagListing, 0],
+      [HOME_NEW, floors.homeListing, floors.homePage],
+      [TAG_NEW, floors.tagListing, floors.tagPage],
     ] as const) {
       const r = results.find((x) => x.name === name);
       if (!r) continue;
       const limit = sizeCpu + listing + floors.assembly;
       const rest = r.cpuPerRequest - sizeCpu - pageWork;
       console.log(
-        `${name}: ${r.cpuPerRequest.toFixed(0)} µs = ${sizeCpu.toFixed(0)} µs size ceiling + ${pageWork.toFixed(0)} µs the page's reads and text (in process) + ${rest.toFixed(0)} µs the API's HTTP conventions (hooks, routing, headers)`,
+        pageWork === 0
+          ? `${name}: ${r.cpuPerRequest.toFixed(0)} µs = ${sizeCpu.toFixed(0)} µs size ceiling + ${rest.toFixed(0)} µs the API's HTTP conventions (hooks, routing, headers) and the kept answer's checks`
+          : `${name}: ${r.cpuPerRequest.toFixed(0)} µs = ${sizeCpu.toFixed(0)} µs size ceiling + ${pageWork.toFixed(0)} µs the page's reads and text (in process) + ${rest.toFixed(0)} µs the API's HTTP conventions (hooks, routing, headers)`,
       );
       console.log(
         `  floor ${limit.toFixed(0)} µs = ${sizeCpu.toFixed(0)} µs size ceiling + ${listing.toFixed(1)} µs SQLite's bare listing + ${floors.assembly.toFixed(1)} µs joining the page; the endpoint is ${(r.cpuPerRequest / limit).toFixed(2)}x it`,
@@ -403,6 +427,16 @@ async function main(): Promise<void> {
       '<= 250 µs server CPU, >= 25 % of the size ceiling',
     );
     target(TAG, (r) => r.cpuPerRequest <= 300 && r.ofSize >= 0.25, '<= 300 µs server CPU, >= 25 % of the size ceiling');
+    target(
+      HOME_NEW,
+      (r) => r.cpuPerRequest <= 250 && r.ofSize >= 0.25,
+      '<= 250 µs server CPU, >= 25 % of the size ceiling',
+    );
+    target(
+      TAG_NEW,
+      (r) => r.cpuPerRequest <= 300 && r.ofSize >= 0.25,
+      '<= 300 µs server CPU, >= 25 % of the size ceiling',
+    );
     const post = results.find((r) => r.name === POST);
     if (post) {
       console.log(

@@ -68,11 +68,19 @@ export class FilterService {
   private readonly store: SocialStore;
   private readonly events: SocialEvents;
   private readonly compiled = new Map<string, CompiledFilter[]>();
+  /**
+   * Moves each time a compiled entry is dropped (a filter written, its event delivered after commit): what was
+   * rendered with filters compiled before can be told apart, since a read may see the rows before the event.
+   */
+  generation = 0;
 
   constructor(store: SocialStore, events: SocialEvents) {
     this.store = store;
     this.events = events;
-    events.on('filters.changed', (e) => this.compiled.delete(e.accountId));
+    events.on('filters.changed', (e) => {
+      this.compiled.delete(e.accountId);
+      this.generation++;
+    });
   }
 
   // ---- applying
@@ -90,6 +98,14 @@ export class FilterService {
     }
     const now = this.store.now();
     return filters.filter((f) => f.row.expiresAt === null || f.row.expiresAt > now);
+  }
+
+  /** When the first of the viewer's active filters expires (null: none does): matching changes then with no write. */
+  nextExpiry(viewerId: string): number | null {
+    let next: number | null = null;
+    for (const f of this.active(viewerId))
+      if (f.row.expiresAt !== null && (next === null || f.row.expiresAt < next)) next = f.row.expiresAt;
+    return next;
   }
 
   /** Whether the viewer has any filter (rendering for everyone else skips the matching). */

@@ -18,6 +18,11 @@ export interface PresentOptions {
   context?: FilterContext;
   /** Quotes as ShallowQuote (id only): how a quoted status shows its own quote. */
   shallowQuotes?: boolean;
+  /**
+   * Lowered to the first moment the rendering changes with time alone (a shown poll closing), for callers
+   * that keep the answer (timeline-answers.ts); quoted statuses share their quoting page's.
+   */
+  horizon?: { until: number };
 }
 
 /** What `gather` reads for a page of statuses. */

@@ -97,6 +97,11 @@ export class StatusPresenter {
     else this.accounts.present(authorRows, authorCounts).forEach((json, i) => authorJson.set(authorRows[i].id, json));
     const pollIds = all.map((s) => s.pollId).filter((id): id is string => id !== null);
     const polls = this.store.polls.byIds(pollIds);
+    const now = this.store.now();
+    if (options.horizon)
+      for (const poll of polls.values())
+        if (poll.expiresAt !== null && poll.expiresAt > now)
+          options.horizon.until = Math.min(options.horizon.until, poll.expiresAt);
     const conversationIds = [...new Set(all.map((s) => s.conversationId).filter((id): id is string => id !== null))];
     const fixed = this.fixed.of(content, authors);
     const quotes = new Map<string, QuoteRow>();
@@ -127,7 +132,7 @@ export class StatusPresenter {
         viewer && all.some((s) => s.quoteApprovalPolicy === 'followers')
           ? this.viewerFollows(viewer, [...authors.keys()])
           : new Set<string>(),
-      now: this.store.now(),
+      now,
       filtering: viewer !== null && this.filters.any(viewer.id),
       filters: this.filters,
     };

@@ -3,6 +3,6 @@ export { auth, currentStaff, currentUser, presentedToken, tokenBeforeBody, token
 export type { RouteAuth } from './auth.ts';
 export { registerSocialCors } from './cors.ts';
 export { socialErrorHandler } from './errors.ts';
-export { offsetPage, pageQuery, setLinkHeader } from './pagination.ts';
+export { linkHeader, offsetPage, pageQuery, setLinkHeader } from './pagination.ts';
 export { parseParams, pathId, requestParams, zBool, zFile, zId, zInt, zList, zString } from './params.ts';
 export { SIGN_IN_RATE_LIMIT, SIGN_UP_RATE_LIMIT, registerConventions } from './plugin.ts';

@@ -52,9 +52,15 @@ export function setLinkHeader(
   cursors: readonly string[],
   page: PageQuery,
 ): void {
-  const q = req.url.indexOf('?');
-  const path = q < 0 ? req.url : req.url.slice(0, q);
-  const query = q < 0 ? '' : req.url.slice(q + 1);
+  const link = linkHeader(req.url, urls, cursors, page);
+  if (link !== null) reply.header('Link', link);
+}
+
+/** The Link header of a page read at `url` (path and query), or null when it has none (see setLinkHeader). */
+export function linkHeader(url: string, urls: SocialUrls, cursors: readonly string[], page: PageQuery): string | null {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : url.slice(q + 1);
   const link = (name: string, value: string) => {
     // No other parameters (a timeline's first page, the usual request): nothing to parse and write back.
     if (query === '') return `<${urls.absolute(path)}?${name}=${value}>`;
@@ -67,7 +73,7 @@ export function setLinkHeader(
   if (cursors.length > 0 && cursors.length >= page.limit)
     parts.push(`${link('max_id', cursors[cursors.length - 1])}; rel="next"`);
   if (cursors.length > 0) parts.push(`${link('min_id', cursors[0])}; rel="prev"`);
-  if (parts.length) reply.header('Link', parts.join(', '));
+  return parts.length ? parts.join(', ') : null;
 }
 
 const offsetSchema = z.object({ limit: zInt.optional(), offset: zInt.optional() });

@@ -238,6 +238,11 @@ export class SocialStore {
     return this.core.writeStamp();
   }
 
+  /** See StoreCore.cacheStamp: the write stamp to keep reads under, null inside a write. */
+  cacheStamp(): string | null {
+    return this.core.cacheStamp();
+  }
+
   /** See StoreCore.credentialStamp: moves with writes to tokens, applications, users and local accounts. */
   credentialStamp(): string {
     return this.core.credentialStamp();

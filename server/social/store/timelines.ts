@@ -70,6 +70,14 @@ export class TimelineRepository extends StatusAccessQueries {
     return this.scopes.getMany([key], () => new Map([[key, Object.freeze(this.readScope(viewerId))]])).get(key)!;
   }
 
+  /** When the first of the viewer's mutes that is still on ends (null: none ends): listings change then with no write. */
+  nextMuteExpiry(viewerId: string): number | null {
+    const r = this.core
+      .sql('SELECT MIN(expires_at) AS t FROM mutes WHERE account_id = ? AND expires_at > ?')
+      .get(viewerId, this.core.now()) as { t: bigint | null };
+    return r.t === null ? null : Number(r.t);
+  }
+
   private readScope(viewerId: string | null): ViewerScope {
     const unavailable = `EXISTS (SELECT 1 FROM accounts INDEXED BY accounts_unavailable WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL)`;
     if (viewerId === null) {

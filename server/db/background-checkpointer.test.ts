@@ -77,19 +77,29 @@ describe('background WAL checkpointer', () => {
     // As the social server at saturation: each turn's group commits in a setImmediate, and the next write (here
     // right after that commit) opens the next group, so every message from the checkpoint worker (taken between
     // the two) finds a transaction open. The WAL reached 295 MB in 3 minutes of the soak that way.
-    let peakWal = 0;
-    for (let i = 0; i < 3000; i++) {
-      groups.write(() => insert.run(Buffer.alloc(16 * 1024, i)));
+    // Written until the WAL has been seen past its limit and then emptied twice: the pace of the writes against the
+    // worker's ticks depends on the machine's load, so no size is asserted, only that it is emptied meanwhile.
+    const limit = 1024 * 1024;
+    let writes = 0;
+    let emptied = 0;
+    let pastLimit = false;
+    while (emptied < 2 && writes < 6000) {
+      groups.write(() => insert.run(Buffer.alloc(16 * 1024, writes)));
+      writes++;
       await new Promise((resolve) => setImmediate(resolve));
-      if (i % 20 === 0) peakWal = Math.max(peakWal, fs.statSync(`${file}-wal`).size);
+      const size = fs.statSync(`${file}-wal`).size;
+      if (size > limit) pastLimit = true;
+      else if (pastLimit && size < limit) {
+        emptied++;
+        pastLimit = false;
+      }
     }
     await groups.durable();
     await checkpointer.stop();
-    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(3000);
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(writes);
     db.close();
-    // Without emptying it between two groups the WAL held every frame written (about 50 MB here). With the groups'
-    // syncs off the event loop the writes come faster than the worker's ticks: the WAL peaks at about 10 MB.
-    expect(peakWal).toBeLessThan(24 * 1024 * 1024);
+    // Without emptying it between two groups the WAL only grows (a restart rewrites it from the start, never shorter).
+    expect(emptied).toBe(2);
   }, 120_000);
 
   it('checkpoints two databases from one worker; stopping one leaves the other checkpointed', async () => {

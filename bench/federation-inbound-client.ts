@@ -2,7 +2,7 @@
  * bench:federation's inbound clients (started by bench/federation-delivery.ts), in a process of their own so
  * the server's CPU is measured alone: reads a job (JSON on stdin: pre-signed deliveries, the server's port, a
  * read token), POSTs the deliveries to the shared inbox over `connections` connections while one more client
- * reads the home timeline back to back, and prints the answers and the read latencies (JSON on stdout).
+ * reads the home timeline back to back, and prints the answers, the read latencies and its own CPU while sending (JSON on stdout).
  */
 interface Job {
   port: number;
@@ -33,6 +33,7 @@ const reader = (async () => {
 const statuses: Record<number, number> = {};
 let next = 0;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 await Promise.all(
   Array.from({ length: job.connections }, async () => {
     while (next < job.deliveries.length) {
@@ -44,6 +45,7 @@ await Promise.all(
   }),
 );
 const sentMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 sending = false;
 await reader;
-process.stdout.write(JSON.stringify({ statuses, sentMs, readLatencies }));
+process.stdout.write(JSON.stringify({ statuses, sentMs, readLatencies, cpuMicros: cpu.user + cpu.system }));

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate } from 'selfsigned';
+import { makeTestCertificates } from './certificates.ts';
 
 /*
  * Runs a Node script inside a network + mount namespace made for it (`unshare -n -m`, as root), so code
@@ -126,46 +126,6 @@ export function guardTestNetwork(names: string[]): Pick<NamespaceRunOptions, 'ho
 }
 
 const BOOT = fileURLToPath(new URL('./netns-boot.ts', import.meta.url));
-
-/** Issues a CA and a leaf certificate per entry (DNS names or IP addresses), EC P-256, valid a day. */
-export async function makeTestCertificates(
-  entries: (string | string[])[],
-): Promise<{ ca: string; certificates: Record<string, { key: string; cert: string }> }> {
-  const notBeforeDate = new Date(Date.now() - 3_600_000);
-  const notAfterDate = new Date(Date.now() + 86_400_000);
-  const ca = await generate([{ name: 'commonName', value: 'Homeport test CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
-  const certificates: Record<string, { key: string; cert: string }> = {};
-  for (const entry of entries) {
-    const names = typeof entry === 'string' ? [entry] : entry;
-    const leaf = await generate([{ name: 'commonName', value: names[0] }], {
-      keyType: 'ec',
-      algorithm: 'sha256',
-      notBeforeDate,
-      notAfterDate,
-      ca: { key: ca.private, cert: ca.cert },
-      extensions: [
-        { name: 'basicConstraints', cA: false },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        {
-          name: 'subjectAltName',
-          altNames: names.map((name) => (net.isIP(name) ? { type: 7, ip: name } : { type: 2, value: name })),
-        },
-      ],
-    });
-    certificates[names[0]] = { key: leaf.private, cert: leaf.cert };
-  }
-  return { ca: ca.cert, certificates };
-}
 
 /** Addresses `lo` has already, or reaches through one it has (mapped IPv4): not added. */
 const onLoopbackAlready = (address: string) =>

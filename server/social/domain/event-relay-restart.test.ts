@@ -4,9 +4,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger, LogRing } from '../../logger.ts';
+import { makeTestCertificate } from '../../security/testing/certificates.ts';
 import { openSocialAdmin } from '../social.ts';
 import { startSocialWithClock, type SocialTestServer } from '../testing/harness.ts';
 
@@ -24,13 +24,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-relay-restart-'));
 let server: SocialTestServer | null = null;
 
 beforeAll(async () => {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
-  });
-  ca = pems.cert;
-  push = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const pems = await makeTestCertificate(['localhost']);
+  ca = pems.ca;
+  push = https.createServer({ key: pems.key, cert: pems.cert }, (req, res) => {
     req.resume();
     req.on('end', () => {
       pushed.push(req.url ?? '');

@@ -2,6 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import type { Logger } from '../../logger.ts';
 import type { SocialContext } from '../context.ts';
 import { isListed, type Account } from '../store/index.ts';
+import type { InboundTombstones } from './inbound-tombstones.ts';
 import type { RemoteFetcher } from './remote-fetch.ts';
 import type { FederationRepository } from '../store/index.ts';
 
@@ -12,6 +13,8 @@ export interface FedDeps {
   logger: Logger;
   /** Every remote document, key and WebFinger answer is fetched through it (bounded; see remote-fetch.ts). */
   fetcher: RemoteFetcher;
+  /** Deletions of remote posts that arrived before the posts (see inbound-tombstones.ts). */
+  tombstones: InboundTombstones;
 }
 
 export type Fed = Federation<FedDeps>;

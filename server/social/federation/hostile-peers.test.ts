@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTestCertificates } from '../../security/testing/netns.ts';
+import { makeTestCertificates } from '../../security/testing/certificates.ts';
 import { until } from './testing/attacked-server.ts';
 import { inboxPostWithKey, resolvingSearch } from './testing/attacks.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostileMode, type HostilePeer } from './testing/hostile-peer.ts';

@@ -352,6 +352,25 @@ describe('a Create and an Update of one post, whatever their order', () => {
     expect(contentOf(create.object.id)).toBe(EDITED);
   });
 
+  it('drops the Create and the Update of a post its author deleted before they arrived', async () => {
+    const create = await createOf(BOB, ALICE);
+    const uri = create.object.id;
+    const deletion = {
+      '@context': create['@context'],
+      id: `${uri}#delete`,
+      type: 'Delete',
+      actor: BOB,
+      to: [PUBLIC],
+      object: { id: uri, type: 'Tombstone' },
+    };
+    expect(await deliver(deletion)).toBe(202);
+    await eventually(() => queuedAbout(uri) === 0, 'the Delete handled');
+    expect(await deliver(create)).toBe(202);
+    expect(await deliver(updateOf(create))).toBe(202);
+    await eventually(() => queuedAbout(uri) === 0, 'the Create and the Update handled');
+    expect(contentOf(uri)).toBeUndefined();
+  });
+
   it('applies an Update that came while its Create was still fetching the post it quotes', async () => {
     // The quoted post's server holds its answer: the Create stays in its listener, as with a slow server.
     const quoted = 'https://b.test/users/bob/statuses/slow';

@@ -103,7 +103,8 @@ export class InboxIntake {
   }
 
   /**
-   * Verifies a screened request's signature, then hands it to Fedify (`deliver`) in its turn: at most
+   * Verifies a screened request's signature (`json`: its body parsed once, by inboxBodyJson), then hands it to
+   * Fedify (`deliver`) in its turn: at most
    * `handling` at once, verified large bodies in a lane of their own, one at a time (a large body finding too
    * many waiting there is deferred: 503).
    */
@@ -113,13 +114,12 @@ export class InboxIntake {
     request: Request,
     context: RequestContext<FedDeps>,
     deliver: () => Promise<FastifyReply>,
+    json: unknown,
   ): Promise<FastifyReply> {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const state = this.states.get(req);
     if (state) state.working = true;
     try {
-      // Parsed once here (not JSON: Fedify answers that itself).
-      const json = parsedJson(body);
       // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
       const verdict = await this.verify(request, context, body, json);
       if (!verdict.accepted) return answer(reply, verdict.status, verdict.reason);
@@ -283,15 +283,6 @@ interface PlainActivity {
   actor: string | null;
   object: string | null;
   selfSigned: boolean;
-}
-
-/** A body's JSON, or undefined when it is none. */
-function parsedJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 function plainActivity(json: unknown): PlainActivity | null {

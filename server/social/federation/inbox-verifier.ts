@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { skipExpandedDocuments } from './jsonld-expanded.ts';
 import { FALLBACK_CONTEXT, fallbackContextReads } from './loaders.ts';
 
 /**
@@ -43,6 +44,7 @@ const ready = (async () => {
   const { verifyRequestDetailed } = await import(workerData.modules.fedify);
   const { Activity, CryptographicKey } = await import(workerData.modules.vocab);
   const { preloadedContexts } = await import(workerData.modules.runtime);
+  (${skipExpandedDocuments.toString()})((await import(workerData.modules.jsonld)).default);
   let fallbackReads = 0;
   const contextLoader = async (url) => {
     if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
@@ -152,6 +154,7 @@ export class InboxVerifier {
           fedify: resolve('@fedify/fedify'),
           vocab: resolve('@fedify/vocab'),
           runtime: resolve('@fedify/vocab-runtime'),
+          jsonld: resolve('@fedify/vocab-runtime/jsonld'),
         },
         fallbackContext: FALLBACK_CONTEXT,
       },

@@ -21,7 +21,7 @@ import {
   isActor,
 } from '@fedify/vocab';
 import type { Account } from '../store/index.ts';
-import { INSTANCE_ACTOR, localAccountByUri, localStatusId, type Fed, type FedDeps } from './deps.ts';
+import { INSTANCE_ACTOR, localAccountByUri, localStatusId, safeUrl, type Fed, type FedDeps } from './deps.ts';
 import { actorUri } from './uris.ts';
 import { accountForActorId, freshAccountForActorId, persistActor, recipientOf, RejectedDocument } from './remote.ts';
 import {
@@ -174,7 +174,18 @@ async function onCreate(c: Ctx, create: Create): Promise<void> {
     return;
   }
   if (!isStatusObject(object) || !object.id || !relevant(c.data, author, object)) return;
-  await oneObjectAtATime(c.data, object.id.href, () => createRemoteStatus(c, object, author, { embeddedIn: create }));
+  const uri = object.id.href;
+  await oneObjectAtATime(c.data, uri, async () => {
+    if (await deletedBeforeArrival(c, author, uri)) return;
+    await createRemoteStatus(c, object, author, { embeddedIn: create });
+  });
+}
+
+/** Its author deleted the post before it arrived (see inbound-tombstones.ts): it is not created. */
+async function deletedBeforeArrival(c: Ctx, author: Account, uri: string): Promise<boolean> {
+  if (!(await c.data.tombstones.deletedFirst(author.id, uri))) return false;
+  c.data.logger.info({ uri }, 'a post deleted before it arrived was not created');
+  return true;
 }
 
 /** An Update of a post never seen creates it when it is this recent (Mastodon's bound: older ones are not news). */
@@ -197,7 +208,7 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
       // The Update came before its Create (deliveries are not ordered): the post as it is now, as Mastodon does.
       const published = object.published?.epochMilliseconds ?? null;
       const recent = published === null || c.data.social.store.now() - published < UPDATE_CREATES_WITHIN_MS;
-      if (recent && relevant(c.data, author, object))
+      if (recent && relevant(c.data, author, object) && !(await deletedBeforeArrival(c, author, uri)))
         await createRemoteStatus(c, object, author, { embeddedIn: update });
     });
   } else if (isActor(object) && object.id?.href === author.uri) {
@@ -218,7 +229,11 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
   // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
   const uri = del.objectId.href;
   await oneObjectAtATime(deps, uri, async () => {
-    if (!deleteRemoteStatus(c, uri, author)) await revokeByStamp(c, uri, author);
+    if (deleteRemoteStatus(c, uri, author)) return;
+    // A post of the author's server never seen here: perhaps its Create is still on the way (as Mastodon does).
+    if (!deps.repo.statusByUri(uri) && safeUrl(uri)?.origin === safeUrl(author.uri)?.origin)
+      await deps.tombstones.remember(author.id, uri);
+    await revokeByStamp(c, uri, author);
   });
 }
 

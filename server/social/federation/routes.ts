@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/index.ts';
 import type { SocialContext } from '../context.ts';
 import { localAccount } from './deps.ts';
+import { inboxBodyJson } from './inbox-body.ts';
 import type { FederationRuntime } from './runtime.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
 
@@ -116,10 +117,10 @@ export function federationRoutes(
   );
   // Activities from domains the server's policy refuses are dropped on arrival (answered 202, as accepted
   // and ignored), before any signature key is fetched from them.
-  const refusedSender = (req: FastifyRequest): string | null => {
-    if (!Buffer.isBuffer(req.body)) return null;
+  const refusedSender = (json: unknown): string | null => {
+    if (typeof json !== 'object' || json === null) return null;
     try {
-      const activity = JSON.parse(req.body.toString('utf8')) as { actor?: unknown };
+      const activity = json as { actor?: unknown };
       const actor =
         typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown } | undefined)?.id;
       const host = typeof actor === 'string' ? new URL(actor).hostname : null;
@@ -130,7 +131,8 @@ export function federationRoutes(
   };
   // The intake screened the headers (onRequest); here the signature is verified before Fedify parses anything.
   const inbox = async (req: FastifyRequest, reply: FastifyReply) => {
-    const refused = refusedSender(req);
+    const json = inboxBodyJson(req.body);
+    const refused = refusedSender(json);
     if (refused) {
       logger.info({ domain: refused }, 'an inbox delivery from a blocked domain was dropped');
       return reply.code(202).send();
@@ -138,7 +140,8 @@ export function federationRoutes(
     const { fedify, deps, intake } = await runtime();
     try {
       const request = webRequest(req);
-      return await intake.handle(req, reply, request, fedify.createContext(request, deps), () => toFedify(req, reply));
+      const context = fedify.createContext(request, deps);
+      return await intake.handle(req, reply, request, context, () => toFedify(req, reply), json);
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.

@@ -6,6 +6,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import { archiveDocuments } from './archive.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { syncFeatured } from './featured-inbound.ts';
+import { InboundTombstones } from './inbound-tombstones.ts';
 import { InboxIntake } from './inbox-intake.ts';
 import type { InboxLimits } from './inbox-limits.ts';
 import { fetchObject } from './lookup.ts';
@@ -43,10 +44,11 @@ export function startFederationRuntime(
 ): FederationRuntime {
   const logger = social.logger.child({ component: 'federation' });
   const fetcher = remoteFetcher(options);
-  const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher };
   const { federation, kv, queue } = buildFederation(db, social.store.core, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
+  const tombstones = new InboundTombstones(kv, options.now ?? Date.now);
+  const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher, tombstones };
   const context = () => federation.createContext(new URL(social.urls.base), deps);
   const intake = new InboxIntake(
     deps,

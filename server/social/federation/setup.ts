@@ -1,9 +1,11 @@
 import { createFederation, type RetryPolicy } from '@fedify/fedify';
 import { getUserAgent } from '@fedify/vocab-runtime';
+import jsonld from '@fedify/vocab-runtime/jsonld';
 import type { Database } from '../../db/index.ts';
 import { registerActors } from './actors.ts';
 import type { Fed, FedDeps } from './deps.ts';
 import { registerInbox } from './inbox.ts';
+import { skipExpandedDocuments } from './jsonld-expanded.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { withGuardedFetch } from './delivery-dispatcher.ts';
@@ -75,6 +77,8 @@ export function buildFederation(
   fetcher: RemoteFetcher,
   onQueueError: (err: unknown) => void,
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
+  // Fedify's reader expands what is expanded already, many times per activity (see jsonld-expanded.ts).
+  skipExpandedDocuments(jsonld);
   const kv = new SqliteKvStore(db, options.now, writes, KV_WRITE_BEHIND_MS);
   const queue = new SqliteMessageQueue(db, {
     maxIdleMs: options.queueIdleMs,

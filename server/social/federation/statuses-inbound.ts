@@ -227,7 +227,7 @@ export async function createRemoteStatus(
     { parent, mentioned, quiet: options.quiet ?? false },
     (id) => {
       applyIncomingQuote(deps, id, quote);
-      if (acceptsMedia(deps, author))
+      if (parsed.attachments.length > 0 && acceptsMedia(deps, author))
         parsed.attachments.forEach((a, position) =>
           deps.social.store.remoteMedia.insert(author.id, id, { ...a, position }),
         );

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import { describe, expect, it } from 'vitest';
+import { makeTestCertificate } from '../../security/testing/certificates.ts';
 
 /*
  * Two `homeport serve` processes with their own names over real TLS, following each other and exchanging
@@ -18,38 +18,15 @@ describe('two Homeport servers over TLS', () => {
   it('follow each other and exchange posts, mentions and replies', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-two-servers-'));
     try {
-      const ca = await generate([{ name: 'commonName', value: 'Homeport test CA' }], {
-        keySize: 2048,
-        algorithm: 'sha256',
-        extensions: [
-          { name: 'basicConstraints', cA: true, critical: true },
-          { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-        ],
-      });
-      const server = await generate([{ name: 'commonName', value: 'alpha.test' }], {
-        keySize: 2048,
-        algorithm: 'sha256',
-        ca: { key: ca.private, cert: ca.cert },
-        extensions: [
-          { name: 'basicConstraints', cA: false },
-          { name: 'extKeyUsage', serverAuth: true },
-          {
-            name: 'subjectAltName',
-            altNames: [
-              { type: 2, value: 'alpha.test' },
-              { type: 2, value: 'beta.test' },
-            ],
-          },
-        ],
-      });
+      const server = await makeTestCertificate(['alpha.test', 'beta.test']);
       const files = {
         ca: path.join(dir, 'ca.pem'),
         key: path.join(dir, 'server.key'),
         cert: path.join(dir, 'server.pem'),
         hosts: path.join(dir, 'hosts'),
       };
-      fs.writeFileSync(files.ca, ca.cert);
-      fs.writeFileSync(files.key, server.private, { mode: 0o600 });
+      fs.writeFileSync(files.ca, server.ca);
+      fs.writeFileSync(files.key, server.key, { mode: 0o600 });
       fs.writeFileSync(files.cert, server.cert);
       fs.writeFileSync(files.hosts, '127.0.0.1 localhost\n127.0.0.2 alpha.test\n127.0.0.3 beta.test\n');
       const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
-import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestCertificate } from '../../security/testing/certificates.ts';
 import { startSocialWithClock, type SocialTestServer, type TestUser } from '../testing/harness.ts';
 
 /*
@@ -45,20 +45,8 @@ function header(value: string | string[] | undefined, name: string): string | un
 }
 
 beforeAll(async () => {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  });
-  push = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const pems = await makeTestCertificate(['localhost', '127.0.0.1']);
+  push = https.createServer({ key: pems.key, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -93,7 +81,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => push.listen(0, '127.0.0.1', resolve));
   pushBase = `https://localhost:${(push.address() as AddressInfo).port}`;
   server = await startSocialWithClock(Date.now, {
-    social: { push: { allowPrivateAddress: true, ca: pems.cert, retryDelaysMs: [30, 30, 30] } },
+    social: { push: { allowPrivateAddress: true, ca: pems.ca, retryDelaysMs: [30, 30, 30] } },
   });
   [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name) => server.createUser(name)));
   // alice follows bob; carol follows alice: "followed" lets bob through, "follower" lets carol through.

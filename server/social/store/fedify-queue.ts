@@ -199,17 +199,24 @@ export class SqliteMessageQueue implements MessageQueue {
   }
 
   private nextDue(): Row | null {
+    // Ids first: the rows skipped (running, awaiting their deletion) are not read whole, only the one taken.
     const rows = this.sql(
-      'SELECT id, message, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
-    ).all(this.now(), this.concurrency + this.running.size + this.busyKeys.size + this.removing.size) as Row[];
-    return (
-      rows.find(
-        (r) =>
-          !this.running.has(String(r.id)) &&
-          !this.removing.has(String(r.id)) &&
-          (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
-      ) ?? null
+      'SELECT id, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
+    ).all(this.now(), this.concurrency + this.running.size + this.busyKeys.size + this.removing.size) as Omit<
+      Row,
+      'message'
+    >[];
+    const due = rows.find(
+      (r) =>
+        !this.running.has(String(r.id)) &&
+        !this.removing.has(String(r.id)) &&
+        (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
     );
+    if (!due) return null;
+    const message = this.sql('SELECT message FROM federation_queue WHERE id = ?').pluck().get(due.id) as
+      | string
+      | undefined;
+    return message === undefined ? null : { ...due, message };
   }
 
   /** Until the next delayed message is due, at most maxIdleMs. */

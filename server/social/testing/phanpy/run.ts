@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
-import { generate } from 'selfsigned';
 import { createHttpServer } from '../../../http/index.ts';
 import { createLogger, LogRing } from '../../../logger.ts';
+import { makeTestCertificate } from '../../../security/testing/certificates.ts';
 import { openSocial } from '../../social.ts';
 
 /*
@@ -85,12 +85,8 @@ function serveBuild(): http.Server {
 
 /** https on loopback in front of Homeport's http listener (requests only: quoting needs no streaming). */
 async function tlsProxy(target: () => number): Promise<https.Server> {
-  const pems = await generate([{ name: 'commonName', value: HOST }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: HOST }] }],
-  });
-  return https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const pems = await makeTestCertificate([HOST]);
+  return https.createServer({ key: pems.key, cert: pems.cert }, (req, res) => {
     const upstream = http.request(
       { host: '127.0.0.1', port: target(), method: req.method, path: req.url, headers: req.headers },
       (answer) => {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, openTestStore, type TestStore } from './testing/store.ts';
+import { ADMIN, manualClock, openTestStore, type TestStore } from './testing/store.ts';
 import { ExpectedVersion, type NewEvent, type RecordedEvent } from './types.ts';
 
 /**
@@ -94,5 +94,49 @@ describe('event bytes on every read path', () => {
     const resolved = store.readStreamForward('links', 0, 100, true, ADMIN).events;
     expectAsWritten(resolved.map((e) => e.event));
     expect(resolved.every((e) => e.link?.eventType === '$>')).toBe(true);
+  });
+});
+
+describe('stream pages loaded as one blob', () => {
+  it('keep each event its own bytes past expired events and across a byte-budget cut, both ways', async () => {
+    await t.close();
+    const clock = manualClock();
+    t = openTestStore({ clock: clock.now });
+    const { store } = t;
+    const older = written.slice(0, 2).map((e) => ({ ...e, eventId: crypto.randomUUID() }));
+    await store.appendToStream('aged', ExpectedVersion.Any, older, ADMIN);
+    clock.advance(100_000);
+    await store.appendToStream('aged', ExpectedVersion.Any, written, ADMIN);
+    await store.appendToStream(
+      '$$aged',
+      ExpectedVersion.Any,
+      [
+        {
+          eventId: crypto.randomUUID(),
+          eventType: '$metadata',
+          isJson: true,
+          data: Buffer.from('{"$maxAge":60}'),
+          metadata: Buffer.alloc(0),
+        },
+      ],
+      ADMIN,
+    );
+    // The two oldest have expired: every page holds the five written after them, byte for byte.
+    expectAsWritten(store.readStreamForward('aged', 0, 100, false, ADMIN).events.map((e) => e.event));
+    expectAsWritten(
+      store
+        .readStreamBackward('aged', -1, 100, false, ADMIN)
+        .events.map((e) => e.event)
+        .reverse(),
+    );
+    // A budget that takes the first three (the fourth, 300 KB, does not fit) cuts the page after them.
+    const cut = store.readStreamForward('aged', 0, 100, false, ADMIN, { maxBytes: 200_000 });
+    expect(cut.events.map((e) => e.event?.eventNumber)).toEqual([2, 3, 4, 5]);
+    expect(cut.nextEventNumber).toBe(6);
+    cut.events.forEach((e, i) => {
+      expect(Buffer.from(e.event!.data).equals(written[i].data as Buffer)).toBe(true);
+      expect(Buffer.from(e.event!.metadata).equals(written[i].metadata as Buffer)).toBe(true);
+      expect(e.event?.eventId).toBe(written[i].eventId);
+    });
   });
 });

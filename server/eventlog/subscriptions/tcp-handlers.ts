@@ -197,16 +197,23 @@ export function subscriptionTcpHandlers(
   options: SubscriptionTcpOptions = {},
 ): CommandHandlerMap {
   const open = new OpenSubscriptions(options);
-  // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once.
+  // StreamEventAppeared bodies are identical for every subscriber of one event: encode them once. The engines
+  // deliver an event to all its subscribers before the next, so the last one asked for answers nearly every
+  // delivery without a WeakMap lookup; the map serves forms that alternate (links resolved per caller).
   const encodedEvents = new WeakMap<ResolvedEvent, Uint8Array>();
+  let lastEvent: ResolvedEvent | null = null;
+  let lastBody: Uint8Array = new Uint8Array(0);
   const shared: SinkContext = {
     open,
     encodeEventAppeared(event) {
+      if (event === lastEvent) return lastBody;
       let body = encodedEvents.get(event);
       if (!body) {
         body = encodeStreamEventAppeared(event);
         encodedEvents.set(event, body);
       }
+      lastEvent = event;
+      lastBody = body;
       return body;
     },
   };

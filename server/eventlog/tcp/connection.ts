@@ -228,7 +228,10 @@ export class ClientConnection implements PeerConnection {
 
   private flush(): void {
     if (this.ended || this.waitingForDrain || this.sendQueue.count === 0) return;
-    const chunks = this.sendQueue.take();
+    // The spare framing buffer only for a plain socket holding nothing: it then either takes every byte now (the
+    // buffer is free again) or keeps this one chunk. A TLS socket may keep cleartext until its handshake is done.
+    const mayLend = !this.secure && this.socket.writableLength === 0;
+    const chunks = this.sendQueue.take(mayLend);
     let writable: boolean;
     if (chunks.length === 1) {
       writable = this.socket.write(chunks[0]);
@@ -238,6 +241,7 @@ export class ClientConnection implements PeerConnection {
       for (const chunk of chunks) writable = this.socket.write(chunk);
       this.socket.uncork();
     }
+    if (mayLend) this.sendQueue.recycle(this.socket.writableLength === 0);
     if (!writable) this.waitingForDrain = true;
   }
 

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type Page } from '@playwright/test';
 import { createHttpServer } from '../../../http/index.ts';
 import { createLogger, LogRing } from '../../../logger.ts';
-import { makeTestCertificate } from '../../../security/testing/certificates.ts';
+import { makeTestCertificate } from '../../../security/testing/index.ts';
 import { openSocial } from '../../social.ts';
 
 /*

@@ -20,7 +20,15 @@ import { createHttpServer } from '../server/http/index.ts';
 import { createLogger, LogRing } from '../server/logger.ts';
 import { type Account, FederationRepository, openSocial } from '../server/social/index.ts';
 import { benchInbound } from './federation-inbound.ts';
-import { type Peer, startPeer, startProfile, threadCpu, threadCpuSince, waitFor } from './federation-support.ts';
+import {
+  type Peer,
+  startPeer,
+  startProfile,
+  threadCpu,
+  threadCpuSince,
+  signingKey,
+  waitFor,
+} from './federation-support.ts';
 
 const PHASES = new Set((process.env.PHASES ?? 'outbound,inbound').split(','));
 
@@ -133,13 +141,7 @@ async function benchOutbound(alice: Account): Promise<void> {
   const rejected = peers.reduce((n, p) => n + p.rejected, 0);
 
   // Fedify's signing cost per request, and the ceiling of plain signed POSTs from this process to the same peers.
-  const key = await crypto.subtle.importKey(
-    'pkcs8',
-    crypto.createPrivateKey(alicePem.privateKey!).export({ type: 'pkcs8', format: 'der' }),
-    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    true,
-    ['sign'],
-  );
+  const key = await signingKey(crypto.createPrivateKey(alicePem.privateKey!));
   const keyId = new URL(`http://127.0.0.1:${port}/users/alice#main-key`);
   const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', type: 'Create', id: 'x' });
   const signedPost = (peer: Peer) =>

@@ -12,7 +12,15 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { signRequest } from '@fedify/fedify';
 import type { Account, openSocial } from '../server/social/index.ts';
-import { startPeer, startProfile, threadCpu, threadCpuSince, waitFor, type Peer } from './federation-support.ts';
+import {
+  startPeer,
+  startProfile,
+  threadCpu,
+  threadCpuSince,
+  signingKey,
+  waitFor,
+  type Peer,
+} from './federation-support.ts';
 
 type Social = Awaited<ReturnType<typeof openSocial>>;
 
@@ -137,13 +145,7 @@ export async function benchInbound(social: Social, port: number, alice: Account,
   const bobBase = `http://127.0.0.1:${bobPeer.port}`;
   const bobAccount = (await social.federation!.resolveAccount(`${bobBase}/users/bob`))!;
   ctx.store.relationships.upsertFollow(alice.id, bobAccount.id, { showReblogs: true, notify: false, languages: null });
-  const bobKey = await crypto.subtle.importKey(
-    'pkcs8',
-    bobKeys.privateKey.export({ type: 'pkcs8', format: 'der' }),
-    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    true,
-    ['sign'],
-  );
+  const bobKey = await signingKey(bobKeys.privateKey);
   const homeCount = () =>
     Number(
       (

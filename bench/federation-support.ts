@@ -108,3 +108,14 @@ export async function startProfile(file: string | undefined): Promise<() => Prom
 export async function waitFor(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 5));
 }
+
+/** A private key as the Web Crypto key Fedify's signRequest takes (extractable: Fedify reads its algorithm back). */
+export function signingKey(privateKey: crypto.KeyObject): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    'pkcs8',
+    privateKey.export({ type: 'pkcs8', format: 'der' }),
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    true,
+    ['sign'],
+  );
+}

@@ -15,6 +15,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { signRequest } from '@fedify/fedify';
 import { startServer, stopServer } from './support.ts';
+import { signingKey } from './federation-support.ts';
 
 const RATE = Number(process.env.RATE ?? 200);
 const SECONDS = Number(process.env.SECONDS ?? 60);
@@ -89,13 +90,7 @@ const inboxQueued = () =>
 const storedFromPeer = () =>
   Number((db.prepare('SELECT COUNT(*) AS n FROM statuses WHERE uri LIKE ?').get(`${peer.base}/%`) as { n: number }).n);
 
-const key = await crypto.subtle.importKey(
-  'pkcs8',
-  keys.privateKey.export({ type: 'pkcs8', format: 'der' }),
-  { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-  true,
-  ['sign'],
-);
+const key = await signingKey(keys.privateKey);
 const answers = new Map<string, number>();
 const count = (s: string) => answers.set(s, (answers.get(s) ?? 0) + 1);
 let sent = 0;

@@ -10,6 +10,7 @@ import type WebSocket from 'ws';
 import { signRequest } from '@fedify/fedify';
 import { openSocket } from './soak-clients.ts';
 import { answerCalls, ownCpuSeconds } from './soak-ipc.ts';
+import { signingKey } from './federation-support.ts';
 
 /** Which posts a group of sockets should see: the local ones, the remote ones, or both. */
 interface SocketGroup {
@@ -98,13 +99,7 @@ async function startSocialLoad({ httpUrl, tokens, ...options }: SocialSetup) {
 
   const keys = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const remote = await startRemote(keys.publicKey.export({ type: 'spki', format: 'pem' }) as string);
-  const key = await crypto.subtle.importKey(
-    'pkcs8',
-    keys.privateKey.export({ type: 'pkcs8', format: 'der' }),
-    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    true, // Fedify reads the key's algorithm back from it
-    ['sign'],
-  );
+  const key = await signingKey(keys.privateKey);
   const aliceId = `${httpUrl}/users/alice`;
   const inbox = `${httpUrl}/inbox`;
 

@@ -60,6 +60,17 @@ function expectAsWritten(records: (RecordedEvent | undefined)[]): void {
   });
 }
 
+/** A stream's page, read forward and read backward, holds the written events byte for byte. */
+function expectStreamAsWritten(stream: string): void {
+  expectAsWritten(t.store.readStreamForward(stream, 0, 100, false, ADMIN).events.map((e) => e.event));
+  expectAsWritten(
+    t.store
+      .readStreamBackward(stream, -1, 100, false, ADMIN)
+      .events.map((e) => e.event)
+      .reverse(),
+  );
+}
+
 describe('event bytes on every read path', () => {
   it('come back as written: stream forward and backward, $all both ways, single events and link targets', async () => {
     const { store } = t;
@@ -77,13 +88,7 @@ describe('event bytes on every read path', () => {
       ADMIN,
     );
 
-    expectAsWritten(store.readStreamForward('bytes', 0, 100, false, ADMIN).events.map((e) => e.event));
-    expectAsWritten(
-      store
-        .readStreamBackward('bytes', -1, 100, false, ADMIN)
-        .events.map((e) => e.event)
-        .reverse(),
-    );
+    expectStreamAsWritten('bytes');
     const start = { commitPosition: 0, preparePosition: 0 };
     const all = store.readAllForward(start, 100, false, ADMIN).events.filter((e) => e.event?.streamId === 'bytes');
     expectAsWritten(all.map((e) => e.event));
@@ -122,13 +127,7 @@ describe('stream pages loaded as one blob', () => {
       ADMIN,
     );
     // The two oldest have expired: every page holds the five written after them, byte for byte.
-    expectAsWritten(store.readStreamForward('aged', 0, 100, false, ADMIN).events.map((e) => e.event));
-    expectAsWritten(
-      store
-        .readStreamBackward('aged', -1, 100, false, ADMIN)
-        .events.map((e) => e.event)
-        .reverse(),
-    );
+    expectStreamAsWritten('aged');
     // A budget that takes the first three (the fourth, 300 KB, does not fit) cuts the page after them.
     const cut = store.readStreamForward('aged', 0, 100, false, ADMIN, { maxBytes: 200_000 });
     expect(cut.events.map((e) => e.event?.eventNumber)).toEqual([2, 3, 4, 5]);

@@ -34,9 +34,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { writeGroupsOf } from '../server/db/index.ts';
-import { createHttpServer } from '../server/http/index.ts';
-import { openSocial, type Social } from '../server/social/index.ts';
-import { ACCOUNTS, benchLogger, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
+import type { Social } from '../server/social/index.ts';
+import { ACCOUNTS, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
+import { openBenchServer } from './social-timelines/server.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Rounds of every read measurement (medians reported). */
@@ -56,46 +56,34 @@ const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,home-new,tag-new,pos
 
 /** The server side (child process): the social server plus an empty route, on a free loopback port. */
 async function serve(dataDir: string): Promise<void> {
-  const log = benchLogger();
-  const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false });
-  const http = await createHttpServer({
-    logger: log,
-    rendererDir: null,
-    plugins: [
-      { name: 'social', plugin: social.plugin },
-      {
-        name: 'ceiling',
-        plugin: async (app) => {
-          app.get('/bench/empty', async () => ({}));
-          // A fixed JSON body of N bytes: the ceiling for moving a response as large as a timeline page.
-          const bodies = new Map<number, string>();
-          app.get<{ Params: { n: string } }>('/bench/bytes/:n', async (req, reply) => {
-            const n = Math.min(Number(req.params.n), 1_000_000);
-            let body = bodies.get(n);
-            if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
-            return reply.type('application/json; charset=utf-8').send(body);
-          });
-          // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
-          // the write groups committed so far (writes per commit: how many posts shared one fsync).
-          // The event loop's longest stall since the last call (the source of p99 when one request's turn holds the rest).
-          const loop = monitorEventLoopDelay({ resolution: 10 });
-          loop.enable();
-          app.get('/bench/cpu', async () => {
-            const longestStallMs = loop.max / 1e6;
-            const delayP99Ms = loop.percentile(99) / 1e6;
-            loop.reset();
-            return {
-              ...process.cpuUsage(),
-              commits: social.context.store.groupsCommitted,
-              syncs: writeGroupsOf(social.db)?.syncs ?? 0,
-              longestStallMs,
-              delayP99Ms,
-            };
-          });
-          app.post<{ Body: { body: string } }>('/bench/floor', async (req) => floor(dataDir, social, req.body.body));
-        },
-      },
-    ],
+  const { social, http } = await openBenchServer(dataDir, async (app) => {
+    app.get('/bench/empty', async () => ({}));
+    // A fixed JSON body of N bytes: the ceiling for moving a response as large as a timeline page.
+    const bodies = new Map<number, string>();
+    app.get<{ Params: { n: string } }>('/bench/bytes/:n', async (req, reply) => {
+      const n = Math.min(Number(req.params.n), 1_000_000);
+      let body = bodies.get(n);
+      if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+    // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
+    // the write groups committed so far (writes per commit: how many posts shared one fsync).
+    // The event loop's longest stall since the last call (the source of p99 when one request's turn holds the rest).
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    app.get('/bench/cpu', async () => {
+      const longestStallMs = loop.max / 1e6;
+      const delayP99Ms = loop.percentile(99) / 1e6;
+      loop.reset();
+      return {
+        ...process.cpuUsage(),
+        commits: social.context.store.groupsCommitted,
+        syncs: writeGroupsOf(social.db)?.syncs ?? 0,
+        longestStallMs,
+        delayP99Ms,
+      };
+    });
+    app.post<{ Body: { body: string } }>('/bench/floor', async (req) => floor(dataDir, social, req.body.body));
   });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;

@@ -26,7 +26,7 @@
  *    page's own work (listing, filters, text) timed in the server process, and the rest (the API's hooks, routing,
  *    headers); and prints its floor: the size ceiling plus SQLite's bare listing plus joining finished texts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,7 @@ import Database from 'better-sqlite3';
 import { writeGroupsOf } from '../server/db/index.ts';
 import type { Social } from '../server/social/index.ts';
 import { ACCOUNTS, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
-import { openBenchServer } from './social-timelines/server.ts';
+import { openBenchServer, serverProcess } from './social-timelines/server.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Rounds of every read measurement (medians reported). */
@@ -175,18 +175,7 @@ function floor(dataDir: string, social: Social, homeBody: string) {
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
   const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, import.meta.filename, 'serve', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  return serverProcess([...flags, import.meta.filename, 'serve', dataDir]);
 }
 
 interface Measured {

@@ -29,12 +29,15 @@ export class StoreCore {
   private snapshotStamp: string | null = null;
   /** This connection's writes to credential rows (see credentialStamp). */
   private readonly credentialWrites: { count: number };
+  /** This connection's writes (see watchWrites). */
+  private readonly writes: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
     this.now = now;
     this.ids = new SnowflakeGenerator(now);
     db.defaultSafeIntegers(true);
+    this.writes = watchWrites(db);
     this.credentialWrites = watchCredentialWrites(db);
   }
 
@@ -67,14 +70,13 @@ export class StoreCore {
 
   /**
    * Changes whenever anything was written to the database since the last call saw it: by this connection
-   * (total_changes) or by another one, such as the admin CLI (data_version). What is cached under one stamp
+   * (its write statements, counted) or by another one, such as the admin CLI (data_version). What is cached under one stamp
    * is exactly what the database still says.
    */
   writeStamp(): string {
-    // Two statements: the pragma_data_version() table function in a SELECT cost three times the PRAGMA.
+    // This connection's writes are counted in memory (watchWrites): one statement instead of two.
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    const changes = this.sql('SELECT total_changes() AS t').get() as { t: bigint };
-    return `${version.data_version}:${changes.t}:${this.lostGroups}`;
+    return `${version.data_version}:${this.writes.count}:${this.lostGroups}`;
   }
 
   /**
@@ -167,8 +169,62 @@ export class StoreCore {
   }
 }
 
-/** The counters of connections whose credential writes are watched: one per connection, shared by its stores. */
-const credentialCounters = new WeakMap<Database, { count: number }>();
+/** A connection's counter under `key`, made and watched by `watch` the first time (one per connection, shared by its stores). */
+const connectionCounters = new WeakMap<Database, Map<string, { count: number }>>();
+function counterOf(db: Database, key: string, watch: (counter: { count: number }) => void): { count: number } {
+  let counters = connectionCounters.get(db);
+  if (!counters) connectionCounters.set(db, (counters = new Map()));
+  let counter = counters.get(key);
+  if (!counter) {
+    counters.set(key, (counter = { count: 0 }));
+    watch(counter);
+  }
+  return counter;
+}
+
+/**
+ * Counts the writes run on a connection, whoever prepares them (the store, the federation queue, write
+ * groups): a statement that may write (not read-only to SQLite) adds the rows it changed, or one when run
+ * as a read (RETURNING) or when it fails; `exec` adds one. What `SELECT total_changes()` told, kept in memory
+ * instead of asked per stamp; a count that moves without a change only empties caches sooner.
+ */
+function watchWrites(db: Database): { count: number } {
+  return counterOf(db, 'writes', (counter) => {
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((source: string) => {
+      const statement = prepare(source);
+      if (!statement.readonly) countWrites(statement, counter);
+      return statement;
+    }) as typeof db.prepare;
+    const exec = db.exec.bind(db);
+    db.exec = (source: string) => {
+      counter.count++;
+      return exec(source);
+    };
+  });
+}
+
+function countWrites(statement: Statement, counter: { count: number }): void {
+  const methods = statement as unknown as Record<'run' | 'get' | 'all' | 'iterate', (...params: unknown[]) => unknown>;
+  const run = methods.run.bind(statement);
+  methods.run = (...params) => {
+    let changes = 1;
+    try {
+      const info = run(...params) as BetterSqlite3.RunResult;
+      changes = info.changes;
+      return info;
+    } finally {
+      counter.count += changes;
+    }
+  };
+  for (const method of ['get', 'all', 'iterate'] as const) {
+    const read = methods[method].bind(statement);
+    methods[method] = (...params) => {
+      counter.count++;
+      return read(...params);
+    };
+  }
+}
 
 /**
  * Temporary triggers (this connection's only) that count every insert, update and delete of the rows a
@@ -176,27 +232,23 @@ const credentialCounters = new WeakMap<Database, { count: number }>();
  * still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
  */
 function watchCredentialWrites(db: Database): { count: number } {
-  let counter = credentialCounters.get(db);
-  if (counter) return counter;
-  const created = { count: 0 };
-  counter = created;
-  db.function('homeport_credential_written', { deterministic: false }, () => {
-    created.count++;
-    return null;
+  return counterOf(db, 'credentials', (counter) => {
+    db.function('homeport_credential_written', { deterministic: false }, () => {
+      counter.count++;
+      return null;
+    });
+    const local = {
+      INSERT: 'WHEN NEW.domain IS NULL',
+      UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
+      DELETE: 'WHEN OLD.domain IS NULL',
+    };
+    for (const table of ['oauth_access_tokens', 'oauth_applications', 'users', 'accounts'])
+      for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
+        db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS credential_written_${table}_${op} AFTER ${op} ON main.${table} ${table === 'accounts' ? local[op] : ''}
+           BEGIN SELECT homeport_credential_written(); END`,
+        );
   });
-  const local = {
-    INSERT: 'WHEN NEW.domain IS NULL',
-    UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
-    DELETE: 'WHEN OLD.domain IS NULL',
-  };
-  for (const table of ['oauth_access_tokens', 'oauth_applications', 'users', 'accounts'])
-    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
-      db.exec(
-        `CREATE TEMP TRIGGER IF NOT EXISTS credential_written_${table}_${op} AFTER ${op} ON main.${table} ${table === 'accounts' ? local[op] : ''}
-         BEGIN SELECT homeport_credential_written(); END`,
-      );
-  credentialCounters.set(db, counter);
-  return counter;
 }
 
 export function str(v: unknown): string {

@@ -109,7 +109,8 @@ function cpuPerCall(n: number, fn: () => unknown): number {
 /**
  * What a timeline page costs besides moving its bytes (the size ceiling), measured in the server process:
  * - SQLite's own cost of the page's listing: the query the home and hashtag timelines run for a viewer who hides
- *   nobody, in one read transaction, bare, on a second connection (status rows are cached by version: not read);
+ *   nobody, in one read transaction, bare, on a second connection (status rows are cached by version: not read),
+ *   its parameter out of the planner's sight as the listings bind it (a bare one is compiled again at every run);
  * - joining the page's finished per-status texts into one answer;
  * - the page's whole work as the routes do it (listing, filters, presenting as text, one read transaction),
  *   through the social server's own services: what the endpoint adds beyond these is HTTP (hooks, routing, headers).
@@ -133,11 +134,11 @@ function floor(dataDir: string, social: Social, homeBody: string) {
     };
     const home = db.prepare(
       `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
-        WHERE f.account_id = ? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 20`,
+        WHERE f.account_id = +? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 20`,
     );
     const hashtag = db.prepare(
       `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-        WHERE st.tag_id = ? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
+        WHERE st.tag_id = +? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
         ORDER BY st.status_id DESC LIMIT 20`,
     );
     const parts = (JSON.parse(homeBody) as unknown[]).map((s) => JSON.stringify(s));

@@ -1,12 +1,10 @@
 /**
  * The layers of a timeline request that is listed and presented afresh (as after any write), timed in process
  * on a data directory bench/social-timelines.ts seeded: CPU µs per call of each step the home and hashtag
- * routes take, then the whole request through fastify's inject (hooks, routing, the handler; no socket).
+ * routes take. (The whole request is bench/social-timelines.ts's: fastify's inject adds its own cost for a
+ * 37 KB answer, several times the route's, so it cannot split a request.)
  *
  *   BENCH_DATA_DIR=/tmp/seeded node bench/social-timelines-layers.ts
- *
- * The request's rest (hooks, routing, headers) is the injected request less the page's work and less an
- * injected empty route of the same server.
  */
 import fs from 'node:fs';
 import { openBenchServer } from './social-timelines/server.ts';
@@ -30,12 +28,7 @@ async function cpuPerCall(n: number, fn: () => unknown): Promise<number> {
   return (after.user + after.system) / n;
 }
 
-const { ownerToken } = JSON.parse(fs.readFileSync(`${dataDir}/bench-social-seeded.json`, 'utf8')) as {
-  ownerToken: string;
-};
-const { social, http } = await openBenchServer(dataDir, async (app) => {
-  app.get('/bench/empty', async () => ({}));
-});
+const { social, http } = await openBenchServer(dataDir, async () => {});
 await http.ready();
 social.setDomain('127.0.0.1:3000');
 const ctx = social.context;
@@ -45,13 +38,6 @@ const tagIds = { anyTagIds: store.statuses.tagIds([HASHTAG]), allTagIds: [], non
 const page = { limit: 20 };
 const home = () => store.timelines.home(store.timelines.scope(me.id), page);
 const tag = () => store.timelines.tag(store.timelines.scope(me.id), tagIds, page);
-let fresh = 0;
-const inject = (url: string) => () =>
-  http.inject({
-    method: 'GET',
-    url: `${url}?bench=${fresh++}`,
-    headers: { authorization: `Bearer ${ownerToken}`, host: '127.0.0.1:3000' },
-  });
 const homeRows = store.read(home);
 const tagRows = store.read(tag);
 const presented = (listed: typeof homeRows, context: 'home' | 'public') => () =>
@@ -74,9 +60,6 @@ const rows: [string, number][] = [
   ],
   ['presentText (home page)', await cpuPerCall(CALLS, presented(homeRows, 'home'))],
   ['presentText (hashtag page)', await cpuPerCall(CALLS, presented(tagRows, 'public'))],
-  ['injected empty route', await cpuPerCall(CALLS, () => http.inject({ url: '/bench/empty' }))],
-  ['injected home timeline, new address', await cpuPerCall(CALLS, inject('/api/v1/timelines/home'))],
-  ['injected hashtag timeline, new address', await cpuPerCall(CALLS, inject(`/api/v1/timelines/tag/${HASHTAG}`))],
 ];
 for (const [name, us] of rows) console.log(`${name.padEnd(48)} ${us.toFixed(1).padStart(8)} µs`);
 await http.close();

@@ -190,3 +190,19 @@ export function logComposition(dataDir: string, from: number, limit: number): Lo
     db.close();
   }
 }
+
+/** A stream's first event's place in `$all` (commit and prepare position), read from the server's file. */
+export function firstPositionOf(dataDir: string, streamId: string): { commit: number; prepare: number } {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    const found = db
+      .prepare(
+        'SELECT commit_position AS "commit", position AS prepare FROM events WHERE stream_key = (SELECT stream_key FROM streams WHERE stream_id = ?) ORDER BY event_number LIMIT 1',
+      )
+      .get(streamId) as { commit: number; prepare: number } | undefined;
+    if (!found) throw new Error(`no event in ${streamId}`);
+    return found;
+  } finally {
+    db.close();
+  }
+}

@@ -18,7 +18,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import { canAccess } from './access.ts';
-import { readAll, type AllReadRequest } from './all-reads.ts';
+import { readAll, readAllRows, type AllReadRequest } from './all-reads.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { StoreContext } from './context.ts';
 import { LinkTargets } from './link-targets.ts';
@@ -47,6 +47,7 @@ import {
   type ReadOptions,
   type StreamRead,
   type AllRead,
+  type AllRowsRead,
   type FilteredAllRead,
   type ReadStreamResult,
   type RecordedEvent,
@@ -204,6 +205,20 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
 
   readonly readAllBackward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
     this.readAll('backward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);
+
+  readonly readAllRowsForward: AllRowsRead = (from, maxCount, caller, options = {}) =>
+    readAllRows(
+      this.current(),
+      { direction: 'forward', from, maxCount, maxSearchWindow: maxCount, ...options },
+      caller,
+    );
+
+  readonly readAllRowsBackward: AllRowsRead = (from, maxCount, caller, options = {}) =>
+    readAllRows(
+      this.current(),
+      { direction: 'backward', from, maxCount, maxSearchWindow: maxCount, ...options },
+      caller,
+    );
 
   readonly filteredReadAllForward: FilteredAllRead = (...read) => this.readAll('forward', ...read);
 

@@ -88,7 +88,7 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
   /** Turns a row into a reply entry; false once the byte budget is reached (the row is left out). */
   const take = (row: AllEventColumns): boolean | 'denied' => {
     if (rows) {
-      if (!budget.admitBytes(rowEntryBytes(row))) return false;
+      if (!budget.admitBytes(rowEntryBytes(row, row[Column.streamId]))) return false;
       rows.push(row);
       return true;
     }

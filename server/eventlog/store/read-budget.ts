@@ -3,7 +3,7 @@
  * budget (the caller pages on from the next event number or position, as with any short page).
  */
 import { Column } from './statements.ts';
-import type { AllEventColumns, RecordedEvent, ResolvedIndexedEvent } from './types.ts';
+import type { AllEventColumns, EventColumns, RecordedEvent, ResolvedIndexedEvent } from './types.ts';
 
 /** The estimated encoded size of one read entry: its event and its link, with every field's framing. */
 export function entryBytes(entry: ResolvedIndexedEvent): number {
@@ -16,9 +16,9 @@ function recordBytes(r: RecordedEvent | undefined): number {
     : 0;
 }
 
-/** entryBytes of the entry a `$all` row becomes (no link): the blob is the id's 16 bytes, data and metadata. */
-export function rowEntryBytes(row: AllEventColumns): number {
-  return 96 + row[Column.streamId].length * 3 + row[Column.eventType].length * 3 + row[Column.idDataAndMetadata].length;
+/** entryBytes of the entry a row of `streamId` becomes (no link): the blob is the id's 16 bytes, data and metadata. */
+export function rowEntryBytes(row: EventColumns | AllEventColumns, streamId: string): number {
+  return 96 + streamId.length * 3 + row[Column.eventType].length * 3 + row[Column.idDataAndMetadata].length;
 }
 
 /** Counts a reply's entries against its byte budget as they are added. */

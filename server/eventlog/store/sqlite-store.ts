@@ -29,7 +29,7 @@ import { Scavenger } from './scavenge.ts';
 import { prepareStatements, tuneEventLogConnection, type Statements } from './statements.ts';
 import { StreamCache } from './stream-cache.ts';
 import { StreamListings, type StreamListing } from './stream-listing.ts';
-import { readEvent, readStreamBackward, readStreamForward, resolveLink } from './stream-reads.ts';
+import { readEvent, readStreamBackward, readStreamForward, readStreamRows, resolveLink } from './stream-reads.ts';
 import type { SystemWriter } from './system-writer.ts';
 import { StoreWrites } from './store-writes.ts';
 import {
@@ -48,6 +48,7 @@ import {
   type StreamRead,
   type AllRead,
   type AllRowsRead,
+  type StreamRowsRead,
   type FilteredAllRead,
   type ReadStreamResult,
   type RecordedEvent,
@@ -199,6 +200,12 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
 
   readonly readStreamBackward: StreamRead = (streamId, from, maxCount, resolveLinkTos, caller, options) =>
     readStreamBackward(this.current(), streamId, from, maxCount, resolveLinkTos, caller, options);
+
+  readonly readStreamRowsForward: StreamRowsRead = (streamId, from, maxCount, caller, options) =>
+    readStreamRows(this.current(), true, streamId, from, maxCount, caller, options);
+
+  readonly readStreamRowsBackward: StreamRowsRead = (streamId, from, maxCount, caller, options) =>
+    readStreamRows(this.current(), false, streamId, from, maxCount, caller, options);
 
   readonly readAllForward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
     this.readAll('forward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);

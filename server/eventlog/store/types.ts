@@ -169,6 +169,12 @@ export interface ReadAllRowsResult extends Omit<ReadAllResult, 'events'> {
   rows: AllEventColumns[];
 }
 
+/** A stream's page read without link resolution, as SQLite's rows (as ReadAllRowsResult). */
+export interface ReadStreamRowsResult extends Omit<ReadStreamResult, 'events'> {
+  streamId: string;
+  rows: EventColumns[];
+}
+
 export interface EventFilter {
   context: 'StreamId' | 'EventType';
   type: 'Regex' | 'Prefix';
@@ -270,6 +276,14 @@ export type AllRead = (
   caller: Caller,
   options?: ReadOptions,
 ) => ReadAllResult;
+/** ReadStreamEvents without link resolution, forward or backward, as rows. */
+export type StreamRowsRead = (
+  streamId: string,
+  from: number,
+  maxCount: number,
+  caller: Caller,
+  options?: ReadOptions,
+) => ReadStreamRowsResult;
 /** ReadAllEvents without link resolution, forward or backward, as rows. */
 export type AllRowsRead = (
   from: Position,
@@ -302,6 +316,8 @@ export interface EventStore {
   readEvent(streamId: string, eventNumber: number, resolveLinkTos: boolean, caller: Caller): ReadEventResult;
   readStreamForward: StreamRead;
   readStreamBackward: StreamRead;
+  readStreamRowsForward: StreamRowsRead;
+  readStreamRowsBackward: StreamRowsRead;
   readAllForward: AllRead;
   readAllBackward: AllRead;
   readAllRowsForward: AllRowsRead;

@@ -108,7 +108,20 @@ export interface ReadStreamReply {
 
 export function encodeReadStreamEventsCompleted(reply: ReadStreamReply): Uint8Array {
   const sizes: number[] = [];
-  const entrySizes = reply.events.map((e) => entrySize(e, sizes));
+  const { events } = reply;
+  return encodeStreamReply(
+    reply,
+    events.map((e) => entrySize(e, sizes)),
+    (out, i, at) => writeEntry(out, events[i], sizes, at),
+  );
+}
+
+/** The frame of a ReadStreamEventsCompleted around its entries, each `entrySizes[i]` bytes, written by `write`. */
+export function encodeStreamReply(
+  reply: Omit<ReadStreamReply, 'events'>,
+  entrySizes: number[],
+  write: (out: Out, i: number, at: number) => number,
+): Uint8Array {
   const errorLength = reply.error ? Buffer.byteLength(reply.error, 'utf8') : 0;
   let total = 0;
   for (const s of entrySizes) total += lengthDelimitedSize(s);
@@ -122,10 +135,10 @@ export function encodeReadStreamEventsCompleted(reply: ReadStreamReply): Uint8Ar
   if (reply.error) total += lengthDelimitedSize(errorLength);
   const out = new Out(total);
   let at = 0;
-  for (let i = 0; i < reply.events.length; i++) {
+  for (let i = 0; i < entrySizes.length; i++) {
     out.byte(0x0a);
     out.varint32(entrySizes[i]);
-    at = writeEntry(out, reply.events[i], sizes, at);
+    at = write(out, i, at);
   }
   out.byte(0x10);
   out.varint32(reply.result);

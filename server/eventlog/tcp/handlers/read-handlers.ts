@@ -26,7 +26,7 @@ import {
   type ReadEventMessage,
   type ReadStreamEventsMessage,
 } from '../messages.ts';
-import { encodeReadAllRowsCompleted } from '../row-encoder.ts';
+import { encodeReadAllRowsCompleted, encodeReadStreamRowsCompleted } from '../row-encoder.ts';
 
 /** ReadEvent, ReadStreamEvents forward/backward, ReadAllEvents and FilteredReadAllEvents forward/backward. */
 
@@ -114,6 +114,13 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
   if (forward ? from < 0 : from < -1)
     return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
 
+  if (!m.resolveLinkTos) {
+    // The common case: the page's rows are encoded as they come from SQLite (no entry objects per event).
+    const read = forward ? ctx.store.readStreamRowsForward : ctx.store.readStreamRowsBackward;
+    const r = read(streamId, from, m.maxCount, ctx.caller, replyOptions(ctx));
+    ctx.reply(command, encodeReadStreamRowsCompleted({ ...r, result: ReadStreamResultWire[r.result] }));
+    return;
+  }
   const read = forward ? ctx.store.readStreamForward : ctx.store.readStreamBackward;
   const r = read(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
   sendReadStream(ctx, command, r);

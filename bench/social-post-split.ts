@@ -27,25 +27,32 @@ const WARMUP = Math.min(500, Math.floor(POSTS / 4));
 
 interface Timing {
   calls: number;
-  ns: bigint;
+  /** CPU µs of the main thread inside the calls (wall time counts the other processes of a loaded machine). */
+  us: number;
 }
 const timings = new Map<string, Timing>();
 let recording = false;
 
-/** Wraps a method of better-sqlite3's classes so each call's wall time is added to its SQL text's tally. */
+/** The main thread's CPU µs so far (user + system). */
+const threadCpu = () => {
+  const usage = process.threadCpuUsage();
+  return usage.user + usage.system;
+};
+
+/** Wraps a method of better-sqlite3's classes so each call's CPU time is added to its SQL text's tally. */
 function timed<T extends object>(proto: T, method: string, sqlOf: (self: T, args: unknown[]) => string): void {
   const original = (proto as Record<string, (...args: unknown[]) => unknown>)[method];
   (proto as Record<string, unknown>)[method] = function (this: T, ...args: unknown[]) {
     if (!recording) return original.apply(this, args);
-    const start = process.hrtime.bigint();
+    const start = threadCpu();
     try {
       return original.apply(this, args);
     } finally {
       const sql = sqlOf(this, args);
       let t = timings.get(sql);
-      if (!t) timings.set(sql, (t = { calls: 0, ns: 0n }));
+      if (!t) timings.set(sql, (t = { calls: 0, us: 0 }));
       t.calls++;
-      t.ns += process.hrtime.bigint() - start;
+      t.us += threadCpu() - start;
     }
   };
 }
@@ -98,22 +105,30 @@ async function main(): Promise<void> {
   };
   try {
     await run(WARMUP);
-    const commitsBefore = social.context.store.groupsCommitted;
-    recording = true;
+    // CPU per post without the statement timing, then the same number of posts timed statement by statement.
     const cpuBefore = process.cpuUsage();
     const wallBefore = process.hrtime.bigint();
     await run(POSTS);
     const cpu = process.cpuUsage(cpuBefore);
     const wallNs = Number(process.hrtime.bigint() - wallBefore);
+    const commitsBefore = social.context.store.groupsCommitted;
+    recording = true;
+    const timedCpuBefore = process.cpuUsage();
+    await run(POSTS);
+    const timedCpu = process.cpuUsage(timedCpuBefore);
     recording = false;
     const commits = social.context.store.groupsCommitted - commitsBefore;
+    // What reading the clock twice costs: taken off each call's tally.
+    const clockStart = threadCpu();
+    for (let i = 0; i < 20_000; i++) threadCpu();
+    const clockCost = (threadCpu() - clockStart) / 20_000;
     const db = social.db;
-    const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const pages = db.pragma('page_count', { simple: true }) as number;
-    const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+    const pageSize = Number(db.pragma('page_size', { simple: true }));
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    const cacheSize = Number(db.pragma('cache_size', { simple: true }));
     const cacheBytes = cacheSize < 0 ? -cacheSize * 1024 : cacheSize * pageSize;
     const rows = [...timings.entries()]
-      .map(([sql, t]) => ({ sql, calls: t.calls, us: Number(t.ns) / 1000 }))
+      .map(([sql, t]) => ({ sql, calls: t.calls, us: t.us - t.calls * clockCost }))
       .sort((a, b) => b.us - a.us);
     const sqlUs = rows.reduce((sum, r) => sum + r.us, 0);
     const cpuPerPost = (cpu.user + cpu.system) / POSTS;
@@ -121,7 +136,7 @@ async function main(): Promise<void> {
       `\n${STATUSES} statuses seeded; ${POSTS} posts, ${CONCURRENCY} at a time, ${(POSTS / commits).toFixed(1)} per commit; load ${os.loadavg()[0].toFixed(1)}`,
     );
     console.log(
-      `process CPU per post ${cpuPerPost.toFixed(0)} µs (wall ${(wallNs / 1000 / POSTS).toFixed(0)} µs); SQLite statements ${(sqlUs / POSTS).toFixed(0)} µs per post (wall, inside the CPU)`,
+      `process CPU per post ${cpuPerPost.toFixed(0)} µs (wall ${(wallNs / 1000 / POSTS).toFixed(0)} µs); timed: ${((timedCpu.user + timedCpu.system) / POSTS).toFixed(0)} µs of which SQLite statements ${(sqlUs / POSTS).toFixed(0)} µs (main thread CPU; ${clockCost.toFixed(2)} µs of clock reading taken off each call)`,
     );
     console.log(
       `social.db ${((pages * pageSize) / 2 ** 20).toFixed(0)} MiB, page cache ${(cacheBytes / 2 ** 20).toFixed(1)} MiB (cache_size ${cacheSize})\n`,

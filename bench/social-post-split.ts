@@ -81,6 +81,8 @@ async function main(): Promise<void> {
   for (const file of fs.readdirSync(seedDir)) fs.copyFileSync(path.join(seedDir, file), path.join(dataDir, file));
   const log = benchLogger();
   const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false });
+  // An experiment: the social database's page cache at another size (MiB).
+  if (process.env.BENCH_CACHE_MIB) social.db.pragma(`cache_size = -${Number(process.env.BENCH_CACHE_MIB) * 1024}`);
   const http = await createHttpServer({
     logger: log,
     rendererDir: null,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { createLogger, LogRing } from '../../logger.ts';
 import { SocialEvents, type SocialEventType } from '../events.ts';
 import { openSocial, openSocialAdmin, type Social } from '../social.ts';
@@ -22,14 +22,6 @@ afterAll(async () => {
   await social?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function until(probe: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 it('delivers a large backlog of relayed events after the start, in batches between other work, each event once', async () => {
   const admin = openSocialAdmin({ dataDir: dir, logger: logger() });
@@ -63,7 +55,7 @@ it('delivers a large backlog of relayed events after the start, in batches betwe
     const store = social.context.store;
     // The start returned with the backlog still waiting (delivered in one go, none was left by now).
     expect(store.relayedEvents.after(0, 1)).toHaveLength(1);
-    await until(() => store.relayedEvents.after(0, 1).length === 0, 'the backlog to be delivered');
+    await vi.waitFor(() => expect(store.relayedEvents.after(0, 1)).toHaveLength(0), { timeout: 30_000, interval: 10 });
   } finally {
     clearInterval(turns);
     SocialEvents.prototype.deliverRelayed = deliverRelayed;

@@ -133,6 +133,7 @@ async function main(): Promise<void> {
       .map(([sql, t]) => ({ sql, calls: t.calls, us: t.us - t.calls * clockCost }))
       .sort((a, b) => b.us - a.us);
     const sqlUs = rows.reduce((sum, r) => sum + r.us, 0);
+    const calls = rows.reduce((sum, r) => sum + r.calls, 0);
     const cpuPerPost = (cpu.user + cpu.system) / POSTS;
     console.log(
       `\n${STATUSES} statuses seeded; ${POSTS} posts, ${CONCURRENCY} at a time, ${(POSTS / commits).toFixed(1)} per commit; load ${os.loadavg()[0].toFixed(1)}`,
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
       `process CPU per post ${cpuPerPost.toFixed(0)} µs (wall ${(wallNs / 1000 / POSTS).toFixed(0)} µs); timed: ${((timedCpu.user + timedCpu.system) / POSTS).toFixed(0)} µs of which SQLite statements ${(sqlUs / POSTS).toFixed(0)} µs (main thread CPU; ${clockCost.toFixed(2)} µs of clock reading taken off each call)`,
     );
     console.log(
-      `social.db ${((pages * pageSize) / 2 ** 20).toFixed(0)} MiB, page cache ${(cacheBytes / 2 ** 20).toFixed(1)} MiB (cache_size ${cacheSize})\n`,
+      `${(calls / POSTS).toFixed(1)} statements per post; social.db ${((pages * pageSize) / 2 ** 20).toFixed(0)} MiB, page cache ${(cacheBytes / 2 ** 20).toFixed(1)} MiB (cache_size ${cacheSize})\n`,
     );
     console.log('µs/post   calls/post   µs/call   statement');
     for (const r of rows.slice(0, Number(process.env.BENCH_TOP ?? 40))) {

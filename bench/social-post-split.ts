@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { writerCheckpointsOf } from '../server/db/index.ts';
 import { createHttpServer } from '../server/http/index.ts';
 import { openSocial } from '../server/social/index.ts';
 import { benchLogger, seed, STATUSES } from './social-timelines/seed.ts';
@@ -143,6 +144,10 @@ async function main(): Promise<void> {
     );
     console.log(
       `${(calls / POSTS).toFixed(1)} statements per post; social.db ${((pages * pageSize) / 2 ** 20).toFixed(0)} MiB, page cache ${(cacheBytes / 2 ** 20).toFixed(1)} MiB (cache_size ${cacheSize})\n`,
+    );
+    const emptied = writerCheckpointsOf(db);
+    console.log(
+      `the WAL emptied on the event loop (TRUNCATE past 64 MiB) ${emptied.count} times since the start, ${emptied.totalMs.toFixed(0)} ms in all (wall), the longest ${emptied.longestMs.toFixed(0)} ms\n`,
     );
     console.log('µs/post   calls/post   µs/call   statement');
     for (const r of rows.slice(0, Number(process.env.BENCH_TOP ?? 40))) {

@@ -6,5 +6,5 @@ export {
   type Migration,
   type Database,
 } from './open.ts';
-export { startBackgroundCheckpointer } from './background-checkpointer.ts';
+export { startBackgroundCheckpointer, writerCheckpointsOf } from './background-checkpointer.ts';
 export { WriteGroups, writeGroupsOf } from './write-groups.ts';

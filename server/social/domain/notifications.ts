@@ -5,6 +5,7 @@ import {
   type NotificationType,
   type PolicyVerdict,
   type SocialStore,
+  type StatusRow,
   type WarningAction,
 } from '../store/index.ts';
 
@@ -41,6 +42,18 @@ const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   'quoted_update',
 ]);
 
+/** Rows both checks of a notification read, each read at most once. */
+interface NotificationRows {
+  sender(): Account | null;
+  status(): StatusRow | null;
+}
+
+/** `read`'s value, read at the first call only. */
+function once<T>(read: () => T): () => T {
+  let value: { v: T } | null = null;
+  return () => (value ??= { v: read() }).v;
+}
+
 /**
  * Creates notifications for local users, dropping those Mastodon drops: to remote or unavailable accounts,
  * from oneself (except a poll's own end), from blocked accounts or domains, from accounts muted with
@@ -53,17 +66,18 @@ export class NotificationService {
   }
 
   /** Why a notification would be dropped, or null when it is delivered. */
-  dropReason(
+  private dropReason(
     recipientId: string,
     fromAccountId: string,
     type: NotificationType,
     statusId: string | null,
+    rows: NotificationRows,
   ): string | null {
     const recipient = this.store.accounts.byId(recipientId);
     if (!recipient || recipient.domain !== null || recipient.suspendedAt !== null || recipient.deletedAt !== null)
       return 'recipient unavailable';
     if (recipientId === fromAccountId && type !== 'poll') return 'from self';
-    const sender = this.store.accounts.byId(fromAccountId);
+    const sender = rows.sender();
     if (!sender || sender.suspendedAt !== null || sender.deletedAt !== null) return 'sender unavailable';
     const rel = this.store.relationships;
     if (recipientId !== fromAccountId) {
@@ -74,7 +88,7 @@ export class NotificationService {
       if (mute && (mute.hideNotifications || type === 'mention')) return 'sender muted';
     }
     if (statusId !== null && STATUS_TYPES.has(type)) {
-      const status = this.store.statuses.byId(statusId);
+      const status = rows.status();
       if (!status || status.deletedAt !== null) return 'status gone';
       if (this.store.interactions.conversationMuted(recipientId, status.conversationId)) return 'conversation muted';
     }
@@ -92,8 +106,13 @@ export class NotificationService {
     type: NotificationType,
     statusId: string | null = null,
   ): string | null {
-    if (this.dropReason(recipientId, fromAccountId, type, statusId) !== null) return null;
-    const verdict = this.policyVerdict(recipientId, fromAccountId, type, statusId);
+    // The sender's and the status's rows, read once for both checks (each read is two statements or one).
+    const rows = {
+      sender: once(() => this.store.accounts.byId(fromAccountId)),
+      status: once(() => (statusId === null ? null : this.store.statuses.byId(statusId))),
+    };
+    if (this.dropReason(recipientId, fromAccountId, type, statusId, rows) !== null) return null;
+    const verdict = this.policyVerdict(recipientId, fromAccountId, type, rows);
     if (verdict === 'drop') return null;
     if (verdict === 'filter') {
       const id = this.store.notifications.insert({
@@ -115,19 +134,19 @@ export class NotificationService {
    * severe verdict of the policy's conditions the sender meets. Staff, accepted senders, and replies to
    * the recipient's own posts always pass.
    */
-  policyVerdict(
+  private policyVerdict(
     recipientId: string,
     fromAccountId: string,
     type: NotificationType,
-    statusId: string | null,
+    rows: NotificationRows,
   ): PolicyVerdict {
     if (recipientId === fromAccountId || UNFILTERABLE_TYPES.has(type)) return 'accept';
     const policy = this.store.notificationRequests.policy(recipientId);
     if (Object.values(policy).every((v) => v === 'accept')) return 'accept';
-    const sender = this.store.accounts.byId(fromAccountId);
+    const sender = rows.sender();
     if (!sender || isStaff(sender) || this.store.notificationRequests.permitted(recipientId, fromAccountId))
       return 'accept';
-    const status = statusId ? this.store.statuses.byId(statusId) : null;
+    const status = rows.status();
     if (status && type === 'mention' && status.inReplyToAccountId === recipientId) return 'accept';
     const rel = this.store.relationships;
     const following = rel.follow(recipientId, fromAccountId) !== null;

@@ -225,7 +225,7 @@ export class RemoteActivity {
         mentioned.map((a) => a.id),
       );
       if (author.domain) for (const e of received.emojis) store.emojis.putRemote({ ...e, domain: author.domain });
-      store.statuses.setTags(id, received.tags);
+      store.statuses.addTags(id, received.tags);
       const status = store.statuses.byId(id)!;
       if (thread.quiet) return status;
       const localMentioned = mentioned.filter((a) => a.domain === null);

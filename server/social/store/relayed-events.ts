@@ -27,6 +27,12 @@ export class RelayedEventRepository {
     return rows.map((r) => ({ id: int(r.id), type: r.type, payload: r.payload }));
   }
 
+  /** The newest event's id (0 when none waits). */
+  lastId(): number {
+    const row = this.core.sql('SELECT max(id) AS id FROM relayed_events').get() as { id: bigint | null };
+    return row.id === null ? 0 : int(row.id);
+  }
+
   deleteThrough(id: number): void {
     this.core.sql('DELETE FROM relayed_events WHERE id <= ?').run(id);
   }

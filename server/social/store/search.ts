@@ -7,13 +7,17 @@ export function searchableText(spoilerText: string, text: string, content: strin
   return `${spoilerText} ${text || htmlToText(content)}`.trim();
 }
 
-/** Puts a status's words in the index, replacing what an earlier version left (called by the status repository's writes). */
+/**
+ * Puts a status's words in the index, replacing what an earlier version left (called by the status repository's
+ * writes). A status just inserted has no earlier version (`isNew`): its id was never used, so nothing is looked up.
+ */
 export function indexStatusWords(
   core: StoreCore,
   statusId: string,
   parts: { spoilerText: string; text: string; content: string },
+  isNew = false,
 ): void {
-  core.sql('DELETE FROM statuses_fts WHERE rowid = ?').run(statusId);
+  if (!isNew) core.sql('DELETE FROM statuses_fts WHERE rowid = ?').run(statusId);
   core
     .sql('INSERT INTO statuses_fts (rowid, body) VALUES (?, ?)')
     .run(statusId, searchableText(parts.spoilerText, parts.text, parts.content));

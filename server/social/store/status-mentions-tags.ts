@@ -70,8 +70,14 @@ export class StatusMentionsAndTags {
     return names.map((n) => this.tagId(n)).filter((id): id is string => id !== null);
   }
 
+  /** Replaces the hashtags of a status (an edit, a remote update). */
   setTags(statusId: string, names: readonly string[]): void {
     this.core.sql('DELETE FROM statuses_tags WHERE status_id = ?').run(statusId);
+    this.addTags(statusId, names);
+  }
+
+  /** The hashtags of a status just inserted (it has none yet: nothing to replace). */
+  addTags(statusId: string, names: readonly string[]): void {
     const now = this.core.now();
     const insert = this.core.sql('INSERT OR IGNORE INTO statuses_tags (status_id, tag_id) VALUES (?, ?)');
     for (const name of names) {

@@ -147,11 +147,12 @@ export class StatusRepository extends StatusMentionsAndTags {
       });
     if (input.visibility !== 'direct') this.bumpAccountCounter(input.accountId, 1, createdAt);
     if (!input.reblogOfId)
-      indexStatusWords(this.core, id, {
-        spoilerText: input.spoilerText ?? '',
-        text: input.text ?? '',
-        content: input.content ?? '',
-      });
+      indexStatusWords(
+        this.core,
+        id,
+        { spoilerText: input.spoilerText ?? '', text: input.text ?? '', content: input.content ?? '' },
+        true,
+      );
     return id;
   }
 

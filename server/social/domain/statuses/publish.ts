@@ -195,7 +195,7 @@ export class StatusPublisher {
     }
     const mentionedIds = p.formatted.mentioned.map((a) => a.id);
     this.d.store.statuses.insertMentions(id, mentionedIds);
-    this.d.store.statuses.setTags(id, p.formatted.tags);
+    this.d.store.statuses.addTags(id, p.formatted.tags);
     this.d.store.media.attach(id, p.mediaIds);
     const status = this.d.store.statuses.byId(id)!;
     const localMentioned = p.formatted.mentioned.filter((a) => a.domain === null && a.id !== author.id);

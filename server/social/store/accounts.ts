@@ -280,7 +280,7 @@ export class AccountRepository {
 
   /** `byIds` and `counts` in one statement (a page's authors). */
   byIdsWithCounts(ids: readonly string[]): { accounts: Account[]; counts: Map<string, AccountCounts> } {
-    const found = this.pageAuthors.getMany(ids, (missing) => {
+    const found = this.pageAuthors.getEach(ids, (missing) => {
       const read = accountsWithCounts(this.core, missing, this.pageRows, (rows) => this.byIds(rows));
       // Frozen: shared by every request until the next write.
       return new Map(
@@ -289,12 +289,12 @@ export class AccountRepository {
     });
     const accounts: Account[] = [];
     const counts = new Map<string, AccountCounts>();
-    for (const id of ids) {
-      const hit = found.get(id);
-      if (!hit) continue;
+    ids.forEach((id, i) => {
+      const hit = found[i];
+      if (!hit) return;
       accounts.push(hit.account);
       counts.set(id, hit.counts);
-    }
+    });
     return { accounts, counts };
   }
 

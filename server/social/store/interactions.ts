@@ -135,20 +135,18 @@ export class InteractionRepository {
     };
     if (statusIds.length === 0 && conversationIds.length === 0) return flags;
     const keys = [...statusIds.map((id) => `${viewerId}|s${id}`), ...conversationIds.map((id) => `${viewerId}|c${id}`)];
-    const marks = this.pageFlags.getMany(keys, (missing) => this.readFlags(viewerId, missing));
-    for (const [key, mask] of marks) {
-      if (mask === 0) continue;
-      const id = key.slice(key.indexOf('|') + 2);
-      if (key[key.indexOf('|') + 1] === 'c') flags.mutedConversations.add(id);
-      else
-        for (const [bit, set] of [
-          [FAVOURITED, flags.favourited],
-          [REBLOGGED, flags.reblogged],
-          [BOOKMARKED, flags.bookmarked],
-          [PINNED, flags.pinned],
-        ] as const)
-          if (mask & bit) set.add(id);
-    }
+    // By position: no map per request, no key taken apart again, no list made per status.
+    const marks = this.pageFlags.getEach(keys, (missing) => this.readFlags(viewerId, missing));
+    statusIds.forEach((id, i) => {
+      const mask = marks[i] ?? 0;
+      if (mask & FAVOURITED) flags.favourited.add(id);
+      if (mask & REBLOGGED) flags.reblogged.add(id);
+      if (mask & BOOKMARKED) flags.bookmarked.add(id);
+      if (mask & PINNED) flags.pinned.add(id);
+    });
+    conversationIds.forEach((id, i) => {
+      if (marks[statusIds.length + i]) flags.mutedConversations.add(id);
+    });
     return flags;
   }
 

@@ -12,7 +12,8 @@ export type EnqueueMessage = (message: Message) => Promise<void>;
 export interface VerifiedSigner {
   owner: string;
   actorChecked: boolean;
-  expanded?: unknown[];
+  /** As JSON. */
+  expanded?: string;
 }
 
 export type HandoverVerdict = { queued: true } | { queued: false; status: number; reason: string };

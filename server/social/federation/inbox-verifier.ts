@@ -29,7 +29,7 @@ export type VerifierAnswer = { verified: false } | { verified: true; actor: Veri
  * The activity's actor as JSON-LD reads it: the key's owner (with the activity's expansion when asked for), or why
  * the activity is refused.
  */
-export type VerifiedActor = { ok: true; expanded?: unknown[] } | { ok: false; status: number; reason: string };
+export type VerifiedActor = { ok: true; expanded?: string } | { ok: false; status: number; reason: string };
 
 /** Signatures the worker verified so far (tests count it). */
 export const offThreadVerifications = { count: 0 };
@@ -95,7 +95,7 @@ const ready = (async () => {
       const json = JSON.parse(Buffer.from(job.body).toString('utf8'));
       // As Fedify's reader expands it (inbox-expansions.ts hands this to the main thread's reading).
       if (json !== null && typeof json === 'object') {
-        expanded = await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true });
+        expanded = JSON.stringify(await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true }));
         expansions.set(json, expanded);
       }
       activity = await Activity.fromJsonLd(json, { documentLoader, contextLoader });
@@ -105,7 +105,7 @@ const ready = (async () => {
     if (activity.actorId === null) return { verified: true, actor: { ok: false, status: 400, reason: 'Missing actor.' } };
     if (activity.actorId.href !== job.key.owner)
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
-    return { verified: true, actor: job.handExpansion && Array.isArray(expanded) ? { ok: true, expanded } : { ok: true } };
+    return { verified: true, actor: job.handExpansion && typeof expanded === 'string' ? { ok: true, expanded } : { ok: true } };
   };
   const takeReads = () => {
     const reads = fallbackReads;

@@ -248,6 +248,11 @@ export class SocialStore {
     return this.core.credentialStamp();
   }
 
+  /** See StoreCore.accountStamp: moves with writes to accounts and users, not with statuses or follows. */
+  accountStamp(): string {
+    return this.core.accountStamp();
+  }
+
   /** The domain-event bus, delivering after commit (see events.ts). */
   get events() {
     return this.core.events;

@@ -29,6 +29,8 @@ export class StoreCore {
   private snapshotStamp: string | null = null;
   /** This connection's writes to credential rows (see credentialStamp). */
   private readonly credentialWrites: { count: number };
+  /** This connection's writes to account and user rows (see accountStamp). */
+  private readonly accountWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -36,6 +38,7 @@ export class StoreCore {
     this.ids = new SnowflakeGenerator(now);
     db.defaultSafeIntegers(true);
     this.credentialWrites = watchCredentialWrites(db);
+    this.accountWrites = watchWrites(db, 'account', { accounts: {}, users: {} });
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -86,6 +89,17 @@ export class StoreCore {
   credentialStamp(): string {
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
     return `${version.data_version}:${this.credentialWrites.count}:${this.lostGroups}`;
+  }
+
+  /**
+   * A stamp for what an Account is made of (its accounts row, its user's row): moves when this connection writes
+   * either (counted by triggers: a remote actor's Update, Delete or Move, a suspension, a domain block's severity
+   * put on its accounts, a new key), when another connection writes anything, or when a write group is lost.
+   * Statuses, follows, blocks and mutes leave it alone.
+   */
+  accountStamp(): string {
+    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
+    return `${version.data_version}:${this.accountWrites.count}:${this.lostGroups}`;
   }
 
   /**
@@ -167,36 +181,48 @@ export class StoreCore {
   }
 }
 
-/** The counters of connections whose credential writes are watched: one per connection, shared by its stores. */
-const credentialCounters = new WeakMap<Database, { count: number }>();
+type WriteOperation = 'INSERT' | 'UPDATE' | 'DELETE';
+
+/** Counters of watched writes by connection and name: one per connection, shared by its stores. */
+const writeCounters = new WeakMap<Database, Map<string, { count: number }>>();
 
 /**
- * Temporary triggers (this connection's only) that count every insert, update and delete of the rows a
- * principal is made of: access tokens, applications, users and local accounts. A write rolled back later
- * still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
+ * Temporary triggers (this connection's only) named `name` that count every insert, update and delete of the
+ * given tables' rows (those meeting a table's condition for the operation, when it has one). A write rolled
+ * back later still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
  */
-function watchCredentialWrites(db: Database): { count: number } {
-  let counter = credentialCounters.get(db);
-  if (counter) return counter;
-  const created = { count: 0 };
-  counter = created;
-  db.function('homeport_credential_written', { deterministic: false }, () => {
-    created.count++;
+function watchWrites(
+  db: Database,
+  name: string,
+  tables: Record<string, Partial<Record<WriteOperation, string>>>,
+): { count: number } {
+  let counters = writeCounters.get(db);
+  if (!counters) writeCounters.set(db, (counters = new Map()));
+  const known = counters.get(name);
+  if (known) return known;
+  const counter = { count: 0 };
+  db.function(`homeport_${name}_written`, { deterministic: false }, () => {
+    counter.count++;
     return null;
   });
+  for (const [table, conditions] of Object.entries(tables))
+    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS ${name}_written_${table}_${op} AFTER ${op} ON main.${table} ${conditions[op] ?? ''}
+         BEGIN SELECT homeport_${name}_written(); END`,
+      );
+  counters.set(name, counter);
+  return counter;
+}
+
+/** The rows a principal is made of: access tokens, applications, users and local accounts. */
+function watchCredentialWrites(db: Database): { count: number } {
   const local = {
     INSERT: 'WHEN NEW.domain IS NULL',
     UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
     DELETE: 'WHEN OLD.domain IS NULL',
   };
-  for (const table of ['oauth_access_tokens', 'oauth_applications', 'users', 'accounts'])
-    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
-      db.exec(
-        `CREATE TEMP TRIGGER IF NOT EXISTS credential_written_${table}_${op} AFTER ${op} ON main.${table} ${table === 'accounts' ? local[op] : ''}
-         BEGIN SELECT homeport_credential_written(); END`,
-      );
-  credentialCounters.set(db, counter);
-  return counter;
+  return watchWrites(db, 'credential', { oauth_access_tokens: {}, oauth_applications: {}, users: {}, accounts: local });
 }
 
 export function str(v: unknown): string {

@@ -17,6 +17,8 @@ const knownAccounts = new WeakMap<SocialStore, { stamp: string; entries: Map<str
  */
 export function knownAccountByUri(store: SocialStore, uri: string): Account | null {
   const stamp = store.accountStamp();
+  // Inside a write (never an inbox listener's case): read as it is, not kept.
+  if (stamp === null) return store.accounts.byUri(uri);
   let cache = knownAccounts.get(store);
   if (!cache || cache.stamp !== stamp) knownAccounts.set(store, (cache = { stamp, entries: new Map() }));
   const cached = cache.entries.get(uri);

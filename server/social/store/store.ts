@@ -31,6 +31,8 @@ export class StoreCore {
   private readonly credentialWrites: { count: number };
   /** This connection's writes to account and user rows (see accountStamp). */
   private readonly accountWrites: { count: number };
+  /** This connection's writes to what a domain policy is made of (see domainPolicyStamp). */
+  private readonly domainPolicyWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -39,6 +41,16 @@ export class StoreCore {
     db.defaultSafeIntegers(true);
     this.credentialWrites = watchCredentialWrites(db);
     this.accountWrites = watchWrites(db, 'account', { accounts: {}, users: {} });
+    const federationMode = {
+      INSERT: "WHEN NEW.key = 'federation_mode'",
+      UPDATE: "WHEN OLD.key = 'federation_mode' OR NEW.key = 'federation_mode'",
+      DELETE: "WHEN OLD.key = 'federation_mode'",
+    };
+    this.domainPolicyWrites = watchWrites(db, 'domain_policy', {
+      domain_blocks: {},
+      domain_allows: {},
+      settings: federationMode,
+    });
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -87,19 +99,32 @@ export class StoreCore {
    * posts, favourites and follows are written, so a token is not looked up again after each of them.
    */
   credentialStamp(): string {
-    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    return `${version.data_version}:${this.credentialWrites.count}:${this.lostGroups}`;
+    return this.watchedStamp(this.credentialWrites);
   }
 
   /**
    * A stamp for what an Account is made of (its accounts row, its user's row): moves when this connection writes
    * either (counted by triggers: a remote actor's Update, Delete or Move, a suspension, a domain block's severity
    * put on its accounts, a new key), when another connection writes anything, or when a write group is lost.
-   * Statuses, follows, blocks and mutes leave it alone.
+   * Statuses, follows, blocks and mutes leave it alone. Null inside a write (as cacheStamp: what a write reads
+   * may be undone by its savepoint's rollback, which leaves the count where it was).
    */
-  accountStamp(): string {
+  accountStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.accountWrites);
+  }
+
+  /**
+   * A stamp for what a remote domain's policy is made of (domain blocks, domain allows, the federation mode
+   * setting): moves when this connection writes one of those rows, when another connection writes anything, or
+   * when a write group is lost. Null inside a write (see accountStamp).
+   */
+  domainPolicyStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.domainPolicyWrites);
+  }
+
+  private watchedStamp(writes: { count: number }): string {
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    return `${version.data_version}:${this.accountWrites.count}:${this.lostGroups}`;
+    return `${version.data_version}:${writes.count}:${this.lostGroups}`;
   }
 
   /**

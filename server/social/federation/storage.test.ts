@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Temporal as TemporalPolyfill } from '@js-temporal/polyfill';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, WriteGroups, type Database } from '../../db/index.ts';
 import { socialMigrations } from '../migrations/index.ts';
-import { SqliteKvStore, SqliteMessageQueue } from '../store/index.ts';
+import { SqliteKvStore, SqliteMessageQueue, ttlMs } from '../store/index.ts';
 import { duration } from './time.ts';
 
 const dirs: string[] = [];
@@ -22,6 +23,18 @@ afterEach(() => {
 });
 
 describe('SqliteKvStore', () => {
+  it("counts a time-to-live's milliseconds as Temporal's total does", () => {
+    for (const fields of [
+      { days: 1 },
+      { hours: 36, minutes: 5, seconds: 7, milliseconds: 250 },
+      { seconds: 0 },
+      { milliseconds: 1, microseconds: 500 },
+    ]) {
+      const ttl = TemporalPolyfill.Duration.from(fields) as unknown as Temporal.Duration;
+      expect(ttlMs(ttl)).toBe(ttl.total({ unit: 'millisecond' }));
+    }
+  });
+
   it('gets, sets, deletes, expires, lists by prefix and compares-and-swaps', async () => {
     let now = 1_000_000;
     const kv = new SqliteKvStore(database().db, () => now);

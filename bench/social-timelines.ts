@@ -26,7 +26,7 @@
  *    page's own work (listing, filters, text) timed in the server process, and the rest (the API's hooks, routing,
  *    headers); and prints its floor: the size ceiling plus SQLite's bare listing plus joining finished texts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,9 +34,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { writeGroupsOf } from '../server/db/index.ts';
-import { createHttpServer } from '../server/http/index.ts';
-import { openSocial, type Social } from '../server/social/index.ts';
-import { ACCOUNTS, benchLogger, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
+import type { Social } from '../server/social/index.ts';
+import { ACCOUNTS, OWNER_FOLLOWS, seed, STATUSES } from './social-timelines/seed.ts';
+import { openBenchServer, serverProcess } from './social-timelines/server.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Rounds of every read measurement (medians reported). */
@@ -56,46 +56,34 @@ const ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? 'home,tag,home-new,tag-new,pos
 
 /** The server side (child process): the social server plus an empty route, on a free loopback port. */
 async function serve(dataDir: string): Promise<void> {
-  const log = benchLogger();
-  const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false });
-  const http = await createHttpServer({
-    logger: log,
-    rendererDir: null,
-    plugins: [
-      { name: 'social', plugin: social.plugin },
-      {
-        name: 'ceiling',
-        plugin: async (app) => {
-          app.get('/bench/empty', async () => ({}));
-          // A fixed JSON body of N bytes: the ceiling for moving a response as large as a timeline page.
-          const bodies = new Map<number, string>();
-          app.get<{ Params: { n: string } }>('/bench/bytes/:n', async (req, reply) => {
-            const n = Math.min(Number(req.params.n), 1_000_000);
-            let body = bodies.get(n);
-            if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
-            return reply.type('application/json; charset=utf-8').send(body);
-          });
-          // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
-          // the write groups committed so far (writes per commit: how many posts shared one fsync).
-          // The event loop's longest stall since the last call (the source of p99 when one request's turn holds the rest).
-          const loop = monitorEventLoopDelay({ resolution: 10 });
-          loop.enable();
-          app.get('/bench/cpu', async () => {
-            const longestStallMs = loop.max / 1e6;
-            const delayP99Ms = loop.percentile(99) / 1e6;
-            loop.reset();
-            return {
-              ...process.cpuUsage(),
-              commits: social.context.store.groupsCommitted,
-              syncs: writeGroupsOf(social.db)?.syncs ?? 0,
-              longestStallMs,
-              delayP99Ms,
-            };
-          });
-          app.post<{ Body: { body: string } }>('/bench/floor', async (req) => floor(dataDir, social, req.body.body));
-        },
-      },
-    ],
+  const { social, http } = await openBenchServer(dataDir, async (app) => {
+    app.get('/bench/empty', async () => ({}));
+    // A fixed JSON body of N bytes: the ceiling for moving a response as large as a timeline page.
+    const bodies = new Map<number, string>();
+    app.get<{ Params: { n: string } }>('/bench/bytes/:n', async (req, reply) => {
+      const n = Math.min(Number(req.params.n), 1_000_000);
+      let body = bodies.get(n);
+      if (!body) bodies.set(n, (body = `["${'x'.repeat(Math.max(0, n - 4))}"]`));
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+    // The server's CPU time so far (CPU per request does not depend on how busy the machine is), and
+    // the write groups committed so far (writes per commit: how many posts shared one fsync).
+    // The event loop's longest stall since the last call (the source of p99 when one request's turn holds the rest).
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    app.get('/bench/cpu', async () => {
+      const longestStallMs = loop.max / 1e6;
+      const delayP99Ms = loop.percentile(99) / 1e6;
+      loop.reset();
+      return {
+        ...process.cpuUsage(),
+        commits: social.context.store.groupsCommitted,
+        syncs: writeGroupsOf(social.db)?.syncs ?? 0,
+        longestStallMs,
+        delayP99Ms,
+      };
+    });
+    app.post<{ Body: { body: string } }>('/bench/floor', async (req) => floor(dataDir, social, req.body.body));
   });
   await http.listen({ host: '127.0.0.1', port: 0 });
   const port = (http.server.address() as { port: number }).port;
@@ -121,7 +109,8 @@ function cpuPerCall(n: number, fn: () => unknown): number {
 /**
  * What a timeline page costs besides moving its bytes (the size ceiling), measured in the server process:
  * - SQLite's own cost of the page's listing: the query the home and hashtag timelines run for a viewer who hides
- *   nobody, in one read transaction, bare, on a second connection (status rows are cached by version: not read);
+ *   nobody, in one read transaction, bare, on a second connection (status rows are cached by version: not read),
+ *   its parameter out of the planner's sight as the listings bind it (a bare one is compiled again at every run);
  * - joining the page's finished per-status texts into one answer;
  * - the page's whole work as the routes do it (listing, filters, presenting as text, one read transaction),
  *   through the social server's own services: what the endpoint adds beyond these is HTTP (hooks, routing, headers).
@@ -145,11 +134,11 @@ function floor(dataDir: string, social: Social, homeBody: string) {
     };
     const home = db.prepare(
       `SELECT s.id, s.updated_at AS version, f.status_id AS cursor FROM home_feed f JOIN statuses s ON s.id = f.status_id
-        WHERE f.account_id = ? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 20`,
+        WHERE f.account_id = +? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 20`,
     );
     const hashtag = db.prepare(
       `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-        WHERE st.tag_id = ? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
+        WHERE st.tag_id = +? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
         ORDER BY st.status_id DESC LIMIT 20`,
     );
     const parts = (JSON.parse(homeBody) as unknown[]).map((s) => JSON.stringify(s));
@@ -187,18 +176,7 @@ function floor(dataDir: string, social: Social, homeBody: string) {
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
   const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, import.meta.filename, 'serve', dataDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  return serverProcess([...flags, import.meta.filename, 'serve', dataDir]);
 }
 
 interface Measured {

@@ -16,7 +16,7 @@ const LENGTH_DELIMITED = 2;
 
 type Credentials = { login: string; password: string } | null;
 
-interface FramingConnection {
+export interface FramingConnection {
   /** Sends a request (with credentials in its frame, as node-eventstore-client does) and gives the answer's frame. */
   request(command: number, body: Uint8Array, credentials?: Credentials): Promise<{ command: number; body: Buffer }>;
   close(): void;
@@ -107,10 +107,14 @@ export async function frameStreamAll(
 }
 
 /** Pages through `$all` forward as readAllLog does; the number of events read. */
-export async function frameAllLog(conn: FramingConnection, page: number, limit: number): Promise<number> {
+export async function frameAllLog(
+  conn: FramingConnection,
+  page: number,
+  limit: number,
+  from = { commit: 0, prepare: 0 },
+): Promise<number> {
   let read = 0;
-  let commit = 0;
-  let prepare = 0;
+  let { commit, prepare } = from;
   while (read < limit) {
     const body = encodeMessage('ReadAllEvents', {
       commitPosition: commit,

@@ -9,8 +9,9 @@ import { performance } from 'node:perf_hooks';
 import type { ServeProcess } from '../../server/testing/serve-process.ts';
 import { connectClient, es } from '../support.ts';
 import { startAckServer } from './ack-process.ts';
-import { frameAllLog, frameStreamAll, connectFraming } from './framing-client.ts';
-import { DATA, METADATA, type ReadCeiling } from './sqlite-ceiling.ts';
+import { frameAllLog, frameStreamAll, connectFraming, type FramingConnection } from './framing-client.ts';
+import { medianRound, spread, type ReadRound } from './read-rounds.ts';
+import { DATA, firstPositionOf, logComposition, METADATA, type ReadCeiling } from './sqlite-ceiling.ts';
 
 export const connect = (port: number, name: string) =>
   connectClient(port, name, { maxConcurrentItems: 10_000, maxQueueSize: 20_000 });
@@ -156,9 +157,15 @@ export async function readStreamAll(conn: Connection, stream: string, forward: b
   }
 }
 
-export async function readAllLog(conn: Connection, page: number, limit: number): Promise<number> {
+/** Where a `$all` read starts: a commit and prepare position. */
+export interface AllStart {
+  commit: number;
+  prepare: number;
+}
+
+export async function readAllLog(conn: Connection, page: number, limit: number, from?: AllStart): Promise<number> {
   let read = 0;
-  let position = es.positions.start;
+  let position = from ? new es.Position(from.commit, from.prepare) : es.positions.start;
   while (read < limit) {
     const slice = await conn.readAllEventsForward(position, page, false);
     read += slice.events.length;
@@ -173,25 +180,31 @@ const READ_EVENTS = 50_000;
 const PAGE = 1000;
 const READERS = 4;
 
-/** The three read scenarios, each with the real client's read and the framing reader's same read. */
+/**
+ * The three read scenarios, each with the real client's read and the framing reader's same read. `$all` reads from
+ * the read stream's first event to the end of the log: that stream's events and the links the system projections
+ * made of them (`$ce-bench`, `$et-BenchEvent`), the same mix every run. From the start of the log it read the
+ * append rows' events and whatever links the projections had written between them by then (a mix that moved
+ * with the append rows' warm-up and the projections' pace).
+ */
 const ALL_READ_SCENARIOS = [
   {
     key: 'forward',
     label: 'read stream forward',
     read: (c: Connection) => readStreamAll(c, READ_STREAM, true, PAGE),
-    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameStreamAll(c, READ_STREAM, true, PAGE),
+    frame: (c: FramingConnection) => frameStreamAll(c, READ_STREAM, true, PAGE),
   },
   {
     key: 'backward',
     label: 'read stream backward',
     read: (c: Connection) => readStreamAll(c, READ_STREAM, false, PAGE),
-    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameStreamAll(c, READ_STREAM, false, PAGE),
+    frame: (c: FramingConnection) => frameStreamAll(c, READ_STREAM, false, PAGE),
   },
   {
     key: 'all',
     label: 'read $all forward',
-    read: (c: Connection) => readAllLog(c, PAGE, 2 * READ_EVENTS),
-    frame: (c: Awaited<ReturnType<typeof connectFraming>>) => frameAllLog(c, PAGE, 2 * READ_EVENTS),
+    read: (c: Connection, from: AllStart) => readAllLog(c, PAGE, Number.POSITIVE_INFINITY, from),
+    frame: (c: FramingConnection, from: AllStart) => frameAllLog(c, PAGE, Number.POSITIVE_INFINITY, from),
   },
 ] as const;
 /**
@@ -214,6 +227,13 @@ function timesSelect(who: string, cpuUs: number, selectUs: number): string | und
   return `${who} CPU ${times.toFixed(2)}× SQLite's select (≤ ${Math.round(100 / times)}% of the ceiling on a whole core)`;
 }
 
+/** "read 150,000 events: 66% links, 5 streams, 301 bytes each": what the `$all` row's readers met. */
+function composition(dataDir: string, from: AllStart): string {
+  const c = logComposition(dataDir, from.prepare, Number.MAX_SAFE_INTEGER);
+  const links = Math.round((c.links / Math.max(c.events, 1)) * 100);
+  return `read ${c.events.toLocaleString('en-US')} events: ${links}% links, ${c.streams} streams, ${Math.round(c.bytesPerEvent)} bytes each`;
+}
+
 /** Which process held the rate back: the one whose main thread asked for a whole core. */
 function verdict(row: ReadRow): string {
   const server = (row.server?.demand ?? 0) >= SATURATED_DEMAND;
@@ -224,12 +244,16 @@ function verdict(row: ReadRow): string {
   return 'neither saturated (the machine is shared)';
 }
 
+/** Rounds of the read rows (BENCH_READ_ROUNDS, default 3): each row is the median round, its note the spread. */
+const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 3);
+
 /**
  * The read rows, on a server seeded here: node-eventstore-client readers; the same reads by readers that only
  * frame (the server's own limit, same run); the select ceiling measured again right before each (the machine's
- * load moves); with `clientLimit`, the client's limit (a proxy replaying the
- * server's answers). Each real row's note carries the ceiling, both limits, CPU per event of the server and of
- * the reading process, how busy each was and which one was saturated.
+ * load moves); with `clientLimit`, the client's limit (a proxy replaying the server's answers). Every row runs
+ * READ_ROUNDS times, the scenarios taking turns; each shown row is its median round, with the rounds' spread. Each
+ * real row's note carries the ceiling, both limits, CPU per event of the server and of the reading process, how busy
+ * each was and which one was saturated.
  */
 export async function reads(
   server: ServeProcess,
@@ -237,21 +261,38 @@ export async function reads(
   clientLimits: Row[],
   clientLimit: boolean,
 ): Promise<Row[]> {
+  // Settled before the seed too: links the projections still owed the append rows would land among the seed's.
+  await settled(server);
   await seedStream(server.tcpPort, READ_STREAM, READ_EVENTS);
   await settled(server);
+  const allFrom = firstPositionOf(server.dataDir, READ_STREAM);
   // One pass of every read, unmeasured, by both kinds of reader: the first row measured used to pay V8's compiling
   // of the read path (server and client) and came out dearer than the same work in the next rows.
   for (const s of READ_SCENARIOS) {
-    await readScenario(server.tcpPort, s.label, 1, s.read);
-    await readScenario(server.tcpPort, s.label, 1, s.frame, undefined, connectFraming);
+    await readScenario(server.tcpPort, s.label, 1, (c) => s.read(c, allFrom));
+    await readScenario(server.tcpPort, s.label, 1, (c) => s.frame(c, allFrom), undefined, connectFraming);
   }
   const label = (what: string) => `${what}, ${READERS} readers, ${PAGE}/page`;
-  const rows: Row[] = [];
   const measureCeiling = () => selectCeiling?.measure() ?? { perSecond: NaN, cpuUs: NaN };
-  for (const s of READ_SCENARIOS) {
-    const readCeiling = measureCeiling();
-    const row = await readScenario(server.tcpPort, label(s.label), READERS, s.read, server);
-    const framed = await readScenario(server.tcpPort, label(s.label), READERS, s.frame, server, connectFraming);
+  const rounds = READ_SCENARIOS.map((): ReadRound<ReadRow>[] => []);
+  for (let round = 0; round < READ_ROUNDS; round++) {
+    for (const [i, s] of READ_SCENARIOS.entries()) {
+      const ceiling = measureCeiling();
+      const row = await readScenario(server.tcpPort, label(s.label), READERS, (c) => s.read(c, allFrom), server);
+      const framed = await readScenario(
+        server.tcpPort,
+        label(s.label),
+        READERS,
+        (c) => s.frame(c, allFrom),
+        server,
+        connectFraming,
+      );
+      rounds[i].push({ ceiling, row, framed });
+    }
+  }
+  const rows: Row[] = [];
+  for (const [i, s] of READ_SCENARIOS.entries()) {
+    const { ceiling: readCeiling, row, framed } = medianRound(rounds[i]);
     const ceiling = (rate: number) => share(rate, readCeiling.perSecond, 'read ceiling');
     row.sqliteCpuUs = readCeiling.cpuUs;
     row.note = [
@@ -264,6 +305,8 @@ export async function reads(
       verdict(row),
       `frame-only readers: ${Math.round(framed.eventsPerSec).toLocaleString('en-US')} events/s`,
       ceiling(framed.eventsPerSec),
+      Number.isNaN(readCeiling.perSecond) ? undefined : spread(rounds[i]),
+      s.key === 'all' ? composition(server.dataDir, allFrom) : undefined,
     ]
       .filter(Boolean)
       .join(', ');
@@ -281,10 +324,10 @@ export async function reads(
     // The client's own read limit: the same pages answered by a proxy that replays the server's answers.
     const proxy = await startAckServer(server.tcpPort);
     try {
-      for (const s of READ_SCENARIOS) await readScenario(proxy.port, s.label, READERS, s.read); // fills the proxy
+      for (const s of READ_SCENARIOS) await readScenario(proxy.port, s.label, READERS, (c) => s.read(c, allFrom)); // fills the proxy
       for (const [i, s] of READ_SCENARIOS.entries()) {
         const readCeiling = measureCeiling();
-        const limit = await readScenario(proxy.port, label(s.label), READERS, s.read);
+        const limit = await readScenario(proxy.port, label(s.label), READERS, (c) => s.read(c, allFrom));
         rows[2 * i].note += `, ${share(rows[2 * i].eventsPerSec, limit.eventsPerSec, 'client limit')}`;
         limit.scenario = `client limit: ${label(s.label.replace('read ', 'reading '))} (answers replayed)`;
         limit.note = [

@@ -162,3 +162,47 @@ export function openReadCeiling(totalRows: number): { measure(): ReadCeiling; cl
   };
   return { measure, close };
 }
+
+/** What a `$all` read of the log's first events met: how many, how many were links, of how many streams, bytes each. */
+export interface LogComposition {
+  events: number;
+  links: number;
+  streams: number;
+  bytesPerEvent: number;
+}
+
+/**
+ * The first `limit` events of the server's log from `from` on (by position), read from its file: the `$all` row's
+ * cost per event depends on this mix (a link row is a few dozen bytes, a bench event ~400), which the append rows
+ * before it and the system projections' pace decide.
+ */
+export function logComposition(dataDir: string, from: number, limit: number): LogComposition {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    return db
+      .prepare(
+        `SELECT COUNT(*) AS events, COALESCE(SUM(event_type = '$>'), 0) AS links, COUNT(DISTINCT stream_key) AS streams,
+           COALESCE(AVG(octet_length(data) + octet_length(metadata)), 0) AS bytesPerEvent
+         FROM (SELECT stream_key, event_type, data, metadata FROM events WHERE position >= ? ORDER BY position LIMIT ?)`,
+      )
+      .get(from, limit) as LogComposition;
+  } finally {
+    db.close();
+  }
+}
+
+/** A stream's first event's place in `$all` (commit and prepare position), read from the server's file. */
+export function firstPositionOf(dataDir: string, streamId: string): { commit: number; prepare: number } {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    const found = db
+      .prepare(
+        'SELECT commit_position AS "commit", position AS prepare FROM events WHERE stream_key = (SELECT stream_key FROM streams WHERE stream_id = ?) ORDER BY event_number LIMIT 1',
+      )
+      .get(streamId) as { commit: number; prepare: number } | undefined;
+    if (!found) throw new Error(`no event in ${streamId}`);
+    return found;
+  } finally {
+    db.close();
+  }
+}

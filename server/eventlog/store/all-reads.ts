@@ -14,7 +14,7 @@ import {
   position,
   type CommittedTransactionSpan,
 } from './positions.ts';
-import { ReplyBudget } from './read-budget.ts';
+import { ReplyBudget, rowEntryBytes } from './read-budget.ts';
 import { Column, toRecorded, type AllEventColumns, type LightRow } from './statements.ts';
 import { resolveLink } from './stream-reads.ts';
 import {
@@ -23,6 +23,7 @@ import {
   type EventFilter,
   type Position,
   type ReadAllResult,
+  type ReadAllRowsResult,
   type ResolvedEvent,
 } from './types.ts';
 
@@ -39,6 +40,8 @@ export interface AllReadRequest {
   maxBytes?: number;
   /** Forward plain reads only: ReadOptions.userStreamsOnly. */
   userStreamsOnly?: boolean;
+  /** Plain reads without link resolution only: the page's rows go here, as they are, and no entries are built. */
+  rows?: AllEventColumns[];
 }
 
 export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Caller): ReadAllResult {
@@ -55,6 +58,7 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
     isEndOfStream: false,
     ...(error ? { error } : {}),
   });
+  if (request.rows && (filter !== undefined || resolveLinkTos)) throw new Error('rows: plain reads without links only');
   if (!from || !Number.isSafeInteger(from.commitPosition) || !Number.isSafeInteger(from.preparePosition)) {
     return fail('Error', 'Invalid position.');
   }
@@ -79,8 +83,15 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
     : backwardEndKey(pos.commitPosition, pos.preparePosition, span);
 
   const events: ResolvedEvent[] = [];
+  const { rows } = request;
+  const taken: unknown[] = rows ?? events;
   /** Turns a row into a reply entry; false once the byte budget is reached (the row is left out). */
   const take = (row: AllEventColumns): boolean | 'denied' => {
+    if (rows) {
+      if (!budget.admitBytes(rowEntryBytes(row, row[Column.streamId]))) return false;
+      rows.push(row);
+      return true;
+    }
     const record = toRecorded(row, row[Column.streamId]);
     if (!resolveLinkTos) {
       // The common case builds the reply entry once (no intermediate object to copy from).
@@ -111,9 +122,9 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
       : sql.allBackward;
     let lastTaken: AllEventColumns | undefined;
     for (const row of statement.iterate(startKey, maxCount + 1) as Iterable<AllEventColumns>) {
-      const taken = events.length < maxCount && take(row);
-      if (taken === 'denied') return fail('AccessDenied');
-      if (!taken) {
+      const took = taken.length < maxCount && take(row);
+      if (took === 'denied') return fail('AccessDenied');
+      if (!took) {
         reachedEnd = false;
         break;
       }
@@ -176,4 +187,16 @@ export function readAll(ctx: StoreContext, request: AllReadRequest, caller: Call
     nextPosition = pos;
   }
   return { result: 'Success', position: pos, events, nextPosition, isEndOfStream: reachedEnd };
+}
+
+/** A plain `$all` read without link resolution, its page as SQLite's rows (ReadAllRowsResult). */
+export function readAllRows(
+  ctx: StoreContext,
+  request: Omit<AllReadRequest, 'filter' | 'resolveLinkTos' | 'rows'>,
+  caller: Caller,
+): ReadAllRowsResult {
+  const rows: AllEventColumns[] = [];
+  const { events: _, ...result } = readAll(ctx, { ...request, filter: undefined, resolveLinkTos: false, rows }, caller);
+  // A failed read built no page (a denial can only come before the first row: $all's ACL, not a row's).
+  return { ...result, rows: result.result === 'Success' ? rows : [] };
 }

@@ -18,7 +18,7 @@
 import type { Database } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import { canAccess } from './access.ts';
-import { readAll, type AllReadRequest } from './all-reads.ts';
+import { readAll, readAllRows, type AllReadRequest } from './all-reads.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { StoreContext } from './context.ts';
 import { LinkTargets } from './link-targets.ts';
@@ -29,7 +29,7 @@ import { Scavenger } from './scavenge.ts';
 import { prepareStatements, tuneEventLogConnection, type Statements } from './statements.ts';
 import { StreamCache } from './stream-cache.ts';
 import { StreamListings, type StreamListing } from './stream-listing.ts';
-import { readEvent, readStreamBackward, readStreamForward, resolveLink } from './stream-reads.ts';
+import { readEvent, readStreamBackward, readStreamForward, readStreamRows, resolveLink } from './stream-reads.ts';
 import type { SystemWriter } from './system-writer.ts';
 import { StoreWrites } from './store-writes.ts';
 import {
@@ -47,6 +47,8 @@ import {
   type ReadOptions,
   type StreamRead,
   type AllRead,
+  type AllRowsRead,
+  type StreamRowsRead,
   type FilteredAllRead,
   type ReadStreamResult,
   type RecordedEvent,
@@ -199,11 +201,31 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
   readonly readStreamBackward: StreamRead = (streamId, from, maxCount, resolveLinkTos, caller, options) =>
     readStreamBackward(this.current(), streamId, from, maxCount, resolveLinkTos, caller, options);
 
+  readonly readStreamRowsForward: StreamRowsRead = (streamId, from, maxCount, caller, options) =>
+    readStreamRows(this.current(), true, streamId, from, maxCount, caller, options);
+
+  readonly readStreamRowsBackward: StreamRowsRead = (streamId, from, maxCount, caller, options) =>
+    readStreamRows(this.current(), false, streamId, from, maxCount, caller, options);
+
   readonly readAllForward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
     this.readAll('forward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);
 
   readonly readAllBackward: AllRead = (from, maxCount, resolveLinkTos, caller, options) =>
     this.readAll('backward', from, maxCount, maxCount, undefined, resolveLinkTos, caller, options);
+
+  readonly readAllRowsForward: AllRowsRead = (from, maxCount, caller, options = {}) =>
+    readAllRows(
+      this.current(),
+      { direction: 'forward', from, maxCount, maxSearchWindow: maxCount, ...options },
+      caller,
+    );
+
+  readonly readAllRowsBackward: AllRowsRead = (from, maxCount, caller, options = {}) =>
+    readAllRows(
+      this.current(),
+      { direction: 'backward', from, maxCount, maxSearchWindow: maxCount, ...options },
+      caller,
+    );
 
   readonly filteredReadAllForward: FilteredAllRead = (...read) => this.readAll('forward', ...read);
 

@@ -1,7 +1,9 @@
 /** eventlog.db's prepared statements, the row shapes they return, and the connection tuning. */
 import type { Database } from '../../db/index.ts';
 import { EventFlags } from './migrations.ts';
-import type { RecordedEvent } from './types.ts';
+import type { AllEventColumns, EventColumns, RecordedEvent } from './types.ts';
+
+export type { AllEventColumns, EventColumns } from './types.ts';
 import { uuidAt } from './uuid.ts';
 
 export interface EventRow {
@@ -17,25 +19,6 @@ export interface EventRow {
   created: number;
 }
 
-/**
- * A stored event as the reads page it: one array per row (`.raw()`, which better-sqlite3 builds for less CPU than
- * an object with named keys), the event id's 16 bytes, data and metadata in one blob (in that order): each blob
- * SQLite hands over becomes a Buffer with memory of its own, which costs as much as the rest of the row and more
- * again to collect, and the id as bytes spares SQLite a hex() and a lower() per row (a tenth of a `$all` page's
- * select) and V8 a string. READ_COLUMNS' order.
- */
-export type EventColumns = [
-  position: number,
-  commitPosition: number,
-  eventNumber: number,
-  eventType: string,
-  flags: number,
-  dataLength: number,
-  idDataAndMetadata: Buffer,
-  created: number,
-];
-/** A `$all` row: the event's columns and its stream's id. */
-export type AllEventColumns = [...EventColumns, streamId: string];
 /** Indexes into EventColumns / AllEventColumns. */
 export const Column = {
   position: 0,

@@ -6,7 +6,7 @@ import { canAccess } from './access.ts';
 import type { StoreContext } from './context.ts';
 import { LINK_EVENT_TYPE, parseLink } from './links.ts';
 import { isMetastream, minReadableEventNumber, originalStreamOf } from './metadata.ts';
-import { ReplyBudget } from './read-budget.ts';
+import { ReplyBudget, rowEntryBytes } from './read-budget.ts';
 import { failedStreamRead } from './requests.ts';
 import { Column, toRecorded, type EventColumns, type EventRow } from './statements.ts';
 import {
@@ -16,6 +16,7 @@ import {
   type ReadEventResult,
   type ReadOptions,
   type ReadStreamResult,
+  type ReadStreamRowsResult,
   type RecordedEvent,
   type ResolvedIndexedEvent,
   type StreamMetadata,
@@ -41,6 +42,9 @@ export function readEvent(
   return { result: 'Success', event: resolved };
 }
 
+/** ReadOptions, and for reads without link resolution a place for the page's rows (then no entries are built). */
+type StreamReadOptions = ReadOptions & { rows?: EventColumns[] };
+
 export function readStreamForward(
   ctx: StoreContext,
   streamId: string,
@@ -48,7 +52,7 @@ export function readStreamForward(
   maxCount: number,
   resolveLinkTos: boolean,
   caller: Caller,
-  options: ReadOptions = {},
+  options: StreamReadOptions = {},
 ): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
@@ -82,12 +86,13 @@ export function readStreamForward(
     caller,
     threshold,
     maxBytes: options.maxBytes,
+    rows: options.rows,
   });
   if (page === 'denied') return failedStreamRead('AccessDenied', lastCommitPosition, -1);
   const { events, lastNumber } = page;
   // Cut at the byte budget: the reader pages on from the first event left out.
   if (page.cut) return ok(events, lastNumber + 1, false);
-  if (events.length > 0) return ok(events, lastNumber + 1, end >= last);
+  if (page.count > 0) return ok(events, lastNumber + 1, end >= last);
   if (threshold === null) return ok([], Math.min(end + 1, last + 1), end >= last);
   const lastRow = sql.eventAt.get(key, last) as EventRow | undefined;
   if (!lastRow || lastRow.created < threshold || last < from) return ok([], last + 1, true);
@@ -103,7 +108,7 @@ export function readStreamBackward(
   maxCount: number,
   resolveLinkTos: boolean,
   caller: Caller,
-  options: ReadOptions = {},
+  options: StreamReadOptions = {},
 ): ReadStreamResult {
   const { streams, sql } = ctx;
   const lastCommitPosition = ctx.lastPosition;
@@ -139,12 +144,13 @@ export function readStreamBackward(
     caller,
     threshold: metadata.maxAge === undefined ? null : ctx.clock() - metadata.maxAge * 1000,
     maxBytes: options.maxBytes,
+    rows: options.rows,
   });
   if (page === 'denied') return failedStreamRead('AccessDenied', lastCommitPosition, -1);
   const { events, lastNumber } = page;
   // A page cut at the byte budget has more before it: the reader pages on from the first event left out.
   isEndOfStream =
-    !page.cut && (isEndOfStream || start === 0 || (start <= last && (events.length === 0 || lastNumber !== start)));
+    !page.cut && (isEndOfStream || start === 0 || (start <= last && (page.count === 0 || lastNumber !== start)));
   return {
     result: 'Success',
     events,
@@ -248,19 +254,50 @@ function collectPage(
   ctx: StoreContext,
   rows: IterableIterator<unknown>,
   streamId: string,
-  how: { resolveLinkTos: boolean; caller: Caller; threshold: number | null; maxBytes: number | undefined },
-): { events: ResolvedIndexedEvent[]; lastNumber: number; cut: boolean } | 'denied' {
+  how: {
+    resolveLinkTos: boolean;
+    caller: Caller;
+    threshold: number | null;
+    maxBytes: number | undefined;
+    rows: EventColumns[] | undefined;
+  },
+): { events: ResolvedIndexedEvent[]; count: number; lastNumber: number; cut: boolean } | 'denied' {
   const budget = new ReplyBudget(how.maxBytes ?? ctx.limits.maxReadBytes);
   const events: ResolvedIndexedEvent[] = [];
+  const taken = how.rows;
+  if (taken && how.resolveLinkTos) throw new Error('rows: reads without link resolution only');
   let lastNumber = -1;
   for (const row of rows as IterableIterator<EventColumns>) {
     if (how.threshold !== null && row[Column.created] < how.threshold) continue;
+    if (taken) {
+      if (!budget.admitBytes(rowEntryBytes(row, streamId)))
+        return { events, count: taken.length, lastNumber, cut: true };
+      taken.push(row);
+      lastNumber = row[Column.eventNumber];
+      continue;
+    }
     const record = toRecorded(row, streamId);
     const entry = how.resolveLinkTos ? resolveLink(ctx, record, how.caller) : { event: record };
     if (entry === 'denied') return 'denied';
-    if (!budget.admit(entry)) return { events, lastNumber, cut: true };
+    if (!budget.admit(entry)) return { events, count: events.length, lastNumber, cut: true };
     events.push(entry);
     lastNumber = row[Column.eventNumber];
   }
-  return { events, lastNumber, cut: false };
+  return { events, count: taken ? taken.length : events.length, lastNumber, cut: false };
+}
+
+/** A stream read without link resolution, its page as SQLite's rows (ReadStreamRowsResult). */
+export function readStreamRows(
+  ctx: StoreContext,
+  forward: boolean,
+  streamId: string,
+  from: number,
+  maxCount: number,
+  caller: Caller,
+  options: ReadOptions = {},
+): ReadStreamRowsResult {
+  const rows: EventColumns[] = [];
+  const read = forward ? readStreamForward : readStreamBackward;
+  const { events: _, ...result } = read(ctx, streamId, from, maxCount, false, caller, { ...options, rows });
+  return { ...result, streamId, rows: result.result === 'Success' ? rows : [] };
 }

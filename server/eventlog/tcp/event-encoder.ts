@@ -9,160 +9,18 @@
  * encoding. This writes each reply into one buffer sized by a first pass. event-encoder.test.ts checks
  * it byte for byte against protobufjs on the same values.
  */
-import {
-  EVENT_NUMBER_DELETED,
-  type RecordedEvent,
-  type ResolvedEvent,
-  type ResolvedIndexedEvent,
-  type WriteResult,
-} from '../store/index.ts';
+import { type RecordedEvent, type ResolvedEvent, type ResolvedIndexedEvent, type WriteResult } from '../store/index.ts';
 import { dotNetBinaryDate } from './codec.ts';
-import { writeGuidString } from './guid.ts';
-
-const TWO_POW_32 = 4294967296;
-const CONTENT_TYPE_JSON = 1;
-/** Wire (.NET) position of each byte of a GUID given in text order. */
-const WIRE_INDEX = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15] as const;
-
-/** A 64-bit two's-complement value as protobuf varint words. */
-interface Words {
-  lo: number;
-  hi: number;
-}
-const scratch: Words = { lo: 0, hi: 0 };
-
-function wordsOf(n: number, out: Words): Words {
-  if (n >= EVENT_NUMBER_DELETED) {
-    // long.MaxValue, as the codec sends a deleted stream's number.
-    out.lo = 0xffffffff;
-    out.hi = 0x7fffffff;
-    return out;
-  }
-  const negative = n < 0;
-  if (negative) n = -n;
-  let lo = n >>> 0;
-  let hi = Math.floor(n / TWO_POW_32) >>> 0;
-  if (negative) {
-    hi = ~hi >>> 0;
-    lo = ~lo >>> 0;
-    if (++lo > 0xffffffff) {
-      lo = 0;
-      if (++hi > 0xffffffff) hi = 0;
-    }
-  }
-  out.lo = lo;
-  out.hi = hi;
-  return out;
-}
-
-function varint64Size(w: Words): number {
-  let { lo, hi } = w;
-  let size = 1;
-  while (hi) {
-    size++;
-    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
-    hi >>>= 7;
-  }
-  while (lo > 127) {
-    size++;
-    lo >>>= 7;
-  }
-  return size;
-}
-
-function varint32Size(n: number): number {
-  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
-}
-
-class Out {
-  readonly buf: Buffer;
-  pos = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  byte(b: number): void {
-    this.buf[this.pos++] = b;
-  }
-  varint32(n: number): void {
-    while (n > 127) {
-      this.buf[this.pos++] = (n & 127) | 128;
-      n >>>= 7;
-    }
-    this.buf[this.pos++] = n;
-  }
-  varint64(w: Words): void {
-    let { lo, hi } = w;
-    while (hi) {
-      this.buf[this.pos++] = (lo & 127) | 128;
-      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
-      hi >>>= 7;
-    }
-    while (lo > 127) {
-      this.buf[this.pos++] = (lo & 127) | 128;
-      lo >>>= 7;
-    }
-    this.buf[this.pos++] = lo;
-  }
-  int64(tag: number, n: number): void {
-    this.byte(tag);
-    this.varint64(wordsOf(n, scratch));
-  }
-  bytes(tag: number, bytes: Uint8Array): void {
-    this.byte(tag);
-    this.varint32(bytes.byteLength);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.byteLength;
-  }
-  /** A GUID field from its 16 bytes in text order (the wire wants .NET order). */
-  guid(tag: number, textOrder: Uint8Array): void {
-    this.byte(tag);
-    this.byte(16);
-    for (let i = 0; i < 16; i++) this.buf[this.pos + WIRE_INDEX[i]] = textOrder[i];
-    this.pos += 16;
-  }
-  /** A GUID field from its canonical text (reads give the id as text: no bytes object per event). */
-  guidText(tag: number, text: string): void {
-    this.byte(tag);
-    this.byte(16);
-    writeGuidString(text, this.buf, this.pos);
-    this.pos += 16;
-  }
-  string(tag: number, text: string, byteLength: number): void {
-    this.byte(tag);
-    this.varint32(byteLength);
-    this.pos += this.buf.write(text, this.pos, byteLength, 'utf8');
-  }
-}
-
-function int64FieldSize(n: number): number {
-  return 1 + varint64Size(wordsOf(n, scratch));
-}
-
-function lengthDelimitedSize(length: number): number {
-  return 1 + varint32Size(length) + length;
-}
-
-/** UTF-8 length of a string, remembering the last stream id and event type asked for (pages repeat them). */
-const utf8Length = (() => {
-  let lastA = '';
-  let lastALength = 0;
-  let lastB = '';
-  let lastBLength = 0;
-  return (text: string, slot: 0 | 1): number => {
-    if (slot === 0) {
-      if (text !== lastA) {
-        lastA = text;
-        lastALength = Buffer.byteLength(text, 'utf8');
-      }
-      return lastALength;
-    }
-    if (text !== lastB) {
-      lastB = text;
-      lastBLength = Buffer.byteLength(text, 'utf8');
-    }
-    return lastBLength;
-  };
-})();
+import {
+  CONTENT_TYPE_JSON,
+  int64FieldSize,
+  int64Words,
+  lengthDelimitedSize,
+  Out,
+  utf8Length,
+  varint32Size,
+  varint64Size,
+} from './protobuf-out.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -182,15 +40,6 @@ function recordSize(r: RecordedEvent): number {
     varint64Size(int64Words(created)) +
     int64FieldSize(r.created)
   );
-}
-
-type Int64Value = number | { low: number; high: number };
-
-function int64Words(value: Int64Value): Words {
-  if (typeof value === 'number') return wordsOf(value, scratch);
-  scratch.lo = value.low >>> 0;
-  scratch.hi = value.high >>> 0;
-  return scratch;
 }
 
 function writeRecord(out: Out, tag: number, r: RecordedEvent, size: number): void {
@@ -259,7 +108,20 @@ export interface ReadStreamReply {
 
 export function encodeReadStreamEventsCompleted(reply: ReadStreamReply): Uint8Array {
   const sizes: number[] = [];
-  const entrySizes = reply.events.map((e) => entrySize(e, sizes));
+  const { events } = reply;
+  return encodeStreamReply(
+    reply,
+    events.map((e) => entrySize(e, sizes)),
+    (out, i, at) => writeEntry(out, events[i], sizes, at),
+  );
+}
+
+/** The frame of a ReadStreamEventsCompleted around its entries, each `entrySizes[i]` bytes, written by `write`. */
+export function encodeStreamReply(
+  reply: Omit<ReadStreamReply, 'events'>,
+  entrySizes: number[],
+  write: (out: Out, i: number, at: number) => number,
+): Uint8Array {
   const errorLength = reply.error ? Buffer.byteLength(reply.error, 'utf8') : 0;
   let total = 0;
   for (const s of entrySizes) total += lengthDelimitedSize(s);
@@ -273,10 +135,10 @@ export function encodeReadStreamEventsCompleted(reply: ReadStreamReply): Uint8Ar
   if (reply.error) total += lengthDelimitedSize(errorLength);
   const out = new Out(total);
   let at = 0;
-  for (let i = 0; i < reply.events.length; i++) {
+  for (let i = 0; i < entrySizes.length; i++) {
     out.byte(0x0a);
     out.varint32(entrySizes[i]);
-    at = writeEntry(out, reply.events[i], sizes, at);
+    at = write(out, i, at);
   }
   out.byte(0x10);
   out.varint32(reply.result);
@@ -303,9 +165,22 @@ export interface ReadAllReply {
 
 /** ReadAllEventsCompleted, or FilteredReadAllEventsCompleted when `isEndOfStream` is set (it shifts result and error). */
 export function encodeReadAllEventsCompleted(reply: ReadAllReply): Uint8Array {
-  const filtered = reply.isEndOfStream !== undefined;
   const sizes: number[] = [];
-  const eventSizes = reply.events.map((e) => resolvedEventSize(e, sizes));
+  const { events } = reply;
+  return encodeAllReply(
+    reply,
+    events.map((e) => resolvedEventSize(e, sizes)),
+    (out, i, size, at) => writeResolvedEvent(out, events[i], size, sizes, at),
+  );
+}
+
+/** The frame of a (Filtered)ReadAllEventsCompleted around its events, each `eventSizes[i]` bytes, written by `write`. */
+export function encodeAllReply(
+  reply: Omit<ReadAllReply, 'events'>,
+  eventSizes: number[],
+  write: (out: Out, i: number, size: number, at: number) => number,
+): Uint8Array {
+  const filtered = reply.isEndOfStream !== undefined;
   const errorLength = reply.error ? Buffer.byteLength(reply.error, 'utf8') : 0;
   let total = int64FieldSize(reply.commitPosition) + int64FieldSize(reply.preparePosition);
   for (const s of eventSizes) total += lengthDelimitedSize(s);
@@ -320,9 +195,9 @@ export function encodeReadAllEventsCompleted(reply: ReadAllReply): Uint8Array {
   out.int64(0x08, reply.commitPosition);
   out.int64(0x10, reply.preparePosition);
   let at = 0;
-  for (let i = 0; i < reply.events.length; i++) {
+  for (let i = 0; i < eventSizes.length; i++) {
     out.byte(0x1a);
-    at = writeResolvedEvent(out, reply.events[i], eventSizes[i], sizes, at);
+    at = write(out, i, eventSizes[i], at);
   }
   out.int64(0x20, reply.nextCommitPosition);
   out.int64(0x28, reply.nextPreparePosition);

@@ -65,11 +65,24 @@ export class StatusPresenter {
   presentText(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): string {
     if (statuses.length === 0) return '[]';
     const g = this.gather(statuses, viewer, options, true);
-    const build = (s: StatusRow, reblog: string | null): string =>
-      `{${this.stable(s, g).text},${varyingText(s, g)},"account":${g.authorText.get(s.accountId)!},"reblog":${reblog ?? 'null'}}`;
-    const built = new Map<string, string>();
-    for (const s of g.content) built.set(s.id, build(s, null));
-    return `[${statuses.map((s) => (s.reblogOfId === null ? built.get(s.id)! : build(s, built.get(s.reblogOfId) ?? null))).join(',')}]`;
+    // Every piece goes into one list joined once: the answer is copied into one flat string a single time
+    // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
+    const pieces: string[] = ['['];
+    const write = (s: StatusRow, reblog: StatusRow | null) => {
+      pieces.push('{', this.stable(s, g).text, ',', varyingText(s, g), ',"account":', g.authorText.get(s.accountId)!);
+      pieces.push(',"reblog":');
+      if (reblog) write(reblog, null);
+      else pieces.push('null');
+      pieces.push('}');
+    };
+    statuses.forEach((s, i) => {
+      if (i > 0) pieces.push(',');
+      // A reblog shows the status it reblogs (null when that is gone or is itself a reblog, as `present`).
+      const reblogged = s.reblogOfId === null ? undefined : g.byId.get(s.reblogOfId);
+      write(s, reblogged?.reblogOfId === null ? reblogged : null);
+    });
+    pieces.push(']');
+    return pieces.join('');
   }
 
   /** Everything a page of statuses needs, in a fixed number of batched queries. */

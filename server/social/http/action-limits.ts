@@ -61,9 +61,9 @@ export class ActionLimiter {
     };
   }
 
-  /** preHandler: counts the route's action for the signed-in account, sets the headers, refuses past the limit. */
+  /** For a preHandler: counts the route's action for the signed-in account, sets the headers, throws past the limit. */
   hook(enabled: boolean) {
-    return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    return (req: FastifyRequest, reply: FastifyReply): void => {
       const family = req.routeOptions.config?.actionLimit;
       const accountId = req.principal?.account?.id;
       if (!enabled || !family || !accountId) return;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../cookies.ts';
 import type { SocialContext } from '../context.ts';
 import type { RouteAuth } from '../route-auth.ts';
@@ -176,17 +176,20 @@ function isMultipart(req: FastifyRequest): boolean {
  */
 export function authenticateBeforeBody(ctx: SocialContext) {
   const check = authenticate(ctx);
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (req: FastifyRequest): void => {
     const rule = req.routeOptions.config?.auth;
     if (!rule || rule.kind === 'public') return;
-    if (tokenBeforeBody(req) || req.headers.authorization) return check(req, reply);
+    if (tokenBeforeBody(req) || req.headers.authorization) return check(req);
     if (isMultipart(req) && rule.kind !== 'optional') throw INVALID_TOKEN();
   };
 }
 
-/** preHandler enforcing a route's RouteAuth, in Mastodon's order: token (401), scope (403), user state (422/403). */
+/**
+ * Enforces a route's RouteAuth, in Mastodon's order: token (401), scope (403), user state (422/403); throws.
+ * Synchronous (the hooks calling it make no promise per request).
+ */
 export function authenticate(ctx: SocialContext) {
-  return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+  return (req: FastifyRequest): void => {
     if (req.authChecked) return;
     req.authChecked = true;
     const rule = req.routeOptions.config.auth;

@@ -1,3 +1,4 @@
+import qs from 'qs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DomainError, ValidationFailure } from '../errors.ts';
@@ -16,6 +17,25 @@ describe('Rails-style parameters', () => {
       fields_attributes: [{ name: 'a' }, { name: 'b' }],
     });
     expect(parseQueryString('__proto__[x]=1&constructor[prototype][y]=2')).toEqual({});
+  });
+
+  it('reads plain pairs directly as qs reads them, repeated and prototype names included', () => {
+    const qsRead = (text: string) =>
+      qs.parse(text, { arrayLimit: 1000, parameterLimit: 2000, depth: 6, allowPrototypes: false, parseArrays: true });
+    for (const text of [
+      'limit=20',
+      'limit=20&max_id=114477000000000000&since_id=1',
+      'a=1&a=2',
+      'constructor=1&limit=2',
+      'toString=x',
+      '__proto__=1',
+      'hasOwnProperty=1&b=2',
+      'x=&y=',
+      'q=a+b&r=%41',
+      'only_media=true&local=1&tag.x=5',
+      'a=1&&b=2',
+    ])
+      expect(parseQueryString(text), text).toEqual(qsRead(text));
   });
 
   it('nests flat multipart pairs, keeping files as they are', () => {

@@ -19,7 +19,22 @@ const QS_OPTIONS = {
   parseArrays: true,
 } as const;
 
+/** Plain `name=value` pairs (a timeline's `limit=20&max_id=…`): nothing qs would nest, decode or combine. */
+const PLAIN_PAIRS = /^[A-Za-z0-9_]+=[A-Za-z0-9_.~-]*(?:&[A-Za-z0-9_]+=[A-Za-z0-9_.~-]*)*$/;
+
 export function parseQueryString(text: string): Record<string, unknown> {
+  // Most queries are plain pairs: split directly, where qs.parse took a few percent of a timeline request.
+  // Repeated names (qs makes a list) and names of Object.prototype (qs drops them) still go to qs.
+  if (text.length <= 1024 && PLAIN_PAIRS.test(text)) {
+    const pairs: Record<string, unknown> = {};
+    for (const pair of text.split('&')) {
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      if (name in pairs || name in Object.prototype) return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+      pairs[name] = pair.slice(eq + 1);
+    }
+    return pairs;
+  }
   return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
 }
 

@@ -6,7 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { SocialContext } from '../context.ts';
 import { ActionLimiter } from './action-limits.ts';
 import { ApiError } from '../errors.ts';
@@ -86,19 +86,31 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.decorateRequest('principal', null);
   app.decorateRequest('authChecked', false);
   app.decorateRequest('uploadedFiles', null as unknown as string[]);
-  app.addHook('onRequest', async (req) => {
+  // The hooks every request runs are synchronous, with callbacks: an async hook costs a promise and a turn of
+  // the microtask queue per request.
+  const beforeBody = authenticateBeforeBody(ctx);
+  app.addHook('onRequest', (req, _reply, done) => {
     req.uploadedFiles = [];
-    // Addresses staff cut off entirely (a no_access IP block) get nothing, as Mastodon's blocklist.
-    if (ctx.moderation.accessDenied(req.ip)) throw new ApiError(403, 'Forbidden');
+    try {
+      // Addresses staff cut off entirely (a no_access IP block) get nothing, as Mastodon's blocklist.
+      if (ctx.moderation.accessDenied(req.ip)) throw new ApiError(403, 'Forbidden');
+      // Before the rate limit and before any body is read: the token, its scopes and its user.
+      beforeBody(req);
+    } catch (error) {
+      return done(error as FastifyError);
+    }
+    done();
   });
   // Temporary upload files that storage did not adopt go when the response is sent (or the client went away).
-  const dropUploads = async (req: FastifyRequest) => {
-    for (const file of req.uploadedFiles ?? []) await fs.promises.rm(file, { force: true }).catch(() => undefined);
+  const dropUploads = (req: FastifyRequest, done: () => void) => {
+    const files = req.uploadedFiles ?? [];
+    if (files.length === 0) return done();
+    void Promise.all(files.map((file) => fs.promises.rm(file, { force: true }).catch(() => undefined))).then(() =>
+      done(),
+    );
   };
-  app.addHook('onResponse', dropUploads);
-  app.addHook('onRequestAbort', dropUploads);
-  // Before the rate limit and before any body is read: the token, its scopes and its user.
-  app.addHook('onRequest', authenticateBeforeBody(ctx));
+  app.addHook('onResponse', (req, _reply, done) => dropUploads(req, done));
+  app.addHook('onRequestAbort', (req, done) => dropUploads(req, done));
 
   // An empty JSON body counts as {} (clients send Content-Type: application/json with no body on POSTs).
   const defaultJson = app.getDefaultJsonParser('remove', 'remove');
@@ -147,16 +159,33 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   app.setErrorHandler(socialErrorHandler);
 
   // Bracketed query parameters (fastify's own parser keeps `types[]` as a flat key).
-  app.addHook('preValidation', async (req) => {
-    const q = req.url.indexOf('?');
-    req.query = q >= 0 ? parseQueryString(req.url.slice(q + 1)) : {};
-    if (req.isMultipart()) req.body = await readMultipart(req, ctx.media.incomingDir);
+  app.addHook('preValidation', (req, _reply, done) => {
+    try {
+      const q = req.url.indexOf('?');
+      req.query = q >= 0 ? parseQueryString(req.url.slice(q + 1)) : {};
+    } catch (error) {
+      return done(error as FastifyError);
+    }
+    if (!req.isMultipart()) return done();
+    readMultipart(req, ctx.media.incomingDir).then((body) => {
+      req.body = body;
+      done();
+    }, done);
   });
-  app.addHook('preHandler', authenticate(ctx));
-  // Per-account limits of posting, uploads, follows and reports (after the token is known).
-  app.addHook('preHandler', new ActionLimiter(() => ctx.store.now()).hook(ctx.generalRateLimit));
+  // The token (when it came in the body), then the per-account limits of posting, uploads, follows and reports.
+  const check = authenticate(ctx);
+  const limit = new ActionLimiter(() => ctx.store.now()).hook(ctx.generalRateLimit);
+  app.addHook('preHandler', (req, reply, done) => {
+    try {
+      check(req);
+      limit(req, reply);
+    } catch (error) {
+      return done(error as FastifyError);
+    }
+    done();
+  });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const config = req.routeOptions.config;
     if (!reply.hasHeader('cache-control'))
       reply.header('Cache-Control', config?.publicCache ? 'public, max-age=60' : 'private, no-store');
@@ -166,7 +195,7 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
     const reset = reply.getHeader('x-ratelimit-reset');
     if (reset !== undefined && /^\d+$/.test(String(reset)))
       reply.header('X-RateLimit-Reset', new Date(ctx.store.now() + Number(reset) * 1000).toISOString());
-    return payload;
+    done(null, payload);
   });
 
   app.addHook('onRoute', (route) => {

@@ -5,6 +5,27 @@ import { toStatus } from './statuses.ts';
 import { available, LIST_REPLIES, notHidden, reblogReadable, visible, type ViewerScope } from './readable-sql.ts';
 import { cursorWhere, finishPage, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
 
+/** Listing texts as run: one per shape of listing (filters, cursors), so a few hundred at most. */
+const unseenTexts = new Map<string, string>();
+
+/**
+ * The listing's SQL with every parameter written `+@name`: the same value (a unary plus changes neither
+ * value nor affinity) and the same plan, but one the planner cannot look into. SQLite (3.54, built with
+ * STAT4) marks a parameter it compared with an index or read as a LIMIT, and a statement with such a mark is
+ * compiled again at its next run whenever that parameter is bound, even to the same value: better-sqlite3
+ * binds every run, so each listing was parsed and planned anew, half of its cost. timelines.test.ts checks the
+ * plans stay those of the plain text.
+ */
+function valuesUnseenByPlanner(sql: string): string {
+  let text = unseenTexts.get(sql);
+  if (text === undefined) {
+    text = sql.replace(/(?<![+\w])@(\w+)/g, '+@$1');
+    if (unseenTexts.size >= 1_000) unseenTexts.clear();
+    unseenTexts.set(sql, text);
+  }
+  return text;
+}
+
 /**
  * Who may read which status, one at a time or many at once (threads, quotes, streaming's audience), the
  * thread walks and the accounts that reblogged or favourited a status: the checks beside the listings.
@@ -13,6 +34,11 @@ export class StatusAccessQueries {
   protected readonly core: StoreCore;
   constructor(core: StoreCore) {
     this.core = core;
+  }
+
+  /** A listing's or check's statement, its parameters out of the planner's sight (valuesUnseenByPlanner). */
+  protected planned(sql: string) {
+    return this.core.sql(valuesUnseenByPlanner(sql));
   }
 
   /** Whether a status belongs in a list's timeline as its owner reads it (streaming's check for one status). */
@@ -29,11 +55,9 @@ export class StatusAccessQueries {
   /** The status if the viewer may open it (reblog wrappers also need their reblogged status readable). */
   readable(viewerId: string | null, statusId: string): StatusRow | null {
     const scope: ViewerScope = { viewerId, blocks: false, mutes: false, domainBlocks: false };
-    const r = this.core
-      .sql(
-        `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
-      )
-      .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
+    const r = this.planned(
+      `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
+    ).get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
     return r ? toStatus(r) : null;
   }
 
@@ -44,25 +68,21 @@ export class StatusAccessQueries {
   audience(statusId: string, viewerIds: readonly string[]): Set<string> {
     if (viewerIds.length === 0) return new Set();
     const all: ViewerScope = { viewerId: '', blocks: true, mutes: true, domainBlocks: true };
-    const rows = this.core
-      .sql(
-        `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
+    const rows = this.planned(
+      `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
          WHERE s.deleted_at IS NULL AND ${available('s')} AND ${visible('s', 'v.value')} AND ${reblogReadable('s', all, 'v.value')}
            AND (s.account_id = v.value OR (${notHidden('s.account_id', all, 'h', 'v.value')}))`,
-      )
-      .all({ viewers: jsonIds(viewerIds), id: statusId, now: this.core.now() }) as { viewer: bigint | string }[];
+    ).all({ viewers: jsonIds(viewerIds), id: statusId, now: this.core.now() }) as { viewer: bigint | string }[];
     return new Set(rows.map((r) => str(r.viewer)));
   }
 
   /** Of `ids`, those the viewer may read and has not hidden (threads leave out blocked and muted accounts). */
   readableIds(scope: ViewerScope, ids: readonly string[]): Set<string> {
     if (ids.length === 0) return new Set();
-    const rows = this.core
-      .sql(
-        `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
+    const rows = this.planned(
+      `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
            AND (s.account_id = @viewer OR (${notHidden('s.account_id', scope, 'h')}))`,
-      )
-      .all({ ids: jsonIds(ids), viewer: scope.viewerId, now: this.core.now() }) as { id: bigint }[];
+    ).all({ ids: jsonIds(ids), viewer: scope.viewerId, now: this.core.now() }) as { id: bigint }[];
     return new Set(rows.map((r) => str(r.id)));
   }
 

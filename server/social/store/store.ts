@@ -29,6 +29,8 @@ export class StoreCore {
   private snapshotStamp: string | null = null;
   /** This connection's writes to credential rows (see credentialStamp). */
   private readonly credentialWrites: { count: number };
+  /** This connection's writes (see watchWrites). */
+  private readonly writes: { count: number };
   /** This connection's writes to account and user rows (see accountStamp). */
   private readonly accountWrites: { count: number };
   /** This connection's writes to what a domain policy is made of (see domainPolicyStamp). */
@@ -39,14 +41,15 @@ export class StoreCore {
     this.now = now;
     this.ids = new SnowflakeGenerator(now);
     db.defaultSafeIntegers(true);
+    this.writes = watchWrites(db);
     this.credentialWrites = watchCredentialWrites(db);
-    this.accountWrites = watchWrites(db, 'account', { accounts: {}, users: {} });
+    this.accountWrites = watchTableWrites(db, 'account', { accounts: {}, users: {} });
     const federationMode = {
       INSERT: "WHEN NEW.key = 'federation_mode'",
       UPDATE: "WHEN OLD.key = 'federation_mode' OR NEW.key = 'federation_mode'",
       DELETE: "WHEN OLD.key = 'federation_mode'",
     };
-    this.domainPolicyWrites = watchWrites(db, 'domain_policy', {
+    this.domainPolicyWrites = watchTableWrites(db, 'domain_policy', {
       domain_blocks: {},
       domain_allows: {},
       settings: federationMode,
@@ -82,14 +85,13 @@ export class StoreCore {
 
   /**
    * Changes whenever anything was written to the database since the last call saw it: by this connection
-   * (total_changes) or by another one, such as the admin CLI (data_version). What is cached under one stamp
+   * (its write statements, counted) or by another one, such as the admin CLI (data_version). What is cached under one stamp
    * is exactly what the database still says.
    */
   writeStamp(): string {
-    // Two statements: the pragma_data_version() table function in a SELECT cost three times the PRAGMA.
+    // This connection's writes are counted in memory (watchWrites): one statement instead of two.
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    const changes = this.sql('SELECT total_changes() AS t').get() as { t: bigint };
-    return `${version.data_version}:${changes.t}:${this.lostGroups}`;
+    return `${version.data_version}:${this.writes.count}:${this.lostGroups}`;
   }
 
   /**
@@ -206,38 +208,87 @@ export class StoreCore {
   }
 }
 
-type WriteOperation = 'INSERT' | 'UPDATE' | 'DELETE';
+/** A connection's counter under `key`, made and watched by `watch` the first time (one per connection, shared by its stores). */
+const connectionCounters = new WeakMap<Database, Map<string, { count: number }>>();
+function counterOf(db: Database, key: string, watch: (counter: { count: number }) => void): { count: number } {
+  let counters = connectionCounters.get(db);
+  if (!counters) connectionCounters.set(db, (counters = new Map()));
+  let counter = counters.get(key);
+  if (!counter) {
+    counters.set(key, (counter = { count: 0 }));
+    watch(counter);
+  }
+  return counter;
+}
 
-/** Counters of watched writes by connection and name: one per connection, shared by its stores. */
-const writeCounters = new WeakMap<Database, Map<string, { count: number }>>();
+/**
+ * Counts the writes run on a connection, whoever prepares them (the store, the federation queue, write
+ * groups): a statement that may write (not read-only to SQLite) adds the rows it changed, or one when run
+ * as a read (RETURNING) or when it fails; `exec` adds one. What `SELECT total_changes()` told, kept in memory
+ * instead of asked per stamp; a count that moves without a change only empties caches sooner.
+ */
+function watchWrites(db: Database): { count: number } {
+  return counterOf(db, 'writes', (counter) => {
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((source: string) => {
+      const statement = prepare(source);
+      if (!statement.readonly) countWrites(statement, counter);
+      return statement;
+    }) as typeof db.prepare;
+    const exec = db.exec.bind(db);
+    db.exec = (source: string) => {
+      counter.count++;
+      return exec(source);
+    };
+  });
+}
+
+function countWrites(statement: Statement, counter: { count: number }): void {
+  const methods = statement as unknown as Record<'run' | 'get' | 'all' | 'iterate', (...params: unknown[]) => unknown>;
+  const run = methods.run.bind(statement);
+  methods.run = (...params) => {
+    let changes = 1;
+    try {
+      const info = run(...params) as BetterSqlite3.RunResult;
+      changes = info.changes;
+      return info;
+    } finally {
+      counter.count += changes;
+    }
+  };
+  for (const method of ['get', 'all', 'iterate'] as const) {
+    const read = methods[method].bind(statement);
+    methods[method] = (...params) => {
+      counter.count++;
+      return read(...params);
+    };
+  }
+}
+
+type WriteOperation = 'INSERT' | 'UPDATE' | 'DELETE';
 
 /**
  * Temporary triggers (this connection's only) named `name` that count every insert, update and delete of the
  * given tables' rows (those meeting a table's condition for the operation, when it has one). A write rolled
  * back later still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
  */
-function watchWrites(
+function watchTableWrites(
   db: Database,
   name: string,
   tables: Record<string, Partial<Record<WriteOperation, string>>>,
 ): { count: number } {
-  let counters = writeCounters.get(db);
-  if (!counters) writeCounters.set(db, (counters = new Map()));
-  const known = counters.get(name);
-  if (known) return known;
-  const counter = { count: 0 };
-  db.function(`homeport_${name}_written`, { deterministic: false }, () => {
-    counter.count++;
-    return null;
+  return counterOf(db, `${name} rows`, (counter) => {
+    db.function(`homeport_${name}_written`, { deterministic: false }, () => {
+      counter.count++;
+      return null;
+    });
+    for (const [table, conditions] of Object.entries(tables))
+      for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
+        db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS ${name}_written_${table}_${op} AFTER ${op} ON main.${table} ${conditions[op] ?? ''}
+           BEGIN SELECT homeport_${name}_written(); END`,
+        );
   });
-  for (const [table, conditions] of Object.entries(tables))
-    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
-      db.exec(
-        `CREATE TEMP TRIGGER IF NOT EXISTS ${name}_written_${table}_${op} AFTER ${op} ON main.${table} ${conditions[op] ?? ''}
-         BEGIN SELECT homeport_${name}_written(); END`,
-      );
-  counters.set(name, counter);
-  return counter;
 }
 
 /** The rows a principal is made of: access tokens, applications, users and local accounts. */
@@ -247,7 +298,12 @@ function watchCredentialWrites(db: Database): { count: number } {
     UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
     DELETE: 'WHEN OLD.domain IS NULL',
   };
-  return watchWrites(db, 'credential', { oauth_access_tokens: {}, oauth_applications: {}, users: {}, accounts: local });
+  return watchTableWrites(db, 'credential', {
+    oauth_access_tokens: {},
+    oauth_applications: {},
+    users: {},
+    accounts: local,
+  });
 }
 
 export function str(v: unknown): string {

@@ -120,7 +120,11 @@ export class TimelineRepository extends StatusAccessQueries {
     page: PageQuery,
   ): ListedStatus[] {
     const c = cursorWhere(column, page);
-    const hits = this.core.sql(sql(c.where, c.order)).all({ now: this.core.now(), ...params, ...c.params }) as {
+    const hits = this.planned(sql(c.where, c.order)).all({
+      now: this.core.now(),
+      ...params,
+      ...c.params,
+    }) as {
       id: bigint;
       version: bigint;
       cursor: bigint;

@@ -26,6 +26,7 @@ import {
   type ReadEventMessage,
   type ReadStreamEventsMessage,
 } from '../messages.ts';
+import { encodeReadAllRowsCompleted, encodeReadStreamRowsCompleted } from '../row-encoder.ts';
 
 /** ReadEvent, ReadStreamEvents forward/backward, ReadAllEvents and FilteredReadAllEvents forward/backward. */
 
@@ -113,6 +114,13 @@ function readStream(ctx: RequestContext, m: ReadStreamEventsMessage, forward: bo
   if (forward ? from < 0 : from < -1)
     return sendReadStream(ctx, command, readStreamError(ctx, `Invalid from event number ${from}.`));
 
+  if (!m.resolveLinkTos) {
+    // The common case: the page's rows are encoded as they come from SQLite (no entry objects per event).
+    const read = forward ? ctx.store.readStreamRowsForward : ctx.store.readStreamRowsBackward;
+    const r = read(streamId, from, m.maxCount, ctx.caller, replyOptions(ctx));
+    ctx.reply(command, encodeReadStreamRowsCompleted({ ...r, result: ReadStreamResultWire[r.result] }));
+    return;
+  }
   const read = forward ? ctx.store.readStreamForward : ctx.store.readStreamBackward;
   const r = read(streamId, from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
   sendReadStream(ctx, command, r);
@@ -136,10 +144,17 @@ function readAllFailure(from: Position, result: ReadAllResultCode, error: string
 }
 
 function allReply(r: ReadAllResult, resultTable: Record<ReadAllResultCode, number>): ReadAllReply {
+  return { ...allReplyFrame(r, resultTable), events: r.events };
+}
+
+/** A ReadAllEventsCompleted but its events. */
+function allReplyFrame(
+  r: Omit<ReadAllResult, 'events'>,
+  resultTable: Record<ReadAllResultCode, number>,
+): Omit<ReadAllReply, 'events'> {
   return {
     commitPosition: r.position.commitPosition,
     preparePosition: r.position.preparePosition,
-    events: r.events,
     nextCommitPosition: r.nextPosition.commitPosition,
     nextPreparePosition: r.nextPosition.preparePosition,
     result: resultTable[r.result],
@@ -156,11 +171,21 @@ function readAll(ctx: RequestContext, m: ReadAllEventsMessage, forward: boolean)
   const command = forward ? TcpCommand.ReadAllEventsForwardCompleted : TcpCommand.ReadAllEventsBackwardCompleted;
   const from = positionFromWire(m.commitPosition, m.preparePosition);
   const invalid = validateAllRequest(from, m.maxCount);
-  const read = forward ? ctx.store.readAllForward : ctx.store.readAllBackward;
-  const r = invalid
-    ? readAllFailure(from, 'Error', invalid)
-    : read(from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
-  ctx.reply(command, encodeReadAllEventsCompleted(allReply(r, ReadAllResultWire)));
+  if (invalid) {
+    ctx.reply(
+      command,
+      encodeReadAllEventsCompleted(allReply(readAllFailure(from, 'Error', invalid), ReadAllResultWire)),
+    );
+  } else if (!m.resolveLinkTos) {
+    // The common case: the page's rows are encoded as they come from SQLite (no entry objects per event).
+    const read = forward ? ctx.store.readAllRowsForward : ctx.store.readAllRowsBackward;
+    const r = read(from, m.maxCount, ctx.caller, replyOptions(ctx));
+    ctx.reply(command, encodeReadAllRowsCompleted({ ...allReplyFrame(r, ReadAllResultWire), rows: r.rows }));
+  } else {
+    const read = forward ? ctx.store.readAllForward : ctx.store.readAllBackward;
+    const r = read(from, m.maxCount, m.resolveLinkTos, ctx.caller, replyOptions(ctx));
+    ctx.reply(command, encodeReadAllEventsCompleted(allReply(r, ReadAllResultWire)));
+  }
 }
 
 function checkFilter(filter: EventFilter | null): string | null {

@@ -1,0 +1,66 @@
+/**
+ * The layers of a timeline request that is listed and presented afresh (as after any write), timed in process
+ * on a data directory bench/social-timelines.ts seeded: CPU µs per call of each step the home and hashtag
+ * routes take. (The whole request is bench/social-timelines.ts's: fastify's inject adds its own cost for a
+ * 37 KB answer, several times the route's, so it cannot split a request.)
+ *
+ *   BENCH_DATA_DIR=/tmp/seeded node bench/social-timelines-layers.ts
+ */
+import fs from 'node:fs';
+import { openBenchServer } from './social-timelines/server.ts';
+
+const dataDir = process.env.BENCH_DATA_DIR;
+if (!dataDir || !fs.existsSync(`${dataDir}/bench-social-seeded.json`)) {
+  console.error(
+    'usage: BENCH_DATA_DIR=<a directory bench/social-timelines.ts seeded> node bench/social-timelines-layers.ts',
+  );
+  process.exit(2);
+}
+const HASHTAG = 'homeport';
+const CALLS = Number(process.env.BENCH_CALLS ?? 2_000);
+
+/** CPU µs per call of `fn` over `n` calls, after a warm-up (the process's own CPU clock). */
+async function cpuPerCall(n: number, fn: () => unknown): Promise<number> {
+  for (let i = 0; i < Math.min(n, 300); i++) await fn();
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await fn();
+  const after = process.cpuUsage(before);
+  return (after.user + after.system) / n;
+}
+
+const { social, http } = await openBenchServer(dataDir, async () => {});
+await http.ready();
+social.setDomain('127.0.0.1:3000');
+const ctx = social.context;
+const { store } = ctx;
+const me = store.accounts.byHandle('owner', null)!;
+const tagIds = { anyTagIds: store.statuses.tagIds([HASHTAG]), allTagIds: [], noneTagIds: [] };
+const page = { limit: 20 };
+const home = () => store.timelines.home(store.timelines.scope(me.id), page);
+const tag = () => store.timelines.tag(store.timelines.scope(me.id), tagIds, page);
+const homeRows = store.read(home);
+const tagRows = store.read(tag);
+const presented = (listed: typeof homeRows, context: 'home' | 'public') => () =>
+  store.read(() =>
+    ctx.statusPresenter.presentText(
+      listed.map((r) => r.status),
+      me,
+      { context },
+    ),
+  );
+const rows: [string, number][] = [
+  ['write stamp (cacheStamp, outside a read)', await cpuPerCall(CALLS * 5, () => store.cacheStamp())],
+  ['read transaction (BEGIN, COMMIT)', await cpuPerCall(CALLS * 5, () => store.read(() => 0))],
+  ['viewer scope (kept while nothing is written)', await cpuPerCall(CALLS * 5, () => store.timelines.scope(me.id))],
+  ['home listing (rows cached)', await cpuPerCall(CALLS, () => store.read(home))],
+  ['hashtag listing (rows cached)', await cpuPerCall(CALLS, () => store.read(tag))],
+  [
+    'filters.visible (home page)',
+    await cpuPerCall(CALLS, () => ctx.filters.visible(me, homeRows, (r) => r.status, 'home')),
+  ],
+  ['presentText (home page)', await cpuPerCall(CALLS, presented(homeRows, 'home'))],
+  ['presentText (hashtag page)', await cpuPerCall(CALLS, presented(tagRows, 'public'))],
+];
+for (const [name, us] of rows) console.log(`${name.padEnd(48)} ${us.toFixed(1).padStart(8)} µs`);
+await http.close();
+await social.close();

@@ -18,6 +18,17 @@ export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 
 const RANK: Record<UserRole, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
 
+/** What the server's domain blocks and allows say of a remote domain (see ModerationService.domainPolicy). */
+export interface DomainPolicy {
+  refused: boolean;
+  silenced: boolean;
+  rejectMedia: boolean;
+  rejectReports: boolean;
+}
+
+/** Most domains whose policy is kept at once. */
+const POLICY_ENTRIES = 1_000;
+
 /** An e-mail address reduced as Mastodon does before hashing: lower case, no dots or +tags in the local part. */
 export function canonicalEmailHash(email: string): string {
   const [local, domain] = email.trim().toLowerCase().split('@');
@@ -32,6 +43,8 @@ export function canonicalEmailHash(email: string): string {
 export class ModerationService {
   private readonly store: SocialStore;
   private readonly accounts: AccountService;
+  /** Policies by domain, under the domain policy stamp they were read at (see domainPolicy). */
+  private policies: { stamp: string; byDomain: Map<string, DomainPolicy> } = { stamp: '', byDomain: new Map() };
   constructor(store: SocialStore, accounts: AccountService) {
     this.store = store;
     this.accounts = accounts;
@@ -153,7 +166,22 @@ export class ModerationService {
    * covers its subdomains): refused domains neither send nor receive anything (suspended, or not allowed
    * in limited federation mode); silenced ones' accounts are limited; some blocks also refuse media or reports.
    */
-  domainPolicy(domain: string): { refused: boolean; silenced: boolean; rejectMedia: boolean; rejectReports: boolean } {
+  domainPolicy(domain: string): DomainPolicy {
+    // Asked several times per inbound activity: kept until a block, an allow or the federation mode is written
+    // (or another connection writes, or a write group is lost), at most POLICY_ENTRIES domains.
+    const stamp = this.store.domainPolicyStamp();
+    if (stamp === null) return this.readDomainPolicy(domain);
+    if (this.policies.stamp !== stamp) this.policies = { stamp, byDomain: new Map() };
+    const known = this.policies.byDomain.get(domain);
+    if (known) return known;
+    const policy = Object.freeze(this.readDomainPolicy(domain));
+    if (this.policies.byDomain.size >= POLICY_ENTRIES)
+      this.policies.byDomain.delete(this.policies.byDomain.keys().next().value as string);
+    this.policies.byDomain.set(domain, policy);
+    return policy;
+  }
+
+  private readDomainPolicy(domain: string): DomainPolicy {
     const host = normalizeDomain(domain);
     const block = this.store.moderation.domainBlockCovering(host);
     const limited = this.store.settings.owner('federation_mode') === 'limited';

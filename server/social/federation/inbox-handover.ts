@@ -5,6 +5,17 @@ import type { FedDeps } from './deps.ts';
 /** Puts a message in Fedify's queue; resolves once it is on disk. */
 export type EnqueueMessage = (message: Message) => Promise<void>;
 
+/**
+ * The key's owner of a verified delivery; `actorChecked` when the activity was read as JSON-LD already and its
+ * actor is that owner, `expanded` that reading's expansion (see inbox-expansions.ts).
+ */
+export interface VerifiedSigner {
+  owner: string;
+  actorChecked: boolean;
+  /** As JSON. */
+  expanded?: string;
+}
+
 export type HandoverVerdict = { queued: true } | { queued: false; status: number; reason: string };
 
 /**
@@ -19,7 +30,7 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
 export async function queueVerifiedActivity(
   context: RequestContext<FedDeps>,
   json: object,
-  signer: { owner: string; actorChecked: boolean },
+  signer: VerifiedSigner,
   enqueue: EnqueueMessage,
 ): Promise<HandoverVerdict> {
   // Read in the verifier's worker already (inbox-verifier.ts), or here.
@@ -34,6 +45,7 @@ export async function queueVerifiedActivity(
     attempt: 0,
     started: new Date().toISOString(),
     traceContext: {},
+    ...(signer.actorChecked && signer.expanded ? { expandedActivity: signer.expanded } : {}),
   });
   return { queued: true };
 }

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../testing/fixtures.ts';
 import { objectTurnWaits } from './inbound-object-locks.ts';
 import { DEFAULT_INBOX_LIMITS } from './inbox-limits.ts';
-import { offThreadVerifications } from './inbox-verifier.ts';
+import { reusedExpansions } from './inbox-expansions.ts';
+import { offThreadContextReads, offThreadVerifications } from './inbox-verifier.ts';
 import { fallbackContextReads } from './loaders.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 import {
@@ -280,6 +281,24 @@ describe('verified shared-inbox deliveries, queued without a second verification
     }
     // Bob's key was fetched by earlier deliveries: both were verified off the main thread.
     expect(offThreadVerifications.count - verifiedBefore).toBe(2);
+  });
+
+  it("reads a Create on the main thread from the worker's expansion, not with JSON-LD again", async () => {
+    const create = await createOf(BOB, ALICE);
+    // A context only the fallback reads: each expansion of the body loads it once (counted).
+    const body = JSON.stringify({ ...create, '@context': [create['@context'], COUNTED_CONTEXT].flat() });
+    const [readsBefore, workerReadsBefore, reusedBefore] = [
+      contextReads(),
+      offThreadContextReads.count,
+      reusedExpansions.count,
+    ];
+    const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
+    expect(answer.status).toBe(202);
+    await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
+    // The worker expanded it once; the main thread's reading (Activity, then Create) took copies of that.
+    expect(offThreadContextReads.count - workerReadsBefore).toBe(1);
+    expect(contextReads() - readsBefore - (offThreadContextReads.count - workerReadsBefore)).toBe(0);
+    expect(reusedExpansions.count - reusedBefore).toBe(2);
   });
 
   it('refuses an activity whose context renames `actor`: JSON-LD reads another actor than the signer', async () => {

@@ -2,7 +2,7 @@ import { verifyRequestDetailed, type RequestContext } from '@fedify/fedify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { safeUrl, type FedDeps } from './deps.ts';
 import { forgetGoneActor } from './inbox.ts';
-import { type EnqueueMessage, queueVerifiedActivity } from './inbox-handover.ts';
+import { type EnqueueMessage, queueVerifiedActivity, type VerifiedSigner } from './inbox-handover.ts';
 import { IntakeKeyCache } from './inbox-key-cache.ts';
 import { InboxVerifier, type VerifiedActor } from './inbox-verifier.ts';
 import { DEFAULT_INBOX_LIMITS, type InboxLimits } from './inbox-limits.ts';
@@ -25,11 +25,10 @@ interface Taken {
 }
 
 /**
- * A verified request; `direct` when it may skip Fedify's handler (see queueVerifiedActivity), its actor
- * already read as JSON-LD and found to be the key's owner when `actorChecked`.
+ * A verified request; `direct` when it may skip Fedify's handler (see queueVerifiedActivity).
  */
 type IntakeVerdict =
-  | { accepted: true; direct: { owner: string; actorChecked: boolean } | null }
+  | { accepted: true; direct: VerifiedSigner | null }
   | { accepted: false; status: number; reason: string };
 
 /**
@@ -149,7 +148,7 @@ export class InboxIntake {
     reply: FastifyReply,
     context: RequestContext<FedDeps>,
     json: object,
-    direct: { owner: string; actorChecked: boolean },
+    direct: VerifiedSigner,
   ): Promise<FastifyReply> {
     const verdict = await queueVerifiedActivity(context, json, direct, this.enqueue!);
     return verdict.queued ? answer(reply, 202, 'Activity is enqueued.') : answer(reply, verdict.status, verdict.reason);
@@ -222,7 +221,11 @@ export class InboxIntake {
       return { accepted: false, status: 401, reason: 'The signer and the actor do not match.' };
     }
     if (actor && !actor.ok) return { accepted: false, status: actor.status, reason: actor.reason };
-    return { accepted: true, direct: direct && owner ? { owner, actorChecked: actor?.ok === true } : null };
+    const expanded = actor?.ok ? actor.expanded : undefined;
+    return {
+      accepted: true,
+      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded } : null,
+    };
   }
 
   /**
@@ -245,6 +248,8 @@ export class InboxIntake {
       body: new Uint8Array(body),
       key: { id: keyId, owner: held.owner, jwk: held.jwk },
       readActor,
+      // Large bodies' expansions would crowd the queue's byte bound; those are read again on the main thread.
+      handExpansion: readActor && body.length <= this.limits.largeBytes,
     });
     return answer.verified ? { keyId, owner: held.owner, actor: answer.actor } : null;
   }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { reuseExpansions } from './inbox-expansions.ts';
 import { skipExpandedDocuments } from './jsonld-expanded.ts';
 import { FALLBACK_CONTEXT, fallbackContextReads } from './loaders.ts';
 
@@ -14,6 +15,8 @@ export interface VerifierJob {
   key: { id: string; owner: string; jwk: JsonWebKey };
   /** Whether the activity is then read as JSON-LD, to check that its actor is the key's owner. */
   readActor: boolean;
+  /** Whether the reading's JSON-LD expansion is handed back (see inbox-expansions.ts). */
+  handExpansion: boolean;
 }
 
 /**
@@ -22,11 +25,16 @@ export interface VerifierJob {
  */
 export type VerifierAnswer = { verified: false } | { verified: true; actor: VerifiedActor | null };
 
-/** The activity's actor as JSON-LD reads it: the key's owner, or why the activity is refused. */
-export type VerifiedActor = { ok: true } | { ok: false; status: number; reason: string };
+/**
+ * The activity's actor as JSON-LD reads it: the key's owner (with the activity's expansion when asked for), or why
+ * the activity is refused.
+ */
+export type VerifiedActor = { ok: true; expanded?: string } | { ok: false; status: number; reason: string };
 
 /** Signatures the worker verified so far (tests count it). */
 export const offThreadVerifications = { count: 0 };
+/** Of fallbackContextReads, those the worker made (tests tell the main thread's apart). */
+export const offThreadContextReads = { count: 0 };
 
 /** The worker stops after this long without a delivery (its Fedify and caches give their memory back). */
 const IDLE_STOP_MS = 60_000;
@@ -44,7 +52,11 @@ const ready = (async () => {
   const { verifyRequestDetailed } = await import(workerData.modules.fedify);
   const { Activity, CryptographicKey } = await import(workerData.modules.vocab);
   const { preloadedContexts } = await import(workerData.modules.runtime);
-  (${skipExpandedDocuments.toString()})((await import(workerData.modules.jsonld)).default);
+  const jsonld = (await import(workerData.modules.jsonld)).default;
+  (${skipExpandedDocuments.toString()})(jsonld);
+  // Fedify's reader expands the activity once per class level: the first expansion serves them all.
+  const expansions = new WeakMap();
+  (${reuseExpansions.toString()})(jsonld, expansions, { count: 0 });
   let fallbackReads = 0;
   const contextLoader = async (url) => {
     if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
@@ -78,15 +90,22 @@ const ready = (async () => {
     if (!result.verified || result.key.id?.href !== job.key.id) return { verified: false };
     if (!job.readActor) return { verified: true, actor: null };
     let activity;
+    let expanded;
     try {
-      activity = await Activity.fromJsonLd(JSON.parse(Buffer.from(job.body).toString('utf8')), { documentLoader, contextLoader });
+      const json = JSON.parse(Buffer.from(job.body).toString('utf8'));
+      // As Fedify's reader expands it (inbox-expansions.ts hands this to the main thread's reading).
+      if (json !== null && typeof json === 'object') {
+        expanded = JSON.stringify(await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true }));
+        expansions.set(json, expanded);
+      }
+      activity = await Activity.fromJsonLd(json, { documentLoader, contextLoader });
     } catch (err) {
       return { verified: true, actor: { ok: false, status: 400, reason: 'Invalid activity: ' + (err && err.message) } };
     }
     if (activity.actorId === null) return { verified: true, actor: { ok: false, status: 400, reason: 'Missing actor.' } };
     if (activity.actorId.href !== job.key.owner)
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
-    return { verified: true, actor: { ok: true } };
+    return { verified: true, actor: job.handExpansion && typeof expanded === 'string' ? { ok: true, expanded } : { ok: true } };
   };
   const takeReads = () => {
     const reads = fallbackReads;
@@ -164,6 +183,7 @@ export class InboxVerifier {
       const pending = this.pending.get(m.id);
       this.pending.delete(m.id);
       fallbackContextReads.count += m.reads ?? 0;
+      offThreadContextReads.count += m.reads ?? 0;
       if (m.answer?.verified) offThreadVerifications.count++;
       pending?.resolve(m.answer ?? { verified: false });
       if (this.pending.size === 0 && this.worker === worker) this.stopWhenIdle();

@@ -1,13 +1,8 @@
 import type dns from 'node:dns';
 import { promisify } from 'node:util';
-import type {
-  KvStore,
-  MessageQueue,
-  MessageQueueDepth,
-  MessageQueueEnqueueOptions,
-  MessageQueueListenOptions,
-} from '@fedify/fedify';
+import type { KvStore, MessageQueue, MessageQueueListenOptions } from '@fedify/fedify';
 import { privateLiteralRefusal, publicOnlyLookup } from '../../security/index.ts';
+import { DelegatingQueue } from './delegating-queue.ts';
 import { DeliveryWorker } from './delivery-worker.ts';
 
 /** The part of Fedify's queued outbox message a delivery needs (Fedify's OutboxMessage, version 2). */
@@ -46,36 +41,19 @@ function isOutboxMessage(message: unknown): message is OutboxMessage {
  * retries with back-off, 410 handling and failure accounting. So a peer that fails gets that delivery attempt
  * twice: once from the worker, once from Fedify's handler.
  */
-export class OutboundQueue implements MessageQueue {
-  readonly nativeRetrial: boolean;
-  private readonly inner: MessageQueue;
+export class OutboundQueue extends DelegatingQueue {
   private readonly kv: KvStore;
   private readonly worker: DeliveryWorker;
   private readonly anyAddress: boolean;
 
   constructor(inner: MessageQueue, kv: KvStore, options: { allowPrivateAddress?: boolean; timeoutMs?: number } = {}) {
-    this.inner = inner;
+    super(inner);
     this.kv = kv;
-    this.nativeRetrial = inner.nativeRetrial ?? false;
     this.anyAddress = options.allowPrivateAddress ?? false;
     this.worker = new DeliveryWorker({ anyAddress: this.anyAddress, timeoutMs: options.timeoutMs });
   }
 
-  enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
-    return this.inner.enqueue(message, options);
-  }
-
-  enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
-    if (this.inner.enqueueMany) return this.inner.enqueueMany(messages, options);
-    return Promise.all(messages.map((m) => this.inner.enqueue(m, options))).then(() => undefined);
-  }
-
-  getDepth(): Promise<MessageQueueDepth> {
-    if (!this.inner.getDepth) throw new TypeError('the queue does not count its messages');
-    return this.inner.getDepth();
-  }
-
-  async listen(
+  override async listen(
     handler: (message: unknown) => Promise<void> | void,
     options?: MessageQueueListenOptions,
   ): Promise<void> {

@@ -16,6 +16,7 @@ import type { Account } from '../store/index.ts';
 import type { FedContext, FedDeps } from './deps.ts';
 import { INSTANCE_ACTOR, localAccountByUri } from './deps.ts';
 import { emojiOf } from './emojis.ts';
+import { knownAccountByUri } from './known-accounts.ts';
 import { refuseToFetch } from './inbound-limits.ts';
 import { sanitizeRemoteHtml, stripHtml } from './html.ts';
 import { RejectedDocument } from './rejected-document.ts';
@@ -207,7 +208,7 @@ export async function accountForActorId(c: FedContext, id: URL): Promise<Account
   const deps = c.data;
   const local = localAccountByUri(deps, id.href);
   if (local) return local;
-  const known = deps.social.store.accounts.byUri(id.href);
+  const known = knownAccountByUri(deps.social.store, id.href);
   if (known) return known;
   const actor = await fetchObject(c, id).catch(() => null);
   return actor && isActor(actor) ? persistActor(deps, actor) : null;

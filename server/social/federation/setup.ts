@@ -6,6 +6,7 @@ import { registerActors } from './actors.ts';
 import type { Fed, FedDeps } from './deps.ts';
 import { registerInbox } from './inbox.ts';
 import { skipExpandedDocuments } from './jsonld-expanded.ts';
+import { ExpansionHandingQueue, reuseHandedExpansions } from './inbox-expansions.ts';
 import { boundedLoaders, contextLoaderFactory } from './loaders.ts';
 import { registerObjects } from './objects.ts';
 import { withGuardedFetch } from './delivery-dispatcher.ts';
@@ -79,6 +80,8 @@ export function buildFederation(
 ): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
   // Fedify's reader expands what is expanded already, many times per activity (see jsonld-expanded.ts).
   skipExpandedDocuments(jsonld);
+  // Queued inbox activities the verifier's worker expanded already are not expanded again (inbox-expansions.ts).
+  reuseHandedExpansions(jsonld);
   const kv = new SqliteKvStore(db, options.now, writes, KV_WRITE_BEHIND_MS);
   const queue = new SqliteMessageQueue(db, {
     maxIdleMs: options.queueIdleMs,
@@ -92,12 +95,14 @@ export function buildFederation(
     kv,
     // Outbox messages signed and posted by a worker thread (outbound-queue.ts); the rest as queued. The
     // in-process test network (transport) is reachable from this thread's fetch only.
-    queue: options.transport
-      ? queue
-      : new OutboundQueue(queue, kv, {
-          allowPrivateAddress: options.allowPrivateAddress,
-          timeoutMs: options.fetchLimits?.timeoutMs,
-        }),
+    queue: new ExpansionHandingQueue(
+      options.transport
+        ? queue
+        : new OutboundQueue(queue, kv, {
+            allowPrivateAddress: options.allowPrivateAddress,
+            timeoutMs: options.fetchLimits?.timeoutMs,
+          }),
+    ),
     manuallyStartQueue: true,
     // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
     firstKnock: 'draft-cavage-http-signatures-12',

@@ -63,6 +63,15 @@ export class SqliteMessageQueue implements MessageQueue {
   private removal: NodeJS.Timeout | null = null;
   /** Fedify's inbox messages in the table (verified activities awaiting their listeners), and their bytes. */
   private inbox = { messages: 0, bytes: 0 };
+  /**
+   * The time of the last look at the table that found no other message to take (see nextDue), while nothing
+   * changed since that may make one takeable (null: look again): an enqueue, a handled message's ordering key freed, deletions done, a sleep that ran out (another
+   * process may have enqueued). Without it, each wake (every enqueue and every handler's end) read the table
+   * once or twice for nothing: 2.5 such looks and as many delay looks per inbox message in a flood.
+   */
+  private seenUntil: number | null = null;
+  /** When the next delayed message is due (from the last look at the delays), while nothing changed since. */
+  private nextDelayedAt: number | null = null;
 
   constructor(db: Database, options: SqliteQueueOptions = {}) {
     this.db = db;
@@ -107,6 +116,7 @@ export class SqliteMessageQueue implements MessageQueue {
     });
     this.inbox.messages += added.messages;
     this.inbox.bytes += added.bytes;
+    this.changed();
     this.wake?.();
     // Fedify answers an inbox delivery 202 once this resolves: the message is on disk by then.
     await this.writes.durable();
@@ -126,12 +136,15 @@ export class SqliteMessageQueue implements MessageQueue {
   ): Promise<void> {
     const signal = options?.signal;
     while (!signal?.aborted) {
-      const row = this.running.size < this.concurrency ? this.nextDue() : null;
+      const free = this.running.size < this.concurrency;
+      const look = this.seenUntil === null || (this.nextDelayedAt !== null && this.now() >= this.nextDelayedAt);
+      const row = free && look ? this.nextDue() : null;
       if (row) {
         this.start(row, handler);
         continue;
       }
-      await this.sleep(this.running.size < this.concurrency ? this.idleDelay() : this.maxIdleMs, signal);
+      // Ran out (not woken): another process may have enqueued, the clock may have jumped; look again.
+      if (!(await this.sleep(free ? this.idleDelay() : this.maxIdleMs, signal))) this.changed();
     }
     await Promise.allSettled([...this.inFlight]);
     this.removeHandled();
@@ -151,7 +164,11 @@ export class SqliteMessageQueue implements MessageQueue {
       } finally {
         this.remove(row, message);
         this.running.delete(id);
-        if (row.ordering_key !== null) this.busyKeys.delete(row.ordering_key);
+        // Messages of the same key may be due now; anything else due was seen by the last look.
+        if (row.ordering_key !== null) {
+          this.busyKeys.delete(row.ordering_key);
+          this.changed();
+        }
         this.wake?.();
       }
     };
@@ -196,22 +213,31 @@ export class SqliteMessageQueue implements MessageQueue {
     }
     // Deleted (or, if that failed, handed to the next look at the table: at least once).
     for (const done of batch) this.removing.delete(String(done.row.id));
+    this.changed();
+  }
+
+  private changed(): void {
+    this.seenUntil = null;
+    this.nextDelayedAt = null;
   }
 
   private nextDue(): Row | null {
     // Ids first: the rows skipped (running, awaiting their deletion) are not read whole, only the one taken.
+    const limit = this.concurrency + this.running.size + this.busyKeys.size + this.removing.size;
+    const now = this.now();
     const rows = this.sql(
       'SELECT id, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
-    ).all(this.now(), this.concurrency + this.running.size + this.busyKeys.size + this.removing.size) as Omit<
-      Row,
-      'message'
-    >[];
-    const due = rows.find(
+    ).all(now, limit) as Omit<Row, 'message'>[];
+    const takeable = rows.filter(
       (r) =>
         !this.running.has(String(r.id)) &&
         !this.removing.has(String(r.id)) &&
         (r.ordering_key === null || !this.busyKeys.has(r.ordering_key)),
     );
+    // Every due row was read and none but the one taken now could be: no need to look again until a change.
+    this.seenUntil = rows.length < limit && takeable.length <= 1 ? now : null;
+    this.nextDelayedAt = null;
+    const due = takeable[0];
     if (!due) return null;
     const message = this.sql('SELECT message FROM federation_queue WHERE id = ?').pluck().get(due.id) as
       | string
@@ -219,24 +245,32 @@ export class SqliteMessageQueue implements MessageQueue {
     return message === undefined ? null : { ...due, message };
   }
 
-  /** Until the next delayed message is due, at most maxIdleMs. */
+  /** Until the next delayed message is due, at most maxIdleMs (the table read again only after a change). */
   private idleDelay(): number {
-    const r = this.sql('SELECT MIN(deliver_at) AS next FROM federation_queue WHERE deliver_at > ?').get(this.now()) as {
-      next: bigint | null;
-    };
-    if (r.next === null) return this.maxIdleMs;
-    return Math.max(1, Math.min(this.maxIdleMs, Number(r.next) - this.now()));
+    if (this.nextDelayedAt === null) {
+      // Past the last look (a message due since then is taken at once), else past now.
+      const r = this.sql('SELECT MIN(deliver_at) AS next FROM federation_queue WHERE deliver_at > ?').get(
+        this.seenUntil ?? this.now(),
+      ) as { next: bigint | null };
+      this.nextDelayedAt = r.next === null ? Number.POSITIVE_INFINITY : Number(r.next);
+    }
+    return Math.max(1, Math.min(this.maxIdleMs, this.nextDelayedAt - this.now()));
   }
 
-  private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Resolves true when woken (or aborted), false when `ms` ran out. */
+  private sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     return new Promise((resolve) => {
+      let woken = true;
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', done);
         if (this.wake === done) this.wake = null;
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(() => {
+        woken = false;
+        done();
+      }, ms);
       this.wake = done;
       signal?.addEventListener('abort', done, { once: true });
     });

@@ -248,6 +248,16 @@ export class SocialStore {
     return this.core.credentialStamp();
   }
 
+  /** See StoreCore.accountStamp: moves with writes to accounts and users, not with statuses or follows. */
+  accountStamp(): string | null {
+    return this.core.accountStamp();
+  }
+
+  /** See StoreCore.domainPolicyStamp: moves with writes to domain blocks and allows and the federation mode. */
+  domainPolicyStamp(): string | null {
+    return this.core.domainPolicyStamp();
+  }
+
   /** The domain-event bus, delivering after commit (see events.ts). */
   get events() {
     return this.core.events;

@@ -31,6 +31,10 @@ export class StoreCore {
   private readonly credentialWrites: { count: number };
   /** This connection's writes (see watchWrites). */
   private readonly writes: { count: number };
+  /** This connection's writes to account and user rows (see accountStamp). */
+  private readonly accountWrites: { count: number };
+  /** This connection's writes to what a domain policy is made of (see domainPolicyStamp). */
+  private readonly domainPolicyWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -39,6 +43,17 @@ export class StoreCore {
     db.defaultSafeIntegers(true);
     this.writes = watchWrites(db);
     this.credentialWrites = watchCredentialWrites(db);
+    this.accountWrites = watchTableWrites(db, 'account', { accounts: {}, users: {} });
+    const federationMode = {
+      INSERT: "WHEN NEW.key = 'federation_mode'",
+      UPDATE: "WHEN OLD.key = 'federation_mode' OR NEW.key = 'federation_mode'",
+      DELETE: "WHEN OLD.key = 'federation_mode'",
+    };
+    this.domainPolicyWrites = watchTableWrites(db, 'domain_policy', {
+      domain_blocks: {},
+      domain_allows: {},
+      settings: federationMode,
+    });
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -86,8 +101,32 @@ export class StoreCore {
    * posts, favourites and follows are written, so a token is not looked up again after each of them.
    */
   credentialStamp(): string {
+    return this.watchedStamp(this.credentialWrites);
+  }
+
+  /**
+   * A stamp for what an Account is made of (its accounts row, its user's row): moves when this connection writes
+   * either (counted by triggers: a remote actor's Update, Delete or Move, a suspension, a domain block's severity
+   * put on its accounts, a new key), when another connection writes anything, or when a write group is lost.
+   * Statuses, follows, blocks and mutes leave it alone. Null inside a write (as cacheStamp: what a write reads
+   * may be undone by its savepoint's rollback, which leaves the count where it was).
+   */
+  accountStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.accountWrites);
+  }
+
+  /**
+   * A stamp for what a remote domain's policy is made of (domain blocks, domain allows, the federation mode
+   * setting): moves when this connection writes one of those rows, when another connection writes anything, or
+   * when a write group is lost. Null inside a write (see accountStamp).
+   */
+  domainPolicyStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.domainPolicyWrites);
+  }
+
+  private watchedStamp(writes: { count: number }): string {
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    return `${version.data_version}:${this.credentialWrites.count}:${this.lostGroups}`;
+    return `${version.data_version}:${writes.count}:${this.lostGroups}`;
   }
 
   /**
@@ -226,28 +265,44 @@ function countWrites(statement: Statement, counter: { count: number }): void {
   }
 }
 
+type WriteOperation = 'INSERT' | 'UPDATE' | 'DELETE';
+
 /**
- * Temporary triggers (this connection's only) that count every insert, update and delete of the rows a
- * principal is made of: access tokens, applications, users and local accounts. A write rolled back later
- * still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
+ * Temporary triggers (this connection's only) named `name` that count every insert, update and delete of the
+ * given tables' rows (those meeting a table's condition for the operation, when it has one). A write rolled
+ * back later still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
  */
-function watchCredentialWrites(db: Database): { count: number } {
-  return counterOf(db, 'credentials', (counter) => {
-    db.function('homeport_credential_written', { deterministic: false }, () => {
+function watchTableWrites(
+  db: Database,
+  name: string,
+  tables: Record<string, Partial<Record<WriteOperation, string>>>,
+): { count: number } {
+  return counterOf(db, `${name} rows`, (counter) => {
+    db.function(`homeport_${name}_written`, { deterministic: false }, () => {
       counter.count++;
       return null;
     });
-    const local = {
-      INSERT: 'WHEN NEW.domain IS NULL',
-      UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
-      DELETE: 'WHEN OLD.domain IS NULL',
-    };
-    for (const table of ['oauth_access_tokens', 'oauth_applications', 'users', 'accounts'])
+    for (const [table, conditions] of Object.entries(tables))
       for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
         db.exec(
-          `CREATE TEMP TRIGGER IF NOT EXISTS credential_written_${table}_${op} AFTER ${op} ON main.${table} ${table === 'accounts' ? local[op] : ''}
-           BEGIN SELECT homeport_credential_written(); END`,
+          `CREATE TEMP TRIGGER IF NOT EXISTS ${name}_written_${table}_${op} AFTER ${op} ON main.${table} ${conditions[op] ?? ''}
+           BEGIN SELECT homeport_${name}_written(); END`,
         );
+  });
+}
+
+/** The rows a principal is made of: access tokens, applications, users and local accounts. */
+function watchCredentialWrites(db: Database): { count: number } {
+  const local = {
+    INSERT: 'WHEN NEW.domain IS NULL',
+    UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
+    DELETE: 'WHEN OLD.domain IS NULL',
+  };
+  return watchTableWrites(db, 'credential', {
+    oauth_access_tokens: {},
+    oauth_applications: {},
+    users: {},
+    accounts: local,
   });
 }
 

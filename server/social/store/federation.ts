@@ -193,7 +193,7 @@ export class FederationRepository {
 
   private recipients(sql: string, ...params: (string | Record<string, string>)[]): RemoteRecipient[] {
     return (
-      this.core.sql(sql).all(...params) as {
+      this.core.planned(sql).all(...params) as {
         id: bigint;
         uri: string;
         inbox_url: string;

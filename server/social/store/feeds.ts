@@ -73,7 +73,7 @@ export class HomeFeedRepository {
     if (reblog) params.reblog = d.reblogOfId;
     else if (d.language !== null) params.language = d.language;
     const receivers = this.core
-      .sql(
+      .planned(
         `SELECT f.account_id, f.notify FROM follows f JOIN accounts a ON a.id = f.account_id
          WHERE f.target_account_id = @author AND a.domain IS NULL ${conditions.filter(Boolean).join(' ')}`,
       )
@@ -112,7 +112,7 @@ export class HomeFeedRepository {
   }): string[] {
     if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
     const rows = this.core
-      .sql(
+      .planned(
         `SELECT DISTINCT f.account_id FROM statuses_tags st JOIN tag_follows f ON f.tag_id = st.tag_id JOIN accounts a ON a.id = f.account_id
          WHERE st.status_id = @status AND a.domain IS NULL AND f.account_id <> @author`,
       )

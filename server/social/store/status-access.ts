@@ -5,27 +5,6 @@ import { toStatus } from './statuses.ts';
 import { available, LIST_REPLIES, notHidden, reblogReadable, visible, type ViewerScope } from './readable-sql.ts';
 import { cursorWhere, finishPage, jsonIds, str, type PageQuery, type StoreCore } from './store.ts';
 
-/** Listing texts as run: one per shape of listing (filters, cursors), so a few hundred at most. */
-const unseenTexts = new Map<string, string>();
-
-/**
- * The listing's SQL with every parameter written `+@name`: the same value (a unary plus changes neither
- * value nor affinity) and the same plan, but one the planner cannot look into. SQLite (3.54, built with
- * STAT4) marks a parameter it compared with an index or read as a LIMIT, and a statement with such a mark is
- * compiled again at its next run whenever that parameter is bound, even to the same value: better-sqlite3
- * binds every run, so each listing was parsed and planned anew, half of its cost. timelines.test.ts checks the
- * plans stay those of the plain text.
- */
-function valuesUnseenByPlanner(sql: string): string {
-  let text = unseenTexts.get(sql);
-  if (text === undefined) {
-    text = sql.replace(/(?<![+\w])@(\w+)/g, '+@$1');
-    if (unseenTexts.size >= 1_000) unseenTexts.clear();
-    unseenTexts.set(sql, text);
-  }
-  return text;
-}
-
 /**
  * Who may read which status, one at a time or many at once (threads, quotes, streaming's audience), the
  * thread walks and the accounts that reblogged or favourited a status: the checks beside the listings.
@@ -36,9 +15,9 @@ export class StatusAccessQueries {
     this.core = core;
   }
 
-  /** A listing's or check's statement, its parameters out of the planner's sight (valuesUnseenByPlanner). */
+  /** A listing's or check's statement, its parameters out of the planner's sight (StoreCore.planned). */
   protected planned(sql: string) {
-    return this.core.sql(valuesUnseenByPlanner(sql));
+    return this.core.planned(sql);
   }
 
   /** Whether a status belongs in a list's timeline as its owner reads it (streaming's check for one status). */

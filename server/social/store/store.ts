@@ -19,6 +19,8 @@ export class StoreCore {
   /** Domain events emitted inside `transaction` are delivered after it commits (see events.ts). */
   readonly events = new SocialEvents();
   private readonly statements = new Map<string, Statement>();
+  /** SQL texts as `planned` runs them: one per shape of statement (filters, cursors), so a few hundred at most. */
+  private readonly unseenTexts = new Map<string, string>();
   private groups: WriteGroups | null = null;
   /** Write groups SQLite rolled back (disk full): what was read from them is gone, so caches keyed on writes drop it. */
   lostGroups = 0;
@@ -54,6 +56,20 @@ export class StoreCore {
       domain_allows: {},
       settings: federationMode,
     });
+  }
+
+  /**
+   * A prepared statement whose parameters the planner cannot look into (valuesUnseenByPlanner): for statements
+   * that join tables or page with LIMIT, which SQLite otherwise compiles again at every run.
+   */
+  planned(text: string): Statement {
+    let unseen = this.unseenTexts.get(text);
+    if (unseen === undefined) {
+      unseen = valuesUnseenByPlanner(text);
+      if (this.unseenTexts.size >= 1_000) this.unseenTexts.clear();
+      this.unseenTexts.set(text, unseen);
+    }
+    return this.sql(unseen);
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -342,6 +358,18 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
  * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
  * text whatever the list's length, so it is prepared once.
  */
+/**
+ * `sql` with every parameter written `+@name` or `+?`: the same value (a unary plus changes neither value nor
+ * affinity) and the same plan, but one the planner cannot look into. SQLite 3.54 marks a parameter it compared
+ * while planning a join or read as a LIMIT, and a statement with such a mark is compiled again at its next run
+ * whenever that parameter is bound, even to the same value: better-sqlite3 binds at every run, so each such
+ * statement was parsed and planned anew every time. Not for a LIKE or GLOB pattern, whose value the planner
+ * needs to use an index (none of the statements given here has one). Tests compare the plans with the plain text's.
+ */
+export function valuesUnseenByPlanner(sql: string): string {
+  return sql.replace(/(?<![+\w])(@\w+|\?\d*)/g, '+$1');
+}
+
 export function jsonIds(ids: readonly string[]): string {
   return `[${ids.join(',')}]`;
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { temporaryStore } from '../testing/store.ts';
+import { planOf as planOfIn, statementsOf, temporaryStore } from '../testing/store.ts';
 import type { ViewerScope } from './readable-sql.ts';
 
 /*
@@ -12,32 +12,7 @@ const { db, store, remove } = temporaryStore('timelines');
 
 afterAll(remove);
 
-/** The statements `run` prepares and the parameters of their first run. */
-function statementsOf(run: () => void): { sql: string; params: unknown }[] {
-  const seen: { sql: string; params: unknown }[] = [];
-  const prepare = db.prepare;
-  db.prepare = ((sql: string) => {
-    const statement = prepare.call(db, sql);
-    const methods = statement as unknown as Record<'all' | 'get', (...params: unknown[]) => unknown>;
-    for (const method of ['all', 'get'] as const) {
-      const original = methods[method].bind(statement);
-      methods[method] = (...params: unknown[]) => {
-        if (!seen.some((s) => s.sql === sql)) seen.push({ sql, params: params[0] });
-        return original(...params);
-      };
-    }
-    return statement;
-  }) as typeof db.prepare;
-  try {
-    run();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
-}
-
-const planOf = (sql: string, params: unknown) =>
-  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params ?? {}) as { detail: string }[]).map((r) => r.detail);
+const planOf = (sql: string, params: unknown) => planOfIn(db, sql, params);
 
 const viewer = '1000';
 const scopes: ViewerScope[] = [
@@ -50,7 +25,7 @@ const pages = [{ limit: 20 }, { limit: 40, maxId: '900' }, { limit: 20, minId: '
 describe('timeline listings', () => {
   it('bind no parameter the planner reads, and keep the plain text plans', () => {
     const { timelines, linkTimeline } = store;
-    const statements = statementsOf(() => {
+    const statements = statementsOf(db, () => {
       for (const scope of scopes)
         for (const page of pages) {
           timelines.home(scope, page);

@@ -18,3 +18,33 @@ export function temporaryStore(name: string): { db: Database; store: SocialStore
     },
   };
 }
+
+/** The statements `run` prepares on `db` and the parameters of their first run (all or get). */
+export function statementsOf(db: Database, run: () => void): { sql: string; params: unknown }[] {
+  const seen: { sql: string; params: unknown }[] = [];
+  const prepare = db.prepare;
+  db.prepare = ((sql: string) => {
+    const statement = prepare.call(db, sql);
+    const methods = statement as unknown as Record<'all' | 'get', (...params: unknown[]) => unknown>;
+    for (const method of ['all', 'get'] as const) {
+      const original = methods[method].bind(statement);
+      methods[method] = (...params: unknown[]) => {
+        if (!seen.some((s) => s.sql === sql)) seen.push({ sql, params: params.length > 1 ? params : params[0] });
+        return original(...params);
+      };
+    }
+    return statement;
+  }) as typeof db.prepare;
+  try {
+    run();
+  } finally {
+    db.prepare = prepare;
+  }
+  return seen;
+}
+
+/** SQLite's query plan of `sql` with `params` (one object, one value, or a list of positional values). */
+export function planOf(db: Database, sql: string, params: unknown): string[] {
+  const args = params === undefined ? [] : Array.isArray(params) ? params : [params];
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+}

@@ -299,7 +299,7 @@ export class FederationRepository {
   hasLocalFollower(accountId: string): boolean {
     return (
       this.core
-        .sql(
+        .planned(
           'SELECT 1 FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL LIMIT 1',
         )
         .get(accountId) !== undefined

@@ -73,7 +73,7 @@ export class TimelineRepository extends StatusAccessQueries {
   /** When the first of the viewer's mutes that is still on ends (null: none ends): listings change then with no write. */
   nextMuteExpiry(viewerId: string): number | null {
     const r = this.core
-      .sql('SELECT MIN(expires_at) AS t FROM mutes WHERE account_id = ? AND expires_at > ?')
+      .planned('SELECT MIN(expires_at) AS t FROM mutes WHERE account_id = ? AND expires_at > ?')
       .get(viewerId, this.core.now()) as { t: bigint | null };
     return r.t === null ? null : Number(r.t);
   }

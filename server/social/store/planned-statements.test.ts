@@ -2,13 +2,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { planOf, statementsOf, temporaryStore } from '../testing/store.ts';
 
 /*
- * The joins a new post runs once each (its followers, its tags' followers, the lists and Web Push subscriptions
- * of its author, its remote audience) write their parameters out of the planner's sight (StoreCore.planned):
- * written bare, SQLite compiled each of them again at every run, 5 of a post's ~58 statements. The plans must
- * stay those of the plain text.
+ * Statements run for every post or inbound activity that SQLite compiled again at every run when their parameters
+ * were written bare (StoreCore.planned): a new post's joins (its followers, its tags' followers, the lists and Web
+ * Push subscriptions of its author, its remote audience: 5 of a post's ~58 statements), and an inbound post's
+ * check for a local follower and a home page's next mute expiry. The plans must stay those of the plain text.
  */
 
-const { db, store, remove } = temporaryStore('post-fan-out');
+const { db, store, remove } = temporaryStore('planned-statements');
+
+/** Every statement `run` prepares that binds a parameter binds none the planner reads, and plans as written bare. */
+function expectPlannedAlike(statements: { sql: string; params: unknown }[]): void {
+  for (const { sql, params } of statements) {
+    expect(sql.match(/(?<![+\w])(@\w+|\?)/g), sql).toBeNull();
+    expect(planOf(db, sql, params), sql).toEqual(planOf(db, sql.replace(/\+(@\w+|\?)/g, '$1'), params));
+  }
+}
 
 afterAll(remove);
 
@@ -38,9 +46,17 @@ describe("a post's fan-out statements", () => {
     });
     const joins = statements.filter((s) => / JOIN /.test(s.sql) && /[@?]/.test(s.sql));
     expect(joins.length).toBeGreaterThanOrEqual(8);
-    for (const { sql, params } of joins) {
-      expect(sql.match(/(?<![+\w])(@\w+|\?)/g), sql).toBeNull();
-      expect(planOf(db, sql, params), sql).toEqual(planOf(db, sql.replace(/\+(@\w+|\?)/g, '$1'), params));
-    }
+    expectPlannedAlike(joins);
+  });
+});
+
+describe("an inbound post's and a home page's checks", () => {
+  it('bind no parameter the planner reads, and keep the plain text plans', () => {
+    const statements = statementsOf(db, () => {
+      store.federation.hasLocalFollower('1');
+      store.timelines.nextMuteExpiry('1');
+    });
+    expect(statements).toHaveLength(2);
+    expectPlannedAlike(statements);
   });
 });

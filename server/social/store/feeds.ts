@@ -47,7 +47,7 @@ export class HomeFeedRepository {
     // with the reblog checks, 7 without).
     const reblog = d.reblogOfId !== null;
     this.core
-      .sql(
+      .planned(
         `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL${reblog ? ` AND ${notAlreadyReblogged('a.id')}` : ''}`,
       )
       .run(

@@ -19,14 +19,14 @@ export function temporaryStore(name: string): { db: Database; store: SocialStore
   };
 }
 
-/** The statements `run` prepares on `db` and the parameters of their first run (all or get). */
+/** The statements `run` prepares on `db` and the parameters of their first run (all, get or run). */
 export function statementsOf(db: Database, run: () => void): { sql: string; params: unknown }[] {
   const seen: { sql: string; params: unknown }[] = [];
   const prepare = db.prepare;
   db.prepare = ((sql: string) => {
     const statement = prepare.call(db, sql);
-    const methods = statement as unknown as Record<'all' | 'get', (...params: unknown[]) => unknown>;
-    for (const method of ['all', 'get'] as const) {
+    const methods = statement as unknown as Record<'all' | 'get' | 'run', (...params: unknown[]) => unknown>;
+    for (const method of ['all', 'get', 'run'] as const) {
       const original = methods[method].bind(statement);
       methods[method] = (...params: unknown[]) => {
         if (!seen.some((s) => s.sql === sql)) seen.push({ sql, params: params.length > 1 ? params : params[0] });

@@ -354,10 +354,7 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
     return fallback;
   }
 }
-/**
- * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
- * text whatever the list's length, so it is prepared once.
- */
+
 /**
  * `sql` with every parameter written `+@name` or `+?`: the same value (a unary plus changes neither value nor
  * affinity) and the same plan, but one the planner cannot look into. SQLite 3.54 marks a parameter it compared
@@ -370,6 +367,10 @@ export function valuesUnseenByPlanner(sql: string): string {
   return sql.replace(/(?<![+\w])(@\w+|\?\d*)/g, '+$1');
 }
 
+/**
+ * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
+ * text whatever the list's length, so it is prepared once.
+ */
 export function jsonIds(ids: readonly string[]): string {
   return `[${ids.join(',')}]`;
 }

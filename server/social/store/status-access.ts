@@ -15,11 +15,6 @@ export class StatusAccessQueries {
     this.core = core;
   }
 
-  /** A listing's or check's statement, its parameters out of the planner's sight (StoreCore.planned). */
-  protected planned(sql: string) {
-    return this.core.planned(sql);
-  }
-
   /** Whether a status belongs in a list's timeline as its owner reads it (streaming's check for one status). */
   inList(statusId: string, list: { id: string; accountId: string; repliesPolicy: string }): boolean {
     return (
@@ -34,9 +29,11 @@ export class StatusAccessQueries {
   /** The status if the viewer may open it (reblog wrappers also need their reblogged status readable). */
   readable(viewerId: string | null, statusId: string): StatusRow | null {
     const scope: ViewerScope = { viewerId, blocks: false, mutes: false, domainBlocks: false };
-    const r = this.planned(
-      `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
-    ).get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
+    const r = this.core
+      .planned(
+        `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
+      )
+      .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
     return r ? toStatus(r) : null;
   }
 
@@ -47,21 +44,25 @@ export class StatusAccessQueries {
   audience(statusId: string, viewerIds: readonly string[]): Set<string> {
     if (viewerIds.length === 0) return new Set();
     const all: ViewerScope = { viewerId: '', blocks: true, mutes: true, domainBlocks: true };
-    const rows = this.planned(
-      `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
+    const rows = this.core
+      .planned(
+        `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
          WHERE s.deleted_at IS NULL AND ${available('s')} AND ${visible('s', 'v.value')} AND ${reblogReadable('s', all, 'v.value')}
            AND (s.account_id = v.value OR (${notHidden('s.account_id', all, 'h', 'v.value')}))`,
-    ).all({ viewers: jsonIds(viewerIds), id: statusId, now: this.core.now() }) as { viewer: bigint | string }[];
+      )
+      .all({ viewers: jsonIds(viewerIds), id: statusId, now: this.core.now() }) as { viewer: bigint | string }[];
     return new Set(rows.map((r) => str(r.viewer)));
   }
 
   /** Of `ids`, those the viewer may read and has not hidden (threads leave out blocked and muted accounts). */
   readableIds(scope: ViewerScope, ids: readonly string[]): Set<string> {
     if (ids.length === 0) return new Set();
-    const rows = this.planned(
-      `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
+    const rows = this.core
+      .planned(
+        `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
            AND (s.account_id = @viewer OR (${notHidden('s.account_id', scope, 'h')}))`,
-    ).all({ ids: jsonIds(ids), viewer: scope.viewerId, now: this.core.now() }) as { id: bigint }[];
+      )
+      .all({ ids: jsonIds(ids), viewer: scope.viewerId, now: this.core.now() }) as { id: bigint }[];
     return new Set(rows.map((r) => str(r.id)));
   }
 

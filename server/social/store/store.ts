@@ -363,7 +363,7 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
  * statement was parsed and planned anew every time. Not for a LIKE or GLOB pattern, whose value the planner
  * needs to use an index (none of the statements given here has one). Tests compare the plans with the plain text's.
  */
-export function valuesUnseenByPlanner(sql: string): string {
+function valuesUnseenByPlanner(sql: string): string {
   return sql.replace(/(?<![+\w])(@\w+|\?\d*)/g, '+$1');
 }
 

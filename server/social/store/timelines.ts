@@ -120,7 +120,7 @@ export class TimelineRepository extends StatusAccessQueries {
     page: PageQuery,
   ): ListedStatus[] {
     const c = cursorWhere(column, page);
-    const hits = this.planned(sql(c.where, c.order)).all({
+    const hits = this.core.planned(sql(c.where, c.order)).all({
       now: this.core.now(),
       ...params,
       ...c.params,

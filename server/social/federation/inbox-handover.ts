@@ -1,6 +1,7 @@
 import type { Message, RequestContext } from '@fedify/fedify';
 import { Activity } from '@fedify/vocab';
 import type { FedDeps } from './deps.ts';
+import type { PlainCreate } from './inbox-plain-create.ts';
 
 /** Puts a message in Fedify's queue; resolves once it is on disk. */
 export type EnqueueMessage = (message: Message) => Promise<void>;
@@ -14,6 +15,8 @@ export interface VerifiedSigner {
   actorChecked: boolean;
   /** As JSON. */
   expanded?: string;
+  /** The worker's reading of a plain Create signed by its own actor (inbox-plain-create.ts). */
+  plain?: PlainCreate;
 }
 
 export type HandoverVerdict = { queued: true } | { queued: false; status: number; reason: string };
@@ -45,7 +48,9 @@ export async function queueVerifiedActivity(
     attempt: 0,
     started: new Date().toISOString(),
     traceContext: {},
-    ...(signer.actorChecked && signer.expanded ? { expandedActivity: signer.expanded } : {}),
+    // Its listener reads the worker's fields; any other message, Fedify reads from the worker's expansion.
+    ...(signer.actorChecked && signer.plain ? { plainCreate: signer.plain } : {}),
+    ...(signer.actorChecked && !signer.plain && signer.expanded ? { expandedActivity: signer.expanded } : {}),
   });
   return { queued: true };
 }

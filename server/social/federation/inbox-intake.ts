@@ -222,9 +222,11 @@ export class InboxIntake {
     }
     if (actor && !actor.ok) return { accepted: false, status: actor.status, reason: actor.reason };
     const expanded = actor?.ok ? actor.expanded : undefined;
+    // The worker read the Create's actor from the same expansion as Fedify's reader did: the signer, or no reading.
+    const plain = actor?.ok && actor.plain?.actor === owner ? actor.plain : undefined;
     return {
       accepted: true,
-      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded } : null,
+      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded, plain } : null,
     };
   }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { reuseExpansions } from './inbox-expansions.ts';
+import { type PlainCreate, readPlainCreate } from './inbox-plain-create.ts';
 import { skipExpandedDocuments } from './jsonld-expanded.ts';
 import { FALLBACK_CONTEXT, fallbackContextReads } from './loaders.ts';
 
@@ -15,7 +16,10 @@ export interface VerifierJob {
   key: { id: string; owner: string; jwk: JsonWebKey };
   /** Whether the activity is then read as JSON-LD, to check that its actor is the key's owner. */
   readActor: boolean;
-  /** Whether the reading's JSON-LD expansion is handed back (see inbox-expansions.ts). */
+  /**
+   * Whether the reading's JSON-LD expansion is handed back (see inbox-expansions.ts), or instead the fields of a
+   * plain Create (see inbox-plain-create.ts).
+   */
   handExpansion: boolean;
 }
 
@@ -29,7 +33,9 @@ export type VerifierAnswer = { verified: false } | { verified: true; actor: Veri
  * The activity's actor as JSON-LD reads it: the key's owner (with the activity's expansion when asked for), or why
  * the activity is refused.
  */
-export type VerifiedActor = { ok: true; expanded?: string } | { ok: false; status: number; reason: string };
+export type VerifiedActor =
+  | { ok: true; expanded?: string; plain?: PlainCreate }
+  | { ok: false; status: number; reason: string };
 
 /** Signatures the worker verified so far (tests count it). */
 export const offThreadVerifications = { count: 0 };
@@ -57,6 +63,7 @@ const ready = (async () => {
   // Fedify's reader expands the activity once per class level: the first expansion serves them all.
   const expansions = new WeakMap();
   (${reuseExpansions.toString()})(jsonld, expansions, { count: 0 });
+  const readPlainCreate = ${readPlainCreate.toString()};
   let fallbackReads = 0;
   const contextLoader = async (url) => {
     if (url in preloadedContexts) return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
@@ -90,12 +97,14 @@ const ready = (async () => {
     if (!result.verified || result.key.id?.href !== job.key.id) return { verified: false };
     if (!job.readActor) return { verified: true, actor: null };
     let activity;
+    let expansion;
     let expanded;
     try {
       const json = JSON.parse(Buffer.from(job.body).toString('utf8'));
       // As Fedify's reader expands it (inbox-expansions.ts hands this to the main thread's reading).
       if (json !== null && typeof json === 'object') {
-        expanded = JSON.stringify(await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true }));
+        expansion = await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true });
+        expanded = JSON.stringify(expansion);
         expansions.set(json, expanded);
       }
       activity = await Activity.fromJsonLd(json, { documentLoader, contextLoader });
@@ -105,7 +114,10 @@ const ready = (async () => {
     if (activity.actorId === null) return { verified: true, actor: { ok: false, status: 400, reason: 'Missing actor.' } };
     if (activity.actorId.href !== job.key.owner)
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
-    return { verified: true, actor: job.handExpansion && typeof expanded === 'string' ? { ok: true, expanded } : { ok: true } };
+    if (!job.handExpansion || typeof expanded !== 'string') return { verified: true, actor: { ok: true } };
+    // Read after Fedify's reading accepted the whole activity (its copies of the expansion leave this one as it was).
+    const plain = readPlainCreate(expansion);
+    return { verified: true, actor: plain ? { ok: true, plain } : { ok: true, expanded } };
   };
   const takeReads = () => {
     const reads = fallbackReads;

@@ -272,7 +272,7 @@ describe('verified shared-inbox deliveries, queued without a second verification
     a.social.context.store.db.prepare('SELECT account_id FROM statuses WHERE uri = ?').get(uri);
 
   it('stores Creates signed by their actor, verified in the worker thread once the key is known', async () => {
-    const verifiedBefore = offThreadVerifications.count;
+    const [verifiedBefore, ownBefore] = [offThreadVerifications.count, offThreadVerifications.ownCheck];
     for (let i = 0; i < 2; i++) {
       const create = await createOf(BOB, ALICE);
       const body = JSON.stringify(create);
@@ -280,8 +280,10 @@ describe('verified shared-inbox deliveries, queued without a second verification
       expect(answer.status).toBe(202);
       await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
     }
-    // Bob's key was fetched by earlier deliveries: both were verified off the main thread.
+    // Bob's key was fetched by earlier deliveries: both were verified off the main thread, by the worker's own
+    // check (inbox-signature.ts) rather than Fedify's.
     expect(offThreadVerifications.count - verifiedBefore).toBe(2);
+    expect(offThreadVerifications.ownCheck - ownBefore).toBe(2);
   });
 
   /** Delivers `create` with a context only the fallback reads (each expansion loads it once: counted). */

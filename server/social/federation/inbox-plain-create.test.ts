@@ -74,7 +74,9 @@ const SHAPES = [
       { type: 'Hashtag', href: 'https://masto.test/tags/x', name: '#not a tag' },
     ],
     replies: { id: `${ACTOR}/statuses/1/replies`, type: 'Collection', first: { type: 'CollectionPage', items: [] } },
-    interactionPolicy: { canQuote: { automaticApproval: [PUBLIC] } },
+    likes: { id: `${ACTOR}/statuses/1/likes`, type: 'Collection', totalItems: 2 },
+    shares: { id: `${ACTOR}/statuses/1/shares`, type: 'Collection', totalItems: 0 },
+    interactionPolicy: { canQuote: { automaticApproval: [PUBLIC], manualApproval: [] } },
   }),
   shaped('warned', { summary: '<b>cw</b>', sensitive: false, inReplyTo: 'https://home.test/users/lain/statuses/9' }),
   shaped('followers-only', {

@@ -1,5 +1,6 @@
 import { MemoryKvStore } from '@fedify/fedify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeRemoteHtml } from './html.ts';
 import { handlePlainCreate, plainCreatesHandled } from './inbox-plain-listener.ts';
 import { RecordedPeers, type Json } from './testing/recorded-peers.ts';
 import {
@@ -201,6 +202,18 @@ describe('plain Creates, handled without Fedify reading them', () => {
     expect([stored(unaddressed.object.id), stored(mention.object.id)]).toEqual([false, true]);
   });
 
+  it('stores the content as sanitised by the worker: no script, no handler, no javascript: link', async () => {
+    const create = mentionOf(ALICE, 'sanitised');
+    create.object.content =
+      '<p onclick="steal()">@lain <a href="javascript:steal()">x</a><script>steal()</script><a href="https://alice.example/">ok</a></p>';
+    expect(await deliverPlain(create)).toBe(1);
+    const row = home.social.context.store.db
+      .prepare('SELECT content FROM statuses WHERE uri = ?')
+      .get(create.object.id) as { content: string };
+    expect(row.content).toBe(sanitizeRemoteHtml(create.object.content));
+    expect(row.content).not.toMatch(/script|onclick|javascript/);
+  });
+
   it('does not create a post its author deleted before it arrived', async () => {
     const create = mentionOf(ALICE, 'deleted first');
     await deliver(deleteOf(ALICE, create.object.id));
@@ -227,6 +240,7 @@ describe('plain Creates, handled without Fedify reading them', () => {
           id: create.object.id,
           attributedTo: [DAVE],
           content: create.object.content,
+          contentLength: create.object.content.length,
           language: null,
           summary: '',
           sensitive: false,

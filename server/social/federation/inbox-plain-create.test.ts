@@ -2,6 +2,7 @@ import { Activity, Note } from '@fedify/vocab';
 import jsonld from '@fedify/vocab-runtime/jsonld';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../store/index.ts';
+import { sanitizeRemoteHtml } from './html.ts';
 import { readPlainCreate } from './inbox-plain-create.ts';
 import { contextLoaderFactory } from './loaders.ts';
 import { quotePolicyOf, remoteQuotePolicy } from './quotes-inbound.ts';
@@ -116,7 +117,7 @@ describe("the verifier worker's reading of plain Creates", () => {
         documentLoader: contextLoader,
         keepFreeFloatingNodes: true,
       });
-      const plain = readPlainCreate(expansion);
+      const plain = readPlainCreate(expansion, sanitizeRemoteHtml);
       if (!plain) {
         left.push(name);
         continue;

@@ -1,7 +1,7 @@
 /*
  * The hot shared-inbox Create read without Fedify's vocabulary: the verifier's worker expands a verified activity
  * (inbox-verifier.ts) and, when it is a Create of one plain Note this reader understands whole, hands the note's
- * fields over as plain JSON. The queued message carries them, and its listener (inbox-plain-listener.ts) stores the
+ * fields over as plain JSON, its content sanitised already. The queued message carries them, and its listener (inbox-plain-listener.ts) stores the
  * post from them without building Fedify's objects and dates on the main thread. Anything else it meets (another
  * type, an attachment, a quote, an emoji, a poll vote, a value given in a shape it does not read) makes it answer
  * null, and the activity goes through Fedify's reading and listeners as before.
@@ -11,8 +11,10 @@
 export interface PlainStatusFields {
   id: string;
   attributedTo: string[];
-  /** The first content (HTML, not sanitised yet), '' when none. */
+  /** The first content ('' when none), sanitised by the reader's `sanitize` (sanitizeRemoteHtml). */
   content: string;
+  /** The length of that content as it came, before sanitising (the longest kept is bounded). */
+  contentLength: number;
   /** The base language of the first content given with one. */
   language: string | null;
   summary: string;
@@ -65,7 +67,7 @@ export function isPlainCreateMessage(message: unknown): message is PlainCreateMe
  * anything in it is not what this reader reads the way Fedify's reading does. Self-contained: the verifier's
  * worker evaluates its source.
  */
-export function readPlainCreate(expansion: unknown): PlainCreate | null {
+export function readPlainCreate(expansion: unknown, sanitize: (html: string) => string): PlainCreate | null {
   const AS = 'https://www.w3.org/ns/activitystreams#';
   const GTS = 'https://gotosocial.org/ns#';
   const MAX_PLAIN_TAGS = 64;
@@ -183,13 +185,15 @@ export function readPlainCreate(expansion: unknown): PlainCreate | null {
     const canQuote = policies.length > 0 ? values(node(policies[0]), `${GTS}canQuote`) : [];
     const quoteApprovals = canQuote.length > 0 ? refs(node(canQuote[0]), `${GTS}automaticApproval`) : [];
     const url = firstRef(note, `${AS}url`);
+    const content = contents[0]?.value ?? '';
     return {
       activityId,
       actor: actors[0],
       object: {
         id,
         attributedTo: refs(note, `${AS}attributedTo`),
-        content: contents[0]?.value ?? '',
+        content: sanitize(content),
+        contentLength: content.length,
         language: contents.find((c) => c.language !== null)?.language?.split('-')[0] ?? null,
         summary: firstText(note, `${AS}summary`) ?? '',
         sensitive: sensitive['@value'] as boolean,

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { reuseExpansions } from './inbox-expansions.ts';
 import { type PlainCreate, readPlainCreate } from './inbox-plain-create.ts';
 import { verifiesLikeFedify } from './inbox-signature.ts';
+import { sanitizeRemoteHtmlWith } from './html.ts';
 import { skipExpandedDocuments } from './jsonld-expanded.ts';
 import { FALLBACK_CONTEXT, fallbackContextReads } from './loaders.ts';
 
@@ -65,6 +66,9 @@ const ready = (async () => {
   const expansions = new WeakMap();
   (${reuseExpansions.toString()})(jsonld, expansions, { count: 0 });
   const readPlainCreate = ${readPlainCreate.toString()};
+  const sanitizeHtml = (await import(workerData.modules.sanitizeHtml)).default;
+  const sanitizeWith = ${sanitizeRemoteHtmlWith.toString()};
+  const sanitize = (html) => sanitizeWith(sanitizeHtml, html);
   const nodeCrypto = require('node:crypto');
   const verifiesLikeFedify = ${verifiesLikeFedify.toString()};
   let fallbackReads = 0;
@@ -139,7 +143,7 @@ const ready = (async () => {
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
     if (!job.handExpansion || typeof expanded !== 'string') return { verified: true, actor: { ok: true } };
     // Read after Fedify's reading accepted the whole activity (its copies of the expansion leave this one as it was).
-    const plain = readPlainCreate(expansion);
+    const plain = readPlainCreate(expansion, sanitize);
     return { verified: true, actor: plain ? { ok: true, plain } : { ok: true, expanded } };
   };
   const takeCounts = () => {
@@ -211,6 +215,7 @@ export class InboxVerifier {
           vocab: resolve('@fedify/vocab'),
           runtime: resolve('@fedify/vocab-runtime'),
           jsonld: resolve('@fedify/vocab-runtime/jsonld'),
+          sanitizeHtml: resolve('sanitize-html'),
         },
         fallbackContext: FALLBACK_CONTEXT,
       },

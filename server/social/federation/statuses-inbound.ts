@@ -128,8 +128,11 @@ export interface ParsedStatus extends ReceivedStatus {
   emojis: RemoteEmoji[];
 }
 
-/** A status's fields as read from Fedify's object or, for a plain Note, by the verifier's worker (inbox-plain-create.ts). */
-type StatusFields = Omit<PlainStatusFields, 'quoteApprovals'>;
+/**
+ * A status's fields as read from Fedify's object or, for a plain Note, by the verifier's worker (inbox-plain-create.ts,
+ * where the content is sanitised: `sanitized`).
+ */
+type StatusFields = Omit<PlainStatusFields, 'quoteApprovals'> & { sanitized: boolean };
 
 /**
  * What every reading of a status checks and derives from its fields: the author must be the object's attributedTo
@@ -146,7 +149,7 @@ function statusOfFields(
     throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
   if (new URL(fields.id).origin !== new URL(author.uri).origin)
     throw new RejectedDocument("the object's id is not on its author's server");
-  if (fields.content.length > MAX_REMOTE_CONTENT)
+  if (fields.contentLength > MAX_REMOTE_CONTENT)
     throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
   const tags = fields.hashtags
     .map((name) => name.replace(/^#/, ''))
@@ -156,7 +159,7 @@ function statusOfFields(
   return {
     uri: fields.id,
     url: fields.url,
-    content: sanitizeRemoteHtml(shown ?? fields.content),
+    content: fields.sanitized && shown === null ? fields.content : sanitizeRemoteHtml(shown ?? fields.content),
     spoilerText,
     // A content warning makes a status sensitive, as Mastodon shows it.
     sensitive: fields.sensitive || spoilerText !== '',
@@ -201,10 +204,13 @@ export async function parseStatus(
     } else if (tag instanceof Mention && tag.href) mentions.push(tag.href.href);
     else if (tag instanceof Hashtag && tag.name) hashtags.push(tag.name.toString());
   }
+  const content = object.content?.toString() ?? '';
   const fields: StatusFields = {
     id: id.href,
     attributedTo: object.attributionIds.map((u) => u.href),
-    content: object.content?.toString() ?? '',
+    content,
+    contentLength: content.length,
+    sanitized: false,
     language:
       object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ??
       null,
@@ -227,9 +233,9 @@ export async function parseStatus(
   };
 }
 
-/** A plain Note the verifier's worker read (inbox-plain-create.ts) as parseStatus reads Fedify's object. */
+/** A plain Note the verifier's worker read and sanitised (inbox-plain-create.ts) as parseStatus reads Fedify's object. */
 export function parsePlainStatus(fields: PlainStatusFields, author: Account): ParsedStatus {
-  return { ...statusOfFields(fields, author, null), attachments: [], poll: null, emojis: [] };
+  return { ...statusOfFields({ ...fields, sanitized: true }, author, null), attachments: [], poll: null, emojis: [] };
 }
 
 /** A domain block with reject_media keeps that server's media out. */

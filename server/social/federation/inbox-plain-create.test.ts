@@ -3,7 +3,7 @@ import jsonld from '@fedify/vocab-runtime/jsonld';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../store/index.ts';
 import { sanitizeRemoteHtml } from './html.ts';
-import { readPlainCreate } from './inbox-plain-create.ts';
+import { plainCreateReader } from './inbox-plain-create.ts';
 import { contextLoaderFactory } from './loaders.ts';
 import { quotePolicyOf, remoteQuotePolicy } from './quotes-inbound.ts';
 import { parsePlainStatus, parseStatus } from './statuses-inbound.ts';
@@ -97,6 +97,8 @@ const SHAPES = [
 SHAPES[7].json.id = 'https://elsewhere.test/activities/1';
 SHAPES[7].json.object.id = 'https://elsewhere.test/notes/1';
 
+const readPlainCreate = plainCreateReader(sanitizeRemoteHtml);
+
 const accountOf = (uri: string) => ({ uri, followersUrl: `${uri}/followers`, domain: new URL(uri).host }) as Account;
 
 /** What the inbox keeps of a status, or why it refuses it. */
@@ -117,7 +119,7 @@ describe("the verifier worker's reading of plain Creates", () => {
         documentLoader: contextLoader,
         keepFreeFloatingNodes: true,
       });
-      const plain = readPlainCreate(expansion, sanitizeRemoteHtml);
+      const plain = readPlainCreate(expansion);
       if (!plain) {
         left.push(name);
         continue;

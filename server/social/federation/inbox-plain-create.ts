@@ -62,12 +62,15 @@ export function isPlainCreateMessage(message: unknown): message is PlainCreateMe
   );
 }
 
+/** Reads a Create of a plain Note from its JSON-LD expansion (see plainCreateReader), or null. */
+export type PlainCreateReader = (expansion: unknown) => PlainCreate | null;
+
 /**
- * Reads a Create of a plain Note from its JSON-LD expansion (jsonld.js's, as Fedify's reader makes it), or null when
- * anything in it is not what this reader reads the way Fedify's reading does. Self-contained: the verifier's
- * worker evaluates its source.
+ * A reader of a Create of a plain Note from its JSON-LD expansion (jsonld.js's, as Fedify's reader makes it): null
+ * when anything in it is not what this reader reads the way Fedify's reading does. Made once (its helpers with it).
+ * Self-contained: the verifier's worker evaluates its source.
  */
-export function readPlainCreate(expansion: unknown, sanitize: (html: string) => string): PlainCreate | null {
+export function plainCreateReader(sanitize: (html: string) => string): PlainCreateReader {
   const AS = 'https://www.w3.org/ns/activitystreams#';
   const GTS = 'https://gotosocial.org/ns#';
   const MAX_PLAIN_TAGS = 64;
@@ -113,7 +116,7 @@ export function readPlainCreate(expansion: unknown, sanitize: (html: string) => 
     const types = n['@type'];
     return Array.isArray(types) && types.length === 1 && types[0] === type;
   };
-  const href = (s: unknown): string => (typeof s === 'string' && URL.canParse(s) ? new URL(s).href : unread());
+  const href = (s: unknown): string => (typeof s === 'string' ? (URL.parse(s)?.href ?? unread()) : unread());
   // A reference given as {"@id"} alone (an embedded node is read by Fedify's reader).
   const ref = (v: unknown): string => {
     const n = node(v);
@@ -148,68 +151,70 @@ export function readPlainCreate(expansion: unknown, sanitize: (html: string) => 
     const ms = Date.parse(value as string);
     return Number.isFinite(ms) ? ms : unread();
   };
-  try {
-    if (!Array.isArray(expansion) || expansion.length !== 1) return null;
-    const create = node(expansion[0]);
-    if (!onlyType(create, `${AS}Create`)) return null;
-    const activityId = href(create['@id']);
-    const actors = refs(create, `${AS}actor`);
-    const objects = values(create, `${AS}object`);
-    if (actors.length === 0 || objects.length !== 1) return null;
-    const note = node(objects[0]);
-    if (!onlyType(note, `${AS}Note`)) return null;
-    for (const key of Object.keys(note)) if (!READ.has(key) && !IGNORED.has(key)) return null;
-    const id = href(note['@id']);
-    // Fedify's reader does not take an embedded object from another origin than the activity's: it fetches it.
-    if (new URL(id).origin !== new URL(activityId).origin) return null;
-    if (values(note, `${AS}attachment`).length > 0) return null;
-    const contents = texts(note, `${AS}content`);
-    const flags = values(note, `${AS}sensitive`);
-    const sensitive = flags.length > 0 ? node(flags[0]) : { '@value': false };
-    if (Object.keys(sensitive).length !== 1 || typeof sensitive['@value'] !== 'boolean') return null;
-    const mentions: string[] = [];
-    const hashtags: string[] = [];
-    const tags = values(note, `${AS}tag`);
-    if (tags.length > MAX_PLAIN_TAGS) return null;
-    for (const t of tags) {
-      const tag = node(t);
-      if (onlyType(tag, `${AS}Mention`)) {
-        const to = firstRef(tag, `${AS}href`);
-        if (to !== null) mentions.push(to);
-      } else if (onlyType(tag, `${AS}Hashtag`)) {
-        const name = firstText(tag, `${AS}name`);
-        if (name !== null) hashtags.push(name);
-      } else return null;
+  return (expansion) => {
+    try {
+      if (!Array.isArray(expansion) || expansion.length !== 1) return null;
+      const create = node(expansion[0]);
+      if (!onlyType(create, `${AS}Create`)) return null;
+      const activityId = href(create['@id']);
+      const actors = refs(create, `${AS}actor`);
+      const objects = values(create, `${AS}object`);
+      if (actors.length === 0 || objects.length !== 1) return null;
+      const note = node(objects[0]);
+      if (!onlyType(note, `${AS}Note`)) return null;
+      for (const key of Object.keys(note)) if (!READ.has(key) && !IGNORED.has(key)) return null;
+      const id = href(note['@id']);
+      // Fedify's reader does not take an embedded object from another origin than the activity's: it fetches it.
+      if (new URL(id).origin !== new URL(activityId).origin) return null;
+      if (values(note, `${AS}attachment`).length > 0) return null;
+      const contents = texts(note, `${AS}content`);
+      const flags = values(note, `${AS}sensitive`);
+      const sensitive = flags.length > 0 ? node(flags[0]) : { '@value': false };
+      if (Object.keys(sensitive).length !== 1 || typeof sensitive['@value'] !== 'boolean') return null;
+      const mentions: string[] = [];
+      const hashtags: string[] = [];
+      const tags = values(note, `${AS}tag`);
+      if (tags.length > MAX_PLAIN_TAGS) return null;
+      for (const t of tags) {
+        const tag = node(t);
+        if (onlyType(tag, `${AS}Mention`)) {
+          const to = firstRef(tag, `${AS}href`);
+          if (to !== null) mentions.push(to);
+        } else if (onlyType(tag, `${AS}Hashtag`)) {
+          const name = firstText(tag, `${AS}name`);
+          if (name !== null) hashtags.push(name);
+        } else return null;
+      }
+      const policies = values(note, `${GTS}interactionPolicy`);
+      const canQuote = policies.length > 0 ? values(node(policies[0]), `${GTS}canQuote`) : [];
+      const quoteApprovals = canQuote.length > 0 ? refs(node(canQuote[0]), `${GTS}automaticApproval`) : [];
+      const url = firstRef(note, `${AS}url`);
+      const content = contents[0]?.value ?? '';
+      return {
+        activityId,
+        actor: actors[0],
+        object: {
+          id,
+          attributedTo: refs(note, `${AS}attributedTo`),
+          content: sanitize(content),
+          contentLength: content.length,
+          language: contents.find((c) => c.language !== null)?.language?.split('-')[0] ?? null,
+          summary: firstText(note, `${AS}summary`) ?? '',
+          sensitive: sensitive['@value'] as boolean,
+          to: refs(note, `${AS}to`),
+          cc: refs(note, `${AS}cc`),
+          url: url !== null && /^https?:\/\//.test(url) ? url : null,
+          inReplyTo: firstRef(note, `${AS}inReplyTo`),
+          mentions,
+          hashtags,
+          published: date(note, `${AS}published`),
+          quoteApprovals,
+        },
+      };
+    } catch (err) {
+      // A shape not read here (or a language tag Intl refuses): Fedify's reading decides.
+      if (err instanceof Unread || err instanceof RangeError) return null;
+      throw err;
     }
-    const policies = values(note, `${GTS}interactionPolicy`);
-    const canQuote = policies.length > 0 ? values(node(policies[0]), `${GTS}canQuote`) : [];
-    const quoteApprovals = canQuote.length > 0 ? refs(node(canQuote[0]), `${GTS}automaticApproval`) : [];
-    const url = firstRef(note, `${AS}url`);
-    const content = contents[0]?.value ?? '';
-    return {
-      activityId,
-      actor: actors[0],
-      object: {
-        id,
-        attributedTo: refs(note, `${AS}attributedTo`),
-        content: sanitize(content),
-        contentLength: content.length,
-        language: contents.find((c) => c.language !== null)?.language?.split('-')[0] ?? null,
-        summary: firstText(note, `${AS}summary`) ?? '',
-        sensitive: sensitive['@value'] as boolean,
-        to: refs(note, `${AS}to`),
-        cc: refs(note, `${AS}cc`),
-        url: url !== null && /^https?:\/\//.test(url) ? url : null,
-        inReplyTo: firstRef(note, `${AS}inReplyTo`),
-        mentions,
-        hashtags,
-        published: date(note, `${AS}published`),
-        quoteApprovals,
-      },
-    };
-  } catch (err) {
-    // A shape not read here (or a language tag Intl refuses): Fedify's reading decides.
-    if (err instanceof Unread || err instanceof RangeError) return null;
-    throw err;
-  }
+  };
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { reuseExpansions } from './inbox-expansions.ts';
-import { type PlainCreate, readPlainCreate } from './inbox-plain-create.ts';
+import { type PlainCreate, plainCreateReader } from './inbox-plain-create.ts';
 import { verifiesLikeFedify } from './inbox-signature.ts';
 import { sanitizeRemoteHtmlWith } from './html.ts';
 import { skipExpandedDocuments } from './jsonld-expanded.ts';
@@ -65,10 +65,10 @@ const ready = (async () => {
   // Fedify's reader expands the activity once per class level: the first expansion serves them all.
   const expansions = new WeakMap();
   (${reuseExpansions.toString()})(jsonld, expansions, { count: 0 });
-  const readPlainCreate = ${readPlainCreate.toString()};
   const sanitizeHtml = (await import(workerData.modules.sanitizeHtml)).default;
   const sanitizeWith = ${sanitizeRemoteHtmlWith.toString()};
   const sanitize = (html) => sanitizeWith(sanitizeHtml, html);
+  const readPlainCreate = (${plainCreateReader.toString()})(sanitize);
   const nodeCrypto = require('node:crypto');
   const verifiesLikeFedify = ${verifiesLikeFedify.toString()};
   let fallbackReads = 0;
@@ -143,7 +143,7 @@ const ready = (async () => {
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
     if (!job.handExpansion || typeof expanded !== 'string') return { verified: true, actor: { ok: true } };
     // Read after Fedify's reading accepted the whole activity (its copies of the expansion leave this one as it was).
-    const plain = readPlainCreate(expansion, sanitize);
+    const plain = readPlainCreate(expansion);
     return { verified: true, actor: plain ? { ok: true, plain } : { ok: true, expanded } };
   };
   const takeCounts = () => {

@@ -25,6 +25,7 @@ const ALICE = 'https://alice.example/users/alice';
 const MALLORY = 'https://mallory.example/users/mallory';
 const CAROL = 'https://carol.example/users/carol';
 const DAVE = 'https://dave.example/users/dave';
+const EVE = 'https://eve.example/users/eve';
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
 let net: TestNetwork;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   home = await net.add('home.test');
   lain = await home.createUser('lain');
   peers = new RecordedPeers(net);
-  for (const actor of [ALICE, MALLORY, CAROL, DAVE]) await peers.actor(actor);
+  for (const actor of [ALICE, MALLORY, CAROL, DAVE, EVE]) await peers.actor(actor);
 });
 
 afterAll(async () => {
@@ -220,6 +221,17 @@ describe('plain Creates, handled without Fedify reading them', () => {
     await handled();
     expect(await deliverPlain(create)).toBe(1);
     expect(stored(create.object.id)).toBe(false);
+  });
+
+  it('leaves a Create from a sender not known here to Fedify, which fetches the sender', async () => {
+    // Eve's first delivery, a Delete of a post never seen, is verified with her key (held since) but stores no
+    // account of hers (deletes from unknown accounts are ignored).
+    await deliver(deleteOf(EVE, `${EVE}/statuses/0`));
+    await handled();
+    expect(home.social.context.store.accounts.byUri(EVE)).toBeNull();
+    const create = mentionOf(EVE, 'eve');
+    expect(await deliverPlain(create)).toBe(0);
+    expect(stored(create.object.id)).toBe(true);
   });
 
   it('drops a Create queued before its domain was blocked', async () => {

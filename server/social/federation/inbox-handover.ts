@@ -31,18 +31,19 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
  * Anything else (personal inboxes, relayed or self-signed activities) goes through Fedify's handler.
  */
 export async function queueVerifiedActivity(
-  context: RequestContext<FedDeps>,
+  origin: string,
+  context: () => RequestContext<FedDeps>,
   json: object,
   signer: VerifiedSigner,
   enqueue: EnqueueMessage,
 ): Promise<HandoverVerdict> {
   // Read in the verifier's worker already (inbox-verifier.ts), or here.
-  const refused = signer.actorChecked ? null : await actorRefusal(context, json, signer.owner);
+  const refused = signer.actorChecked ? null : await actorRefusal(context(), json, signer.owner);
   if (refused) return refused;
   await enqueue({
     type: 'inbox',
     id: crypto.randomUUID(),
-    baseUrl: context.origin,
+    baseUrl: origin,
     activity: json,
     identifier: null,
     attempt: 0,

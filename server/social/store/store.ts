@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, WriteGroups } from '../../db/index.ts';
 import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
+import { valuesUnseenByPlanner } from './unseen-values.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
 
@@ -353,18 +354,6 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
   } catch {
     return fallback;
   }
-}
-
-/**
- * `sql` with every parameter written `+@name` or `+?`: the same value (a unary plus changes neither value nor
- * affinity) and the same plan, but one the planner cannot look into. SQLite 3.54 marks a parameter it compared
- * while planning a join or read as a LIMIT, and a statement with such a mark is compiled again at its next run
- * whenever that parameter is bound, even to the same value: better-sqlite3 binds at every run, so each such
- * statement was parsed and planned anew every time. Not for a LIKE or GLOB pattern, whose value the planner
- * needs to use an index (none of the statements given here has one). Tests compare the plans with the plain text's.
- */
-function valuesUnseenByPlanner(sql: string): string {
-  return sql.replace(/(?<![+\w])(@\w+|\?\d*)/g, '+$1');
 }
 
 /**

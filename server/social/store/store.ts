@@ -57,7 +57,7 @@ export class StoreCore {
     });
   }
 
-  /** The same as `sql` (every statement's parameters are unseen by the planner now); the timelines call it so. */
+  /** The same as `sql` (every statement's parameters are unseen by the planner now); the timelines still call it so. */
   planned(text: string): Statement {
     return this.sql(text);
   }

@@ -1,12 +1,12 @@
 import { DATA_KINDS } from '../domain/account-data-csv.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SocialTestServer, startSocialTestServer, type TestUser } from '../testing/harness.ts';
 import { type PreparedStatement, planOf, watchStatements } from '../testing/store.ts';
 import { valuesUnseenByPlanner } from './unseen-values.ts';
 
 /*
  * Every statement the social API prepares while it serves a broad set of requests (posting, notifications,
- * followers and following, search, admin, trends, scheduled posts, exports, relationships, conversations,
+ * followers and following, search, admin, trends, scheduled posts, exports, a CSV import, relationships, conversations,
  * bookmarks, favourites, lists, filters, tags, blocks and mutes, timelines) binds no parameter the planner
  * reads, LIKE, GLOB and MATCH patterns aside (SQLite 3.54 compiled such a statement again at every run:
  * StoreCore.sql), and plans as its plain text does with the same values bound.
@@ -122,6 +122,22 @@ async function serveRequests(): Promise<void> {
   // Second pages: the cursors' statements.
   for (const path of ['/api/v1/timelines/home', '/api/v1/notifications', '/api/v1/bookmarks', '/api/v1/favourites'])
     await ok(owner.token, 'GET', `${path}${path.includes('?') ? '&' : '?'}max_id=${post.id}&limit=2`);
+  // A CSV import, worked off in the background: its rows, its progress and its failures.
+  const imported = await ok(owner.token, 'POST', '/api/v1/homeport/imports', {
+    type: 'blocked_domains',
+    data: '#domain\nother.example\nnot a domain!\n',
+  });
+  await vi.waitFor(
+    async () =>
+      expect((await ok(owner.token, 'GET', `/api/v1/homeport/imports/${imported.id}`)).state).toBe('finished'),
+    { timeout: 20_000, interval: 50 },
+  );
+  await ok(owner.token, 'GET', '/api/v1/homeport/imports');
+  const failures = await server.fetch(`${server.url}/api/v1/homeport/imports/${imported.id}/failures.csv`, {
+    headers: { Authorization: `Bearer ${owner.token}` },
+  });
+  if (failures.status !== 200) throw new Error(`import failures: ${failures.status}`);
+  await failures.text();
   for (const kind of DATA_KINDS) {
     const res = await server.fetch(`${server.url}/api/v1/homeport/exports/${kind}.csv`, {
       headers: { Authorization: `Bearer ${owner.token}` },

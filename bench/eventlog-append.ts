@@ -48,7 +48,10 @@ const MAX_WINDOW_SECONDS = 20;
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
 const WARM_PLATFORM_SHARE = 0.15;
 const MIN_WARMUP_MS = 2000;
-/** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling,noproj (default: everything). */
+/**
+ * Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling,noproj (default: everything); `floor`
+ * runs the client-limit (floor) rows alone, no real server (profiling the ack server).
+ */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 /** Extra node flags for the server process, e.g. BENCH_SERVER_FLAGS=--cpu-prof. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
@@ -242,6 +245,10 @@ async function main(): Promise<void> {
     }
   }
 
+  if (ONLY?.has('floor')) {
+    printTable(clientLimits);
+    return;
+  }
   const limits = { clientRows: clientLimits, ceiling100, ceilingBig };
   const readLimits: Row[] = [];
   const rows = await serverAppends(scenarios, SERVER_ARGS, '', limits, (server) =>

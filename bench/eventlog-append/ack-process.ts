@@ -2,10 +2,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
+/** Extra node flags for the ack server, e.g. BENCH_ACK_FLAGS=--perf-basic-prof (profiling the floor). */
+const ACK_FLAGS = (process.env.BENCH_ACK_FLAGS ?? '').split(' ').filter(Boolean);
+
 /** Starts the ack server; with `upstreamPort` it replays that server's read answers. */
 export function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
   const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'ack-server.ts')], {
+  const child = spawn(process.execPath, [...ACK_FLAGS, path.join(import.meta.dirname, '..', 'ack-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
   });

@@ -30,7 +30,13 @@ import {
   type Connection,
   type Row,
 } from './eventlog-append/reads.ts';
-import { serverCommits, sqliteCeiling, sqliteCpuPerRow, openReadCeiling } from './eventlog-append/sqlite-ceiling.ts';
+import {
+  serverCommits,
+  serverEventsBefore,
+  sqliteCeiling,
+  sqliteCpuPerRow,
+  openReadCeiling,
+} from './eventlog-append/sqlite-ceiling.ts';
 import { startAckServer } from './eventlog-append/ack-process.ts';
 import { formatThreadSplit, snapshotThreads, threadSplit } from './eventlog-append/threads.ts';
 
@@ -66,6 +72,11 @@ interface AppendRow extends Row {
   commitSize?: number;
   /** Rows the server committed per client event in the window (events plus the system projections' links). */
   rowsPerEvent?: number;
+  /** Events in the server's log when the window started (the size its indexes had). */
+  eventsBefore?: number;
+  /** The window's length and the server's commits in it: the group commit's cadence. */
+  windowMs?: number;
+  commits?: number;
   threads: string;
 }
 
@@ -133,17 +144,31 @@ async function appendScenario(
   await Promise.all(run);
   for (const c of conns) c.close();
   const committed = measured.dataDir ? serverCommits(measured.dataDir, startedAt, endedAt) : null;
+  const eventsBefore = measured.dataDir ? serverEventsBefore(measured.dataDir, startedAt) : undefined;
   const cpu = after.process.user + after.process.system - before.process.user - before.process.system;
   return {
     serverCpuUs: (cpu / count) * 1e6,
     threads: `${formatThreadSplit(threadSplit(before, after, count))} (after ${warmedSeconds.toFixed(1)} s of warm-up)`,
     commitSize: committed ? committed.events / committed.commits : undefined,
     rowsPerEvent: committed ? committed.events / count : undefined,
+    eventsBefore,
+    windowMs: endedAt - startedAt,
+    commits: committed?.commits,
     scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
     eventsPerSec: count / elapsed,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
   };
+}
+
+/** The ack server's CPU per append when it reads each socket once per `paceMs` (as the server does between commits). */
+async function pacedFloor(connections: number, inFlight: number, paceMs: number): Promise<number> {
+  const ack = await startAckServer(undefined, paceMs);
+  try {
+    return (await appendScenario(ack.port, connections, 1, inFlight, { pid: ack.child.pid! })).serverCpuUs!;
+  } finally {
+    ack.child.kill('SIGTERM');
+  }
 }
 
 type Scenario = readonly [connections: number, batchSize: number, inFlight: number];
@@ -184,16 +209,31 @@ async function serverAppends(
       if (row.commitSize !== undefined && batchSize === 1) {
         // The bare loop, now: the same machine load as the server just had.
         const perCommit = Math.max(1, Math.round(row.commitSize));
-        const perRow = sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), connections * inFlight);
+        const streams = connections * inFlight;
+        const rowsMeasured = Math.max(20 * perCommit, 20_000);
+        const fresh = await sqliteCpuPerRow(perCommit, rowsMeasured, streams);
+        // The same rows into a file as big as the server's was at the window, with its settings and checkpointer.
+        const perRow = await sqliteCpuPerRow(perCommit, rowsMeasured, streams, {
+          prefillRows: row.eventsBefore ?? 0,
+          serverTuning: true,
+        });
         row.sqliteCpuUs = perRow * row.rowsPerEvent!;
         const server = row.serverCpuUs!;
         notes.push(
-          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit)`,
+          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit, into ${row.eventsBefore} events as the server's file at the window; ${fresh.toFixed(1)} µs/row into a fresh file)`,
         );
         if (client?.serverCpuUs !== undefined) {
           const floor = client.serverCpuUs;
           notes.push(
             `server = floor ${floor.toFixed(1)} + SQLite ${row.sqliteCpuUs.toFixed(1)} + rest ${(server - floor - row.sqliteCpuUs).toFixed(1)} µs`,
+          );
+        }
+        if (wanted('client') && row.commits) {
+          // The floor again, reading at the server's cadence: as many appends per read and per write as it had.
+          const paceMs = Math.max(1, Math.round(row.windowMs! / row.commits));
+          const paced = await pacedFloor(connections, inFlight, paceMs);
+          notes.push(
+            `floor at the server's cadence (a read per socket every ${paceMs} ms): ${paced.toFixed(1)} µs, so server = floor ${paced.toFixed(1)} + SQLite ${row.sqliteCpuUs.toFixed(1)} + rest ${(server - paced - row.sqliteCpuUs).toFixed(1)} µs`,
           );
         }
       } else if (row.commitSize !== undefined) notes.push(`${Math.round(row.commitSize)} events/commit`);

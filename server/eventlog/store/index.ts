@@ -5,7 +5,7 @@ export { metastreamOf, SystemEventTypes } from './metadata.ts';
 export { compileLinearRegex } from './filter.ts';
 export { forwardCursorAfter } from './positions.ts';
 export { EventFlags, eventlogMigrations } from './migrations.ts';
-export { SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
+export { SqliteEventStore, tuneEventLogConnection, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './users.ts';
 export {

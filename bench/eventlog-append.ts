@@ -14,7 +14,11 @@
  * per acknowledged append is the floor: the same framing, connections and appends in flight, no store.
  * Single-event appends run twice: with the system projections (the default, a link row or more per event)
  * and with `--run-projections none`. Each append row's note splits the server's CPU by thread
- * (eventlog-append/threads.ts) and says server = floor + SQLite (per row × rows per event) + the rest.
+ * (eventlog-append/threads.ts) and says server = floor + SQLite (per row × rows per event) + the rest, twice: with
+ * the ack server as it runs above (it wakes every few appends) and with the ack server paced to read each socket
+ * once per the server's commit interval (as many appends per read and write as the server had). SQLite's CPU per
+ * row is measured into a fresh file and, the one the row is judged by, into a file as big as the server's was in
+ * its window, with its connection settings and background checkpointer.
  * The SQLite side is in eventlog-append/sqlite-ceiling.ts, the read side in eventlog-append/reads.ts.
  */
 import os from 'node:os';
@@ -210,17 +214,18 @@ async function serverAppends(
         // The bare loop, now: the same machine load as the server just had.
         const perCommit = Math.max(1, Math.round(row.commitSize));
         const streams = connections * inFlight;
-        const rowsMeasured = Math.max(20 * perCommit, 20_000);
-        const fresh = await sqliteCpuPerRow(perCommit, rowsMeasured, streams);
-        // The same rows into a file as big as the server's was at the window, with its settings and checkpointer.
-        const perRow = await sqliteCpuPerRow(perCommit, rowsMeasured, streams, {
+        const fresh = await sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), streams);
+        // As many rows as the server wrote in its window, into a file as big as the server's was when the window
+        // began (so through the same sizes), with its settings and checkpointer.
+        const serverRows = Math.round(row.eventsPerSec * (row.windowMs! / 1000) * row.rowsPerEvent!);
+        const perRow = await sqliteCpuPerRow(perCommit, Math.max(serverRows, 20 * perCommit, 20_000), streams, {
           prefillRows: row.eventsBefore ?? 0,
           serverTuning: true,
         });
         row.sqliteCpuUs = perRow * row.rowsPerEvent!;
         const server = row.serverCpuUs!;
         notes.push(
-          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit, into ${row.eventsBefore} events as the server's file at the window; ${fresh.toFixed(1)} µs/row into a fresh file)`,
+          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit, ${serverRows} rows into ${row.eventsBefore} events as the server's file did in its window; ${fresh.toFixed(1)} µs/row into a fresh file)`,
         );
         if (client?.serverCpuUs !== undefined) {
           const floor = client.serverCpuUs;

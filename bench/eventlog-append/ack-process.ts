@@ -13,6 +13,7 @@ export function startAckServer(upstreamPort?: number, paceMs?: number): Promise<
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (upstreamPort !== undefined) env.UPSTREAM = String(upstreamPort);
   if (paceMs !== undefined) env.ACK_PACE_MS = String(paceMs);
+  else delete env.ACK_PACE_MS;
   const child = spawn(process.execPath, [...ACK_FLAGS, path.join(import.meta.dirname, '..', 'ack-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,

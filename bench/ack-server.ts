@@ -24,8 +24,8 @@ import {
   TcpCommand,
   FrameReader,
   decodeMessage,
-  encodeMessage,
   encodeFrame,
+  encodeWriteEventsCompleted,
   parsePackage,
 } from '../server/eventlog/index.ts';
 import { connectFraming } from './eventlog-append/framing-client.ts';
@@ -97,10 +97,11 @@ const server = net.createServer((socket) => {
         const last = first + request.events.length - 1;
         lastByStream.set(request.eventStreamId, last);
         position += request.events.length;
+        // The server's own encoder: the floor answers with the same bytes at the same cost.
         send(
           TcpCommand.WriteEventsCompleted,
           pkg.correlationId,
-          encodeMessage('WriteEventsCompleted', {
+          encodeWriteEventsCompleted({
             result: 0,
             firstEventNumber: first,
             lastEventNumber: last,

@@ -19,4 +19,4 @@ export { principalOfAuthorization } from './authorization.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';
 export { Column } from './statements.ts';
-export { hexByteAt, PAIR_OFFSETS } from './uuid.ts';
+export { bytesToUuid, hexByteAt, PAIR_OFFSETS } from './uuid.ts';

@@ -14,7 +14,11 @@
  * per acknowledged append is the floor: the same framing, connections and appends in flight, no store.
  * Single-event appends run twice: with the system projections (the default, a link row or more per event)
  * and with `--run-projections none`. Each append row's note splits the server's CPU by thread
- * (eventlog-append/threads.ts) and says server = floor + SQLite (per row × rows per event) + the rest.
+ * (eventlog-append/threads.ts) and says server = floor + SQLite (per row × rows per event) + the rest, twice: with
+ * the ack server as it runs above (it wakes every few appends) and with the ack server paced to read each socket
+ * once per the server's commit interval (as many appends per read and write as the server had). SQLite's CPU per
+ * row is measured into a fresh file and, the one the row is judged by, into a file as big as the server's was in
+ * its window, with its connection settings and background checkpointer.
  * The SQLite side is in eventlog-append/sqlite-ceiling.ts, the read side in eventlog-append/reads.ts.
  */
 import os from 'node:os';
@@ -30,7 +34,13 @@ import {
   type Connection,
   type Row,
 } from './eventlog-append/reads.ts';
-import { serverCommits, sqliteCeiling, sqliteCpuPerRow, openReadCeiling } from './eventlog-append/sqlite-ceiling.ts';
+import {
+  serverCommits,
+  serverEventsBefore,
+  sqliteCeiling,
+  sqliteCpuPerRow,
+  openReadCeiling,
+} from './eventlog-append/sqlite-ceiling.ts';
 import { startAckServer } from './eventlog-append/ack-process.ts';
 import { formatThreadSplit, snapshotThreads, threadSplit } from './eventlog-append/threads.ts';
 
@@ -48,7 +58,10 @@ const MAX_WINDOW_SECONDS = 20;
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
 const WARM_PLATFORM_SHARE = 0.15;
 const MIN_WARMUP_MS = 2000;
-/** Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling,noproj (default: everything). */
+/**
+ * Comma-separated subset, e.g. BENCH_ONLY=10x1,1x100,client,reads,ceiling,noproj (default: everything); `floor`
+ * runs the client-limit (floor) rows alone, no real server (profiling the ack server).
+ */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 /** Extra node flags for the server process, e.g. BENCH_SERVER_FLAGS=--cpu-prof. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
@@ -63,6 +76,11 @@ interface AppendRow extends Row {
   commitSize?: number;
   /** Rows the server committed per client event in the window (events plus the system projections' links). */
   rowsPerEvent?: number;
+  /** Events in the server's log when the window started (the size its indexes had). */
+  eventsBefore?: number;
+  /** The window's length and the server's commits in it: the group commit's cadence. */
+  windowMs?: number;
+  commits?: number;
   threads: string;
 }
 
@@ -130,17 +148,31 @@ async function appendScenario(
   await Promise.all(run);
   for (const c of conns) c.close();
   const committed = measured.dataDir ? serverCommits(measured.dataDir, startedAt, endedAt) : null;
+  const eventsBefore = measured.dataDir ? serverEventsBefore(measured.dataDir, startedAt) : undefined;
   const cpu = after.process.user + after.process.system - before.process.user - before.process.system;
   return {
     serverCpuUs: (cpu / count) * 1e6,
     threads: `${formatThreadSplit(threadSplit(before, after, count))} (after ${warmedSeconds.toFixed(1)} s of warm-up)`,
     commitSize: committed ? committed.events / committed.commits : undefined,
     rowsPerEvent: committed ? committed.events / count : undefined,
+    eventsBefore,
+    windowMs: endedAt - startedAt,
+    commits: committed?.commits,
     scenario: `append ${connections} conn × ${inFlightPerConnection} in flight, ${batchSize}-event batches`,
     eventsPerSec: count / elapsed,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
   };
+}
+
+/** The ack server's CPU per append when it reads each socket once per `paceMs` (as the server does between commits). */
+async function pacedFloor(connections: number, inFlight: number, paceMs: number): Promise<number> {
+  const ack = await startAckServer(undefined, paceMs);
+  try {
+    return (await appendScenario(ack.port, connections, 1, inFlight, { pid: ack.child.pid! })).serverCpuUs!;
+  } finally {
+    ack.child.kill('SIGTERM');
+  }
 }
 
 type Scenario = readonly [connections: number, batchSize: number, inFlight: number];
@@ -181,16 +213,32 @@ async function serverAppends(
       if (row.commitSize !== undefined && batchSize === 1) {
         // The bare loop, now: the same machine load as the server just had.
         const perCommit = Math.max(1, Math.round(row.commitSize));
-        const perRow = sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), connections * inFlight);
+        const streams = connections * inFlight;
+        const fresh = await sqliteCpuPerRow(perCommit, Math.max(20 * perCommit, 20_000), streams);
+        // As many rows as the server wrote in its window, into a file as big as the server's was when the window
+        // began (so through the same sizes), with its settings and checkpointer.
+        const serverRows = Math.round(row.eventsPerSec * (row.windowMs! / 1000) * row.rowsPerEvent!);
+        const perRow = await sqliteCpuPerRow(perCommit, Math.max(serverRows, 20 * perCommit, 20_000), streams, {
+          prefillRows: row.eventsBefore ?? 0,
+          serverTuning: true,
+        });
         row.sqliteCpuUs = perRow * row.rowsPerEvent!;
         const server = row.serverCpuUs!;
         notes.push(
-          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit)`,
+          `server CPU ${(server / row.sqliteCpuUs).toFixed(1)}× SQLite's (${perRow.toFixed(1)} µs/row × ${row.rowsPerEvent!.toFixed(2)} rows/event at ${perCommit} rows/commit, ${serverRows} rows into ${row.eventsBefore} events as the server's file did in its window; ${fresh.toFixed(1)} µs/row into a fresh file)`,
         );
         if (client?.serverCpuUs !== undefined) {
           const floor = client.serverCpuUs;
           notes.push(
             `server = floor ${floor.toFixed(1)} + SQLite ${row.sqliteCpuUs.toFixed(1)} + rest ${(server - floor - row.sqliteCpuUs).toFixed(1)} µs`,
+          );
+        }
+        if (wanted('client') && row.commits) {
+          // The floor again, reading at the server's cadence: as many appends per read and per write as it had.
+          const paceMs = Math.max(1, Math.round(row.windowMs! / row.commits));
+          const paced = await pacedFloor(connections, inFlight, paceMs);
+          notes.push(
+            `floor at the server's cadence (a read per socket every ${paceMs} ms): ${paced.toFixed(1)} µs, so server = floor ${paced.toFixed(1)} + SQLite ${row.sqliteCpuUs.toFixed(1)} + rest ${(server - paced - row.sqliteCpuUs).toFixed(1)} µs`,
           );
         }
       } else if (row.commitSize !== undefined) notes.push(`${Math.round(row.commitSize)} events/commit`);
@@ -242,6 +290,10 @@ async function main(): Promise<void> {
     }
   }
 
+  if (ONLY?.has('floor')) {
+    printTable(clientLimits);
+    return;
+  }
   const limits = { clientRows: clientLimits, ceiling100, ceilingBig };
   const readLimits: Row[] = [];
   const rows = await serverAppends(scenarios, SERVER_ARGS, '', limits, (server) =>

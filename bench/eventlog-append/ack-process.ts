@@ -2,10 +2,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-/** Starts the ack server; with `upstreamPort` it replays that server's read answers. */
-export function startAckServer(upstreamPort?: number): Promise<{ child: ChildProcess; port: number }> {
-  const env = upstreamPort === undefined ? process.env : { ...process.env, UPSTREAM: String(upstreamPort) };
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'ack-server.ts')], {
+/** Extra node flags for the ack server, e.g. BENCH_ACK_FLAGS=--perf-basic-prof (profiling the floor). */
+const ACK_FLAGS = (process.env.BENCH_ACK_FLAGS ?? '').split(' ').filter(Boolean);
+
+/**
+ * Starts the ack server; with `upstreamPort` it replays that server's read answers, with `paceMs` it reads each
+ * socket at most once per that many milliseconds (bench/ack-server.ts: ACK_PACE_MS).
+ */
+export function startAckServer(upstreamPort?: number, paceMs?: number): Promise<{ child: ChildProcess; port: number }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (upstreamPort !== undefined) env.UPSTREAM = String(upstreamPort);
+  if (paceMs !== undefined) env.ACK_PACE_MS = String(paceMs);
+  else delete env.ACK_PACE_MS;
+  const child = spawn(process.execPath, [...ACK_FLAGS, path.join(import.meta.dirname, '..', 'ack-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
   });

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
-import { openDatabase, type Database } from '../../server/db/index.ts';
-import { eventlogMigrations } from '../../server/eventlog/index.ts';
+import { openDatabase, startBackgroundCheckpointer, type Database } from '../../server/db/index.ts';
+import { eventlogMigrations, tuneEventLogConnection } from '../../server/eventlog/index.ts';
 
 export const DATA = Buffer.from(JSON.stringify({ payload: 'x'.repeat(230), n: 0 }));
 export const METADATA = Buffer.from(
@@ -75,13 +75,36 @@ export function sqliteCeiling(rowsPerCommit: number, totalRows: number): number 
   });
 }
 
+/** Where sqliteCpuPerRow inserts: a fresh file, or one like the server's at the measured window. */
+export interface CeilingState {
+  /** Events already in the log (as many streams, round robin) before the measured rows. */
+  prefillRows: number;
+  /**
+   * The server's connection settings (tuneEventLogConnection: page cache, checkpoint threshold) and its background
+   * checkpointer (a worker thread of this process, so its CPU is counted here as the server's is there).
+   */
+  serverTuning: boolean;
+}
+
+const FRESH: CeilingState = { prefillRows: 0, serverTuning: false };
+
 /**
- * SQLite's own CPU time per row (this process, user + system, fsyncs included) when every commit holds
- * `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
- * single-event appends: per row an event insert and its stream's head update. µs per row.
+ * SQLite's own CPU time per row (this process, every thread, user + system, fsyncs included) when every commit
+ * holds `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
+ * single-event appends: per row an event insert and its stream's head update. µs per row. With a prefill the
+ * file first holds that many events of the same streams (written fast, synchronous=OFF): the indexes' size
+ * decides how many pages a commit dirties (at 100,000 events about twice as many as in a fresh file).
  */
-export function sqliteCpuPerRow(rowsPerCommit: number, totalRows: number, streams: number): number {
-  return withCeilingDatabase((db, _insert, now) => {
+export async function sqliteCpuPerRow(
+  rowsPerCommit: number,
+  totalRows: number,
+  streams: number,
+  state: CeilingState = FRESH,
+): Promise<number> {
+  const ceiling = openCeilingDatabase();
+  const { db, now } = ceiling;
+  try {
+    if (state.serverTuning) tuneEventLogConnection(db);
     const insertStream = db.prepare(
       'INSERT INTO streams (stream_key, stream_id, last_event_number, created_at, updated_at) VALUES (?, ?, -1, ?, ?)',
     );
@@ -94,21 +117,63 @@ export function sqliteCpuPerRow(rowsPerCommit: number, totalRows: number, stream
     const bump = db.prepare(
       'UPDATE streams SET last_event_number = ?, event_count = event_count + 1, updated_at = ? WHERE stream_key = ?',
     );
-    const commit = db.transaction((from: number, count: number) => {
-      for (let i = 0; i < count; i++) {
-        const n = from + i;
-        const stream = 2 + (n % streams);
-        const number = Math.floor(n / streams);
-        insert.run(n + 1, n + 1, stream, number, ids[n], 'BenchEvent', DATA, METADATA, now);
-        bump.run(number, now, stream);
+    const append = (n: number, id: Buffer, created: number) => {
+      const stream = 2 + (n % streams);
+      const number = Math.floor(n / streams);
+      insert.run(n + 1, n + 1, stream, number, id, 'BenchEvent', DATA, METADATA, created);
+      bump.run(number, created, stream);
+    };
+    if (state.prefillRows > 0) {
+      db.pragma('synchronous = OFF');
+      const fill = db.transaction((from: number, count: number) => {
+        for (let n = from; n < from + count; n++) append(n, crypto.randomBytes(16), now);
+      });
+      for (let n = 0; n < state.prefillRows; n += 10_000) fill(n, Math.min(10_000, state.prefillRows - n));
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.pragma('synchronous = FULL');
+    }
+    const checkpointer = state.serverTuning ? startBackgroundCheckpointer(db) : null;
+    try {
+      let base = state.prefillRows;
+      if (checkpointer) {
+        // The worker thread's start (~50 ms of CPU) must not land in the measure: one commit, then wait until the
+        // worker has copied it into the database file (only it checkpoints now).
+        const file = db.name;
+        const mtime = fs.statSync(file).mtimeMs;
+        db.transaction(() => append(base, crypto.randomBytes(16), Date.now()))();
+        base++;
+        const deadline = performance.now() + 10_000;
+        while (fs.statSync(file).mtimeMs === mtime) {
+          if (performance.now() > deadline) throw new Error('the background checkpointer never checkpointed');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
       }
-    });
-    const ids = Array.from({ length: totalRows }, () => crypto.randomBytes(16)); // made outside the measure
-    const before = process.cpuUsage();
-    for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / totalRows;
-  });
+      const ids = Array.from({ length: totalRows }, () => crypto.randomBytes(16)); // made outside the measure
+      // The server's commits carry their own clock: the streams' updated_at index moves on every commit.
+      const commit = db.transaction((from: number, count: number) => {
+        const created = Date.now();
+        for (let n = from; n < from + count; n++) append(base + n, ids[n], created);
+      });
+      const before = process.cpuUsage();
+      for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / totalRows;
+    } finally {
+      await checkpointer?.stop();
+    }
+  } finally {
+    ceiling.close();
+  }
+}
+
+/** How many events the server's log held at a wall-clock time (by their commit clock), read from its file. */
+export function serverEventsBefore(dataDir: string, time: number): number {
+  const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) FROM events WHERE created < ?').pluck().get(time) as number) ?? 0;
+  } finally {
+    db.close();
+  }
 }
 
 /**

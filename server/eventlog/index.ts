@@ -15,6 +15,7 @@ export {
   decodeMessage,
   encodeMessage,
   encodeFrame,
+  encodeWriteEventsCompleted,
   parsePackage,
   type TcpPackage,
 } from './tcp/index.ts';

@@ -241,6 +241,18 @@ describe('idempotent writes (same event ids)', () => {
     expect(numbers('s')).toEqual([0, 1, 2, 3]);
   });
 
+  it('a retry with Any inside the same group commit finds the events the commit under way wrote', async () => {
+    const batch = events(2);
+    // Neither awaited before the other: both queue for one commit, the retry's ids are found in the commit's batch.
+    const [first, retry] = await Promise.all([
+      t.store.appendToStream('fresh', Any, batch, null),
+      t.store.appendToStream('fresh', Any, batch, null),
+    ]);
+    expect(first).toMatchObject({ result: 'Success', firstEventNumber: 0, lastEventNumber: 1 });
+    expect(retry).toEqual(first);
+    expect(numbers('fresh')).toEqual([0, 1]);
+  });
+
   it('partly known ids are "corrupted idempotency": WrongExpectedVersion, nothing written', async () => {
     const [a, b] = events(2);
     await t.store.appendToStream('s', NoStream, [a, b], null);

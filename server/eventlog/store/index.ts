@@ -5,7 +5,7 @@ export { metastreamOf, SystemEventTypes } from './metadata.ts';
 export { compileLinearRegex } from './filter.ts';
 export { forwardCursorAfter } from './positions.ts';
 export { EventFlags, eventlogMigrations } from './migrations.ts';
-export { SqliteEventStore, type StoreLimits } from './sqlite-store.ts';
+export { SqliteEventStore, tuneEventLogConnection, type StoreLimits } from './sqlite-store.ts';
 export type { SystemWriter } from './system-writer.ts';
 export { DEFAULT_PASSWORD, EventLogUserError, SqliteEventLogUsers } from './users.ts';
 export {
@@ -19,4 +19,4 @@ export { principalOfAuthorization } from './authorization.ts';
 export { isMetastream, originalStreamOf, parseStreamMetadata } from './metadata.ts';
 export { position } from './positions.ts';
 export { Column } from './statements.ts';
-export { hexByteAt, PAIR_OFFSETS } from './uuid.ts';
+export { bytesToUuid, hexByteAt, PAIR_OFFSETS } from './uuid.ts';

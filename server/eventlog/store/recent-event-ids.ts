@@ -165,20 +165,29 @@ export function eventIdKey(id: Buffer): string {
   return id.toString('latin1');
 }
 
-/** Ids written by the commit under way: looked up before the cache, added to it only after COMMIT. */
+/**
+ * Ids written by the commit under way: looked up before the cache, added to it only after COMMIT. Each id's first
+ * occurrence is an index into two arrays, not an object per event (a hit, an idempotent retry, is the rare case).
+ */
 export class BatchEventIds {
-  private readonly firsts = new Map<string, EventIdHit>();
+  private readonly firsts = new Map<string, number>();
+  private readonly streamKeys: number[] = [];
+  private readonly numbers: number[] = [];
 
   get(key: string): EventIdHit | undefined {
-    return this.firsts.get(key);
+    const i = this.firsts.get(key);
+    return i === undefined ? undefined : { streamKey: this.streamKeys[i], eventNumber: this.numbers[i] };
   }
 
   add(key: string, streamKey: number, eventNumber: number): void {
-    if (!this.firsts.has(key)) this.firsts.set(key, { streamKey, eventNumber });
+    if (this.firsts.has(key)) return;
+    this.firsts.set(key, this.numbers.length);
+    this.streamKeys.push(streamKey);
+    this.numbers.push(eventNumber);
   }
 
   /** Moves the committed ids into the cache, in the order they were written (first occurrences win). */
   commitTo(cache: RecentEventIds): void {
-    for (const [key, hit] of this.firsts) cache.add(key, hit.streamKey, hit.eventNumber);
+    for (const [key, i] of this.firsts) cache.add(key, this.streamKeys[i], this.numbers[i]);
   }
 }

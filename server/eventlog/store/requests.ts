@@ -102,11 +102,12 @@ export function prepareEvents(events: unknown): PendingEvent[] {
     if (e.metadata !== undefined && e.metadata !== null && !(e.metadata instanceof Uint8Array)) {
       throw new StoreBadRequestError(`Event ${i} metadata must be bytes.`);
     }
-    const id = uuidToBytes(e.eventId);
+    const given = e.eventIdBytes;
+    const id = given instanceof Buffer && given.length === 16 ? given : uuidToBytes(e.eventId);
     return {
       id,
       idKey: eventIdKey(id),
-      eventId: e.eventId.toLowerCase(),
+      eventId: id === given ? e.eventId : e.eventId.toLowerCase(),
       eventType: e.eventType,
       isJson: e.isJson === true,
       data: e.data,

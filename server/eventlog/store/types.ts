@@ -30,6 +30,11 @@ export type Caller = Principal | null;
 export interface NewEvent {
   /** Canonical lower-case UUID text (the codec converts from .NET byte order). */
   eventId: string;
+  /**
+   * The same id as the store keeps it (16 bytes, text order), when the caller decoded it from bytes (the TCP
+   * codec): the store takes them as they are instead of parsing `eventId` back (issue 31). Must match `eventId`.
+   */
+  eventIdBytes?: Buffer;
   eventType: string;
   isJson: boolean;
   data: Uint8Array;

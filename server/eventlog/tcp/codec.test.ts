@@ -67,6 +67,8 @@ describe('events', () => {
       data: Buffer.from('{}'),
     });
     expect(event).toMatchObject({ eventId: record.eventId, isJson: true });
+    // The store's bytes of the id (canonical text order), taken as they are instead of parsing the text again.
+    expect(event.eventIdBytes?.toString('hex')).toBe(record.eventId.replaceAll('-', ''));
     expect(() =>
       newEventFromWire({
         eventId: Buffer.alloc(3),

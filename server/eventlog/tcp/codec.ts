@@ -1,4 +1,5 @@
 import {
+  bytesToUuid,
   EVENT_NUMBER_DELETED,
   type EventFilter,
   type NewEvent,
@@ -7,7 +8,7 @@ import {
   type ResolvedEvent,
   type ResolvedIndexedEvent,
 } from '../store/index.ts';
-import { GUID_BYTES, guidBytesToString, guidStringToBytes } from './guid.ts';
+import { GUID_BYTES, guidBytesToTextOrder, guidStringToBytes } from './guid.ts';
 import type {
   EventRecordMessage,
   FilterMessage,
@@ -86,8 +87,11 @@ export function newEventFromWire(event: NewEventMessage): NewEvent {
   if (!event.eventId || event.eventId.length !== GUID_BYTES) {
     throw new BadRequestError(`event_id must be ${GUID_BYTES} bytes, got ${event.eventId?.length ?? 0}`);
   }
+  // The store's bytes straight from the wire's, and the text from them (one flat string): no text parsed back.
+  const eventIdBytes = guidBytesToTextOrder(event.eventId);
   return {
-    eventId: guidBytesToString(event.eventId),
+    eventId: bytesToUuid(eventIdBytes),
+    eventIdBytes,
     eventType: event.eventType,
     isJson: event.dataContentType === CONTENT_TYPE_JSON,
     data: event.data instanceof Uint8Array ? event.data : new Uint8Array(0),

@@ -122,7 +122,10 @@ export class CommandDispatcher {
   private readonly handlers = new Map<number, CommandHandler>();
   private readonly eventLog: EventLog;
   private readonly logger: Logger;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Handlers started and not yet settled; drain() waits for none. A count, not a set of promises: a set and
+   * `finally` per request cost three promises more per append (issue 31). */
+  private inFlight = 0;
+  private drainWaiters: (() => void)[] = [];
   /** Set while the server shuts down: new store requests get NotHandled NotReady. */
   stopping = false;
 
@@ -147,9 +150,17 @@ export class CommandDispatcher {
   }
 
   /** Resolves when every handler that has started has finished (for a graceful shutdown). */
-  async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  drain(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
+
+  private readonly settled = (): void => {
+    if (--this.inFlight > 0) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  };
 
   /**
    * Runs one package. Returns a promise only while it waits for authentication, so the connection
@@ -229,9 +240,14 @@ export class CommandDispatcher {
       return;
     }
     if (result && typeof (result as Promise<void>).then === 'function') {
-      const running = (result as Promise<void>).then(undefined, (err: unknown) => this.fail(connection, pkg, err));
-      this.inFlight.add(running);
-      void running.finally(() => this.inFlight.delete(running));
+      this.inFlight++;
+      (result as Promise<void>).then(this.settled, (err: unknown) => {
+        try {
+          this.fail(connection, pkg, err);
+        } finally {
+          this.settled();
+        }
+      });
     }
   }
 

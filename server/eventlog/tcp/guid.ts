@@ -40,6 +40,14 @@ export function guidBytesToString(bytes: Uint8Array): string {
   );
 }
 
+/** A GUID given in .NET byte order as the store keeps it: its 16 bytes in canonical text order. */
+export function guidBytesToTextOrder(bytes: Uint8Array): Buffer {
+  if (bytes.length !== GUID_BYTES) throw new RangeError(`a GUID is ${GUID_BYTES} bytes, got ${bytes.length}`);
+  const out = Buffer.allocUnsafe(GUID_BYTES);
+  for (let i = 0; i < GUID_BYTES; i++) out[i] = bytes[TEXT_ORDER[i]];
+  return out;
+}
+
 /** .NET byte order of a canonical GUID text (with dashes). */
 export function guidStringToBytes(text: string): Buffer {
   const out = Buffer.allocUnsafe(GUID_BYTES);

@@ -19,6 +19,6 @@ export {
 } from './codec.ts';
 export type { CommandHandlerMap, PeerConnection, RequestContext } from './dispatcher.ts';
 export { GUID_BYTES, guidBytesToString } from './guid.ts';
-export { encodeStreamEventAppeared } from './event-encoder.ts';
+export { encodeStreamEventAppeared, encodeWriteEventsCompleted } from './event-encoder.ts';
 export { enumTable, type FilterMessage, type Int64 } from './messages.ts';
 export { TLS_CERT_FILE, TLS_DIR, loadTlsMaterial } from './tls.ts';

@@ -76,6 +76,32 @@ async function medianCall(fn: () => unknown, between: boolean): Promise<number> 
   }
   return times.sort((a, b) => a - b)[CALLS >> 1];
 }
+const homePage = () =>
+  store.read(() =>
+    ctx.statusPresenter.presentText(
+      home().map((r) => r.status),
+      me,
+      { context: 'home' },
+    ),
+  );
+/** A setting this bench writes (and removes at the end): any write empties what is kept under the write stamp. */
+const PROBE_SETTING = 'bench_layers_probe';
+/**
+ * The median µs of one call of `fn` right after a write: what a page costs when it is read after a post, a
+ * favourite or a follow anywhere (the viewers' scopes, authors, counters and flags kept under the write stamp are
+ * read again), which a page at a new address with nothing written does not show.
+ */
+async function medianAfterWrite(fn: () => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    store.transaction(() => store.settings.set(PROBE_SETTING, String(i)));
+    await store.durable();
+    const start = process.hrtime.bigint();
+    fn();
+    times.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  return times.sort((a, b) => a - b)[CALLS >> 1];
+}
 const rows: [string, number][] = [
   ['write stamp (cacheStamp, outside a read)', await cpuPerCall(CALLS * 5, () => store.cacheStamp())],
   ['read transaction (BEGIN, COMMIT)', await cpuPerCall(CALLS * 5, () => store.read(() => 0))],
@@ -101,7 +127,10 @@ const rows: [string, number][] = [
   ['presentText (hashtag page)', await cpuPerCall(CALLS, presented(tagRows, 'public'))],
   ['hashtag page (listing, text): median call, back to back', await medianCall(tagPage, false)],
   ['the same, each call after a kept home request', await medianCall(tagPage, true)],
+  ['the same, each call after a write', await medianAfterWrite(tagPage)],
+  ['home page (listing, text), each call after a write', await medianAfterWrite(homePage)],
 ];
+store.transaction(() => store.settings.delete(PROBE_SETTING));
 for (const [name, us] of rows) console.log(`${name.padEnd(56)} ${us.toFixed(1).padStart(8)} µs`);
 await http.close();
 await social.close();

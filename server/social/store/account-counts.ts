@@ -1,6 +1,8 @@
 import type { LRUCache } from 'lru-cache';
 import { int, intOrNull, jsonIds, str, type StoreCore } from './store.ts';
 import type { Account, AccountCounts } from './account-row.ts';
+import { rowMemo } from './row-memo.ts';
+import type { StampMemo } from './stamp-memo.ts';
 
 /*
  * Followers and following come from the trigger-kept follow_counts, less follows with accounts the API does
@@ -118,6 +120,31 @@ export function accountsWithCounts(
   const accounts = ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   addRemoteCounts(core, counts, accounts);
   return { accounts, counts };
+}
+
+/**
+ * A page's authors with their counters (byIdsWithCounts), kept through writes that leave them alone: a write to
+ * an author's accounts, users, follow_counts or account_stats row, or to a follow from or to it, forgets that
+ * author; a write that changes which accounts are unlisted (a suspension, a deletion, a confirmation, an approval,
+ * an account or user added or removed) forgets every author, since counters subtract follows with those.
+ */
+export function pageAuthorsMemo(core: StoreCore): StampMemo<{ account: Account; counts: AccountCounts }> {
+  return rowMemo(core, 'page_authors', 5_000, {
+    accounts: {
+      keys: ['ROW.id'],
+      rowsFeedAll: true,
+      updateFeedsAll: 'OLD.suspended_at IS NOT NEW.suspended_at OR OLD.deleted_at IS NOT NEW.deleted_at',
+    },
+    users: {
+      keys: ['ROW.account_id'],
+      rowsFeedAll: true,
+      updateFeedsAll:
+        'OLD.confirmed_at IS NOT NEW.confirmed_at OR OLD.approved IS NOT NEW.approved OR OLD.account_id IS NOT NEW.account_id',
+    },
+    follow_counts: { keys: ['ROW.account_id'] },
+    account_stats: { keys: ['ROW.account_id'] },
+    follows: { keys: ['ROW.account_id', 'ROW.target_account_id'] },
+  });
 }
 
 /** Remote accounts: we hold only part of their graph, so prefer what their server reports when it is larger. */

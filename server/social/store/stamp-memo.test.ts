@@ -26,12 +26,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The status as the reader's home timeline shows it, read twice (the second read is the memo's). */
-async function shown() {
-  const first = await server.call(reader.token, 'GET', '/api/v1/timelines/home');
-  const second = await server.call(reader.token, 'GET', '/api/v1/timelines/home');
+/** The status `id` as the home timeline of `token` shows it, read twice (the second read is the memo's). */
+async function onHome(token: string, id: string) {
+  const first = await server.call(token, 'GET', '/api/v1/timelines/home');
+  const second = await server.call(token, 'GET', '/api/v1/timelines/home');
   expect(second.body).toEqual(first.body);
-  const status = first.body.find((s: { id: string }) => s.id === statusId);
+  return first.body.find((s: { id: string }) => s.id === id);
+}
+
+/** The status as the reader's home timeline shows it. */
+async function shown() {
+  const status = await onHome(reader.token, statusId);
   return {
     favourites: status.favourites_count as number,
     favourited: status.favourited as boolean,
@@ -116,12 +121,9 @@ describe('memos kept through unrelated writes', () => {
     postId = (await server.call(poster.token, 'POST', '/api/v1/statuses', { status: 'kept #rows' })).body.id;
   });
 
-  /** The post as the viewer's home timeline shows it, read twice (the second read is the memo's). */
+  /** The post as the viewer's home timeline shows it. */
   async function page() {
-    const first = await server.call(viewer.token, 'GET', '/api/v1/timelines/home');
-    const second = await server.call(viewer.token, 'GET', '/api/v1/timelines/home');
-    expect(second.body).toEqual(first.body);
-    const s = first.body.find((status: { id: string }) => status.id === postId);
+    const s = await onHome(viewer.token, postId);
     return {
       favourites: s.favourites_count,
       favourited: s.favourited,

@@ -205,3 +205,43 @@ describe('memos kept through unrelated writes', () => {
     expect((await page()).followers).toBe(followers);
   });
 });
+
+describe("a viewer's scope kept through unrelated writes", () => {
+  it('follows its blocks, mutes, domain blocks, exclusive lists and any account becoming unavailable', async () => {
+    const { store } = server.social.context;
+    const viewer = await server.createUser('scopeviewer');
+    const blocker = await server.createUser('scopeblocker');
+    const scope = async () => {
+      await store.durable();
+      const { blocks, mutes, domainBlocks, exclusiveLists, unavailableAccounts } = store.read(() =>
+        store.timelines.scope(viewer.accountId),
+      );
+      return { blocks, mutes, domainBlocks, exclusiveLists, unavailableAccounts };
+    };
+    const before = await scope();
+    expect(before).toMatchObject({ blocks: false, mutes: false, domainBlocks: false, exclusiveLists: false });
+    // An unrelated write keeps the very scope read before.
+    const kept = store.read(() => store.timelines.scope(viewer.accountId));
+    await server.call(blocker.token, 'POST', '/api/v1/statuses', { status: 'unrelated' });
+    await store.durable();
+    expect(store.read(() => store.timelines.scope(viewer.accountId))).toBe(kept);
+    await server.call(blocker.token, 'POST', `/api/v1/accounts/${viewer.accountId}/block`);
+    expect((await scope()).blocks).toBe(true);
+    await server.call(blocker.token, 'POST', `/api/v1/accounts/${viewer.accountId}/unblock`);
+    expect((await scope()).blocks).toBe(false);
+    await server.call(viewer.token, 'POST', `/api/v1/accounts/${blocker.accountId}/block`);
+    expect((await scope()).blocks).toBe(true);
+    await server.call(viewer.token, 'POST', `/api/v1/accounts/${blocker.accountId}/unblock`);
+    expect((await scope()).blocks).toBe(false);
+    await server.call(viewer.token, 'POST', `/api/v1/accounts/${blocker.accountId}/mute`);
+    expect((await scope()).mutes).toBe(true);
+    await server.call(viewer.token, 'POST', '/api/v1/domain_blocks', { domain: 'blocked.example' });
+    expect((await scope()).domainBlocks).toBe(true);
+    await server.call(viewer.token, 'POST', '/api/v1/lists', { title: 'only here', exclusive: true });
+    expect((await scope()).exclusiveLists).toBe(true);
+    expect((await scope()).unavailableAccounts).toBe(false);
+    store.transaction(() => store.accounts.setSuspended(blocker.accountId, true));
+    expect((await scope()).unavailableAccounts).toBe(true);
+    store.transaction(() => store.accounts.setSuspended(blocker.accountId, false));
+  });
+});

@@ -8,7 +8,7 @@ import type { StampMemo } from './stamp-memo.ts';
  * Followers and following come from the trigger-kept follow_counts, less follows with accounts the API does
  * not list (suspended, deleted, unconfirmed, unapproved): rarely more than a handful, found through partial
  * indexes. When there are none (the usual case, asked first in one cheap statement) the counters are read as
- * kept, without the subtraction's CTE and subqueries (a page's authors right after a write: 50-60 -> 44-53 µs).
+ * kept, without the subtraction's CTE and subqueries (a page's authors right after a write: 50-60 -> 44-53 µs); whether there is one is kept until a write changes it.
  */
 const UNLISTED_ACCOUNTS =
   'SELECT id FROM accounts INDEXED BY accounts_unavailable WHERE suspended_at IS NOT NULL OR deleted_at IS NOT NULL';
@@ -27,9 +27,34 @@ const AS_KEPT = { with: '', columns: `c.followers AS c_followers, c.following AS
 const COUNTS_JOIN = 'LEFT JOIN follow_counts c ON c.account_id = a.id LEFT JOIN account_stats s ON s.account_id = a.id';
 const ANY_UNLISTED = `SELECT EXISTS (${UNLISTED_ACCOUNTS}) OR EXISTS (${UNLISTED_USERS})`;
 
+/**
+ * The accounts and users rows that make who is unlisted, for a rowMemo: inserting or deleting either, or an update
+ * of what unlists, changes every value; `keys` name the values another write of such a row changes.
+ */
+function unlistedSources(accountKeys: readonly string[], userKeys: readonly string[]) {
+  return {
+    accounts: {
+      keys: accountKeys,
+      rowsFeedAll: true as const,
+      updateFeedsAll: 'OLD.suspended_at IS NOT NEW.suspended_at OR OLD.deleted_at IS NOT NEW.deleted_at',
+    },
+    users: {
+      keys: userKeys,
+      rowsFeedAll: true as const,
+      updateFeedsAll:
+        'OLD.confirmed_at IS NOT NEW.confirmed_at OR OLD.approved IS NOT NEW.approved OR OLD.account_id IS NOT NEW.account_id',
+    },
+  };
+}
+
+/** Whether any account is unlisted, per store, kept until a write changes who is. */
+const anyUnlistedMemos = new WeakMap<StoreCore, StampMemo<boolean>>();
+
 /** The counter columns to read: subtracting follows with unlisted accounts only when there is one. */
 function countColumns(core: StoreCore): typeof AS_KEPT {
-  const any = core.sql(ANY_UNLISTED).pluck().get() as number | bigint;
+  let memo = anyUnlistedMemos.get(core);
+  if (!memo) anyUnlistedMemos.set(core, (memo = rowMemo(core, 'any_unlisted', 1, unlistedSources([], []))));
+  const [any] = memo.getEach(['any'], () => new Map([['any', Boolean(core.sql(ANY_UNLISTED).pluck().get())]]));
   return any ? SUBTRACTED : AS_KEPT;
 }
 
@@ -130,17 +155,7 @@ export function accountsWithCounts(
  */
 export function pageAuthorsMemo(core: StoreCore): StampMemo<{ account: Account; counts: AccountCounts }> {
   return rowMemo(core, 'page_authors', 5_000, {
-    accounts: {
-      keys: ['ROW.id'],
-      rowsFeedAll: true,
-      updateFeedsAll: 'OLD.suspended_at IS NOT NEW.suspended_at OR OLD.deleted_at IS NOT NEW.deleted_at',
-    },
-    users: {
-      keys: ['ROW.account_id'],
-      rowsFeedAll: true,
-      updateFeedsAll:
-        'OLD.confirmed_at IS NOT NEW.confirmed_at OR OLD.approved IS NOT NEW.approved OR OLD.account_id IS NOT NEW.account_id',
-    },
+    ...unlistedSources(['ROW.id'], ['ROW.account_id']),
     follow_counts: { keys: ['ROW.account_id'] },
     account_stats: { keys: ['ROW.account_id'] },
     follows: { keys: ['ROW.account_id', 'ROW.target_account_id'] },

@@ -34,7 +34,7 @@ const LAYERS: [layer: string, file: RegExp, fn?: RegExp][] = [
     'inbound: parsing the status',
     /server\/social\/federation\/(statuses-inbound|attachments|quotes-inbound|emojis)\.ts/,
   ],
-  ['inbound: listeners', /server\/social\/federation\/(inbox|remote|inbound-object-locks)\.ts/],
+  ['inbound: listeners', /server\/social\/federation\/(inbox|inbox-plain-listener|remote|inbound-object-locks)\.ts/],
   ['domain: other', /server\/social\/domain\//],
   ['queue (table, polling, deletions)', /server\/social\/store\/fedify-(queue|kv)\.ts/],
   ['Fedify: JSON-LD', /jsonld|rdf-canonize|@digitalbazaar/],

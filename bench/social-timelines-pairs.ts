@@ -51,7 +51,9 @@ async function burst(base: string, route: string, seconds: number): Promise<numb
     connections: CONNECTIONS,
     duration: seconds,
     headers: { authorization: `Bearer ${ownerToken}` },
-    requests: [{ setupRequest: (req) => ({ ...req, path: `${route}?bench=${fresh++}` }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, path: `${route}${route.includes('?') ? '&' : '?'}bench=${fresh++}` }) },
+    ],
   };
   const before = await cpuOf(base);
   const r = await autocannon(options);

@@ -1,4 +1,7 @@
+import { MemoryKvStore } from '@fedify/fedify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeRemoteHtml } from './html.ts';
+import { handlePlainCreate, plainCreatesHandled } from './inbox-plain-listener.ts';
 import { RecordedPeers, type Json } from './testing/recorded-peers.ts';
 import {
   createTestNetwork,
@@ -21,6 +24,8 @@ const LAIN = `${HOME}/users/lain`;
 const ALICE = 'https://alice.example/users/alice';
 const MALLORY = 'https://mallory.example/users/mallory';
 const CAROL = 'https://carol.example/users/carol';
+const DAVE = 'https://dave.example/users/dave';
+const EVE = 'https://eve.example/users/eve';
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
 let net: TestNetwork;
@@ -34,7 +39,7 @@ beforeAll(async () => {
   home = await net.add('home.test');
   lain = await home.createUser('lain');
   peers = new RecordedPeers(net);
-  for (const actor of [ALICE, MALLORY, CAROL]) await peers.actor(actor);
+  for (const actor of [ALICE, MALLORY, CAROL, DAVE, EVE]) await peers.actor(actor);
 });
 
 afterAll(async () => {
@@ -52,10 +57,9 @@ async function handled(): Promise<void> {
   await eventually(() => Number((queued.get() as { n: bigint }).n) === 0, 'the inbox queue empty');
 }
 
-/** A public Note by `actor` mentioning lain (a private mention from a stranger would be filtered); returns its id. */
-async function mentionLain(actor: string, text: string): Promise<string> {
-  const id = `${actor}/statuses/${++serial}`;
-  await deliver({
+/** A public Create by `actor` of a Note mentioning lain (a private mention from a stranger would be filtered). */
+function mentionOf(actor: string, text: string, id = `${actor}/statuses/${++serial}`): Json {
+  return {
     '@context': 'https://www.w3.org/ns/activitystreams',
     id: `${id}/activity`,
     type: 'Create',
@@ -72,9 +76,18 @@ async function mentionLain(actor: string, text: string): Promise<string> {
       tag: [{ type: 'Mention', href: LAIN, name: '@lain@home.test' }],
       published: new Date().toISOString(),
     },
-  });
-  return id;
+  };
 }
+
+/** Delivers mentionOf(actor, text); returns the Note's id. */
+async function mentionLain(actor: string, text: string): Promise<string> {
+  const create = mentionOf(actor, text);
+  await deliver(create);
+  return create.object.id;
+}
+
+const stored = (uri: string) =>
+  home.social.context.store.db.prepare('SELECT id FROM statuses WHERE uri = ?').get(uri) !== undefined;
 
 /** The id here of a remote post that mentioned lain, once its notification is there. */
 async function mentionedStatus(uri: string): Promise<string> {
@@ -84,6 +97,21 @@ async function mentionedStatus(uri: string): Promise<string> {
     `the mention of ${uri}`,
   );
   return notification.status!.id;
+}
+
+/** A domain block made here; returns its id. */
+function blockDomain(domain: string, severity: 'noop' | 'suspend', rejectReports: boolean): string {
+  const made = home.social.context.moderation.blockDomain({
+    domain,
+    severity,
+    rejectMedia: false,
+    rejectReports,
+    privateComment: null,
+    publicComment: null,
+    obfuscate: false,
+  });
+  if (!('created' in made)) throw new Error('the domain block was refused');
+  return made.created.id;
 }
 
 function deleteOf(actor: string, object: string): Json {
@@ -113,16 +141,7 @@ describe('inbox checks', () => {
   });
 
   it('a report (Flag) from a domain whose reports are refused is dropped; one from elsewhere is received', async () => {
-    const refused = home.social.context.moderation.blockDomain({
-      domain: 'mallory.example',
-      severity: 'noop',
-      rejectMedia: false,
-      rejectReports: true,
-      privateComment: null,
-      publicComment: null,
-      obfuscate: false,
-    });
-    if (!('created' in refused)) throw new Error('the domain block was refused');
+    blockDomain('mallory.example', 'noop', true);
     const flag = (actor: string): Json => ({
       '@context': 'https://www.w3.org/ns/activitystreams',
       id: `${actor}#flag-${++serial}`,
@@ -139,5 +158,119 @@ describe('inbox checks', () => {
       .list({ resolved: false, targetAccountId: lain.accountId }, { limit: 40 })
       .map((r) => store.accounts.byId(r.accountId)?.uri);
     expect(reporters).toEqual([CAROL]);
+  });
+});
+
+/*
+ * The checks of a plain Create's listener (inbox-plain-listener.ts: the verifier worker read the Create, Fedify's
+ * objects are not built): each activity is counted as handled there, and each refused one is set beside one that
+ * is stored.
+ */
+describe('plain Creates, handled without Fedify reading them', () => {
+  /** Delivers `activities` and waits until they are handled; returns how many the plain listener took. */
+  async function deliverPlain(...activities: Json[]): Promise<number> {
+    const before = plainCreatesHandled.count;
+    for (const activity of activities) await deliver(activity);
+    await handled();
+    return plainCreatesHandled.count - before;
+  }
+
+  it('stores each activity once: a second Create with the same activity id is dropped (Fedify’s mark)', async () => {
+    const first = mentionOf(ALICE, 'first');
+    const again: Json = { ...mentionOf(ALICE, 'second'), id: first.id };
+    expect(await deliverPlain(first, again)).toBe(2);
+    expect([stored(first.object.id), stored(again.object.id)]).toEqual([true, false]);
+  });
+
+  it("refuses a note attributed to someone else than the sender, or on another server than the sender's", async () => {
+    const forged = mentionOf(ALICE, 'by carol?');
+    forged.object.attributedTo = CAROL;
+    // The Create and its note on carol's server, sent and signed by alice.
+    const elsewhere = mentionOf(ALICE, 'on carol’s server', `https://carol.example/notes/${++serial}`);
+    elsewhere.id = `https://carol.example/activities/${serial}`;
+    const fine = mentionOf(ALICE, 'fine');
+    expect(await deliverPlain(forged, elsewhere, fine)).toBe(3);
+    expect([forged, elsewhere, fine].map((c) => stored(c.object.id))).toEqual([false, false, true]);
+  });
+
+  it('keeps only what someone here has a reason to see: a public note of a stranger addressed to nobody here is dropped', async () => {
+    const unaddressed = mentionOf(CAROL, 'to the world');
+    unaddressed.cc = [];
+    unaddressed.object.cc = [];
+    unaddressed.object.tag = [];
+    const mention = mentionOf(CAROL, 'to lain');
+    expect(await deliverPlain(unaddressed, mention)).toBe(2);
+    expect([stored(unaddressed.object.id), stored(mention.object.id)]).toEqual([false, true]);
+  });
+
+  it('stores the content as sanitised by the worker: no script, no handler, no javascript: link', async () => {
+    const create = mentionOf(ALICE, 'sanitised');
+    create.object.content =
+      '<p onclick="steal()">@lain <a href="javascript:steal()">x</a><script>steal()</script><a href="https://alice.example/">ok</a></p>';
+    expect(await deliverPlain(create)).toBe(1);
+    const row = home.social.context.store.db
+      .prepare('SELECT content FROM statuses WHERE uri = ?')
+      .get(create.object.id) as { content: string };
+    expect(row.content).toBe(sanitizeRemoteHtml(create.object.content));
+    expect(row.content).not.toMatch(/script|onclick|javascript/);
+  });
+
+  it('does not create a post its author deleted before it arrived', async () => {
+    const create = mentionOf(ALICE, 'deleted first');
+    await deliver(deleteOf(ALICE, create.object.id));
+    await handled();
+    expect(await deliverPlain(create)).toBe(1);
+    expect(stored(create.object.id)).toBe(false);
+  });
+
+  it('leaves a Create from a sender not known here to Fedify, which fetches the sender', async () => {
+    // Eve's first delivery, a Delete of a post never seen, is verified with her key (held since) but stores no
+    // account of hers (deletes from unknown accounts are ignored).
+    await deliver(deleteOf(EVE, `${EVE}/statuses/0`));
+    await handled();
+    expect(home.social.context.store.accounts.byUri(EVE)).toBeNull();
+    const create = mentionOf(EVE, 'eve');
+    expect(await deliverPlain(create)).toBe(0);
+    expect(stored(create.object.id)).toBe(true);
+  });
+
+  it('drops a Create queued before its domain was blocked', async () => {
+    // Dave is known here; the block comes while his Create waits in the queue (handled here directly).
+    await mentionedStatus(await mentionLain(DAVE, 'hello from dave'));
+    const blockId = blockDomain('dave.example', 'suspend', false);
+    const create = mentionOf(DAVE, 'queued before the block');
+    const deps = (await home.social.federation!.context()).data;
+    const message = {
+      type: 'inbox' as const,
+      baseUrl: HOME,
+      identifier: null,
+      activity: create,
+      plainCreate: {
+        activityId: create.id,
+        actor: DAVE,
+        object: {
+          id: create.object.id,
+          attributedTo: [DAVE],
+          content: create.object.content,
+          contentLength: create.object.content.length,
+          language: null,
+          summary: '',
+          sensitive: false,
+          to: [PUBLIC],
+          cc: [LAIN],
+          url: null,
+          inReplyTo: null,
+          mentions: [LAIN],
+          hashtags: [],
+          published: Date.now(),
+          quoteApprovals: [],
+        },
+      },
+    };
+    expect(await handlePlainCreate(deps, new MemoryKvStore(), message)).toBe(true);
+    expect(stored(create.object.id)).toBe(false);
+    home.social.context.moderation.removeDomainBlock(blockId);
+    expect(await handlePlainCreate(deps, new MemoryKvStore(), message)).toBe(true);
+    expect(stored(create.object.id)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { MessageQueueListenOptions } from '@fedify/fedify';
 import { DelegatingQueue } from './delegating-queue.ts';
 import type { JsonLdProcessor } from './jsonld-expanded.ts';
+import { isPlainCreateMessage, type PlainCreateMessage } from './inbox-plain-create.ts';
 
 /*
  * The verifier's worker (inbox-verifier.ts) expands a verified shared-inbox activity with jsonld.js to read its
@@ -72,17 +73,30 @@ function isHandedInboxMessage(message: unknown): message is HandedInboxMessage {
   );
 }
 
+/** Handles a queued plain Create instead of Fedify (inbox-plain-listener.ts); false: Fedify's handling takes it. */
+export type PlainCreateHandler = (message: PlainCreateMessage) => Promise<boolean>;
+
 /**
- * Fedify's queue, registering the expansion an inbox message carries just before Fedify's handler reads it (the
- * message is the one parsed from the queue's table, so the expansion is known by that object). A retry Fedify
- * queues copies the message whole, the expansion with it.
+ * Fedify's queue, where an inbox message the verifier's worker read goes its own way: a plain Create to its
+ * listener without Fedify's reading (see inbox-plain-create.ts), unless that answers false; the expansion another
+ * message carries registered just before Fedify's handler reads it (the message is the one parsed from the queue's
+ * table, so the expansion is known by that object). A retry Fedify queues copies the message whole, the expansion
+ * with it.
  */
 export class ExpansionHandingQueue extends DelegatingQueue {
+  private plainCreates: PlainCreateHandler | null = null;
+
+  /** Plain Creates go to `handler` from now on (the runtime's, once the federation's dependencies are built). */
+  handPlainCreates(handler: PlainCreateHandler): void {
+    this.plainCreates = handler;
+  }
+
   override listen(
     handler: (message: unknown) => Promise<void> | void,
     options?: MessageQueueListenOptions,
   ): Promise<void> {
-    return this.inner.listen((message) => {
+    return this.inner.listen(async (message) => {
+      if (this.plainCreates && isPlainCreateMessage(message) && (await this.plainCreates(message))) return;
       if (isHandedInboxMessage(message)) handedExpansions.set(message.activity, message.expandedActivity);
       return handler(message);
     }, options);

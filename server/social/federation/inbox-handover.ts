@@ -1,6 +1,7 @@
 import type { Message, RequestContext } from '@fedify/fedify';
 import { Activity } from '@fedify/vocab';
 import type { FedDeps } from './deps.ts';
+import type { PlainCreate } from './inbox-plain-create.ts';
 
 /** Puts a message in Fedify's queue; resolves once it is on disk. */
 export type EnqueueMessage = (message: Message) => Promise<void>;
@@ -14,6 +15,8 @@ export interface VerifiedSigner {
   actorChecked: boolean;
   /** As JSON. */
   expanded?: string;
+  /** The worker's reading of a plain Create signed by its own actor (inbox-plain-create.ts). */
+  plain?: PlainCreate;
 }
 
 export type HandoverVerdict = { queued: true } | { queued: false; status: number; reason: string };
@@ -28,24 +31,27 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
  * Anything else (personal inboxes, relayed or self-signed activities) goes through Fedify's handler.
  */
 export async function queueVerifiedActivity(
-  context: RequestContext<FedDeps>,
+  origin: string,
+  context: () => RequestContext<FedDeps>,
   json: object,
   signer: VerifiedSigner,
   enqueue: EnqueueMessage,
 ): Promise<HandoverVerdict> {
   // Read in the verifier's worker already (inbox-verifier.ts), or here.
-  const refused = signer.actorChecked ? null : await actorRefusal(context, json, signer.owner);
+  const refused = signer.actorChecked ? null : await actorRefusal(context(), json, signer.owner);
   if (refused) return refused;
   await enqueue({
     type: 'inbox',
     id: crypto.randomUUID(),
-    baseUrl: context.origin,
+    baseUrl: origin,
     activity: json,
     identifier: null,
     attempt: 0,
     started: new Date().toISOString(),
     traceContext: {},
-    ...(signer.actorChecked && signer.expanded ? { expandedActivity: signer.expanded } : {}),
+    // Its listener reads the worker's fields; any other message, Fedify reads from the worker's expansion.
+    ...(signer.actorChecked && signer.plain ? { plainCreate: signer.plain } : {}),
+    ...(signer.actorChecked && !signer.plain && signer.expanded ? { expandedActivity: signer.expanded } : {}),
   });
   return { queued: true };
 }

@@ -7,6 +7,7 @@ import { fixturePath } from '../testing/fixtures.ts';
 import { objectTurnWaits } from './inbound-object-locks.ts';
 import { DEFAULT_INBOX_LIMITS } from './inbox-limits.ts';
 import { reusedExpansions } from './inbox-expansions.ts';
+import { plainCreatesHandled } from './inbox-plain-listener.ts';
 import { offThreadContextReads, offThreadVerifications } from './inbox-verifier.ts';
 import { fallbackContextReads } from './loaders.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
@@ -271,7 +272,7 @@ describe('verified shared-inbox deliveries, queued without a second verification
     a.social.context.store.db.prepare('SELECT account_id FROM statuses WHERE uri = ?').get(uri);
 
   it('stores Creates signed by their actor, verified in the worker thread once the key is known', async () => {
-    const verifiedBefore = offThreadVerifications.count;
+    const [verifiedBefore, ownBefore] = [offThreadVerifications.count, offThreadVerifications.ownCheck];
     for (let i = 0; i < 2; i++) {
       const create = await createOf(BOB, ALICE);
       const body = JSON.stringify(create);
@@ -279,26 +280,45 @@ describe('verified shared-inbox deliveries, queued without a second verification
       expect(answer.status).toBe(202);
       await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
     }
-    // Bob's key was fetched by earlier deliveries: both were verified off the main thread.
+    // Bob's key was fetched by earlier deliveries: both were verified off the main thread, by the worker's own
+    // check (inbox-signature.ts) rather than Fedify's.
     expect(offThreadVerifications.count - verifiedBefore).toBe(2);
+    expect(offThreadVerifications.ownCheck - ownBefore).toBe(2);
   });
 
-  it("reads a Create on the main thread from the worker's expansion, not with JSON-LD again", async () => {
-    const create = await createOf(BOB, ALICE);
-    // A context only the fallback reads: each expansion of the body loads it once (counted).
+  /** Delivers `create` with a context only the fallback reads (each expansion loads it once: counted). */
+  const deliverCounted = async (create: Record<string, any>) => {
     const body = JSON.stringify({ ...create, '@context': [create['@context'], COUNTED_CONTEXT].flat() });
-    const [readsBefore, workerReadsBefore, reusedBefore] = [
-      contextReads(),
-      offThreadContextReads.count,
-      reusedExpansions.count,
-    ];
+    const before = { reads: contextReads(), worker: offThreadContextReads.count, reused: reusedExpansions.count };
+    const plainBefore = plainCreatesHandled.count;
     const answer = await post('/inbox', await signedByBob('https://a.test/inbox', body), body);
     expect(answer.status).toBe(202);
     await eventually(() => storedStatus(create.object.id) !== undefined, 'the Create stored');
-    // The worker expanded it once; the main thread's reading (Activity, then Create) took copies of that.
-    expect(offThreadContextReads.count - workerReadsBefore).toBe(1);
-    expect(contextReads() - readsBefore - (offThreadContextReads.count - workerReadsBefore)).toBe(0);
-    expect(reusedExpansions.count - reusedBefore).toBe(2);
+    const workerReads = offThreadContextReads.count - before.worker;
+    return {
+      workerReads,
+      mainReads: contextReads() - before.reads - workerReads,
+      reused: reusedExpansions.count - before.reused,
+      plain: plainCreatesHandled.count - plainBefore,
+    };
+  };
+
+  it("stores a plain Create from the worker's reading: no JSON-LD, no Fedify reading on the main thread", async () => {
+    // The worker expanded it once; the main thread read none of it (no copy of the expansion either).
+    expect(await deliverCounted(await createOf(BOB, ALICE))).toEqual({
+      workerReads: 1,
+      mainReads: 0,
+      reused: 0,
+      plain: 1,
+    });
+  });
+
+  it("reads another Create on the main thread from the worker's expansion, not with JSON-LD again", async () => {
+    const create = await createOf(BOB, ALICE);
+    // An attachment: not a plain Create (inbox-plain-create.ts), Fedify reads it.
+    create.object.attachment = [{ type: 'Document', mediaType: 'image/png', url: 'https://b.test/media/1.png' }];
+    // The main thread's reading (Activity, then Create) took copies of the worker's expansion.
+    expect(await deliverCounted(create)).toEqual({ workerReads: 1, mainReads: 0, reused: 2, plain: 0 });
   });
 
   it('refuses an activity whose context renames `actor`: JSON-LD reads another actor than the signer', async () => {

@@ -25,6 +25,17 @@ interface Taken {
 }
 
 /**
+ * A delivery as Fedify takes it, made only when needed: its Web Request (read by Fedify's verification) and Fedify's
+ * context for it; `url` is the request's public URL. A delivery the verifier's worker checks and the intake queues
+ * itself needs neither.
+ */
+export interface InboxDelivery {
+  url: string;
+  request: () => Request;
+  context: () => RequestContext<FedDeps>;
+}
+
+/**
  * A verified request; `direct` when it may skip Fedify's handler (see queueVerifiedActivity).
  */
 type IntakeVerdict =
@@ -110,8 +121,7 @@ export class InboxIntake {
   async handle(
     req: FastifyRequest,
     reply: FastifyReply,
-    request: Request,
-    context: RequestContext<FedDeps>,
+    delivery: InboxDelivery,
     deliver: () => Promise<FastifyReply>,
     json: unknown,
   ): Promise<FastifyReply> {
@@ -120,7 +130,7 @@ export class InboxIntake {
     if (state) state.working = true;
     try {
       // Waiting on a key's server is not Fedify's work: `requests` bounds it, not the turns.
-      const verdict = await this.verify(request, context, body, json);
+      const verdict = await this.verify(req, delivery, body, json);
       if (!verdict.accepted) return answer(reply, verdict.status, verdict.reason);
       // Signed, but before it is read whole: see inbound-limits.ts.
       const oversized = json === undefined ? null : oversizedActivity(json);
@@ -131,7 +141,7 @@ export class InboxIntake {
       const { direct } = verdict;
       const handOver =
         direct !== null && this.enqueue !== null && typeof json === 'object' && json !== null
-          ? () => this.queueDirectly(reply, context, json, direct)
+          ? () => this.queueDirectly(reply, delivery, json, direct)
           : deliver;
       if (body.length <= this.limits.largeBytes) return await this.turns.run(handOver);
       if (this.largeTurns.waitingCount() >= this.limits.largeWaiting) return this.refuseBusy(reply);
@@ -146,11 +156,17 @@ export class InboxIntake {
 
   private async queueDirectly(
     reply: FastifyReply,
-    context: RequestContext<FedDeps>,
+    delivery: InboxDelivery,
     json: object,
     direct: VerifiedSigner,
   ): Promise<FastifyReply> {
-    const verdict = await queueVerifiedActivity(context, json, direct, this.enqueue!);
+    const verdict = await queueVerifiedActivity(
+      new URL(delivery.url).origin,
+      delivery.context,
+      json,
+      direct,
+      this.enqueue!,
+    );
     return verdict.queued ? answer(reply, 202, 'Activity is enqueued.') : answer(reply, verdict.status, verdict.reason);
   }
 
@@ -170,16 +186,17 @@ export class InboxIntake {
    * the account's deletion (see forgetGoneActor), read as plain JSON.
    */
   private async verify(
-    request: Request,
-    context: RequestContext<FedDeps>,
+    req: FastifyRequest,
+    delivery: InboxDelivery,
     body: Buffer,
     json: unknown,
   ): Promise<IntakeVerdict> {
     const activity = plainActivity(json);
-    const direct = new URL(request.url).pathname === '/inbox' && activity !== null && !activity.selfSigned;
-    const offThread = await this.verifyOffThread(request, body, direct);
+    const direct = new URL(delivery.url).pathname === '/inbox' && activity !== null && !activity.selfSigned;
+    const offThread = await this.verifyOffThread(req, delivery.url, body, direct);
     if (offThread) return this.signedBy(offThread.keyId, offThread.owner, activity, direct, offThread.actor);
-    const result = await verifyRequestDetailed(request, {
+    const context = delivery.context();
+    const result = await verifyRequestDetailed(delivery.request(), {
       documentLoader: context.documentLoader,
       contextLoader: context.contextLoader,
       timeWindow: SIGNATURE_TIME_WINDOW,
@@ -222,9 +239,11 @@ export class InboxIntake {
     }
     if (actor && !actor.ok) return { accepted: false, status: actor.status, reason: actor.reason };
     const expanded = actor?.ok ? actor.expanded : undefined;
+    // The worker read the Create's actor from the same expansion as Fedify's reader did: the signer, or no reading.
+    const plain = actor?.ok && actor.plain?.actor === owner ? actor.plain : undefined;
     return {
       accepted: true,
-      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded } : null,
+      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded, plain } : null,
     };
   }
 
@@ -234,17 +253,22 @@ export class InboxIntake {
    * thread must verify (a new or rotated key, another scheme, a failed check).
    */
   private async verifyOffThread(
-    request: Request,
+    req: FastifyRequest,
+    url: string,
     body: Buffer,
     readActor: boolean,
   ): Promise<{ keyId: string; owner: string; actor: VerifiedActor | null } | null> {
-    const keyId = this.verifier && /keyId="([^"]+)"/.exec(request.headers.get('signature') ?? '')?.[1];
+    const signature = req.headers.signature;
+    const keyId = this.verifier && /keyId="([^"]+)"/.exec(typeof signature === 'string' ? signature : '')?.[1];
     const held = keyId ? await this.keyCache.heldRsaKey(keyId) : null;
     if (!keyId || !held || !this.verifier) return null;
     const answer = await this.verifier.verify({
-      url: request.url,
-      method: request.method,
-      headers: [...request.headers],
+      url,
+      method: req.method,
+      // As the Web Request Fedify would read carries them (routes.ts): each value of each header.
+      headers: Object.entries(req.headers).flatMap(([name, value]): [string, string][] =>
+        value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => [name, v]),
+      ),
       body: new Uint8Array(body),
       key: { id: keyId, owner: held.owner, jwk: held.jwk },
       readActor,

@@ -151,9 +151,19 @@ async function onUndo(c: Ctx, undo: Undo): Promise<void> {
 
 /** Mastodon keeps a remote status only when someone here has a reason to see it. */
 function relevant(deps: FedDeps, author: Account, object: StatusObject): boolean {
+  return relevantStatus(
+    deps,
+    author,
+    object.replyTargetId?.href ?? null,
+    [...object.toIds, ...object.ccIds].map((u) => u.href),
+  );
+}
+
+/** The same from the addresses: its author followed here, a reply to a post here, or addressed to someone here. */
+export function relevantStatus(deps: FedDeps, author: Account, inReplyTo: string | null, addressed: string[]): boolean {
   if (deps.repo.hasLocalFollower(author.id)) return true;
-  if (object.replyTargetId && localStatusId(deps, object.replyTargetId.href)) return true;
-  return [...object.toIds, ...object.ccIds].some((u) => localAccountByUri(deps, u.href) !== null);
+  if (inReplyTo && localStatusId(deps, inReplyTo)) return true;
+  return addressed.some((u) => localAccountByUri(deps, u) !== null);
 }
 
 /** A vote: a Note with a name and no content replying to a local poll (how Mastodon, Misskey and Akkoma vote). */
@@ -176,15 +186,15 @@ async function onCreate(c: Ctx, create: Create): Promise<void> {
   if (!isStatusObject(object) || !object.id || !relevant(c.data, author, object)) return;
   const uri = object.id.href;
   await oneObjectAtATime(c.data, uri, async () => {
-    if (await deletedBeforeArrival(c, author, uri)) return;
+    if (await deletedBeforeArrival(c.data, author, uri)) return;
     await createRemoteStatus(c, object, author, { embeddedIn: create });
   });
 }
 
 /** Its author deleted the post before it arrived (see inbound-tombstones.ts): it is not created. */
-async function deletedBeforeArrival(c: Ctx, author: Account, uri: string): Promise<boolean> {
-  if (!(await c.data.tombstones.deletedFirst(author.id, uri))) return false;
-  c.data.logger.info({ uri }, 'a post deleted before it arrived was not created');
+export async function deletedBeforeArrival(deps: FedDeps, author: Account, uri: string): Promise<boolean> {
+  if (!(await deps.tombstones.deletedFirst(author.id, uri))) return false;
+  deps.logger.info({ uri }, 'a post deleted before it arrived was not created');
   return true;
 }
 
@@ -208,7 +218,7 @@ async function onUpdate(c: Ctx, update: Update): Promise<void> {
       // The Update came before its Create (deliveries are not ordered): the post as it is now, as Mastodon does.
       const published = object.published?.epochMilliseconds ?? null;
       const recent = published === null || c.data.social.store.now() - published < UPDATE_CREATES_WITHIN_MS;
-      if (recent && relevant(c.data, author, object) && !(await deletedBeforeArrival(c, author, uri)))
+      if (recent && relevant(c.data, author, object) && !(await deletedBeforeArrival(c.data, author, uri)))
         await createRemoteStatus(c, object, author, { embeddedIn: update });
     });
   } else if (isActor(object) && object.id?.href === author.uri) {
@@ -261,28 +271,29 @@ async function onMove(c: Ctx, move: Move): Promise<void> {
 /** A listener whose refusals (RejectedDocument) are logged, not retried: the same document would fail again. */
 function refusing<T>(listener: (c: Ctx, activity: T) => Promise<void>): (c: Ctx, activity: T) => Promise<void> {
   return async (c, activity) => {
-    // The server's domain policy first: nothing from refused domains, no reports where reports are refused.
+    const id = (activity as { id?: URL | null }).id?.href ?? null;
     const actorHost = (activity as { actorId?: URL | null }).actorId?.hostname;
-    if (actorHost) {
-      const policy = c.data.social.moderation.domainPolicy(actorHost);
-      if (policy.refused || (activity instanceof Flag && policy.rejectReports)) {
-        c.data.logger.info(
-          { domain: actorHost, activity: (activity as { id?: URL | null }).id?.href ?? null },
-          'an inbox activity from a blocked domain was dropped',
-        );
-        return;
-      }
-    }
-    try {
-      await listener(c, activity);
-    } catch (err) {
-      if (!(err instanceof RejectedDocument)) throw err;
-      c.data.logger.info(
-        { reason: err.message, activity: (activity as { id?: URL | null }).id?.href ?? null },
-        'an inbox activity was refused',
-      );
-    }
+    if (actorHost && refusedByDomainPolicy(c.data, actorHost, id, activity instanceof Flag)) return;
+    await refusalsLogged(c.data, id, () => listener(c, activity));
   };
+}
+
+/** The server's domain policy first: nothing from refused domains, no reports where reports are refused. */
+export function refusedByDomainPolicy(deps: FedDeps, actorHost: string, activityId: string | null, report: boolean) {
+  const policy = deps.social.moderation.domainPolicy(actorHost);
+  if (!policy.refused && !(report && policy.rejectReports)) return false;
+  deps.logger.info({ domain: actorHost, activity: activityId }, 'an inbox activity from a blocked domain was dropped');
+  return true;
+}
+
+/** Runs a listener; its refusal (RejectedDocument) is logged, not retried: the same document would fail again. */
+export async function refusalsLogged(deps: FedDeps, activityId: string | null, listen: () => Promise<void>) {
+  try {
+    await listen();
+  } catch (err) {
+    if (!(err instanceof RejectedDocument)) throw err;
+    deps.logger.info({ reason: err.message, activity: activityId }, 'an inbox activity was refused');
+  }
 }
 
 /**

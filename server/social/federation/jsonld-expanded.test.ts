@@ -1,36 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Object as APObject } from '@fedify/vocab';
 import jsonld from '@fedify/vocab-runtime/jsonld';
 import { describe, expect, it } from 'vitest';
-import { fixturePath } from '../testing/fixtures.ts';
 import { type JsonLdProcessor, skipExpandedDocuments } from './jsonld-expanded.ts';
 import { contextLoaderFactory } from './loaders.ts';
-
-/** Every JSON object document of the rebased ActivityPub corpus (what other servers really send). */
-function corpus(): { name: string; json: object }[] {
-  const root = fixturePath('activitypub-rebased');
-  const out: { name: string; json: object }[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (entry.name.endsWith('.json')) {
-        let json: unknown;
-        try {
-          json = JSON.parse(fs.readFileSync(file, 'utf8'));
-        } catch {
-          continue;
-        }
-        if (typeof json === 'object' && json !== null && !Array.isArray(json))
-          out.push({ name: path.relative(root, file), json });
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
+import { corpusDocuments } from './testing/corpus-documents.ts';
 
 /** Fedify's reading of a document (a loader of its own, as each reading gets), written out expanded. */
 async function reading(json: object): Promise<unknown> {
@@ -60,7 +34,7 @@ function countingFastPath(): { fast: JsonLdProcessor; fallbacks: { count: number
 
 describe('expanded documents skip jsonld.js', () => {
   it('expand as jsonld.js expands them, on every expansion Fedify makes reading the corpus, and read the same', async () => {
-    const documents = corpus();
+    const documents = corpusDocuments();
     expect(documents.length).toBeGreaterThan(100);
     // Every expansion Fedify asks for while reading the corpus, and the reading itself.
     type Options = Parameters<JsonLdProcessor['expand']>[1];

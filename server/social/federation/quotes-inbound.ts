@@ -41,7 +41,14 @@ export interface IncomingQuoteInfo {
  * quotes) cannot be quoted, as in Mastodon; manual approval is not offered here, so it counts as nobody.
  */
 export function remoteQuotePolicy(object: APObject, author: Account): QuotePolicy {
-  const approved = (object.interactionPolicy?.canQuote?.automaticApprovals ?? []).map((u) => u.href);
+  return quotePolicyOf(
+    (object.interactionPolicy?.canQuote?.automaticApprovals ?? []).map((u) => u.href),
+    author,
+  );
+}
+
+/** The same from the addresses a post approves automatically (as the verifier's worker reads a plain Note). */
+export function quotePolicyOf(approved: string[], author: Account): QuotePolicy {
   if (approved.some((u) => PUBLIC_IDS.has(u))) return 'public';
   if (author.followersUrl && approved.includes(author.followersUrl)) return 'followers';
   return 'nobody';

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../text/index.ts';
 import type { SocialContext } from '../context.ts';
-import { localAccount } from './deps.ts';
+import type { RequestContext } from '@fedify/fedify';
+import { localAccount, type FedDeps } from './deps.ts';
+import type { InboxDelivery } from './inbox-intake.ts';
 import { inboxBodyJson } from './inbox-body.ts';
 import type { FederationRuntime } from './runtime.ts';
 import { knownProbeNonce, PROBE_PATH, type ProbeEcho } from './self-check.ts';
@@ -139,9 +141,15 @@ export function federationRoutes(
     }
     const { fedify, deps, intake } = await runtime();
     try {
-      const request = webRequest(req);
-      const context = fedify.createContext(request, deps);
-      return await intake.handle(req, reply, request, context, () => toFedify(req, reply), json);
+      // Made when Fedify needs them: a delivery the verifier's worker checks and the intake queues needs neither.
+      let request: Request | null = null;
+      let context: RequestContext<FedDeps> | null = null;
+      const delivery: InboxDelivery = {
+        url: new URL(req.url, social.urls.base).href,
+        request: () => (request ??= webRequest(req)),
+        context: () => (context ??= fedify.createContext(delivery.request(), deps)),
+      };
+      return await intake.handle(req, reply, delivery, () => toFedify(req, reply), json);
     } catch (err) {
       // Fedify's reader throws on some malformed documents it does not count as invalid activities (a key
       // that is not PEM, a date out of range): the sender's error, answered 400 with the reason, not 500.

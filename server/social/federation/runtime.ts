@@ -8,6 +8,7 @@ import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.t
 import { syncFeatured } from './featured-inbound.ts';
 import { InboundTombstones } from './inbound-tombstones.ts';
 import { InboxIntake } from './inbox-intake.ts';
+import { handlePlainCreate } from './inbox-plain-listener.ts';
 import type { InboxLimits } from './inbox-limits.ts';
 import { fetchObject } from './lookup.ts';
 import { Outbound } from './outbound.ts';
@@ -44,12 +45,19 @@ export function startFederationRuntime(
 ): FederationRuntime {
   const logger = social.logger.child({ component: 'federation' });
   const fetcher = remoteFetcher(options);
-  const { federation, kv, queue } = buildFederation(db, social.store.core, options, fetcher, (err) =>
+  const { federation, kv, queue, inboxQueue } = buildFederation(db, social.store.core, options, fetcher, (err) =>
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const tombstones = new InboundTombstones(kv, options.now ?? Date.now);
   const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher, tombstones };
   const context = () => federation.createContext(new URL(social.urls.base), deps);
+  inboxQueue.handPlainCreates((message) =>
+    handlePlainCreate(deps, kv, message).catch((err: unknown) => {
+      // Fedify's handling runs it again, and retries or reports it as it does any activity.
+      logger.info({ err }, 'a plain Create is handed to Fedify after an error');
+      return false;
+    }),
+  );
   const intake = new InboxIntake(
     deps,
     () => queue.inboxBacklog(),

@@ -77,7 +77,7 @@ export function buildFederation(
   options: FederationSetupOptions,
   fetcher: RemoteFetcher,
   onQueueError: (err: unknown) => void,
-): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue } {
+): { federation: Fed; kv: SqliteKvStore; queue: SqliteMessageQueue; inboxQueue: ExpansionHandingQueue } {
   // Fedify's reader expands what is expanded already, many times per activity (see jsonld-expanded.ts).
   skipExpandedDocuments(jsonld);
   // Queued inbox activities the verifier's worker expanded already are not expanded again (inbox-expansions.ts).
@@ -91,18 +91,19 @@ export function buildFederation(
     // Fedify delivers with the global fetch: guarded while the queue handles a message (delivery-dispatcher.ts).
     around: options.allowPrivateAddress ? undefined : withGuardedFetch,
   });
+  const inboxQueue = new ExpansionHandingQueue(
+    options.transport
+      ? queue
+      : new OutboundQueue(queue, kv, {
+          allowPrivateAddress: options.allowPrivateAddress,
+          timeoutMs: options.fetchLimits?.timeoutMs,
+        }),
+  );
   const federation = createFederation<FedDeps>({
     kv,
     // Outbox messages signed and posted by a worker thread (outbound-queue.ts); the rest as queued. The
     // in-process test network (transport) is reachable from this thread's fetch only.
-    queue: new ExpansionHandingQueue(
-      options.transport
-        ? queue
-        : new OutboundQueue(queue, kv, {
-            allowPrivateAddress: options.allowPrivateAddress,
-            timeoutMs: options.fetchLimits?.timeoutMs,
-          }),
-    ),
+    queue: inboxQueue,
     manuallyStartQueue: true,
     // What Mastodon, GoToSocial, Misskey and Akkoma accept; RFC 9421 is tried when a peer refuses it.
     firstKnock: 'draft-cavage-http-signatures-12',
@@ -128,5 +129,5 @@ export function buildFederation(
       'a recipient is gone; it no longer follows anyone here',
     );
   });
-  return { federation, kv, queue };
+  return { federation, kv, queue, inboxQueue };
 }

@@ -25,7 +25,8 @@ import { fetchObject } from './lookup.ts';
 import { emojiOf, type RemoteEmoji } from './emojis.ts';
 import { refuseToFetch, WITHOUT_FETCHING } from './inbound-limits.ts';
 import { parseAttachments } from './attachments.ts';
-import { applyIncomingQuote, readIncomingQuote } from './quotes-inbound.ts';
+import { applyIncomingQuote, type IncomingQuoteInfo, readIncomingQuote } from './quotes-inbound.ts';
+import type { PlainStatusFields } from './inbox-plain-create.ts';
 
 /** Longest remote content kept (characters of HTML); longer posts are refused, not cut. */
 export const MAX_REMOTE_CONTENT = 100_000;
@@ -95,8 +96,14 @@ const PUBLIC_IDS = new Set([PUBLIC_COLLECTION.href, 'as:Public', 'Public']);
 
 /** Mastodon's reading of to/cc (federation.md §1.5): public, unlisted, followers-only or direct. */
 export function visibilityOf(object: APObject, followersUri: string | null): Visibility {
-  const to = object.toIds.map((u) => u.href);
-  const cc = object.ccIds.map((u) => u.href);
+  return visibilityOfAddresses(
+    object.toIds.map((u) => u.href),
+    object.ccIds.map((u) => u.href),
+    followersUri,
+  );
+}
+
+function visibilityOfAddresses(to: string[], cc: string[], followersUri: string | null): Visibility {
   if (to.some((u) => PUBLIC_IDS.has(u))) return 'public';
   if (cc.some((u) => PUBLIC_IDS.has(u))) return 'unlisted';
   if (followersUri && [...to, ...cc].includes(followersUri)) return 'private';
@@ -113,7 +120,7 @@ function pageUrl(object: APObject): string | null {
 }
 
 /** A remote status as read: what the domain stores, and the addresses and attachments federation resolves itself. */
-interface ParsedStatus extends ReceivedStatus {
+export interface ParsedStatus extends ReceivedStatus {
   inReplyToUri: string | null;
   mentionUris: string[];
   attachments: RemoteAttachment[];
@@ -122,8 +129,51 @@ interface ParsedStatus extends ReceivedStatus {
 }
 
 /**
- * Reads a remote status object into our model, or throws RejectedDocument with the reason. The author must
- * be the object's attributedTo and the object must live on the author's server (the signer owns it).
+ * A status's fields as read from Fedify's object or, for a plain Note, by the verifier's worker (inbox-plain-create.ts,
+ * where the content is sanitised: `sanitized`).
+ */
+type StatusFields = Omit<PlainStatusFields, 'quoteApprovals'> & { sanitized: boolean };
+
+/**
+ * What every reading of a status checks and derives from its fields: the author must be the object's attributedTo
+ * and the object must live on the author's server (the signer owns it). `shown`: the HTML shown instead of the
+ * content (the types Mastodon converts into their name and a link).
+ */
+function statusOfFields(
+  fields: StatusFields,
+  author: Account,
+  shown: string | null,
+): Omit<ParsedStatus, 'attachments' | 'poll' | 'emojis'> {
+  if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
+  if (!fields.attributedTo.includes(author.uri))
+    throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
+  if (new URL(fields.id).origin !== new URL(author.uri).origin)
+    throw new RejectedDocument("the object's id is not on its author's server");
+  if (fields.contentLength > MAX_REMOTE_CONTENT)
+    throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
+  const tags = fields.hashtags
+    .map((name) => name.replace(/^#/, ''))
+    .filter((name) => /^[\p{L}\p{N}_]{1,100}$/u.test(name))
+    .map((name) => name.toLowerCase());
+  const spoilerText = stripHtml(fields.summary).slice(0, 1000);
+  return {
+    uri: fields.id,
+    url: fields.url,
+    content: fields.sanitized && shown === null ? fields.content : sanitizeRemoteHtml(shown ?? fields.content),
+    spoilerText,
+    // A content warning makes a status sensitive, as Mastodon shows it.
+    sensitive: fields.sensitive || spoilerText !== '',
+    language: fields.language,
+    visibility: visibilityOfAddresses(fields.to, fields.cc, author.followersUrl),
+    inReplyToUri: fields.inReplyTo,
+    mentionUris: [...new Set(fields.mentions)],
+    tags: [...new Set(tags)],
+    publishedAt: fields.published,
+  };
+}
+
+/**
+ * Reads a remote status object into our model, or throws RejectedDocument with the reason (see statusOfFields).
  * `embeddedIn`: the document it came in (an activity, a collection), whose JSON holds the attachments' blurhash
  * and focal point.
  */
@@ -135,25 +185,14 @@ export async function parseStatus(
   const id = object.id;
   if (!id) throw new RejectedDocument('the object has no id');
   if (!author.uri) throw new RejectedDocument('the author is not a remote actor');
-  const attributed = object.attributionIds.map((u) => u.href);
-  if (!attributed.includes(author.uri))
-    throw new RejectedDocument('the object is attributed to someone other than the actor who sent it');
-  if (id.origin !== new URL(author.uri).origin)
-    throw new RejectedDocument("the object's id is not on its author's server");
-  const raw = object.content?.toString() ?? '';
-  if (raw.length > MAX_REMOTE_CONTENT)
-    throw new RejectedDocument(`the content is longer than ${MAX_REMOTE_CONTENT} characters`);
-  let content = sanitizeRemoteHtml(raw);
   // Article, Page, Event…: Mastodon shows the name and a link instead of the whole text.
+  let shown: string | null = null;
   if (!(object instanceof Note) && !(object instanceof Question) && object.name) {
     const url = pageUrl(object) ?? id.href;
-    content = sanitizeRemoteHtml(`<p>${stripHtml(object.name.toString())}</p><p><a href="${url}">${url}</a></p>`);
+    shown = `<p>${stripHtml(object.name.toString())}</p><p><a href="${url}">${url}</a></p>`;
   }
-  const language =
-    object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ??
-    null;
-  const mentionUris: string[] = [];
-  const tags: string[] = [];
+  const mentions: string[] = [];
+  const hashtags: string[] = [];
   const emojis: RemoteEmoji[] = [];
   let count = 0;
   // Tags are read as embedded (as Mastodon reads them): one given by its address only is skipped, not fetched.
@@ -162,31 +201,41 @@ export async function parseStatus(
     if (tag instanceof Emoji) {
       const emoji = await emojiOf(tag);
       if (emoji) emojis.push(emoji);
-    } else if (tag instanceof Mention && tag.href) mentionUris.push(tag.href.href);
-    else if (tag instanceof Hashtag && tag.name) {
-      const name = tag.name.toString().replace(/^#/, '');
-      if (/^[\p{L}\p{N}_]{1,100}$/u.test(name)) tags.push(name.toLowerCase());
-    }
+    } else if (tag instanceof Mention && tag.href) mentions.push(tag.href.href);
+    else if (tag instanceof Hashtag && tag.name) hashtags.push(tag.name.toString());
   }
-  const attachments = await parseAttachments(object, embeddedIn);
-  const spoilerText = stripHtml(object.summary?.toString() ?? '').slice(0, 1000);
-  return {
-    uri: id.href,
-    url: pageUrl(object),
+  const content = object.content?.toString() ?? '';
+  const fields: StatusFields = {
+    id: id.href,
+    attributedTo: object.attributionIds.map((u) => u.href),
     content,
-    spoilerText,
-    // A content warning makes a status sensitive, as Mastodon shows it.
-    sensitive: (object.sensitive ?? false) || spoilerText !== '',
-    language,
-    visibility: visibilityOf(object, author.followersUrl),
-    inReplyToUri: object.replyTargetId?.href ?? null,
-    mentionUris: [...new Set(mentionUris)],
-    tags: [...new Set(tags)],
-    attachments,
-    publishedAt: object.published ? object.published.epochMilliseconds : null,
+    contentLength: content.length,
+    sanitized: false,
+    language:
+      object.contents.find((c): c is LanguageString => c instanceof LanguageString)?.locale.baseName.split('-')[0] ??
+      null,
+    summary: object.summary?.toString() ?? '',
+    sensitive: object.sensitive ?? false,
+    to: object.toIds.map((u) => u.href),
+    cc: object.ccIds.map((u) => u.href),
+    url: pageUrl(object),
+    inReplyTo: object.replyTargetId?.href ?? null,
+    mentions,
+    hashtags,
+    published: object.published ? object.published.epochMilliseconds : null,
+  };
+  const status = statusOfFields(fields, author, shown);
+  return {
+    ...status,
+    attachments: await parseAttachments(object, embeddedIn),
     poll: object instanceof Question ? await parsePoll(object) : null,
     emojis,
   };
+}
+
+/** A plain Note the verifier's worker read and sanitised (inbox-plain-create.ts) as parseStatus reads Fedify's object. */
+export function parsePlainStatus(fields: PlainStatusFields, author: Account): ParsedStatus {
+  return { ...statusOfFields({ ...fields, sanitized: true }, author, null), attachments: [], poll: null, emojis: [] };
 }
 
 /** A domain block with reject_media keeps that server's media out. */
@@ -207,11 +256,21 @@ export async function createRemoteStatus(
   author: Account,
   options: { quiet?: boolean; embeddedIn?: APObject } = {},
 ): Promise<StatusRow> {
-  const deps = c.data;
-  const store = deps.social.store;
   const parsed = await parseStatus(object, author, options.embeddedIn ?? null);
   // Before the existence check: fetching the quoted post may store this very post (a cycle of quotes).
   const quote = await readIncomingQuote(c, object, author, fetchQuotedStatus);
+  return storeRemoteStatus(c.data, author, parsed, quote, options.quiet ?? false);
+}
+
+/** Stores a parsed remote status as createRemoteStatus does (null `quote`: nothing said or known already). */
+export function storeRemoteStatus(
+  deps: FedContext['data'],
+  author: Account,
+  parsed: ParsedStatus,
+  quote: IncomingQuoteInfo | null,
+  quiet: boolean,
+): StatusRow {
+  const store = deps.social.store;
   const existing = deps.repo.statusByUri(parsed.uri);
   if (existing) return store.statuses.byId(existing)!;
   const mentioned = parsed.mentionUris
@@ -221,18 +280,13 @@ export async function createRemoteStatus(
     ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri))
     : null;
   const parent = parentId ? store.statuses.byId(parentId) : null;
-  return deps.social.remoteActivity.statusReceived(
-    author,
-    parsed,
-    { parent, mentioned, quiet: options.quiet ?? false },
-    (id) => {
-      applyIncomingQuote(deps, id, quote);
-      if (parsed.attachments.length > 0 && acceptsMedia(deps, author))
-        parsed.attachments.forEach((a, position) =>
-          deps.social.store.remoteMedia.insert(author.id, id, { ...a, position }),
-        );
-    },
-  );
+  return deps.social.remoteActivity.statusReceived(author, parsed, { parent, mentioned, quiet }, (id) => {
+    applyIncomingQuote(deps, id, quote);
+    if (parsed.attachments.length > 0 && acceptsMedia(deps, author))
+      parsed.attachments.forEach((a, position) =>
+        deps.social.store.remoteMedia.insert(author.id, id, { ...a, position }),
+      );
+  });
 }
 
 /** A quoted post by its id, fetched from its server and stored quietly (what inbound quotes need), or null. */

@@ -207,7 +207,9 @@ export class AccountRepository {
     if (changes.attributionDomains !== undefined)
       put('attribution_domains', JSON.stringify(changes.attributionDomains));
     if (sets.length === 0) return;
-    this.core.db.prepare(`UPDATE accounts SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`).run(params);
+    this.core
+      .prepareOnce(`UPDATE accounts SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`)
+      .run(params);
   }
 
   /** The actor URIs this account also goes by (a local account: accounts it may move from). */
@@ -302,8 +304,8 @@ export class AccountRepository {
   search(q: string, options: { limit: number; offset: number; followingOf?: string; localOnly?: boolean }): Account[] {
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = this.core.db
-      .prepare(
+    const rows = this.core
+      .sql(
         `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM}
          WHERE ${ACCOUNT_LISTED} AND a.suspended_at IS NULL
            AND (a.username LIKE @like ESCAPE '\\' OR a.display_name LIKE @like ESCAPE '\\' OR (a.username || '@' || coalesce(a.domain, '')) LIKE @like ESCAPE '\\')

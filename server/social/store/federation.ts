@@ -193,7 +193,7 @@ export class FederationRepository {
 
   private recipients(sql: string, ...params: (string | Record<string, string>)[]): RemoteRecipient[] {
     return (
-      this.core.planned(sql).all(...params) as {
+      this.core.sql(sql).all(...params) as {
         id: bigint;
         uri: string;
         inbox_url: string;
@@ -299,7 +299,7 @@ export class FederationRepository {
   hasLocalFollower(accountId: string): boolean {
     return (
       this.core
-        .planned(
+        .sql(
           'SELECT 1 FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = ? AND a.domain IS NULL LIMIT 1',
         )
         .get(accountId) !== undefined

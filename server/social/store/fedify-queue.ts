@@ -225,9 +225,9 @@ export class SqliteMessageQueue implements MessageQueue {
     // Ids first: the rows skipped (running, awaiting their deletion) are not read whole, only the one taken.
     const limit = this.concurrency + this.running.size + this.busyKeys.size + this.removing.size;
     const now = this.now();
-    // `+?`: a bare bound LIMIT made SQLite compile the statement again at every run (StoreCore.planned says why).
+    // Its parameters become `+?` (statementsOf): a bare bound LIMIT made SQLite compile it again at every run.
     const rows = this.sql(
-      'SELECT id, ordering_key FROM federation_queue WHERE deliver_at <= +? ORDER BY deliver_at, id LIMIT +?',
+      'SELECT id, ordering_key FROM federation_queue WHERE deliver_at <= ? ORDER BY deliver_at, id LIMIT ?',
     ).all(now, limit) as Omit<Row, 'message'>[];
     const takeable = rows.filter(
       (r) =>

@@ -47,7 +47,7 @@ export class HomeFeedRepository {
     // with the reblog checks, 7 without).
     const reblog = d.reblogOfId !== null;
     this.core
-      .planned(
+      .sql(
         `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL${reblog ? ` AND ${notAlreadyReblogged('a.id')}` : ''}`,
       )
       .run(
@@ -73,7 +73,7 @@ export class HomeFeedRepository {
     if (reblog) params.reblog = d.reblogOfId;
     else if (d.language !== null) params.language = d.language;
     const receivers = this.core
-      .planned(
+      .sql(
         `SELECT f.account_id, f.notify FROM follows f JOIN accounts a ON a.id = f.account_id
          WHERE f.target_account_id = @author AND a.domain IS NULL ${conditions.filter(Boolean).join(' ')}`,
       )
@@ -112,7 +112,7 @@ export class HomeFeedRepository {
   }): string[] {
     if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
     const rows = this.core
-      .planned(
+      .sql(
         `SELECT DISTINCT f.account_id FROM statuses_tags st JOIN tag_follows f ON f.tag_id = st.tag_id JOIN accounts a ON a.id = f.account_id
          WHERE st.status_id = @status AND a.domain IS NULL AND f.account_id <> @author`,
       )

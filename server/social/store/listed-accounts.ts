@@ -30,8 +30,8 @@ export function listAccounts(
   cursorColumn: string,
 ): ListedAccount[] {
   const c = cursorWhere(cursorColumn, page);
-  const rows = core.db
-    .prepare(`${sql} AND ${c.where} ORDER BY ${cursorColumn} ${c.order} LIMIT @cursor_limit`)
+  const rows = core
+    .sql(`${sql} AND ${c.where} ORDER BY ${cursorColumn} ${c.order} LIMIT @cursor_limit`)
     .all({ now: core.now(), ...params, ...c.params }) as Record<string, unknown>[];
   return finishPage(
     rows.map((r) => ({

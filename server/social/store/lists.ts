@@ -81,7 +81,7 @@ export class ListRepository {
   withMember(memberId: string): ListRow[] {
     return (
       this.core
-        .planned('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE la.account_id = ?')
+        .sql('SELECT l.* FROM lists l JOIN list_accounts la ON la.list_id = l.id WHERE la.account_id = ?')
         .all(memberId) as Record<string, unknown>[]
     ).map(toList);
   }

@@ -156,8 +156,8 @@ export class MediaRepository {
     if (changes.processingError !== undefined) put('processing_error', changes.processingError);
     if (changes.type !== undefined) put('type', changes.type);
     if (sets.length === 0) return;
-    this.core.db
-      .prepare(`UPDATE media_attachments SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`)
+    this.core
+      .prepareOnce(`UPDATE media_attachments SET ${sets.join(', ')}, updated_at = @updated_at WHERE id = @id`)
       .run(params);
   }
 

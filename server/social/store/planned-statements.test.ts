@@ -3,7 +3,7 @@ import { planOf, statementsOf, temporaryStore } from '../testing/store.ts';
 
 /*
  * Statements run for every post or inbound activity that SQLite compiled again at every run when their parameters
- * were written bare (StoreCore.planned): a new post's joins (its followers, its tags' followers, the lists and Web
+ * were written bare (StoreCore.sql): a new post's joins (its followers, its tags' followers, the lists and Web
  * Push subscriptions of its author, its remote audience: 5 of a post's ~58 statements; a boost's insert into its
  * author's feed), an inbound post's check for a local follower and a home page's next mute expiry. The plans must
  * stay those of the plain text.

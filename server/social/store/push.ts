@@ -93,7 +93,7 @@ export class PushRepository {
   /** The subscriptions of an account whose token is still valid. */
   ofAccount(accountId: string): PushSubscriptionRow[] {
     const rows = this.core
-      .planned(
+      .sql(
         'SELECT p.* FROM push_subscriptions p JOIN oauth_access_tokens t ON t.id = p.access_token_id WHERE p.account_id = ? AND t.revoked_at IS NULL',
       )
       .all(accountId) as Record<string, unknown>[];

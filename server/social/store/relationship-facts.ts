@@ -3,7 +3,7 @@
  * of targets, so a page of accounts costs a fixed number of queries.
  */
 import type { FollowOptions, MuteRow, RelationshipFacts } from './relationship-rows.ts';
-import { bool, intOrNull, jsonOr, placeholders, str, type StoreCore } from './store.ts';
+import { bool, intOrNull, jsonIds, jsonOr, str, type StoreCore } from './store.ts';
 
 export function readRelationshipFacts(
   core: StoreCore,
@@ -11,8 +11,9 @@ export function readRelationshipFacts(
   targetIds: readonly string[],
 ): RelationshipFacts[] {
   if (targetIds.length === 0) return [];
-  const list = placeholders(targetIds.length);
-  const db = core.db;
+  // One statement text whatever the count of targets: compiled once, not once per call.
+  const list = 'SELECT value FROM json_each(?)';
+  const ids = jsonIds(targetIds);
   const now = core.now();
   const opts = (r: Record<string, unknown>): FollowOptions => ({
     showReblogs: bool(r.show_reblogs),
@@ -22,53 +23,53 @@ export function readRelationshipFacts(
   const byTarget = <T>(rows: Record<string, unknown>[], key: string, value: (r: Record<string, unknown>) => T) =>
     new Map(rows.map((r) => [str(r[key]), value(r)]));
   const follows = byTarget(
-    db
-      .prepare(`SELECT * FROM follows WHERE account_id = ? AND target_account_id IN (${list})`)
-      .all(viewerId, ...targetIds) as Record<string, unknown>[],
+    core
+      .sql(`SELECT * FROM follows WHERE account_id = ? AND target_account_id IN (${list})`)
+      .all(viewerId, ids) as Record<string, unknown>[],
     'target_account_id',
     opts,
   );
   const requests = byTarget(
-    db
-      .prepare(`SELECT * FROM follow_requests WHERE account_id = ? AND target_account_id IN (${list})`)
-      .all(viewerId, ...targetIds) as Record<string, unknown>[],
+    core
+      .sql(`SELECT * FROM follow_requests WHERE account_id = ? AND target_account_id IN (${list})`)
+      .all(viewerId, ids) as Record<string, unknown>[],
     'target_account_id',
     opts,
   );
   const followedBy = new Set(
     (
-      db
-        .prepare(`SELECT account_id FROM follows WHERE target_account_id = ? AND account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as { account_id: bigint }[]
+      core
+        .sql(`SELECT account_id FROM follows WHERE target_account_id = ? AND account_id IN (${list})`)
+        .all(viewerId, ids) as { account_id: bigint }[]
     ).map((r) => str(r.account_id)),
   );
   const requestedBy = new Set(
     (
-      db
-        .prepare(`SELECT account_id FROM follow_requests WHERE target_account_id = ? AND account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as { account_id: bigint }[]
+      core
+        .sql(`SELECT account_id FROM follow_requests WHERE target_account_id = ? AND account_id IN (${list})`)
+        .all(viewerId, ids) as { account_id: bigint }[]
     ).map((r) => str(r.account_id)),
   );
   const blocking = new Set(
     (
-      db
-        .prepare(`SELECT target_account_id FROM blocks WHERE account_id = ? AND target_account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as { target_account_id: bigint }[]
+      core
+        .sql(`SELECT target_account_id FROM blocks WHERE account_id = ? AND target_account_id IN (${list})`)
+        .all(viewerId, ids) as { target_account_id: bigint }[]
     ).map((r) => str(r.target_account_id)),
   );
   const blockedBy = new Set(
     (
-      db
-        .prepare(`SELECT account_id FROM blocks WHERE target_account_id = ? AND account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as { account_id: bigint }[]
+      core
+        .sql(`SELECT account_id FROM blocks WHERE target_account_id = ? AND account_id IN (${list})`)
+        .all(viewerId, ids) as { account_id: bigint }[]
     ).map((r) => str(r.account_id)),
   );
   const mutes = byTarget(
-    db
-      .prepare(
+    core
+      .sql(
         `SELECT * FROM mutes WHERE account_id = ? AND target_account_id IN (${list}) AND (expires_at IS NULL OR expires_at > ?)`,
       )
-      .all(viewerId, ...targetIds, now) as Record<string, unknown>[],
+      .all(viewerId, ids, now) as Record<string, unknown>[],
     'target_account_id',
     (r): MuteRow => ({
       id: str(r.id),
@@ -78,26 +79,26 @@ export function readRelationshipFacts(
   );
   const domainBlocked = new Set(
     (
-      db
-        .prepare(
+      core
+        .sql(
           `SELECT a.id FROM accounts a JOIN account_domain_blocks d ON d.domain = a.domain AND d.account_id = ? WHERE a.id IN (${list})`,
         )
-        .all(viewerId, ...targetIds) as { id: bigint }[]
+        .all(viewerId, ids) as { id: bigint }[]
     ).map((r) => str(r.id)),
   );
   const endorsed = new Set(
     (
-      db
-        .prepare(`SELECT target_account_id FROM account_pins WHERE account_id = ? AND target_account_id IN (${list})`)
-        .all(viewerId, ...targetIds) as { target_account_id: bigint }[]
+      core
+        .sql(`SELECT target_account_id FROM account_pins WHERE account_id = ? AND target_account_id IN (${list})`)
+        .all(viewerId, ids) as { target_account_id: bigint }[]
     ).map((r) => str(r.target_account_id)),
   );
   const notes = byTarget(
-    db
-      .prepare(
+    core
+      .sql(
         `SELECT target_account_id, comment FROM account_notes WHERE account_id = ? AND target_account_id IN (${list})`,
       )
-      .all(viewerId, ...targetIds) as Record<string, unknown>[],
+      .all(viewerId, ids) as Record<string, unknown>[],
     'target_account_id',
     (r) => r.comment as string,
   );

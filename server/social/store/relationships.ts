@@ -200,8 +200,8 @@ export class RelationshipRepository {
 
   /** Accounts `viewerId` follows that also follow `targetId`. */
   familiarFollowers(viewerId: string, targetId: string, limit: number): Account[] {
-    const rows = this.core.db
-      .prepare(
+    const rows = this.core
+      .sql(
         `SELECT ${ACCOUNT_COLUMNS} FROM follows mine JOIN follows theirs ON theirs.account_id = mine.target_account_id
          JOIN accounts a ON a.id = mine.target_account_id LEFT JOIN users u ON u.account_id = a.id
          WHERE mine.account_id = @viewer AND theirs.target_account_id = @target AND a.id != @viewer

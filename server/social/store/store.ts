@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, WriteGroups } from '../../db/index.ts';
 import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
+import { valuesUnseenByPlanner } from './unseen-values.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
 
@@ -19,8 +20,6 @@ export class StoreCore {
   /** Domain events emitted inside `transaction` are delivered after it commits (see events.ts). */
   readonly events = new SocialEvents();
   private readonly statements = new Map<string, Statement>();
-  /** SQL texts as `planned` runs them: one per shape of statement (filters, cursors), so a few hundred at most. */
-  private readonly unseenTexts = new Map<string, string>();
   private groups: WriteGroups | null = null;
   /** Write groups SQLite rolled back (disk full): what was read from them is gone, so caches keyed on writes drop it. */
   lostGroups = 0;
@@ -58,28 +57,28 @@ export class StoreCore {
     });
   }
 
-  /**
-   * A prepared statement whose parameters the planner cannot look into (valuesUnseenByPlanner): for statements
-   * that join tables or page with LIMIT, which SQLite otherwise compiles again at every run.
-   */
+  /** The same as `sql` (every statement's parameters are unseen by the planner now); the timelines still call it so. */
   planned(text: string): Statement {
-    let unseen = this.unseenTexts.get(text);
-    if (unseen === undefined) {
-      unseen = valuesUnseenByPlanner(text);
-      if (this.unseenTexts.size >= 1_000) this.unseenTexts.clear();
-      this.unseenTexts.set(text, unseen);
-    }
-    return this.sql(unseen);
+    return this.sql(text);
   }
 
-  /** A prepared statement, compiled once per SQL text. */
+  /**
+   * A prepared statement, compiled once per SQL text, whose parameters the planner cannot look into
+   * (valuesUnseenByPlanner): SQLite would otherwise compile a statement with a bound LIMIT, a bound value it
+   * weighs as a filter or compares with a partial index's condition again at every run.
+   */
   sql(text: string): Statement {
     let s = this.statements.get(text);
     if (!s) {
-      s = this.db.prepare(text);
+      s = this.prepareOnce(text);
       this.statements.set(text, s);
     }
     return s;
+  }
+
+  /** A statement for one call (its text is built for it: an IN list, the columns to update), parameters as `sql`'s. */
+  prepareOnce(text: string): Statement {
+    return this.db.prepare(valuesUnseenByPlanner(text));
   }
 
   transaction<T>(fn: () => T): T {
@@ -365,28 +364,11 @@ export function jsonOr<T>(v: unknown, fallback: T): T {
 }
 
 /**
- * `sql` with every parameter written `+@name` or `+?`: the same value (a unary plus changes neither value nor
- * affinity) and the same plan, but one the planner cannot look into. SQLite 3.54 marks a parameter it compared
- * while planning a join or read as a LIMIT, and a statement with such a mark is compiled again at its next run
- * whenever that parameter is bound, even to the same value: better-sqlite3 binds at every run, so each such
- * statement was parsed and planned anew every time. Not for a LIKE or GLOB pattern, whose value the planner
- * needs to use an index (none of the statements given here has one). Tests compare the plans with the plain text's.
- */
-function valuesUnseenByPlanner(sql: string): string {
-  return sql.replace(/(?<![+\w])(@\w+|\?\d*)/g, '+$1');
-}
-
-/**
  * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
  * text whatever the list's length, so it is prepared once.
  */
 export function jsonIds(ids: readonly string[]): string {
   return `[${ids.join(',')}]`;
-}
-
-/** `?, ?, ?` for an IN list. */
-export function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
 }
 
 /** Cursor parameters of a paginated list; ids are decimal strings. */

@@ -29,8 +29,8 @@ export class UserDomainBlockRepository {
 
   domainBlocks(accountId: string, page: PageQuery): { cursor: string; domain: string }[] {
     const c = cursorWhere('id', page);
-    const rows = this.core.db
-      .prepare(
+    const rows = this.core
+      .sql(
         `SELECT id, domain FROM account_domain_blocks WHERE account_id = @account AND ${c.where} ORDER BY id ${c.order} LIMIT @cursor_limit`,
       )
       .all({ account: accountId, ...c.params }) as { id: bigint; domain: string }[];

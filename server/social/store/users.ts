@@ -154,8 +154,8 @@ export class UserRepository {
 
   private update(id: string, sets: Record<string, SqlValue>): void {
     const cols = Object.keys(sets);
-    this.core.db
-      .prepare(
+    this.core
+      .prepareOnce(
         `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')}, updated_at = @updated_at WHERE id = @id`,
       )
       .run({ ...sets, id, updated_at: this.core.now() });

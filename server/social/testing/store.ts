@@ -20,13 +20,32 @@ export function temporaryStore(name: string): { db: Database; store: SocialStore
 }
 
 /** The statements `run` prepares on `db` and the parameters of their first run (all, get or run). */
-export function statementsOf(db: Database, run: () => void): { sql: string; params: unknown }[] {
-  const seen: { sql: string; params: unknown }[] = [];
+export function statementsOf(db: Database, run: () => void): PreparedStatement[] {
+  const watch = watchStatements(db);
+  try {
+    run();
+  } finally {
+    watch.stop();
+  }
+  return watch.seen;
+}
+
+export interface PreparedStatement {
+  sql: string;
+  params: unknown;
+}
+
+/** Records the statements prepared on `db` from now until `stop` and the parameters of their first run. */
+export function watchStatements(db: Database): { seen: PreparedStatement[]; stop: () => void } {
+  const seen: PreparedStatement[] = [];
   const prepare = db.prepare;
   db.prepare = ((sql: string) => {
     const statement = prepare.call(db, sql);
-    const methods = statement as unknown as Record<'all' | 'get' | 'run', (...params: unknown[]) => unknown>;
-    for (const method of ['all', 'get', 'run'] as const) {
+    const methods = statement as unknown as Record<
+      'all' | 'get' | 'run' | 'iterate',
+      (...params: unknown[]) => unknown
+    >;
+    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
       const original = methods[method].bind(statement);
       methods[method] = (...params: unknown[]) => {
         if (!seen.some((s) => s.sql === sql)) seen.push({ sql, params: params.length > 1 ? params : params[0] });
@@ -35,12 +54,7 @@ export function statementsOf(db: Database, run: () => void): { sql: string; para
     }
     return statement;
   }) as typeof db.prepare;
-  try {
-    run();
-  } finally {
-    db.prepare = prepare;
-  }
-  return seen;
+  return { seen, stop: () => (db.prepare = prepare) };
 }
 
 /** SQLite's query plan of `sql` with `params` (one object, one value, or a list of positional values). */

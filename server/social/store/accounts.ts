@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import { accountsWithCounts, countAccounts, type AccountRowCache } from './account-counts.ts';
+import { accountsWithCounts, countAccounts, pageAuthorsMemo, type AccountRowCache } from './account-counts.ts';
 import type { Account, AccountCounts, ProfileField } from './account-row.ts';
 import { ACCOUNT_COLUMNS, ACCOUNT_FROM, ACCOUNT_LISTED, ACCOUNT_ROW, toAccount } from './account-columns.ts';
-import { StampMemo } from './stamp-memo.ts';
+import type { StampMemo } from './stamp-memo.ts';
 import { int, jsonIds, sqlBool, sqlBoolOrNull, str, type SqlValue, type StoreCore } from './store.ts';
 
 /** The users columns `toAccount` reads (prefixed u_), beside the account's id. */
@@ -57,11 +57,11 @@ export class AccountRepository {
   private readonly core: StoreCore;
   /** Rows of the accounts recent pages showed, by version (byIdsWithCounts); frozen, shared between requests. */
   private readonly pageRows: AccountRowCache = new LRUCache<string, Account>({ max: 5_000 });
-  /** A page's authors with their counters while nothing is written (the counters change with any post). */
+  /** A page's authors with their counters until a write changes them (pageAuthorsMemo). */
   private readonly pageAuthors: StampMemo<{ account: Account; counts: AccountCounts }>;
   constructor(core: StoreCore) {
     this.core = core;
-    this.pageAuthors = new StampMemo(core, 5_000);
+    this.pageAuthors = pageAuthorsMemo(core);
   }
 
   /** The account's key pair (PEM); the private key only for local accounts. */

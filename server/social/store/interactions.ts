@@ -1,4 +1,5 @@
-import { StampMemo } from './stamp-memo.ts';
+import { rowMemo } from './row-memo.ts';
+import type { StampMemo } from './stamp-memo.ts';
 import { idOrNull, int, jsonIds, str, type StoreCore } from './store.ts';
 
 /** What one account did to a set of statuses, for the flags of the Status entity. */
@@ -20,11 +21,19 @@ const FLAG_BITS = { f: FAVOURITED, r: REBLOGGED, b: BOOKMARKED, p: PINNED, m: 1 
 /** Favourites, bookmarks, pins and conversation mutes. */
 export class InteractionRepository {
   private readonly core: StoreCore;
-  /** The viewers' flags of the statuses recent pages showed, while nothing is written. */
+  /** The viewers' flags of the statuses recent pages showed, until a write changes them (rowMemo). */
   private readonly pageFlags: StampMemo<number>;
   constructor(core: StoreCore) {
     this.core = core;
-    this.pageFlags = new StampMemo(core, 20_000);
+    // Keys `viewer|s<status>` and `viewer|c<conversation>` (see flags).
+    const byStatus = { keys: ["ROW.account_id || '|s' || ROW.status_id"] };
+    this.pageFlags = rowMemo(core, 'viewer_flags', 20_000, {
+      favourites: byStatus,
+      bookmarks: byStatus,
+      status_pins: byStatus,
+      statuses: { keys: ["ROW.account_id || '|s' || ROW.reblog_of_id"], when: 'ROW.reblog_of_id IS NOT NULL' },
+      conversation_mutes: { keys: ["ROW.account_id || '|c' || ROW.conversation_id"] },
+    });
   }
 
   favourite(accountId: string, statusId: string): boolean {

@@ -7,14 +7,25 @@ import type { StoreCore } from './store.ts';
  * counters are read once instead of per request. Bounded by entries.
  */
 export class StampMemo<V> {
-  private readonly core: StoreCore;
   private readonly maxEntries: number;
+  private readonly stampNow: () => string | null;
   private stamp: string | null = null;
   private readonly values = new Map<string, V>();
 
-  constructor(core: StoreCore, maxEntries: number) {
-    this.core = core;
+  /** `stampNow`: what empties every value when it moves (null: keep nothing), by default the write stamp. */
+  constructor(core: StoreCore, maxEntries: number, stampNow: () => string | null = () => core.cacheStamp()) {
     this.maxEntries = maxEntries;
+    this.stampNow = stampNow;
+  }
+
+  /** Forgets one value (a write changed what it is made of). */
+  forget(key: string): void {
+    this.values.delete(key);
+  }
+
+  /** Forgets every value. */
+  forgetAll(): void {
+    this.values.clear();
   }
 
   /**
@@ -22,7 +33,7 @@ export class StampMemo<V> {
    * no value and are asked again next time).
    */
   getMany(keys: readonly string[], read: (missing: string[]) => Map<string, V>): Map<string, V> {
-    const stamp = this.core.cacheStamp();
+    const stamp = this.stampNow();
     if (stamp === null) return read([...keys]);
     if (stamp !== this.stamp) {
       this.values.clear();
@@ -49,7 +60,7 @@ export class StampMemo<V> {
    * every one of its statuses' values reads them by position, without a map made per request.
    */
   getEach(keys: readonly string[], read: (missing: string[]) => Map<string, V>): (V | undefined)[] {
-    const stamp = this.core.cacheStamp();
+    const stamp = this.stampNow();
     if (stamp !== null && stamp === this.stamp) {
       const values: (V | undefined)[] = [];
       for (const key of keys) {

@@ -1,5 +1,6 @@
 import { indexStatusWords } from './search.ts';
-import { StampMemo } from './stamp-memo.ts';
+import { rowMemo } from './row-memo.ts';
+import type { StampMemo } from './stamp-memo.ts';
 import { StatusMentionsAndTags } from './status-mentions-tags.ts';
 import type { QuotePolicy, StatusRow, Visibility } from '../status-row.ts';
 import { bool, idOrNull, int, intOrNull, jsonIds, jsonOr, sqlBool, str, type StoreCore } from './store.ts';
@@ -79,11 +80,11 @@ const NO_COUNTS: StatusCounts = Object.freeze({ replies: 0, reblogs: 0, favourit
 
 /** Statuses (and reblogs, which are statuses too), their edits and per-status counters (mentions and tags: the base class). */
 export class StatusRepository extends StatusMentionsAndTags {
-  /** Counters of the statuses recent pages showed, while nothing is written. */
+  /** Counters of the statuses recent pages showed, until a write changes them (rowMemo). */
   private readonly pageCounts: StampMemo<StatusCounts>;
   constructor(core: StoreCore) {
     super(core);
-    this.pageCounts = new StampMemo(core, 20_000);
+    this.pageCounts = rowMemo(core, 'status_counts', 20_000, { status_stats: { keys: ['ROW.status_id'] } });
   }
 
   /** A status whether deleted or not. */

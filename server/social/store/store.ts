@@ -139,6 +139,15 @@ export class StoreCore {
     return this.writing > 0 ? null : this.watchedStamp(this.domainPolicyWrites);
   }
 
+  /**
+   * cacheStamp less this connection's own writes: moves when another connection writes anything or a write group
+   * is lost, null inside a write. For caches that follow this connection's writes row by row (RowMemo's triggers).
+   */
+  foreignStamp(): string | null {
+    const stamp = this.cacheStamp();
+    return stamp === null ? null : `${stamp.slice(0, stamp.indexOf(':'))}:${this.lostGroups}`;
+  }
+
   private watchedStamp(writes: { count: number }): string {
     const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
     return `${version.data_version}:${writes.count}:${this.lostGroups}`;

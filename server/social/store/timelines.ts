@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { StatusRow } from '../status-row.ts';
-import { StampMemo } from './stamp-memo.ts';
+import { rowMemo } from './row-memo.ts';
+import type { StampMemo } from './stamp-memo.ts';
 import { StatusAccessQueries } from './status-access.ts';
 import { toStatus } from './statuses.ts';
 import {
@@ -54,16 +55,28 @@ export class TimelineRepository extends StatusAccessQueries {
     sizeCalculation: (s) =>
       2 * (s.text.length + s.content.length + s.spoilerText.length + (s.uri?.length ?? 0) + (s.url?.length ?? 0)) + 400,
   });
-  /** Viewers' scopes while nothing is written. */
+  /** Viewers' scopes until a write changes them (by viewer id, '' for no viewer). */
   private readonly scopes: StampMemo<ViewerScope>;
   constructor(core: StoreCore) {
     super(core);
-    this.scopes = new StampMemo(core, 1_000);
+    const byViewer = { keys: ['ROW.account_id'] };
+    this.scopes = rowMemo(core, 'viewer_scopes', 1_000, {
+      blocks: { keys: ['ROW.account_id', 'ROW.target_account_id'] },
+      mutes: byViewer,
+      account_domain_blocks: byViewer,
+      lists: byViewer,
+      // Whether any account is unavailable: every scope says it.
+      accounts: {
+        keys: [],
+        rowsFeedAll: true,
+        updateFeedsAll: 'OLD.suspended_at IS NOT NEW.suspended_at OR OLD.deleted_at IS NOT NEW.deleted_at',
+      },
+    });
   }
 
   /**
-   * Which filters the viewer has (one cheap query that lets the listings skip the others), reused while
-   * nothing is written. Frozen: shared between requests.
+   * Which filters the viewer has (one cheap query that lets the listings skip the others), reused until a
+   * write changes it. Frozen: shared between requests.
    */
   scope(viewerId: string | null): ViewerScope {
     const key = viewerId ?? '';

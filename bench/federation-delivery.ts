@@ -34,7 +34,8 @@ const PHASES = new Set((process.env.PHASES ?? 'outbound,inbound').split(','));
 
 const PEERS = Number(process.env.PEERS ?? 200);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 5000);
-const INBOUND = Number(process.env.INBOUND ?? 500);
+// 2,000: a run of 500 lasted about 1.4 s, much of it the verifier worker's start and the first compilations.
+const INBOUND = Number(process.env.INBOUND ?? 2000);
 const CEILING_REQUESTS = Number(process.env.CEILING ?? 1000);
 const INBOUND_CONNECTIONS = Number(process.env.INBOUND_CONNECTIONS ?? 16);
 

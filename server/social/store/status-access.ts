@@ -30,7 +30,7 @@ export class StatusAccessQueries {
   readable(viewerId: string | null, statusId: string): StatusRow | null {
     const scope: ViewerScope = { viewerId, blocks: false, mutes: false, domainBlocks: false };
     const r = this.core
-      .planned(
+      .sql(
         `SELECT s.* FROM statuses s WHERE s.id = @id AND s.deleted_at IS NULL AND ${available('s')} AND ${visible('s')} AND ${reblogReadable('s', scope)}`,
       )
       .get({ id: statusId, viewer: viewerId, now: this.core.now() }) as Record<string, unknown> | undefined;
@@ -45,7 +45,7 @@ export class StatusAccessQueries {
     if (viewerIds.length === 0) return new Set();
     const all: ViewerScope = { viewerId: '', blocks: true, mutes: true, domainBlocks: true };
     const rows = this.core
-      .planned(
+      .sql(
         `SELECT v.value AS viewer FROM json_each(@viewers) v CROSS JOIN statuses s ON s.id = @id
          WHERE s.deleted_at IS NULL AND ${available('s')} AND ${visible('s', 'v.value')} AND ${reblogReadable('s', all, 'v.value')}
            AND (s.account_id = v.value OR (${notHidden('s.account_id', all, 'h', 'v.value')}))`,
@@ -58,7 +58,7 @@ export class StatusAccessQueries {
   readableIds(scope: ViewerScope, ids: readonly string[]): Set<string> {
     if (ids.length === 0) return new Set();
     const rows = this.core
-      .planned(
+      .sql(
         `SELECT s.id FROM statuses s WHERE s.id IN (SELECT value FROM json_each(@ids)) AND s.deleted_at IS NULL AND ${available('s', scope)} AND ${visible('s')}
            AND (s.account_id = @viewer OR (${notHidden('s.account_id', scope, 'h')}))`,
       )

@@ -57,11 +57,6 @@ export class StoreCore {
     });
   }
 
-  /** The same as `sql` (every statement's parameters are unseen by the planner now); the timelines still call it so. */
-  planned(text: string): Statement {
-    return this.sql(text);
-  }
-
   /**
    * A prepared statement, compiled once per SQL text, whose parameters the planner cannot look into
    * (valuesUnseenByPlanner): SQLite would otherwise compile a statement with a bound LIMIT, a bound value it

@@ -86,7 +86,7 @@ export class TimelineRepository extends StatusAccessQueries {
   /** When the first of the viewer's mutes that is still on ends (null: none ends): listings change then with no write. */
   nextMuteExpiry(viewerId: string): number | null {
     const r = this.core
-      .planned('SELECT MIN(expires_at) AS t FROM mutes WHERE account_id = ? AND expires_at > ?')
+      .sql('SELECT MIN(expires_at) AS t FROM mutes WHERE account_id = ? AND expires_at > ?')
       .get(viewerId, this.core.now()) as { t: bigint | null };
     return r.t === null ? null : Number(r.t);
   }
@@ -133,7 +133,7 @@ export class TimelineRepository extends StatusAccessQueries {
     page: PageQuery,
   ): ListedStatus[] {
     const c = cursorWhere(column, page);
-    const hits = this.core.planned(sql(c.where, c.order)).all({
+    const hits = this.core.sql(sql(c.where, c.order)).all({
       now: this.core.now(),
       ...params,
       ...c.params,

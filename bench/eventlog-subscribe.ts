@@ -33,6 +33,7 @@ import {
   PADDING,
 } from './eventlog-subscribe/persistent-group.ts';
 import { WireClient } from './eventlog-subscribe/wire-client.ts';
+import { writeSyscallsOf } from './proc-io.ts';
 import { cpuSecondsOf, percentile, startServer, stopServer } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -70,6 +71,8 @@ interface FanOutResult {
   dropped: number;
   /** Bytes of one delivered StreamEventAppeared frame. */
   frameBytes: number;
+  /** The server's write system calls (all threads, SQLite's included) per delivered event. */
+  serverWritesPerDelivery: number;
 }
 
 async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
@@ -198,6 +201,7 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
 
   measuring = true;
   const serverCpuBefore = cpuSecondsOf(serverPid);
+  const serverWritesBefore = writeSyscallsOf(serverPid);
   const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   written = await pacedWrites(SECONDS, true);
@@ -211,6 +215,7 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
   const totalSeconds = (performance.now() - started) / 1000;
   measuring = false;
   const serverCpuSeconds = cpuSecondsOf(serverPid) - serverCpuBefore;
+  const serverWrites = writeSyscallsOf(serverPid) - serverWritesBefore;
   const serverCpu = serverCpuSeconds / totalSeconds;
   const benchCpuUsed = process.cpuUsage(benchCpuBefore);
   const benchCpu = (benchCpuUsed.user + benchCpuUsed.system) / 1e6 / totalSeconds;
@@ -240,11 +245,19 @@ async function fanOut(port: number, serverPid: number): Promise<FanOutResult> {
     max: latencies[latencies.length - 1] ?? NaN,
     dropped,
     frameBytes,
+    serverWritesPerDelivery: serverWrites / Math.max(1, delivered),
   };
 }
 
-/** bench/fanout-ceiling.ts in its own process: CPU µs per frame written by a bare paced loop to as many sockets. */
-async function fanOutCeiling(frameBytes: number): Promise<number> {
+interface Ceiling {
+  /** CPU µs per frame written by the bare loop. */
+  cpuMicrosPerFrame: number;
+  /** Its write system calls per frame. */
+  writesPerFrame: number;
+}
+
+/** bench/fanout-ceiling.ts in its own process: a bare paced loop writing frames of the delivered size to as many sockets. */
+async function fanOutCeiling(frameBytes: number): Promise<Ceiling> {
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'fanout-ceiling.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
@@ -274,7 +287,7 @@ async function fanOutCeiling(frameBytes: number): Promise<number> {
         }),
     ),
   );
-  const report = await new Promise<{ frames: number; cpuSeconds: number }>((resolve) => {
+  const report = await new Promise<{ frames: number; cpuSeconds: number; writes: number }>((resolve) => {
     child.stdout!.on('data', () => {
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolve(JSON.parse(line));
@@ -282,7 +295,8 @@ async function fanOutCeiling(frameBytes: number): Promise<number> {
   });
   for (const s of sockets) s.destroy();
   child.kill('SIGTERM');
-  return (report.cpuSeconds * 1e6) / Math.max(1, report.frames);
+  const frames = Math.max(1, report.frames);
+  return { cpuMicrosPerFrame: (report.cpuSeconds * 1e6) / frames, writesPerFrame: report.writes / frames };
 }
 
 // ---- main ----
@@ -305,7 +319,7 @@ async function main(): Promise<void> {
   });
   try {
     // Several runs on the same server: one run's p99 moves with whatever else the machine is doing.
-    const runs: { f: FanOutResult; ceiling: number; load: number }[] = [];
+    const runs: { f: FanOutResult; ceiling: Ceiling; load: number }[] = [];
     for (let run = 0; run < RUNS; run++) {
       const f = await fanOut(server.tcpPort, server.child.pid!);
       const ceiling = await fanOutCeiling(f.frameBytes);
@@ -320,11 +334,14 @@ async function main(): Promise<void> {
         `   run ${i + 1}: written ${fmt(f.writtenPerSec)} events/s, delivered ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (dropped subscriptions: ${f.dropped}); latency p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms; append round trip p99 ${fmt(f.appendP99, 2)} ms`,
       );
       console.log(
-        `          server CPU ${fmt(f.serverCpu * 100)}% of a core, ${fmt(f.serverCpuMicrosPerDelivery, 2)} µs per delivery (appends included); bare loop ${fmt(ceiling, 2)} µs per ${fmt(f.frameBytes)}-byte frame: ${fmt(f.serverCpuMicrosPerDelivery / ceiling, 2)}x; load ${fmt(load, 1)}`,
+        `          server CPU ${fmt(f.serverCpu * 100)}% of a core, ${fmt(f.serverCpuMicrosPerDelivery, 2)} µs per delivery (appends included); bare loop ${fmt(ceiling.cpuMicrosPerFrame, 2)} µs per ${fmt(f.frameBytes)}-byte frame: ${fmt(f.serverCpuMicrosPerDelivery / ceiling.cpuMicrosPerFrame, 2)}x; load ${fmt(load, 1)}`,
+      );
+      console.log(
+        `          write system calls per delivery: server ${fmt(f.serverWritesPerDelivery, 3)}, bare loop ${fmt(ceiling.writesPerFrame, 3)} per frame`,
       );
     }
     const p99s = runs.map((r) => r.f.p99).sort((a, b) => a - b);
-    const ratios = runs.map((r) => r.f.serverCpuMicrosPerDelivery / r.ceiling).sort((a, b) => a - b);
+    const ratios = runs.map((r) => r.f.serverCpuMicrosPerDelivery / r.ceiling.cpuMicrosPerFrame).sort((a, b) => a - b);
     const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)];
     console.log(
       `   over ${RUNS} runs: delivery p99 median ${fmt(median(p99s), 2)} ms (${fmt(p99s[0], 2)}–${fmt(p99s[p99s.length - 1], 2)}); server CPU per delivery ${fmt(median(ratios), 2)}x the bare loop (${fmt(ratios[0], 2)}–${fmt(ratios[ratios.length - 1], 2)}x)`,

@@ -9,6 +9,7 @@
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { writeSyscallsOf } from './proc-io.ts';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 100);
 const RATE = Number(process.env.RATE ?? 5000);
@@ -20,6 +21,7 @@ const sockets: net.Socket[] = [];
 
 function run(): void {
   const cpuBefore = process.cpuUsage();
+  const writesBefore = writeSyscallsOf('self');
   const started = performance.now();
   let sent = 0;
   const timer = setInterval(() => {
@@ -27,7 +29,8 @@ function run(): void {
     if (elapsed >= SECONDS) {
       clearInterval(timer);
       const cpu = process.cpuUsage(cpuBefore);
-      console.log(JSON.stringify({ frames: sent * sockets.length, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+      const writes = writeSyscallsOf('self') - writesBefore;
+      console.log(JSON.stringify({ frames: sent * sockets.length, cpuSeconds: (cpu.user + cpu.system) / 1e6, writes }));
       for (const s of sockets) s.end();
       return;
     }

@@ -181,10 +181,11 @@ export class ClientConnection implements PeerConnection {
   }
 
   /** True when the send queue is past the soft bound (default: the connection's backlog limits). */
-  isBacklogged(bound: { packages?: number; bytes?: number } = {}): boolean {
+  isBacklogged(bound?: { packages?: number; bytes?: number }): boolean {
+    // No default object: this runs once per delivery to every subscriber.
     return (
-      this.sendQueue.count > (bound.packages ?? this.limits.backlogPackages) ||
-      this.pendingSendBytes > (bound.bytes ?? this.limits.backlogBytes)
+      this.sendQueue.count > (bound?.packages ?? this.limits.backlogPackages) ||
+      this.pendingSendBytes > (bound?.bytes ?? this.limits.backlogBytes)
     );
   }
 
@@ -219,11 +220,29 @@ export class ClientConnection implements PeerConnection {
   private scheduleFlush(): void {
     if (this.flushScheduled || this.waitingForDrain) return;
     this.flushScheduled = true;
-    // After the current batch of work (e.g. one group commit resolving many writes): one write per batch.
-    process.nextTick(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    // After the current batch of work (e.g. one group commit resolving many writes): one write per batch. One
+    // tick for every connection that has something to send, in the order they got it: a commit fanned out to
+    // 100 subscribers scheduled 100 ticks (a closure and a queue entry each).
+    if (ClientConnection.toFlush.length === 0) process.nextTick(ClientConnection.flushPass);
+    ClientConnection.toFlush.push(this);
+  }
+
+  /** Connections waiting for the scheduled flush pass. */
+  private static toFlush: ClientConnection[] = [];
+
+  private static flushPass(): void {
+    const connections = ClientConnection.toFlush;
+    ClientConnection.toFlush = [];
+    for (const connection of connections) {
+      connection.flushScheduled = false;
+      try {
+        connection.flush();
+      } catch (err) {
+        // One connection's failure must not leave the others' packages unsent.
+        connection.logger.error({ err }, 'flush failed; closing the connection');
+        connection.destroy('flush failed');
+      }
+    }
   }
 
   private flush(): void {

@@ -64,6 +64,23 @@ describe('OutgoingPackages', () => {
     expect(held).toEqual(first.expected);
   });
 
+  it('frames, once reused, only what was queued since the last take, however many were before', () => {
+    const queue = new OutgoingPackages();
+    for (const count of [300, 3, 1, 40]) {
+      const frames: Buffer[] = [];
+      for (let i = 0; i < count; i++) {
+        const id = crypto.randomBytes(16);
+        const body = crypto.randomBytes(i % 3 === 0 ? 0 : 200);
+        queue.push(TcpCommand.StreamEventAppeared, id, body);
+        frames.push(encodeFrame(TcpCommand.StreamEventAppeared, id, body));
+      }
+      expect(queue.count).toBe(count);
+      expect(Buffer.concat(queue.take())).toEqual(Buffer.concat(frames));
+      expect(queue.count).toBe(0);
+      expect(queue.bytes).toBe(0);
+    }
+  });
+
   it('allocates chunks bigger than the spare on their own', () => {
     const big = queued(Array.from({ length: 60 }, () => crypto.randomBytes(500)));
     big.queue.recycle(true);
@@ -112,6 +129,28 @@ describe('ClientConnection fan-out writes', () => {
     }
     return { socket, frames, connection: connections[connections.length - 1] };
   }
+
+  it('a connection whose socket write throws is closed, and the others of the same flush pass still write', async () => {
+    const broken = await pair();
+    const others = [await pair(), await pair()];
+    const serverSocket = (broken.connection as unknown as { socket: net.Socket }).socket;
+    serverSocket.write = () => {
+      throw new Error('the socket broke');
+    };
+    const id = crypto.randomBytes(16);
+    const body = crypto.randomBytes(100);
+    // All three queue in one turn: they are flushed in one pass, the broken one first.
+    broken.connection.send(TcpCommand.StreamEventAppeared, id, body);
+    for (const other of others) other.connection.send(TcpCommand.StreamEventAppeared, id, body);
+    const deadline = Date.now() + 10_000;
+    while (others.some((o) => o.frames.length === 0)) {
+      if (Date.now() > deadline) throw new Error('the other connections never wrote');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (const other of others) expect(parsePackage(other.frames[0]).body.equals(body)).toBe(true);
+    expect(broken.connection.closed).toBe(true);
+    for (const o of [broken, ...others]) o.socket.destroy();
+  });
 
   it('a reader that stops reading gets every frame intact while a fast one shares the spare buffer', async () => {
     const slow = await pair();

@@ -30,32 +30,48 @@ export const SPARE_BYTES = 16 * 1024;
  */
 let spare: Buffer | null = null;
 
+/** Past this many packages, clear() lets the queue's arrays go rather than keep them for the next flush. */
+const KEPT_SLOTS = 256;
+
 export class OutgoingPackages {
+  // Kept from flush to flush (a subscriber's connection flushes once per commit): three fresh arrays grown per
+  // flush were a steady stream of garbage under fan-out. Slots past `count` hold nothing (clear() empties them).
   private commands: number[] = [];
   private correlationIds: Uint8Array[] = [];
   private bodies: Uint8Array[] = [];
+  private queued = 0;
   /** Bytes on the wire once framed. */
   bytes = 0;
   /** The spare buffer, while the chunk take() framed into it may still be in the socket's hands. */
   private lent: Buffer | null = null;
 
   get count(): number {
-    return this.commands.length;
+    return this.queued;
   }
 
   push(command: number, correlationId: Uint8Array, body: Uint8Array | null): number {
     const frameBytes = FRAME_OVERHEAD + (body?.byteLength ?? 0);
-    this.commands.push(command);
-    this.correlationIds.push(correlationId);
-    this.bodies.push(body ?? EMPTY);
+    const i = this.queued++;
+    this.commands[i] = command;
+    this.correlationIds[i] = correlationId;
+    this.bodies[i] = body ?? EMPTY;
     this.bytes += frameBytes;
     return frameBytes;
   }
 
   clear(): void {
-    this.commands = [];
-    this.correlationIds = [];
-    this.bodies = [];
+    if (this.commands.length > KEPT_SLOTS) {
+      this.commands = [];
+      this.correlationIds = [];
+      this.bodies = [];
+    } else {
+      // Bodies may be large replies: nothing sent stays referenced.
+      for (let i = 0; i < this.queued; i++) {
+        this.correlationIds[i] = EMPTY;
+        this.bodies[i] = EMPTY;
+      }
+    }
+    this.queued = 0;
     this.bytes = 0;
   }
 
@@ -66,7 +82,7 @@ export class OutgoingPackages {
   take(mayLend = false): Buffer[] {
     this.lent = null;
     const out: Buffer[] = [];
-    const n = this.commands.length;
+    const n = this.queued;
     let i = 0;
     while (i < n) {
       if (this.bodies[i].byteLength > COPY_BODY_BYTES) {

@@ -16,9 +16,17 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
-import { TcpCommand, encodeMessage } from '../server/eventlog/index.ts';
-import { ExpectedVersion } from '../server/eventlog/store/index.ts';
-import { startSubscribedTcpFixture } from '../server/eventlog/testing/subscribed-fixture.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import {
+  TcpCommand,
+  encodeMessage,
+  openEventLog,
+  startEventLogTcp,
+  startSubscriptions,
+  subscriptionTcpHandlers,
+} from '../server/eventlog/index.ts';
 import { PADDING } from './eventlog-subscribe/persistent-group.ts';
 import { WireClient } from './eventlog-subscribe/wire-client.ts';
 
@@ -72,10 +80,29 @@ async function startSink(port: number, subscribers: number) {
   };
 }
 
+/** ExpectedVersion.Any. */
+const ANY_VERSION = -2;
+
+/** The event log, its TCP listener and the subscription engines, as `homeport serve` wires them. */
+async function startEventLog() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-fanout-'));
+  const logger = pino({ level: 'silent' });
+  const eventLog = await openEventLog({ dataDir, logger });
+  const subscriptions = startSubscriptions(eventLog.store, { logger });
+  const handlers = [subscriptionTcpHandlers(subscriptions)];
+  const loopback = { host: '127.0.0.1', port: 0, tlsPort: null };
+  const server = await startEventLogTcp(eventLog, { ...loopback, dataDir, logger, handlers });
+  const close = async () => {
+    for (const part of [server, subscriptions, eventLog]) await part.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { store: eventLog.store, port: server.tcp.port, close };
+}
+
 async function round(subscribers: number): Promise<{ microsPerDelivery: number; microsPerEvent: number }> {
-  const fx = await startSubscribedTcpFixture();
+  const fx = await startEventLog();
   try {
-    const { store } = fx.eventLog;
+    const { store } = fx;
     const sinkChild = await startSink(fx.port, subscribers);
     const stream = `fanout-${crypto.randomUUID().slice(0, 8)}`;
     const data = Buffer.from(JSON.stringify({ t: Date.now(), n: 0, padding: PADDING }));
@@ -85,7 +112,7 @@ async function round(subscribers: number): Promise<{ microsPerDelivery: number; 
         writes.push(
           store.appendToStream(
             stream,
-            ExpectedVersion.Any,
+            ANY_VERSION,
             [
               {
                 eventId: crypto.randomUUID(),

@@ -1,35 +1,6 @@
 /**
- * One client connection of the event-log TCP protocol.
- * Over 400 lines on purpose: reading, the authentication backlog, sending and closing all act on one socket's
- * private state; split apart, each part would reach into the others'.
- *
- * API for modules that plug into the protocol (subscriptions, admin tools):
- *
- *   Handlers — register a table on the server's dispatcher (server.registerHandlers or the
- *   `handlers` option of startEventLogTcp):
- *     registerHandlers({ [TcpCommand.SubscribeToStream]: { request: 'SubscribeToStream',
- *       handle(ctx, msg) { ... ctx.replyMessage(TcpCommand.SubscriptionConfirmation, 'SubscriptionConfirmation', {...}) } } })
- *   `request` names the protobuf message the body is decoded as (undecodable → BadRequest, done for you);
- *   `authenticate: false` skips per-package credential checks (UnsubscribeFromStream, acks);
- *   `needsStore: false` lets it run while the store is not ready. ctx.caller is the authenticated
- *   principal (null = anonymous), ctx.correlationId the request's id (a private copy, keep it as the
- *   subscription's id). Types: RequestContext / CommandHandler in dispatcher.ts.
- *
- *   Sending — connection.send(command, correlationId, body) queues one package and returns false
- *   when the connection is closed. Encode bodies with encodeMessage (messages.ts), which checks
- *   required fields. The queue is bounded: past maxSendQueuePackages/maxSendQueueBytes the whole
- *   connection is dropped (as EventStoreDB does). A subscription should check
- *   connection.isBacklogged() before pushing an event and drop itself (SubscriptionDropped) when it
- *   returns true, rather than take the connection down.
- *
- *   Cleanup — connection.onClose(fn) runs fn once when the connection ends (any reason); it returns
- *   an unregister function. connection.closed tells whether it is ending or ended.
- *
- *   Facts — id, name (from IdentifyClient), remoteAddress/remotePort, secure (TLS), connectedAt,
- *   user, bytesIn/bytesOut, packagesIn/packagesOut, pendingSendPackages/pendingSendBytes; info()
- *   gives them as one plain object (ConnectionInfo, the UI's field names).
- *   EventLogTcpServer.connections (ConnectionRegistry, connection-registry.ts) lists every open connection;
- *   EventLogTcpServer.stats keeps totals.
+ * One client connection of the event-log TCP protocol: reading and the authentication backlog, sending
+ * (connection-output.ts), heartbeats (heartbeat.ts) and closing, over one socket. How modules use it: index.ts.
  */
 import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -38,10 +9,11 @@ import type { Principal } from '../store/index.ts';
 import { TcpCommand, TcpFlags } from './commands.ts';
 import type { CommandDispatcher, PeerConnection } from './dispatcher.ts';
 import { FrameReader, FramingError } from './framing.ts';
+import { Heartbeat } from './heartbeat.ts';
 import { emptyStats, type ConnectionInfo, type ConnectionLimits, type TcpServerStats } from './connection-facts.ts';
 import { newCorrelationId, ZERO_CORRELATION_ID } from './guid.ts';
 import { LogThrottle } from '../../security/index.ts';
-import { OutgoingPackages } from './outgoing.ts';
+import { ConnectionOutput } from './connection-output.ts';
 import { PACKAGE_HEADER_BYTES, PackageError, parsePackage, type TcpPackage } from './package.ts';
 
 /** Packages held back while an earlier one waits for authentication; past this, reading pauses. */
@@ -73,18 +45,14 @@ export class ClientConnection implements PeerConnection {
   private defaultFailed = false;
   private lastUser: string | null = null;
 
-  private readonly sendQueue = new OutgoingPackages();
-  private flushScheduled = false;
-  private waitingForDrain = false;
+  private readonly output: ConnectionOutput;
 
   /** Packages waiting while an earlier package's authentication is in progress. */
   private backlog: TcpPackage[] = [];
   private blocked = false;
   private pausedForBacklog = false;
 
-  private receivedSinceCheck = false;
-  private awaitingHeartbeat = false;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly heartbeat: Heartbeat;
   private frameTimer: NodeJS.Timeout | null = null;
   /** This connection's share of stats.bufferedBytes. */
   private bufferedBytes = 0;
@@ -122,16 +90,32 @@ export class ClientConnection implements PeerConnection {
 
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => {
-      this.waitingForDrain = false;
-      this.flush();
+    this.output = new ConnectionOutput(socket, options.secure, (err) => {
+      this.logger.error({ err }, 'flush failed; closing the connection');
+      this.destroy('flush failed');
     });
     socket.on('error', (err) => {
       this.logger.debug({ err }, 'connection error');
       this.finish(`socket error: ${err.message}`);
     });
     socket.on('close', () => this.finish(this.closeReason || 'closed by client'));
-    this.scheduleHeartbeat(this.limits.heartbeatIntervalMs);
+    this.heartbeat = new Heartbeat(
+      {
+        isClosed: () => this.closed,
+        requestHeartbeat: () => this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null),
+        heartbeatTimedOut: () => {
+          this.noisy(() =>
+            this.logger.info(
+              { remote: `${this.remoteAddress}:${this.remotePort}` },
+              'heartbeat timeout; closing the connection',
+            ),
+          );
+          this.stats.connectionsDropped++;
+          this.destroy('heartbeat timeout');
+        },
+      },
+      this.limits,
+    );
   }
 
   // ---- identity and authentication ----
@@ -173,18 +157,18 @@ export class ClientConnection implements PeerConnection {
   }
 
   get pendingSendPackages(): number {
-    return this.sendQueue.count;
+    return this.output.count;
   }
 
   get pendingSendBytes(): number {
-    return this.sendQueue.bytes + (this.ended ? 0 : this.socket.writableLength);
+    return this.output.pendingBytes;
   }
 
   /** True when the send queue is past the soft bound (default: the connection's backlog limits). */
   isBacklogged(bound?: { packages?: number; bytes?: number }): boolean {
     // No default object: this runs once per delivery to every subscriber.
     return (
-      this.sendQueue.count > (bound?.packages ?? this.limits.backlogPackages) ||
+      this.output.count > (bound?.packages ?? this.limits.backlogPackages) ||
       this.pendingSendBytes > (bound?.bytes ?? this.limits.backlogBytes)
     );
   }
@@ -193,82 +177,32 @@ export class ClientConnection implements PeerConnection {
   send(command: number, correlationId: Uint8Array, body?: Uint8Array | null): boolean {
     if (this.ending || this.ended) return false;
     this.enqueue(command, correlationId, body ?? null);
-    if (
-      this.sendQueue.count > this.limits.maxSendQueuePackages ||
-      this.pendingSendBytes > this.limits.maxSendQueueBytes
-    ) {
+    if (this.output.count > this.limits.maxSendQueuePackages || this.pendingSendBytes > this.limits.maxSendQueueBytes) {
       this.logger.warn(
-        { packages: this.sendQueue.count, bytes: this.pendingSendBytes },
+        { packages: this.output.count, bytes: this.pendingSendBytes },
         'send queue over its bound; dropping the connection',
       );
       this.stats.connectionsDropped++;
       this.destroy('send queue overflow');
       return false;
     }
-    this.scheduleFlush();
+    this.output.schedule();
     return true;
   }
 
   private enqueue(command: number, correlationId: Uint8Array, body: Uint8Array | null): void {
-    const bytes = this.sendQueue.push(command, correlationId, body);
+    const bytes = this.output.push(command, correlationId, body);
     this.stats.packagesSent++;
     if (command === TcpCommand.BadRequest) this.stats.badRequests++;
     this.packagesOut++;
     this.bytesOut += bytes;
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.waitingForDrain) return;
-    this.flushScheduled = true;
-    // After the current batch of work (e.g. one group commit resolving many writes): one write per batch. One
-    // tick for every connection that has something to send, in the order they got it: a commit fanned out to
-    // 100 subscribers scheduled 100 ticks (a closure and a queue entry each).
-    if (ClientConnection.toFlush.length === 0) process.nextTick(ClientConnection.flushPass);
-    ClientConnection.toFlush.push(this);
-  }
-
-  /** Connections waiting for the scheduled flush pass. */
-  private static toFlush: ClientConnection[] = [];
-
-  private static flushPass(): void {
-    const connections = ClientConnection.toFlush;
-    ClientConnection.toFlush = [];
-    for (const connection of connections) {
-      connection.flushScheduled = false;
-      try {
-        connection.flush();
-      } catch (err) {
-        // One connection's failure must not leave the others' packages unsent.
-        connection.logger.error({ err }, 'flush failed; closing the connection');
-        connection.destroy('flush failed');
-      }
-    }
-  }
-
-  private flush(): void {
-    if (this.ended || this.waitingForDrain || this.sendQueue.count === 0) return;
-    // The spare framing buffer only for a plain socket holding nothing: it then either takes every byte now (the
-    // buffer is free again) or keeps this one chunk. A TLS socket may keep cleartext until its handshake is done.
-    const mayLend = !this.secure && this.socket.writableLength === 0;
-    const chunks = this.sendQueue.take(mayLend);
-    let writable: boolean;
-    if (chunks.length === 1) {
-      writable = this.socket.write(chunks[0]);
-    } else {
-      this.socket.cork();
-      writable = true;
-      for (const chunk of chunks) writable = this.socket.write(chunk);
-      this.socket.uncork();
-    }
-    if (mayLend) this.sendQueue.recycle(this.socket.writableLength === 0);
-    if (!writable) this.waitingForDrain = true;
-  }
-
   // ---- receiving ----
 
   private onData(chunk: Buffer): void {
     this.bytesIn += chunk.length;
-    this.receivedSinceCheck = true;
+    this.heartbeat.received();
     if (this.ending || this.ended) return;
     try {
       this.reader.push(chunk, (frame) => this.onFrame(frame));
@@ -393,43 +327,6 @@ export class ClientConnection implements PeerConnection {
     });
   }
 
-  // ---- heartbeats ----
-
-  private scheduleHeartbeat(ms: number): void {
-    this.heartbeatTimer = setTimeout(() => this.checkHeartbeat(), ms);
-    this.heartbeatTimer.unref();
-  }
-
-  private checkHeartbeat(): void {
-    if (this.closed) return;
-    if (this.receivedSinceCheck) {
-      this.receivedSinceCheck = false;
-      this.awaitingHeartbeat = false;
-      this.scheduleHeartbeat(this.limits.heartbeatIntervalMs);
-    } else if (!this.awaitingHeartbeat) {
-      this.awaitingHeartbeat = true;
-      this.send(TcpCommand.HeartbeatRequestCommand, newCorrelationId(), null);
-      this.scheduleHeartbeat(this.limits.heartbeatTimeoutMs);
-    } else {
-      // Timers run before sockets are read: on a server that fell behind, the answer may be waiting unread. The
-      // verdict comes after this turn's reads.
-      setImmediate(() => this.judgeHeartbeat());
-    }
-  }
-
-  private judgeHeartbeat(): void {
-    if (this.closed) return;
-    if (this.receivedSinceCheck) return this.checkHeartbeat();
-    this.noisy(() =>
-      this.logger.info(
-        { remote: `${this.remoteAddress}:${this.remotePort}` },
-        'heartbeat timeout; closing the connection',
-      ),
-    );
-    this.stats.connectionsDropped++;
-    this.destroy('heartbeat timeout');
-  }
-
   // ---- closing ----
 
   onClose(listener: (reason: string) => void): () => void {
@@ -457,7 +354,7 @@ export class ClientConnection implements PeerConnection {
     if (this.closed) return;
     this.ending = true;
     this.closeReason = reason;
-    this.flush();
+    this.output.flush();
     this.socket.end();
     setTimeout(() => this.destroy(reason), CLOSE_GRACE_MS).unref();
   }
@@ -476,10 +373,10 @@ export class ClientConnection implements PeerConnection {
     this.ended = true;
     this.ending = true;
     this.closeReason ||= reason;
-    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.heartbeat.stop();
     this.clearFrameTimer();
     this.trackBuffered(0);
-    this.sendQueue.clear();
+    this.output.stop();
     this.backlog = [];
     const listeners = [...this.closeListeners];
     this.closeListeners.clear();

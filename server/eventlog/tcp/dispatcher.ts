@@ -9,7 +9,7 @@ import type { TcpPackage } from './package.ts';
 /**
  * The command table: one handler per TcpCommand code. The core protocol (handlers/*.ts) and the
  * subscription engines register here; the connection hands every package to `dispatch`.
- * See connection.ts for the API overview.
+ * See index.ts for the API overview.
  */
 
 /**

@@ -1,5 +1,6 @@
 import type { EventLogTokens } from './access-tokens.ts';
-import type { EventLogUsers, Principal } from './types.ts';
+import type { Principal } from './types.ts';
+import type { EventLogUsers } from './store-contract.ts';
 
 /** Why an `authorization` header names nobody (the gRPC face says it; the HTTP face answers 401). */
 export interface AuthorizationRefused {

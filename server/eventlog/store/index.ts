@@ -1,5 +1,6 @@
 /** The event store on SQLite, as the rest of the event log uses it: its types, the store, users and links. */
 export * from './types.ts';
+export * from './store-contract.ts';
 export { LINK_EVENT_TYPE, parseLink } from './links.ts';
 export { metastreamOf, SystemEventTypes } from './metadata.ts';
 export { compileLinearRegex } from './filter.ts';

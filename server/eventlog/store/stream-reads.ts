@@ -14,13 +14,13 @@ import {
   MAX_READ_COUNT,
   type Caller,
   type ReadEventResult,
-  type ReadOptions,
   type ReadStreamResult,
   type ReadStreamRowsResult,
   type RecordedEvent,
   type ResolvedIndexedEvent,
   type StreamMetadata,
 } from './types.ts';
+import { type ReadOptions } from './store-contract.ts';
 
 export function readEvent(
   ctx: StoreContext,

@@ -12,7 +12,8 @@ import type { Logger } from '../../logger.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { SqliteEventStore } from './sqlite-store.ts';
 import type { SystemWriter } from './system-writer.ts';
-import { ExpectedVersion, type EventLogUser, type EventLogUsers, type Principal } from './types.ts';
+import { ExpectedVersion, type Principal } from './types.ts';
+import { type EventLogUser, type EventLogUsers } from './store-contract.ts';
 
 export type EventLogUserErrorCode = 'NOT_FOUND' | 'EXISTS' | 'INVALID';
 

@@ -1,13 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, manualClock, metadataEvent, openTestStore } from '../store/testing/store.ts';
-import {
-  ExpectedVersion,
-  type NewEvent,
-  type Position,
-  type ReadOptions,
-  type ReadStreamResultCode,
-} from '../store/types.ts';
+import { ExpectedVersion, type NewEvent, type Position, type ReadStreamResultCode } from '../store/types.ts';
+import { type ReadOptions } from '../store/store-contract.ts';
 import { eventNumberToWire, resolvedEventToWire, resolvedIndexedEventToWire } from './codec.ts';
 import { encodeMessage, enumTable } from './messages.ts';
 import { encodeReadAllRowsCompleted, encodeReadStreamRowsCompleted } from './row-encoder.ts';

@@ -1,6 +1,7 @@
 // Over 400 lines on purpose: one subject, persistent subscription groups (management, delivery, nak and parking, competing consumers); its cases share one set-up.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventStore, ResolvedIndexedEvent } from '../../store/types.ts';
+import type { ResolvedIndexedEvent } from '../../store/types.ts';
+import type { EventStore } from '../../store/store-contract.ts';
 import { ManualClock } from '../clock.ts';
 import { SUBSCRIPTIONS_SYSTEM_PRINCIPAL } from '../index.ts';
 import {

@@ -1,12 +1,12 @@
 /**
  * A persistent subscription group at run time (PersistentGroup below). Over 400 lines on purpose: it is one state
- * machine whose delivery, retry, parking, checkpoints and statistics share the same buffers and counters.
+ * machine whose delivery, retry, parking and checkpoints share the same buffers and counters; how it describes
+ * itself (counters, rate, PersistentGroupInfo) is group-info.ts.
  */
 import type { Logger } from '../../../logger.ts';
 import { LINK_EVENT_TYPE, MAX_READ_COUNT, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/index.ts';
 import type {
   DropReason,
-  GroupStatus,
   NakAction,
   ParkedPage,
   PersistentGroupDetail,
@@ -18,6 +18,7 @@ import type {
 import { Checkpoints } from './checkpoints.ts';
 import { Consumer, InFlightMessages, type Outstanding } from './consumers.ts';
 import { Deque, PendingNumbers } from './deque.ts';
+import { describeGroup, GroupCounters } from './group-info.ts';
 import { createGroupSource, type GroupSource } from './group-source.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
 import { messageFor, type Message, type PinKeying } from './messages.ts';
@@ -33,8 +34,8 @@ export const GROUP_TICK_MS = 1_000;
  * in-flight window, retries on nak/timeout/disconnect, parks after max retries, and checkpoints the
  * event before the lowest unfinished message so a restart resumes without losing anything.
  * Consumers and in-flight bookkeeping, checkpoints and parked messages live beside it.
- * It stays long because it is one state machine: delivery, retry, parking, checkpoints and statistics all
- * read and change the same buffers and counters; what could stand apart already does (the files beside it).
+ * It stays long because it is one state machine: delivery, retry, parking and checkpoints all read and change
+ * the same buffers and counters; what could stand apart already does (the files beside it).
  */
 export class PersistentGroup {
   readonly streamId: string;
@@ -65,11 +66,7 @@ export class PersistentGroup {
   private readonly checkpoints: Checkpoints;
   private readonly parked: ParkedMessages;
 
-  private totalProcessed = 0;
-  private totalDelivered = 0;
-  private processedAtLastTick = 0;
-  private lastTickAt: number;
-  private rate = 0;
+  private readonly counters: GroupCounters;
 
   private pumping = false;
   private stopped = false;
@@ -94,7 +91,7 @@ export class PersistentGroup {
         : 'stream';
     this.checkpoints = new Checkpoints(ctx, checkpointStreamOf(streamId, groupName), settings, this.logger);
     this.parked = new ParkedMessages(ctx, parkedStreamOf(streamId, groupName), this.logger);
-    this.lastTickAt = ctx.clock.now();
+    this.counters = new GroupCounters(ctx.clock.now());
   }
 
   get checkpointStreamId(): string {
@@ -288,7 +285,7 @@ export class PersistentGroup {
     this.inFlight.add(message, consumer, this.ctx.clock.now());
     this.freeSlots--;
     consumer.delivered++;
-    this.totalDelivered++;
+    this.counters.delivered++;
     let accepted: boolean;
     try {
       accepted = consumer.sink.eventAppeared(message.event, message.retryCount);
@@ -321,7 +318,7 @@ export class PersistentGroup {
 
   /** The message is done with: acked, skipped or parked. */
   private completed(message: Message): void {
-    this.totalProcessed++;
+    this.counters.processed++;
     if (message.replay) this.parked.finished(message.replay);
     else this.pending.remove(message.number);
   }
@@ -392,10 +389,7 @@ export class PersistentGroup {
     }
     this.pump();
     this.maybeCheckpoint(true);
-    const seconds = (now - this.lastTickAt) / 1000;
-    this.rate = seconds > 0 ? (this.totalProcessed - this.processedAtLastTick) / seconds : 0;
-    this.processedAtLastTick = this.totalProcessed;
-    this.lastTickAt = now;
+    const seconds = this.counters.tick(now);
     for (const c of this.consumers.values()) c.tickStats(seconds);
   }
 
@@ -453,36 +447,24 @@ export class PersistentGroup {
 
   // ---- statistics -----------------------------------------------------------------------------------
 
-  private status(): GroupStatus {
-    if (this.consumers.size === 0) return 'Idle';
-    return this.live ? 'Live' : 'CatchingUp';
-  }
-
   info(): PersistentGroupInfo {
-    const lastKnown = this.source.lastKnown();
-    const checkpointed = this.checkpoints.lastWritten ?? -1;
-    const connections = [...this.consumers.values()].map((c) => c.info());
-    return {
+    return describeGroup({
       streamId: this.streamId,
       groupName: this.groupName,
       subscriptionId: this.subscriptionId,
-      status: this.status(),
-      averageItemsPerSecond: round2(this.rate),
-      totalItemsProcessed: this.totalProcessed,
-      totalItemsDelivered: this.totalDelivered,
-      totalInFlightMessages: this.inFlight.size,
-      readBufferCount: this.buffer.length - Math.min(this.liveBuffered, this.buffer.length),
-      liveBufferCount: Math.min(this.liveBuffered, this.buffer.length),
-      retryBufferCount: this.retryQueue.length,
-      outstandingMessagesCount: this.inFlight.size + this.parking,
-      parkedMessageCount: this.parkedMessageCount(),
-      lastCheckpointedEventNumber: checkpointed,
-      lastProcessedEventNumber: this.source.next - 1,
-      lastKnownEventNumber: lastKnown,
-      behindByMessages: Math.max(0, lastKnown - checkpointed),
-      connectionCount: connections.length,
-      connections,
-    };
+      live: this.live,
+      counters: this.counters,
+      connections: [...this.consumers.values()].map((c) => c.info()),
+      inFlight: this.inFlight.size,
+      buffered: this.buffer.length,
+      liveBuffered: this.liveBuffered,
+      retryBuffered: this.retryQueue.length,
+      parking: this.parking,
+      parked: this.parkedMessageCount(),
+      lastCheckpointed: this.checkpoints.lastWritten ?? -1,
+      lastProcessed: this.source.next - 1,
+      lastKnown: this.source.lastKnown(),
+    });
   }
 
   detail(): PersistentGroupDetail {
@@ -493,8 +475,4 @@ export class PersistentGroup {
       checkpointStreamId: this.checkpointStreamId,
     };
   }
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }

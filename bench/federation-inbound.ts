@@ -10,8 +10,8 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { signRequest } from '@fedify/fedify';
-import { mastodonCreate } from '../server/social/federation/testing/activities.ts';
+import { signJsonLd, signRequest } from '@fedify/fedify';
+import { mastodonCreate } from '../server/social/federation/testing/index.ts';
 import type { Account, openSocial } from '../server/social/index.ts';
 import {
   startPeer,
@@ -28,8 +28,11 @@ type Social = Awaited<ReturnType<typeof openSocial>>;
 export interface InboundOptions {
   activities: number;
   connections: number;
-  /** 'mastodon': each Create as Mastodon sends it (its inline context, followers in cc, a hashtag and a mention). */
-  shape: 'plain' | 'mastodon';
+  /**
+   * 'mastodon': each Create as Mastodon sends it (its inline context, followers in cc, a hashtag and a mention);
+   * 'mastodon-signed': with the Linked Data signature Mastodon adds to public posts (signed before the clock starts).
+   */
+  shape: 'plain' | 'mastodon' | 'mastodon-signed';
   profile: string | undefined;
 }
 
@@ -106,7 +109,12 @@ export async function benchInbound(social: Social, port: number, alice: Account,
   // Signed before the clock starts (a signature stays valid for an hour): the timed part is the server's work.
   const deliveries = await Promise.all(
     Array.from({ length: options.activities }, async (_, n) => {
-      const body = JSON.stringify(createActivity(`${bobBase}/users/bob`, n, options.shape, aliceUri));
+      const activity = createActivity(`${bobBase}/users/bob`, n, options.shape, aliceUri);
+      const body = JSON.stringify(
+        options.shape === 'mastodon-signed'
+          ? await signJsonLd(activity, bobKey, new URL(`${bobBase}/users/bob#main-key`), {})
+          : activity,
+      );
       const signed = await signRequest(
         new Request(`http://127.0.0.1:${port}/inbox`, {
           method: 'POST',

@@ -1,8 +1,9 @@
+import { signJsonLd } from '@fedify/fedify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offThreadVerifications } from './inbox-verifier.ts';
 import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './testing/test-network.ts';
 import { mastodonCreate } from './testing/activities.ts';
-import { createOf, listen, rawPost, signedBy, type Target } from './testing/inbox-clients.ts';
+import { createOf, keyOf, listen, rawPost, signedBy, type Target } from './testing/inbox-clients.ts';
 
 /*
  * Mastodon-shaped Creates at a live shared inbox: the verifier's worker reads them with its plain reader and leaves
@@ -39,10 +40,20 @@ const storedContent = (uri: string) =>
       | undefined
   )?.content;
 
-const deliver = async (activity: Record<string, any>) => {
+/** Delivers `activity` to a's shared inbox, signed over HTTP by `signer` of b.test. */
+const deliver = async (activity: Record<string, any>, signer = 'bob') => {
   const body = JSON.stringify(activity);
-  return rawPost(instances.aSocket!, '/inbox', await signedBy(instances.b!, 'bob', 'https://a.test/inbox', body), body);
+  return rawPost(
+    instances.aSocket!,
+    '/inbox',
+    await signedBy(instances.b!, signer, 'https://a.test/inbox', body),
+    body,
+  );
 };
+
+/** `create` with the Linked Data signature Mastodon gives public posts, by bob. */
+const ldSigned = async (create: Record<string, any>): Promise<Record<string, any>> =>
+  signJsonLd(create, await keyOf(instances.b!, 'bob'), new URL(`${BOB}#main-key`), {});
 
 describe("Mastodon's Creates without Fedify's reading in the verifier's worker", () => {
   it('stores them as read by the plain reader, the signer checked against the actor', async () => {
@@ -76,5 +87,32 @@ describe("Mastodon's Creates without Fedify's reading in the verifier's worker",
     expect(answer.status).toBe(400);
     expect(answer.text).toMatch(/^Invalid activity/);
     expect(storedContent(create.object.id)).toBeUndefined();
+  });
+});
+
+describe("Mastodon's public Creates, with their Linked Data signature", () => {
+  it("skip that signature and Fedify's handler when the actor signed the request", async () => {
+    const before = offThreadVerifications.plainReading;
+    const create = await ldSigned(mastodonShaped(BOB));
+    expect((await deliver(create)).status).toBe(202);
+    await eventually(() => storedContent(create.object.id) !== undefined, 'the Create stored');
+    expect(offThreadVerifications.plainReading - before).toBe(1);
+    // A signature that no longer verifies changes nothing then (nor would it for Fedify: the request is signed).
+    const altered = await ldSigned(mastodonShaped(BOB));
+    altered.object.content = '<p>altered</p>';
+    expect((await deliver(altered)).status).toBe(202);
+    await eventually(() => storedContent(altered.object.id) === '<p>altered</p>', 'the altered Create stored');
+  });
+
+  it('go to Fedify, which checks that signature, when someone else signed the request (a relay)', async () => {
+    const before = offThreadVerifications.plainReading;
+    const relayed = await ldSigned(mastodonShaped(BOB));
+    expect((await deliver(relayed, 'carol')).status).toBe(202);
+    await eventually(() => storedContent(relayed.object.id) !== undefined, 'the relayed Create stored');
+    const forged = await ldSigned(mastodonShaped(BOB));
+    forged.object.content = '<p>forged</p>';
+    expect((await deliver(forged, 'carol')).status).toBe(401);
+    expect(storedContent(forged.object.id)).toBeUndefined();
+    expect(offThreadVerifications.plainReading - before).toBe(0);
   });
 });

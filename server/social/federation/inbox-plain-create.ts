@@ -1,10 +1,13 @@
 /*
  * The hot shared-inbox Create read without Fedify's vocabulary: the verifier's worker expands a verified activity
  * (inbox-verifier.ts) and, when it is a Create of one plain Note this reader understands whole, hands the note's
- * fields over as plain JSON, its content sanitised already. The queued message carries them, and its listener (inbox-plain-listener.ts) stores the
- * post from them without building Fedify's objects and dates on the main thread. Anything else it meets (another
- * type, an attachment, a quote, an emoji, a poll vote, a value given in a shape it does not read) makes it answer
- * null, and the activity goes through Fedify's reading and listeners as before.
+ * fields over as plain JSON, its content sanitised already. The queued message carries them, and its listener
+ * (inbox-plain-listener.ts) stores the post from them without building Fedify's objects and dates on the main
+ * thread. Anything else it meets (another type, an attachment, a quote, an emoji, a poll vote, a value given in a
+ * shape it does not read) makes it answer null, and the activity goes through Fedify's reading and listeners as
+ * before. What it takes, Fedify's reading would take too (every property of the Create and the Note is checked as
+ * that reading decodes it, those its listener does not use included), so the worker leaves that reading out:
+ * inbox-plain-create-refusals.test.ts replaces each value of Mastodon's Creates with ones Fedify refuses.
  */
 
 /** A Create's status as the worker read it from the activity's JSON-LD expansion: addresses normalised as URLs. */

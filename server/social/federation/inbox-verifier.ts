@@ -194,9 +194,10 @@ interface Pending {
 
 /**
  * Checks inbox deliveries off the main thread: the HTTP signature with a key the intake already holds, and
- * the activity's actor read as JSON-LD. Both are Fedify's own code (about 0.6 and 0.4 ms of CPU per delivery
- * here) run in a worker thread, started at the first delivery and stopped when idle. Any failure of the
- * worker answers `verified: false`: the intake then verifies on the main thread, as it would without it.
+ * the activity's actor read as JSON-LD: in the common shapes by its own code (inbox-signature.ts, and for a plain
+ * Create inbox-plain-create.ts), otherwise by Fedify's, in a worker thread started at the first delivery and
+ * stopped when idle. Any failure of the worker answers `verified: false`: the intake then verifies on the main
+ * thread, as it would without it.
  */
 export class InboxVerifier {
   private worker: Worker | null = null;

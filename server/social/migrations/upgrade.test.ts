@@ -56,4 +56,29 @@ describe('social.db migrations on existing data', () => {
       after.close();
     }
   });
+
+  it('take the deleted statuses of a database from before version 28 off their hashtags’ listings', () => {
+    const tagFile = path.join(dir, 'tags.db');
+    const before = openDatabase(tagFile, { migrations: socialMigrations, synchronous: 'NORMAL' });
+    const store = new SocialStore(before);
+    const author = store.accounts.insertLocal({ username: 'old', publicKey: 'k', privateKey: 'k' });
+    const [kept, deleted] = ['kept', 'deleted'].map((text) => {
+      const id = store.statuses.insert({ accountId: author, local: true, visibility: 'public', content: text });
+      store.statuses.addTags(id, ['oldtag']);
+      return id;
+    });
+    // As a deletion left it before version 28: the tombstone still listed under its hashtag.
+    before.prepare('UPDATE statuses SET deleted_at = 1 WHERE id = ?').run(deleted);
+    before.exec('PRAGMA user_version = 27');
+    before.close();
+
+    const after = openDatabase(tagFile, { migrations: socialMigrations, synchronous: 'NORMAL' });
+    after.defaultSafeIntegers(true);
+    try {
+      const listed = after.prepare('SELECT status_id FROM statuses_tags').all() as { status_id: bigint }[];
+      expect(listed.map((r) => String(r.status_id))).toEqual([kept]);
+    } finally {
+      after.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import type { Account } from './account-row.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { SettingsRepository } from './settings.ts';
+import { DELETE_ACCOUNT_STATUS_TAGS } from './account-erasure.ts';
 import { jsonIds, sqlBool, sqlBoolOrNull, str, type StoreCore } from './store.ts';
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
@@ -318,7 +319,10 @@ export class FederationRepository {
     });
   }
 
-  /** A remote account deleted on its server: gone from follows, feeds and lists; its statuses deleted. */
+  /**
+   * A remote account deleted on its server: gone from follows, feeds and lists, its notifications and favourites
+   * with it; its statuses deleted (off their hashtags). Lookups by actor id or handle no longer find it.
+   */
   forgetRemoteAccount(accountId: string): void {
     const now = this.core.now();
     this.core.transaction(() => {
@@ -334,6 +338,10 @@ export class FederationRepository {
       this.core
         .sql('DELETE FROM home_feed WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
         .run(accountId);
+      // What it made here goes, as Mastodon's DeleteAccountService purges: notifications from it, its favourites.
+      this.core.sql('DELETE FROM notifications WHERE from_account_id = ?').run(accountId);
+      this.core.sql('DELETE FROM favourites WHERE account_id = ?').run(accountId);
+      this.core.sql(DELETE_ACCOUNT_STATUS_TAGS).run(accountId);
       this.core
         .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
         .run(now, accountId);

@@ -37,6 +37,8 @@ export class StoreCore {
   private readonly accountWrites: { count: number };
   /** This connection's writes to what a domain policy is made of (see domainPolicyStamp). */
   private readonly domainPolicyWrites: { count: number };
+  /** This connection's writes to IP blocks (see ipBlockStamp). */
+  private readonly ipBlockWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -56,6 +58,7 @@ export class StoreCore {
       domain_allows: {},
       settings: federationMode,
     });
+    this.ipBlockWrites = watchTableWrites(db, 'ip_block', { ip_blocks: {} });
   }
 
   /**
@@ -133,6 +136,14 @@ export class StoreCore {
    */
   domainPolicyStamp(): string | null {
     return this.writing > 0 ? null : this.watchedStamp(this.domainPolicyWrites);
+  }
+
+  /**
+   * A stamp for the IP blocks: moves when this connection writes one, when another connection (the admin CLI)
+   * writes anything, or when a write group is lost. Null inside a write (see accountStamp).
+   */
+  ipBlockStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.ipBlockWrites);
   }
 
   /**

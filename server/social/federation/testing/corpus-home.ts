@@ -1,6 +1,12 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { readFixture, RecordedPeers, rewrite, type Json } from './recorded-peers.ts';
-import { createTestNetwork, eventually, type TestInstance, type TestNetwork } from './test-network.ts';
+import {
+  createTestNetwork,
+  eventually,
+  type TestInstance,
+  type TestNetwork,
+  useNetworkFixture,
+} from './test-network.ts';
 
 /*
  * The home of the corpus inbox tests: a live Homeport (home.test) with lain, the corpus's own recipient, and the
@@ -92,10 +98,5 @@ export class CorpusHome {
 
 /** A CorpusHome started before the file's tests and closed after them. */
 export function useCorpusHome(): CorpusHome {
-  const corpus = new CorpusHome();
-  beforeAll(() => corpus.start());
-  afterAll(async () => {
-    await corpus.net?.close();
-  });
-  return corpus;
+  return useNetworkFixture(new CorpusHome());
 }

@@ -130,7 +130,7 @@ export class ModerationService {
   }
 
   /** The `no_access` ranges in force, under the IP block stamp they were read at, until the next expiry among them. */
-  private noAccess: { stamp: string; ranges: string[]; until: number } | null = null;
+  private noAccess: { stamp: string; ranges: net.BlockList; until: number } | null = null;
 
   /**
    * Whether every request from this address is refused (a `no_access` IP block). Asked on every request, so the
@@ -144,11 +144,11 @@ export class ModerationService {
     if (!noAccess || stamp === null || noAccess.stamp !== stamp || now >= noAccess.until) {
       const blocks = this.store.moderation.activeIpBlocks().filter((b) => b.severity === 'no_access');
       const expiries = blocks.map((b) => b.expiresAt ?? Number.POSITIVE_INFINITY);
-      noAccess = { stamp: stamp ?? '', ranges: blocks.map((b) => b.ip), until: Math.min(...expiries) };
+      noAccess = { stamp: stamp ?? '', ranges: rangeList(blocks.map((b) => b.ip)), until: Math.min(...expiries) };
       // Inside a write what was read may yet be rolled back: used, not kept.
       this.noAccess = stamp === null ? null : noAccess;
     }
-    return noAccess.ranges.some((range) => ipInRange(ip, range));
+    return inRanges(noAccess.ranges, ip);
   }
 
   /** The strictest IP block in force that covers an address, or null. */
@@ -301,10 +301,21 @@ export function normalizeDomain(input: string): string {
 
 /** Whether an address lies in a CIDR range (IPv4-mapped IPv6 addresses count as IPv4). */
 export function ipInRange(ip: string, range: string): boolean {
-  const [address, bits] = range.split('/');
-  const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return inRanges(rangeList([range]), ip);
+}
+
+/** CIDR ranges as one list, checked at once (see inRanges). */
+function rangeList(ranges: readonly string[]): net.BlockList {
   const list = new net.BlockList();
-  list.addSubnet(address, Number(bits), family);
+  for (const range of ranges) {
+    const [address, bits] = range.split('/');
+    list.addSubnet(address, Number(bits), net.isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+/** Whether an address lies in one of a list's ranges (IPv4-mapped IPv6 addresses count as IPv4). */
+function inRanges(list: net.BlockList, ip: string): boolean {
   const plain = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
   const type = net.isIP(plain) === 6 ? 'ipv6' : 'ipv4';
   return net.isIP(plain) !== 0 && list.check(plain, type);

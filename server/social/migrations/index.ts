@@ -27,6 +27,7 @@ import { migration as v025 } from './025-annual-reports.ts';
 import { migration as v026 } from './026-trend-reviews.ts';
 import { migration as v027 } from './027-relayed-events.ts';
 import { migration as v028 } from './028-deleted-statuses-off-tags.ts';
+import { migration as v029 } from './029-live-statuses-by-account.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -69,4 +70,5 @@ export const socialMigrations: readonly Migration[] = [
   v026,
   v027,
   v028,
+  v029,
 ];

@@ -1,9 +1,5 @@
 import type { StoreCore } from './store.ts';
 
-/** An account's posts off their hashtags' listings (its posts become tombstones: see StatusRepository.markDeleted). */
-export const DELETE_ACCOUNT_STATUS_TAGS =
-  'DELETE FROM statuses_tags WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)';
-
 /** What goes with a deleted local account (its row stays, as a tombstone that keeps the name reserved). */
 export class AccountErasureRepository {
   private readonly core: StoreCore;
@@ -23,7 +19,10 @@ export class AccountErasureRepository {
     this.core
       .sql('DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
       .run(accountId, accountId);
-    this.core.sql(DELETE_ACCOUNT_STATUS_TAGS).run(accountId);
+    // Its posts off their hashtags' listings, as StatusRepository.markDeleted takes one post off.
+    this.core
+      .sql('DELETE FROM statuses_tags WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+      .run(accountId);
     this.core
       .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
       .run(this.core.now(), accountId);

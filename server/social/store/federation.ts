@@ -1,7 +1,6 @@
 import type { Account } from './account-row.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { SettingsRepository } from './settings.ts';
-import { DELETE_ACCOUNT_STATUS_TAGS } from './account-erasure.ts';
 import { jsonIds, sqlBool, sqlBoolOrNull, str, type StoreCore } from './store.ts';
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
@@ -341,7 +340,9 @@ export class FederationRepository {
       // What it made here goes, as Mastodon's DeleteAccountService purges: notifications from it, its favourites.
       this.core.sql('DELETE FROM notifications WHERE from_account_id = ?').run(accountId);
       this.core.sql('DELETE FROM favourites WHERE account_id = ?').run(accountId);
-      this.core.sql(DELETE_ACCOUNT_STATUS_TAGS).run(accountId);
+      this.core
+        .sql('DELETE FROM statuses_tags WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+        .run(accountId);
       this.core
         .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
         .run(now, accountId);

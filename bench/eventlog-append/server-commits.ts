@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { serviceClient } from '../../server/eventlog/grpc/protos.ts';
+import { serviceDefinition } from '../../server/eventlog/index.ts';
 
 /**
  * The server's own count of its SQLite commits (one per group commit), read from its Monitoring.Stats
@@ -9,7 +9,10 @@ import { serviceClient } from '../../server/eventlog/grpc/protos.ts';
 export const GRPC_STATS_ARGS = ['--grpc-port', '0', '--grpc-insecure'] as const;
 
 export function serverCommitCounter(port: number): { commits(): Promise<number>; close(): void } {
-  const Monitoring = serviceClient('event_store.client.monitoring.Monitoring');
+  const Monitoring = grpc.makeGenericClientConstructor(
+    serviceDefinition('event_store.client.monitoring.Monitoring'),
+    'Monitoring',
+  );
   const client = new Monitoring(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const commits = () =>
     new Promise<number>((resolve, reject) => {

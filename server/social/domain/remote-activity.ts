@@ -294,6 +294,24 @@ export class RemoteActivity {
     });
   }
 
+  /**
+   * A remote account deleted on its server, as Mastodon's DeleteAccountService: the reblogs others made of its
+   * statuses go (from every feed, with their notifications, told as deletions), then the account with its
+   * statuses, follows, notifications and favourites (FederationRepository.forgetRemoteAccount).
+   */
+  accountDeleted(accountId: string): void {
+    this.store.transaction(() => {
+      const reblogs = this.store.statuses.reblogsOfAccount(accountId);
+      for (const reblog of reblogs) this.store.statuses.markDeleted(reblog);
+      const ids = reblogs.map((r) => r.id);
+      const homeRecipients = this.store.feeds.holders(ids);
+      this.store.feeds.remove(ids);
+      this.store.notifications.deleteForStatuses(ids);
+      this.store.federation.forgetRemoteAccount(accountId);
+      for (const reblog of reblogs) this.store.events.emit('status.deleted', { status: reblog, homeRecipients });
+    });
+  }
+
   /** A remote status deleted on its author's word: it and its reblogs leave every feed, with their notifications. */
   statusDeleted(status: StatusRow): void {
     this.store.transaction(() => {

@@ -10,7 +10,8 @@ import {
 /*
  * A deleted post leaves its hashtags' listings (as Mastodon's removal takes it off its tags), on the server of its
  * author and on the servers that received it, whether the post or its whole account is deleted: a hashtag page then
- * walks live posts only, not the tombstones of every deleted one. A deleted account's notifications go with it.
+ * walks live posts only, not the tombstones of every deleted one. A deleted account's notifications and the boosts
+ * of its posts go with it.
  */
 
 let net: TestNetwork;
@@ -59,8 +60,13 @@ describe('a deleted post', () => {
     const frankOnB = await eventually(() => b.social.context.store.accounts.byHandle('frank', 'a.test')?.id, 'frank');
     await bob.client.v1.accounts.$select(frankOnB).follow();
     await eventually(() => b.social.context.store.relationships.follow(bob.accountId, frankOnB), 'bob follows frank');
-    await frank.client.v1.statuses.create({ status: 'leaving #accounttag' });
+    const leaving = await frank.client.v1.statuses.create({ status: 'leaving #accounttag' });
     await eventually(() => listed(b, 'accounttag') === 1, 'the post listed at b');
+    // bob boosts it: his boost goes with it, as Mastodon removes the reblogs of a deleted account's posts.
+    const leavingOnB = b.social.context.store.federation.statusByUri(leaving.uri)!;
+    await bob.client.v1.statuses.$select(leavingOnB).reblog();
+    const bobsPosts = async () => (await bob.client.v1.accounts.verifyCredentials()).statusesCount;
+    expect(await bobsPosts()).toBe(1);
 
     const fromFrank = () =>
       Number(
@@ -76,7 +82,9 @@ describe('a deleted post', () => {
     await a.social.federation!.idle();
     expect(listed(a, 'accounttag')).toBe(0);
     await eventually(() => listed(b, 'accounttag') === 0, 'the post off the listing at b');
-    // Nor are bob's notifications from frank kept (Mastodon purges them with the account).
+    // Nor are bob's notifications from frank kept (Mastodon purges them with the account), nor bob's boost.
     expect(fromFrank()).toBe(0);
+    expect(await bobsPosts()).toBe(0);
+    expect(await bob.client.v1.accounts.$select(bob.accountId).statuses.list()).toEqual([]);
   });
 });

@@ -229,6 +229,13 @@ export class StatusRepository extends StatusMentionsAndTags {
     ).map(toStatus);
   }
 
+  /** The undeleted reblogs others made of an account's statuses. */
+  reblogsOfAccount(accountId: string): StatusRow[] {
+    const ofItsStatuses = 'reblog_of_id IN (SELECT id FROM statuses WHERE account_id = ?) AND account_id != ?';
+    const rows = this.core.sql(`SELECT * FROM statuses WHERE ${ofItsStatuses} AND deleted_at IS NULL`);
+    return (rows.all(accountId, accountId) as Record<string, unknown>[]).map(toStatus);
+  }
+
   /** `accountId`'s reblog of a status, if it has one. */
   reblogBy(accountId: string, statusId: string): StatusRow | null {
     const r = this.core

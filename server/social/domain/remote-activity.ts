@@ -1,6 +1,7 @@
 import type { Account, QuotePolicy, QuoteRow, QuoteState, SocialStore, StatusRow, Visibility } from '../store/index.ts';
 import { recordDirectMessage } from './conversations.ts';
 import type { NotificationService } from './notifications.ts';
+import { deleteReblogsOfAccount } from './reblogs-of-deleted.ts';
 
 /** A quote as a remote post states it (federation reads it from the post and its approval stamp). */
 export interface StatedQuote {
@@ -296,19 +297,13 @@ export class RemoteActivity {
 
   /**
    * A remote account deleted on its server, as Mastodon's DeleteAccountService: the reblogs others made of its
-   * statuses go (from every feed, with their notifications, told as deletions), then the account with its
-   * statuses, follows, notifications and favourites (FederationRepository.forgetRemoteAccount).
+   * statuses go, then the account with its statuses, follows, notifications and favourites
+   * (FederationRepository.forgetRemoteAccount).
    */
   accountDeleted(accountId: string): void {
     this.store.transaction(() => {
-      const reblogs = this.store.statuses.reblogsOfAccount(accountId);
-      for (const reblog of reblogs) this.store.statuses.markDeleted(reblog);
-      const ids = reblogs.map((r) => r.id);
-      const homeRecipients = this.store.feeds.holders(ids);
-      this.store.feeds.remove(ids);
-      this.store.notifications.deleteForStatuses(ids);
+      deleteReblogsOfAccount(this.store, accountId);
       this.store.federation.forgetRemoteAccount(accountId);
-      for (const reblog of reblogs) this.store.events.emit('status.deleted', { status: reblog, homeRecipients });
     });
   }
 

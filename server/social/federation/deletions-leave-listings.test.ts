@@ -67,6 +67,10 @@ describe('a deleted post', () => {
     await bob.client.v1.statuses.$select(leavingOnB).reblog();
     const bobsPosts = async () => (await bob.client.v1.accounts.verifyCredentials()).statusesCount;
     expect(await bobsPosts()).toBe(1);
+    // alice boosts it on frank's own server: hers goes too.
+    await alice.client.v1.statuses.$select(leaving.id).reblog();
+    const alicesPosts = async () => (await alice.client.v1.accounts.verifyCredentials()).statusesCount;
+    expect(await alicesPosts()).toBe(1);
 
     const fromFrank = () =>
       Number(
@@ -82,8 +86,9 @@ describe('a deleted post', () => {
     await a.social.federation!.idle();
     expect(listed(a, 'accounttag')).toBe(0);
     await eventually(() => listed(b, 'accounttag') === 0, 'the post off the listing at b');
-    // Nor are bob's notifications from frank kept (Mastodon purges them with the account), nor bob's boost.
+    // Nor are bob's notifications from frank kept (Mastodon purges them with the account), nor the boosts.
     expect(fromFrank()).toBe(0);
+    expect(await alicesPosts()).toBe(0);
     expect(await bobsPosts()).toBe(0);
     expect(await bob.client.v1.accounts.$select(bob.accountId).statuses.list()).toEqual([]);
   });

@@ -35,13 +35,14 @@ import {
   type Row,
 } from './eventlog-append/reads.ts';
 import {
-  serverCommits,
   serverEventsBefore,
+  serverEventsBetween,
   sqliteCeiling,
   sqliteCpuPerRow,
   openReadCeiling,
 } from './eventlog-append/sqlite-ceiling.ts';
 import { startAckServer } from './eventlog-append/ack-process.ts';
+import { GRPC_STATS_ARGS, serverCommitCounter } from './eventlog-append/server-commits.ts';
 import { formatThreadSplit, snapshotThreads, threadSplit } from './eventlog-append/threads.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -108,7 +109,7 @@ async function appendScenario(
   connections: number,
   batchSize: number,
   inFlightPerConnection: number,
-  measured: { pid: number; dataDir?: string },
+  measured: { pid: number; dataDir?: string; commits?: () => Promise<number> },
 ): Promise<AppendRow> {
   const conns = await Promise.all(Array.from({ length: connections }, (_, i) => connect(port, `bench-${i}`)));
   const latencies: number[] = [];
@@ -132,6 +133,7 @@ async function appendScenario(
   const warmedSeconds = (performance.now() - warmSince) / 1000;
   latencies.length = 0;
   events = 0;
+  const commitsBefore = await measured.commits?.();
   const started = performance.now();
   const startedAt = Date.now();
   const before = snapshotThreads(measured.pid);
@@ -142,12 +144,16 @@ async function appendScenario(
   const count = events;
   const after = snapshotThreads(measured.pid);
   const endedAt = Date.now();
+  const commitsAfter = await measured.commits?.();
   const elapsed = (performance.now() - started) / 1000;
   const sorted = latencies.slice().sort((a, b) => a - b);
   stop = true;
   await Promise.all(run);
   for (const c of conns) c.close();
-  const committed = measured.dataDir ? serverCommits(measured.dataDir, startedAt, endedAt) : null;
+  const committed =
+    measured.dataDir && commitsBefore !== undefined && commitsAfter !== undefined
+      ? { events: serverEventsBetween(measured.dataDir, startedAt, endedAt), commits: commitsAfter - commitsBefore }
+      : null;
   const eventsBefore = measured.dataDir ? serverEventsBefore(measured.dataDir, startedAt) : undefined;
   const cpu = after.process.user + after.process.system - before.process.user - before.process.system;
   return {
@@ -188,13 +194,15 @@ async function serverAppends(
   limits: { clientRows: AppendRow[]; ceiling100: number; ceilingBig: number },
   more?: (server: Awaited<ReturnType<typeof startServer>>) => Promise<Row[]>,
 ): Promise<Row[]> {
-  const server = await startServer('homeport-bench-', { nodeFlags: SERVER_FLAGS, args });
+  const server = await startServer('homeport-bench-', { nodeFlags: SERVER_FLAGS, args: [...args, ...GRPC_STATS_ARGS] });
+  const counter = serverCommitCounter(server.grpc!.port);
   const rows: Row[] = [];
   try {
     for (const [connections, batchSize, inFlight] of scenarios) {
       const row = await appendScenario(server.tcpPort, connections, batchSize, inFlight, {
         pid: server.child.pid!,
         dataDir: server.dataDir,
+        commits: counter.commits,
       });
       const loadNow = load();
       row.scenario += label;
@@ -248,6 +256,7 @@ async function serverAppends(
     }
     if (more) rows.push(...(await more(server)));
   } finally {
+    counter.close();
     await stopServer(server);
   }
   return rows;

@@ -7,7 +7,7 @@
  * Fedify's signing cost per request, and — in the same run — the ceiling of plain signed POSTs one process
  * makes to the same peers.
  * Inbound: signed Create activities to the shared inbox (bench/federation-inbound.ts).
- * PHASES=inbound runs one phase only; INBOUND_SHAPE=mastodon sends Creates as Mastodon shapes them;
+ * PHASES=inbound runs one phase only; INBOUND_SHAPE=mastodon sends Creates as Mastodon shapes them (mastodon-signed: with its Linked Data signature);
  * INBOX_WORKER=0 verifies every signature on the main thread instead, to compare.
  */
 import crypto from 'node:crypto';
@@ -76,7 +76,10 @@ if (PHASES.has('inbound'))
   await benchInbound(social, port, alice, {
     activities: INBOUND,
     connections: INBOUND_CONNECTIONS,
-    shape: process.env.INBOUND_SHAPE === 'mastodon' ? 'mastodon' : 'plain',
+    shape:
+      process.env.INBOUND_SHAPE === 'mastodon' || process.env.INBOUND_SHAPE === 'mastodon-signed'
+        ? process.env.INBOUND_SHAPE
+        : 'plain',
     profile: process.env.INBOUND_PROFILE,
   });
 await app.close();

@@ -10,7 +10,8 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { signRequest } from '@fedify/fedify';
+import { signJsonLd, signRequest } from '@fedify/fedify';
+import { mastodonCreate } from '../server/social/federation/testing/index.ts';
 import type { Account, openSocial } from '../server/social/index.ts';
 import {
   startPeer,
@@ -27,8 +28,11 @@ type Social = Awaited<ReturnType<typeof openSocial>>;
 export interface InboundOptions {
   activities: number;
   connections: number;
-  /** 'mastodon': each Create as Mastodon sends it (its inline context, followers in cc, a hashtag and a mention). */
-  shape: 'plain' | 'mastodon';
+  /**
+   * 'mastodon': each Create as Mastodon sends it (its inline context, followers in cc, a hashtag and a mention);
+   * 'mastodon-signed': with the Linked Data signature Mastodon adds to public posts (signed before the clock starts).
+   */
+  shape: 'plain' | 'mastodon' | 'mastodon-signed';
   profile: string | undefined;
 }
 
@@ -63,62 +67,7 @@ function createActivity(actor: string, n: number, shape: InboundOptions['shape']
       object: note,
     };
   }
-  const to = ['https://www.w3.org/ns/activitystreams#Public'];
-  const cc = [`${actor}/followers`, mentioned];
-  return {
-    '@context': [
-      'https://www.w3.org/ns/activitystreams',
-      'https://w3id.org/security/v1',
-      {
-        ostatus: 'http://ostatus.org#',
-        atomUri: 'ostatus:atomUri',
-        inReplyToAtomUri: 'ostatus:inReplyToAtomUri',
-        conversation: 'ostatus:conversation',
-        sensitive: 'as:sensitive',
-        toot: 'http://joinmastodon.org/ns#',
-        votersCount: 'toot:votersCount',
-        Hashtag: 'as:Hashtag',
-      },
-    ],
-    id: `${id}/activity`,
-    type: 'Create',
-    actor,
-    published,
-    to,
-    cc,
-    object: {
-      id,
-      type: 'Note',
-      summary: null,
-      inReplyTo: null,
-      published,
-      url: `${actor.replace('/users/', '/@')}/${n}`,
-      attributedTo: actor,
-      to,
-      cc,
-      sensitive: false,
-      atomUri: id,
-      inReplyToAtomUri: null,
-      conversation: `tag:example,2026:objectId=${n}:objectType=Conversation`,
-      content: `<p>note ${n} <a href="https://example.org/tags/bench" class="mention hashtag" rel="tag">#<span>bench</span></a> <span class="h-card"><a href="${mentioned}" class="u-url mention">@<span>alice</span></a></span></p>`,
-      contentMap: { en: `<p>note ${n}</p>` },
-      attachment: [],
-      tag: [
-        { type: 'Mention', href: mentioned, name: '@alice' },
-        { type: 'Hashtag', href: 'https://example.org/tags/bench', name: '#bench' },
-      ],
-      replies: {
-        id: `${id}/replies`,
-        type: 'Collection',
-        first: {
-          type: 'CollectionPage',
-          next: `${id}/replies?only_other_accounts=true&page=true`,
-          partOf: `${id}/replies`,
-          items: [],
-        },
-      },
-    },
-  };
+  return mastodonCreate(actor, n, mentioned, published);
 }
 
 export async function benchInbound(social: Social, port: number, alice: Account, options: InboundOptions) {
@@ -160,7 +109,12 @@ export async function benchInbound(social: Social, port: number, alice: Account,
   // Signed before the clock starts (a signature stays valid for an hour): the timed part is the server's work.
   const deliveries = await Promise.all(
     Array.from({ length: options.activities }, async (_, n) => {
-      const body = JSON.stringify(createActivity(`${bobBase}/users/bob`, n, options.shape, aliceUri));
+      const activity = createActivity(`${bobBase}/users/bob`, n, options.shape, aliceUri);
+      const body = JSON.stringify(
+        options.shape === 'mastodon-signed'
+          ? await signJsonLd(activity, bobKey, new URL(`${bobBase}/users/bob#main-key`), {})
+          : activity,
+      );
       const signed = await signRequest(
         new Request(`http://127.0.0.1:${port}/inbox`, {
           method: 'POST',

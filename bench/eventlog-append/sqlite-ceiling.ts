@@ -177,18 +177,14 @@ export function serverEventsBefore(dataDir: string, time: number): number {
 }
 
 /**
- * How many events the server committed between two wall-clock times and in how many commits: every event of
- * a commit carries the commit's clock (`created`), so distinct values count commits; two commits within the
- * same millisecond count as one (the commit size comes out at most that much too big).
+ * How many event rows the server committed between two wall-clock times (every event of a commit carries the
+ * commit's clock, `created`). Its commits are the server's own count (server-commits.ts): two commits within
+ * one millisecond share a clock.
  */
-export function serverCommits(dataDir: string, from: number, to: number): { events: number; commits: number } {
+export function serverEventsBetween(dataDir: string, from: number, to: number): number {
   const db = new BetterSqlite3(path.join(dataDir, 'eventlog.db'), { readonly: true });
   try {
-    return db
-      .prepare(
-        'SELECT COUNT(*) AS events, COUNT(DISTINCT created) AS commits FROM events WHERE created >= ? AND created < ?',
-      )
-      .get(from, to) as { events: number; commits: number };
+    return db.prepare('SELECT COUNT(*) FROM events WHERE created >= ? AND created < ?').pluck().get(from, to) as number;
   } finally {
     db.close();
   }

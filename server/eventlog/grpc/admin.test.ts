@@ -159,6 +159,11 @@ describe('Monitoring', () => {
     const [first] = await streamCall<{ stats: Record<string, string> }>(client, 'Stats', {});
     expect(Number(first.stats['proc-id'])).toBe(process.pid);
     expect(Number(first.stats['es-lastCommitPosition'])).toBeGreaterThanOrEqual(0);
+    // Three appends one after the other are three commits at least (system projections may add their own).
+    for (let i = 0; i < 3; i++) await shared.client.appendToStream('monitored', jsonEvent({ type: 't', data: {} }));
+    const [then] = await streamCall<{ stats: Record<string, string> }>(client, 'Stats', {});
+    const commits = Number(then.stats['es-writer-commits']) - Number(first.stats['es-writer-commits']);
+    expect(commits).toBeGreaterThanOrEqual(3);
     client.close();
   });
 });

@@ -269,6 +269,10 @@ export class SqliteEventStore implements EventStore, StreamBrowser {
     return this.current().lastPosition;
   }
 
+  commitsMade(): number {
+    return this.writes.commits;
+  }
+
   getStreamMetadata(streamId: string): StreamMetadata {
     return this.current().streams.metadataOf(streamId);
   }

@@ -115,6 +115,8 @@ export interface EventStore {
   lastEventNumber(streamId: string): number;
   /** Last committed `$all` commit position (0 on an empty log). */
   lastCommitPosition(): number;
+  /** SQLite transactions committed since the store opened (one per group commit: many appends may share one). */
+  commitsMade(): number;
   getStreamMetadata(streamId: string): StreamMetadata;
   /** Resolves a `$>` link record to its target (undefined when gone); used by subscriptions. */
   resolveLink(link: RecordedEvent, caller: Caller): ResolvedIndexedEvent;

@@ -45,6 +45,8 @@ export class StoreWrites {
   private readonly ctx: StoreContext;
   private readonly feed: ChangeFeed;
   private readonly owner: WriteSideOwner;
+  /** SQLite transactions committed so far (each group commit is one). */
+  private committedCount = 0;
 
   constructor(ctx: StoreContext, feed: ChangeFeed, owner: WriteSideOwner) {
     this.ctx = ctx;
@@ -164,6 +166,11 @@ export class StoreWrites {
     return this.queue.whenIdle();
   }
 
+  /** SQLite transactions this store committed since it opened (a group commit counts once). */
+  get commits(): number {
+    return this.committedCount;
+  }
+
   private inTransaction(fn: (b: WriteBatch) => void): void {
     if (this.owner.isClosed()) throw new StoreNotReadyError('The event store is closed.');
     const { ctx } = this;
@@ -177,6 +184,7 @@ export class StoreWrites {
       fn(batch);
       persistBatch(ctx, batch);
       sql.commit.run();
+      this.committedCount++;
     } catch (err) {
       ctx.streams.batch = null;
       if (ctx.db.inTransaction) sql.rollback.run();

@@ -15,6 +15,7 @@ import {
 } from '../store/index.ts';
 import type { SocialUrls } from '../urls.ts';
 import { generatePassword, hashPassword, verifyPassword } from './password.ts';
+import { deleteReblogsOfAccount } from './reblogs-of-deleted.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
 
@@ -287,7 +288,9 @@ export class AccountService {
   /** Deletes a local account: relationships, tokens and the user go; the name stays reserved. */
   deleteLocal(accountId: string): void {
     this.store.transaction(() => {
-      // Statuses go with the account (their rows stay as tombstones); so do its home feed and scheduled posts.
+      // Statuses go with the account (their rows stay as tombstones), others' boosts of them too; so do its home
+      // feed and scheduled posts.
+      deleteReblogsOfAccount(this.store, accountId);
       this.store.accountErasure.eraseLocalData(accountId);
       const user = this.store.users.byAccountId(accountId);
       if (user) this.store.users.delete(user.id);

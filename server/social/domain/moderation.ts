@@ -129,29 +129,26 @@ export class ModerationService {
     return this.store.moderation.canonicalEmailBlocks.byValue(canonicalEmailHash(email)) !== null;
   }
 
-  private noAccess: { at: number; ranges: string[] } | null = null;
+  /** The `no_access` ranges in force, under the IP block stamp they were read at, until the next expiry among them. */
+  private noAccess: { stamp: string; ranges: net.BlockList; until: number } | null = null;
 
   /**
-   * Whether every request from this address is refused (a `no_access` IP block). Asked on every request, so
-   * it reads the blocks at most once a second (or right after this process changed them).
+   * Whether every request from this address is refused (a `no_access` IP block). Asked on every request, so the
+   * blocks are read again only when they may have changed: a write to them here, any write by another connection
+   * (the admin CLI; SQLite's data_version), or a block's expiry coming.
    */
   accessDenied(ip: string): boolean {
-    const now = Date.now();
-    if (!this.noAccess || now - this.noAccess.at > 1000) {
-      this.noAccess = {
-        at: now,
-        ranges: this.store.moderation
-          .activeIpBlocks()
-          .filter((b) => b.severity === 'no_access')
-          .map((b) => b.ip),
-      };
+    const stamp = this.store.ipBlockStamp();
+    const now = this.store.now();
+    let noAccess = this.noAccess;
+    if (!noAccess || stamp === null || noAccess.stamp !== stamp || now >= noAccess.until) {
+      const blocks = this.store.moderation.activeIpBlocks().filter((b) => b.severity === 'no_access');
+      const expiries = blocks.map((b) => b.expiresAt ?? Number.POSITIVE_INFINITY);
+      noAccess = { stamp: stamp ?? '', ranges: rangeList(blocks.map((b) => b.ip)), until: Math.min(...expiries) };
+      // Inside a write what was read may yet be rolled back: used, not kept.
+      this.noAccess = stamp === null ? null : noAccess;
     }
-    return this.noAccess.ranges.some((range) => ipInRange(ip, range));
-  }
-
-  /** Tells the request check that IP blocks changed. */
-  ipBlocksChanged(): void {
-    this.noAccess = null;
+    return inRanges(noAccess.ranges, ip);
   }
 
   /** The strictest IP block in force that covers an address, or null. */
@@ -247,21 +244,18 @@ export class ModerationService {
   addIpBlock(input: Omit<IpBlockRow, 'id' | 'createdAt'>): IpBlockRow {
     if (this.store.moderation.activeIpBlocks().some((b) => b.ip === input.ip))
       throw ValidationFailure.single('ip', 'ERR_TAKEN', 'has already been taken');
-    this.ipBlocksChanged();
     return this.store.moderation.ipBlock(this.store.moderation.insertIpBlock(input))!;
   }
 
   changeIpBlock(id: string, change: (block: IpBlockRow) => Omit<IpBlockRow, 'id' | 'createdAt'>): IpBlockRow {
     const block = this.store.moderation.ipBlock(id);
     if (!block) throw notFound();
-    this.ipBlocksChanged();
     this.store.moderation.updateIpBlock(block.id, change(block));
     return this.store.moderation.ipBlock(block.id)!;
   }
 
   removeIpBlock(id: string): void {
     if (!this.store.moderation.removeIpBlock(id)) throw notFound();
-    this.ipBlocksChanged();
   }
 
   /** Allows a domain (when federation is limited to allowed ones); one allowed already answers its record. */
@@ -307,10 +301,21 @@ export function normalizeDomain(input: string): string {
 
 /** Whether an address lies in a CIDR range (IPv4-mapped IPv6 addresses count as IPv4). */
 export function ipInRange(ip: string, range: string): boolean {
-  const [address, bits] = range.split('/');
-  const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return inRanges(rangeList([range]), ip);
+}
+
+/** CIDR ranges as one list, checked at once (see inRanges). */
+function rangeList(ranges: readonly string[]): net.BlockList {
   const list = new net.BlockList();
-  list.addSubnet(address, Number(bits), family);
+  for (const range of ranges) {
+    const [address, bits] = range.split('/');
+    list.addSubnet(address, Number(bits), net.isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+/** Whether an address lies in one of a list's ranges (IPv4-mapped IPv6 addresses count as IPv4). */
+function inRanges(list: net.BlockList, ip: string): boolean {
   const plain = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
   const type = net.isIP(plain) === 6 ? 'ipv6' : 'ipv4';
   return net.isIP(plain) !== 0 && list.check(plain, type);

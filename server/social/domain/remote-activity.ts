@@ -1,6 +1,7 @@
 import type { Account, QuotePolicy, QuoteRow, QuoteState, SocialStore, StatusRow, Visibility } from '../store/index.ts';
 import { recordDirectMessage } from './conversations.ts';
 import type { NotificationService } from './notifications.ts';
+import { deleteReblogsOfAccount } from './reblogs-of-deleted.ts';
 
 /** A quote as a remote post states it (federation reads it from the post and its approval stamp). */
 export interface StatedQuote {
@@ -291,6 +292,18 @@ export class RemoteActivity {
       const updated = store.statuses.byId(status.id)!;
       store.events.emit('status.updated', { status: updated });
       return updated;
+    });
+  }
+
+  /**
+   * A remote account deleted on its server, as Mastodon's DeleteAccountService: the reblogs others made of its
+   * statuses go, then the account with its statuses, follows, notifications and favourites
+   * (FederationRepository.forgetRemoteAccount).
+   */
+  accountDeleted(accountId: string): void {
+    this.store.transaction(() => {
+      deleteReblogsOfAccount(this.store, accountId);
+      this.store.federation.forgetRemoteAccount(accountId);
     });
   }
 

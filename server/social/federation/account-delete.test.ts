@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOf, keyOf, signedHeaders } from './testing/inbox-clients.ts';
 import {
   eventually,
   followingPair,
@@ -20,9 +21,10 @@ let b: TestInstance;
 let alice: User;
 let bob: User;
 let aliceOnB: string;
+let bobOnA: string;
 
 beforeAll(async () => {
-  ({ net, a, b, alice, bob, aliceOnB } = await followingPair());
+  ({ net, a, b, alice, bob, aliceOnB, bobOnA } = await followingPair());
 });
 
 afterAll(async () => {
@@ -70,6 +72,39 @@ describe('deleting an account', () => {
         .slice(mark)
         .some((r) => r.method === 'GET' && r.url.startsWith('https://a.test/users/dave') && r.status === 410),
     ).toBe(true);
+  });
+
+  it('treats a later activity from the deleted account as from a gone actor, even signed with a key still held', async () => {
+    const erin = await a.createUser('erin');
+    // erin's Follow makes b fetch and keep her key.
+    await erin.client.v1.accounts.$select(bobOnA).follow();
+    const erinOnB = await eventually(() => b.social.context.store.accounts.byHandle('erin', 'a.test')?.id, 'erin at b');
+    await eventually(() => b.social.context.store.relationships.follow(erinOnB, bob.accountId), 'erin follows bob');
+    const key = await keyOf(a, 'erin');
+    a.social.context.accounts.deleteLocal(erin.accountId);
+    await a.social.federation!.idle();
+    await eventually(() => b.social.context.store.relationships.follow(erinOnB, bob.accountId) === null, 'erin gone');
+
+    const create = await createOf('https://a.test/users/erin', 'https://b.test/users/bob');
+    const body = JSON.stringify(create);
+    const keyId = 'https://a.test/users/erin#main-key';
+    const mark = net.log.length;
+    const res = await fetch('https://b.test/inbox', {
+      method: 'POST',
+      headers: await signedHeaders('https://b.test/inbox', body, key, keyId),
+      body,
+    });
+    expect(res.status).toBeLessThan(500);
+    await b.social.federation!.idle();
+    expect(b.social.context.store.federation.statusByUri(create.object.id)).toBeNull();
+    // As Mastodon, which no longer has the account: the actor is fetched again, and its 410 Gone refuses it.
+    expect(
+      net.log.slice(mark).some((r) => r.method === 'GET' && r.url === 'https://a.test/users/erin' && r.status === 410),
+    ).toBe(true);
+    expect(b.social.context.store.accounts.byUri('https://a.test/users/erin')).toBeNull();
+    expect(b.social.context.store.accounts.byHandle('erin', 'a.test')).toBeNull();
+    await expect(bob.client.v1.accounts.lookup({ acct: 'erin@a.test' })).rejects.toThrow();
+    await expect(bob.client.v1.accounts.$select(erinOnB).fetch()).rejects.toThrow();
   });
 
   it('refuses an unsigned Delete of an account that still exists', async () => {

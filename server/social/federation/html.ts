@@ -61,6 +61,8 @@ export function sanitizeRemoteHtmlWith(sanitize: typeof sanitizeHtml, html: stri
 
 /** Plain text of an HTML fragment (display names and field names must not carry markup). */
 export function stripHtml(html: string): string {
+  // Most posts have no content warning: sanitize-html would build a parser for nothing.
+  if (html === '') return '';
   return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
     .replace(/&amp;/g, '&')
     .replace(/&lt;/g, '<')

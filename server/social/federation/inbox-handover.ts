@@ -23,12 +23,12 @@ export type HandoverVerdict = { queued: true } | { queued: false; status: number
 
 /**
  * A delivery to the shared inbox whose HTTP signature the intake verified, signed by its own actor and carrying
- * no signature of its own (no Linked Data signature, no integrity proof): Fedify's inbox handler would verify
+ * no integrity proof (the Linked Data signature of a Create is not checked: the actor signed the request): Fedify's inbox handler would verify
  * the same signature again (its key parsed again from its cache) and read the activity twice more before
  * queueing it. Here it is read once, its actor, as JSON-LD reads it (a context can rename terms, so the plain
  * JSON's `actor` proves nothing), must be the key's owner, and it is queued as Fedify queues it: its listener
  * runs from the queue, and the answer (202) waits until the queued message is on disk.
- * Anything else (personal inboxes, relayed or self-signed activities) goes through Fedify's handler.
+ * Anything else (personal inboxes, relayed activities, integrity proofs) goes through Fedify's handler.
  */
 export async function queueVerifiedActivity(
   origin: string,
@@ -49,6 +49,9 @@ export async function queueVerifiedActivity(
     attempt: 0,
     started: new Date().toISOString(),
     traceContext: {},
+    // As Fedify queues an activity whose HTTP signature it verified and its Linked Data signature not: read
+    // without that signature, which it would otherwise compact the activity to check.
+    ...('signature' in json ? { ldSignatureVerified: false } : {}),
     // Its listener reads the worker's fields; any other message, Fedify reads from the worker's expansion.
     ...(signer.actorChecked && signer.plain ? { plainCreate: signer.plain } : {}),
     ...(signer.actorChecked && !signer.plain && signer.expanded ? { expandedActivity: signer.expanded } : {}),

@@ -192,7 +192,17 @@ export class InboxIntake {
     json: unknown,
   ): Promise<IntakeVerdict> {
     const activity = plainActivity(json);
-    const direct = new URL(delivery.url).pathname === '/inbox' && activity !== null && !activity.selfSigned;
+    const shared = new URL(delivery.url).pathname === '/inbox' && activity !== null;
+    // Whether it may skip Fedify's handler once signed by `owner`'s key `keyId`. The Linked Data signature of a
+    // Create (Mastodon signs its public posts with one) by the very key that signed the request, its actor's,
+    // proves nothing more: it is not checked then (Mastodon checks one only for a request another actor signed;
+    // Fedify would canonicalise the activity for it, about 12 ms of CPU). The actor as JSON-LD reads it must still
+    // be that signer (queueVerifiedActivity). Other signed activities keep Fedify's handling (a Delete may be
+    // forwarded, signed).
+    const ldSignedCreateBy = (owner: string | undefined, keyId: string | null) =>
+      activity?.type === 'Create' && activity.ldSigner === keyId && owner !== undefined && activity.actor === owner;
+    const direct = (owner: string | undefined, keyId: string | null) =>
+      shared && (!activity.selfSigned || ldSignedCreateBy(owner, keyId));
     const offThread = await this.verifyOffThread(req, delivery.url, body, direct);
     if (offThread) return this.signedBy(offThread.keyId, offThread.owner, activity, direct, offThread.actor);
     const context = delivery.context();
@@ -227,7 +237,7 @@ export class InboxIntake {
     keyId: string | null,
     owner: string | undefined,
     activity: PlainActivity | null,
-    direct: boolean,
+    direct: (owner: string | undefined, keyId: string | null) => boolean,
     actor: VerifiedActor | null = null,
   ): IntakeVerdict {
     if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
@@ -243,7 +253,7 @@ export class InboxIntake {
     const plain = actor?.ok && actor.plain?.actor === owner ? actor.plain : undefined;
     return {
       accepted: true,
-      direct: direct && owner ? { owner, actorChecked: actor?.ok === true, expanded, plain } : null,
+      direct: direct(owner, keyId) && owner ? { owner, actorChecked: actor?.ok === true, expanded, plain } : null,
     };
   }
 
@@ -256,12 +266,13 @@ export class InboxIntake {
     req: FastifyRequest,
     url: string,
     body: Buffer,
-    readActor: boolean,
+    direct: (owner: string, keyId: string) => boolean,
   ): Promise<{ keyId: string; owner: string; actor: VerifiedActor | null } | null> {
     const signature = req.headers.signature;
     const keyId = this.verifier && /keyId="([^"]+)"/.exec(typeof signature === 'string' ? signature : '')?.[1];
     const held = keyId ? await this.keyCache.heldRsaKey(keyId) : null;
     if (!keyId || !held || !this.verifier) return null;
+    const readActor = direct(held.owner, keyId);
     const answer = await this.verifier.verify({
       url,
       method: req.method,
@@ -312,6 +323,13 @@ interface PlainActivity {
   actor: string | null;
   object: string | null;
   selfSigned: boolean;
+  /** The key of its Linked Data signature, when it has one and no integrity proof. */
+  ldSigner: string | null;
+}
+
+function creatorOf(signature: unknown): string | null {
+  const creator = (signature as { creator?: unknown } | null)?.creator;
+  return typeof signature === 'object' && typeof creator === 'string' ? creator : null;
 }
 
 function plainActivity(json: unknown): PlainActivity | null {
@@ -328,6 +346,7 @@ function plainActivity(json: unknown): PlainActivity | null {
     actor: idOf(activity.actor),
     object: idOf(activity.object),
     selfSigned: activity.signature !== undefined || activity.proof !== undefined,
+    ldSigner: activity.proof === undefined ? creatorOf(activity.signature) : null,
   };
 }
 

@@ -7,6 +7,7 @@ import { plainCreateReader } from './inbox-plain-create.ts';
 import { contextLoaderFactory } from './loaders.ts';
 import { quotePolicyOf, remoteQuotePolicy } from './quotes-inbound.ts';
 import { parsePlainStatus, parseStatus } from './statuses-inbound.ts';
+import { outcome } from './testing/activities.ts';
 import { corpusDocuments } from './testing/corpus-documents.ts';
 
 /*
@@ -100,15 +101,6 @@ SHAPES[7].json.object.id = 'https://elsewhere.test/notes/1';
 const readPlainCreate = plainCreateReader(sanitizeRemoteHtml);
 
 const accountOf = (uri: string) => ({ uri, followersUrl: `${uri}/followers`, domain: new URL(uri).host }) as Account;
-
-/** What the inbox keeps of a status, or why it refuses it. */
-async function outcome(read: () => unknown): Promise<unknown> {
-  try {
-    return await read();
-  } catch (err) {
-    return { refused: (err as Error).message };
-  }
-}
 
 describe("the verifier worker's reading of plain Creates", () => {
   it("stores what Fedify's objects give, for the corpus's Creates and Mastodon's shapes; the rest is left to Fedify", async () => {

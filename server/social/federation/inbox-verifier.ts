@@ -39,8 +39,11 @@ export type VerifiedActor =
   | { ok: true; expanded?: string; plain?: PlainCreate }
   | { ok: false; status: number; reason: string };
 
-/** Signatures the worker verified so far, and of those the ones its own check took (tests count them). */
-export const offThreadVerifications = { count: 0, ownCheck: 0 };
+/**
+ * Signatures the worker verified so far, of those the ones its own check took, and the activities its plain reader
+ * took without Fedify's reading (tests count them).
+ */
+export const offThreadVerifications = { count: 0, ownCheck: 0, plainReading: 0 };
 /** Of fallbackContextReads, those the worker made (tests tell the main thread's apart). */
 export const offThreadContextReads = { count: 0 };
 
@@ -105,6 +108,7 @@ const ready = (async () => {
   };
   // Fedify's verification, unless the check of inbox-signature.ts (the same, in the common shape) accepts it.
   let ownChecks = 0;
+  let plainReadings = 0;
   const verified = async (job) => {
     if (verifiesLikeFedify(job, nodeKeyOf(job.key), nodeCrypto, Date.now())) {
       ownChecks++;
@@ -123,14 +127,34 @@ const ready = (async () => {
   const handle = async (job) => {
     if (!(await verified(job))) return { verified: false };
     if (!job.readActor) return { verified: true, actor: null };
-    let activity;
+    let json;
     let expansion;
+    try {
+      json = JSON.parse(Buffer.from(job.body).toString('utf8'));
+      // As Fedify's reader expands it (inbox-expansions.ts hands this to the main thread's reading).
+      if (json !== null && typeof json === 'object')
+        expansion = await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true });
+    } catch (err) {
+      return { verified: true, actor: { ok: false, status: 400, reason: 'Invalid activity: ' + (err && err.message) } };
+    }
+    // A plain Create the reader takes is one Fedify's reading takes too (inbox-plain-create.ts): that reading is
+    // left out. A reader's failure leaves the activity to Fedify's reading.
+    let plain = null;
+    try {
+      if (job.handExpansion && expansion !== undefined) plain = readPlainCreate(expansion);
+    } catch {
+      plain = null;
+    }
+    if (plain !== null) {
+      plainReadings++;
+      if (plain.actor !== job.key.owner)
+        return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
+      return { verified: true, actor: { ok: true, plain } };
+    }
+    let activity;
     let expanded;
     try {
-      const json = JSON.parse(Buffer.from(job.body).toString('utf8'));
-      // As Fedify's reader expands it (inbox-expansions.ts hands this to the main thread's reading).
-      if (json !== null && typeof json === 'object') {
-        expansion = await jsonld.expand(json, { documentLoader: contextLoader, keepFreeFloatingNodes: true });
+      if (expansion !== undefined) {
         expanded = JSON.stringify(expansion);
         expansions.set(json, expanded);
       }
@@ -142,14 +166,13 @@ const ready = (async () => {
     if (activity.actorId.href !== job.key.owner)
       return { verified: true, actor: { ok: false, status: 401, reason: 'The signer and the actor do not match.' } };
     if (!job.handExpansion || typeof expanded !== 'string') return { verified: true, actor: { ok: true } };
-    // Read after Fedify's reading accepted the whole activity (its copies of the expansion leave this one as it was).
-    const plain = readPlainCreate(expansion);
-    return { verified: true, actor: plain ? { ok: true, plain } : { ok: true, expanded } };
+    return { verified: true, actor: { ok: true, expanded } };
   };
   const takeCounts = () => {
-    const counts = { reads: fallbackReads, ownChecks };
+    const counts = { reads: fallbackReads, ownChecks, plainReadings };
     fallbackReads = 0;
     ownChecks = 0;
+    plainReadings = 0;
     return counts;
   };
   return { handle, takeCounts };
@@ -171,9 +194,10 @@ interface Pending {
 
 /**
  * Checks inbox deliveries off the main thread: the HTTP signature with a key the intake already holds, and
- * the activity's actor read as JSON-LD. Both are Fedify's own code (about 0.6 and 0.4 ms of CPU per delivery
- * here) run in a worker thread, started at the first delivery and stopped when idle. Any failure of the
- * worker answers `verified: false`: the intake then verifies on the main thread, as it would without it.
+ * the activity's actor read as JSON-LD: in the common shapes by its own code (inbox-signature.ts, and for a plain
+ * Create inbox-plain-create.ts), otherwise by Fedify's, in a worker thread started at the first delivery and
+ * stopped when idle. Any failure of the worker answers `verified: false`: the intake then verifies on the main
+ * thread, as it would without it.
  */
 export class InboxVerifier {
   private worker: Worker | null = null;
@@ -223,13 +247,21 @@ export class InboxVerifier {
     worker.unref();
     worker.on(
       'message',
-      (m: { id: number; answer?: VerifierAnswer; reads?: number; ownChecks?: number; error?: string }) => {
+      (m: {
+        id: number;
+        answer?: VerifierAnswer;
+        reads?: number;
+        ownChecks?: number;
+        plainReadings?: number;
+        error?: string;
+      }) => {
         const pending = this.pending.get(m.id);
         this.pending.delete(m.id);
         fallbackContextReads.count += m.reads ?? 0;
         offThreadContextReads.count += m.reads ?? 0;
         if (m.answer?.verified) offThreadVerifications.count++;
         offThreadVerifications.ownCheck += m.ownChecks ?? 0;
+        offThreadVerifications.plainReading += m.plainReadings ?? 0;
         pending?.resolve(m.answer ?? { verified: false });
         if (this.pending.size === 0 && this.worker === worker) this.stopWhenIdle();
       },

@@ -233,7 +233,7 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
   const author = deps.social.store.accounts.byUri(del.actorId.href);
   if (!author || author.domain === null) return;
   if (del.objectId.href === author.uri) {
-    deps.repo.forgetRemoteAccount(author.id);
+    deps.social.remoteActivity.accountDeleted(author.id);
     return;
   }
   // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
@@ -304,7 +304,7 @@ export async function refusalsLogged(deps: FedDeps, activityId: string | null, l
 export function forgetGoneActor(deps: FedDeps, actorId: URL): void {
   const account = deps.social.store.accounts.byUri(actorId.href);
   if (account && account.domain !== null && !deps.social.moderation.domainPolicy(actorId.hostname).refused) {
-    deps.repo.forgetRemoteAccount(account.id);
+    deps.social.remoteActivity.accountDeleted(account.id);
     deps.logger.info({ actor: actorId.href }, 'a remote account was deleted on its server');
   }
 }

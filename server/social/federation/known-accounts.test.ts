@@ -98,10 +98,13 @@ describe('account lookups by actor id', () => {
     expect(store.accounts.keyPair(knownAccountByUri(store, actor.uri)!.id)?.publicKey).toBe(key);
   });
 
-  it('see a Delete of the actor', async () => {
+  it('see a Delete of the actor (then it is not known: what comes from it is from an unknown actor)', async () => {
     const { actor, id } = await known();
     store.federation.forgetRemoteAccount(id);
-    expect(knownAccountByUri(store, actor.uri)?.deletedAt).not.toBeNull();
+    expect(knownAccountByUri(store, actor.uri)).toBeNull();
+    // Served again by its server, the actor is the account back under its old id.
+    expect(store.federation.upsertRemoteAccount(actor)).toBe(id);
+    expect(knownAccountByUri(store, actor.uri)?.deletedAt).toBeNull();
   });
 
   it('see a Move of the actor', async () => {

@@ -26,6 +26,8 @@ import { migration as v024 } from './024-import-row-lookups.ts';
 import { migration as v025 } from './025-annual-reports.ts';
 import { migration as v026 } from './026-trend-reviews.ts';
 import { migration as v027 } from './027-relayed-events.ts';
+import { migration as v028 } from './028-deleted-statuses-off-tags.ts';
+import { migration as v029 } from './029-live-statuses-by-account.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -67,4 +69,6 @@ export const socialMigrations: readonly Migration[] = [
   v025,
   v026,
   v027,
+  v028,
+  v029,
 ];

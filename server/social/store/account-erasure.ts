@@ -9,7 +9,7 @@ export class AccountErasureRepository {
 
   /**
    * Removes a local account's relationships both ways, its domain blocks, notifications to and from it, its home
-   * feed and its posts' places in others', its scheduled posts; its posts become tombstones and its post count 0.
+   * feed and its posts' places in others', its scheduled posts; its posts become tombstones (off their hashtags' listings) and its post count 0.
    */
   eraseLocalData(accountId: string): void {
     for (const table of ['follows', 'follow_requests', 'blocks', 'mutes', 'account_notes', 'account_pins'])
@@ -19,6 +19,10 @@ export class AccountErasureRepository {
     this.core
       .sql('DELETE FROM home_feed WHERE account_id = ? OR status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
       .run(accountId, accountId);
+    // Its posts off their hashtags' listings, as StatusRepository.markDeleted takes one post off.
+    this.core
+      .sql('DELETE FROM statuses_tags WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+      .run(accountId);
     this.core
       .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
       .run(this.core.now(), accountId);

@@ -108,20 +108,25 @@ export class AccountRepository {
     return ids.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   }
 
-  /** Local account by username (case-insensitive), or remote by username and domain. */
+  /**
+   * Local account by username (case-insensitive), or remote by username and domain. A remote account deleted
+   * on its server is not found (Mastodon destroys its record): what comes from it is from an unknown actor.
+   */
   byHandle(username: string, domain: string | null): Account | null {
     const r = this.core
       .sql(
-        `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE lower(a.username) = lower(?) AND coalesce(a.domain, '') = coalesce(lower(?), '')`,
+        `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE lower(a.username) = lower(?) AND coalesce(a.domain, '') = coalesce(lower(?), '')
+           AND (a.domain IS NULL OR a.deleted_at IS NULL)`,
       )
       .get(username, domain) as Record<string, unknown> | undefined;
     return r ? toAccount(r) : null;
   }
 
+  /** A remote account by actor id; not one deleted on its server (as byHandle). */
   byUri(uri: string): Account | null {
-    const r = this.core.sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.uri = ?`).get(uri) as
-      | Record<string, unknown>
-      | undefined;
+    const r = this.core
+      .sql(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNT_FROM} WHERE a.uri = ? AND a.deleted_at IS NULL`)
+      .get(uri) as Record<string, unknown> | undefined;
     return r ? toAccount(r) : null;
   }
 

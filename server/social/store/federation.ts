@@ -62,7 +62,11 @@ export class FederationRepository {
   /** Inserts or refreshes a remote account by its actor id; returns its id. */
   upsertRemoteAccount(a: RemoteActorData): string {
     // The same handle under a new actor id is the account re-created on its server: the row follows the new id.
-    const existing = this.accounts.byUri(a.uri) ?? this.accounts.byHandle(a.username, a.domain.toLowerCase());
+    // A row deleted here is found too: the actor served again is the account back (its old content stays gone).
+    const existing = (this.core.sql('SELECT id FROM accounts WHERE uri = ?').get(a.uri) ??
+      this.core
+        .sql("SELECT id FROM accounts WHERE lower(username) = lower(?) AND coalesce(domain, '') = ?")
+        .get(a.username, a.domain.toLowerCase())) as { id: string } | undefined;
     const now = this.core.now();
     const params = {
       username: a.username,
@@ -92,7 +96,7 @@ export class FederationRepository {
     return this.core.transaction(() => {
       let id: string;
       if (existing) {
-        id = existing.id;
+        id = str(existing.id);
         this.core
           .sql(
             `UPDATE accounts SET username = @username, uri = @uri, url = @url, actor_type = @actor_type, display_name = @display_name, note = @note, fields = @fields,
@@ -100,7 +104,7 @@ export class FederationRepository {
                outbox_url = @outbox_url, followers_url = @followers_url, following_url = @following_url, featured_url = @featured_url,
                public_key = @public_key, avatar_remote_url = @avatar_remote_url, header_remote_url = @header_remote_url, also_known_as = @also_known_as,
                suspended_at = CASE WHEN @suspended_at IS NULL THEN NULL ELSE coalesce(suspended_at, @suspended_at) END,
-               fetched_at = @now, last_webfingered_at = @now, updated_at = @now
+               fetched_at = @now, last_webfingered_at = @now, updated_at = @now, deleted_at = NULL
              WHERE id = @id`,
           )
           .run({ ...params, id });
@@ -314,7 +318,10 @@ export class FederationRepository {
     });
   }
 
-  /** A remote account deleted on its server: gone from follows, feeds and lists; its statuses deleted. */
+  /**
+   * A remote account deleted on its server: gone from follows, feeds and lists, its notifications and favourites
+   * with it; its statuses deleted (off their hashtags). Lookups by actor id or handle no longer find it.
+   */
   forgetRemoteAccount(accountId: string): void {
     const now = this.core.now();
     this.core.transaction(() => {
@@ -329,6 +336,12 @@ export class FederationRepository {
         .run(accountId, accountId);
       this.core
         .sql('DELETE FROM home_feed WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
+        .run(accountId);
+      // What it made here goes, as Mastodon's DeleteAccountService purges: notifications from it, its favourites.
+      this.core.sql('DELETE FROM notifications WHERE from_account_id = ?').run(accountId);
+      this.core.sql('DELETE FROM favourites WHERE account_id = ?').run(accountId);
+      this.core
+        .sql('DELETE FROM statuses_tags WHERE status_id IN (SELECT id FROM statuses WHERE account_id = ?)')
         .run(accountId);
       this.core
         .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')

@@ -258,6 +258,11 @@ export class SocialStore {
     return this.core.domainPolicyStamp();
   }
 
+  /** See StoreCore.ipBlockStamp: moves with writes to IP blocks here, and with any other connection's write. */
+  ipBlockStamp(): string | null {
+    return this.core.ipBlockStamp();
+  }
+
   /** The domain-event bus, delivering after commit (see events.ts). */
   get events() {
     return this.core.events;

@@ -207,11 +207,15 @@ export class StatusRepository extends StatusMentionsAndTags {
       .run(policy, this.core.now(), id);
   }
 
-  /** Marks a status deleted (the row stays as a tombstone) and takes it off its author's counter. */
+  /**
+   * Marks a status deleted (the row stays as a tombstone), takes it off its author's counter and off its
+   * hashtags' listings (a hashtag page would otherwise walk past every deleted post).
+   */
   markDeleted(status: StatusRow): void {
     const changed = this.core
       .sql('UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL')
       .run(this.core.now(), status.id).changes;
+    this.core.sql('DELETE FROM statuses_tags WHERE status_id = ?').run(status.id);
     if (changed && status.visibility !== 'direct') this.bumpAccountCounter(status.accountId, -1, null);
   }
 
@@ -223,6 +227,13 @@ export class StatusRepository extends StatusMentionsAndTags {
         unknown
       >[]
     ).map(toStatus);
+  }
+
+  /** The undeleted reblogs others made of an account's statuses. */
+  reblogsOfAccount(accountId: string): StatusRow[] {
+    const ofItsStatuses = 'reblog_of_id IN (SELECT id FROM statuses WHERE account_id = ?) AND account_id != ?';
+    const rows = this.core.sql(`SELECT * FROM statuses WHERE ${ofItsStatuses} AND deleted_at IS NULL`);
+    return (rows.all(accountId, accountId) as Record<string, unknown>[]).map(toStatus);
   }
 
   /** `accountId`'s reblog of a status, if it has one. */

@@ -3,11 +3,12 @@ import { type Database, WriteGroups } from '../../db/index.ts';
 import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
 import { valuesUnseenByPlanner } from './unseen-values.ts';
+import { watchCredentialWrites, watchTableWrites, watchWrites } from './write-counters.ts';
+
+export * from './pages.ts';
+export * from './row-values.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
-
-/** Values SQLite accepts as parameters (booleans are stored as 0/1). */
-export type SqlValue = string | number | bigint | null | Buffer;
 
 /**
  * Shared by the repositories: the database (opened with safe integers, so INTEGER columns read as BigInt),
@@ -36,6 +37,8 @@ export class StoreCore {
   private readonly accountWrites: { count: number };
   /** This connection's writes to what a domain policy is made of (see domainPolicyStamp). */
   private readonly domainPolicyWrites: { count: number };
+  /** This connection's writes to IP blocks (see ipBlockStamp). */
+  private readonly ipBlockWrites: { count: number };
 
   constructor(db: Database, now: () => number) {
     this.db = db;
@@ -55,6 +58,7 @@ export class StoreCore {
       domain_allows: {},
       settings: federationMode,
     });
+    this.ipBlockWrites = watchTableWrites(db, 'ip_block', { ip_blocks: {} });
   }
 
   /**
@@ -132,6 +136,14 @@ export class StoreCore {
    */
   domainPolicyStamp(): string | null {
     return this.writing > 0 ? null : this.watchedStamp(this.domainPolicyWrites);
+  }
+
+  /**
+   * A stamp for the IP blocks: moves when this connection writes one, when another connection (the admin CLI)
+   * writes anything, or when a write group is lost. Null inside a write (see accountStamp).
+   */
+  ipBlockStamp(): string | null {
+    return this.writing > 0 ? null : this.watchedStamp(this.ipBlockWrites);
   }
 
   /**
@@ -225,182 +237,4 @@ export class StoreCore {
       return result;
     });
   }
-}
-
-/** A connection's counter under `key`, made and watched by `watch` the first time (one per connection, shared by its stores). */
-const connectionCounters = new WeakMap<Database, Map<string, { count: number }>>();
-function counterOf(db: Database, key: string, watch: (counter: { count: number }) => void): { count: number } {
-  let counters = connectionCounters.get(db);
-  if (!counters) connectionCounters.set(db, (counters = new Map()));
-  let counter = counters.get(key);
-  if (!counter) {
-    counters.set(key, (counter = { count: 0 }));
-    watch(counter);
-  }
-  return counter;
-}
-
-/**
- * Counts the writes run on a connection, whoever prepares them (the store, the federation queue, write
- * groups): a statement that may write (not read-only to SQLite) adds the rows it changed, or one when run
- * as a read (RETURNING) or when it fails; `exec` adds one. What `SELECT total_changes()` told, kept in memory
- * instead of asked per stamp; a count that moves without a change only empties caches sooner.
- */
-function watchWrites(db: Database): { count: number } {
-  return counterOf(db, 'writes', (counter) => {
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((source: string) => {
-      const statement = prepare(source);
-      if (!statement.readonly) countWrites(statement, counter);
-      return statement;
-    }) as typeof db.prepare;
-    const exec = db.exec.bind(db);
-    db.exec = (source: string) => {
-      counter.count++;
-      return exec(source);
-    };
-  });
-}
-
-function countWrites(statement: Statement, counter: { count: number }): void {
-  const methods = statement as unknown as Record<'run' | 'get' | 'all' | 'iterate', (...params: unknown[]) => unknown>;
-  const run = methods.run.bind(statement);
-  methods.run = (...params) => {
-    let changes = 1;
-    try {
-      const info = run(...params) as BetterSqlite3.RunResult;
-      changes = info.changes;
-      return info;
-    } finally {
-      counter.count += changes;
-    }
-  };
-  for (const method of ['get', 'all', 'iterate'] as const) {
-    const read = methods[method].bind(statement);
-    methods[method] = (...params) => {
-      counter.count++;
-      return read(...params);
-    };
-  }
-}
-
-type WriteOperation = 'INSERT' | 'UPDATE' | 'DELETE';
-
-/**
- * Temporary triggers (this connection's only) named `name` that count every insert, update and delete of the
- * given tables' rows (those meeting a table's condition for the operation, when it has one). A write rolled
- * back later still counts: a cache keyed on the count is only ever emptied too often, never too rarely.
- */
-function watchTableWrites(
-  db: Database,
-  name: string,
-  tables: Record<string, Partial<Record<WriteOperation, string>>>,
-): { count: number } {
-  return counterOf(db, `${name} rows`, (counter) => {
-    db.function(`homeport_${name}_written`, { deterministic: false }, () => {
-      counter.count++;
-      return null;
-    });
-    for (const [table, conditions] of Object.entries(tables))
-      for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const)
-        db.exec(
-          `CREATE TEMP TRIGGER IF NOT EXISTS ${name}_written_${table}_${op} AFTER ${op} ON main.${table} ${conditions[op] ?? ''}
-           BEGIN SELECT homeport_${name}_written(); END`,
-        );
-  });
-}
-
-/** The rows a principal is made of: access tokens, applications, users and local accounts. */
-function watchCredentialWrites(db: Database): { count: number } {
-  const local = {
-    INSERT: 'WHEN NEW.domain IS NULL',
-    UPDATE: 'WHEN OLD.domain IS NULL OR NEW.domain IS NULL',
-    DELETE: 'WHEN OLD.domain IS NULL',
-  };
-  return watchTableWrites(db, 'credential', {
-    oauth_access_tokens: {},
-    oauth_applications: {},
-    users: {},
-    accounts: local,
-  });
-}
-
-export function str(v: unknown): string {
-  return typeof v === 'bigint' ? v.toString() : String(v);
-}
-export function idOrNull(v: unknown): string | null {
-  return v === null || v === undefined ? null : str(v);
-}
-export function int(v: unknown): number {
-  return Number(v);
-}
-export function intOrNull(v: unknown): number | null {
-  return v === null || v === undefined ? null : Number(v);
-}
-export function bool(v: unknown): boolean {
-  return v !== null && v !== undefined && v !== 0n && v !== 0;
-}
-export function boolOrNull(v: unknown): boolean | null {
-  return v === null || v === undefined ? null : bool(v);
-}
-export function sqlBool(v: boolean): number {
-  return v ? 1 : 0;
-}
-export function sqlBoolOrNull(v: boolean | null | undefined): number | null {
-  return v === null || v === undefined ? null : v ? 1 : 0;
-}
-export function jsonOr<T>(v: unknown, fallback: T): T {
-  if (typeof v !== 'string') return fallback;
-  try {
-    return JSON.parse(v) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-/**
- * A list of ids as a JSON array of integers, for `IN (SELECT value FROM json_each(?))`: one statement
- * text whatever the list's length, so it is prepared once.
- */
-export function jsonIds(ids: readonly string[]): string {
-  return `[${ids.join(',')}]`;
-}
-
-/** Cursor parameters of a paginated list; ids are decimal strings. */
-export interface PageQuery {
-  maxId?: string;
-  sinceId?: string;
-  minId?: string;
-  limit: number;
-}
-
-/**
- * SQL for Mastodon cursor pagination over `column`. min_id pages forward (ascending, then reversed by
- * the caller via `finishPage`); max_id and since_id page backward from the newest.
- */
-export function cursorWhere(
-  column: string,
-  page: PageQuery,
-): { where: string; order: 'ASC' | 'DESC'; params: Record<string, SqlValue> } {
-  const parts: string[] = [];
-  const params: Record<string, SqlValue> = {};
-  if (page.maxId !== undefined) {
-    parts.push(`${column} < @cursor_max`);
-    params.cursor_max = page.maxId;
-  }
-  if (page.sinceId !== undefined) {
-    parts.push(`${column} > @cursor_since`);
-    params.cursor_since = page.sinceId;
-  }
-  if (page.minId !== undefined) {
-    parts.push(`${column} > @cursor_min`);
-    params.cursor_min = page.minId;
-  }
-  params.cursor_limit = page.limit;
-  return { where: parts.length ? parts.join(' AND ') : '1', order: page.minId !== undefined ? 'ASC' : 'DESC', params };
-}
-
-/** Rows come back newest first whatever the direction of the query. */
-export function finishPage<T>(rows: T[], page: PageQuery): T[] {
-  return page.minId !== undefined ? rows.reverse() : rows;
 }

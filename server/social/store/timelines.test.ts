@@ -56,4 +56,19 @@ describe('timeline listings', () => {
       expect(planOf(sql, params), sql).toEqual(planOf(sql.replaceAll('+@', '@'), params));
     }
   });
+
+  it('walk an account’s live posts only on profile and list pages, not its deleted ones (statuses_account_live)', () => {
+    const statements = statementsOf(db, () => {
+      for (const scope of scopes) {
+        store.timelines.account(scope, '1001', {}, { limit: 20 });
+        store.timelines.account(scope, '1001', { excludeReplies: true, onlyMedia: true }, { limit: 20 });
+        store.timelines.list(scope, { id: '7', repliesPolicy: 'list' }, { limit: 20 });
+      }
+    });
+    const walks = statements.filter(({ sql }) =>
+      /s\.account_id = \+@account|JOIN statuses s ON s\.account_id/.test(sql),
+    );
+    expect(walks.length).toBeGreaterThan(0);
+    for (const { sql, params } of walks) expect(planOf(sql, params).join('\n'), sql).toContain('statuses_account_live');
+  });
 });

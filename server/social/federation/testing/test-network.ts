@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createRestAPIClient, type mastodon } from 'masto';
+import { afterAll, beforeAll } from 'vitest';
 import { createHttpServer } from '../../../http/index.ts';
 import { createLogger, LogRing } from '../../../logger.ts';
 import type { PreviewCardOptions } from '../../cards/index.ts';
@@ -258,4 +259,13 @@ export async function followingPair(): Promise<{
     'bob follows alice',
   );
   return { net, a, b, alice, bob, bobOnA, aliceOnB };
+}
+
+/** A fixture of a test file on its own network: started before the file's tests, its network closed after them. */
+export function useNetworkFixture<T extends { start(): Promise<void>; net?: TestNetwork }>(fixture: T): T {
+  beforeAll(() => fixture.start());
+  afterAll(async () => {
+    await fixture.net?.close();
+  });
+  return fixture;
 }

@@ -23,6 +23,8 @@ export interface OpenEventLogOptions {
   limits?: Partial<StoreLimits>;
   /** How long a successful password check is remembered. */
   authCacheMs?: number;
+  /** The password check (tests count and hold checks to see which sign-ins share one). */
+  verifyPassword?: (password: string, stored: string) => Promise<boolean>;
   /** Checkpoint the WAL from a worker thread instead of inside commits (default true; the admin CLI skips it). */
   backgroundCheckpoint?: boolean;
 }
@@ -59,6 +61,7 @@ export async function openEventLog(options: OpenEventLogOptions): Promise<EventL
     const users = new SqliteEventLogUsers({
       store,
       authCacheMs: options.authCacheMs,
+      verifyPassword: options.verifyPassword,
       logger: options.logger.child({ component: 'auth' }),
     });
     await users.ensureDefaultUsers();

@@ -1,8 +1,5 @@
 import { AccessDeniedError, jsonEvent, START, type KurrentDBClient } from '@kurrent/kurrentdb-client';
-import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import type { EventLogTokens, EventLogUsers } from '../store/index.ts';
-import { createAuthenticator } from './auth.ts';
 import { ADMIN, startGrpcTestServer, useGrpcTestServer } from './testing/homeport.ts';
 import { record } from './testing/subscriptions.ts';
 
@@ -62,32 +59,5 @@ describe('--grpc-insecure', () => {
     } finally {
       await server.close();
     }
-  });
-});
-
-describe('password checks', () => {
-  it('shares one check among calls opened together with the same credentials', async () => {
-    let checks = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => (release = r));
-    const users = {
-      authenticate: async () => {
-        checks++;
-        await gate;
-        return { name: 'admin', groups: ['$admins'] };
-      },
-    } as unknown as EventLogUsers;
-    const authenticate = createAuthenticator({ users, tokens: {} as EventLogTokens }, true);
-    const metadata = new grpc.Metadata();
-    metadata.set('authorization', `Basic ${Buffer.from('admin:changeit').toString('base64')}`);
-    const call = { metadata, getPeer: () => 'ipv4:127.0.0.1:5000' };
-    const all = Promise.all(Array.from({ length: 500 }, () => authenticate(call)));
-    release();
-    const callers = await all;
-    expect(checks).toBe(1);
-    expect(callers.every((c) => c?.name === 'admin')).toBe(true);
-    // once settled, a later call checks again (the users' own cache answers it)
-    await authenticate(call);
-    expect(checks).toBe(2);
   });
 });

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import {
   principalOfAuthorization,
@@ -40,20 +39,11 @@ export interface Credentials {
 
 export function createAuthenticator(credentials: Credentials, secure: boolean): Authenticator {
   if (!secure) return async () => INSECURE_PRINCIPAL;
-  // Calls opened together with the same credentials share one password check: a client opening a thousand
-  // subscriptions at once must not cost a thousand scrypt runs before the first answer is cached.
-  const inFlight = new Map<string, Promise<Caller>>();
+  // Calls opened together with the same password share one check inside users.authenticate; tokens cost no scrypt.
   return async (call) => {
     const values = call.metadata.get('authorization');
     if (values.length === 0) return null;
-    const header = String(values[0]);
-    const key = `${crypto.createHash('sha256').update(header).digest('base64')} ${peerAddress(call.getPeer())}`;
-    let check = inFlight.get(key);
-    if (!check) {
-      check = checkHeader(credentials, header, peerAddress(call.getPeer())).finally(() => inFlight.delete(key));
-      inFlight.set(key, check);
-    }
-    return check;
+    return checkHeader(credentials, String(values[0]), peerAddress(call.getPeer()));
   };
 }
 

@@ -106,6 +106,10 @@ export interface SqliteEventLogUsersOptions {
   verifyPassword?: (password: string, stored: string) => Promise<boolean>;
 }
 
+type CheckOutcome =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'unknown user' | 'disabled' | 'wrong password' };
+
 /** Checked for unknown or disabled users, so they cost as much as a wrong password (no timing oracle). */
 let dummyHash: Promise<string> | null = null;
 
@@ -115,6 +119,8 @@ export class SqliteEventLogUsers implements EventLogUsers {
   private readonly authCache = new Map<string, { digest: Buffer; principal: Principal; expires: number }>();
   /** Keys the cached password digests, so the cache never holds anything reusable outside this process. */
   private readonly cacheKey = crypto.randomBytes(32);
+  /** Password checks running now, by credential digest (see sharedCheck); emptied by every user change. */
+  private readonly checksInFlight = new Map<string, Promise<CheckOutcome>>();
   /** Bumped on every change; a check that started before a change is not cached. */
   private generation = 0;
   private readonly sql;
@@ -187,23 +193,42 @@ export class SqliteEventLogUsers implements EventLogUsers {
       );
       return null;
     }
+    const outcome = await this.sharedCheck(name, password, digest);
+    // Each caller is its own attempt, as each is its own sign-in to EventStoreDB: identical guesses sent together
+    // count (and are logged) once per caller and address, exactly as when each ran its own check.
+    this.throttle.record(from, name, outcome.ok);
+    if (!outcome.ok) {
+      this.logger?.warn({ user: name, from, reason: outcome.reason }, 'event-log sign-in failed');
+      return null;
+    }
+    return outcome.principal;
+  }
+
+  /**
+   * One password check for every caller presenting the same name and password while it runs (keyed by their
+   * HMAC digest, never the password): a client opening a hundred subscriptions at once costs one scrypt run, not a
+   * hundred. Unknown names share the same way, so sharing tells nothing about which names exist. A user change
+   * empties the map: a call arriving after it runs its own check against the new row.
+   */
+  private sharedCheck(name: string, password: string, digest: Buffer): Promise<CheckOutcome> {
+    const key = digest.toString('base64');
+    const running = this.checksInFlight.get(key);
+    if (running) return running;
+    const check = this.check(name, password, digest).finally(() => {
+      if (this.checksInFlight.get(key) === check) this.checksInFlight.delete(key);
+    });
+    this.checksInFlight.set(key, check);
+    return check;
+  }
+
+  private async check(name: string, password: string, digest: Buffer): Promise<CheckOutcome> {
     const generation = this.generation;
     const row = this.sql.get.get(name) as UserRow | undefined;
     const usable = row !== undefined && row.disabled !== 1;
     // Unknown and disabled users cost one scrypt check too, so timing does not tell which names exist.
     const ok = (await this.verifyPassword(password, usable ? row.password_hash : await dummyHash!)) && usable;
-    this.throttle.record(from, name, ok);
-    if (!ok) {
-      this.logger?.warn(
-        {
-          user: name,
-          from,
-          reason: row === undefined ? 'unknown user' : row.disabled === 1 ? 'disabled' : 'wrong password',
-        },
-        'event-log sign-in failed',
-      );
-      return null;
-    }
+    if (!ok)
+      return { ok, reason: row === undefined ? 'unknown user' : row.disabled === 1 ? 'disabled' : 'wrong password' };
     const principal: Principal = Object.freeze({
       name: row.name,
       groups: Object.freeze(JSON.parse(row.groups) as string[]),
@@ -212,7 +237,7 @@ export class SqliteEventLogUsers implements EventLogUsers {
       if (this.authCache.size >= 10_000) this.authCache.clear();
       this.authCache.set(name, { digest, principal, expires: Date.now() + this.authCacheMs });
     }
-    return principal;
+    return { ok, principal };
   }
 
   async hasPassword(name: string, password: string): Promise<boolean> {
@@ -348,5 +373,6 @@ export class SqliteEventLogUsers implements EventLogUsers {
   private invalidate(): void {
     this.generation++;
     this.authCache.clear();
+    this.checksInFlight.clear();
   }
 }

@@ -1,10 +1,10 @@
 /**
- * A persistent subscription group at run time (PersistentGroup below). Over 400 lines on purpose: it is one state
- * machine whose delivery, retry, parking and checkpoints share the same buffers and counters; how it describes
- * itself (counters, rate, PersistentGroupInfo) is group-info.ts.
+ * A persistent subscription group at run time (PersistentGroup below): delivery, retry, parking and checkpoints.
+ * What it delivers, in order, comes from group-feed.ts; how it describes itself (counters, rate,
+ * PersistentGroupInfo) is group-info.ts.
  */
 import type { Logger } from '../../../logger.ts';
-import { LINK_EVENT_TYPE, MAX_READ_COUNT, type RecordedEvent, type ResolvedIndexedEvent } from '../../store/index.ts';
+import type { RecordedEvent } from '../../store/index.ts';
 import type {
   DropReason,
   NakAction,
@@ -17,9 +17,9 @@ import type {
 } from '../types.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { Consumer, InFlightMessages, type Outstanding } from './consumers.ts';
-import { Deque, PendingNumbers } from './deque.ts';
+import { Deque } from './deque.ts';
+import { GroupFeed } from './group-feed.ts';
 import { describeGroup, GroupCounters } from './group-info.ts';
-import { createGroupSource, type GroupSource } from './group-source.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
 import { messageFor, type Message, type PinKeying } from './messages.ts';
 import { ParkedMessages } from './parked.ts';
@@ -29,13 +29,11 @@ import { createStrategy, type ConsumerStrategy } from './strategies.ts';
 export const GROUP_TICK_MS = 1_000;
 
 /**
- * One persistent subscription group at run time: reads its stream (paging while behind, straight from
- * commits while live), hands messages to consumers through the group's strategy within each consumer's
- * in-flight window, retries on nak/timeout/disconnect, parks after max retries, and checkpoints the
- * event before the lowest unfinished message so a restart resumes without losing anything.
- * Consumers and in-flight bookkeeping, checkpoints and parked messages live beside it.
- * It stays long because it is one state machine: delivery, retry, parking and checkpoints all read and change
- * the same buffers and counters; what could stand apart already does (the files beside it).
+ * One persistent subscription group at run time: takes messages from its feed (the stream read in order),
+ * hands them to consumers through the group's strategy within each consumer's in-flight window, retries on
+ * nak/timeout/disconnect, parks after max retries, and checkpoints the event before the lowest unfinished
+ * message so a restart resumes without losing anything. Consumers and in-flight bookkeeping, checkpoints and
+ * parked messages live beside it.
  */
 export class PersistentGroup {
   readonly streamId: string;
@@ -50,18 +48,12 @@ export class PersistentGroup {
   private readonly consumers = new Map<string, Consumer>();
   private freeSlots = 0;
 
-  private readonly buffer = new Deque<Message>();
-  private liveBuffered = 0;
+  /** The stream's messages in order, read while behind and taken from commits while live. */
+  private readonly feed: GroupFeed;
+  /** Messages to send again (nak, timeout, disconnect) and parked ones replayed, ahead of the feed. */
   private readonly retryQueue = new Deque<Message>();
   private readonly inFlight = new InFlightMessages();
-  private readonly pending = new PendingNumbers();
   private parking = 0;
-
-  /** The stream or `$all`, and the read cursor in it. */
-  private readonly source: GroupSource;
-  /** True when caught up: new events are taken straight from commits. */
-  private live = false;
-  private readRetryAt = 0;
 
   private readonly checkpoints: Checkpoints;
   private readonly parked: ParkedMessages;
@@ -78,10 +70,6 @@ export class PersistentGroup {
     this.groupName = groupName;
     this.subscriptionId = groupKey(streamId, groupName);
     this.settings = settings;
-    this.source = createGroupSource(ctx.store, ctx.system, streamId, settings.filter, [
-      checkpointStreamOf(streamId, groupName),
-      parkedStreamOf(streamId, groupName),
-    ]);
     this.logger = ctx.logger.child({ group: this.subscriptionId });
     this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
     this.keying = !this.strategy.keyed
@@ -89,6 +77,7 @@ export class PersistentGroup {
       : this.strategy.name === 'PinnedByCorrelation'
         ? 'correlation'
         : 'stream';
+    this.feed = new GroupFeed({ ...ctx, logger: this.logger }, { streamId, groupName }, settings, this.keying);
     this.checkpoints = new Checkpoints(ctx, checkpointStreamOf(streamId, groupName), settings, this.logger);
     this.parked = new ParkedMessages(ctx, parkedStreamOf(streamId, groupName), this.logger);
     this.counters = new GroupCounters(ctx.clock.now());
@@ -111,16 +100,16 @@ export class PersistentGroup {
   start(resumeAfter?: number): Promise<void> {
     let initialWrite: Promise<void> = Promise.resolve();
     if (resumeAfter !== undefined) {
-      this.source.resumeAfter(resumeAfter);
+      this.feed.source.resumeAfter(resumeAfter);
       this.checkpoints.startsAfter(resumeAfter);
       initialWrite = this.checkpoints.request(resumeAfter);
     } else {
       const stored = this.checkpoints.read();
       if (stored !== null) {
-        this.source.resumeAfter(stored);
+        this.feed.source.resumeAfter(stored);
         this.checkpoints.resumedFrom(stored);
       } else {
-        const start = this.source.startAt(this.settings.startFrom);
+        const start = this.feed.source.startAt(this.settings.startFrom);
         if (start.pin) initialWrite = this.checkpoints.request(start.after);
         else this.checkpoints.startsAfter(start.after);
       }
@@ -201,17 +190,7 @@ export class PersistentGroup {
   /** Events just committed to this group's stream (every event, for a group on `$all`), in order. */
   onCommitted(events: readonly RecordedEvent[]): void {
     if (this.stopped) return;
-    for (const event of events) {
-      const place = this.source.placeOf(event);
-      if (place === 'old') continue; // already read while paging
-      if (this.live && place === 'next' && this.liveBuffered < this.settings.liveBufferSize) {
-        if (this.source.advancePast(event))
-          this.enqueue(this.toMessage(this.resolve(event), this.source.numberOf(event)), true);
-      } else {
-        // Behind, a gap (e.g. a recreated stream) or the live buffer is full: page from the store instead.
-        this.live = false;
-      }
-    }
+    this.feed.committed(events);
     this.pump();
   }
 
@@ -245,40 +224,7 @@ export class PersistentGroup {
   }
 
   private nextMessage(): Message | undefined {
-    const retry = this.retryQueue.popFront();
-    if (retry) return retry;
-    // A page can come back empty without reaching the end (truncated stream); keep paging a little.
-    for (let pages = 0; this.buffer.length === 0 && pages < 16; pages++) if (!this.readPage()) break;
-    const next = this.buffer.popFront();
-    if (next && this.liveBuffered > 0 && this.buffer.length < this.liveBuffered) this.liveBuffered = this.buffer.length;
-    return next;
-  }
-
-  /** Reads one page while behind; false when there is nothing (more) to read now. */
-  private readPage(): boolean {
-    if (this.live || this.ctx.clock.now() < this.readRetryAt) return false;
-    const count = Math.min(this.settings.readBatchSize, this.settings.historyBufferSize, MAX_READ_COUNT);
-    let page: ReturnType<GroupSource['readPage']>;
-    try {
-      page = this.source.readPage(count, this.settings.resolveLinkTos);
-    } catch (err) {
-      page = { failed: (err as Error).message };
-    }
-    if ('failed' in page) {
-      // e.g. the store is closing: try again on a later tick rather than fail the caller (an ack, a commit).
-      this.logger.warn({ error: page.failed }, 'persistent subscription read failed; retrying shortly');
-      this.readRetryAt = this.ctx.clock.now() + GROUP_TICK_MS;
-      return false;
-    }
-    for (const { entry, number } of page.entries) this.enqueue(this.toMessage(entry, number), false);
-    if (page.end) this.live = true;
-    return page.entries.length > 0 || !page.end;
-  }
-
-  private enqueue(message: Message, fromLive: boolean): void {
-    this.pending.add(message.number);
-    this.buffer.pushBack(message);
-    if (fromLive) this.liveBuffered++;
+    return this.retryQueue.popFront() ?? this.feed.next();
   }
 
   private send(consumer: Consumer, message: Message): void {
@@ -320,7 +266,7 @@ export class PersistentGroup {
   private completed(message: Message): void {
     this.counters.processed++;
     if (message.replay) this.parked.finished(message.replay);
-    else this.pending.remove(message.number);
+    else this.feed.finished(message.number);
   }
 
   // ---- parking --------------------------------------------------------------------------------------
@@ -364,8 +310,7 @@ export class PersistentGroup {
 
   /** The last event number before which everything is processed. */
   checkpointCandidate(): number {
-    const lowest = this.pending.lowest();
-    return lowest === undefined ? this.source.settledUpTo : lowest - 1;
+    return this.feed.checkpointCandidate();
   }
 
   private maybeCheckpoint(timed: boolean): void {
@@ -432,19 +377,6 @@ export class PersistentGroup {
     }
   }
 
-  // ---- helpers --------------------------------------------------------------------------------------
-
-  private resolve(event: RecordedEvent): ResolvedIndexedEvent {
-    if (!this.settings.resolveLinkTos || event.eventType !== LINK_EVENT_TYPE) return { event };
-    const target = this.ctx.store.resolveLink(event, this.ctx.system);
-    if (target.event === event && !target.link) return { event };
-    return { event: target.event, link: target.link ?? event };
-  }
-
-  private toMessage(entry: ResolvedIndexedEvent, number: number): Message {
-    return messageFor(entry, this.keying, number);
-  }
-
   // ---- statistics -----------------------------------------------------------------------------------
 
   info(): PersistentGroupInfo {
@@ -452,18 +384,14 @@ export class PersistentGroup {
       streamId: this.streamId,
       groupName: this.groupName,
       subscriptionId: this.subscriptionId,
-      live: this.live,
+      ...this.feed.state(),
       counters: this.counters,
       connections: [...this.consumers.values()].map((c) => c.info()),
       inFlight: this.inFlight.size,
-      buffered: this.buffer.length,
-      liveBuffered: this.liveBuffered,
       retryBuffered: this.retryQueue.length,
       parking: this.parking,
       parked: this.parkedMessageCount(),
       lastCheckpointed: this.checkpoints.lastWritten ?? -1,
-      lastProcessed: this.source.next - 1,
-      lastKnown: this.source.lastKnown(),
     });
   }
 

@@ -179,7 +179,7 @@ export class RemoteActivity {
    * in the same transaction (federation's quote and attachment rows); unless `quiet` (an old post fetched for a
    * profile), puts it in the home feeds of local followers, mentioned users and tag followers, notifies the
    * mentioned local users, files a direct message in its conversations, and tells it. Who may quote it: `quotePolicy`
-   * (default public).
+   * (default public). `mentioned` is read by the caller in the same synchronous turn: not read again to notify.
    */
   statusReceived(
     author: Account,
@@ -239,7 +239,8 @@ export class RemoteActivity {
         ),
         ...store.feeds.distributeToTagFollowers(status),
       ];
-      for (const account of localMentioned) this.notifications.notify(account.id, author.id, 'mention', id);
+      for (const account of localMentioned)
+        this.notifications.notify(account.id, author.id, 'mention', id, { recipient: account, status });
       // Direct messages join their conversations as the local posting path's do.
       if (status.visibility === 'direct')
         recordDirectMessage(store, { statusId: id, conversationId, author, mentioned });

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type SocialTestServer, startSocialWithClock } from '../testing/harness.ts';
+
+/*
+ * A remote post (every inbound Create) is stored with what its caller read already: the post's quote policy in
+ * its insert, the mentioned local account and the post just stored not read again for the mention's notification.
+ * Each test fails when that row is read or written a second time; the stored rows are checked as well.
+ */
+
+describe('a remote post mentioning a local user', () => {
+  let server: SocialTestServer;
+  beforeAll(async () => void (server = await startSocialWithClock(Date.now)));
+  afterAll(() => server?.close());
+
+  it('is written once, read once, and notifies with the rows its caller read', async () => {
+    const alice = await server.createUser('alice');
+    const { store, remoteActivity } = server.social.context;
+    const farId = store.accounts.insertRemote({
+      username: 'far',
+      domain: 'far.example',
+      uri: 'https://far.example/users/far',
+      publicKey: 'not checked here',
+    });
+    const far = store.accounts.byId(farId)!;
+    const mentioned = store.accounts.byId(alice.accountId)!;
+    const statusRead = vi.spyOn(store.statuses, 'byId');
+    const accountRead = vi.spyOn(store.accounts, 'byId');
+    const policySet = vi.spyOn(store.statuses, 'setQuotePolicy');
+    try {
+      const status = remoteActivity.statusReceived(
+        far,
+        {
+          uri: 'https://far.example/statuses/1',
+          url: null,
+          content: '<p>@alice hello</p>',
+          spoilerText: '',
+          sensitive: false,
+          language: 'en',
+          visibility: 'public',
+          tags: [],
+          emojis: [],
+          publishedAt: null,
+          poll: null,
+        },
+        { parent: null, mentioned: [mentioned], quiet: false, quotePolicy: 'followers' },
+        () => {},
+      );
+      expect(status.quoteApprovalPolicy).toBe('followers');
+      expect(policySet).not.toHaveBeenCalled();
+      expect(statusRead.mock.calls).toEqual([[status.id]]);
+      // The sender's row is read again (it may have been suspended while the post was being read); the recipient's is not.
+      expect(accountRead.mock.calls).toEqual([[farId]]);
+    } finally {
+      statusRead.mockRestore();
+      accountRead.mockRestore();
+      policySet.mockRestore();
+    }
+    const notifications = await server.masto(alice.token).v1.notifications.list();
+    expect(notifications.map((n) => [n.type, n.account.acct, n.status?.content])).toEqual([
+      ['mention', 'far@far.example', '<p>@alice hello</p>'],
+    ]);
+  });
+});

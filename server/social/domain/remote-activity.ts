@@ -76,7 +76,7 @@ export class RemoteActivity {
         visibility: boost.visibility,
       });
       const reblog = this.store.statuses.byId(id)!;
-      const homeRecipients = this.store.feeds.distributeStatus(reblog, []);
+      const homeRecipients = this.store.feeds.distributeStatus(reblog, [], booster.domain !== null);
       const author = this.store.accounts.byId(original.accountId);
       if (author && author.domain === null) this.notifications.notify(author.id, booster.id, 'reblog', original.id);
       this.store.events.emit('status.created', { status: reblog, homeRecipients });
@@ -236,6 +236,7 @@ export class RemoteActivity {
         ...store.feeds.distributeStatus(
           status,
           localMentioned.map((a) => a.id),
+          author.domain !== null,
         ),
         ...store.feeds.distributeToTagFollowers(status),
       ];

@@ -1,9 +1,11 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SocialTestServer, startSocialWithClock } from '../testing/harness.ts';
 
 /*
  * A remote post (every inbound Create) is stored with what its caller read already: the post's quote policy in
- * its insert, the mentioned local account and the post just stored not read again for the mention's notification.
+ * its insert, the mentioned local account and the post just stored not read again for the mention's notification,
+ * no home feed looked for of its (remote) author.
  * Each test fails when that row is read or written a second time; the stored rows are checked as well.
  */
 
@@ -26,6 +28,7 @@ describe('a remote post mentioning a local user', () => {
     const statusRead = vi.spyOn(store.statuses, 'byId');
     const accountRead = vi.spyOn(store.accounts, 'byId');
     const policySet = vi.spyOn(store.statuses, 'setQuotePolicy');
+    const ran = statementsRun();
     try {
       const status = remoteActivity.statusReceived(
         far,
@@ -50,7 +53,11 @@ describe('a remote post mentioning a local user', () => {
       expect(statusRead.mock.calls).toEqual([[status.id]]);
       // The sender's row is read again (it may have been suspended while the post was being read); the recipient's is not.
       expect(accountRead.mock.calls).toEqual([[farId]]);
+      // The follower's feed inserts name no author; the author's own feed insert does.
+      expect(ran.sql.filter((sql) => sql.includes('home_feed') && sql.includes('@author'))).toEqual([]);
+      expect(ran.sql.filter((sql) => sql.startsWith('INSERT INTO statuses '))).toHaveLength(1);
     } finally {
+      ran.stop();
       statusRead.mockRestore();
       accountRead.mockRestore();
       policySet.mockRestore();
@@ -61,3 +68,21 @@ describe('a remote post mentioning a local user', () => {
     ]);
   });
 });
+
+/** The SQL of every statement run (any connection of this process) until `stop`. */
+function statementsRun(): { sql: string[]; stop: () => void } {
+  const statement = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
+    'run' | 'get' | 'all',
+    (...args: unknown[]) => unknown
+  >;
+  const sql: string[] = [];
+  const originals = (['run', 'get', 'all'] as const).map((method) => {
+    const original = statement[method];
+    statement[method] = function (this: { source: string }, ...args: unknown[]) {
+      sql.push(this.source);
+      return original.apply(this, args);
+    };
+    return [method, original] as const;
+  });
+  return { sql, stop: () => originals.forEach(([method, original]) => (statement[method] = original)) };
+}

@@ -5,12 +5,13 @@ import { type SocialTestServer, startSocialWithClock } from '../testing/harness.
 /*
  * A remote post (every inbound Create) is stored with what its caller read already: the post's quote policy in
  * its insert, the mentioned local account and the post just stored not read again for the mention's notification,
- * no home feed looked for of its (remote) author.
+ * no home feed looked for of its (remote) author, a known hashtag found and stamped in one statement.
  * Each test fails when that row is read or written a second time; the stored rows are checked as well.
  */
 
 describe('a remote post mentioning a local user', () => {
   let server: SocialTestServer;
+  const ran = statementRecorder();
   beforeAll(async () => void (server = await startSocialWithClock(Date.now)));
   afterAll(() => server?.close());
 
@@ -25,10 +26,11 @@ describe('a remote post mentioning a local user', () => {
     });
     const far = store.accounts.byId(farId)!;
     const mentioned = store.accounts.byId(alice.accountId)!;
+    const knownTag = store.statuses.ensureTag('Sailing');
     const statusRead = vi.spyOn(store.statuses, 'byId');
     const accountRead = vi.spyOn(store.accounts, 'byId');
     const policySet = vi.spyOn(store.statuses, 'setQuotePolicy');
-    const ran = statementsRun();
+    ran.recording = true;
     try {
       const status = remoteActivity.statusReceived(
         far,
@@ -40,7 +42,7 @@ describe('a remote post mentioning a local user', () => {
           sensitive: false,
           language: 'en',
           visibility: 'public',
-          tags: [],
+          tags: ['sailing', 'NewTag'],
           emojis: [],
           publishedAt: null,
           poll: null,
@@ -56,8 +58,20 @@ describe('a remote post mentioning a local user', () => {
       // The follower's feed inserts name no author; the author's own feed insert does.
       expect(ran.sql.filter((sql) => sql.includes('home_feed') && sql.includes('@author'))).toEqual([]);
       expect(ran.sql.filter((sql) => sql.startsWith('INSERT INTO statuses '))).toHaveLength(1);
+      // The known tag: its stamp finds it; the new one: the stamp finds nothing, the insert stamps it.
+      expect(ran.sql.filter((sql) => /\btags\b/.test(sql) && !/statuses_tags|tag_follows/.test(sql))).toEqual([
+        expect.stringMatching(/^UPDATE tags .* RETURNING id$/),
+        expect.stringMatching(/^UPDATE tags .* RETURNING id$/),
+        expect.stringMatching(/^INSERT INTO tags /),
+      ]);
+      expect(store.statuses.tags([status.id]).get(status.id)).toEqual(['newtag', 'sailing']);
+      const stamped = store.db.prepare('SELECT id, name, last_status_at AS at FROM tags ORDER BY name').all();
+      expect(stamped).toEqual([
+        { id: expect.anything(), name: 'newtag', at: expect.any(BigInt) },
+        { id: BigInt(knownTag), name: 'sailing', at: expect.any(BigInt) },
+      ]);
     } finally {
-      ran.stop();
+      ran.recording = false;
       statusRead.mockRestore();
       accountRead.mockRestore();
       policySet.mockRestore();
@@ -69,20 +83,22 @@ describe('a remote post mentioning a local user', () => {
   });
 });
 
-/** The SQL of every statement run (any connection of this process) until `stop`. */
-function statementsRun(): { sql: string[]; stop: () => void } {
+/**
+ * Records the SQL of every statement run (any connection of this process) while `recording`. Installed before the
+ * server opens its database: the store binds each write statement's run once, when it prepares it.
+ */
+function statementRecorder(): { sql: string[]; recording: boolean } {
+  const recorder = { sql: [] as string[], recording: false };
   const statement = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
     'run' | 'get' | 'all',
     (...args: unknown[]) => unknown
   >;
-  const sql: string[] = [];
-  const originals = (['run', 'get', 'all'] as const).map((method) => {
+  for (const method of ['run', 'get', 'all'] as const) {
     const original = statement[method];
     statement[method] = function (this: { source: string }, ...args: unknown[]) {
-      sql.push(this.source);
+      if (recorder.recording) recorder.sql.push(this.source);
       return original.apply(this, args);
     };
-    return [method, original] as const;
-  });
-  return { sql, stop: () => originals.forEach(([method, original]) => (statement[method] = original)) };
+  }
+  return recorder;
 }

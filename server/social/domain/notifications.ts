@@ -48,6 +48,15 @@ interface NotificationRows {
   status(): StatusRow | null;
 }
 
+/**
+ * Rows the caller read in the same synchronous write as the notification (a status it just stored, the accounts
+ * it mentions), so nothing can have changed them: not read again (two statements for an account, one for a status).
+ */
+export interface KnownRows {
+  recipient?: Account;
+  status?: StatusRow;
+}
+
 /** `read`'s value, read at the first call only. */
 function once<T>(read: () => T): () => T {
   let value: { v: T } | null = null;
@@ -72,8 +81,9 @@ export class NotificationService {
     type: NotificationType,
     statusId: string | null,
     rows: NotificationRows,
+    knownRecipient: Account | undefined,
   ): string | null {
-    const recipient = this.store.accounts.byId(recipientId);
+    const recipient = knownRecipient ?? this.store.accounts.byId(recipientId);
     if (!recipient || recipient.domain !== null || recipient.suspendedAt !== null || recipient.deletedAt !== null)
       return 'recipient unavailable';
     if (recipientId === fromAccountId && type !== 'poll') return 'from self';
@@ -105,13 +115,14 @@ export class NotificationService {
     fromAccountId: string,
     type: NotificationType,
     statusId: string | null = null,
+    known: KnownRows = {},
   ): string | null {
     // The sender's and the status's rows, read once for both checks (each read is two statements or one).
     const rows = {
       sender: once(() => this.store.accounts.byId(fromAccountId)),
-      status: once(() => (statusId === null ? null : this.store.statuses.byId(statusId))),
+      status: once(() => known.status ?? (statusId === null ? null : this.store.statuses.byId(statusId))),
     };
-    if (this.dropReason(recipientId, fromAccountId, type, statusId, rows) !== null) return null;
+    if (this.dropReason(recipientId, fromAccountId, type, statusId, rows, known.recipient) !== null) return null;
     const verdict = this.policyVerdict(recipientId, fromAccountId, type, rows);
     if (verdict === 'drop') return null;
     if (verdict === 'filter') {

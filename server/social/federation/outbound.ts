@@ -139,8 +139,10 @@ export class Outbound {
   }
 
   private async statusCreated(status: StatusRow): Promise<void> {
+    // A remote post (every inbound Create) ends here, before its author's row is read.
+    if (!status.local) return;
     const author = localAccount(this.deps, status.accountId);
-    if (!author || !status.local) return;
+    if (!author) return;
     const c = this.context();
     if (status.reblogOfId) {
       const original = this.deps.social.store.statuses.byId(status.reblogOfId);
@@ -235,8 +237,10 @@ export class Outbound {
   }
 
   private async statusDeleted(status: StatusRow): Promise<void> {
+    // A remote post (every inbound Create) ends here, before its author's row is read.
+    if (!status.local) return;
     const author = localAccount(this.deps, status.accountId);
-    if (!author || !status.local) return;
+    if (!author) return;
     const c = this.context();
     const me = c.getActorUri(author.username);
     const recipients = this.audience(status, author);

@@ -142,12 +142,10 @@ async function incomingQuoteInfo(
   return { policy, quote: { quotedStatus, state, approvalUri: state === 'accepted' ? approvalUri : null, legacy } };
 }
 
-/** Stores what readIncomingQuote found for a newly created remote status (inside its transaction). */
+/** Stores the quote readIncomingQuote found for a newly created remote status (inside its transaction; its policy went into the status's insert). */
 export function applyIncomingQuote(deps: FedDeps, statusId: string, info: IncomingQuoteInfo | null): void {
-  if (!info) return;
+  const q = info?.quote;
   const store = deps.social.store;
-  store.statuses.setQuotePolicy(statusId, info.policy);
-  const q = info.quote;
   if (q)
     store.quotes.insert(statusId, q.quotedStatus?.id ?? null, q.quotedStatus?.accountId ?? null, q.state, {
       approvalUri: q.approvalUri,

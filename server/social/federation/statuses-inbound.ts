@@ -280,7 +280,8 @@ export function storeRemoteStatus(
     ? (localStatusId(deps, parsed.inReplyToUri) ?? deps.repo.statusByUri(parsed.inReplyToUri))
     : null;
   const parent = parentId ? store.statuses.byId(parentId) : null;
-  return deps.social.remoteActivity.statusReceived(author, parsed, { parent, mentioned, quiet }, (id) => {
+  const quotePolicy = quote?.policy;
+  return deps.social.remoteActivity.statusReceived(author, parsed, { parent, mentioned, quiet, quotePolicy }, (id) => {
     applyIncomingQuote(deps, id, quote);
     if (parsed.attachments.length > 0 && acceptsMedia(deps, author))
       parsed.attachments.forEach((a, position) =>

@@ -70,7 +70,10 @@ export class SqliteMessageQueue implements MessageQueue {
    * once or twice for nothing: 2.5 such looks and as many delay looks per inbox message in a flood.
    */
   private seenUntil: number | null = null;
-  /** When the next delayed message is due (from the last look at the delays), while nothing changed since. */
+  /**
+   * When the next delayed message is due (the last look at the delays, with this process's delayed enqueues since
+   * folded in), until it is due or a sleep runs out (null: look again).
+   */
   private nextDelayedAt: number | null = null;
 
   constructor(db: Database, options: SqliteQueueOptions = {}) {
@@ -116,7 +119,10 @@ export class SqliteMessageQueue implements MessageQueue {
     });
     this.inbox.messages += added.messages;
     this.inbox.bytes += added.bytes;
-    this.changed();
+    this.seenUntil = null;
+    // A delayed message wakes the listener at its time; the others are for the look the wake makes.
+    if (delay > 0 && this.nextDelayedAt !== null)
+      this.nextDelayedAt = Math.min(this.nextDelayedAt, Math.round(now + delay));
     this.wake?.();
     // Fedify answers an inbox delivery 202 once this resolves: the message is on disk by then.
     await this.writes.durable();
@@ -167,7 +173,7 @@ export class SqliteMessageQueue implements MessageQueue {
         // Messages of the same key may be due now; anything else due was seen by the last look.
         if (row.ordering_key !== null) {
           this.busyKeys.delete(row.ordering_key);
-          this.changed();
+          this.seenUntil = null;
         }
         this.wake?.();
       }
@@ -213,9 +219,11 @@ export class SqliteMessageQueue implements MessageQueue {
     }
     // Deleted (or, if that failed, handed to the next look at the table: at least once).
     for (const done of batch) this.removing.delete(String(done.row.id));
-    this.changed();
+    // The rows skipped while awaiting their deletion are gone (they were due: the next delayed time stays).
+    this.seenUntil = null;
   }
 
+  /** Anything may have changed (another process's enqueue, a jump of the clock): both looks again. */
   private changed(): void {
     this.seenUntil = null;
     this.nextDelayedAt = null;
@@ -237,7 +245,9 @@ export class SqliteMessageQueue implements MessageQueue {
     );
     // Every due row was read and none but the one taken now could be: no need to look again until a change.
     this.seenUntil = rows.length < limit && takeable.length <= 1 ? now : null;
-    this.nextDelayedAt = null;
+    // The next delayed time holds until it is due: this process's enqueues fold theirs in, the rows taken and
+    // deleted were due already (it was read after every look before: once per inbox message in a flood).
+    if (this.nextDelayedAt !== null && this.nextDelayedAt <= now) this.nextDelayedAt = null;
     const due = takeable[0];
     if (!due) return null;
     const message = this.sql('SELECT message FROM federation_queue WHERE id = ?').pluck().get(due.id) as

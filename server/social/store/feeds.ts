@@ -14,6 +14,8 @@ export interface Distribution {
   toFollowers: boolean;
   /** Local accounts mentioned by a direct status that follow its author. */
   mentionedIds: string[];
+  /** The author is known to be remote (an inbound post): no home feed of theirs to look for. */
+  authorRemote?: boolean;
 }
 
 /**
@@ -46,15 +48,16 @@ export class HomeFeedRepository {
     // IN subquery even when an `@x IS NULL OR …` before it decides the row (the author's insert took 60 µs
     // with the reblog checks, 7 without).
     const reblog = d.reblogOfId !== null;
-    this.core
-      .sql(
-        `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL${reblog ? ` AND ${notAlreadyReblogged('a.id')}` : ''}`,
-      )
-      .run(
-        reblog
-          ? { status: d.statusId, author: d.authorId, reblog: d.reblogOfId }
-          : { status: d.statusId, author: d.authorId },
-      );
+    if (!d.authorRemote)
+      this.core
+        .sql(
+          `INSERT OR IGNORE INTO home_feed (account_id, status_id) SELECT a.id, @status FROM accounts a WHERE a.id = @author AND a.domain IS NULL${reblog ? ` AND ${notAlreadyReblogged('a.id')}` : ''}`,
+        )
+        .run(
+          reblog
+            ? { status: d.statusId, author: d.authorId, reblog: d.reblogOfId }
+            : { status: d.statusId, author: d.authorId },
+        );
     const conditions = [
       d.toFollowers ? '' : 'AND f.account_id IN (SELECT value FROM json_each(@mentioned))',
       d.isReply
@@ -87,8 +90,9 @@ export class HomeFeedRepository {
   }
 
   /** `distribute` for a status as stored: followers get it unless it is direct; `mentionedIds` (local) always may. */
-  distributeStatus(status: StatusRow, mentionedIds: string[]): string[] {
+  distributeStatus(status: StatusRow, mentionedIds: string[], authorRemote = false): string[] {
     return this.distribute({
+      authorRemote,
       statusId: status.id,
       authorId: status.accountId,
       reblogOfId: status.reblogOfId,

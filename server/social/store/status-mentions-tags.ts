@@ -55,13 +55,17 @@ export class StatusMentionsAndTags {
 
   /** The id of a tag by name (case-insensitive), created when unknown. */
   ensureTag(name: string): string {
-    const found = this.tagId(name);
-    if (found) return found;
+    return this.tagId(name) ?? this.createTag(name, null);
+  }
+
+  private createTag(name: string, lastStatusAt: number | null): string {
     const id = this.core.ids.next();
     const now = this.core.now();
     this.core
-      .sql('INSERT INTO tags (id, name, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, name.toLowerCase(), name, now, now);
+      .sql(
+        'INSERT INTO tags (id, name, display_name, last_status_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, name.toLowerCase(), name, lastStatusAt, now, now);
     return id;
   }
 
@@ -81,9 +85,11 @@ export class StatusMentionsAndTags {
     const now = this.core.now();
     const insert = this.core.sql('INSERT OR IGNORE INTO statuses_tags (status_id, tag_id) VALUES (?, ?)');
     for (const name of names) {
-      const tagId = this.ensureTag(name);
-      insert.run(statusId, tagId);
-      this.core.sql('UPDATE tags SET last_status_at = ?, updated_at = ? WHERE id = ?').run(now, now, tagId);
+      // A known tag is found and stamped in one statement (its lookup and its stamp were two).
+      const known = this.core
+        .sql('UPDATE tags SET last_status_at = ?, updated_at = ? WHERE lower(name) = lower(?) RETURNING id')
+        .get(now, now, name) as { id: bigint } | undefined;
+      insert.run(statusId, known ? str(known.id) : this.createTag(name, now));
     }
   }
 

@@ -3,6 +3,7 @@ import { type Account, type QuoteRow, type SocialStore, type StatusEditRow, type
 import { StatusFixedParts, type FixedParts, type StableParts } from './status-fixed-parts.ts';
 import { type Gathered, type PresentOptions, varyingJson, varyingText } from './status-varying.ts';
 import { statusHistory } from './status-history.ts';
+import { StatusTexts } from './status-texts.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
@@ -20,6 +21,7 @@ export class StatusPresenter {
   private readonly accounts: AccountPresenter;
   private readonly fixed: StatusFixedParts;
   private readonly filters: FilterService;
+  private readonly texts: StatusTexts;
 
   constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter, filters: FilterService) {
     this.store = store;
@@ -27,6 +29,7 @@ export class StatusPresenter {
     this.accounts = accounts;
     this.filters = filters;
     this.fixed = new StatusFixedParts(store, urls, accounts);
+    this.texts = new StatusTexts(store, urls, filters);
   }
 
   uri(status: StatusRow, author: Account): string {
@@ -60,14 +63,70 @@ export class StatusPresenter {
   /**
    * The same as `present`, as one JSON array text (timeline pages): the viewer-independent part of each
    * status and account is stringified once per version and reused; only counters, the viewer's flags,
-   * polls and filter results are written per request.
+   * polls and filter results are written per request, and each status's finished text is kept for the viewer
+   * while nothing is written (status-texts.ts): a page listing statuses written before only joins their texts.
    */
   presentText(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): string {
     if (statuses.length === 0) return '[]';
-    const g = this.gather(statuses, viewer, options, true);
-    // Every piece goes into one list joined once: the answer is copied into one flat string a single time
-    // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
+    const texts =
+      options.source || options.shallowQuotes ? null : this.texts.of(viewer?.id ?? null, options.context ?? '');
+    if (!texts) {
+      // Every piece goes into one list joined once: the answer is copied into one flat string a single time
+      // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
+      const g = this.gather(statuses, viewer, options, true);
+      const pieces: string[] = ['['];
+      statuses.forEach((s, i) => {
+        if (i > 0) pieces.push(',');
+        this.writeStatus(pieces, s, g);
+      });
+      pieces.push(']');
+      return pieces.join('');
+    }
+    const now = this.store.now();
+    const found: (string | undefined)[] = [];
+    const missing: StatusRow[] = [];
+    let until = Number.POSITIVE_INFINITY;
+    for (const s of statuses) {
+      const kept = this.texts.get(texts, s, now);
+      found.push(kept?.text);
+      if (kept) until = Math.min(until, kept.until);
+      else missing.push(s);
+    }
+    if (missing.length > 0) {
+      const horizon = { until: Number.POSITIVE_INFINITY };
+      const g = this.gather(missing, viewer, { ...options, horizon }, true);
+      // What changes with time alone besides polls: a filter running out changes `filtered`, a mute running out
+      // a quote's state.
+      if (viewer && g.filtering)
+        horizon.until = Math.min(horizon.until, this.filters.nextExpiry(viewer.id) ?? Infinity);
+      if (viewer && g.quotes.size > 0)
+        horizon.until = Math.min(horizon.until, this.store.timelines.nextMuteExpiry(viewer.id) ?? Infinity);
+      until = Math.min(until, horizon.until);
+      const made = new Map<StatusRow, string>();
+      for (const s of missing) {
+        const pieces: string[] = [];
+        this.writeStatus(pieces, s, g);
+        const text = pieces.join('');
+        made.set(s, text);
+        if (now < horizon.until) this.texts.keep(texts, s, text, horizon.until);
+      }
+      statuses.forEach((s, i) => {
+        found[i] ??= made.get(s);
+      });
+    }
+    if (options.horizon) options.horizon.until = Math.min(options.horizon.until, until);
+    // Bracketed in the same join: a bracketed join is a second string the answer's length check flattens again.
     const pieces: string[] = ['['];
+    found.forEach((text, i) => {
+      if (i > 0) pieces.push(',');
+      pieces.push(text!);
+    });
+    pieces.push(']');
+    return pieces.join('');
+  }
+
+  /** One status's JSON text into `pieces` (a reblog with the status it reblogs). */
+  private writeStatus(pieces: string[], s: StatusRow, g: Gathered): void {
     const write = (s: StatusRow, reblog: StatusRow | null) => {
       pieces.push('{', this.stable(s, g).text, ',', varyingText(s, g), ',"account":', g.authorText.get(s.accountId)!);
       pieces.push(',"reblog":');
@@ -75,14 +134,9 @@ export class StatusPresenter {
       else pieces.push('null');
       pieces.push('}');
     };
-    statuses.forEach((s, i) => {
-      if (i > 0) pieces.push(',');
-      // A reblog shows the status it reblogs (null when that is gone or is itself a reblog, as `present`).
-      const reblogged = s.reblogOfId === null ? undefined : g.byId.get(s.reblogOfId);
-      write(s, reblogged?.reblogOfId === null ? reblogged : null);
-    });
-    pieces.push(']');
-    return pieces.join('');
+    // A reblog shows the status it reblogs (null when that is gone or is itself a reblog, as `present`).
+    const reblogged = s.reblogOfId === null ? undefined : g.byId.get(s.reblogOfId);
+    write(s, reblogged?.reblogOfId === null ? reblogged : null);
   }
 
   /** Everything a page of statuses needs, in a fixed number of batched queries. */

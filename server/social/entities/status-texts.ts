@@ -68,13 +68,22 @@ export class StatusTexts {
     return kept && now < kept.until ? kept : undefined;
   }
 
-  keep(texts: ViewerTexts, row: StatusRow, text: string, until: number): void {
-    const size = 2 * text.length + 200;
+  /**
+   * Keeps each status's text as its slice of the page it was written in (`start`, `end`: its offsets there): a
+   * slice holds the page, so the page's whole size is counted.
+   */
+  keepSlices(
+    texts: ViewerTexts,
+    page: string,
+    made: readonly { status: StatusRow; start: number; end: number }[],
+    until: number,
+  ): void {
+    const size = 2 * page.length + 200 * made.length;
     if (this.bytes + size > STATUS_TEXT_BYTES) {
       for (const other of this.viewers.values()) other.clear();
       this.bytes = 0;
     }
     this.bytes += size;
-    texts.set(row.id, { text, until });
+    for (const { status, start, end } of made) texts.set(status.id, { text: page.slice(start, end), until });
   }
 }

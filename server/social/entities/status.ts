@@ -70,59 +70,54 @@ export class StatusPresenter {
     if (statuses.length === 0) return '[]';
     const texts =
       options.source || options.shallowQuotes ? null : this.texts.of(viewer?.id ?? null, options.context ?? '');
-    if (!texts) {
-      // Every piece goes into one list joined once: the answer is copied into one flat string a single time
-      // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
-      const g = this.gather(statuses, viewer, options, true);
-      const pieces: string[] = ['['];
-      statuses.forEach((s, i) => {
-        if (i > 0) pieces.push(',');
-        this.writeStatus(pieces, s, g);
-      });
-      pieces.push(']');
-      return pieces.join('');
-    }
     const now = this.store.now();
     const found: (string | undefined)[] = [];
     const missing: StatusRow[] = [];
     let until = Number.POSITIVE_INFINITY;
     for (const s of statuses) {
-      const kept = this.texts.get(texts, s, now);
+      const kept = texts ? this.texts.get(texts, s, now) : undefined;
       found.push(kept?.text);
       if (kept) until = Math.min(until, kept.until);
       else missing.push(s);
     }
-    if (missing.length > 0) {
-      const horizon = { until: Number.POSITIVE_INFINITY };
-      const g = this.gather(missing, viewer, { ...options, horizon }, true);
-      // What changes with time alone besides polls: a filter running out changes `filtered`, a mute running out
-      // a quote's state.
-      if (viewer && g.filtering)
-        horizon.until = Math.min(horizon.until, this.filters.nextExpiry(viewer.id) ?? Infinity);
-      if (viewer && g.quotes.size > 0)
+    const horizon = { until: Number.POSITIVE_INFINITY };
+    const g = missing.length > 0 ? this.gather(missing, viewer, { ...options, horizon }, true) : null;
+    if (texts && g && viewer) {
+      // What changes a kept text with time alone besides polls: a filter running out changes `filtered`, a mute
+      // running out a quote's state.
+      if (g.filtering) horizon.until = Math.min(horizon.until, this.filters.nextExpiry(viewer.id) ?? Infinity);
+      if (g.quotes.size > 0)
         horizon.until = Math.min(horizon.until, this.store.timelines.nextMuteExpiry(viewer.id) ?? Infinity);
-      until = Math.min(until, horizon.until);
-      const made = new Map<StatusRow, string>();
-      for (const s of missing) {
-        const pieces: string[] = [];
-        this.writeStatus(pieces, s, g);
-        const text = pieces.join('');
-        made.set(s, text);
-        if (now < horizon.until) this.texts.keep(texts, s, text, horizon.until);
-      }
-      statuses.forEach((s, i) => {
-        found[i] ??= made.get(s);
-      });
     }
+    until = Math.min(until, horizon.until);
     if (options.horizon) options.horizon.until = Math.min(options.horizon.until, until);
-    // Bracketed in the same join: a bracketed join is a second string the answer's length check flattens again.
+    // Every piece goes into one list joined once: the answer is copied into one flat string a single time
+    // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
+    // The statuses written now are kept as their slices of the page (no copy made).
     const pieces: string[] = ['['];
-    found.forEach((text, i) => {
-      if (i > 0) pieces.push(',');
-      pieces.push(text!);
+    let length = 1;
+    const made: { status: StatusRow; start: number; end: number }[] = [];
+    statuses.forEach((s, i) => {
+      if (i > 0) {
+        pieces.push(',');
+        length++;
+      }
+      const text = found[i];
+      if (text !== undefined) {
+        pieces.push(text);
+        length += text.length;
+        return;
+      }
+      const start = length;
+      const from = pieces.length;
+      this.writeStatus(pieces, s, g!);
+      for (let p = from; p < pieces.length; p++) length += pieces[p].length;
+      made.push({ status: s, start, end: length });
     });
     pieces.push(']');
-    return pieces.join('');
+    const page = pieces.join('');
+    if (texts && made.length > 0 && now < horizon.until) this.texts.keepSlices(texts, page, made, horizon.until);
+    return page;
   }
 
   /** One status's JSON text into `pieces` (a reblog with the status it reblogs). */

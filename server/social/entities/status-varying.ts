@@ -178,8 +178,8 @@ function quoteApproval(s: StatusRow, viewer: Account | null, following: Set<stri
     answer = { json, text: JSON.stringify(json) };
     QUOTE_APPROVALS.set(key, answer);
   }
-  // A copy: callers of `present` may change what they are given.
-  return { json: { ...answer.json, automatic: [...answer.json.automatic], manual: [] }, text: answer.text };
+  // Shared: `varyingJson` hands callers a copy (approvalCopy), the text is immutable.
+  return answer;
 }
 
 /** A fresh copy of a shared answer: callers of `present` may change what they are given. */

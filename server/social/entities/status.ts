@@ -3,6 +3,7 @@ import { type Account, type QuoteRow, type SocialStore, type StatusEditRow, type
 import { StatusFixedParts, type FixedParts, type StableParts } from './status-fixed-parts.ts';
 import { type Gathered, type PresentOptions, varyingJson, varyingText } from './status-varying.ts';
 import { statusHistory } from './status-history.ts';
+import { StatusTexts } from './status-texts.ts';
 import type { SocialUrls } from '../urls.ts';
 import type { AccountJson, AccountPresenter } from './account.ts';
 import { isoTime, isoTimeOrNull } from './dates.ts';
@@ -20,6 +21,7 @@ export class StatusPresenter {
   private readonly accounts: AccountPresenter;
   private readonly fixed: StatusFixedParts;
   private readonly filters: FilterService;
+  private readonly texts: StatusTexts;
 
   constructor(store: SocialStore, urls: SocialUrls, accounts: AccountPresenter, filters: FilterService) {
     this.store = store;
@@ -27,6 +29,7 @@ export class StatusPresenter {
     this.accounts = accounts;
     this.filters = filters;
     this.fixed = new StatusFixedParts(store, urls, accounts);
+    this.texts = new StatusTexts(store, urls, filters);
   }
 
   uri(status: StatusRow, author: Account): string {
@@ -60,14 +63,65 @@ export class StatusPresenter {
   /**
    * The same as `present`, as one JSON array text (timeline pages): the viewer-independent part of each
    * status and account is stringified once per version and reused; only counters, the viewer's flags,
-   * polls and filter results are written per request.
+   * polls and filter results are written per request, and each status's finished text is kept for the viewer
+   * while nothing is written (status-texts.ts): a page listing statuses written before only joins their texts.
    */
   presentText(statuses: readonly StatusRow[], viewer: Account | null, options: PresentOptions = {}): string {
     if (statuses.length === 0) return '[]';
-    const g = this.gather(statuses, viewer, options, true);
+    const texts =
+      options.source || options.shallowQuotes ? null : this.texts.of(viewer?.id ?? null, options.context ?? '');
+    const now = this.store.now();
+    const found: (string | undefined)[] = [];
+    const missing: StatusRow[] = [];
+    let until = Number.POSITIVE_INFINITY;
+    for (const s of statuses) {
+      const kept = texts ? this.texts.get(texts, s, now) : undefined;
+      found.push(kept?.text);
+      if (kept) until = Math.min(until, kept.until);
+      else missing.push(s);
+    }
+    const horizon = { until: Number.POSITIVE_INFINITY };
+    const g = missing.length > 0 ? this.gather(missing, viewer, { ...options, horizon }, true) : null;
+    if (texts && g && viewer) {
+      // What changes a kept text with time alone besides polls: a filter running out changes `filtered`, a mute
+      // running out a quote's state.
+      if (g.filtering) horizon.until = Math.min(horizon.until, this.filters.nextExpiry(viewer.id) ?? Infinity);
+      if (g.quotes.size > 0)
+        horizon.until = Math.min(horizon.until, this.store.timelines.nextMuteExpiry(viewer.id) ?? Infinity);
+    }
+    until = Math.min(until, horizon.until);
+    if (options.horizon) options.horizon.until = Math.min(options.horizon.until, until);
     // Every piece goes into one list joined once: the answer is copied into one flat string a single time
     // (joining built statuses and then bracketing the join copied the page twice, and the socket once more).
+    // The statuses written now are kept as their slices of the page (no copy made).
     const pieces: string[] = ['['];
+    let length = 1;
+    const made: { status: StatusRow; start: number; end: number }[] = [];
+    statuses.forEach((s, i) => {
+      if (i > 0) {
+        pieces.push(',');
+        length++;
+      }
+      const text = found[i];
+      if (text !== undefined) {
+        pieces.push(text);
+        length += text.length;
+        return;
+      }
+      const start = length;
+      const from = pieces.length;
+      this.writeStatus(pieces, s, g!);
+      for (let p = from; p < pieces.length; p++) length += pieces[p].length;
+      made.push({ status: s, start, end: length });
+    });
+    pieces.push(']');
+    const page = pieces.join('');
+    if (texts && made.length > 0 && now < horizon.until) this.texts.keepSlices(texts, page, made, horizon.until);
+    return page;
+  }
+
+  /** One status's JSON text into `pieces` (a reblog with the status it reblogs). */
+  private writeStatus(pieces: string[], s: StatusRow, g: Gathered): void {
     const write = (s: StatusRow, reblog: StatusRow | null) => {
       pieces.push('{', this.stable(s, g).text, ',', varyingText(s, g), ',"account":', g.authorText.get(s.accountId)!);
       pieces.push(',"reblog":');
@@ -75,14 +129,9 @@ export class StatusPresenter {
       else pieces.push('null');
       pieces.push('}');
     };
-    statuses.forEach((s, i) => {
-      if (i > 0) pieces.push(',');
-      // A reblog shows the status it reblogs (null when that is gone or is itself a reblog, as `present`).
-      const reblogged = s.reblogOfId === null ? undefined : g.byId.get(s.reblogOfId);
-      write(s, reblogged?.reblogOfId === null ? reblogged : null);
-    });
-    pieces.push(']');
-    return pieces.join('');
+    // A reblog shows the status it reblogs (null when that is gone or is itself a reblog, as `present`).
+    const reblogged = s.reblogOfId === null ? undefined : g.byId.get(s.reblogOfId);
+    write(s, reblogged?.reblogOfId === null ? reblogged : null);
   }
 
   /** Everything a page of statuses needs, in a fixed number of batched queries. */

@@ -169,7 +169,8 @@ export class StatusRepository extends StatusMentionsAndTags {
 
   /**
    * The edited parts of a status (an edit replaces them all). Every change to a row's content must move
-   * updated_at: timelines and the status presenter reuse what they made of a row while it stands.
+   * updated_at (past its last value even within one millisecond of it): timelines and the status presenter
+   * reuse what they made of a row while it stands.
    */
   updateContent(
     id: string,
@@ -185,7 +186,7 @@ export class StatusRepository extends StatusMentionsAndTags {
   ): void {
     this.core
       .sql(
-        'UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = @edited WHERE id = @id',
+        'UPDATE statuses SET text = @text, content = @content, spoiler_text = @spoiler, sensitive = @sensitive, language = @language, poll_id = @poll, edited_at = @edited, updated_at = max(updated_at + 1, @edited) WHERE id = @id',
       )
       .run({
         id,

@@ -144,16 +144,13 @@ export class TimelineRepository extends StatusAccessQueries {
     }[];
     if (hits.length === 0) return [];
     // Rows are reused while their version (updated_at, bumped by every edit) stands; deleted ones never get here.
+    // By position: each id made a string once, no map per page unless rows are read.
     const key = (id: string, version: bigint | number) => `${id}|${version}`;
-    const byId = new Map<string, StatusRow>();
-    const misses: string[] = [];
-    for (const h of hits) {
-      const id = str(h.id);
-      const cached = this.rowCache.get(key(id, h.version));
-      if (cached) byId.set(id, cached);
-      else misses.push(id);
-    }
+    const ids = hits.map((h) => str(h.id));
+    const found = ids.map((id, i) => this.rowCache.get(key(id, hits[i].version)));
+    const misses = ids.filter((_, i) => found[i] === undefined);
     if (misses.length) {
+      const byId = new Map<string, StatusRow>();
       for (const r of this.core
         .sql('SELECT * FROM statuses WHERE id IN (SELECT value FROM json_each(?))')
         .all(`[${misses.join(',')}]`) as Record<string, unknown>[]) {
@@ -163,14 +160,17 @@ export class TimelineRepository extends StatusAccessQueries {
         byId.set(status.id, status);
         this.rowCache.set(key(status.id, status.updatedAt), status);
       }
+      ids.forEach((id, i) => {
+        found[i] ??= byId.get(id);
+      });
     }
-    return finishPage(
-      hits.flatMap((h) => {
-        const status = byId.get(str(h.id));
-        return status ? [{ cursor: str(h.cursor), status }] : [];
-      }),
-      page,
-    );
+    const listed: ListedStatus[] = [];
+    hits.forEach((h, i) => {
+      const status = found[i];
+      // The cursor is most often the status's own id (home, hashtag, public): its string is made already.
+      if (status) listed.push({ cursor: h.cursor === h.id ? ids[i] : str(h.cursor), status });
+    });
+    return finishPage(listed, page);
   }
 
   home(scope: ViewerScope, page: PageQuery): ListedStatus[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { append, appendMany, jsonEvent, linkEvent, text } from '../testing/event-log.ts';
-import { usePersistentService } from '../testing/persistent-service.ts';
+import { type Received, usePersistentService } from '../testing/persistent-service.ts';
 
 /** Persistent subscription groups delivering: the in-flight window, live and paged events, links, and the consumer strategies. */
 
@@ -98,17 +98,7 @@ describe('competing consumers', () => {
     const b = t.connect('idx', 'g', 100, { name: 'b' });
     for (let n = 0; n < 3; n++)
       for (const s of sources) await append(t.log.store, 'idx', [linkEvent({ streamId: `src-${s}`, eventNumber: n })]);
-    const owner = new Map<string, string>();
-    for (const [name, c] of [
-      ['a', a],
-      ['b', b],
-    ] as const) {
-      for (const r of c.received) {
-        const source = r.event.event!.streamId;
-        expect(owner.get(source) ?? name).toBe(name);
-        owner.set(source, name);
-      }
-    }
+    ownerOfEach({ a, b }, (r) => r.event.event!.streamId);
     expect(a.received.length + b.received.length).toBe(24);
     expect(a.received.length).toBeGreaterThan(0);
     expect(b.received.length).toBeGreaterThan(0);
@@ -126,17 +116,7 @@ describe('competing consumers', () => {
         correlations.map((c) => jsonEvent('E', {}, { $correlationId: c })),
       );
     }
-    const owner = new Map<string, string>();
-    for (const [name, c] of [
-      ['a', a],
-      ['b', b],
-    ] as const) {
-      for (const r of c.received) {
-        const corr = JSON.parse(text(r.event.event!.metadata)).$correlationId as string;
-        expect(owner.get(corr) ?? name).toBe(name);
-        owner.set(corr, name);
-      }
-    }
+    const owner = ownerOfEach({ a, b }, (r) => JSON.parse(text(r.event.event!.metadata)).$correlationId as string);
     expect(new Set(owner.values()).size).toBe(2);
   });
 
@@ -163,3 +143,16 @@ describe('competing consumers', () => {
     expect(b.numbers()).toEqual([0]);
   });
 });
+
+/** Which consumer received the messages of each key, checking that no key went to two consumers. */
+function ownerOfEach(consumers: Record<string, { received: Received[] }>, keyOf: (r: Received) => string) {
+  const owner = new Map<string, string>();
+  for (const [name, c] of Object.entries(consumers)) {
+    for (const r of c.received) {
+      const key = keyOf(r);
+      expect(owner.get(key) ?? name).toBe(name);
+      owner.set(key, name);
+    }
+  }
+  return owner;
+}

@@ -66,6 +66,7 @@ export const INTEGRATION = [
   'server/social/federation/imports.test.ts',
   'server/social/federation/quotes.test.ts',
   'server/social/http/conventions.test.ts',
+  'server/social/streaming/streaming-connections.test.ts',
   'server/social/streaming/streaming.test.ts',
 ];
 

@@ -54,7 +54,8 @@ export const INTEGRATION = [
   'server/eventlog/grpc/auth.test.ts',
   'server/eventlog/projections/http/projections-manager.test.ts',
   'server/eventlog/projections/user/user-projections.test.ts',
-  'server/eventlog/subscriptions/clients.test.ts',
+  'server/eventlog/subscriptions/clients-persistent.test.ts',
+  'server/eventlog/subscriptions/clients-volatile.test.ts',
   'server/eventlog/tcp/auth-throttle.test.ts',
   'server/http/sign-in-throttle.test.ts',
   'server/http/trust-proxy.test.ts',
@@ -65,6 +66,7 @@ export const INTEGRATION = [
   'server/social/federation/imports.test.ts',
   'server/social/federation/quotes.test.ts',
   'server/social/http/conventions.test.ts',
+  'server/social/streaming/streaming-connections.test.ts',
   'server/social/streaming/streaming.test.ts',
 ];
 

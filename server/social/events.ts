@@ -29,8 +29,11 @@ export interface SocialEventMap {
    * Delete of its stamp).
    */
   'status.updated': { status: StatusRow; unfederated?: boolean };
-  /** A status (or a reblog) was deleted; `status` is the row as it was before deletion. */
-  'status.deleted': { status: StatusRow; homeRecipients: string[] };
+  /**
+   * A status (or a reblog) was deleted; `status` is the row as it was before deletion, `tags` the hashtags it had
+   * (their rows go with the deletion, and the hashtag streams are told; none for a reblog).
+   */
+  'status.deleted': { status: StatusRow; homeRecipients: string[]; tags: readonly string[] };
   /** A local author took back the permission to quote their post (the quote's own state is `revoked` already). */
   'quote.revoked': { quoteId: string };
   'status.favourited': { statusId: string; accountId: string };

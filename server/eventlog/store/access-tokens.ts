@@ -10,6 +10,7 @@
  * GitLab and KurrentDB's OAuth tokens all work the same way).
  */
 import crypto from 'node:crypto';
+import { preparingUnseen } from '../../db/index.ts';
 import type { SqliteEventStore } from './sqlite-store.ts';
 import type { Principal } from './types.ts';
 import { EventLogUserError } from './users.ts';
@@ -69,28 +70,28 @@ export class SqliteEventLogTokens implements EventLogTokens {
   constructor(options: { store: SqliteEventStore; clock?: () => number }) {
     this.store = options.store;
     this.clock = options.clock ?? Date.now;
-    const db = this.store.db;
+    const prepare = preparingUnseen(this.store.db);
     const columns = 'id, user_name, name, created_at, expires_at';
     this.sql = {
-      insert: db.prepare(
+      insert: prepare(
         'INSERT INTO access_tokens (id, token_hash, user_name, user_created_at, name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      countOf: db.prepare('SELECT COUNT(*) FROM access_tokens WHERE user_name = ?').pluck(),
-      user: db.prepare('SELECT created_at, disabled FROM users WHERE name = ?'),
-      get: db.prepare(`SELECT ${columns} FROM access_tokens WHERE id = ?`),
-      listAll: db.prepare(
+      countOf: prepare('SELECT COUNT(*) FROM access_tokens WHERE user_name = ?').pluck(),
+      user: prepare('SELECT created_at, disabled FROM users WHERE name = ?'),
+      get: prepare(`SELECT ${columns} FROM access_tokens WHERE id = ?`),
+      listAll: prepare(
         `SELECT t.id, t.user_name, t.name, t.created_at, t.expires_at FROM access_tokens t JOIN users u ON u.name = t.user_name AND u.created_at = t.user_created_at ORDER BY t.user_name, t.created_at`,
       ),
-      listOf: db.prepare(
+      listOf: prepare(
         `SELECT t.id, t.user_name, t.name, t.created_at, t.expires_at FROM access_tokens t JOIN users u ON u.name = t.user_name AND u.created_at = t.user_created_at WHERE t.user_name = ? ORDER BY t.created_at`,
       ),
       // Only tokens whose user still exists as the account they were issued to.
-      byHash: db.prepare(
+      byHash: prepare(
         `SELECT u.name, u.groups, u.disabled, t.expires_at FROM access_tokens t JOIN users u ON u.name = t.user_name AND u.created_at = t.user_created_at WHERE t.token_hash = ?`,
       ),
-      remove: db.prepare('DELETE FROM access_tokens WHERE id = ?'),
+      remove: prepare('DELETE FROM access_tokens WHERE id = ?'),
       // Tokens of accounts that are gone (removed, or removed and created again): they can never work.
-      removeOrphans: db.prepare(
+      removeOrphans: prepare(
         'DELETE FROM access_tokens WHERE user_name = ? AND user_created_at IS NOT (SELECT created_at FROM users WHERE name = ?)',
       ),
     };

@@ -18,7 +18,7 @@
  * append looks its ids up in the commit's batch and here, adds them to the batch and, after COMMIT, here.
  */
 import crypto from 'node:crypto';
-import type { Database } from '../../db/index.ts';
+import { type Database, valuesUnseenByPlanner } from '../../db/index.ts';
 
 export interface EventIdHit {
   streamKey: number;
@@ -89,7 +89,9 @@ export class RecentEventIds {
   /** Loads the newest `capacity` events of the log, oldest first so that first occurrences win. */
   warm(db: Database): void {
     const rows = db
-      .prepare('SELECT event_id, stream_key, event_number FROM events ORDER BY position DESC LIMIT ?')
+      .prepare(
+        valuesUnseenByPlanner('SELECT event_id, stream_key, event_number FROM events ORDER BY position DESC LIMIT ?'),
+      )
       .raw()
       .all(this.capacity) as [Buffer, number, number][];
     for (let i = rows.length - 1; i >= 0; i--) this.add(eventIdKey(rows[i][0]), rows[i][1], rows[i][2]);

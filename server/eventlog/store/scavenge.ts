@@ -9,7 +9,7 @@
  * (streams visited of those counted at the start, as a percentage).
  */
 import crypto from 'node:crypto';
-import type { Database } from '../../db/index.ts';
+import { type Database, preparingUnseen } from '../../db/index.ts';
 import type { Logger } from '../../logger.ts';
 import {
   isMetastream,
@@ -53,22 +53,22 @@ export class Scavenger {
 
   constructor(host: ScavengeHost) {
     this.host = host;
-    const db = host.db;
+    const prepare = preparingUnseen(host.db);
     this.sql = {
-      metastreamsAfter: db
-        .prepare("SELECT stream_id FROM streams WHERE stream_id > ? AND stream_id < '$%' ORDER BY stream_id LIMIT ?")
-        .pluck(),
-      tombstonedAfter: db.prepare(
+      metastreamsAfter: prepare(
+        "SELECT stream_id FROM streams WHERE stream_id > ? AND stream_id < '$%' ORDER BY stream_id LIMIT ?",
+      ).pluck(),
+      tombstonedAfter: prepare(
         'SELECT stream_key, stream_id FROM streams WHERE tombstoned = 1 AND stream_key > ? ORDER BY stream_key LIMIT ?',
       ),
-      deleteBelow: db.prepare(
+      deleteBelow: prepare(
         'DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_key = ? AND event_number < ? ORDER BY event_number LIMIT ?)',
       ),
-      countMetastreams: db.prepare("SELECT count(*) FROM streams WHERE stream_id > '$$' AND stream_id < '$%'").pluck(),
-      countTombstoned: db.prepare('SELECT count(*) FROM streams WHERE tombstoned = 1').pluck(),
-      firstFresh: db
-        .prepare('SELECT event_number FROM events WHERE stream_key = ? AND created >= ? ORDER BY event_number LIMIT 1')
-        .pluck(),
+      countMetastreams: prepare("SELECT count(*) FROM streams WHERE stream_id > '$$' AND stream_id < '$%'").pluck(),
+      countTombstoned: prepare('SELECT count(*) FROM streams WHERE tombstoned = 1').pluck(),
+      firstFresh: prepare(
+        'SELECT event_number FROM events WHERE stream_key = ? AND created >= ? ORDER BY event_number LIMIT 1',
+      ).pluck(),
     };
   }
 

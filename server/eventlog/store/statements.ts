@@ -1,5 +1,5 @@
 /** eventlog.db's prepared statements, the row shapes they return, and the connection tuning. */
-import type { Database } from '../../db/index.ts';
+import { type Database, preparingUnseen } from '../../db/index.ts';
 import { EventFlags } from './migrations.ts';
 import type { AllEventColumns, EventColumns, RecordedEvent } from './types.ts';
 
@@ -86,104 +86,89 @@ export function tuneEventLogConnection(db: Database): void {
 export type Statements = ReturnType<typeof prepareStatements>;
 
 export function prepareStatements(db: Database) {
+  const prepare = preparingUnseen(db);
   return {
-    begin: db.prepare('BEGIN IMMEDIATE'),
-    commit: db.prepare('COMMIT'),
-    rollback: db.prepare('ROLLBACK'),
-    dataVersion: db.prepare('PRAGMA data_version').pluck(),
-    lastPosition: db.prepare('SELECT last_position FROM log_state WHERE id = 1').pluck(),
-    setLastPosition: db.prepare('UPDATE log_state SET last_position = ? WHERE id = 1'),
-    streamById: db.prepare(
+    begin: prepare('BEGIN IMMEDIATE'),
+    commit: prepare('COMMIT'),
+    rollback: prepare('ROLLBACK'),
+    dataVersion: prepare('PRAGMA data_version').pluck(),
+    lastPosition: prepare('SELECT last_position FROM log_state WHERE id = 1').pluck(),
+    setLastPosition: prepare('UPDATE log_state SET last_position = ? WHERE id = 1'),
+    streamById: prepare(
       'SELECT stream_key, last_event_number, tombstoned, event_count, created_at, updated_at FROM streams WHERE stream_id = ?',
     ),
-    insertStream: db.prepare(
+    insertStream: prepare(
       'INSERT INTO streams (stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, category, deleted) VALUES (?, ?, 0, 0, ?, ?, ?, 0)',
     ),
-    updateStream: db.prepare(
+    updateStream: prepare(
       'UPDATE streams SET last_event_number = ?, tombstoned = ?, event_count = ?, updated_at = ?, deleted = ? WHERE stream_key = ?',
     ),
-    bumpCategory: db.prepare(
+    bumpCategory: prepare(
       'INSERT INTO stream_categories (category, streams) VALUES (?, 1) ON CONFLICT (category) DO UPDATE SET streams = streams + 1',
     ),
-    insertEvent: db.prepare(
+    insertEvent: prepare(
       'INSERT INTO events (position, commit_position, stream_key, event_number, event_id, event_type, flags, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    eventIdAt: db.prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
-    positionAt: db.prepare('SELECT position FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
-    eventAt: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
-    recordAt: db.prepare(`SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`).raw(),
-    streamForward: db
-      .prepare(
-        `SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
-      )
-      .raw(),
-    streamBackward: db
-      .prepare(
-        `SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
-      )
-      .raw(),
-    firstUnexpired: db
-      .prepare(
-        'SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1',
-      )
-      .pluck(),
-    allForward: db
-      .prepare(
-        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
-      )
-      .raw(),
+    eventIdAt: prepare('SELECT event_id FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
+    positionAt: prepare('SELECT position FROM events WHERE stream_key = ? AND event_number = ?').pluck(),
+    eventAt: prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`),
+    recordAt: prepare(`SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number = ?`).raw(),
+    streamForward: prepare(
+      `SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number LIMIT ?`,
+    ).raw(),
+    streamBackward: prepare(
+      `SELECT ${READ_COLUMNS} FROM events WHERE stream_key = ? AND event_number >= ? AND event_number <= ? ORDER BY event_number DESC LIMIT ?`,
+    ).raw(),
+    firstUnexpired: prepare(
+      'SELECT event_number FROM events WHERE stream_key = ? AND event_number >= ? AND created >= ? ORDER BY event_number LIMIT 1',
+    ).pluck(),
+    allForward: prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?`,
+    ).raw(),
     // The projections' reads: user streams and their metastreams (`$$x`, x not a `$` stream) only.
-    allForwardUserStreams: db
-      .prepare(
-        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? AND (substr(s.stream_id, 1, 1) <> '$' OR (substr(s.stream_id, 1, 2) = '$$' AND substr(s.stream_id, 3, 1) <> '$')) ORDER BY e.position LIMIT ?`,
-      )
-      .raw(),
-    allBackward: db
-      .prepare(
-        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
-      )
-      .raw(),
-    allRange: db
-      .prepare(
-        `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
-      )
-      .raw(),
-    allAt: db
-      .prepare(`SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`)
-      .raw(),
-    lightForward: db.prepare(
+    allForwardUserStreams: prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? AND (substr(s.stream_id, 1, 1) <> '$' OR (substr(s.stream_id, 1, 2) = '$$' AND substr(s.stream_id, 3, 1) <> '$')) ORDER BY e.position LIMIT ?`,
+    ).raw(),
+    allBackward: prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?`,
+    ).raw(),
+    allRange: prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?`,
+    ).raw(),
+    allAt: prepare(
+      `SELECT ${ALL_COLUMNS} FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position = ?`,
+    ).raw(),
+    lightForward: prepare(
       'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position >= ? ORDER BY e.position LIMIT ?',
     ),
-    lightBackward: db.prepare(
+    lightBackward: prepare(
       'SELECT e.position, e.commit_position, s.stream_id, e.event_type FROM events e JOIN streams s ON s.stream_key = e.stream_key WHERE e.position <= ? ORDER BY e.position DESC LIMIT ?',
     ),
-    anyAfter: db.prepare('SELECT 1 FROM events WHERE position > ? LIMIT 1').pluck(),
-    anyBefore: db.prepare('SELECT 1 FROM events WHERE position < ? LIMIT 1').pluck(),
-    transactionSpan: db.prepare(
+    anyAfter: prepare('SELECT 1 FROM events WHERE position > ? LIMIT 1').pluck(),
+    anyBefore: prepare('SELECT 1 FROM events WHERE position < ? LIMIT 1').pluck(),
+    transactionSpan: prepare(
       'SELECT first_position AS firstPosition, commit_position AS commitPosition FROM committed_transactions WHERE commit_position >= ? ORDER BY commit_position LIMIT 1',
     ),
-    insertTransactionSpan: db.prepare(
+    insertTransactionSpan: prepare(
       'INSERT INTO committed_transactions (commit_position, first_position) VALUES (?, ?)',
     ),
-    insertTransaction: db.prepare(
-      'INSERT INTO transactions (stream_id, expected_version, created_at) VALUES (?, ?, ?)',
-    ),
-    transactionById: db.prepare(
+    insertTransaction: prepare('INSERT INTO transactions (stream_id, expected_version, created_at) VALUES (?, ?, ?)'),
+    transactionById: prepare(
       'SELECT transaction_id, stream_id, expected_version, committed, first_event_number, last_event_number, prepare_position, commit_position FROM transactions WHERE transaction_id = ?',
     ),
-    nextTransactionSeq: db
-      .prepare('SELECT COALESCE(MAX(seq) + 1, 0) FROM transaction_events WHERE transaction_id = ?')
-      .pluck(),
-    insertTransactionEvent: db.prepare(
+    nextTransactionSeq: prepare(
+      'SELECT COALESCE(MAX(seq) + 1, 0) FROM transaction_events WHERE transaction_id = ?',
+    ).pluck(),
+    insertTransactionEvent: prepare(
       'INSERT INTO transaction_events (transaction_id, seq, event_id, event_type, flags, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    transactionEvents: db.prepare(
+    transactionEvents: prepare(
       'SELECT event_id, event_type, flags, data, metadata FROM transaction_events WHERE transaction_id = ? ORDER BY seq',
     ),
-    markTransactionCommitted: db.prepare(
+    markTransactionCommitted: prepare(
       'UPDATE transactions SET committed = 1, first_event_number = ?, last_event_number = ?, prepare_position = ?, commit_position = ? WHERE transaction_id = ?',
     ),
-    deleteTransactionEvents: db.prepare('DELETE FROM transaction_events WHERE transaction_id = ?'),
+    deleteTransactionEvents: prepare('DELETE FROM transaction_events WHERE transaction_id = ?'),
   };
 }
 

@@ -1,5 +1,5 @@
 /** The stream browser's queries: streams by name, creation or update, and categories by size. */
-import type { Database } from '../../db/index.ts';
+import { type Database, valuesUnseenByPlanner } from '../../db/index.ts';
 import type { StreamRow } from './statements.ts';
 import type { StreamSummary } from './types.ts';
 
@@ -20,7 +20,7 @@ export class StreamListings {
   constructor(db: Database) {
     this.db = db;
     this.categoriesStatement = db.prepare(
-      'SELECT category, streams FROM stream_categories ORDER BY streams DESC, category LIMIT ?',
+      valuesUnseenByPlanner('SELECT category, streams FROM stream_categories ORDER BY streams DESC, category LIMIT ?'),
     );
   }
 
@@ -83,6 +83,8 @@ function listStreamsQuery(options: StreamListing): { sql: string; params: (strin
         ? 'updated_at DESC, stream_key DESC'
         : 'stream_id';
   params.push(clampLimit(options.limit));
-  const sql = `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+  const sql = valuesUnseenByPlanner(
+    `SELECT stream_id, last_event_number, tombstoned, event_count, created_at, updated_at, deleted FROM streams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`,
+  );
   return { sql, params };
 }

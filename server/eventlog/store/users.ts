@@ -7,6 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { jsonEvent, metastreamOf, SystemEventTypes, SystemRoles, SystemStreams } from './metadata.ts';
+import { preparingUnseen } from '../../db/index.ts';
 import { CredentialThrottle } from '../../security/index.ts';
 import type { Logger } from '../../logger.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -135,23 +136,23 @@ export class SqliteEventLogUsers implements EventLogUsers {
     this.throttle = options.throttle ?? new CredentialThrottle();
     this.verifyPassword = options.verifyPassword ?? verifyPassword;
     dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
-    const db = this.store.db;
+    const prepare = preparingUnseen(this.store.db);
     this.sql = {
-      get: db.prepare(
+      get: prepare(
         'SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users WHERE name = ?',
       ),
-      list: db.prepare(
+      list: prepare(
         'SELECT name, full_name, groups, password_hash, disabled, created_at, updated_at FROM users ORDER BY name',
       ),
-      insert: db.prepare(
+      insert: prepare(
         'INSERT INTO users (name, full_name, groups, password_hash, disabled, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
       ),
-      setPassword: db.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE name = ?'),
-      setDetails: db.prepare('UPDATE users SET full_name = ?, groups = ?, updated_at = ? WHERE name = ?'),
-      setDisabled: db.prepare('UPDATE users SET disabled = ?, updated_at = ? WHERE name = ?'),
-      remove: db.prepare('DELETE FROM users WHERE name = ?'),
-      getFlag: db.prepare('SELECT value FROM log_settings WHERE key = ?').pluck(),
-      setFlag: db.prepare(
+      setPassword: prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE name = ?'),
+      setDetails: prepare('UPDATE users SET full_name = ?, groups = ?, updated_at = ? WHERE name = ?'),
+      setDisabled: prepare('UPDATE users SET disabled = ?, updated_at = ? WHERE name = ?'),
+      remove: prepare('DELETE FROM users WHERE name = ?'),
+      getFlag: prepare('SELECT value FROM log_settings WHERE key = ?').pluck(),
+      setFlag: prepare(
         'INSERT INTO log_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       ),
     };

@@ -13,5 +13,5 @@ export function deleteReblogsOfAccount(store: SocialStore, accountId: string): v
   const homeRecipients = store.feeds.holders(ids);
   store.feeds.remove(ids);
   store.notifications.deleteForStatuses(ids);
-  for (const reblog of reblogs) store.events.emit('status.deleted', { status: reblog, homeRecipients });
+  for (const reblog of reblogs) store.events.emit('status.deleted', { status: reblog, homeRecipients, tags: [] });
 }

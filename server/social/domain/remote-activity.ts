@@ -91,7 +91,7 @@ export class RemoteActivity {
       const homeRecipients = this.store.feeds.holders([reblog.id]);
       this.store.feeds.remove([reblog.id]);
       this.store.notifications.deleteFor(sender.id, 'reblog', reblog.reblogOfId!);
-      this.store.events.emit('status.deleted', { status: reblog, homeRecipients });
+      this.store.events.emit('status.deleted', { status: reblog, homeRecipients, tags: [] });
     });
   }
 
@@ -316,13 +316,14 @@ export class RemoteActivity {
   statusDeleted(status: StatusRow): void {
     this.store.transaction(() => {
       const reblogs = this.store.statuses.reblogsOf(status.id);
+      const tags = this.store.statuses.tags([status.id]).get(status.id) ?? [];
       for (const s of [status, ...reblogs]) this.store.statuses.markDeleted(s);
       const ids = [status.id, ...reblogs.map((r) => r.id)];
       const homeRecipients = this.store.feeds.holders(ids);
       this.store.feeds.remove(ids);
       this.store.notifications.deleteForStatuses(ids);
       this.store.interactions.forgetStatuses(ids);
-      this.store.events.emit('status.deleted', { status, homeRecipients });
+      this.store.events.emit('status.deleted', { status, homeRecipients, tags });
     });
   }
 

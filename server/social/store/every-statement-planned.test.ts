@@ -1,8 +1,7 @@
 import { DATA_KINDS } from '../domain/account-data-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SocialTestServer, startSocialTestServer, type TestUser } from '../testing/harness.ts';
-import { type PreparedStatement, planOf, watchStatements } from '../testing/store.ts';
-import { valuesUnseenByPlanner } from './unseen-values.ts';
+import { bareStatements, type PreparedStatement, plannedOtherwise, statementsWhile } from '../../db/testing/index.ts';
 
 /*
  * Every statement the social API prepares while it serves a broad set of requests (posting, notifications,
@@ -27,13 +26,7 @@ beforeAll(async () => {
       ['ben', 'user'],
     ].map(([name, role]) => server.createUser(name, { role, scopes: 'read write follow push admin:read' })),
   );
-  const watch = watchStatements(server.social.db);
-  try {
-    await serveRequests();
-  } finally {
-    watch.stop();
-  }
-  seen = watch.seen;
+  seen = await statementsWhile(server.social.db, serveRequests);
 }, 60_000);
 
 afterAll(async () => {
@@ -147,11 +140,6 @@ async function serveRequests(): Promise<void> {
   }
 }
 
-/** The plain text of a rewritten statement: each parameter as it was written. */
-function asWritten(sql: string): string {
-  return sql.replace(/\+(\?\d*|[@:$]\w+)/g, '$1');
-}
-
 describe('the statements the social API prepares', () => {
   it('are many, of every kind of request', () => {
     expect(seen.length).toBeGreaterThan(150);
@@ -159,19 +147,10 @@ describe('the statements the social API prepares', () => {
   });
 
   it('bind no parameter the planner reads, patterns aside', () => {
-    const bare = seen.filter((s) => valuesUnseenByPlanner(s.sql) !== s.sql).map((s) => s.sql);
-    expect(bare).toEqual([]);
+    expect(bareStatements(seen)).toEqual([]);
   });
 
   it('plan as their plain texts do with the same values', () => {
-    const differing = seen
-      .filter((s) => s.params !== undefined && /^\s*(SELECT|WITH|UPDATE|DELETE|INSERT)/i.test(s.sql))
-      .map((s) => ({
-        sql: s.sql,
-        planned: planOf(server.social.db, s.sql, s.params),
-        plain: planOf(server.social.db, asWritten(s.sql), s.params),
-      }))
-      .filter((s) => JSON.stringify(s.planned) !== JSON.stringify(s.plain));
-    expect(differing).toEqual([]);
+    expect(plannedOtherwise(server.social.db, seen)).toEqual([]);
   });
 });

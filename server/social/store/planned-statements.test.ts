@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { planOf, statementsOf, temporaryStore } from '../testing/store.ts';
+import { planOf, statementsOf } from '../../db/testing/index.ts';
+import { temporaryStore } from '../testing/store.ts';
 
 /*
  * Statements run for every post or inbound activity that SQLite compiled again at every run when their parameters

@@ -1,6 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from '../../db/index.ts';
-import { valuesUnseenByPlanner } from './unseen-values.ts';
+import { type Database, valuesUnseenByPlanner } from '../../db/index.ts';
 
 /**
  * A statement compiler that compiles each SQL text once: the queue and the key-value store run the same few

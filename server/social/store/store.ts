@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Database, WriteGroups } from '../../db/index.ts';
+import { type Database, valuesUnseenByPlanner, WriteGroups } from '../../db/index.ts';
 import { SocialEvents } from '../events.ts';
 import { SnowflakeGenerator } from '../ids.ts';
-import { valuesUnseenByPlanner } from './unseen-values.ts';
+
 import { watchCredentialWrites, watchTableWrites, watchWrites } from './write-counters.ts';
 
 export * from './pages.ts';

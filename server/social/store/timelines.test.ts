@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { planOf as planOfIn, statementsOf, temporaryStore } from '../testing/store.ts';
+import { planOf as planOfIn, statementsOf } from '../../db/testing/index.ts';
+import { temporaryStore } from '../testing/store.ts';
 import type { ViewerScope } from './readable-sql.ts';
 
 /*

@@ -54,7 +54,7 @@ export class StreamingHub {
       on('status.updated', (e) =>
         this.statusEvent('status.update', e.status, this.ctx.store.feeds.holders([e.status.id])),
       ),
-      on('status.deleted', (e) => this.statusDeleted(e.status, e.homeRecipients)),
+      on('status.deleted', (e) => this.statusDeleted(e.status, e.homeRecipients, e.tags)),
       on('notification.created', (e) => this.notification(e.accountId, e.notificationId)),
       on('conversation.updated', (e) => this.conversation(e.accountId, e.conversationId)),
       on('filters.changed', (e) => this.sendAll(this.targets([`user|${e.accountId}`]), 'filters_changed', undefined)),
@@ -171,10 +171,13 @@ export class StreamingHub {
   }
 
   /** The shared streams a status appears on (Mastodon's public and hashtag broadcast rules). */
-  private publicKeys(status: StatusRow): string[] {
+  /** The public and hashtag streams of a status; `tags` its hashtags when the store no longer has them (deleted). */
+  private publicKeys(
+    status: StatusRow,
+    tags: readonly string[] = this.ctx.store.statuses.tags([status.id]).get(status.id) ?? [],
+  ): string[] {
     if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
     const keys: string[] = [];
-    const tags = this.ctx.store.statuses.tags([status.id]).get(status.id) ?? [];
     for (const tag of tags) {
       keys.push(channelKey('hashtag', tag, ''));
       if (status.local) keys.push(channelKey('hashtag:local', tag, ''));
@@ -254,9 +257,9 @@ export class StreamingHub {
     );
   }
 
-  private statusDeleted(status: StatusRow, homeRecipients: readonly string[]): void {
+  private statusDeleted(status: StatusRow, homeRecipients: readonly string[], tags: readonly string[]): void {
     this.sendAll(
-      this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status)]),
+      this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status, tags)]),
       'delete',
       status.id,
     );

@@ -207,7 +207,7 @@ describe('kept status texts', () => {
     const filterId = await filterBeforeItsEvent(server, reader.accountId, 'parsnips', 'warn');
     await homeAtNewAddress();
     ctx.events.emit('filters.changed', { accountId: reader.accountId });
-    expect(((await find(status.id))?.filtered as unknown[]).length).toBe(1);
+    expect((await find(status.id))?.filtered).toHaveLength(1);
     await server.call(reader.token, 'DELETE', `/api/v2/filters/${filterId}`);
   });
 
@@ -218,7 +218,7 @@ describe('kept status texts', () => {
     });
     await filterForAMinute('rhubarb', 'warn');
     const before = await find(status.id);
-    expect((before?.filtered as unknown[]).length).toBe(1);
+    expect(before?.filtered).toHaveLength(1);
     expect(before?.poll).toMatchObject({ expired: false });
     clock.now += 61_000;
     const later = await find(status.id);

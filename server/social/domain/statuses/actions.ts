@@ -72,7 +72,7 @@ export class StatusActions {
         this.d.store.statuses.markDeleted(reblog);
         const homeRecipients = this.d.store.feeds.holders([reblog.id]);
         this.d.store.feeds.remove([reblog.id]);
-        this.d.store.events.emit('status.deleted', { status: reblog, homeRecipients });
+        this.d.store.events.emit('status.deleted', { status: reblog, homeRecipients, tags: [] });
         this.d.store.notifications.deleteFor(me.id, 'reblog', original.id);
       });
     }

@@ -23,6 +23,7 @@ export class StatusRemover {
     const doomedFiles: MediaRow[] = [];
     this.d.store.transaction(() => {
       const reblogs = this.d.store.statuses.reblogsOf(status.id);
+      const tags = this.d.store.statuses.tags([status.id]).get(status.id) ?? [];
       for (const s of [status, ...reblogs]) this.d.store.statuses.markDeleted(s);
       const ids = [status.id, ...reblogs.map((r) => r.id)];
       const homeRecipients = this.d.store.feeds.holders(ids);
@@ -30,7 +31,8 @@ export class StatusRemover {
       this.d.store.notifications.deleteForStatuses(ids);
       this.d.store.interactions.forgetStatuses(ids);
       if (status.visibility === 'direct') this.d.store.conversations.forgetStatus(status.id);
-      for (const s of [status, ...reblogs]) this.d.store.events.emit('status.deleted', { status: s, homeRecipients });
+      for (const s of [status, ...reblogs])
+        this.d.store.events.emit('status.deleted', { status: s, homeRecipients, tags: s === status ? tags : [] });
       const author = this.d.store.accounts.byId(status.accountId);
       if (status.accountId !== actor.id && author?.domain === null)
         this.d.notifications.warn(actor.id, status.accountId, 'delete_statuses', [status.id]);

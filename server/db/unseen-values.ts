@@ -1,3 +1,6 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from './open.ts';
+
 /**
  * `sql` with every parameter written `+?`, `+?2` or `+@name` (also `:name`, `$name`): the same value (a unary plus
  * changes neither value nor affinity, and compiles to nothing) but one the planner cannot look into. SQLite 3.54
@@ -45,6 +48,11 @@ export function valuesUnseenByPlanner(sql: string): string {
     }
   }
   return out + sql.slice(copied);
+}
+
+/** `db.prepare` with every parameter of the SQL unseen by the planner (valuesUnseenByPlanner). */
+export function preparingUnseen(db: Database): (sql: string) => BetterSqlite3.Statement {
+  return (sql) => db.prepare(valuesUnseenByPlanner(sql));
 }
 
 const WORD_START = /[A-Za-z_\u0080-\uffff]/;

@@ -56,7 +56,10 @@ export class StatusTexts {
     const key = `${viewerId ?? ''} ${context}`;
     let texts = this.viewers.get(key);
     if (!texts) {
-      if (this.viewers.size >= MAX_VIEWERS) this.viewers.clear();
+      if (this.viewers.size >= MAX_VIEWERS) {
+        this.viewers.clear();
+        this.bytes = 0;
+      }
       this.viewers.set(key, (texts = new Map()));
     }
     return texts;

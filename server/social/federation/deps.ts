@@ -2,6 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import type { Logger } from '../../logger.ts';
 import type { SocialContext } from '../context.ts';
 import { isListed, type Account } from '../store/index.ts';
+import type { GoneActors } from './gone-actors.ts';
 import type { InboundTombstones } from './inbound-tombstones.ts';
 import type { RemoteFetcher } from './remote-fetch.ts';
 import type { FederationRepository } from '../store/index.ts';
@@ -15,6 +16,8 @@ export interface FedDeps {
   fetcher: RemoteFetcher;
   /** Deletions of remote posts that arrived before the posts (see inbound-tombstones.ts). */
   tombstones: InboundTombstones;
+  /** Remote actors deleted on their servers, and gone keys: the inbox refuses what they sign (gone-actors.ts). */
+  gone: GoneActors;
 }
 
 export type Fed = Federation<FedDeps>;

@@ -77,6 +77,10 @@ export class InboxIntake {
     this.limits = { ...DEFAULT_INBOX_LIMITS, ...limits };
     this.verifier = this.limits.verifyInWorker ? new InboxVerifier() : null;
     this.turns = new Turns(this.limits.handling);
+    // A gone actor's keys: refused by id from now on, not verified with what was kept of them.
+    deps.gone.onActorGone((actor) => {
+      for (const keyId of this.keyCache.forgetOwner(actor)) deps.gone.keyGone(keyId);
+    });
   }
 
   /** fastify onRequest hook of the inbox routes: runs before any byte of the body is read. */
@@ -192,6 +196,8 @@ export class InboxIntake {
     json: unknown,
   ): Promise<IntakeVerdict> {
     const activity = plainActivity(json);
+    const gone = this.goneSigner(signatureKeyId(req), activity);
+    if (gone) return gone;
     const shared = new URL(delivery.url).pathname === '/inbox' && activity !== null;
     // Whether it may skip Fedify's handler once signed by `owner`'s key `keyId`. The Linked Data signature of a
     // Create (Mastodon signs its public posts with one) by the very key that signed the request, its actor's,
@@ -220,12 +226,27 @@ export class InboxIntake {
         forgetGoneActor(this.deps, gone);
         return { accepted: false, status: 202, reason: 'The account is gone.' };
       }
+      // Not asked for again per activity while it is gone (see GoneActors).
+      this.deps.gone.keyGone(reason.keyId.href);
     }
     this.deps.logger.info(
       { reason: reason.type, keyId: 'keyId' in reason ? (reason.keyId?.href ?? null) : null },
       'an inbox delivery was refused: its HTTP signature did not verify',
     );
     return { accepted: false, status: 401, reason: 'The HTTP signature could not be verified.' };
+  }
+
+  /**
+   * A request signed by a key known to be gone, or whose actor is: refused at once, with no fetch and no
+   * verification (a Delete of that actor sent again is taken, as Mastodon takes one of an account it does not know).
+   */
+  private goneSigner(keyId: string | null, activity: PlainActivity | null): IntakeVerdict | null {
+    const gone = this.deps.gone;
+    const actor = activity?.actor ?? null;
+    if (!(keyId !== null && gone.has(keyId)) && !(actor !== null && gone.has(actor))) return null;
+    if (activity?.type === 'Delete' && actor !== null && activity.object === actor)
+      return { accepted: false, status: 202, reason: 'The account is gone.' };
+    return { accepted: false, status: 401, reason: 'The account that signed this activity is gone.' };
   }
 
   /**
@@ -240,6 +261,8 @@ export class InboxIntake {
     direct: (owner: string | undefined, keyId: string | null) => boolean,
     actor: VerifiedActor | null = null,
   ): IntakeVerdict {
+    if (owner && this.deps.gone.has(owner))
+      return { accepted: false, status: 401, reason: 'The account that signed this activity is gone.' };
     if (owner && activity?.actor && !activity.selfSigned && activity.actor !== owner) {
       this.deps.logger.info(
         { keyId, actor: activity.actor },
@@ -268,8 +291,7 @@ export class InboxIntake {
     body: Buffer,
     direct: (owner: string, keyId: string) => boolean,
   ): Promise<{ keyId: string; owner: string; actor: VerifiedActor | null } | null> {
-    const signature = req.headers.signature;
-    const keyId = this.verifier && /keyId="([^"]+)"/.exec(typeof signature === 'string' ? signature : '')?.[1];
+    const keyId = this.verifier && draftCavageKeyId(req);
     const held = keyId ? await this.keyCache.heldRsaKey(keyId) : null;
     if (!keyId || !held || !this.verifier) return null;
     const readActor = direct(held.owner, keyId);
@@ -325,6 +347,18 @@ interface PlainActivity {
   selfSigned: boolean;
   /** The key of its Linked Data signature, when it has one and no integrity proof. */
   ldSigner: string | null;
+}
+
+/** The keyId of a draft-cavage Signature header, or null. */
+function draftCavageKeyId(req: FastifyRequest): string | null {
+  const signature = req.headers.signature;
+  return /keyId="([^"]+)"/.exec(typeof signature === 'string' ? signature : '')?.[1] ?? null;
+}
+
+/** The key a request says it is signed with (draft-cavage's keyId, RFC 9421's keyid), or null. */
+function signatureKeyId(req: FastifyRequest): string | null {
+  const input = req.headers['signature-input'];
+  return draftCavageKeyId(req) ?? /keyid="([^"]+)"/.exec(typeof input === 'string' ? input : '')?.[1] ?? null;
 }
 
 function creatorOf(signature: unknown): string | null {

@@ -85,6 +85,16 @@ export class IntakeKeyCache implements KeyCache {
     else this.failures.delete(keyId.href);
   }
 
+  /** Forgets the keys `owner` owns (its account is gone); returns their ids. */
+  forgetOwner(owner: string): string[] {
+    const ids: string[] = [];
+    for (const [id, { key }] of this.keys.entries()) {
+      if (key && 'ownerId' in key && key.ownerId?.href === owner) ids.push(id);
+    }
+    for (const id of ids) this.keys.delete(id);
+    return ids;
+  }
+
   private settle(href: string): void {
     const inFlight = this.fetching.get(href);
     this.fetching.delete(href);

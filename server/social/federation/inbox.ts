@@ -234,6 +234,7 @@ async function onDelete(c: Ctx, del: Delete): Promise<void> {
   if (!author || author.domain === null) return;
   if (del.objectId.href === author.uri) {
     deps.social.remoteActivity.accountDeleted(author.id);
+    deps.gone.actorGone(del.objectId.href);
     return;
   }
   // Not a status: perhaps a QuoteAuthorization stamp its author takes back.
@@ -302,6 +303,7 @@ export async function refusalsLogged(deps: FedDeps, activityId: string | null, l
  * account is forgotten here. The inbox intake finds most of these before Fedify (see InboxIntake.verify).
  */
 export function forgetGoneActor(deps: FedDeps, actorId: URL): void {
+  deps.gone.actorGone(actorId.href);
   const account = deps.social.store.accounts.byUri(actorId.href);
   if (account && account.domain !== null && !deps.social.moderation.domainPolicy(actorId.hostname).refused) {
     deps.social.remoteActivity.accountDeleted(account.id);

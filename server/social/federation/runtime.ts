@@ -6,6 +6,7 @@ import type { Account, StatusRow } from '../store/index.ts';
 import { archiveDocuments } from './archive.ts';
 import { localStatusId, type Fed, type FedContext, type FedDeps } from './deps.ts';
 import { syncFeatured } from './featured-inbound.ts';
+import { GoneActors } from './gone-actors.ts';
 import { InboundTombstones } from './inbound-tombstones.ts';
 import { InboxIntake } from './inbox-intake.ts';
 import { handlePlainCreate } from './inbox-plain-listener.ts';
@@ -49,7 +50,14 @@ export function startFederationRuntime(
     logger.warn({ err }, 'a queued federation task failed'),
   );
   const tombstones = new InboundTombstones(kv, options.now ?? Date.now);
-  const deps: FedDeps = { social, repo: social.store.federation, logger, fetcher, tombstones };
+  const deps: FedDeps = {
+    social,
+    repo: social.store.federation,
+    logger,
+    fetcher,
+    tombstones,
+    gone: new GoneActors(),
+  };
   const context = () => federation.createContext(new URL(social.urls.base), deps);
   inboxQueue.handPlainCreates((message) =>
     handlePlainCreate(deps, kv, message).catch((err: unknown) => {

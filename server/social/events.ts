@@ -20,6 +20,18 @@ export type RelationshipChange =
   | 'mute'
   | 'unmute';
 
+/** Where a deleted status may have been shown: what streaming needs to tell its deletion (no text). */
+export type DeletedStatusRoute = Pick<
+  StatusRow,
+  'id' | 'accountId' | 'visibility' | 'local' | 'reblogOfId' | 'inReplyToId' | 'inReplyToAccountId'
+> & {
+  hasMedia: boolean;
+  /** Its hashtags, lower-cased. */
+  tags: string[];
+  /** Local accounts whose home feed held it. */
+  homeRecipients: string[];
+};
+
 export interface SocialEventMap {
   /** A new status (reblogs included: `status.reblogOfId` is set). `homeRecipients`: local accounts whose home feed got it. */
   'status.created': { status: StatusRow; homeRecipients: string[] };
@@ -34,6 +46,11 @@ export interface SocialEventMap {
    * (their rows go with the deletion, and the hashtag streams are told; none for a reblog).
    */
   'status.deleted': { status: StatusRow; homeRecipients: string[]; tags: readonly string[] };
+  /**
+   * A remote account deleted on its server took its statuses (and reblogs) with it; `listIds`: the lists it was a
+   * member of. Streaming tells each deletion where the status may have been shown.
+   */
+  'account.statuses.deleted': { accountId: string; statuses: DeletedStatusRoute[]; listIds: string[] };
   /** A local author took back the permission to quote their post (the quote's own state is `revoked` already). */
   'quote.revoked': { quoteId: string };
   'status.favourited': { statusId: string; accountId: string };

@@ -303,12 +303,14 @@ export class RemoteActivity {
   /**
    * A remote account deleted on its server, as Mastodon's DeleteAccountService: the reblogs others made of its
    * statuses go, then the account with its statuses, follows, notifications and favourites
-   * (FederationRepository.forgetRemoteAccount).
+   * (FederationRepository.forgetRemoteAccount), each status told to streaming as a deletion.
    */
   accountDeleted(accountId: string): void {
     this.store.transaction(() => {
       deleteReblogsOfAccount(this.store, accountId);
-      this.store.federation.forgetRemoteAccount(accountId);
+      const listIds = this.store.lists.withMember(accountId).map((l) => l.id);
+      const statuses = this.store.federation.forgetRemoteAccount(accountId);
+      if (statuses.length > 0) this.store.events.emit('account.statuses.deleted', { accountId, statuses, listIds });
     });
   }
 

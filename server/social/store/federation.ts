@@ -1,6 +1,8 @@
 import type { Account } from './account-row.ts';
 import type { AccountRepository } from './accounts.ts';
 import type { SettingsRepository } from './settings.ts';
+import type { DeletedStatusRoute } from '../events.ts';
+import { liveStatusRoutes } from './deleted-status-routes.ts';
 import { jsonIds, sqlBool, sqlBoolOrNull, str, type StoreCore } from './store.ts';
 
 /** What federation learns of a remote actor from its document (the account columns it fills). */
@@ -320,11 +322,13 @@ export class FederationRepository {
 
   /**
    * A remote account deleted on its server: gone from follows, feeds and lists, its notifications and favourites
-   * with it; its statuses deleted (off their hashtags). Lookups by actor id or handle no longer find it.
+   * with it; its statuses deleted (off their hashtags). Lookups by actor id or handle no longer find it. Returns
+   * where each status it deleted may have been shown (for streaming's deletions).
    */
-  forgetRemoteAccount(accountId: string): void {
+  forgetRemoteAccount(accountId: string): DeletedStatusRoute[] {
     const now = this.core.now();
-    this.core.transaction(() => {
+    return this.core.transaction(() => {
+      const deleted = liveStatusRoutes(this.core, accountId);
       this.core
         .sql(
           'UPDATE accounts SET deleted_at = coalesce(deleted_at, ?), updated_at = ? WHERE id = ? AND domain IS NOT NULL',
@@ -346,6 +350,7 @@ export class FederationRepository {
       this.core
         .sql('UPDATE statuses SET deleted_at = ? WHERE account_id = ? AND deleted_at IS NULL')
         .run(now, accountId);
+      return deleted;
     });
   }
 

@@ -1,6 +1,6 @@
 import type { SocialContext } from '../context.ts';
 import { serializeAnnouncement, presentConversations, presentNotifications } from '../entities/index.ts';
-import type { SocialEventMap } from '../events.ts';
+import type { DeletedStatusRoute, SocialEventMap } from '../events.ts';
 import type { Account, FilterContext, StatusRow } from '../store/index.ts';
 import { channelKey, userStreamGetsNotifications, type Channel } from './channels.ts';
 
@@ -23,6 +23,18 @@ export interface OpenConnection {
 
 type Targets = Map<StreamSink, Channel[]>;
 
+/** What of a status decides the shared streams it appears on. */
+type StatusPlace = Pick<
+  StatusRow,
+  'id' | 'accountId' | 'visibility' | 'local' | 'reblogOfId' | 'inReplyToId' | 'inReplyToAccountId'
+>;
+
+/**
+ * Deletions of a deleted account's statuses told per turn of the event loop at most: an account with thousands of
+ * posts has them told in batches, with other events, requests and sockets served between.
+ */
+export const DELETIONS_PER_TURN = 500;
+
 /** The filter context of the timeline a stream mirrors: home for user and list streams, public for the rest. */
 function filterContextOf(channel: Channel): FilterContext {
   return channel.name === 'user' || channel.name === 'list' ? 'home' : 'public';
@@ -41,6 +53,8 @@ export class StreamingHub {
   private readonly keysOf = new Map<StreamSink, Set<string>>();
   private readonly queue: (() => void)[] = [];
   private draining = false;
+  /** Batches of deletions waiting for their turn (see DELETIONS_PER_TURN). */
+  private batchesWaiting = 0;
   private readonly offs: (() => void)[];
   /** Events routed and frames handed to sinks since start (the server view and the benchmark read them). */
   readonly counters = { events: 0, frames: 0 };
@@ -55,6 +69,7 @@ export class StreamingHub {
         this.statusEvent('status.update', e.status, this.ctx.store.feeds.holders([e.status.id])),
       ),
       on('status.deleted', (e) => this.statusDeleted(e.status, e.homeRecipients, e.tags)),
+      on('account.statuses.deleted', (e) => this.statusesDeleted(e.statuses, e.listIds, 0)),
       on('notification.created', (e) => this.notification(e.accountId, e.notificationId)),
       on('conversation.updated', (e) => this.conversation(e.accountId, e.conversationId)),
       on('filters.changed', (e) => this.sendAll(this.targets([`user|${e.accountId}`]), 'filters_changed', undefined)),
@@ -116,7 +131,8 @@ export class StreamingHub {
 
   /** Resolves when every event received so far has been routed. */
   async idle(): Promise<void> {
-    while (this.queue.length || this.draining) await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length || this.draining || this.batchesWaiting)
+      await new Promise((resolve) => setImmediate(resolve));
   }
 
   close(): void {
@@ -170,11 +186,14 @@ export class StreamingHub {
     }
   }
 
-  /** The shared streams a status appears on (Mastodon's public and hashtag broadcast rules). */
-  /** The public and hashtag streams of a status; `tags` its hashtags when the store no longer has them (deleted). */
+  /**
+   * The public and hashtag streams a status appears on (Mastodon's broadcast rules); `tags` its hashtags and
+   * `hasMedia` whether it has attachments, when the store no longer says (deleted).
+   */
   private publicKeys(
-    status: StatusRow,
+    status: StatusPlace,
     tags: readonly string[] = this.ctx.store.statuses.tags([status.id]).get(status.id) ?? [],
+    hasMedia: () => boolean = () => (this.ctx.store.media.forStatuses([status.id]).get(status.id) ?? []).length > 0,
   ): string[] {
     if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
     const keys: string[] = [];
@@ -186,8 +205,7 @@ export class StreamingHub {
     if (status.inReplyToId !== null && status.inReplyToAccountId !== status.accountId) return keys;
     const origin = status.local ? 'public:local' : 'public:remote';
     keys.push('public', origin);
-    if ((this.ctx.store.media.forStatuses([status.id]).get(status.id) ?? []).length > 0)
-      keys.push('public:media', `${origin}:media`);
+    if (hasMedia()) keys.push('public:media', `${origin}:media`);
     return keys;
   }
 
@@ -263,6 +281,30 @@ export class StreamingHub {
       'delete',
       status.id,
     );
+  }
+
+  /**
+   * A deleted account's statuses, from `from` on: each deletion told to the home streams that held it, its public
+   * and hashtag streams and the streams of the lists the account was in (Mastodon's BatchedRemoveStatusService);
+   * DELETIONS_PER_TURN of them now, the rest in later turns.
+   */
+  private statusesDeleted(statuses: readonly DeletedStatusRoute[], listIds: readonly string[], from: number): void {
+    const end = Math.min(from + DELETIONS_PER_TURN, statuses.length);
+    if (this.byKey.size > 0) {
+      const listKeys = listIds.map((id) => `list|${id}`);
+      for (let i = from; i < end; i++) {
+        const status = statuses[i];
+        const home = status.homeRecipients.map((id) => `user|${id}`);
+        const shared = this.publicKeys(status, status.tags, () => status.hasMedia);
+        this.sendAll(this.targets([...home, ...shared, ...listKeys]), 'delete', status.id);
+      }
+    }
+    if (end >= statuses.length) return;
+    this.batchesWaiting++;
+    setImmediate(() => {
+      this.batchesWaiting--;
+      this.enqueue(() => this.statusesDeleted(statuses, listIds, end));
+    });
   }
 
   private notification(accountId: string, notificationId: string): void {

@@ -7,6 +7,7 @@ import { eventStreamRoutes } from './sse.ts';
 import { webSocketRoute } from './websocket.ts';
 
 export type { StreamingLimits } from './limits.ts';
+export { DELETIONS_PER_TURN } from './hub.ts';
 
 /** The streaming API (WebSocket and server-sent events), fed by the social domain events. */
 export interface Streaming {

@@ -131,6 +131,7 @@ export async function benchInbound(social: Social, port: number, alice: Account,
   const { token } = social.admin.createToken('alice', 'read');
   const stopProfile = await startProfile(options.profile);
   const commitsBefore = ctx.store.groupsCommitted;
+  const dataVersionsBefore = ctx.store.dataVersionReads;
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadCpu();
   // How long the main thread stayed busy between turns of its loop: what an API read waits behind.
@@ -154,6 +155,7 @@ export async function benchInbound(social: Social, port: number, alice: Account,
   const cpu = process.cpuUsage(cpuBefore);
   const threads = threadCpuSince(threadsBefore, accepted);
   const commits = ctx.store.groupsCommitted - commitsBefore;
+  const dataVersions = ctx.store.dataVersionReads - dataVersionsBefore;
   loopDelay.disable();
   await stopProfile();
   bobPeer.server.close();
@@ -167,6 +169,9 @@ export async function benchInbound(social: Social, port: number, alice: Account,
     `  server CPU per activity ${((cpu.user + cpu.system) / accepted).toFixed(0)} µs (${(cpu.user / accepted).toFixed(0)} user, ${(cpu.system / accepted).toFixed(0)} system), ${commits} write-group commits (${(accepted / Math.max(1, commits)).toFixed(1)} activities per commit)`,
   );
   console.log(`  by thread, µs per activity: ${threads}`);
+  console.log(
+    `  PRAGMA data_version: ${dataVersions} (${(dataVersions / accepted).toFixed(2)} per activity, the API reads meanwhile included)`,
+  );
   console.log(
     `  the clients' own process (senders and reader, same cores): ${(answers.cpuMicros / accepted).toFixed(0)} µs CPU per activity`,
   );

@@ -287,6 +287,11 @@ export class SocialStore {
     return this.core.durable();
   }
 
+  /** `PRAGMA data_version` statements the stamps ran (benches count them per operation). */
+  get dataVersionReads(): number {
+    return this.core.dataVersionReads;
+  }
+
   /** Write groups committed so far: writes per commit is what the grouping saves. */
   get groupsCommitted(): number {
     return this.core.groupsCommitted;

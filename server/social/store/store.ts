@@ -24,6 +24,8 @@ export class StoreCore {
   private groups: WriteGroups | null = null;
   /** Write groups SQLite rolled back (disk full): what was read from them is gone, so caches keyed on writes drop it. */
   lostGroups = 0;
+  /** `PRAGMA data_version` statements run (the stamps' one look at other connections' commits); benches read it. */
+  dataVersionReads = 0;
   /** Transactions (writes) running now, nested ones counted. */
   private writing = 0;
   /** Inside `read`'s own transaction, and the write stamp of its snapshot once asked. */
@@ -104,8 +106,7 @@ export class StoreCore {
    */
   writeStamp(): string {
     // This connection's writes are counted in memory (watchWrites): one statement instead of two.
-    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    return `${version.data_version}:${this.writes.count}:${this.lostGroups}`;
+    return `${this.dataVersion()}:${this.writes.count}:${this.lostGroups}`;
   }
 
   /**
@@ -156,8 +157,13 @@ export class StoreCore {
   }
 
   private watchedStamp(writes: { count: number }): string {
-    const version = this.sql('PRAGMA data_version').get() as { data_version: bigint };
-    return `${version.data_version}:${writes.count}:${this.lostGroups}`;
+    return `${this.dataVersion()}:${writes.count}:${this.lostGroups}`;
+  }
+
+  /** SQLite's data_version: moves when another connection commits. */
+  private dataVersion(): bigint {
+    this.dataVersionReads++;
+    return (this.sql('PRAGMA data_version').get() as { data_version: bigint }).data_version;
   }
 
   /**

@@ -130,6 +130,8 @@ describe('account lookups by actor id', () => {
     } finally {
       cli.close();
     }
+    // Seen from the next turn of the event loop on (data_version is asked once per turn).
+    await new Promise((resolve) => setImmediate(resolve));
     expect(knownAccountByUri(store, actor.uri)?.displayName).toBe('Changed elsewhere');
   });
 

@@ -26,6 +26,8 @@ export class StoreCore {
   lostGroups = 0;
   /** `PRAGMA data_version` statements run (the stamps' one look at other connections' commits); benches read it. */
   dataVersionReads = 0;
+  /** data_version as this turn of the event loop found it (see dataVersion). */
+  private turnDataVersion: bigint | null = null;
   /** Transactions (writes) running now, nested ones counted. */
   private writing = 0;
   /** Inside `read`'s own transaction, and the write stamp of its snapshot once asked. */
@@ -160,11 +162,25 @@ export class StoreCore {
     return `${this.dataVersion()}:${writes.count}:${this.lostGroups}`;
   }
 
-  /** SQLite's data_version: moves when another connection commits. */
+  /**
+   * SQLite's data_version (moves when another connection commits), asked once per turn of the event loop: the
+   * stamps made in one turn (a request's IP block, token, domain policy and account lookups, the inbox's for
+   * each activity) share it. A commit by another connection during the turn shows at the next one; as a stamp is
+   * taken before what is cached under it is read, what is read in the meantime is newer than its stamp says,
+   * never older, and is read again once the stamp moves.
+   */
   private dataVersion(): bigint {
+    if (this.turnDataVersion !== null) return this.turnDataVersion;
     this.dataVersionReads++;
-    return (this.sql('PRAGMA data_version').get() as { data_version: bigint }).data_version;
+    const version = (this.sql('PRAGMA data_version').get() as { data_version: bigint }).data_version;
+    this.turnDataVersion = version;
+    setImmediate(this.forgetTurnDataVersion);
+    return version;
   }
+
+  private readonly forgetTurnDataVersion = () => {
+    this.turnDataVersion = null;
+  };
 
   /**
    * The write stamp to cache reads under, or null inside a write: what a write has read may still be undone

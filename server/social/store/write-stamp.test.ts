@@ -6,7 +6,8 @@ import { temporaryStore } from '../testing/store.ts';
 /*
  * The write stamp every read cache is kept under (timeline answers, StampMemo) counts this connection's
  * writes in memory: whatever writes, through the store's statements or ones prepared elsewhere on the same
- * connection (the federation queue's), with RETURNING, by exec, or on another connection, moves it.
+ * connection (the federation queue's), with RETURNING, by exec, or on another connection (seen at the next turn of
+ * the event loop: SQLite's data_version is asked once per turn), moves it.
  */
 
 const { db, store, remove } = temporaryStore('write-stamp');
@@ -30,13 +31,36 @@ describe('the write stamp', () => {
     expect(moves(() => store.transaction(() => db.prepare('INSERT INTO scratch (n) VALUES (2)').run()))).toBe(true);
   });
 
-  it('moves with a write of another connection, and stays while nothing is written', () => {
+  it('moves with a write of another connection (at the next turn of the event loop), and stays while nothing is written', async () => {
     expect(moves(() => db.prepare('SELECT * FROM scratch').all())).toBe(false);
+    const before = store.cacheStamp();
     const other = new Database(path.join(db.name));
     try {
-      expect(moves(() => other.prepare('INSERT INTO scratch (n) VALUES (3)').run())).toBe(true);
+      other.prepare('INSERT INTO scratch (n) VALUES (3)').run();
     } finally {
       other.close();
     }
+    await nextTurn();
+    expect(store.cacheStamp()).not.toBe(before);
+  });
+
+  it('asks SQLite for data_version once per turn of the event loop, whichever stamps are made in it', async () => {
+    await nextTurn();
+    const asked = store.dataVersionReads;
+    for (let i = 0; i < 3; i++) {
+      store.cacheStamp();
+      store.credentialStamp();
+      store.accountStamp();
+      store.domainPolicyStamp();
+      store.ipBlockStamp();
+    }
+    await Promise.resolve();
+    store.accountStamp();
+    expect(store.dataVersionReads - asked).toBe(1);
+    await nextTurn();
+    store.accountStamp();
+    expect(store.dataVersionReads - asked).toBe(2);
   });
 });
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

@@ -71,11 +71,25 @@ describe('preview cards of remote posts', () => {
     expect(edited.card.url).toBe(`${site.base}/other`);
   });
 
-  it('a remote post whose only link is a mention gets no card', async () => {
+  it('a remote post whose only links are a mention and a hashtag gets no card, and is not read again for one', async () => {
     const before = site.total();
-    const post = await bob.client.v1.statuses.create({ status: '@alice@a.test no links here' });
+    const looked = a.social.previewCards.looked();
+    const post = await bob.client.v1.statuses.create({ status: '@alice@a.test no links here #quiet' });
     const copy = await onA(post.uri);
     expect(copy.card).toBeNull();
     expect(site.total()).toBe(before);
+    expect(a.social.previewCards.looked()).toBe(looked);
+  });
+
+  it('a link fetched already gives its stored card to the next remote post, without fetching it again', async () => {
+    const first = await bob.client.v1.statuses.create({ status: `@alice@a.test once: ${site.base}/article?again` });
+    await onA(first.uri, (s) => s.card !== null);
+    const fetched = site.total();
+    const looked = a.social.previewCards.looked();
+    const second = await bob.client.v1.statuses.create({ status: `@alice@a.test twice: ${site.base}/article?again` });
+    const copy = await onA(second.uri, (s) => s.card !== null);
+    expect(copy.card.title).toBe('Ducks & geese of the north');
+    expect(site.total()).toBe(fetched);
+    expect(a.social.previewCards.looked()).toBe(looked + 1);
   });
 });

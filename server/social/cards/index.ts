@@ -2,7 +2,7 @@ import type { SocialContext } from '../context.ts';
 import type { StatusRow } from '../store/index.ts';
 import { CARD_FRESH_MS, CardCrawler } from './crawler.ts';
 import { SafeFetcher } from './fetch.ts';
-import { cardLinkOf, type LinkContext } from './links.ts';
+import { cardLinkOf, type LinkContext, mayHaveCardLink } from './links.ts';
 
 export interface PreviewCardOptions {
   /** False: no link is fetched and no card made (tests that do not ask for cards reach no other host). */
@@ -17,6 +17,8 @@ export interface PreviewCardOptions {
 }
 
 export interface PreviewCards {
+  /** Statuses queued so far to have their card looked for (each is read again and its link chosen). */
+  looked(): number;
   /** Resolves when no status is waiting for its card. */
   idle(): Promise<void>;
   /**
@@ -120,8 +122,13 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
 
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
   let dropped = 0;
-  const enqueue = (status: StatusRow): void => {
+  /** Statuses queued to have their card looked for (read again, their link chosen). */
+  let looked = 0;
+  const enqueue = (status: StatusRow, created: boolean): void => {
     if (status.reblogOfId !== null || shutdown.signal.aborted || queued.has(status.id)) return;
+    // A new post whose markup has no link a card could be made of (most: text, mentions, hashtags) has nothing
+    // to fetch or show: it is not read again. An edit is, as it may take a card away.
+    if (created && !mayHaveCardLink(status.content)) return;
     if (waiting.length >= queueLimit) {
       // Logged once per burst, not per status.
       if (dropped++ === 0)
@@ -129,6 +136,7 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
       return;
     }
     dropped = 0;
+    looked++;
     queued.add(status.id);
     waiting.push(status.id);
     // After the emitting code has finished its own work (events are told synchronously after commit).
@@ -139,8 +147,8 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
     options.enabled === false
       ? []
       : [
-          ctx.events.on('status.created', (e) => enqueue(e.status)),
-          ctx.events.on('status.updated', (e) => enqueue(e.status)),
+          ctx.events.on('status.created', (e) => enqueue(e.status, true)),
+          ctx.events.on('status.updated', (e) => enqueue(e.status, false)),
         ];
 
   const sweep = async (): Promise<number> => {
@@ -162,6 +170,7 @@ export function startPreviewCards(ctx: SocialContext, options: PreviewCardOption
 
   return {
     sweep,
+    looked: () => looked,
     idle() {
       if (running.size === 0 && waiting.length === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));

@@ -56,13 +56,17 @@ function anchorsOf(html: string): Anchor[] {
   return anchors;
 }
 
-function skipped(anchor: Anchor, context: LinkContext): boolean {
+/** A mention, a hashtag or a quote's fallback by its markup alone. */
+function markedNotCardable(anchor: Anchor): boolean {
   return (
     anchor.inQuoteFallback ||
     anchor.rel.includes('tag') ||
-    anchor.classes.some((c) => c === 'u-url' || c === 'h-card' || c === 'mention' || c === 'hashtag') ||
-    context.mentionedAddresses.has(anchor.href)
+    anchor.classes.some((c) => c === 'u-url' || c === 'h-card' || c === 'mention' || c === 'hashtag')
   );
+}
+
+function skipped(anchor: Anchor, context: LinkContext): boolean {
+  return markedNotCardable(anchor) || context.mentionedAddresses.has(anchor.href);
 }
 
 /** The normalized http(s) address of a link, or null when it can have no card. */
@@ -78,6 +82,15 @@ function cardable(href: string, context: LinkContext): string | null {
   if (url.href.length > MAX_LINK_LENGTH) return null;
   if (context.isKnownStatus(href) || context.isKnownStatus(url.href)) return null;
   return url.href;
+}
+
+/**
+ * Whether a post's HTML has a link that may get a card, judged by its markup alone (no lookup): false when its
+ * only links are mentions, hashtags, quote fallbacks or not http(s), as most posts' are.
+ */
+export function mayHaveCardLink(html: string): boolean {
+  if (!html.includes('<a')) return false;
+  return anchorsOf(html).some((a) => !markedNotCardable(a) && /^https?:\/\//i.test(a.href));
 }
 
 /** The link of a post's HTML that gets a card, or null. */

@@ -275,9 +275,14 @@ export class StreamingHub {
     );
   }
 
+  /** A deleted status: told to the home streams that held it, its public and hashtag streams, its author's lists'. */
   private statusDeleted(status: StatusRow, homeRecipients: readonly string[], tags: readonly string[]): void {
+    const lists = this.ctx.store.lists
+      .withMember(status.accountId)
+      .map((list) => `list|${list.id}`)
+      .filter((key) => this.byKey.has(key));
     this.sendAll(
-      this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status, tags)]),
+      this.targets([...homeRecipients.map((id) => `user|${id}`), ...this.publicKeys(status, tags), ...lists]),
       'delete',
       status.id,
     );

@@ -79,7 +79,7 @@ describe('lists', () => {
     await client.v1.lists.$select(list.id).remove();
   });
 
-  it('exclusive: members’ posts appear in the list and stay out of home, live on the list stream', async () => {
+  it('exclusive: members’ posts appear in the list and stay out of home, live on the list stream (deletions too)', async () => {
     const client = server.masto(owner.token);
     const list = await client.v1.lists.create({ title: 'Busy poster', exclusive: true });
     await client.v1.lists.$select(list.id).accounts.create({ accountIds: [cat.accountId] });
@@ -125,6 +125,10 @@ describe('lists', () => {
     expect(home).not.toContain(catPost.id);
     expect(updates(listEvents)).toEqual([catPost.id]);
     expect(updates(homeEvents)).toEqual([benPost.id]);
+    // A member's deleted post is taken off the list stream, as off the list.
+    await server.masto(cat.token).v1.statuses.$select(catPost.id).remove();
+    await vi.waitFor(() => expect(listEvents.some((e) => e.event === 'delete')).toBe(true), { timeout: 10_000 });
+    expect(listEvents.filter((e) => e.event === 'delete').map((e) => e.payload)).toEqual([catPost.id]);
     streaming.close();
   });
 });

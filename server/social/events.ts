@@ -47,8 +47,8 @@ export interface SocialEventMap {
    */
   'status.deleted': { status: StatusRow; homeRecipients: string[]; tags: readonly string[] };
   /**
-   * A remote account deleted on its server took its statuses (and reblogs) with it; `listIds`: the lists it was a
-   * member of. Streaming tells each deletion where the status may have been shown.
+   * A deleted account (a local one, or a remote one deleted on its server) took its statuses (and reblogs) with it;
+   * `listIds`: the lists it was a member of. Streaming tells each deletion where the status may have been shown.
    */
   'account.statuses.deleted': { accountId: string; statuses: DeletedStatusRoute[]; listIds: string[] };
   /** A local author took back the permission to quote their post (the quote's own state is `revoked` already). */

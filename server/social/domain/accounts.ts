@@ -288,10 +288,12 @@ export class AccountService {
   /** Deletes a local account: relationships, tokens and the user go; the name stays reserved. */
   deleteLocal(accountId: string): void {
     this.store.transaction(() => {
-      // Statuses go with the account (their rows stay as tombstones), others' boosts of them too; so do its home
-      // feed and scheduled posts.
+      // Statuses go with the account (their rows stay as tombstones, each told to streaming as a deletion), others'
+      // boosts of them too; so do its home feed and scheduled posts.
       deleteReblogsOfAccount(this.store, accountId);
-      this.store.accountErasure.eraseLocalData(accountId);
+      const listIds = this.store.lists.withMember(accountId).map((l) => l.id);
+      const statuses = this.store.accountErasure.eraseLocalData(accountId);
+      if (statuses.length > 0) this.store.events.emit('account.statuses.deleted', { accountId, statuses, listIds });
       const user = this.store.users.byAccountId(accountId);
       if (user) this.store.users.delete(user.id);
       this.store.accounts.markDeleted(accountId, { keepPrivateKey: true });

@@ -43,8 +43,8 @@ afterAll(async () => {
   await w.net?.close();
 });
 
-describe('a remote account deleted on its server', () => {
-  it('has each of its posts told as a deletion on the home, public, hashtag and list streams that may have shown them', async () => {
+describe('a deleted account', () => {
+  it('deleted on its server has each of its posts told as a deletion on the home, public, hashtag and list streams that may have shown them', async () => {
     const { a, b, alice, bob, aliceOnB } = w;
     const posts = [
       await alice.client.v1.statuses.create({ status: 'a public goodbye #farewell' }),
@@ -83,6 +83,27 @@ describe('a remote account deleted on its server', () => {
     expect(deletions(tag)).toEqual([publicId]);
     expect(deletions(local)).toEqual([]);
     expect(friends.find((f) => f.event === 'delete')!.stream).toEqual(['list', list.id]);
+  });
+
+  it('of ours, deleted here, has its posts told as deletions too', async () => {
+    const { b, bob } = w;
+    const gil = await b.createUser('gil');
+    await bob.client.v1.accounts.$select(gil.accountId).follow();
+    const post = await gil.client.v1.statuses.create({ status: 'leaving soon #farewell' });
+    await eventually(
+      async () => (await bob.client.v1.timelines.home.list()).some((s) => s.id === post.id),
+      'gil’s post in bob’s home',
+    );
+    const user = await watch('stream=user');
+    const local = await watch('stream=public:local');
+    const tag = await watch('stream=hashtag:local&tag=farewell');
+    await eventually(() => b.social.streaming.stats().subscriptions >= 3, 'three subscriptions');
+    b.social.context.accounts.deleteLocal(gil.accountId);
+    await eventually(async () => {
+      await b.social.streaming.idle();
+      return [user, local, tag].every((frames) => deletions(frames).length > 0);
+    }, 'the deletion on bob’s streams');
+    for (const frames of [user, local, tag]) expect(deletions(frames)).toEqual([post.id]);
   });
 
   it('tells an account’s many deletions a batch per turn of the event loop', async () => {

@@ -1,3 +1,5 @@
+import type { DeletedStatusRoute } from '../events.ts';
+import { liveStatusRoutes } from './deleted-status-routes.ts';
 import type { StoreCore } from './store.ts';
 
 /** What goes with a deleted local account (its row stays, as a tombstone that keeps the name reserved). */
@@ -10,8 +12,10 @@ export class AccountErasureRepository {
   /**
    * Removes a local account's relationships both ways, its domain blocks, notifications to and from it, its home
    * feed and its posts' places in others', its scheduled posts; its posts become tombstones (off their hashtags' listings) and its post count 0.
+   * Returns where each post it deleted may have been shown (for streaming's deletions). Runs inside a transaction.
    */
-  eraseLocalData(accountId: string): void {
+  eraseLocalData(accountId: string): DeletedStatusRoute[] {
+    const deleted = liveStatusRoutes(this.core, accountId);
     for (const table of ['follows', 'follow_requests', 'blocks', 'mutes', 'account_notes', 'account_pins'])
       this.core.sql(`DELETE FROM ${table} WHERE account_id = ? OR target_account_id = ?`).run(accountId, accountId);
     this.core.sql('DELETE FROM account_domain_blocks WHERE account_id = ?').run(accountId);
@@ -28,5 +32,6 @@ export class AccountErasureRepository {
       .run(this.core.now(), accountId);
     this.core.sql('UPDATE account_stats SET statuses_count = 0 WHERE account_id = ?').run(accountId);
     this.core.sql('DELETE FROM scheduled_statuses WHERE account_id = ?').run(accountId);
+    return deleted;
   }
 }

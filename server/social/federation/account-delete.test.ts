@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOf, keyOf, signedHeaders } from './testing/inbox-clients.ts';
+import { createOf, keyOf, signedHeaders, strangerKey } from './testing/inbox-clients.ts';
 import {
   eventually,
   followingPair,
@@ -135,6 +135,28 @@ describe('deleting an account', () => {
     expect(b.social.context.store.accounts.byHandle('erin', 'a.test')).toBeNull();
     await expect(bob.client.v1.accounts.lookup({ acct: 'erin@a.test' })).rejects.toThrow();
     await expect(bob.client.v1.accounts.$select(erinOnB).fetch()).rejects.toThrow();
+  });
+
+  it('remembers a key its server answers 410 Gone for: what it signs next is refused without asking again', async () => {
+    net.addRemote('gone.test', () => new Response('gone', { status: 410 }));
+    const key = await strangerKey();
+    const keyId = 'https://gone.test/users/zed#main-key';
+    const post = async () => {
+      const body = JSON.stringify(await createOf('https://gone.test/users/zed', 'https://b.test/users/bob'));
+      return fetch('https://b.test/inbox', {
+        method: 'POST',
+        headers: await signedHeaders('https://b.test/inbox', body, key, keyId),
+        body,
+      });
+    };
+    const asked = () => net.log.filter((r) => r.url.startsWith('https://gone.test/')).length;
+    expect((await post()).status).toBe(401);
+    const fetched = asked();
+    expect(fetched).toBeGreaterThan(0);
+    const again = await post();
+    expect(again.status).toBe(401);
+    expect(await again.text()).toContain('gone');
+    expect(asked()).toBe(fetched);
   });
 
   it('refuses an unsigned Delete of an account that still exists', async () => {

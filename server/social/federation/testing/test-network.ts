@@ -261,7 +261,7 @@ export async function followingPair(): Promise<{
   return { net, a, b, alice, bob, bobOnA, aliceOnB };
 }
 
-/** A followingPair for a test file's tests (with useNetworkFixture). */
+/** A followingPair for a test file's tests (see useFollowingPair). */
 export class FollowingPair {
   net!: TestNetwork;
   a!: TestInstance;
@@ -274,6 +274,11 @@ export class FollowingPair {
   async start(): Promise<void> {
     Object.assign(this, await followingPair());
   }
+}
+
+/** A followingPair set up before the file's tests (before its own beforeAll) and closed after them. */
+export function useFollowingPair(): FollowingPair {
+  return useNetworkFixture(new FollowingPair());
 }
 
 /** A fixture of a test file on its own network: started before the file's tests, its network closed after them. */

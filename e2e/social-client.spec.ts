@@ -1,15 +1,14 @@
-// Over 400 lines on purpose: one subject, the social client in the UI, one walk through its screens; its cases share one set-up.
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import sharp from 'sharp';
 import { OWNER, startHomeportProcess, type RunningHomeport } from './homeport.ts';
+import { createSocialUser, homeportCli } from './social-session.ts';
 
 /*
  * The path the social client issue names: a new user creates a profile in the Social tab, signs the client
  * in through OAuth like any app, posts, finds and follows another local account, and sees its posts arrive
- * live (the "new posts" button), all in the browser. A Homeport of its own: the first-run screen needs a
- * server without social accounts.
+ * live (the "new posts" button), then uses the client's screens one by one, all in the browser. A Homeport of
+ * its own: the first-run screen needs a server without social accounts. One's own posts, profile and people:
+ * social-client-own.spec.ts.
  */
 
 let hp: RunningHomeport;
@@ -20,15 +19,7 @@ test.afterAll(async () => {
   await hp?.stop();
 });
 
-const root = path.resolve(import.meta.dirname, '..');
-function cli(args: string[], input?: string): string {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'homeport.js'), ...args, '--data-dir', hp.dataDir], {
-    encoding: 'utf8',
-    input,
-  });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout;
-}
+const cli = (args: string[], input?: string) => homeportCli(hp, args, input);
 
 test('first run to a live home timeline, without a terminal', async ({ page }) => {
   await page.goto(`${hp.httpUrl}/ui/social`);
@@ -81,11 +72,7 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   );
 
   // Another local account (made with the CLI), found and followed from the client.
-  cli(
-    ['accounts', 'create', 'bob', '--email', 'bob@example.org', '--password-stdin', '--confirmed'],
-    'bob-long-password\n',
-  );
-  const bobToken = cli(['tokens', 'create', 'bob', '--scopes', 'read write']).trim();
+  const bobToken = createSocialUser(hp, 'bob', 'read write').token;
   await page.getByLabel('People, #hashtags or posts').fill('bob');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('button', { name: 'Follow @bob' }).click();
@@ -318,152 +305,6 @@ test('first run to a live home timeline, without a terminal', async ({ page }) =
   await timelines.getByRole('link', { name: 'Filters' }).click();
   await page.getByRole('button', { name: 'Delete the filter No sailors' }).click();
   await expect(page.getByRole('region', { name: 'Filters' })).toContainText('No filters');
-
-  // One's own posts: edited (marked edited), deleted, or deleted and redrafted (the text comes back to compose).
-  await timelines.getByRole('link', { name: 'Home' }).click();
-  const compose2 = page.getByRole('form', { name: 'Compose' });
-  await compose2.getByLabel('What’s on your mind?').fill('A typo in this pst');
-  await compose2.getByRole('button', { name: 'Post' }).click();
-  const typo = page.getByRole('article', { name: 'Post by Alice Harbour' }).filter({ hasText: 'A typo in this pst' });
-  // Editing and deleting sit under "More", as in Mastodon's web client.
-  await typo.locator('summary', { hasText: 'More' }).click();
-  await typo.getByRole('button', { name: 'Edit' }).click();
-  await expect(compose2.getByRole('status')).toContainText('Editing a post');
-  await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('A typo in this pst');
-  await compose2.getByLabel('What’s on your mind?').fill('No typo in this post');
-  await compose2.getByRole('button', { name: 'Save changes' }).click();
-  const fixed = page
-    .getByRole('article', { name: 'Post by Alice Harbour' })
-    .filter({ hasText: 'No typo in this post' });
-  await expect(fixed).toContainText('edited');
-  // Its history: the original and the current version.
-  await fixed.getByRole('button', { name: '· edited' }).click();
-  const history = fixed.getByRole('region', { name: 'Edit history' });
-  await expect(history).toContainText('A typo in this pst');
-  await expect(history).toContainText('(original)');
-  await fixed.getByRole('button', { name: '· edited' }).click();
-  if (!(await fixed.getByRole('button', { name: 'Delete…' }).isVisible()))
-    await fixed.locator('summary', { hasText: 'More' }).click();
-  await fixed.getByRole('button', { name: 'Delete…' }).click();
-  await fixed.getByRole('button', { name: 'Delete and redraft' }).click();
-  await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
-  await expect(compose2.getByLabel('What’s on your mind?')).toHaveValue('No typo in this post');
-  await compose2.getByRole('button', { name: 'Post' }).click();
-  const again = page
-    .getByRole('article', { name: 'Post by Alice Harbour' })
-    .filter({ hasText: 'No typo in this post' });
-  await expect(again).not.toContainText('edited');
-  await again.locator('summary', { hasText: 'More' }).click();
-  await again.getByRole('button', { name: 'Delete…' }).click();
-  await again.getByRole('button', { name: 'Delete', exact: true }).click();
-  await expect(page.getByRole('article').filter({ hasText: 'No typo in this post' })).toHaveCount(0);
-
-  // One's own profile, edited here: bio and fields as written.
-  await page
-    .getByRole('article', { name: 'Post by Alice Harbour' })
-    .first()
-    .getByRole('link', { name: 'Alice Harbour', exact: true })
-    .click();
-  const ownProfile = page.getByRole('region', { name: 'Alice Harbour' });
-  await ownProfile.getByRole('button', { name: 'Edit profile' }).click();
-  const editor = page.getByRole('form', { name: 'Edit profile' });
-  await expect(editor.getByLabel('Bio')).toHaveValue('Sailing, mostly.');
-  await editor.getByLabel('Bio').fill('Sailing, mostly. And tea.');
-  await editor.getByRole('button', { name: 'Add a field' }).click();
-  await editor.getByLabel('Label 1').fill('Boat');
-  await editor.getByLabel('Content 1').fill('Ketch');
-  // A header picture with its description, previewed before saving.
-  await editor.getByLabel(/Choose a new header image/).setInputFiles({
-    name: 'sea.png',
-    mimeType: 'image/png',
-    buffer: await sharp({ create: { width: 1800, height: 700, channels: 3, background: '#e9c46a' } })
-      .png()
-      .toBuffer(),
-  });
-  await editor.getByLabel('Header image description').fill('A calm sea at noon');
-  await expect(editor.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
-  await editor.getByRole('button', { name: 'Save profile' }).click();
-  await expect(ownProfile).toContainText('And tea.');
-  await expect(ownProfile.getByRole('definition')).toHaveText('Ketch');
-  await expect(ownProfile.getByRole('img', { name: 'A calm sea at noon' })).toBeVisible();
-  const withHeader = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()) as {
-    header: string;
-    header_description: string;
-  };
-  expect(withHeader.header_description).toBe('A calm sea at noon');
-  expect((await sharp(Buffer.from(await (await fetch(withHeader.header)).arrayBuffer())).metadata()).width).toBe(1500);
-  await ownProfile.getByRole('button', { name: 'Back' }).click();
-
-  // A post being written survives a reload (kept in this browser until posted).
-  await compose2.getByLabel('What’s on your mind?').fill('Half-written thought');
-  await page.reload();
-  await expect(page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?')).toHaveValue(
-    'Half-written thought',
-  );
-  await page.getByRole('form', { name: 'Compose' }).getByLabel('What’s on your mind?').fill('');
-
-  // People: a follow request to a locked account is answered here; mutes and blocks are undone here.
-  expect(
-    (
-      await fetch(`${hp.httpUrl}/api/v1/accounts/update_credentials`, {
-        method: 'PATCH',
-        headers: { Authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ locked: true }),
-      })
-    ).status,
-  ).toBe(200);
-  cli(
-    ['accounts', 'create', 'carol', '--email', 'carol@example.org', '--password-stdin', '--confirmed'],
-    'carol-long-password\n',
-  );
-  const carolToken = cli(['tokens', 'create', 'carol', '--scopes', 'read write follow']).trim();
-  const aliceId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=alice`)).json()).id as string;
-  const bobId = (await (await fetch(`${hp.httpUrl}/api/v1/accounts/lookup?acct=bob`)).json()).id as string;
-  expect(
-    (
-      await fetch(`${hp.httpUrl}/api/v1/accounts/${aliceId}/follow`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${carolToken}` },
-      })
-    ).status,
-  ).toBe(200);
-  expect(
-    (
-      await fetch(`${hp.httpUrl}/api/v1/accounts/${bobId}/mute`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${aliceToken}` },
-      })
-    ).status,
-  ).toBe(200);
-  await timelines.getByRole('link', { name: 'People' }).click();
-  const requests = page.getByRole('list', { name: 'Follow requests' });
-  await expect(requests).toContainText('@carol');
-  await requests.getByRole('button', { name: 'Accept @carol' }).click();
-  await expect(page.getByRole('region', { name: 'Follow requests' })).toContainText('No one is waiting');
-  const carolFollows = (await (
-    await fetch(`${hp.httpUrl}/api/v1/accounts/relationships?id[]=${aliceId}`, {
-      headers: { Authorization: `Bearer ${carolToken}` },
-    })
-  ).json()) as { following: boolean }[];
-  expect(carolFollows[0].following).toBe(true);
-  await page.getByRole('list', { name: 'Muted' }).getByRole('button', { name: 'Unmute @bob' }).click();
-  await expect(page.getByRole('region', { name: 'Muted' })).toContainText('You mute no one');
-  await expect(page.getByRole('region', { name: 'Blocked' })).toContainText('You block no one');
-  await page.screenshot({ path: 'test-results/screenshots/social-people.png', fullPage: true });
-
-  // Notifications by type: carol's follow shows under Follows, not under Mentions.
-  await timelines.getByRole('link', { name: /^Notifications/ }).click();
-  const show = page.getByRole('navigation', { name: 'Show notifications' });
-  await show.getByRole('link', { name: 'Follows' }).click();
-  await expect(page.getByRole('list', { name: 'Notifications' })).toContainText('carol');
-  await show.getByRole('link', { name: 'Polls' }).click();
-  await expect(page.getByRole('list', { name: 'Notifications' }).locator('li[data-type="follow"]')).toHaveCount(0);
-  await show.getByRole('link', { name: 'All' }).click();
-
-  // Search: people, hashtags and posts (full text over one's own posts, as Mastodon scopes it).
-  await page.getByLabel('People, #hashtags or posts').fill('harbour');
-  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-  await expect(page.getByRole('region', { name: 'Posts found' })).toContainText('Hello from my own harbour');
 
   // Every view of the client, in both themes, for the README (written to test-results/screenshots/).
   for (const theme of ['light', 'dark'] as const) {

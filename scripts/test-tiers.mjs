@@ -64,6 +64,7 @@ export const INTEGRATION = [
   'server/social/domain/event-relay-restart.test.ts',
   'server/social/federation/featured.test.ts',
   'server/social/federation/imports.test.ts',
+  'server/social/federation/quotes-unapproved.test.ts',
   'server/social/federation/quotes.test.ts',
   'server/social/http/conventions.test.ts',
   'server/social/streaming/streaming-connections.test.ts',

@@ -44,19 +44,13 @@ forEachClient((t) => {
 
     it('handles every nak action: Park, Retry, Skip, Stop (redelivered after the message timeout)', async () => {
       const stream = t.streamName('nak');
-      await t.conn.createPersistentSubscription(
-        stream,
-        'g',
-        t.groupSettings({ messageTimeout: 500, maxRetryCount: 5 }),
-        t.admin,
-      );
+      await t.createGroup(stream, { messageTimeout: 500, maxRetryCount: 5 });
       const Nak = t.es.PersistentSubscriptionNakEventAction;
       const deliveries: number[] = [];
       const actions: Record<number, number | null> = { 0: Nak.Park, 1: Nak.Retry, 2: Nak.Skip, 3: Nak.Stop, 4: null };
-      const sub = await t.conn.connectToPersistentSubscription(
+      const sub = await t.joinGroup(
         stream,
-        'g',
-        (s: { acknowledge(e: unknown): void; fail(e: unknown, a: number, r: string): void }, e: ResolvedEvent) => {
+        (s, e) => {
           const n = eventNumberOf(e);
           const seenBefore = deliveries.includes(n);
           deliveries.push(n);
@@ -64,10 +58,7 @@ forEachClient((t) => {
           if (action === null) s.acknowledge(e);
           else s.fail(e, action, `nak ${n}`);
         },
-        undefined,
-        t.admin,
-        10,
-        false,
+        { window: 10, autoAck: false },
       );
       await t.writeMany(stream, 5, 5);
       // Retry (1) comes back at once; Stop (3) comes back only when its message timeout passes.
@@ -92,23 +83,14 @@ forEachClient((t) => {
 
     it('parks a message after max_retry_count redeliveries (timeouts count)', async () => {
       const stream = t.streamName('retry');
-      await t.conn.createPersistentSubscription(
-        stream,
-        'g',
-        t.groupSettings({ messageTimeout: 20, maxRetryCount: 2 }),
-        t.admin,
-      );
+      await t.createGroup(stream, { messageTimeout: 20, maxRetryCount: 2 });
       let deliveries = 0;
-      const sub = await t.conn.connectToPersistentSubscription(
+      const sub = await t.joinGroup(
         stream,
-        'g',
         () => {
           deliveries++; // never acked: every delivery times out
         },
-        undefined,
-        t.admin,
-        10,
-        false,
+        { window: 10, autoAck: false },
       );
       await t.writeMany(stream, 1);
       await waitFor(
@@ -123,7 +105,7 @@ forEachClient((t) => {
 
     it('refuses a second consumer past subscriber_max_count', async () => {
       const stream = t.streamName('max');
-      await t.conn.createPersistentSubscription(stream, 'g', t.groupSettings({ maxSubscriberCount: 1 }), t.admin);
+      await t.createGroup(stream, { maxSubscriberCount: 1 });
       const first = await t.conn.connectToPersistentSubscription(stream, 'g', () => {});
       await expect(t.conn.connectToPersistentSubscription(stream, 'g', () => {})).rejects.toThrow(
         /maximum subscribers/i,
@@ -137,24 +119,16 @@ forEachClient((t) => {
       bufferSize: number,
       extra: Record<string, unknown> = {},
     ) {
-      await t.conn.createPersistentSubscription(
-        stream,
-        'g',
-        t.groupSettings({ namedConsumerStrategy: strategy, ...extra }),
-        t.admin,
-      );
+      await t.createGroup(stream, { namedConsumerStrategy: strategy, ...extra });
       const got = { a: [] as ResolvedEvent[], b: [] as ResolvedEvent[] };
       const other = await connectClient(t.es, t.hp.tcpPort, 'second-consumer');
-      const join = (connection: typeof other, into: ResolvedEvent[]) =>
-        connection.connectToPersistentSubscription(
+      const join = (on: typeof other, into: ResolvedEvent[]) =>
+        t.joinGroup(
           stream,
-          'g',
-          (_s: unknown, e: ResolvedEvent) => {
+          (_s, e) => {
             into.push(e);
           },
-          undefined,
-          t.admin,
-          bufferSize,
+          { window: bufferSize, on },
         );
       const a = await join(t.conn, got.a);
       const b = await join(other, got.b);
@@ -244,27 +218,18 @@ forEachClient((t) => {
 
     it('survives a server restart mid-stream without losing an event', async () => {
       const stream = t.streamName('restart');
-      await t.conn.createPersistentSubscription(
-        stream,
-        'g',
-        t.groupSettings({ maxCheckpointCount: 10, minCheckpointCount: 1 }),
-        t.admin,
-      );
+      await t.createGroup(stream, { maxCheckpointCount: 10, minCheckpointCount: 1 });
       const acked = new Set<number>();
-      let sub = await t.conn.connectToPersistentSubscription(
+      let sub = await t.joinGroup(
         stream,
-        'g',
-        (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
+        (s, e) => {
           const n = eventNumberOf(e);
           // Leave a few unacknowledged: they must come back after the restart.
           if (n % 17 === 5) return;
           s.acknowledge(e);
           acked.add(n);
         },
-        undefined,
-        t.admin,
-        20,
-        false,
+        { window: 20, autoAck: false },
       );
       const writing = t.writeMany(stream, 200, 4);
       await waitFor(() => acked.size >= 60, 'some progress before the restart');
@@ -275,18 +240,14 @@ forEachClient((t) => {
 
       await t.start();
       const afterRestart: number[] = [];
-      sub = await t.conn.connectToPersistentSubscription(
+      sub = await t.joinGroup(
         stream,
-        'g',
-        (s: { acknowledge(e: unknown): void }, e: ResolvedEvent) => {
+        (s, e) => {
           afterRestart.push(eventNumberOf(e));
           acked.add(eventNumberOf(e));
           s.acknowledge(e);
         },
-        undefined,
-        t.admin,
-        20,
-        false,
+        { window: 20, autoAck: false },
       );
       await t.writeMany(stream, 20, 5);
       await waitFor(() => acked.size === 220, 'every event acked at least once');

@@ -5,7 +5,7 @@ import { decodeMessage, encodeMessage, type Int64 } from '../tcp/messages.ts';
 import { newId } from '../tcp/testing/raw-client.ts';
 import { stream } from '../tcp/testing/raw-requests.ts';
 import { waitFor } from '../testing/wait-for.ts';
-import { ADMIN, Drop, useSubscriptionsOverTcp, write } from './testing/raw-subscriptions.ts';
+import { ADMIN, Drop, persistentGroupBody, useSubscriptionsOverTcp, write } from './testing/raw-subscriptions.ts';
 
 /** Persistent subscription commands over raw sockets: `$all` groups, unknown groups and strategies, acks and naks. */
 
@@ -13,24 +13,9 @@ describe('persistent subscriptions over the raw protocol', () => {
   const t = useSubscriptionsOverTcp();
 
   it('persistent: $all groups fail, unknown groups are NotFound, acks work over the wire', async () => {
-    const settings = {
-      resolveLinkTos: false,
-      startFrom: 0,
-      messageTimeoutMilliseconds: 30_000,
-      recordStatistics: false,
-      liveBufferSize: 500,
-      readBatchSize: 20,
-      bufferSize: 500,
-      maxRetryCount: 10,
-      preferRoundRobin: true,
-      checkpointAfterTime: 2_000,
-      checkpointMaxCount: 1_000,
-      checkpointMinCount: 10,
-      subscriberMaxCount: 0,
-    };
     const all = await t.client.request(
       TcpCommand.CreatePersistentSubscription,
-      encodeMessage('CreatePersistentSubscription', { ...settings, subscriptionGroupName: 'g', eventStreamId: '$all' }),
+      persistentGroupBody('CreatePersistentSubscription', '$all'),
       ADMIN,
     );
     expect(decodeMessage<{ result: number }>('CreatePersistentSubscriptionCompleted', all.body).result).toBe(2);
@@ -38,24 +23,14 @@ describe('persistent subscriptions over the raw protocol', () => {
     const s = stream('wire');
     const created = await t.client.request(
       TcpCommand.CreatePersistentSubscription,
-      encodeMessage('CreatePersistentSubscription', {
-        ...settings,
-        subscriptionGroupName: 'g',
-        eventStreamId: s,
-        namedConsumerStrategy: '',
-      }),
+      persistentGroupBody('CreatePersistentSubscription', s),
       ADMIN,
     );
     expect(decodeMessage<{ result: number }>('CreatePersistentSubscriptionCompleted', created.body).result).toBe(0);
     expect(t.subs.getGroup(s, 'g')?.settings.consumerStrategy).toBe('RoundRobin');
     const unknownStrategy = await t.client.request(
       TcpCommand.UpdatePersistentSubscription,
-      encodeMessage('UpdatePersistentSubscription', {
-        ...settings,
-        subscriptionGroupName: 'g',
-        eventStreamId: s,
-        namedConsumerStrategy: 'Fancy',
-      }),
+      persistentGroupBody('UpdatePersistentSubscription', s, 'Fancy'),
       ADMIN,
     );
     const failed = decodeMessage<{ result: number; reason: string }>(

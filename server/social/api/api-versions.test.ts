@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MASTODON_API_VERSION } from '../limits.ts';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
+import { useSocialTestServer } from '../testing/use-server.ts';
 import { blob, pngImage } from '../testing/media-fixtures.ts';
 
 /*
@@ -10,22 +10,14 @@ import { blob, pngImage } from '../testing/media-fixtures.ts';
  * in Mastodon's documentation (it was the 4.5 development number before quotes became 7).
  */
 
-let server: SocialTestServer;
-let alice: TestUser;
-let bob: TestUser;
+const t = useSocialTestServer('alice', 'bob');
 
 beforeAll(async () => {
-  server = await startSocialTestServer();
-  [alice, bob] = await Promise.all([server.createUser('alice'), server.createUser('bob')]);
-  await server.masto(bob.token).v1.accounts.$select(alice.accountId).follow();
-});
-
-afterAll(async () => {
-  await server?.close();
+  await t.server.masto(t.bob.token).v1.accounts.$select(t.alice.accountId).follow();
 });
 
 const call = (token: string | null, method: string, path: string, body?: unknown) =>
-  server.call(token, method, path, body);
+  t.server.call(token, method, path, body);
 
 describe('api_versions.mastodon', () => {
   it('is advertised at 7 by the instance document', async () => {
@@ -34,40 +26,42 @@ describe('api_versions.mastodon', () => {
   });
 
   it('level 3: attribution domains on the profile', async () => {
-    const updated = await call(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+    const updated = await call(t.alice.token, 'PATCH', '/api/v1/accounts/update_credentials', {
       attribution_domains: ['blog.example', 'news.example'],
     });
     expect(updated.body.source.attribution_domains).toEqual(['blog.example', 'news.example']);
-    expect((await call(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).body.source).toMatchObject({
+    expect((await call(t.alice.token, 'GET', '/api/v1/accounts/verify_credentials')).body.source).toMatchObject({
       attribution_domains: ['blog.example', 'news.example'],
     });
   });
 
   it('level 4: unattached media are deleted, and a deleted post’s media go with delete_media', async () => {
     const upload = async () =>
-      server.masto(alice.token).v2.media.create({ file: blob(await pngImage(40, 30), 'image/png') });
+      t.server.masto(t.alice.token).v2.media.create({ file: blob(await pngImage(40, 30), 'image/png') });
     const loose = await upload();
-    expect((await call(alice.token, 'DELETE', `/api/v1/media/${loose.id}`)).status).toBe(200);
-    expect((await call(alice.token, 'GET', `/api/v1/media/${loose.id}`)).status).toBe(404);
+    expect((await call(t.alice.token, 'DELETE', `/api/v1/media/${loose.id}`)).status).toBe(200);
+    expect((await call(t.alice.token, 'GET', `/api/v1/media/${loose.id}`)).status).toBe(404);
 
     const attached = await upload();
-    const post = await server.masto(alice.token).v1.statuses.create({ status: 'a picture', mediaIds: [attached.id] });
-    expect((await call(alice.token, 'DELETE', `/api/v1/media/${attached.id}`)).status).toBe(422);
-    const deleted = await call(alice.token, 'DELETE', `/api/v1/statuses/${post.id}?delete_media=true`);
+    const post = await t.server
+      .masto(t.alice.token)
+      .v1.statuses.create({ status: 'a picture', mediaIds: [attached.id] });
+    expect((await call(t.alice.token, 'DELETE', `/api/v1/media/${attached.id}`)).status).toBe(422);
+    const deleted = await call(t.alice.token, 'DELETE', `/api/v1/statuses/${post.id}?delete_media=true`);
     expect(deleted.status).toBe(200);
-    expect((await call(alice.token, 'GET', `/api/v1/media/${attached.id}`)).status).toBe(404);
+    expect((await call(t.alice.token, 'GET', `/api/v1/media/${attached.id}`)).status).toBe(404);
   });
 
   it('level 5: filters that blur', async () => {
-    const filter = await call(bob.token, 'POST', '/api/v2/filters', {
+    const filter = await call(t.bob.token, 'POST', '/api/v2/filters', {
       title: 'spoilers',
       context: ['home'],
       filter_action: 'blur',
       keywords_attributes: [{ keyword: 'finale' }],
     });
     expect(filter.body.filter_action).toBe('blur');
-    const post = await server.masto(alice.token).v1.statuses.create({ status: 'the finale was something' });
-    const home = (await call(bob.token, 'GET', '/api/v1/timelines/home')).body as {
+    const post = await t.server.masto(t.alice.token).v1.statuses.create({ status: 'the finale was something' });
+    const home = (await call(t.bob.token, 'GET', '/api/v1/timelines/home')).body as {
       id: string;
       filtered?: { filter: { filter_action: string } }[];
     }[];
@@ -75,40 +69,40 @@ describe('api_versions.mastodon', () => {
   });
 
   it('level 7: quote posts, their policies, notifications, push alerts and preferences', async () => {
-    const settings = await call(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+    const settings = await call(t.alice.token, 'PATCH', '/api/v1/accounts/update_credentials', {
       source: { quote_policy: 'followers' },
     });
     expect(settings.body.source.quote_policy).toBe('followers');
-    expect((await call(alice.token, 'GET', '/api/v1/preferences')).body['posting:default:quote_policy']).toBe(
+    expect((await call(t.alice.token, 'GET', '/api/v1/preferences')).body['posting:default:quote_policy']).toBe(
       'followers',
     );
 
-    const original = await server.masto(alice.token).v1.statuses.create({ status: 'worth quoting' });
+    const original = await t.server.masto(t.alice.token).v1.statuses.create({ status: 'worth quoting' });
     expect(original.quoteApproval).toMatchObject({ automatic: ['followers'] });
-    const quote = await server
-      .masto(bob.token)
+    const quote = await t.server
+      .masto(t.bob.token)
       .v1.statuses.create({ status: 'indeed', quotedStatusId: original.id, quoteApprovalPolicy: 'nobody' });
     expect(quote.quote).toMatchObject({ state: 'accepted', quotedStatus: { id: original.id } });
-    expect((await server.masto(bob.token).v1.statuses.$select(original.id).quotes.list()).map((s) => s.id)).toEqual([
-      quote.id,
-    ]);
-    expect((await server.masto(bob.token).v1.statuses.$select(original.id).fetch()).quotesCount).toBe(1);
+    expect((await t.server.masto(t.bob.token).v1.statuses.$select(original.id).quotes.list()).map((s) => s.id)).toEqual(
+      [quote.id],
+    );
+    expect((await t.server.masto(t.bob.token).v1.statuses.$select(original.id).fetch()).quotesCount).toBe(1);
 
-    const policy = await call(bob.token, 'PUT', `/api/v1/statuses/${quote.id}/interaction_policy`, {
+    const policy = await call(t.bob.token, 'PUT', `/api/v1/statuses/${quote.id}/interaction_policy`, {
       quote_approval_policy: 'public',
     });
     expect(policy.body.quote_approval.automatic).toEqual(['public']);
 
-    await server.masto(alice.token).v1.statuses.$select(original.id).update({ status: 'worth quoting, edited' });
+    await t.server.masto(t.alice.token).v1.statuses.$select(original.id).update({ status: 'worth quoting, edited' });
     const types = async () =>
-      (await call(bob.token, 'GET', '/api/v1/notifications?types[]=quoted_update')).body.map(
+      (await call(t.bob.token, 'GET', '/api/v1/notifications?types[]=quoted_update')).body.map(
         (n: { type: string }) => n.type,
       );
     expect(await types()).toEqual(['quoted_update']);
-    const grouped = await call(alice.token, 'GET', '/api/v2/notifications?types[]=quote');
+    const grouped = await call(t.alice.token, 'GET', '/api/v2/notifications?types[]=quote');
     expect(grouped.body.notification_groups.map((g: { type: string }) => g.type)).toEqual(['quote']);
 
-    const push = await call(bob.token, 'POST', '/api/v1/push/subscription', {
+    const push = await call(t.bob.token, 'POST', '/api/v1/push/subscription', {
       subscription: {
         endpoint: 'https://push.example/bob',
         keys: {
@@ -120,7 +114,7 @@ describe('api_versions.mastodon', () => {
     });
     expect(push.body.alerts).toMatchObject({ quote: true, quoted_update: true });
 
-    const revoked = await call(alice.token, 'POST', `/api/v1/statuses/${original.id}/quotes/${quote.id}/revoke`);
+    const revoked = await call(t.alice.token, 'POST', `/api/v1/statuses/${original.id}/quotes/${quote.id}/revoke`);
     expect(revoked.body.quote.state).toBe('revoked');
   });
 });

@@ -6,7 +6,7 @@ import type { SocialUrls } from '../urls.ts';
 export const STATUS_TEXT_BYTES = 16 * 1024 * 1024;
 
 /** Viewer and context pairs kept at once (each pair's texts count in the bytes). */
-const MAX_VIEWERS = 1_000;
+export const STATUS_TEXT_VIEWERS = 1_000;
 
 interface Kept {
   text: string;
@@ -56,7 +56,7 @@ export class StatusTexts {
     const key = `${viewerId ?? ''} ${context}`;
     let texts = this.viewers.get(key);
     if (!texts) {
-      if (this.viewers.size >= MAX_VIEWERS) {
+      if (this.viewers.size >= STATUS_TEXT_VIEWERS) {
         this.viewers.clear();
         this.bytes = 0;
       }

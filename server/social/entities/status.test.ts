@@ -1,27 +1,16 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../testing/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useSocialTestServer } from '../testing/use-server.ts';
 
 /*
  * Timeline pages are written as JSON text from cached pieces (presentText); every other response builds
  * objects (present). Both must say the same thing to every viewer, before and after the statuses change.
  */
 
-let server: SocialTestServer;
-let author: TestUser;
-let reader: TestUser;
-
-beforeAll(async () => {
-  server = await startSocialTestServer();
-  [author, reader] = await Promise.all([server.createUser('author'), server.createUser('reader')]);
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const t = useSocialTestServer('author', 'reader');
 
 function renderings(statusIds: string[], viewerId: string | null) {
-  const { store, statusPresenter } = server.social.context;
+  const { store, statusPresenter } = t.server.social.context;
   const rows = statusIds.map((id) => store.statuses.byId(id)!);
   const viewer = viewerId === null ? null : store.accounts.byId(viewerId);
   const objects = statusPresenter.present(rows, viewer, { context: 'home' });
@@ -33,9 +22,9 @@ function renderings(statusIds: string[], viewerId: string | null) {
 
 describe('status JSON as text', () => {
   it('says what the object rendering says, for every viewer, and follows edits, counts and votes', async () => {
-    const a = server.masto(author.token);
-    const r = server.masto(reader.token);
-    await r.v1.accounts.$select(author.accountId).follow();
+    const a = t.server.masto(t.author.token);
+    const r = t.server.masto(t.reader.token);
+    await r.v1.accounts.$select(t.author.accountId).follow();
     const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#abcdef' } })
       .png()
       .toBuffer();
@@ -43,7 +32,7 @@ describe('status JSON as text', () => {
       file: new Blob([new Uint8Array(png)], { type: 'image/png' }),
       description: 'a tiny square',
     });
-    server.social.context.store.emojis.put({
+    t.server.social.context.store.emojis.put({
       shortcode: 'homeport',
       imagePath: 'homeport.png',
       staticPath: 'homeport.png',
@@ -72,11 +61,11 @@ describe('status JSON as text', () => {
 
     const quoting = await r.v1.statuses.create({ status: 'quoting it', quotedStatusId: withMedia.id } as never);
     const ids = [boost.id, privately.id, poll.id, withMedia.id, quoting.id];
-    for (const viewer of [reader.accountId, author.accountId, null]) {
+    for (const viewer of [t.reader.accountId, t.author.accountId, null]) {
       const { objects, text } = renderings(ids, viewer);
       expect(text).toEqual(objects);
     }
-    const before = renderings(ids, reader.accountId);
+    const before = renderings(ids, t.reader.accountId);
     expect((before.text as { reblog: { bookmarked: boolean } }[])[0].reblog.bookmarked).toBe(true);
     expect((before.text as { filtered: unknown[] }[])[2].filtered).toHaveLength(1);
     const shownBefore = before.text as { muted: boolean; emojis: { shortcode: string }[]; mentions: unknown[] }[];
@@ -89,7 +78,7 @@ describe('status JSON as text', () => {
     await r.v1.polls.$select(poll.poll!.id).votes.create({ choices: [1] });
     await a.v1.statuses.$select(poll.id).favourite();
     await a.v1.accounts.updateCredentials({ displayName: 'Renamed Author' });
-    const after = renderings(ids, reader.accountId);
+    const after = renderings(ids, t.reader.accountId);
     expect(after.text).toEqual(after.objects);
     const [boosted, , polled] = after.text as {
       reblog: { content: string; edited_at: string | null; account: { display_name: string } };
@@ -104,13 +93,13 @@ describe('status JSON as text', () => {
   });
 
   it('shows a link card or quote that changed after the status was shown, whatever wrote the change', async () => {
-    const a = server.masto(author.token);
-    const r = server.masto(reader.token);
+    const a = t.server.masto(t.author.token);
+    const r = t.server.masto(t.reader.token);
     const linking = await a.v1.statuses.create({ status: 'see https://example.org/page' });
     const quoting = await r.v1.statuses.create({ status: 'quoting again', quotedStatusId: linking.id } as never);
-    const db = server.social.context.store.db;
+    const db = t.server.social.context.store.db;
     const shown = () => {
-      const { objects, text } = renderings([linking.id, quoting.id], reader.accountId);
+      const { objects, text } = renderings([linking.id, quoting.id], t.reader.accountId);
       expect(text).toEqual(objects);
       return text as { card: { title: string } | null; quote: { state: string } | null }[];
     };
@@ -137,10 +126,10 @@ describe('status JSON as text', () => {
   });
 
   it('writes timeline pages the clients read as before', async () => {
-    const home = await server.masto(reader.token).v1.timelines.home.list({ limit: 40 });
+    const home = await t.server.masto(t.reader.token).v1.timelines.home.list({ limit: 40 });
     expect(home.length).toBeGreaterThan(0);
-    const res = await server.fetch(`${server.url}/api/v1/timelines/home`, {
-      headers: { Authorization: `Bearer ${reader.token}` },
+    const res = await t.server.fetch(`${t.server.url}/api/v1/timelines/home`, {
+      headers: { Authorization: `Bearer ${t.reader.token}` },
     });
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // server.fetch validates the body against the OpenAPI schema.

@@ -1,15 +1,9 @@
 import { encode, isBlurhashValid } from 'blurhash';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { blob, pngImage } from '../testing/media-fixtures.ts';
 import { Create, Object as APObject } from '@fedify/vocab';
 import { acceptableBlurhash, acceptableFocus, parseAttachments } from './attachments.ts';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser as User,
-} from './testing/test-network.ts';
+import { eventually, useFollowingPair } from './testing/test-network.ts';
 
 /*
  * Attachments across servers with what Mastodon adds to them: alice's image on a.test, with a description and
@@ -17,37 +11,26 @@ import {
  * bob's API shows them as Mastodon shows a remote attachment.
  */
 
-let net: TestNetwork;
-let b: TestInstance;
-let alice: User;
-let bob: User;
-
-beforeAll(async () => {
-  ({ net, b, alice, bob } = await followingPair());
-});
-
-afterAll(async () => {
-  await net?.close();
-});
+const t = useFollowingPair();
 
 describe('attachments across servers', () => {
   it('carry description, blurhash, focal point and size to the other server', async () => {
     // What b.test's inbox receives, as sent.
     const delivered: string[] = [];
-    b.intercept = async (request) => {
+    t.b.intercept = async (request) => {
       if (request.method === 'POST') delivered.push(await request.clone().text());
       return null;
     };
-    const media = await alice.client.v2.media.create({
+    const media = await t.alice.client.v2.media.create({
       file: blob(await pngImage(800, 600), 'image/png'),
       description: 'a blue rectangle on a table',
       focus: '0.5,-0.25',
     });
     expect(isBlurhashValid(media.blurhash!).result).toBe(true);
-    await alice.client.v1.statuses.create({ status: 'look at this', mediaIds: [media.id] });
+    await t.alice.client.v1.statuses.create({ status: 'look at this', mediaIds: [media.id] });
 
     // What a.test serves for the Note: Mastodon's keys, defined in the attachment's context.
-    const posted = (await alice.client.v1.timelines.home.list())[0];
+    const posted = (await t.alice.client.v1.timelines.home.list())[0];
     const note = (await (await fetch(posted.uri, { headers: { accept: 'application/activity+json' } })).json()) as {
       '@context': unknown;
       attachment: Record<string, unknown>[] | Record<string, unknown>;
@@ -86,7 +69,7 @@ describe('attachments across servers', () => {
     ]);
 
     const seen = await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('look at this')),
+      async () => (await t.bob.client.v1.timelines.home.list()).find((s) => s.content.includes('look at this')),
       'the post at b',
     );
     expect(seen.mediaAttachments).toHaveLength(1);
@@ -104,16 +87,16 @@ describe('attachments across servers', () => {
     const sent = [create.object.attachment].flat()[0];
     expect(sent).toMatchObject({ blurhash: media.blurhash, focalPoint: [0.5, -0.25], width: 800, height: 600 });
     expect(JSON.stringify(create['@context'])).toContain('"blurhash":"toot:blurhash"');
-    b.intercept = null;
+    t.b.intercept = null;
 
     // An edit of the description and focus reaches b.test too (Update), the post marked edited there.
-    await alice.client.v1.statuses.$select(posted.id).update({
+    await t.alice.client.v1.statuses.$select(posted.id).update({
       status: 'look at this',
       mediaIds: [media.id],
       mediaAttributes: [{ id: media.id, description: 'a blue rectangle, edited', focus: '-0.5,0.75' }],
     });
     const edited = await eventually(async () => {
-      const status = await bob.client.v1.statuses.$select(seen.id).fetch();
+      const status = await t.bob.client.v1.statuses.$select(seen.id).fetch();
       return status.mediaAttachments[0]?.description === 'a blue rectangle, edited' ? status : null;
     }, 'the edit at b');
     expect(edited.mediaAttachments).toHaveLength(1);

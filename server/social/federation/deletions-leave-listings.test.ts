@@ -1,11 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser,
-} from './testing/test-network.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, useFollowingPair, type TestInstance, type NetworkUser } from './testing/test-network.ts';
 
 /*
  * A deleted post leaves its hashtags' listings (as Mastodon's removal takes it off its tags), on the server of its
@@ -14,20 +8,7 @@ import {
  * of its posts go with it.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
-let b: TestInstance;
-let alice: NetworkUser;
-let bob: NetworkUser;
-let bobOnA: string;
-
-beforeAll(async () => {
-  ({ net, a, b, alice, bob, bobOnA } = await followingPair());
-});
-
-afterAll(async () => {
-  await net?.close();
-});
+const t = useFollowingPair();
 
 /** How many posts the hashtag's listing holds on `instance` (deleted ones included). */
 function listed(instance: TestInstance, tag: string): number {
@@ -42,54 +23,57 @@ const inTagTimeline = async (user: NetworkUser, tag: string, id: string) =>
 
 describe('a deleted post', () => {
   it('leaves its hashtags’ listings, here and where it was received', async () => {
-    const post = await alice.client.v1.statuses.create({ status: 'a post in #gonetag' });
-    await eventually(() => listed(b, 'gonetag') === 1, 'the post listed at b');
-    expect(listed(a, 'gonetag')).toBe(1);
-    expect(await inTagTimeline(alice, 'gonetag', post.id)).toBe(true);
+    const post = await t.alice.client.v1.statuses.create({ status: 'a post in #gonetag' });
+    await eventually(() => listed(t.b, 'gonetag') === 1, 'the post listed at b');
+    expect(listed(t.a, 'gonetag')).toBe(1);
+    expect(await inTagTimeline(t.alice, 'gonetag', post.id)).toBe(true);
 
-    await alice.client.v1.statuses.$select(post.id).remove();
-    await a.social.federation!.idle();
-    expect(listed(a, 'gonetag')).toBe(0);
-    await eventually(() => listed(b, 'gonetag') === 0, 'the post off the listing at b');
-    expect(await inTagTimeline(alice, 'gonetag', post.id)).toBe(false);
+    await t.alice.client.v1.statuses.$select(post.id).remove();
+    await t.a.social.federation!.idle();
+    expect(listed(t.a, 'gonetag')).toBe(0);
+    await eventually(() => listed(t.b, 'gonetag') === 0, 'the post off the listing at b');
+    expect(await inTagTimeline(t.alice, 'gonetag', post.id)).toBe(false);
   });
 
   it('leaves them with its deleted account, here and where it was received', async () => {
-    const frank = await a.createUser('frank');
-    await frank.client.v1.accounts.$select(bobOnA).follow();
-    const frankOnB = await eventually(() => b.social.context.store.accounts.byHandle('frank', 'a.test')?.id, 'frank');
-    await bob.client.v1.accounts.$select(frankOnB).follow();
-    await eventually(() => b.social.context.store.relationships.follow(bob.accountId, frankOnB), 'bob follows frank');
+    const frank = await t.a.createUser('frank');
+    await frank.client.v1.accounts.$select(t.bobOnA).follow();
+    const frankOnB = await eventually(() => t.b.social.context.store.accounts.byHandle('frank', 'a.test')?.id, 'frank');
+    await t.bob.client.v1.accounts.$select(frankOnB).follow();
+    await eventually(
+      () => t.b.social.context.store.relationships.follow(t.bob.accountId, frankOnB),
+      'bob follows frank',
+    );
     const leaving = await frank.client.v1.statuses.create({ status: 'leaving #accounttag' });
-    await eventually(() => listed(b, 'accounttag') === 1, 'the post listed at b');
+    await eventually(() => listed(t.b, 'accounttag') === 1, 'the post listed at b');
     // bob boosts it: his boost goes with it, as Mastodon removes the reblogs of a deleted account's posts.
-    const leavingOnB = b.social.context.store.federation.statusByUri(leaving.uri)!;
-    await bob.client.v1.statuses.$select(leavingOnB).reblog();
-    const bobsPosts = async () => (await bob.client.v1.accounts.verifyCredentials()).statusesCount;
+    const leavingOnB = t.b.social.context.store.federation.statusByUri(leaving.uri)!;
+    await t.bob.client.v1.statuses.$select(leavingOnB).reblog();
+    const bobsPosts = async () => (await t.bob.client.v1.accounts.verifyCredentials()).statusesCount;
     expect(await bobsPosts()).toBe(1);
     // alice boosts it on frank's own server: hers goes too.
-    await alice.client.v1.statuses.$select(leaving.id).reblog();
-    const alicesPosts = async () => (await alice.client.v1.accounts.verifyCredentials()).statusesCount;
+    await t.alice.client.v1.statuses.$select(leaving.id).reblog();
+    const alicesPosts = async () => (await t.alice.client.v1.accounts.verifyCredentials()).statusesCount;
     expect(await alicesPosts()).toBe(1);
 
     const fromFrank = () =>
       Number(
         (
-          b.social.context.store.db
+          t.b.social.context.store.db
             .prepare('SELECT COUNT(*) AS n FROM notifications WHERE from_account_id = ?')
             .get(frankOnB) as { n: bigint }
         ).n,
       );
     expect(fromFrank()).toBeGreaterThan(0);
 
-    a.social.context.accounts.deleteLocal(frank.accountId);
-    await a.social.federation!.idle();
-    expect(listed(a, 'accounttag')).toBe(0);
-    await eventually(() => listed(b, 'accounttag') === 0, 'the post off the listing at b');
+    t.a.social.context.accounts.deleteLocal(frank.accountId);
+    await t.a.social.federation!.idle();
+    expect(listed(t.a, 'accounttag')).toBe(0);
+    await eventually(() => listed(t.b, 'accounttag') === 0, 'the post off the listing at b');
     // Nor are bob's notifications from frank kept (Mastodon purges them with the account), nor the boosts.
     expect(fromFrank()).toBe(0);
     expect(await alicesPosts()).toBe(0);
     expect(await bobsPosts()).toBe(0);
-    expect(await bob.client.v1.accounts.$select(bob.accountId).statuses.list()).toEqual([]);
+    expect(await t.bob.client.v1.accounts.$select(t.bob.accountId).statuses.list()).toEqual([]);
   });
 });

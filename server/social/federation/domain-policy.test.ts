@@ -1,11 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser as User,
-} from './testing/test-network.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, useFollowingPair, type NetworkUser as User } from './testing/test-network.ts';
 
 /*
  * The server's domain blocks applied to federation, between two Homeports: a suspended domain neither sends
@@ -13,25 +7,13 @@ import {
  * the block restores both. Limited federation mode lets only allowed domains in.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
-let alice: User;
-let bob: User;
-let bobOnA: string;
-
-beforeAll(async () => {
-  ({ net, a, alice, bob, bobOnA } = await followingPair());
-});
-
-afterAll(async () => {
-  await net?.close();
-});
+const t = useFollowingPair();
 
 const homeOf = async (user: User) => (await user.client.v1.timelines.home.list({ limit: 40 })).map((s) => s.content);
 
 describe('domain blocks in federation', () => {
   it('a suspended domain neither sends nor receives, its accounts are suspended, and lifting the block restores them', async () => {
-    const moderation = a.social.context.moderation;
+    const moderation = t.a.social.context.moderation;
     const blocked = moderation.blockDomain({
       domain: 'b.test',
       severity: 'suspend',
@@ -42,41 +24,41 @@ describe('domain blocks in federation', () => {
       obfuscate: false,
     });
     if (!('created' in blocked)) throw new Error('the block was refused');
-    expect(a.social.context.store.accounts.byId(bobOnA)!.suspendedAt).not.toBeNull();
+    expect(t.a.social.context.store.accounts.byId(t.bobOnA)!.suspendedAt).not.toBeNull();
 
-    const mark = net.log.length;
-    await bob.client.v1.statuses.create({ status: 'sent while blocked' });
-    await alice.client.v1.statuses.create({ status: 'written while blocking' });
+    const mark = t.net.log.length;
+    await t.bob.client.v1.statuses.create({ status: 'sent while blocked' });
+    await t.alice.client.v1.statuses.create({ status: 'written while blocking' });
     // Both sides have handled those posts before the block is lifted: a sent nothing, b's delivery was refused.
-    await a.social.federation!.idle();
+    await t.a.social.federation!.idle();
     await eventually(
       async () =>
-        net.log
+        t.net.log
           .slice(mark)
           .some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')),
       'b’s delivery to a',
     );
-    a.social.context.store.moderation.removeDomainBlock(blocked.created.id);
+    t.a.social.context.store.moderation.removeDomainBlock(blocked.created.id);
     moderation.applyDomainBlock('b.test');
-    expect(a.social.context.store.accounts.byId(bobOnA)!.suspendedAt).toBeNull();
+    expect(t.a.social.context.store.accounts.byId(t.bobOnA)!.suspendedAt).toBeNull();
 
     // What was sent after the block lifted arrives; what was sent during it never does.
-    await bob.client.v1.statuses.create({ status: 'sent after the block' });
-    await alice.client.v1.statuses.create({ status: 'written after the block' });
+    await t.bob.client.v1.statuses.create({ status: 'sent after the block' });
+    await t.alice.client.v1.statuses.create({ status: 'written after the block' });
     await eventually(
-      async () => (await homeOf(alice)).some((c) => c.includes('sent after the block')),
+      async () => (await homeOf(t.alice)).some((c) => c.includes('sent after the block')),
       'bob’s later post at a',
     );
     await eventually(
-      async () => (await homeOf(bob)).some((c) => c.includes('written after the block')),
+      async () => (await homeOf(t.bob)).some((c) => c.includes('written after the block')),
       'alice’s later post at b',
     );
-    expect((await homeOf(alice)).some((c) => c.includes('sent while blocked'))).toBe(false);
-    expect((await homeOf(bob)).some((c) => c.includes('written while blocking'))).toBe(false);
+    expect((await homeOf(t.alice)).some((c) => c.includes('sent while blocked'))).toBe(false);
+    expect((await homeOf(t.bob)).some((c) => c.includes('written while blocking'))).toBe(false);
   });
 
   it('a silenced domain’s accounts are limited, and limited federation mode lets only allowed domains in', async () => {
-    const ctx = a.social.context;
+    const ctx = t.a.social.context;
     const silenced = ctx.moderation.blockDomain({
       domain: 'b.test',
       severity: 'silence',
@@ -87,7 +69,7 @@ describe('domain blocks in federation', () => {
       obfuscate: false,
     });
     if (!('created' in silenced)) throw new Error('the block was refused');
-    expect((await alice.client.v1.accounts.$select(bobOnA).fetch()).limited).toBe(true);
+    expect((await t.alice.client.v1.accounts.$select(t.bobOnA).fetch()).limited).toBe(true);
     expect(ctx.moderation.domainPolicy('b.test')).toEqual({
       refused: false,
       silenced: true,
@@ -96,30 +78,30 @@ describe('domain blocks in federation', () => {
     });
     ctx.store.moderation.removeDomainBlock(silenced.created.id);
     ctx.moderation.applyDomainBlock('b.test');
-    expect((await alice.client.v1.accounts.$select(bobOnA).fetch()).limited).toBeFalsy();
+    expect((await t.alice.client.v1.accounts.$select(t.bobOnA).fetch()).limited).toBeFalsy();
 
-    a.social.admin.setSetting('federation_mode', 'limited');
+    t.a.social.admin.setSetting('federation_mode', 'limited');
     try {
       expect(ctx.moderation.domainPolicy('b.test').refused).toBe(true);
-      const mark = net.log.length;
-      await bob.client.v1.statuses.create({ status: 'not allowed in' });
+      const mark = t.net.log.length;
+      await t.bob.client.v1.statuses.create({ status: 'not allowed in' });
       await eventually(
         async () =>
-          net.log
+          t.net.log
             .slice(mark)
             .some((r) => r.method === 'POST' && r.url.startsWith('https://a.test/') && r.url.includes('inbox')),
         'b’s delivery to a',
       );
       ctx.store.moderation.domainAllows.add('b.test');
       expect(ctx.moderation.domainPolicy('sub.b.test').refused).toBe(false);
-      await bob.client.v1.statuses.create({ status: 'allowed in' });
+      await t.bob.client.v1.statuses.create({ status: 'allowed in' });
       await eventually(
-        async () => (await homeOf(alice)).some((c) => c.includes('allowed in') && !c.includes('not')),
+        async () => (await homeOf(t.alice)).some((c) => c.includes('allowed in') && !c.includes('not')),
         'the allowed post at a',
       );
-      expect((await homeOf(alice)).some((c) => c.includes('not allowed in'))).toBe(false);
+      expect((await homeOf(t.alice)).some((c) => c.includes('not allowed in'))).toBe(false);
     } finally {
-      a.social.admin.setSetting('federation_mode', 'open');
+      t.a.social.admin.setSetting('federation_mode', 'open');
     }
   });
 });

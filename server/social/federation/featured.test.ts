@@ -1,12 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { blob, pngImage } from '../testing/media-fixtures.ts';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser as User,
-} from './testing/test-network.ts';
+import { eventually, useFollowingPair, type TestInstance, type NetworkUser as User } from './testing/test-network.ts';
 
 /*
  * Pinned posts across servers: a profile looked up from another server shows its pinned posts (read from
@@ -14,20 +8,12 @@ import {
  * followers' servers as Add and Remove.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
 let c: TestInstance;
-let alice: User;
-let bob: User;
-let aliceOnB: string;
+
+const t = useFollowingPair();
 
 beforeAll(async () => {
-  ({ net, a, alice, bob, aliceOnB } = await followingPair());
-  c = await net.add('c.test');
-});
-
-afterAll(async () => {
-  await net?.close();
+  c = await t.net.add('c.test');
 });
 
 const pinnedTexts = async (user: User, accountId: string) =>
@@ -35,8 +21,8 @@ const pinnedTexts = async (user: User, accountId: string) =>
 
 describe('pinned posts across servers', () => {
   it('a profile looked up from another server shows its pinned posts, without putting them in anyone’s home', async () => {
-    const old = await alice.client.v1.statuses.create({ status: 'about me: pinned before anyone looked' });
-    await alice.client.v1.statuses.$select(old.id).pin();
+    const old = await t.alice.client.v1.statuses.create({ status: 'about me: pinned before anyone looked' });
+    await t.alice.client.v1.statuses.$select(old.id).pin();
     const dave = await c.createUser('dave');
     const found = await dave.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' });
     const aliceOnC = found.accounts[0].id;
@@ -86,28 +72,28 @@ describe('pinned posts across servers', () => {
     let n = 0;
     for (const [name, rewrite] of cases) {
       it(name, async () => {
-        const media = await alice.client.v2.media.create({
+        const media = await t.alice.client.v2.media.create({
           file: blob(await pngImage(640, 480), 'image/png'),
           description: `a pinned picture ${++n}`,
           focus: '-0.4,0.6',
         });
         expect(media.blurhash).toBeTruthy();
-        const post = await alice.client.v1.statuses.create({
+        const post = await t.alice.client.v1.statuses.create({
           status: `pinned with a picture ${n}`,
           mediaIds: [media.id],
         });
-        await alice.client.v1.statuses.$select(post.id).pin();
-        a.intercept = rewrite
+        await t.alice.client.v1.statuses.$select(post.id).pin();
+        t.a.intercept = rewrite
           ? async (req) => {
               if (req.method !== 'GET' || !req.url.endsWith('/users/alice/collections/featured')) return null;
-              a.intercept = null;
+              t.a.intercept = null;
               const served = await fetch(req.url, { headers: req.headers });
               const json = rewrite(await served.json());
               return new Response(JSON.stringify(json), { headers: { 'content-type': 'application/activity+json' } });
             }
           : null;
         // A server that has never seen alice: the post reaches it only inside her featured collection.
-        const fresh = await net.add(`fresh${n}.test`);
+        const fresh = await t.net.add(`fresh${n}.test`);
         const reader = await fresh.createUser('fay');
         const aliceThere = (await reader.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' }))
           .accounts[0].id;
@@ -118,7 +104,7 @@ describe('pinned posts across servers', () => {
             ),
           'the pinned post on the new server',
         );
-        a.intercept = null;
+        t.a.intercept = null;
         expect(pinned.mediaAttachments).toHaveLength(1);
         expect(pinned.mediaAttachments[0]).toMatchObject({
           description: `a pinned picture ${n}`,
@@ -129,45 +115,45 @@ describe('pinned posts across servers', () => {
           focus: { x: -0.4, y: 0.6 },
           original: { width: 640, height: 480 },
         });
-        await alice.client.v1.statuses.$select(post.id).unpin(); // Mastodon's limit is five pins
+        await t.alice.client.v1.statuses.$select(post.id).unpin(); // Mastodon's limit is five pins
       });
     }
   });
 
   it('pinning and unpinning reach followers’ servers', async () => {
-    const first = await alice.client.v1.statuses.create({ status: 'first to pin' });
-    const second = await alice.client.v1.statuses.create({ status: 'second to pin' });
+    const first = await t.alice.client.v1.statuses.create({ status: 'first to pin' });
+    const second = await t.alice.client.v1.statuses.create({ status: 'second to pin' });
     await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).some((s) => s.content.includes('second to pin')),
+      async () => (await t.bob.client.v1.timelines.home.list()).some((s) => s.content.includes('second to pin')),
       'the posts at b',
     );
-    await alice.client.v1.statuses.$select(first.id).pin();
-    await alice.client.v1.statuses.$select(second.id).pin();
+    await t.alice.client.v1.statuses.$select(first.id).pin();
+    await t.alice.client.v1.statuses.$select(second.id).pin();
     await eventually(async () => {
-      const texts = await pinnedTexts(bob, aliceOnB);
+      const texts = await pinnedTexts(t.bob, t.aliceOnB);
       return texts.some((t) => t.includes('first to pin')) && texts.some((t) => t.includes('second to pin'));
     }, 'both pins at b');
-    await alice.client.v1.statuses.$select(first.id).unpin();
+    await t.alice.client.v1.statuses.$select(first.id).unpin();
     await eventually(
-      async () => !(await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('first to pin')),
+      async () => !(await pinnedTexts(t.bob, t.aliceOnB)).some((t) => t.includes('first to pin')),
       'the unpin at b',
     );
-    expect((await pinnedTexts(bob, aliceOnB)).some((t) => t.includes('second to pin'))).toBe(true);
+    expect((await pinnedTexts(t.bob, t.aliceOnB)).some((t) => t.includes('second to pin'))).toBe(true);
   });
 
   it('featured hashtags reach followers’ servers and profiles looked up later', async () => {
-    await alice.client.v1.featuredTags.create({ name: 'Sailing' });
+    await t.alice.client.v1.featuredTags.create({ name: 'Sailing' });
     const featuredAt = async (user: User, id: string) =>
       (await user.client.v1.accounts.$select(id).featuredTags.list()).map((t) => t.name);
-    await eventually(async () => (await featuredAt(bob, aliceOnB)).includes('Sailing'), 'the featured tag at b');
+    await eventually(async () => (await featuredAt(t.bob, t.aliceOnB)).includes('Sailing'), 'the featured tag at b');
     // A server that has never seen alice reads them with her profile.
-    const d = await net.add('d.test');
+    const d = await t.net.add('d.test');
     const erin = await d.createUser('erin');
     const aliceOnD = (await erin.client.v2.search.list({ q: 'alice@a.test', resolve: true, type: 'accounts' }))
       .accounts[0].id;
     await eventually(async () => (await featuredAt(erin, aliceOnD)).includes('Sailing'), 'the featured tag at d');
-    const [featured] = await alice.client.v1.featuredTags.list();
-    await alice.client.v1.featuredTags.$select(featured.id).remove();
-    await eventually(async () => (await featuredAt(bob, aliceOnB)).length === 0, 'the tag no longer featured at b');
+    const [featured] = await t.alice.client.v1.featuredTags.list();
+    await t.alice.client.v1.featuredTags.$select(featured.id).remove();
+    await eventually(async () => (await featuredAt(t.bob, t.aliceOnB)).length === 0, 'the tag no longer featured at b');
   });
 });

@@ -1,11 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser as User,
-} from './testing/test-network.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually, useFollowingPair, type NetworkUser as User } from './testing/test-network.ts';
 
 /*
  * Favourites, boosts and blocks across two Homeports (a.test and b.test in this process, real signed HTTP
@@ -14,48 +8,38 @@ import {
  * origin, and Block ending follows both ways.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
-let b: TestInstance;
-let alice: User;
-let bob: User;
 let dave: User;
-let bobOnA: string;
-let aliceOnB: string;
+
+const t = useFollowingPair();
 
 beforeAll(async () => {
-  ({ net, a, b, alice, bob, bobOnA, aliceOnB } = await followingPair());
-  dave = await b.createUser('dave');
-});
-
-afterAll(async () => {
-  await net?.close();
+  dave = await t.b.createUser('dave');
 });
 
 describe('remote statuses live', () => {
   it('a post arriving from another server reaches the streaming API: home and public:remote', async () => {
     const frames: { stream: string; event: string; payload?: string }[] = [];
     const sink = {
-      accountId: alice.accountId,
+      accountId: t.alice.accountId,
       scopes: ['read'],
       send: (channel: { name: string }, event: string, payload?: string) =>
         void frames.push({ stream: channel.name, event, payload }),
     };
-    const hub = a.social.streaming.hub;
-    hub.subscribe(sink, { name: 'user', param: null, key: `user|${alice.accountId}` });
+    const hub = t.a.social.streaming.hub;
+    hub.subscribe(sink, { name: 'user', param: null, key: `user|${t.alice.accountId}` });
     hub.subscribe(sink, { name: 'public:remote', param: null, key: 'public:remote' });
     try {
-      const post = await bob.client.v1.statuses.create({ status: 'live from b' });
+      const post = await t.bob.client.v1.statuses.create({ status: 'live from b' });
       await eventually(async () => {
-        await a.social.streaming.idle();
+        await t.a.social.streaming.idle();
         return frames.filter((f) => f.event === 'update').length >= 2;
       }, 'bob’s post on alice’s streams');
       const updates = frames.filter((f) => f.event === 'update');
       expect(updates.map((f) => f.stream).sort()).toEqual(['public:remote', 'user']);
       expect(updates.every((f) => (JSON.parse(f.payload!) as { uri: string }).uri === post.uri)).toBe(true);
-      await bob.client.v1.statuses.$select(post.id).remove();
+      await t.bob.client.v1.statuses.$select(post.id).remove();
       await eventually(async () => {
-        await a.social.streaming.idle();
+        await t.a.social.streaming.idle();
         return frames.filter((f) => f.event === 'delete').length >= 2;
       }, 'the deletion on alice’s streams');
     } finally {
@@ -66,61 +50,61 @@ describe('remote statuses live', () => {
 
 describe('interactions across servers', () => {
   it('a favourite of a remote post reaches its author as a Like, counted and notified, and is taken back', async () => {
-    const post = await bob.client.v1.statuses.create({ status: 'like me from afar' });
+    const post = await t.bob.client.v1.statuses.create({ status: 'like me from afar' });
     const copy = await eventually(
-      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      async () => (await t.alice.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
       'bob’s post on a',
     );
-    await alice.client.v1.statuses.$select(copy.id).favourite();
+    await t.alice.client.v1.statuses.$select(copy.id).favourite();
     await eventually(
-      async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 1,
+      async () => (await t.bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 1,
       'the like counted on b',
     );
-    const notes = await bob.client.v1.notifications.list({ types: ['favourite'] });
+    const notes = await t.bob.client.v1.notifications.list({ types: ['favourite'] });
     expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['alice@a.test', post.id]]);
-    expect((await bob.client.v1.statuses.$select(post.id).favouritedBy.list()).map((x) => x.acct)).toEqual([
+    expect((await t.bob.client.v1.statuses.$select(post.id).favouritedBy.list()).map((x) => x.acct)).toEqual([
       'alice@a.test',
     ]);
 
-    await alice.client.v1.statuses.$select(copy.id).unfavourite();
+    await t.alice.client.v1.statuses.$select(copy.id).unfavourite();
     await eventually(
-      async () => (await bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0,
+      async () => (await t.bob.client.v1.statuses.$select(post.id).fetch()).favouritesCount === 0,
       'the like undone on b',
     );
-    expect(await bob.client.v1.notifications.list({ types: ['favourite'] })).toEqual([]);
+    expect(await t.bob.client.v1.notifications.list({ types: ['favourite'] })).toEqual([]);
   });
 
   it('a boost of a local post by a remote account is counted, notified and undone', async () => {
-    const post = await alice.client.v1.statuses.create({ status: 'boost me' });
+    const post = await t.alice.client.v1.statuses.create({ status: 'boost me' });
     const copy = await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      async () => (await t.bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
       'alice’s post on b',
     );
-    await bob.client.v1.statuses.$select(copy.id).reblog();
+    await t.bob.client.v1.statuses.$select(copy.id).reblog();
     await eventually(
-      async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 1,
+      async () => (await t.alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 1,
       'the boost counted on a',
     );
-    const notes = await alice.client.v1.notifications.list({ types: ['reblog'] });
+    const notes = await t.alice.client.v1.notifications.list({ types: ['reblog'] });
     expect(notes.map((n) => [n.account?.acct, n.status?.id])).toEqual([['bob@b.test', post.id]]);
-    expect((await alice.client.v1.statuses.$select(post.id).rebloggedBy.list()).map((x) => x.acct)).toEqual([
+    expect((await t.alice.client.v1.statuses.$select(post.id).rebloggedBy.list()).map((x) => x.acct)).toEqual([
       'bob@b.test',
     ]);
 
-    await bob.client.v1.statuses.$select(copy.id).unreblog();
+    await t.bob.client.v1.statuses.$select(copy.id).unreblog();
     await eventually(
-      async () => (await alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 0,
+      async () => (await t.alice.client.v1.statuses.$select(post.id).fetch()).reblogsCount === 0,
       'the boost undone on a',
     );
-    expect(await alice.client.v1.notifications.list({ types: ['reblog'] })).toEqual([]);
+    expect(await t.alice.client.v1.notifications.list({ types: ['reblog'] })).toEqual([]);
   });
 
   it('a boost of a post alice never saw reaches her home, fetched from its origin', async () => {
     const post = await dave.client.v1.statuses.create({ status: 'dave, whom alice does not follow' });
-    const daveOnB = await bob.client.v1.statuses.$select(post.id).fetch();
-    await bob.client.v1.statuses.$select(daveOnB.id).reblog();
+    const daveOnB = await t.bob.client.v1.statuses.$select(post.id).fetch();
+    await t.bob.client.v1.statuses.$select(daveOnB.id).reblog();
     const boost = await eventually(
-      async () => (await alice.client.v1.timelines.home.list()).find((s) => s.reblog?.uri === post.uri),
+      async () => (await t.alice.client.v1.timelines.home.list()).find((s) => s.reblog?.uri === post.uri),
       'bob’s boost of dave’s post on a',
     );
     expect(boost.account.acct).toBe('bob@b.test');
@@ -129,17 +113,17 @@ describe('interactions across servers', () => {
   });
 
   it('a report asked to be forwarded reaches the reported account’s server as a Flag, for its staff', async () => {
-    const moderator = await a.createUser('harbourmaster');
-    a.social.context.store.db
+    const moderator = await t.a.createUser('harbourmaster');
+    t.a.social.context.store.db
       .prepare("UPDATE users SET role = 'moderator' WHERE account_id = ?")
       .run(moderator.accountId);
-    const post = await alice.client.v1.statuses.create({ status: 'reportable' });
+    const post = await t.alice.client.v1.statuses.create({ status: 'reportable' });
     const copy = await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
+      async () => (await t.bob.client.v1.timelines.home.list()).find((s) => s.uri === post.uri),
       'alice’s post on b',
     );
-    const report = await bob.client.v1.reports.create({
-      accountId: aliceOnB,
+    const report = await t.bob.client.v1.reports.create({
+      accountId: t.aliceOnB,
       statusIds: [copy.id],
       comment: 'please look',
       forward: true,
@@ -149,7 +133,7 @@ describe('interactions across servers', () => {
       async () => (await moderator.client.v1.notifications.list({ types: ['admin.report'] }))[0],
       'the forwarded report on a',
     );
-    expect(note.report?.targetAccount.id).toBe(alice.accountId);
+    expect(note.report?.targetAccount.id).toBe(t.alice.accountId);
     expect(note.report?.statusIds).toEqual([post.id]);
     expect(note.report?.comment).toBe('please look');
     // Forwarded in the name of b's instance actor, never of the reporter.
@@ -157,13 +141,13 @@ describe('interactions across servers', () => {
   });
 
   it('a remote block ends follows both ways', async () => {
-    await bob.client.v1.accounts.$select(aliceOnB).block();
+    await t.bob.client.v1.accounts.$select(t.aliceOnB).block();
     await eventually(async () => {
-      const [rel] = await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] });
+      const [rel] = await t.alice.client.v1.accounts.relationships.fetch({ id: [t.bobOnA] });
       return !rel.following && !rel.followedBy;
     }, 'the follows between alice and bob ended on a');
-    expect((await alice.client.v1.accounts.$select(alice.accountId).followers.list()).map((x) => x.acct)).not.toContain(
-      'bob@b.test',
-    );
+    expect(
+      (await t.alice.client.v1.accounts.$select(t.alice.accountId).followers.list()).map((x) => x.acct),
+    ).not.toContain('bob@b.test');
   });
 });

@@ -1,11 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  followingPair,
-  type TestInstance,
-  type TestNetwork,
-  type NetworkUser as User,
-} from './testing/test-network.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, useFollowingPair } from './testing/test-network.ts';
 
 /*
  * Polls across servers, as Mastodon does them: alice's poll reaches b.test as a Question with its options;
@@ -13,81 +7,70 @@ import {
  * (Update) with the new counts, which b.test takes without calling the post edited.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
-let alice: User;
-let bob: User;
-
-beforeAll(async () => {
-  ({ net, a, alice, bob } = await followingPair());
-});
-
-afterAll(async () => {
-  await net?.close();
-});
+const t = useFollowingPair();
 
 const tally = (poll: { options: { title: string; votesCount?: number | null }[] }) =>
   poll.options.map((o) => `${o.title}:${o.votesCount}`).join(' ');
 
 describe('polls across servers', () => {
   it('votes travel to the poll’s server and the counts come back', async () => {
-    const posted = await alice.client.v1.statuses.create({
+    const posted = await t.alice.client.v1.statuses.create({
       status: 'what do you drink?',
       poll: { options: ['tea', 'coffee', 'water'], expiresIn: 3600 },
     });
     const seen = await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('what do you drink?')),
+      async () => (await t.bob.client.v1.timelines.home.list()).find((s) => s.content.includes('what do you drink?')),
       'the poll at b',
     );
     expect(tally(seen.poll!)).toBe('tea:0 coffee:0 water:0');
     expect(seen.poll!.multiple).toBe(false);
     expect(new Date(seen.poll!.expiresAt!).getTime()).toBeGreaterThan(Date.now());
 
-    const voted = await bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [1] });
+    const voted = await t.bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [1] });
     expect(voted.ownVotes).toEqual([1]);
     expect(tally(voted)).toBe('tea:0 coffee:1 water:0');
 
     // a.test counted bob's vote…
     await eventually(
-      async () => (await alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount === 1,
+      async () => (await t.alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount === 1,
       'the vote at a',
     );
-    expect(tally(await alice.client.v1.polls.$select(posted.poll!.id).fetch())).toBe('tea:0 coffee:1 water:0');
+    expect(tally(await t.alice.client.v1.polls.$select(posted.poll!.id).fetch())).toBe('tea:0 coffee:1 water:0');
 
     // …and a vote made on a.test reaches b.test through the Update of the Question.
-    const carol = await a.createUser('carol');
+    const carol = await t.a.createUser('carol');
     await carol.client.v1.polls.$select(posted.poll!.id).votes.create({ choices: [0] });
     await eventually(
-      async () => (await bob.client.v1.polls.$select(seen.poll!.id).fetch()).votesCount === 2,
+      async () => (await t.bob.client.v1.polls.$select(seen.poll!.id).fetch()).votesCount === 2,
       'the new counts at b',
     );
-    const atB = await bob.client.v1.polls.$select(seen.poll!.id).fetch();
+    const atB = await t.bob.client.v1.polls.$select(seen.poll!.id).fetch();
     expect(tally(atB)).toBe('tea:1 coffee:1 water:0');
     expect(atB.votersCount).toBe(2);
     expect(atB.ownVotes).toEqual([1]);
-    expect((await bob.client.v1.statuses.$select(seen.id).fetch()).editedAt).toBeNull();
+    expect((await t.bob.client.v1.statuses.$select(seen.id).fetch()).editedAt).toBeNull();
 
     // A second vote is refused where it is made, and a repeated Note would not count twice.
-    await expect(bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [2] })).rejects.toThrow();
-    expect((await alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount).toBe(2);
-    void net;
+    await expect(t.bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [2] })).rejects.toThrow();
+    expect((await t.alice.client.v1.polls.$select(posted.poll!.id).fetch()).votesCount).toBe(2);
+    void t.net;
   });
 
   it('a remote poll that ends notifies the voters here', async () => {
-    await alice.client.v1.statuses.create({
+    await t.alice.client.v1.statuses.create({
       status: 'pick a colour',
       poll: { options: ['red', 'blue'], expiresIn: 3600 },
     });
     const seen = await eventually(
-      async () => (await bob.client.v1.timelines.home.list()).find((s) => s.content.includes('pick a colour')),
+      async () => (await t.bob.client.v1.timelines.home.list()).find((s) => s.content.includes('pick a colour')),
       'the poll at b',
     );
-    await bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [0] });
+    await t.bob.client.v1.polls.$select(seen.poll!.id).votes.create({ choices: [0] });
     // Its end, as b.test knows it, passes (the API allows no poll shorter than five minutes).
-    const ctxB = net.instances.get('b.test')!.social.context;
+    const ctxB = t.net.instances.get('b.test')!.social.context;
     ctxB.store.db.prepare('UPDATE polls SET expires_at = ? WHERE id = ?').run(ctxB.store.now() - 1000, seen.poll!.id);
     expect(ctxB.polls.notifyExpired()).toBeGreaterThanOrEqual(1);
-    const notes = await bob.client.v1.notifications.list({ types: ['poll'] });
+    const notes = await t.bob.client.v1.notifications.list({ types: ['poll'] });
     expect(notes.map((n) => n.status?.id)).toContain(seen.id);
   });
 });

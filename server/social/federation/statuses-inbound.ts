@@ -6,7 +6,6 @@ import {
   Hashtag,
   Image,
   LanguageString,
-  Link,
   Mention,
   Note,
   Page,

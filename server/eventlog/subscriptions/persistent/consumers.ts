@@ -1,8 +1,11 @@
-/** A group's consumers and the messages they hold: in flight until acked, nak'ed or timed out. */
+/**
+ * A group's consumers, the strategy choosing among them, and the messages they hold: in flight until acked,
+ * nak'ed or timed out.
+ */
 import { randomUUID } from 'node:crypto';
-import type { PersistentConnectionInfo, PersistentSink, SubscriberInfo } from '../types.ts';
-import type { Message } from './messages.ts';
-import type { StrategyClient } from './strategies.ts';
+import type { ConsumerStrategyName, PersistentConnectionInfo, PersistentSink, SubscriberInfo } from '../types.ts';
+import type { Message, PinKeying } from './messages.ts';
+import { type ConsumerStrategy, createStrategy, type StrategyClient } from './strategies.ts';
 
 export interface Outstanding {
   message: Message;
@@ -96,6 +99,76 @@ export class Consumer implements StrategyClient {
       averageItemsPerSecond: Math.round(this.rate * 100) / 100,
       ...(this.latencies ? { ackLatencyMs: this.latencyStatistics() } : {}),
     };
+  }
+}
+
+/**
+ * The group's connected consumers, the strategy that picks one for each message, and the messages they can
+ * take now in all (each one's window less what it holds).
+ */
+export class ConsumerRoster {
+  private readonly byId = new Map<string, Consumer>();
+  private readonly strategy: ConsumerStrategy<Consumer>;
+  /** What the strategy picks by: nothing, or each message's stream or correlation id (the pinned ones). */
+  readonly keying: PinKeying;
+  /** Messages the consumers can take now in all. */
+  freeSlots = 0;
+
+  constructor(strategy: ConsumerStrategyName) {
+    this.strategy = createStrategy<Consumer>(strategy);
+    this.keying = !this.strategy.keyed
+      ? 'none'
+      : this.strategy.name === 'PinnedByCorrelation'
+        ? 'correlation'
+        : 'stream';
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** True when a message waiting for its consumer must not hold back messages for the others. */
+  get keyed(): boolean {
+    return this.strategy.keyed;
+  }
+
+  get(id: string): Consumer | undefined {
+    return this.byId.get(id);
+  }
+
+  values(): IterableIterator<Consumer> {
+    return this.byId.values();
+  }
+
+  add(consumer: Consumer): void {
+    this.byId.set(consumer.id, consumer);
+    this.strategy.add(consumer);
+    this.freeSlots += consumer.maxInFlight;
+  }
+
+  /** Takes `consumer` out (what it holds is the caller's to send again); its free slots go with it. */
+  remove(consumer: Consumer): void {
+    this.byId.delete(consumer.id);
+    this.strategy.remove(consumer);
+    this.freeSlots -= consumer.maxInFlight - consumer.inFlight.size;
+  }
+
+  /** Takes every consumer out (the group stopping) and returns them. */
+  removeAll(): Consumer[] {
+    const all = [...this.byId.values()];
+    for (const consumer of all) this.remove(consumer);
+    this.freeSlots = 0;
+    return all;
+  }
+
+  /** The consumer for a message with this key, or null when it has to wait. */
+  pick(key: string): Consumer | null {
+    return this.strategy.pick(key);
+  }
+
+  /** A message `consumer` held is done with: its slot is free again while it is still connected. */
+  released(consumer: Consumer): void {
+    if (this.byId.has(consumer.id)) this.freeSlots++;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * A persistent subscription group at run time (PersistentGroup below): delivery, retry, parking and checkpoints.
- * What it delivers, in order, comes from group-feed.ts; how it describes itself (counters, rate,
- * PersistentGroupInfo) is group-info.ts.
+ * What it delivers, in order, comes from group-feed.ts; who may take each message (the consumers, their strategy
+ * and free slots) is consumers.ts; how it describes itself (counters, rate, PersistentGroupInfo) is group-info.ts.
  */
 import type { Logger } from '../../../logger.ts';
 import type { RecordedEvent } from '../../store/index.ts';
@@ -16,14 +16,13 @@ import type {
   SubscriberInfo,
 } from '../types.ts';
 import { Checkpoints } from './checkpoints.ts';
-import { Consumer, InFlightMessages, type Outstanding } from './consumers.ts';
+import { Consumer, ConsumerRoster, InFlightMessages, type Outstanding } from './consumers.ts';
 import { Deque } from './deque.ts';
 import { GroupFeed } from './group-feed.ts';
 import { describeGroup, GroupCounters } from './group-info.ts';
 import { checkpointStreamOf, groupKey, parkedStreamOf, type GroupContext } from './group-streams.ts';
-import { messageFor, type Message, type PinKeying } from './messages.ts';
+import { messageFor, type Message } from './messages.ts';
 import { ParkedMessages } from './parked.ts';
-import { createStrategy, type ConsumerStrategy } from './strategies.ts';
 
 /** How often timeouts, timed checkpoints and statistics are looked at (EventStoreDB uses 1 s too). */
 export const GROUP_TICK_MS = 1_000;
@@ -43,10 +42,7 @@ export class PersistentGroup {
 
   private readonly ctx: GroupContext;
   private readonly logger: Logger;
-  private readonly strategy: ConsumerStrategy<Consumer>;
-  private readonly keying: PinKeying;
-  private readonly consumers = new Map<string, Consumer>();
-  private freeSlots = 0;
+  private readonly consumers: ConsumerRoster;
 
   /** The stream's messages in order, read while behind and taken from commits while live. */
   private readonly feed: GroupFeed;
@@ -71,13 +67,13 @@ export class PersistentGroup {
     this.subscriptionId = groupKey(streamId, groupName);
     this.settings = settings;
     this.logger = ctx.logger.child({ group: this.subscriptionId });
-    this.strategy = createStrategy<Consumer>(settings.consumerStrategy);
-    this.keying = !this.strategy.keyed
-      ? 'none'
-      : this.strategy.name === 'PinnedByCorrelation'
-        ? 'correlation'
-        : 'stream';
-    this.feed = new GroupFeed({ ...ctx, logger: this.logger }, { streamId, groupName }, settings, this.keying);
+    this.consumers = new ConsumerRoster(settings.consumerStrategy);
+    this.feed = new GroupFeed(
+      { ...ctx, logger: this.logger },
+      { streamId, groupName },
+      settings,
+      this.consumers.keying,
+    );
     this.checkpoints = new Checkpoints(ctx, checkpointStreamOf(streamId, groupName), settings, this.logger);
     this.parked = new ParkedMessages(ctx, parkedStreamOf(streamId, groupName), this.logger);
     this.counters = new GroupCounters(ctx.clock.now());
@@ -132,9 +128,7 @@ export class PersistentGroup {
   addConsumer(subscriber: SubscriberInfo, sink: PersistentSink, allowedInFlight: number): Consumer {
     const now = this.ctx.clock.now();
     const consumer = new Consumer(subscriber, sink, Math.max(1, allowedInFlight), now, this.settings.extraStatistics);
-    this.consumers.set(consumer.id, consumer);
-    this.strategy.add(consumer);
-    this.freeSlots += consumer.maxInFlight;
+    this.consumers.add(consumer);
     this.pump();
     return consumer;
   }
@@ -144,9 +138,7 @@ export class PersistentGroup {
     if (this.stopped) return;
     const consumer = this.consumers.get(consumerId);
     if (!consumer) return;
-    this.consumers.delete(consumerId);
-    this.strategy.remove(consumer);
-    this.freeSlots -= consumer.maxInFlight - consumer.inFlight.size;
+    this.consumers.remove(consumer);
     const orphans = [...consumer.inFlight].sort((a, b) => a.seq - b.seq);
     for (const o of orphans) {
       this.forget(o);
@@ -201,12 +193,12 @@ export class PersistentGroup {
     this.pumping = true;
     try {
       let blocked: Message[] | null = null;
-      while (this.freeSlots > 0) {
+      while (this.consumers.freeSlots > 0) {
         const message = this.nextMessage();
         if (!message) break;
-        const consumer = this.strategy.pick(message.pinKey);
+        const consumer = this.consumers.pick(message.pinKey);
         if (!consumer) {
-          if (!this.strategy.keyed) {
+          if (!this.consumers.keyed) {
             this.retryQueue.pushFront(message);
             break;
           }
@@ -229,7 +221,7 @@ export class PersistentGroup {
 
   private send(consumer: Consumer, message: Message): void {
     this.inFlight.add(message, consumer, this.ctx.clock.now());
-    this.freeSlots--;
+    this.consumers.freeSlots--;
     consumer.delivered++;
     this.counters.delivered++;
     let accepted: boolean;
@@ -250,7 +242,7 @@ export class PersistentGroup {
   }
 
   private forget(o: Outstanding): void {
-    if (this.inFlight.forget(o) && this.consumers.has(o.consumer.id)) this.freeSlots++;
+    if (this.inFlight.forget(o)) this.consumers.released(o.consumer);
   }
 
   private retry(message: Message, reason: string): void {
@@ -299,7 +291,7 @@ export class PersistentGroup {
   replayParked(stopAt?: number): number {
     if (this.stopped) return 0;
     const messages = this.parked.takeForReplay(stopAt, this.settings.resolveLinkTos, (entry) =>
-      messageFor(entry, this.keying, -1),
+      messageFor(entry, this.consumers.keying, -1),
     );
     for (const m of messages) this.retryQueue.pushBack(m);
     this.pump();
@@ -350,12 +342,7 @@ export class PersistentGroup {
     this.stopped = true;
     this.stopTimer?.();
     this.stopTimer = null;
-    for (const consumer of [...this.consumers.values()]) {
-      this.consumers.delete(consumer.id);
-      this.strategy.remove(consumer);
-      if (reason) this.notifyDropped(consumer, reason);
-    }
-    this.freeSlots = 0;
+    for (const consumer of this.consumers.removeAll()) if (reason) this.notifyDropped(consumer, reason);
     return candidate;
   }
 

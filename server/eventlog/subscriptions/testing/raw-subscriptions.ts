@@ -63,6 +63,32 @@ export function filteredSubscribeBody(
   });
 }
 
+/** A persistent group `g` on `eventStreamId` with the wire's settings spelled out, to create or update. */
+export function persistentGroupBody(
+  message: 'CreatePersistentSubscription' | 'UpdatePersistentSubscription',
+  eventStreamId: string,
+  namedConsumerStrategy = '',
+): Uint8Array {
+  return encodeMessage(message, {
+    subscriptionGroupName: 'g',
+    eventStreamId,
+    namedConsumerStrategy,
+    resolveLinkTos: false,
+    startFrom: 0,
+    messageTimeoutMilliseconds: 30_000,
+    recordStatistics: false,
+    liveBufferSize: 500,
+    readBatchSize: 20,
+    bufferSize: 500,
+    maxRetryCount: 10,
+    preferRoundRobin: true,
+    checkpointAfterTime: 2_000,
+    checkpointMaxCount: 1_000,
+    checkpointMinCount: 10,
+    subscriberMaxCount: 0,
+  });
+}
+
 export const EventTypePrefix = (data: string[]) => ({ context: 1, type: 1, data });
 export const StreamRegex = (data: string[]) => ({ context: 0, type: 0, data });
 

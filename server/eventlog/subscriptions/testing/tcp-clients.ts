@@ -38,6 +38,12 @@ export function positionKey(e: ResolvedEvent): [number, number] {
   return [num(e.originalPosition.commitPosition), num(e.originalPosition.preparePosition)];
 }
 
+/** What a persistent consumer's event handler may do with each event. */
+export interface GroupConsumer {
+  acknowledge(e: ResolvedEvent): void;
+  fail(e: ResolvedEvent, action: number, reason: string): void;
+}
+
 export const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
 
 /** A Homeport with a subscriber and a writer connection of one client, for the file's tests (read inside them). */
@@ -83,6 +89,24 @@ export class ClientHomeport {
     const s = this.es.PersistentSubscriptionSettings.create();
     s.startFrom = 0;
     return Object.assign(s, overrides);
+  }
+
+  /** Creates persistent group `g` on `stream` as admin, from the start with `overrides` to the client's defaults. */
+  createGroup(stream: string, overrides: Record<string, unknown> = {}): Promise<void> {
+    return this.conn.createPersistentSubscription(stream, 'g', this.groupSettings(overrides), this.admin);
+  }
+
+  /**
+   * Joins group `g` on `stream` as admin with `window` events in flight, over `on` (the subscriber connection
+   * unless told): the client acknowledges each event itself after `onEvent` unless `autoAck` is false.
+   */
+  joinGroup(
+    stream: string,
+    onEvent: (consumer: GroupConsumer, e: ResolvedEvent) => void,
+    options: { window: number; autoAck?: boolean; on?: Connection },
+  ): Promise<{ stop(): void }> {
+    const { window, autoAck = true, on = this.conn } = options;
+    return on.connectToPersistentSubscription(stream, 'g', onEvent, undefined, this.admin, window, autoAck);
   }
 }
 

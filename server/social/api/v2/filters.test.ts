@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+import { useSocialTestServer } from '../../testing/use-server.ts';
 
 /*
  * Filters through masto.js, fetch and ws: v2 filters with keywords edited in one request, statuses in a
@@ -8,22 +8,14 @@ import { startSocialTestServer, type SocialTestServer, type TestUser } from '../
  * them from timelines, threads, notifications and streams, each context apart, `filters_changed` once per edit.
  */
 
-let server: SocialTestServer;
-let alice: TestUser;
-let bob: TestUser;
+const t = useSocialTestServer('alice', 'bob');
 
 beforeAll(async () => {
-  server = await startSocialTestServer();
-  [alice, bob] = await Promise.all([server.createUser('alice'), server.createUser('bob')]);
-  await server.masto(alice.token).v1.accounts.$select(bob.accountId).follow();
+  await t.server.masto(t.alice.token).v1.accounts.$select(t.bob.accountId).follow();
 });
 
-afterAll(async () => {
-  await server?.close();
-});
-
-async function api(method: string, path: string, body?: unknown, token = alice.token) {
-  const res = await server.fetch(`${server.url}${path}`, {
+async function api(method: string, path: string, body?: unknown, token = t.alice.token) {
+  const res = await t.server.fetch(`${t.server.url}${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -38,15 +30,15 @@ async function removeAllFilters(): Promise<void> {
 
 describe('filters v2', () => {
   it('are created with keywords, which one request edits, adds and removes; each edit tells the user stream once', async () => {
-    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/streaming?stream=user`, [alice.token]);
+    const ws = new WebSocket(`${t.server.url.replace('http', 'ws')}/api/v1/streaming?stream=user`, [t.alice.token]);
     const frames: { event: string; payload?: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
+    await vi.waitFor(() => expect(t.server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
       timeout: 10_000,
     });
 
-    const created = await server.masto(alice.token).v2.filters.create({
+    const created = await t.server.masto(t.alice.token).v2.filters.create({
       title: 'Spoilers',
       context: ['home', 'public'],
       filterAction: 'warn',
@@ -82,39 +74,43 @@ describe('filters v2', () => {
     ws.close();
 
     // Keywords and statuses have routes of their own.
-    const added = await server
-      .masto(alice.token)
+    const added = await t.server
+      .masto(t.alice.token)
       .v2.filters.$select(created.id)
       .keywords.create({ keyword: 'cliffhanger' });
-    expect((await server.masto(alice.token).v2.filters.keywords.$select(added.id).fetch()).keyword).toBe('cliffhanger');
-    await server.masto(alice.token).v2.filters.keywords.$select(added.id).remove();
+    expect((await t.server.masto(t.alice.token).v2.filters.keywords.$select(added.id).fetch()).keyword).toBe(
+      'cliffhanger',
+    );
+    await t.server.masto(t.alice.token).v2.filters.keywords.$select(added.id).remove();
     expect(
-      (await server.masto(alice.token).v2.filters.$select(created.id).keywords.list()).map((k) => k.keyword),
+      (await t.server.masto(t.alice.token).v2.filters.$select(created.id).keywords.list()).map((k) => k.keyword),
     ).toEqual(['season finale', 'twist']);
     // Another user's filter does not exist for you.
-    expect((await api('GET', `/api/v2/filters/${created.id}`, undefined, bob.token)).status).toBe(404);
+    expect((await api('GET', `/api/v2/filters/${created.id}`, undefined, t.bob.token)).status).toBe(404);
     expect((await api('POST', '/api/v2/filters', { title: 'x', context: ['nowhere'] })).status).toBe(422);
     expect((await api('POST', '/api/v2/filters', { context: ['home'] })).status).toBe(422);
     await removeAllFilters();
   });
 
   it('marks matching statuses filtered (warn) and removes them (hide), in their contexts only', async () => {
-    await server.masto(alice.token).v2.filters.create({
+    await t.server.masto(t.alice.token).v2.filters.create({
       title: 'Cats',
       context: ['home'],
       filterAction: 'warn',
       keywordsAttributes: [{ keyword: 'cat', wholeWord: true }],
     });
-    await server.masto(alice.token).v2.filters.create({
+    await t.server.masto(t.alice.token).v2.filters.create({
       title: 'Politics',
       context: ['home', 'thread'],
       filterAction: 'hide',
       keywordsAttributes: [{ keyword: 'elect', wholeWord: false }],
     });
-    const cat = await server.masto(bob.token).v1.statuses.create({ status: 'my cat sleeps' });
-    const cats = await server.masto(bob.token).v1.statuses.create({ status: 'cats everywhere' });
-    const vote = await server.masto(bob.token).v1.statuses.create({ status: 'the election is near' });
-    const reply = await server.masto(bob.token).v1.statuses.create({ status: 're-election talk', inReplyToId: cat.id });
+    const cat = await t.server.masto(t.bob.token).v1.statuses.create({ status: 'my cat sleeps' });
+    const cats = await t.server.masto(t.bob.token).v1.statuses.create({ status: 'cats everywhere' });
+    const vote = await t.server.masto(t.bob.token).v1.statuses.create({ status: 'the election is near' });
+    const reply = await t.server
+      .masto(t.bob.token)
+      .v1.statuses.create({ status: 're-election talk', inReplyToId: cat.id });
 
     const home = await api('GET', '/api/v1/timelines/home');
     const byId = new Map(
@@ -147,9 +143,9 @@ describe('filters v2', () => {
   });
 
   it('filters a chosen status, hides notifications in the notifications context, and keeps hidden statuses off streams', async () => {
-    const post = await server.masto(bob.token).v1.statuses.create({ status: 'this one exactly' });
-    const filter = await server
-      .masto(alice.token)
+    const post = await t.server.masto(t.bob.token).v1.statuses.create({ status: 'this one exactly' });
+    const filter = await t.server
+      .masto(t.alice.token)
       .v2.filters.create({ title: 'That post', context: ['home'], filterAction: 'warn' });
     const entry = await api('POST', `/api/v2/filters/${filter.id}/statuses`, { status_id: post.id });
     expect(entry.body).toEqual({ id: expect.any(String), status_id: post.id });
@@ -160,21 +156,23 @@ describe('filters v2', () => {
     expect(home.find((s) => s.id === post.id)!.filtered[0].status_matches).toEqual([post.id]);
     await api('DELETE', `/api/v2/filters/statuses/${entry.body.id}`);
 
-    await server.masto(alice.token).v2.filters.create({
+    await t.server.masto(t.alice.token).v2.filters.create({
       title: 'Quiet',
       context: ['notifications', 'public'],
       filterAction: 'hide',
       keywordsAttributes: [{ keyword: 'giveaway' }],
     });
-    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/streaming?stream=public:local`, [alice.token]);
+    const ws = new WebSocket(`${t.server.url.replace('http', 'ws')}/api/v1/streaming?stream=public:local`, [
+      t.alice.token,
+    ]);
     const frames: { event: string; payload: string }[] = [];
     ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
-    await vi.waitFor(() => expect(server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
+    await vi.waitFor(() => expect(t.server.social.streaming.stats().subscriptions).toBeGreaterThanOrEqual(1), {
       timeout: 10_000,
     });
-    const spam = await server.masto(bob.token).v1.statuses.create({ status: '@alice giveaway inside' });
-    const fine = await server.masto(bob.token).v1.statuses.create({ status: '@alice a real question' });
+    const spam = await t.server.masto(t.bob.token).v1.statuses.create({ status: '@alice giveaway inside' });
+    const fine = await t.server.masto(t.bob.token).v1.statuses.create({ status: '@alice a real question' });
     // The fine post came second: once it is on the stream, the filtered one was handled before it.
     await vi.waitFor(
       () => expect(frames.filter((f) => f.event === 'update').map((f) => JSON.parse(f.payload).id)).toContain(fine.id),

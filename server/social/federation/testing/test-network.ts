@@ -228,6 +228,17 @@ export async function apiCall(
   return { status: res.status, text, json };
 }
 
+/** `follower` follows `acct` (user@host) and waits until their server says so; the id it has of `acct`. */
+export async function follow(follower: NetworkUser, acct: string): Promise<string> {
+  const id = (await follower.client.v1.accounts.lookup({ acct })).id;
+  await follower.client.v1.accounts.$select(id).follow();
+  await eventually(
+    async () => (await follower.client.v1.accounts.relationships.fetch({ id: [id] }))[0].following,
+    `the follow of ${acct}`,
+  );
+  return id;
+}
+
 /**
  * The usual starting point of two-server tests: a.test and b.test on a new network, alice on a and bob on b
  * following each other, with the id each has of the other.
@@ -246,19 +257,28 @@ export async function followingPair(): Promise<{
   const b = await net.add('b.test');
   const alice = await a.createUser('alice');
   const bob = await b.createUser('bob');
-  const bobOnA = (await alice.client.v1.accounts.lookup({ acct: 'bob@b.test' })).id;
-  const aliceOnB = (await bob.client.v1.accounts.lookup({ acct: 'alice@a.test' })).id;
-  await alice.client.v1.accounts.$select(bobOnA).follow();
-  await bob.client.v1.accounts.$select(aliceOnB).follow();
-  await eventually(
-    async () => (await alice.client.v1.accounts.relationships.fetch({ id: [bobOnA] }))[0].following,
-    'alice follows bob',
-  );
-  await eventually(
-    async () => (await bob.client.v1.accounts.relationships.fetch({ id: [aliceOnB] }))[0].following,
-    'bob follows alice',
-  );
+  const [bobOnA, aliceOnB] = await Promise.all([follow(alice, 'bob@b.test'), follow(bob, 'alice@a.test')]);
   return { net, a, b, alice, bob, bobOnA, aliceOnB };
+}
+
+/** A followingPair for a test file's tests (see useFollowingPair). */
+export class FollowingPair {
+  net!: TestNetwork;
+  a!: TestInstance;
+  b!: TestInstance;
+  alice!: NetworkUser;
+  bob!: NetworkUser;
+  bobOnA!: string;
+  aliceOnB!: string;
+
+  async start(): Promise<void> {
+    Object.assign(this, await followingPair());
+  }
+}
+
+/** A followingPair set up before the file's tests (before its own beforeAll) and closed after them. */
+export function useFollowingPair(): FollowingPair {
+  return useNetworkFixture(new FollowingPair());
 }
 
 /** A fixture of a test file on its own network: started before the file's tests, its network closed after them. */

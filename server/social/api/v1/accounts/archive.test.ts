@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../../testing/harness.ts';
+import type { TestUser } from '../../../testing/harness.ts';
+import { useSocialTestServer } from '../../../testing/use-server.ts';
 import { blob, pngImage } from '../../../testing/media-fixtures.ts';
 
 /*
@@ -13,21 +14,12 @@ import { blob, pngImage } from '../../../testing/media-fixtures.ts';
  * the stored files byte for byte.
  */
 
-let server: SocialTestServer;
-let alice: TestUser;
-let bob: TestUser;
-
-beforeAll(async () => {
-  server = await startSocialTestServer();
-  [alice, bob] = await Promise.all([server.createUser('alice'), server.createUser('bob')]);
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const t = useSocialTestServer('alice', 'bob');
 
 async function download(token: string): Promise<Response> {
-  return fetch(`${server.url}/api/v1/homeport/exports/archive.zip`, { headers: { Authorization: `Bearer ${token}` } });
+  return fetch(`${t.server.url}/api/v1/homeport/exports/archive.zip`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
 }
 
 /** Every entry of a zip, by name, read with yauzl (which checks each entry's CRC as it reads). */
@@ -64,7 +56,7 @@ async function archiveOf(user: TestUser): Promise<Map<string, Buffer>> {
 async function actorDocument(username: string): Promise<any> {
   return new Promise((resolve, reject) => {
     http
-      .get(`${server.url}/users/${username}`, { headers: { accept: 'application/activity+json' } }, (res) => {
+      .get(`${t.server.url}/users/${username}`, { headers: { accept: 'application/activity+json' } }, (res) => {
         buffer(res).then((body) => resolve(JSON.parse(body.toString('utf8'))), reject);
       })
       .on('error', reject);
@@ -72,12 +64,12 @@ async function actorDocument(username: string): Promise<any> {
 }
 
 const json = (entries: Map<string, Buffer>, name: string) => JSON.parse(entries.get(name)!.toString('utf8'));
-const storedFile = (relative: string) => fs.readFileSync(server.social.context.media.absolute(relative));
+const storedFile = (relative: string) => fs.readFileSync(t.server.social.context.media.absolute(relative));
 
 describe('account archive', () => {
   it('holds the actor, every post and reblog, likes, bookmarks and the files, as Mastodon writes them', async () => {
-    const me = server.masto(alice.token);
-    const them = server.masto(bob.token);
+    const me = t.server.masto(t.alice.token);
+    const them = t.server.masto(t.bob.token);
     await me.v1.accounts.updateCredentials({
       avatar: blob(await pngImage(120, 120, '#aa0000'), 'image/png'),
       header: blob(await pngImage(600, 200, '#00aa00'), 'image/png'),
@@ -86,7 +78,7 @@ describe('account archive', () => {
       file: blob(await pngImage(320, 240), 'image/png'),
       description: 'a blue rectangle',
     });
-    await server.social.mediaIdle();
+    await t.server.social.mediaIdle();
     const withImage = await me.v1.statuses.create({ status: 'a picture', mediaIds: [image.id] });
     const poll = await me.v1.statuses.create({
       status: 'Tea or coffee?',
@@ -101,7 +93,7 @@ describe('account archive', () => {
     await me.v1.statuses.$select(bobs.id).bookmark();
     await me.v1.statuses.$select(poll.id).bookmark();
 
-    const entries = await archiveOf(alice);
+    const entries = await archiveOf(t.alice);
     const profile = await me.v1.accounts.verifyCredentials();
     const avatarName = `avatar${path.extname(new URL(profile.avatar).pathname)}`;
     const headerName = `header${path.extname(new URL(profile.header).pathname)}`;
@@ -185,7 +177,7 @@ describe('account archive', () => {
   });
 
   it('gives each user their own archive only, and needs the read scope', async () => {
-    const entries = await archiveOf(bob);
+    const entries = await archiveOf(t.bob);
     expect(json(entries, 'actor.json')).toMatchObject({ preferredUsername: 'bob', outbox: 'outbox.json' });
     expect(json(entries, 'actor.json').icon).toBeUndefined();
     const outbox = json(entries, 'outbox.json');
@@ -196,25 +188,25 @@ describe('account archive', () => {
     expect(json(entries, 'likes.json').orderedItems).toEqual([]);
     expect([...entries.keys()].filter((n) => n.startsWith('media_attachments/'))).toEqual([]);
 
-    const writeOnly = await server.createUser('carol', { scopes: 'write' });
+    const writeOnly = await t.server.createUser('carol', { scopes: 'write' });
     const refused = await download(writeOnly.token);
     expect(refused.status).toBe(403);
     expect((await refused.json()).error).toMatch(/scope/i);
-    const anonymous = await fetch(`${server.url}/api/v1/homeport/exports/archive.zip`);
+    const anonymous = await fetch(`${t.server.url}/api/v1/homeport/exports/archive.zip`);
     expect(anonymous.status).toBe(401);
     expect((await anonymous.json()).error).toBeTruthy();
   });
 
   it('makes one archive of an account at a time, and one cut short frees the account again', async () => {
-    const archives = server.social.context.accountArchive;
-    const documents = server.social.federation!.archiveDocuments;
-    const account = server.social.context.store.accounts.byId(alice.accountId)!;
+    const archives = t.server.social.context.accountArchive;
+    const documents = t.server.social.federation!.archiveDocuments;
+    const account = t.server.social.context.store.accounts.byId(t.alice.accountId)!;
     const first = archives.stream(account, documents);
     expect(() => archives.stream(account, documents)).toThrow(/being made already/);
-    const busy = await download(alice.token);
+    const busy = await download(t.alice.token);
     expect(busy.status).toBe(409);
     expect((await busy.json()).error).toMatch(/being made already/);
-    const others = await download(bob.token);
+    const others = await download(t.bob.token);
     expect(others.status).toBe(200);
     await others.arrayBuffer();
 
@@ -226,8 +218,8 @@ describe('account archive', () => {
   });
 
   it('streams a history longer than one page of reading, in order and complete', async () => {
-    const dave = await server.createUser('dave');
-    const ctx = server.social.context;
+    const dave = await t.server.createUser('dave');
+    const ctx = t.server.social.context;
     const account = ctx.store.accounts.byId(dave.accountId)!;
     const poster = { account, user: ctx.store.users.byAccountId(dave.accountId), applicationId: null };
     const ids: string[] = [];
@@ -244,16 +236,16 @@ describe('account archive', () => {
       ids.map((_, i) => `<p>post ${i}</p>`),
     );
     const likes = json(entries, 'likes.json').orderedItems;
-    expect(likes).toEqual(ids.filter((_, i) => i % 2 === 0).map((id) => `${server.url}/users/dave/statuses/${id}`));
+    expect(likes).toEqual(ids.filter((_, i) => i % 2 === 0).map((id) => `${t.server.url}/users/dave/statuses/${id}`));
   });
 
   it('leaves out a file missing from disk, and the actor then keeps its URL', async () => {
-    const erin = await server.createUser('erin');
-    const profile = await server
+    const erin = await t.server.createUser('erin');
+    const profile = await t.server
       .masto(erin.token)
       .v1.accounts.updateCredentials({ avatar: blob(await pngImage(64, 64), 'image/png') });
     fs.rmSync(
-      server.social.context.media.absolute(
+      t.server.social.context.media.absolute(
         decodeURIComponent(new URL(profile.avatar).pathname).replace(/^\/system\//, ''),
       ),
     );

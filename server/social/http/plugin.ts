@@ -91,6 +91,8 @@ export async function registerConventions(app: FastifyInstance, ctx: SocialConte
   const beforeBody = authenticateBeforeBody(ctx);
   app.addHook('onRequest', (req, _reply, done) => {
     req.uploadedFiles = [];
+    // The IP block check, the token's and the handler's stamps share one data_version statement.
+    ctx.store.shareDataVersion();
     try {
       // Addresses staff cut off entirely (a no_access IP block) get nothing, as Mastodon's blocklist.
       if (ctx.moderation.accessDenied(req.ip)) throw new ApiError(403, 'Forbidden');

@@ -243,6 +243,11 @@ export class SocialStore {
     return this.core.cacheStamp();
   }
 
+  /** See StoreCore.shareDataVersion: the stamps asked until the next microtask share one data_version statement. */
+  shareDataVersion(): void {
+    this.core.shareDataVersion();
+  }
+
   /** See StoreCore.credentialStamp: moves with writes to tokens, applications, users and local accounts. */
   credentialStamp(): string {
     return this.core.credentialStamp();

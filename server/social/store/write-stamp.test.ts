@@ -39,4 +39,25 @@ describe('the write stamp', () => {
       other.close();
     }
   });
+
+  it('shares one data_version reading until the next microtask once asked to, moving with this connection at once', async () => {
+    const other = new Database(path.join(db.name));
+    try {
+      store.shareDataVersion();
+      const shared = store.cacheStamp();
+      // Another connection's commit during the shared run counts as after it: seen from the next microtask on.
+      other.prepare('INSERT INTO scratch (n) VALUES (4)').run();
+      expect(store.cacheStamp()).toBe(shared);
+      expect(store.credentialStamp().split(':')[0]).toBe(shared!.split(':')[0]);
+      // This connection's writes move it at once, shared or not.
+      expect(moves(() => db.prepare('INSERT INTO scratch (n) VALUES (5)').run())).toBe(true);
+      await Promise.resolve();
+      const after = store.cacheStamp();
+      expect(after!.split(':')[0]).not.toBe(shared!.split(':')[0]);
+      // Not shared any more: the next commit elsewhere moves it in the same run.
+      expect(moves(() => other.prepare('INSERT INTO scratch (n) VALUES (6)').run())).toBe(true);
+    } finally {
+      other.close();
+    }
+  });
 });

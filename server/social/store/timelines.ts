@@ -274,12 +274,13 @@ export class TimelineRepository extends StatusAccessQueries {
     };
     options.allTagIds.forEach((id, i) => (params[`all_${i}`] = id));
     if (options.anyTagIds.length === 1) {
-      // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting.
+      // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting; each status is
+      // looked up in the public statuses' covering index (the table's rows lie a page apart each).
       return this.page(
         (
           where,
           order,
-        ) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        ) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s INDEXED BY statuses_public_listing ON s.id = st.status_id
           WHERE st.tag_id = @tag AND ${where} AND ${filters} ORDER BY st.status_id ${order} LIMIT @cursor_limit`,
         'st.status_id',
         params,

@@ -116,6 +116,11 @@ async function medianAfterPost(fn: () => unknown): Promise<number> {
 }
 const rows: [string, number][] = [
   ['write stamp (cacheStamp, outside a read)', await cpuPerCall(CALLS * 5, () => store.cacheStamp())],
+  // What the request hooks ask before the handler (IP blocks, the bearer token's rows): one statement each.
+  [
+    'IP block and credential stamps (outside a read)',
+    await cpuPerCall(CALLS * 5, () => [store.ipBlockStamp(), store.credentialStamp()]),
+  ],
   ['read transaction (BEGIN, COMMIT)', await cpuPerCall(CALLS * 5, () => store.read(() => 0))],
   // The first statement of a read takes SQLite's WAL read lock: the stamp pays it, what follows does not.
   ['read transaction with its stamp', await cpuPerCall(CALLS * 5, () => store.read(() => store.cacheStamp()))],

@@ -7,7 +7,8 @@
  *   BENCH_PAIRS=8 BENCH_BURST_SECONDS=2 BENCH_PATHS=/api/v1/timelines/home node bench/social-timelines-pairs.ts …
  *
  * Each checkout's own bench/social-timelines.ts serves it (its `serve` mode); the data directory must have been
- * seeded by bench/social-timelines.ts. Prints per path the median CPU per request of each side over the pairs,
+ * seeded by bench/social-timelines.ts. When B brings a migration A does not know (A would refuse the upgraded
+ * file), give B a copy of the seeded directory of its own: BENCH_DATA_DIR_B=<copy>. Prints per path the median CPU per request of each side over the pairs,
  * the median of the per-pair ratios B/A with their range, and the machine's load average.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -33,8 +34,8 @@ const { ownerToken } = JSON.parse(fs.readFileSync(path.join(dataDir, 'bench-soci
   ownerToken: string;
 };
 
-async function serve(checkout: string): Promise<{ child: ChildProcess; base: string }> {
-  const { child, port } = await serverProcess([path.join(checkout, 'bench/social-timelines.ts'), 'serve', dataDir!]);
+async function serve(checkout: string, dir: string): Promise<{ child: ChildProcess; base: string }> {
+  const { child, port } = await serverProcess([path.join(checkout, 'bench/social-timelines.ts'), 'serve', dir]);
   return { child, base: `http://127.0.0.1:${port}` };
 }
 
@@ -67,8 +68,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const a = await serve(checkoutA);
-const b = await serve(checkoutB);
+const a = await serve(checkoutA, dataDir);
+const b = await serve(checkoutB, process.env.BENCH_DATA_DIR_B ?? dataDir);
 try {
   for (const route of PATHS) {
     // Warm-up of both (JIT, SQLite's page cache), then the pairs; the side going first alternates.

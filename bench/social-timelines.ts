@@ -154,7 +154,7 @@ function floor(dataDir: string, social: Social, homeBody: string) {
         WHERE f.account_id = +? AND s.deleted_at IS NULL ORDER BY f.status_id DESC LIMIT 20`,
     );
     const hashtag = db.prepare(
-      `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+      `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s INDEXED BY statuses_public_listing ON s.id = st.status_id
         WHERE st.tag_id = +? AND s.deleted_at IS NULL AND s.visibility = 'public' AND s.reblog_of_id IS NULL
         ORDER BY st.status_id DESC LIMIT 20`,
     );

@@ -80,4 +80,39 @@ describe('the principal cache', () => {
     server.admin.applyUserAction('suspended', 'suspend');
     expect((await me(other.token)).status).not.toBe(200);
   });
+
+  it("reads SQLite's data_version once for a request's IP block and token checks", async () => {
+    const reader = await server.createUser('reader');
+    const store = server.social.context.store;
+    const version = store.core.sql('PRAGMA data_version');
+    const get = version.get;
+    let reads = 0;
+    version.get = (...args: unknown[]) => {
+      reads++;
+      return get.apply(version, args);
+    };
+    const seen: Record<string, number> = {};
+    const ipBlockStamp = store.ipBlockStamp;
+    const credentialStamp = store.credentialStamp;
+    store.ipBlockStamp = () => {
+      const stamp = ipBlockStamp.call(store);
+      seen.ip = reads;
+      return stamp;
+    };
+    store.credentialStamp = () => {
+      const stamp = credentialStamp.call(store);
+      seen.token ??= reads;
+      return stamp;
+    };
+    try {
+      expect((await me(reader.token)).status).toBe(200);
+      // The token's stamp came from the IP block check's reading: no statement of its own.
+      expect(seen.ip).toBeGreaterThan(0);
+      expect(seen.token).toBe(seen.ip);
+    } finally {
+      version.get = get;
+      store.ipBlockStamp = ipBlockStamp;
+      store.credentialStamp = credentialStamp;
+    }
+  });
 });

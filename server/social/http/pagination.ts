@@ -56,18 +56,33 @@ export function setLinkHeader(
   if (link !== null) reply.header('Link', link);
 }
 
+const CURSOR_KEYS = ['max_id', 'since_id', 'min_id'];
+/**
+ * No query, or `key=value` pairs of the characters URLSearchParams neither decodes nor encodes (letters, digits,
+ * `*-._`): such a query is its own serialization.
+ */
+const PLAIN_QUERY = /^(?:[\w.*-]+=[\w.*-]*(?:&[\w.*-]+=[\w.*-]*)*)?$/;
+
 /** The Link header of a page read at `url` (path and query), or null when it has none (see setLinkHeader). */
 export function linkHeader(url: string, urls: SocialUrls, cursors: readonly string[], page: PageQuery): string | null {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
+  const absolute = urls.absolute(path);
+  // The request's other parameters, written back as URLSearchParams writes them: plain pairs as they came, in
+  // their order (no parse: a client's usual `limit=40&max_id=…`), anything else through URLSearchParams.
+  const others = PLAIN_QUERY.test(query)
+    ? query
+        .split('&')
+        .filter((pair) => !CURSOR_KEYS.includes(pair.slice(0, pair.indexOf('='))))
+        .join('&')
+    : null;
   const link = (name: string, value: string) => {
-    // No other parameters (a timeline's first page, the usual request): nothing to parse and write back.
-    if (query === '') return `<${urls.absolute(path)}?${name}=${value}>`;
+    if (others !== null) return `<${absolute}?${others === '' ? '' : `${others}&`}${name}=${value}>`;
     const search = new URLSearchParams(query);
-    for (const k of ['max_id', 'since_id', 'min_id']) search.delete(k);
+    for (const k of CURSOR_KEYS) search.delete(k);
     search.set(name, value);
-    return `<${urls.absolute(path)}?${search.toString()}>`;
+    return `<${absolute}?${search.toString()}>`;
   };
   const parts: string[] = [];
   if (cursors.length > 0 && cursors.length >= page.limit)

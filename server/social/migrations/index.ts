@@ -28,6 +28,7 @@ import { migration as v026 } from './026-trend-reviews.ts';
 import { migration as v027 } from './027-relayed-events.ts';
 import { migration as v028 } from './028-deleted-statuses-off-tags.ts';
 import { migration as v029 } from './029-live-statuses-by-account.ts';
+import { migration as v030 } from './030-public-statuses-listing.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -71,4 +72,5 @@ export const socialMigrations: readonly Migration[] = [
   v027,
   v028,
   v029,
+  v030,
 ];

@@ -72,4 +72,24 @@ describe('timeline listings', () => {
     expect(walks.length).toBeGreaterThan(0);
     for (const { sql, params } of walks) expect(planOf(sql, params).join('\n'), sql).toContain('statuses_account_live');
   });
+
+  it('list one hashtag’s statuses from the public statuses’ covering index, not their scattered table rows', () => {
+    // A store of its own: the statements are watched as they are prepared, and the first test prepared these.
+    const own = temporaryStore('timelines-tag');
+    try {
+      const statements = statementsOf(own.db, () => {
+        for (const scope of scopes)
+          for (const page of pages)
+            own.store.timelines.tag(scope, { anyTagIds: ['3'], allTagIds: [], noneTagIds: [] }, page);
+      });
+      const listings = statements.filter(({ sql }) => sql.includes('FROM statuses_tags st'));
+      expect(listings.length).toBeGreaterThan(scopes.length);
+      for (const { sql, params } of listings)
+        expect(planOfIn(own.db, sql, params).join('\n'), sql).toMatch(
+          /SEARCH s USING COVERING INDEX statuses_public_listing \(id=\?\)/,
+        );
+    } finally {
+      own.remove();
+    }
+  });
 });

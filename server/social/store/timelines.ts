@@ -48,7 +48,7 @@ export interface ListedStatus {
 }
 
 export class TimelineRepository extends StatusAccessQueries {
-  /** Status rows of recent pages by id and version: a page re-read (the usual case) skips reading them again. */
+  /** Status rows of recent pages by id, each of its version: a page re-read (the usual case) skips reading them again. */
   private readonly rowCache = new LRUCache<string, StatusRow>({
     max: 10_000,
     maxSize: 16 * 1024 * 1024,
@@ -144,10 +144,13 @@ export class TimelineRepository extends StatusAccessQueries {
     }[];
     if (hits.length === 0) return [];
     // Rows are reused while their version (updated_at, bumped by every edit) stands; deleted ones never get here.
-    // By position: each id made a string once, no map per page unless rows are read.
-    const key = (id: string, version: bigint | number) => `${id}|${version}`;
+    // By position: each id made a string once, no map per page unless rows are read. Kept by id with the version
+    // compared (a key of id and version cost a string made and hashed per row).
     const ids = hits.map((h) => str(h.id));
-    const found = ids.map((id, i) => this.rowCache.get(key(id, hits[i].version)));
+    const found = ids.map((id, i) => {
+      const row = this.rowCache.get(id);
+      return row !== undefined && row.updatedAt === Number(hits[i].version) ? row : undefined;
+    });
     const misses = ids.filter((_, i) => found[i] === undefined);
     if (misses.length) {
       const byId = new Map<string, StatusRow>();
@@ -158,7 +161,7 @@ export class TimelineRepository extends StatusAccessQueries {
         const status = Object.freeze(toStatus(r));
         Object.freeze(status.remoteCounts);
         byId.set(status.id, status);
-        this.rowCache.set(key(status.id, status.updatedAt), status);
+        this.rowCache.set(status.id, status);
       }
       ids.forEach((id, i) => {
         found[i] ??= byId.get(id);
@@ -274,12 +277,13 @@ export class TimelineRepository extends StatusAccessQueries {
     };
     options.allTagIds.forEach((id, i) => (params[`all_${i}`] = id));
     if (options.anyTagIds.length === 1) {
-      // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting.
+      // One tag: walk its (tag_id, status_id) index backwards, newest first, without sorting; each status is
+      // looked up in the public statuses' covering index (the table's rows lie a page apart each).
       return this.page(
         (
           where,
           order,
-        ) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        ) => `SELECT s.id, s.updated_at AS version, st.status_id AS cursor FROM statuses_tags st JOIN statuses s INDEXED BY statuses_public_listing ON s.id = st.status_id
           WHERE st.tag_id = @tag AND ${where} AND ${filters} ORDER BY st.status_id ${order} LIMIT @cursor_limit`,
         'st.status_id',
         params,

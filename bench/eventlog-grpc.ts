@@ -103,6 +103,7 @@ async function main(): Promise<void> {
     // (SubscriptionDropped, as EventStoreDB's queue threshold does), which the last runs counted as slowness.
     const tcpSubscribers: TcpConnection[] = [];
     const tcpFan = await fanOut(
+      'fan-tcp',
       async (onEvent, i, onDropped) => {
         const connection = await connectClient(server.tcpPort, `fan-sub-${i}`, {
           maxConcurrentItems: 5000,
@@ -111,7 +112,8 @@ async function main(): Promise<void> {
         tcpSubscribers.push(connection);
         const sub = await connection.subscribeToAll(
           false,
-          () => onEvent(),
+          (_s: unknown, e: { originalStreamId: string; event: { createdEpoch: number } }) =>
+            onEvent(e.originalStreamId, e.event.createdEpoch),
           (_s: unknown, reason: string) => {
             if (reason !== 'userInitiated') onDropped(String(reason));
           },
@@ -125,10 +127,11 @@ async function main(): Promise<void> {
     for (const c of tcpSubscribers) c.close();
     const grpcSubscriber = KurrentDBClient.connectionString(url);
     const grpcFan = await fanOut(
+      'fan-grpc',
       async (onEvent, _i, onDropped) => {
         const sub = grpcSubscriber.subscribeToAll({ fromPosition: END });
         await new Promise<void>((r) => sub.once('caughtUp', () => r()));
-        sub.on('data', () => onEvent());
+        sub.on('data', (e) => onEvent(e.event?.streamId ?? '', e.event?.created.getTime() ?? 0));
         sub.on('error', (err) => onDropped(err.message));
         return () => sub.unsubscribe();
       },

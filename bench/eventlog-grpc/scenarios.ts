@@ -171,13 +171,26 @@ export async function tcpReadAll(c: TcpConnection, limit: number): Promise<numbe
   return read;
 }
 
+/** What a fan-out subscriber passes on for each event: its stream and when the server wrote it (epoch ms). */
+export type OnFanEvent = (stream: string, createdMs: number) => void;
+
 /**
- * 100 live `$all` subscribers; one writer appends `events` in batches; deliveries per second. A subscription the
- * server drops is reported: the rate would otherwise hide a subscriber that stopped receiving.
+ * The TCP server asks a peer that sent nothing for 2 s for a heartbeat and drops it when nothing arrives within
+ * 1 s more (connection-facts.ts; KurrentDB's defaults and rule: only bytes received count). A subscriber only
+ * reads, so a client reading its socket further behind than this misses the deadline and is dropped.
+ */
+const HEARTBEAT_DEADLINE_MS = 1000;
+
+/**
+ * 100 live `$all` subscribers; one writer appends `events` to `stream` in batches; deliveries per second of that
+ * stream's events (`$all` also carries the system projections' links, which are not counted). A subscription the
+ * server drops is reported with how far behind this client was reading, which tells a slow client (the bench
+ * process on a loaded machine) from a server fault: the rate would otherwise hide a subscriber that stopped.
  */
 export async function fanOut(
+  stream: string,
   subscribe: (
-    onEvent: () => void,
+    onEvent: OnFanEvent,
     index: number,
     onDropped: (reason: string) => void,
   ) => Promise<() => Promise<void> | void>,
@@ -191,11 +204,15 @@ export async function fanOut(
   const all = new Promise<void>((r) => (done = r));
   const target = subscribers * events;
   const drops: string[] = [];
-  const onEvent = () => {
+  let lagMs = 0;
+  let lagAtFirstDropMs = 0;
+  const onEvent: OnFanEvent = (eventStream, createdMs) => {
+    if (eventStream !== stream) return;
+    lagMs = Math.max(lagMs, Date.now() - createdMs);
     if (++delivered === target) done();
   };
   const onDropped = (reason: string) => {
-    drops.push(reason);
+    if (drops.push(reason) === 1) lagAtFirstDropMs = lagMs;
     done(); // a dropped subscriber never reaches the target: stop waiting
   };
   const stops = await Promise.all(Array.from({ length: subscribers }, (_, i) => subscribe(onEvent, i, onDropped)));
@@ -205,10 +222,19 @@ export async function fanOut(
   for (let n = 0; n < events; n += 100) await write(100);
   // A generous bound: a subscription the server dropped would otherwise leave the run waiting for ever.
   await Promise.race([all, new Promise((r) => setTimeout(r, 120_000))]);
-  if (drops.length > 0) console.error(`fan-out: ${drops.length} subscriptions dropped (${drops[0]})`);
-  if (delivered < target) console.error(`fan-out: ${delivered} of ${target} deliveries within 120 s`);
   const rate = delivered / ((performance.now() - started) / 1000);
   const cpu = ((cpuClock() - cpuBefore) * 1e6) / delivered;
+  if (drops.length > 0) console.error(dropVerdict(drops, lagAtFirstDropMs));
+  if (delivered < target) console.error(`fan-out: ${delivered} of ${target} deliveries within 120 s`);
   for (const stop of stops) await stop();
   return { rate, cpu };
+}
+
+/** Names what dropped the subscriptions: this client's own slowness, or the server. */
+function dropVerdict(drops: string[], lagMs: number): string {
+  const seen = `fan-out: ${drops.length} subscriptions dropped (${drops[0]}); this client was reading up to ${lagMs} ms behind the server by then`;
+  if (drops[0] !== 'connectionClosed') return seen; // only the TCP protocol's heartbeat rule is known here
+  return lagMs > HEARTBEAT_DEADLINE_MS
+    ? `${seen}: a slow client, past the server's ${HEARTBEAT_DEADLINE_MS} ms heartbeat deadline (KurrentDB drops it too)`
+    : `${seen}: within the heartbeat deadline, so the server dropped a client that kept up (a server fault)`;
 }

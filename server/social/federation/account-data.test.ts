@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiCall,
-  createTestNetwork,
+  apiCall as call,
   eventually,
   type TestInstance,
-  type TestNetwork,
+  useServers,
   type NetworkUser as User,
 } from './testing/test-network.ts';
 
@@ -13,15 +12,10 @@ import {
  * domains and bookmarks on a.test, exported and imported into a new account on c.test, come out the same.
  */
 
-let net: TestNetwork;
-let a: TestInstance;
-let b: TestInstance;
-let c: TestInstance;
+const hosts = useServers({ a: {}, b: {}, c: {} });
 let alice: User;
 let bob: User;
 let newAlice: User;
-
-const call = apiCall;
 
 /** Polls an import until it has finished, and returns it. */
 async function finished(instance: TestInstance, user: User, id: string) {
@@ -32,19 +26,11 @@ async function finished(instance: TestInstance, user: User, id: string) {
 }
 
 beforeAll(async () => {
-  net = createTestNetwork();
-  a = await net.add('a.test');
-  b = await net.add('b.test');
-  c = await net.add('c.test');
-  alice = await a.createUser('alice');
-  bob = await b.createUser('bob');
-  await a.createUser('carol');
-  await b.createUser('mallory');
-  newAlice = await c.createUser('alice');
-});
-
-afterAll(async () => {
-  await net?.close();
+  alice = await hosts.a.createUser('alice');
+  bob = await hosts.b.createUser('bob');
+  await hosts.a.createUser('carol');
+  await hosts.b.createUser('mallory');
+  newAlice = await hosts.c.createUser('alice');
 });
 
 describe('CSV exports and imports', () => {
@@ -79,7 +65,7 @@ describe('CSV exports and imports', () => {
       'blocked_domains',
       'bookmarks',
     ]) {
-      const res = await call(a, alice, 'GET', `/api/v1/homeport/exports/${kind}.csv`);
+      const res = await call(hosts.a, alice, 'GET', `/api/v1/homeport/exports/${kind}.csv`);
       expect(res.status).toBe(200);
       files[kind] = res.text;
     }
@@ -91,11 +77,11 @@ describe('CSV exports and imports', () => {
     // Each import is answered at once (202) and worked off in the background; polled until finished.
     for (const [kind, data] of Object.entries(files)) {
       const rows = kind === 'following_accounts' ? 2 : 1;
-      const res = await call(c, newAlice, 'POST', '/api/v1/homeport/imports', { type: kind, data });
+      const res = await call(hosts.c, newAlice, 'POST', '/api/v1/homeport/imports', { type: kind, data });
       expect(res.status, `${kind}: ${res.text}`).toBe(202);
       expect(res.json).toMatchObject({ type: kind, mode: 'merge', total_items: rows });
       expect(['scheduled', 'in_progress', 'finished']).toContain(res.json.state);
-      const done = await finished(c, newAlice, res.json.id);
+      const done = await finished(hosts.c, newAlice, res.json.id);
       expect(done, kind).toMatchObject({ processed_items: rows, imported_items: rows, failed_items: 0, failures: [] });
     }
 

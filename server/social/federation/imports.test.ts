@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_BYTES } from '../domain/index.ts';
 import {
   apiCall as call,
-  createTestNetwork,
   eventually,
   type TestInstance,
-  type TestNetwork,
+  useServers,
   type NetworkUser as User,
 } from './testing/test-network.ts';
 
@@ -15,9 +14,7 @@ import {
  * restart; a file that cannot be imported is refused with a 422.
  */
 
-let net: TestNetwork;
-let b: TestInstance;
-let c: TestInstance;
+const hosts = useServers({ b: {}, c: { imports: { concurrency: 2 } } });
 let alice: User;
 
 const FOLLOWS_HEADER = 'Account address,Show boosts,Notify on new posts,Languages';
@@ -75,27 +72,23 @@ async function followed(_instance: TestInstance, user: User, count: number): Pro
 }
 
 beforeAll(async () => {
-  net = createTestNetwork();
-  b = await net.add('b.test');
-  c = await net.add('c.test', { imports: { concurrency: 2 } });
-  for (let i = 0; i < 5; i++) await b.createUser(`u${i}`);
-  for (let i = 0; i < 3; i++) await b.createUser(`v${i}`);
-  alice = await c.createUser('alice');
-});
-
-afterAll(async () => {
-  await net?.close();
+  for (let i = 0; i < 5; i++) await hosts.b.createUser(`u${i}`);
+  for (let i = 0; i < 3; i++) await hosts.b.createUser(`v${i}`);
+  alice = await hosts.c.createUser('alice');
 });
 
 describe('CSV imports in the background', () => {
   it('answers at once and looks up remote accounts two at a time, showing progress and the rows that failed', async () => {
-    const hold = holdWebFinger(b);
+    const hold = holdWebFinger(hosts.b);
     const csv = [
       FOLLOWS_HEADER,
       ...[0, 1, 2, 3, 4].map((i) => `u${i}@b.test,true,false,`),
       'nobody@b.test,true,false,',
     ].join('\n');
-    const res = await call(c, alice, 'POST', '/api/v1/homeport/imports', { type: 'following_accounts', data: csv });
+    const res = await call(hosts.c, alice, 'POST', '/api/v1/homeport/imports', {
+      type: 'following_accounts',
+      data: csv,
+    });
     expect(res.status, res.text).toBe(202);
     expect(res.json).toMatchObject({ type: 'following_accounts', mode: 'merge', total_items: 6, processed_items: 0 });
 
@@ -103,25 +96,25 @@ describe('CSV imports in the background', () => {
     // Bounded: while those two wait, no third lookup starts.
     await new Promise((r) => setTimeout(r, 200));
     expect(hold.waiting).toBe(2);
-    const running = await call(c, alice, 'GET', `/api/v1/homeport/imports/${res.json.id}`);
+    const running = await call(hosts.c, alice, 'GET', `/api/v1/homeport/imports/${res.json.id}`);
     expect(running.json).toMatchObject({ state: 'in_progress', total_items: 6, processed_items: 0, imported_items: 0 });
 
     // One unfinished import of a type at a time; another type may start meanwhile.
-    const second = await call(c, alice, 'POST', '/api/v1/homeport/imports', {
+    const second = await call(hosts.c, alice, 'POST', '/api/v1/homeport/imports', {
       type: 'following_accounts',
       data: 'u0@b.test',
     });
     expect(second.status).toBe(422);
     expect(second.json.details.type[0].error).toBe('ERR_TAKEN');
-    const domains = await call(c, alice, 'POST', '/api/v1/homeport/imports', {
+    const domains = await call(hosts.c, alice, 'POST', '/api/v1/homeport/imports', {
       type: 'blocked_domains',
       data: '#domain\nspam.example',
     });
     expect(domains.status, domains.text).toBe(202);
-    expect(await finished(c, alice, domains.json.id)).toMatchObject({ processed_items: 1, imported_items: 1 });
+    expect(await finished(hosts.c, alice, domains.json.id)).toMatchObject({ processed_items: 1, imported_items: 1 });
 
     hold.release();
-    const done = await finished(c, alice, res.json.id);
+    const done = await finished(hosts.c, alice, res.json.id);
     expect(hold.most).toBe(2);
     expect(done).toMatchObject({ total_items: 6, processed_items: 6, imported_items: 5, failed_items: 1 });
     expect(done.failures).toEqual([
@@ -131,41 +124,47 @@ describe('CSV imports in the background', () => {
         error: 'no account was found at that address',
       },
     ]);
-    expect(await followed(c, alice, 5)).toEqual(['u0@b.test', 'u1@b.test', 'u2@b.test', 'u3@b.test', 'u4@b.test']);
+    expect(await followed(hosts.c, alice, 5)).toEqual([
+      'u0@b.test',
+      'u1@b.test',
+      'u2@b.test',
+      'u3@b.test',
+      'u4@b.test',
+    ]);
 
     // The failed rows come back as a file of the same kind, to import again later.
-    const failures = await call(c, alice, 'GET', `/api/v1/homeport/imports/${res.json.id}/failures.csv`);
+    const failures = await call(hosts.c, alice, 'GET', `/api/v1/homeport/imports/${res.json.id}/failures.csv`);
     expect(failures.text.trim().split('\n')).toEqual([FOLLOWS_HEADER, 'nobody@b.test,true,false,']);
-    const listed = await call(c, alice, 'GET', '/api/v1/homeport/imports');
+    const listed = await call(hosts.c, alice, 'GET', '/api/v1/homeport/imports');
     expect(listed.json.map((i: { id: string }) => i.id)).toEqual([domains.json.id, res.json.id]);
   });
 
   it('replaces what the file does not hold when overwriting, keeping the accounts it names with its options', async () => {
-    b.intercept = null;
-    const olive = await c.createUser('olive');
-    const merge = await call(c, olive, 'POST', '/api/v1/homeport/imports', {
+    hosts.b.intercept = null;
+    const olive = await hosts.c.createUser('olive');
+    const merge = await call(hosts.c, olive, 'POST', '/api/v1/homeport/imports', {
       type: 'following_accounts',
       data: 'u0@b.test\nu1@b.test',
     });
-    await finished(c, olive, merge.json.id);
-    expect(await followed(c, olive, 2)).toEqual(['u0@b.test', 'u1@b.test']);
+    await finished(hosts.c, olive, merge.json.id);
+    expect(await followed(hosts.c, olive, 2)).toEqual(['u0@b.test', 'u1@b.test']);
 
     const csv = [FOLLOWS_HEADER, 'u1@b.test,false,true,', 'u2@b.test,true,false,de'].join('\n');
-    const res = await upload(c, olive, { type: 'following_accounts', mode: 'overwrite' }, csv);
+    const res = await upload(hosts.c, olive, { type: 'following_accounts', mode: 'overwrite' }, csv);
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ mode: 'overwrite', total_items: 2 });
-    expect(await finished(c, olive, res.json.id)).toMatchObject({ processed_items: 2, imported_items: 2 });
-    expect(await followed(c, olive, 2)).toEqual(['u1@b.test', 'u2@b.test']);
+    expect(await finished(hosts.c, olive, res.json.id)).toMatchObject({ processed_items: 2, imported_items: 2 });
+    expect(await followed(hosts.c, olive, 2)).toEqual(['u1@b.test', 'u2@b.test']);
     const u1 = await olive.client.v1.accounts.lookup({ acct: 'u1@b.test' });
     const [relationship] = await olive.client.v1.accounts.relationships.fetch({ id: [u1.id] });
     expect(relationship).toMatchObject({ following: true, showingReblogs: false, notifying: true });
   });
 
   it('goes on with an interrupted import after a restart', async () => {
-    let d = await net.add('d.test', { imports: { concurrency: 1 } });
+    let d = await hosts.net.add('d.test', { imports: { concurrency: 1 } });
     const dave = await d.createUser('dave');
     // v0 is looked up at once; v1's lookup is left waiting when d stops.
-    const hold = holdWebFinger(b, (resource) => resource.includes('v1@'));
+    const hold = holdWebFinger(hosts.b, (resource) => resource.includes('v1@'));
     const res = await call(d, dave, 'POST', '/api/v1/homeport/imports', {
       type: 'following_accounts',
       data: 'v0@b.test\nv1@b.test\nv2@b.test',
@@ -181,20 +180,20 @@ describe('CSV imports in the background', () => {
 
     await d.close({ keepData: true });
     hold.release();
-    d = await net.add('d.test', { dataDir: d.dir, imports: { concurrency: 1 } });
+    d = await hosts.net.add('d.test', { dataDir: d.dir, imports: { concurrency: 1 } });
     expect(await finished(d, dave, res.json.id)).toMatchObject({ processed_items: 3, imported_items: 3, failures: [] });
     expect(await followed(d, dave, 3)).toEqual(['v0@b.test', 'v1@b.test', 'v2@b.test']);
   });
 
   it('fails a row whose server does not answer in time, and at once the next rows for that server', async () => {
-    const e = await net.add('e.test', { imports: { concurrency: 1, rowTimeoutMs: 1000 } });
+    const e = await hosts.net.add('e.test', { imports: { concurrency: 1, rowTimeoutMs: 1000 } });
     const erin = await e.createUser('erin');
     // u0 known beforehand: its row must not be timed against a cold first lookup.
     await erin.client.v2.search.list({ q: 'u0@b.test', resolve: true, type: 'accounts' });
     let answer!: () => void;
     const silent = new Promise<void>((resolve) => (answer = resolve));
     let asked = 0;
-    net.addRemote('slow.test', async () => {
+    hosts.net.addRemote('slow.test', async () => {
       asked++;
       await silent;
       return new Response('gone', { status: 404 });
@@ -220,7 +219,7 @@ describe('CSV imports in the background', () => {
 
   it('refuses a file that cannot be imported with a 422 naming why', async () => {
     const refused = async (body: object, field: string, error: string) => {
-      const res = await call(c, alice, 'POST', '/api/v1/homeport/imports', body);
+      const res = await call(hosts.c, alice, 'POST', '/api/v1/homeport/imports', body);
       expect(res.status, res.text).toBe(422);
       expect(res.json.details[field][0].error, res.text).toBe(error);
     };
@@ -234,13 +233,13 @@ describe('CSV imports in the background', () => {
     await refused({ type: 'muted_accounts', data: 'Account address,Hide notifications\n' }, 'data', 'ERR_BLANK');
     await refused({ type: 'contacts', data: 'u0@b.test' }, 'type', 'ERR_INCLUSION');
     const latin1 = await upload(
-      c,
+      hosts.c,
       alice,
       { type: 'blocked_accounts' },
       new Uint8Array([0x6a, 0xf6, 0x72, 0x67, 0x40, 0x62, 0x2e, 0x74, 0x65, 0x73, 0x74]),
     );
     expect(latin1.status).toBe(422);
     expect(latin1.json.details.data[0].description).toBe('is not UTF-8 text');
-    expect((await call(c, alice, 'GET', '/api/v1/homeport/imports/1')).status).toBe(404);
+    expect((await call(hosts.c, alice, 'GET', '/api/v1/homeport/imports/1')).status).toBe(404);
   });
 });

@@ -38,20 +38,20 @@ export interface NetworkUser {
   client: mastodon.rest.Client;
 }
 
+/** How one instance of a test network is started. */
+export interface InstanceOptions {
+  retryDelayMs?: number;
+  dataDir?: string;
+  previewCards?: PreviewCardOptions;
+  imports?: ImportWorkerOptions;
+  /** Bounds of the inbox (small ones to fill it). */
+  inbox?: Partial<InboxLimits>;
+}
+
 export interface TestNetwork {
   instances: Map<string, TestInstance>;
   /** Starts an instance for `host`; `dataDir` restarts one that was closed with keepData; `previewCards` lets its link cards reach loopback pages. */
-  add(
-    host: string,
-    options?: {
-      retryDelayMs?: number;
-      dataDir?: string;
-      previewCards?: PreviewCardOptions;
-      imports?: ImportWorkerOptions;
-      /** Bounds of the inbox (small ones to fill it). */
-      inbox?: Partial<InboxLimits>;
-    },
-  ): Promise<TestInstance>;
+  add(host: string, options?: InstanceOptions): Promise<TestInstance>;
   /** Answers every request for `host` with `handler`: a stand-in for another server (recorded payloads' senders). */
   addRemote(host: string, handler: (req: Request) => Response | Promise<Response>): void;
   /** Requests made through the network's fetch (method, URL, status), for assertions. */
@@ -288,4 +288,24 @@ export function useNetworkFixture<T extends { start(): Promise<void>; net?: Test
     await fixture.net?.close();
   });
   return fixture;
+}
+
+/** The servers of useServers, by the name before `.test`, and their network. */
+export type Servers<K extends string> = { net: TestNetwork } & Record<K, TestInstance>;
+
+/**
+ * A test file's own network with one server per key, `<key>.test`, started with its options in the key order
+ * before the file's tests (before its own beforeAll, where it creates its users) and closed after them.
+ */
+export function useServers<K extends string>(options: Record<K, InstanceOptions>): Servers<K> {
+  const servers = {
+    async start() {
+      const net = createTestNetwork();
+      Object.assign(servers, { net });
+      for (const [key, instanceOptions] of Object.entries<InstanceOptions>(options)) {
+        Object.assign(servers, { [key]: await net.add(`${key}.test`, instanceOptions) });
+      }
+    },
+  };
+  return useNetworkFixture(servers) as unknown as Servers<K>;
 }

@@ -20,6 +20,7 @@ import path from 'node:path';
 // @ts-expect-error: plain JavaScript module without type declarations
 import { buildServer } from '../scripts/build-server.mjs';
 import { currentServerBundle } from '../bin/server-bundle.js';
+import { FREE_PORT_FLAGS } from '../server/testing/serve-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
@@ -173,12 +174,7 @@ function serveArgs(dataDir: string, extra: string[] = []): string[] {
     'serve',
     '--data-dir',
     dataDir,
-    '--http-port',
-    '0',
-    '--tcp-port',
-    '0',
-    '--tcp-tls-port',
-    '0',
+    ...FREE_PORT_FLAGS,
     '--grpc-port',
     '0',
     '--log-level',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ESM build script without type declarations
 import { buildServer } from '../../scripts/build-server.mjs';
+import { FREE_PORT_FLAGS } from '../testing/serve-process.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'bin/homeport.js');
@@ -51,22 +52,7 @@ async function loadedByServe(
 ): Promise<{ status: number | null; files: string[]; errors: string; answers: number[] }> {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      recordLoads,
-      cli,
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--http-port',
-      '0',
-      '--tcp-port',
-      '0',
-      '--tcp-tls-port',
-      '0',
-      '--grpc-port',
-      '0',
-    ],
+    ['--import', recordLoads, cli, 'serve', '--data-dir', dataDir, ...FREE_PORT_FLAGS, '--grpc-port', '0'],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env },
   );
   let out = '';

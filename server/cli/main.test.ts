@@ -5,6 +5,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDataDirLocked } from '../lock.ts';
+import { FREE_PORT_FLAGS } from '../testing/serve-process.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const cli = path.join(root, 'bin', 'homeport.js');
@@ -33,15 +34,11 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 /** Starts `homeport serve` and resolves with its stdout lines once every listener line is printed. */
 function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(
-    process.execPath,
-    [cli, 'serve', '--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0', '--log-level', 'warn', ...args],
-    {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [cli, 'serve', ...FREE_PORT_FLAGS, '--log-level', 'warn', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const lines: string[] = [];
   let stderr = '';
@@ -149,17 +146,7 @@ describe('homeport CLI', () => {
   it('keeps a second server off a data directory in use, but not a second directory', async () => {
     const dataDir = tempDir();
     const first = await serve(['--data-dir', dataDir]);
-    const second = runCli([
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--http-port',
-      '0',
-      '--tcp-port',
-      '0',
-      '--tcp-tls-port',
-      '0',
-    ]);
+    const second = runCli(['serve', '--data-dir', dataDir, ...FREE_PORT_FLAGS]);
     expect(second.status).toBe(2);
     expect(second.stderr).toMatch(/in use by another Homeport server/);
     const other = await serve(['--data-dir', tempDir()]);
@@ -173,17 +160,7 @@ describe('homeport CLI', () => {
   it('takes a data directory over at once after its server was SIGKILLed, and names the holder while it runs', async () => {
     const dataDir = tempDir();
     const first = await serve(['--data-dir', dataDir]);
-    const refused = runCli([
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--http-port',
-      '0',
-      '--tcp-port',
-      '0',
-      '--tcp-tls-port',
-      '0',
-    ]);
+    const refused = runCli(['serve', '--data-dir', dataDir, ...FREE_PORT_FLAGS]);
     expect(refused.stderr).toContain(`(pid ${first.child.pid})`);
     const killed = new Promise((r) => first.child.once('exit', (_code, signal) => r(signal)));
     first.child.kill('SIGKILL');

@@ -15,6 +15,9 @@ const CLOCK_TICKS_PER_SECOND = 100;
 /** How much of the server's output an error message quotes. */
 const OUTPUT_TAIL_CHARS = 16_384;
 
+/** `homeport serve` flags that put its HTTP, TCP and TCP-over-TLS listeners on free ports. */
+export const FREE_PORT_FLAGS: readonly string[] = ['--http-port', '0', '--tcp-port', '0', '--tcp-tls-port', '0'];
+
 export interface ServeOptions {
   dataDir: string;
   /** More `serve` flags; one named here replaces its default (the last of a flag wins). */

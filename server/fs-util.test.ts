@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startHomeport } from './index.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
 
@@ -20,14 +20,7 @@ describe('data directory permissions', () => {
     fs.chmodSync(dataDir, 0o755);
     fs.mkdirSync(path.join(dataDir, 'media', 'old'), { recursive: true, mode: 0o755 });
     fs.writeFileSync(path.join(dataDir, 'media', 'old', 'photo.png'), 'x', { mode: 0o644 });
-    const hp = await startHomeport({
-      dataDir,
-      httpPort: 0,
-      tcpPort: 0,
-      tcpTlsPort: 0,
-      logToConsole: false,
-      rendererDir: null,
-    });
+    const hp = await startTestHomeport(dataDir);
     try {
       // A media file written while serving.
       await hp.social.context.media.write('media_attachments/files', 'png', Buffer.from('y'));

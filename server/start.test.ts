@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, startHomeport, type Homeport } from './index.ts';
 import { isDataDirLocked } from './lock.ts';
+import { startTestHomeport } from './testing/homeport.ts';
 
 const running: Homeport[] = [];
 const dirs: string[] = [];
@@ -19,14 +20,7 @@ afterEach(async () => {
 });
 
 async function start(dataDir: string): Promise<Homeport> {
-  const hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: 0,
-    logToConsole: false,
-    rendererDir: null,
-  });
+  const hp = await startTestHomeport(dataDir);
   running.push(hp);
   return hp;
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExpectedVersion } from '../eventlog/index.ts';
 import { runCli } from '../cli/main.ts';
-import { startHomeport, type Homeport } from '../index.ts';
+import type { Homeport } from '../index.ts';
+import { startTestHomeport } from '../testing/homeport.ts';
 
 const BIN = path.resolve(import.meta.dirname, '..', '..', 'bin', 'homeport.js');
 const ADMIN = { name: 'admin', groups: ['$admins'] };
@@ -41,15 +42,7 @@ const event = (i: number) => ({
 });
 
 async function start(dataDir: string): Promise<Homeport> {
-  return startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: 0,
-    logToConsole: false,
-    rendererDir: null,
-    logLevel: 'warn',
-  });
+  return startTestHomeport(dataDir, { logLevel: 'warn' });
 }
 
 describe('homeport backup and restore', () => {

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHomeport, type Homeport } from '../index.ts';
+import type { Homeport } from '../index.ts';
+import { startTestHomeport } from '../testing/homeport.ts';
 
 /* The Social tab's first run through the UI API, as the renderer calls it: the owner's profile, then its picture. */
 
@@ -12,14 +13,7 @@ let dataDir: string;
 let ui: string;
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-social-setup-'));
-  hp = await startHomeport({
-    dataDir,
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    logToConsole: false,
-    rendererDir: null,
-  });
+  hp = await startTestHomeport(dataDir, { tcpTlsPort: null });
   ui = hp.mintUiToken();
 });
 afterAll(async () => {

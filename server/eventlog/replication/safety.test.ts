@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, LogRing } from '../../logger.ts';
-import { startHomeport, type Homeport } from '../../start.ts';
+import type { Homeport } from '../../start.ts';
+import { startTestHomeport } from '../../testing/homeport.ts';
 import { openEndpoint, parseEndpoint, replicate } from './index.ts';
 import { seedMixedContent } from './testing/content.ts';
 import { removeTempDirs, startReplicator, tcpClient, tempDir } from './testing/serve.ts';
@@ -33,16 +34,7 @@ describe('replication: TLS, credentials, refusals', () => {
 
   beforeAll(async () => {
     dataDir = tempDir('safety');
-    homeport = await startHomeport({
-      dataDir,
-      httpPort: 0,
-      tcpPort: 0,
-      tcpTlsPort: 0,
-      grpcPort: null,
-      logToConsole: false,
-      logLevel: 'warn',
-      rendererDir: null,
-    });
+    homeport = await startTestHomeport(dataDir, { grpcPort: null, logLevel: 'warn' });
     const c = await tcpClient(homeport.tcpPort);
     await seedMixedContent(c);
     c.close();

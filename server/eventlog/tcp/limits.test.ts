@@ -247,17 +247,9 @@ describe('the server-wide subscription limit of homeport serve', () => {
 
 describe('a flood of broken packages', () => {
   it('cannot push the rest of the log out of the Server view', async () => {
-    const { startHomeport } = await import('../../index.ts');
+    const { startTestHomeport } = await import('../../testing/homeport.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-log-flood-'));
-    const hp = await startHomeport({
-      dataDir,
-      httpPort: 0,
-      tcpPort: 0,
-      tcpTlsPort: null,
-      logToConsole: false,
-      rendererDir: null,
-      logLevel: 'info',
-    });
+    const hp = await startTestHomeport(dataDir, { tcpTlsPort: null, logLevel: 'info' });
     try {
       const lines: string[] = [];
       const off = hp.logs.subscribe((e) => lines.push(e.msg));

@@ -63,19 +63,12 @@ describe('TLS certificate of the event-log listener', () => {
 
 describe('the running TLS listener', () => {
   it('presents the certificate in the data directory, which a validating client accepts for 127.0.0.1 and localhost', async () => {
-    const { startHomeport } = await import('../../index.ts');
+    const { startTestHomeport } = await import('../../testing/homeport.ts');
     const { encodeFrame, parsePackage } = await import('./package.ts');
     const { FrameReader } = await import('./framing.ts');
     const { TcpCommand } = await import('./commands.ts');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-tls-live-'));
-    const hp = await startHomeport({
-      dataDir,
-      httpPort: 0,
-      tcpPort: 0,
-      tcpTlsPort: 0,
-      logToConsole: false,
-      rendererDir: null,
-    });
+    const hp = await startTestHomeport(dataDir);
     try {
       const ca = fs.readFileSync(path.join(dataDir, TLS_DIR, TLS_CERT_FILE));
       for (const host of ['127.0.0.1', 'localhost']) {

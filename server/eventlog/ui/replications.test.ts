@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startHomeport, type Homeport } from '../../start.ts';
+import type { Homeport } from '../../start.ts';
+import { startTestHomeport } from '../../testing/homeport.ts';
 import { UI_API_PREFIX } from '../../http/index.ts';
 import { ExpectedVersion } from '../index.ts';
 import { seedMixedContent } from '../replication/testing/content.ts';
@@ -11,16 +12,7 @@ import type { UiReplication } from './contract.ts';
 const ADMIN = { name: 'admin', groups: ['$admins'] };
 
 function start(): Promise<Homeport> {
-  return startHomeport({
-    dataDir: tempDir('ui'),
-    httpPort: 0,
-    tcpPort: 0,
-    tcpTlsPort: null,
-    grpcPort: null,
-    logToConsole: false,
-    logLevel: 'warn',
-    rendererDir: null,
-  });
+  return startTestHomeport(tempDir('ui'), { tcpTlsPort: null, grpcPort: null, logLevel: 'warn' });
 }
 
 describe('UI API: replications into this Homeport', () => {

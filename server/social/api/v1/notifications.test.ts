@@ -1,38 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useSocialTestServer } from '../../testing/use-server.ts';
 
 /* Notifications of every type, their filters, dismissal and suppression; direct-message conversations. */
 
-let server: SocialTestServer;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-
-beforeAll(async () => {
-  server = await startSocialTestServer();
-  [alice, bob, carol] = await Promise.all([
-    server.createUser('alice'),
-    server.createUser('bob'),
-    server.createUser('carol'),
-  ]);
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const t = useSocialTestServer('alice', 'bob', 'carol');
 
 describe('notifications', () => {
   it('notifies of mentions, subscribed statuses, reblogs, follows, follow requests, favourites and edits', async () => {
-    const a = server.masto(alice.token);
-    const b = server.masto(bob.token);
-    await b.v1.accounts.$select(alice.accountId).follow({ notify: true }); // follow (+ "notify me" subscription)
+    const a = t.server.masto(t.alice.token);
+    const b = t.server.masto(t.bob.token);
+    await b.v1.accounts.$select(t.alice.accountId).follow({ notify: true }); // follow (+ "notify me" subscription)
     const post = await a.v1.statuses.create({ status: 'hello followers' }); // status, for bob
     await b.v1.statuses.$select(post.id).favourite(); // favourite
     await b.v1.statuses.$select(post.id).reblog(); // reblog
     await a.v1.statuses.$select(post.id).update({ status: 'hello followers (edited)' }); // update, for bob who reblogged
     const mention = await b.v1.statuses.create({ status: '@alice look' }); // mention
     await a.v1.accounts.updateCredentials({ locked: true });
-    await server.masto(carol.token).v1.accounts.$select(alice.accountId).follow(); // follow_request
+    await t.server.masto(t.carol.token).v1.accounts.$select(t.alice.accountId).follow(); // follow_request
 
     const forAlice = await a.v1.notifications.list({ limit: 80 });
     expect(forAlice.map((n) => n.type)).toEqual(['follow_request', 'mention', 'reblog', 'favourite', 'follow']);
@@ -54,11 +38,11 @@ describe('notifications', () => {
       'reblog',
       'favourite',
     ]);
-    const excluded = await server
-      .megalodon(alice.token)
+    const excluded = await t.server
+      .megalodon(t.alice.token)
       .getNotifications({ exclude_types: ['follow', 'follow_request'] as never });
     expect(excluded.data.map((n) => n.type)).toEqual(['mention', 'reblog', 'favourite']);
-    expect((await a.v1.notifications.list({ accountId: carol.accountId })).map((n) => n.type)).toEqual([
+    expect((await a.v1.notifications.list({ accountId: t.carol.accountId })).map((n) => n.type)).toEqual([
       'follow_request',
     ]);
 
@@ -66,8 +50,8 @@ describe('notifications', () => {
     const one = await a.v1.notifications.$select(forAlice[1].id).fetch();
     expect(one.type).toBe('mention');
     await a.v1.notifications.$select(forAlice[1].id).dismiss();
-    const missing = await server.fetch(`${server.url}/api/v1/notifications/${forAlice[1].id}`, {
-      headers: { Authorization: `Bearer ${alice.token}` },
+    const missing = await t.server.fetch(`${t.server.url}/api/v1/notifications/${forAlice[1].id}`, {
+      headers: { Authorization: `Bearer ${t.alice.token}` },
     });
     expect(missing.status).toBe(404);
     expect(
@@ -82,31 +66,31 @@ describe('notifications', () => {
   });
 
   it('suppresses notifications from accounts muted with notifications, but not from plain mutes', async () => {
-    const a = server.masto(alice.token);
+    const a = t.server.masto(t.alice.token);
     const post = await a.v1.statuses.create({ status: 'mute test' });
-    await a.v1.accounts.$select(carol.accountId).mute({ notifications: false });
-    await server.masto(carol.token).v1.statuses.$select(post.id).favourite();
+    await a.v1.accounts.$select(t.carol.accountId).mute({ notifications: false });
+    await t.server.masto(t.carol.token).v1.statuses.$select(post.id).favourite();
     // A mention from a muted account is dropped even when the mute keeps notifications.
-    await server.masto(carol.token).v1.statuses.create({ status: '@alice muted mention' });
+    await t.server.masto(t.carol.token).v1.statuses.create({ status: '@alice muted mention' });
     expect((await a.v1.notifications.list()).map((n) => `${n.type}:${n.account.id}`)).toEqual([
-      `favourite:${carol.accountId}`,
+      `favourite:${t.carol.accountId}`,
     ]);
-    await a.v1.accounts.$select(carol.accountId).mute({ notifications: true });
-    await server.masto(carol.token).v1.statuses.$select(post.id).reblog();
+    await a.v1.accounts.$select(t.carol.accountId).mute({ notifications: true });
+    await t.server.masto(t.carol.token).v1.statuses.$select(post.id).reblog();
     expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['favourite']);
-    await a.v1.accounts.$select(carol.accountId).unmute();
-    await server.masto(carol.token).v1.statuses.$select(post.id).unreblog();
-    await server.masto(carol.token).v1.statuses.$select(post.id).reblog();
+    await a.v1.accounts.$select(t.carol.accountId).unmute();
+    await t.server.masto(t.carol.token).v1.statuses.$select(post.id).unreblog();
+    await t.server.masto(t.carol.token).v1.statuses.$select(post.id).reblog();
     expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['reblog', 'favourite']);
     // Unfavouriting removes what the favourite caused.
-    await server.masto(carol.token).v1.statuses.$select(post.id).unfavourite();
+    await t.server.masto(t.carol.token).v1.statuses.$select(post.id).unfavourite();
     expect((await a.v1.notifications.list()).map((n) => n.type)).toEqual(['reblog']);
     await a.v1.notifications.clear();
   });
 
   it('answers the unread count after the notifications marker', async () => {
-    const res = await server.fetch(`${server.url}/api/v1/notifications/unread_count`, {
-      headers: { Authorization: `Bearer ${alice.token}` },
+    const res = await t.server.fetch(`${t.server.url}/api/v1/notifications/unread_count`, {
+      headers: { Authorization: `Bearer ${t.alice.token}` },
     });
     expect(await res.json()).toEqual({ count: 0 });
   });
@@ -114,31 +98,31 @@ describe('notifications', () => {
 
 describe('destroy_multiple', () => {
   it('deletes the caller’s notifications named by ids[], leaving the rest and others’ alone', async () => {
-    const [owner, fan] = await Promise.all([server.createUser('owner'), server.createUser('fan')]);
-    const post = await server.masto(owner.token).v1.statuses.create({ status: 'like me' });
-    await server.masto(fan.token).v1.statuses.$select(post.id).favourite();
-    await server.masto(fan.token).v1.statuses.$select(post.id).reblog();
-    await server.masto(fan.token).v1.accounts.$select(owner.accountId).follow();
-    const before = await server.masto(owner.token).v1.notifications.list();
+    const [owner, fan] = await Promise.all([t.server.createUser('owner'), t.server.createUser('fan')]);
+    const post = await t.server.masto(owner.token).v1.statuses.create({ status: 'like me' });
+    await t.server.masto(fan.token).v1.statuses.$select(post.id).favourite();
+    await t.server.masto(fan.token).v1.statuses.$select(post.id).reblog();
+    await t.server.masto(fan.token).v1.accounts.$select(owner.accountId).follow();
+    const before = await t.server.masto(owner.token).v1.notifications.list();
     expect(before).toHaveLength(3);
     const [keep, ...gone] = before.map((n) => n.id);
     expect(
-      (await server.call(fan.token, 'DELETE', `/api/v1/notifications/destroy_multiple?ids[]=${keep}`)).status,
+      (await t.server.call(fan.token, 'DELETE', `/api/v1/notifications/destroy_multiple?ids[]=${keep}`)).status,
     ).toBe(200);
-    const answer = await server.call(
+    const answer = await t.server.call(
       owner.token,
       'DELETE',
       `/api/v1/notifications/destroy_multiple?${gone.map((id) => `ids[]=${id}`).join('&')}`,
     );
     expect(answer).toMatchObject({ status: 200, body: {} });
-    expect((await server.masto(owner.token).v1.notifications.list()).map((n) => n.id)).toEqual([keep]);
+    expect((await t.server.masto(owner.token).v1.notifications.list()).map((n) => n.id)).toEqual([keep]);
   });
 });
 
 describe('conversations', () => {
   it('tracks direct threads per participant with unread and last_status; read and remove', async () => {
-    const a = server.masto(alice.token);
-    const b = server.masto(bob.token);
+    const a = t.server.masto(t.alice.token);
+    const b = t.server.masto(t.bob.token);
     const first = await a.v1.statuses.create({ status: '@bob @carol secret plan', visibility: 'direct' });
     const reply = await b.v1.statuses.create({
       status: '@alice @carol agreed',
@@ -150,19 +134,19 @@ describe('conversations', () => {
     expect(mine).toHaveLength(1);
     expect(mine[0].lastStatus?.id).toBe(reply.id);
     expect(mine[0].unread).toBe(true);
-    expect(mine[0].accounts.map((x) => x.id).sort()).toEqual([bob.accountId, carol.accountId].sort());
+    expect(mine[0].accounts.map((x) => x.id).sort()).toEqual([t.bob.accountId, t.carol.accountId].sort());
     const bobs = await b.v1.conversations.list();
     expect(bobs[0].unread).toBe(false); // bob wrote the last message
-    const carols = (await server.megalodon(carol.token).getConversationTimeline()).data;
+    const carols = (await t.server.megalodon(t.carol.token).getConversationTimeline()).data;
     expect(carols[0].last_status?.id).toBe(reply.id);
     expect(carols[0].unread).toBe(true);
 
     const read = await a.v1.conversations.$select(mine[0].id).read();
     expect(read.unread).toBe(false);
-    const unread = await server.call(alice.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`);
+    const unread = await t.server.call(t.alice.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`);
     expect(unread).toMatchObject({ status: 200, body: { id: mine[0].id, unread: true } });
     expect((await a.v1.conversations.list())[0].unread).toBe(true);
-    expect((await server.call(bob.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`)).status).toBe(404);
+    expect((await t.server.call(t.bob.token, 'POST', `/api/v1/conversations/${mine[0].id}/unread`)).status).toBe(404);
     await a.v1.conversations.$select(mine[0].id).read();
     // Deleting the last message falls back to the one before it.
     await b.v1.statuses.$select(reply.id).remove();
@@ -171,18 +155,18 @@ describe('conversations', () => {
     expect(await a.v1.conversations.list()).toEqual([]);
     expect(
       (
-        await server.fetch(`${server.url}/api/v1/conversations/${carols[0].id}/read`, {
+        await t.server.fetch(`${t.server.url}/api/v1/conversations/${carols[0].id}/read`, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${alice.token}` },
+          headers: { Authorization: `Bearer ${t.alice.token}` },
         })
       ).status,
     ).toBe(404);
   });
 
   it('takes the follow notification away with an unfollow, as Mastodon does', async () => {
-    const [host, guest] = await Promise.all([server.createUser('host'), server.createUser('guest')]);
-    const h = server.masto(host.token);
-    const g = server.masto(guest.token);
+    const [host, guest] = await Promise.all([t.server.createUser('host'), t.server.createUser('guest')]);
+    const h = t.server.masto(host.token);
+    const g = t.server.masto(guest.token);
     await g.v1.accounts.$select(host.accountId).follow();
     expect((await h.v1.notifications.list({ types: ['follow'] })).map((n) => n.account.id)).toEqual([guest.accountId]);
     await g.v1.accounts.$select(host.accountId).unfollow();

@@ -1,34 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSocialTestServer, type SocialTestServer, type TestUser } from '../../testing/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestUser } from '../../testing/harness.ts';
+import { useSocialTestServer } from '../../testing/use-server.ts';
 
 /* Reports through masto.js: filed with statuses, rules and a category, checked, and shown to the staff as admin.report notifications carrying the report. */
 
-let server: SocialTestServer;
+const t = useSocialTestServer('alice', 'bob', 'carol');
 let owner: TestUser;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
 
 beforeAll(async () => {
-  server = await startSocialTestServer();
-  owner = await server.createUser('owner', { role: 'owner' });
-  [alice, bob, carol] = await Promise.all([
-    server.createUser('alice'),
-    server.createUser('bob'),
-    server.createUser('carol'),
-  ]);
-});
-
-afterAll(async () => {
-  await server?.close();
+  owner = await t.server.createUser('owner', { role: 'owner' });
 });
 
 describe('reports', () => {
   it('are filed about an account and its statuses, and reach the staff', async () => {
-    const rule = server.social.admin.addRule('Be kind');
-    const rude = await server.masto(bob.token).v1.statuses.create({ status: 'something rude' });
-    const report = await server.masto(alice.token).v1.reports.create({
-      accountId: bob.accountId,
+    const rule = t.server.social.admin.addRule('Be kind');
+    const rude = await t.server.masto(t.bob.token).v1.statuses.create({ status: 'something rude' });
+    const report = await t.server.masto(t.alice.token).v1.reports.create({
+      accountId: t.bob.accountId,
       statusIds: [rude.id],
       ruleIds: [rule.id],
       comment: 'not kind',
@@ -42,38 +30,38 @@ describe('reports', () => {
       statusIds: [rude.id],
       ruleIds: [rule.id],
     });
-    expect(report.targetAccount.id).toBe(bob.accountId);
+    expect(report.targetAccount.id).toBe(t.bob.accountId);
 
-    const [note] = await server.masto(owner.token).v1.notifications.list({ types: ['admin.report'] });
-    expect(note.account?.id).toBe(alice.accountId);
+    const [note] = await t.server.masto(owner.token).v1.notifications.list({ types: ['admin.report'] });
+    expect(note.account?.id).toBe(t.alice.accountId);
     expect(note.report?.id).toBe(report.id);
-    const grouped = await server.masto(owner.token).v2.notifications.list({ types: ['admin.report'] } as never);
+    const grouped = await t.server.masto(owner.token).v2.notifications.list({ types: ['admin.report'] } as never);
     expect(grouped.notificationGroups[0]).toMatchObject({ type: 'admin.report', report: { id: report.id } });
     // Not for users who are not staff.
-    expect(await server.masto(bob.token).v1.notifications.list({ types: ['admin.report'] })).toEqual([]);
+    expect(await t.server.masto(t.bob.token).v1.notifications.list({ types: ['admin.report'] })).toEqual([]);
   });
 
   it('refuses statuses of someone else, unknown rules, rules outside the violation category, and unknown accounts', async () => {
-    const mine = await server.masto(alice.token).v1.statuses.create({ status: 'mine' });
+    const mine = await t.server.masto(t.alice.token).v1.statuses.create({ status: 'mine' });
     const file = (body: Record<string, unknown>) =>
-      server.fetch(`${server.url}/api/v1/reports`, {
+      t.server.fetch(`${t.server.url}/api/v1/reports`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        headers: { Authorization: `Bearer ${t.alice.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    expect((await file({ account_id: bob.accountId, status_ids: [mine.id] })).status).toBe(422);
-    expect((await file({ account_id: bob.accountId, rule_ids: ['999'] })).status).toBe(422);
-    const rule = server.social.admin.addRule('No spam');
-    expect((await file({ account_id: bob.accountId, rule_ids: [rule.id], category: 'spam' })).status).toBe(422);
-    expect((await file({ account_id: alice.accountId })).status).toBe(422);
+    expect((await file({ account_id: t.bob.accountId, status_ids: [mine.id] })).status).toBe(422);
+    expect((await file({ account_id: t.bob.accountId, rule_ids: ['999'] })).status).toBe(422);
+    const rule = t.server.social.admin.addRule('No spam');
+    expect((await file({ account_id: t.bob.accountId, rule_ids: [rule.id], category: 'spam' })).status).toBe(422);
+    expect((await file({ account_id: t.alice.accountId })).status).toBe(422);
     expect((await file({ account_id: '123456789' })).status).toBe(404);
-    const readOnly = server.social.admin.createToken('alice', 'read').token;
+    const readOnly = t.server.social.admin.createToken('alice', 'read').token;
     expect(
       (
-        await server.fetch(`${server.url}/api/v1/reports`, {
+        await t.server.fetch(`${t.server.url}/api/v1/reports`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ account_id: bob.accountId }),
+          body: JSON.stringify({ account_id: t.bob.accountId }),
         })
       ).status,
     ).toBe(403);
@@ -81,22 +69,24 @@ describe('reports', () => {
 
   it('never carry a status the reporter cannot read: a hidden one answers as a missing id, and staff never see it', async () => {
     // Issue 25, finding 6: alice gets 404 on bob's direct message to carol, yet could file it to the staff.
-    const dm = await server.masto(bob.token).v1.statuses.create({ status: '@carol the secret', visibility: 'direct' });
-    const followersOnly = await server
-      .masto(bob.token)
+    const dm = await t.server
+      .masto(t.bob.token)
+      .v1.statuses.create({ status: '@carol the secret', visibility: 'direct' });
+    const followersOnly = await t.server
+      .masto(t.bob.token)
       .v1.statuses.create({ status: 'friends', visibility: 'private' });
     expect(
       (
-        await server.fetch(`${server.url}/api/v1/statuses/${dm.id}`, {
-          headers: { Authorization: `Bearer ${alice.token}` },
+        await t.server.fetch(`${t.server.url}/api/v1/statuses/${dm.id}`, {
+          headers: { Authorization: `Bearer ${t.alice.token}` },
         })
       ).status,
     ).toBe(404);
     const file = async (statusId: string) => {
-      const res = await server.fetch(`${server.url}/api/v1/reports`, {
+      const res = await t.server.fetch(`${t.server.url}/api/v1/reports`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ account_id: bob.accountId, status_ids: [statusId], comment: 'look' }),
+        headers: { Authorization: `Bearer ${t.alice.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ account_id: t.bob.accountId, status_ids: [statusId], comment: 'look' }),
       });
       return { status: res.status, body: await res.json() };
     };
@@ -105,15 +95,17 @@ describe('reports', () => {
     expect(await file(dm.id)).toEqual(missing);
     expect(await file(followersOnly.id)).toEqual(missing);
     // carol, to whom it was sent, may report it.
-    const byCarol = await server.masto(carol.token).v1.reports.create({ accountId: bob.accountId, statusIds: [dm.id] });
+    const byCarol = await t.server
+      .masto(t.carol.token)
+      .v1.reports.create({ accountId: t.bob.accountId, statusIds: [dm.id] });
     expect(byCarol.statusIds).toEqual([dm.id]);
 
-    const adminView = await server.fetch(`${server.url}/api/v1/admin/reports?resolved=false`, {
-      headers: { Authorization: `Bearer ${server.social.admin.createToken('owner', 'admin:read').token}` },
+    const adminView = await t.server.fetch(`${t.server.url}/api/v1/admin/reports?resolved=false`, {
+      headers: { Authorization: `Bearer ${t.server.social.admin.createToken('owner', 'admin:read').token}` },
     });
     expect(adminView.status).toBe(200);
     const reports = (await adminView.json()) as { account: { id: string }; statuses: { id: string }[] }[];
-    const fromAlice = reports.filter((r) => r.account.id === alice.accountId);
+    const fromAlice = reports.filter((r) => r.account.id === t.alice.accountId);
     expect(fromAlice.length).toBeGreaterThan(0);
     for (const report of fromAlice) expect(report.statuses.map((st) => st.id)).not.toContain(dm.id);
     expect(JSON.stringify(fromAlice)).not.toContain('the secret');

@@ -69,7 +69,9 @@ describe('social.db migrations on existing data', () => {
     });
     // As a deletion left it before version 28: the tombstone still listed under its hashtag.
     before.prepare('UPDATE statuses SET deleted_at = 1 WHERE id = ?').run(deleted);
-    before.exec('DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; DROP TABLE gone_actors; PRAGMA user_version = 27');
+    before.exec(
+      'DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; DROP TABLE gone_actors; PRAGMA user_version = 27',
+    );
     before.close();
 
     const after = openDatabase(tagFile, { migrations: socialMigrations, synchronous: 'NORMAL' });

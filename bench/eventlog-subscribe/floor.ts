@@ -1,0 +1,136 @@
+/**
+ * One run of the subscription benchmark's fan-out row with its limits measured beside it, and their report.
+ *
+ * Measured per run, in this order: (1) the server at SUBSCRIBERS volatile `$all` subscribers behind the paced
+ * writer; (2) the bare fan-out loop (bench/fanout-ceiling.ts) writing same-size frames to as many sockets;
+ * (3) the same server at one subscriber and the same pace: its CPU per event is the appends' share (its one
+ * delivery included); (4) a bare better-sqlite3 loop committing run (1)'s commit shape (rows per commit from the
+ * server's es-writer-commits, commits per second, one stream, the bench's rows, WAL, synchronous=FULL, the server's
+ * connection tuning and background checkpointer, a file prefilled to the server's event count).
+ * Derived: the composite floor per delivery = (2) + (4) / SUBSCRIBERS: what the kernel's socket writes and
+ * SQLite's durable commits cost with nothing of the server around them.
+ */
+import os from 'node:os';
+import { type CeilingState, sqliteCpuPerRow, serverEventsBefore } from '../eventlog-append/sqlite-ceiling.ts';
+import type { ServeProcess } from '../../server/testing/serve-process.ts';
+import { type Ceiling, type FanOutResult, fanOut, fanOutCeiling, RATE, SECONDS, SUBSCRIBERS } from './fan-out.ts';
+import { fmt } from './format.ts';
+import { PADDING } from './persistent-group.ts';
+
+export interface RunFigures {
+  f: FanOutResult;
+  ceiling: Ceiling;
+  /** The same server at one subscriber. */
+  one: FanOutResult;
+  /** The bare better-sqlite3 loop's CPU µs per event in run (1)'s commit shape. */
+  sqliteMicrosPerEvent: number;
+  rowsPerCommit: number;
+  /** Load average beside each of the four measures. */
+  loads: number[];
+}
+
+/** The bench writer's event data, as large as the server's rows (a time, a counter, the padding). */
+const SAMPLE_DATA = Buffer.from(JSON.stringify({ t: Date.now() + 0.123, n: 12_345, padding: PADDING }));
+
+export async function measureRun(server: ServeProcess, commits: () => Promise<number>): Promise<RunFigures> {
+  const pid = server.child.pid!;
+  const loads: number[] = [];
+  const f = await fanOut(server.tcpPort, pid, commits, SUBSCRIBERS);
+  loads.push(os.loadavg()[0]);
+  const ceiling = await fanOutCeiling(f.frameBytes, SUBSCRIBERS);
+  loads.push(os.loadavg()[0]);
+  const one = await fanOut(server.tcpPort, pid, commits, 1);
+  loads.push(os.loadavg()[0]);
+  const rowsPerCommit = f.written / Math.max(1, f.commits);
+  const state: CeilingState = { prefillRows: serverEventsBefore(server.dataDir, Date.now() + 1), serverTuning: true };
+  const sqliteMicrosPerEvent = await sqliteCpuPerRow(rowsPerCommit, f.written, 1, state, {
+    data: SAMPLE_DATA,
+    metadata: Buffer.alloc(0),
+    commitsPerSecond: f.commits / f.writeSeconds,
+  });
+  loads.push(os.loadavg()[0]);
+  return { f, ceiling, one, sqliteMicrosPerEvent, rowsPerCommit, loads };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const range = (values: number[], digits: number) =>
+  `median ${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
+
+/** Derived per-delivery figures of one run. */
+function derived(r: RunFigures) {
+  const n = r.f.subscribers;
+  const server = r.f.serverCpuMicrosPerDelivery;
+  const appendsShare = r.one.serverCpuMicrosPerDelivery / n;
+  const sqlitePerDelivery = r.sqliteMicrosPerEvent / n;
+  const floor = r.ceiling.cpuMicrosPerFrame + sqlitePerDelivery;
+  return {
+    server,
+    appendsShare,
+    sqlitePerDelivery,
+    floor,
+    toBare: server / r.ceiling.cpuMicrosPerFrame,
+    toFloor: server / floor,
+  };
+}
+
+export function printRuns(runs: RunFigures[]): void {
+  const n = runs[0].f.subscribers;
+  console.log(
+    `1. ${n} volatile $all subscribers, one writer paced at ${fmt(RATE)} events/s for ${SECONDS}s, ${runs.length} runs (M: measured, D: derived)`,
+  );
+  for (const [i, r] of runs.entries()) {
+    const { f, ceiling, one } = r;
+    const d = derived(r);
+    console.log(
+      `   run ${i + 1}: written ${fmt(f.writtenPerSec)} events/s in ${fmt(f.commits)} commits (${fmt(r.rowsPerCommit, 1)} per commit), delivered ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (dropped subscriptions: ${f.dropped}); latency p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms; append round trip p99 ${fmt(f.appendP99, 2)} ms; load ${r.loads.map((l) => fmt(l, 1)).join('/')}`,
+    );
+    console.log(
+      `          M server ${fmt(d.server, 2)} µs CPU per delivery (${fmt(f.serverCpu * 100)}% of a core, appends included); M bare fan-out loop ${fmt(ceiling.cpuMicrosPerFrame, 2)} µs per ${fmt(f.frameBytes)}-byte frame`,
+    );
+    console.log(
+      `          M server at 1 subscriber ${fmt(one.serverCpuMicrosPerDelivery, 1)} µs per event (${fmt(one.written / Math.max(1, one.commits), 1)} per commit) -> D appends' share ${fmt(d.appendsShare, 2)} µs per delivery at ${n}`,
+    );
+    console.log(
+      `          M bare better-sqlite3 ${fmt(r.sqliteMicrosPerEvent, 1)} µs per event (this run's commit shape, synchronous=FULL) -> D ${fmt(d.sqlitePerDelivery, 2)} µs per delivery; D composite floor ${fmt(d.floor, 2)} µs`,
+    );
+    console.log(
+      `          D server / bare fan-out ${fmt(d.toBare, 2)}x; server / composite floor ${fmt(d.toFloor, 2)}x; write system calls per delivery: server ${fmt(f.serverWritesPerDelivery, 3)}, bare loop ${fmt(ceiling.writesPerFrame, 3)}`,
+    );
+  }
+  const all = runs.map(derived);
+  const pick = (key: keyof ReturnType<typeof derived>) => all.map((d) => d[key]);
+  console.log(`   over ${runs.length} runs (median, range):`);
+  console.log(
+    `     delivery p99 ms             ${range(
+      runs.map((r) => r.f.p99),
+      2,
+    )}`,
+  );
+  console.log(`     M server µs/delivery        ${range(pick('server'), 2)}`);
+  console.log(
+    `     M bare fan-out µs/frame     ${range(
+      runs.map((r) => r.ceiling.cpuMicrosPerFrame),
+      2,
+    )}`,
+  );
+  console.log(
+    `     M 1-subscriber µs/event     ${range(
+      runs.map((r) => r.one.serverCpuMicrosPerDelivery),
+      1,
+    )}`,
+  );
+  console.log(
+    `     M bare SQLite µs/event      ${range(
+      runs.map((r) => r.sqliteMicrosPerEvent),
+      1,
+    )}`,
+  );
+  console.log(`     D appends' share µs/deliv.  ${range(pick('appendsShare'), 2)}`);
+  console.log(`     D composite floor µs/deliv. ${range(pick('floor'), 2)}`);
+  console.log(`     D server / bare fan-out     ${range(pick('toBare'), 2)}x`);
+  console.log(`     D server / composite floor  ${range(pick('toFloor'), 2)}x`);
+  const toBare = median(pick('toBare'));
+  console.log(
+    `   target: CPU <= 1.3x the bare fan-out loop (median run) -> ${toBare <= 1.3 ? 'met' : 'NOT met'}; against the composite floor ${fmt(median(pick('toFloor')), 2)}x; benchmark clients used ${fmt(runs[0].f.benchCpu * 100)}% of a core in run 1\n`,
+  );
+}

@@ -7,6 +7,7 @@
  * delivery included); (4) a bare better-sqlite3 loop committing run (1)'s commit shape (rows per commit from the
  * server's es-writer-commits, commits per second, one stream, the bench's rows, WAL, synchronous=FULL, the server's
  * connection tuning and background checkpointer, a file prefilled to the server's event count).
+ * (5) the same bare loop in run (3)'s commit shape, so the one-subscriber server stands beside SQLite alone.
  * Derived: the composite floor per delivery = (2) + (4) / SUBSCRIBERS: what the kernel's socket writes and
  * SQLite's durable commits cost with nothing of the server around them.
  */
@@ -24,6 +25,8 @@ export interface RunFigures {
   one: FanOutResult;
   /** The bare better-sqlite3 loop's CPU µs per event in run (1)'s commit shape. */
   sqliteMicrosPerEvent: number;
+  /** The same in the one-subscriber run's commit shape. */
+  sqliteOneMicrosPerEvent: number;
   rowsPerCommit: number;
   /** Load average beside each of the four measures. */
   loads: number[];
@@ -31,6 +34,16 @@ export interface RunFigures {
 
 /** The bench writer's event data, as large as the server's rows (a time, a counter, the padding). */
 const SAMPLE_DATA = Buffer.from(JSON.stringify({ t: Date.now() + 0.123, n: 12_345, padding: PADDING }));
+
+/** The bare better-sqlite3 loop in a fan-out run's commit shape, into a file as full as the server's: CPU µs per event. */
+function bareSqlite(server: ServeProcess, run: FanOutResult): Promise<number> {
+  const state: CeilingState = { prefillRows: serverEventsBefore(server.dataDir, Date.now() + 1), serverTuning: true };
+  return sqliteCpuPerRow(run.written / Math.max(1, run.commits), run.written, 1, state, {
+    data: SAMPLE_DATA,
+    metadata: Buffer.alloc(0),
+    commitsPerSecond: run.commits / run.writeSeconds,
+  });
+}
 
 export async function measureRun(server: ServeProcess, commits: () => Promise<number>): Promise<RunFigures> {
   const pid = server.child.pid!;
@@ -42,14 +55,11 @@ export async function measureRun(server: ServeProcess, commits: () => Promise<nu
   const one = await fanOut(server.tcpPort, pid, commits, 1);
   loads.push(os.loadavg()[0]);
   const rowsPerCommit = f.written / Math.max(1, f.commits);
-  const state: CeilingState = { prefillRows: serverEventsBefore(server.dataDir, Date.now() + 1), serverTuning: true };
-  const sqliteMicrosPerEvent = await sqliteCpuPerRow(rowsPerCommit, f.written, 1, state, {
-    data: SAMPLE_DATA,
-    metadata: Buffer.alloc(0),
-    commitsPerSecond: f.commits / f.writeSeconds,
-  });
+  const sqliteMicrosPerEvent = await bareSqlite(server, f);
   loads.push(os.loadavg()[0]);
-  return { f, ceiling, one, sqliteMicrosPerEvent, rowsPerCommit, loads };
+  const sqliteOneMicrosPerEvent = await bareSqlite(server, one);
+  loads.push(os.loadavg()[0]);
+  return { f, ceiling, one, sqliteMicrosPerEvent, sqliteOneMicrosPerEvent, rowsPerCommit, loads };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -88,7 +98,7 @@ export function printRuns(runs: RunFigures[]): void {
       `          M server ${fmt(d.server, 2)} µs CPU per delivery (${fmt(f.serverCpu * 100)}% of a core, appends included); M bare fan-out loop ${fmt(ceiling.cpuMicrosPerFrame, 2)} µs per ${fmt(f.frameBytes)}-byte frame`,
     );
     console.log(
-      `          M server at 1 subscriber ${fmt(one.serverCpuMicrosPerDelivery, 1)} µs per event (${fmt(one.written / Math.max(1, one.commits), 1)} per commit) -> D appends' share ${fmt(d.appendsShare, 2)} µs per delivery at ${n}`,
+      `          M server at 1 subscriber ${fmt(one.serverCpuMicrosPerDelivery, 1)} µs per event (${fmt(one.written / Math.max(1, one.commits), 1)} per commit; M bare SQLite in that shape ${fmt(r.sqliteOneMicrosPerEvent, 1)}: ${fmt(one.serverCpuMicrosPerDelivery / r.sqliteOneMicrosPerEvent, 2)}x) -> D appends' share ${fmt(d.appendsShare, 2)} µs per delivery at ${n}`,
     );
     console.log(
       `          M bare better-sqlite3 ${fmt(r.sqliteMicrosPerEvent, 1)} µs per event (this run's commit shape, synchronous=FULL) -> D ${fmt(d.sqlitePerDelivery, 2)} µs per delivery; D composite floor ${fmt(d.floor, 2)} µs`,

@@ -12,7 +12,10 @@
  *    delivered over all subscribers and the delivery latency (write sent → event received). Every
  *    subscriber counts every frame; latency is taken from every event on a sample of the subscribers
  *    (decoding 500,000 protobuf messages a second would measure this process, not the server). The
- *    server's CPU time per delivered event is printed too: it changes little with the machine's load.
+ *    server's CPU time per delivered event is printed too: it changes little with the machine's load. Beside
+ *    each run, its limits, measured in the same invocation (eventlog-subscribe/floor.ts): the bare fan-out loop,
+ *    the same server at one subscriber (the appends' share), a bare better-sqlite3 loop in the run's commit
+ *    shape, and the composite floor derived from them.
  * 2. Competing consumers: a stream pre-filled with events, one persistent group (RoundRobin), 4
  *    consumers with an in-flight window of 500 that acknowledge what they received once per socket read
  *    (several ids per Ack, as the protocol allows). Reports acked events/s. The same with

@@ -6,7 +6,8 @@
  * (3) the same server at one subscriber and the same pace: its CPU per event is the appends' share (its one
  * delivery included); (4) a bare better-sqlite3 loop committing run (1)'s commit shape (rows per commit from the
  * server's es-writer-commits, commits per second, one stream, the bench's rows, WAL, synchronous=FULL, the server's
- * connection tuning and background checkpointer, a file prefilled to the server's event count).
+ * connection tuning and background checkpointer, a file prefilled to the server's event count; half the run's
+ * events at its pace).
  * (5) the same bare loop in run (3)'s commit shape, so the one-subscriber server stands beside SQLite alone.
  * Derived: the composite floor per delivery = (2) + (4) / SUBSCRIBERS: what the kernel's socket writes and
  * SQLite's durable commits cost with nothing of the server around them.
@@ -35,10 +36,13 @@ export interface RunFigures {
 /** The bench writer's event data, as large as the server's rows (a time, a counter, the padding). */
 const SAMPLE_DATA = Buffer.from(JSON.stringify({ t: Date.now() + 0.123, n: 12_345, padding: PADDING }));
 
-/** The bare better-sqlite3 loop in a fan-out run's commit shape, into a file as full as the server's: CPU µs per event. */
+/**
+ * The bare better-sqlite3 loop in a fan-out run's commit shape, into a file as full as the server's: CPU µs per
+ * event. Half the run's events, at its pace (half its time): the figure is a per-event one.
+ */
 function bareSqlite(server: ServeProcess, run: FanOutResult): Promise<number> {
   const state: CeilingState = { prefillRows: serverEventsBefore(server.dataDir, Date.now() + 1), serverTuning: true };
-  return sqliteCpuPerRow(run.written / Math.max(1, run.commits), run.written, 1, state, {
+  return sqliteCpuPerRow(run.written / Math.max(1, run.commits), Math.ceil(run.written / 2), 1, state, {
     data: SAMPLE_DATA,
     metadata: Buffer.alloc(0),
     commitsPerSecond: run.commits / run.writeSeconds,
@@ -66,6 +70,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const range = (values: number[], digits: number) =>
   `median ${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
 
+/**
+ * Whether the writer kept its pace (95 % of RATE): when this machine's load starves the benchmark's own process,
+ * the server gets its appends in bursts, batches hundreds per commit and per socket write, and costs less per
+ * delivery than in the steady state the row is about; such runs are printed but left out of the verdict.
+ */
+const keptPace = (r: RunFigures) => r.f.writtenPerSec >= 0.95 * RATE;
+
 /** Derived per-delivery figures of one run. */
 function derived(r: RunFigures) {
   const n = r.f.subscribers;
@@ -92,7 +103,7 @@ export function printRuns(runs: RunFigures[]): void {
     const { f, ceiling, one } = r;
     const d = derived(r);
     console.log(
-      `   run ${i + 1}: written ${fmt(f.writtenPerSec)} events/s in ${fmt(f.commits)} commits (${fmt(r.rowsPerCommit, 1)} per commit), delivered ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (dropped subscriptions: ${f.dropped}); latency p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms; append round trip p99 ${fmt(f.appendP99, 2)} ms; load ${r.loads.map((l) => fmt(l, 1)).join('/')}`,
+      `   run ${i + 1}${keptPace(r) ? '' : ' (writer fell behind its pace: left out of the verdict)'}: written ${fmt(f.writtenPerSec)} events/s in ${fmt(f.commits)} commits (${fmt(r.rowsPerCommit, 1)} per commit), delivered ${fmt(f.delivered)} of ${fmt(f.expectedDeliveries)} (dropped subscriptions: ${f.dropped}); latency p50 ${fmt(f.p50, 2)} ms, p99 ${fmt(f.p99, 2)} ms, max ${fmt(f.max, 2)} ms; append round trip p99 ${fmt(f.appendP99, 2)} ms; load ${r.loads.map((l) => fmt(l, 1)).join('/')}`,
     );
     console.log(
       `          M server ${fmt(d.server, 2)} µs CPU per delivery (${fmt(f.serverCpu * 100)}% of a core, appends included); M bare fan-out loop ${fmt(ceiling.cpuMicrosPerFrame, 2)} µs per ${fmt(f.frameBytes)}-byte frame`,
@@ -139,8 +150,12 @@ export function printRuns(runs: RunFigures[]): void {
   console.log(`     D composite floor µs/deliv. ${range(pick('floor'), 2)}`);
   console.log(`     D server / bare fan-out     ${range(pick('toBare'), 2)}x`);
   console.log(`     D server / composite floor  ${range(pick('toFloor'), 2)}x`);
-  const toBare = median(pick('toBare'));
+  const paced = runs.filter(keptPace).map(derived);
+  const verdict =
+    paced.length === 0
+      ? 'no run kept the pace: no verdict'
+      : `${median(paced.map((d) => d.toBare)) <= 1.3 ? 'met' : 'NOT met'} (median ${fmt(median(paced.map((d) => d.toBare)), 2)}x over the ${paced.length} runs that kept the pace); against the composite floor ${fmt(median(paced.map((d) => d.toFloor)), 2)}x`;
   console.log(
-    `   target: CPU <= 1.3x the bare fan-out loop (median run) -> ${toBare <= 1.3 ? 'met' : 'NOT met'}; against the composite floor ${fmt(median(pick('toFloor')), 2)}x; benchmark clients used ${fmt(runs[0].f.benchCpu * 100)}% of a core in run 1\n`,
+    `   target: CPU <= 1.3x the bare fan-out loop -> ${verdict}; benchmark clients used ${fmt(runs[0].f.benchCpu * 100)}% of a core in run 1\n`,
   );
 }

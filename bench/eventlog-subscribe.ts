@@ -22,7 +22,7 @@
  *    node-eventstore-client's own persistent subscription (auto-ack, one Ack per event) for comparison.
  */
 import os from 'node:os';
-import { measureRun, printRuns, type RunFigures } from './eventlog-subscribe/floor.ts';
+import { ackFloor, measureRun, printRuns, type RunFigures } from './eventlog-subscribe/floor.ts';
 import {
   CONSUMERS,
   GROUP_EVENTS,
@@ -50,9 +50,10 @@ async function main(): Promise<void> {
   try {
     await counter.commits(); // the gRPC connection's setup, outside every measured window
     // Several runs on the same server: one run's p99 moves with whatever else the machine is doing.
+    const ackMicros = await ackFloor();
     const runs: RunFigures[] = [];
     for (let run = 0; run < RUNS; run++) runs.push(await measureRun(server, counter.commits));
-    printRuns(runs);
+    printRuns(runs, ackMicros);
 
     const g = await groupWireConsumers(server.tcpPort);
     const rate = g.acked / g.seconds;

@@ -28,6 +28,8 @@ export interface FanOutResult {
   appendP50: number;
   appendP99: number;
   serverCpu: number;
+  /** Server CPU seconds over the measured window (appends sent, then every delivery drained). */
+  serverCpuSeconds: number;
   /** Server CPU time (writes included) per delivered event: a figure the machine's load hardly changes. */
   serverCpuMicrosPerDelivery: number;
   benchCpu: number;
@@ -219,6 +221,7 @@ export async function fanOut(
     appendP50: percentile(appendLatencies, 50),
     appendP99: percentile(appendLatencies, 99),
     serverCpu,
+    serverCpuSeconds,
     serverCpuMicrosPerDelivery: (serverCpuSeconds * 1e6) / Math.max(1, delivered),
     benchCpu,
     subscribers,

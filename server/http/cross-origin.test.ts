@@ -40,6 +40,12 @@ describe('the UI API from another site', () => {
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
       expect(res.headers.get('access-control-allow-methods'), path).toBeNull();
     }
+    // A path that cannot be decoded is refused by the router itself, granted nothing either.
+    for (const path of ['/api/homeport/v1/%E0%A4%A', '/api/%E0%A4%A/v1/session']) {
+      const res = await preflight(path, FOREIGN);
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
   });
 
   it('gets 403 on sign-in attempts, which never count against the owner', async () => {

@@ -102,7 +102,18 @@ describe('CORS elsewhere', () => {
       const res = await preflight(path, FOREIGN);
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(res.headers.get('access-control-allow-methods'), path).toBe(
+        'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      );
+      expect(res.headers.get('access-control-allow-headers'), path).toBe(
+        'Authorization, Content-Type, Accept, Idempotency-Key, Cache-Control',
+      );
     }
+    // Browser clients read pagination and rate limits from these (Elk, Phanpy).
+    const exposed = (await fetch(`${server.hp.httpUrl}/api/v1/instance`, { headers: { origin: FOREIGN } })).headers.get(
+      'access-control-expose-headers',
+    );
+    expect(exposed?.split(', ')).toEqual(expect.arrayContaining(['Link', 'X-RateLimit-Remaining', 'Idempotency-Key']));
     for (const path of [
       '/.well-known/host-meta',
       '/.well-known/nodeinfo',

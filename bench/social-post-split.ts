@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(seedDir, { recursive: true });
   const seeded = await seed(seedDir);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeport-bench-post-'));
-  for (const file of fs.readdirSync(seedDir)) fs.copyFileSync(path.join(seedDir, file), path.join(dataDir, file));
+  fs.cpSync(seedDir, dataDir, { recursive: true });
   const log = benchLogger();
   const social = await openSocial({ dataDir, logger: log, domain: 'localhost:0', generalRateLimit: false });
   // An experiment: the social database's page cache at another size (MiB).

@@ -88,6 +88,43 @@ export interface CeilingState {
 
 const FRESH: CeilingState = { prefillRows: 0, serverTuning: false };
 
+/** What sqliteCpuPerRow's rows carry and how fast they come (defaults: bench:eventlog's rows, back to back). */
+export interface RowShape {
+  data?: Buffer;
+  metadata?: Buffer;
+  /**
+   * Commits per second, paced as a paced writer's server commits: on a 1 ms timer, every commit that is due. The
+   * timer's wake-ups are then counted too, as the server's idle waits between commits are.
+   */
+  commitsPerSecond?: number;
+}
+
+/** Paced commits of `rowsPerCommit` rows on average (a fraction: commit k holds rows ⌊k·r⌋ to ⌊(k+1)·r⌋). */
+function pacedCommits(
+  commit: (from: number, count: number) => void,
+  rowsPerCommit: number,
+  totalRows: number,
+  commitsPerSecond: number,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let done = 0;
+    let from = 0;
+    const timer = setInterval(() => {
+      const due = Math.floor(((performance.now() - started) / 1000) * commitsPerSecond);
+      for (; done < due && from < totalRows; done++) {
+        const to = Math.min(totalRows, Math.max(from + 1, Math.floor((done + 1) * rowsPerCommit)));
+        commit(from, to - from);
+        from = to;
+      }
+      if (from >= totalRows) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+}
+
 /**
  * SQLite's own CPU time per row (this process, every thread, user + system, fsyncs included) when every commit
  * holds `rowsPerCommit` single-event appends to as many streams, as the server's group commit does for
@@ -100,7 +137,10 @@ export async function sqliteCpuPerRow(
   totalRows: number,
   streams: number,
   state: CeilingState = FRESH,
+  shape: RowShape = {},
 ): Promise<number> {
+  const data = shape.data ?? DATA;
+  const metadata = shape.metadata ?? METADATA;
   const ceiling = openCeilingDatabase();
   const { db, now } = ceiling;
   try {
@@ -120,7 +160,7 @@ export async function sqliteCpuPerRow(
     const append = (n: number, id: Buffer, created: number) => {
       const stream = 2 + (n % streams);
       const number = Math.floor(n / streams);
-      insert.run(n + 1, n + 1, stream, number, id, 'BenchEvent', DATA, METADATA, created);
+      insert.run(n + 1, n + 1, stream, number, id, 'BenchEvent', data, metadata, created);
       bump.run(number, created, stream);
     };
     if (state.prefillRows > 0) {
@@ -155,7 +195,8 @@ export async function sqliteCpuPerRow(
         for (let n = from; n < from + count; n++) append(base + n, ids[n], created);
       });
       const before = process.cpuUsage();
-      for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
+      if (shape.commitsPerSecond) await pacedCommits(commit, rowsPerCommit, totalRows, shape.commitsPerSecond);
+      else for (let n = 0; n < totalRows; n += rowsPerCommit) commit(n, Math.min(rowsPerCommit, totalRows - n));
       const used = process.cpuUsage(before);
       return (used.user + used.system) / totalRows;
     } finally {

@@ -40,6 +40,12 @@ describe('the UI API from another site', () => {
       expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
       expect(res.headers.get('access-control-allow-methods'), path).toBeNull();
     }
+    // A path that cannot be decoded is refused by the router itself, granted nothing either.
+    for (const path of ['/api/homeport/v1/%E0%A4%A', '/api/%E0%A4%A/v1/session']) {
+      const res = await preflight(path, FOREIGN);
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
   });
 
   it('gets 403 on sign-in attempts, which never count against the owner', async () => {
@@ -96,7 +102,18 @@ describe('CORS elsewhere', () => {
       const res = await preflight(path, FOREIGN);
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(res.headers.get('access-control-allow-methods'), path).toBe(
+        'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      );
+      expect(res.headers.get('access-control-allow-headers'), path).toBe(
+        'Authorization, Content-Type, Accept, Idempotency-Key, Cache-Control',
+      );
     }
+    // Browser clients read pagination and rate limits from these (Elk, Phanpy).
+    const exposed = (await fetch(`${server.hp.httpUrl}/api/v1/instance`, { headers: { origin: FOREIGN } })).headers.get(
+      'access-control-expose-headers',
+    );
+    expect(exposed?.split(', ')).toEqual(expect.arrayContaining(['Link', 'X-RateLimit-Remaining', 'Idempotency-Key']));
     for (const path of [
       '/.well-known/host-meta',
       '/.well-known/nodeinfo',

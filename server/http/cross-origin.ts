@@ -25,8 +25,12 @@ export function isUiApiPath(url: string): boolean {
 const UI_API_PATH = '/api/homeport/';
 
 function decodedPath(url: string): string | null {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  // Every request asks (the Host and Origin hook, CORS): most paths have nothing to decode.
+  if (!path.includes('%')) return path;
   try {
-    return decodeURIComponent(url.split('?')[0]);
+    return decodeURIComponent(path);
   } catch {
     return null;
   }

@@ -9,10 +9,10 @@ import { UI_CONTENT_SECURITY_POLICY } from './server.ts';
 const server = useTestHomeport({ domain: 'social.example.org' });
 
 /** A request with a chosen Host header (fetch does not let a page, or us, set it). */
-function request(pathname: string, host: string, body?: object): Promise<{ status: number; body: string }> {
+function request(pathname: string, host: string, body?: object | string): Promise<{ status: number; body: string }> {
   const url = new URL(server.hp.httpUrl);
   return new Promise((resolve, reject) => {
-    const payload = body ? JSON.stringify(body) : undefined;
+    const payload = typeof body === 'string' ? body : body ? JSON.stringify(body) : undefined;
     const req = http.request(
       {
         host: url.hostname,
@@ -65,6 +65,16 @@ describe('DNS rebinding: only expected Host values are served', () => {
       expect((await request('/api/homeport/v1/session', host, signIn)).status, host).toBe(200);
     for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/'])
       expect((await request(url, 'attacker.example')).status, url).toBe(421);
+  });
+
+  it('refuses a foreign Host before reading the body: a malformed one is not even a 400', async () => {
+    for (const url of ['/api/homeport/v1/session', '/api/v1/statuses', '/no/such/route']) {
+      const res = await request(url, 'evil.example', '{"username": ');
+      expect(res.status, url).toBe(421);
+      expect(res.body, url).toContain('Misdirected Request');
+    }
+    const port = new URL(server.hp.httpUrl).port;
+    expect((await request('/api/homeport/v1/session', `127.0.0.1:${port}`, '{"username": ')).status).toBe(400);
   });
 
   it('refuses WebSocket upgrades for a foreign Host', async () => {

@@ -75,6 +75,33 @@ forEachClient((t) => {
       sub.unsubscribe();
     });
 
+    it('gives each subscriber of one link its own form, resolved or not, whatever their order', async () => {
+      const target = t.streamName('target');
+      const links = t.streamName('links');
+      await t.writeMany(target, 3);
+      // Resolving, plain, resolving: the third asks for the form the second did not (an encoded body kept a step back).
+      const got: ResolvedEvent[][] = [[], [], []];
+      const subs = [];
+      for (const [i, resolve] of [true, false, true].entries())
+        subs.push(await t.conn.subscribeToStream(links, resolve, (_s: unknown, e: ResolvedEvent) => got[i].push(e)));
+      for (let n = 0; n < 3; n++)
+        await t.writer.appendToStream(
+          links,
+          t.es.expectedVersion.any,
+          t.es.createEventData(crypto.randomUUID(), '$>', false, Buffer.from(`${n}@${target}`)),
+        );
+      await waitFor(() => got.every((g) => g.length === 3), 'three links for each');
+      for (const i of [0, 2]) {
+        expect(got[i].map((e) => [e.event.eventStreamId, num(e.event.eventNumber), e.link?.eventStreamId])).toEqual(
+          [0, 1, 2].map((n) => [target, n, links]),
+        );
+      }
+      expect(got[1].map((e) => [e.event.eventStreamId, e.event.eventType, e.link])).toEqual(
+        [0, 1, 2].map(() => [links, '$>', null]),
+      );
+      for (const sub of subs) sub.unsubscribe();
+    });
+
     it('subscribeToStreamFrom catches up across the live boundary with a concurrent writer: no gaps, no duplicates', async () => {
       const stream = t.streamName('catchup');
       await t.writeMany(stream, 600, 50);

@@ -130,7 +130,7 @@ export class ModerationService {
   }
 
   /** The `no_access` ranges in force, under the IP block stamp they were read at, until the next expiry among them. */
-  private noAccess: { stamp: string; ranges: net.BlockList; until: number } | null = null;
+  private noAccess: { stamp: string; ranges: net.BlockList | null; until: number } | null = null;
 
   /**
    * Whether every request from this address is refused (a `no_access` IP block). Asked on every request, so the
@@ -144,11 +144,13 @@ export class ModerationService {
     if (!noAccess || stamp === null || noAccess.stamp !== stamp || now >= noAccess.until) {
       const blocks = this.store.moderation.activeIpBlocks().filter((b) => b.severity === 'no_access');
       const expiries = blocks.map((b) => b.expiresAt ?? Number.POSITIVE_INFINITY);
-      noAccess = { stamp: stamp ?? '', ranges: rangeList(blocks.map((b) => b.ip)), until: Math.min(...expiries) };
+      // No ranges at all (nearly always): every request is answered without parsing its address.
+      const ranges = blocks.length === 0 ? null : rangeList(blocks.map((b) => b.ip));
+      noAccess = { stamp: stamp ?? '', ranges, until: Math.min(...expiries) };
       // Inside a write what was read may yet be rolled back: used, not kept.
       this.noAccess = stamp === null ? null : noAccess;
     }
-    return inRanges(noAccess.ranges, ip);
+    return noAccess.ranges !== null && inRanges(noAccess.ranges, ip);
   }
 
   /** The strictest IP block in force that covers an address, or null. */

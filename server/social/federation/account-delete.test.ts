@@ -11,6 +11,25 @@ import { eventually, useFollowingPair } from './testing/test-network.ts';
 
 const t = useFollowingPair();
 
+/**
+ * A stranger on `host`, whose server answers 410 Gone to everything, posting to bob on b.test; `asked` counts
+ * the requests made to its server.
+ */
+async function goneSigner(host: string) {
+  t.net.addRemote(host, () => new Response('gone', { status: 410 }));
+  const key = await strangerKey();
+  const post = async () => {
+    const body = JSON.stringify(await createOf(`https://${host}/users/zed`, 'https://b.test/users/bob'));
+    return fetch('https://b.test/inbox', {
+      method: 'POST',
+      headers: await signedHeaders('https://b.test/inbox', body, key, `https://${host}/users/zed#main-key`),
+      body,
+    });
+  };
+  const asked = () => t.net.log.filter((r) => r.url.startsWith(`https://${host}/`)).length;
+  return { post, asked };
+}
+
 describe('deleting an account', () => {
   it('removes it and its posts on the servers that knew it, and forgets its key', async () => {
     await t.alice.client.v1.statuses.create({ status: 'a post before leaving' });
@@ -130,21 +149,24 @@ describe('deleting an account', () => {
   });
 
   it('remembers a key its server answers 410 Gone for: what it signs next is refused without asking again', async () => {
-    t.net.addRemote('gone.test', () => new Response('gone', { status: 410 }));
-    const key = await strangerKey();
-    const keyId = 'https://gone.test/users/zed#main-key';
-    const post = async () => {
-      const body = JSON.stringify(await createOf('https://gone.test/users/zed', 'https://b.test/users/bob'));
-      return fetch('https://b.test/inbox', {
-        method: 'POST',
-        headers: await signedHeaders('https://b.test/inbox', body, key, keyId),
-        body,
-      });
-    };
-    const asked = () => t.net.log.filter((r) => r.url.startsWith('https://gone.test/')).length;
+    const { post, asked } = await goneSigner('gone.test');
     expect((await post()).status).toBe(401);
     const fetched = asked();
     expect(fetched).toBeGreaterThan(0);
+    const again = await post();
+    expect(again.status).toBe(401);
+    expect(await again.text()).toContain('gone');
+    expect(asked()).toBe(fetched);
+  });
+
+  it('keeps what it knows to be gone across a restart: refused again without asking its server', async () => {
+    const { post, asked } = await goneSigner('vanished.test');
+    expect((await post()).status).toBe(401);
+    const fetched = asked();
+    expect(fetched).toBeGreaterThan(0);
+
+    await t.b.close({ keepData: true });
+    t.b = await t.net.add('b.test', { dataDir: t.b.dir });
     const again = await post();
     expect(again.status).toBe(401);
     expect(await again.text()).toContain('gone');

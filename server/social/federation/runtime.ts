@@ -56,7 +56,7 @@ export function startFederationRuntime(
     logger,
     fetcher,
     tombstones,
-    gone: new GoneActors(),
+    gone: new GoneActors({}, social.store.goneActors, () => social.store.now()),
   };
   const context = () => federation.createContext(new URL(social.urls.base), deps);
   inboxQueue.handPlainCreates((message) =>

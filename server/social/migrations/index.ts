@@ -29,6 +29,7 @@ import { migration as v027 } from './027-relayed-events.ts';
 import { migration as v028 } from './028-deleted-statuses-off-tags.ts';
 import { migration as v029 } from './029-live-statuses-by-account.ts';
 import { migration as v030 } from './030-public-statuses-listing.ts';
+import { migration as v031 } from './031-gone-actors.ts';
 
 /*
  * The social server's schema (social.db). Conventions:
@@ -73,4 +74,5 @@ export const socialMigrations: readonly Migration[] = [
   v028,
   v029,
   v030,
+  v031,
 ];

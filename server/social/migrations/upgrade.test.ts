@@ -39,7 +39,7 @@ describe('social.db migrations on existing data', () => {
       });
     // Back to the schema as it was before version 9: what versions 9 and later add is taken away.
     before.exec(
-      'DROP TRIGGER account_version; DROP TRIGGER status_stats_status_insert; DROP TRIGGER status_stats_status_update; DROP TRIGGER status_stats_status_delete; DROP TRIGGER status_stats_favourite_insert; DROP TRIGGER status_stats_favourite_delete; DROP TRIGGER status_stats_quote_insert; DROP TRIGGER status_stats_quote_update; DROP TRIGGER status_stats_quote_delete; DROP TABLE status_stats; DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; DROP TABLE email_domain_blocks; DROP TABLE canonical_email_blocks; DROP TABLE ip_blocks; DROP INDEX reports_open; ALTER TABLE reports DROP COLUMN assigned_account_id; ALTER TABLE reports DROP COLUMN action_taken_by_account_id; ALTER TABLE accounts DROP COLUMN sensitized_at; DROP TABLE quotes; ALTER TABLE notifications DROP COLUMN account_warning_id; DROP TABLE account_warnings; DROP TABLE card_fetches; DROP TABLE bulk_import_rows; DROP TABLE bulk_imports; DROP TABLE annual_reports; DROP TABLE preview_card_providers; ALTER TABLE statuses DROP COLUMN trendable; DROP TABLE relayed_events; DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; PRAGMA user_version = 8',
+      'DROP TRIGGER account_version; DROP TRIGGER status_stats_status_insert; DROP TRIGGER status_stats_status_update; DROP TRIGGER status_stats_status_delete; DROP TRIGGER status_stats_favourite_insert; DROP TRIGGER status_stats_favourite_delete; DROP TRIGGER status_stats_quote_insert; DROP TRIGGER status_stats_quote_update; DROP TRIGGER status_stats_quote_delete; DROP TABLE status_stats; DROP TABLE statuses_fts; DROP INDEX statuses_uri; DROP INDEX statuses_url; DROP INDEX notifications_group; DROP INDEX reports_target; DROP TABLE notification_policies; DROP TABLE notification_requests; DROP TABLE notification_permissions; DROP INDEX notifications_filtered; DROP TABLE collection_items; DROP TABLE collections; DROP TABLE email_domain_blocks; DROP TABLE canonical_email_blocks; DROP TABLE ip_blocks; DROP INDEX reports_open; ALTER TABLE reports DROP COLUMN assigned_account_id; ALTER TABLE reports DROP COLUMN action_taken_by_account_id; ALTER TABLE accounts DROP COLUMN sensitized_at; DROP TABLE quotes; ALTER TABLE notifications DROP COLUMN account_warning_id; DROP TABLE account_warnings; DROP TABLE card_fetches; DROP TABLE bulk_import_rows; DROP TABLE bulk_imports; DROP TABLE annual_reports; DROP TABLE preview_card_providers; ALTER TABLE statuses DROP COLUMN trendable; DROP TABLE relayed_events; DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; DROP TABLE gone_actors; PRAGMA user_version = 8',
     );
     before.close();
 
@@ -69,7 +69,9 @@ describe('social.db migrations on existing data', () => {
     });
     // As a deletion left it before version 28: the tombstone still listed under its hashtag.
     before.prepare('UPDATE statuses SET deleted_at = 1 WHERE id = ?').run(deleted);
-    before.exec('DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; PRAGMA user_version = 27');
+    before.exec(
+      'DROP INDEX statuses_account_live; DROP INDEX statuses_public_listing; DROP TABLE gone_actors; PRAGMA user_version = 27',
+    );
     before.close();
 
     const after = openDatabase(tagFile, { migrations: socialMigrations, synchronous: 'NORMAL' });

@@ -28,6 +28,7 @@ import { AccountWarningRepository } from './warnings.ts';
 import { OAuthRepository } from './oauth.ts';
 import { MailOutboxRepository } from './mail-outbox.ts';
 import { PollRepository } from './polls.ts';
+import { GoneActorRepository } from './gone-actors.ts';
 import { ProbeNonceRepository } from './probe-nonces.ts';
 import { AnnouncementRepository } from './announcements.ts';
 import { ReportRepository } from './reports.ts';
@@ -86,6 +87,7 @@ export * from './fedify-kv.ts';
 export * from './fedify-queue.ts';
 export type { SharedWrites } from './statements.ts';
 export * from './federation.ts';
+export type { GoneActorRow } from './gone-actors.ts';
 export * from './remote-media.ts';
 export * from './exports.ts';
 export * from './imports.ts';
@@ -158,6 +160,8 @@ export class SocialStore {
   readonly polls: PollRepository;
   /** Nonces of the federation self-check. */
   readonly probeNonces: ProbeNonceRepository;
+  /** Remote actors and keys known to be gone, kept across restarts. */
+  readonly goneActors: GoneActorRepository;
   readonly scheduled: ScheduledStatusRepository;
   readonly conversations: ConversationRepository;
   readonly push: PushRepository;
@@ -212,6 +216,7 @@ export class SocialStore {
     this.remoteMedia = new RemoteMediaRepository(this.core, this.media);
     this.polls = new PollRepository(this.core);
     this.probeNonces = new ProbeNonceRepository(this.core);
+    this.goneActors = new GoneActorRepository(this.core);
     this.push = new PushRepository(this.core);
     this.markers = new MarkerRepository(this.core);
     this.lists = new ListRepository(this.core);

@@ -1,6 +1,8 @@
 /**
  * The gRPC client's own limit for bench/eventlog-grpc.ts: a server in another process that answers Append and
- * Read at once, storing nothing (`node bench/eventlog-grpc.ts --ack-server` runs it).
+ * Read at once, storing nothing (`node bench/eventlog-grpc.ts --ack-server` runs it). It is also the `$all`
+ * fan-out's floor: a subscription Read gets `confirmation` and `caught_up`, then, for every event appended, the
+ * same pre-encoded event on every open subscription (grpc-js's own per-message cost, no store, no encoding).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -9,6 +11,9 @@ import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../../server/eventlog/index.ts';
 import { cpuSecondsOf } from '../support.ts';
 import { type CpuClock, DATA, METADATA } from './scenarios.ts';
+
+/** The stream the floor's fan-out events carry (the fan-out counts only its own stream's events). */
+export const FAN_STREAM = 'fan-grpc';
 
 const MAIN = path.resolve(import.meta.dirname, '..', 'eventlog-grpc.ts');
 
@@ -33,12 +38,17 @@ export function runAckServer(): void {
   const streams = serviceDefinition('event_store.client.streams.Streams');
   // One answer encoded once and sent again and again: what remains is grpc-js's and HTTP/2's work per message.
   const encodedEvent = streams.Read.responseSerialize(event(0));
+  const fanEvent = event(0);
+  fanEvent.event.event.stream_identifier.stream_name = Buffer.from(FAN_STREAM);
+  const encodedFanEvent = streams.Read.responseSerialize(fanEvent);
+  const subscribers = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   server.addService(streams, {
     Append: (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       let events = 0;
       call.on('data', () => events++);
       call.on('end', () => {
         position += events;
+        for (const subscriber of subscribers) for (let i = 0; i < events; i++) subscriber.write(encodedFanEvent);
         callback(null, {
           success: {
             current_revision: String(position),
@@ -47,7 +57,14 @@ export function runAckServer(): void {
         });
       });
     },
-    Read: (call: grpc.ServerWritableStream<{ options: { count?: string } }, unknown>) => {
+    Read: (call: grpc.ServerWritableStream<{ options: { count?: string; subscription?: object } }, unknown>) => {
+      if (call.request.options.subscription) {
+        call.write({ confirmation: { subscription_id: crypto.randomUUID() } });
+        call.write({ caught_up: {} });
+        subscribers.add(call);
+        call.on('cancelled', () => subscribers.delete(call));
+        return;
+      }
       const count = Math.min(Number(call.request.options.count ?? 0), 100_000);
       let n = 0;
       const pump = () => {

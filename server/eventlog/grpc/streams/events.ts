@@ -44,3 +44,26 @@ export function readEventResp(entry: ResolvedIndexedEvent, structuredIds: boolea
     event: readEventToWire(entry, structuredIds, commitPosition),
   });
 }
+
+/** Live events' answers, by the event object the subscription engine hands every subscriber of a commit. */
+const sharedAnswers = [false, true].map(
+  () => new WeakMap<ResolvedIndexedEvent, { position?: number; bytes: Buffer }>(),
+);
+
+/**
+ * `readEventResp` for a live event: encoded once per event and id form, the same bytes written to every
+ * subscriber (grpc-js writes a Buffer answer as it is, and never changes it); a WeakMap, so the entry goes
+ * with the event.
+ */
+export function sharedReadEventResp(
+  entry: ResolvedIndexedEvent,
+  structuredIds: boolean,
+  commitPosition?: number,
+): Buffer {
+  const answers = sharedAnswers[structuredIds ? 1 : 0];
+  const cached = answers.get(entry);
+  if (cached && cached.position === commitPosition) return cached.bytes;
+  const bytes = readEventResp(entry, structuredIds, commitPosition);
+  answers.set(entry, { position: commitPosition, bytes });
+  return bytes;
+}

@@ -9,7 +9,7 @@ import type {
 import type { Caller, EventStore, Position, ResolvedEvent, ResolvedIndexedEvent } from '../../store/index.ts';
 import { timestamp, type Outbox } from '../call-support.ts';
 import { Errors, grpcError, type GrpcError } from '../errors.ts';
-import { readEventResp } from './events.ts';
+import { readEventResp, sharedReadEventResp } from './events.ts';
 import type { From, ParsedFilter, ParsedRead } from './read-request.ts';
 import { allFailure, READ_PAGE } from './read.ts';
 
@@ -106,11 +106,13 @@ export async function subscribe(
   };
   out.onEnd(stop);
 
-  const sendEvent = (entry: ResolvedIndexedEvent, position: Position | null): boolean => {
+  /** `live`: the engine's event object, shared by every subscriber of its commit, so its encoding is too. */
+  const sendEvent = (entry: ResolvedIndexedEvent, position: Position | null, live = false): boolean => {
     if (position) {
       cursor.last = position;
     } else if (entry.link ?? entry.event) cursor.revision = (entry.link ?? entry.event)!.eventNumber + 1;
-    return out.push(readEventResp(entry, read.structuredIds, position?.commitPosition));
+    const encode = live ? sharedReadEventResp : readEventResp;
+    return out.push(encode(entry, read.structuredIds, position?.commitPosition));
   };
   const sendCheckpoint = (p: Position) =>
     out.push({
@@ -138,7 +140,7 @@ export async function subscribe(
             return liveQueue.length <= LIVE_QUEUE_BOUND * 4;
           }
           if (out.queued > LIVE_QUEUE_BOUND) return false;
-          sendEvent(event, plan.target === 'all' ? event : null);
+          sendEvent(event, plan.target === 'all' ? event : null, true);
           return true;
         },
         checkpointReached: (position) => {
@@ -254,7 +256,7 @@ export async function subscribe(
     // hand-off: what arrived while the history went out, then live delivery straight from the sink
     const queued: ResolvedEvent[] = liveQueue ?? [];
     liveQueue = null;
-    for (const event of queued) sendEvent(event, plan.target === 'all' ? event : null);
+    for (const event of queued) sendEvent(event, plan.target === 'all' ? event : null, true);
     // live: wait until the call ends, the engine drops us, or the client falls behind
     await new Promise<void>((resolve) => {
       wake = resolve;

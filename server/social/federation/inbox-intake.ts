@@ -178,10 +178,9 @@ export class InboxIntake {
     if (!this.busySpell)
       this.deps.logger.warn({ requests: this.taken, ...this.backlog() }, 'the inbox is busy: deliveries are deferred');
     this.busySpell = true;
-    return refuse(reply, 503, 'The inbox is busy; deliver again later.').header(
-      'Retry-After',
-      String(this.limits.retryAfterSeconds),
-    );
+    // The header before the answer is sent: once every onSend hook is synchronous, send() writes at once.
+    reply.header('Retry-After', String(this.limits.retryAfterSeconds));
+    return refuse(reply, 503, 'The inbox is busy; deliver again later.');
   }
 
   /**
